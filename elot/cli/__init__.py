@@ -1,0 +1,68 @@
+"""The ``elot`` command line: one console script, one module per group of subcommands.
+
+Each module in :data:`COMMAND_MODULES` defines ``register(subparsers)``, which adds its
+subcommands with ``set_defaults(func=handler)``; a handler takes the parsed arguments and
+returns an exit status. Every :class:`~elot.errors.ElotError` that escapes a handler is
+rendered here (location, source line, caret, hint) on stderr with exit status 2: users
+never see a traceback for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from elot.errors import ElotError
+
+#: Subcommand modules, in the order their commands are listed by ``elot --help``.
+COMMAND_MODULES = (
+    "elot.cli.lang",       # parse, check, lower, eval
+    "elot.cli.run",        # run (BToM inference and statement scores)
+    "elot.cli.translate",  # translate (English -> ELoT)
+    "elot.cli.repl",       # repl, plot, map
+)
+
+EXIT_OK = 0
+EXIT_FAILED = 1   # the command ran, but some result is negative (e.g. a formula is ill-typed)
+EXIT_USAGE = 2    # bad input: the error was printed
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser, with every subcommand registered."""
+    from elot import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="elot",
+        description="Epistemic language of thought: parse, typecheck, lower and evaluate "
+        "ELoT formulas, and score them against Bayesian theory-of-mind inferences.",
+    )
+    parser.add_argument("--version", action="version", version=f"elot {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``elot`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return int(args.func(args) or 0)
+    except ElotError as error:
+        print(error.render(), file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
