@@ -27,9 +27,14 @@ setup(
     long_description_content_type="text/markdown",
     license="MIT",
     python_requires=">=3.10",
-    packages=find_packages(include=["elot", "elot.*", "btom_ext", "repl", "repl.*"]),
+    # examples/ (scenarios and formulas of our own) ships as elot.examples, so that the
+    # built-in scenario is there after a plain `pip install .`.
+    packages=find_packages(include=["elot", "elot.*", "btom_ext", "repl", "repl.*"])
+    + ["elot.examples"],
+    package_dir={"elot.examples": "examples"},
     package_data={
-        "elot": ["grammar.lark", "data/*", "examples/*"],
+        "elot": ["grammar.lark", "data/*", "translate/data/*"],
+        "elot.examples": ["*.scn", "*.elot", "*.txt", "*.md"],
         "btom_ext": ["*.pxd", "*.pyx"],
     },
     ext_modules=cythonize(

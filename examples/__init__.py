@@ -1,0 +1,1 @@
+"""Built-in example scenarios and formulas, installed as ``elot.examples``."""

@@ -1,0 +1,38 @@
+"""Shared test fixtures: where the LaBToM reference data is, and Hypothesis profiles."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Property tests: thorough by default, bounded under CI (2 cores, one time budget).
+settings.register_profile(
+    "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("dev", max_examples=300, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+def labtom_path() -> Path | None:
+    """The reference dataset: $ELOT_LABTOM_DATA, else ../shared/labtom beside the repo."""
+    env = os.environ.get("ELOT_LABTOM_DATA")
+    candidates = [Path(env)] if env else []
+    candidates.append(REPO.parent / "shared" / "labtom")
+    for path in candidates:
+        if (path / "domain.pddl").is_file():
+            return path
+    return None
+
+
+@pytest.fixture(scope="session")
+def labtom() -> Path:
+    """Path of the LaBToM dataset; tests using it are skipped when it is absent."""
+    path = labtom_path()
+    if path is None:
+        pytest.skip("LaBToM dataset not found (set ELOT_LABTOM_DATA or put it at ../shared/labtom)")
+    return path
