@@ -1,0 +1,238 @@
+"""The domain signature: objects, their domain types, predicates and the type hierarchy.
+
+The typechecker asks the signature which names are objects and predicates and what
+their types are; the evaluator asks it which objects a quantifier ranges over. The
+default is Doors, Keys & Gems (the predicates of the dataset's ``domain.pddl``) with a
+generous set of objects; :meth:`Signature.from_pddl` takes the objects of a problem file
+and :meth:`Signature.from_objects` builds one by hand.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from elot.errors import ScenarioError
+
+#: The name formulas use for the observed agent, whatever the scenario calls it.
+PLAYER = "player"
+
+#: Doors, Keys & Gems type hierarchy: each type and its parent (``object`` is the root).
+DKG_TYPES: dict[str, str] = {
+    "key": "item",
+    "gem": "item",
+    "item": "physical",
+    "box": "physical",
+    "door": "physical",
+    "agent": "physical",
+    "physical": "object",
+    "color": "object",
+}
+
+#: Doors, Keys & Gems predicates and their argument types (from ``domain.pddl``).
+DKG_PREDICATES: dict[str, tuple[str, ...]] = {
+    "has": ("agent", "item"),
+    "iscolor": ("physical", "color"),
+    "offgrid": ("item",),
+    "locked": ("door",),
+    "closed": ("box",),
+    "empty": ("box",),
+    "hidden": ("item",),
+    "inside": ("item", "box"),
+}
+
+#: Predicates computed from the others rather than stored in states.
+DKG_DERIVED = frozenset({"empty"})
+
+
+def _default_objects() -> dict[str, str]:
+    objects: dict[str, str] = {}
+    for kind, count in (("box", 5), ("key", 5), ("gem", 4), ("door", 4)):
+        objects.update({f"{kind}{i}": kind for i in range(1, count + 1)})
+    objects.update({color: "color" for color in ("red", "blue", "yellow", "green")})
+    objects[PLAYER] = "agent"
+    return objects
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Objects with their domain types, predicates with argument types, the type
+    hierarchy and agent aliases. Immutable and hashable (compiled formulas are cached
+    per signature); build one with :meth:`default`, :meth:`from_objects` or
+    :meth:`from_pddl`."""
+
+    objects: tuple[tuple[str, str], ...]
+    predicates: tuple[tuple[str, tuple[str, ...]], ...]
+    parents: tuple[tuple[str, str], ...]
+    agent: str
+    aliases: tuple[tuple[str, str], ...] = ()
+    derived: frozenset[str] = field(default=DKG_DERIVED)
+
+    # -- constructors ------------------------------------------------------------------
+
+    @staticmethod
+    def default() -> "Signature":
+        """Doors, Keys & Gems with box1..box5, key1..key5, gem1..gem4, door1..door4, the
+        colours red, blue, yellow, green and the agent ``player``."""
+        return _DEFAULT
+
+    @staticmethod
+    def from_objects(
+        objects: Mapping[str, str],
+        *,
+        agent: str | None = None,
+        predicates: Mapping[str, Iterable[str]] | None = None,
+        types: Mapping[str, str] | None = None,
+        derived: Iterable[str] = DKG_DERIVED,
+    ) -> "Signature":
+        """A signature over the given objects (name → domain type).
+
+        ``agent`` names the observed agent (default: the only object of type ``agent``,
+        else ``player``); ``player`` becomes its alias. Predicates and types default to
+        Doors, Keys & Gems.
+        """
+        types = dict(DKG_TYPES if types is None else types)
+        predicates = {k: tuple(v) for k, v in (DKG_PREDICATES if predicates is None else predicates).items()}
+        known = set(types) | set(types.values()) | {"object"}
+        for name, domain in objects.items():
+            if domain not in known:
+                raise ScenarioError(
+                    f"object {name!r} has unknown type {domain!r}",
+                    hint=f"known types: {', '.join(sorted(known))}",
+                )
+        if agent is None:
+            agents = [n for n, d in objects.items() if d == "agent"]
+            agent = agents[0] if len(agents) == 1 else PLAYER
+        objects = dict(objects)
+        objects.setdefault(agent, "agent")
+        aliases = () if agent == PLAYER else ((PLAYER, agent),)
+        return Signature(
+            objects=tuple(sorted(objects.items())),
+            predicates=tuple(sorted(predicates.items())),
+            parents=tuple(sorted(types.items())),
+            agent=agent,
+            aliases=aliases,
+            derived=frozenset(derived),
+        )
+
+    @staticmethod
+    def from_pddl(domain_path: str | Path | None, problem_path: str | Path) -> "Signature":
+        """The objects of a PDDL problem file, with the predicates and types of its domain
+        file (Doors, Keys & Gems when ``domain_path`` is None)."""
+        from elot import pddl  # a sibling stage; imported here to keep `import elot` cheap
+
+        problem = pddl.read_problem(problem_path)
+        predicates = types = None
+        derived: Iterable[str] = DKG_DERIVED
+        if domain_path is not None:
+            domain = pddl.read_domain(domain_path)
+            predicates = _predicate_types(getattr(domain, "predicates", None))
+            types = getattr(domain, "types", None) or None
+            derived = set(getattr(domain, "derived", None) or DKG_DERIVED)
+            if types is not None:
+                types = {k: v for k, v in dict(types).items() if k != v}
+        return Signature.from_objects(dict(problem.objects), predicates=predicates, types=types, derived=derived)
+
+    # -- lookups -------------------------------------------------------------------------
+
+    @cached_property
+    def object_types(self) -> dict[str, str]:
+        """Object name → domain type, aliases included."""
+        table = dict(self.objects)
+        for alias, target in self.aliases:
+            table.setdefault(alias, table[target])
+        return table
+
+    @cached_property
+    def predicate_types(self) -> dict[str, tuple[str, ...]]:
+        """Predicate name → argument domain types."""
+        return dict(self.predicates)
+
+    @cached_property
+    def parent(self) -> dict[str, str]:
+        """Domain type → its parent type."""
+        return dict(self.parents)
+
+    @cached_property
+    def domains(self) -> frozenset[str]:
+        """Every domain type, ``object`` included (each is also a unary type predicate)."""
+        return frozenset(self.parent) | frozenset(self.parent.values()) | {"object"}
+
+    def resolve(self, name: str) -> str:
+        """The object a name denotes (``player`` → the scenario's agent)."""
+        for alias, target in self.aliases:
+            if alias == name:
+                return target
+        return name
+
+    def is_subdomain(self, sub: str, sup: str) -> bool:
+        """Whether domain type ``sub`` is ``sup`` or below it in the hierarchy."""
+        seen = set()
+        while sub not in seen:
+            if sub == sup or sup == "object":
+                return True
+            seen.add(sub)
+            if sub not in self.parent:
+                return False
+            sub = self.parent[sub]
+        return False
+
+    def ancestors(self, domain: str) -> list[str]:
+        """``domain`` and its supertypes, most specific first."""
+        out = [domain]
+        while out[-1] in self.parent and self.parent[out[-1]] not in out:
+            out.append(self.parent[out[-1]])
+        if out[-1] != "object":
+            out.append("object")
+        return out
+
+    def meet(self, a: str, b: str) -> str | None:
+        """The more specific of two comparable domain types, None if they are disjoint."""
+        if self.is_subdomain(a, b):
+            return a
+        if self.is_subdomain(b, a):
+            return b
+        return None
+
+    def join(self, a: str, b: str) -> str:
+        """The most specific common supertype of two domain types."""
+        up = self.ancestors(b)
+        return next(t for t in self.ancestors(a) if t in up)
+
+    def objects_of(self, domain: str) -> tuple[str, ...]:
+        """The objects whose type is ``domain`` or below it, in name order."""
+        return tuple(name for name, d in self.objects if self.is_subdomain(d, domain))
+
+    def suggest(self, name: str, candidates: Iterable[str]) -> str | None:
+        """The closest known name to a misspelt one (difflib), if any is close."""
+        match = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+        return match[0] if match else None
+
+
+_DEFAULT = Signature.from_objects(_default_objects(), agent=PLAYER)
+
+
+def _predicate_types(predicates) -> dict[str, tuple[str, ...]] | None:
+    """Normalize a domain reader's predicates to name → argument types."""
+    if predicates is None:
+        return None
+    if isinstance(predicates, Mapping):
+        items = predicates.items()
+    else:
+        items = [(getattr(p, "name"), p) for p in predicates]
+    out: dict[str, tuple[str, ...]] = {}
+    for name, value in items:
+        if isinstance(value, Mapping):
+            args = tuple(value.values())
+        elif hasattr(value, "types"):
+            args = tuple(value.types)
+        elif hasattr(value, "parameters"):
+            params = value.parameters
+            args = tuple(p[1] if isinstance(p, tuple) else getattr(p, "type", "object") for p in params)
+        else:
+            args = tuple(t[1] if isinstance(t, tuple) else t for t in value)
+        out[name] = args
+    return out
