@@ -115,8 +115,7 @@ def free_variables(term: Term) -> set[str]:
     if not isinstance(term, Call):
         return set()
     if term.name in QUANTIFIERS and len(term.args) == 2:
-        bound = free_variables(term.args[0])
-        return bound | (free_variables(term.args[1]) - bound)
+        return free_variables(term.args[1]) - free_variables(term.args[0])
     out: set[str] = set()
     for arg in term.args:
         out |= free_variables(arg)

@@ -1,0 +1,639 @@
+"""Evaluation of ELoT formulas against world states and beliefs (SPEC §4).
+
+One implementation serves two uses. :func:`compile_formula` typechecks and lowers a
+formula once and compiles it into a vectorized program whose ``truth`` evaluates it
+over many (true state, belief) rows at once — what BToM scoring needs: base formulas
+are evaluated once per distinct world (and cached), ``prob_of`` is a row-wise dot
+product of the beliefs with that per-world truth vector, and comparisons, connectives
+and quantifiers are NumPy operations. :func:`evaluate` is its one-row case.
+
+Quantifiers outside ``prob_of`` range over the objects of the variable's type, with
+the condition evaluated in each row's true world; inside ``prob_of`` they are part of
+the base formula, evaluated in each world of the belief.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from elot.checker import ADJECTIVES, THRESHOLD_NAMES, check, infer_bindings
+from elot.errors import ElotError, EvaluationError, Span
+from elot.lowering import lower
+from elot.parser import parse, parse_atoms
+from elot.signature import Signature
+from elot.syntax import Call, Const, Num, Term, Var, free_variables, subterms
+from elot.types import BASE, EPISTEMIC, NUMERIC
+
+Atom = tuple[str, ...]
+
+
+# -- states, beliefs, thresholds ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class State:
+    """A world state: the set of ground atoms that hold, such as ``("inside", "key1",
+    "box1")``. Type predicates come from the signature and ``empty`` is derived (no item
+    inside), so neither needs to be listed."""
+
+    atoms: frozenset[Atom]
+
+    @staticmethod
+    def of(atoms: Iterable[Iterable[str]] = ()) -> "State":
+        """A state from atoms given as tuples (or any iterables) of strings."""
+        return State(frozenset(tuple(str(x) for x in atom) for atom in atoms))
+
+    @staticmethod
+    def parse(text: str, *, path: str | None = None) -> "State":
+        """A state from text such as ``"inside(key1, box1), iscolor(key1, red)"``."""
+        atoms = []
+        for term in parse_atoms(text, path=path):
+            if isinstance(term, Const):
+                atoms.append((term.name,))
+            elif isinstance(term, Call) and all(isinstance(a, Const) for a in term.args):
+                atoms.append((term.name, *(a.name for a in term.args)))
+            else:
+                raise EvaluationError(
+                    "a state lists ground atoms: predicates applied to objects",
+                    span=term.span, source=text, path=path,
+                    hint="write atoms such as inside(key1, box1), without variables or operators",
+                )
+        return State(frozenset(atoms))
+
+    def __contains__(self, atom: object) -> bool:
+        return atom in self.atoms
+
+    def __str__(self) -> str:
+        return ", ".join(f"{a[0]}({', '.join(a[1:])})" if len(a) > 1 else a[0] for a in sorted(self.atoms))
+
+
+@dataclass(frozen=True)
+class Belief:
+    """A finite distribution over states: ``(state, weight)`` pairs, weights summing to 1.
+
+    Weights are float64 and may be as small as 5e-324 (the ε of SPEC §5); they are
+    compared exactly, never rounded.
+    """
+
+    particles: tuple[tuple[State, float], ...]
+
+    def __post_init__(self) -> None:
+        if not self.particles:
+            raise EvaluationError("a belief needs at least one state", hint="e.g. 1: inside(key1, box1)")
+        total = 0.0
+        for state, weight in self.particles:
+            if not isinstance(state, State):
+                raise EvaluationError(f"a belief holds States, not {type(state).__name__}")
+            if not (isinstance(weight, (int, float)) and math.isfinite(weight) and weight >= 0):
+                raise EvaluationError(f"belief weight {weight!r} is not a non-negative number")
+            total += weight
+        if abs(total - 1.0) > 1e-9:
+            raise EvaluationError(
+                f"belief weights sum to {total:g}, not 1",
+                hint="give weights that sum to 1 (fractions such as 1/3 are accepted in text)",
+            )
+
+    @staticmethod
+    def of(pairs: Iterable[tuple[State, float]]) -> "Belief":
+        return Belief(tuple((s, float(w)) for s, w in pairs))
+
+    @staticmethod
+    def point(state: State) -> "Belief":
+        """Certainty in one state."""
+        return Belief(((state, 1.0),))
+
+    @staticmethod
+    def parse(text: str, *, path: str | None = None) -> "Belief":
+        """A belief from text: ``0.5: inside(key1, box1), iscolor(key1, red) | 0.5: ...``.
+
+        Each part is ``weight: atoms``; weights may be decimals or fractions (``1/3``);
+        parts are separated by ``|`` or newlines; ``#`` starts a comment.
+        """
+        lines = [line.split("#", 1)[0] for line in text.splitlines()]
+        parts = [p.strip() for line in lines for p in line.split("|")]
+        pairs = []
+        for part in filter(None, parts):
+            weight_text, sep, atoms = part.partition(":")
+            if not sep:
+                raise EvaluationError(
+                    f"belief part {part!r} has no weight", path=path,
+                    hint="write weight: atoms, e.g. 0.5: inside(key1, box1) | 0.5: inside(key1, box2)",
+                )
+            pairs.append((State.parse(atoms, path=path), _weight(weight_text.strip(), path)))
+        return Belief.of(pairs)
+
+    def states(self) -> list[State]:
+        return [s for s, _ in self.particles]
+
+    def __str__(self) -> str:
+        return " | ".join(f"{w:g}: {s}" for s, w in self.particles)
+
+
+def _weight(text: str, path: str | None) -> float:
+    try:
+        if "/" in text:
+            num, den = text.split("/", 1)
+            return float(num) / float(den)
+        return float(text)
+    except (ValueError, ZeroDivisionError):
+        raise EvaluationError(f"belief weight {text!r} is not a number", path=path,
+                              hint="write a decimal (0.25) or a fraction (1/4)") from None
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The thresholds Θ of SPEC §3 (fitted values of the paper's Table 1b) and α_most.
+
+    Override some with ``Thresholds().replace(might=0.25)``.
+    ``threshold(most(likely)) = min(1, α·θ_likely)``; for the downward ``unlikely`` the
+    strong form bounds the probability from above by ``θ_unlikely / α``.
+    """
+
+    believes: float = 0.75
+    certain: float = 0.95
+    uncertain: float = 0.70
+    likely: float = 0.70
+    unlikely: float = 0.40
+    could: float = 0.20
+    can: float = 0.30
+    might: float = 0.20
+    may: float = 0.30
+    should: float = 0.80
+    must: float = 0.95
+    hopes: float = 0.25
+    alpha_most: float = 1.5
+
+    def replace(self, **changes: float) -> "Thresholds":
+        """A copy with some values changed; unknown names and bad values are errors."""
+        names = [f.name for f in dataclasses.fields(self)]
+        for name, value in changes.items():
+            if name not in names:
+                from difflib import get_close_matches
+
+                guess = get_close_matches(name, names, n=1)
+                raise EvaluationError(
+                    f"unknown threshold {name!r}",
+                    hint=f"did you mean {guess[0]!r}?" if guess else "known: " + ", ".join(names),
+                )
+            if not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise EvaluationError(f"threshold {name} must be a number, not {value!r}")
+            if name == "alpha_most" and value <= 0:
+                raise EvaluationError("alpha_most must be positive")
+            if name != "alpha_most" and not 0 <= value <= 1:
+                raise EvaluationError(f"threshold {name} must be between 0 and 1, not {value}")
+        return dataclasses.replace(self, **{k: float(v) for k, v in changes.items()})
+
+    @staticmethod
+    def parse(text: str) -> "Thresholds":
+        """Overrides from text such as ``might=0.25,believes=0.8``."""
+        changes = {}
+        for item in filter(None, (p.strip() for p in text.split(","))):
+            name, sep, value = item.partition("=")
+            if not sep:
+                raise EvaluationError(f"threshold override {item!r} has no value", hint="write name=value, e.g. might=0.25")
+            try:
+                changes[name.strip()] = float(value)
+            except ValueError:
+                raise EvaluationError(f"threshold {name.strip()} = {value!r} is not a number") from None
+        return Thresholds().replace(**changes)
+
+    def value(self, name: str) -> float:
+        """θ for a threshold name (``believes``, ``might``, ...)."""
+        if name not in THRESHOLD_NAMES:
+            raise EvaluationError(f"unknown threshold {name!r}")
+        return getattr(self, name)
+
+    def most(self, adjective: str) -> float:
+        """The strong form's threshold: ``min(1, α·θ_likely)`` or ``θ_unlikely / α``."""
+        if adjective == "likely":
+            return min(1.0, self.alpha_most * self.likely)
+        if adjective == "unlikely":
+            return self.unlikely / self.alpha_most
+        raise EvaluationError(f"{adjective!r} is not an adjective")
+
+
+# -- per-world index ---------------------------------------------------------------------
+
+
+class _World:
+    """A state prepared for fast lookups: atoms with agent aliases resolved, and the
+    boxes something is inside (``empty`` is derived from it)."""
+
+    __slots__ = ("atoms", "nonempty")
+
+    def __init__(self, state: State, signature: Signature) -> None:
+        if signature.aliases:
+            atoms = {tuple(signature.resolve(x) for x in atom) for atom in state.atoms}
+        else:
+            atoms = set(state.atoms)
+        self.atoms = atoms
+        self.nonempty = {a[2] for a in atoms if a[0] == "inside" and len(a) == 3}
+
+
+WorldFn = Callable[[_World, dict], bool]
+
+
+class _Context:
+    """Everything one call of the vectorized program needs: the worlds, how to read a
+    per-world vector at each row's true world, and how to take probabilities."""
+
+    def __init__(self, program: "CompiledFormula", worlds: list[_World], cache: dict,
+                 beliefs: np.ndarray | None, true_index: np.ndarray | None, grid: bool) -> None:
+        self.program = program
+        self.worlds = worlds
+        self.cache = cache
+        self.beliefs = beliefs
+        self.true_index = true_index
+        self.grid = grid
+
+    def per_world(self, key: int, fn: WorldFn, env: dict, free: tuple[str, ...]) -> np.ndarray:
+        """``fn`` in every world, as a bool vector (S,), cached per binding of its free variables."""
+        ck = (key, tuple(env[v] for v in free))
+        vec = self.cache.get(ck)
+        if vec is None:
+            vec = np.fromiter((fn(w, env) for w in self.worlds), dtype=bool, count=len(self.worlds))
+            self.cache[ck] = vec
+        return vec
+
+    def at_truth(self, vec: np.ndarray) -> np.ndarray:
+        """A per-world vector read at each row's true world: (N,), or (1, S) on a grid."""
+        return vec[None, :] if self.grid else vec[self.true_index]
+
+    def prob(self, vec: np.ndarray) -> np.ndarray:
+        """Σ_j b_j · [φ holds in world j] per row: (N,), or (B, 1) on a grid."""
+        if self.beliefs is None:
+            raise EvaluationError("this formula mentions the agent's belief, but no belief was given",
+                                  hint="give a belief (--belief, or belief=...)")
+        # An elementwise product summed along each contiguous row is deterministic per
+        # row whatever N is, so one row and many rows give bit-identical probabilities.
+        p = (self.beliefs * vec).sum(axis=1)
+        return p[:, None] if self.grid else p
+
+
+VecFn = Callable[[_Context, dict], Any]
+
+
+# -- the compiled program ----------------------------------------------------------------
+
+
+class CompiledFormula:
+    """A typechecked, lowered formula compiled for fast repeated evaluation.
+
+    ``truth(worlds, beliefs, true_index)`` gives ``⟦φ⟧(s_n, b_n)`` for every row n;
+    ``value(...)`` does the same for a numeric term (``prob_of(...)``). Per-world truth
+    values of base formulas are cached per tuple of worlds, so calling again with the
+    same worlds only redoes the vector arithmetic.
+    """
+
+    def __init__(self, term: Term, lowered: Term, type_, signature: Signature, thresholds: Thresholds) -> None:
+        self.term = term
+        self.lowered = lowered
+        self.type = type_
+        self.signature = signature
+        self.thresholds = thresholds
+        self.needs_belief = any(isinstance(n, Call) and n.name == "prob_of" for n in subterms(lowered))
+        self._keys = itertools.count()
+        self._index_cache: dict[State, _World] = {}
+        self._vector_cache: dict[tuple, dict] = {}
+        self._program = self._vec(lowered)
+
+    # -- public ------------------------------------------------------------------------
+
+    def truth(self, worlds: Sequence[State], beliefs: np.ndarray | None, true_index: np.ndarray) -> np.ndarray:
+        """``⟦φ⟧(s_n, b_n)`` for each row: ``worlds`` are the S distinct states, ``beliefs``
+        an (N, S) float64 array of each row's belief weights over them, ``true_index`` the
+        (N,) index of each row's true state. Returns an (N,) bool array."""
+        if self.type == NUMERIC:
+            raise EvaluationError("this is a number, not a formula: use value() instead of truth()")
+        true_index = np.asarray(true_index, dtype=np.intp)
+        out = self._run(worlds, beliefs, true_index, grid=False)
+        return np.array(np.broadcast_to(out, true_index.shape), dtype=bool)
+
+    def value(self, worlds: Sequence[State], beliefs: np.ndarray | None, true_index: np.ndarray) -> np.ndarray:
+        """The numeric value of a ``Φ_F`` term for each row, as an (N,) float64 array."""
+        if self.type != NUMERIC:
+            raise EvaluationError("this is a formula, not a number: use truth() instead of value()")
+        true_index = np.asarray(true_index, dtype=np.intp)
+        out = self._run(worlds, beliefs, true_index, grid=False)
+        return np.array(np.broadcast_to(out, true_index.shape), dtype=np.float64)
+
+    def truth_grid(self, worlds: Sequence[State], beliefs: np.ndarray) -> np.ndarray:
+        """``⟦φ⟧(s, b)`` for every belief row b (B, S) and every true state s among
+        ``worlds``: a (B, S) bool array (used to compare formulas by meaning)."""
+        out = self._run(worlds, beliefs, None, grid=True)
+        return np.array(np.broadcast_to(out, (len(beliefs), len(worlds))), dtype=bool)
+
+    # -- running -----------------------------------------------------------------------
+
+    def _run(self, worlds: Sequence[State], beliefs, true_index, grid: bool):
+        key = tuple(worlds)
+        cache = self._vector_cache.get(key)
+        if cache is None:
+            if len(self._vector_cache) > 256:  # bounded: old worlds are rarely revisited
+                self._vector_cache.clear()
+            cache = self._vector_cache[key] = {}
+        indexed = [self._world(s) for s in worlds]
+        if beliefs is not None:
+            beliefs = np.asarray(beliefs, dtype=np.float64)
+            if beliefs.ndim != 2 or beliefs.shape[1] != len(worlds):
+                raise EvaluationError(
+                    f"beliefs must be an (N, {len(worlds)}) array over the {len(worlds)} worlds, "
+                    f"got shape {beliefs.shape}"
+                )
+        if true_index is not None and len(true_index) and (true_index.min() < 0 or true_index.max() >= len(worlds)):
+            raise EvaluationError("true_index points outside the list of worlds")
+        ctx = _Context(self, indexed, cache, beliefs, true_index, grid)
+        return self._program(ctx, {})
+
+    def _world(self, state: State) -> _World:
+        world = self._index_cache.get(state)
+        if world is None:
+            if len(self._index_cache) > 100_000:
+                self._index_cache.clear()
+            world = self._index_cache[state] = _World(state, self.signature)
+        return world
+
+    # -- compiling: base formulas, evaluated in one world ------------------------------
+
+    def _object(self, node: Term) -> Callable[[dict], str]:
+        if isinstance(node, Var):
+            name = node.name
+            return lambda env: env[name]
+        assert isinstance(node, Const)
+        value = self.signature.resolve(node.name)
+        return lambda env: value
+
+    def _base(self, node: Term) -> WorldFn:
+        """Compile a base formula to ``f(world, env) -> bool``."""
+        sig = self.signature
+        assert isinstance(node, Call)
+        name, args = node.name, node.args
+        if name == "empty" and "empty" in sig.derived and len(args) == 1:
+            box = self._object(args[0])
+            return lambda w, env: box(env) not in w.nonempty
+        if name in sig.predicate_types:
+            getters = [self._object(a) for a in args]
+            if len(getters) == 1:
+                (g0,) = getters
+                return lambda w, env: (name, g0(env)) in w.atoms
+            if len(getters) == 2:
+                g0, g1 = getters
+                return lambda w, env: (name, g0(env), g1(env)) in w.atoms
+            return lambda w, env: (name, *(g(env) for g in getters)) in w.atoms
+        if name in sig.domains:
+            members = frozenset(sig.objects_of(name)) | {a for a, t in sig.aliases if t in sig.objects_of(name)}
+            g0 = self._object(args[0])
+            return lambda w, env: g0(env) in members
+        if name == "==":
+            g0, g1 = (self._object(a) for a in args)
+            return lambda w, env: g0(env) == g1(env)
+        if name == "not":
+            (f,) = [self._base(a) for a in args]
+            return lambda w, env: not f(w, env)
+        if name == "and":
+            fs = [self._base(a) for a in args]
+            return lambda w, env: all(f(w, env) for f in fs)
+        if name == "or":
+            fs = [self._base(a) for a in args]
+            return lambda w, env: any(f(w, env) for f in fs)
+        if name == "imply":
+            f, g = (self._base(a) for a in args)
+            return lambda w, env: (not f(w, env)) or g(w, env)
+        if name in ("exists", "forall"):
+            cond_node, body_node = args
+            candidates = self._candidates(cond_node, body_node)
+            cond, body = self._base(cond_node), self._base(body_node)
+            if name == "exists":
+                return lambda w, env: any(
+                    cond(w, e) and body(w, e) for e in ({**env, **c} for c in candidates)
+                )
+            # (deviation, SPEC §4) forall is plain: every binding satisfying C satisfies φ.
+            return lambda w, env: all(
+                (not cond(w, e)) or body(w, e) for e in ({**env, **c} for c in candidates)
+            )
+        raise EvaluationError(f"cannot evaluate {name!r} in a base formula", span=node.span)
+
+    def _candidates(self, cond: Term, body: Term) -> list[dict]:
+        """Every assignment of the condition's variables to objects of their types."""
+        bindings = infer_bindings(cond, [body], self.signature)
+        names = sorted(bindings)
+        pools = []
+        for var in names:
+            domain = bindings[var]
+            if domain is None:
+                raise EvaluationError(f"cannot infer the type of variable {var}", span=cond.span)
+            pools.append(self.signature.objects_of(domain))
+        return [dict(zip(names, combo)) for combo in itertools.product(*pools)]
+
+    # -- compiling: vectorized over rows -----------------------------------------------
+
+    def _vec(self, node: Term) -> VecFn:
+        """Compile a (lowered) term to ``g(ctx, env)`` returning a broadcastable array."""
+        if isinstance(node, Num):
+            value = float(node.value)
+            return lambda ctx, env: value
+        if _is_base(node):
+            key, fn, free = next(self._keys), self._base(node), tuple(sorted(free_variables(node)))
+            return lambda ctx, env: ctx.at_truth(ctx.per_world(key, fn, env, free))
+        assert isinstance(node, Call)
+        name, args = node.name, node.args
+        if name == "prob_of":
+            return self._prob_of(node)
+        if name == "threshold":
+            value = self._threshold(args[0])
+            return lambda ctx, env: value
+        if name == "-":
+            (f,) = [self._vec(a) for a in args]
+            return lambda ctx, env: -f(ctx, env)
+        if name in _COMPARE:
+            op = _COMPARE[name]
+            f, g = (self._vec(a) for a in args)
+            return lambda ctx, env: op(f(ctx, env), g(ctx, env))
+        if name == "not":
+            (f,) = [self._vec(a) for a in args]
+            return lambda ctx, env: np.logical_not(f(ctx, env))
+        if name in ("and", "or"):
+            fs = [self._vec(a) for a in args]
+            combine = np.logical_and if name == "and" else np.logical_or
+
+            def connective(ctx, env):
+                acc = fs[0](ctx, env)
+                for f in fs[1:]:
+                    acc = combine(acc, f(ctx, env))
+                return acc
+
+            return connective
+        if name == "imply":
+            f, g = (self._vec(a) for a in args)
+            return lambda ctx, env: np.logical_or(np.logical_not(f(ctx, env)), g(ctx, env))
+        if name in ("exists", "forall", "maximum", "minimum"):
+            return self._quantifier(node)
+        raise EvaluationError(f"cannot evaluate {name!r}: lower the formula first", span=node.span)
+
+    def _prob_of(self, node: Call) -> VecFn:
+        agent_node, phi = node.args
+        agent = self.signature.agent
+        if isinstance(agent_node, Const) and self.signature.resolve(agent_node.name) != agent:
+            raise EvaluationError(
+                f"only the observed agent ({agent}) has a belief here, not {agent_node.name}",
+                span=agent_node.span, hint="write prob_of(player, φ)",
+            )
+        get_agent = self._object(agent_node)
+        key, fn, free = next(self._keys), self._base(phi), tuple(sorted(free_variables(phi)))
+
+        def prob(ctx, env):
+            if get_agent(env) != agent:
+                raise EvaluationError(f"only the observed agent ({agent}) has a belief here", span=node.span)
+            return ctx.prob(ctx.per_world(key, fn, env, free))
+
+        return prob
+
+    def _threshold(self, arg: Term) -> float:
+        if isinstance(arg, Const):
+            return self.thresholds.value(arg.name)
+        assert isinstance(arg, Call) and arg.name in ("most", "least")
+        adjective = arg.args[0].name
+        # threshold(least(P)) is the strong form of the antonym, as least(P, φ) lowers.
+        return self.thresholds.most(adjective if arg.name == "most" else ADJECTIVES[adjective])
+
+    def _quantifier(self, node: Call) -> VecFn:
+        name = node.name
+        cond_node, body_node = node.args
+        candidates = self._candidates(cond_node, body_node)
+        key, cond_fn = next(self._keys), self._base(cond_node)
+        cond_free = tuple(sorted(free_variables(cond_node) | set().union(*[set(c) for c in candidates])))
+        body = self._vec(body_node)
+
+        def bindings(ctx, env):
+            for c in candidates:
+                inner = {**env, **c}
+                in_world = ctx.per_world(key, cond_fn, inner, cond_free)
+                if in_world.any():  # no true world satisfies C here: skip the body
+                    yield ctx.at_truth(in_world), inner
+
+        if name == "exists":
+            def exists(ctx, env):
+                acc = False
+                for mask, inner in bindings(ctx, env):
+                    acc = np.logical_or(acc, np.logical_and(mask, body(ctx, inner)))
+                return acc
+
+            return exists
+        if name == "forall":
+            def forall(ctx, env):
+                acc = True
+                for mask, inner in bindings(ctx, env):
+                    acc = np.logical_and(acc, np.logical_or(np.logical_not(mask), body(ctx, inner)))
+                return acc
+
+            return forall
+        pick, empty = (np.maximum, 0.0) if name == "maximum" else (np.minimum, 1.0)
+
+        def extremum(ctx, env):
+            best, seen = None, False
+            for mask, inner in bindings(ctx, env):
+                value = body(ctx, inner)
+                best = np.where(mask, value, -np.inf if name == "maximum" else np.inf) if best is None else \
+                    np.where(mask, pick(best, value), best)
+                seen = np.logical_or(seen, mask)
+            if best is None:
+                return empty
+            # With no binding satisfying C in a row, maximum is 0 and minimum 1 (SPEC §4).
+            return np.where(seen, best, empty)
+
+        return extremum
+
+
+_COMPARE = {">=": np.greater_equal, ">": np.greater, "<": np.less, "<=": np.less_equal, "==": np.equal}
+
+#: Operators whose presence makes a term more than a base formula.
+_NOT_BASE = frozenset({"prob_of", "threshold", "maximum", "minimum", "-", ">=", ">", "<", "<="})
+
+
+def _is_base(node: Term) -> bool:
+    """Whether ``node`` is a base formula (no probability, number or comparison in it)."""
+    for n in subterms(node):
+        if isinstance(n, Num):
+            return False
+        if isinstance(n, Call) and (n.name in _NOT_BASE or (n.name == "==" and not all(
+                isinstance(a, (Const, Var)) for a in n.args))):
+            return False
+    return isinstance(node, Call)
+
+
+# -- entry points ------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=512)
+def _compile(term: Term, signature: Signature, thresholds: Thresholds, bind_free: bool) -> CompiledFormula:
+    checked = check(term, signature, bind_free=bind_free)
+    if checked.type not in (BASE, EPISTEMIC, NUMERIC):
+        from elot.types import describe
+
+        raise EvaluationError(
+            f"only formulas and numbers can be evaluated; this is {describe(checked.type)}",
+            span=term.span,
+            hint="apply a modal to the agent, e.g. believes(player, might(φ))",
+        )
+    lowered = lower(checked.term, signature)
+    return CompiledFormula(checked.term, lowered, checked.type, signature, thresholds)
+
+
+def compile_formula(
+    term: Term | str,
+    signature: Signature | None = None,
+    thresholds: Thresholds | None = None,
+    bind_free: bool = False,
+) -> CompiledFormula:
+    """Typecheck, lower and compile a formula (text or tree) for vectorized evaluation.
+
+    Compiled formulas are cached, so compiling the same formula again is cheap.
+    """
+    source = term if isinstance(term, str) else None
+    try:
+        if isinstance(term, str):
+            term = parse(term)
+        return _compile(term, signature or Signature.default(), thresholds or Thresholds(), bool(bind_free))
+    except ElotError as error:
+        raise error.located(source=source)
+
+
+def evaluate(
+    term: Term | str,
+    state: State,
+    belief: Belief | None = None,
+    *,
+    signature: Signature | None = None,
+    thresholds: Thresholds | None = None,
+    bind_free: bool = False,
+) -> bool | float:
+    """``⟦φ⟧(s, b)``: the truth of a formula (or the value of a numeric term such as
+    ``prob_of(player, φ)``) in state ``state`` for the agent's belief ``belief``."""
+    compiled = compile_formula(term, signature, thresholds, bind_free)
+    if belief is None:
+        if compiled.needs_belief:
+            raise EvaluationError(
+                "this formula is about the agent's belief, but no belief was given",
+                hint="pass belief=Belief.of([(state, weight), ...]) (on the command line: --belief)",
+            )
+        worlds, row = [state], np.ones((1, 1))
+    else:
+        worlds = list(dict.fromkeys([state, *belief.states()]))
+        position = {s: i for i, s in enumerate(worlds)}
+        row = np.zeros((1, len(worlds)))
+        for s, w in belief.particles:
+            row[0, position[s]] += w
+    index = np.zeros(1, dtype=np.intp)
+    if compiled.type == NUMERIC:
+        return float(compiled.value(worlds, row, index)[0])
+    return bool(compiled.truth(worlds, row, index)[0])
+
+
+__all__ = ["State", "Belief", "Thresholds", "CompiledFormula", "compile_formula", "evaluate"]
