@@ -1,0 +1,124 @@
+"""English → ELoT.
+
+:func:`translate` returns ranked candidate formulas, each parsed and typechecked against
+the scenario's signature. Two backends:
+
+* ``offline`` (:mod:`elot.translate.offline`): a deterministic parser for what people say
+  about boxes, keys and colours; raises :class:`~elot.errors.TranslationError` when it
+  does not understand a sentence.
+* ``llm`` (:mod:`elot.translate.llm`): a local language model (a GGUF file or a
+  transformers directory, given by ``model`` or ``$ELOT_MODEL``), prompted with our own
+  few-shot examples and constrained by a grammar generated from ``elot/grammar.lark``;
+  several samples give a distribution over formulas. Needs ``pip install 'elot[llm]'``.
+
+``backend="auto"`` uses the LLM when a model is configured and the offline parser
+otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING
+
+from elot.errors import ElotError, TranslationError
+from elot.translate.result import CURRENT, INITIAL, Candidate, Translation
+
+if TYPE_CHECKING:
+    from elot.signature import Signature
+
+__all__ = ["CURRENT", "INITIAL", "Candidate", "Translation", "translate", "translate_offline", "resolve_signature"]
+
+BACKENDS = ("auto", "offline", "llm")
+
+
+def resolve_signature(scenario=None, signature: "Signature | None" = None) -> "Signature":
+    """The signature to translate for: given, else the scenario's, else the default.
+
+    ``scenario`` may be an object with a ``signature`` attribute (a loaded scenario), or
+    a path: a PDDL problem file, or any scenario file :mod:`elot.scenario` can load.
+    """
+    from elot.signature import Signature
+
+    if signature is not None:
+        return signature
+    if scenario is None:
+        return Signature.default()
+    if hasattr(scenario, "signature"):
+        sig = scenario.signature
+        return sig() if callable(sig) else sig
+    path = os.fspath(scenario)
+    if path.endswith(".pddl"):
+        return Signature.from_pddl(None, path)
+    try:
+        from elot import scenario as scenarios  # a sibling stage, optional at import time
+    except ImportError as error:  # pragma: no cover - depends on the checkout
+        raise TranslationError(f"cannot load scenario {path!r}: {error}",
+                               hint="give a PDDL problem file with --scenario") from None
+    loaded = scenarios.load(path)
+    return resolve_signature(loaded)
+
+
+def checked(formula: str, signature: "Signature"):
+    """Parse and typecheck ``formula``; return its canonical text (raises on failure)."""
+    from elot.checker import check
+    from elot.parser import parse
+    from elot.printer import pretty
+
+    term = parse(formula)
+    check(term, signature)
+    return pretty(term)
+
+
+def translate_offline(sentence: str, signature: "Signature") -> Translation:
+    """The offline parser's single candidate for ``sentence`` (weight 1)."""
+    from elot.printer import pretty
+    from elot.translate.offline import parse_sentence
+
+    start = time.perf_counter()
+    reading = parse_sentence(sentence, signature)
+    text = pretty(reading.term)
+    try:
+        text = checked(text, signature)
+    except ElotError as error:
+        # A parser rule built an ill-typed formula: never return it as an answer.
+        raise TranslationError(
+            f"the reading of {sentence.strip()!r} does not typecheck: {error.message}",
+            hint="rephrase the sentence, or report it as a bug in the offline parser",
+        ) from None
+    return Translation(
+        sentence=sentence,
+        candidates=(Candidate(text, 1.0, reading.mode),),
+        backend="offline",
+        seconds=time.perf_counter() - start,
+    )
+
+
+def translate(
+    sentence: str,
+    *,
+    scenario=None,
+    signature: "Signature | None" = None,
+    backend: str = "auto",
+    model: str | None = None,
+    n: int = 10,
+) -> Translation:
+    """Translate one English sentence into ranked, typechecked ELoT candidates.
+
+    ``scenario`` (a loaded scenario or a file) or ``signature`` gives the objects a
+    sentence may mention (default: Doors, Keys & Gems). ``backend`` is ``"auto"``,
+    ``"offline"`` or ``"llm"``; ``model`` (or ``$ELOT_MODEL``) is a local GGUF file or
+    transformers directory; ``n`` is the number of LLM samples. Past-tense sentences
+    ("initially believed ...") get mode ``"initial"``.
+
+    Raises :class:`TranslationError` when no typechecking translation is found.
+    """
+    if backend not in BACKENDS:
+        raise TranslationError(f"unknown backend {backend!r}", hint=f"use one of {', '.join(BACKENDS)}")
+    sig = resolve_signature(scenario, signature)
+    model = model or os.environ.get("ELOT_MODEL") or None
+    if backend == "offline" or (backend == "auto" and not model):
+        return translate_offline(sentence, sig)
+    from elot.translate.llm import translate_llm
+
+    return translate_llm(sentence, sig, model=model, n=n)

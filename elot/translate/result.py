@@ -1,0 +1,49 @@
+"""What a translation returns: ranked candidate formulas with weights and a mode."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+#: Statement modes: about the agent's belief now, or about its belief at the start.
+CURRENT = "current"
+INITIAL = "initial"
+
+
+class Candidate(NamedTuple):
+    """One candidate translation: canonical ELoT text, its weight and its mode."""
+
+    formula: str
+    weight: float
+    mode: str
+
+
+@dataclass(frozen=True)
+class Translation:
+    """The translations of one sentence, best first; weights sum to 1.
+
+    Every candidate parses and typechecks against the signature it was made for.
+    ``backend`` names what produced them (``offline`` or ``llm:<model file>``);
+    ``notes`` says what happened on the way (e.g. an LLM fallback).
+    """
+
+    sentence: str
+    candidates: tuple[Candidate, ...]
+    backend: str
+    seconds: float = 0.0
+    notes: tuple[str, ...] = ()
+
+    @property
+    def best(self) -> Candidate:
+        """The top-weighted candidate."""
+        return self.candidates[0]
+
+    @property
+    def formula(self) -> str:
+        """The best candidate's formula text."""
+        return self.best.formula
+
+    @property
+    def mode(self) -> str:
+        """The best candidate's mode (``current`` or ``initial``)."""
+        return self.best.mode
