@@ -1,0 +1,435 @@
+"""PDDL input: an s-expression reader with positions, and the three file kinds elot reads.
+
+* :func:`read_domain` — a domain file: its name, type hierarchy, predicates, derived
+  predicates, functions and action names (the action bodies are not interpreted: the
+  Doors-Keys-Gems rules live in :mod:`elot.world`).
+* :func:`read_problem` — a problem file: objects with their types (in file order), the
+  initial atoms, the numeric fluents (``xloc``/``yloc``), the walls bit-matrix and the goal.
+* :func:`read_plan` — a plan file of the LaBToM dataset: one action per line, and lines
+  starting with ``;`` marking judgment points.
+
+Every error is a :class:`~elot.errors.ScenarioError` located at ``file:line:col``. Each
+``read_*`` function has a ``parse_*_text`` twin that reads a string instead of a file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Union
+
+from elot.errors import ScenarioError, Span
+
+# -- s-expressions ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sym:
+    """An atom of an s-expression (a name, a number, ``?var``, ``-``), with its span."""
+
+    text: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class SList:
+    """A parenthesised list of s-expressions, with the span from ``(`` to ``)``."""
+
+    items: tuple["SExpr", ...]
+    span: Span
+
+    def head(self) -> str | None:
+        """The (lower-cased) text of the first item when it is a symbol, else None."""
+        if self.items and isinstance(self.items[0], Sym):
+            return self.items[0].text.lower()
+        return None
+
+
+SExpr = Union[Sym, SList]
+
+
+def to_data(expr: SExpr) -> str | tuple:
+    """An s-expression as plain data: symbols become strings, lists nested tuples."""
+    if isinstance(expr, Sym):
+        return expr.text
+    return tuple(to_data(item) for item in expr.items)
+
+
+class _Reader:
+    """One pass over a text: tokens with line/column, ``;`` comments skipped."""
+
+    def __init__(self, text: str, path: str | None) -> None:
+        self.text = text
+        self.path = path
+
+    def error(self, message: str, start: int, end: int | None = None, hint: str | None = None) -> ScenarioError:
+        return ScenarioError(message, span=Span.of(self.text, start, end), source=self.text, path=self.path, hint=hint)
+
+    def read(self, begin: int = 0, end: int | None = None) -> tuple[SExpr, ...]:
+        """The s-expressions of ``text[begin:end]`` (spans stay relative to the whole text)."""
+        text = self.text
+        stack: list[tuple[int, list[SExpr]]] = []
+        top: list[SExpr] = []
+        i, n = begin, len(text) if end is None else end
+        while i < n:
+            c = text[i]
+            if c.isspace():
+                i += 1
+            elif c == ";":
+                j = text.find("\n", i)
+                i = n if j < 0 else j
+            elif c == "(":
+                stack.append((i, []))
+                i += 1
+            elif c == ")":
+                if not stack:
+                    raise self.error("unbalanced ')': nothing to close", i, i + 1, hint="remove this parenthesis")
+                start, items = stack.pop()
+                node = SList(tuple(items), Span.of(text, start, i + 1))
+                (stack[-1][1] if stack else top).append(node)
+                i += 1
+            else:
+                j = i
+                while j < n and not text[j].isspace() and text[j] not in "();":
+                    j += 1
+                node = Sym(text[i:j], Span.of(text, i, j))
+                (stack[-1][1] if stack else top).append(node)
+                i = j
+        if stack:
+            start = stack[-1][0]
+            raise self.error(
+                f"unbalanced '(': {len(stack)} parenthes{'is' if len(stack) == 1 else 'es'} never closed",
+                start,
+                start + 1,
+                hint="add the missing ')' (this is the innermost '(' left open)",
+            )
+        return tuple(top)
+
+
+def parse_sexprs(text: str, path: str | None = None) -> tuple[SExpr, ...]:
+    """All top-level s-expressions of ``text`` (``;`` starts a comment to end of line)."""
+    return _Reader(text, path).read()
+
+
+def _read_text(path: str | Path, what: str) -> str:
+    p = Path(path)
+    if not p.is_file():
+        raise ScenarioError(
+            f"{what} file not found: {p}",
+            path=str(p),
+            hint="check the path" + (" (it is a directory)" if p.is_dir() else ""),
+        )
+    try:
+        return p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(f"cannot read {what} file: {exc}", path=str(p)) from exc
+
+
+class _Ctx:
+    """Error construction for one parsed text."""
+
+    def __init__(self, text: str, path: str | None) -> None:
+        self.text, self.path = text, path
+
+    def error(self, message: str, node: SExpr | None = None, hint: str | None = None) -> ScenarioError:
+        return ScenarioError(
+            message, span=node.span if node is not None else None, source=self.text, path=self.path, hint=hint
+        )
+
+    def define(self, kind: str) -> tuple[str, SList]:
+        """The single ``(define (kind NAME) ...)`` form and its name."""
+        forms = parse_sexprs(self.text, self.path)
+        if len(forms) != 1 or not isinstance(forms[0], SList) or forms[0].head() != "define":
+            where = forms[1] if len(forms) > 1 else (forms[0] if forms else None)
+            raise self.error(
+                f"expected one (define ({kind} NAME) ...) form", where, hint=f"a PDDL {kind} file holds one define"
+            )
+        form = forms[0]
+        if len(form.items) < 2 or not isinstance(form.items[1], SList) or form.items[1].head() != kind:
+            raise self.error(f"expected ({kind} NAME) after define", form.items[1] if len(form.items) > 1 else form)
+        header = form.items[1]
+        if len(header.items) != 2 or not isinstance(header.items[1], Sym):
+            raise self.error(f"expected ({kind} NAME)", header)
+        return header.items[1].text, form
+
+    def sym(self, node: SExpr, what: str) -> str:
+        if not isinstance(node, Sym):
+            raise self.error(f"expected {what}, found a list", node)
+        return node.text
+
+    def typed_list(self, items: tuple[SExpr, ...], default: str = "object") -> list[tuple[str, str, Sym]]:
+        """``a b - t c - u d`` → [(a, t), (b, t), (c, u), (d, default)], in order."""
+        out: list[tuple[str, str, Sym]] = []
+        pending: list[Sym] = []
+        i = 0
+        while i < len(items):
+            node = items[i]
+            if isinstance(node, Sym) and node.text == "-":
+                if i + 1 >= len(items) or not pending:
+                    raise self.error("'-' must sit between names and their type", node, hint="write `a b - type`")
+                kind = self.sym(items[i + 1], "a type name")
+                out += [(p.text, kind, p) for p in pending]
+                pending = []
+                i += 2
+                continue
+            pending.append(node if isinstance(node, Sym) else Sym(self.sym(node, "a name"), node.span))
+            i += 1
+        out += [(p.text, default, p) for p in pending]
+        return out
+
+
+# -- domain ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A PDDL domain: ``types`` maps each type to its parent; ``predicates`` each
+    predicate to its argument types; ``derived`` names the derived predicates."""
+
+    name: str
+    types: dict[str, str]
+    predicates: dict[str, tuple[str, ...]]
+    derived: frozenset[str] = frozenset()
+    functions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    actions: tuple[str, ...] = ()
+    path: str | None = None
+
+
+def parse_domain_text(text: str, path: str | None = None) -> Domain:
+    """Parse the text of a PDDL domain file."""
+    ctx = _Ctx(text, path)
+    name, form = ctx.define("domain")
+    types: dict[str, str] = {}
+    predicates: dict[str, tuple[str, ...]] = {}
+    functions: dict[str, tuple[str, ...]] = {}
+    derived: set[str] = set()
+    actions: list[str] = []
+    for section in form.items[2:]:
+        if not isinstance(section, SList) or not section.head():
+            raise ctx.error("expected a (:section ...) form", section)
+        head = section.head()
+        body = section.items[1:]
+        if head == ":types":
+            for child, parent, _ in ctx.typed_list(body):
+                types[child] = parent
+        elif head == ":predicates":
+            for pred in body:
+                if not isinstance(pred, SList) or not pred.head():
+                    raise ctx.error("expected (name ?arg - type ...)", pred)
+                predicates[pred.items[0].text] = tuple(t for _, t, _ in ctx.typed_list(pred.items[1:]))
+        elif head == ":functions":
+            for item in body:
+                if isinstance(item, SList) and item.head():
+                    functions[item.items[0].text] = tuple(t for _, t, _ in ctx.typed_list(item.items[1:]))
+        elif head == ":derived":
+            if not body or not isinstance(body[0], SList) or not body[0].head():
+                raise ctx.error("expected (:derived (name ?args) formula)", section)
+            derived.add(body[0].items[0].text)
+        elif head == ":action":
+            actions.append(ctx.sym(body[0], "an action name") if body else "")
+        # :requirements, :constants and unknown sections carry nothing elot needs.
+    for name_ in derived:
+        predicates.setdefault(name_, ())
+    return Domain(name, types, predicates, frozenset(derived), functions, tuple(actions), path)
+
+
+def read_domain(path: str | Path) -> Domain:
+    """Read a PDDL domain file (errors name ``file:line:col``)."""
+    return parse_domain_text(_read_text(path, "PDDL domain"), str(path))
+
+
+# -- problem ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A PDDL problem.
+
+    ``objects`` maps names to types in file order; ``init`` holds the initial ground atoms
+    as tuples of strings (``("locked", "door1")``); ``fluents`` the numeric fluents
+    (``("xloc", "gem1") → 3``); ``walls`` the true cells of the ``walls`` bit-matrix as
+    (row, col), 1-based, and ``grid`` its size (rows, cols); ``goal`` the goal as plain
+    data (see :func:`to_data`). ``lines`` gives the source line of each object's
+    position, atom and fluent where known (for error messages).
+    """
+
+    name: str
+    domain: str
+    objects: dict[str, str]
+    init: tuple[tuple[str, ...], ...]
+    fluents: dict[tuple[str, ...], int]
+    walls: frozenset[tuple[int, int]]
+    grid: tuple[int, int] | None
+    goal: str | tuple
+    path: str | None = None
+    source: str | None = None
+    lines: dict[tuple[str, ...], int] = field(default_factory=dict)
+
+    def objects_of(self, kind: str) -> tuple[str, ...]:
+        """Names of the objects declared with type ``kind``, in file order."""
+        return tuple(n for n, t in self.objects.items() if t == kind)
+
+
+def _int(ctx: _Ctx, node: SExpr) -> int:
+    text = ctx.sym(node, "an integer")
+    try:
+        return int(text)
+    except ValueError:
+        raise ctx.error(f"expected an integer, found {text!r}", node) from None
+
+
+def parse_problem_text(text: str, path: str | None = None) -> Problem:
+    """Parse the text of a PDDL problem file."""
+    ctx = _Ctx(text, path)
+    name, form = ctx.define("problem")
+    domain = ""
+    objects: dict[str, str] = {}
+    init: list[tuple[str, ...]] = []
+    fluents: dict[tuple[str, ...], int] = {}
+    lines: dict[tuple[str, ...], int] = {}
+    walls: set[tuple[int, int]] = set()
+    grid: tuple[int, int] | None = None
+    goal: str | tuple = "true"
+    for section in form.items[2:]:
+        if not isinstance(section, SList) or not section.head():
+            raise ctx.error("expected a (:section ...) form", section)
+        head, body = section.head(), section.items[1:]
+        if head == ":domain":
+            domain = ctx.sym(body[0], "a domain name") if body else ""
+        elif head == ":objects":
+            for obj, kind, node in ctx.typed_list(body):
+                if obj in objects:
+                    raise ctx.error(f"object {obj!r} declared twice", node, hint="object names must be unique")
+                objects[obj] = kind
+        elif head == ":init":
+            for fact in body:
+                if not isinstance(fact, SList) or not fact.items:
+                    raise ctx.error("expected an atom (pred args...) or (= (fluent args) value)", fact)
+                if fact.head() == "=":
+                    if len(fact.items) != 3:
+                        raise ctx.error("expected (= (fluent args) value)", fact)
+                    lhs, rhs = fact.items[1], fact.items[2]
+                    target = to_data(lhs)
+                    if target == ("walls",):
+                        grid = _walls_assignment(ctx, rhs, walls, grid)
+                        continue
+                    if not isinstance(target, tuple) or not all(isinstance(t, str) for t in target):
+                        raise ctx.error("expected a fluent (name args...)", lhs)
+                    fluents[target] = _int(ctx, rhs)
+                    lines[target] = fact.span.line
+                else:
+                    atom = to_data(fact)
+                    if not all(isinstance(t, str) for t in atom):
+                        raise ctx.error("expected a ground atom (pred arg ...)", fact)
+                    for arg_node in fact.items[1:]:
+                        if isinstance(arg_node, Sym) and arg_node.text not in objects:
+                            raise ctx.error(
+                                f"unknown object {arg_node.text!r} in atom {atom}",
+                                arg_node,
+                                hint="declare it under :objects (before :init)",
+                            )
+                    init.append(atom)
+                    lines[atom] = fact.span.line
+        elif head == ":goal":
+            if len(body) != 1:
+                raise ctx.error("expected (:goal formula)", section)
+            goal = to_data(body[0])
+    return Problem(name, domain, objects, tuple(init), fluents, frozenset(walls), grid, goal, path, text, lines)
+
+
+def _walls_assignment(ctx: _Ctx, rhs: SExpr, walls: set, grid: tuple[int, int] | None) -> tuple[int, int] | None:
+    """Apply ``(new-bit-matrix false R C)`` or ``(set-index walls true R C)``."""
+    if not isinstance(rhs, SList) or not rhs.head():
+        raise ctx.error("expected (new-bit-matrix false ROWS COLS) or (set-index walls BOOL ROW COL)", rhs)
+    head = rhs.head()
+    if head == "new-bit-matrix" and len(rhs.items) == 4:
+        rows, cols = _int(ctx, rhs.items[2]), _int(ctx, rhs.items[3])
+        if ctx.sym(rhs.items[1], "false or true").lower() == "true":
+            walls.update((r, c) for r in range(1, rows + 1) for c in range(1, cols + 1))
+        return rows, cols
+    if head == "set-index" and len(rhs.items) == 5:
+        value = ctx.sym(rhs.items[2], "true or false").lower()
+        cell = (_int(ctx, rhs.items[3]), _int(ctx, rhs.items[4]))
+        if grid is not None and not (1 <= cell[0] <= grid[0] and 1 <= cell[1] <= grid[1]):
+            raise ctx.error(f"wall {cell} outside the {grid[0]}x{grid[1]} grid", rhs)
+        (walls.add if value == "true" else walls.discard)(cell)
+        return grid
+    raise ctx.error("expected (new-bit-matrix false ROWS COLS) or (set-index walls BOOL ROW COL)", rhs)
+
+
+def read_problem(path: str | Path) -> Problem:
+    """Read a PDDL problem file (errors name ``file:line:col``)."""
+    return parse_problem_text(_read_text(path, "PDDL problem"), str(path))
+
+
+# -- plans -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A plan: ``actions`` with the agent argument dropped (``("open", "box3")``), the
+    1-based source ``lines`` of each, the ``judgments`` (the number of actions read when
+    each ``;`` line occurs) and the ``agent`` named in the actions (None if no action)."""
+
+    actions: tuple[tuple[str, ...], ...]
+    lines: tuple[int, ...]
+    judgments: tuple[int, ...]
+    agent: str | None = None
+    path: str | None = None
+    source: str | None = None
+
+
+def parse_plan_text(text: str, path: str | None = None) -> Plan:
+    """Parse a plan: one ``(action agent args...)`` per line; a line starting with ``;``
+    is a judgment point after the actions so far (an action may follow the ``;``)."""
+    actions: list[tuple[str, ...]] = []
+    lines: list[int] = []
+    judgments: list[int] = []
+    agent: str | None = None
+    offset = 0
+    for number, raw in enumerate(text.splitlines(keepends=True), start=1):
+        line_start = offset
+        offset += len(raw)
+        body = raw.strip()
+        start = line_start + (len(raw) - len(raw.lstrip()))
+        if body.startswith(";"):
+            judgments.append(len(actions))
+            rest = body[1:]
+            start += 1 + (len(rest) - len(rest.lstrip()))
+            body = rest.strip()
+            if not body.startswith("("):
+                continue  # a bare marker, possibly followed by a comment
+        if not body:
+            continue
+        forms = _Reader(text, path).read(start, line_start + len(raw))
+        ctx = _Ctx(text, path)
+        if len(forms) != 1 or not isinstance(forms[0], SList) or len(forms[0].items) < 2:
+            raise ScenarioError(
+                "expected one action `(name agent args...)` on this line",
+                span=Span.of(text, start, line_start + len(raw.rstrip())),
+                source=text,
+                path=path,
+                hint="write e.g. `(right human)` or `(open human box1)`",
+            )
+        data = to_data(forms[0])
+        if not all(isinstance(t, str) for t in data):
+            raise ctx.error("action arguments must be names", forms[0], hint="write e.g. `(open human box1)`")
+        name, who, *args = data
+        if agent is None:
+            agent = who
+        elif who != agent:
+            raise ScenarioError(
+                f"action by {who!r}, but earlier actions are by {agent!r}",
+                span=Span.of(text, start, line_start + len(raw.rstrip())),
+                source=text,
+                path=path,
+                hint="a plan has a single agent",
+            )
+        actions.append((name.lower(), *args))
+        lines.append(number)
+    return Plan(tuple(actions), tuple(lines), tuple(judgments), agent, path, text)
+
+
+def read_plan(path: str | Path) -> Plan:
+    """Read a plan file of the LaBToM dataset (errors name ``file:line:col``)."""
+    return parse_plan_text(_read_text(path, "plan"), str(path))

@@ -1,0 +1,543 @@
+"""The Doors, Keys & Gems gridworld: the static map, world states, actions and visibility.
+
+A :class:`Layout` is what never changes (walls, where the gems, doors and boxes are, the
+colours and the names of the keys). A :class:`WorldState` is everything that does: where
+the agent stands, where each key is, which doors are locked and which boxes closed, and
+which gems are held. States are frozen and hashable; :meth:`WorldState.step` returns a new
+one. The rules follow the dataset's ``domain.pddl`` (SPEC §5):
+
+* ``up``/``down``/``left``/``right`` move one cell, not into a wall, off the grid or into a
+  *locked* door's cell (boxes, keys and gems never block);
+* ``pickup(item)`` takes a key or gem on the agent's cell that is not hidden and not held;
+* ``open(box)`` opens a closed box on or 4-adjacent to the agent; its contents become
+  visible;
+* ``unlock(key, door)`` uses a held key of the door's colour on a locked, 4-adjacent door:
+  the key is used up, the door unlocked.
+
+Coordinates are ``(x, y)``: x the column, y the row, both 1-based as in the PDDL files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Hashable
+
+from elot.errors import ScenarioError
+
+Pos = tuple[int, int]
+Action = tuple[str, ...]
+
+#: Move actions and their (dx, dy), in the canonical order of :meth:`available_actions`.
+MOVES: dict[str, Pos] = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
+
+#: Every action name and its number of arguments (the agent argument is implicit).
+ARITY: dict[str, int] = {"up": 0, "down": 0, "left": 0, "right": 0, "pickup": 1, "open": 1, "unlock": 2}
+
+
+class ImpossibleActionError(ScenarioError):
+    """An action whose preconditions do not hold in the state it is applied to."""
+
+
+def fmt_pos(pos: Pos) -> str:
+    """``(x,y)`` as written in messages."""
+    return f"({pos[0]},{pos[1]})"
+
+
+def fmt_action(action: Action) -> str:
+    """An action as written in ``.scn`` files: ``right``, ``open box1``, ``unlock key1 door1``."""
+    return " ".join(action)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The static map: grid size, walls, the agent's name, gems, doors (with colour),
+    boxes, the key objects (including spares off the grid) and the colours."""
+
+    width: int
+    height: int
+    walls: frozenset[Pos]
+    agent: str
+    gems: tuple[tuple[str, Pos], ...]
+    doors: tuple[tuple[str, Pos, str], ...]
+    boxes: tuple[tuple[str, Pos], ...]
+    keys: tuple[str, ...]
+    colours: tuple[str, ...]
+
+    def in_bounds(self, pos: Pos) -> bool:
+        """Whether ``pos`` is on the grid."""
+        return 1 <= pos[0] <= self.width and 1 <= pos[1] <= self.height
+
+    def neighbours(self, pos: Pos) -> tuple[Pos, ...]:
+        """The 4-neighbours of ``pos`` that are on the grid (up, down, left, right)."""
+        x, y = pos
+        return tuple(p for dx, dy in MOVES.values() if self.in_bounds(p := (x + dx, y + dy)))
+
+    def is_wall(self, pos: Pos) -> bool:
+        """Whether ``pos`` is a wall."""
+        return pos in self.walls
+
+    @cached_property
+    def _door_index(self) -> dict[str, tuple[Pos, str]]:
+        return {name: (pos, colour) for name, pos, colour in self.doors}
+
+    @cached_property
+    def _door_at(self) -> dict[Pos, str]:
+        return {pos: name for name, pos, _ in self.doors}
+
+    @cached_property
+    def _box_index(self) -> dict[str, Pos]:
+        return dict(self.boxes)
+
+    @cached_property
+    def _gem_index(self) -> dict[str, Pos]:
+        return dict(self.gems)
+
+    def door_at(self, pos: Pos) -> str | None:
+        """The door on cell ``pos``, if any."""
+        return self._door_at.get(pos)
+
+    def door_pos(self, door: str) -> Pos:
+        """Where ``door`` is (KeyError if there is no such door)."""
+        return self._door_index[door][0]
+
+    def door_colour(self, door: str) -> str:
+        """The colour of ``door`` (KeyError if there is no such door)."""
+        return self._door_index[door][1]
+
+    def box_pos(self, box: str) -> Pos:
+        """Where ``box`` is (KeyError if there is no such box)."""
+        return self._box_index[box]
+
+    def gem_pos(self, gem: str) -> Pos:
+        """Where ``gem`` is (KeyError if there is no such gem)."""
+        return self._gem_index[gem]
+
+    def is_door(self, name: str) -> bool:
+        return name in self._door_index
+
+    def is_box(self, name: str) -> bool:
+        return name in self._box_index
+
+    def is_gem(self, name: str) -> bool:
+        return name in self._gem_index
+
+    def is_key(self, name: str) -> bool:
+        return name in self.keys
+
+    def objects(self) -> dict[str, str]:
+        """Every object and its domain type, in the order of the dataset's problem files:
+        colours, keys, doors, the agent, gems, boxes."""
+        out = {c: "color" for c in self.colours}
+        out.update({k: "key" for k in self.keys})
+        out.update({name: "door" for name, _, _ in self.doors})
+        out[self.agent] = "agent"
+        out.update({name: "gem" for name, _ in self.gems})
+        out.update({name: "box" for name, _ in self.boxes})
+        return out
+
+    def reachable(self, start: Pos, *, through_doors: bool = True) -> frozenset[Pos]:
+        """Cells reachable from ``start`` through non-wall cells (door cells passable when
+        ``through_doors``, as if every door were unlocked)."""
+        seen = {start}
+        frontier = [start]
+        while frontier:
+            nxt = []
+            for pos in frontier:
+                for n in self.neighbours(pos):
+                    if n in seen or n in self.walls or (not through_doors and n in self._door_at):
+                        continue
+                    seen.add(n)
+                    nxt.append(n)
+            frontier = nxt
+        return frozenset(seen)
+
+
+@dataclass(frozen=True)
+class KeyState:
+    """A key's colour (None for a spare key off the grid) and where it is: ``("box", box)``,
+    ``("cell", pos)``, ``("held",)``, ``("used",)`` or ``("offgrid",)``."""
+
+    colour: str | None
+    where: tuple
+
+
+OFFGRID = KeyState(None, ("offgrid",))
+
+
+@dataclass(frozen=True)
+class WorldState:
+    """Everything that changes: the agent's cell, each key's state (sorted by key name),
+    the locked doors, the closed boxes and the held gems."""
+
+    layout: Layout
+    agent_pos: Pos
+    keys: tuple[tuple[str, KeyState], ...]
+    locked: frozenset[str]
+    closed: frozenset[str]
+    held_gems: frozenset[str]
+
+    # -- queries -----------------------------------------------------------------------
+
+    @cached_property
+    def _key_index(self) -> dict[str, KeyState]:
+        return dict(self.keys)
+
+    def key(self, name: str) -> KeyState:
+        """The state of key ``name`` (KeyError if there is no such key)."""
+        return self._key_index[name]
+
+    def hidden(self, key: str) -> bool:
+        """Whether ``key`` is inside a closed box."""
+        where = self.key(key).where
+        return where[0] == "box" and where[1] in self.closed
+
+    def holds(self, item: str) -> bool:
+        """Whether the agent holds key or gem ``item``."""
+        if item in self._key_index:
+            return self._key_index[item].where == ("held",)
+        return item in self.held_gems
+
+    def box_contents(self, box: str) -> tuple[str, ...]:
+        """The keys inside ``box`` (sorted by name)."""
+        return tuple(k for k, ks in self.keys if ks.where == ("box", box))
+
+    def item_pos(self, item: str) -> Pos | None:
+        """The cell of a key or gem lying on the grid or in a box; None if held, used or
+        off the grid."""
+        if item in self._key_index:
+            where = self._key_index[item].where
+            if where[0] == "cell":
+                return where[1]
+            if where[0] == "box":
+                return self.layout.box_pos(where[1])
+            return None
+        if item in self.held_gems or not self.layout.is_gem(item):
+            return None
+        return self.layout.gem_pos(item)
+
+    def goal_reached(self, gem: str | None = None) -> bool:
+        """Whether the agent holds ``gem`` (any gem when None)."""
+        return bool(self.held_gems) if gem is None else gem in self.held_gems
+
+    def with_key(self, name: str, state: KeyState) -> "WorldState":
+        """This state with key ``name`` replaced by ``state`` (e.g. to hide a key in a box)."""
+        if name not in self._key_index:
+            raise KeyError(name)
+        keys = tuple((k, state if k == name else ks) for k, ks in self.keys)
+        return replace(self, keys=keys)
+
+    # -- actions -----------------------------------------------------------------------
+
+    def why_not(self, action: Action) -> str | None:
+        """Why ``action`` is impossible here, in words; None when it is possible."""
+        if not action or action[0] not in ARITY:
+            name = action[0] if action else ""
+            return f"unknown action {name!r} (actions: {', '.join(ARITY)})"
+        name, args = action[0], action[1:]
+        if len(args) != ARITY[name]:
+            n = ARITY[name]
+            return f"{name} takes {n} argument{'s' if n != 1 else ''}, got {len(args)}"
+        layout = self.layout
+        here = self.agent_pos
+        if name in MOVES:
+            dx, dy = MOVES[name]
+            target = (here[0] + dx, here[1] + dy)
+            if not layout.in_bounds(target):
+                return f"cannot move {name} from {fmt_pos(here)}: edge of the grid"
+            if target in layout.walls:
+                return f"cannot move {name} from {fmt_pos(here)}: wall at {fmt_pos(target)}"
+            door = layout.door_at(target)
+            if door is not None and door in self.locked:
+                return (
+                    f"cannot move {name} from {fmt_pos(here)}: "
+                    f"{door} ({layout.door_colour(door)}) at {fmt_pos(target)} is locked"
+                )
+            return None
+        if name == "pickup":
+            (item,) = args
+            if item in self._key_index:
+                ks = self._key_index[item]
+                if ks.where == ("held",):
+                    return f"cannot pick up {item}: already held"
+                if ks.where == ("used",):
+                    return f"cannot pick up {item}: it was used to unlock a door"
+                if ks.where == ("offgrid",):
+                    return f"cannot pick up {item}: it is not on the map"
+                if self.hidden(item):
+                    return f"cannot pick up {item}: hidden in closed {ks.where[1]}"
+            elif layout.is_gem(item):
+                if item in self.held_gems:
+                    return f"cannot pick up {item}: already held"
+            else:
+                return f"cannot pick up {item}: no such key or gem"
+            pos = self.item_pos(item)
+            if pos != here:
+                return f"cannot pick up {item}: it is at {fmt_pos(pos)}, the agent at {fmt_pos(here)}"
+            return None
+        if name == "open":
+            (box,) = args
+            if not layout.is_box(box):
+                return f"cannot open {box}: no such box"
+            if box not in self.closed:
+                return f"cannot open {box}: already open"
+            pos = layout.box_pos(box)
+            if abs(pos[0] - here[0]) + abs(pos[1] - here[1]) > 1:
+                return f"cannot open {box}: it is at {fmt_pos(pos)}, not on or next to the agent at {fmt_pos(here)}"
+            return None
+        key, door = args
+        if key not in self._key_index:
+            return f"cannot unlock {door} with {key}: no such key"
+        if not layout.is_door(door):
+            return f"cannot unlock {door} with {key}: no such door"
+        ks = self._key_index[key]
+        if ks.where != ("held",):
+            return f"cannot unlock {door} with {key}: {key} is not held"
+        if door not in self.locked:
+            return f"cannot unlock {door} with {key}: {door} is not locked"
+        colour = layout.door_colour(door)
+        if ks.colour != colour:
+            return f"cannot unlock {door} with {key}: {key} is {ks.colour or 'colourless'} but {door} is {colour}"
+        pos = layout.door_pos(door)
+        if abs(pos[0] - here[0]) + abs(pos[1] - here[1]) != 1:
+            return f"cannot unlock {door} with {key}: {door} at {fmt_pos(pos)} is not next to the agent at {fmt_pos(here)}"
+        return None
+
+    def can(self, action: Action) -> bool:
+        """Whether ``action`` is possible here."""
+        return self.why_not(action) is None
+
+    def step(self, action: Action) -> "WorldState":
+        """The state after ``action``; raises :class:`ImpossibleActionError` with the
+        reason when it is impossible."""
+        reason = self.why_not(action)
+        if reason is not None:
+            raise ImpossibleActionError(reason, hint="check the action against the map at this step")
+        return self._apply(action)
+
+    def _apply(self, action: Action) -> "WorldState":
+        name = action[0]
+        if name in MOVES:
+            dx, dy = MOVES[name]
+            return replace(self, agent_pos=(self.agent_pos[0] + dx, self.agent_pos[1] + dy))
+        if name == "pickup":
+            item = action[1]
+            if item in self._key_index:
+                return self.with_key(item, KeyState(self._key_index[item].colour, ("held",)))
+            return replace(self, held_gems=self.held_gems | {item})
+        if name == "open":
+            return replace(self, closed=self.closed - {action[1]})
+        key, door = action[1], action[2]
+        state = self.with_key(key, KeyState(self._key_index[key].colour, ("used",)))
+        return replace(state, locked=self.locked - {door})
+
+    def available_actions(self) -> tuple[Action, ...]:
+        """Every possible action: the moves in the order up, down, left, right, then the
+        pickup/open/unlock actions sorted."""
+        out: list[Action] = [(m,) for m in MOVES if self.why_not((m,)) is None]
+        layout, here = self.layout, self.agent_pos
+        others: list[Action] = []
+        for key, ks in self.keys:
+            if ks.where[0] in ("cell", "box") and not self.hidden(key) and self.item_pos(key) == here:
+                others.append(("pickup", key))
+        for gem, pos in layout.gems:
+            if pos == here and gem not in self.held_gems:
+                others.append(("pickup", gem))
+        for box, pos in layout.boxes:
+            if box in self.closed and abs(pos[0] - here[0]) + abs(pos[1] - here[1]) <= 1:
+                others.append(("open", box))
+        held = [(k, ks.colour) for k, ks in self.keys if ks.where == ("held",)]
+        if held:
+            for door, pos, colour in layout.doors:
+                if door in self.locked and abs(pos[0] - here[0]) + abs(pos[1] - here[1]) == 1:
+                    others += [("unlock", k, door) for k, c in held if c == colour]
+        return tuple(out) + tuple(sorted(others))
+
+    # -- what can be seen, and ground atoms --------------------------------------------
+
+    def view(self) -> Hashable:
+        """Everything the agent (and the observer) can see.
+
+        The agent's cell; the colours of the keys it holds and the gems it holds; the
+        locked doors; the closed boxes; each visible key's (colour, location) with
+        location ``("cell", pos)`` or ``("box", box)`` for a key in an opened box; each
+        opened box with its contents as a colour or None. Keys are described by colour,
+        not by name, because key objects are interchangeable: two states with equal
+        views are indistinguishable to the agent.
+        """
+        held_keys: list[str] = []
+        visible: list[tuple[str, tuple]] = []
+        contents: dict[str, list[str]] = {b: [] for b, _ in self.layout.boxes if b not in self.closed}
+        for _, ks in self.keys:
+            kind = ks.where[0]
+            if kind == "held":
+                held_keys.append(ks.colour or "")
+            elif kind == "cell":
+                visible.append((ks.colour or "", ks.where))
+            elif kind == "box" and ks.where[1] not in self.closed:
+                visible.append((ks.colour or "", ks.where))
+                contents[ks.where[1]].append(ks.colour or "")
+        opened = tuple(
+            (box, None if not cs else cs[0] if len(cs) == 1 else tuple(sorted(cs)))
+            for box, cs in sorted(contents.items())
+        )
+        return (
+            self.agent_pos,
+            tuple(sorted(held_keys)),
+            tuple(sorted(self.held_gems)),
+            tuple(sorted(self.locked)),
+            tuple(sorted(self.closed)),
+            tuple(sorted(visible)),
+            opened,
+        )
+
+    def atoms(self) -> frozenset[tuple[str, ...]]:
+        """The ground atoms that hold here, for ELoT evaluation: ``has``, ``iscolor`` (keys
+        with a colour, doors), ``offgrid``, ``locked``, ``closed``, ``hidden``, ``inside``.
+        Type predicates and the derived ``empty`` are left to the evaluator."""
+        agent = self.layout.agent
+        out: set[tuple[str, ...]] = set()
+        for key, ks in self.keys:
+            if ks.colour is not None:
+                out.add(("iscolor", key, ks.colour))
+            kind = ks.where[0]
+            if kind == "held":
+                out.add(("has", agent, key))
+                out.add(("offgrid", key))
+            elif kind in ("used", "offgrid"):
+                out.add(("offgrid", key))
+            elif kind == "box":
+                out.add(("inside", key, ks.where[1]))
+                if ks.where[1] in self.closed:
+                    out.add(("hidden", key))
+        for gem in self.held_gems:
+            out.add(("has", agent, gem))
+            out.add(("offgrid", gem))
+        for door, _, colour in self.layout.doors:
+            out.add(("iscolor", door, colour))
+        out.update(("locked", d) for d in self.locked)
+        out.update(("closed", b) for b in self.closed)
+        return frozenset(out)
+
+    def render(self) -> str:
+        """An ASCII drawing in the dataset's convention: ``W`` wall, ``.`` floor, ``h``
+        agent, ``g`` gem, ``C`` closed box, ``O``/``F`` closed box holding a blue/red
+        key, ``o`` open box, upper-case colour initial for a locked door, lower-case for
+        a visible key (the agent hides what it stands on)."""
+        layout = self.layout
+        grid = [["." for _ in range(layout.width)] for _ in range(layout.height)]
+
+        def put(pos: Pos, char: str) -> None:
+            grid[pos[1] - 1][pos[0] - 1] = char
+
+        for pos in layout.walls:
+            put(pos, "W")
+        for door, pos, colour in layout.doors:
+            if door in self.locked:
+                put(pos, colour[:1].upper())
+        for box, pos in layout.boxes:
+            if box in self.closed:
+                inside = [self.key(k).colour for k in self.box_contents(box)]
+                put(pos, {"blue": "O", "red": "F"}.get(inside[0] or "", "C") if inside else "C")
+            else:
+                put(pos, "o")
+        for gem, pos in layout.gems:
+            if gem not in self.held_gems:
+                put(pos, "g")
+        for key, ks in self.keys:
+            if ks.where[0] == "cell" or (ks.where[0] == "box" and ks.where[1] not in self.closed):
+                put(self.item_pos(key), (ks.colour or "k")[:1].lower())
+        put(self.agent_pos, "h")
+        return "\n".join("".join(row) for row in grid)
+
+
+# -- from a PDDL problem ---------------------------------------------------------------
+
+
+def world_from_problem(problem) -> tuple[Layout, WorldState]:
+    """The layout and initial state described by a :class:`elot.pddl.Problem`.
+
+    Keys inside a box (``inside``) are placed there, keys with ``offgrid`` off the grid
+    (held when ``has`` says so), other keys on their cell; keys without ``iscolor`` have
+    no colour.
+    """
+    path, source = problem.path, problem.source
+
+    def fail(message: str, hint: str | None = None, atom: tuple | None = None) -> ScenarioError:
+        from elot.errors import Span
+
+        line = problem.lines.get(atom) if atom is not None else None
+        span = None
+        if line is not None and source is not None:
+            offset = sum(len(l) for l in source.splitlines(keepends=True)[: line - 1])
+            text = source.splitlines()[line - 1]
+            span = Span.of(source, offset + len(text) - len(text.lstrip()), offset + len(text))
+        return ScenarioError(message, path=path, source=source, span=span, hint=hint)
+
+    agents = problem.objects_of("agent")
+    if len(agents) != 1:
+        raise fail(f"expected exactly one agent object, found {len(agents)}", hint="declare one object `- agent`")
+    agent = agents[0]
+    if problem.grid is None:
+        raise fail("no grid size: missing (= (walls) (new-bit-matrix false ROWS COLS))")
+    height, width = problem.grid
+    atoms = set(problem.init)
+    colour_of = {a[1]: a[2] for a in problem.init if a[0] == "iscolor" and len(a) == 3}
+
+    def pos_of(name: str) -> Pos:
+        try:
+            pos = (problem.fluents[("xloc", name)], problem.fluents[("yloc", name)])
+        except KeyError:
+            raise fail(f"{name} has no position (xloc/yloc)", hint=f"add (= (xloc {name}) X) and (= (yloc {name}) Y)")
+        if not (1 <= pos[0] <= width and 1 <= pos[1] <= height):
+            raise fail(f"{name} at {fmt_pos(pos)} is outside the {width}x{height} grid", atom=("xloc", name))
+        return pos
+
+    walls = frozenset((c, r) for r, c in problem.walls)
+    held_gems = frozenset(g for g in problem.objects_of("gem") if ("has", agent, g) in atoms)
+    gems = tuple((g, pos_of(g)) for g in problem.objects_of("gem") if g not in held_gems)
+    gems += tuple((g, (-1, -1)) for g in problem.objects_of("gem") if g in held_gems)
+    doors = []
+    for d in problem.objects_of("door"):
+        if d not in colour_of:
+            raise fail(f"door {d} has no colour", hint=f"add (iscolor {d} COLOUR)")
+        doors.append((d, pos_of(d), colour_of[d]))
+    boxes = tuple((b, pos_of(b)) for b in problem.objects_of("box"))
+    box_names = {b for b, _ in boxes}
+    keys: list[tuple[str, KeyState]] = []
+    for k in problem.objects_of("key"):
+        colour = colour_of.get(k)
+        inside = [a[2] for a in problem.init if a[0] == "inside" and a[1] == k]
+        if ("has", agent, k) in atoms:
+            where: tuple = ("held",)
+        elif inside:
+            if inside[0] not in box_names:
+                raise fail(f"key {k} is inside {inside[0]}, which is not a box", atom=("inside", k, inside[0]))
+            where = ("box", inside[0])
+        elif ("offgrid", k) in atoms:
+            where = ("offgrid",)
+        else:
+            where = ("cell", pos_of(k))
+        if where[0] in ("cell", "box") and colour is None:
+            raise fail(f"key {k} is on the map but has no colour", hint=f"add (iscolor {k} COLOUR)")
+        keys.append((k, KeyState(colour, where)))
+    layout = Layout(
+        width=width,
+        height=height,
+        walls=walls,
+        agent=agent,
+        gems=gems,
+        doors=tuple(doors),
+        boxes=boxes,
+        keys=tuple(problem.objects_of("key")),
+        colours=problem.objects_of("color"),
+    )
+    state = WorldState(
+        layout=layout,
+        agent_pos=pos_of(agent),
+        keys=tuple(sorted(keys)),
+        locked=frozenset(d for d, _, _ in doors if ("locked", d) in atoms),
+        closed=frozenset(b for b, _ in boxes if ("closed", b) in atoms),
+        held_gems=held_gems,
+    )
+    return layout, state
