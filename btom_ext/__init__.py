@@ -1,5 +1,35 @@
 """The numeric core of elot's Bayesian theory of mind.
 
 ``btom_ext.core`` is a compiled Cython extension; ``btom_ext.reference`` implements the same
-functions in plain Python/NumPy and is the specification the tests hold the core to.
+functions in plain Python/NumPy and is the specification the tests hold the core to. Both
+take the numeric encoding of layouts and worlds described in ``btom_ext.reference``.
+Use :func:`backend` to get either; a core that was never compiled raises
+:class:`~elot.errors.ExtensionMissingError` with a hint rather than an ImportError.
 """
+
+from __future__ import annotations
+
+from types import ModuleType
+
+BACKENDS = ("core", "reference")
+
+
+def backend(name: str = "core") -> ModuleType:
+    """The implementation called ``name``: ``"core"`` (compiled) or ``"reference"``."""
+    if name == "reference":
+        from btom_ext import reference
+
+        return reference
+    if name != "core":
+        raise ValueError(f"unknown BToM backend {name!r}; expected one of {BACKENDS}")
+    try:
+        from btom_ext import core
+    except ImportError as error:
+        from elot.errors import ExtensionMissingError
+
+        raise ExtensionMissingError(
+            f"the compiled BToM core (btom_ext.core) does not import: {error}",
+            hint="reinstall with `pip install .` (a C compiler is needed), or pass "
+            "backend='reference' for the slow pure-Python implementation",
+        ) from error
+    return core
