@@ -13,6 +13,32 @@ from elot.errors import (
 
 __version__ = "0.1.0"
 
+#: The ELoT language API (elot/api.py), imported on first use so that `import elot`
+#: stays cheap for commands that never touch formulas.
+_LAZY = {
+    "parse": "elot.api",
+    "check": "elot.api",
+    "lower": "elot.api",
+    "evaluate": "elot.api",
+    "pretty": "elot.api",
+    "compile_formula": "elot.api",
+    "equivalent": "elot.api",
+    "Thresholds": "elot.api",
+    "State": "elot.api",
+    "Belief": "elot.api",
+    "Signature": "elot.api",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'elot' has no attribute {name!r}")
+
 __all__ = [
     "ElotError",
     "ElotSyntaxError",
@@ -23,4 +49,5 @@ __all__ = [
     "Span",
     "TranslationError",
     "__version__",
+    *_LAZY,
 ]

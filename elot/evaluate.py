@@ -330,6 +330,11 @@ class CompiledFormula:
         out = self._run(worlds, beliefs, None, grid=True)
         return np.array(np.broadcast_to(out, (len(beliefs), len(worlds))), dtype=bool)
 
+    def value_grid(self, worlds: Sequence[State], beliefs: np.ndarray) -> np.ndarray:
+        """Like :meth:`truth_grid` for a numeric term: a (B, S) float64 array."""
+        out = self._run(worlds, beliefs, None, grid=True)
+        return np.array(np.broadcast_to(out, (len(beliefs), len(worlds))), dtype=np.float64)
+
     # -- running -----------------------------------------------------------------------
 
     def _run(self, worlds: Sequence[State], beliefs, true_index, grid: bool):

@@ -120,21 +120,21 @@ class Signature:
 
     @staticmethod
     def from_pddl(domain_path: str | Path | None, problem_path: str | Path) -> "Signature":
-        """The objects of a PDDL problem file, with the predicates and types of its domain
-        file (Doors, Keys & Gems when ``domain_path`` is None)."""
+        """The objects of a PDDL problem file, with the predicates, types and derived
+        predicates of its domain file (Doors, Keys & Gems when ``domain_path`` is None).
+        The problem's agent object (``human`` in the dataset) gets the alias ``player``."""
         from elot import pddl  # a sibling stage; imported here to keep `import elot` cheap
 
         problem = pddl.read_problem(problem_path)
-        predicates = types = None
-        derived: Iterable[str] = DKG_DERIVED
-        if domain_path is not None:
-            domain = pddl.read_domain(domain_path)
-            predicates = _predicate_types(getattr(domain, "predicates", None))
-            types = getattr(domain, "types", None) or None
-            derived = set(getattr(domain, "derived", None) or DKG_DERIVED)
-            if types is not None:
-                types = {k: v for k, v in dict(types).items() if k != v}
-        return Signature.from_objects(dict(problem.objects), predicates=predicates, types=types, derived=derived)
+        if domain_path is None:
+            return Signature.from_objects(dict(problem.objects))
+        domain = pddl.read_domain(domain_path)
+        return Signature.from_objects(
+            dict(problem.objects),
+            predicates=dict(domain.predicates),
+            types={k: v for k, v in domain.types.items() if k != v},
+            derived=domain.derived,
+        )
 
     # -- lookups -------------------------------------------------------------------------
 
@@ -213,26 +213,3 @@ class Signature:
 
 
 _DEFAULT = Signature.from_objects(_default_objects(), agent=PLAYER)
-
-
-def _predicate_types(predicates) -> dict[str, tuple[str, ...]] | None:
-    """Normalize a domain reader's predicates to name → argument types."""
-    if predicates is None:
-        return None
-    if isinstance(predicates, Mapping):
-        items = predicates.items()
-    else:
-        items = [(getattr(p, "name"), p) for p in predicates]
-    out: dict[str, tuple[str, ...]] = {}
-    for name, value in items:
-        if isinstance(value, Mapping):
-            args = tuple(value.values())
-        elif hasattr(value, "types"):
-            args = tuple(value.types)
-        elif hasattr(value, "parameters"):
-            params = value.parameters
-            args = tuple(p[1] if isinstance(p, tuple) else getattr(p, "type", "object") for p in params)
-        else:
-            args = tuple(t[1] if isinstance(t, tuple) else t for t in value)
-        out[name] = args
-    return out

@@ -1,0 +1,59 @@
+"""The public Python API of the ELoT language: parse, check, lower, evaluate, print.
+
+Every function accepts formula text or a syntax tree. Errors are
+:class:`~elot.errors.ElotError` subclasses carrying the source, a span and a hint.
+
+>>> from elot import parse, check, lower, pretty
+>>> pretty(lower("believes(player, might(empty(box1)))"))
+'>=(prob_of(player, empty(box1)), threshold(might))'
+>>> str(check("believes(player, might(empty(box1)))").type)
+'E'
+"""
+
+from __future__ import annotations
+
+from elot.checker import Checked
+from elot.checker import check as _check
+from elot.equivalence import equivalent, random_beliefs, states_for
+from elot.errors import ElotError
+from elot.evaluate import Belief, CompiledFormula, State, Thresholds, compile_formula, evaluate
+from elot.lowering import Step, is_lowered, rules
+from elot.lowering import lower as _lower
+from elot.parser import parse
+from elot.printer import pretty as _pretty
+from elot.signature import Signature
+from elot.syntax import Term
+
+
+def _tree(term: Term | str) -> tuple[Term, str | None]:
+    return (parse(term), term) if isinstance(term, str) else (term, None)
+
+
+def check(term: Term | str, signature: Signature | None = None, *, bind_free: bool = False) -> Checked:
+    """Typecheck a formula; returns :class:`~elot.checker.Checked` (``.term``, ``.type``)
+    or raises :class:`~elot.errors.ElotTypeError` listing every error."""
+    return _check(term, signature, bind_free=bind_free)
+
+
+def lower(term: Term | str, signature: Signature | None = None, *, explain: bool = False,
+          bind_free: bool = False) -> Term | tuple[Term, list[Step]]:
+    """Lower a formula to probabilities and thresholds (with ``explain``: also the rules
+    that fired, as :class:`~elot.lowering.Step` values)."""
+    tree, source = _tree(term)
+    try:
+        return _lower(tree, signature, explain=explain, bind_free=bind_free)
+    except ElotError as error:
+        raise error.located(source=source)
+
+
+def pretty(term: Term | str) -> str:
+    """The canonical text of a formula: ``name(a, b)``, one space after each comma."""
+    tree, _ = _tree(term)
+    return _pretty(tree)
+
+
+__all__ = [
+    "parse", "check", "lower", "evaluate", "pretty", "compile_formula", "equivalent",
+    "states_for", "random_beliefs", "rules", "is_lowered",
+    "Checked", "CompiledFormula", "State", "Belief", "Thresholds", "Signature", "Step", "Term",
+]

@@ -1,0 +1,128 @@
+"""Meaning of formulas by truth tables: are two formulas true in the same situations?
+
+:func:`equivalent` compares ``⟦f⟧`` and ``⟦g⟧`` on every state of a signature (every
+placement of up to two hidden keys in its boxes) crossed with a sample of beliefs over
+those states, using the vectorized evaluator. It is a test, not a proof: equal on the
+sample means equal on every state and on the sampled beliefs, which include point
+masses, few-particle beliefs with ε weights and threshold-sized probabilities.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from elot.errors import EvaluationError
+from elot.evaluate import Belief, State, Thresholds, compile_formula
+from elot.signature import Signature
+from elot.syntax import Term
+from elot.types import NUMERIC
+
+#: The smallest positive double: the weight BToM gives states with no particle (SPEC §5).
+EPSILON = 5e-324
+
+
+def states_for(signature: Signature | None = None, max_hidden_keys: int = 2) -> list[State]:
+    """Every placement of 0..``max_hidden_keys`` of the signature's keys in distinct
+    boxes, each placed key with one of the signature's colours, as States: every box
+    closed, every door locked, placed keys hidden and inside their box, the other keys
+    off the grid."""
+    sig = signature or Signature.default()
+    keys, boxes, colors = sig.objects_of("key"), sig.objects_of("box"), sig.objects_of("color")
+    common = [("closed", b) for b in boxes] + [("locked", d) for d in sig.objects_of("door")]
+    states = []
+    for k in range(0, min(max_hidden_keys, len(keys), len(boxes)) + 1):
+        for chosen in itertools.combinations(keys, k):
+            for places in itertools.permutations(boxes, k):
+                for paint in itertools.product(colors, repeat=k):
+                    atoms = list(common)
+                    for key, box, color in zip(chosen, places, paint):
+                        atoms += [("inside", key, box), ("hidden", key), ("iscolor", key, color)]
+                    atoms += [("offgrid", key) for key in keys if key not in chosen]
+                    states.append(State.of(atoms))
+    return states
+
+
+def random_beliefs(states: list[State], n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` beliefs over ``states`` as an (n, S) float64 array whose rows sum to 1.
+
+    A mix that exercises thresholds and ties: point masses, beliefs of 2–4 equal
+    particles with every other state at ε (as BToM builds them), sparse random weights
+    on a few states, and the uniform belief.
+    """
+    size = len(states)
+    out = np.zeros((n, size))
+    for i in range(n):
+        kind = i % 4
+        if i == n - 1:
+            out[i] = 1.0 / size
+        elif kind == 0:
+            out[i, rng.integers(size)] = 1.0
+        elif kind == 1:
+            k = int(rng.integers(2, 5))
+            out[i] = EPSILON
+            for j in rng.integers(size, size=k):
+                out[i, j] += 1.0 / k  # ε vanishes in the sum, as in BToM's beliefs
+        elif kind == 2:
+            chosen = rng.choice(size, size=min(size, int(rng.integers(2, 6))), replace=False)
+            out[i, chosen] = rng.dirichlet(np.ones(len(chosen)))
+        else:
+            chosen = rng.choice(size, size=min(size, int(rng.integers(1, 4))), replace=False)
+            out[i, chosen] = 1.0 / len(chosen)
+    return out
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """A state and a belief on which the two formulas differ, with their two values."""
+
+    state: State
+    belief: Belief
+    f_value: bool | float
+    g_value: bool | float
+
+    def __str__(self) -> str:
+        shown = [(s, w) for s, w in self.belief.particles if w > 1e-300]
+        belief = " | ".join(f"{w:.6g}: {s}" for s, w in shown)
+        rest = len(self.belief.particles) - len(shown)
+        if rest:
+            belief += f"  (+ {rest} states at ε)"
+        return f"state: {self.state}\nbelief: {belief}\nfirst: {self.f_value}, second: {self.g_value}"
+
+
+def equivalent(
+    f: Term | str,
+    g: Term | str,
+    signature: Signature | None = None,
+    *,
+    n_beliefs: int = 64,
+    seed: int = 0,
+    bind_free: bool = False,
+    thresholds: Thresholds | None = None,
+    states: list[State] | None = None,
+) -> tuple[bool, Counterexample | None]:
+    """Whether ``f`` and ``g`` have the same meaning on every state of ``signature`` ×
+    ``n_beliefs`` sampled beliefs; returns ``(True, None)`` or ``(False, counterexample)``."""
+    sig = signature or Signature.default()
+    cf = compile_formula(f, sig, thresholds, bind_free)
+    cg = compile_formula(g, sig, thresholds, bind_free)
+    if (cf.type == NUMERIC) != (cg.type == NUMERIC):
+        raise EvaluationError("cannot compare a number with a formula")
+    worlds = states if states is not None else states_for(sig)
+    beliefs = random_beliefs(worlds, n_beliefs, np.random.default_rng(seed))
+    if cf.type == NUMERIC:
+        a, b = cf.value_grid(worlds, beliefs), cg.value_grid(worlds, beliefs)
+    else:
+        a, b = cf.truth_grid(worlds, beliefs), cg.truth_grid(worlds, beliefs)
+    differ = np.argwhere(a != b)
+    if not len(differ):
+        return True, None
+    i, j = differ[0]
+    belief = Belief(tuple((worlds[k], float(beliefs[i, k])) for k in np.flatnonzero(beliefs[i])))
+    cast = float if cf.type == NUMERIC else bool
+    return False, Counterexample(worlds[j], belief, cast(a[i, j]), cast(b[i, j]))
+
+
+__all__ = ["states_for", "random_beliefs", "equivalent", "Counterexample", "EPSILON"]
