@@ -1,5 +1,213 @@
-"""Subcommands of ``elot`` (placeholder: filled in by its owner)."""
+"""``elot parse | check | lower | eval``: the ELoT language on the command line.
+
+Each command takes one formula as an argument, or many from ``--file F`` or standard
+input (``-``), one per line (blank lines and ``#`` comments are skipped). With many, each
+result is printed as ``path:line: result``; a bad line prints its error (location,
+source line, caret, hint) on stderr and the remaining lines are still processed. The
+exit status is 2 if any formula failed, else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Callable, Iterator
+
+from elot.errors import ElotError, ElotTypeError, EvaluationError, ScenarioError
+
+EXIT_OK = 0
+EXIT_ERROR = 2
 
 
 def register(subparsers) -> None:
-    """Add this module's subcommands."""
+    """Add ``parse``, ``check``, ``lower`` and ``eval``."""
+
+    def common(name: str, help_text: str, *, signature: bool = True) -> argparse.ArgumentParser:
+        p = subparsers.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("formula", nargs="?", metavar="FORMULA",
+                       help="an ELoT formula, or - to read formulas from standard input, one per line")
+        p.add_argument("--file", "-f", metavar="FILE", help="read formulas from FILE, one per line")
+        if signature:
+            p.add_argument("--signature", metavar="PROBLEM.pddl",
+                           help="take objects from a PDDL problem file (default: Doors, Keys & Gems "
+                                "with box1..box5, key1..key5, ...)")
+            p.add_argument("--domain", metavar="DOMAIN.pddl",
+                           help="the PDDL domain of --signature (default: a domain.pddl beside it or one "
+                                "directory up, else Doors, Keys & Gems)")
+            p.add_argument("--bind-free", action="store_true",
+                           help="bind free variables existentially at the top (as the reference does)")
+        return p
+
+    p = common("parse", "Parse formulas and print their canonical form.", signature=False)
+    p.set_defaults(func=_parse_command)
+    p = common("check", "Typecheck formulas: print each one's type, or every error.")
+    p.set_defaults(func=_check_command)
+    p = common("lower", "Lower formulas to comparisons of probabilities with thresholds.")
+    p.add_argument("--explain", action="store_true", help="also list the rule that fired at each place")
+    p.set_defaults(func=_lower_command)
+    p = common("eval", "Evaluate formulas in a state, for the agent's belief.")
+    p.add_argument("--state", default="", metavar="ATOMS",
+                   help='the true state, e.g. "inside(key1, box1), iscolor(key1, red), closed(box1)"')
+    p.add_argument("--belief", metavar="FILE_OR_TEXT",
+                   help='the belief: "0.5: inside(key1, box1) | 0.5: inside(key1, box2)", or a file with one '
+                        '"weight: atoms" per line, or a .json file [[weight, "atoms"], ...]')
+    p.add_argument("--thresholds", default="", metavar="NAME=VALUE,...",
+                   help="override thresholds, e.g. might=0.25,believes=0.8")
+    p.set_defaults(func=_eval_command)
+
+
+# -- reading formulas --------------------------------------------------------------------
+
+
+def _inputs(args) -> tuple[list[tuple[str, int, str]], bool]:
+    """The formulas to process as (path, line number, text), and whether they came from
+    a file or stdin (then results are prefixed with ``path:line:``)."""
+    if args.file and args.formula:
+        raise ElotError("give a formula or --file, not both", hint="elot check --file formulas.elot")
+    if args.file:
+        path = Path(args.file)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise ScenarioError(f"cannot read {args.file}: {error.strerror or error}", path=args.file) from None
+        return list(_lines(text, args.file)), True
+    if args.formula == "-":
+        return list(_lines(sys.stdin.read(), "<stdin>")), True
+    if args.formula is None:
+        raise ElotError("no formula given",
+                        hint=f"elot {args.command} 'believes(player, formula(empty(box1)))', --file F, or - for stdin")
+    return [("<formula>", 1, args.formula)], False
+
+
+def _lines(text: str, path: str) -> Iterator[tuple[str, int, str]]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            yield path, number, line
+
+
+def _relocate(error: ElotError, path: str, line: int, text: str) -> ElotError:
+    """Point an error about one line of a file at that line of that file."""
+    errors = list(error.errors) if isinstance(error, ElotTypeError) else []
+    for e in [error, *errors]:
+        e.path, e.source = path, text
+        if e.span is not None:
+            e.span = dataclasses.replace(e.span, line=line)
+    return error
+
+
+def _run(args, compute: Callable[..., str]) -> int:
+    """Apply ``compute`` to every input formula, printing results and errors.
+
+    ``compute(text)`` returns the result's text; a ``compute(text, line)`` may also use
+    the formula's line number (for locations in multi-line results)."""
+    takes_line = compute.__code__.co_argcount == 2
+    inputs, many = _inputs(args)
+    failed = False
+    for path, line, text in inputs:
+        try:
+            result = compute(text, line) if takes_line else compute(text)
+        except ElotError as error:
+            failed = True
+            print(_relocate(error, path, line, text).render(), file=sys.stderr)
+            continue
+        if many:
+            first, *rest = result.splitlines() or [""]
+            print(f"{path}:{line}: {first}")
+            for extra in rest:
+                print(extra)
+        else:
+            print(result)
+    return EXIT_ERROR if failed else EXIT_OK
+
+
+def _signature(args):
+    from elot.signature import Signature
+
+    if not getattr(args, "signature", None):
+        return None
+    problem = Path(args.signature)
+    domain = Path(args.domain) if args.domain else None
+    if domain is None:
+        for candidate in (problem.parent / "domain.pddl", problem.parent.parent / "domain.pddl"):
+            if candidate.is_file():
+                domain = candidate
+                break
+    return Signature.from_pddl(domain, problem)
+
+
+# -- the commands ------------------------------------------------------------------------
+
+
+def _parse_command(args) -> int:
+    from elot.api import parse, pretty
+
+    return _run(args, lambda text: pretty(parse(text)))
+
+
+def _check_command(args) -> int:
+    from elot.api import check
+
+    signature = _signature(args)
+    return _run(args, lambda text: str(check(text, signature, bind_free=args.bind_free).type))
+
+
+def _lower_command(args) -> int:
+    from elot.api import lower, pretty
+
+    signature = _signature(args)
+
+    def compute(text: str, line: int) -> str:
+        if not args.explain:
+            return pretty(lower(text, signature, bind_free=args.bind_free))
+        lowered, steps = lower(text, signature, bind_free=args.bind_free, explain=True)
+        lines = [pretty(lowered)]
+        for step in steps:
+            where = f"{line}:{step.span.column}" if step.span else "?"
+            lines.append(f"  {where} {step.operator}: {step.rule}")
+        return "\n".join(lines)
+
+    return _run(args, compute)
+
+
+def _eval_command(args) -> int:
+    from elot.api import Thresholds, evaluate
+    from elot.evaluate import State
+
+    signature = _signature(args)
+    thresholds = Thresholds.parse(args.thresholds) if args.thresholds else Thresholds()
+    state = State.parse(args.state, path="--state")
+    belief = _belief(args.belief) if args.belief else None
+
+    def compute(text: str) -> str:
+        value = evaluate(text, state, belief, signature=signature, thresholds=thresholds, bind_free=args.bind_free)
+        return ("true" if value else "false") if isinstance(value, bool) else repr(value)
+
+    return _run(args, compute)
+
+
+def _belief(spec: str):
+    """A belief from inline text, a text file, or a JSON file ``[[weight, "atoms"], ...]``."""
+    from elot.evaluate import Belief, State
+
+    path = Path(spec)
+    if ":" in spec and not path.is_file():  # inline beliefs always have "weight:"
+        return Belief.parse(spec, path="--belief")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise EvaluationError(f"cannot read belief file {spec}: {error.strerror or error}",
+                              hint='or give the belief inline: "0.5: inside(key1, box1) | 0.5: inside(key1, box2)"') from None
+    if path.suffix != ".json":
+        return Belief.parse(text, path=spec)
+    try:
+        data = json.loads(text)
+        pairs = [(State.parse(atoms if isinstance(atoms, str) else ", ".join(atoms), path=spec), float(weight))
+                 for weight, atoms in data]
+    except (ValueError, TypeError) as error:
+        raise EvaluationError(f"{spec} is not a JSON list of [weight, atoms] pairs: {error}", path=spec,
+                              hint='e.g. [[0.5, "inside(key1, box1)"], [0.5, "inside(key1, box2)"]]') from None
+    return Belief.of(pairs)
