@@ -959,3 +959,17 @@ def parse_sentence(sentence: str, signature: Signature | None = None) -> Reading
         if error.hint is None:
             error.hint = _error_hint()
         raise
+
+
+def statement_mode(sentence: str) -> str:
+    """``initial`` for a statement about the agent's initial belief (``initially``, or a
+    past-tense attitude such as ``believed``), else ``current``."""
+    text = normalize(sentence)
+    if _INITIAL.search(text):
+        return "initial"
+    rest = _SUBJECT.sub("", text, count=1)
+    for pattern, _ in _ATTITUDES:
+        m = pattern.match(rest)
+        if m:
+            return "initial" if _is_past(m.group("v")) else "current"
+    return "current"
