@@ -1,0 +1,332 @@
+"""The REPL's commands: one handler per ``:command``, each returning renderables.
+
+A handler takes the session and the text after the command name and returns what to
+show (a list of rich renderables); it raises :class:`~elot.errors.ElotError` for bad
+input, which the loop renders and survives. Lines that are not commands are queries: an
+ELoT formula, or an English sentence to translate first.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from elot.errors import ElotError
+from repl import render
+from repl.session import Session
+
+
+class Quit(Exception):
+    """Raised by ``:quit`` to end the loop."""
+
+
+Handler = Callable[[Session, str], list[RenderableType]]
+
+
+@dataclass(frozen=True)
+class Command:
+    """A REPL command: its name, argument synopsis, one-line help and handler.
+
+    ``complete`` names what its argument completes to: ``formula``, ``path``,
+    ``scenario``, ``model``, ``set`` or ``None``.
+    """
+
+    name: str
+    args: str
+    help: str
+    handler: Handler
+    complete: str | None = None
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def command(name: str, args: str, help: str, complete: str | None = None):
+    """Register the decorated function as the handler of ``:name``."""
+
+    def wrap(fn: Handler) -> Handler:
+        COMMANDS[name] = Command(name, args, help, fn, complete)
+        return fn
+
+    return wrap
+
+
+def _need(arg: str, usage: str) -> str:
+    if not arg.strip():
+        raise ElotError(f"missing argument", hint=f"usage: {usage}")
+    return arg.strip()
+
+
+def _int(text: str, what: str, usage: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ElotError(f"{what} must be a whole number, not {text!r}", hint=f"usage: {usage}") from None
+
+
+def _float(text: str, what: str, usage: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ElotError(f"{what} must be a number, not {text!r}", hint=f"usage: {usage}") from None
+
+
+# -- help, scenarios, time ------------------------------------------------------------------
+
+
+@command("help", "", "list the commands")
+def _help(session: Session, arg: str) -> list[RenderableType]:
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column("command", style="bold cyan", no_wrap=True)
+    table.add_column("help")
+    for cmd in COMMANDS.values():
+        table.add_row(Text(f":{cmd.name} {cmd.args}".rstrip()), Text(cmd.help))
+    table.add_row(Text("FORMULA"), Text("type, lowered form and score of an ELoT formula now"))
+    table.add_row(Text("SENTENCE"), Text("translate an English sentence to ELoT, then score it"))
+    return [table]
+
+
+@command("load", "PATH|NAME", "load a scenario: a .scn file, a dataset plan, or a built-in example", "path")
+def _load(session: Session, arg: str) -> list[RenderableType]:
+    session.load(_need(arg, ":load PATH|NAME"))
+    return [render.message(session.describe(), "green")]
+
+
+@command("scenarios", "", "list the built-in example scenarios")
+def _scenarios(session: Session, arg: str) -> list[RenderableType]:
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column("name", style="bold")
+    table.add_column("")
+    for name, note in session.examples():
+        table.add_row(Text(name), Text(note))
+    return [render.titled("built-in scenarios (:load NAME; dataset plans load by id, e.g. :load 1_1)", table)]
+
+
+@command("step", "[N]", "move N steps forward (default 1; negative goes back)")
+def _step(session: Session, arg: str) -> list[RenderableType]:
+    n = _int(arg.strip(), "N", ":step [N]") if arg.strip() else 1
+    session.goto(min(max(session.t + n, 0), session.horizon))
+    return [render.message(session.where())]
+
+
+@command("goto", "T", "go to step T (0 = before the first action)")
+def _goto(session: Session, arg: str) -> list[RenderableType]:
+    session.goto(_int(_need(arg, ":goto T"), "T", ":goto T"))
+    return [render.message(session.where())]
+
+
+@command("judgments", "", "the scenario's judgment points and its statements")
+def _judgments(session: Session, arg: str) -> list[RenderableType]:
+    table = Table(box=None, pad_edge=False)
+    table.add_column("t", justify="right")
+    table.add_column("last action")
+    for t in session.judgments():
+        table.add_row(str(t), Text(session.action_before(t) or "–"))
+    out: list[RenderableType] = [render.titled("judgment points (:goto T)", table)]
+    statements = session.statements()
+    if statements:
+        st = Table(box=None, show_header=False, pad_edge=False)
+        st.add_column("mode")
+        st.add_column("text")
+        for mode, text in statements:
+            st.add_row(Text(mode), Text(text))
+        out.append(render.titled("statements", st))
+    return out
+
+
+# -- views ----------------------------------------------------------------------------------
+
+
+@command("map", "", "the grid now: walls, agent, gems, doors, boxes, keys seen, path walked")
+def _map(session: Session, arg: str) -> list[RenderableType]:
+    title = f"{session.name}  {session.where()}"
+    return [render.map_view(session.states(), session.t, title=title)]
+
+
+@command("goals", "", "posterior over the agent's goal now")
+def _goals(session: Session, arg: str) -> list[RenderableType]:
+    goal = getattr(session.scenario, "true_goal", None)
+    return [render.bar_chart(f"goal posterior at t={session.t}", session.goal_posterior(),
+                             highlight=goal, style="magenta",
+                             caption="* true goal" if goal else None)]
+
+
+@command("worlds", "", "posterior over the hidden key placement (initial state)")
+def _worlds(session: Session, arg: str) -> list[RenderableType]:
+    return [render.bar_chart(f"key placement (initial state) posterior at t={session.t}",
+                             session.world_posterior(), style="yellow")]
+
+
+@command("beliefs", "", "the agent's belief over key placements now (posterior average)")
+def _beliefs(session: Session, arg: str) -> list[RenderableType]:
+    return [render.bar_chart(f"the {session.agent_name}'s belief over key placements at t={session.t}",
+                             session.belief_posterior(), style="cyan",
+                             caption="posterior-weighted average of the agent's belief")]
+
+
+# -- formulas -------------------------------------------------------------------------------
+
+
+@command("type", "F", "the type of a formula", "formula")
+def _type(session: Session, arg: str) -> list[RenderableType]:
+    checked = session.check(_need(arg, ":type F"))
+    return [Text.assemble((session.show(checked.term), "cyan"), " : ", (str(checked.type), "bold"))]
+
+
+@command("lower", "F", "the lowered form of a formula, with the rules that fired", "formula")
+def _lower(session: Session, arg: str) -> list[RenderableType]:
+    lowered, steps = session.lower(_need(arg, ":lower F"))
+    out: list[RenderableType] = [Text(session.show(lowered), style="cyan")]
+    if steps:
+        table = Table(box=None, show_header=False, pad_edge=False)
+        table.add_column("op", style="bold")
+        table.add_column("rule", style="dim")
+        for step in steps:
+            table.add_row(Text(step.operator), Text(step.rule))
+        out.append(table)
+    return out
+
+
+@command("explain", "F", "which prob_of values and thresholds decided the score, by hypothesis group", "formula")
+def _explain(session: Session, arg: str) -> list[RenderableType]:
+    return render.explanation_view(session.explain(_need(arg, ":explain F")))
+
+
+@command("trace", "F", "the score at every step as a sparkline, judgment points marked", "formula")
+def _trace(session: Session, arg: str) -> list[RenderableType]:
+    text = _need(arg, ":trace F")
+    values = session.trace(text)
+    title = f"{session.show(session.check(text).term)}  ({session.mode} belief, model {session.model})"
+    return [render.trace_view(title, values, judgments=session.judgments(), now=session.t)]
+
+
+@command("initial", "", "score formulas about the agent's initial belief")
+def _initial(session: Session, arg: str) -> list[RenderableType]:
+    session.mode = "initial"
+    return [render.message("mode: initial (formulas are about the agent's initial belief)")]
+
+
+@command("current", "", "score formulas about the agent's current belief")
+def _current(session: Session, arg: str) -> list[RenderableType]:
+    session.mode = "current"
+    return [render.message("mode: current (formulas are about the agent's belief now)")]
+
+
+# -- settings -------------------------------------------------------------------------------
+
+_SET_USAGE = ":set threshold NAME VALUE | :set beta VALUE | :set k N"
+
+
+@command("set", "threshold NAME V | beta V | k N", "change a threshold, β (rationality) or k (belief particles)", "set")
+def _set(session: Session, arg: str) -> list[RenderableType]:
+    words = _need(arg, _SET_USAGE).split()
+    what = words[0]
+    if what == "threshold" and len(words) == 3:
+        session.set_threshold(words[1], _float(words[2], "the threshold", _SET_USAGE))
+        return [render.message(f"threshold {words[1]} = {session.thresholds_dict()[words[1]]:g}")]
+    if what == "beta" and len(words) == 2:
+        session.set_beta(_float(words[1], "beta", _SET_USAGE))
+        return [render.message(f"beta = {session.beta:g} (inference reruns on the next query)")]
+    if what == "k" and len(words) == 2:
+        session.set_k(_int(words[1], "k", _SET_USAGE))
+        return [render.message(f"k = {session.k} (inference reruns on the next query)")]
+    suggestion = difflib.get_close_matches(what, ["threshold", "beta", "k"], n=1)
+    hint = f"did you mean :set {suggestion[0]}? " if suggestion else ""
+    raise ElotError(f"cannot set {arg.strip()!r}", hint=f"{hint}usage: {_SET_USAGE}")
+
+
+@command("model", "[full|true-belief|non-planning]", "show or change the BToM model (ablations)", "model")
+def _model(session: Session, arg: str) -> list[RenderableType]:
+    if arg.strip():
+        session.set_model(arg.strip())
+    return [render.message(f"model: {session.model}  (beta = {session.beta:g}, k = {session.k})")]
+
+
+@command("thresholds", "", "the thresholds in use")
+def _thresholds(session: Session, arg: str) -> list[RenderableType]:
+    return [render.thresholds_table(session.thresholds_dict(), session.default_thresholds())]
+
+
+@command("save", "FILE", "save this session's queries and scores (.csv or .json)", "path")
+def _save(session: Session, arg: str) -> list[RenderableType]:
+    path = session.save(_need(arg, ":save FILE"))
+    return [render.message(f"saved {len(session.log)} queries to {path}", "green")]
+
+
+@command("quit", "", "leave (also Ctrl-D)")
+def _quit(session: Session, arg: str) -> list[RenderableType]:
+    raise Quit
+
+
+# -- dispatch -------------------------------------------------------------------------------
+
+_COMMAND_RE = re.compile(r"^:(\S*)\s*(.*)$", re.S)
+
+
+def suggest(name: str) -> str | None:
+    """The known command closest to ``name``, if any is close."""
+    names = list(COMMANDS)
+    prefixed = [n for n in names if n.startswith(name)] if name else []
+    if len(prefixed) == 1:
+        return prefixed[0]
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
+    return close[0] if close else None
+
+
+def looks_like_english(line: str) -> bool:
+    """A line is English (to translate) when it has no parentheses and several words.
+
+    Formulas always have a functor and parentheses, or are a single name; anything with a
+    parenthesis goes to the parser so that a malformed formula gets its caret message.
+    """
+    return "(" not in line and ")" not in line and len(line.split()) >= 2
+
+
+def execute(session: Session, line: str) -> list[RenderableType]:
+    """Run one input line; raises :class:`ElotError` on bad input and :class:`Quit`."""
+    line = line.strip()
+    if not line or line.startswith("#"):
+        return []
+    match = _COMMAND_RE.match(line)
+    if match:
+        name, arg = match.groups()
+        cmd = COMMANDS.get(name)
+        if cmd is None:
+            close = suggest(name)
+            raise ElotError(
+                f"unknown command :{name}",
+                hint=(f"did you mean :{close}? " if close else "") + "type :help for the list",
+            )
+        return cmd.handler(session, arg)
+    if looks_like_english(line):
+        return english(session, line)
+    return [render.score_table(session.query(line))]
+
+
+def english(session: Session, sentence: str) -> list[RenderableType]:
+    """Translate a sentence, list the candidates, then score each as a formula."""
+    candidates = session.translate(sentence)
+    if not candidates:
+        raise ElotError(f"no translation for {sentence!r}", hint="write the ELoT formula instead")
+    out: list[RenderableType] = []
+    table = Table(box=None, pad_edge=False)
+    table.add_column("weight", justify="right")
+    table.add_column("mode")
+    table.add_column("formula", style="cyan", overflow="fold")
+    for text, weight, mode in candidates:
+        table.add_row(f"{weight:.2f}", Text(mode), Text(text))
+    out.append(render.titled("translations", table))
+    saved = session.mode
+    try:
+        for text, weight, mode in candidates[:3]:
+            session.mode = mode
+            out.append(render.score_table(session.query(text, source=sentence, weight=weight)))
+    finally:
+        session.mode = saved
+    return out

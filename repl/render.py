@@ -1,0 +1,361 @@
+"""Rich renderables for the REPL: the map, bar charts, score tables, sparklines, errors.
+
+Every function here is pure: it takes plain values (numbers, labels, world states) and
+returns a ``rich`` renderable; printing is the REPL loop's job. The renderings stay
+readable without colour (tests export them as plain text and compare with golden files),
+so colour only ever doubles information that letters already carry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from elot.errors import ElotError, ElotTypeError
+
+#: rich styles for the colours scenarios use; anything else is shown as-is.
+COLOUR_STYLES = {
+    "red": "red",
+    "blue": "blue",
+    "yellow": "yellow",
+    "green": "green",
+    "orange": "dark_orange",
+    "purple": "magenta",
+    "pink": "hot_pink",
+    "white": "white",
+}
+
+_BAR_WIDTH = 30
+_EIGHTHS = " ▏▎▍▌▋▊▉█"
+_SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def colour_style(colour: str | None) -> str:
+    """The rich style of a scenario colour name (``''`` for none)."""
+    if not colour:
+        return ""
+    return COLOUR_STYLES.get(colour, colour if colour.isalpha() else "")
+
+
+# -- bar charts ---------------------------------------------------------------------------
+
+
+def bar(value: float, width: int = _BAR_WIDTH) -> str:
+    """A horizontal bar of ``value`` ∈ [0, 1] in ``width`` cells, with eighth-cell steps."""
+    value = min(1.0, max(0.0, float(value)))
+    eighths = round(value * width * 8)
+    full, rest = divmod(eighths, 8)
+    text = "█" * full + (_EIGHTHS[rest] if rest else "")
+    return text.ljust(width)
+
+
+def titled(title: str, table: Table) -> Group:
+    """A table under a bold heading (table titles wrap to the table's width; this does not)."""
+    return Group(Text(title, style="bold"), table)
+
+
+def bar_chart(
+    title: str,
+    rows: Sequence[tuple[str, float]],
+    *,
+    highlight: str | None = None,
+    style: str = "cyan",
+    width: int = _BAR_WIDTH,
+    caption: str | None = None,
+) -> Group:
+    """A titled horizontal bar chart of ``(label, probability)`` rows, in the given order.
+
+    The row labelled ``highlight`` (e.g. the true goal) is marked with ``*``.
+    """
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column("label", no_wrap=True)
+    table.add_column("bar", no_wrap=True, width=width)
+    table.add_column("p", justify="right", no_wrap=True)
+    for label, value in rows:
+        mark = "*" if highlight is not None and label == highlight else " "
+        table.add_row(Text(f"{label}{mark}"), Text(bar(value, width), style=style),
+                      Text(f"{value:.3f}"))
+    parts: list[RenderableType] = [Text(title, style="bold"), table]
+    if caption:
+        parts.append(Text(caption, style="dim"))
+    return Group(*parts)
+
+
+# -- sparklines -----------------------------------------------------------------------------
+
+
+def sparkline(values: Sequence[float]) -> str:
+    """One character per value ∈ [0, 1]: ``▁`` (0) .. ``█`` (1)."""
+    out = []
+    for v in values:
+        v = min(1.0, max(0.0, float(v)))
+        out.append(_SPARKS[min(len(_SPARKS) - 1, int(v * len(_SPARKS)))])
+    return "".join(out)
+
+
+def trace_view(
+    title: str,
+    values: Sequence[float],
+    *,
+    judgments: Iterable[int] = (),
+    now: int | None = None,
+    label: str = "normalized likelihood",
+) -> Group:
+    """The score at every step t = 0..T as a sparkline, with judgment points marked ``^``
+    and the current step ``|``, followed by the values at the judgment points."""
+    judgments = sorted(set(judgments))
+    line = sparkline(values)
+    marks = [" "] * len(values)
+    for t in judgments:
+        if 0 <= t < len(marks):
+            marks[t] = "^"
+    if now is not None and 0 <= now < len(marks):
+        marks[now] = "|" if marks[now] == " " else "┃"
+    table = Table(box=None, show_header=True, pad_edge=False)
+    table.add_column("t", justify="right")
+    table.add_column(label, justify="right")
+    shown = [t for t in judgments if 0 <= t < len(values)]
+    if now is not None and now not in shown and 0 <= now < len(values):
+        shown = sorted(shown + [now])
+    for t in shown:
+        note = " (now)" if t == now else ""
+        table.add_row(f"{t}{note}", f"{values[t]:.3f}")
+    header = Text(title, style="bold")
+    body = Text.assemble(
+        ("t=0 ", "dim"), (line, "green"), (f" t={len(values) - 1}", "dim"), "\n",
+        ("    ", ""), ("".join(marks), "yellow"),
+        ("   ^ judgment point  | now", "dim"),
+    )
+    return Group(header, body, table)
+
+
+# -- scores ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """What a query shows: the formula, its type, lowered form and score now."""
+
+    formula: str
+    type: str
+    lowered: str
+    mode: str
+    t: int
+    posterior: float
+    normalized_likelihood: float
+    prior_fraction: float | None = None
+    source: str | None = None     # the English sentence it was translated from
+    weight: float | None = None   # the translation's weight
+
+
+def score_table(row: ScoreRow) -> Table:
+    """A two-column table: formula, type, lowered form, and the scores at ``row.t``."""
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column("key", style="bold", no_wrap=True)
+    table.add_column("value", overflow="fold")
+    if row.source is not None:
+        weight = "" if row.weight is None else f"  (weight {row.weight:.2f})"
+        table.add_row("english", Text(f"{row.source}{weight}"))
+    table.add_row("formula", Text(row.formula, style="cyan"))
+    table.add_row("type", Text(row.type))
+    table.add_row("lowered", Text(row.lowered, style="dim"))
+    label = "initial belief" if row.mode == "initial" else "current belief"
+    table.add_row("score", Text.assemble(
+        (f"P = {row.posterior:.3f}", "bold"),
+        f"   normalized L = ",
+        (f"{row.normalized_likelihood:.3f}", "bold green"),
+        f"   ({label}, t={row.t})",
+    ))
+    if row.prior_fraction is not None:
+        table.add_row("prior", f"π = {row.prior_fraction:.3f} of hypotheses make it true")
+    return table
+
+
+def thresholds_table(values: dict[str, float], defaults: dict[str, float]) -> Group:
+    """Every threshold with its value; changed ones are marked with their default."""
+    table = Table(box=None, pad_edge=False)
+    table.add_column("name")
+    table.add_column("value", justify="right")
+    table.add_column("default", justify="right", style="dim")
+    for name, value in values.items():
+        default = defaults.get(name)
+        changed = default is not None and abs(default - value) > 1e-12
+        table.add_row(name, Text(f"{value:g}", style="bold yellow" if changed else ""),
+                      f"{default:g}" if changed else "")
+    return titled("thresholds", table)
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+
+def error_view(error: ElotError) -> Text:
+    """An :class:`ElotError` with rich styling: location, message, source line, caret, hint."""
+    errors = error.errors if isinstance(error, ElotTypeError) else (error,)
+    text = Text()
+    for i, err in enumerate(errors):
+        if i:
+            text.append("\n")
+        where = err.location()
+        if where:
+            text.append(f"{where}: ", style="bold")
+        text.append(f"{err.kind}: ", style="bold red")
+        text.append(err.message)
+        context = err.context_lines()
+        if context:
+            text.append("\n    " + context[0])
+            text.append("\n    " + context[1], style="bold red")
+        for note in err.notes:
+            text.append(f"\nnote: {note}", style="dim")
+        if err.hint:
+            text.append("\nhint: ", style="bold cyan")
+            text.append(err.hint)
+    return text
+
+
+def message(text: str, style: str = "") -> Text:
+    """A one-line message."""
+    return Text(text, style=style)
+
+
+# -- the map --------------------------------------------------------------------------------
+
+_CELL = 3
+
+
+def _tag(name: str) -> str:
+    """The short label of an object on the map: its number (``box2`` → ``2``)."""
+    digits = "".join(ch for ch in name if ch.isdigit())
+    return digits or name[:1]
+
+
+def _initial(colour: str | None) -> str:
+    return (colour or "?")[:1]
+
+
+def map_view(states: Sequence, t: int, *, title: str | None = None) -> Group:
+    """The grid at step ``t`` of the true states ``s_0..s_T``, with a legend.
+
+    Walls ``███``, floor ``·``, the path walked so far ``•``, the agent ``@``, gems
+    ``gN``, locked doors ``D`` + colour initial (``DR``), unlocked doors ``d`` + initial,
+    closed boxes ``[N]``, opened boxes ``[r]`` (the colour of the key seen in it) or ``[ ]``,
+    keys lying on a cell ``k`` + initial. Only what the observer has seen is drawn: keys
+    in closed boxes are not. Colours double the letters.
+    """
+    state = states[t]
+    layout = state.layout
+    path = {s.agent_pos for s in states[: t + 1]}
+    cells: dict[tuple[int, int], tuple[str, str]] = {}
+    for pos in layout.walls:
+        cells[pos] = ("█" * _CELL, "grey50")
+    for gem, pos in layout.gems:
+        if gem not in state.held_gems and layout.in_bounds(pos):
+            cells[pos] = (f"g{_tag(gem)}", "bold magenta")
+    for door, pos, colour in layout.doors:
+        if door in state.locked:
+            cells[pos] = (f"D{_initial(colour).upper()}", f"bold white on {colour_style(colour) or 'grey30'}")
+        else:
+            cells[pos] = (f"d{_initial(colour).lower()}", colour_style(colour))
+    for box, pos in layout.boxes:
+        if box in state.closed:
+            cells[pos] = (f"[{_tag(box)}]", "bold")
+        else:
+            inside = [state.key(k).colour for k in state.box_contents(box)]
+            colour = inside[0] if inside else None
+            cells[pos] = (f"[{_initial(colour).lower()}]" if inside else "[ ]", colour_style(colour))
+    for key, ks in state.keys:
+        if ks.where[0] == "cell":
+            cells[ks.where[1]] = (f"k{_initial(ks.colour).lower()}", f"bold {colour_style(ks.colour)}".strip())
+    cells[state.agent_pos] = ("@", "bold reverse")
+
+    grid = Text(no_wrap=True)
+    grid.append("   " + "".join(f"{x:^{_CELL}}" for x in range(1, layout.width + 1)) + "\n", style="dim")
+    for y in range(1, layout.height + 1):
+        grid.append(f"{y:>2} ", style="dim")
+        for x in range(1, layout.width + 1):
+            pos = (x, y)
+            if pos in cells:
+                label, style = cells[pos]
+                grid.append(f"{label:^{_CELL}}", style=style)
+            elif pos in path:
+                grid.append(f"{'•':^{_CELL}}", style="cyan")
+            else:
+                grid.append(f"{'·':^{_CELL}}", style="grey42")
+        if y < layout.height:
+            grid.append("\n")
+    parts: list[RenderableType] = []
+    if title:
+        parts.append(Text(title, style="bold"))
+    parts.append(grid)
+    parts.append(_map_legend(state))
+    return Group(*parts)
+
+
+def _map_legend(state) -> Text:
+    layout = state.layout
+    text = Text()
+    x, y = state.agent_pos
+    text.append("@", style="bold reverse")
+    text.append(f" {layout.agent} at ({x},{y})   ")
+    text.append("•", style="cyan")
+    text.append(" path walked   ")
+    text.append("███", style="grey50")
+    text.append(" wall\n")
+    boxes = []
+    for box, pos in layout.boxes:
+        if box in state.closed:
+            boxes.append(f"[{_tag(box)}] {box} closed")
+        else:
+            inside = [state.key(k).colour or "spare" for k in state.box_contents(box)]
+            boxes.append(f"{box} open: " + (", ".join(f"{c} key" for c in inside) if inside else "empty"))
+    if boxes:
+        text.append("boxes: " + "; ".join(boxes) + "\n")
+    doors = [f"{door} {colour} {'locked' if door in state.locked else 'unlocked'}"
+             for door, _, colour in layout.doors]
+    if doors:
+        text.append("doors: " + "; ".join(doors) + "\n")
+    gems = [f"g{_tag(g)} {g}" for g, _ in layout.gems if g not in state.held_gems]
+    if gems:
+        text.append("gems: " + ", ".join(gems) + "\n")
+    held = [f"{ks.colour} key" for _, ks in state.keys if ks.where[0] == "held"]
+    held += sorted(state.held_gems)
+    used = [f"{ks.colour}" for _, ks in state.keys if ks.where[0] == "used"]
+    text.append("holding: " + (", ".join(held) if held else "nothing"))
+    if used:
+        text.append("   used keys: " + ", ".join(used))
+    return text
+
+
+# -- explanations ---------------------------------------------------------------------------
+
+
+def explanation_view(explanation) -> Group:
+    """A :class:`repl.session.Explanation`: the score, the thresholds compared with, and
+    the hypotheses grouped by their ``prob_of`` values (posterior mass per group)."""
+    parts: list[RenderableType] = [score_table(explanation.score)]
+    if explanation.thresholds:
+        parts.append(Text("thresholds: " + ", ".join(f"{n} = {v:g}" for n, v in explanation.thresholds)))
+    if not explanation.columns:
+        parts.append(Text("no prob_of terms: the formula is about the world only; "
+                          "groups are by its truth in each hypothesis's world", style="dim"))
+    parts.append(Text("hypotheses grouped by prob_of values (heaviest first)", style="bold"))
+    table = Table(pad_edge=False, show_edge=False)
+    table.add_column("group", justify="right")
+    for i, column in enumerate(explanation.columns, 1):
+        table.add_column(f"p{i}", justify="right")
+    table.add_column("holds", justify="center")
+    table.add_column("mass", justify="right")
+    table.add_column("#hyp", justify="right", style="dim")
+    for g, (values, holds, mass, count) in enumerate(explanation.groups, 1):
+        table.add_row(str(g), *(f"{v:.3f}" for v in values),
+                      Text("yes" if holds else "no", style="green" if holds else "red"),
+                      f"{mass:.3f}", str(count))
+    parts.append(table)
+    if explanation.hidden_groups:
+        parts.append(Text(f"... {explanation.hidden_groups} lighter groups not shown", style="dim"))
+    for i, column in enumerate(explanation.columns, 1):
+        parts.append(Text(f"p{i} = {column}", style="dim"))
+    return Group(*parts)

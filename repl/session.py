@@ -1,0 +1,490 @@
+"""The REPL's state: scenario, inference, time, mode, thresholds, β, model and query log.
+
+A :class:`Session` answers questions in data (posteriors as ``(label, probability)``
+rows, scores as :class:`~repl.render.ScoreRow`); the commands turn those into
+renderables. Inference is the expensive part: it runs lazily, once per (scenario,
+model, β, k), and is kept while the user moves through time or changes thresholds.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from elot.checker import Checked, check, infer_bindings
+from elot.errors import ElotError, ScenarioError
+from elot.evaluate import Thresholds, compile_formula
+from elot.lowering import lower
+from elot.printer import pretty
+from elot.signature import Signature
+from elot.syntax import QUANTIFIERS, Call, Const, Term, Var, free_variables, subterms, substitute
+from repl.render import ScoreRow
+
+MODELS = ("full", "true-belief", "non-planning")
+MODES = ("current", "initial")
+DEFAULT_BETA = 2 ** 1.5
+DEFAULT_K = 3
+
+
+@dataclass
+class Explanation:
+    """What decided a formula's score at one step: the ``prob_of`` terms of its lowered
+    form (``columns``), the thresholds it compares them with, and the hypotheses grouped
+    by their ``prob_of`` values and the formula's truth (``groups``: values, holds,
+    posterior mass, number of hypotheses), heaviest first."""
+
+    formula: str
+    lowered: str
+    columns: list[str]
+    thresholds: list[tuple[str, float]]
+    groups: list[tuple[tuple[float, ...], bool, float, int]]
+    score: ScoreRow
+    hidden_groups: int = 0
+
+
+@dataclass
+class Session:
+    """Everything the REPL remembers between lines."""
+
+    scenario: Any
+    model: str = "full"
+    beta: float = DEFAULT_BETA
+    k: int = DEFAULT_K
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    mode: str = "current"
+    bind_free: bool = False
+    t: int = 0
+    log: list[dict] = field(default_factory=list)
+    _inference: Any = None
+    _states: list | None = None
+    _signature: Signature | None = None
+
+    # -- scenario and time ---------------------------------------------------------------
+
+    @staticmethod
+    def open(spec: str | None = None, **settings) -> "Session":
+        """A session on a scenario file, a built-in example name, or the default example."""
+        return Session(scenario=load(spec), **settings)
+
+    def load(self, spec: str) -> None:
+        """Replace the scenario (file path or example name); time goes back to 0."""
+        self.scenario = load(spec)
+        self._inference = None
+        self._states = None
+        self._signature = None
+        self.t = 0
+
+    @staticmethod
+    def examples() -> list[tuple[str, str]]:
+        """The built-in example scenarios: (name, one-line description)."""
+        from elot.scenario import list_examples, load_example
+
+        out = []
+        for name in list_examples():
+            try:
+                note = load_example(name).description.strip().splitlines()[0]
+            except (ElotError, IndexError):
+                note = ""
+            out.append((name, note))
+        return out
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self.scenario, "name", "scenario"))
+
+    @property
+    def agent_name(self) -> str:
+        return str(getattr(self.scenario.layout, "agent", "agent"))
+
+    @property
+    def horizon(self) -> int:
+        """T, the number of actions: steps run from 0 to T."""
+        return len(self.scenario.actions)
+
+    def states(self) -> list:
+        """s_0..s_T, the true world states (computed once per scenario)."""
+        if self._states is None:
+            self._states = list(self.scenario.states())
+        return self._states
+
+    def goto(self, t: int) -> None:
+        """Move to step ``t``; out-of-range steps are an error that names the range."""
+        if not 0 <= t <= self.horizon:
+            raise ElotError(
+                f"step {t} is outside this scenario",
+                hint=f"steps run from 0 to {self.horizon}; the judgment points are "
+                + (", ".join(map(str, self.judgments())) or "none"),
+            )
+        self.t = t
+
+    def judgments(self) -> list[int]:
+        return [int(t) for t in getattr(self.scenario, "judgments", ())]
+
+    def action_before(self, t: int) -> str | None:
+        """The action that led to step ``t`` (None at t = 0)."""
+        return None if t <= 0 else _action_text(self.scenario.actions[t - 1])
+
+    def statements(self) -> list[tuple[str, str]]:
+        """The scenario's own statements as (mode, text)."""
+        out = []
+        for s in getattr(self.scenario, "statements", ()) or ():
+            if isinstance(s, str):
+                out.append(("current", s))
+            else:
+                out.append((getattr(s, "mode", "current"), getattr(s, "text", str(s))))
+        return out
+
+    def describe(self) -> str:
+        goal = getattr(self.scenario, "true_goal", None)
+        return (f"loaded {self.name}: {self.horizon} actions, judgment points "
+                f"{', '.join(map(str, self.judgments())) or 'none'}"
+                + (f", true goal {goal}" if goal else ""))
+
+    def where(self) -> str:
+        action = self.action_before(self.t)
+        judged = "  (judgment point)" if self.t in self.judgments() else ""
+        return f"t={self.t}/{self.horizon}" + (f"  after {action}" if action else "  (start)") + judged
+
+    def prompt(self) -> str:
+        mode = "" if self.mode == "current" else " initial"
+        return f"elot[t={self.t}/{self.horizon}{mode}]> "
+
+    # -- settings ------------------------------------------------------------------------
+
+    def set_threshold(self, name: str, value: float) -> None:
+        self.thresholds = self.thresholds.replace(**{name: value})
+
+    def set_beta(self, beta: float) -> None:
+        if not beta > 0:
+            raise ElotError(f"beta must be positive, not {beta:g}", hint="e.g. :set beta 2.83")
+        if beta != self.beta:
+            self.beta = beta
+            self._inference = None
+
+    def set_k(self, k: int) -> None:
+        if not 1 <= k <= 6:
+            raise ElotError(f"k must be between 1 and 6, not {k}", hint="the paper uses k = 3")
+        if k != self.k:
+            self.k = k
+            self._inference = None
+
+    def set_model(self, model: str) -> None:
+        if model not in MODELS:
+            import difflib
+
+            close = difflib.get_close_matches(model, MODELS, n=1)
+            raise ElotError(f"unknown model {model!r}",
+                            hint=(f"did you mean {close[0]}? " if close else "") + "models: " + ", ".join(MODELS))
+        if model != self.model:
+            self.model = model
+            self._inference = None
+
+    def thresholds_dict(self) -> dict[str, float]:
+        return dataclasses.asdict(self.thresholds)
+
+    @staticmethod
+    def default_thresholds() -> dict[str, float]:
+        return dataclasses.asdict(Thresholds())
+
+    # -- inference -----------------------------------------------------------------------
+
+    def needs_inference(self) -> bool:
+        """Whether the next use of :attr:`inference` will run it."""
+        return self._inference is None
+
+    @property
+    def inference(self):
+        """The BToM inference for the current scenario, model, β and k (run once)."""
+        if self._inference is None:
+            from elot.inference import infer
+
+            self._inference = infer(self.scenario, model=self.model, beta=self.beta, k=self.k)
+        return self._inference
+
+    @property
+    def signature(self) -> Signature:
+        """The scenario's objects with the Doors, Keys & Gems predicates (cached)."""
+        if self._signature is None:
+            self._signature = self.scenario.signature()
+        return self._signature
+
+    def goal_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
+        """P(goal | actions up to t) for each gem, in the layout's order."""
+        t = self.t if t is None else t
+        posterior = _goal_posterior(self.inference, t)
+        return [(str(g), float(p)) for g, p in posterior.items()]
+
+    def world_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
+        """P(initial key placement | actions up to t), each described box by box."""
+        t = self.t if t is None else t
+        probs = _initial_posterior(self.inference, t)
+        return [(self.placement(s), float(p)) for s, p in zip(_initial_states(self.inference), probs)]
+
+    def belief_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
+        """The agent's belief over placements at t, averaged over hypotheses by posterior."""
+        t = self.t if t is None else t
+        inf = self.inference
+        average = _average_belief(inf, t)      # world j at t evolved from initial state j
+        return [(self.placement(s), float(p)) for s, p in zip(_initial_states(inf), average)]
+
+    def placement(self, state) -> str:
+        """A hidden-key placement as ``box1: red, box2: –``."""
+        return describe_placement(self.scenario.layout, state)
+
+    # -- formulas ------------------------------------------------------------------------
+
+    def parse(self, text: str) -> Term:
+        from elot.parser import parse
+
+        return parse(text, path="<formula>")
+
+    def check(self, text: str) -> Checked:
+        try:
+            return check(text, self.signature, bind_free=self.bind_free, source=text)
+        except ElotError as error:
+            raise error.located(source=text, path="<formula>")
+
+    def lower(self, text: str):
+        try:
+            return lower(self.parse(text), self.signature, explain=True, bind_free=self.bind_free)
+        except ElotError as error:
+            raise error.located(source=text, path="<formula>")
+
+    @staticmethod
+    def show(term: Term) -> str:
+        return pretty(term)
+
+    def score(self, text: str, t: int | None = None, mode: str | None = None) -> ScoreRow:
+        """Type, lowered form and score of a formula at ``t`` (default now)."""
+        from elot.scoring import score
+
+        t = self.t if t is None else t
+        mode = mode or self.mode
+        checked = self.check(text)
+        lowered = lower(checked.term, self.signature, bind_free=False)
+        try:
+            result = score(self.inference, text, t, mode=mode, thresholds=self.thresholds,
+                           bind_free=self.bind_free)
+        except ElotError as error:
+            raise error.located(source=text, path="<formula>")
+        return ScoreRow(
+            formula=pretty(checked.term), type=str(checked.type), lowered=pretty(lowered),
+            mode=mode, t=t, posterior=float(result.posterior),
+            normalized_likelihood=float(result.normalized_likelihood),
+            prior_fraction=_maybe_float(getattr(result, "prior_fraction", None)),
+        )
+
+    def query(self, text: str, *, source: str | None = None, weight: float | None = None) -> ScoreRow:
+        """Score a formula now and record it in the query log."""
+        row = dataclasses.replace(self.score(text), source=source, weight=weight)
+        self.log.append({
+            "scenario": self.name, "t": row.t, "mode": row.mode, "model": self.model,
+            "beta": self.beta, "english": source or "", "formula": row.formula,
+            "lowered": row.lowered, "posterior": row.posterior,
+            "normalized_likelihood": row.normalized_likelihood,
+        })
+        return row
+
+    def translate(self, sentence: str) -> list[tuple[str, float, str]]:
+        """English → ranked ELoT candidates (formula text, weight, mode)."""
+        try:
+            from elot.translate import translate
+        except ImportError:
+            raise ElotError("English input needs the translation module",
+                            hint="write an ELoT formula instead, e.g. believes(player, formula(empty(box1)))") from None
+        result = translate(sentence, scenario=self.scenario)
+        return [(c.formula, float(c.weight), c.mode or self.mode) for c in result.candidates]
+
+    def trace(self, text: str) -> list[float]:
+        """The normalized likelihood of a formula at every step 0..T."""
+        self.check(text)
+        return [self.score(text, t).normalized_likelihood for t in range(self.horizon + 1)]
+
+    def explain(self, text: str, *, max_columns: int = 6, max_groups: int = 12) -> Explanation:
+        """The ``prob_of`` values and thresholds that decided the score now, by group."""
+        row = self.score(text)
+        checked = self.check(text)
+        lowered = lower(checked.term, self.signature, bind_free=self.bind_free)
+        inf = self.inference
+        t = self.t if self.mode == "current" else 0
+        worlds = _worlds(inf, t)
+        beliefs = _beliefs(inf, t)
+        true_index = _true_index(inf, t)
+        weights = _posterior(inf, self.t)
+        columns: list[tuple[str, np.ndarray]] = []
+        for term in _prob_terms(lowered, self.signature):
+            compiled = compile_formula(term, self.signature, self.thresholds)
+            columns.append((pretty(term), compiled.value(worlds, beliefs, true_index)))
+        # the informative columns first: those whose value varies across hypotheses
+        columns.sort(key=lambda c: -float(np.ptp(c[1])))
+        columns = columns[:max_columns]
+        compiled = compile_formula(checked.term, self.signature, self.thresholds, self.bind_free)
+        holds = compiled.truth(worlds, beliefs, true_index)
+        groups: dict[tuple, list] = {}
+        for n in range(len(weights)):
+            key = (tuple(round(float(v[n]), 3) for _, v in columns), bool(holds[n]))
+            entry = groups.setdefault(key, [0.0, 0])
+            entry[0] += float(weights[n])
+            entry[1] += 1
+        ordered = sorted(((k[0], k[1], m, c) for k, (m, c) in groups.items()), key=lambda g: -g[2])
+        names = sorted({a.args[0].name for a in subterms(lowered)
+                        if isinstance(a, Call) and a.name == "threshold" and a.args
+                        and isinstance(a.args[0], Const)})
+        used = [(name, self.thresholds.value(name)) for name in names]
+        for a in subterms(lowered):
+            if isinstance(a, Call) and a.name == "threshold" and a.args and isinstance(a.args[0], Call):
+                used.append((pretty(a.args[0]), self.thresholds.most(a.args[0].args[0].name)))
+        return Explanation(
+            formula=row.formula, lowered=row.lowered, columns=[c for c, _ in columns],
+            thresholds=list(dict.fromkeys(used)), groups=ordered[:max_groups], score=row,
+            hidden_groups=max(0, len(ordered) - max_groups),
+        )
+
+    # -- saving --------------------------------------------------------------------------
+
+    def save(self, path: str) -> Path:
+        """Write the query log as CSV or JSON (by extension)."""
+        target = Path(path).expanduser()
+        suffix = target.suffix.lower()
+        if suffix not in (".csv", ".json"):
+            raise ElotError(f"cannot save as {suffix or 'a file without extension'}",
+                            hint="use a .csv or .json file name")
+        try:
+            if suffix == ".json":
+                target.write_text(json.dumps(self.log, indent=2) + "\n", encoding="utf-8")
+            else:
+                with target.open("w", newline="", encoding="utf-8") as handle:
+                    fields = list(self.log[0]) if self.log else list(LOG_FIELDS)
+                    writer = csv.DictWriter(handle, fieldnames=fields)
+                    writer.writeheader()
+                    writer.writerows(self.log)
+        except OSError as error:
+            raise ElotError(f"cannot write {target}: {error.strerror}", hint="check the path") from None
+        return target
+
+
+LOG_FIELDS = ("scenario", "t", "mode", "model", "beta", "english", "formula", "lowered",
+              "posterior", "normalized_likelihood")
+
+
+# -- loading ------------------------------------------------------------------------------
+
+
+def load(spec: str | None):
+    """A scenario from a path (``.scn``, dataset problem or plan), a built-in example name
+    or a dataset plan id; the default example when ``spec`` is None."""
+    from elot import scenario as scn
+
+    if spec is None:
+        return scn.default_example()
+    return scn.load_scenario(spec)
+
+
+def describe_placement(layout, state) -> str:
+    """The colour of the key in each box, ``–`` for an empty box: ``box1: red, box2: –``."""
+    inside: dict[str, str] = {}
+    for _, key in state.keys:
+        if key.where[0] == "box":
+            inside[key.where[1]] = key.colour or "spare"
+    boxes = [name for name, _ in layout.boxes]
+    return ", ".join(f"{b}: {inside.get(b, '–')}" for b in boxes)
+
+
+def _action_text(action) -> str:
+    if isinstance(action, str):
+        return action
+    if isinstance(action, tuple):
+        return " ".join(map(str, action))
+    return str(action)
+
+
+def _maybe_float(x) -> float | None:
+    return None if x is None else float(x)
+
+
+def _prob_terms(lowered: Term, signature: Signature) -> list[Term]:
+    """The ``prob_of`` terms of a lowered formula, ground: a term under quantifiers is
+    instantiated with every object its bound variables can take (by their inferred
+    domain types), so each column of the explanation is one number per hypothesis."""
+    found: list[Term] = []
+
+    def walk(node: Term, domains: dict[str, str | None]) -> None:
+        if not isinstance(node, Call):
+            return
+        if node.name == "prob_of":
+            variables = sorted(free_variables(node))
+            for binding in _bindings(variables, domains, signature):
+                found.append(substitute(node, binding))
+            return
+        if node.name in QUANTIFIERS and len(node.args) == 2:
+            inner = dict(domains)
+            inner.update(infer_bindings(node.args[0], node.args[1:], signature))
+            for arg in node.args:
+                walk(arg, inner)
+            return
+        for arg in node.args:
+            walk(arg, domains)
+
+    walk(lowered, {})
+    return list(dict.fromkeys(found))
+
+
+def _bindings(variables: Sequence[str], domains: dict[str, str | None], signature: Signature):
+    if not variables:
+        yield {}
+        return
+    head, rest = variables[0], variables[1:]
+    domain = domains.get(head)
+    objects = signature.objects_of(domain) if domain else ()
+    for obj in objects:
+        for more in _bindings(rest, domains, signature):
+            yield {head: Const(name=obj), **more}
+
+
+# -- what the session reads from an inference ---------------------------------------------
+# (kept in one place: these are the only lines that know the Inference's attribute names)
+
+
+def _posterior(inf, t: int) -> np.ndarray:
+    return np.asarray(inf.posterior(t), dtype=np.float64)
+
+
+def _goal_posterior(inf, t: int) -> dict:
+    return dict(inf.goal_posterior(t))
+
+
+def _initial_states(inf) -> list:
+    """The initial world of each state index (the hidden key placements)."""
+    return list(inf.worlds(0))
+
+
+def _initial_posterior(inf, t: int) -> np.ndarray:
+    return np.asarray(inf.state_posterior(t), dtype=np.float64)
+
+
+def _worlds(inf, t: int) -> list:
+    """The distinct worlds at t as evaluation states (index = initial state index)."""
+    return list(inf.states(t))
+
+
+def _beliefs(inf, t: int) -> np.ndarray:
+    """Each hypothesis's belief at t over :func:`_worlds` ``(t)``: an (N, S) array."""
+    table = np.asarray(inf.beliefs(t), dtype=np.float64)
+    return table[inf.state_index, inf.belief_index]
+
+
+def _average_belief(inf, t: int) -> np.ndarray:
+    """Σ_i p_i · b_i(t) over the worlds at t, without building the (N, S) array."""
+    pairs = np.asarray(inf.pair_posterior(t), dtype=np.float64)      # (n_s, n_b)
+    table = np.asarray(inf.beliefs(t), dtype=np.float64)             # (n_s, n_b, S)
+    return np.einsum("sb,sbj->j", pairs, table)
+
+
+def _true_index(inf, t: int) -> np.ndarray:
+    return np.asarray(inf.state_index, dtype=np.intp)
