@@ -50,13 +50,14 @@ def resolve_signature(scenario=None, signature: "Signature | None" = None) -> "S
     path = os.fspath(scenario)
     if path.endswith(".pddl"):
         return Signature.from_pddl(None, path)
-    try:
-        from elot import scenario as scenarios  # a sibling stage, optional at import time
-    except ImportError as error:  # pragma: no cover - depends on the checkout
-        raise TranslationError(f"cannot load scenario {path!r}: {error}",
-                               hint="give a PDDL problem file with --scenario") from None
-    loaded = scenarios.load(path)
-    return resolve_signature(loaded)
+    if path.endswith(".scn"):
+        from elot.scenario import load_scn  # a sibling stage, loaded only when asked for
+
+        return load_scn(path).signature()
+    raise TranslationError(
+        f"cannot read objects from {path!r}",
+        hint="give a scenario file (.scn) or a PDDL problem file (.pddl)",
+    )
 
 
 def checked(formula: str, signature: "Signature"):
