@@ -35,6 +35,13 @@ MOVES: dict[str, Pos] = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right"
 ARITY: dict[str, int] = {"up": 0, "down": 0, "left": 0, "right": 0, "pickup": 1, "open": 1, "unlock": 2}
 
 
+#: Map glyphs per colour (the dataset's letters for red and blue; ``.scn`` maps use the
+#: same defaults): a locked door, a visible key, a closed box hiding a key of that colour.
+DOOR_GLYPHS: dict[str, str] = {"red": "R", "blue": "B", "yellow": "Y", "green": "E"}
+KEY_GLYPHS: dict[str, str] = {"red": "r", "blue": "b", "yellow": "y", "green": "e"}
+BOX_GLYPHS: dict[str, str] = {"red": "F", "blue": "O", "yellow": "U", "green": "Q"}
+
+
 class ImpossibleActionError(ScenarioError):
     """An action whose preconditions do not hold in the state it is applied to."""
 
@@ -420,10 +427,11 @@ class WorldState:
         return frozenset(out)
 
     def render(self) -> str:
-        """An ASCII drawing in the dataset's convention: ``W`` wall, ``.`` floor, ``h``
-        agent, ``g`` gem, ``C`` closed box, ``O``/``F`` closed box holding a blue/red
-        key, ``o`` open box, upper-case colour initial for a locked door, lower-case for
-        a visible key (the agent hides what it stands on)."""
+        """An ASCII drawing of the TRUE state in the dataset's convention: ``W`` wall,
+        ``.`` floor, ``h`` agent, ``g`` gem, ``C`` closed box, ``F``/``O``/``U``/``Q``
+        closed box hiding a red/blue/yellow/green key, ``o`` open box, ``R``/``B``/``Y``/
+        ``E`` locked door and ``r``/``b``/``y``/``e`` visible key of those colours (``?``
+        and ``k`` for other colours). The agent hides what it stands on."""
         layout = self.layout
         grid = [["." for _ in range(layout.width)] for _ in range(layout.height)]
 
@@ -434,11 +442,11 @@ class WorldState:
             put(pos, "W")
         for door, pos, colour in layout.doors:
             if door in self.locked:
-                put(pos, colour[:1].upper())
+                put(pos, DOOR_GLYPHS.get(colour, "?"))
         for box, pos in layout.boxes:
             if box in self.closed:
                 inside = [self.key(k).colour for k in self.box_contents(box)]
-                put(pos, {"blue": "O", "red": "F"}.get(inside[0] or "", "C") if inside else "C")
+                put(pos, BOX_GLYPHS.get(inside[0] or "", "C") if inside else "C")
             else:
                 put(pos, "o")
         for gem, pos in layout.gems:
@@ -446,7 +454,7 @@ class WorldState:
                 put(pos, "g")
         for key, ks in self.keys:
             if ks.where[0] == "cell" or (ks.where[0] == "box" and ks.where[1] not in self.closed):
-                put(self.item_pos(key), (ks.colour or "k")[:1].lower())
+                put(self.item_pos(key), KEY_GLYPHS.get(ks.colour or "", "k"))
         put(self.agent_pos, "h")
         return "\n".join("".join(row) for row in grid)
 
