@@ -20,6 +20,7 @@ are enough for the costs to equal BFS exactly.
 
 import numpy as np
 cimport numpy as cnp
+from libc.float cimport DBL_MIN
 from libc.math cimport exp, log, INFINITY
 from libc.stdlib cimport malloc, calloc, free
 from libc.stdint cimport int64_t, uint64_t
@@ -391,7 +392,10 @@ def qmdp_loglik(beliefs, costs, int action, double beta, hyp_goal, hyp_state, hy
                 total = 0.0
                 for j in range(n_j):
                     w = bel[state[i], belief[i], j]
-                    if w > 0.0:
+                    # A subnormal weight (a state holding no particle) adds less than half
+                    # an ulp to a sum that also has a term of weight >= 1/n_states, so
+                    # skipping it gives the same double and avoids slow subnormal arithmetic.
+                    if w >= DBL_MIN:
                         total = total + w * q[g, j, a]
                 logits[a] = beta * total
                 if logits[a] > top:

@@ -1,0 +1,392 @@
+"""The hypothesis space of exact BToM inference (SPEC §5): goals × initial states × beliefs.
+
+* **Goals**: every gem, uniform.
+* **Initial states**: every placement of hidden keys in the closed boxes that agrees with
+  what is visible: 0 to ``max_hidden`` hidden keys, at most one per box, and for each colour
+  c between ``max(min_c, 0)`` and ``max_c`` hidden c-keys, where ``max_c`` is the largest
+  number of c-keys an optimal plan for some goal picks up in the *true* map and
+  ``min_c = max_c -`` (visible c-keys). Hidden keys are named by reusing the true state's
+  key object where box and colour match, otherwise the next unused key object that is
+  hidden or off the grid in the true state (in key order); unused ones go off the grid.
+* **Initial beliefs**: every multiset of ``k`` particles over the states; a state's weight
+  is its particle count / k, or :data:`EPSILON` when it has none.
+
+Hypothesis ``i`` is ``(goal g, true state s, belief b)`` with ``i = (g * n_s + s) * n_b + b``.
+The true-belief ablation has one "belief" per true state: that state, with certainty.
+
+This module also owns the numeric encoding of worlds that ``btom_ext`` works on
+(:class:`Encoding`); its layout is documented in :mod:`btom_ext.reference`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import deque
+from dataclasses import dataclass, field
+from functools import cached_property
+from math import comb
+
+import numpy as np
+
+from btom_ext.reference import AGENT, BOX, CLOSED, EPSILON, FLOOR, GEMS, GONE, HELD, KEYS, LOCKED
+from elot.errors import ScenarioError
+from elot.world import OFFGRID, KeyState, Layout, Pos, WorldState
+
+MODELS = ("full", "true-belief", "non-planning")
+
+
+# -- numeric encoding ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Encoding:
+    """The numeric form of a layout and its worlds, shared by both BToM backends."""
+
+    layout: Layout
+
+    @cached_property
+    def walls(self) -> np.ndarray:
+        """``uint8[height * width]``, 1 on walls; cell ``(x, y)`` is index ``(y-1)*width + x-1``."""
+        walls = np.zeros(self.layout.width * self.layout.height, dtype=np.uint8)
+        for pos in self.layout.walls:
+            walls[self.cell(pos)] = 1
+        return walls
+
+    def cell(self, pos: Pos) -> int:
+        """The cell index of a position."""
+        return (pos[1] - 1) * self.layout.width + (pos[0] - 1)
+
+    def pos(self, cell: int) -> Pos:
+        """The position of a cell index."""
+        return (cell % self.layout.width + 1, cell // self.layout.width + 1)
+
+    @cached_property
+    def colour_index(self) -> dict[str, int]:
+        return {c: i for i, c in enumerate(self.layout.colours)}
+
+    @cached_property
+    def door_cells(self) -> np.ndarray:
+        return np.array([self.cell(p) for _, p, _ in self.layout.doors], dtype=np.int32)
+
+    @cached_property
+    def door_colours(self) -> np.ndarray:
+        return np.array([self.colour_index[c] for _, _, c in self.layout.doors], dtype=np.int32)
+
+    @cached_property
+    def box_cells(self) -> np.ndarray:
+        return np.array([self.cell(p) for _, p in self.layout.boxes], dtype=np.int32)
+
+    @cached_property
+    def gem_cells(self) -> np.ndarray:
+        return np.array([self.cell(p) for _, p in self.layout.gems], dtype=np.int32)
+
+    @cached_property
+    def _index(self) -> dict[str, dict[str, int]]:
+        layout = self.layout
+        return {
+            "door": {d: i for i, (d, _, _) in enumerate(layout.doors)},
+            "box": {b: i for i, (b, _) in enumerate(layout.boxes)},
+            "gem": {g: i for i, (g, _) in enumerate(layout.gems)},
+        }
+
+    def gem_index(self, gem: str) -> int:
+        return self._index["gem"][gem]
+
+    @property
+    def row_width(self) -> int:
+        return KEYS + 3 * len(self.layout.keys)
+
+    def encode(self, state: WorldState) -> np.ndarray:
+        """One world as an ``int32`` row (see :mod:`btom_ext.reference`)."""
+        index = self._index
+        n_keys = len(self.layout.keys)
+        row = np.empty(self.row_width, dtype=np.int32)
+        row[AGENT] = self.cell(state.agent_pos)
+        row[LOCKED] = sum(1 << index["door"][d] for d in state.locked)
+        row[CLOSED] = sum(1 << index["box"][b] for b in state.closed)
+        row[GEMS] = sum(1 << index["gem"][g] for g in state.held_gems)
+        for k, name in enumerate(self.layout.keys):
+            ks = state.key(name)
+            kind = ks.where[0]
+            if kind == "cell":
+                status, where = FLOOR, self.cell(ks.where[1])
+            elif kind == "box":
+                status, where = BOX, index["box"][ks.where[1]]
+            elif kind == "held":
+                status, where = HELD, -1
+            else:  # used, or never on the map
+                status, where = GONE, -1
+            row[KEYS + k] = status
+            row[KEYS + n_keys + k] = where
+            row[KEYS + 2 * n_keys + k] = -1 if ks.colour is None else self.colour_index[ks.colour]
+        return row
+
+    def encode_many(self, states) -> np.ndarray:
+        """Many worlds as an ``(n, row_width)`` array."""
+        rows = [self.encode(s) for s in states]
+        if not rows:
+            return np.empty((0, self.row_width), dtype=np.int32)
+        return np.stack(rows)
+
+    def planner(self, backend):
+        """A path-cost planner for this layout from a backend module (``btom_ext.backend``)."""
+        return backend.Planner(
+            self.walls, self.layout.width, self.door_cells, self.door_colours,
+            self.box_cells, self.gem_cells,
+        )
+
+
+# -- colour limits from optimal plans in the true map -------------------------------------
+
+
+def key_pickups(state: WorldState, gem: str) -> tuple[int, frozenset[tuple[int, ...]]] | None:
+    """Cost of an optimal plan to hold ``gem`` in the fully known ``state``, and every vector
+    (per colour of ``layout.colours``) of keys picked up by some optimal plan. None when the
+    gem cannot be reached.
+
+    Optimal plans are sequences of useful events (pick up a key, unlock a door, pick up the
+    gem) with grid travel in between, as in the compiled planner.
+    """
+    enc = Encoding(state.layout)
+    layout = state.layout
+    n_colours = len(layout.colours)
+    row = enc.encode(state)
+    n_keys = len(layout.keys)
+    status0 = tuple(int(x) for x in row[KEYS : KEYS + n_keys])
+    where = [int(x) for x in row[KEYS + n_keys : KEYS + 2 * n_keys]]
+    colours = [int(x) for x in row[KEYS + 2 * n_keys :]]
+    key_cell = [
+        where[k] if status0[k] == FLOOR else int(enc.box_cells[where[k]]) if status0[k] == BOX else -1
+        for k in range(n_keys)
+    ]
+    goal_cell = int(enc.gem_cells[enc.gem_index(gem)])
+    width, height = layout.width, layout.height
+    distances: dict[tuple[int, int], dict[int, int]] = {}
+
+    def dist(locked: int, source: int) -> dict[int, int]:
+        got = distances.get((locked, source))
+        if got is None:
+            blocked = {int(c) for d, c in enumerate(enc.door_cells) if locked >> d & 1}
+            got = {source: 0}
+            queue = deque([source])
+            while queue:
+                c = queue.popleft()
+                x, y = c % width, c // width
+                for nx, ny in ((x, y - 1), (x, y + 1), (x - 1, y), (x + 1, y)):
+                    n = ny * width + nx
+                    if 0 <= nx < width and 0 <= ny < height and n not in got:
+                        if not enc.walls[n] and n not in blocked:
+                            got[n] = got[c] + 1
+                            queue.append(n)
+            distances[(locked, source)] = got
+        return got
+
+    memo: dict[tuple, tuple[float, frozenset]] = {}
+    zero = (0,) * n_colours
+
+    def best(cell: int, locked: int, closed: int, status: tuple) -> tuple[float, frozenset]:
+        key = (cell, locked, closed, status)
+        if key in memo:
+            return memo[key]
+        d = dist(locked, cell)
+        options: list[tuple[float, frozenset]] = []
+        if goal_cell in d:
+            options.append((d[goal_cell] + 1, frozenset([zero])))
+        for k, st in enumerate(status):
+            if st in (FLOOR, BOX) and key_cell[k] in d:
+                box_closed = st == BOX and closed >> where[k] & 1
+                cost = d[key_cell[k]] + 1 + (1 if box_closed else 0)
+                nclosed = closed & ~(1 << where[k]) if box_closed else closed
+                sub_cost, sub = best(key_cell[k], locked, nclosed, status[:k] + (HELD,) + status[k + 1 :])
+                bump = tuple(v + (c == colours[k]) for c, v in enumerate(zero))
+                vecs = frozenset(tuple(a + b for a, b in zip(v, bump)) for v in sub)
+                options.append((cost + sub_cost, vecs))
+            elif st == HELD:
+                for door, dcell in enumerate(enc.door_cells):
+                    if not locked >> door & 1 or enc.door_colours[door] != colours[k]:
+                        continue
+                    x, y = int(dcell) % width, int(dcell) // width
+                    for nx, ny in ((x, y - 1), (x, y + 1), (x - 1, y), (x + 1, y)):
+                        n = ny * width + nx
+                        if 0 <= nx < width and 0 <= ny < height and n in d:
+                            sub_cost, sub = best(
+                                n, locked & ~(1 << door), closed, status[:k] + (GONE,) + status[k + 1 :]
+                            )
+                            options.append((d[n] + 1 + sub_cost, sub))
+        low = min((c for c, _ in options), default=float("inf"))
+        vecs = frozenset().union(*(v for c, v in options if c == low)) if low < float("inf") else frozenset()
+        memo[key] = (low, vecs)
+        return memo[key]
+
+    if gem in state.held_gems:
+        return 0, frozenset([zero])
+    cost, vecs = best(int(row[AGENT]), int(row[LOCKED]), int(row[CLOSED]), status0)
+    if cost == float("inf"):
+        return None
+    return int(cost), vecs
+
+
+def colour_limits(true_state: WorldState) -> dict[str, tuple[int, int]]:
+    """Per colour, the (least, most) number of hidden keys of that colour (SPEC §5)."""
+    layout = true_state.layout
+    most = dict.fromkeys(layout.colours, 0)
+    for gem, _ in layout.gems:
+        found = key_pickups(true_state, gem)
+        if found is None:
+            continue
+        for vec in found[1]:
+            for colour, n in zip(layout.colours, vec):
+                most[colour] = max(most[colour], n)
+    visible = dict.fromkeys(layout.colours, 0)
+    for name in layout.keys:
+        ks = true_state.key(name)
+        if ks.where[0] in ("cell", "box", "held") and not true_state.hidden(name) and ks.colour:
+            visible[ks.colour] += 1
+    return {c: (max(most[c] - visible[c], 0), most[c]) for c in layout.colours}
+
+
+# -- initial states ----------------------------------------------------------------------
+
+
+def initial_states(true_state: WorldState, max_hidden: int = 2) -> tuple[WorldState, ...]:
+    """Every initial state consistent with what is visible in ``true_state`` (SPEC §5)."""
+    layout = true_state.layout
+    closed = [b for b, _ in layout.boxes if b in true_state.closed]
+    spare = [k for k in layout.keys if true_state.hidden(k) or true_state.key(k).where == ("offgrid",)]
+    true_hidden = {
+        (true_state.key(k).where[1], true_state.key(k).colour) : k
+        for k in layout.keys if true_state.hidden(k)
+    }
+    limits = colour_limits(true_state)
+    colours = list(layout.colours)
+    ranges = [range(limits[c][0], limits[c][1] + 1) for c in colours]
+    placements: list[dict[str, str]] = []
+    for counts in itertools.product(*ranges):
+        total = sum(counts)
+        if total > max_hidden or total > len(closed) or total > len(spare):
+            continue
+        placements += _assign(closed, [c for c, n in zip(colours, counts) for _ in range(n)])
+    def order(p: dict[str, str]) -> tuple:
+        return (len(p), tuple(colours.index(p[b]) if b in p else -1 for b in closed))
+    placements = sorted({tuple(sorted(p.items())): p for p in placements}.values(), key=order)
+    if not placements:
+        raise ScenarioError(
+            "no initial state is consistent with the visible map and the colour limits",
+            hint="check that the closed boxes and spare key objects can hold the keys the goals need",
+        )
+    states = []
+    for placement in placements:
+        names: dict[str, KeyState] = {}
+        used: set[str] = set()
+        for box in closed:  # first reuse true key objects where box and colour match
+            if box in placement and (box, placement[box]) in true_hidden:
+                name = true_hidden[(box, placement[box])]
+                names[name] = KeyState(placement[box], ("box", box))
+                used.add(name)
+        boxes_left = [b for b in closed if b in placement and b not in {names[n].where[1] for n in names}]
+        free = iter(k for k in spare if k not in used)
+        for box in boxes_left:
+            names[next(free)] = KeyState(placement[box], ("box", box))
+        keys = tuple(
+            (k, names.get(k, OFFGRID) if k in spare else true_state.key(k)) for k, _ in true_state.keys
+        )
+        states.append(WorldState(layout, true_state.agent_pos, keys, true_state.locked,
+                                 true_state.closed, true_state.held_gems))
+    return tuple(states)
+
+
+def _assign(boxes: list[str], colours: list[str]) -> list[dict[str, str]]:
+    """Every way to put the given keys (a multiset of colours) into distinct boxes."""
+    if not colours:
+        return [{}]
+    out = []
+    for chosen in itertools.permutations(boxes, len(colours)):
+        out.append(dict(zip(chosen, colours)))
+    return out
+
+
+# -- beliefs and the space ---------------------------------------------------------------
+
+
+def particle_counts(n_states: int, k: int) -> np.ndarray:
+    """Every multiset of ``k`` particles over ``n_states`` states as counts, ``(C(n+k-1, k), n)``."""
+    rows = []
+    for combo in itertools.combinations_with_replacement(range(n_states), k):
+        rows.append(np.bincount(np.array(combo, dtype=np.int64), minlength=n_states))
+    return np.array(rows, dtype=np.int32).reshape(-1, n_states)
+
+
+def belief_weights(counts: np.ndarray, k: int) -> np.ndarray:
+    """Initial belief weights: count / k, or :data:`EPSILON` for states with no particle."""
+    return np.where(counts > 0, counts / k, EPSILON)
+
+
+@dataclass(frozen=True, eq=False)
+class HypothesisSpace:
+    """``goals × states × beliefs`` for one scenario and model.
+
+    ``initial_beliefs[s, b, j]`` is the initial weight of state j in belief b of a
+    hypothesis whose true state is s (independent of s except under ``true-belief``).
+    """
+
+    model: str
+    goals: tuple[str, ...]
+    states: tuple[WorldState, ...]
+    initial_beliefs: np.ndarray
+    counts: np.ndarray | None = field(default=None)
+
+    @property
+    def n_goals(self) -> int:
+        return len(self.goals)
+
+    @property
+    def n_states(self) -> int:
+        return len(self.states)
+
+    @property
+    def n_beliefs(self) -> int:
+        return self.initial_beliefs.shape[1]
+
+    def __len__(self) -> int:
+        return self.n_goals * self.n_states * self.n_beliefs
+
+    @cached_property
+    def index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(goal, state, belief)`` index arrays (``int32``) of every hypothesis."""
+        g, s, b = np.meshgrid(
+            np.arange(self.n_goals), np.arange(self.n_states), np.arange(self.n_beliefs), indexing="ij"
+        )
+        return tuple(np.ascontiguousarray(a.ravel(), dtype=np.int32) for a in (g, s, b))
+
+
+def build(
+    true_state: WorldState,
+    *,
+    model: str = "full",
+    k: int = 3,
+    max_hidden_keys: int = 2,
+    goals: tuple[str, ...] | None = None,
+) -> HypothesisSpace:
+    """The hypothesis space of a scenario whose true initial state is ``true_state``."""
+    if model not in MODELS:
+        raise ValueError(f"unknown model {model!r}; expected one of {MODELS}")
+    if k < 1:
+        raise ValueError("k (particles per belief) must be at least 1")
+    layout = true_state.layout
+    gems = tuple(g for g, _ in layout.gems)
+    goals = gems if goals is None else tuple(goals)
+    unknown = [g for g in goals if g not in gems]
+    if unknown or not goals:
+        raise ScenarioError(
+            f"unknown goal gem(s): {', '.join(unknown)}" if unknown else "no goals to infer",
+            hint=f"the map's gems are {', '.join(gems)}",
+        )
+    states = initial_states(true_state, max_hidden_keys)
+    n = len(states)
+    if model == "true-belief":
+        return HypothesisSpace(model, goals, states, np.eye(n, dtype=np.float64).reshape(n, 1, n))
+    counts = particle_counts(n, k)
+    assert len(counts) == comb(n + k - 1, k)
+    weights = belief_weights(counts, k)
+    initial = np.ascontiguousarray(np.broadcast_to(weights, (n, *weights.shape)))
+    return HypothesisSpace(model, goals, states, initial, counts)

@@ -1,0 +1,262 @@
+"""Exact BToM inference over a scenario (SPEC §5): per-step posteriors, worlds and beliefs.
+
+:func:`infer` enumerates the hypothesis space (:mod:`elot.hypotheses`), then runs the
+observed actions through a BToM backend (the compiled ``btom_ext.core``, or the plain
+``btom_ext.reference``). Time t = 0 is the initial state and t the state after t actions;
+``b_t`` is the belief after perceiving ``s_t`` and action ``a_{t+1}`` is chosen from it.
+
+What is kept per step is linear in the number of hypotheses: the log weights, the
+world of each initial state, and which states still agree with which (``alive``). Beliefs
+depend only on (true initial state, initial belief, t), so they are rebuilt on demand as a
+``(state, belief, state)`` table, one row per distinct pair rather than per hypothesis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from btom_ext import backend as load_backend
+from elot.errors import ScenarioError
+from elot.hypotheses import MODELS, Encoding, HypothesisSpace, build
+from btom_ext.reference import AGENT
+from elot.world import MOVES, Action, ImpossibleActionError, WorldState
+
+#: β = 1/τ with τ = 2^(-3/2), the paper's fitted inverse temperature.
+DEFAULT_BETA = 2**1.5
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(eq=False)
+class Inference:
+    """The result of :func:`infer`: hypotheses and, for every step t = 0..T, their weights.
+
+    Hypothesis i has goal ``space.goals[goal_index[i]]``, true initial state
+    ``state_index[i]`` and initial belief ``belief_index[i]`` (see :mod:`elot.hypotheses`).
+    """
+
+    scenario: Any
+    space: HypothesisSpace
+    model: str
+    beta: float
+    backend: str
+    actions: tuple[Action, ...]
+    real: tuple[WorldState, ...]
+    worlds_by_step: tuple[tuple[WorldState, ...], ...]
+    alive: np.ndarray          # (T+1, n_s, n_s) uint8: state j agrees with state s up to t
+    log_weights: np.ndarray    # (T+1, N) unnormalized log posterior weights
+    _beliefs: dict = field(default_factory=dict, repr=False)
+    _states: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def steps(self) -> int:
+        """T, the number of observed actions."""
+        return len(self.actions)
+
+    def __len__(self) -> int:
+        return len(self.space)
+
+    @property
+    def goal_index(self) -> np.ndarray:
+        return self.space.index[0]
+
+    @property
+    def state_index(self) -> np.ndarray:
+        """Each hypothesis's true-state index into :meth:`worlds` / :meth:`states`."""
+        return self.space.index[1]
+
+    @property
+    def belief_index(self) -> np.ndarray:
+        return self.space.index[2]
+
+    def _check(self, t: int) -> int:
+        if not 0 <= t <= self.steps:
+            raise IndexError(f"time {t} is outside 0..{self.steps}")
+        return t
+
+    def posterior(self, t: int) -> np.ndarray:
+        """Normalized posterior over hypotheses after the first t actions, ``(N,)``."""
+        logw = self.log_weights[self._check(t)]
+        top = logw.max()
+        w = np.exp(logw - top)
+        return w / w.sum()
+
+    def goal_posterior(self, t: int) -> dict[str, float]:
+        """Posterior probability of each goal gem at time t."""
+        sums = np.bincount(self.goal_index, weights=self.posterior(t), minlength=self.space.n_goals)
+        return {g: float(p) for g, p in zip(self.space.goals, sums)}
+
+    def state_posterior(self, t: int) -> np.ndarray:
+        """Posterior over the true initial state at time t, ``(n_s,)``."""
+        return np.bincount(self.state_index, weights=self.posterior(t), minlength=self.space.n_states)
+
+    def pair_posterior(self, t: int) -> np.ndarray:
+        """Posterior over (true state, initial belief) pairs at time t, ``(n_s, n_b)``."""
+        space = self.space
+        return self.posterior(t).reshape(space.n_goals, space.n_states, space.n_beliefs).sum(axis=0)
+
+    def worlds(self, t: int) -> tuple[WorldState, ...]:
+        """The world at time t of each initial state (one per state index)."""
+        return self.worlds_by_step[self._check(t)]
+
+    def states(self, t: int):
+        """:meth:`worlds` as ``elot.evaluate.State`` values, for ELoT evaluation."""
+        if t not in self._states:
+            from elot.evaluate import State
+
+            self._states[t] = tuple(State(w.atoms()) for w in self.worlds(t))
+        return self._states[t]
+
+    def beliefs(self, t: int) -> np.ndarray:
+        """``b[s, b, j]``: weight of state j at time t in the belief of every hypothesis with
+        true state s and initial belief b (the hypothesis's goal does not matter)."""
+        if t not in self._beliefs:
+            core = load_backend(self.backend)
+            self._beliefs[t] = core.filter_beliefs(self.space.initial_beliefs, self.alive[self._check(t)])
+        return self._beliefs[t]
+
+    def hypothesis_belief(self, t: int, i: int) -> np.ndarray:
+        """The belief of hypothesis i at time t over :meth:`worlds` ``(t)``."""
+        return self.beliefs(t)[self.state_index[i], self.belief_index[i]]
+
+
+def _step_or_stay(world: WorldState, action: Action) -> WorldState:
+    try:
+        return world.step(action)
+    except ImpossibleActionError:
+        return world
+
+
+def _views_agree(views: Sequence) -> np.ndarray:
+    n = len(views)
+    return np.array([[views[s] == views[j] for j in range(n)] for s in range(n)], dtype=np.uint8)
+
+
+def infer(
+    scenario,
+    *,
+    model: str = "full",
+    beta: float = DEFAULT_BETA,
+    k: int = 3,
+    max_hidden_keys: int = 2,
+    goals: Sequence[str] | None = None,
+    backend: str = "core",
+    progress: Progress | None = None,
+) -> Inference:
+    """Exact inference of goals, initial states and beliefs from a scenario's actions.
+
+    ``scenario`` needs ``layout``, ``initial`` (the true initial :class:`WorldState`) and
+    ``actions``. ``model`` is ``"full"``, ``"true-belief"`` or ``"non-planning"``;
+    ``progress(t, T)`` is called after each step.
+    """
+    if model not in MODELS:
+        raise ValueError(f"unknown model {model!r}; expected one of {MODELS}")
+    core = load_backend(backend)
+    layout = scenario.layout
+    space = build(scenario.initial, model=model, k=k, max_hidden_keys=max_hidden_keys,
+                  goals=None if goals is None else tuple(goals))
+    enc = Encoding(layout)
+    planner = None if model == "non-planning" else enc.planner(core)
+    goal_gems = np.array([enc.gem_index(g) for g in space.goals], dtype=np.intp)
+    hyp_goal, hyp_state, hyp_belief = space.index
+    n_states, n_hyp = space.n_states, len(space)
+    actions = tuple(tuple(a) for a in scenario.actions)
+
+    real = [scenario.initial]
+    for t, action in enumerate(actions, 1):
+        if not real[-1].can(action):
+            raise ScenarioError(
+                f"action {t} ({' '.join(action)}) is impossible in the true state: "
+                f"{real[-1].why_not(action)}",
+                hint="check the plan against the map",
+            )
+        real.append(real[-1].step(action))
+
+    worlds = tuple(space.states)
+    views = [w.view() for w in worlds]
+    alive = _views_agree(views)
+    live = np.array([v == real[0].view() for v in views], dtype=bool)
+    logw = np.where(live[hyp_state], 0.0, -np.inf)
+    history_worlds, history_alive, history_logw = [worlds], [alive], [logw]
+    belief_cache: dict[bytes, np.ndarray] = {}
+
+    def beliefs_for(alive: np.ndarray) -> np.ndarray:
+        """Filtered beliefs for an ``alive`` table; it changes only when something new is seen."""
+        key = alive.tobytes()
+        if key not in belief_cache:
+            belief_cache[key] = core.filter_beliefs(space.initial_beliefs, alive)
+        return belief_cache[key]
+
+    def successor_rows(world: WorldState, row: np.ndarray, options: Sequence[Action]) -> np.ndarray:
+        """The encoded world after each action; moves only shift the agent's cell."""
+        out = np.repeat(row[None, :], len(options), axis=0)
+        for n, option in enumerate(options):
+            if option[0] in MOVES:
+                dx, dy = MOVES[option[0]]
+                out[n, AGENT] += dy * layout.width + dx
+            else:
+                out[n] = enc.encode(world.step(option))
+        return out
+
+    def path_costs(rows: np.ndarray) -> np.ndarray:
+        if planner is None:
+            return core.manhattan_costs(layout.width, enc.gem_cells, rows)
+        return planner.costs(rows)
+
+    rows = enc.encode_many(worlds)
+    for t, action in enumerate(actions, 1):
+        before = real[t - 1]
+        options = before.available_actions()
+        chosen = options.index(action)
+        beliefs = beliefs_for(alive)
+        # Every live state looks like the real one, so the actions available in the true
+        # state of a live hypothesis (and in every state its belief keeps) are `options`.
+        costs = np.full((space.n_goals, n_states, len(options)), -1, dtype=np.int32)
+        live_states = np.flatnonzero(live)
+        after = np.concatenate([successor_rows(worlds[j], rows[j], options) for j in live_states])
+        h = path_costs(after).reshape(len(live_states), len(options), -1)
+        costs[:, live_states, :] = h[:, :, goal_gems].transpose(2, 0, 1)
+        reached = np.array([g in before.held_gems for g in space.goals], dtype=bool)
+        active = (live[hyp_state] & ~reached[hyp_goal] & np.isfinite(logw)).astype(np.uint8)
+        loglik = core.qmdp_loglik(beliefs, costs, chosen, beta, hyp_goal, hyp_state, hyp_belief, active)
+        # A state in which the action is impossible was already ruled out; it stays as it is.
+        worlds = tuple(_step_or_stay(w, action) for w in worlds)
+        if action[0] in MOVES:  # doors are visible, so a move is possible in every world
+            dx, dy = MOVES[action[0]]
+            rows = rows.copy()
+            rows[:, AGENT] += dy * layout.width + dx
+        else:
+            rows = enc.encode_many(worlds)
+        views = [w.view() for w in worlds]
+        alive = alive & _views_agree(views)
+        seen = real[t].view()
+        live = live & np.array([v == seen for v in views], dtype=bool)
+        logw = core.update_weights(logw, loglik, live[hyp_state].astype(np.uint8))
+        if not np.isfinite(logw).any():
+            raise ScenarioError(
+                f"no hypothesis explains the observations up to action {t} ({' '.join(action)})",
+                hint="the true map may hide more keys than the hypothesis space allows "
+                "(try a larger max_hidden_keys)",
+            )
+        history_worlds.append(worlds)
+        history_alive.append(alive)
+        history_logw.append(logw)
+        if progress is not None:
+            progress(t, len(actions))
+
+    return Inference(
+        scenario=scenario,
+        space=space,
+        model=model,
+        beta=beta,
+        backend=backend,
+        actions=actions,
+        real=tuple(real),
+        worlds_by_step=tuple(history_worlds),
+        alive=np.stack(history_alive),
+        log_weights=np.stack(history_logw),
+        _beliefs={t: beliefs_for(a) for t, a in enumerate(history_alive)},
+    )
