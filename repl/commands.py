@@ -19,7 +19,7 @@ from rich.text import Text
 
 from elot.errors import ElotError
 from repl import render
-from repl.session import Session
+from repl.session import Session, looks_like_english
 
 
 class Quit(Exception):
@@ -277,15 +277,6 @@ def suggest(name: str) -> str | None:
         return prefixed[0]
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
     return close[0] if close else None
-
-
-def looks_like_english(line: str) -> bool:
-    """A line is English (to translate) when it has no parentheses and several words.
-
-    Formulas always have a functor and parentheses, or are a single name; anything with a
-    parenthesis goes to the parser so that a malformed formula gets its caret message.
-    """
-    return "(" not in line and ")" not in line and len(line.split()) >= 2
 
 
 def execute(session: Session, line: str) -> list[RenderableType]:

@@ -306,6 +306,24 @@ class Session:
         self.check(text)
         return [self.score(text, t).normalized_likelihood for t in range(self.horizon + 1)]
 
+    def resolve(self, text: str, mode: str | None = None) -> tuple[str, str]:
+        """A statement as (formula, mode): a formula as written, or an English sentence's
+        best translation with the mode the translation gives it."""
+        mode = mode or self.mode
+        if looks_like_english(text):
+            formula, _, translated_mode = self.translate(text)[0]
+            return formula, translated_mode or mode
+        return text, mode
+
+    def series(self, formula: str, mode: str) -> list[float]:
+        """The normalized likelihood of a formula in a mode at every step 0..T."""
+        saved = self.mode
+        self.mode = mode
+        try:
+            return self.trace(formula)
+        finally:
+            self.mode = saved
+
     def explain(self, text: str, *, max_columns: int = 6, max_groups: int = 12) -> Explanation:
         """The ``prob_of`` values and thresholds that decided the score now, by group."""
         row = self.score(text)
@@ -367,6 +385,15 @@ class Session:
         except OSError as error:
             raise ElotError(f"cannot write {target}: {error.strerror}", hint="check the path") from None
         return target
+
+
+def looks_like_english(line: str) -> bool:
+    """A line is English (to translate) when it has no parentheses and several words.
+
+    Formulas always have a functor and parentheses, or are a single name; anything with a
+    parenthesis goes to the parser so that a malformed formula gets its caret message.
+    """
+    return "(" not in line and ")" not in line and len(line.split()) >= 2
 
 
 LOG_FIELDS = ("scenario", "t", "mode", "model", "beta", "english", "formula", "lowered",
