@@ -14,6 +14,7 @@ depend only on (true initial state, initial belief, t), so they are rebuilt on d
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -117,6 +118,25 @@ class Inference:
             core = load_backend(self.backend)
             self._beliefs[t] = core.filter_beliefs(self.space.initial_beliefs, self.alive[self._check(t)])
         return self._beliefs[t]
+
+    def pairs(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """Every (true state, initial belief) pair at time t as rows for
+        ``compile_formula(...).truth``: beliefs ``(n_s * n_b, n_s)`` and true-state indices."""
+        space = self.space
+        beliefs = self.beliefs(t).reshape(space.n_states * space.n_beliefs, space.n_states)
+        return beliefs, self._pair_states
+
+    @cached_property
+    def _pair_states(self) -> np.ndarray:
+        return np.repeat(np.arange(self.space.n_states), self.space.n_beliefs)
+
+    @cached_property
+    def signature(self):
+        """The ELoT signature of the scenario's objects (its agent aliased as ``player``)."""
+        from elot.signature import Signature
+
+        layout = self.scenario.layout
+        return Signature.from_objects(layout.objects(), agent=layout.agent)
 
     def hypothesis_belief(self, t: int, i: int) -> np.ndarray:
         """The belief of hypothesis i at time t over :meth:`worlds` ``(t)``."""

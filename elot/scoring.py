@@ -1,0 +1,90 @@
+"""Scores of ELoT statements against BToM inferences (SPEC §4, "the observer's judgment").
+
+A statement about the agent's *current* belief at time t is evaluated on each hypothesis's
+(world, belief) at t; one about the *initial* belief on its (world, belief) at 0, still
+weighted by the time-t posterior. With ``⟦φ⟧_i`` that truth value and ``p_i`` the posterior:
+
+* ``P = Σ_i p_i ⟦φ⟧_i`` (posterior probability);
+* ``π`` = the fraction of hypotheses where φ holds (its probability under the uniform prior);
+* ``L = P(1−π) / (P(1−π) + (1−P)π)`` (the normalized likelihood, the paper's score),
+  ``L = π`` when π is 0 or 1.
+
+The truth value does not depend on a hypothesis's goal, so the formula is evaluated once
+per distinct (true state, initial belief) pair — one call of ``compile_formula(...).truth``
+— and the posterior is summed over goals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from elot.evaluate import CompiledFormula, Thresholds, compile_formula
+from elot.inference import Inference
+from elot.syntax import Term
+
+Mode = Literal["current", "initial"]
+MODES = ("current", "initial")
+
+
+@dataclass(frozen=True)
+class Score:
+    """A statement's posterior probability P, normalized likelihood L and prior fraction π."""
+
+    posterior: float
+    normalized_likelihood: float
+    prior_fraction: float
+
+
+def normalized_likelihood(posterior: float, prior: float) -> float:
+    """``P(1−π) / (P(1−π) + (1−P)π)``, or π when π is 0 or 1 (no evidence either way)."""
+    if prior <= 0.0 or prior >= 1.0:
+        return float(prior)
+    yes = posterior * (1.0 - prior)
+    no = (1.0 - posterior) * prior
+    return float(yes / (yes + no))
+
+
+def compile_statement(
+    inference: Inference,
+    formula: str | Term | CompiledFormula,
+    *,
+    thresholds: Thresholds | None = None,
+    bind_free: bool = False,
+) -> CompiledFormula:
+    """Parse, typecheck (against the scenario's objects) and compile a statement.
+
+    Raises :class:`~elot.errors.ElotSyntaxError` / :class:`~elot.errors.ElotTypeError`.
+    """
+    if isinstance(formula, CompiledFormula):
+        return formula
+    return compile_formula(formula, inference.signature, thresholds or Thresholds(), bind_free)
+
+
+def truth_table(inference: Inference, compiled: CompiledFormula, t: int) -> np.ndarray:
+    """``⟦φ⟧`` at time t for every (true state, initial belief) pair, shape ``(n_s * n_b,)``."""
+    beliefs, true_index = inference.pairs(t)
+    return compiled.truth(inference.states(t), beliefs, true_index)
+
+
+def score(
+    inference: Inference,
+    formula: str | Term | CompiledFormula,
+    t: int,
+    mode: Mode = "current",
+    *,
+    thresholds: Thresholds | None = None,
+    bind_free: bool = False,
+) -> Score:
+    """Score a statement about the agent's ``current`` (at t) or ``initial`` belief,
+    judged after the first t actions."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; expected one of {MODES}")
+    compiled = compile_statement(inference, formula, thresholds=thresholds, bind_free=bind_free)
+    truth = truth_table(inference, compiled, t if mode == "current" else 0)
+    weights = inference.pair_posterior(t).ravel()
+    posterior = float(min(1.0, max(0.0, weights @ truth)))
+    prior = float(truth.mean())  # every pair stands for the same number of hypotheses
+    return Score(posterior, normalized_likelihood(posterior, prior), prior)
