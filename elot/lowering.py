@@ -348,8 +348,16 @@ def rules() -> list[tuple[str, str]]:
 
 
 def is_lowered(term: Term) -> bool:
-    """Whether ``term`` has no epistemic operator left."""
-    return not any(isinstance(n, Call) and n.name in EPISTEMIC_OPERATORS for n in subterms(term))
+    """Whether ``term`` has no epistemic operator left (``threshold(most(P))`` names a
+    threshold, not an operator)."""
+    stack = [term]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Call) and node.name != "threshold":
+            if node.name in EPISTEMIC_OPERATORS:
+                return False
+            stack.extend(node.args)
+    return True
 
 
 def lower(
