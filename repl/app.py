@@ -59,6 +59,8 @@ class Repl:
                     outputs = execute(self.session, line)
             else:
                 outputs = execute(self.session, line)
+            for output in outputs:
+                self.console.print(output)
         except Quit:
             return False
         except ElotError as error:
@@ -72,8 +74,6 @@ class Repl:
                 f"internal error: {type(error).__name__}: {error} "
                 f"(at {Path(frame.filename).name}:{frame.lineno}); please report it", "bold red"))
             return True
-        for output in outputs:
-            self.console.print(output)
         if fresh and not self.session.needs_inference():
             elapsed = time.perf_counter() - started
             self.console.print(render.message(f"(inference: {elapsed:.2f} s)", "dim"))
@@ -111,7 +111,7 @@ class Repl:
         for raw in stream:
             line = raw.rstrip("\n")
             if echo and line.strip():
-                self.console.print(render.message(self.session.prompt() + line))
+                self.console.print(render.message(self.session.prompt() + line), soft_wrap=True)
             if not self.handle(line):
                 break
         return EXIT_ERRORS if self.failures else EXIT_OK

@@ -195,7 +195,7 @@ def _lower(session: Session, arg: str) -> list[RenderableType]:
 
 @command("explain", "F", "which prob_of values and thresholds decided the score, by hypothesis group", "formula")
 def _explain(session: Session, arg: str) -> list[RenderableType]:
-    return render.explanation_view(session.explain(_need(arg, ":explain F")))
+    return [render.explanation_view(session.explain(_need(arg, ":explain F")))]
 
 
 @command("trace", "F", "the score at every step as a sparkline, judgment points marked", "formula")

@@ -348,7 +348,7 @@ def explanation_view(explanation) -> Group:
         table.add_column(f"p{i}", justify="right")
     table.add_column("holds", justify="center")
     table.add_column("mass", justify="right")
-    table.add_column("#hyp", justify="right", style="dim")
+    table.add_column("#pairs", justify="right", style="dim")
     for g, (values, holds, mass, count) in enumerate(explanation.groups, 1):
         table.add_row(str(g), *(f"{v:.3f}" for v in values),
                       Text("yes" if holds else "no", style="green" if holds else "red"),

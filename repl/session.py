@@ -43,7 +43,7 @@ class Explanation:
     lowered: str
     columns: list[str]
     thresholds: list[tuple[str, float]]
-    groups: list[tuple[tuple[float, ...], bool, float, int]]
+    groups: list[tuple[tuple[float, ...], bool, float, int]]   # counts are (state, belief) pairs
     score: ScoreRow
     hidden_groups: int = 0
 
@@ -188,6 +188,11 @@ class Session:
     def thresholds_dict(self) -> dict[str, float]:
         return dataclasses.asdict(self.thresholds)
 
+    def threshold_overrides(self) -> str:
+        """The thresholds changed from their defaults, as ``might=0.25,...`` ('' if none)."""
+        defaults = self.default_thresholds()
+        return ",".join(f"{k}={v:g}" for k, v in self.thresholds_dict().items() if v != defaults[k])
+
     @staticmethod
     def default_thresholds() -> dict[str, float]:
         return dataclasses.asdict(Thresholds())
@@ -286,7 +291,8 @@ class Session:
         self.log.append({
             "scenario": self.name, "t": row.t, "mode": row.mode, "model": self.model,
             "beta": self.beta, "english": source or "", "formula": row.formula,
-            "lowered": row.lowered, "posterior": row.posterior,
+            "lowered": row.lowered, "thresholds": self.threshold_overrides(),
+            "posterior": row.posterior,
             "normalized_likelihood": row.normalized_likelihood,
         })
         return row
@@ -331,10 +337,10 @@ class Session:
         lowered = lower(checked.term, self.signature, bind_free=self.bind_free)
         inf = self.inference
         t = self.t if self.mode == "current" else 0
-        worlds = _worlds(inf, t)
-        beliefs = _beliefs(inf, t)
-        true_index = _true_index(inf, t)
-        weights = _posterior(inf, self.t)
+        # One row per (true state, initial belief) pair: the goal does not change beliefs.
+        worlds = list(inf.states(t))
+        beliefs, true_index = inf.pairs(t)
+        weights = np.asarray(inf.pair_posterior(self.t), dtype=np.float64).ravel()
         columns: list[tuple[str, np.ndarray]] = []
         for term in _prob_terms(lowered, self.signature):
             compiled = compile_formula(term, self.signature, self.thresholds)
@@ -397,7 +403,7 @@ def looks_like_english(line: str) -> bool:
 
 
 LOG_FIELDS = ("scenario", "t", "mode", "model", "beta", "english", "formula", "lowered",
-              "posterior", "normalized_likelihood")
+              "thresholds", "posterior", "normalized_likelihood")
 
 
 # -- loading ------------------------------------------------------------------------------
@@ -495,23 +501,8 @@ def _initial_posterior(inf, t: int) -> np.ndarray:
     return np.asarray(inf.state_posterior(t), dtype=np.float64)
 
 
-def _worlds(inf, t: int) -> list:
-    """The distinct worlds at t as evaluation states (index = initial state index)."""
-    return list(inf.states(t))
-
-
-def _beliefs(inf, t: int) -> np.ndarray:
-    """Each hypothesis's belief at t over :func:`_worlds` ``(t)``: an (N, S) array."""
-    table = np.asarray(inf.beliefs(t), dtype=np.float64)
-    return table[inf.state_index, inf.belief_index]
-
-
 def _average_belief(inf, t: int) -> np.ndarray:
     """Σ_i p_i · b_i(t) over the worlds at t, without building the (N, S) array."""
     pairs = np.asarray(inf.pair_posterior(t), dtype=np.float64)      # (n_s, n_b)
     table = np.asarray(inf.beliefs(t), dtype=np.float64)             # (n_s, n_b, S)
     return np.einsum("sb,sbj->j", pairs, table)
-
-
-def _true_index(inf, t: int) -> np.ndarray:
-    return np.asarray(inf.state_index, dtype=np.intp)

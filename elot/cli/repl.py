@@ -111,7 +111,7 @@ def _plot_command(args) -> int:
         wanted += _read_statements(args.statements, args.mode)
     wanted += [(text, args.mode) for text in args.statement]
     if not wanted:
-        wanted = session.statements()
+        wanted = [(text, mode) for mode, text in session.statements()]
     series = []
     failed = 0
     for text, mode in wanted:
