@@ -97,13 +97,32 @@ class _Reader:
                 i = j
         if stack:
             start = stack[-1][0]
-            raise self.error(
+            error = self.error(
                 f"unbalanced '(': {len(stack)} parenthes{'is' if len(stack) == 1 else 'es'} never closed",
                 start,
                 start + 1,
                 hint="add the missing ')' (this is the innermost '(' left open)",
             )
+            suspect = _suspect_line(text[begin:n], text.count("\n", 0, begin))
+            if suspect is not None:
+                error.notes = (f"line {suspect} opens more parentheses than it closes, and the next line is not nested in it",)
+            raise error
         return tuple(top)
+
+
+def _suspect_line(text: str, first: int) -> int | None:
+    """The first line (1-based, counted from ``first`` + 1) that leaves a list open while
+    the next non-blank line is indented no deeper: in indented PDDL, the likely place of
+    a missing ')'."""
+    lines = [l.split(";", 1)[0] for l in text.splitlines()]
+    for i, line in enumerate(lines):
+        if line.count("(") <= line.count(")") or not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        nxt = next((l for l in lines[i + 1 :] if l.strip()), None)
+        if nxt is None or len(nxt) - len(nxt.lstrip()) <= indent:
+            return first + i + 1
+    return None
 
 
 def parse_sexprs(text: str, path: str | None = None) -> tuple[SExpr, ...]:

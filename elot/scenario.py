@@ -315,7 +315,7 @@ def load_dataset_plan(root: str | Path | None, plan_id: str, exp: str = "exp2_cu
     base = dataset_root(root)
     problem = base / "problems" / f"{plan_id}.pddl"
     plan = base / "plans" / exp / f"{plan_id}.pddl"
-    for path, what in ((problem, "problem"), (plan, "plan")):
+    for path, what in ((plan, "plan"), (problem, "problem")):
         if not path.is_file():
             known = sorted(p.stem for p in (base / "plans" / exp).glob("*.pddl")) if what == "plan" else []
             raise ScenarioError(
@@ -477,8 +477,11 @@ class _ScnReader:
         description = headers.get("description", ("", None))[0]
         agent = headers.get("agent", ("human", None))[0] or "human"
         if "map" not in sections.blocks or not sections.blocks["map"]:
+            first = self.text.splitlines()[0] if self.text.strip() else ""
             raise self.fail(
-                "no map", sections.block_lines.get("map"), hint="add a `map:` section with one line per row of the grid"
+                "no map",
+                sections.block_lines.get("map") or _Line(1, 0, first),
+                hint="add a `map:` section with one line per row of the grid",
             )
         legend = self.legend(sections)
         declared: tuple[str, ...] | None = None

@@ -1,0 +1,189 @@
+"""The PDDL reader: s-expressions with positions, domains, problems and plans."""
+
+from __future__ import annotations
+
+import pytest
+
+from elot import pddl
+from elot.errors import ScenarioError
+
+DOMAIN = """\
+(define (domain tiny)
+  (:requirements :typing)
+  (:types key gem - item
+          item box - physical
+          physical color - object)
+  (:predicates (has ?a - agent ?i - item) (inside ?i - item ?b - box) (empty ?b - box))
+  (:functions (xloc ?o - physical) - integer (walls) - bit-matrix)
+  (:derived (empty ?b) (forall (?i - item) (not (inside ?i ?b))))
+  (:action pickup :parameters (?a - agent ?i - item)))
+"""
+
+PROBLEM = """\
+(define (problem tiny-1)
+  (:domain tiny)
+  (:objects red - color
+            key1 key2 - key
+            human - agent
+            gem1 - gem
+            box1 - box)
+  (:init (= (walls) (new-bit-matrix false 3 4)) ; rows, cols
+         (= (walls) (set-index walls true 1 2))
+         (= (xloc box1) 4)
+         (= (yloc box1) 3)
+         (iscolor key1 red)
+         (inside key1 box1)
+         (offgrid key2))
+  (:goal (has human gem1)))
+"""
+
+
+def test_sexprs_keep_positions_and_skip_comments():
+    forms = pddl.parse_sexprs("; comment\n(a (b c)\n   d) ; tail\n(e)")
+    assert [pddl.to_data(f) for f in forms] == [("a", ("b", "c"), "d"), ("e",)]
+    inner = forms[0].items[1]
+    assert (inner.span.line, inner.span.column) == (2, 4)
+    assert (forms[1].span.line, forms[1].span.column) == (4, 1)
+
+
+@pytest.mark.parametrize(
+    "text, line, col, words",
+    [
+        ("(a\n (b c)\n", 1, 1, "never closed"),
+        ("(a b))\n", 1, 6, "nothing to close"),
+        ("(a\n  (b\n  (c)", 2, 3, "never closed"),
+    ],
+)
+def test_unbalanced_parentheses_are_located(text, line, col, words):
+    with pytest.raises(ScenarioError) as info:
+        pddl.parse_sexprs(text, "x.pddl")
+    error = info.value
+    assert (error.span.line, error.span.column) == (line, col)
+    assert words in error.message
+    assert error.render().startswith(f"x.pddl:{line}:{col}:")
+
+
+def test_domain_from_text():
+    domain = pddl.parse_domain_text(DOMAIN)
+    assert domain.name == "tiny"
+    assert domain.types == {"key": "item", "gem": "item", "item": "physical", "box": "physical",
+                            "physical": "object", "color": "object"}
+    assert domain.predicates["inside"] == ("item", "box")
+    assert domain.predicates["has"] == ("agent", "item")
+    assert domain.derived == frozenset({"empty"})
+    assert domain.actions == ("pickup",)
+    assert domain.functions["xloc"] == ("physical",)
+
+
+def test_problem_from_text():
+    problem = pddl.parse_problem_text(PROBLEM)
+    assert list(problem.objects) == ["red", "key1", "key2", "human", "gem1", "box1"]
+    assert problem.objects["box1"] == "box"
+    assert problem.grid == (3, 4)
+    assert problem.walls == frozenset({(1, 2)})
+    assert problem.fluents[("xloc", "box1")] == 4
+    assert ("inside", "key1", "box1") in problem.init
+    assert ("offgrid", "key2") in problem.init
+    assert problem.goal == ("has", "human", "gem1")
+    assert problem.lines[("inside", "key1", "box1")] == 13
+    assert problem.objects_of("key") == ("key1", "key2")
+
+
+def test_problem_errors_are_located():
+    bad = PROBLEM.replace("(inside key1 box1)", "(inside key9 box1)")
+    with pytest.raises(ScenarioError) as info:
+        pddl.parse_problem_text(bad, "p.pddl")
+    assert info.value.span.line == 13 and "key9" in info.value.message
+    with pytest.raises(ScenarioError, match="integer"):
+        pddl.parse_problem_text(PROBLEM.replace("(yloc box1) 3", "(yloc box1) three"))
+    with pytest.raises(ScenarioError, match="problem"):
+        pddl.parse_problem_text(DOMAIN)
+
+
+def test_plan_from_text():
+    plan = pddl.parse_plan_text(";\n(right human)\n\n(open human box3)\n; \n;(pickup human key1)\n(unlock human key1 door1)\n;")
+    assert plan.actions == (("right",), ("open", "box3"), ("pickup", "key1"), ("unlock", "key1", "door1"))
+    assert plan.lines == (2, 4, 6, 7)
+    assert plan.judgments == (0, 2, 2, 4)
+    assert plan.agent == "human"
+
+
+@pytest.mark.parametrize(
+    "text, line, words",
+    [
+        ("(right human)\nright human\n", 2, "one action"),
+        ("(right human)\n(open human (box1)\n", 2, "never closed"),
+        ("(right human)\n(left robot)\n", 2, "robot"),
+        ("(right human) (left human)\n", 1, "one action"),
+    ],
+)
+def test_plan_errors_are_located(text, line, words):
+    with pytest.raises(ScenarioError) as info:
+        pddl.parse_plan_text(text, "plan.pddl")
+    assert info.value.span.line == line
+    assert words in info.value.message
+    assert f"plan.pddl:{line}:" in info.value.render()
+
+
+def test_missing_files(tmp_path):
+    for reader in (pddl.read_domain, pddl.read_problem, pddl.read_plan):
+        with pytest.raises(ScenarioError, match="not found") as info:
+            reader(tmp_path / "nope.pddl")
+        assert "nope.pddl" in info.value.render()
+
+
+def test_malformed_fixture_names_file_line_and_suspect(repo_fixtures):
+    with pytest.raises(ScenarioError) as info:
+        pddl.read_problem(repo_fixtures / "malformed.pddl")
+    text = info.value.render()
+    assert "malformed.pddl:5:3" in text and "line 7" in text
+
+
+# -- the dataset -----------------------------------------------------------------------
+
+
+def test_dataset_domain(labtom):
+    domain = pddl.read_domain(labtom / "domain.pddl")
+    assert domain.name == "doors-keys-gems"
+    assert domain.types["key"] == "item" and domain.types["color"] == "object"
+    assert domain.predicates == {
+        "has": ("agent", "item"), "iscolor": ("physical", "color"), "offgrid": ("item",),
+        "locked": ("door",), "closed": ("box",), "empty": ("box",), "hidden": ("item",),
+        "inside": ("item", "box"),
+    }
+    assert domain.derived == frozenset({"empty"})
+    assert set(domain.actions) == {"pickup", "open", "unlock", "up", "down", "left", "right"}
+
+
+def test_dataset_problems(labtom):
+    problems = sorted((labtom / "problems").glob("*.pddl"))
+    assert len(problems) >= 20
+    for path in problems:
+        problem = pddl.read_problem(path)
+        assert problem.objects_of("agent") == ("human",)
+        rows, cols = problem.grid
+        drawing = (path.with_suffix(".txt")).read_text().split()
+        assert (rows, cols) == (len(drawing), len(drawing[0]))
+        assert problem.walls == {(r, c) for r in range(1, rows + 1) for c in range(1, cols + 1)
+                                 if drawing[r - 1][c - 1] == "W"}
+
+
+def test_dataset_plans(labtom):
+    plans = sorted((labtom / "plans").glob("*/*.pddl"))
+    assert len(plans) >= 60
+    for path in plans:
+        plan = pddl.read_plan(path)
+        assert plan.agent == "human" and plan.actions
+        assert all(a[0] in {"up", "down", "left", "right", "pickup", "open", "unlock"} for a in plan.actions)
+        assert list(plan.judgments) == sorted(plan.judgments)
+        if path.parent.name == "exp1":
+            assert len(plan.judgments) == 1
+        else:
+            assert plan.judgments[0] == 0 and plan.judgments[-1] == len(plan.actions)
+
+
+@pytest.fixture
+def repo_fixtures():
+    from pathlib import Path
+
+    return Path(__file__).parent / "fixtures" / "scenarios"
