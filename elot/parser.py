@@ -10,6 +10,7 @@ line, a caret and a hint.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
 
@@ -165,7 +166,11 @@ def _syntax_error(text: str, error: UnexpectedInput, path: str | None) -> ElotSy
         # error says more reliably where we are.
         nesting = text.count("(", 0, pos) - text.count(")", 0, pos)
         before = text[:pos].rstrip()[-1:]
-        if token.type == "LPAR" and before in ("", "(", ","):
+        previous = re.search(r"[A-Za-z0-9_.+-]+$", text[:pos].rstrip())
+        if token.type == "LPAR" and previous and not previous.group()[0].islower():
+            message = f"unexpected '(' after {previous.group()!r}: only a name can be applied to arguments"
+            hint = "variables (uppercase) and numbers take no arguments; operators and predicates are lowercase"
+        elif token.type == "LPAR" and before in ("", "(", ","):
             message = "unexpected '(': only a name can be applied to arguments"
             hint = "write name(arg, ...), with the operator's name before '('"
         elif nesting == 0:
