@@ -891,6 +891,13 @@ _ATTITUDES: list[tuple[re.Pattern, _Attitude]] = [
 ]
 
 
+# The speaker's comment on whether the belief was true is not part of the belief.
+_TRUTH_COMMENT = re.compile(
+    r",? (?:but|and) (?:(?:it|its|it is|it was|that is|that was) (?:not|wrong|false)(?: there)?|"
+    r"(?:was|is|were|turned out) (?:wrong|mistaken|incorrect|right|correct))$"
+)
+
+
 @dataclass(frozen=True)
 class Reading:
     """The offline parser's result: the formula and the statement's mode."""
@@ -914,7 +921,7 @@ def read(sentence: str, signature: Signature | None = None) -> Reading:
             f"cannot tell whose belief this is: {sentence.strip()!r}",
             hint="start the sentence with 'The player', e.g. 'The player thinks box 2 is empty.'",
         )
-    rest = text[m.end():]
+    rest = _TRUTH_COMMENT.sub("", text[m.end():])
     parser = _ContentParser(vocab)
     for pattern, handle in _ATTITUDES:
         am = pattern.match(rest)
