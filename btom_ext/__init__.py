@@ -9,6 +9,7 @@ Use :func:`backend` to get either; a core that was never compiled raises
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 
 BACKENDS = ("core", "reference")
@@ -23,7 +24,7 @@ def backend(name: str = "core") -> ModuleType:
     if name != "core":
         raise ValueError(f"unknown BToM backend {name!r}; expected one of {BACKENDS}")
     try:
-        from btom_ext import core
+        core = importlib.import_module("btom_ext.core")
     except ImportError as error:
         from elot.errors import ExtensionMissingError
 

@@ -1,0 +1,138 @@
+"""The compiled core against its plain reference: same results on generated maps, worlds
+and beliefs, and on every step of every dataset plan."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from btom_ext import backend, core
+from btom_ext import reference as ref
+from elot.errors import ExtensionMissingError
+from elot.inference import infer
+from elot.scenario import load_dataset_plan
+
+TOL = 1e-12
+
+
+@st.composite
+def maps_and_worlds(draw):
+    """A small random grid with doors, boxes, gems, and worlds with keys anywhere."""
+    width, height = draw(st.integers(2, 5)), draw(st.integers(2, 5))
+    n = width * height
+    walls = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=np.uint8)
+    free = [c for c in range(n) if not walls[c]]
+    if len(free) < 3:
+        walls[:] = 0
+        free = list(range(n))
+    cells = draw(st.permutations(free))
+    n_doors = draw(st.integers(0, min(2, len(cells) - 2)))
+    n_boxes = draw(st.integers(0, min(2, len(cells) - 2 - n_doors)))
+    doors = np.array(cells[:n_doors], dtype=np.int32)
+    boxes = np.array(cells[n_doors : n_doors + n_boxes], dtype=np.int32)
+    rest = cells[n_doors + n_boxes :]
+    gems = np.array(rest[: draw(st.integers(1, min(2, len(rest) - 1)))], dtype=np.int32)
+    door_colours = np.array(draw(st.lists(st.integers(0, 1), min_size=n_doors, max_size=n_doors)), dtype=np.int32)
+    n_keys = draw(st.integers(0, 3))
+    standable = [c for c in free if c not in set(doors.tolist())]
+    rows = []
+    for _ in range(draw(st.integers(1, 4))):
+        status, where, colour = [], [], []
+        for _ in range(n_keys):
+            s = draw(st.sampled_from([0, 1, 2, 3] if n_boxes else [0, 2, 3]))
+            status.append(s)
+            where.append(draw(st.sampled_from(free)) if s == 0 else draw(st.integers(0, n_boxes - 1)) if s == 1 else -1)
+            colour.append(draw(st.integers(0, 1)))
+        rows.append([draw(st.sampled_from(standable)), draw(st.integers(0, (1 << n_doors) - 1)),
+                     draw(st.integers(0, (1 << n_boxes) - 1)), draw(st.integers(0, (1 << len(gems)) - 1)),
+                     *status, *where, *colour])
+    layout = (walls, width, doors, door_colours, boxes, gems)
+    return layout, np.array(rows, dtype=np.int32)
+
+
+@given(maps_and_worlds())
+def test_planner_equals_bfs(case):
+    layout, worlds = case
+    fast = core.Planner(*layout).costs(worlds)
+    bfs = ref.Planner(*layout).costs(worlds)
+    np.testing.assert_array_equal(fast, bfs)
+    # and again from a warm memo
+    np.testing.assert_array_equal(core.Planner(*layout).costs(np.concatenate([worlds, worlds])),
+                                  np.concatenate([bfs, bfs]))
+
+
+@given(maps_and_worlds())
+def test_manhattan_costs_agree(case):
+    (walls, width, _, _, _, gems), worlds = case
+    np.testing.assert_array_equal(core.manhattan_costs(width, gems, worlds), ref.manhattan_costs(width, gems, worlds))
+
+
+@st.composite
+def belief_problems(draw):
+    n_s, k = draw(st.integers(1, 5)), draw(st.integers(1, 4))
+    from elot.hypotheses import belief_weights, particle_counts
+
+    counts = particle_counts(n_s, k)
+    weights = belief_weights(counts, k)
+    initial = np.ascontiguousarray(np.broadcast_to(weights, (n_s, *weights.shape)))
+    alive = np.array(draw(st.lists(st.lists(st.booleans(), min_size=n_s, max_size=n_s), min_size=n_s, max_size=n_s)),
+                     dtype=np.uint8)
+    np.fill_diagonal(alive, 1)  # a true state always agrees with itself
+    n_g, n_a = draw(st.integers(1, 3)), draw(st.integers(1, 5))
+    costs = np.array(draw(st.lists(st.integers(-1, 120), min_size=n_g * n_s * n_a, max_size=n_g * n_s * n_a)),
+                     dtype=np.int32).reshape(n_g, n_s, n_a)
+    g, s, b = (a.ravel().astype(np.int32) for a in np.meshgrid(
+        np.arange(n_g), np.arange(n_s), np.arange(len(counts)), indexing="ij"))
+    active = np.array(draw(st.lists(st.booleans(), min_size=len(g), max_size=len(g))), dtype=np.uint8)
+    beta = draw(st.floats(0.1, 5.0))
+    return initial, alive, costs, g, s, b, active, beta, draw(st.integers(0, n_a - 1))
+
+
+@given(belief_problems())
+def test_filter_qmdp_update_agree(problem):
+    initial, alive, costs, g, s, b, active, beta, action = problem
+    beliefs = core.filter_beliefs(initial, alive)
+    np.testing.assert_array_equal(beliefs, ref.filter_beliefs(initial, alive))
+    np.testing.assert_allclose(beliefs.sum(axis=2), 1.0, rtol=0, atol=1e-12)
+    fast = core.qmdp_loglik(beliefs, costs, action, beta, g, s, b, active)
+    slow = ref.qmdp_loglik(beliefs, costs, action, beta, g, s, b, active)
+    np.testing.assert_allclose(fast, slow, rtol=0, atol=TOL)
+    assert (fast[active == 0] == 0).all()
+    consistent = (active + 1) % 2
+    np.testing.assert_array_equal(core.update_weights(fast, slow, consistent),
+                                  ref.update_weights(fast, slow, consistent))
+
+
+def test_backend_names():
+    assert backend("core") is core and backend("reference") is ref
+    with pytest.raises(ValueError):
+        backend("fortran")
+
+
+def test_missing_extension_is_explained(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "btom_ext.core", None)  # makes the import fail
+    with pytest.raises(ExtensionMissingError) as info:
+        backend("core")
+    assert "pip install" in info.value.render()
+
+
+PLANS = ["1_1", "1_2", "1_3", "2_1", "2_2", "2_3", "3_1", "3_2", "3_3", "4_1", "4_2", "4_3",
+         "5_1", "5_2", "6_1", "6_2", "6_3", "7_1", "7_2", "7_3"]
+
+
+@pytest.mark.dataset
+@pytest.mark.slow
+@pytest.mark.parametrize("plan", PLANS)
+def test_dataset_plans_agree(labtom, plan):
+    scenario = load_dataset_plan(labtom, plan)
+    fast = infer(scenario, backend="core")
+    slow = infer(scenario, backend="reference")
+    assert np.array_equal(np.isfinite(fast.log_weights), np.isfinite(slow.log_weights))
+    finite = np.isfinite(slow.log_weights)
+    np.testing.assert_allclose(fast.log_weights[finite], slow.log_weights[finite], rtol=0, atol=TOL)
+    for t in range(fast.steps + 1):
+        np.testing.assert_array_equal(fast.beliefs(t), slow.beliefs(t))
