@@ -1,0 +1,68 @@
+"""``elot run`` through the real console entry point."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def elot(*args, cwd=None):
+    env = dict(os.environ, COLUMNS="160")
+    return subprocess.run([sys.executable, "-m", "elot", "run", *args], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=300)
+
+
+def test_default_example():
+    done = elot()
+    assert done.returncode == 0, done.stderr
+    assert "Goal posterior" in done.stdout and "hypotheses" in done.stdout
+
+
+def test_statements_csv_json(tmp_path):
+    out_csv, out_json = tmp_path / "o.csv", tmp_path / "o.json"
+    f = "believes(player, formula(empty(box1)))"
+    done = elot("--statement", f, "--csv", str(out_csv))
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(out_csv.open()))
+    assert rows and all(r["formula"] == f for r in rows)
+    assert 0.0 <= float(rows[0]["normalized_likelihood"]) <= 1.0
+    done = elot("--statement", f, "--initial", "--json", str(out_json), "--model", "true-belief")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out_json.read_text())
+    assert data["model"] == "true-belief"
+    assert data["judgments"][0]["statements"][0]["mode"] == "initial"
+
+
+def test_bad_formula_exit_2_others_scored(tmp_path):
+    out = tmp_path / "o.csv"
+    done = elot("-s", "believes(player, formula(empty(box1)))", "-s", "believes(player, formula(bad(box1)))",
+                "--csv", str(out))
+    assert done.returncode == 2
+    assert "^" in done.stderr and "bad" in done.stderr and "Traceback" not in done.stderr
+    rows = list(csv.DictReader(out.open()))
+    assert rows and {r["formula"] for r in rows} == {"believes(player, formula(empty(box1)))"}
+
+
+def test_bad_scenario_exit_2(tmp_path):
+    bad = tmp_path / "broken.scn"
+    bad.write_text("this is not a scenario\n")
+    done = elot(str(bad))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    done = elot(str(tmp_path / "missing.pddl"))
+    assert done.returncode == 2 and "not found" in done.stderr
+
+
+@pytest.mark.dataset
+def test_dataset_plan_by_id_and_by_files(labtom, tmp_path):
+    done = elot("1_1", "--labtom", str(labtom))
+    assert done.returncode == 0, done.stderr
+    assert "120 hypotheses" in done.stdout
+    done = elot(str(labtom / "problems" / "1_1.pddl"), "--plan", str(labtom / "plans" / "exp2_current" / "1_1.pddl"),
+                "-s", "believes(player, formula(empty(box3)))", "--model", "non-planning")
+    assert done.returncode == 0, done.stderr
+    assert "t=14" in done.stdout
