@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Hashable
 
-from elot.errors import ScenarioError
+from elot.errors import ScenarioError, Span
 
 Pos = tuple[int, int]
 Action = tuple[str, ...]
@@ -472,8 +472,6 @@ def world_from_problem(problem) -> tuple[Layout, WorldState]:
     path, source = problem.path, problem.source
 
     def fail(message: str, hint: str | None = None, atom: tuple | None = None) -> ScenarioError:
-        from elot.errors import Span
-
         line = problem.lines.get(atom) if atom is not None else None
         span = None
         if line is not None and source is not None:
