@@ -8,10 +8,11 @@ so colour only ever doubles information that letters already carry.
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -32,6 +33,18 @@ COLOUR_STYLES = {
 _BAR_WIDTH = 30
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 _SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def plain_text(*renderables: RenderableType, width: int = 100) -> str:
+    """What a user would see on a colourless terminal ``width`` columns wide.
+
+    Used for golden-file tests and for pasting REPL output into documents.
+    """
+    console = Console(width=width, record=True, color_system=None, file=io.StringIO(),
+                      legacy_windows=False)
+    for renderable in renderables:
+        console.print(renderable)
+    return "\n".join(line.rstrip() for line in console.export_text().splitlines()) + "\n"
 
 
 def colour_style(colour: str | None) -> str:

@@ -7,25 +7,16 @@ import os
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
 from elot.errors import ElotSyntaxError, Span
 from elot.parser import parse
 from repl import render
+from repl.render import plain_text
 from repl.commands import execute
 from repl.session import Session
 
 GOLDEN = Path(__file__).parent / "golden" / "repl"
 UPDATE = os.environ.get("ELOT_UPDATE_GOLDEN") == "1"
-
-
-def text_of(*renderables, width: int = 100) -> str:
-    """What a user would see on a colourless terminal ``width`` columns wide."""
-    console = Console(width=width, record=True, color_system=None, file=open(os.devnull, "w"),
-                      legacy_windows=False)
-    for r in renderables:
-        console.print(r)
-    return "\n".join(line.rstrip() for line in console.export_text().splitlines()) + "\n"
 
 
 def check_golden(name: str, text: str) -> None:
@@ -45,31 +36,31 @@ def session() -> Session:
 
 
 def test_map_golden(session):
-    check_golden("map_default_t6.txt", text_of(*execute(session, ":map")))
+    check_golden("map_default_t6.txt", plain_text(*execute(session, ":map")))
 
 
 def test_goals_golden(session):
-    check_golden("goals_default_t6.txt", text_of(*execute(session, ":goals")))
+    check_golden("goals_default_t6.txt", plain_text(*execute(session, ":goals")))
 
 
 def test_worlds_and_beliefs_golden(session):
     check_golden("worlds_beliefs_default_t6.txt",
-                 text_of(*execute(session, ":worlds"), *execute(session, ":beliefs")))
+                 plain_text(*execute(session, ":worlds"), *execute(session, ":beliefs")))
 
 
 def test_map_shows_only_what_was_seen(session):
-    text = text_of(*execute(session, ":map"))
+    text = plain_text(*execute(session, ":map"))
     assert "box2 open: empty" in text and "[1] box1 closed" in text
     assert " @ " in text and "•" in text          # the agent, and the path it walked
     assert "DR" in text                           # the locked red door
     start = Session.open("default")
-    assert "[ ]" not in text_of(*execute(start, ":map"))   # nothing opened at t = 0
+    assert "[ ]" not in plain_text(*execute(start, ":map"))   # nothing opened at t = 0
 
 
 def test_map_at_the_end_shows_the_unlocked_door_and_held_gem():
     s = Session.open("default")
     s.goto(s.horizon)
-    text = text_of(*execute(s, ":map"))
+    text = plain_text(*execute(s, ":map"))
     assert "door1 red unlocked" in text and "gem2" in text.split("holding:")[1]
     assert "used keys: red" in text
 
@@ -84,7 +75,7 @@ def test_bar_is_proportional():
 
 def test_sparkline_and_trace_view_mark_judgment_points():
     assert render.sparkline([0, 0.5, 1]) == "▁▅█"
-    text = text_of(render.trace_view("f", [0.1, 0.2, 0.9, 0.95], judgments=[1, 3], now=2))
+    text = plain_text(render.trace_view("f", [0.1, 0.2, 0.9, 0.95], judgments=[1, 3], now=2))
     lines = text.splitlines()
     spark = next(i for i, l in enumerate(lines) if "▁" in l)
     marks = lines[spark + 1]
@@ -96,8 +87,8 @@ def test_error_view_has_location_caret_and_hint():
     source = "believes(player, formula(empty(box3))"
     with pytest.raises(ElotSyntaxError) as info:
         parse(source, path="<formula>")
-    text = text_of(render.error_view(info.value))
+    text = plain_text(render.error_view(info.value))
     assert text.startswith("<formula>:1:")
     assert "^" in text and "hint:" in text
     err = ElotSyntaxError("bad", span=Span.of("abc(", 3, 4), source="abc(", hint="close it")
-    assert text_of(render.error_view(err)).splitlines()[1:3] == ["    abc(", "       ^"]
+    assert plain_text(render.error_view(err)).splitlines()[1:3] == ["    abc(", "       ^"]

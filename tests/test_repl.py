@@ -18,7 +18,7 @@ from elot.errors import ElotError
 from repl.commands import COMMANDS, execute, suggest
 from repl.complete import ElotCompleter
 from repl.session import Session, describe_placement
-from tests.test_render import text_of
+from repl.render import plain_text
 
 PROMPT0 = r"elot\[t=0/23\]> "
 
@@ -151,7 +151,7 @@ def session() -> Session:
 
 
 def test_every_command_has_help_and_help_lists_them(session):
-    text = text_of(*execute(session, ":help"))
+    text = plain_text(*execute(session, ":help"))
     for name, cmd in COMMANDS.items():
         assert cmd.help and f":{name}" in text
 
@@ -202,12 +202,12 @@ def test_thresholds_change_scores(session):
     before = session.score(formula).posterior
     session.set_threshold("might", 0.9)
     assert session.score(formula).posterior < before
-    assert "might" in text_of(*execute(session, ":thresholds"))
+    assert "might" in plain_text(*execute(session, ":thresholds"))
 
 
 def test_type_lower_explain_trace(session):
-    assert "E" in text_of(*execute(session, ":type believes(player, formula(empty(box1)))"))
-    lowered = text_of(*execute(session, ":lower knows_that(player, formula(empty(box2)))"))
+    assert "E" in plain_text(*execute(session, ":type believes(player, formula(empty(box1)))"))
+    lowered = plain_text(*execute(session, ":lower knows_that(player, formula(empty(box2)))"))
     assert "and(>=(prob_of(player, empty(box2)), threshold(believes)), empty(box2))" in lowered
     session.goto(4)
     explanation = session.explain("uncertain_about(player, box(B), exists(key(K), inside(K, B)))")
@@ -217,12 +217,12 @@ def test_type_lower_explain_trace(session):
         sum(mass for _, holds, mass, _ in explanation.groups if holds))
     trace = session.trace("believes(player, formula(empty(box2)))")
     assert len(trace) == 24 and trace[-1] == pytest.approx(1.0)
-    text = text_of(*execute(session, ":trace believes(player, formula(empty(box2)))"))
+    text = plain_text(*execute(session, ":trace believes(player, formula(empty(box2)))"))
     assert "^" in text and "judgment point" in text
 
 
 def test_english_goes_through_translation(session):
-    text = text_of(*execute(session, "The player initially thought box 1 was empty."))
+    text = plain_text(*execute(session, "The player initially thought box 1 was empty."))
     assert "believes(player, formula(empty(box1)))" in text and "initial belief" in text
     assert session.mode == "current"   # the translation's mode does not stick
     assert session.log[-1]["english"] == "The player initially thought box 1 was empty."
@@ -238,7 +238,7 @@ def test_save_csv_and_bad_extension(session, tmp_path):
 
 
 def test_load_and_scenarios(session, labtom):
-    assert "default" in text_of(*execute(session, ":scenarios"))
+    assert "default" in plain_text(*execute(session, ":scenarios"))
     execute(session, ":load empty-box")
     assert session.name != "false-belief" and session.t == 0
     execute(session, f":load {labtom / 'plans' / 'exp2_current' / '1_1.pddl'}")
