@@ -15,6 +15,8 @@ the base formula, evaluated in each world of the belief.
 from __future__ import annotations
 
 import dataclasses
+import sys
+import types
 import itertools
 import math
 from dataclasses import dataclass
@@ -642,3 +644,18 @@ def evaluate(
 
 
 __all__ = ["State", "Belief", "Thresholds", "CompiledFormula", "compile_formula", "evaluate"]
+
+
+class _CallableModule(types.ModuleType):
+    """This module, callable as :func:`evaluate`.
+
+    ``elot.evaluate`` is both this module and the public function; importing the module
+    rebinds the package attribute to the module, so ``from elot import evaluate`` must
+    work whichever of the two it finds.
+    """
+
+    def __call__(self, *args, **kwargs):
+        return evaluate(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
