@@ -30,7 +30,7 @@ from elot.errors import ElotError, EvaluationError, Span
 from elot.lowering import lower
 from elot.parser import parse, parse_atoms
 from elot.signature import Signature
-from elot.syntax import Call, Const, Num, Term, Var, free_variables, subterms
+from elot.syntax import Call, Const, Num, Term, Var, free_variables, guard_depth, subterms
 from elot.types import BASE, EPISTEMIC, NUMERIC
 
 Atom = tuple[str, ...]
@@ -607,6 +607,7 @@ def compile_formula(
     try:
         if isinstance(term, str):
             term = parse(term)
+        guard_depth(term, source)  # before the cache hashes the (recursive) tree
         return _compile(term, signature or Signature.default(), thresholds or Thresholds(), bool(bind_free))
     except ElotError as error:
         raise error.located(source=source)

@@ -248,3 +248,14 @@ def test_equivalent():
     assert equivalent("not_knows_about(player, box(B), empty(B))",
                       "forall(box(B), or(<(prob_of(player, empty(B)), threshold(believes)), not(empty(B))))")[0]
     assert not equivalent("believes(player, might(empty(box1)))", "believes(player, may(empty(box1)))")[0]
+
+
+def test_hand_built_deep_trees_are_rejected_before_hashing():
+    from elot.errors import ElotSyntaxError
+    from elot.syntax import Const, call
+
+    t = call("empty", Const(name="box1"))
+    for _ in range(10_000):
+        t = call("not", t)
+    with pytest.raises(ElotSyntaxError, match="nesting too deep"):
+        evaluate(t, S1)
