@@ -26,7 +26,6 @@ from elot.signature import PLAYER, Signature
 from elot.syntax import QUANTIFIERS, Call, Const, Num, Term, Var, call, free_variables, guard_depth
 from elot.types import (
     ADJECTIVE,
-    AGENT,
     BASE,
     EPISTEMIC,
     MODAL,

@@ -21,12 +21,12 @@ import itertools
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
 from elot.checker import ADJECTIVES, THRESHOLD_NAMES, check, infer_bindings
-from elot.errors import ElotError, EvaluationError, Span
+from elot.errors import ElotError, EvaluationError
 from elot.lowering import lower
 from elot.parser import parse, parse_atoms
 from elot.signature import Signature

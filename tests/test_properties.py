@@ -341,7 +341,7 @@ def _is_base(t: Term) -> bool:
 # == the properties ======================================================================
 
 import pytest  # noqa: E402
-from hypothesis import assume, given, settings  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
 
 from elot.checker import check  # noqa: E402
 from elot.evaluate import compile_formula, evaluate  # noqa: E402
