@@ -82,11 +82,11 @@ def test_statement_mode():
 
 # -- the real constrained decoder ----------------------------------------------------
 
+# Few and short: on 2 CPU cores each sample of the 135M model takes about a second, and
+# the long few-shot prompt is read once (about 20 s) before the first.
 SENTENCES = [
     "The player thinks box 2 might hold the red key.",
-    "The player believes box 1 is empty.",
     "The player initially believed box 3 had a blue key.",
-    "The player is unsure which box has the red key.",
 ]
 
 _RUN = """
@@ -95,7 +95,7 @@ from elot.translate import translate
 from elot.checker import check
 out = []
 for s in json.loads(sys.argv[2]):
-    t = translate(s, backend="llm", model=sys.argv[1], n=3)
+    t = translate(s, backend="llm", model=sys.argv[1], n=2)
     out.append({"backend": t.backend, "candidates": [list(c) for c in t.candidates], "notes": list(t.notes)})
 print(json.dumps(out))
 """
