@@ -13,8 +13,7 @@ from, so errors and explanations about the lowered form point back into the orig
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from elot.checker import ADJECTIVES, EPISTEMIC_OPERATORS, check
 from elot.errors import Span
@@ -22,9 +21,9 @@ from elot.signature import Signature
 from elot.syntax import Call, Const, Term, Var, subterms, substitute
 
 
-@dataclass(frozen=True)
-class Step:
-    """One rewrite: where it happened, which operator, and the rule that fired."""
+class Step(NamedTuple):
+    """One rewrite: where it happened, which operator, and the rule that fired (a tuple
+    ``(span, operator, rule)``)."""
 
     span: Span | None
     operator: str
