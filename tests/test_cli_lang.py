@@ -4,25 +4,19 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_elot
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples" / "formulas.elot"
-ELOT = shutil.which("elot")
 
 
 def run(*args: str, stdin: str | None = None, module: bool = False) -> subprocess.CompletedProcess:
-    if module or ELOT is None:
-        command = [sys.executable, "-m", "elot", *args]
-    else:
-        command = [ELOT, *args]
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=60, env=env, cwd=REPO)
+    return run_elot(*args, stdin=stdin, env=env, module=module, timeout=60)
 
 
 def test_parse_prints_the_canonical_form():

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
 from PIL import Image
+from helpers import run_elot
 
 
 def elot(*args: str, stdin: str | None = None, cwd=None) -> subprocess.CompletedProcess:
     env = dict(os.environ, ELOT_HISTORY=os.devnull)
-    return subprocess.run([sys.executable, "-m", "elot", *args], input=stdin, capture_output=True,
-                          text=True, timeout=120, env=env, cwd=cwd)
+    return run_elot(*args, stdin=stdin, env=env, cwd=cwd, timeout=120)
 
 
 def test_plot_default_statements(tmp_path):

@@ -5,16 +5,14 @@ from __future__ import annotations
 import csv
 import json
 import os
-import subprocess
-import sys
 
 import pytest
+from helpers import run_elot
 
 
 def elot(*args, cwd=None):
     env = dict(os.environ, COLUMNS="160")
-    return subprocess.run([sys.executable, "-m", "elot", "run", *args], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=300)
+    return run_elot("run", *args, env=env, cwd=cwd, timeout=300)
 
 
 def test_default_example():

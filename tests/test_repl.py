@@ -7,11 +7,11 @@ import csv
 import json
 import os
 import subprocess
-import sys
 import time
 
 import pexpect
 import pytest
+from helpers import ELOT, NEUTRAL_CWD, run_elot
 from prompt_toolkit.document import Document
 
 from elot.errors import ElotError
@@ -33,8 +33,8 @@ def env(tmp_path):
 
 
 def spawn(env, *args: str) -> pexpect.spawn:
-    child = pexpect.spawn(sys.executable, ["-m", "elot", "repl", *args], env=env, encoding="utf-8",
-                          timeout=30, dimensions=(50, 100))
+    child = pexpect.spawn(ELOT[0], [*ELOT[1:], "repl", *args], env=env, encoding="utf-8",
+                          timeout=30, dimensions=(50, 100), cwd=NEUTRAL_CWD)
     return child
 
 
@@ -111,8 +111,7 @@ def test_pty_tab_completes_commands(env):
 
 
 def run_piped(env, text: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "elot", "repl", *args], input=text, env=env,
-                          capture_output=True, text=True, timeout=60)
+    return run_elot("repl", *args, stdin=text, env=env, timeout=60)
 
 
 def test_piped_stdin_is_a_transcript(env, tmp_path):

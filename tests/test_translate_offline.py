@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
+from helpers import run_elot
 
 from elot.errors import TranslationError
 from elot.signature import Signature
@@ -149,8 +148,7 @@ def test_auto_is_offline_without_a_model(monkeypatch):
 def _elot(*args, stdin=None):
     env = {**os.environ}
     env.pop("ELOT_MODEL", None)
-    return subprocess.run([sys.executable, "-m", "elot", *args], capture_output=True, text=True,
-                          input=stdin, env=env, timeout=120)
+    return run_elot(*args, stdin=stdin, env=env, timeout=120, module=True)
 
 
 def test_cli_table():
