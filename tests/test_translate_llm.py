@@ -133,3 +133,62 @@ def test_constrained_decoder_only_returns_typechecked_formulas():
             assert 0 < weight <= 1
             assert mode == statement_mode(sentence)
         assert sum(c[1] for c in result["candidates"]) == pytest.approx(1.0)
+
+
+# -- the constrained decoder with a random "model" ---------------------------------------
+
+
+@pytest.fixture()
+def random_model(monkeypatch):
+    """guidance's Mock model: picks each token at random among those the grammar allows,
+    so only the grammar keeps its output inside ELoT. Runs everywhere guidance does."""
+    models = pytest.importorskip("guidance.models", reason="the LLM backend needs guidance")
+    from pathlib import Path
+
+    monkeypatch.setattr(llm, "load_model", lambda path: models.Mock())
+    monkeypatch.setattr(llm, "_model_path", lambda model: Path("mock-model"))
+
+
+SIG = Signature.default()
+
+
+def test_random_model_samples_are_grammatical_statements_that_parse(random_model):
+    from elot.translate.grammar import accepts, decoding_grammar
+
+    grammar = decoding_grammar(SIG)
+    samples = llm.sample("The player thinks box 2 is empty.", SIG, "mock-model", 25)
+    assert len(samples) == 25
+    candidates, dropped = llm.rank(samples, SIG, "current")
+    kept = {c.formula for c in candidates}
+    for text in samples:
+        if accepts(grammar, text):
+            term = parse(text)                 # what the grammar lets through, the parser takes
+            assert pretty(term) == text       # and it is already in canonical form
+            assert "(" in text                # a statement, never a bare name
+        else:
+            # cut off at the token limit: a prefix of a formula, dropped by the ranking
+            assert len(text) >= llm.MAX_TOKENS // 4 and text not in kept
+    assert len(kept) + len(dropped) >= 1
+
+
+@pytest.mark.parametrize("sentence", ["The player thinks box 2 is empty.",
+                                      "The player initially believed that box 1 held a key."])
+def test_translate_with_a_random_model_returns_only_typechecked_statements(random_model, sentence):
+    from elot.types import EPISTEMIC, is_subtype
+
+    result = translate(sentence, backend="llm", signature=SIG, n=8)
+    assert result.candidates
+    for formula, weight, mode in result.candidates:
+        assert is_subtype(check(formula, SIG).type, EPISTEMIC, SIG.is_subdomain)
+        assert 0 < weight <= 1 and mode == statement_mode(sentence)
+    assert sum(c[1] for c in result.candidates) == pytest.approx(1.0)
+    if result.backend == "offline":           # no random sample typechecked: said so
+        assert any("offline parser" in note for note in result.notes)
+
+
+def test_bare_names_are_not_translations():
+    from elot.translate import checked
+
+    with pytest.raises(TranslationError, match="not a statement"):
+        checked("likely", SIG)
+    assert checked("empty(box1)", SIG) == "empty(box1)"   # a plain fact (Φ) is a statement

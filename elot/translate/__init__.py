@@ -66,8 +66,15 @@ def checked(formula: str, signature: "Signature"):
     from elot.parser import parse
     from elot.printer import pretty
 
+    from elot.types import EPISTEMIC, describe, is_subtype
+
     term = parse(formula)
-    check(term, signature)
+    checked_term = check(term, signature)
+    if not is_subtype(checked_term.type, EPISTEMIC, signature.is_subdomain):
+        raise TranslationError(
+            f"{pretty(term)} is a {describe(checked_term.type)}, not a statement",
+            hint="a translation is an epistemic formula (type E) or a fact about the world (Φ)",
+        )
     return pretty(term)
 
 

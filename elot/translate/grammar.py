@@ -104,6 +104,10 @@ def decoding_grammar(
             continue
         by_origin.setdefault(rule.origin.name, []).append(expansion)
 
+    # A statement is an operator applied to arguments: the decoder must never stop at a
+    # bare name or variable, which the parser's generic entry rule would accept.
+    by_origin[START_RULE] = [[("call", False)]]
+
     # keep what the entry rule reaches
     reached, stack = set(), [START_RULE]
     used_terminals: set[str] = set()
