@@ -23,7 +23,7 @@ def register(subparsers) -> None:
     """Add ``translate``."""
     p = subparsers.add_parser(
         "translate",
-        help="translate English sentences into ELoT formulas",
+        help="Translate English sentences into ELoT formulas.",
         description="Translate English sentences about an agent's beliefs into ranked ELoT "
         "formulas, each parsed and typechecked.",
     )
