@@ -9,10 +9,15 @@ all. Each rule's judgment is stated in the docstring of the method implementing 
 Variables are bound by *conditions*: the first argument of ``exists``/``forall`` (and
 ``maximum``/``minimum``), the condition ``C`` of ``knows_about``-style operators and of
 ``more``/``less``/``uncertain_if``/``most``/``least``. A condition binds every variable
-free in it; a rebinding shadows an outer binding. Each variable's domain type is
-inferred from a type predicate constraining it in the condition (``box(B)``), else from
-the argument types of the predicates it appears in (``inside(K, B)``: ``K`` is an item,
-``B`` a box), first in the condition, then in the body.
+free in it *that is not already bound outside* (SPEC §2): in
+``forall(box(B), exists(and(key(K), inside(K, B)), φ))`` the inner condition binds only
+``K``, and its ``inside(K, B)`` tests the outer ``B``, typed by its outer binding. The one
+exception is the explicit ``X`` of ``most/least(P, o, X, C, φ)``, which is bound even if an
+outer ``X`` is (it shadows it). The rule is :func:`elot.syntax.binding`; every stage uses
+it. Each newly bound variable's domain type is inferred from a type predicate
+constraining it in the condition (``box(B)``), else from the argument types of the
+predicates it appears in (``inside(K, B)``: ``K`` is an item, ``B`` a box), first in the
+condition, then in the body.
 """
 
 from __future__ import annotations
@@ -23,7 +28,19 @@ from typing import Iterable, Iterator, Mapping
 from elot.errors import ElotTypeError, Span
 from elot.parser import parse
 from elot.signature import PLAYER, Signature
-from elot.syntax import QUANTIFIERS, Call, Const, Num, Term, Var, call, free_variables, guard_depth
+from elot.syntax import (
+    CONDITION_POSITION,
+    EXPLICIT_VARIABLE,
+    QUANTIFIERS,
+    Call,
+    Const,
+    Num,
+    Term,
+    Var,
+    call,
+    free_variables,
+    guard_depth,
+)
 from elot.types import (
     ADJECTIVE,
     BASE,
@@ -67,16 +84,8 @@ EPISTEMIC_OPERATORS = frozenset(
 LOWERED_OPERATORS = frozenset(COMPARISONS + ("-", "prob_of", "threshold", "maximum", "minimum"))
 OPERATORS = EPISTEMIC_OPERATORS | LOWERED_OPERATORS | frozenset(CONNECTIVES) | QUANTIFIERS
 
-#: Position of the condition argument of each binding operator, by (name, arity).
-CONDITION_POSITION: dict[tuple[str, int], int] = {
-    **{(q, 2): 0 for q in QUANTIFIERS},
-    **{(op, 3): 1 for op in ABOUT},
-    ("uncertain_if", 4): 1,
-    ("more", 4): 1,
-    ("less", 4): 1,
-    ("most", 5): 3,
-    ("least", 5): 3,
-}
+# The binding operators and the position of their condition (CONDITION_POSITION) are
+# defined in elot.syntax, with the binding rule that every stage shares.
 
 #: How each operator is called, for arity errors.
 USAGE = {
@@ -124,20 +133,29 @@ Env = Mapping[str, str]  # variable name -> domain type
 # -- variable type inference ------------------------------------------------------------
 
 
-def _scoped(term: Term, var: str) -> Iterator[tuple[Term, bool]]:
-    """Subterms of ``term`` where ``var`` still refers to the same binding, each with
-    whether it sits inside a condition position (pre-order, skipping rebinding scopes)."""
+def _scoped(term: Term, var: str, bound: bool = True) -> Iterator[Term]:
+    """Subterms of ``term`` where ``var`` still refers to the same binding (pre-order).
+
+    ``bound`` says whether ``var`` is bound around ``term`` (it is when its binder is
+    being typed). A bound variable is rebound only by the explicit ``X`` of
+    ``most/least(P, o, X, C, φ)``: a condition that merely mentions it tests it (SPEC §2).
+    An unbound one is bound by the first condition it is free in. Either way the
+    rebinding operator's scope is skipped (its uses there are another variable).
+    """
     stack: list[Term] = [term]
     while stack:
         node = stack.pop()
-        yield node, False
+        yield node
         if not isinstance(node, Call):
             continue
-        pos = CONDITION_POSITION.get((node.name, len(node.args)))
-        if pos is not None and var in free_variables(node.args[pos]):
-            # The condition rebinds var: its uses inside are another variable.
-            stack.extend(reversed(node.args[:pos]))
-            continue
+        key = (node.name, len(node.args))
+        pos = CONDITION_POSITION.get(key)
+        if pos is not None:
+            explicit = EXPLICIT_VARIABLE.get(key)
+            named = explicit is not None and isinstance(node.args[explicit], Var) and node.args[explicit].name == var
+            if named or (not bound and var in free_variables(node.args[pos])):
+                stack.extend(reversed([a for i, a in enumerate(node.args[:pos]) if i != explicit]))
+                continue
         stack.extend(reversed(node.args))
 
 
@@ -145,7 +163,7 @@ def predicate_domains(term: Term, var: str, signature: Signature, types: bool = 
     """Domain types of the predicate argument positions where ``var`` occurs (and, with
     ``types``, of the type predicates applied to it)."""
     out = []
-    for node, _ in _scoped(term, var):
+    for node in _scoped(term, var):
         if types and isinstance(node, Call) and node.name in signature.domains and len(node.args) == 1:
             if isinstance(node.args[0], Var) and node.args[0].name == var:
                 out.append(node.name)
@@ -189,11 +207,17 @@ def type_constraint(cond: Term, var: str, signature: Signature) -> str | None:
     return None
 
 
-def infer_bindings(cond: Term, body: Iterable[Term], signature: Signature) -> dict[str, str | None]:
-    """Variables bound by condition ``cond`` and their inferred domain types (None if
-    the type cannot be inferred or is contradictory). Pure: the evaluator uses this too."""
+def infer_bindings(cond: Term, body: Iterable[Term], signature: Signature,
+                   bound: Iterable[str] = frozenset()) -> dict[str, str | None]:
+    """Variables that condition ``cond`` binds when the variables ``bound`` are bound
+    around it, with their inferred domain types (None if the type cannot be inferred or
+    is contradictory). By SPEC §2 these are ``vars(cond) − bound``: an outer-bound
+    variable that ``cond`` mentions is not rebound (pass ``bound`` without an explicit
+    ``X`` to have it rebound, as ``most/least(P, o, X, C, φ)`` does). Pure: the evaluator
+    uses this too."""
+    bound = frozenset(bound)
     out: dict[str, str | None] = {}
-    for var in sorted(free_variables(cond)):
+    for var in sorted(free_variables(cond, bound) - bound):
         domain = type_constraint(cond, var, signature)
         if domain == CONFLICT:
             out[var] = None
@@ -411,22 +435,23 @@ class _Checker:
         return False
 
     def bind(self, cond: Term, body: Iterable[Term], env: Env, where: str) -> Env | None:
-        """``Γ ⊢ C : Φ`` binding the variables free in C: returns ``Γ, X1 : d1, ...``.
+        """``Γ ⊢ C : Φ`` binding ``Δ = vars(C) − dom(Γ)``: returns ``Γ, X1 : d1, ...``.
 
-        The condition is checked with its own variables bound (to their inferred types);
-        a variable whose type cannot be inferred is an error.
+        Variables of C already in Γ are not rebound (SPEC §2): C tests them, and they keep
+        their outer types. The condition is checked with its own variables bound (to their
+        inferred types); a variable whose type cannot be inferred is an error.
         """
         body = list(body)
         if not isinstance(cond, Call):
             self.error(cond, f"the condition of {where} must be a base formula that binds its variables, "
                        f"not {self.show(cond)}", "write a condition such as key(K) or and(key(K), iscolor(K, red))")
             return None
-        bindings = infer_bindings(cond, body, self.sig)
+        bindings = infer_bindings(cond, body, self.sig, frozenset(env))
         ok = True
         for var, domain in bindings.items():
             if domain is None:
                 uses = {d for b in [cond, *body] for d in predicate_domains(b, var, self.sig, types=True)}
-                span_node = next((n for n, _ in _scoped(cond, var) if isinstance(n, Var) and n.name == var), cond)
+                span_node = next((n for n in _scoped(cond, var) if isinstance(n, Var) and n.name == var), cond)
                 if len(uses) > 1:
                     self.error(span_node, f"variable {var} is used with incompatible types ({', '.join(sorted(set(uses)))})",
                                "use a different variable for each kind of object")
@@ -681,11 +706,13 @@ class _Checker:
         if not isinstance(t, Obj):
             self.error(obj, f"the second argument of {node.name} must be an object, but {self.show(obj)} is {describe(t)}", usage)
             return None
-        if var.name not in free_variables(cond):
+        # X is named explicitly: it is bound here even if an outer X is (it shadows it).
+        outer = {k: d for k, d in env.items() if k != var.name}
+        if var.name not in free_variables(cond, frozenset(outer)):
             self.error(cond, f"the condition of {node.name} must bind its variable {var.name}",
                        f"mention {var.name} in the condition, e.g. box({var.name})")
             return None
-        inner = self.bind(cond, [body], env, node.name)
+        inner = self.bind(cond, [body], outer, node.name)
         if inner is None:
             return None
         if self.sig.meet(t.domain, inner[var.name]) is None:

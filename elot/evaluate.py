@@ -10,6 +10,11 @@ and quantifiers are NumPy operations. :func:`evaluate` is its one-row case.
 Quantifiers outside ``prob_of`` range over the objects of the variable's type, with
 the condition evaluated in each row's true world; inside ``prob_of`` they are part of
 the base formula, evaluated in each world of the belief.
+
+Binding follows SPEC §2 (:func:`elot.syntax.binding`): a condition binds only the
+variables not already bound around it, so compilation carries the set of bound
+variables down the tree. A base formula or a ``prob_of`` body that mentions outer-bound
+variables is evaluated, and cached, per binding of exactly those variables.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ from elot.syntax import Call, Const, Num, Term, Var, free_variables, guard_depth
 from elot.types import BASE, EPISTEMIC, NUMERIC
 
 Atom = tuple[str, ...]
+#: The variables bound around a node being compiled.
+Bound = frozenset[str]
 
 
 # -- states, beliefs, thresholds ---------------------------------------------------------
@@ -304,7 +311,7 @@ class CompiledFormula:
         self._keys = itertools.count()
         self._index_cache: dict[State, _World] = {}
         self._vector_cache: dict[tuple, dict] = {}
-        self._program = self._vec(lowered)
+        self._program = self._vec(lowered, frozenset())
 
     # -- public ------------------------------------------------------------------------
 
@@ -377,8 +384,9 @@ class CompiledFormula:
         value = self.signature.resolve(node.name)
         return lambda env: value
 
-    def _base(self, node: Term) -> WorldFn:
-        """Compile a base formula to ``f(world, env) -> bool``."""
+    def _base(self, node: Term, bound: Bound) -> WorldFn:
+        """Compile a base formula to ``f(world, env) -> bool``; ``bound`` are the variables
+        bound around it (``env`` gives their values)."""
         sig = self.signature
         assert isinstance(node, Call)
         name, args = node.name, node.args
@@ -402,21 +410,21 @@ class CompiledFormula:
             g0, g1 = (self._object(a) for a in args)
             return lambda w, env: g0(env) == g1(env)
         if name == "not":
-            (f,) = [self._base(a) for a in args]
+            (f,) = [self._base(a, bound) for a in args]
             return lambda w, env: not f(w, env)
         if name == "and":
-            fs = [self._base(a) for a in args]
+            fs = [self._base(a, bound) for a in args]
             return lambda w, env: all(f(w, env) for f in fs)
         if name == "or":
-            fs = [self._base(a) for a in args]
+            fs = [self._base(a, bound) for a in args]
             return lambda w, env: any(f(w, env) for f in fs)
         if name == "imply":
-            f, g = (self._base(a) for a in args)
+            f, g = (self._base(a, bound) for a in args)
             return lambda w, env: (not f(w, env)) or g(w, env)
         if name in ("exists", "forall"):
             cond_node, body_node = args
-            candidates = self._candidates(cond_node, body_node)
-            cond, body = self._base(cond_node), self._base(body_node)
+            candidates, inner = self._candidates(cond_node, body_node, bound)
+            cond, body = self._base(cond_node, inner), self._base(body_node, inner)
             if name == "exists":
                 return lambda w, env: any(
                     cond(w, e) and body(w, e) for e in ({**env, **c} for c in candidates)
@@ -427,9 +435,10 @@ class CompiledFormula:
             )
         raise EvaluationError(f"cannot evaluate {name!r} in a base formula", span=node.span)
 
-    def _candidates(self, cond: Term, body: Term) -> list[dict]:
-        """Every assignment of the condition's variables to objects of their types."""
-        bindings = infer_bindings(cond, [body], self.signature)
+    def _candidates(self, cond: Term, body: Term, bound: Bound) -> tuple[list[dict], Bound]:
+        """Every assignment of the variables the condition binds (those not in ``bound``,
+        SPEC §2) to objects of their types, and the variables bound in its scope."""
+        bindings = infer_bindings(cond, [body], self.signature, bound)
         names = sorted(bindings)
         pools = []
         for var in names:
@@ -437,37 +446,38 @@ class CompiledFormula:
             if domain is None:
                 raise EvaluationError(f"cannot infer the type of variable {var}", span=cond.span)
             pools.append(self.signature.objects_of(domain))
-        return [dict(zip(names, combo)) for combo in itertools.product(*pools)]
+        return [dict(zip(names, combo)) for combo in itertools.product(*pools)], bound | frozenset(names)
 
     # -- compiling: vectorized over rows -----------------------------------------------
 
-    def _vec(self, node: Term) -> VecFn:
-        """Compile a (lowered) term to ``g(ctx, env)`` returning a broadcastable array."""
+    def _vec(self, node: Term, bound: Bound) -> VecFn:
+        """Compile a (lowered) term to ``g(ctx, env)`` returning a broadcastable array;
+        ``bound`` are the variables bound around it."""
         if isinstance(node, Num):
             value = float(node.value)
             return lambda ctx, env: value
         if _is_base(node):
-            key, fn, free = next(self._keys), self._base(node), tuple(sorted(free_variables(node)))
+            key, fn, free = next(self._keys), self._base(node, bound), tuple(sorted(free_variables(node, bound)))
             return lambda ctx, env: ctx.at_truth(ctx.per_world(key, fn, env, free))
         assert isinstance(node, Call)
         name, args = node.name, node.args
         if name == "prob_of":
-            return self._prob_of(node)
+            return self._prob_of(node, bound)
         if name == "threshold":
             value = self._threshold(args[0])
             return lambda ctx, env: value
         if name == "-":
-            (f,) = [self._vec(a) for a in args]
+            (f,) = [self._vec(a, bound) for a in args]
             return lambda ctx, env: -f(ctx, env)
         if name in _COMPARE:
             op = _COMPARE[name]
-            f, g = (self._vec(a) for a in args)
+            f, g = (self._vec(a, bound) for a in args)
             return lambda ctx, env: op(f(ctx, env), g(ctx, env))
         if name == "not":
-            (f,) = [self._vec(a) for a in args]
+            (f,) = [self._vec(a, bound) for a in args]
             return lambda ctx, env: np.logical_not(f(ctx, env))
         if name in ("and", "or"):
-            fs = [self._vec(a) for a in args]
+            fs = [self._vec(a, bound) for a in args]
             combine = np.logical_and if name == "and" else np.logical_or
 
             def connective(ctx, env):
@@ -478,13 +488,13 @@ class CompiledFormula:
 
             return connective
         if name == "imply":
-            f, g = (self._vec(a) for a in args)
+            f, g = (self._vec(a, bound) for a in args)
             return lambda ctx, env: np.logical_or(np.logical_not(f(ctx, env)), g(ctx, env))
         if name in ("exists", "forall", "maximum", "minimum"):
-            return self._quantifier(node)
+            return self._quantifier(node, bound)
         raise EvaluationError(f"cannot evaluate {name!r}: lower the formula first", span=node.span)
 
-    def _prob_of(self, node: Call) -> VecFn:
+    def _prob_of(self, node: Call, bound: Bound) -> VecFn:
         agent_node, phi = node.args
         agent = self.signature.agent
         if isinstance(agent_node, Const) and self.signature.resolve(agent_node.name) != agent:
@@ -493,7 +503,10 @@ class CompiledFormula:
                 span=agent_node.span, hint="write prob_of(player, φ)",
             )
         get_agent = self._object(agent_node)
-        key, fn, free = next(self._keys), self._base(phi), tuple(sorted(free_variables(phi)))
+        # φ's value is cached per binding of the outer variables it mentions: in
+        # forall(box(B), <(prob_of(A, exists(and(key(K), inside(K, B)), φ)), θ)) it
+        # depends on B, which the inner condition tests rather than rebinds.
+        key, fn, free = next(self._keys), self._base(phi, bound), tuple(sorted(free_variables(phi, bound)))
 
         def prob(ctx, env):
             if get_agent(env) != agent:
@@ -510,13 +523,13 @@ class CompiledFormula:
         # threshold(least(P)) is the strong form of the antonym, as least(P, φ) lowers.
         return self.thresholds.most(adjective if arg.name == "most" else ADJECTIVES[adjective])
 
-    def _quantifier(self, node: Call) -> VecFn:
+    def _quantifier(self, node: Call, bound: Bound) -> VecFn:
         name = node.name
         cond_node, body_node = node.args
-        candidates = self._candidates(cond_node, body_node)
-        key, cond_fn = next(self._keys), self._base(cond_node)
-        cond_free = tuple(sorted(free_variables(cond_node) | set().union(*[set(c) for c in candidates])))
-        body = self._vec(body_node)
+        candidates, inner_bound = self._candidates(cond_node, body_node, bound)
+        key, cond_fn = next(self._keys), self._base(cond_node, inner_bound)
+        cond_free = tuple(sorted(free_variables(cond_node, bound) | (inner_bound - bound)))
+        body = self._vec(body_node, inner_bound)
 
         def bindings(ctx, env):
             for c in candidates:

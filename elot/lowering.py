@@ -18,7 +18,7 @@ from typing import Callable, NamedTuple
 from elot.checker import ADJECTIVES, EPISTEMIC_OPERATORS, check
 from elot.errors import Span
 from elot.signature import Signature
-from elot.syntax import Call, Const, Term, Var, subterms, substitute
+from elot.syntax import Call, Const, Term, Var, binding, fresh, subterms, substitute, variables
 
 
 class Step(NamedTuple):
@@ -36,6 +36,9 @@ class _Lowerer:
     def __init__(self, explain: bool) -> None:
         self.explain = explain
         self.steps: list[Step] = []
+        # The variables bound around the node being lowered: a condition binds only the
+        # variables not already bound (SPEC §2), which most/least's rewrite must respect.
+        self.bound: frozenset[str] = frozenset()
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -86,7 +89,12 @@ class _Lowerer:
             return rule(self, node)
         if node.name in ("exists", "forall", "maximum", "minimum"):
             cond, body = node.args
-            return Call(name=node.name, args=(cond, self.lower(body)), span=node.span)
+            outer = self.bound
+            self.bound = binding(node, outer).inner
+            try:
+                return Call(name=node.name, args=(cond, self.lower(body)), span=node.span)
+            finally:
+                self.bound = outer
         if not any(isinstance(n, Call) and n.name in EPISTEMIC_OPERATORS for n in subterms(node)):
             return node
         return Call(name=node.name, args=tuple(self.lower(a) for a in node.args), span=node.span)
@@ -267,7 +275,14 @@ class _Lowerer:
         make = self.at(modal)
         adjective, obj, var, cond, phi = modal.args
         assert isinstance(var, Var)
-        chosen = substitute(phi, {var.name: obj})
+        inner = binding(modal, self.bound).inner
+        chosen = substitute(phi, {var.name: obj}, inner)
+        if var.name in self.bound:
+            # most's X shadows an outer X, but maximum(C, ...) binds only what is not bound
+            # outside (SPEC §2): rename X so that the extremum still ranges over it.
+            renamed = Var(name=fresh(var.name, self.bound | variables(modal)), span=var.span)
+            cond = substitute(cond, {var.name: renamed}, inner)
+            phi = substitute(phi, {var.name: renamed}, inner)
         return make(op, self.deg(modal, adjective, agent, chosen),
                     make(extremum, cond, self.deg(modal, adjective, agent, phi)))
 

@@ -6,7 +6,9 @@ are structural and ignore spans, so a tree built by hand equals the one parsed f
 
 The module also holds the few purely syntactic helpers every later stage needs (depth
 guard, free variables, substitution); they are iterative or depth-guarded so that no
-stage can hit Python's recursion limit on a deep tree.
+stage can hit Python's recursion limit on a deep tree. Among them is the one definition
+of SPEC §2's binding rule, :func:`binding`: a condition binds the variables it mentions
+that are not already bound outside. The checker, lowering, evaluator and REPL use it.
 """
 
 from __future__ import annotations
@@ -99,45 +101,167 @@ def guard_depth(term: Term, source: str | None = None) -> None:
         )
 
 
-#: Operators whose first argument is a condition binding the variables free in it.
+#: The quantifiers of the base and lowered languages: ``Q(C, φ)`` with a condition first.
 QUANTIFIERS = frozenset({"exists", "forall", "maximum", "minimum"})
 
+#: Position of the condition ``C`` of every binding operator, by (name, arity). The
+#: condition and every later argument are in the scope of what it binds; earlier
+#: arguments (the agent ``A``, the adjective ``P``, the object ``o``) are not.
+CONDITION_POSITION: dict[tuple[str, int], int] = {
+    **{(q, 2): 0 for q in QUANTIFIERS},
+    **{(op, 3): 1 for op in ("knows_about", "not_knows_about", "certain_about", "uncertain_about")},
+    ("uncertain_if", 4): 1,
+    ("more", 4): 1,
+    ("less", 4): 1,
+    ("most", 5): 3,
+    ("least", 5): 3,
+}
 
-def free_variables(term: Term) -> set[str]:
-    """Variables of ``term`` not bound by a quantifier inside it.
+#: Position of the explicitly named variable ``X`` of ``most/least(P, o, X, C, φ)``. The
+#: operator binds ``X`` even when an outer ``X`` is bound (it shadows that one).
+EXPLICIT_VARIABLE: dict[tuple[str, int], int] = {("most", 5): 2, ("least", 5): 2}
 
-    Only the quantifiers of the base and lowered languages (:data:`QUANTIFIERS`) are
-    considered here; the checker knows the binding structure of the epistemic operators.
-    A condition binds every variable free in it (so a rebinding shadows an outer one).
+
+@dataclass(frozen=True)
+class Binding:
+    """What a binding operator binds where it stands (see :func:`binding`).
+
+    ``condition`` is the position of its condition (arguments from there on are in the
+    scope of the new variables), ``explicit`` the position of an explicit variable (or
+    None), ``new`` the variables it binds, and ``inner`` the variables bound in its scope.
+    """
+
+    condition: int
+    explicit: int | None
+    new: frozenset[str]
+    inner: frozenset[str]
+
+
+def binding(node: Call, bound: frozenset[str] = frozenset()) -> Binding | None:
+    """The variables the binding operator ``node`` binds when ``bound`` are bound around
+    it, or None if ``node`` binds nothing (SPEC §2, *Conditions*).
+
+    A condition ``C`` binds every variable free in it that is not already bound outside:
+    ``vars(C) − bound``. An outer-bound variable it mentions is not rebound; the condition
+    tests it (``exists(and(key(K), inside(K, B)), φ)`` inside ``forall(box(B), ...)`` binds
+    only ``K``). The explicit ``X`` of ``most/least(P, o, X, C, φ)`` is bound regardless.
+    """
+    found = _binding(node, bound)
+    return None if found is None else found[0]
+
+
+def _binding(node: Call, bound: frozenset[str]) -> tuple[Binding, set[str]] | None:
+    """:func:`binding`, and the free variables of the condition (computed once: the
+    condition's free variables in its own scope are these, and recomputing them at every
+    level would cost exponential time in the nesting of conditions)."""
+    key = (node.name, len(node.args))
+    pos = CONDITION_POSITION.get(key)
+    if pos is None:
+        return None
+    explicit = EXPLICIT_VARIABLE.get(key)
+    x = node.args[explicit].name if explicit is not None and isinstance(node.args[explicit], Var) else None
+    outer = bound - {x} if x else bound
+    in_condition = free_variables(node.args[pos], outer)
+    new = frozenset(in_condition) - outer
+    if x:
+        new |= {x}
+    return Binding(condition=pos, explicit=explicit, new=new, inner=outer | new), in_condition
+
+
+def scopes(node: Call, bound: frozenset[str] = frozenset()) -> Iterator[tuple[int, Term, frozenset[str]]]:
+    """Each argument of ``node`` with its position and the variables bound around it.
+
+    The explicit variable of ``most/least(P, o, X, C, φ)`` is a binder, not a use, and is
+    left out. Every other node passes ``bound`` on unchanged.
+    """
+    b = binding(node, bound)
+    for i, arg in enumerate(node.args):
+        if b is None or i < b.condition:
+            if b is None or i != b.explicit:
+                yield i, arg, bound
+        else:
+            yield i, arg, b.inner
+
+
+def free_variables(term: Term, bound: frozenset[str] = frozenset()) -> set[str]:
+    """Variables occurring free in ``term`` when the variables ``bound`` are bound around it.
+
+    Binding follows SPEC §2: a binding operator (a quantifier ``Q(C, φ)``, or an
+    epistemic operator with a condition, see :data:`CONDITION_POSITION`) binds the
+    variables of its condition that are *not* bound outside, ``vars(C) − bound``. A
+    variable in ``bound`` that ``C`` or ``φ`` mentions is not rebound: its occurrences are
+    free occurrences of ``term`` and are in the result: for
+    ``t = exists(and(key(K), inside(K, B)), iscolor(K, red))``,
+    ``free_variables(t, {"B"}) == {"B"}``, while ``free_variables(t) == set()`` (with
+    nothing bound outside, the condition binds ``B`` too). Only the explicit variable
+    ``X`` of ``most/least(P, o, X, C, φ)`` may shadow an outer ``X``.
     """
     if isinstance(term, Var):
         return {term.name}
     if not isinstance(term, Call):
         return set()
-    if term.name in QUANTIFIERS and len(term.args) == 2:
-        return free_variables(term.args[1]) - free_variables(term.args[0])
-    out: set[str] = set()
-    for arg in term.args:
-        out |= free_variables(arg)
+    found = _binding(term, bound)
+    if found is None:
+        out: set[str] = set()
+        for arg in term.args:
+            out |= free_variables(arg, bound)
+        return out
+    b, in_condition = found
+    out = in_condition - b.new
+    for i, arg in enumerate(term.args):
+        if i == b.explicit or i == b.condition:
+            continue
+        out |= free_variables(arg, bound) if i < b.condition else free_variables(arg, b.inner) - b.new
     return out
 
 
-def substitute(term: Term, mapping: dict[str, Term]) -> Term:
+def variables(term: Term) -> set[str]:
+    """Every variable name occurring in ``term``, bound or free."""
+    return {n.name for n in subterms(term) if isinstance(n, Var)}
+
+
+def fresh(name: str, taken: set[str] | frozenset[str]) -> str:
+    """``name`` followed by the smallest number that makes it not in ``taken``."""
+    i = 1
+    while f"{name}{i}" in taken:
+        i += 1
+    return f"{name}{i}"
+
+
+def substitute(term: Term, mapping: dict[str, Term], bound: frozenset[str] = frozenset()) -> Term:
     """Capture-free replacement of free variables by terms, ``φ[X:=o]``.
 
-    A quantifier whose condition rebinds a variable shadows it: the substitution does
-    not enter that quantifier for that variable.
+    ``bound`` are the variables bound around ``term``; the replaced variables count as
+    bound outside too (that is what makes them free in ``term``). So, by SPEC §2's rule, a
+    condition inside ``term`` that mentions a replaced ``X`` does not rebind it, and the
+    substitution enters it: ``exists(and(key(K), inside(K, X)), φ)[X:=box2]`` is
+    ``exists(and(key(K), inside(K, box2)), φ[X:=box2])``. Only the explicit variable of
+    ``most/least(P, o, X, C, φ)`` shadows ``X``. A variable that an inner condition binds
+    and that occurs in a replacement term is renamed first, so nothing is captured.
     """
     if isinstance(term, Var):
         return mapping.get(term.name, term)
     if not isinstance(term, Call) or not mapping:
         return term
-    if term.name in QUANTIFIERS and len(term.args) == 2:
-        bound = free_variables(term.args[0])
-        inner = {k: v for k, v in mapping.items() if k not in bound}
-        return Call(
-            name=term.name,
-            args=(term.args[0], substitute(term.args[1], inner)),
-            span=term.span,
-        )
-    return Call(name=term.name, args=tuple(substitute(a, mapping) for a in term.args), span=term.span)
+    context = bound | frozenset(mapping)
+    b = binding(term, context)
+    if b is None:
+        return Call(name=term.name, args=tuple(substitute(a, mapping, bound) for a in term.args), span=term.span)
+    inner = {k: t for k, t in mapping.items() if k not in b.new}  # only an explicit X shadows
+    used = set().union(*(variables(t) for t in inner.values())) if inner else set()
+    clash = b.new & used
+    if clash:
+        taken = variables(term) | used | context
+        for name in sorted(clash):
+            new_name = fresh(name, taken)
+            taken.add(new_name)
+            inner[name] = Var(name=new_name)
+    args = []
+    for i, arg in enumerate(term.args):
+        if i == b.explicit:
+            args.append(inner.get(arg.name, arg) if isinstance(arg, Var) and arg.name in clash else arg)
+        elif i < b.condition:
+            args.append(substitute(arg, mapping, bound))
+        else:
+            args.append(substitute(arg, inner, bound | b.new))
+    return Call(name=term.name, args=tuple(args), span=term.span)

@@ -450,14 +450,17 @@ def _prob_terms(lowered: Term, signature: Signature) -> list[Term]:
     def walk(node: Term, domains: dict[str, str | None]) -> None:
         if not isinstance(node, Call):
             return
+        bound = frozenset(domains)
         if node.name == "prob_of":
-            variables = sorted(free_variables(node))
+            # The outer variables φ mentions, including those an inner condition tests
+            # (SPEC §2: a condition does not rebind an outer variable).
+            variables = sorted(free_variables(node, bound))
             for binding in _bindings(variables, domains, signature):
-                found.append(substitute(node, binding))
+                found.append(substitute(node, binding, bound))
             return
         if node.name in QUANTIFIERS and len(node.args) == 2:
             inner = dict(domains)
-            inner.update(infer_bindings(node.args[0], node.args[1:], signature))
+            inner.update(infer_bindings(node.args[0], node.args[1:], signature, bound))
             for arg in node.args:
                 walk(arg, inner)
             return

@@ -86,10 +86,51 @@ def test_variable_types_are_inferred():
     check("exists(or(key(K), gem(K)), offgrid(K))")
 
 
-def test_bound_variables_shadow_outer_ones():
-    check("exists(box(X), exists(key(X), inside(X, box1)))")
-    (e,) = errors_of("exists(box(X), and(exists(key(X), hidden(X)), hidden(X)))")
-    assert "hidden expects item here" in e.message
+def test_an_inner_condition_tests_an_outer_variable_instead_of_rebinding_it():
+    # SPEC §2: a condition binds only the variables not already bound outside. The inner
+    # inside(K, B) tests the outer B, so B keeps its outer type.
+    check("forall(box(B), exists(and(key(K), inside(K, B)), iscolor(K, red)))")
+    check("forall(box(B), knows_about(player, color(C), exists(and(key(K), inside(K, B)), iscolor(K, C))))")
+    check("uncertain_about(player, box(B), exists(and(key(K), inside(K, B)), iscolor(K, red)))")
+    (e,) = errors_of("forall(key(B), exists(and(key(K), inside(K, B)), iscolor(K, red)))")
+    assert e.message == "inside expects box here, but B is an object of type key (O[key])"
+    (e,) = errors_of("exists(box(X), exists(key(X), inside(X, box1)))")
+    assert "inside expects item here, but X is an object of type box" in e.message
+    errors = errors_of("exists(box(X), and(exists(key(X), hidden(X)), hidden(X)))")
+    assert [e.message for e in errors] == ["hidden expects item here, but X is an object of type box (O[box])"] * 2
+    # Every binding operator with a condition follows the rule.
+    for text in ("knows_about(player, key(B), exists(and(key(K), inside(K, B)), hidden(K)))",
+                 "believes(player, more(likely, key(B), exists(and(key(K), inside(K, B)), hidden(K)), empty(box1)))",
+                 "uncertain_if(player, key(B), exists(and(key(K), inside(K, B)), hidden(K)), empty(box1))",
+                 "forall(key(B), certain_about(player, and(key(K), inside(K, B)), hidden(K)))"):
+        assert any("inside expects box here, but B is an object of type key" in e.message for e in errors_of(text))
+
+
+def test_the_binding_table_names_every_operator_with_a_condition():
+    from elot.checker import ABOUT
+    from elot.syntax import CONDITION_POSITION, QUANTIFIERS
+
+    assert {name for name, _ in CONDITION_POSITION} == set(QUANTIFIERS) | set(ABOUT) | {
+        "uncertain_if", "more", "less", "most", "least"}
+
+
+def test_infer_bindings_binds_only_what_is_not_bound_outside():
+    from elot.checker import infer_bindings
+    from elot.parser import parse
+
+    sig = Signature.default()
+    cond = parse("and(key(K), inside(K, B))")
+    assert infer_bindings(cond, [], sig) == {"B": "box", "K": "key"}
+    assert infer_bindings(cond, [], sig, bound={"B"}) == {"K": "key"}
+    assert infer_bindings(cond, [], sig, bound={"B", "K"}) == {}
+
+
+def test_the_explicit_variable_of_most_and_least_shadows_an_outer_one():
+    # most(P, o, X, C, φ) names X explicitly: it is bound there even if an outer X is.
+    check("forall(key(B), believes(player, most(likely, box2, B, box(B), empty(B))))")
+    check("forall(box(B), believes(player, least(likely, key1, B, key(B), hidden(B))))")
+    (e,) = errors_of("forall(key(B), believes(player, most(likely, box2, B, box(B), hidden(B))))")
+    assert "hidden expects item here, but B is an object of type box" in e.message
 
 
 def test_every_error_is_collected_with_its_span():

@@ -75,6 +75,98 @@ def test_forall_deviation_conditions_restrict_instead_of_adding_conjuncts():
                     S1, signature=Signature.from_objects({**dict(Signature.default().objects), "box9": "box"}))
 
 
+# -- conditions bind only what is not bound outside (SPEC §2) ------------------------------
+
+#: A red key in box1, nothing in box2.
+ONE_KEY = State(frozenset({("inside", "key1", "box1"), ("iscolor", "key1", "red"), ("closed", "box1"),
+                           ("closed", "box2"), ("hidden", "key1")}))
+RED_IN = "exists(and(key(K), inside(K, {})), iscolor(K, red))"
+
+
+def test_an_inner_condition_tests_the_outer_variable():
+    # The inner exists binds only K; its inside(K, B) tests the outer B. box2 holds no key.
+    assert evaluate("forall(box(B), exists(and(key(K), inside(K, B)), iscolor(K, red)))", ONE_KEY) is False
+    # The dual: some box other than box1 holds a red key (none does).
+    assert evaluate("exists(and(box(B), not(==(B, box1))), exists(and(key(K), inside(K, B)), iscolor(K, red)))",
+                    ONE_KEY) is False
+    assert evaluate("exists(box(B), not(exists(and(key(K), inside(K, B)), iscolor(K, red))))", ONE_KEY) is True
+    assert evaluate("exists(box(B), exists(and(key(K), inside(K, B)), iscolor(K, red)))", ONE_KEY) is True
+    # Also inside prob_of, as a base formula the belief is asked about.
+    belief = Belief.point(ONE_KEY)
+    assert evaluate("forall(box(B), >=(prob_of(player, exists(and(key(K), inside(K, B)), hidden(K))), 0.5))",
+                    ONE_KEY, belief) is False
+
+
+def test_knowing_the_colour_of_the_keys_in_all_of_the_boxes():
+    # "The player knows the colour of the keys in all of the boxes." The player knows
+    # box1's key is red but not whether box2's is red or blue (it is blue), so this is
+    # false; were the inner condition to rebind B it would read "knows the colour of some
+    # key in some box", which is true.
+    truth = State.parse("inside(key1, box1), iscolor(key1, red), inside(key2, box2), iscolor(key2, blue)")
+    other = State.parse("inside(key1, box1), iscolor(key1, red), inside(key2, box2), iscolor(key2, red)")
+    belief = b((truth, 0.5), (other, 0.5))
+    claim = "forall(box(B), knows_about(player, color(C), exists(and(key(K), inside(K, B)), iscolor(K, C))))"
+    restricted = claim.replace("box(B)", "and(box(B), not(empty(B)))", 1)
+    assert evaluate(restricted, truth, belief) is False
+    assert evaluate(restricted, truth, Belief.point(truth)) is True
+    assert evaluate("knows_about(player, color(C), exists(and(key(K), inside(K, box1)), iscolor(K, C)))",
+                    truth, belief) is True
+    assert evaluate(claim, truth, Belief.point(truth)) is False  # box3 holds no key at all
+
+
+#: Worlds for the uncertainty examples: a red key in box1 / in box2; a blue key in box1; none.
+RED1 = State.parse("inside(key1, box1), iscolor(key1, red)")
+RED2 = State.parse("inside(key1, box2), iscolor(key1, red)")
+BLUE1 = State.parse("inside(key1, box1), iscolor(key1, blue)")
+NONE = State.parse("closed(box1)")
+UNCERTAIN_WORLDS = [RED1, RED2, BLUE1, NONE]
+UNCERTAIN_ROWS = np.array([
+    [0.5, 0.5, 0.0, 0.0],   # each box 0.5 (< 0.7): uncertain about every box
+    [1.0, 0.0, 0.0, 0.0],   # sure about box1
+    [0.5, 0.0, 0.5, 0.0],   # box1 0.5
+    [0.4, 0.4, 0.0, 0.2],   # 0.4 each, though "some box holds a red key" is 0.8
+    [0.0, 0.8, 0.2, 0.0],   # box2 0.8
+    [0.2, 0.2, 0.6, 0.0],   # red: 0.2 each; any key: box1 0.8
+])
+
+
+@pytest.mark.parametrize("formula, want", [
+    # uncertain, for every box, whether it holds a red key
+    (f"uncertain_about(player, box(B), {RED_IN.format('B')})", [True, False, True, True, False, True]),
+    # its lowered form, where prob_of's formula depends on the outer B
+    (f"forall(box(B), <(prob_of(player, {RED_IN.format('B')}), threshold(uncertain)))",
+     [True, False, True, True, False, True]),
+    # uncertain, for every box, whether it holds a key (no condition mentions B)
+    ("uncertain_about(player, box(B), exists(key(K), inside(K, B)))", [True, False, False, True, False, False]),
+])
+def test_uncertain_about_depends_on_the_outer_variable(formula, want):
+    # evaluate, row by row
+    for row, expected in zip(UNCERTAIN_ROWS, want):
+        belief = Belief(tuple((w, float(x)) for w, x in zip(UNCERTAIN_WORLDS, row) if x > 0))
+        assert evaluate(formula, NONE, belief) is expected
+    # and the vectorized program on all rows at once, with various true worlds
+    index = np.array([3, 0, 1, 2, 3, 0])
+    assert compile_formula(formula).truth(UNCERTAIN_WORLDS, UNCERTAIN_ROWS, index).tolist() == want
+
+
+def test_most_likely_box_to_hold_a_red_key():
+    claim = f"believes(player, most(likely, box2, B, box(B), {RED_IN.format('B')}))"
+    assert evaluate(claim, RED2, b((RED2, 0.6), (RED1, 0.4))) is True
+    assert evaluate(claim, RED2, b((RED2, 0.3), (RED1, 0.7))) is False
+    assert evaluate(claim.replace("most", "least"), RED2, b((RED2, 0.3), (RED1, 0.7))) is False  # box3: 0
+    worlds = [RED1, RED2, NONE]
+    rows = np.array([[0.4, 0.6, 0.0], [0.7, 0.3, 0.0], [0.0, 0.5, 0.5], [0.5, 0.0, 0.5]])
+    assert compile_formula(claim).truth(worlds, rows, np.array([0, 1, 2, 0])).tolist() == [True, False, True, False]
+
+
+def test_the_explicit_variable_of_most_shadows_an_outer_one():
+    claim = "forall(key(B), believes(player, most(likely, box2, B, box(B), empty(B))))"
+    # box2 is (one of) the most likely boxes to be empty iff nothing is believed in it.
+    assert evaluate(claim, RED1, Belief.point(RED1)) is True
+    assert evaluate(claim, RED1, Belief.point(RED2)) is False
+    assert evaluate(claim, RED1, b((RED1, 0.5), (RED2, 0.5))) is False  # box3: 1
+
+
 def test_player_is_an_alias_of_the_scenario_agent():
     sig = Signature.from_objects({"human": "agent", "key1": "key", "box1": "box"})
     state = State.parse("has(human, key1)")

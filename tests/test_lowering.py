@@ -13,6 +13,7 @@ from elot.lowering import is_lowered, lower, rules
 from elot.parser import parse
 from elot.printer import pretty
 from elot.syntax import Call, subterms
+from elot.types import EPISTEMIC
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "lang"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "formulas.elot"
@@ -85,9 +86,40 @@ def test_rules(source, lowered):
     assert pretty(lower(source)) == lowered
 
 
-def test_substitution_into_most_respects_shadowing():
+def test_substitution_into_most_enters_conditions_that_mention_its_variable():
+    # SPEC §2: inside φ, X is bound (by most), so a condition mentioning X tests it
+    # rather than rebinding it, and φ[X:=o] replaces X there too.
     got = lower("believes(player, most(likely, box2, B, box(B), and(empty(B), exists(box(B), closed(B)))))")
-    assert pretty(got.args[0]) == "prob_of(player, and(empty(box2), exists(box(B), closed(B))))"
+    assert pretty(got.args[0]) == "prob_of(player, and(empty(box2), exists(box(box2), closed(box2))))"
+    got = lower("believes(player, most(likely, box2, B, box(B), exists(and(key(K), inside(K, B)), iscolor(K, red))))")
+    assert pretty(got) == (
+        ">=(prob_of(player, exists(and(key(K), inside(K, box2)), iscolor(K, red))), "
+        "maximum(box(B), prob_of(player, exists(and(key(K), inside(K, B)), iscolor(K, red)))))")
+
+
+def test_most_renames_its_variable_when_it_shadows_an_outer_one():
+    # maximum(C, ...) binds only what is not bound outside, so the shadowing X of
+    # most(P, o, X, C, φ) is renamed to keep the extremum ranging over it.
+    got = lower("forall(key(B), believes(player, most(likely, box2, B, box(B), empty(B))))")
+    assert pretty(got) == "forall(key(B), >=(prob_of(player, empty(box2)), maximum(box(B1), prob_of(player, empty(B1)))))"
+    assert check(got).type == EPISTEMIC
+
+
+def test_substitution_and_free_variables_follow_the_binding_rule():
+    from elot.syntax import Const, Var, free_variables, substitute
+
+    inner = parse("exists(and(key(K), inside(K, B)), iscolor(K, red))")
+    assert free_variables(inner) == set()  # nothing bound outside: the condition binds B too
+    assert free_variables(inner, frozenset({"B"})) == {"B"}
+    assert free_variables(parse("forall(box(B), exists(and(key(K), inside(K, B)), iscolor(K, C)))")) == {"C"}
+    assert free_variables(parse("knows_about(player, color(C), inside(K, B))"), frozenset({"B"})) == {"B", "K"}
+    assert free_variables(parse("most(likely, X, B, box(B), empty(B))"), frozenset({"B"})) == {"X"}
+    assert pretty(substitute(inner, {"B": Const(name="box2")})) == "exists(and(key(K), inside(K, box2)), iscolor(K, red))"
+    # A variable an inner condition binds is renamed rather than captured.
+    assert pretty(substitute(inner, {"B": Var(name="K")})) == "exists(and(key(K1), inside(K1, K)), iscolor(K1, red))"
+    # Only the explicit variable of most/least shadows.
+    shadow = parse("most(likely, B, B, box(B), empty(B))")
+    assert pretty(substitute(shadow, {"B": Const(name="box1")})) == "most(likely, box1, B, box(B), empty(B))"
 
 
 def test_generated_nodes_keep_the_source_span():

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from elot.equivalence import EPSILON, states_for
 from elot.evaluate import Belief, State, Thresholds
 from elot.signature import Signature
-from elot.syntax import Call, Const, Term, Var, free_variables, substitute
+from elot.syntax import Call, Const, Term, Var
 
 SIG = Signature.from_objects(
     {
@@ -41,22 +41,43 @@ def _pool(env: dict, domain: str, consts: list[str]) -> list[Term]:
     return [c(x) for x in consts] + [v(k) for k, d in env.items() if d == domain]
 
 
+#: Condition kinds that mention a variable bound outside (SPEC §2: the condition tests it,
+#: it does not rebind it), by the domain of the outer variable they need.
+OUTER_KINDS = {"key_in_outer": "box", "box_of_outer": "key", "key_outer_color": "color",
+               "box_not_outer": "box", "retype_outer": "key"}
+
+
 @st.composite
 def conditions(draw, env: dict):
-    """A condition binding one fresh variable, and the extended environment."""
+    """A condition binding one fresh variable, and the extended environment. Some kinds
+    also mention a variable of ``env`` (bound outside), which the condition only tests."""
     n = len(env)
-    kind = draw(st.sampled_from(["key", "key_color", "box", "box_not", "color", "item"]))
-    if kind in ("key", "key_color", "item"):
+    kinds = ["key", "key_color", "box", "box_not", "color", "item"]
+    kinds += [k for k, d in OUTER_KINDS.items() if d in env.values()]
+    kind = draw(st.sampled_from(kinds))
+    outer = draw(st.sampled_from(sorted(x for x, d in env.items() if d == OUTER_KINDS[kind]))) \
+        if kind in OUTER_KINDS else None
+    if kind in ("key", "key_color", "item", "key_in_outer", "key_outer_color", "retype_outer"):
         name = f"K{n}"
         domain = "item" if kind == "item" else "key"
         cond = f(domain, v(name))
         if kind == "key_color":
             cond = f("and", cond, f("iscolor", v(name), c(draw(st.sampled_from(["red", "blue"])))))
-    elif kind in ("box", "box_not"):
+        elif kind == "key_in_outer":  # and(key(K), inside(K, B)) with B bound outside
+            cond = f("and", cond, f("inside", v(name), v(outer)))
+        elif kind == "key_outer_color":  # and(key(K), iscolor(K, C)) with C bound outside
+            cond = f("and", cond, f("iscolor", v(name), v(outer)))
+        elif kind == "retype_outer":  # and(key(K1), key(K0)) with K0 bound outside: a test
+            cond = f("and", cond, f("key", v(outer)))
+    elif kind in ("box", "box_not", "box_of_outer", "box_not_outer"):
         name, domain = f"B{n}", "box"
         cond = f("box", v(name))
         if kind == "box_not":  # a non-type conjunct: where SPEC's forall deviation matters
             cond = f("and", cond, f("not", f("==", v(name), c("box1"))))
+        elif kind == "box_not_outer":  # and(box(B1), not(==(B1, B0))) with B0 bound outside
+            cond = f("and", cond, f("not", f("==", v(name), v(outer))))
+        elif kind == "box_of_outer":  # and(box(B), inside(K, B)) with K bound outside
+            cond = f("and", cond, f("inside", v(outer), v(name)))
     else:
         name, domain = f"C{n}", "color"
         cond = f("color", v(name))
@@ -191,7 +212,12 @@ def beliefs(draw) -> Belief:
         weights = [k / n if k else EPSILON for k in counts]
     else:
         seed = draw(st.integers(0, 2**32 - 1))
-        weights = list(np.random.default_rng(seed).dirichlet(np.ones(len(support))))
+        # Multiples of 2^-20: their sums are exact in any order, so the evaluator and the
+        # reference (which add the weights in different orders) cannot differ by one ulp
+        # at a threshold such as threshold(most(likely)) = 1.
+        raw = np.random.default_rng(seed).dirichlet(np.ones(len(support)))
+        grains = [int(x * 2**20) for x in raw[:-1]]
+        weights = [g / 2**20 for g in grains] + [(2**20 - sum(grains)) / 2**20]
     return Belief(tuple(zip(support, (float(w) for w in weights))))
 
 
@@ -233,8 +259,10 @@ class Reference:
         raise AssertionError(name)
 
     def bindings(self, cond: Term, s: State, env: dict) -> list[dict]:
-        """Every assignment of the condition's variables (any object) satisfying it in s."""
-        names = sorted(free_variables(cond))
+        """Every assignment of the variables the condition binds (any object) satisfying
+        it in s. SPEC §2: a condition binds the variables it mentions that are not already
+        bound outside (not in ``env``); those in ``env`` keep their values and are tested."""
+        names = sorted(_mentioned(cond, set(env)) - set(env))
         out = []
         import itertools
 
@@ -273,8 +301,12 @@ class Reference:
             p = self.pr(args[1], b, env)
             return p >= min(1.0, th.alpha_most * th.likely) if adj == "likely" else p <= th.unlikely / th.alpha_most
         adj, obj, var, cond, phi = args
-        mine = self.deg(adj, substitute(phi, {var.name: obj}), b, env)
-        others = [self.deg(adj, phi, b, e) for e in self.bindings(cond, s, env)]
+        # φ[X:=o] is φ with X bound to o; X is named explicitly, so it is (re)bound even
+        # if an outer X is.
+        value = env[obj.name] if isinstance(obj, Var) else self.sig.resolve(obj.name)
+        mine = self.deg(adj, phi, b, {**env, var.name: value})
+        outer = {k: x for k, x in env.items() if k != var.name}
+        others = [self.deg(adj, phi, b, e) for e in self.bindings(cond, s, outer)]
         if name == "most":
             return mine >= (max(others) if others else 0.0)
         return mine <= (min(others) if others else 1.0)
@@ -326,6 +358,20 @@ class Reference:
             results = [self.truth(args[1], s, b, e) for e in self.bindings(args[0], s, env)]
             return any(results) if name == "exists" else all(results)
         return self.holds(t, s, env)
+
+
+def _mentioned(t: Term, bound: set[str]) -> set[str]:
+    """The variables occurring in ``t`` outside the scope of a quantifier that binds them,
+    when ``bound`` are bound around ``t`` (a nested quantifier binds the variables of its
+    condition that are not in ``bound``)."""
+    if isinstance(t, Var):
+        return {t.name}
+    if not isinstance(t, Call):
+        return set()
+    if t.name in ("exists", "forall") and len(t.args) == 2:
+        new = _mentioned(t.args[0], bound) - bound
+        return (_mentioned(t.args[0], bound) | _mentioned(t.args[1], bound | new)) - new
+    return set().union(*(_mentioned(a, bound) for a in t.args))
 
 
 EPISTEMIC_OPS = {"believes", "certain", "hopes", "knows_that", "not_knows_that", "knows_if", "not_knows_if",
@@ -449,3 +495,46 @@ def test_the_generator_covers_every_epistemic_operator():
              settings=settings(max_examples=1000, database=None, derandomize=True, phases=[Phase.generate]))
     wanted = EPISTEMIC_OPS | {"more", "less", "equal", "most", "least", "exists", "forall", "imply"} | set(MODAL_NAMES)
     assert wanted <= seen, wanted - seen
+
+
+def test_the_generator_makes_inner_conditions_that_mention_outer_variables():
+    """Some generated formulas have a condition mentioning a variable bound outside it,
+    which SPEC §2 reads as a test of the outer variable, not a rebinding: under base and
+    epistemic quantifiers, inside the formula of an epistemic operator (where it ends up
+    in prob_of after lowering), and as the condition of an epistemic operator (guards the
+    generator)."""
+    from hypothesis import Phase, find
+    from hypothesis.errors import NoSuchExample
+
+    from elot.syntax import binding, scopes
+
+    pairs: set[tuple[str, str]] = set()  # (operator binding the outer variable, operator testing it)
+
+    def walk(t: Term, binders: dict) -> None:
+        if not isinstance(t, Call):
+            return
+        bound = frozenset(binders)
+        b = binding(t, bound)
+        if b is not None:
+            mentioned = {n.name for n in _subterms(t.args[b.condition]) if isinstance(n, Var)}
+            pairs.update((binders[x], t.name) for x in mentioned & bound)
+        for _, arg, inner in scopes(t, bound):
+            walk(arg, {**binders, **{x: t.name for x in inner - bound}})
+
+    def record(term) -> bool:
+        walk(term, {})
+        return False
+
+    with pytest.raises(NoSuchExample):
+        find(epistemic_formulas(depth=1), record,
+             settings=settings(max_examples=1000, database=None, derandomize=True, phases=[Phase.generate]))
+    quantifiers = {"exists", "forall"}
+    assert any(o in quantifiers and i in quantifiers for o, i in pairs), pairs
+    assert any(o in EPISTEMIC_OPS | {"most", "least", "more", "less"} and i in quantifiers for o, i in pairs), pairs
+    assert any(o in quantifiers and i not in quantifiers for o, i in pairs), pairs
+
+
+def _subterms(t: Term):
+    from elot.syntax import subterms
+
+    return subterms(t)

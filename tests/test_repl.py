@@ -220,6 +220,14 @@ def test_type_lower_explain_trace(session):
     assert "^" in text and "judgment point" in text
 
 
+def test_explain_grounds_prob_of_per_outer_binding_an_inner_condition_tests(session):
+    # SPEC §2: the inner condition tests the outer B, so there is one probability per box.
+    session.goto(4)
+    explanation = session.explain("uncertain_about(player, box(B), exists(and(key(K), inside(K, B)), hidden(K)))")
+    assert explanation.columns == [f"prob_of(player, exists(and(key(K), inside(K, {box})), hidden(K)))"
+                                   for box in ("box1", "box2")]
+
+
 def test_english_goes_through_translation(session):
     text = plain_text(*execute(session, "The player initially thought box 1 was empty."))
     assert "believes(player, formula(empty(box1)))" in text and "initial belief" in text
