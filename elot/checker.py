@@ -168,9 +168,9 @@ def predicate_domains(term: Term, var: str, signature: Signature, types: bool = 
             if isinstance(node.args[0], Var) and node.args[0].name == var:
                 out.append(node.name)
         elif isinstance(node, Call) and node.name in signature.predicate_types:
-            types = signature.predicate_types[node.name]
-            if len(types) == len(node.args):
-                out += [t for a, t in zip(node.args, types) if isinstance(a, Var) and a.name == var]
+            arg_types = signature.predicate_types[node.name]
+            if len(arg_types) == len(node.args):
+                out += [t for a, t in zip(node.args, arg_types) if isinstance(a, Var) and a.name == var]
         elif isinstance(node, Call) and node.name == "==" and any(
             isinstance(a, Var) and a.name == var for a in node.args
         ):

@@ -9,6 +9,7 @@ import pytest
 
 from elot.checker import check
 from elot.errors import ElotError, ElotTypeError
+from elot.parser import parse
 from elot.signature import Signature
 from elot.types import ADJECTIVE, BASE, EPISTEMIC, MODAL, NUMERIC, PROP, Obj, is_subtype
 
@@ -228,3 +229,13 @@ def test_golden_errors():
         expected.write_text(got, encoding="utf-8")
     assert got == expected.read_text(encoding="utf-8")
     assert "(no error)" not in got
+
+
+def test_predicate_domains_counts_type_predicates_only_when_asked():
+    # A predicate seen first used to overwrite the `types` flag, so type predicates after
+    # it were counted even when they should not be.
+    from elot.checker import predicate_domains
+
+    term = parse("or(inside(K, box1), key(K))")
+    assert predicate_domains(term, "K", Signature.default()) == ["item"]
+    assert predicate_domains(term, "K", Signature.default(), types=True) == ["item", "key"]
