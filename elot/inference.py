@@ -7,8 +7,9 @@ observed actions through a BToM backend (the compiled ``btom_ext.core``, or the 
 
 What is kept per step is linear in the number of hypotheses: the log weights, the
 world of each initial state, and which states still agree with which (``alive``). Beliefs
-depend only on (true initial state, initial belief, t), so they are rebuilt on demand as a
-``(state, belief, state)`` table, one row per distinct pair rather than per hypothesis.
+depend only on (true initial state, initial belief, t), so they are kept as a
+``(state, belief, state)`` table, one row per distinct pair rather than per hypothesis,
+and steps with the same ``alive`` table share one.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ class Inference:
     worlds_by_step: tuple[tuple[WorldState, ...], ...]
     alive: np.ndarray          # (T+1, n_s, n_s) uint8: state j agrees with state s up to t
     log_weights: np.ndarray    # (T+1, N) unnormalized log posterior weights
-    _beliefs: dict = field(default_factory=dict, repr=False)
+    beliefs_by_step: tuple[np.ndarray, ...] = field(repr=False)  # (T+1) x (n_s, n_b, n_s)
     _states: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -114,10 +115,7 @@ class Inference:
     def beliefs(self, t: int) -> np.ndarray:
         """``b[s, b, j]``: weight of state j at time t in the belief of every hypothesis with
         true state s and initial belief b (the hypothesis's goal does not matter)."""
-        if t not in self._beliefs:
-            core = load_backend(self.backend)
-            self._beliefs[t] = core.filter_beliefs(self.space.initial_beliefs, self.alive[self._check(t)])
-        return self._beliefs[t]
+        return self.beliefs_by_step[self._check(t)]
 
     def pairs(self, t: int) -> tuple[np.ndarray, np.ndarray]:
         """Every (true state, initial belief) pair at time t as rows for
@@ -133,10 +131,7 @@ class Inference:
     @cached_property
     def signature(self):
         """The ELoT signature of the scenario's objects (its agent aliased as ``player``)."""
-        from elot.signature import Signature
-
-        layout = self.scenario.layout
-        return Signature.from_objects(layout.objects(), agent=layout.agent)
+        return self.scenario.signature()
 
     def hypothesis_belief(self, t: int, i: int) -> np.ndarray:
         """The belief of hypothesis i at time t over :meth:`worlds` ``(t)``."""
@@ -168,9 +163,10 @@ def infer(
 ) -> Inference:
     """Exact inference of goals, initial states and beliefs from a scenario's actions.
 
-    ``scenario`` needs ``layout``, ``initial`` (the true initial :class:`WorldState`) and
-    ``actions``. ``model`` is ``"full"``, ``"true-belief"`` or ``"non-planning"``;
-    ``progress(t, T)`` is called after each step.
+    ``scenario`` is an :class:`elot.scenario.Scenario`: its ``layout``, ``initial`` (the
+    true initial :class:`WorldState`), ``actions`` and ``signature()`` are used.
+    ``model`` is ``"full"``, ``"true-belief"`` or ``"non-planning"``; ``progress(t, T)``
+    is called after each step.
     """
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; expected one of {MODELS}")
@@ -198,7 +194,8 @@ def infer(
     worlds = tuple(space.states)
     views = [w.view() for w in worlds]
     alive = _views_agree(views)
-    live = np.array([v == real[0].view() for v in views], dtype=bool)
+    seen = real[0].view()
+    live = np.array([v == seen for v in views], dtype=bool)
     logw = np.where(live[hyp_state], 0.0, -np.inf)
     history_worlds, history_alive, history_logw = [worlds], [alive], [logw]
     belief_cache: dict[bytes, np.ndarray] = {}
@@ -278,5 +275,5 @@ def infer(
         worlds_by_step=tuple(history_worlds),
         alive=np.stack(history_alive),
         log_weights=np.stack(history_logw),
-        _beliefs={t: beliefs_for(a) for t, a in enumerate(history_alive)},
+        beliefs_by_step=tuple(beliefs_for(a) for a in history_alive),
     )
