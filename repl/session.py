@@ -18,12 +18,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from elot.checker import Checked, check, infer_bindings
-from elot.errors import ElotError, ScenarioError
-from elot.evaluate import Thresholds, compile_formula
+from elot.errors import ElotError
+from elot.evaluate import CompiledFormula, Thresholds, compile_formula
 from elot.lowering import lower
 from elot.printer import pretty
 from elot.signature import Signature
-from elot.syntax import QUANTIFIERS, Call, Const, Term, Var, free_variables, subterms, substitute
+from elot.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
 from repl.render import ScoreRow
 
 MODELS = ("full", "true-belief", "non-planning")
@@ -265,24 +265,29 @@ class Session:
     def show(term: Term) -> str:
         return pretty(term)
 
+    def compile(self, text: str) -> CompiledFormula:
+        """Typecheck, lower and compile a formula against this scenario and thresholds."""
+        try:
+            return compile_formula(text, self.signature, self.thresholds, self.bind_free)
+        except ElotError as error:
+            raise error.located(source=text, path="<formula>")
+
     def score(self, text: str, t: int | None = None, mode: str | None = None) -> ScoreRow:
         """Type, lowered form and score of a formula at ``t`` (default now)."""
+        return self._score(text, self.compile(text), self.t if t is None else t, mode or self.mode)
+
+    def _score(self, text: str, compiled: CompiledFormula, t: int, mode: str) -> ScoreRow:
         from elot.scoring import score
 
-        t = self.t if t is None else t
-        mode = mode or self.mode
-        checked = self.check(text)
-        lowered = lower(checked.term, self.signature, bind_free=False)
         try:
-            result = score(self.inference, text, t, mode=mode, thresholds=self.thresholds,
-                           bind_free=self.bind_free)
+            result = score(self.inference, compiled, t, mode=mode)
         except ElotError as error:
             raise error.located(source=text, path="<formula>")
         return ScoreRow(
-            formula=pretty(checked.term), type=str(checked.type), lowered=pretty(lowered),
+            formula=pretty(compiled.term), type=str(compiled.type), lowered=pretty(compiled.lowered),
             mode=mode, t=t, posterior=float(result.posterior),
             normalized_likelihood=float(result.normalized_likelihood),
-            prior_fraction=_maybe_float(getattr(result, "prior_fraction", None)),
+            prior_fraction=float(result.prior_fraction),
         )
 
     def query(self, text: str, *, source: str | None = None, weight: float | None = None) -> ScoreRow:
@@ -307,10 +312,12 @@ class Session:
         result = translate(sentence, scenario=self.scenario)
         return [(c.formula, float(c.weight), c.mode or self.mode) for c in result.candidates]
 
-    def trace(self, text: str) -> list[float]:
-        """The normalized likelihood of a formula at every step 0..T."""
-        self.check(text)
-        return [self.score(text, t).normalized_likelihood for t in range(self.horizon + 1)]
+    def trace(self, text: str, mode: str | None = None) -> list[float]:
+        """The normalized likelihood of a formula at every step 0..T (in ``mode``,
+        default the session's)."""
+        compiled = self.compile(text)
+        mode = mode or self.mode
+        return [self._score(text, compiled, t, mode).normalized_likelihood for t in range(self.horizon + 1)]
 
     def resolve(self, text: str, mode: str | None = None) -> tuple[str, str]:
         """A statement as (formula, mode): a formula as written, or an English sentence's
@@ -321,20 +328,11 @@ class Session:
             return formula, translated_mode or mode
         return text, mode
 
-    def series(self, formula: str, mode: str) -> list[float]:
-        """The normalized likelihood of a formula in a mode at every step 0..T."""
-        saved = self.mode
-        self.mode = mode
-        try:
-            return self.trace(formula)
-        finally:
-            self.mode = saved
-
     def explain(self, text: str, *, max_columns: int = 6, max_groups: int = 12) -> Explanation:
         """The ``prob_of`` values and thresholds that decided the score now, by group."""
-        row = self.score(text)
-        checked = self.check(text)
-        lowered = lower(checked.term, self.signature, bind_free=self.bind_free)
+        compiled = self.compile(text)
+        row = self._score(text, compiled, self.t, self.mode)
+        lowered = compiled.lowered
         inf = self.inference
         t = self.t if self.mode == "current" else 0
         # One row per (true state, initial belief) pair: the goal does not change beliefs.
@@ -343,12 +341,11 @@ class Session:
         weights = np.asarray(inf.pair_posterior(self.t), dtype=np.float64).ravel()
         columns: list[tuple[str, np.ndarray]] = []
         for term in _prob_terms(lowered, self.signature):
-            compiled = compile_formula(term, self.signature, self.thresholds)
-            columns.append((pretty(term), compiled.value(worlds, beliefs, true_index)))
+            column = compile_formula(term, self.signature, self.thresholds)
+            columns.append((pretty(term), column.value(worlds, beliefs, true_index)))
         # the informative columns first: those whose value varies across hypotheses
         columns.sort(key=lambda c: -float(np.ptp(c[1])))
         columns = columns[:max_columns]
-        compiled = compile_formula(checked.term, self.signature, self.thresholds, self.bind_free)
         holds = compiled.truth(worlds, beliefs, true_index)
         groups: dict[tuple, list] = {}
         for n in range(len(weights)):
@@ -435,10 +432,6 @@ def _action_text(action) -> str:
     if isinstance(action, tuple):
         return " ".join(map(str, action))
     return str(action)
-
-
-def _maybe_float(x) -> float | None:
-    return None if x is None else float(x)
 
 
 def _prob_terms(lowered: Term, signature: Signature) -> list[Term]:

@@ -117,7 +117,7 @@ def _plot_command(args) -> int:
     for text, mode in wanted:
         try:
             formula, mode = session.resolve(text, mode)
-            values = session.series(formula, mode)
+            values = session.trace(formula, mode)
         except ElotError as error:
             failed += 1
             print(f"skipped statement {text!r}:\n{error.render()}", file=sys.stderr)
