@@ -133,14 +133,13 @@ Env = Mapping[str, str]  # variable name -> domain type
 # -- variable type inference ------------------------------------------------------------
 
 
-def _scoped(term: Term, var: str, bound: bool = True) -> Iterator[Term]:
-    """Subterms of ``term`` where ``var`` still refers to the same binding (pre-order).
+def _scoped(term: Term, var: str) -> Iterator[Term]:
+    """Subterms of ``term`` where the bound variable ``var`` still refers to the same
+    binding (pre-order).
 
-    ``bound`` says whether ``var`` is bound around ``term`` (it is when its binder is
-    being typed). A bound variable is rebound only by the explicit ``X`` of
-    ``most/least(P, o, X, C, φ)``: a condition that merely mentions it tests it (SPEC §2).
-    An unbound one is bound by the first condition it is free in. Either way the
-    rebinding operator's scope is skipped (its uses there are another variable).
+    A bound variable is rebound only by the explicit ``X`` of ``most/least(P, o, X, C, φ)``:
+    a condition that merely mentions it tests it (SPEC §2). The rebinding operator's scope
+    is skipped (its uses there are another variable).
     """
     stack: list[Term] = [term]
     while stack:
@@ -149,13 +148,11 @@ def _scoped(term: Term, var: str, bound: bool = True) -> Iterator[Term]:
         if not isinstance(node, Call):
             continue
         key = (node.name, len(node.args))
-        pos = CONDITION_POSITION.get(key)
-        if pos is not None:
-            explicit = EXPLICIT_VARIABLE.get(key)
-            named = explicit is not None and isinstance(node.args[explicit], Var) and node.args[explicit].name == var
-            if named or (not bound and var in free_variables(node.args[pos])):
-                stack.extend(reversed([a for i, a in enumerate(node.args[:pos]) if i != explicit]))
-                continue
+        explicit = EXPLICIT_VARIABLE.get(key)
+        if explicit is not None and isinstance(node.args[explicit], Var) and node.args[explicit].name == var:
+            pos = CONDITION_POSITION[key]
+            stack.extend(reversed([a for i, a in enumerate(node.args[:pos]) if i != explicit]))
+            continue
         stack.extend(reversed(node.args))
 
 
