@@ -10,6 +10,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion, Path
 from prompt_toolkit.document import Document
 
 from elot.checker import OPERATORS, THRESHOLD_NAMES
+from elot.scenario import list_examples
 from repl.commands import COMMANDS
 from repl.session import MODELS, Session
 
@@ -49,7 +50,7 @@ class ElotCompleter(Completer):
             cmd = COMMANDS.get(name)
             kind = cmd.complete if cmd else None
             if kind == "path":
-                yield from self._choices(arg, [n for n, _ in self.session.examples()])
+                yield from self._choices(arg, list_examples())
                 yield from self.paths.get_completions(Document(arg, len(arg)), event)
                 return
             if kind == "model":
