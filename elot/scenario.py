@@ -117,7 +117,11 @@ class Scenario:
         return self.layout.objects()
 
     def signature(self):
-        """The ELoT :class:`~elot.signature.Signature` of this scenario's objects."""
+        """The ELoT :class:`~elot.signature.Signature` of this scenario's objects (built once)."""
+        return self._signature
+
+    @cached_property
+    def _signature(self):
         from elot.signature import Signature  # a sibling stage; imported when asked for
 
         return Signature.from_objects(self.signature_objects(), agent=self.layout.agent)

@@ -24,6 +24,7 @@ from elot.lowering import lower
 from elot.printer import pretty
 from elot.signature import Signature
 from elot.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
+from elot.world import fmt_action
 from repl.render import ScoreRow
 
 MODELS = ("full", "true-belief", "non-planning")
@@ -62,8 +63,6 @@ class Session:
     t: int = 0
     log: list[dict] = field(default_factory=list)
     _inference: Any = None
-    _states: list | None = None
-    _signature: Signature | None = None
 
     # -- scenario and time ---------------------------------------------------------------
 
@@ -76,8 +75,6 @@ class Session:
         """Replace the scenario (file path or example name); time goes back to 0."""
         self.scenario = load(spec)
         self._inference = None
-        self._states = None
-        self._signature = None
         self.t = 0
 
     @staticmethod
@@ -107,11 +104,9 @@ class Session:
         """T, the number of actions: steps run from 0 to T."""
         return len(self.scenario.actions)
 
-    def states(self) -> list:
-        """s_0..s_T, the true world states (computed once per scenario)."""
-        if self._states is None:
-            self._states = list(self.scenario.states())
-        return self._states
+    def states(self) -> tuple:
+        """s_0..s_T, the true world states (the scenario computes them once)."""
+        return self.scenario.states()
 
     def goto(self, t: int) -> None:
         """Move to step ``t``; out-of-range steps are an error that names the range."""
@@ -128,17 +123,11 @@ class Session:
 
     def action_before(self, t: int) -> str | None:
         """The action that led to step ``t`` (None at t = 0)."""
-        return None if t <= 0 else _action_text(self.scenario.actions[t - 1])
+        return None if t <= 0 else fmt_action(self.scenario.actions[t - 1])
 
     def statements(self) -> list[tuple[str, str]]:
         """The scenario's own statements as (mode, text)."""
-        out = []
-        for s in getattr(self.scenario, "statements", ()) or ():
-            if isinstance(s, str):
-                out.append(("current", s))
-            else:
-                out.append((getattr(s, "mode", "current"), getattr(s, "text", str(s))))
-        return out
+        return [(s.mode, s.text) for s in self.scenario.statements]
 
     def describe(self) -> str:
         goal = getattr(self.scenario, "true_goal", None)
@@ -214,40 +203,32 @@ class Session:
 
     @property
     def signature(self) -> Signature:
-        """The scenario's objects with the Doors, Keys & Gems predicates (cached)."""
-        if self._signature is None:
-            self._signature = self.scenario.signature()
-        return self._signature
+        """The scenario's objects with the Doors, Keys & Gems predicates."""
+        return self.scenario.signature()
 
     def goal_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
         """P(goal | actions up to t) for each gem, in the layout's order."""
         t = self.t if t is None else t
-        posterior = _goal_posterior(self.inference, t)
-        return [(str(g), float(p)) for g, p in posterior.items()]
+        return [(str(g), float(p)) for g, p in self.inference.goal_posterior(t).items()]
 
     def world_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
         """P(initial key placement | actions up to t), each described box by box."""
         t = self.t if t is None else t
-        probs = _initial_posterior(self.inference, t)
-        return [(self.placement(s), float(p)) for s, p in zip(_initial_states(self.inference), probs)]
+        inf = self.inference
+        return [(self.placement(s), float(p)) for s, p in zip(inf.worlds(0), inf.state_posterior(t))]
 
     def belief_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
         """The agent's belief over placements at t, averaged over hypotheses by posterior."""
         t = self.t if t is None else t
         inf = self.inference
         average = _average_belief(inf, t)      # world j at t evolved from initial state j
-        return [(self.placement(s), float(p)) for s, p in zip(_initial_states(inf), average)]
+        return [(self.placement(s), float(p)) for s, p in zip(inf.worlds(0), average)]
 
     def placement(self, state) -> str:
         """A hidden-key placement as ``box1: red, box2: –``."""
         return describe_placement(self.scenario.layout, state)
 
     # -- formulas ------------------------------------------------------------------------
-
-    def parse(self, text: str) -> Term:
-        from elot.parser import parse
-
-        return parse(text, path="<formula>")
 
     def check(self, text: str) -> Checked:
         try:
@@ -257,7 +238,7 @@ class Session:
 
     def lower(self, text: str):
         try:
-            return lower(self.parse(text), self.signature, explain=True, bind_free=self.bind_free)
+            return lower(text, self.signature, explain=True, bind_free=self.bind_free)
         except ElotError as error:
             raise error.located(source=text, path="<formula>")
 
@@ -426,14 +407,6 @@ def describe_placement(layout, state) -> str:
     return ", ".join(f"{b}: {inside.get(b, '–')}" for b in boxes)
 
 
-def _action_text(action) -> str:
-    if isinstance(action, str):
-        return action
-    if isinstance(action, tuple):
-        return " ".join(map(str, action))
-    return str(action)
-
-
 def _prob_terms(lowered: Term, signature: Signature) -> list[Term]:
     """The ``prob_of`` terms of a lowered formula, ground: a term under quantifiers is
     instantiated with every object its bound variables can take (by their inferred
@@ -474,27 +447,6 @@ def _bindings(variables: Sequence[str], domains: dict[str, str | None], signatur
     for obj in objects:
         for more in _bindings(rest, domains, signature):
             yield {head: Const(name=obj), **more}
-
-
-# -- what the session reads from an inference ---------------------------------------------
-# (kept in one place: these are the only lines that know the Inference's attribute names)
-
-
-def _posterior(inf, t: int) -> np.ndarray:
-    return np.asarray(inf.posterior(t), dtype=np.float64)
-
-
-def _goal_posterior(inf, t: int) -> dict:
-    return dict(inf.goal_posterior(t))
-
-
-def _initial_states(inf) -> list:
-    """The initial world of each state index (the hidden key placements)."""
-    return list(inf.worlds(0))
-
-
-def _initial_posterior(inf, t: int) -> np.ndarray:
-    return np.asarray(inf.state_posterior(t), dtype=np.float64)
 
 
 def _average_belief(inf, t: int) -> np.ndarray:
