@@ -48,7 +48,6 @@ from elot.types import (
     MODAL,
     NUMERIC,
     PROP,
-    VARIABLE,
     Obj,
     Type,
     describe,
@@ -271,7 +270,7 @@ class _Checker:
             return self.var(node, env)
         if isinstance(node, Const):
             return self.const(node)
-        name, n = node.name, len(node.args)
+        name = node.name
         if name in self.sig.predicate_types:
             return self.predicate(node, env)
         if name in self.sig.domains and name not in OPERATORS:
@@ -801,13 +800,8 @@ def check(term: Term | str, signature: Signature | None = None, *, bind_free: bo
     return Checked(term=term, type=t, signature=signature)
 
 
-def type_of(term: Term | str, signature: Signature | None = None, **kw) -> Type:
-    """The type of a well-typed term (see :func:`check`)."""
-    return check(term, signature, **kw).type
-
-
 __all__ = [
-    "Checked", "check", "type_of", "bind_free_variables", "infer_bindings",
+    "Checked", "check", "bind_free_variables", "infer_bindings",
     "EPISTEMIC_OPERATORS", "LOWERED_OPERATORS", "OPERATORS", "MODALS", "ADJECTIVES",
-    "THRESHOLD_NAMES", "VARIABLE",
+    "THRESHOLD_NAMES",
 ]

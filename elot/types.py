@@ -99,12 +99,3 @@ def is_subtype(sub: Type, sup: Type, is_subdomain: Callable[[str, str], bool]) -
     if isinstance(sub, Obj) and sup == AGENT:
         return is_subdomain(sub.domain, "agent")
     return False
-
-
-def join(a: Type, b: Type) -> Type:
-    """The least common supertype of two formula types (``Φ ⊔ E = E``)."""
-    if a == b:
-        return a
-    if {a, b} <= {BASE, EPISTEMIC}:
-        return EPISTEMIC
-    raise ValueError(f"no common supertype of {a} and {b}")

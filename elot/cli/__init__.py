@@ -25,7 +25,6 @@ COMMAND_MODULES = (
 )
 
 EXIT_OK = 0
-EXIT_FAILED = 1   # the command ran, but some result is negative (e.g. a formula is ill-typed)
 EXIT_USAGE = 2    # bad input: the error was printed
 
 
