@@ -12,7 +12,7 @@ The parser works in three steps, each a small function over normalized text:
    the modal or comparative around them (``might``, ``likely``, ``more(likely, ...)``,
    ``most(likely, box2, B, box(B), ...)``).
 
-Every rule either matches completely or not at all; when none does, :func:`translate`
+Every rule either matches completely or not at all; when none does, :func:`read`
 raises :class:`~elot.errors.TranslationError` naming the part it did not understand. It
 never guesses.
 """
@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from functools import cached_property, lru_cache
+from typing import Callable
 
 from elot.errors import TranslationError
 from elot.signature import PLAYER, Signature
@@ -74,6 +75,8 @@ _INITIAL = re.compile(
     r"\b(?:initially|originally|at first|at the (?:start|beginning)|in the beginning|"
     r"to begin with|before (?:moving|starting|opening any box(?:es)?))\b,?"
 )
+# Number words after a box word or inside a list of boxes ("box one or two").
+_NUMBER_AFTER_BOX = re.compile(rf"(\bbox(?:es)?|\band|\bor|\bnor|,)\s+({_NUMBER_WORD})\b(?! of\b)")
 
 
 def normalize(sentence: str) -> str:
@@ -92,10 +95,8 @@ def normalize(sentence: str) -> str:
     s = re.sub(r"\b(box(?:es)?)\s*(?:number|no\.?|#)\s*", r"\1 ", s)
     s = re.sub(r"#\s*(\d)", r"\1", s)
     s = re.sub(rf"\bthe ({_ORDINAL_WORD}) box\b", lambda m: f"box {_ORDINALS[m.group(1)]}", s)
-    # Number words after a box word or inside a list of boxes ("box one or two").
-    pattern = re.compile(rf"(\bbox(?:es)?|\band|\bor|\bnor|,)\s+({_NUMBER_WORD})\b(?! of\b)")
-    while pattern.search(s):
-        s = pattern.sub(lambda m: f"{m.group(1)} {_NUMBERS[m.group(2)]}", s)
+    while _NUMBER_AFTER_BOX.search(s):
+        s = _NUMBER_AFTER_BOX.sub(lambda m: f"{m.group(1)} {_NUMBERS[m.group(2)]}", s)
     s = re.sub(r"\b(box(?:es)?) (\d+)(?:st|nd|rd|th)\b", r"\1 \2", s)
     s = _FILLERS.sub("", s)
     s = re.sub(r"\s+,", ",", s)
@@ -112,11 +113,18 @@ class Vocabulary:
     colors: tuple[str, ...]
 
     @staticmethod
+    @lru_cache(maxsize=32)
     def of(signature: Signature) -> "Vocabulary":
+        """The vocabulary of ``signature``, built once: every sentence over it shares it."""
         return Vocabulary(
             boxes=frozenset(signature.objects_of("box")),
             colors=tuple(sorted(signature.objects_of("color"), key=len, reverse=True)),
         )
+
+    @cached_property
+    def color_pattern(self) -> str:
+        """The colours as a regex alternation, longest first (matching nothing if none)."""
+        return "|".join(re.escape(c) for c in self.colors) or r"(?!x)x"
 
 
 class _NoParse(Exception):
@@ -196,10 +204,6 @@ def parse_boxes(text: str, vocab: Vocabulary) -> Boxes:
     return Boxes("list", names, conj, negated=(pre == "neither" or " nor" in rest))
 
 
-def _color_pattern(vocab: Vocabulary) -> str:
-    return "|".join(re.escape(c) for c in vocab.colors) or r"(?!x)x"
-
-
 def _check_color(word: str, vocab: Vocabulary) -> str:
     if word not in vocab.colors:
         known = ", ".join(sorted(vocab.colors))
@@ -226,7 +230,7 @@ def parse_keys(text: str, vocab: Vocabulary) -> Keys:
     m = re.match(r"^(?:no|not any|not a|none of the) (.+)$", text)
     if m:
         negated, text = True, m.group(1)
-    colors = rf"(?:{_color_pattern(vocab)}|{_ANY_COLOR})"
+    colors = rf"(?:{vocab.color_pattern}|{_ANY_COLOR})"
     det = r"(?:(?:a|an|the|any|some|one|another|its|their) )?"
     m = re.match(rf"^(?:either )?{det}({colors}) keys? or {det}({colors}) keys?$", text)
     if m:
@@ -385,7 +389,7 @@ class _Parser:
 
     def _key_color(self, s: str) -> Term:
         """``the key in box 2 is red``."""
-        colors = _color_pattern(self.vocab)
+        colors = self.vocab.color_pattern
         m = re.match(
             rf"^(?:the|any|a) keys? {_IN} (?P<boxes>.+?) (?:{_BE})(?P<neg> not)? (?P<color>{colors})$", s
         )
@@ -485,6 +489,20 @@ class _Modal:
     negated: bool = False
 
 
+#: Modal phrasings, tried in order: (pattern, the modal it means, or None to read it off
+#: group 1 through ``_MODAL_WORDS``).
+_MODAL_PATTERNS: tuple[tuple[re.Pattern, _Modal | None], ...] = tuple((re.compile(p), fixed) for p, fixed in (
+    (r"\b(?:is|are|was|were) (?:most|very|highly|quite) (?:likely|probably) (?:to )?", _Modal("likely")),
+    (r"\bmost (?:likely|probably) ", _Modal("most")),
+    (r"\b(?:is|are|was|were) (un)?likely to ", None),
+    (r"\b(?:is|are|was|were) (?:probably|likely) (?=(?:not )?(?:in|inside|empty)\b)", None),
+    (r"\b(?:has|have|had) (?:a )?(?:good |high |big |strong )chance (?:of|at) ", _Modal("likely")),
+    (r"\b(?:has|have|had) (?:a )?(?:decent |some |small |slight |fair )?chance (?:of|at) ", _Modal("might")),
+    (r"\b(might|may|could|must|should|can)(?: not)? ", None),
+    (r"\b(probably|likely|possibly|perhaps|maybe|unlikely|surely|certainly|presumably)(?: not)? ", None),
+))
+
+
 def _extract_modal(s: str) -> tuple[_Modal | None, str]:
     """Remove the one modal of a clause, returning it and the plain clause left."""
     s = re.sub(r"\b(might|may|could) (?:or|and) (?:might|may|could) not\b", r"\1", s)
@@ -492,43 +510,26 @@ def _extract_modal(s: str) -> tuple[_Modal | None, str]:
     s = re.sub(r"\b(might|may|could|must|should|can) (?:possibly|well|perhaps|potentially|likely|probably) ", r"\1 ", s)
     s = re.sub(r"\b(?:possibly|potentially) (might|may|could|must|should|can)\b", r"\1", s)
     s = re.sub(r"^(?:it )?seems (?:that )?", "", s)
-    found: list[tuple[_Modal, str]] = []
-    patterns = [
-        (r"\b(?:is|are|was|were) (?:most|very|highly|quite) (?:likely|probably) (?:to )?", _Modal("likely")),
-        (r"\bmost (?:likely|probably) ", _Modal("most")),
-        (r"\b(?:is|are|was|were) (un)?likely to ", None),
-        (r"\b(?:is|are|was|were) (?:probably|likely) (?=(?:not )?(?:in|inside|empty)\b)", None),
-        (r"\b(?:has|have|had) (?:a )?(?:good |high |big |strong )chance (?:of|at) ", _Modal("likely")),
-        (r"\b(?:has|have|had) (?:a )?(?:decent |some |small |slight |fair )?chance (?:of|at) ", _Modal("might")),
-        (r"\b(might|may|could|must|should|can)(?: not)? ", None),
-        (r"\b(probably|likely|possibly|perhaps|maybe|unlikely|surely|certainly|presumably)(?: not)? ", None),
-    ]
-    for pattern, fixed in patterns:
-        m = re.search(pattern, s)
-        if not m:
-            continue
-        text = m.group(0)
-        negated = " not " in f" {text}"
-        if fixed is not None:
-            modal = fixed
-        elif "to " in text and "likely" in text:
-            modal = _Modal("unlikely" if m.group(1) else "likely")
-        else:
-            modal = _Modal(_MODAL_WORDS[m.group(1)], negated)
-        rest = s[: m.start()] + s[m.end():]
-        if "chance" in text:
-            rest = re.sub(r"^(.+?) (?:having|containing|holding)\b", r"\1 has", s[: m.start()] + "has " + s[m.end():])
-            rest = re.sub(r"\bhas (?:having|containing|holding) ", "has ", rest)
-        if "is" in text.split()[0:1] or text.startswith(("are ", "was ", "were ")):
-            if not re.search(r"\b(?:in|inside|empty)\b", s[m.end():m.end() + 8]):
-                pass
-            else:
-                rest = s[: m.start()] + "is " + s[m.end():]
-        found.append((modal, rest))
-        break
-    if not found:
+    for pattern, fixed in _MODAL_PATTERNS:
+        m = pattern.search(s)
+        if m:
+            break
+    else:
         return None, s
-    modal, rest = found[0]
+    text = m.group(0)
+    negated = " not " in f" {text}"
+    if fixed is not None:
+        modal = fixed
+    elif "to " in text and "likely" in text:
+        modal = _Modal("unlikely" if m.group(1) else "likely")
+    else:
+        modal = _Modal(_MODAL_WORDS[m.group(1)], negated)
+    rest = s[: m.start()] + s[m.end():]
+    if "chance" in text:
+        rest = re.sub(r"^(.+?) (?:having|containing|holding)\b", r"\1 has", s[: m.start()] + "has " + s[m.end():])
+        rest = re.sub(r"\bhas (?:having|containing|holding) ", "has ", rest)
+    if text.startswith(("is ", "are ", "was ", "were ")) and re.search(r"\b(?:in|inside|empty)\b", s[m.end():m.end() + 8]):
+        rest = s[: m.start()] + "is " + s[m.end():]
     # a second modal word in the same clause is more than this parser reads
     if re.search(r"\b(?:might|may|could|must|should)\b", rest):
         raise _NoParse(s)
@@ -935,27 +936,24 @@ def read(sentence: str, signature: Signature | None = None) -> Reading:
             raise TranslationError(f"{error.message}: {sentence.strip()!r}", hint=error.hint) from None
         mode = "initial" if initial or _is_past(am.group("v")) else "current"
         return Reading(term, mode)
-    raise TranslationError(*_explain(sentence, rest, parser))
+    raise TranslationError(_explain(sentence, rest))
 
 
-def _explain(sentence: str, rest: str, parser: _ContentParser) -> tuple[str, ...]:
-    """What the parser did not understand, and a hint (for the error message)."""
+def _explain(sentence: str, rest: str) -> str:
+    """What the parser did not understand (the error message; the hint is :data:`_HINT`)."""
     for pattern, _ in _ATTITUDES:
         am = pattern.match(rest)
         if am:
-            verb = am.group("v")
-            return (
-                f"understood the attitude {verb!r} but not what follows it: {am.group('rest')!r}",
-            )
+            return f"understood the attitude {am.group('v')!r} but not what follows it: {am.group('rest')!r}"
     first = rest.split(" ")[0] if rest else ""
-    return (f"no attitude verb understood after the subject (at {first!r}) in {sentence.strip()!r}",)
+    return f"no attitude verb understood after the subject (at {first!r}) in {sentence.strip()!r}"
 
 
-def _error_hint() -> str:
-    return (
-        "say who believes what about boxes and keys, e.g. 'The player thinks box 2 might hold the "
-        "red key.' (attitudes: believes, thinks, knows, is sure, is unsure, wonders, does not know)"
-    )
+#: The hint of every error that has none of its own.
+_HINT = (
+    "say who believes what about boxes and keys, e.g. 'The player thinks box 2 might hold the "
+    "red key.' (attitudes: believes, thinks, knows, is sure, is unsure, wonders, does not know)"
+)
 
 
 def parse_sentence(sentence: str, signature: Signature | None = None) -> Reading:
@@ -964,7 +962,7 @@ def parse_sentence(sentence: str, signature: Signature | None = None) -> Reading
         return read(sentence, signature)
     except TranslationError as error:
         if error.hint is None:
-            error.hint = _error_hint()
+            error.hint = _HINT
         raise
 
 
