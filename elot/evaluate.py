@@ -253,9 +253,8 @@ class _Context:
     """Everything one call of the vectorized program needs: the worlds, how to read a
     per-world vector at each row's true world, and how to take probabilities."""
 
-    def __init__(self, program: "CompiledFormula", worlds: list[_World], cache: dict,
-                 beliefs: np.ndarray | None, true_index: np.ndarray | None, grid: bool) -> None:
-        self.program = program
+    def __init__(self, worlds: list[_World], cache: dict, beliefs: np.ndarray | None,
+                 true_index: np.ndarray | None, grid: bool) -> None:
         self.worlds = worlds
         self.cache = cache
         self.beliefs = beliefs
@@ -363,7 +362,7 @@ class CompiledFormula:
                 )
         if true_index is not None and len(true_index) and (true_index.min() < 0 or true_index.max() >= len(worlds)):
             raise EvaluationError("true_index points outside the list of worlds")
-        ctx = _Context(self, indexed, cache, beliefs, true_index, grid)
+        ctx = _Context(indexed, cache, beliefs, true_index, grid)
         return self._program(ctx, {})
 
     def _world(self, state: State) -> _World:
@@ -606,6 +605,15 @@ def _compile(term: Term, signature: Signature, thresholds: Thresholds, bind_free
     return CompiledFormula(checked.term, lowered, checked.type, signature, thresholds)
 
 
+@lru_cache(maxsize=512)
+def _compile_text(text: str, signature: Signature, thresholds: Thresholds, bind_free: bool) -> CompiledFormula:
+    # Scoring a statement given as text at every judgment point would otherwise parse it
+    # again each time, which costs as much as scoring it.
+    term = parse(text)
+    guard_depth(term, text)
+    return _compile(term, signature, thresholds, bind_free)
+
+
 def compile_formula(
     term: Term | str,
     signature: Signature | None = None,
@@ -617,11 +625,12 @@ def compile_formula(
     Compiled formulas are cached, so compiling the same formula again is cheap.
     """
     source = term if isinstance(term, str) else None
+    signature, thresholds = signature or Signature.default(), thresholds or Thresholds()
     try:
         if isinstance(term, str):
-            term = parse(term)
+            return _compile_text(term, signature, thresholds, bool(bind_free))
         guard_depth(term, source)  # before the cache hashes the (recursive) tree
-        return _compile(term, signature or Signature.default(), thresholds or Thresholds(), bool(bind_free))
+        return _compile(term, signature, thresholds, bool(bind_free))
     except ElotError as error:
         raise error.located(source=source)
 
