@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from math import comb
 
@@ -333,7 +333,6 @@ class HypothesisSpace:
     goals: tuple[str, ...]
     states: tuple[WorldState, ...]
     initial_beliefs: np.ndarray
-    counts: np.ndarray | None = field(default=None)
 
     @property
     def n_goals(self) -> int:
@@ -389,4 +388,4 @@ def build(
     assert len(counts) == comb(n + k - 1, k)
     weights = belief_weights(counts, k)
     initial = np.ascontiguousarray(np.broadcast_to(weights, (n, *weights.shape)))
-    return HypothesisSpace(model, goals, states, initial, counts)
+    return HypothesisSpace(model, goals, states, initial)
