@@ -14,14 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from btom_ext.reference import EPSILON  # the weight BToM gives states with no particle
 from elot.errors import EvaluationError
 from elot.evaluate import Belief, State, Thresholds, compile_formula
 from elot.signature import Signature
 from elot.syntax import Term
 from elot.types import NUMERIC
-
-#: The smallest positive double: the weight BToM gives states with no particle (SPEC §5).
-EPSILON = 5e-324
 
 
 def states_for(signature: Signature | None = None, max_hidden_keys: int = 2) -> list[State]:
