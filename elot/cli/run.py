@@ -80,7 +80,7 @@ def _given_statements(args, scenario) -> list[_Statement]:
                                 path=args.statements) from None
         given += [_Statement(line.strip(), mode) for line in text.splitlines()
                   if line.strip() and not line.lstrip().startswith("#")]
-    if given or args.statement or args.statements:
+    if args.statement or args.statements:
         return given
     return [_Statement(s.text, s.mode) for s in scenario.statements]
 
@@ -157,14 +157,14 @@ def run_command(args) -> int:
 
 
 def _infer_with_progress(scenario, args, err, infer):
+    options = dict(model=args.model, beta=args.beta, k=args.k, backend=args.backend)
     if not sys.stderr.isatty() or len(scenario.actions) < 2:
-        return infer(scenario, model=args.model, beta=args.beta, k=args.k, backend=args.backend)
+        return infer(scenario, **options)
     from rich.progress import Progress
 
     with Progress(console=err, transient=True) as bar:
         task = bar.add_task(f"inferring ({args.model})", total=len(scenario.actions))
-        return infer(scenario, model=args.model, beta=args.beta, k=args.k, backend=args.backend,
-                     progress=lambda t, total: bar.update(task, completed=t))
+        return infer(scenario, **options, progress=lambda t, total: bar.update(task, completed=t))
 
 
 def _print(scenario, inference, statements, table) -> None:
