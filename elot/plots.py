@@ -1,5 +1,6 @@
-"""Figures with matplotlib (Agg backend, no display needed): statement scores and the goal
-posterior over time, and the map of a scenario.
+"""Figures with matplotlib (bare ``Figure`` objects, never pyplot, so no backend is chosen
+and no display is needed): statement scores and the goal posterior over time, and the map
+of a scenario.
 
 The functions take plain data (score series, posteriors, world states) and return a
 :class:`matplotlib.figure.Figure`; :func:`save` writes a PNG with elot's metadata (what
@@ -12,15 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Sequence
 
-import matplotlib
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Circle, Polygon, Rectangle
 
-matplotlib.use("Agg", force=False)
-
-from matplotlib.figure import Figure  # noqa: E402  (after choosing the backend)
-from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.patches import Circle, Polygon, Rectangle  # noqa: E402
-
-from elot.errors import ElotError  # noqa: E402
+from elot.errors import ElotError
 
 #: matplotlib colours for the colours scenarios use.
 COLOURS = {"red": "#d62728", "blue": "#1f77b4", "yellow": "#e6b800", "green": "#2ca02c",
