@@ -125,6 +125,20 @@ def _suspect_line(text: str, first: int) -> int | None:
     return None
 
 
+def line_span(source: str | None, line: int | None) -> Span | None:
+    """The span of the text of line ``line`` (1-based) of ``source``, without its
+    indentation; None when either is unknown or the line does not exist."""
+    if source is None or line is None:
+        return None
+    lines = source.splitlines(keepends=True)
+    if not 1 <= line <= len(lines):
+        return None
+    offset = sum(len(l) for l in lines[: line - 1])
+    text = lines[line - 1].rstrip("\r\n")
+    indent = len(text) - len(text.lstrip())
+    return Span.of(source, offset + indent, offset + len(text))
+
+
 def parse_sexprs(text: str, path: str | None = None) -> tuple[SExpr, ...]:
     """All top-level s-expressions of ``text`` (``;`` starts a comment to end of line)."""
     return _Reader(text, path).read()
@@ -405,6 +419,7 @@ def parse_plan_text(text: str, path: str | None = None) -> Plan:
     lines: list[int] = []
     judgments: list[int] = []
     agent: str | None = None
+    reader, ctx = _Reader(text, path), _Ctx(text, path)
     offset = 0
     for number, raw in enumerate(text.splitlines(keepends=True), start=1):
         line_start = offset
@@ -420,8 +435,7 @@ def parse_plan_text(text: str, path: str | None = None) -> Plan:
                 continue  # a bare marker, possibly followed by a comment
         if not body:
             continue
-        forms = _Reader(text, path).read(start, line_start + len(raw))
-        ctx = _Ctx(text, path)
+        forms = reader.read(start, line_start + len(raw))
         if len(forms) != 1 or not isinstance(forms[0], SList) or len(forms[0].items) < 2:
             raise ScenarioError(
                 "expected one action `(name agent args...)` on this line",

@@ -130,19 +130,6 @@ class Scenario:
 # -- shared validation -----------------------------------------------------------------
 
 
-def _line_span(source: str | None, line: int | None) -> Span | None:
-    """The span of the text of line ``line`` (1-based), without its indentation."""
-    if source is None or line is None:
-        return None
-    lines = source.splitlines(keepends=True)
-    if not 1 <= line <= len(lines):
-        return None
-    offset = sum(len(l) for l in lines[: line - 1])
-    text = lines[line - 1].rstrip("\r\n")
-    indent = len(text) - len(text.lstrip())
-    return Span.of(source, offset + indent, offset + len(text))
-
-
 def _check_gems_reachable(layout: Layout, start: Pos, fail) -> None:
     reach = layout.reachable(start, through_doors=True)
     for gem, pos in layout.gems:
@@ -231,7 +218,7 @@ def load_dataset_scenario(
 
     def problem_fail(message: str, gem: str, hint: str) -> ScenarioError:
         return ScenarioError(
-            message, path=ppath, source=problem.source, span=_line_span(problem.source, problem.lines.get(("xloc", gem))), hint=hint
+            message, path=ppath, source=problem.source, span=pddl.line_span(problem.source, problem.lines.get(("xloc", gem))), hint=hint
         )
 
     _check_gems_reachable(layout, initial.agent_pos, problem_fail)
@@ -246,12 +233,12 @@ def load_dataset_scenario(
                 f"the plan's agent is {plan.agent!r}, the problem's {layout.agent!r}",
                 path=str(plan_path),
                 source=plan.source,
-                span=_line_span(plan.source, plan.lines[0]),
+                span=pddl.line_span(plan.source, plan.lines[0]),
                 hint="plan and problem must come from the same puzzle",
             )
         actions, lines = plan.actions, plan.lines
         _replay(
-            initial, actions, [_line_span(plan.source, l) for l in lines], path=str(plan_path), source=plan.source
+            initial, actions, [pddl.line_span(plan.source, l) for l in lines], path=str(plan_path), source=plan.source
         )
         markers = tuple(plan.judgments)
 

@@ -23,7 +23,8 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Hashable
 
-from elot.errors import ScenarioError, Span
+from elot.errors import ScenarioError
+from elot.pddl import line_span
 
 Pos = tuple[int, int]
 Action = tuple[str, ...]
@@ -472,12 +473,7 @@ def world_from_problem(problem) -> tuple[Layout, WorldState]:
     path, source = problem.path, problem.source
 
     def fail(message: str, hint: str | None = None, atom: tuple | None = None) -> ScenarioError:
-        line = problem.lines.get(atom) if atom is not None else None
-        span = None
-        if line is not None and source is not None:
-            offset = sum(len(l) for l in source.splitlines(keepends=True)[: line - 1])
-            text = source.splitlines()[line - 1]
-            span = Span.of(source, offset + len(text) - len(text.lstrip()), offset + len(text))
+        span = line_span(source, problem.lines.get(atom)) if atom is not None else None
         return ScenarioError(message, path=path, source=source, span=span, hint=hint)
 
     agents = problem.objects_of("agent")
