@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import Iterable
 
 from lark import Lark
-from lark.grammar import NonTerminal, Terminal
+from lark.grammar import Terminal
 from lark.lexer import PatternStr
 
 from elot.parser import START_RULE, grammar_text

@@ -71,9 +71,10 @@ def prompt_data() -> dict:
     return json.loads(text)
 
 
-def build_prompt(sentence: str, signature: Signature | None = None) -> str:
-    """The completion prompt for ``sentence``: instructions, objects, examples, then the
-    sentence with ``ELoT:`` left for the model to complete."""
+@lru_cache(maxsize=8)
+def _prompt_head(signature: Signature | None) -> str:
+    """Instructions, objects and examples: the same for every sentence over ``signature``,
+    so the prompt file is read and the head built once per signature."""
     data = prompt_data()
     parts = [data["instructions"].strip()]
     if signature is not None:
@@ -82,8 +83,13 @@ def build_prompt(sentence: str, signature: Signature | None = None) -> str:
         parts.append(f"In this scenario the boxes are {boxes} and the colours are {colors}.")
     for example in data["examples"]:
         parts.append(f"Sentence: {example['sentence']}\nELoT: {example['formula']}")
-    parts.append(f"Sentence: {sentence.strip()}\nELoT: ")
     return "\n\n".join(parts)
+
+
+def build_prompt(sentence: str, signature: Signature | None = None) -> str:
+    """The completion prompt for ``sentence``: instructions, objects, examples, then the
+    sentence with ``ELoT:`` left for the model to complete."""
+    return f"{_prompt_head(signature)}\n\nSentence: {sentence.strip()}\nELoT: "
 
 
 def _model_path(model: str | os.PathLike | None) -> Path:
@@ -126,14 +132,20 @@ def load_model(path: str):
     )
 
 
+@lru_cache(maxsize=8)
+def _grammar(signature: Signature) -> str:
+    """The decoding grammar of ``signature`` (made once; every sentence over it shares it)."""
+    from elot.translate.grammar import decoding_grammar
+
+    return decoding_grammar(signature)
+
+
 def sample(sentence: str, signature: Signature, model_path: str, n: int) -> list[str]:
     """``n`` grammar-constrained completions for ``sentence`` (raw formula texts)."""
     import guidance
 
-    from elot.translate.grammar import decoding_grammar
-
     lm = load_model(model_path)
-    grammar = decoding_grammar(signature)
+    grammar = _grammar(signature)
     prompt = build_prompt(sentence, signature)
     out = []
     for index in range(max(1, n)):
