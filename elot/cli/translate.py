@@ -13,10 +13,9 @@ import json
 import sys
 from typing import Iterator
 
+from elot.cli import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError
-
-EXIT_OK = 0
-EXIT_ERROR = 2
+from elot.translate import BACKENDS
 
 
 def register(subparsers) -> None:
@@ -30,7 +29,7 @@ def register(subparsers) -> None:
     p.add_argument("sentence", nargs="?", metavar="SENTENCE",
                    help="an English sentence, or - to read sentences from standard input")
     p.add_argument("--file", "-f", metavar="FILE", help="read sentences from FILE, one per line")
-    p.add_argument("--backend", choices=("auto", "offline", "llm"), default="auto",
+    p.add_argument("--backend", choices=BACKENDS, default="auto",
                    help="auto (default): the LLM if a model is configured, else the offline parser")
     p.add_argument("--model", metavar="PATH",
                    help="a local GGUF file or transformers directory (default: $ELOT_MODEL)")
@@ -44,7 +43,7 @@ def register(subparsers) -> None:
 
 def _sentences(args) -> Iterator[tuple[str, int | None, str]]:
     """(path, line number or None, sentence) for each sentence asked for."""
-    if args.file and args.sentence not in (None,):
+    if args.file and args.sentence is not None:
         raise ElotError("give a sentence or --file, not both", hint="elot translate --file sentences.txt")
     source = args.file or (args.sentence if args.sentence == "-" else None)
     if source is None:
@@ -90,7 +89,7 @@ def handler(args) -> int:
             result = translate(sentence, signature=signature, backend=args.backend,
                                model=args.model, n=args.samples)
         except ElotError as error:
-            status = EXIT_ERROR
+            status = EXIT_USAGE
             if number is not None and error.path is None:
                 error.path = f"{path}:{number}"
             print(error.render(), file=sys.stderr)
