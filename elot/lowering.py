@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from elot.checker import ADJECTIVES, EPISTEMIC_OPERATORS, check
+from elot.checker import ADJECTIVES, EPISTEMIC_OPERATORS, MODALS, check
 from elot.errors import Span
 from elot.signature import Signature
-from elot.syntax import Call, Const, Term, Var, binding, fresh, subterms, substitute, variables
+from elot.syntax import QUANTIFIERS, Call, Const, Term, Var, binding, fresh, substitute, variables
 
 
 class Step(NamedTuple):
@@ -87,7 +87,7 @@ class _Lowerer:
         rule = _RULES.get((node.name, len(node.args))) or _RULES.get((node.name, None))
         if rule is not None:
             return rule(self, node)
-        if node.name in ("exists", "forall", "maximum", "minimum"):
+        if node.name in QUANTIFIERS:
             cond, body = node.args
             outer = self.bound
             self.bound = binding(node, outer).inner
@@ -95,7 +95,7 @@ class _Lowerer:
                 return Call(name=node.name, args=(cond, self.lower(body)), span=node.span)
             finally:
                 self.bound = outer
-        if not any(isinstance(n, Call) and n.name in EPISTEMIC_OPERATORS for n in subterms(node)):
+        if is_lowered(node):
             return node
         return Call(name=node.name, args=tuple(self.lower(a) for a in node.args), span=node.span)
 
@@ -334,7 +334,7 @@ _RULES: dict[tuple[str, int | None], Callable[[_Lowerer, Call], Term]] = {
 }
 
 _MODAL_RULES: dict[tuple[str, int], Callable[[_Lowerer, Call, Term], Term]] = {
-    **{(m, 1): _Lowerer.threshold_modal for m in ("could", "can", "might", "may", "should", "must", "likely")},
+    **{(m, 1): _Lowerer.threshold_modal for m in MODALS if m != "unlikely"},
     ("unlikely", 1): _Lowerer.unlikely,
     ("more", 3): _Lowerer.more,
     ("less", 3): _Lowerer.less,
