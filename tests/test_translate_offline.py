@@ -8,6 +8,10 @@ import os
 import pytest
 from helpers import run_elot
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from elot.checker import check
 from elot.errors import TranslationError
 from elot.signature import Signature
 from elot.translate import translate
@@ -185,3 +189,47 @@ def test_cli_scenario_pddl(labtom):
                 "The player believes box 1 is empty.")
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["candidates"][0]["formula"] == "believes(player, formula(empty(box1)))"
+
+
+@pytest.mark.parametrize("sentence, formula", [
+    ("The player believes box 1 is likely empty.", "believes(player, likely(empty(box1)))"),
+    ("The player thinks the red key is probably in box 2.",
+     "believes(player, likely(exists(and(key(K), iscolor(K, red)), inside(K, box2))))"),
+])
+def test_adverb_between_copula_and_location(sentence, formula):
+    # 'is likely empty' once crashed the parser (IndexError) instead of translating
+    assert translate(sentence, backend="offline").formula == formula
+
+
+_WORDS = ("the player", "thinks", "believes", "believed", "initially", "knows", "is", "was",
+          "sure", "unsure", "that", "not", "might", "must", "likely", "probably", "more", "most",
+          "than", "box 1", "box 2", "box 3", "the red key", "a blue key", "key", "empty", "in",
+          "or", "and", "no", "there is", "contains", "doesn't", "whether", "which", ",", "either")
+
+_part = st.sampled_from
+_sentences = st.one_of(
+    # well-formed shapes: attitude + subject + copula + optional adverb/modal + complement
+    st.tuples(
+        _part(["The player", "The player initially"]),
+        _part(["thinks", "believes", "believed", "is sure", "knows", "doesn't know", "is unsure whether"]),
+        _part(["", "that "]),
+        _part(["box 1", "box 2", "the red key", "a blue key", "a key", "there"]),
+        _part(["is", "was", "might be", "must be", "could be", "is not"]),
+        _part(["", "likely ", "probably ", "most likely ", "more likely "]),
+        _part(["empty", "in box 3", "inside box 1", "not empty", "in box 1 or box 2", "a key in box 2"]),
+        _part(["", " than box 2", " than in box 3"]),
+    ).map(lambda p: f"{p[0]} {p[1]} {p[2]}{p[3]} {p[4]} {p[5]}{p[6]}{p[7]}."),
+    # and word salad
+    st.lists(_part(_WORDS), min_size=1, max_size=14).map(lambda w: " ".join(w).capitalize() + "."),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_sentences)
+def test_any_sentence_translates_or_raises_translation_error(sentence):
+    """Bad English is a clear TranslationError, never another exception."""
+    try:
+        result = translate(sentence, backend="offline")
+    except TranslationError:
+        return
+    check(result.formula)

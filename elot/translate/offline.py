@@ -495,7 +495,7 @@ _MODAL_PATTERNS: tuple[tuple[re.Pattern, _Modal | None], ...] = tuple((re.compil
     (r"\b(?:is|are|was|were) (?:most|very|highly|quite) (?:likely|probably) (?:to )?", _Modal("likely")),
     (r"\bmost (?:likely|probably) ", _Modal("most")),
     (r"\b(?:is|are|was|were) (un)?likely to ", None),
-    (r"\b(?:is|are|was|were) (?:probably|likely) (?=(?:not )?(?:in|inside|empty)\b)", None),
+    (r"\b(?:is|are|was|were) (probably|likely) (?=(?:not )?(?:in|inside|empty)\b)", None),
     (r"\b(?:has|have|had) (?:a )?(?:good |high |big |strong )chance (?:of|at) ", _Modal("likely")),
     (r"\b(?:has|have|had) (?:a )?(?:decent |some |small |slight |fair )?chance (?:of|at) ", _Modal("might")),
     (r"\b(might|may|could|must|should|can)(?: not)? ", None),
