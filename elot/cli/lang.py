@@ -16,10 +16,8 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterator
 
+from elot.cli import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError, ElotTypeError, EvaluationError, ScenarioError
-
-EXIT_OK = 0
-EXIT_ERROR = 2
 
 
 def register(subparsers) -> None:
@@ -100,16 +98,15 @@ def _relocate(error: ElotError, path: str, line: int, text: str) -> ElotError:
 
 
 def _run(args, compute: Callable[..., str]) -> int:
-    """Apply ``compute`` to every input formula, printing results and errors.
+    """Apply ``compute(text, line)`` to every input formula, printing results and errors.
 
-    ``compute(text)`` returns the result's text; a ``compute(text, line)`` may also use
-    the formula's line number (for locations in multi-line results)."""
-    takes_line = compute.__code__.co_argcount == 2
+    It returns the result's text; ``line`` is the formula's line number (for locations
+    in multi-line results)."""
     inputs, many = _inputs(args)
     failed = False
     for path, line, text in inputs:
         try:
-            result = compute(text, line) if takes_line else compute(text)
+            result = compute(text, line)
         except ElotError as error:
             failed = True
             print(_relocate(error, path, line, text).render(), file=sys.stderr)
@@ -121,7 +118,7 @@ def _run(args, compute: Callable[..., str]) -> int:
                 print(extra)
         else:
             print(result)
-    return EXIT_ERROR if failed else EXIT_OK
+    return EXIT_USAGE if failed else EXIT_OK
 
 
 def _signature(args):
@@ -145,14 +142,14 @@ def _signature(args):
 def _parse_command(args) -> int:
     from elot.api import parse, pretty
 
-    return _run(args, lambda text: pretty(parse(text)))
+    return _run(args, lambda text, _line: pretty(parse(text)))
 
 
 def _check_command(args) -> int:
     from elot.api import check
 
     signature = _signature(args)
-    return _run(args, lambda text: str(check(text, signature, bind_free=args.bind_free).type))
+    return _run(args, lambda text, _line: str(check(text, signature, bind_free=args.bind_free).type))
 
 
 def _lower_command(args) -> int:
@@ -182,7 +179,7 @@ def _eval_command(args) -> int:
     state = State.parse(args.state, path="--state")
     belief = _belief(args.belief) if args.belief else None
 
-    def compute(text: str) -> str:
+    def compute(text: str, _line: int) -> str:
         value = evaluate(text, state, belief, signature=signature, thresholds=thresholds, bind_free=args.bind_free)
         return ("true" if value else "false") if isinstance(value, bool) else repr(value)
 
