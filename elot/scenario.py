@@ -48,7 +48,17 @@ Mode = Literal["current", "initial"]
 
 #: A statement line is read as an ELoT formula when it starts like a term: a lower-case
 #: name followed by ``(`` (English sentences start with a capital or an article).
-_FORMULA_START = re.compile(r"^[a-z_][A-Za-z0-9_]*\s*\(")
+# A term's functor and its '(': a name (any case, so that 'Believes(' reaches the parser
+# and its error) or a comparison of the lowered language (>=, <=, ==, >, <, -).
+_FORMULA_START = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*|>=|<=|==|>|<|-)\s*\(")
+
+
+def looks_like_formula(text: str) -> bool:
+    """Whether a statement is written in ELoT rather than English: it starts like a term
+    (``name(``), or is a single word. Malformed formulas still count, so that the parser
+    reports them with a caret; English with parentheses in it does not."""
+    text = text.strip()
+    return bool(_FORMULA_START.match(text)) or (bool(text) and len(text.split()) == 1)
 
 
 @dataclass(frozen=True)
@@ -62,8 +72,9 @@ class Statement:
 
     @property
     def is_formula(self) -> bool:
-        """Whether the text starts like an ELoT term (else it is English to translate)."""
-        return bool(_FORMULA_START.match(self.text))
+        """Whether the text is ELoT (else it is English to translate): see
+        :func:`looks_like_formula`."""
+        return looks_like_formula(self.text)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ from rich.text import Text
 
 from elot.errors import ElotError
 from repl import render
-from repl.session import Session, looks_like_english
+from elot.scenario import looks_like_formula
+from repl.session import Session
 
 
 class Quit(Exception):
@@ -295,7 +296,7 @@ def execute(session: Session, line: str) -> list[RenderableType]:
                 hint=(f"did you mean :{close}? " if close else "") + "type :help for the list",
             )
         return cmd.handler(session, arg)
-    if looks_like_english(line):
+    if not looks_like_formula(line):
         return english(session, line)
     return [render.score_table(session.query(line))]
 

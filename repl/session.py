@@ -284,14 +284,11 @@ class Session:
         return row
 
     def translate(self, sentence: str) -> list[tuple[str, float, str]]:
-        """English → ranked ELoT candidates (formula text, weight, mode)."""
-        try:
-            from elot.translate import translate
-        except ImportError:
-            raise ElotError("English input needs the translation module",
-                            hint="write an ELoT formula instead, e.g. believes(player, formula(empty(box1)))") from None
+        """English → ranked ELoT candidates (formula text, weight, the mode it is judged in)."""
+        from elot.translate import judged_mode, translate
+
         result = translate(sentence, scenario=self.scenario)
-        return [(c.formula, float(c.weight), c.mode or self.mode) for c in result.candidates]
+        return [(c.formula, float(c.weight), judged_mode(c.mode, self.mode)) for c in result.candidates]
 
     def trace(self, text: str, mode: str | None = None) -> list[float]:
         """The normalized likelihood of a formula at every step 0..T (in ``mode``,
@@ -301,13 +298,11 @@ class Session:
         return [self._score(text, compiled, t, mode).normalized_likelihood for t in range(self.horizon + 1)]
 
     def resolve(self, text: str, mode: str | None = None) -> tuple[str, str]:
-        """A statement as (formula, mode): a formula as written, or an English sentence's
-        best translation with the mode the translation gives it."""
-        mode = mode or self.mode
-        if looks_like_english(text):
-            formula, _, translated_mode = self.translate(text)[0]
-            return formula, translated_mode or mode
-        return text, mode
+        """A statement as (formula, mode): see :func:`elot.translate.resolve_statement`."""
+        from elot.translate import resolve_statement
+
+        formula, mode, _ = resolve_statement(text, mode=mode or self.mode, scenario=self.scenario)
+        return formula, mode
 
     def explain(self, text: str, *, max_columns: int = 6, max_groups: int = 12) -> Explanation:
         """The ``prob_of`` values and thresholds that decided the score now, by group."""
@@ -369,15 +364,6 @@ class Session:
         except OSError as error:
             raise ElotError(f"cannot write {target}: {error.strerror}", hint="check the path") from None
         return target
-
-
-def looks_like_english(line: str) -> bool:
-    """A line is English (to translate) when it has no parentheses and several words.
-
-    Formulas always have a functor and parentheses, or are a single name; anything with a
-    parenthesis goes to the parser so that a malformed formula gets its caret message.
-    """
-    return "(" not in line and ")" not in line and len(line.split()) >= 2
 
 
 LOG_FIELDS = ("scenario", "t", "mode", "model", "beta", "english", "formula", "lowered",

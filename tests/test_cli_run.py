@@ -64,3 +64,10 @@ def test_dataset_plan_by_id_and_by_files(labtom, tmp_path):
                 "-s", "believes(player, formula(empty(box3)))", "--model", "non-planning")
     assert done.returncode == 0, done.stderr
     assert "t=14" in done.stdout
+
+
+def test_past_tense_english_statement_is_scored_as_initial(tmp_path):
+    out = tmp_path / "scores.json"
+    r = elot("default", "--statement", "The player initially thought box 1 was empty.", "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    assert '"initial"' in out.read_text()

@@ -233,3 +233,18 @@ def test_any_sentence_translates_or_raises_translation_error(sentence):
     except TranslationError:
         return
     check(result.formula)
+
+
+def test_resolve_statement_keeps_elot_and_judges_past_tense_as_initial():
+    from elot.translate import resolve_statement
+
+    formula = "believes(player, formula(empty(box1)))"
+    assert resolve_statement(formula, mode="initial")[:2] == (formula, "initial")
+    # malformed ELoT is kept for the parser to report, not sent to the translator
+    assert resolve_statement("believes(player, formula(empty(box1))")[0].endswith("(box1))")
+    assert resolve_statement(">=(prob_of(player, empty(box1)), threshold(might))")[2] is None
+    # English: translated; a sentence about the past is about the initial belief ...
+    formula, mode, result = resolve_statement("The player initially thought box 1 was empty.")
+    assert (formula, mode, result.backend) == (formula, "initial", "offline")
+    # ... and a present-tense one keeps the mode it was given
+    assert resolve_statement("The player thinks box 1 is empty.", mode="initial")[1] == "initial"

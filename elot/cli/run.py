@@ -85,30 +85,16 @@ def _given_statements(args, scenario) -> list[_Statement]:
     return [_Statement(s.text, s.mode) for s in scenario.statements]
 
 
-def _is_formula(text: str) -> bool:
-    from elot.scenario import Statement
-
-    return Statement(text).is_formula
-
-
 def _translate(statements: list[_Statement], scenario) -> None:
-    """Give every statement a formula: its own text, or a translation of the English."""
-    try:
-        from elot.translate import translate
-    except ImportError:  # pragma: no cover - the translation module is optional
-        translate = None
+    """Give every statement a formula (its own text, or a translation of the English)
+    and the mode it is judged in."""
+    from elot.translate import resolve_statement
+
     for st in statements:
-        if _is_formula(st.text):
-            st.formula = st.text
-        elif translate is None:
-            st.note = "English statement skipped (no translation module)"
-        else:
-            try:
-                result = translate(st.text, scenario=scenario)
-            except ElotError as error:
-                st.note = f"not translated: {error.message}"
-            else:
-                st.formula = result.formula
+        try:
+            st.formula, st.mode, _ = resolve_statement(st.text, mode=st.mode, scenario=scenario)
+        except ElotError as error:
+            st.note = f"not translated: {error.message}"
 
 
 def run_command(args) -> int:

@@ -27,7 +27,8 @@ from elot.translate.result import CURRENT, INITIAL, Candidate, Translation
 if TYPE_CHECKING:
     from elot.signature import Signature
 
-__all__ = ["CURRENT", "INITIAL", "Candidate", "Translation", "translate", "translate_offline", "resolve_signature"]
+__all__ = ["CURRENT", "INITIAL", "Candidate", "Translation", "translate", "translate_offline", "resolve_signature",
+           "resolve_statement", "judged_mode"]
 
 BACKENDS = ("auto", "offline", "llm")
 
@@ -58,6 +59,29 @@ def resolve_signature(scenario=None, signature: "Signature | None" = None) -> "S
         f"cannot read objects from {path!r}",
         hint="give a scenario file (.scn) or a PDDL problem file (.pddl)",
     )
+
+
+def judged_mode(translated: str | None, given: str) -> str:
+    """The mode a translated sentence is judged in: a sentence about the past ("initially
+    believed ...") is about the initial belief whatever mode it came with; otherwise the
+    mode given (a scenario's section, ``--initial``, the REPL's ``:initial``) stands."""
+    return INITIAL if translated == INITIAL else given
+
+
+def resolve_statement(text: str, *, mode: str = CURRENT, scenario=None, signature=None):
+    """A statement as written → ``(formula, mode, translation)``.
+
+    ELoT is kept as written (a malformed formula is reported by the parser, with a caret);
+    English is translated and its best candidate taken, ``translation`` being the full
+    :class:`Translation` (``None`` for ELoT). Raises :class:`TranslationError` for English
+    that cannot be translated.
+    """
+    from elot.scenario import looks_like_formula
+
+    if looks_like_formula(text):
+        return text, mode, None
+    result = translate(text, scenario=scenario, signature=signature)
+    return result.formula, judged_mode(result.mode, mode), result
 
 
 def checked(formula: str, signature: "Signature"):
