@@ -16,13 +16,13 @@ from typing import TextIO
 
 from rich.console import Console
 
+# piped input: exit EXIT_USAGE when some line failed, as the other commands do
+from elot.cli import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError
 from repl import render
 from repl.commands import Quit, execute
 from repl.session import Session
 
-EXIT_OK = 0
-EXIT_ERRORS = 2  # piped input only: some line failed
 
 
 def history_path() -> Path:
@@ -114,7 +114,7 @@ class Repl:
                 self.console.print(render.message(self.session.prompt() + line), soft_wrap=True)
             if not self.handle(line):
                 break
-        return EXIT_ERRORS if self.failures else EXIT_OK
+        return EXIT_USAGE if self.failures else EXIT_OK
 
 
 def _uses_inference(line: str) -> bool:

@@ -11,9 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from elot.cli import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError, ScenarioError
 
-EXIT_OK = 0
 
 
 def _scenario_args(p: argparse.ArgumentParser, *, inference: bool = True) -> None:
@@ -136,7 +136,7 @@ def _plot_command(args) -> int:
                                         "model": session.model})
     print(f"wrote {out} ({len(series)} statements, {len(goals)} goals"
           + (f"; {failed} skipped" if failed else "") + ")")
-    return 2 if failed else EXIT_OK
+    return EXIT_USAGE if failed else EXIT_OK
 
 
 def _map_command(args) -> int:
