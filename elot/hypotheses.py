@@ -12,7 +12,8 @@
   is its particle count / k, or :data:`EPSILON` when it has none.
 
 Hypothesis ``i`` is ``(goal g, true state s, belief b)`` with ``i = (g * n_s + s) * n_b + b``.
-The true-belief ablation has one "belief" per true state: that state, with certainty.
+The true-belief ablation has one belief per true state: the full model's belief with all k
+particles on that state (so the other states keep :data:`EPSILON`, as everywhere else).
 
 This module also owns the numeric encoding of worlds that ``btom_ext`` works on
 (:class:`Encoding`); its layout is documented in :mod:`btom_ext.reference`.
@@ -383,7 +384,9 @@ def build(
     states = initial_states(true_state, max_hidden_keys)
     n = len(states)
     if model == "true-belief":
-        return HypothesisSpace(model, goals, states, np.eye(n, dtype=np.float64).reshape(n, 1, n))
+        # The full model's belief with all k particles on the true state (ε elsewhere).
+        certain = belief_weights(k * np.eye(n, dtype=np.int32), k)
+        return HypothesisSpace(model, goals, states, np.ascontiguousarray(certain.reshape(n, 1, n)))
     counts = particle_counts(n, k)
     assert len(counts) == comb(n + k - 1, k)
     weights = belief_weights(counts, k)

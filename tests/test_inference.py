@@ -90,7 +90,24 @@ def test_models_run_and_normalize(model):
         assert sum(inference.goal_posterior(t).values()) == pytest.approx(1.0)
     if model == "true-belief":
         assert inference.space.n_beliefs == 1
-        assert inference.beliefs(0)[:, 0].tolist() == [[1.0, 0.0], [0.0, 1.0]]
+        assert inference.beliefs(0)[:, 0].tolist() == [[1.0, 5e-324], [5e-324, 1.0]]
+
+
+def test_true_belief_is_the_full_model_certain_of_the_true_state():
+    """Every true-belief hypothesis (g, s) gets exactly the weights of the full model's
+    hypothesis (g, s, all k particles on s): the ablation only drops the other beliefs."""
+    actions = [("left",), ("open", "box1"), ("right",)]
+    full = infer(scenario(actions), model="full")
+    true_belief = infer(scenario(actions), model="true-belief")
+    space = full.space
+    certain = [int(np.flatnonzero(space.initial_beliefs[s, :, s] == 1.0)[0]) for s in range(space.n_states)]
+    for t in range(len(actions) + 1):
+        logw = full.log_weights[t].reshape(space.n_goals, space.n_states, space.n_beliefs)
+        expected = np.array([[logw[g, s, certain[s]] for s in range(space.n_states)]
+                             for g in range(space.n_goals)])
+        np.testing.assert_array_equal(true_belief.log_weights[t].reshape(expected.shape), expected)
+        np.testing.assert_array_equal(
+            true_belief.beliefs(t)[:, 0], [full.beliefs(t)[s, certain[s]] for s in range(space.n_states)])
 
 
 def test_non_planning_ignores_walls_and_keys():
