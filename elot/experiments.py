@@ -1,0 +1,119 @@
+"""The paper's in-context vs out-of-context comparison on the LaBToM dataset (SPEC §6).
+
+Each statement of ``statements/exp1/exp1_{current,initial}_in_vs_out.csv`` is scored
+(normalized likelihood, free variables bound existentially) in its own plan (in context)
+and in the other plans of its map (out of context), at each plan's exp1 judgment point.
+A statement is classified correctly when its in-context score is higher than the mean of
+its out-of-context scores. Scores within :data:`TIE` of each other count as equal:
+floating-point sums of posterior weights differ in their last bits (a normalized likelihood
+that is exactly 0.5 can come out as 0.5000000000000001), and counting that as "higher"
+would reward noise; the literal float comparison is kept as ``strict``. Formulas that do
+not parse or typecheck score 0.5 and are counted.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from elot.errors import ElotError, ScenarioError
+from elot.inference import infer
+from elot.scenario import Scenario, dataset_root, load_dataset_plan
+from elot.scoring import MODES, score
+
+#: Scores closer than this are ties: far above rounding noise, far below any real difference.
+TIE = 1e-9
+
+#: The paper's Table (all 7 maps): (in, out, diff, s.e. of diff, accuracy) per (condition, model).
+PAPER = {
+    ("current", "full"): (0.78, 0.48, 0.30, 0.03, 0.71),
+    ("current", "non-planning"): (0.70, 0.54, 0.16, 0.02, 0.65),
+    ("current", "true-belief"): (0.35, 0.35, 0.01, 0.01, 0.11),
+    ("initial", "full"): (0.73, 0.51, 0.22, 0.03, 0.70),
+    ("initial", "non-planning"): (0.70, 0.70, -0.01, 0.01, 0.39),
+    ("initial", "true-belief"): (0.51, 0.50, 0.00, 0.01, 0.16),
+}
+
+
+@dataclass(frozen=True)
+class InVsOut:
+    """One row of the comparison: a condition (``current``/``initial``) and a model."""
+
+    condition: str
+    model: str
+    n: int                 # statements with both in- and out-of-context rows
+    in_context: float      # mean in-context score
+    out_of_context: float  # mean of the per-statement out-of-context means
+    diff: float
+    se: float              # standard error of the per-statement difference
+    accuracy: float        # in > out + TIE
+    strict: float          # in > out in floating point
+    ill_typed: int         # formulas scored 0.5 because they did not parse or typecheck
+
+
+def in_vs_out(
+    root: str | Path | None = None,
+    conditions: tuple[str, ...] = MODES,
+    models: tuple[str, ...] = ("full", "true-belief", "non-planning"),
+    progress: Callable[[str, str], None] | None = None,
+) -> list[InVsOut]:
+    """Run the comparison for every condition and model; inferences are shared."""
+    root = dataset_root(root)
+    scenarios: dict[str, Scenario] = {}
+    inferences: dict[tuple[str, str], object] = {}
+    out = []
+    for condition in conditions:
+        path = root / "statements" / "exp1" / f"exp1_{condition}_in_vs_out.csv"
+        if not path.is_file():
+            raise ScenarioError(f"{path}: file not found", hint="the dataset's statements/exp1 folder is incomplete")
+        with path.open(encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+        for model in models:
+            if progress is not None:
+                progress(condition, model)
+            ins: dict[str, float] = {}
+            outs: dict[str, list[float]] = defaultdict(list)
+            ill: set[str] = set()
+            for line, row in enumerate(rows, 2):
+                plan = row["plan_id"]
+                if plan not in scenarios:
+                    scenarios[plan] = load_dataset_plan(root, plan, exp="exp1")
+                (t,) = scenarios[plan].judgments
+                if int(row["timestep"]) != t + 1:
+                    raise ScenarioError(f"{path}:{line}: timestep {row['timestep']} is not plan {plan}'s "
+                                    f"judgment point + 1 ({t + 1})", hint="the CSV and the plans disagree")
+                if (plan, model) not in inferences:
+                    inferences[(plan, model)] = infer(scenarios[plan], model=model)
+                try:
+                    value = score(inferences[(plan, model)], row["formula"].strip(), t, condition,
+                                  bind_free=True).normalized_likelihood
+                except ElotError:
+                    ill.add(row["statement_id"])
+                    value = 0.5
+                if row["match"].strip().upper() == "TRUE":
+                    ins[row["statement_id"]] = value
+                else:
+                    outs[row["statement_id"]].append(value)
+            ids = [s for s in ins if outs[s]]
+            in_scores = np.array([ins[s] for s in ids])
+            out_scores = np.array([np.mean(outs[s]) for s in ids])
+            diff = in_scores - out_scores
+            out.append(InVsOut(
+                condition=condition,
+                model=model,
+                n=len(ids),
+                in_context=float(in_scores.mean()),
+                out_of_context=float(out_scores.mean()),
+                diff=float(diff.mean()),
+                se=float(diff.std(ddof=1) / math.sqrt(len(diff))),
+                accuracy=float((in_scores > out_scores + TIE).mean()),
+                strict=float((in_scores > out_scores).mean()),
+                ill_typed=len(ill),
+            ))
+    return out
