@@ -45,6 +45,8 @@ from elot.world import (
 )
 
 Mode = Literal["current", "initial"]
+#: What a statement can be about: the agent's belief now, or at the start.
+MODES: tuple[Mode, ...] = ("current", "initial")
 
 #: A statement line is read as an ELoT formula when it starts like a term: a lower-case
 #: name followed by ``(`` (English sentences start with a capital or an article).
@@ -193,13 +195,26 @@ def _check_judgments(judgments: Iterable[int], T: int, fail) -> tuple[int, ...]:
 # -- the dataset -----------------------------------------------------------------------
 
 
-def _read_statements(path: Path, mode: Mode) -> list[Statement]:
-    if not path.is_file():
-        raise ScenarioError(f"statements file not found: {path}", path=str(path), hint="check the path")
+def read_statements(path: str | Path, mode: Mode = "current") -> list[Statement]:
+    """The statements of a text file, one per line: an ELoT formula or an English sentence,
+    optionally prefixed by ``initial:`` or ``current:`` (else ``mode``). Blank lines and
+    lines starting with ``#`` are skipped; each statement keeps its line number."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ScenarioError(f"cannot read statements file {path}: {error.strerror or error}",
+                            path=str(path), hint="check the path") from None
     out = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if line.strip():
-            out.append(Statement(line.strip(), mode, number))
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        head, sep, rest = line.partition(":")
+        if sep and head.strip() in MODES:
+            out.append(Statement(rest.strip(), head.strip(), number))  # type: ignore[arg-type]
+        else:
+            out.append(Statement(line, mode, number))
     return out
 
 
@@ -263,7 +278,7 @@ def load_dataset_scenario(
     statements: list[Statement] = []
     for item in statements_paths:
         spath, mode = (Path(item[0]), item[1]) if isinstance(item, tuple) else (Path(item), _mode_of(Path(item)))
-        statements += _read_statements(spath, mode)
+        statements += read_statements(spath, mode)
     goal = problem.goal
     true_goal = None
     if isinstance(goal, tuple) and len(goal) == 3 and goal[0] == "has" and layout.is_gem(goal[2]):

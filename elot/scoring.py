@@ -17,16 +17,12 @@ per distinct (true state, initial belief) pair — one call of ``compile_formula
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
-
 import numpy as np
 
 from elot.evaluate import CompiledFormula, Thresholds, compile_formula
 from elot.inference import Inference
+from elot.scenario import MODES, Mode
 from elot.syntax import Term
-
-Mode = Literal["current", "initial"]
-MODES = ("current", "initial")
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,26 @@ def test_statements_csv_json(tmp_path):
     assert data["judgments"][0]["statements"][0]["mode"] == "initial"
 
 
+def test_statements_file_modes_comments_and_missing_file(tmp_path):
+    """The same statements file format as ``elot plot``: # comments, mode prefixes."""
+    statements = tmp_path / "s.txt"
+    statements.write_text("# about box 1\n\nbelieves(player, formula(empty(box1)))\n"
+                          "initial: believes(player, formula(empty(box1)))\n"
+                          "current:believes(player, might(empty(box1)))\n")
+    out = tmp_path / "o.json"
+    done = elot("--statements", str(statements), "--initial", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    scored = json.loads(out.read_text())["judgments"][0]["statements"]
+    assert [(s["formula"], s["mode"]) for s in scored] == [
+        ("believes(player, formula(empty(box1)))", "initial"),  # no prefix: --initial
+        ("believes(player, formula(empty(box1)))", "initial"),
+        ("believes(player, might(empty(box1)))", "current"),
+    ]
+    done = elot("--statements", str(tmp_path / "missing.txt"))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "missing.txt" in done.stderr and "check the path" in done.stderr
+
+
 def test_bad_formula_exit_2_others_scored(tmp_path):
     out = tmp_path / "o.csv"
     done = elot("-s", "believes(player, formula(empty(box1)))", "-s", "believes(player, formula(bad(box1)))",

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from elot.cli import EXIT_OK, EXIT_USAGE
-from elot.errors import ElotError, ScenarioError
+from elot.errors import ElotError
 
 
 
@@ -83,32 +82,14 @@ def _repl_command(args) -> int:
     return run(_session(args), echo=not args.no_echo)
 
 
-def _read_statements(path: str, mode: str) -> list[tuple[str, str]]:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise ScenarioError(f"cannot read {path}: {error.strerror or error}", path=path,
-                            hint="check the path of --statements") from None
-    out = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        head, sep, rest = line.partition(":")
-        if sep and head.strip() in ("initial", "current"):
-            out.append((rest.strip(), head.strip()))
-        else:
-            out.append((line, mode))
-    return out
-
-
 def _plot_command(args) -> int:
     from elot import plots
+    from elot.scenario import read_statements
 
     session = _session(args)
     wanted: list[tuple[str, str]] = []
     if args.statements:
-        wanted += _read_statements(args.statements, args.mode)
+        wanted += [(s.text, s.mode) for s in read_statements(args.statements, args.mode)]
     wanted += [(text, args.mode) for text in args.statement]
     if not wanted:
         wanted = [(text, mode) for mode, text in session.statements()]

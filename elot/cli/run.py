@@ -35,9 +35,11 @@ def register(subparsers) -> None:
     p.add_argument("--exp", default="exp2_current", help="the dataset experiment of a plan id (default: %(default)s)")
     p.add_argument("--statement", "-s", action="append", default=[], metavar="F",
                    help="an ELoT formula (or English sentence) to score; repeatable")
-    p.add_argument("--statements", metavar="FILE", help="statements to score, one per line")
+    p.add_argument("--statements", metavar="FILE",
+                   help="statements to score, one per line, optionally prefixed by 'initial:' or "
+                        "'current:' (# comments)")
     p.add_argument("--initial", action="store_true",
-                   help="the given statements are about the agent's initial belief (default: current)")
+                   help="statements that do not say are about the agent's initial belief (default: current)")
     p.add_argument("--model", choices=("full", "true-belief", "non-planning"), default="full",
                    help="the BToM model or an ablation (default: %(default)s)")
     p.add_argument("--beta", type=float, default=2**1.5, help="inverse temperature β (default: 2^1.5)")
@@ -70,16 +72,12 @@ def _load(args):
 
 
 def _given_statements(args, scenario) -> list[_Statement]:
+    from elot.scenario import read_statements
+
     mode = "initial" if args.initial else "current"
     given = [_Statement(text, mode) for text in args.statement]
     if args.statements:
-        try:
-            text = Path(args.statements).read_text(encoding="utf-8")
-        except OSError as error:
-            raise ScenarioError(f"cannot read {args.statements}: {error.strerror or error}",
-                                path=args.statements) from None
-        given += [_Statement(line.strip(), mode) for line in text.splitlines()
-                  if line.strip() and not line.lstrip().startswith("#")]
+        given += [_Statement(s.text, s.mode) for s in read_statements(args.statements, mode)]
     if args.statement or args.statements:
         return given
     return [_Statement(s.text, s.mode) for s in scenario.statements]
