@@ -1,11 +1,11 @@
 """Text → ELoT syntax tree.
 
 The Lark grammar (``elot/grammar.lark``, package data) is loaded once and compiled into
-one LALR parser whose transformer builds :mod:`elot.syntax` nodes while parsing (no
-intermediate parse tree, so no recursion even on deep inputs). Before parsing, a cheap
-linear scan rejects inputs that are too large or nest too deeply and pinpoints unbalanced
-parentheses; what remains is reported from Lark's ``UnexpectedInput`` with the source
-line, a caret and a hint.
+one LALR parser; a transformer turns its parse tree into :mod:`elot.syntax` nodes. Before
+parsing, a cheap linear scan rejects inputs that are too large or nest too deeply (so the
+recursive transform cannot overflow the stack) and pinpoints unbalanced parentheses; what
+remains is reported from Lark's ``UnexpectedInput`` with the source line, a caret and a
+hint.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from elot.errors import ElotSyntaxError, Span
-from elot.syntax import MAX_DEPTH, Call, Const, Num, Term, Var
+from elot.syntax import MAX_DEPTH, Call, Const, Num, Term, Var, too_deep
 
 #: Longest accepted input, in characters: a real formula is a few hundred.
 MAX_LENGTH = 100_000
@@ -105,12 +105,7 @@ def _prescan(text: str, path: str | None) -> None:
         if char == "(":
             opened.append(index)
             if len(opened) > MAX_DEPTH:
-                raise fail(
-                    f"nesting too deep (more than {MAX_DEPTH} levels)",
-                    index,
-                    index + 1,
-                    "split the formula into smaller parts; real formulas nest about 10 levels",
-                )
+                raise too_deep(Span.of(text, index, index + 1), text, path)
         elif char == ")":
             if not opened:
                 raise fail("unbalanced parentheses: this ')' closes nothing", index, index + 1, "remove this ')'")

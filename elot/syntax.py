@@ -93,12 +93,18 @@ def guard_depth(term: Term, source: str | None = None) -> None:
     that the recursive stages never overflow the Python stack.
     """
     if depth(term) > MAX_DEPTH:
-        raise ElotSyntaxError(
-            f"nesting too deep (more than {MAX_DEPTH} levels)",
-            span=term.span,
-            source=source,
-            hint="split the formula into smaller parts; real formulas nest about 10 levels",
-        )
+        raise too_deep(term.span, source)
+
+
+def too_deep(span: Span | None, source: str | None = None, path: str | None = None) -> ElotSyntaxError:
+    """The error for a formula nesting deeper than :data:`MAX_DEPTH`, at ``span``."""
+    return ElotSyntaxError(
+        f"nesting too deep (more than {MAX_DEPTH} levels)",
+        span=span,
+        source=source,
+        path=path,
+        hint="split the formula into smaller parts; real formulas nest about 10 levels",
+    )
 
 
 #: The quantifiers of the base and lowered languages: ``Q(C, φ)`` with a condition first.
