@@ -12,8 +12,7 @@ Every function accepts formula text or a syntax tree. Errors are
 
 from __future__ import annotations
 
-from elot.checker import Checked
-from elot.checker import check as _check
+from elot.checker import Checked, check
 from elot.equivalence import equivalent, random_beliefs, states_for
 from elot.errors import ElotError
 from elot.evaluate import Belief, CompiledFormula, State, Thresholds, compile_formula, evaluate
@@ -27,12 +26,6 @@ from elot.syntax import Term
 
 def _tree(term: Term | str) -> tuple[Term, str | None]:
     return (parse(term), term) if isinstance(term, str) else (term, None)
-
-
-def check(term: Term | str, signature: Signature | None = None, *, bind_free: bool = False) -> Checked:
-    """Typecheck a formula; returns :class:`~elot.checker.Checked` (``.term``, ``.type``)
-    or raises :class:`~elot.errors.ElotTypeError` listing every error."""
-    return _check(term, signature, bind_free=bind_free)
 
 
 def lower(term: Term | str, signature: Signature | None = None, *, explain: bool = False,

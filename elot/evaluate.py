@@ -318,19 +318,11 @@ class CompiledFormula:
         """``⟦φ⟧(s_n, b_n)`` for each row: ``worlds`` are the S distinct states, ``beliefs``
         an (N, S) float64 array of each row's belief weights over them, ``true_index`` the
         (N,) index of each row's true state. Returns an (N,) bool array."""
-        if self.type == NUMERIC:
-            raise EvaluationError("this is a number, not a formula: use value() instead of truth()")
-        true_index = np.asarray(true_index, dtype=np.intp)
-        out = self._run(worlds, beliefs, true_index, grid=False)
-        return np.array(np.broadcast_to(out, true_index.shape), dtype=bool)
+        return self._rows(worlds, beliefs, true_index, numeric=False)
 
     def value(self, worlds: Sequence[State], beliefs: np.ndarray | None, true_index: np.ndarray) -> np.ndarray:
         """The numeric value of a ``Φ_F`` term for each row, as an (N,) float64 array."""
-        if self.type != NUMERIC:
-            raise EvaluationError("this is a formula, not a number: use truth() instead of value()")
-        true_index = np.asarray(true_index, dtype=np.intp)
-        out = self._run(worlds, beliefs, true_index, grid=False)
-        return np.array(np.broadcast_to(out, true_index.shape), dtype=np.float64)
+        return self._rows(worlds, beliefs, true_index, numeric=True)
 
     def truth_grid(self, worlds: Sequence[State], beliefs: np.ndarray) -> np.ndarray:
         """``⟦φ⟧(s, b)`` for every belief row b (B, S) and every true state s among
@@ -344,6 +336,15 @@ class CompiledFormula:
         return np.array(np.broadcast_to(out, (len(beliefs), len(worlds))), dtype=np.float64)
 
     # -- running -----------------------------------------------------------------------
+
+    def _rows(self, worlds, beliefs, true_index, numeric: bool) -> np.ndarray:
+        if numeric != (self.type == NUMERIC):
+            raise EvaluationError(
+                "this is a number, not a formula: use value() instead of truth()" if self.type == NUMERIC
+                else "this is a formula, not a number: use truth() instead of value()")
+        true_index = np.asarray(true_index, dtype=np.intp)
+        out = self._run(worlds, beliefs, true_index, grid=False)
+        return np.array(np.broadcast_to(out, true_index.shape), dtype=np.float64 if numeric else bool)
 
     def _run(self, worlds: Sequence[State], beliefs, true_index, grid: bool):
         key = tuple(worlds)

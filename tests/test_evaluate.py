@@ -351,3 +351,16 @@ def test_hand_built_deep_trees_are_rejected_before_hashing():
         t = call("not", t)
     with pytest.raises(ElotSyntaxError, match="nesting too deep"):
         evaluate(t, S1)
+
+
+def test_truth_and_value_refuse_the_wrong_kind_of_term():
+    formula = compile_formula("believes(player, formula(empty(box1)))")
+    number = compile_formula("prob_of(player, empty(box1))")
+    worlds = [EMPTY, S1]  # box1 empty; a blue key in box1
+    beliefs = np.array([[0.9, 0.1], [0.1, 0.9]])
+    assert formula.truth(worlds, beliefs, [0, 1]).tolist() == [True, False]
+    assert number.value(worlds, beliefs, [0, 0]).tolist() == pytest.approx([0.9, 0.1])
+    with pytest.raises(EvaluationError, match="use truth"):
+        formula.value(worlds, beliefs, [0, 1])
+    with pytest.raises(EvaluationError, match="use value"):
+        number.truth(worlds, beliefs, [0, 1])
