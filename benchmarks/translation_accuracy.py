@@ -54,9 +54,16 @@ def plan_signature(root: str, plan_id: str) -> Signature:
 def read_gold(path: Path) -> list[dict]:
     """Rows with ``statement``, ``gold`` and ``plan_id``; duplicates (same statement,
     formula and plan) are kept once."""
-    with open(path, newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
-    column = "gold_elot" if rows and "gold_elot" in rows[0] else "formula"
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            rows, header = list(reader), reader.fieldnames or []
+    except OSError as error:
+        raise SystemExit(f"error: cannot read {path}: {error.strerror or error}")
+    column = "gold_elot" if "gold_elot" in header else "formula"
+    if "statement" not in header or column not in header:
+        raise SystemExit(f"error: {path} needs a 'statement' column and a 'gold_elot' (or 'formula') one; "
+                         "use exp2_current_translations.csv or an exp1 *_in_vs_out.csv file")
     out, seen = [], set()
     for row in rows:
         key = (row["statement"], row[column].strip(), row.get("plan_id", ""))

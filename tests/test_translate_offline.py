@@ -15,6 +15,7 @@ from elot.checker import check
 from elot.errors import TranslationError
 from elot.signature import Signature
 from elot.translate import translate
+from elot.translate.offline import statement_mode
 
 RED2 = "exists(and(key(K), iscolor(K, red)), inside(K, box2))"
 YEL1 = "exists(and(key(K), iscolor(K, yellow)), inside(K, box1))"
@@ -233,6 +234,8 @@ def test_any_sentence_translates_or_raises_translation_error(sentence):
     except TranslationError:
         return
     check(result.formula)
+    # the mode the LLM backend uses (no parse needed) agrees with the parser's
+    assert statement_mode(sentence) == result.mode
 
 
 def test_resolve_statement_keeps_elot_and_judges_past_tense_as_initial():

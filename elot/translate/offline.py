@@ -911,18 +911,14 @@ def read(sentence: str, signature: Signature | None = None) -> Reading:
     """Parse one English sentence; raise :class:`TranslationError` if it cannot."""
     signature = signature or Signature.default()
     vocab = Vocabulary.of(signature)
-    text = normalize(sentence)
+    initial, text, rest = _split(sentence)
     if not text:
         raise TranslationError("empty sentence", hint="write a sentence such as 'The player believes box 1 is empty.'")
-    initial = bool(_INITIAL.search(text))
-    text = re.sub(r"\s+", " ", _INITIAL.sub("", text)).strip(" ,")
-    m = _SUBJECT.match(text)
-    if not m:
+    if rest is None:
         raise TranslationError(
             f"cannot tell whose belief this is: {sentence.strip()!r}",
             hint="start the sentence with 'The player', e.g. 'The player thinks box 2 is empty.'",
         )
-    rest = _TRUTH_COMMENT.sub("", text[m.end():])
     parser = _ContentParser(vocab)
     for pattern, handle in _ATTITUDES:
         am = pattern.match(rest)
@@ -937,6 +933,17 @@ def read(sentence: str, signature: Signature | None = None) -> Reading:
         mode = "initial" if initial or _is_past(am.group("v")) else "current"
         return Reading(term, mode)
     raise TranslationError(_explain(sentence, rest))
+
+
+def _split(sentence: str) -> tuple[bool, str, str | None]:
+    """Whether the sentence says ``initially``; its normalized text without that word; and
+    what follows its subject, without a comment on the belief's truth (``None`` when it
+    has no subject)."""
+    text = normalize(sentence)
+    initial = bool(_INITIAL.search(text))
+    text = re.sub(r"\s+", " ", _INITIAL.sub("", text)).strip(" ,")
+    m = _SUBJECT.match(text)
+    return initial, text, (_TRUTH_COMMENT.sub("", text[m.end():]) if m else None)
 
 
 def _explain(sentence: str, rest: str) -> str:
@@ -969,12 +976,11 @@ def parse_sentence(sentence: str, signature: Signature | None = None) -> Reading
 def statement_mode(sentence: str) -> str:
     """``initial`` for a statement about the agent's initial belief (``initially``, or a
     past-tense attitude such as ``believed``), else ``current``."""
-    text = normalize(sentence)
-    if _INITIAL.search(text):
+    initial, text, rest = _split(sentence)
+    if initial:
         return "initial"
-    rest = _SUBJECT.sub("", text, count=1)
     for pattern, _ in _ATTITUDES:
-        m = pattern.match(rest)
+        m = pattern.match(text if rest is None else rest)
         if m:
             return "initial" if _is_past(m.group("v")) else "current"
     return "current"
