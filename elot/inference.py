@@ -178,7 +178,7 @@ def infer(
     planner = None if model == "non-planning" else enc.planner(core)
     goal_gems = np.array([enc.gem_index(g) for g in space.goals], dtype=np.intp)
     hyp_goal, hyp_state, hyp_belief = space.index
-    n_states, n_hyp = space.n_states, len(space)
+    n_states = space.n_states
     actions = tuple(tuple(a) for a in scenario.actions)
 
     real = [scenario.initial]

@@ -60,7 +60,7 @@ def command(name: str, args: str, help: str, complete: str | None = None):
 
 def _need(arg: str, usage: str) -> str:
     if not arg.strip():
-        raise ElotError(f"missing argument", hint=f"usage: {usage}")
+        raise ElotError("missing argument", hint=f"usage: {usage}")
     return arg.strip()
 
 

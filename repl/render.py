@@ -179,7 +179,7 @@ def score_table(row: ScoreRow) -> Table:
     label = "initial belief" if row.mode == "initial" else "current belief"
     table.add_row("score", Text.assemble(
         (f"P = {row.posterior:.3f}", "bold"),
-        f"   normalized L = ",
+        "   normalized L = ",
         (f"{row.normalized_likelihood:.3f}", "bold green"),
         f"   ({label}, t={row.t})",
     ))

@@ -7,7 +7,6 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
 from helpers import run_elot
 
 REPO = Path(__file__).resolve().parent.parent

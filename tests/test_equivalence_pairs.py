@@ -17,7 +17,7 @@ RED2 = "exists(and(key(K), iscolor(K, red)), inside(K, box2))"
 EQUIVALENT = [
     (f"believes(player, formula({RED1}))", f">=(prob_of(player, {RED1}), threshold(believes))"),
     ("believes(player, might(empty(box1)))", "believes(player, could(empty(box1)))"),
-    (f"believes(player, formula(exists(and(key(K), iscolor(K, red)), or(inside(K, box1), inside(K, box2)))))",
+    ("believes(player, formula(exists(and(key(K), iscolor(K, red)), or(inside(K, box1), inside(K, box2)))))",
      f"believes(player, formula(or({RED1}, {RED2})))"),
     ("believes(player, formula(and(empty(box1), empty(box2))))",
      "believes(player, formula(and(empty(box2), empty(box1))))"),

@@ -78,7 +78,7 @@ def bel(phi: str, name: str = "believes") -> str:
         (f"believes(player, least(likely, {P1}))", f"<=(prob_of(player, {P1}), threshold(most(unlikely)))"),
         (f"believes(player, least(unlikely, {P1}))", f">=(prob_of(player, {P1}), threshold(most(likely)))"),
         (f"and(believes(player, formula({P1})), {P2})", f"and({bel(P1)}, {P2})"),
-        (f"forall(box(B), believes(player, might(empty(B))))", f"forall(box(B), {bel('empty(B)', 'might')})"),
+        ("forall(box(B), believes(player, might(empty(B))))", f"forall(box(B), {bel('empty(B)', 'might')})"),
         (P1, P1),
     ],
 )

@@ -351,7 +351,7 @@ class _Parser:
             s,
         )
         if not m:
-            m = re.match(rf"^(?P<boxes>.+?) (?P<neg>)(?:(?:both|all) )?(?:is|are|was|were) (?:both |all )?empty$", s)
+            m = re.match(r"^(?P<boxes>.+?) (?P<neg>)(?:(?:both|all) )?(?:is|are|was|were) (?:both |all )?empty$", s)
         if not m:
             m = re.match(rf"^(?P<boxes>.+?) (?P<neg>{_AUX_NEG}|)(?:is|are|was|were|be)? ?empty$", s)
         if not m:
@@ -667,8 +667,8 @@ class _ContentParser(_Parser):
         patterns = [
             rf"^(?P<a>box \d+) (?:is|was) (?:the )?(?P<m>most|least) likely(?: box| one| place)?(?: of (?:all )?the boxes)? to {verbs} (?P<k>.+)$",
             rf"^(?P<k>.+?) (?:is|was) (?P<m>most|least) likely (?:to be )?{_IN} (?P<a>box \d+)$",
-            rf"^(?:the )?(?P<m>most|least) likely (?:box|place|location|spot) (?:for|of|to (?:find|contain|have|hold)) (?P<k>.+?) (?:is|was) (?P<a>box \d+)$",
-            rf"^(?P<a>box \d+) (?:is|was) (?:the )?(?P<m>most|least) likely (?:box|place|location|spot) (?:for|of|to (?:find|contain|have|hold)) (?P<k>.+)$",
+            r"^(?:the )?(?P<m>most|least) likely (?:box|place|location|spot) (?:for|of|to (?:find|contain|have|hold)) (?P<k>.+?) (?:is|was) (?P<a>box \d+)$",
+            r"^(?P<a>box \d+) (?:is|was) (?:the )?(?P<m>most|least) likely (?:box|place|location|spot) (?:for|of|to (?:find|contain|have|hold)) (?P<k>.+)$",
         ]
         for pattern in patterns:
             m = re.match(pattern, s)
@@ -688,7 +688,7 @@ class _ContentParser(_Parser):
             rf"^(?:there (?:is|was) )?an? (?:equal|even|same|similar) (?:chance|likelihood|probability|odds) "
             rf"(?:of|that|for) (?P<k>.+?) (?:being|is|to be|was) {_IN} (?P<b>.+)$", s
         ) or re.match(
-            rf"^(?P<b>.+?) (?:are|were|is|was) (?:all |both )?equally likely to (?:contain|have|hold) (?P<k>.+)$", s
+            r"^(?P<b>.+?) (?:are|were|is|was) (?:all |both )?equally likely to (?:contain|have|hold) (?P<k>.+)$", s
         ) or re.match(
             rf"^(?P<k>.+?) (?:is|was) equally likely (?:to be )?{_IN} (?P<b>.+)$", s
         )
@@ -755,7 +755,7 @@ def _about(parser: _ContentParser, op: str, rest: str) -> Term | None:
     """``which box has the red key``, ``the colour of the key in box 2``, ``whether ...``."""
     rest = re.sub(r"^(?:about|of|as to|on|regarding) ", "", rest)
     m = (
-        re.match(rf"^(?:the )?contents? of (?P<b>.+)$", rest)
+        re.match(r"^(?:the )?contents? of (?P<b>.+)$", rest)
         or re.match(rf"^what (?:is|was|will be|would be|might be|lies|is hidden) {_IN} (?P<b>.+)$", rest)
         or re.match(rf"^what (?:is )?{_IN} (?P<b>.+?)(?: is| was)?$", rest)
         or re.match(
@@ -763,9 +763,9 @@ def _about(parser: _ContentParser, op: str, rest: str) -> Term | None:
             rf"could be|has)(?: if there (?:is|was) (?:one|a key))?$", rest)
         or re.match(rf"^(?:what|which) colou?r (?:the )?key (?:is|was|will be|would be) {_IN} (?P<b>.+)$", rest)
         or re.match(rf"^(?:what|which) colou?r key (?:is|was|will be|would be|might be) {_IN} (?P<b>.+)$", rest)
-        or re.match(rf"^(?:what|which) colou?r key (?P<b>.+?) (?:has|holds|contains|had|held|contained|will have|would have)$", rest)
+        or re.match(r"^(?:what|which) colou?r key (?P<b>.+?) (?:has|holds|contains|had|held|contained|will have|would have)$", rest)
         or re.match(rf"^(?:the )?colou?r of (?:the )?key {_IN} (?P<b>.+)$", rest)
-        or re.match(rf"^what (?P<b>.+?) (?:holds|contains|has|held|contained|had)$", rest)
+        or re.match(r"^what (?P<b>.+?) (?:holds|contains|has|held|contained|had)$", rest)
     )
     if m:
         boxes = parse_boxes(m.group("b"), parser.vocab)
