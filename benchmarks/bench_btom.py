@@ -4,7 +4,7 @@ Prints, per plan: hypotheses, actions, ms/action for the compiled core and for t
 reference (same process, same machine) and their ratio; then the time to score one
 statement at one time point over the largest hypothesis space, the time for the whole
 dataset (20 plans, inference plus current and initial statements at every judgment point),
-and the memory the hypothesis tables take with k = 5 particles.
+and the memory the hypothesis tables take with k = 3, 5 and 7 particles.
 
     python benchmarks/bench_btom.py [--labtom DIR] [--reference-steps N] [--repeat R]
 
@@ -161,16 +161,17 @@ def main() -> None:
     print(f"whole dataset (20 plans, 5 current + 5 initial statements per judgment point): "
           f"{total:.2f} s (target <= 10)")
 
-    # Memory for k = 5 on the largest map.
-    tracemalloc.start()
-    inference = infer(scenarios["2_1"], k=5)
-    inference.beliefs(inference.steps)
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    kept = inference.log_weights.nbytes + inference.alive.nbytes + inference.space.initial_beliefs.nbytes
-    print(f"k=5 on plan 2_1: {len(inference)} hypotheses; weights/tables kept {kept / 2**20:.1f} MiB, "
-          f"peak traced {peak / 2**20:.1f} MiB")
-
+    # Memory against the number of hypotheses: k = 3, 5, 7 particles on the largest map.
+    for k in (3, 5, 7):
+        tracemalloc.start()
+        inference = infer(scenarios["2_1"], k=k)
+        inference.beliefs(inference.steps)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        kept = inference.log_weights.nbytes + inference.alive.nbytes + inference.space.initial_beliefs.nbytes
+        print(f"k={k} on plan 2_1: {len(inference):>7} hypotheses; weights/tables kept {kept / 2**20:5.1f} MiB "
+              f"({kept / len(inference):.0f} B each), peak traced {peak / 2**20:5.1f} MiB "
+              f"({peak / len(inference):.0f} B each)")
 
 if __name__ == "__main__":
     main()
