@@ -67,6 +67,19 @@ class ElotError(Exception):
             self.path = path
         return self
 
+    def within(self, source: str, offset: int, length: int, path: str | None = None) -> "ElotError":
+        """Re-point an error raised on an excerpt of ``source`` (``length`` characters from
+        ``offset``) at its place in ``source``; with no span of its own, it points at the
+        whole excerpt."""
+        if self.span is None:
+            self.span = Span.of(source, offset, offset + length)
+        else:
+            self.span = Span.of(source, offset + self.span.start, offset + self.span.end)
+        self.source = source
+        if path is not None:
+            self.path = path
+        return self
+
     def location(self) -> str:
         """``path:line:col`` (parts that are unknown are left out)."""
         parts = [self.path] if self.path else []
@@ -119,6 +132,12 @@ class ElotTypeError(ElotError):
             if error is not self:
                 error.located(source=source, path=path)
         return super().located(source=source, path=path)
+
+    def within(self, source: str, offset: int, length: int, path: str | None = None) -> "ElotError":
+        for error in self.errors:
+            if error is not self:
+                error.within(source, offset, length, path)
+        return super().within(source, offset, length, path)
 
     def render(self) -> str:
         if len(self.errors) <= 1:

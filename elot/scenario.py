@@ -66,11 +66,13 @@ def looks_like_formula(text: str) -> bool:
 @dataclass(frozen=True)
 class Statement:
     """A statement to judge, as written (an ELoT formula or an English sentence), about the
-    agent's ``current`` or ``initial`` belief; ``line`` is its line in the source file."""
+    agent's ``current`` or ``initial`` belief; ``line`` is its line in the source file and
+    ``offset`` where it starts there, when known."""
 
     text: str
     mode: Mode = "current"
     line: int | None = None
+    offset: int | None = None  # where the text starts in its file (0-based character offset)
 
     @property
     def is_formula(self) -> bool:
@@ -206,15 +208,18 @@ def read_statements(path: str | Path, mode: Mode = "current") -> list[Statement]
         raise ScenarioError(f"cannot read statements file {path}: {error.strerror or error}",
                             path=str(path), hint="check the path") from None
     out = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        line = line.strip()
+    start = 0
+    for number, raw in enumerate(text.splitlines(keepends=True), start=1):
+        line, at = raw.strip(), start + len(raw) - len(raw.lstrip())
+        start += len(raw)
         if not line or line.startswith("#"):
             continue
         head, sep, rest = line.partition(":")
         if sep and head.strip() in MODES:
-            out.append(Statement(rest.strip(), head.strip(), number))  # type: ignore[arg-type]
+            body = rest.strip()
+            out.append(Statement(body, head.strip(), number, text.index(body, at)))  # type: ignore[arg-type]
         else:
-            out.append(Statement(line, mode, number))
+            out.append(Statement(line, mode, number, at))
     return out
 
 

@@ -56,6 +56,26 @@ def test_statements_file_modes_comments_and_missing_file(tmp_path):
     assert "missing.txt" in done.stderr and "check the path" in done.stderr
 
 
+def test_statements_file_errors_point_at_their_line(tmp_path):
+    statements = tmp_path / "s.txt"
+    statements.write_text("believes(player, formula(empty(box1)))\n# comment\n"
+                          "initial:  believes(player, formula(bad(box1)))\n"
+                          "The player wonders about the moon.\n")
+    out = tmp_path / "o.csv"
+    done = elot("--statements", str(statements), "--csv", str(out))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    lines = done.stderr.splitlines()
+    type_error = lines.index(next(l for l in lines if "type error" in l))
+    assert lines[type_error].startswith(f"{statements}:3:36: type error")
+    assert lines[type_error + 1] == "    initial:  believes(player, formula(bad(box1)))"
+    assert lines[type_error + 2] == " " * 39 + "^" * 9
+    assert any(l.startswith(f"{statements}:4:1: translation error") for l in lines)
+    assert "2 of 3 statement(s) could not be scored" in done.stderr
+    # the statement that could be scored still was, and its table written
+    rows = list(csv.DictReader(out.open()))
+    assert rows and {r["formula"] for r in rows} == {"believes(player, formula(empty(box1)))"}
+
+
 def test_bad_formula_exit_2_others_scored(tmp_path):
     out = tmp_path / "o.csv"
     done = elot("-s", "believes(player, formula(empty(box1)))", "-s", "believes(player, formula(bad(box1)))",

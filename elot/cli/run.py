@@ -3,9 +3,11 @@
 The scenario is the built-in example by default, a ``.scn`` file, a dataset problem with
 ``--plan``, or a dataset plan id (``1_1``) found under ``--labtom``. Statements come from
 ``--statement``/``--statements`` or, when none are given, from the scenario itself.
-English statements are translated when :mod:`elot.translate` can; otherwise they are
-skipped with a note. A statement that does not parse or typecheck prints its error and
-makes the exit status 2; the others are still scored and the output files written.
+English statements are translated when :mod:`elot.translate` can. A given statement that
+cannot be translated, or any that does not parse or typecheck, prints its error (at its
+line in a ``--statements`` file) and makes the exit status 2; the others are still scored
+and the output files written. The scenario's own sentences that cannot be translated are
+only noted in the table.
 """
 
 from __future__ import annotations
@@ -59,6 +61,21 @@ class _Statement:
     mode: str
     formula: str | None = None
     note: str | None = None
+    error: ElotError | None = None
+    given: bool = True           # by the user (else the scenario's own)
+    path: str | None = None      # the statements file it came from, and where in it
+    offset: int | None = None
+
+    def locate(self, error: ElotError, n: int) -> ElotError:
+        """Point an error at this statement: its place in its file, or ``<statement n>``."""
+        if self.path is not None and self.offset is not None and self.formula in (None, self.text):
+            try:
+                source = Path(self.path).read_text(encoding="utf-8")
+            except OSError:
+                source = None
+            if source is not None and source[self.offset:self.offset + len(self.text)] == self.text:
+                return error.within(source, self.offset, len(self.text), self.path)
+        return error.located(source=self.formula, path=f"<statement {n + 1}>")
 
 
 def _load(args):
@@ -77,10 +94,11 @@ def _given_statements(args, scenario) -> list[_Statement]:
     mode = "initial" if args.initial else "current"
     given = [_Statement(text, mode) for text in args.statement]
     if args.statements:
-        given += [_Statement(s.text, s.mode) for s in read_statements(args.statements, mode)]
+        given += [_Statement(s.text, s.mode, path=args.statements, offset=s.offset)
+                  for s in read_statements(args.statements, mode)]
     if args.statement or args.statements:
         return given
-    return [_Statement(s.text, s.mode) for s in scenario.statements]
+    return [_Statement(s.text, s.mode, given=False) for s in scenario.statements]
 
 
 def _translate(statements: list[_Statement], scenario) -> None:
@@ -93,6 +111,7 @@ def _translate(statements: list[_Statement], scenario) -> None:
             st.formula, st.mode, _ = resolve_statement(st.text, mode=st.mode, scenario=scenario)
         except ElotError as error:
             st.note = f"not translated: {error.message}"
+            st.error = error
 
 
 def run_command(args) -> int:
@@ -107,7 +126,6 @@ def run_command(args) -> int:
     err = Console(stderr=True, highlight=False)
     inference = _infer_with_progress(scenario, args, err, infer)
 
-    failures: list[ElotError] = []
     compiled = {}
     for n, st in enumerate(statements):
         if st.formula is None:
@@ -115,9 +133,12 @@ def run_command(args) -> int:
         try:
             compiled[n] = compile_statement(inference, st.formula, bind_free=args.bind_free)
         except ElotError as error:
-            error.located(source=st.formula, path=f"<statement {n + 1}>")
-            failures.append(error)
+            st.error = error
             st.note = f"{error.kind}"
+    # A sentence of the scenario's own that the translator cannot read is noted in the
+    # table; a statement the user gave that cannot be scored is bad input.
+    failures = [st.locate(st.error, n) for n, st in enumerate(statements)
+                if st.error is not None and (st.given or st.formula is not None)]
     times = tuple(scenario.judgments) or (inference.steps,)
     table = []
     for t in times:
@@ -135,7 +156,7 @@ def run_command(args) -> int:
     if failures:
         raise ElotError(
             f"{len(failures)} of {len(statements)} statement(s) could not be scored",
-            hint="fix the formulas above; the other statements were scored",
+            hint="fix the statements above; the other statements were scored",
         )
     return 0
 
