@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Iterable, Literal, Sequence
 
 from elot import pddl
-from elot.errors import ScenarioError, Span
+from elot.errors import ElotError, ScenarioError, Span
 from elot.world import (
     ARITY,
     BOX_GLYPHS,
@@ -73,6 +73,20 @@ class Statement:
     mode: Mode = "current"
     line: int | None = None
     offset: int | None = None  # where the text starts in its file (0-based character offset)
+    path: str | None = None    # the statements file, when it came from one
+
+    def locate(self, error: ElotError) -> ElotError:
+        """Point an error about this statement's text at its place in its statements file
+        (an error about something else, such as its translation, is left as it is)."""
+        if self.path is None or self.offset is None or error.source not in (None, self.text):
+            return error
+        try:
+            source = Path(self.path).read_text(encoding="utf-8")
+        except OSError:
+            return error
+        if source[self.offset:self.offset + len(self.text)] != self.text:
+            return error
+        return error.within(source, self.offset, len(self.text), self.path)
 
     @property
     def is_formula(self) -> bool:
@@ -217,9 +231,9 @@ def read_statements(path: str | Path, mode: Mode = "current") -> list[Statement]
         head, sep, rest = line.partition(":")
         if sep and head.strip() in MODES:
             body = rest.strip()
-            out.append(Statement(body, head.strip(), number, text.index(body, at)))  # type: ignore[arg-type]
+            out.append(Statement(body, head.strip(), number, text.index(body, at), str(path)))  # type: ignore[arg-type]
         else:
-            out.append(Statement(line, mode, number, at))
+            out.append(Statement(line, mode, number, at, str(path)))
     return out
 
 

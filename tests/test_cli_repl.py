@@ -45,6 +45,12 @@ def test_plot_bad_statement_is_reported_and_skipped(tmp_path):
     assert result.returncode == 2
     assert "syntax error" in result.stderr and "^" in result.stderr
     assert out.exists() and "1 skipped" in result.stdout
+    # from a statements file, the error names the file, line and column
+    statements = tmp_path / "s.txt"
+    statements.write_text("# one bad line\ncurrent: believes(player\n")
+    result = elot("plot", "--statements", str(statements), "-o", str(out))
+    assert result.returncode == 2 and f"{statements}:2:" in result.stderr
+    assert "    current: believes(player" in result.stderr
 
 
 def test_map_png(tmp_path):

@@ -84,26 +84,27 @@ def _repl_command(args) -> int:
 
 def _plot_command(args) -> int:
     from elot import plots
-    from elot.scenario import read_statements
+    from elot.scenario import Statement, read_statements
 
     session = _session(args)
-    wanted: list[tuple[str, str]] = []
+    wanted: list[Statement] = []
     if args.statements:
-        wanted += [(s.text, s.mode) for s in read_statements(args.statements, args.mode)]
-    wanted += [(text, args.mode) for text in args.statement]
+        wanted += read_statements(args.statements, args.mode)
+    wanted += [Statement(text, args.mode) for text in args.statement]
     if not wanted:
-        wanted = [(text, mode) for mode, text in session.statements()]
+        wanted = [Statement(text, mode) for mode, text in session.statements()]
     series = []
     failed = 0
-    for text, mode in wanted:
+    for statement in wanted:
         try:
-            formula, mode = session.resolve(text, mode)
+            formula, mode = session.resolve(statement.text, statement.mode)
             values = session.trace(formula, mode)
         except ElotError as error:
             failed += 1
-            print(f"skipped statement {text!r}:\n{error.render()}", file=sys.stderr)
+            error = statement.locate(error)
+            print(f"skipped statement {statement.text!r}:\n{error.render()}", file=sys.stderr)
             continue
-        series.append((f"[{mode[:3]}] {text}", values))
+        series.append((f"[{mode[:3]}] {statement.text}", values))
     horizon = session.horizon
     goals: dict[str, list[float]] = {}
     for t in range(horizon + 1):

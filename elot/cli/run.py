@@ -18,7 +18,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from elot.errors import ElotError, ScenarioError
+
+if TYPE_CHECKING:
+    from elot.scenario import Statement
 
 
 def register(subparsers) -> None:
@@ -62,19 +67,13 @@ class _Statement:
     formula: str | None = None
     note: str | None = None
     error: ElotError | None = None
-    given: bool = True           # by the user (else the scenario's own)
-    path: str | None = None      # the statements file it came from, and where in it
-    offset: int | None = None
+    given: bool = True               # by the user (else the scenario's own)
+    origin: Statement | None = None  # where it was read from, if a statements file
 
     def locate(self, error: ElotError, n: int) -> ElotError:
         """Point an error at this statement: its place in its file, or ``<statement n>``."""
-        if self.path is not None and self.offset is not None and self.formula in (None, self.text):
-            try:
-                source = Path(self.path).read_text(encoding="utf-8")
-            except OSError:
-                source = None
-            if source is not None and source[self.offset:self.offset + len(self.text)] == self.text:
-                return error.within(source, self.offset, len(self.text), self.path)
+        if self.origin is not None:
+            self.origin.locate(error)
         return error.located(source=self.formula, path=f"<statement {n + 1}>")
 
 
@@ -94,8 +93,7 @@ def _given_statements(args, scenario) -> list[_Statement]:
     mode = "initial" if args.initial else "current"
     given = [_Statement(text, mode) for text in args.statement]
     if args.statements:
-        given += [_Statement(s.text, s.mode, path=args.statements, offset=s.offset)
-                  for s in read_statements(args.statements, mode)]
+        given += [_Statement(s.text, s.mode, origin=s) for s in read_statements(args.statements, mode)]
     if args.statement or args.statements:
         return given
     return [_Statement(s.text, s.mode, given=False) for s in scenario.statements]
