@@ -18,14 +18,14 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
 from elot.errors import ElotError, ScenarioError
+from elot.hypotheses import MODELS
 from elot.inference import infer
-from elot.scenario import Scenario, dataset_root, load_dataset_plan
-from elot.scoring import MODES, score
+from elot.scenario import MODES, Scenario, dataset_root, load_dataset_plan
+from elot.scoring import score
 
 #: Scores closer than this are ties: far above rounding noise, far below any real difference.
 TIE = 1e-9
@@ -60,8 +60,7 @@ class InVsOut:
 def in_vs_out(
     root: str | Path | None = None,
     conditions: tuple[str, ...] = MODES,
-    models: tuple[str, ...] = ("full", "true-belief", "non-planning"),
-    progress: Callable[[str, str], None] | None = None,
+    models: tuple[str, ...] = MODELS,
 ) -> list[InVsOut]:
     """Run the comparison for every condition and model; inferences are shared."""
     root = dataset_root(root)
@@ -75,8 +74,6 @@ def in_vs_out(
         with path.open(encoding="utf-8") as handle:
             rows = list(csv.DictReader(handle))
         for model in models:
-            if progress is not None:
-                progress(condition, model)
             ins: dict[str, float] = {}
             outs: dict[str, list[float]] = defaultdict(list)
             ill: set[str] = set()
