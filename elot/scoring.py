@@ -6,6 +6,8 @@ weighted by the time-t posterior. With ``⟦φ⟧_i`` that truth value and ``p_i
 
 * ``P = Σ_i p_i ⟦φ⟧_i`` (posterior probability);
 * ``π`` = the fraction of hypotheses where φ holds (its probability under the uniform prior);
+  under the ``paper`` conventions (SPEC §7.1) hypotheses ruled out by time t count as false,
+  so ``π`` = (live hypotheses where φ holds) / (all hypotheses);
 * ``L = P(1−π) / (P(1−π) + (1−P)π)`` (the normalized likelihood, the paper's score),
   ``L = π`` when π is 0 or 1.
 
@@ -17,12 +19,33 @@ per distinct (true state, initial belief) pair — one call of ``compile_formula
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
+
 import numpy as np
 
+from elot.errors import ElotError
 from elot.evaluate import CompiledFormula, Thresholds, compile_formula
 from elot.inference import Inference
 from elot.scenario import MODES, Mode
 from elot.syntax import Term
+
+
+#: Named sets of conventions: ``elot`` is SPEC §4–§5 (the default); ``paper`` is what the
+#: reference pipeline behind the paper's Table does (SPEC §7).
+CONVENTIONS = ("elot", "paper")
+Conventions = Literal["elot", "paper"]
+
+
+class ConventionsError(ElotError):
+    """An unknown conventions name."""
+
+
+def check_conventions(name: str) -> Conventions:
+    """Return ``name`` if it names a set of conventions, else raise :class:`ConventionsError`."""
+    if name not in CONVENTIONS:
+        raise ConventionsError(f"unknown conventions {name!r}",
+                               hint=f"use one of: {', '.join(CONVENTIONS)}")
+    return name  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -73,14 +96,27 @@ def score(
     *,
     thresholds: Thresholds | None = None,
     bind_free: bool = False,
+    conventions: Conventions = "elot",
 ) -> Score:
     """Score a statement about the agent's ``current`` (at t) or ``initial`` belief,
-    judged after the first t actions."""
+    judged after the first t actions, under the ``elot`` or ``paper`` conventions."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {MODES}")
+    check_conventions(conventions)
     compiled = compile_statement(inference, formula, thresholds=thresholds, bind_free=bind_free)
     truth = truth_table(inference, compiled, t if mode == "current" else 0)
     weights = inference.pair_posterior(t).ravel()
     posterior = float(min(1.0, max(0.0, weights @ truth)))
-    prior = float(truth.mean())  # every pair stands for the same number of hypotheses
+    if conventions == "paper":
+        prior = float(live_pairs(inference, t) @ truth / len(inference))
+    else:
+        prior = float(truth.mean())  # every pair stands for the same number of hypotheses
     return Score(posterior, normalized_likelihood(posterior, prior), prior)
+
+
+def live_pairs(inference: Inference, t: int) -> np.ndarray:
+    """How many hypotheses of each (true state, initial belief) pair are still possible at
+    time t (log weight above −∞), shape ``(n_s * n_b,)``."""
+    space = inference.space
+    live = np.isfinite(inference.log_weights[t]).reshape(space.n_goals, space.n_states, space.n_beliefs)
+    return live.sum(axis=0).ravel().astype(float)
