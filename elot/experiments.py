@@ -7,8 +7,14 @@ A statement is classified correctly when its in-context score is higher than the
 its out-of-context scores. Scores within :data:`TIE` of each other count as equal:
 floating-point sums of posterior weights differ in their last bits (a normalized likelihood
 that is exactly 0.5 can come out as 0.5000000000000001), and counting that as "higher"
-would reward noise; the literal float comparison is kept as ``strict``. Formulas that do
-not parse or typecheck score 0.5 and are counted.
+would reward noise; the literal float comparison is kept as ``strict`` (the accuracy the
+reference pipeline reports, SPEC §7.2). Formulas that do not parse or typecheck score 0.5
+and are counted.
+
+``conventions="paper"`` runs the whole comparison as the reference pipeline does (SPEC §7:
+π with ruled-out hypotheses false, its state order and key names); the paper's True Belief
+row is reproduced by the model ``true-belief-paper`` (§7.4), whose row in :data:`PAPER` is
+the paper's True Belief row.
 """
 
 from __future__ import annotations
@@ -22,7 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from elot.errors import ElotError, ScenarioError
-from elot.hypotheses import MODELS
+from elot.conventions import Conventions, check_conventions
+from elot.hypotheses import MODELS, check_model
 from elot.inference import infer
 from elot.scenario import MODES, Scenario, dataset_root, load_dataset_plan
 from elot.scoring import score
@@ -39,6 +46,7 @@ PAPER = {
     ("initial", "non-planning"): (0.70, 0.70, -0.01, 0.01, 0.39),
     ("initial", "true-belief"): (0.51, 0.50, 0.00, 0.01, 0.16),
 }
+PAPER.update({(condition, "true-belief-paper"): PAPER[(condition, "true-belief")] for condition in MODES})
 
 
 @dataclass(frozen=True)
@@ -53,19 +61,25 @@ class InVsOut:
     diff: float
     se: float              # standard error of the per-statement difference
     accuracy: float        # in > out + TIE
-    strict: float          # in > out in floating point
+    strict: float          # in > out in floating point (the paper's accuracy, SPEC §7.2)
     ill_typed: int         # formulas scored 0.5 because they did not parse or typecheck
+    conventions: str = "elot"
 
 
 def in_vs_out(
     root: str | Path | None = None,
     conditions: tuple[str, ...] = MODES,
     models: tuple[str, ...] = MODELS,
+    conventions: Conventions = "elot",
 ) -> list[InVsOut]:
-    """Run the comparison for every condition and model; inferences are shared."""
+    """Run the comparison for every condition and model under the ``elot`` or ``paper``
+    conventions; inferences are shared (cached by plan, model and conventions)."""
+    check_conventions(conventions)
+    for model in models:
+        check_model(model)
     root = dataset_root(root)
     scenarios: dict[str, Scenario] = {}
-    inferences: dict[tuple[str, str], object] = {}
+    inferences: dict[tuple[str, str, str], object] = {}
     out = []
     for condition in conditions:
         path = root / "statements" / "exp1" / f"exp1_{condition}_in_vs_out.csv"
@@ -85,11 +99,12 @@ def in_vs_out(
                 if int(row["timestep"]) != t + 1:
                     raise ScenarioError(f"{path}:{line}: timestep {row['timestep']} is not plan {plan}'s "
                                     f"judgment point + 1 ({t + 1})", hint="the CSV and the plans disagree")
-                if (plan, model) not in inferences:
-                    inferences[(plan, model)] = infer(scenarios[plan], model=model)
+                key = (plan, model, conventions)
+                if key not in inferences:
+                    inferences[key] = infer(scenarios[plan], model=model, conventions=conventions)
                 try:
-                    value = score(inferences[(plan, model)], row["formula"].strip(), t, condition,
-                                  bind_free=True).normalized_likelihood
+                    value = score(inferences[key], row["formula"].strip(), t, condition,
+                                  bind_free=True, conventions=conventions).normalized_likelihood
                 except ElotError:
                     ill.add(row["statement_id"])
                     value = 0.5
@@ -112,5 +127,6 @@ def in_vs_out(
                 accuracy=float((in_scores > out_scores + TIE).mean()),
                 strict=float((in_scores > out_scores).mean()),
                 ill_typed=len(ill),
+                conventions=conventions,
             ))
     return out

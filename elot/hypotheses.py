@@ -8,12 +8,19 @@
   ``min_c = max_c -`` (visible c-keys). Hidden keys are named by reusing the true state's
   key object where box and colour match, otherwise the next unused key object that is
   hidden or off the grid in the true state (in key order); unused ones go off the grid.
+  Under the ``paper`` conventions (SPEC §7.3) the states come in the reference's order
+  (number of hidden keys, then the subset of boxes, then the colours) and the key in the
+  i-th filled box is always the i-th spare key object, whatever the true state is.
 * **Initial beliefs**: every multiset of ``k`` particles over the states; a state's weight
   is its particle count / k, or :data:`EPSILON` when it has none.
 
 Hypothesis ``i`` is ``(goal g, true state s, belief b)`` with ``i = (g * n_s + s) * n_b + b``.
 The true-belief ablation has one belief per true state: the full model's belief with all k
 particles on that state (so the other states keep :data:`EPSILON`, as everywhere else).
+``true-belief-paper`` (:data:`REPRODUCTION_MODELS`) is that ablation for the agent, but the
+belief its statements are judged against is certainty in initial state #1 of the
+reference's order, whatever the hypothesis (SPEC §7.4: an artifact of the reference's
+evaluation code, kept only to reproduce the paper's Table).
 
 This module also owns the numeric encoding of worlds that ``btom_ext`` works on
 (:class:`Encoding`); its layout is documented in :mod:`btom_ext.reference`.
@@ -30,10 +37,32 @@ from math import comb
 import numpy as np
 
 from btom_ext.reference import AGENT, BOX, CLOSED, EPSILON, FLOOR, GEMS, GONE, HELD, KEYS, LOCKED
-from elot.errors import ScenarioError
+from elot.conventions import check_conventions
+from elot.errors import ElotError, ScenarioError
 from elot.world import OFFGRID, KeyState, Layout, Pos, WorldState
 
+#: The models of SPEC §5: the full model and the paper's two ablations.
 MODELS = ("full", "true-belief", "non-planning")
+#: Models that reproduce artifacts of the reference pipeline (SPEC §7), not for real use.
+REPRODUCTION_MODELS = ("true-belief-paper",)
+#: Every name :func:`build` and :func:`elot.inference.infer` accept.
+ALL_MODELS = MODELS + REPRODUCTION_MODELS
+
+
+class ModelError(ElotError, ValueError):
+    """An unknown model name (also a ``ValueError``, what it used to be)."""
+
+
+def check_model(name: str) -> str:
+    """Return ``name`` if it names a model of :data:`ALL_MODELS`, else raise :class:`ModelError`."""
+    if name not in ALL_MODELS:
+        import difflib
+
+        close = difflib.get_close_matches(str(name), ALL_MODELS, n=1)
+        raise ModelError(f"unknown model {name!r}",
+                         hint=(f"did you mean {close[0]}? " if close else "")
+                         + f"use one of: {', '.join(ALL_MODELS)}")
+    return name
 
 
 # -- numeric encoding ----------------------------------------------------------------------
@@ -249,51 +278,82 @@ def colour_limits(true_state: WorldState) -> dict[str, tuple[int, int]]:
 # -- initial states ----------------------------------------------------------------------
 
 
-def initial_states(true_state: WorldState, max_hidden: int = 2) -> tuple[WorldState, ...]:
-    """Every initial state consistent with what is visible in ``true_state`` (SPEC §5)."""
+def initial_states(true_state: WorldState, max_hidden: int = 2,
+                   conventions: str = "elot") -> tuple[WorldState, ...]:
+    """Every initial state consistent with what is visible in ``true_state`` (SPEC §5),
+    in elot's order and naming, or the reference's under ``conventions="paper"`` (§7.3)."""
+    check_conventions(conventions)
     layout = true_state.layout
     closed = [b for b, _ in layout.boxes if b in true_state.closed]
     spare = [k for k in layout.keys if true_state.hidden(k) or true_state.key(k).where == ("offgrid",)]
-    true_hidden = {
-        (true_state.key(k).where[1], true_state.key(k).colour) : k
-        for k in layout.keys if true_state.hidden(k)
-    }
-    limits = colour_limits(true_state)
-    colours = list(layout.colours)
-    ranges = [range(limits[c][0], limits[c][1] + 1) for c in colours]
-    placements: list[dict[str, str]] = []
-    for counts in itertools.product(*ranges):
-        total = sum(counts)
-        if total > max_hidden or total > len(closed) or total > len(spare):
-            continue
-        placements += _assign(closed, [c for c, n in zip(colours, counts) for _ in range(n)])
-    def order(p: dict[str, str]) -> tuple:
-        return (len(p), tuple(colours.index(p[b]) if b in p else -1 for b in closed))
-    placements = sorted({tuple(sorted(p.items())): p for p in placements}.values(), key=order)
+    placements = _placements(true_state, closed, len(spare), max_hidden)
     if not placements:
         raise ScenarioError(
             "no initial state is consistent with the visible map and the colour limits",
             hint="check that the closed boxes and spare key objects can hold the keys the goals need",
         )
-    states = []
-    for placement in placements:
-        names: dict[str, KeyState] = {}
-        used: set[str] = set()
-        for box in closed:  # first reuse true key objects where box and colour match
-            if box in placement and (box, placement[box]) in true_hidden:
-                name = true_hidden[(box, placement[box])]
-                names[name] = KeyState(placement[box], ("box", box))
-                used.add(name)
-        boxes_left = [b for b in closed if b in placement and b not in {names[n].where[1] for n in names}]
-        free = iter(k for k in spare if k not in used)
-        for box in boxes_left:
+    if conventions == "paper":
+        placements.sort(key=lambda p: reference_rank(p, closed, layout.colours))
+        names = [_reference_names(p, closed, spare) for p in placements]
+    else:
+        colours = list(layout.colours)
+        placements.sort(key=lambda p: (len(p), tuple(colours.index(p[b]) if b in p else -1 for b in closed)))
+        names = [_elot_names(p, true_state, closed, spare) for p in placements]
+    return tuple(
+        WorldState(layout, true_state.agent_pos,
+                   tuple((k, named.get(k, OFFGRID) if k in spare else true_state.key(k)) for k, _ in true_state.keys),
+                   true_state.locked, true_state.closed, true_state.held_gems)
+        for named in names
+    )
+
+
+def _placements(true_state: WorldState, closed: list[str], n_spare: int, max_hidden: int) -> list[dict[str, str]]:
+    """Every placement ``{box: colour}`` of hidden keys within the colour limits (unordered)."""
+    limits = colour_limits(true_state)
+    colours = list(true_state.layout.colours)
+    ranges = [range(limits[c][0], limits[c][1] + 1) for c in colours]
+    placements: list[dict[str, str]] = []
+    for counts in itertools.product(*ranges):
+        total = sum(counts)
+        if total > max_hidden or total > len(closed) or total > n_spare:
+            continue
+        placements += _assign(closed, [c for c, n in zip(colours, counts) for _ in range(n)])
+    return list({tuple(sorted(p.items())): p for p in placements}.values())
+
+
+def reference_rank(placement: dict[str, str], closed: list[str], colours: tuple[str, ...]) -> tuple:
+    """A placement's position in the reference's enumeration (SPEC §7.3): by number of
+    hidden keys, then the subset of boxes (lexicographic in box order), then the colour
+    assignment (a product over colours with the first box's colour varying fastest)."""
+    boxes = [b for b in closed if b in placement]
+    colour = sum(colours.index(placement[b]) * len(colours) ** i for i, b in enumerate(boxes))
+    return len(boxes), tuple(closed.index(b) for b in boxes), colour
+
+
+def _reference_names(placement: dict[str, str], closed: list[str], spare: list[str]) -> dict[str, KeyState]:
+    """The key in the i-th filled box (in box order) is the i-th spare key object."""
+    boxes = [b for b in closed if b in placement]
+    return {key: KeyState(placement[box], ("box", box)) for key, box in zip(spare, boxes)}
+
+
+def _elot_names(placement: dict[str, str], true_state: WorldState, closed: list[str],
+                spare: list[str]) -> dict[str, KeyState]:
+    """True hidden keys whose box and colour match keep their object; the other filled
+    boxes (in box order) take the unused spare objects in key order."""
+    true_hidden = {
+        (true_state.key(k).where[1], true_state.key(k).colour): k
+        for k in true_state.layout.keys if true_state.hidden(k)
+    }
+    names: dict[str, KeyState] = {}
+    for box in closed:
+        if box in placement and (box, placement[box]) in true_hidden:
+            names[true_hidden[(box, placement[box])]] = KeyState(placement[box], ("box", box))
+    taken = {ks.where[1] for ks in names.values()}
+    free = iter(k for k in spare if k not in names)
+    for box in closed:
+        if box in placement and box not in taken:
             names[next(free)] = KeyState(placement[box], ("box", box))
-        keys = tuple(
-            (k, names.get(k, OFFGRID) if k in spare else true_state.key(k)) for k, _ in true_state.keys
-        )
-        states.append(WorldState(layout, true_state.agent_pos, keys, true_state.locked,
-                                 true_state.closed, true_state.held_gems))
-    return tuple(states)
+    return names
 
 
 def _assign(boxes: list[str], colours: list[str]) -> list[dict[str, str]]:
@@ -328,12 +388,16 @@ class HypothesisSpace:
 
     ``initial_beliefs[s, b, j]`` is the initial weight of state j in belief b of a
     hypothesis whose true state is s (independent of s except under ``true-belief``).
+    ``judged_beliefs``, when set, replaces the agent's belief at every step when statements
+    are judged (only ``true-belief-paper``: certainty in the reference's state #1).
     """
 
     model: str
     goals: tuple[str, ...]
     states: tuple[WorldState, ...]
     initial_beliefs: np.ndarray
+    conventions: str = "elot"
+    judged_beliefs: np.ndarray | None = None
 
     @property
     def n_goals(self) -> int:
@@ -366,10 +430,14 @@ def build(
     k: int = 3,
     max_hidden_keys: int = 2,
     goals: tuple[str, ...] | None = None,
+    conventions: str = "elot",
 ) -> HypothesisSpace:
-    """The hypothesis space of a scenario whose true initial state is ``true_state``."""
-    if model not in MODELS:
-        raise ValueError(f"unknown model {model!r}; expected one of {MODELS}")
+    """The hypothesis space of a scenario whose true initial state is ``true_state``.
+
+    Raises :class:`ModelError` / :class:`~elot.conventions.ConventionsError` for unknown names.
+    """
+    check_model(model)
+    check_conventions(conventions)
     if k < 1:
         raise ValueError("k (particles per belief) must be at least 1")
     layout = true_state.layout
@@ -381,14 +449,32 @@ def build(
             f"unknown goal gem(s): {', '.join(unknown)}" if unknown else "no goals to infer",
             hint=f"the map's gems are {', '.join(gems)}",
         )
-    states = initial_states(true_state, max_hidden_keys)
+    states = initial_states(true_state, max_hidden_keys, conventions)
     n = len(states)
-    if model == "true-belief":
+    if model in ("true-belief", "true-belief-paper"):
         # The full model's belief with all k particles on the true state (ε elsewhere).
         certain = belief_weights(k * np.eye(n, dtype=np.int32), k)
-        return HypothesisSpace(model, goals, states, np.ascontiguousarray(certain.reshape(n, 1, n)))
+        judged = None
+        if model == "true-belief-paper":
+            judged = np.zeros((n, 1, n))
+            judged[:, 0, reference_first(true_state, states)] = 1.0
+        return HypothesisSpace(model, goals, states, np.ascontiguousarray(certain.reshape(n, 1, n)),
+                               conventions, judged)
     counts = particle_counts(n, k)
     assert len(counts) == comb(n + k - 1, k)
     weights = belief_weights(counts, k)
     initial = np.ascontiguousarray(np.broadcast_to(weights, (n, *weights.shape)))
-    return HypothesisSpace(model, goals, states, initial)
+    return HypothesisSpace(model, goals, states, initial, conventions)
+
+
+def reference_first(true_state: WorldState, states: tuple[WorldState, ...]) -> int:
+    """The index in ``states`` of the first initial state in the reference's order (SPEC
+    §7.3): where ``true-belief-paper`` puts every hypothesis's judged belief (§7.4)."""
+    layout = true_state.layout
+    closed = [b for b, _ in layout.boxes if b in true_state.closed]
+
+    def rank(state: WorldState) -> tuple:
+        placement = {ks.where[1]: ks.colour for _, ks in state.keys if ks.where[0] == "box" and ks.where[1] in closed}
+        return reference_rank(placement, closed, layout.colours)
+
+    return min(range(len(states)), key=lambda s: rank(states[s]))

@@ -22,7 +22,7 @@ import numpy as np
 
 from btom_ext import backend as load_backend
 from elot.errors import ScenarioError
-from elot.hypotheses import MODELS, Encoding, HypothesisSpace, build
+from elot.hypotheses import Encoding, HypothesisSpace, build, check_model
 from btom_ext.reference import AGENT
 from elot.world import MOVES, Action, ImpossibleActionError, WorldState
 
@@ -52,6 +52,11 @@ class Inference:
     log_weights: np.ndarray    # (T+1, N) unnormalized log posterior weights
     beliefs_by_step: tuple[np.ndarray, ...] = field(repr=False)  # (T+1) x (n_s, n_b, n_s)
     _states: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def conventions(self) -> str:
+        """``elot`` or ``paper``: how the space was built; scores follow it by default."""
+        return self.space.conventions
 
     @property
     def steps(self) -> int:
@@ -145,6 +150,29 @@ def _step_or_stay(world: WorldState, action: Action) -> WorldState:
         return world
 
 
+def _as_in(world: WorldState, action: Action, real: WorldState) -> Action:
+    """The action observed in the real world, with its key named as in ``world``.
+
+    Key objects are interchangeable (views describe keys by colour and place), and under
+    the ``paper`` conventions a hypothesized world may call the real key by another name
+    (SPEC §7.3): ``pickup`` takes the key at the same place with the same colour, and
+    ``unlock`` a held key of the same colour. Under elot's naming it is the identity in
+    every live world, so it is applied under ``paper`` only (a ruled-out world keeps
+    elot's behaviour: an action it cannot take leaves it as it was).
+    """
+    if len(action) < 2 or action[0] not in ("pickup", "unlock") or action[1] not in world.layout.keys:
+        return action
+    wanted = real.key(action[1])
+    if action[0] == "pickup":
+        if world.key(action[1]) == wanted:
+            return action
+        found = [k for k, ks in world.keys if ks.where == wanted.where and ks.colour == wanted.colour]
+    else:
+        held = [k for k, ks in world.keys if ks.where == ("held",) and ks.colour == wanted.colour]
+        found = [] if action[1] in held else held
+    return (action[0], found[0], *action[2:]) if found else action
+
+
 def _views_agree(views: Sequence) -> np.ndarray:
     n = len(views)
     return np.array([[views[s] == views[j] for j in range(n)] for s in range(n)], dtype=np.uint8)
@@ -160,24 +188,28 @@ def infer(
     goals: Sequence[str] | None = None,
     backend: str = "core",
     progress: Progress | None = None,
+    conventions: str = "elot",
 ) -> Inference:
     """Exact inference of goals, initial states and beliefs from a scenario's actions.
 
     ``scenario`` is an :class:`elot.scenario.Scenario`: its ``layout``, ``initial`` (the
     true initial :class:`WorldState`), ``actions`` and ``signature()`` are used.
-    ``model`` is ``"full"``, ``"true-belief"`` or ``"non-planning"``; ``progress(t, T)``
-    is called after each step.
+    ``model`` is ``"full"``, ``"true-belief"`` or ``"non-planning"`` (SPEC §5), or
+    ``"true-belief-paper"``, the reproduction of the reference's True Belief artifact (SPEC
+    §7.4); ``conventions="paper"`` enumerates and names initial states as the reference does
+    (§7.3). ``progress(t, T)`` is called after each step. Unknown names raise
+    :class:`~elot.hypotheses.ModelError` / :class:`~elot.conventions.ConventionsError`.
     """
-    if model not in MODELS:
-        raise ValueError(f"unknown model {model!r}; expected one of {MODELS}")
+    check_model(model)
     core = load_backend(backend)
     layout = scenario.layout
     space = build(scenario.initial, model=model, k=k, max_hidden_keys=max_hidden_keys,
-                  goals=None if goals is None else tuple(goals))
+                  goals=None if goals is None else tuple(goals), conventions=conventions)
     enc = Encoding(layout)
     planner = None if model == "non-planning" else enc.planner(core)
     goal_gems = np.array([enc.gem_index(g) for g in space.goals], dtype=np.intp)
     hyp_goal, hyp_state, hyp_belief = space.index
+    local = _as_in if conventions == "paper" else (lambda world, action, real: action)
     n_states = space.n_states
     actions = tuple(tuple(a) for a in scenario.actions)
 
@@ -233,14 +265,15 @@ def infer(
         # state of a live hypothesis (and in every state its belief keeps) are `options`.
         costs = np.full((space.n_goals, n_states, len(options)), -1, dtype=np.int32)
         live_states = np.flatnonzero(live)
-        after = np.concatenate([successor_rows(worlds[j], rows[j], options) for j in live_states])
+        after = np.concatenate([successor_rows(worlds[j], rows[j], [local(worlds[j], o, before) for o in options])
+                                for j in live_states])
         h = path_costs(after).reshape(len(live_states), len(options), -1)
         costs[:, live_states, :] = h[:, :, goal_gems].transpose(2, 0, 1)
         reached = np.array([g in before.held_gems for g in space.goals], dtype=bool)
         active = (live[hyp_state] & ~reached[hyp_goal] & np.isfinite(logw)).astype(np.uint8)
         loglik = core.qmdp_loglik(beliefs, costs, chosen, beta, hyp_goal, hyp_state, hyp_belief, active)
         # A state in which the action is impossible was already ruled out; it stays as it is.
-        worlds = tuple(_step_or_stay(w, action) for w in worlds)
+        worlds = tuple(_step_or_stay(w, local(w, action, before)) for w in worlds)
         if action[0] in MOVES:  # doors are visible, so a move is possible in every world
             dx, dy = MOVES[action[0]]
             rows = rows.copy()
@@ -275,5 +308,6 @@ def infer(
         worlds_by_step=tuple(history_worlds),
         alive=np.stack(history_alive),
         log_weights=np.stack(history_logw),
-        beliefs_by_step=tuple(beliefs_for(a) for a in history_alive),
+        beliefs_by_step=tuple(beliefs_for(a) if space.judged_beliefs is None else space.judged_beliefs
+                              for a in history_alive),
     )

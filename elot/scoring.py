@@ -19,33 +19,17 @@ per distinct (true state, initial belief) pair — one call of ``compile_formula
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
-from elot.errors import ElotError
+from elot.conventions import CONVENTIONS, Conventions, ConventionsError, check_conventions
 from elot.evaluate import CompiledFormula, Thresholds, compile_formula
 from elot.inference import Inference
 from elot.scenario import MODES, Mode
 from elot.syntax import Term
 
-
-#: Named sets of conventions: ``elot`` is SPEC §4–§5 (the default); ``paper`` is what the
-#: reference pipeline behind the paper's Table does (SPEC §7).
-CONVENTIONS = ("elot", "paper")
-Conventions = Literal["elot", "paper"]
-
-
-class ConventionsError(ElotError):
-    """An unknown conventions name."""
-
-
-def check_conventions(name: str) -> Conventions:
-    """Return ``name`` if it names a set of conventions, else raise :class:`ConventionsError`."""
-    if name not in CONVENTIONS:
-        raise ConventionsError(f"unknown conventions {name!r}",
-                               hint=f"use one of: {', '.join(CONVENTIONS)}")
-    return name  # type: ignore[return-value]
+__all__ = ["CONVENTIONS", "Conventions", "ConventionsError", "Score", "check_conventions",
+           "compile_statement", "live_pairs", "normalized_likelihood", "score", "truth_table"]
 
 
 @dataclass(frozen=True)
@@ -96,13 +80,14 @@ def score(
     *,
     thresholds: Thresholds | None = None,
     bind_free: bool = False,
-    conventions: Conventions = "elot",
+    conventions: Conventions | None = None,
 ) -> Score:
     """Score a statement about the agent's ``current`` (at t) or ``initial`` belief,
-    judged after the first t actions, under the ``elot`` or ``paper`` conventions."""
+    judged after the first t actions, under the ``elot`` or ``paper`` conventions
+    (default: those the inference was run with, :attr:`Inference.conventions`)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {MODES}")
-    check_conventions(conventions)
+    conventions = check_conventions(inference.conventions if conventions is None else conventions)
     compiled = compile_statement(inference, formula, thresholds=thresholds, bind_free=bind_free)
     truth = truth_table(inference, compiled, t if mode == "current" else 0)
     weights = inference.pair_posterior(t).ravel()

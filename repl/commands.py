@@ -221,10 +221,12 @@ def _current(session: Session, arg: str) -> list[RenderableType]:
 
 # -- settings -------------------------------------------------------------------------------
 
-_SET_USAGE = ":set threshold NAME VALUE | :set beta VALUE | :set k N"
+_SET_USAGE = ":set threshold NAME VALUE | :set beta VALUE | :set k N | :set conventions elot|paper"
+SETTINGS = ["threshold", "beta", "k", "conventions"]
 
 
-@command("set", "threshold NAME V | beta V | k N", "change a threshold, β (rationality) or k (belief particles)", "set")
+@command("set", "threshold NAME V | beta V | k N | conventions C",
+         "change a threshold, β (rationality), k (belief particles) or the conventions (elot|paper)", "set")
 def _set(session: Session, arg: str) -> list[RenderableType]:
     words = _need(arg, _SET_USAGE).split()
     what = words[0]
@@ -237,16 +239,21 @@ def _set(session: Session, arg: str) -> list[RenderableType]:
     if what == "k" and len(words) == 2:
         session.set_k(_int(words[1], "k", _SET_USAGE))
         return [render.message(f"k = {session.k} (inference reruns on the next query)")]
-    suggestion = difflib.get_close_matches(what, ["threshold", "beta", "k"], n=1)
+    if what == "conventions" and len(words) == 2:
+        session.set_conventions(words[1])
+        return [render.message(f"conventions = {session.conventions} (inference reruns on the next query)")]
+    suggestion = difflib.get_close_matches(what, SETTINGS, n=1)
     hint = f"did you mean :set {suggestion[0]}? " if suggestion else ""
     raise ElotError(f"cannot set {arg.strip()!r}", hint=f"{hint}usage: {_SET_USAGE}")
 
 
-@command("model", "[full|true-belief|non-planning]", "show or change the BToM model (ablations)", "model")
+@command("model", "[full|true-belief|non-planning|true-belief-paper]", "show or change the BToM model (ablations)",
+         "model")
 def _model(session: Session, arg: str) -> list[RenderableType]:
     if arg.strip():
         session.set_model(arg.strip())
-    return [render.message(f"model: {session.model}  (beta = {session.beta:g}, k = {session.k})")]
+    return [render.message(f"model: {session.model}  (beta = {session.beta:g}, k = {session.k}, "
+                           f"conventions = {session.conventions})")]
 
 
 @command("thresholds", "", "the thresholds in use")

@@ -10,8 +10,9 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion, Path
 from prompt_toolkit.document import Document
 
 from elot.checker import OPERATORS, THRESHOLD_NAMES
+from elot.conventions import CONVENTIONS
 from elot.scenario import list_examples
-from repl.commands import COMMANDS
+from repl.commands import SETTINGS, COMMANDS
 from repl.session import MODELS, Session
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
@@ -59,9 +60,11 @@ class ElotCompleter(Completer):
             if kind == "set":
                 words = arg.split(" ")
                 if len(words) == 1:
-                    yield from self._choices(arg, ["threshold", "beta", "k"])
+                    yield from self._choices(arg, SETTINGS)
                 elif len(words) == 2 and words[0] == "threshold":
                     yield from self._choices(words[1], list(self.session.thresholds_dict()))
+                elif len(words) == 2 and words[0] == "conventions":
+                    yield from self._choices(words[1], CONVENTIONS)
                 return
             if kind != "formula":
                 return

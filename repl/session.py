@@ -18,6 +18,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from elot.checker import Checked, check, infer_bindings
+from elot.conventions import check_conventions
+from elot.hypotheses import MODELS as SPEC_MODELS, check_model
 from elot.errors import ElotError
 from elot.evaluate import CompiledFormula, Thresholds, compile_formula
 from elot.lowering import lower
@@ -27,7 +29,7 @@ from elot.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms
 from elot.world import fmt_action
 from repl.render import ScoreRow
 
-MODELS = ("full", "true-belief", "non-planning")
+MODELS = SPEC_MODELS  # what :model completes to; the reproduction models are accepted, not offered
 MODES = ("current", "initial")
 DEFAULT_BETA = 2 ** 1.5
 DEFAULT_K = 3
@@ -55,6 +57,7 @@ class Session:
 
     scenario: Any
     model: str = "full"
+    conventions: str = "elot"
     beta: float = DEFAULT_BETA
     k: int = DEFAULT_K
     thresholds: Thresholds = field(default_factory=Thresholds)
@@ -164,14 +167,16 @@ class Session:
             self._inference = None
 
     def set_model(self, model: str) -> None:
-        if model not in MODELS:
-            import difflib
-
-            close = difflib.get_close_matches(model, MODELS, n=1)
-            raise ElotError(f"unknown model {model!r}",
-                            hint=(f"did you mean {close[0]}? " if close else "") + "models: " + ", ".join(MODELS))
+        check_model(model)
         if model != self.model:
             self.model = model
+            self._inference = None
+
+    def set_conventions(self, conventions: str) -> None:
+        """``elot`` or ``paper`` (SPEC §7): how states are named and π is counted."""
+        check_conventions(conventions)
+        if conventions != self.conventions:
+            self.conventions = conventions
             self._inference = None
 
     def thresholds_dict(self) -> dict[str, float]:
@@ -194,11 +199,12 @@ class Session:
 
     @property
     def inference(self):
-        """The BToM inference for the current scenario, model, β and k (run once)."""
+        """The BToM inference for the current scenario, model, conventions, β and k (run once)."""
         if self._inference is None:
             from elot.inference import infer
 
-            self._inference = infer(self.scenario, model=self.model, beta=self.beta, k=self.k)
+            self._inference = infer(self.scenario, model=self.model, beta=self.beta, k=self.k,
+                                    conventions=self.conventions)
         return self._inference
 
     @property

@@ -20,8 +20,11 @@ def _scenario_args(p: argparse.ArgumentParser, *, inference: bool = True) -> Non
                    help="a .scn file, a dataset plan or problem .pddl, an example name or a plan id "
                         "(default: the built-in example)")
     if inference:
-        p.add_argument("--model", default="full", choices=("full", "true-belief", "non-planning"),
-                       help="BToM model: the full model or one of the paper's ablations (default: full)")
+        p.add_argument("--model", default="full",
+                       help="BToM model: full, one of the paper's ablations (true-belief, non-planning), or "
+                            "true-belief-paper, a reproduction of the paper's table (default: full)")
+        p.add_argument("--conventions", default="elot", metavar="{elot,paper}",
+                       help="elot (SPEC §4-5) or the paper's reference pipeline (SPEC §7) (default: elot)")
         p.add_argument("--beta", type=float, default=2 ** 1.5,
                        help="the agent's rationality β = 1/τ (default: 2^1.5 ≈ 2.83)")
         p.add_argument("--bind-free", action="store_true",
@@ -72,6 +75,7 @@ def _session(args):
     session.bind_free = getattr(args, "bind_free", False)
     if hasattr(args, "model"):
         session.set_model(args.model)
+        session.set_conventions(args.conventions)
         session.set_beta(args.beta)
     return session
 
@@ -111,11 +115,12 @@ def _plot_command(args) -> int:
         for gem, p in session.goal_posterior(t):
             goals.setdefault(gem, []).append(p)
     fig = plots.statements_figure(
-        f"{session.name} — model {session.model}, β={session.beta:.3g}", series, goals,
+        f"{session.name} — model {session.model}, β={session.beta:.3g}"
+        + ("" if session.conventions == "elot" else f", {session.conventions} conventions"), series, goals,
         session.judgments(), true_goal=getattr(session.scenario, "true_goal", None))
     out = plots.save(fig, args.output, {"scenario": session.name, "statements": len(series),
                                         "goals": len(goals), "judgments": session.judgments(),
-                                        "model": session.model})
+                                        "model": session.model, "conventions": session.conventions})
     print(f"wrote {out} ({len(series)} statements, {len(goals)} goals"
           + (f"; {failed} skipped" if failed else "") + ")")
     return EXIT_USAGE if failed else EXIT_OK

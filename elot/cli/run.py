@@ -47,8 +47,11 @@ def register(subparsers) -> None:
                         "'current:' (# comments)")
     p.add_argument("--initial", action="store_true",
                    help="statements that do not say are about the agent's initial belief (default: current)")
-    p.add_argument("--model", choices=("full", "true-belief", "non-planning"), default="full",
-                   help="the BToM model or an ablation (default: %(default)s)")
+    p.add_argument("--model", default="full",
+                   help="the BToM model: full, or an ablation (true-belief, non-planning), or "
+                        "true-belief-paper, a reproduction of the paper's table (default: %(default)s)")
+    p.add_argument("--conventions", default="elot", metavar="{elot,paper}",
+                   help="elot (SPEC §4-5) or the paper's reference pipeline (SPEC §7) (default: %(default)s)")
     p.add_argument("--beta", type=float, default=2**1.5, help="inverse temperature β (default: 2^1.5)")
     p.add_argument("--k", type=int, default=3, help="particles per initial belief (default: %(default)s)")
     p.add_argument("--backend", choices=("core", "reference"), default="core",
@@ -115,9 +118,12 @@ def _translate(statements: list[_Statement], scenario) -> None:
 def run_command(args) -> int:
     from rich.console import Console
 
+    from elot.hypotheses import check_model
     from elot.inference import infer
-    from elot.scoring import compile_statement, score
+    from elot.scoring import check_conventions, compile_statement, score
 
+    check_model(args.model)
+    check_conventions(args.conventions)
     scenario = _load(args)
     statements = _given_statements(args, scenario)
     _translate(statements, scenario)
@@ -160,7 +166,7 @@ def run_command(args) -> int:
 
 
 def _infer_with_progress(scenario, args, err, infer):
-    options = dict(model=args.model, beta=args.beta, k=args.k, backend=args.backend)
+    options = dict(model=args.model, beta=args.beta, k=args.k, backend=args.backend, conventions=args.conventions)
     if not sys.stderr.isatty() or len(scenario.actions) < 2:
         return infer(scenario, **options)
     from rich.progress import Progress
@@ -177,7 +183,8 @@ def _print(scenario, inference, statements, table) -> None:
     out = Console(highlight=False, soft_wrap=False, width=max(100, Console().width))
     out.print(f"[bold]{scenario.name}[/bold]: {len(inference)} hypotheses "
               f"({inference.space.n_goals} goals × {inference.space.n_states} states × "
-              f"{inference.space.n_beliefs} beliefs), {inference.steps} actions, model {inference.model}")
+              f"{inference.space.n_beliefs} beliefs), {inference.steps} actions, model {inference.model}"
+              + ("" if inference.conventions == "elot" else f", {inference.conventions} conventions"))
     goals = Table(title="Goal posterior", title_justify="left")
     goals.add_column("t", justify="right")
     for gem in inference.space.goals:
@@ -233,6 +240,7 @@ def _write_json(path: Path, scenario, args, statements, table) -> None:
     data = {
         "scenario": scenario.name,
         "model": args.model,
+        "conventions": args.conventions,
         "beta": args.beta,
         "k": args.k,
         "true_goal": scenario.true_goal,
