@@ -215,3 +215,58 @@ def test_repl_conventions_setting():
         execute(session, ":set conventions nonsense")
     execute(session, ":model true-belief-paper")
     assert session.inference.model == "true-belief-paper"
+
+
+# -- the paper's Table on the dataset ------------------------------------------------------
+
+#: Rows of the paper's Table, compared on the diff (its headline figure, with its s.e.).
+#: The Table averages all 7 maps; the dataset has exp1 formulas for maps 1-3 only (99 of
+#: 241 current and 228 initial statements), so a row may differ by the choice of maps.
+#: Under ``paper`` the current full-model row matches the paper exactly on all 7 maps
+#: (SPEC §7.1); on maps 1-3 it is +0.41 ± 0.04 against +0.30 (0.03).
+PAPER_ROWS = [
+    pytest.param("current", "full", marks=pytest.mark.xfail(
+        strict=True, reason="maps 1-3 only: diff +0.41 against the 7-map +0.30 (0.03)")),
+    ("current", "non-planning"),
+    ("current", "true-belief-paper"),
+    ("initial", "full"),
+    ("initial", "non-planning"),
+    ("initial", "true-belief-paper"),
+]
+
+
+@pytest.fixture(scope="module")
+def paper_table(labtom):
+    from elot.experiments import in_vs_out
+
+    models = ("full", "non-planning", "true-belief-paper")
+    return {(r.condition, r.model): r for r in in_vs_out(labtom, models=models, conventions="paper")}
+
+
+@pytest.mark.dataset
+@pytest.mark.parametrize("condition, model", PAPER_ROWS)
+def test_paper_rows_within_two_standard_errors(paper_table, condition, model):
+    from elot.experiments import PAPER
+
+    row = paper_table[(condition, model)]
+    _, _, diff, se, _ = PAPER[(condition, model)]
+    assert row.n == 99 and row.conventions == "paper"
+    assert abs(row.diff - diff) <= 2 * se + 0.005   # the paper rounds to 2 decimals
+
+
+@pytest.mark.dataset
+def test_paper_true_belief_row_is_flat(paper_table):
+    """SPEC §7.4: every hypothesis judges the same state, so a statement scores about the
+    same in and out of context: no diff, and almost never classified correctly."""
+    for condition in ("current", "initial"):
+        row = paper_table[(condition, "true-belief-paper")]
+        full = paper_table[(condition, "full")]
+        assert abs(row.diff) < 0.03 and row.strict < 0.15 < full.strict
+
+
+@pytest.mark.dataset
+def test_paper_accuracy_is_strict(paper_table):
+    """The paper's initial non-planning accuracy (0.39) counts rounding noise as wins: the
+    strict comparison reproduces it, the tie-tolerant one does not."""
+    row = paper_table[("initial", "non-planning")]
+    assert round(row.strict, 2) == 0.39 and row.accuracy < row.strict
