@@ -225,8 +225,8 @@ _SET_USAGE = ":set threshold NAME VALUE | :set beta VALUE | :set k N | :set conv
 SETTINGS = ["threshold", "beta", "k", "conventions"]
 
 
-@command("set", "threshold NAME V | beta V | k N | conventions C",
-         "change a threshold, β (rationality), k (belief particles) or the conventions (elot|paper)", "set")
+@command("set", "threshold NAME V | beta V | k N",
+         "change a threshold, β (rationality), k (belief particles); :set conventions elot|paper", "set")
 def _set(session: Session, arg: str) -> list[RenderableType]:
     words = _need(arg, _SET_USAGE).split()
     what = words[0]
@@ -247,8 +247,7 @@ def _set(session: Session, arg: str) -> list[RenderableType]:
     raise ElotError(f"cannot set {arg.strip()!r}", hint=f"{hint}usage: {_SET_USAGE}")
 
 
-@command("model", "[full|true-belief|non-planning|true-belief-paper]", "show or change the BToM model (ablations)",
-         "model")
+@command("model", "[full|true-belief|non-planning]", "show or change the BToM model (ablations)", "model")
 def _model(session: Session, arg: str) -> list[RenderableType]:
     if arg.strip():
         session.set_model(arg.strip())

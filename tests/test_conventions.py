@@ -190,7 +190,7 @@ def test_cli_conventions_and_models():
     done = run_elot("run", "--model", "true-belief-paper", "--conventions", "paper", "--initial",
                     "--statement", "believes(player, formula(empty(box1)))", env=env)
     assert done.returncode == 0, done.stderr
-    assert "model true-belief-paper, paper conventions" in done.stdout
+    assert "model true-belief-paper\nconventions: paper" in done.stdout
     for args, names in ((["--conventions", "nonsense"], "elot, paper"),
                         (["--model", "nonsense"], "full, true-belief, non-planning, true-belief-paper")):
         for command in ("run", "plot", "repl"):

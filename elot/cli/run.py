@@ -183,8 +183,9 @@ def _print(scenario, inference, statements, table) -> None:
     out = Console(highlight=False, soft_wrap=False, width=max(100, Console().width))
     out.print(f"[bold]{scenario.name}[/bold]: {len(inference)} hypotheses "
               f"({inference.space.n_goals} goals × {inference.space.n_states} states × "
-              f"{inference.space.n_beliefs} beliefs), {inference.steps} actions, model {inference.model}"
-              + ("" if inference.conventions == "elot" else f", {inference.conventions} conventions"))
+              f"{inference.space.n_beliefs} beliefs), {inference.steps} actions, model {inference.model}")
+    if inference.conventions != "elot":
+        out.print(f"conventions: {inference.conventions} (the reference pipeline's, SPEC §7)")
     goals = Table(title="Goal posterior", title_justify="left")
     goals.add_column("t", justify="right")
     for gem in inference.space.goals:
