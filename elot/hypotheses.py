@@ -10,7 +10,7 @@
   hidden or off the grid in the true state (in key order); unused ones go off the grid.
   Under the ``paper`` conventions (SPEC §7.3) the states come in the reference's order
   (number of hidden keys, then the subset of boxes, then the colours) and the key in the
-  i-th filled box is always the i-th spare key object, whatever the true state is.
+  i-th box is always the i-th spare key object, whatever the true state is.
 * **Initial beliefs**: every multiset of ``k`` particles over the states; a state's weight
   is its particle count / k, or :data:`EPSILON` when it has none.
 
@@ -331,9 +331,13 @@ def reference_rank(placement: dict[str, str], closed: list[str], colours: tuple[
 
 
 def _reference_names(placement: dict[str, str], closed: list[str], spare: list[str]) -> dict[str, KeyState]:
-    """The key in the i-th filled box (in box order) is the i-th spare key object."""
-    boxes = [b for b in closed if b in placement]
-    return {key: KeyState(placement[box], ("box", box)) for key, box in zip(spare, boxes)}
+    """The key in the i-th closed box (in box order) is the i-th spare key object, whichever
+    boxes are filled (SPEC §7.3; this reproduces the reference's P = 0.8296 for statement 3
+    of plan 3_3 in exp2_current). With fewer spare objects than boxes, the filled boxes take
+    them in order instead."""
+    filled = [b for b in closed if b in placement]
+    slots = closed if len(spare) >= len(closed) else filled
+    return {spare[slots.index(box)]: KeyState(placement[box], ("box", box)) for box in filled}
 
 
 def _elot_names(placement: dict[str, str], true_state: WorldState, closed: list[str],

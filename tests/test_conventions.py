@@ -69,22 +69,24 @@ def three_boxes() -> WorldState:
     """``gem1 | blue door | red door | box1 | box2 | box3 | agent | blue key | gem2``.
 
     gem1 needs a red key (hidden: none is visible) and a blue one (the floor one will do),
-    so 1 red key and 0 or 1 blue keys are hidden: 3 + 6 placements. The true state hides
-    key3 (red) in box2 and key2 (blue) in box3: the reverse of the reference's names.
+    so 1 red key and 0 or 1 blue keys are hidden: 3 + 6 placements. The spare key objects
+    are key2, key3 (hidden: red in box2, blue in box3) and key4 (off the grid); the
+    reference calls the key in box i the i-th of them, so box2's key is key3.
     """
     layout = Layout(9, 1, frozenset(), "human", (("gem1", (1, 1)), ("gem2", (9, 1))),
                     (("door1", (2, 1), "blue"), ("door2", (3, 1), "red")),
                     (("box1", (4, 1)), ("box2", (5, 1)), ("box3", (6, 1))),
-                    ("key1", "key2", "key3"), ("red", "blue"))
+                    ("key1", "key2", "key3", "key4"), ("red", "blue"))
     keys = (("key1", KeyState("blue", ("cell", (8, 1)))),
-            ("key2", KeyState("blue", ("box", "box3"))),
-            ("key3", KeyState("red", ("box", "box2"))))
+            ("key2", KeyState("red", ("box", "box2"))),
+            ("key3", KeyState("blue", ("box", "box3"))),
+            ("key4", KeyState(None, ("offgrid",))))
     return WorldState(layout, (7, 1), keys, frozenset({"door1", "door2"}),
                       frozenset({"box1", "box2", "box3"}), frozenset())
 
 
-#: Step next to box2, open it, step onto it and take the red key (the real key3).
-ACTIONS = (("left",), ("open", "box2"), ("left",), ("pickup", "key3"))
+#: Step next to box2, open it, step onto it and take the red key (the real key2).
+ACTIONS = (("left",), ("open", "box2"), ("left",), ("pickup", "key2"))
 
 
 def placed(state: WorldState) -> tuple:
@@ -94,21 +96,21 @@ def placed(state: WorldState) -> tuple:
 def test_reference_order_and_names():
     """SPEC §7.3: by number of hidden keys, then box subsets in lexicographic order, then
     colour assignments with the first box's colour varying fastest (colours: red, blue);
-    the key in the i-th filled box is the i-th spare key object (key2, key3)."""
+    the key in box i is the i-th spare key object (key2, key3, key4)."""
     states = initial_states(three_boxes(), conventions="paper")
     assert [placed(s) for s in states] == [
         (("box1", "red", "key2"),),
-        (("box2", "red", "key2"),),
-        (("box3", "red", "key2"),),
+        (("box2", "red", "key3"),),
+        (("box3", "red", "key4"),),
         (("box1", "blue", "key2"), ("box2", "red", "key3")),
         (("box1", "red", "key2"), ("box2", "blue", "key3")),
-        (("box1", "blue", "key2"), ("box3", "red", "key3")),
-        (("box1", "red", "key2"), ("box3", "blue", "key3")),
-        (("box2", "blue", "key2"), ("box3", "red", "key3")),
-        (("box2", "red", "key2"), ("box3", "blue", "key3")),
+        (("box1", "blue", "key2"), ("box3", "red", "key4")),
+        (("box1", "red", "key2"), ("box3", "blue", "key4")),
+        (("box2", "blue", "key3"), ("box3", "red", "key4")),
+        (("box2", "red", "key3"), ("box3", "blue", "key4")),
     ]
     # the true placement is there, under the reference's names, not the true state's
-    assert placed(three_boxes()) == (("box2", "red", "key3"), ("box3", "blue", "key2"))
+    assert placed(three_boxes()) == (("box2", "red", "key2"), ("box3", "blue", "key3"))
 
 
 def test_elot_order_and_names_are_unchanged():
@@ -121,7 +123,7 @@ def test_elot_order_and_names_are_unchanged():
 
 
 def test_observed_actions_follow_the_key_not_its_name():
-    """Open box2 and pick up the red key: in the paper's naming the real key3 is key2 in
+    """Open box2 and pick up the red key: in the paper's naming the real key2 is key3 in
     the hypothesized worlds. The posterior is elot's, up to the order of the states."""
     true = three_boxes()
     scn = Scenario("three", true.layout, true, ACTIONS, (4,), true_goal="gem1")
@@ -134,12 +136,11 @@ def test_observed_actions_follow_the_key_not_its_name():
         by_placement[c] = {tuple((b, col) for b, col, _ in placed(s)): p for s, p in zip(inference.worlds(0), post)}
     assert by_placement["paper"] == pytest.approx(by_placement["elot"], abs=1e-12)
     assert sum(p > 0 for p in by_placement["paper"].values()) == 3   # red in box2; blue in box1, box3 or none
-    # the key held at t=4 is the real key3 in elot's live worlds; in the paper's it is key2,
-    # or key3 where box1 holds a key too (box2 is then the second filled box)
+    # the key held at t=4 is the real key2 in elot's live worlds and key3 in the paper's
     held = {c: {k for w, p in zip(inference.worlds(4), inference.state_posterior(4)) if p > 0
                 for k, ks in w.keys if ks.where == ("held",)}
             for c, inference in runs.items()}
-    assert held == {"elot": {"key3"}, "paper": {"key2", "key3"}}
+    assert held == {"elot": {"key2"}, "paper": {"key3"}}
 
 
 # -- true-belief-paper -----------------------------------------------------------------------
@@ -270,3 +271,21 @@ def test_paper_accuracy_is_strict(paper_table):
     strict comparison reproduces it, the tie-tolerant one does not."""
     row = paper_table[("initial", "non-planning")]
     assert round(row.strict, 2) == 0.39 and row.accuracy < row.strict
+
+
+@pytest.mark.dataset
+def test_reference_names_give_the_reference_posterior(labtom):
+    """SPEC §7.3's check: statement 3 of plan 3_3 (exp2_current) binds a blue key in the
+    world and asks where the agent thinks that object is; at the first judgment point the
+    reference's P is 0.8296 with its names, 0.8575 with names that keep the true key's."""
+    import csv
+
+    from elot.scenario import load_dataset_plan
+
+    with open(labtom / "statements" / "exp2_current_translations.csv", encoding="utf-8") as handle:
+        (row,) = [r for r in csv.DictReader(handle) if (r["plan_id"], r["statement_id"]) == ("3_3", "3")]
+    scenario = load_dataset_plan(labtom, "3_3")
+    t = scenario.judgments[0]
+    got = {c: score(infer(scenario, conventions=c), row["gold_elot"].strip(), t, bind_free=True).posterior
+           for c in ("elot", "paper")}
+    assert round(got["paper"], 4) == 0.8296 and round(got["elot"], 4) == 0.8575
