@@ -11,13 +11,11 @@ strict accuracy). docs/btom.md quotes these figures.
 from __future__ import annotations
 
 import argparse
-import csv
-from collections import defaultdict
 from typing import Callable
 
 import numpy as np
 
-from elot.errors import ElotError
+from elot.experiments import in_vs_out
 from elot.inference import infer
 from elot.scenario import dataset_root, load_dataset_plan
 from elot.scoring import compile_statement, live_pairs, normalized_likelihood
@@ -71,29 +69,11 @@ def initial_readings() -> dict[str, tuple[Reading, str]]:
 
 def compare(root, condition: str, model: str, reading: Reading, conventions: str, maps=None):
     """(n, in, out, diff, strict) over the statements of ``maps`` (default: all)."""
-    with open(root / "statements" / "exp1" / f"exp1_{condition}_in_vs_out.csv", encoding="utf-8") as handle:
-        rows = [r for r in csv.DictReader(handle) if maps is None or r["map_id"] in maps]
-    inferences: dict[str, tuple] = {}
-    ins: dict[str, float] = {}
-    outs: dict[str, list[float]] = defaultdict(list)
-    for row in rows:
-        plan = row["plan_id"]
-        if plan not in inferences:
-            scenario = load_dataset_plan(root, plan, exp="exp1")
-            inferences[plan] = (scenario.judgments[0], infer(scenario, model=model, conventions=conventions))
-        t, inference = inferences[plan]
-        try:
-            value = reading(inference, compile_statement(inference, row["formula"].strip(), bind_free=True), t)
-        except ElotError:
-            value = 0.5
-        if row["match"].strip().upper() == "TRUE":
-            ins[row["statement_id"]] = value
-        else:
-            outs[row["statement_id"]].append(value)
-    ids = [s for s in ins if outs[s]]
-    a = np.array([ins[s] for s in ids])
-    b = np.array([np.mean(outs[s]) for s in ids])
-    return len(ids), a.mean(), b.mean(), (a - b).mean(), (a > b).mean()
+    def judge(inference, formula, t, _condition):
+        return reading(inference, compile_statement(inference, formula, bind_free=True), t)
+
+    (row,) = in_vs_out(root, (condition,), (model,), conventions, maps=maps, judge=judge)
+    return row.n, row.in_context, row.out_of_context, row.diff, row.strict
 
 
 def fmt(row) -> str:

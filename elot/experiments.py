@@ -24,15 +24,19 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Collection
 
 import numpy as np
 
 from elot.errors import ElotError, ScenarioError
 from elot.conventions import Conventions, check_conventions
 from elot.hypotheses import MODELS, check_model
-from elot.inference import infer
+from elot.inference import Inference, infer
 from elot.scenario import MODES, Scenario, dataset_root, load_dataset_plan
 from elot.scoring import score
+
+#: A statement's score: (inference, formula, judgment point t, condition) -> a number in [0, 1].
+Judge = Callable[[Inference, str, int, str], float]
 
 #: Scores closer than this are ties: far above rounding noise, far below any real difference.
 TIE = 1e-9
@@ -71,9 +75,17 @@ def in_vs_out(
     conditions: tuple[str, ...] = MODES,
     models: tuple[str, ...] = MODELS,
     conventions: Conventions = "elot",
+    *,
+    maps: Collection[str] | None = None,
+    judge: Judge | None = None,
 ) -> list[InVsOut]:
     """Run the comparison for every condition and model under the ``elot`` or ``paper``
-    conventions; inferences are shared (cached by plan, model and conventions)."""
+    conventions; inferences are shared (cached by plan, model and conventions).
+
+    ``maps`` keeps only the statements of those maps (``{"1", "3"}``); ``judge(inference,
+    formula, t, condition)`` replaces the statement's score (default: its normalized
+    likelihood, free variables bound), e.g. to try another reading of the reference.
+    """
     check_conventions(conventions)
     for model in models:
         check_model(model)
@@ -86,7 +98,7 @@ def in_vs_out(
         if not path.is_file():
             raise ScenarioError(f"{path}: file not found", hint="the dataset's statements/exp1 folder is incomplete")
         with path.open(encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
+            rows = [r for r in csv.DictReader(handle) if maps is None or r["map_id"] in maps]
         for model in models:
             ins: dict[str, float] = {}
             outs: dict[str, list[float]] = defaultdict(list)
@@ -103,8 +115,11 @@ def in_vs_out(
                 if key not in inferences:
                     inferences[key] = infer(scenarios[plan], model=model, conventions=conventions)
                 try:
-                    value = score(inferences[key], row["formula"].strip(), t, condition,
-                                  bind_free=True, conventions=conventions).normalized_likelihood
+                    if judge is None:
+                        value = score(inferences[key], row["formula"].strip(), t, condition,
+                                      bind_free=True, conventions=conventions).normalized_likelihood
+                    else:
+                        value = judge(inferences[key], row["formula"].strip(), t, condition)
                 except ElotError:
                     ill.add(row["statement_id"])
                     value = 0.5

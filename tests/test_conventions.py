@@ -289,3 +289,20 @@ def test_reference_names_give_the_reference_posterior(labtom):
     got = {c: score(infer(scenario, conventions=c), row["gold_elot"].strip(), t, bind_free=True).posterior
            for c in ("elot", "paper")}
     assert round(got["paper"], 4) == 0.8296 and round(got["elot"], 4) == 0.8575
+
+
+@pytest.mark.dataset
+def test_in_vs_out_maps_and_judge(labtom, paper_table):
+    from elot.experiments import in_vs_out
+
+    (row,) = in_vs_out(labtom, ("current",), ("full",), "paper", maps={"1"})
+    assert row.n == 31 and row.diff > paper_table[("current", "full")].diff   # map 1 is the clearest
+    seen = []
+
+    def judge(inference, formula, t, condition):
+        seen.append((inference.conventions, condition))
+        return 0.5
+
+    (flat,) = in_vs_out(labtom, ("initial",), ("non-planning",), "paper", maps={"2", "3"}, judge=judge)
+    assert flat.n == 63 and flat.diff == 0 and flat.strict == 0 and flat.ill_typed == 0
+    assert set(seen) == {("paper", "initial")}
