@@ -30,8 +30,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from elot.checker import ADJECTIVES, THRESHOLD_NAMES, check, infer_bindings
-from elot.errors import ElotError, EvaluationError
+from elot.checker import ADJECTIVES, THRESHOLD_NAMES, check, check_atoms, infer_bindings
+from elot.errors import ElotError, EvaluationError, Span
 from elot.lowering import lower
 from elot.parser import parse, parse_atoms
 from elot.signature import Signature
@@ -60,10 +60,15 @@ class State:
         return State(frozenset(tuple(str(x) for x in atom) for atom in atoms))
 
     @staticmethod
-    def parse(text: str, *, path: str | None = None) -> "State":
-        """A state from text such as ``"inside(key1, box1), iscolor(key1, red)"``."""
+    def parse(text: str, *, path: str | None = None, signature: Signature | None = None) -> "State":
+        """A state from text such as ``"inside(key1, box1), iscolor(key1, red)"``.
+
+        With ``signature``, every atom is typechecked against it as formulas are (unknown
+        predicate or object, arity, argument order and types): errors carry a caret and a
+        hint. Without one only the syntax is checked (see :meth:`check`)."""
         atoms = []
-        for term in parse_atoms(text, path=path):
+        terms = parse_atoms(text, path=path)
+        for term in terms:
             if isinstance(term, Const):
                 atoms.append((term.name,))
             elif isinstance(term, Call) and all(isinstance(a, Const) for a in term.args):
@@ -74,7 +79,21 @@ class State:
                     span=term.span, source=text, path=path,
                     hint="write atoms such as inside(key1, box1), without variables or operators",
                 )
+        if signature is not None:
+            try:
+                check_atoms(terms, signature, source=text)
+            except ElotError as error:
+                raise error.located(source=text, path=path)
         return State(frozenset(atoms))
+
+    def check(self, signature: Signature, *, path: str | None = "<state>") -> "State":
+        """This state, after typechecking its atoms against ``signature`` (for states
+        built in Python): errors point into the state's text, ``str(state)``."""
+        try:
+            _check_state(self, signature)
+        except ElotError as error:
+            raise error.located(path=path)
+        return self
 
     def __contains__(self, atom: object) -> bool:
         return atom in self.atoms
@@ -119,24 +138,61 @@ class Belief:
         return Belief(((state, 1.0),))
 
     @staticmethod
-    def parse(text: str, *, path: str | None = None) -> "Belief":
+    def parse(text: str, *, path: str | None = None, signature: Signature | None = None) -> "Belief":
         """A belief from text: ``0.5: inside(key1, box1), iscolor(key1, red) | 0.5: ...``.
 
         Each part is ``weight: atoms``; weights may be decimals or fractions (``1/3``);
-        parts are separated by ``|`` or newlines; ``#`` starts a comment.
+        parts are separated by ``|`` or newlines; ``#`` starts a comment. With
+        ``signature``, each state's atoms are typechecked (see :meth:`State.parse`).
+        Errors point at the part, atom or weight in ``text``.
         """
-        lines = [line.split("#", 1)[0] for line in text.splitlines()]
-        parts = [p.strip() for line in lines for p in line.split("|")]
-        pairs = []
-        for part in filter(None, parts):
-            weight_text, sep, atoms = part.partition(":")
-            if not sep:
+        pairs, spans = [], []
+        offset = 0
+        for line in text.splitlines(keepends=True):
+            body = line.split("#", 1)[0].rstrip("\r\n")
+            start = offset
+            for part in body.split("|"):
+                stripped = part.strip()
+                at = start + (len(part) - len(part.lstrip()))
+                start += len(part) + 1
+                if not stripped:
+                    continue
+                weight_text, sep, atoms = stripped.partition(":")
+                if not sep:
+                    raise EvaluationError(
+                        f"belief part {stripped!r} has no weight", path=path, source=text,
+                        span=Span.of(text, at, at + len(stripped)),
+                        hint="write weight: atoms, e.g. 0.5: inside(key1, box1) | 0.5: inside(key1, box2)",
+                    )
+                weight_span = Span.of(text, at, at + len(weight_text.rstrip()))
+                atoms_at = at + len(weight_text) + 1
+                try:
+                    state = State.parse(atoms, signature=signature)
+                    weight = _weight(weight_text.strip())
+                except ElotError as error:
+                    if error.span is None:  # a bad weight: point at it
+                        error.span = weight_span
+                        raise error.located(source=text, path=path)
+                    raise error.within(text, atoms_at, len(atoms), path)
+                pairs.append((state, weight))
+                spans.append(weight_span)
+            offset += len(line)
+        if pairs:
+            total = sum(w for _, w in pairs)
+            if abs(total - 1.0) > 1e-9 and all(math.isfinite(w) and w >= 0 for _, w in pairs):
                 raise EvaluationError(
-                    f"belief part {part!r} has no weight", path=path,
-                    hint="write weight: atoms, e.g. 0.5: inside(key1, box1) | 0.5: inside(key1, box2)",
+                    f"belief weights sum to {total:g}, not 1", path=path, source=text,
+                    span=Span.of(text, spans[0].start, spans[-1].end) if spans[0].line == spans[-1].line
+                    else spans[-1],
+                    hint="give weights that sum to 1 (fractions such as 1/3 are accepted)",
                 )
-            pairs.append((State.parse(atoms, path=path), _weight(weight_text.strip(), path)))
         return Belief.of(pairs)
+
+    def check(self, signature: Signature, *, path: str | None = "<belief>") -> "Belief":
+        """This belief, after typechecking every state's atoms against ``signature``."""
+        for state, _ in self.particles:
+            state.check(signature, path=path)
+        return self
 
     def states(self) -> list[State]:
         return [s for s, _ in self.particles]
@@ -145,15 +201,27 @@ class Belief:
         return " | ".join(f"{w:g}: {s}" for s, w in self.particles)
 
 
-def _weight(text: str, path: str | None) -> float:
+def _weight(text: str) -> float:
     try:
         if "/" in text:
             num, den = text.split("/", 1)
-            return float(num) / float(den)
-        return float(text)
+            value = float(num) / float(den)
+        else:
+            value = float(text)
     except (ValueError, ZeroDivisionError):
-        raise EvaluationError(f"belief weight {text!r} is not a number", path=path,
+        raise EvaluationError(f"belief weight {text!r} is not a number",
                               hint="write a decimal (0.25) or a fraction (1/4)") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise EvaluationError(f"belief weight {text!r} is not a non-negative number",
+                              hint="weights are probabilities: 0.25, 1/4, ...")
+    return value
+
+
+@lru_cache(maxsize=4096)
+def _check_state(state: State, signature: Signature) -> None:
+    """Typecheck a state's atoms (cached: hypotheses share their states)."""
+    text = str(state)
+    check_atoms(parse_atoms(text), signature, source=text)
 
 
 @dataclass(frozen=True)
@@ -646,8 +714,12 @@ def evaluate(
     bind_free: bool = False,
 ) -> bool | float:
     """``⟦φ⟧(s, b)``: the truth of a formula (or the value of a numeric term such as
-    ``prob_of(player, φ)``) in state ``state`` for the agent's belief ``belief``."""
+    ``prob_of(player, φ)``) in state ``state`` for the agent's belief ``belief``.
+    The state's and the belief's atoms are typechecked against the signature first."""
     compiled = compile_formula(term, signature, thresholds, bind_free)
+    state.check(compiled.signature)
+    if belief is not None:
+        belief.check(compiled.signature)
     if belief is None:
         if compiled.needs_belief:
             raise EvaluationError(
