@@ -26,7 +26,7 @@ import itertools
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -342,14 +342,24 @@ class _Context:
         """A per-world vector read at each row's true world: (N,), or (1, S) on a grid."""
         return vec[None, :] if self.grid else vec[self.true_index]
 
-    def prob(self, vec: np.ndarray) -> np.ndarray:
-        """Σ_j b_j · [φ holds in world j] per row: (N,), or (B, 1) on a grid."""
+    def prob(self, vec: np.ndarray, agent: str) -> np.ndarray:
+        """Σ_j b_j · [φ holds in world j] per row, for ``agent``'s belief b: (N,), or (B, 1)
+        on a grid."""
         if self.beliefs is None:
             raise EvaluationError("this formula mentions the agent's belief, but no belief was given",
                                   hint="give a belief (--belief, or belief=...)")
+        rows = self.beliefs.get(agent)
+        if rows is None:
+            known = ", ".join(sorted(self.beliefs))
+            raise EvaluationError(
+                f"only the observed agent ({known}) has a belief here, not {agent}" if len(self.beliefs) == 1
+                else f"no belief of {agent} was given (beliefs are given for {known})",
+                hint="write prob_of(player, φ)" if len(self.beliefs) == 1
+                else "give beliefs as a mapping {agent: (N, S) array} with an entry for every agent",
+            )
         # An elementwise product summed along each contiguous row is deterministic per
         # row whatever N is, so one row and many rows give bit-identical probabilities.
-        p = (self.beliefs * vec).sum(axis=1)
+        p = (rows * vec).sum(axis=1)
         return p[:, None] if self.grid else p
 
 
@@ -384,8 +394,9 @@ class CompiledFormula:
 
     def truth(self, worlds: Sequence[State], beliefs: np.ndarray | None, true_index: np.ndarray) -> np.ndarray:
         """``⟦φ⟧(s_n, b_n)`` for each row: ``worlds`` are the S distinct states, ``beliefs``
-        an (N, S) float64 array of each row's belief weights over them, ``true_index`` the
-        (N,) index of each row's true state. Returns an (N,) bool array."""
+        an (N, S) float64 array of each row's belief weights over them (the observed
+        agent's), or a mapping ``{agent: (N, S) array}`` when several agents have beliefs,
+        ``true_index`` the (N,) index of each row's true state. Returns an (N,) bool array."""
         return self._rows(worlds, beliefs, true_index, numeric=False)
 
     def value(self, worlds: Sequence[State], beliefs: np.ndarray | None, true_index: np.ndarray) -> np.ndarray:
@@ -423,12 +434,17 @@ class CompiledFormula:
             cache = self._vector_cache[key] = {}
         indexed = [self._world(s) for s in worlds]
         if beliefs is not None:
-            beliefs = np.asarray(beliefs, dtype=np.float64)
-            if beliefs.ndim != 2 or beliefs.shape[1] != len(worlds):
-                raise EvaluationError(
-                    f"beliefs must be an (N, {len(worlds)}) array over the {len(worlds)} worlds, "
-                    f"got shape {beliefs.shape}"
-                )
+            # One (N, S) array is the observed agent's belief; a mapping gives each agent's.
+            table = beliefs if isinstance(beliefs, Mapping) else {self.signature.agent: beliefs}
+            beliefs = {}
+            for agent, rows in table.items():
+                rows = np.asarray(rows, dtype=np.float64)
+                if rows.ndim != 2 or rows.shape[1] != len(worlds):
+                    raise EvaluationError(
+                        f"beliefs must be an (N, {len(worlds)}) array over the {len(worlds)} worlds, "
+                        f"got shape {rows.shape}" + (f" for {agent}" if len(table) > 1 else "")
+                    )
+                beliefs[self.signature.resolve(str(agent))] = rows
         if true_index is not None and len(true_index) and (true_index.min() < 0 or true_index.max() >= len(worlds)):
             raise EvaluationError("true_index points outside the list of worlds")
         ctx = _Context(indexed, cache, beliefs, true_index, grid)
@@ -564,12 +580,6 @@ class CompiledFormula:
 
     def _prob_of(self, node: Call, bound: Bound) -> VecFn:
         agent_node, phi = node.args
-        agent = self.signature.agent
-        if isinstance(agent_node, Const) and self.signature.resolve(agent_node.name) != agent:
-            raise EvaluationError(
-                f"only the observed agent ({agent}) has a belief here, not {agent_node.name}",
-                span=agent_node.span, hint="write prob_of(player, φ)",
-            )
         get_agent = self._object(agent_node)
         # φ's value is cached per binding of the outer variables it mentions: in
         # forall(box(B), <(prob_of(A, exists(and(key(K), inside(K, B)), φ)), θ)) it
@@ -577,9 +587,11 @@ class CompiledFormula:
         key, fn, free = next(self._keys), self._base(phi, bound), tuple(sorted(free_variables(phi, bound)))
 
         def prob(ctx, env):
-            if get_agent(env) != agent:
-                raise EvaluationError(f"only the observed agent ({agent}) has a belief here", span=node.span)
-            return ctx.prob(ctx.per_world(key, fn, env, free))
+            try:
+                return ctx.prob(ctx.per_world(key, fn, env, free), get_agent(env))
+            except EvaluationError as error:
+                error.span = error.span or agent_node.span
+                raise
 
         return prob
 
@@ -715,11 +727,10 @@ def evaluate(
 ) -> bool | float:
     """``⟦φ⟧(s, b)``: the truth of a formula (or the value of a numeric term such as
     ``prob_of(player, φ)``) in state ``state`` for the agent's belief ``belief``.
-    The state's and the belief's atoms are typechecked against the signature first."""
+    States are taken as given (an atom outside the signature is simply never asked
+    about); typecheck them with :meth:`State.check` / :meth:`Belief.check`, or parse them
+    with ``signature=``."""
     compiled = compile_formula(term, signature, thresholds, bind_free)
-    state.check(compiled.signature)
-    if belief is not None:
-        belief.check(compiled.signature)
     if belief is None:
         if compiled.needs_belief:
             raise EvaluationError(

@@ -96,14 +96,16 @@ def test_belief_parse_locates_errors_in_later_parts():
         Belief.parse("-0.5: closed(box1) | 1.5: closed(box2)")
 
 
-def test_python_given_states_are_checked_when_evaluated():
+def test_python_given_states_are_checked_on_request():
     state = State.of([("inside", "key1", "box1"), ("insde", "key2", "box2")])
     with pytest.raises(ElotTypeError) as caught:
-        evaluate("empty(box1)", state)
+        state.check(SIG)
     assert caught.value.message == "unknown predicate 'insde'" and caught.value.hint == "did you mean 'inside'?"
     assert caught.value.context_lines() == ["insde(key2, box2), inside(key1, box1)", "^" * 17]
+    assert caught.value.location() == "<state>:1:1"
     belief = Belief.point(State.of([("inside", "box1", "key1")]))
     with pytest.raises(ElotTypeError, match="wrong order"):
-        evaluate("believes(player, formula(empty(box1)))", State.of([]), belief)
+        belief.check(SIG)
     with pytest.raises(ElotTypeError, match="unknown object 'key99'"):
         State.of([("inside", "key99", "box1")]).check(SIG)
+    assert State.of([("inside", "key1", "box1")]).check(SIG) == State.parse("inside(key1, box1)")
