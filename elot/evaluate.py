@@ -328,6 +328,7 @@ class _Context:
         self.beliefs = beliefs
         self.true_index = true_index
         self.grid = grid
+        self.by_agent = False  # beliefs were given per agent (else: the observed agent's)
 
     def per_world(self, key: int, fn: WorldFn, env: dict, free: tuple[str, ...]) -> np.ndarray:
         """``fn`` in every world, as a bool vector (S,), cached per binding of its free variables."""
@@ -351,12 +352,11 @@ class _Context:
         rows = self.beliefs.get(agent)
         if rows is None:
             known = ", ".join(sorted(self.beliefs))
-            raise EvaluationError(
-                f"only the observed agent ({known}) has a belief here, not {agent}" if len(self.beliefs) == 1
-                else f"no belief of {agent} was given (beliefs are given for {known})",
-                hint="write prob_of(player, φ)" if len(self.beliefs) == 1
-                else "give beliefs as a mapping {agent: (N, S) array} with an entry for every agent",
-            )
+            if not self.by_agent:
+                raise EvaluationError(f"only the observed agent ({known}) has a belief here, not {agent}",
+                                      hint="write prob_of(player, φ)")
+            raise EvaluationError(f"no belief of {agent} was given (beliefs are given for {known})",
+                                  hint="give every agent the formula asks about a belief")
         # An elementwise product summed along each contiguous row is deterministic per
         # row whatever N is, so one row and many rows give bit-identical probabilities.
         p = (rows * vec).sum(axis=1)
@@ -433,21 +433,23 @@ class CompiledFormula:
                 self._vector_cache.clear()
             cache = self._vector_cache[key] = {}
         indexed = [self._world(s) for s in worlds]
+        # One (N, S) array is the observed agent's belief; a mapping gives each agent's.
+        by_agent = isinstance(beliefs, Mapping)
         if beliefs is not None:
-            # One (N, S) array is the observed agent's belief; a mapping gives each agent's.
-            table = beliefs if isinstance(beliefs, Mapping) else {self.signature.agent: beliefs}
+            table = beliefs if by_agent else {self.signature.agent: beliefs}
             beliefs = {}
             for agent, rows in table.items():
                 rows = np.asarray(rows, dtype=np.float64)
                 if rows.ndim != 2 or rows.shape[1] != len(worlds):
                     raise EvaluationError(
                         f"beliefs must be an (N, {len(worlds)}) array over the {len(worlds)} worlds, "
-                        f"got shape {rows.shape}" + (f" for {agent}" if len(table) > 1 else "")
+                        f"got shape {rows.shape}" + (f" for {agent}" if by_agent else "")
                     )
                 beliefs[self.signature.resolve(str(agent))] = rows
         if true_index is not None and len(true_index) and (true_index.min() < 0 or true_index.max() >= len(worlds)):
             raise EvaluationError("true_index points outside the list of worlds")
         ctx = _Context(indexed, cache, beliefs, true_index, grid)
+        ctx.by_agent = by_agent
         return self._program(ctx, {})
 
     def _world(self, state: State) -> _World:

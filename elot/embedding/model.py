@@ -228,7 +228,7 @@ def _weight(weight, where: str) -> float:
 def _check_values(array: np.ndarray, what: str) -> None:
     if not np.all(np.isfinite(array)) or np.any(array < 0):
         position = np.argwhere(~np.isfinite(array) | (array < 0))[0]
-        raise ModelError(f"{what} hold {array[tuple(position)]!r} at {tuple(int(i) for i in position)}",
+        raise ModelError(f"{what} hold {float(array[tuple(position)])!r} at {tuple(int(i) for i in position)}",
                          hint="weights are finite, non-negative numbers")
 
 
