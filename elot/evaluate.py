@@ -329,6 +329,7 @@ class _Context:
         self.true_index = true_index
         self.grid = grid
         self.by_agent = False  # beliefs were given per agent (else: the observed agent's)
+        self.columns: dict[str, np.ndarray] = {}  # each agent's beliefs transposed, (S, N)
 
     def per_world(self, key: int, fn: WorldFn, env: dict, free: tuple[str, ...]) -> np.ndarray:
         """``fn`` in every world, as a bool vector (S,), cached per binding of its free variables."""
@@ -359,11 +360,82 @@ class _Context:
                                   hint="give every agent the formula asks about a belief")
         # An elementwise product summed along each contiguous row is deterministic per
         # row whatever N is, so one row and many rows give bit-identical probabilities.
-        p = (rows * vec).sum(axis=1)
+        # masked_row_sums computes exactly that sum from the selected columns only.
+        columns = self.columns.get(agent)
+        if columns is None:
+            columns = self.columns[agent] = np.ascontiguousarray(rows.T)
+        p = masked_row_sums(rows, columns, vec)
         return p[:, None] if self.grid else p
 
 
 VecFn = Callable[[_Context, dict], Any]
+
+
+def masked_row_sums(rows: np.ndarray, columns: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``(rows * mask).sum(axis=1)``, bit for bit, from the columns where ``mask`` holds.
+
+    ``columns`` is ``rows.T`` as a C-contiguous (S, N) array. NumPy sums each contiguous
+    row pairwise (:func:`_pairwise_columns`); adding the same products in the same
+    grouping, leaving out the zeros (x + 0.0 = x exactly), gives the same floats while
+    touching only the selected columns, which is several times faster for N ≫ S. If this
+    NumPy sums differently (checked once), the plain product is used.
+    """
+    if not _PAIRWISE_MATCHES_NUMPY():
+        return masked_sum_reference(np.ascontiguousarray(rows), mask)
+    out = _pairwise_columns(columns, np.asarray(mask, dtype=bool), 0, len(mask))
+    return np.zeros(columns.shape[1]) if out is None else out
+
+
+def _add(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+    if a is None:
+        return b
+    return a if b is None else a + b
+
+
+def _pairwise_columns(columns: np.ndarray, mask: np.ndarray, lo: int, n: int) -> np.ndarray | None:
+    """Σ of ``columns[lo:lo+n]`` where ``mask``, grouped as NumPy's pairwise summation of
+    a row of n: below 8 terms sequentially; up to 128 in 8 interleaved partial sums
+    combined as ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)) plus the tail in order; above that
+    the two halves (split at a multiple of 8) separately. None when nothing is selected."""
+    if n < 8:
+        total = None
+        for i in range(lo, lo + n):
+            if mask[i]:
+                total = columns[i].copy() if total is None else total.__iadd__(columns[i])
+        return total
+    if n <= 128:
+        partial: list[np.ndarray | None] = [None] * 8
+        whole = n - n % 8
+        for i in range(0, whole):
+            if mask[lo + i]:
+                k, column = i % 8, columns[lo + i]
+                partial[k] = column.copy() if partial[k] is None else partial[k].__iadd__(column)
+        total = _add(_add(_add(partial[0], partial[1]), _add(partial[2], partial[3])),
+                     _add(_add(partial[4], partial[5]), _add(partial[6], partial[7])))
+        for i in range(whole, n):
+            if mask[lo + i]:
+                total = columns[lo + i].copy() if total is None else total.__iadd__(columns[lo + i])
+        return total
+    half = n // 2
+    half -= half % 8
+    return _add(_pairwise_columns(columns, mask, lo, half), _pairwise_columns(columns, mask, lo + half, n - half))
+
+
+@lru_cache(maxsize=1)
+def _PAIRWISE_MATCHES_NUMPY() -> bool:  # noqa: N802 - a constant, computed once
+    rng = np.random.default_rng(0)
+    for size in (1, 5, 8, 9, 17, 64, 129, 300):
+        rows = rng.random((3, size)) / size
+        mask = rng.random(size) < 0.6
+        if not np.array_equal(masked_sum_reference(rows, mask), _pairwise_columns(
+                np.ascontiguousarray(rows.T), mask, 0, size) if mask.any() else np.zeros(3)):
+            return False
+    return True
+
+
+def masked_sum_reference(rows: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The definition :func:`masked_row_sums` reproduces."""
+    return (rows * mask).sum(axis=1)
 
 
 # -- the compiled program ----------------------------------------------------------------

@@ -108,7 +108,7 @@ class Hypotheses:
                                      hint="give every hypothesis a belief for the same agents")
                 for state, w in entry[agent].particles:
                     array[n, worlds[state]] += w
-            beliefs[agent] = array
+            beliefs[agent] = np.asfortranarray(array)
         weights_array = np.asarray(weights, dtype=np.float64)
         _check_sum(weights_array.sum(), "the hypotheses' weights")
         return Hypotheses(signature, tuple(worlds), np.asarray(true_index, dtype=np.intp), beliefs,
@@ -152,7 +152,8 @@ class Hypotheses:
         checked = {}
         for agent, rows in table.items():
             name = _agent(agent, signature)
-            rows = np.ascontiguousarray(rows, dtype=np.float64)
+            # Column-major: the evaluator reads beliefs by world (column), see masked_row_sums.
+            rows = np.asfortranarray(rows, dtype=np.float64)
             if rows.shape != (n, len(worlds)):
                 raise ModelError(f"{name}'s beliefs must be an (N, S) = ({n}, {len(worlds)}) array, got {rows.shape}",
                                  hint="one row per hypothesis, one column per world")
