@@ -350,3 +350,10 @@ def test_masked_row_sums_are_numpys_row_sums_bit_for_bit(size, n, seed, density)
     for layout in (rows, np.asfortranarray(rows)):
         got = masked_row_sums(layout, np.ascontiguousarray(layout.T), mask)
         assert np.array_equal(got, masked_sum_reference(rows, mask))
+
+
+def test_the_docs_show_the_examples_as_they_print():
+    docs = (REPO / "docs" / "embedding.md").read_text(encoding="utf-8")
+    for name in ("sally_anne", "treasure_hunt"):
+        assert (GOLDEN / f"{name}.txt").read_text(encoding="utf-8") in docs
+    assert (EXAMPLES / "sally_anne.domain").read_text(encoding="utf-8") in docs
