@@ -25,6 +25,9 @@ class ModelSession(Session):
     """A REPL session over a belief model (``scenario`` holds the model, so the
     translator finds its signature the same way it finds a scenario's)."""
 
+    #: What ``:worlds`` and ``:beliefs`` range over.
+    worlds_noun = "world"
+
     @staticmethod
     def open_model(model: Any, **settings: Any) -> "ModelSession":
         """A session on a model object or a spec (``file.py``, ``file.py:ATTR``, ``module:ATTR``)."""
@@ -58,7 +61,7 @@ class ModelSession(Session):
 
     @property
     def agent_name(self) -> str:
-        return self.signature.agent
+        return f"observed agent ({self.signature.agent})"  # read as "the observed agent (sally)'s"
 
     @property
     def horizon(self) -> int:
