@@ -109,3 +109,36 @@ def test_python_given_states_are_checked_on_request():
     with pytest.raises(ElotTypeError, match="unknown object 'key99'"):
         State.of([("inside", "key99", "box1")]).check(SIG)
     assert State.of([("inside", "key1", "box1")]).check(SIG) == State.parse("inside(key1, box1)")
+
+
+def test_json_belief_errors_name_the_file(tmp_path):
+    belief = tmp_path / "b.json"
+    belief.write_text('[[0.5, "inside(key1, box1)"], [0.2, "inside(key1, box2)"]]')
+    r = run("eval", "believes(player, formula(empty(box1)))", "--belief", str(belief))
+    assert r.returncode == 2 and r.stderr.startswith(f"{belief}: evaluation error: belief weights sum to 0.7, not 1")
+    belief.write_text('[[1, "inside(key1, box7)"]]')
+    r = run("eval", "believes(player, formula(empty(box1)))", "--belief", str(belief))
+    assert r.returncode == 2 and r.stderr.startswith(f"{belief}:1:14: type error: unknown object 'box7'")
+
+
+def test_from_objects_knows_the_agent_type_without_being_told():
+    sig = Signature.from_objects({"bob": "agent", "jar": "container"}, types={"container": "object"},
+                                 predicates={"full": ("container",)})
+    assert sig.agent == "bob" and sig.is_subdomain("agent", "object")
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PIECES = st.sampled_from(["inside", "insde", "(", ")", ",", " ", "key1", "box1", "Key", "K", "|", ":", "0.5",
+                           "1/3", "-1", "nan", "1e999", "#", "\n", "empty", "box", "and(", "player", "1/0", "é"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=14).map("".join))
+def test_state_and_belief_text_only_ever_raise_elot_errors(text):
+    for parse in (lambda: State.parse(text, signature=SIG), lambda: Belief.parse(text, signature=SIG)):
+        try:
+            parse()
+        except ElotError as error:
+            error.render()  # renders without failing, caret and all

@@ -211,4 +211,7 @@ def _belief(spec: str, signature):
     except (ValueError, TypeError) as error:
         raise EvaluationError(f"{spec} is not a JSON list of [weight, atoms] pairs: {error}", path=spec,
                               hint='e.g. [[0.5, "inside(key1, box1)"], [0.5, "inside(key1, box2)"]]') from None
-    return Belief.of(pairs)
+    try:
+        return Belief.of(pairs)
+    except ElotError as error:  # weights that are negative or do not sum to 1
+        raise error.located(path=spec)
