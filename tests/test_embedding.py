@@ -357,3 +357,15 @@ def test_the_docs_show_the_examples_as_they_print():
     for name in ("sally_anne", "treasure_hunt"):
         assert (GOLDEN / f"{name}.txt").read_text(encoding="utf-8") in docs
     assert (EXAMPLES / "sally_anne.domain").read_text(encoding="utf-8") in docs
+
+
+def test_english_outside_the_translators_vocabulary_says_why(monkeypatch):
+    monkeypatch.delenv("ELOT_MODEL", raising=False)
+    from elot.errors import TranslationError
+
+    with pytest.raises(TranslationError) as caught:
+        judge("The player thinks the marble is in the basket.", [(BOX, BOX, 1.0)], signature=SIG)
+    assert any("this domain has no boxes" in note for note in caught.value.notes)
+    hunt = load_model(str(EXAMPLES / "treasure_hunt.py"))
+    assert judge("The player thinks the red key is in box 2.", hunt, t=1).formula == \
+        "believes(player, formula(exists(and(key(K), iscolor(K, red)), inside(K, box2))))"

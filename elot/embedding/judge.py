@@ -20,7 +20,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from elot.errors import ElotError, EvaluationError
+from elot.errors import ElotError, EvaluationError, TranslationError
 from elot.evaluate import CompiledFormula, Thresholds, compile_formula
 from elot.embedding.model import Hypotheses, ModelError, hypotheses_of, model_name
 from elot.printer import pretty
@@ -177,7 +177,10 @@ def _compile(statement, signature: Signature, thresholds, bind_free: bool, mode:
     if isinstance(statement, str):
         from elot.translate import resolve_statement
 
-        formula, mode, _ = resolve_statement(statement, mode=mode, signature=signature)
+        try:
+            formula, mode, _ = resolve_statement(statement, mode=mode, signature=signature)
+        except TranslationError as error:
+            raise translation_note(error, signature)
     else:
         formula = statement
     try:
@@ -190,6 +193,17 @@ def _compile(statement, signature: Signature, thresholds, bind_free: bool, mode:
             hint="compare it with something, e.g. >=(prob_of(player, φ), 0.5)",
         ).located(source=formula if isinstance(formula, str) else None, path="<formula>")
     return pretty(compiled.term), mode, compiled
+
+
+def translation_note(error: TranslationError, signature: Signature) -> TranslationError:
+    """Say why the offline translator fails on a domain without its vocabulary."""
+    import os
+
+    if not signature.objects_of("box") and not os.environ.get("ELOT_MODEL"):
+        error.notes += ("the offline translator reads sentences about boxes, keys and colours, and this "
+                        "domain has no boxes: write the statement in ELoT, or set ELOT_MODEL to a local "
+                        "language model (docs/translation.md)",)
+    return error
 
 
 def _judgment(statement, formula: str, compiled: CompiledFormula, rows: Hypotheses, conventions: str,

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from elot.errors import ElotError
-from elot.embedding.judge import scores, truth
+from elot.errors import ElotError, TranslationError
+from elot.embedding.judge import scores, translation_note, truth
 from elot.embedding.model import check_model, hypotheses_of, load_model, model_name
 from repl.render import ScoreRow
 from repl.session import Session
@@ -136,6 +136,18 @@ class ModelSession(Session):
 
     def placement(self, state) -> str:
         return str(state) or "(no atoms)"
+
+    def translate(self, sentence: str):
+        try:
+            return super().translate(sentence)
+        except TranslationError as error:
+            raise translation_note(error, self.signature)
+
+    def resolve(self, text: str, mode: str | None = None):
+        try:
+            return super().resolve(text, mode)
+        except TranslationError as error:
+            raise translation_note(error, self.signature)
 
     def _score(self, text: str, compiled, t: int, mode: str) -> ScoreRow:
         rows = self.hypotheses(t, mode)
