@@ -249,6 +249,9 @@ def test_load_model_specs_and_errors(tmp_path):
     model = load_model(str(EXAMPLES / "sally_anne.py"))
     assert model.name == "sally-anne" and list(model.times) == [0, 1, 2, 3, 4]
     assert load_model(f"{EXAMPLES / 'treasure_hunt.py'}:TreasureHunt").name == "treasure-hunt"
+    # the installed examples, as module specs
+    assert load_model("elot.examples.embedding.sally_anne").name == "sally-anne"
+    assert load_model("elot.examples.embedding.treasure_hunt:TreasureHunt").name == "treasure-hunt"
     (tmp_path / "broken.py").write_text("raise RuntimeError('boom')\n")
     (tmp_path / "empty.py").write_text("x = 1\n")
     for spec, message in [(str(tmp_path / "missing.py"), "no model file"),
