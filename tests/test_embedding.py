@@ -372,3 +372,24 @@ def test_english_outside_the_translators_vocabulary_says_why(monkeypatch):
     hunt = load_model(str(EXAMPLES / "treasure_hunt.py"))
     assert judge("The player thinks the red key is in box 2.", hunt, t=1).formula == \
         "believes(player, formula(exists(and(key(K), iscolor(K, red)), inside(K, box2))))"
+
+
+def test_the_repl_over_btom_as_a_belief_model_scores_as_the_scenario_session():
+    """The REPL's adapter over BToMModel answers as the REPL over the scenario itself."""
+    from elot.embedding.session import ModelSession
+    from repl.session import Session
+
+    scenario_session = Session.open("default")
+    model_session = ModelSession.open_model(BToMModel(scenario_session.inference))
+    assert model_session.horizon == scenario_session.horizon
+    assert model_session.goal_posterior(3) == scenario_session.goal_posterior(3)
+    for t in (0, 3, scenario_session.horizon):
+        for mode in ("current", "initial"):
+            for session in (scenario_session, model_session):
+                session.goto(t)
+                session.mode = mode
+            text = "knows_if(player, formula(exists(key(K), inside(K, box1))))"
+            a, b = scenario_session.score(text), model_session.score(text)
+            assert (a.posterior, a.normalized_likelihood, a.prior_fraction) == pytest.approx(
+                (b.posterior, b.normalized_likelihood, b.prior_fraction), abs=1e-12)
+            assert scenario_session.explain(text).groups == model_session.explain(text).groups

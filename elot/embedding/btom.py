@@ -41,6 +41,10 @@ class BToMModel:
         """The worlds and beliefs at 0, weighted by the posterior at t (SPEC §4)."""
         return self._rows(0, t)
 
+    def goal_posterior(self, t: int) -> dict[str, float]:
+        """P(goal | actions up to t), for the REPL's ``:goals``."""
+        return self.inference.goal_posterior(t)
+
     def label(self, t: int) -> str:
         """The action that led to step t."""
         from elot.world import fmt_action
