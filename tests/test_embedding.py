@@ -393,3 +393,25 @@ def test_the_repl_over_btom_as_a_belief_model_scores_as_the_scenario_session():
             assert (a.posterior, a.normalized_likelihood, a.prior_fraction) == pytest.approx(
                 (b.posterior, b.normalized_likelihood, b.prior_fraction), abs=1e-12)
             assert scenario_session.explain(text).groups == model_session.explain(text).groups
+
+
+def test_malformed_models_are_model_errors():
+    class NoTimes:
+        signature = SIG
+
+        def hypotheses(self, t):
+            return []
+
+    class ReturnsNone(TwoSteps):
+        def hypotheses(self, t):
+            return None
+
+    class BadSignature(TwoSteps):
+        signature = "sally-anne.domain"
+
+    for model, message in [(NoTimes(), "has no times"), (ReturnsNone(), r"hypotheses\([01]\) returned a NoneType"),
+                           (BadSignature(), "the signature of BadSignature is a str")]:
+        with pytest.raises(ModelError, match=message):
+            judge(IN_BASKET, model)
+        with pytest.raises(ModelError, match=message):
+            judge_series(IN_BASKET, model)

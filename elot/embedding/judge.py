@@ -22,7 +22,7 @@ import numpy as np
 
 from elot.errors import ElotError, EvaluationError, TranslationError
 from elot.evaluate import CompiledFormula, Thresholds, compile_formula
-from elot.embedding.model import Hypotheses, ModelError, hypotheses_of, model_name
+from elot.embedding.model import Hypotheses, ModelError, check_model, hypotheses_of, model_name
 from elot.printer import pretty
 from elot.scoring import check_conventions, normalized_likelihood
 from elot.signature import Signature
@@ -84,10 +84,19 @@ def judge(
     """
     check_conventions(conventions)
     _check_mode(mode)
+    if _is_model(hypotheses):
+        check_model(hypotheses)
+    if isinstance(hypotheses, Hypotheses) or _is_model(hypotheses):
+        if signature is not None and signature != hypotheses.signature:
+            raise ModelError(f"the {'hypotheses' if isinstance(hypotheses, Hypotheses) else 'model'} "
+                             "use another signature", hint="leave signature= out: they carry theirs")
+        signature = hypotheses.signature
+    elif signature is None:
+        raise ModelError("give signature= to judge (world, belief, weight) triples",
+                         hint="e.g. judge(statement, triples, signature=declare(...))")
+    # English is translated first: a sentence about the past is about the initial belief.
+    formula, mode, compiled = _compile(statement, signature, thresholds, bind_free, mode)
     rows, when = _rows(hypotheses, signature, t, mode)
-    formula, mode, compiled = _compile(statement, rows.signature, thresholds, bind_free, mode)
-    if mode == "initial" and not isinstance(hypotheses, Hypotheses) and _is_model(hypotheses):
-        rows = hypotheses_of(hypotheses, when, initial=True)
     return _judgment(statement, formula, compiled, rows, conventions, when, mode)
 
 
@@ -105,9 +114,7 @@ def judge_series(
     scores, the statement compiled once."""
     check_conventions(conventions)
     _check_mode(mode)
-    if not _is_model(model):
-        raise ModelError(f"{model_name(model)} is not a belief model",
-                         hint="judge_series needs an object with signature, times and hypotheses(t)")
+    check_model(model)
     formula, mode, compiled = _compile(statement, model.signature, thresholds, bind_free, mode)
     out = []
     for t in (model.times if times is None else times):
@@ -142,7 +149,8 @@ def scores(truth_values: np.ndarray, rows: Hypotheses, conventions: str = "elot"
 
 
 def _is_model(obj: Any) -> bool:
-    return hasattr(obj, "hypotheses") and hasattr(obj, "times") and hasattr(obj, "signature")
+    """Whether ``obj`` means to be a belief model (:func:`check_model` says if it is one)."""
+    return not isinstance(obj, Hypotheses) and callable(getattr(obj, "hypotheses", None))
 
 
 def _check_mode(mode: str) -> None:
@@ -150,21 +158,15 @@ def _check_mode(mode: str) -> None:
         raise EvaluationError(f"unknown mode {mode!r}", hint="use current or initial")
 
 
-def _rows(source: Any, signature: Signature | None, t: int | None, mode: str) -> tuple[Hypotheses, int | None]:
+def _rows(source: Any, signature: Signature, t: int | None, mode: str) -> tuple[Hypotheses, int | None]:
     if isinstance(source, Hypotheses):
-        if signature is not None and signature != source.signature:
-            raise ModelError("the hypotheses were checked against another signature",
-                             hint="leave signature= out: the hypotheses carry theirs")
         return source, t
     if _is_model(source):
         times = list(source.times)
         if not times:
             raise ModelError(f"the model {model_name(source)} has no times")
         when = times[-1] if t is None else t
-        return hypotheses_of(source, when), when
-    if signature is None:
-        raise ModelError("give signature= to judge (world, belief, weight) triples",
-                         hint="e.g. judge(statement, triples, signature=declare(...))")
+        return hypotheses_of(source, when, initial=mode == "initial"), when
     if isinstance(source, (str, bytes)) or not isinstance(source, Iterable):
         raise ModelError(f"cannot judge against a {type(source).__name__}",
                          hint="give Hypotheses, a belief model, or (world, belief, weight) triples")

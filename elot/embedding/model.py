@@ -280,6 +280,9 @@ def hypotheses_of(model: BeliefModel, t: int, *, initial: bool = False) -> Hypot
         found = model.hypotheses(t)
     if isinstance(found, Hypotheses):
         return found
+    if isinstance(found, (str, bytes, Mapping)) or not isinstance(found, Iterable):
+        raise ModelError(f"{model_name(model)}.hypotheses({t}) returned a {type(found).__name__}",
+                         hint="return Hypotheses or a list of (world, belief, weight) triples")
     return Hypotheses.of(found, model.signature)
 
 
