@@ -415,3 +415,13 @@ def test_malformed_models_are_model_errors():
             judge(IN_BASKET, model)
         with pytest.raises(ModelError, match=message):
             judge_series(IN_BASKET, model)
+
+
+def test_a_failing_model_is_reported_not_crashed_on():
+    class Broken(TwoSteps):
+        def hypotheses(self, t):
+            return 1 / 0
+
+    with pytest.raises(ModelError, match=r"Broken.hypotheses\(1\) failed: ZeroDivisionError") as caught:
+        judge(IN_BASKET, Broken())
+    assert isinstance(caught.value.__cause__, ZeroDivisionError)

@@ -270,14 +270,18 @@ def hypotheses_of(model: BeliefModel, t: int, *, initial: bool = False) -> Hypot
         times = list(model.times)
         raise ModelError(f"time {t} is not one of the model's times",
                          hint=f"times: {times[0]}..{times[-1]}" if times else "the model has no times")
-    if initial:
-        method = getattr(model, "initial_hypotheses", None)
-        if method is None:
-            raise ModelError(f"the model {model_name(model)} has no initial_hypotheses(t)",
-                             hint="judge statements about the current belief, or add initial_hypotheses")
+    method = getattr(model, "initial_hypotheses" if initial else "hypotheses", None)
+    if method is None:
+        raise ModelError(f"the model {model_name(model)} has no initial_hypotheses(t)",
+                         hint="judge statements about the current belief, or add initial_hypotheses")
+    try:
         found = method(t)
-    else:
-        found = model.hypotheses(t)
+    except ElotError:
+        raise
+    except Exception as error:  # the model's own code failed: say where, keep the cause
+        raise ModelError(f"{model_name(model)}.{method.__name__}({t}) failed: {type(error).__name__}: {error}",
+                         hint="this is an error in the model's code; call it directly to see the traceback",
+                         ) from error
     if isinstance(found, Hypotheses):
         return found
     if isinstance(found, (str, bytes, Mapping)) or not isinstance(found, Iterable):
