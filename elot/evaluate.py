@@ -179,7 +179,7 @@ class Belief:
             offset += len(line)
         if pairs:
             total = sum(w for _, w in pairs)
-            if abs(total - 1.0) > 1e-9 and all(math.isfinite(w) and w >= 0 for _, w in pairs):
+            if abs(total - 1.0) > 1e-9:
                 raise EvaluationError(
                     f"belief weights sum to {total:g}, not 1", path=path, source=text,
                     span=Span.of(text, spans[0].start, spans[-1].end) if spans[0].line == spans[-1].line
@@ -212,7 +212,7 @@ def _weight(text: str) -> float:
         raise EvaluationError(f"belief weight {text!r} is not a number",
                               hint="write a decimal (0.25) or a fraction (1/4)") from None
     if not (math.isfinite(value) and value >= 0):
-        raise EvaluationError(f"belief weight {text!r} is not a non-negative number",
+        raise EvaluationError(f"belief weight {text!r} is not a finite, non-negative number",
                               hint="weights are probabilities: 0.25, 1/4, ...")
     return value
 

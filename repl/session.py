@@ -311,7 +311,8 @@ class Session:
         inf = self.inference
         t = self.t if self.mode == "current" else 0
         beliefs, true_index = inf.pairs(t)
-        return list(inf.states(t)), beliefs, true_index, np.asarray(inf.pair_posterior(self.t), dtype=np.float64).ravel()
+        weights = np.asarray(inf.pair_posterior(self.t), dtype=np.float64).ravel()
+        return list(inf.states(t)), beliefs, true_index, weights
 
     def explain(self, text: str, *, max_columns: int = 6, max_groups: int = 12) -> Explanation:
         """The ``prob_of`` values and thresholds that decided the score now, by group."""
