@@ -92,7 +92,7 @@ def test_belief_parse_locates_errors_in_later_parts():
     with pytest.raises(ElotError) as caught:
         Belief.parse("0.5: closed(box1)\n0.5: inside(key1, box1), ghost(key1)", signature=SIG, path="b")
     assert caught.value.location() == "b:2:26"
-    with pytest.raises(EvaluationError, match="not a non-negative number"):
+    with pytest.raises(EvaluationError, match="not a finite, non-negative number"):
         Belief.parse("-0.5: closed(box1) | 1.5: closed(box2)")
 
 
