@@ -154,8 +154,10 @@ def test_user_hypotheses_are_checked_like_formulas():
     assert caught.value.location() == "<formula>:1:25"
     with pytest.raises(EvaluationError, match="is a number, not a statement"):
         judge("prob_of(sally, inside(marble, box))", [(BOX, BOX, 1.0)], signature=SIG)
-    with pytest.raises(EvaluationError, match="no belief of anne was given"):
-        judge("believes(anne, formula(inside(marble, box)))", [(BOX, {"sally": BOX}, 1.0)], signature=SIG)
+    with pytest.raises(EvaluationError, match="no belief of anne was given") as caught:
+        judge("believes(  anne, formula(inside(marble, box)))", [(BOX, {"sally": BOX}, 1.0)], signature=SIG)
+    assert caught.value.location() == "<formula>:1:12"  # the caret is in the text as written
+    assert caught.value.context_lines()[1] == " " * 11 + "^^^^"
 
 
 def test_array_hypotheses_are_validated():

@@ -16,7 +16,7 @@ hypotheses in one vectorized call of :meth:`~elot.evaluate.CompiledFormula.truth
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 import numpy as np
 
@@ -95,9 +95,9 @@ def judge(
         raise ModelError("give signature= to judge (world, belief, weight) triples",
                          hint="e.g. judge(statement, triples, signature=declare(...))")
     # English is translated first: a sentence about the past is about the initial belief.
-    formula, mode, compiled = _compile(statement, signature, thresholds, bind_free, mode)
-    rows, when = _rows(hypotheses, signature, t, mode)
-    return _judgment(statement, formula, compiled, rows, conventions, when, mode)
+    program = _compile(statement, signature, thresholds, bind_free, mode)
+    rows, when = _rows(hypotheses, signature, t, program.mode)
+    return _judgment(statement, program, rows, conventions, when)
 
 
 def judge_series(
@@ -115,21 +115,22 @@ def judge_series(
     check_conventions(conventions)
     _check_mode(mode)
     check_model(model)
-    formula, mode, compiled = _compile(statement, model.signature, thresholds, bind_free, mode)
+    program = _compile(statement, model.signature, thresholds, bind_free, mode)
     out = []
     for t in (model.times if times is None else times):
-        rows = hypotheses_of(model, t, initial=mode == "initial")
-        out.append(_judgment(statement, formula, compiled, rows, conventions, t, mode))
+        rows = hypotheses_of(model, t, initial=program.mode == "initial")
+        out.append(_judgment(statement, program, rows, conventions, t))
     return out
 
 
-def truth(compiled: CompiledFormula, rows: Hypotheses) -> np.ndarray:
-    """``⟦φ⟧_n`` for every hypothesis, (N,) bool."""
+def truth(compiled: CompiledFormula, rows: Hypotheses, source: str | None = None) -> np.ndarray:
+    """``⟦φ⟧_n`` for every hypothesis, (N,) bool; errors point into ``source`` (the text
+    the formula was compiled from, default its canonical text)."""
     beliefs = dict(rows.beliefs) or None
     try:
         return compiled.truth(rows.worlds, beliefs, rows.true_index)
     except ElotError as error:
-        raise error.located(source=pretty(compiled.term), path="<formula>")
+        raise error.located(source=pretty(compiled.term) if source is None else source, path="<formula>")
 
 
 def scores(truth_values: np.ndarray, rows: Hypotheses, conventions: str = "elot") -> tuple[float, float, float]:
@@ -173,9 +174,18 @@ def _rows(source: Any, signature: Signature, t: int | None, mode: str) -> tuple[
     return Hypotheses.of(source, signature), t
 
 
-def _compile(statement, signature: Signature, thresholds, bind_free: bool, mode: str):
-    """``(formula text, mode, compiled)``: English is translated first (its tense may make
-    it a statement about the initial belief)."""
+class Compiled(NamedTuple):
+    """A statement ready to judge: its canonical formula, the mode it is judged in, the
+    compiled program and the text it was compiled from (for error carets)."""
+
+    formula: str
+    mode: str
+    compiled: CompiledFormula
+    source: str | None
+
+
+def _compile(statement, signature: Signature, thresholds, bind_free: bool, mode: str) -> Compiled:
+    """Translate (English: its tense may make it about the initial belief) and compile."""
     if isinstance(statement, str):
         from elot.translate import resolve_statement
 
@@ -194,7 +204,7 @@ def _compile(statement, signature: Signature, thresholds, bind_free: bool, mode:
             f"{pretty(compiled.term)} is a number, not a statement",
             hint="compare it with something, e.g. >=(prob_of(player, φ), 0.5)",
         ).located(source=formula if isinstance(formula, str) else None, path="<formula>")
-    return pretty(compiled.term), mode, compiled
+    return Compiled(pretty(compiled.term), mode, compiled, formula if isinstance(formula, str) else None)
 
 
 def translation_note(error: TranslationError, signature: Signature) -> TranslationError:
@@ -208,11 +218,11 @@ def translation_note(error: TranslationError, signature: Signature) -> Translati
     return error
 
 
-def _judgment(statement, formula: str, compiled: CompiledFormula, rows: Hypotheses, conventions: str,
-              t: int | None, mode: str) -> Judgment:
-    posterior, likelihood, prior = scores(truth(compiled, rows), rows, conventions)
-    text = statement if isinstance(statement, str) else formula
-    return Judgment(text, formula, posterior, likelihood, prior, t, mode)
+def _judgment(statement, program: "Compiled", rows: Hypotheses, conventions: str, t: int | None) -> Judgment:
+    holds = truth(program.compiled, rows, program.source)
+    posterior, likelihood, prior = scores(holds, rows, conventions)
+    text = statement if isinstance(statement, str) else program.formula
+    return Judgment(text, program.formula, posterior, likelihood, prior, t, program.mode)
 
 
 __all__ = ["Judgment", "judge", "judge_series", "truth", "scores"]

@@ -153,7 +153,7 @@ class ModelSession(Session):
         rows = self.hypotheses(t, mode)
         conventions = getattr(self, "conventions", "elot")
         try:
-            posterior, likelihood, prior = scores(truth(compiled, rows), rows, conventions)
+            posterior, likelihood, prior = scores(truth(compiled, rows, text), rows, conventions)
         except ElotError as error:
             raise error.located(source=text, path="<formula>")
         return ScoreRow(
