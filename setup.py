@@ -34,7 +34,7 @@ setup(
     package_dir={"elot.examples": "examples"},
     package_data={
         "elot": ["grammar.lark", "data/*", "translate/data/*"],
-        "elot.examples": ["*.scn", "*.elot", "*.txt", "*.md"],
+        "elot.examples": ["*.scn", "*.elot", "*.txt", "*.md", "embedding/*.py", "embedding/*.domain"],
         "btom_ext": ["*.pxd", "*.pyx"],
     },
     ext_modules=cythonize(

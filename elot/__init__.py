@@ -27,6 +27,13 @@ _LAZY = {
     "State": "elot.api",
     "Belief": "elot.api",
     "Signature": "elot.api",
+    # embedding: your own domain and belief model (elot/embedding/)
+    "judge": "elot.embedding",
+    "judge_series": "elot.embedding",
+    "declare": "elot.embedding",
+    "read_domain": "elot.embedding",
+    "Hypotheses": "elot.embedding",
+    "BeliefModel": "elot.embedding",
 }
 
 

@@ -777,6 +777,53 @@ def bind_free_variables(term: Term, signature: Signature, source: str | None = N
     return call("exists", cond, term, span=term.span)
 
 
+def check_atoms(atoms: Iterable[Term], signature: Signature, *, source: str | None = None) -> None:
+    """Typecheck the ground atoms of a state (SPEC §4) as formulas are checked.
+
+    ``p(o1, ..., on)`` must name a stored predicate of ``signature`` applied to known
+    objects of its argument types (``⊢ p(o1, ..., on) : Φ`` with every ``oi`` a
+    constant). Derived predicates (``empty``) are computed, so listing one is an error; a
+    type atom such as ``box(box1)`` is accepted when the signature agrees. Raises
+    :class:`ElotTypeError` listing every bad atom (unknown predicate or object, wrong
+    arity, argument order or types), each with its span and a hint.
+    """
+    checker = _Checker(signature, source, free_ok=False)
+    predicates = sorted(signature.predicate_types)
+    for node in atoms:
+        if isinstance(node, Const) and node.name in signature.object_types:
+            checker.error(node, f"{node.name} is an object, not an atom",
+                          f"a state lists predicates applied to objects, e.g. {_example_atom(signature)}")
+        elif not isinstance(node, Call) or any(not isinstance(a, Const) for a in node.args):
+            checker.error(node, f"{checker.show(node)} is not a ground atom",
+                          f"a state lists predicates applied to objects, e.g. {_example_atom(signature)}")
+        elif node.name in signature.derived:
+            checker.error(node, f"{node.name} is derived from the other atoms, so a state does not list it",
+                          f"leave {node.name}(...) out; it is computed when a formula asks")
+        elif node.name in signature.predicate_types:
+            checker.predicate(node, {})
+        elif node.name in signature.domains and len(node.args) == 1:
+            t = checker.type_predicate(node, {})
+            if t is not None and not signature.is_subdomain(
+                    signature.object_types[node.args[0].name], node.name):
+                checker.error(node, f"{node.args[0].name} is a {signature.object_types[node.args[0].name]}, "
+                              f"not a {node.name}", "types come from the signature; leave type atoms out")
+        else:
+            guess = signature.suggest(node.name, predicates)
+            checker.error(node, f"unknown predicate {node.name!r}",
+                          f"did you mean {guess!r}?" if guess else
+                          "known predicates: " + (", ".join(
+                              f"{p}({', '.join(signature.predicate_types[p])})" for p in predicates) or "none"))
+    if checker.errors:
+        _raise(checker.errors, source)
+
+
+def _example_atom(signature: Signature) -> str:
+    for name, types in signature.predicates:
+        if name not in signature.derived and types and all(signature.objects_of(t) for t in types):
+            return f"{name}({', '.join(signature.objects_of(t)[0] for t in types)})"
+    return "inside(key1, box1)"
+
+
 def check(term: Term | str, signature: Signature | None = None, *, bind_free: bool = False,
           source: str | None = None) -> Checked:
     """Typecheck ``term`` (text or tree) against ``signature`` (default Doors, Keys & Gems).
@@ -801,7 +848,7 @@ def check(term: Term | str, signature: Signature | None = None, *, bind_free: bo
 
 
 __all__ = [
-    "Checked", "check", "bind_free_variables", "infer_bindings",
+    "Checked", "check", "check_atoms", "bind_free_variables", "infer_bindings",
     "EPISTEMIC_OPERATORS", "LOWERED_OPERATORS", "OPERATORS", "MODALS", "ADJECTIVES",
     "THRESHOLD_NAMES",
 ]

@@ -95,6 +95,7 @@ class Signature:
         Doors, Keys & Gems.
         """
         types = dict(DKG_TYPES if types is None else types)
+        types.setdefault("agent", "object")  # every domain has agents; no need to restate it
         predicates = {k: tuple(v) for k, v in (DKG_PREDICATES if predicates is None else predicates).items()}
         known = set(types) | set(types.values()) | {"object"}
         for name, domain in objects.items():

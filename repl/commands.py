@@ -160,13 +160,15 @@ def _goals(session: Session, arg: str) -> list[RenderableType]:
 
 @command("worlds", "", "posterior over the hidden key placement (initial state)")
 def _worlds(session: Session, arg: str) -> list[RenderableType]:
-    return [render.bar_chart(f"key placement (initial state) posterior at t={session.t}",
+    what = getattr(session, "worlds_noun", "key placement (initial state)")
+    return [render.bar_chart(f"{what} posterior at t={session.t}",
                              session.world_posterior(), style="yellow")]
 
 
 @command("beliefs", "", "the agent's belief over key placements now (posterior average)")
 def _beliefs(session: Session, arg: str) -> list[RenderableType]:
-    return [render.bar_chart(f"the {session.agent_name}'s belief over key placements at t={session.t}",
+    what = getattr(session, "worlds_noun", "key placement") + "s"
+    return [render.bar_chart(f"the {session.agent_name}'s belief over {what} at t={session.t}",
                              session.belief_posterior(), style="cyan",
                              caption="posterior-weighted average of the agent's belief")]
 

@@ -310,17 +310,22 @@ class Session:
         formula, mode, _ = resolve_statement(text, mode=mode or self.mode, scenario=self.scenario)
         return formula, mode
 
+    def rows(self) -> tuple[list, Any, np.ndarray, np.ndarray]:
+        """The hypotheses judged now as ``(worlds, beliefs, true_index, posterior)`` arrays
+        for ``compile_formula(...).truth``: one row per (true state, initial belief) pair,
+        since the goal does not change beliefs."""
+        inf = self.inference
+        t = self.t if self.mode == "current" else 0
+        beliefs, true_index = inf.pairs(t)
+        weights = np.asarray(inf.pair_posterior(self.t), dtype=np.float64).ravel()
+        return list(inf.states(t)), beliefs, true_index, weights
+
     def explain(self, text: str, *, max_columns: int = 6, max_groups: int = 12) -> Explanation:
         """The ``prob_of`` values and thresholds that decided the score now, by group."""
         compiled = self.compile(text)
         row = self._score(text, compiled, self.t, self.mode)
         lowered = compiled.lowered
-        inf = self.inference
-        t = self.t if self.mode == "current" else 0
-        # One row per (true state, initial belief) pair: the goal does not change beliefs.
-        worlds = list(inf.states(t))
-        beliefs, true_index = inf.pairs(t)
-        weights = np.asarray(inf.pair_posterior(self.t), dtype=np.float64).ravel()
+        worlds, beliefs, true_index, weights = self.rows()
         columns: list[tuple[str, np.ndarray]] = []
         for term in _prob_terms(lowered, self.signature):
             column = compile_formula(term, self.signature, self.thresholds)

@@ -174,10 +174,13 @@ def _eval_command(args) -> int:
     from elot.api import Thresholds, evaluate
     from elot.evaluate import State
 
+    from elot.signature import Signature
+
     signature = _signature(args)
     thresholds = Thresholds.parse(args.thresholds) if args.thresholds else Thresholds()
-    state = State.parse(args.state, path="--state")
-    belief = _belief(args.belief) if args.belief else None
+    # States and beliefs are typechecked against the signature the formulas use.
+    state = State.parse(args.state, path="--state", signature=signature or Signature.default())
+    belief = _belief(args.belief, signature or Signature.default()) if args.belief else None
 
     def compute(text: str, _line: int) -> str:
         value = evaluate(text, state, belief, signature=signature, thresholds=thresholds, bind_free=args.bind_free)
@@ -186,25 +189,29 @@ def _eval_command(args) -> int:
     return _run(args, compute)
 
 
-def _belief(spec: str):
+def _belief(spec: str, signature):
     """A belief from inline text, a text file, or a JSON file ``[[weight, "atoms"], ...]``."""
     from elot.evaluate import Belief, State
 
     path = Path(spec)
     if ":" in spec and not path.is_file():  # inline beliefs always have "weight:"
-        return Belief.parse(spec, path="--belief")
+        return Belief.parse(spec, path="--belief", signature=signature)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise EvaluationError(f"cannot read belief file {spec}: {error.strerror or error}",
                               hint='or give the belief inline: "0.5: inside(key1, box1) | 0.5: inside(key1, box2)"') from None
     if path.suffix != ".json":
-        return Belief.parse(text, path=spec)
+        return Belief.parse(text, path=spec, signature=signature)
     try:
         data = json.loads(text)
-        pairs = [(State.parse(atoms if isinstance(atoms, str) else ", ".join(atoms), path=spec), float(weight))
+        pairs = [(State.parse(atoms if isinstance(atoms, str) else ", ".join(atoms), path=spec,
+                              signature=signature), float(weight))
                  for weight, atoms in data]
     except (ValueError, TypeError) as error:
         raise EvaluationError(f"{spec} is not a JSON list of [weight, atoms] pairs: {error}", path=spec,
                               hint='e.g. [[0.5, "inside(key1, box1)"], [0.5, "inside(key1, box2)"]]') from None
-    return Belief.of(pairs)
+    try:
+        return Belief.of(pairs)
+    except ElotError as error:  # weights that are negative or do not sum to 1
+        raise error.located(path=spec)

@@ -40,6 +40,9 @@ def register(subparsers) -> None:
                     "stdin is not a terminal (elot repl < queries.txt); then the exit status is 2 if "
                     "any line failed.")
     _scenario_args(p)
+    p.add_argument("--belief-model", "--model-file", dest="belief_model", metavar="SPEC",
+                   help="query your own belief model instead of a scenario: a .py file defining `model`, "
+                        "FILE.py:NAME or package.module:NAME (see docs/embedding.md)")
     p.add_argument("--no-echo", action="store_true",
                    help="with piped input, do not echo each line after the prompt")
     p.set_defaults(func=_repl_command)
@@ -71,6 +74,13 @@ def register(subparsers) -> None:
 def _session(args):
     from repl.session import Session
 
+    if getattr(args, "belief_model", None):
+        if args.scenario:
+            raise ElotError("give a scenario or --belief-model, not both",
+                            hint=f"elot repl --belief-model {args.belief_model}")
+        from elot.embedding.session import ModelSession
+
+        return ModelSession.open_model(args.belief_model, bind_free=args.bind_free)
     session = Session.open(args.scenario)
     session.bind_free = getattr(args, "bind_free", False)
     if hasattr(args, "model"):

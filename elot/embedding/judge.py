@@ -1,0 +1,228 @@
+"""Judging a statement against the observer's hypotheses (SPEC §4, "the observer's judgment").
+
+With ``⟦φ⟧_n`` the statement's truth in hypothesis n (its world, its agents' beliefs) and
+``w_n`` its posterior weight:
+
+* ``P = Σ_n w_n ⟦φ⟧_n``;
+* ``π`` = the fraction of hypotheses where φ holds. Under the ``elot`` conventions every
+  hypothesis counts (weighted by its ``multiplicity``, default 1); under ``paper``
+  (SPEC §7.1) a hypothesis ruled out (weight 0, or ``live`` = 0) counts as false;
+* ``L = P(1−π) / (P(1−π) + (1−P)π)``, or π when π is 0 or 1.
+
+The statement is compiled once (typechecked, lowered, cached) and evaluated over all N
+hypotheses in one vectorized call of :meth:`~elot.evaluate.CompiledFormula.truth`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, NamedTuple
+
+import numpy as np
+
+from elot.errors import ElotError, EvaluationError, TranslationError
+from elot.evaluate import CompiledFormula, Thresholds, compile_formula
+from elot.embedding.model import Hypotheses, ModelError, check_model, hypotheses_of, model_name
+from elot.printer import pretty
+from elot.scoring import check_conventions, normalized_likelihood
+from elot.signature import Signature
+from elot.syntax import Term
+from elot.types import NUMERIC
+
+MODES = ("current", "initial")
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """A statement's score: posterior probability ``P``, normalized likelihood ``L`` and
+    prior fraction ``π``, with the formula that was judged (the translation, for English)."""
+
+    statement: str
+    formula: str
+    posterior: float
+    normalized_likelihood: float
+    prior_fraction: float
+    t: int | None = None
+    mode: str = "current"
+
+    @property
+    def P(self) -> float:  # noqa: N802 - the paper's names
+        return self.posterior
+
+    @property
+    def L(self) -> float:  # noqa: N802
+        return self.normalized_likelihood
+
+    @property
+    def pi(self) -> float:
+        return self.prior_fraction
+
+    def __str__(self) -> str:
+        return f"P={self.posterior:.3f} L={self.normalized_likelihood:.3f} π={self.prior_fraction:.3f}"
+
+
+def judge(
+    statement: str | Term,
+    hypotheses: Any,
+    *,
+    signature: Signature | None = None,
+    t: int | None = None,
+    mode: str = "current",
+    thresholds: Thresholds | None = None,
+    conventions: str = "elot",
+    bind_free: bool = False,
+) -> Judgment:
+    """Score a statement (an ELoT formula, or English when a translator understands it)
+    against hypotheses about an agent.
+
+    ``hypotheses`` is a :class:`~elot.embedding.Hypotheses`, a belief model
+    (:class:`~elot.embedding.BeliefModel`: then ``t`` picks the time, default its last)
+    or an iterable of ``(world, belief, weight)`` triples (then give ``signature``).
+    ``mode="initial"`` judges a statement about the initial belief (the model's
+    ``initial_hypotheses(t)``). ``conventions`` is ``"elot"`` or ``"paper"`` (how π counts
+    ruled-out hypotheses, as in :func:`elot.scoring.score`).
+    """
+    check_conventions(conventions)
+    _check_mode(mode)
+    if _is_model(hypotheses):
+        check_model(hypotheses)
+    if isinstance(hypotheses, Hypotheses) or _is_model(hypotheses):
+        if signature is not None and signature != hypotheses.signature:
+            raise ModelError(f"the {'hypotheses' if isinstance(hypotheses, Hypotheses) else 'model'} "
+                             "use another signature", hint="leave signature= out: they carry theirs")
+        signature = hypotheses.signature
+    elif signature is None:
+        raise ModelError("give signature= to judge (world, belief, weight) triples",
+                         hint="e.g. judge(statement, triples, signature=declare(...))")
+    # English is translated first: a sentence about the past is about the initial belief.
+    program = _compile(statement, signature, thresholds, bind_free, mode)
+    rows, when = _rows(hypotheses, signature, t, program.mode)
+    return _judgment(statement, program, rows, conventions, when)
+
+
+def judge_series(
+    statement: str | Term,
+    model: Any,
+    *,
+    times: Iterable[int] | None = None,
+    mode: str = "current",
+    thresholds: Thresholds | None = None,
+    conventions: str = "elot",
+    bind_free: bool = False,
+) -> list[Judgment]:
+    """:func:`judge` at every time of a belief model (or at ``times``): a time series of
+    scores, the statement compiled once."""
+    check_conventions(conventions)
+    _check_mode(mode)
+    check_model(model)
+    program = _compile(statement, model.signature, thresholds, bind_free, mode)
+    out = []
+    for t in (model.times if times is None else times):
+        rows = hypotheses_of(model, t, initial=program.mode == "initial")
+        out.append(_judgment(statement, program, rows, conventions, t))
+    return out
+
+
+def truth(compiled: CompiledFormula, rows: Hypotheses, source: str | None = None) -> np.ndarray:
+    """``⟦φ⟧_n`` for every hypothesis, (N,) bool; errors point into ``source`` (the text
+    the formula was compiled from, default its canonical text)."""
+    beliefs = dict(rows.beliefs) or None
+    try:
+        return compiled.truth(rows.worlds, beliefs, rows.true_index)
+    except ElotError as error:
+        raise error.located(source=pretty(compiled.term) if source is None else source, path="<formula>")
+
+
+def scores(truth_values: np.ndarray, rows: Hypotheses, conventions: str = "elot") -> tuple[float, float, float]:
+    """``(P, L, π)`` from the per-hypothesis truth values (see the module docstring)."""
+    holds = np.asarray(truth_values, dtype=np.float64)
+    posterior = float(min(1.0, max(0.0, rows.weights @ holds)))
+    counts = np.ones(len(rows)) if rows.multiplicity is None else rows.multiplicity
+    if conventions == "paper":
+        live = rows.live if rows.live is not None else counts * (rows.weights > 0)
+        prior = float(live @ holds / counts.sum())
+    else:
+        prior = float(counts @ holds / counts.sum())
+    return posterior, normalized_likelihood(posterior, prior), prior
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def _is_model(obj: Any) -> bool:
+    """Whether ``obj`` means to be a belief model (:func:`check_model` says if it is one)."""
+    return not isinstance(obj, Hypotheses) and callable(getattr(obj, "hypotheses", None))
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in MODES:
+        raise EvaluationError(f"unknown mode {mode!r}", hint="use current or initial")
+
+
+def _rows(source: Any, signature: Signature, t: int | None, mode: str) -> tuple[Hypotheses, int | None]:
+    if isinstance(source, Hypotheses):
+        return source, t
+    if _is_model(source):
+        times = list(source.times)
+        if not times:
+            raise ModelError(f"the model {model_name(source)} has no times")
+        when = times[-1] if t is None else t
+        return hypotheses_of(source, when, initial=mode == "initial"), when
+    if isinstance(source, (str, bytes)) or not isinstance(source, Iterable):
+        raise ModelError(f"cannot judge against a {type(source).__name__}",
+                         hint="give Hypotheses, a belief model, or (world, belief, weight) triples")
+    return Hypotheses.of(source, signature), t
+
+
+class Compiled(NamedTuple):
+    """A statement ready to judge: its canonical formula, the mode it is judged in, the
+    compiled program and the text it was compiled from (for error carets)."""
+
+    formula: str
+    mode: str
+    compiled: CompiledFormula
+    source: str | None
+
+
+def _compile(statement, signature: Signature, thresholds, bind_free: bool, mode: str) -> Compiled:
+    """Translate (English: its tense may make it about the initial belief) and compile."""
+    if isinstance(statement, str):
+        from elot.translate import resolve_statement
+
+        try:
+            formula, mode, _ = resolve_statement(statement, mode=mode, signature=signature)
+        except TranslationError as error:
+            raise translation_note(error, signature)
+    else:
+        formula = statement
+    try:
+        compiled = compile_formula(formula, signature, thresholds or Thresholds(), bind_free)
+    except ElotError as error:
+        raise error.located(path="<formula>")
+    if compiled.type == NUMERIC:
+        raise EvaluationError(
+            f"{pretty(compiled.term)} is a number, not a statement",
+            hint="compare it with something, e.g. >=(prob_of(player, φ), 0.5)",
+        ).located(source=formula if isinstance(formula, str) else None, path="<formula>")
+    return Compiled(pretty(compiled.term), mode, compiled, formula if isinstance(formula, str) else None)
+
+
+def translation_note(error: TranslationError, signature: Signature) -> TranslationError:
+    """Say why the offline translator fails on a domain without its vocabulary."""
+    import os
+
+    if not signature.objects_of("box") and not os.environ.get("ELOT_MODEL"):
+        error.notes += ("the offline translator reads sentences about boxes, keys and colours, and this "
+                        "domain has no boxes: write the statement in ELoT, or set ELOT_MODEL to a local "
+                        "language model (docs/translation.md)",)
+    return error
+
+
+def _judgment(statement, program: "Compiled", rows: Hypotheses, conventions: str, t: int | None) -> Judgment:
+    holds = truth(program.compiled, rows, program.source)
+    posterior, likelihood, prior = scores(holds, rows, conventions)
+    text = statement if isinstance(statement, str) else program.formula
+    return Judgment(text, program.formula, posterior, likelihood, prior, t, program.mode)
+
+
+__all__ = ["Judgment", "judge", "judge_series", "truth", "scores"]
