@@ -66,7 +66,7 @@ def register(subparsers) -> None:
 
 
 def _session(args):
-    from repl.session import Session
+    from elot.repl.session import Session
 
     session = Session.open(args.scenario)
     session.bind_free = getattr(args, "bind_free", False)
@@ -77,7 +77,7 @@ def _session(args):
 
 
 def _repl_command(args) -> int:
-    from repl.app import run
+    from elot.repl.app import run
 
     return run(_session(args), echo=not args.no_echo)
 
@@ -123,7 +123,7 @@ def _plot_command(args) -> int:
 
 def _map_command(args) -> int:
     from elot import plots
-    from repl.session import load
+    from elot.repl.session import load
 
     scenario = load(args.scenario)
     states = scenario.states()

@@ -1,1 +1,1 @@
-"""Built-in example scenarios and formulas, installed as ``elot.examples``."""
+"""Built-in example scenarios and formulas, the package ``elot.examples``."""

@@ -19,9 +19,9 @@ from rich.console import Console
 # piped input: exit EXIT_USAGE when some line failed, as the other commands do
 from elot.cli import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError
-from repl import render
-from repl.commands import Quit, execute
-from repl.session import Session
+from elot.repl import render
+from elot.repl.commands import Quit, execute
+from elot.repl.session import Session
 
 
 
@@ -84,7 +84,7 @@ class Repl:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory, InMemoryHistory
 
-        from repl.complete import ElotCompleter
+        from elot.repl.complete import ElotCompleter
 
         path = history_path()
         try:

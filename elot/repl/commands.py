@@ -18,9 +18,9 @@ from rich.table import Table
 from rich.text import Text
 
 from elot.errors import ElotError
-from repl import render
+from elot.repl import render
 from elot.scenario import looks_like_formula
-from repl.session import Session
+from elot.repl.session import Session
 
 
 class Quit(Exception):

@@ -11,8 +11,8 @@ from prompt_toolkit.document import Document
 
 from elot.checker import OPERATORS, THRESHOLD_NAMES
 from elot.scenario import list_examples
-from repl.commands import COMMANDS
-from repl.session import MODELS, Session
+from elot.repl.commands import COMMANDS
+from elot.repl.session import MODELS, Session
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 

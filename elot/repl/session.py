@@ -25,7 +25,7 @@ from elot.printer import pretty
 from elot.signature import Signature
 from elot.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
 from elot.world import fmt_action
-from repl.render import ScoreRow
+from elot.repl.render import ScoreRow
 
 MODELS = ("full", "true-belief", "non-planning")
 MODES = ("current", "initial")
