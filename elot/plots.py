@@ -18,6 +18,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Circle, Polygon, Rectangle
 
 from elot.errors import ElotError
+from elot.output import check_target, elot_png, write_output
 
 #: matplotlib colours for the colours scenarios use.
 COLOURS = {"red": "#d62728", "blue": "#1f77b4", "yellow": "#e6b800", "green": "#2ca02c",
@@ -132,16 +133,23 @@ def map_figure(states: Sequence, t: int | None = None, *, title: str | None = No
     return fig
 
 
-def save(fig: Figure, path: str | Path, metadata: Mapping[str, object] | None = None, *, dpi: int = 110) -> Path:
-    """Write ``fig`` as a PNG with ``metadata`` as text chunks (keys prefixed ``elot:``)."""
+def save(fig: Figure, path: str | Path, metadata: Mapping[str, object] | None = None, *, dpi: int = 110,
+         force: bool = False) -> Path:
+    """Write ``fig`` as a PNG with ``metadata`` as text chunks (keys prefixed ``elot:``),
+    through :func:`elot.output.write_output`: atomically, into an existing directory, and
+    over an existing file only if it is a PNG elot wrote (or ``force``)."""
+    target = check_png_target(path, force=force)
+    meta = {"Software": "elot"}
+    meta.update({f"elot:{k}": str(v) for k, v in (metadata or {}).items()})
+    write_output(target, lambda stream: fig.savefig(stream, format="png", dpi=dpi, metadata=meta),
+                 ours=elot_png, force=force, option="-o")
+    return target
+
+
+def check_png_target(path: str | Path, *, force: bool = False) -> Path:
+    """The checks :func:`save` makes before drawing: a ``.png`` name in an existing
+    directory, not over a file elot did not write (unless ``force``)."""
     target = Path(path)
     if target.suffix.lower() != ".png":
         raise ElotError(f"can only write PNG files, not {target.name!r}", hint="name the output file *.png")
-    meta = {"Software": "elot"}
-    meta.update({f"elot:{k}": str(v) for k, v in (metadata or {}).items()})
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(target, dpi=dpi, metadata=meta)
-    except OSError as error:
-        raise ElotError(f"cannot write {target}: {error.strerror}", hint="check the output path") from None
-    return target
+    return check_target(target, ours=elot_png, force=force, option="-o")

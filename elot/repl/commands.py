@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from elot.errors import ElotError
+from elot.output import count
 from elot.repl import render
 from elot.scenario import looks_like_formula
 from elot.repl.session import Session
@@ -232,10 +233,10 @@ def _set(session: Session, arg: str) -> list[RenderableType]:
         session.set_threshold(words[1], _float(words[2], "the threshold", _SET_USAGE))
         return [render.message(f"threshold {words[1]} = {session.thresholds_dict()[words[1]]:g}")]
     if what == "beta" and len(words) == 2:
-        session.set_beta(_float(words[1], "beta", _SET_USAGE))
+        session.set_beta(words[1])
         return [render.message(f"beta = {session.beta:g} (inference reruns on the next query)")]
     if what == "k" and len(words) == 2:
-        session.set_k(_int(words[1], "k", _SET_USAGE))
+        session.set_k(words[1])
         return [render.message(f"k = {session.k} (inference reruns on the next query)")]
     suggestion = difflib.get_close_matches(what, ["threshold", "beta", "k"], n=1)
     hint = f"did you mean :set {suggestion[0]}? " if suggestion else ""
@@ -254,10 +255,13 @@ def _thresholds(session: Session, arg: str) -> list[RenderableType]:
     return [render.thresholds_table(session.thresholds_dict(), session.default_thresholds())]
 
 
-@command("save", "FILE", "save this session's queries and scores (.csv or .json)", "path")
+@command("save", "FILE [--force]", "save this session's queries and scores (.csv or .json); "
+         "--force replaces a file that is not an elot query log", "path")
 def _save(session: Session, arg: str) -> list[RenderableType]:
-    path = session.save(_need(arg, ":save FILE"))
-    return [render.message(f"saved {len(session.log)} queries to {path}", "green")]
+    text = _need(arg, ":save FILE [--force]")
+    force = text == "--force" or text.endswith(" --force")
+    path = session.save(_need(text.removesuffix("--force"), ":save FILE [--force]"), force=force)
+    return [render.message(f"saved {count(len(session.log), 'query', 'queries')} to {path}", "green")]
 
 
 @command("quit", "", "leave (also Ctrl-D)")

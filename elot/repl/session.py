@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,19 +19,18 @@ from typing import Any, Sequence
 import numpy as np
 
 from elot.checker import Checked, check, infer_bindings
+from elot.cli.options import DEFAULT_BETA, DEFAULT_K, MODES, check_model, check_number, models
 from elot.errors import ElotError
 from elot.evaluate import CompiledFormula, Thresholds, compile_formula
 from elot.lowering import lower
+from elot.output import count, csv_with_header, json_where, write_output
 from elot.printer import pretty
 from elot.signature import Signature
 from elot.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
 from elot.world import fmt_action
 from elot.repl.render import ScoreRow
 
-MODELS = ("full", "true-belief", "non-planning")
-MODES = ("current", "initial")
-DEFAULT_BETA = 2 ** 1.5
-DEFAULT_K = 3
+MODELS = models()
 
 
 @dataclass
@@ -60,6 +60,7 @@ class Session:
     thresholds: Thresholds = field(default_factory=Thresholds)
     mode: str = "current"
     bind_free: bool = False
+    backend: str = "core"
     t: int = 0
     log: list[dict] = field(default_factory=list)
     _inference: Any = None
@@ -131,7 +132,7 @@ class Session:
 
     def describe(self) -> str:
         goal = getattr(self.scenario, "true_goal", None)
-        return (f"loaded {self.name}: {self.horizon} actions, judgment points "
+        return (f"loaded {self.name}: {count(self.horizon, 'action')}, judgment points "
                 f"{', '.join(map(str, self.judgments())) or 'none'}"
                 + (f", true goal {goal}" if goal else ""))
 
@@ -149,27 +150,22 @@ class Session:
     def set_threshold(self, name: str, value: float) -> None:
         self.thresholds = self.thresholds.replace(**{name: value})
 
-    def set_beta(self, beta: float) -> None:
-        if not beta > 0:
-            raise ElotError(f"beta must be positive, not {beta:g}", hint="e.g. :set beta 2.83")
+    # β, k and the model are checked as the command line checks them (elot.cli.options).
+
+    def set_beta(self, beta: float | str) -> None:
+        beta = check_number("beta", beta)
         if beta != self.beta:
             self.beta = beta
             self._inference = None
 
-    def set_k(self, k: int) -> None:
-        if not 1 <= k <= 6:
-            raise ElotError(f"k must be between 1 and 6, not {k}", hint="the paper uses k = 3")
+    def set_k(self, k: int | str) -> None:
+        k = check_number("k", k)
         if k != self.k:
             self.k = k
             self._inference = None
 
     def set_model(self, model: str) -> None:
-        if model not in MODELS:
-            import difflib
-
-            close = difflib.get_close_matches(model, MODELS, n=1)
-            raise ElotError(f"unknown model {model!r}",
-                            hint=(f"did you mean {close[0]}? " if close else "") + "models: " + ", ".join(MODELS))
+        check_model(model)
         if model != self.model:
             self.model = model
             self._inference = None
@@ -198,7 +194,8 @@ class Session:
         if self._inference is None:
             from elot.inference import infer
 
-            self._inference = infer(self.scenario, model=self.model, beta=self.beta, k=self.k)
+            self._inference = infer(self.scenario, model=self.model, beta=self.beta, k=self.k,
+                                    backend=self.backend)
         return self._inference
 
     @property
@@ -345,24 +342,29 @@ class Session:
 
     # -- saving --------------------------------------------------------------------------
 
-    def save(self, path: str) -> Path:
-        """Write the query log as CSV or JSON (by extension)."""
+    def save(self, path: str, *, force: bool = False) -> Path:
+        """Write the query log as CSV or JSON (by extension), through
+        :func:`elot.output.write_output`: never empty, never over a file that is not a
+        query log elot wrote unless ``force``."""
         target = Path(path).expanduser()
         suffix = target.suffix.lower()
         if suffix not in (".csv", ".json"):
             raise ElotError(f"cannot save as {suffix or 'a file without extension'}",
                             hint="use a .csv or .json file name")
-        try:
-            if suffix == ".json":
-                target.write_text(json.dumps(self.log, indent=2) + "\n", encoding="utf-8")
-            else:
-                with target.open("w", newline="", encoding="utf-8") as handle:
-                    fields = list(self.log[0]) if self.log else list(LOG_FIELDS)
-                    writer = csv.DictWriter(handle, fieldnames=fields)
-                    writer.writeheader()
-                    writer.writerows(self.log)
-        except OSError as error:
-            raise ElotError(f"cannot write {target}: {error.strerror}", hint="check the path") from None
+        if not self.log:
+            raise ElotError("nothing to save yet: this session has scored no formula",
+                            hint="type a formula or a sentence first; :save writes their scores")
+        if suffix == ".json":
+            text = json.dumps(self.log, indent=2) + "\n"
+            ours = json_where(lambda data: isinstance(data, list)
+                              and all(isinstance(row, dict) and "formula" in row for row in data))
+        else:
+            buffer = io.StringIO(newline="")
+            writer = csv.DictWriter(buffer, fieldnames=list(self.log[0]))
+            writer.writeheader()
+            writer.writerows(self.log)
+            text, ours = buffer.getvalue(), csv_with_header(*LOG_FIELDS[:4])
+        write_output(target, text, ours=ours, force=force, option=":save")
         return target
 
 
