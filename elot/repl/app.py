@@ -102,8 +102,13 @@ class Repl:
                 continue
             except EOFError:
                 break
-            if not self.handle(line):
-                break
+            try:
+                if not self.handle(line):
+                    break
+            except KeyboardInterrupt:
+                # Ctrl-C cancels the command, not the session: an inference that did not
+                # finish is simply not kept, and settings and history are untouched.
+                self.console.print(render.message("interrupted: the command was cancelled", "yellow"))
         return EXIT_OK
 
     def run_piped(self, stream: TextIO, echo: bool = True) -> int:
