@@ -8,6 +8,7 @@ model, β, k), and is kept while the user moves through time or changes threshol
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import io
@@ -47,6 +48,21 @@ class Explanation:
     groups: list[tuple[tuple[float, ...], bool, float, int]]   # counts are (state, belief) pairs
     score: ScoreRow
     hidden_groups: int = 0
+
+
+@dataclass
+class NumericValue:
+    """A numeric term's value now (``prob_of(...)``): its posterior mean and its
+    distribution over the hypotheses, as (value, posterior mass, number of (state,
+    belief) pairs), heaviest first."""
+
+    formula: str
+    type: str
+    mode: str
+    t: int
+    mean: float
+    distribution: list[tuple[float, float, int]]
+    hidden: int = 0
 
 
 @dataclass
@@ -169,6 +185,15 @@ class Session:
         if model != self.model:
             self.model = model
             self._inference = None
+
+    @contextlib.contextmanager
+    def in_mode(self, mode: str):
+        """Score in ``mode`` for the duration of a ``with`` block (then the mode before)."""
+        saved, self.mode = self.mode, mode
+        try:
+            yield self
+        finally:
+            self.mode = saved
 
     def thresholds_dict(self) -> dict[str, float]:
         return dataclasses.asdict(self.thresholds)
@@ -300,6 +325,32 @@ class Session:
 
         formula, mode, _ = resolve_statement(text, mode=mode or self.mode, scenario=self.scenario)
         return formula, mode
+
+    def is_number(self, text: str) -> bool:
+        """Whether a formula is a numeric term (type Φ_F, e.g. ``prob_of(...)``)."""
+        from elot.types import NUMERIC
+
+        return self.check(text).type == NUMERIC
+
+    def value(self, text: str, *, max_rows: int = 12) -> NumericValue:
+        """A numeric term's value now, for every (true state, belief) pair, weighted by
+        the posterior: its mean and its distribution (values rounded to 3 places)."""
+        compiled = self.compile(text)
+        inf = self.inference
+        t = self.t if self.mode == "current" else 0
+        beliefs, true_index = inf.pairs(t)
+        values = compiled.value(list(inf.states(t)), beliefs, true_index)
+        weights = np.asarray(inf.pair_posterior(self.t), dtype=np.float64).ravel()
+        groups: dict[float, list] = {}
+        for v, w in zip(np.round(values, 3), weights):
+            entry = groups.setdefault(float(v), [0.0, 0])
+            entry[0] += float(w)
+            entry[1] += 1
+        ordered = sorted(((v, m, c) for v, (m, c) in groups.items()), key=lambda g: (-g[1], g[0]))
+        return NumericValue(
+            formula=pretty(compiled.term), type=str(compiled.type), mode=self.mode, t=self.t,
+            mean=float(weights @ values), distribution=ordered[:max_rows],
+            hidden=max(0, len(ordered) - max_rows))
 
     def explain(self, text: str, *, max_columns: int = 6, max_groups: int = 12) -> Explanation:
         """The ``prob_of`` values and thresholds that decided the score now, by group."""
