@@ -213,3 +213,11 @@ def test_counts_agree_with_their_nouns(capsys, tmp_path):
     status, out, err = run(capsys, "run", str(one_gem))
     assert status == 0, err
     assert "(1 goal × 1 state × 1 belief), 4 actions" in out
+
+
+def test_repl_loads_plan_ids_from_its_labtom_directory(capsys, monkeypatch, labtom):
+    monkeypatch.delenv("ELOT_LABTOM_DATA", raising=False)
+    monkeypatch.setattr("sys.stdin", io.StringIO(":load 2_1\n"))
+    status, out, err = run(capsys, "repl", "--labtom", str(labtom))
+    assert status == 0, out + err
+    assert "loaded exp2_current/2_1: 31 actions" in out

@@ -166,3 +166,28 @@ def test_numeric_term_shows_its_posterior_mean_and_distribution(session):
     assert session.value("prob_of(player, empty(box1))").mean == pytest.approx(0.0, abs=1e-6)
     with pytest.raises(ElotError, match="is a number"):
         execute(session, ":trace prob_of(player, empty(box1))")
+
+
+# -- the documented session replays --------------------------------------------------------------
+
+
+def test_docs_repl_transcript_replays(env):
+    """docs/repl.md's session (a ``text`` block, so test_docs does not run it) is what
+    ``COLUMNS=96 elot repl < demo.txt`` prints, inference times aside."""
+    import re
+    from pathlib import Path
+
+    from helpers import run_elot
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "repl.md").read_text(encoding="utf-8")
+    block = re.search(r"```text\n(elot\[t=0/23\]> :help\n.*?)```", doc, re.S).group(1)
+    lines = [re.sub(r"^elot\[[^\]]*\]> ", "", line) for line in block.splitlines()
+             if re.match(r"^elot\[t=\d+/\d+( initial)?\]> ", line)]
+    result = run_elot("repl", stdin="\n".join(lines) + "\n", env=dict(env, COLUMNS="96"), timeout=120)
+    assert result.stderr == ""
+
+    def plain(text: str) -> str:
+        text = re.sub(r"\(inference: [0-9.]+ s\)", "(inference: … s)", text)
+        return "\n".join(line.rstrip() for line in text.strip().splitlines())
+
+    assert plain(result.stdout) == plain(block)

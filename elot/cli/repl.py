@@ -57,7 +57,8 @@ def _session(args):
     from elot.repl.session import Session
 
     return Session(scenario=options.load_scenario(args), model=args.model, beta=args.beta,
-                   k=args.k, backend=args.backend, bind_free=args.bind_free, mode=args.mode)
+                   k=args.k, backend=args.backend, bind_free=args.bind_free, mode=args.mode,
+                   labtom=args.labtom)
 
 
 def _repl_command(args) -> int:

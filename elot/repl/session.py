@@ -77,6 +77,7 @@ class Session:
     mode: str = "current"
     bind_free: bool = False
     backend: str = "core"
+    labtom: str | None = None       # the dataset directory for plan ids (elot repl --labtom)
     t: int = 0
     log: list[dict] = field(default_factory=list)
     _inference: Any = None
@@ -90,7 +91,7 @@ class Session:
 
     def load(self, spec: str) -> None:
         """Replace the scenario (file path or example name); time goes back to 0."""
-        self.scenario = load(spec)
+        self.scenario = load(spec, root=self.labtom)
         self._inference = None
         self.t = 0
 
@@ -426,14 +427,15 @@ LOG_FIELDS = ("scenario", "t", "mode", "model", "beta", "english", "formula", "l
 # -- loading ------------------------------------------------------------------------------
 
 
-def load(spec: str | None):
+def load(spec: str | None, root: str | None = None):
     """A scenario from a path (``.scn``, dataset problem or plan), a built-in example name
-    or a dataset plan id; the default example when ``spec`` is None."""
+    or a dataset plan id (under ``root``, default the dataset's usual place); the default
+    example when ``spec`` is None."""
     from elot import scenario as scn
 
     if spec is None:
         return scn.default_example()
-    return scn.load_scenario(spec)
+    return scn.load_scenario(spec, root=root)
 
 
 def describe_placement(layout, state) -> str:
