@@ -4,25 +4,16 @@ statements by number, numeric terms, and huge lines."""
 
 from __future__ import annotations
 
-import os
 import time
 
 import pexpect
 import pytest
-from helpers import ELOT, NEUTRAL_CWD
+from test_repl import env, spawn  # noqa: F401 (env is a fixture)
 
 from elot.errors import ElotError
 from elot.repl.commands import execute
 from elot.repl.render import plain_text
 from elot.repl.session import Session
-
-
-@pytest.fixture()
-def env(tmp_path):
-    e = dict(os.environ, HOME=str(tmp_path), ELOT_HISTORY=str(tmp_path / "history"),
-             TERM="dumb", COLUMNS="100", NO_COLOR="1")
-    e.pop("XDG_DATA_HOME", None)
-    return e
 
 
 @pytest.fixture()
@@ -40,8 +31,7 @@ def text(outputs) -> str:
 def test_ctrl_c_during_inference_returns_to_the_prompt(env, tmp_path):
     # The reference backend with many belief particles: seconds of inference, all of it in
     # Python, so the interrupt lands while it runs.
-    child = pexpect.spawn(ELOT[0], [*ELOT[1:], "repl", "two-doors", "--backend", "reference"],
-                          env=env, encoding="utf-8", timeout=60, dimensions=(50, 100), cwd=NEUTRAL_CWD)
+    child = spawn(env, "two-doors", "--backend", "reference")
     prompt = r"elot\[t=\d+/15( initial)?\]> "
     child.expect(prompt)
     child.sendline(":initial")
@@ -76,8 +66,7 @@ def test_ctrl_c_during_inference_returns_to_the_prompt(env, tmp_path):
 def test_pty_line_is_cut_at_the_bound(env, tmp_path):
     from elot.repl.app import MAX_LINE
 
-    child = pexpect.spawn(ELOT[0], [*ELOT[1:], "repl"], env=env, encoding="utf-8", timeout=60,
-                          dimensions=(50, 100), cwd=NEUTRAL_CWD)
+    child = spawn(env)
     child.expect(r"elot\[t=0/23\]> ")
     time.sleep(0.3)
     child.send("x" * (MAX_LINE + 500))

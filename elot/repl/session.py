@@ -87,7 +87,7 @@ class Session:
     @staticmethod
     def open(spec: str | None = None, **settings) -> "Session":
         """A session on a scenario file, a built-in example name, or the default example."""
-        return Session(scenario=load(spec), **settings)
+        return Session(scenario=load(spec, root=settings.get("labtom")), **settings)
 
     def load(self, spec: str) -> None:
         """Replace the scenario (file path or example name); time goes back to 0."""
