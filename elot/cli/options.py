@@ -50,6 +50,7 @@ NUMBERS: dict[str, Number] = {
     "beta": Number("beta", False, low=0, open_low=True, example="2.83, the default (2^1.5)"),
     "k": Number("k", True, low=1, example="3, the paper's"),
     "time": Number("time", True, low=0, example="0, the start"),
+    "samples": Number("samples", True, low=1, example="10"),
 }
 
 
@@ -120,7 +121,8 @@ def add_scenario_options(p: argparse.ArgumentParser, *, plan: bool = True) -> No
     if plan:
         p.add_argument("--plan", metavar="PLAN", help="the plan of a dataset problem: a .pddl file or a plan id")
     p.add_argument("--labtom", metavar="DIR",
-                   help="the LaBToM dataset directory, for plan ids (default: $ELOT_LABTOM_DATA or ../shared/labtom)")
+                   help="the LaBToM dataset directory, for plan ids (default: $ELOT_LABTOM_DATA, else a "
+                        "labtom or shared/labtom folder in or above the working directory)")
     p.add_argument("--exp", default="exp2_current", metavar="EXP",
                    help="the dataset experiment of a plan id (default: %(default)s)")
 

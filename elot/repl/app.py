@@ -181,7 +181,7 @@ def _uses_inference(line: str) -> bool:
     if not line.startswith(":"):
         return True
     name = line[1:].split(" ", 1)[0]
-    return name in ("goals", "worlds", "beliefs", "explain", "trace")
+    return name in ("goals", "worlds", "beliefs", "explain", "trace", "score")
 
 
 def run(session: Session, *, stdin: TextIO | None = None, console: Console | None = None,
