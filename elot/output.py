@@ -157,3 +157,9 @@ def any_of(*recognizers: Recognizer) -> Recognizer:
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """``1 goal``, ``3 goals``: a number with its noun in agreement."""
     return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def excerpt(text: str, width: int = 80) -> str:
+    """``text``, or its start and its length when longer than ``width`` (for showing
+    input a user gave, which may be huge)."""
+    return text if len(text) <= width else f"{text[:width]}… ({len(text)} characters)"

@@ -221,3 +221,10 @@ def test_repl_loads_plan_ids_from_its_labtom_directory(capsys, monkeypatch, labt
     status, out, err = run(capsys, "repl", "--labtom", str(labtom))
     assert status == 0, out + err
     assert "loaded exp2_current/2_1: 31 actions" in out
+
+
+def test_run_table_shows_a_bounded_excerpt_of_a_huge_statement(capsys):
+    huge = "believes(player, formula(empty(box1" + "1" * 20_000 + ")))"
+    status, out, _ = run(capsys, "run", "-s", huge)
+    assert status == 2
+    assert "(20038 characters)" in out and len(out) < 20_000

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from elot.cli import options
 from elot.errors import ElotError
-from elot.output import STDOUT, check_target, count, csv_with_header, json_where, write_output
+from elot.output import STDOUT, check_target, count, excerpt, csv_with_header, json_where, write_output
 
 if TYPE_CHECKING:
     from elot.scenario import Statement
@@ -178,7 +178,9 @@ def _print(scenario, inference, statements, table, *, stderr: bool = False) -> N
         for _, _, got in table:
             s = got.get(n)
             cells.append("—" if s is None else f"{s.normalized_likelihood:.2f} ({s.posterior:.2f})")
-        text = st.text if st.formula in (None, st.text) else f"{st.text}\n→ {st.formula}"
+        text = excerpt(st.text, 300)
+        if st.formula not in (None, st.text):
+            text += f"\n→ {excerpt(st.formula, 300)}"
         if st.note:
             text += f"\n[dim]({st.note})[/dim]"
         scores.add_row(str(n + 1), st.mode, text, *cells)

@@ -19,6 +19,7 @@ from rich.console import Console
 # piped input: exit EXIT_USAGE when some line failed, as the other commands do
 from elot.cli import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError
+from elot.output import excerpt
 from elot.repl import render
 from elot.repl.commands import Quit, execute
 from elot.repl.session import Session
@@ -50,11 +51,6 @@ def too_long(length: int) -> ElotError:
     return ElotError(f"line too long ({length} characters; the REPL takes at most {MAX_LINE})",
                      hint="give one formula or sentence at a time; score many with "
                           "elot run --statements FILE")
-
-
-def excerpt(line: str, width: int = 80) -> str:
-    """The start of a long line and its length, for echoing it."""
-    return line if len(line) <= width else f"{line[:width]}… ({len(line)} characters)"
 
 
 class Repl:
