@@ -299,7 +299,8 @@ def _set(session: Session, arg: str) -> list[RenderableType]:
     raise ElotError(f"cannot set {arg.strip()!r}", hint=f"{hint}usage: {_SET_USAGE}")
 
 
-@command("model", "[full|true-belief|non-planning]", "show or change the BToM model (ablations)", "model")
+@command("model", "[MODEL]", "show or change the BToM model: the full model or an ablation (Tab lists them)",
+         "model")
 def _model(session: Session, arg: str) -> list[RenderableType]:
     if arg.strip():
         session.set_model(arg.strip())
