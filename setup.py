@@ -27,11 +27,9 @@ setup(
     long_description_content_type="text/markdown",
     license="MIT",
     python_requires=">=3.10",
-    # examples/ (scenarios and formulas of our own) ships as elot.examples, so that the
-    # built-in scenario is there after a plain `pip install .`.
-    packages=find_packages(include=["elot", "elot.*", "btom_ext", "repl", "repl.*"])
-    + ["elot.examples"],
-    package_dir={"elot.examples": "examples"},
+    # The REPL (elot/repl) and the examples (elot/examples) live inside the package, so the
+    # checkout and an install have the same layout (see README, Layout).
+    packages=find_packages(include=["elot", "elot.*", "btom_ext"]),
     package_data={
         "elot": ["grammar.lark", "data/*", "translate/data/*"],
         "elot.examples": ["*.scn", "*.elot", "*.txt", "*.md", "embedding/*.py", "embedding/*.domain"],

@@ -10,7 +10,13 @@ Use :func:`backend` to get either; a core that was never compiled raises
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from types import ModuleType
+
+# From the repository root after a plain (non-editable) `pip install .`, this folder of
+# the checkout is the btom_ext that imports, but the compiled core was built into
+# site-packages: search every btom_ext folder on sys.path for the submodules.
+__path__ = pkgutil.extend_path(__path__, __name__)
 
 BACKENDS = ("core", "reference")
 
@@ -30,7 +36,8 @@ def backend(name: str = "core") -> ModuleType:
 
         raise ExtensionMissingError(
             f"the compiled BToM core (btom_ext.core) does not import: {error}",
-            hint="reinstall with `pip install .` (a C compiler is needed), or pass "
-            "backend='reference' for the slow pure-Python implementation",
+            hint="build it with `pip install .` (or `pip install -e .` in a checkout; a C "
+            "compiler is needed), or pass backend='reference' for the slow pure-Python "
+            "implementation",
         ) from error
     return core

@@ -18,6 +18,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Circle, Polygon, Rectangle
 
 from elot.errors import ElotError
+from elot.output import check_target, elot_png, write_output
 
 #: matplotlib colours for the colours scenarios use.
 COLOURS = {"red": "#d62728", "blue": "#1f77b4", "yellow": "#e6b800", "green": "#2ca02c",
@@ -26,6 +27,13 @@ COLOURS = {"red": "#d62728", "blue": "#1f77b4", "yellow": "#e6b800", "green": "#
 
 def _colour(name: str | None) -> str:
     return COLOURS.get(name or "", name or "#7f7f7f")
+
+
+#: Line styles and markers that keep curves apart when their values coincide (colour is
+#: not enough: curves drawn on top of one another hide each other). ":" is left to the
+#: judgment lines.
+LINESTYLES = ("-", "--", "-.", (0, (6, 2, 1, 2, 1, 2)), (0, (3, 1)), (0, (8, 3)))
+MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">")
 
 
 def statements_figure(
@@ -37,39 +45,69 @@ def statements_figure(
     true_goal: str | None = None,
 ) -> Figure:
     """Two panels over t = 0..T: each statement's score (normalized likelihood) and the
-    goal posterior, judgment points marked by dotted vertical lines and dots on the
-    statement curves. ``statements`` holds (label, values at t = 0..T)."""
-    fig = Figure(figsize=(9, 6.5), constrained_layout=True)
-    top, bottom = fig.subplots(2, 1, sharex=True)
+    goal posterior, judgment points marked by dotted vertical lines and large dots on
+    the statement curves. ``statements`` holds (label, values at t = 0..T).
+
+    Each curve has its own line style and marker (placed at different steps for each
+    curve, so curves with the same values stay visible), and its number; the legend
+    gives each label in full, wrapped, with that number."""
+    labels = [_wrap(f"{n}. {label}") for n, (label, _) in enumerate(statements, 1)]
+    legend_lines = sum(label.count("\n") + 1 for label in labels)
+    height = max(6.5, 3.4 + 0.16 * legend_lines)
+    fig = Figure(figsize=(11, height), constrained_layout=True)
+    top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [max(1.0, height / 6.5 * 1.2), 1]})
     horizon = max([len(v) for _, v in statements] + [len(v) for v in goals.values()] + [1]) - 1
-    for label, values in statements:
+    every = max(1, horizon // 6)
+    for n, ((_, values), label) in enumerate(zip(statements, labels)):
         ts = range(len(values))
-        (line,) = top.plot(ts, values, label=_short(label), linewidth=1.8, gid="statement")
+        (line,) = top.plot(ts, values, label=label, linewidth=1.6, gid="statement",
+                           linestyle=LINESTYLES[n % len(LINESTYLES)], marker=MARKERS[n % len(MARKERS)],
+                           markersize=5, markevery=(n % every, every), alpha=0.9)
         marked = [t for t in judgments if 0 <= t < len(values)]
-        top.scatter(marked, [values[t] for t in marked], color=line.get_color(), zorder=3, s=22)
+        top.scatter(marked, [values[t] for t in marked], color=line.get_color(), zorder=3, s=30,
+                    edgecolors="white", linewidths=0.6)
+    # each curve's number at its end; curves ending together share one label ("7, 8, 9")
+    ends: dict[float, list[str]] = {}
+    for n, (_, values) in enumerate(statements, 1):
+        if len(values):
+            ends.setdefault(round(float(values[-1]), 2), []).append(str(n))
+    for value, numbers in ends.items():
+        top.annotate(", ".join(numbers), (horizon, value), xytext=(4, 0), textcoords="offset points",
+                     fontsize=7, va="center", color="0.25", annotation_clip=False)
     top.set_ylim(-0.03, 1.03)
     top.set_ylabel("normalized likelihood")
     top.set_title(title, loc="left", fontsize=11)
-    for name, values in goals.items():
-        style = dict(linewidth=2.6) if name == true_goal else dict(linewidth=1.4)
-        bottom.plot(range(len(values)), values, label=name + (" (true)" if name == true_goal else ""),
-                    gid="goal", **style)
+    for n, (name, values) in enumerate(goals.items()):
+        style = dict(linewidth=2.8) if name == true_goal else dict(linewidth=1.5)
+        bottom.plot(range(len(values)), values, label=name + (" (true goal)" if name == true_goal else ""),
+                    gid="goal", linestyle=LINESTYLES[n % len(LINESTYLES)], marker=MARKERS[n % len(MARKERS)],
+                    markersize=4, markevery=(n % every, every), **style)
     bottom.set_ylim(-0.03, 1.03)
     bottom.set_ylabel("goal posterior")
-    bottom.set_xlabel("step t")
+    bottom.set_xlabel("step t (dotted lines: judgment points)")
     bottom.set_xlim(0, max(horizon, 1))
     for ax in (top, bottom):
         for t in judgments:
             ax.axvline(t, color="0.6", linestyle=":", linewidth=1)
         ax.grid(alpha=0.25)
     if statements:
-        top.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    bottom.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        top.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.07, 1.0), frameon=False,
+                   handlelength=3.2, title="statements ([cur]rent / [ini]tial belief)", title_fontsize=7.5,
+                   alignment="left")
+    bottom.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.07, 1.0), frameon=False, handlelength=3.2)
     return fig
 
 
-def _short(label: str, width: int = 60) -> str:
-    return label if len(label) <= width else label[: width - 1] + "…"
+def _wrap(label: str, width: int = 58, max_lines: int = 4) -> str:
+    """A legend label wrapped at ``width``; one longer than ``max_lines`` lines keeps its
+    start and its end (where statements usually differ: the object, the box, the colour),
+    with an ellipsis between."""
+    import textwrap
+
+    lines = textwrap.wrap(label, width, break_long_words=True, subsequent_indent="   ")
+    if len(lines) > max_lines:
+        lines = lines[: max_lines // 2] + ["   …"] + lines[-(max_lines - max_lines // 2):]
+    return "\n".join(lines)
 
 
 def curves(fig: Figure, gid: str | None = None) -> list[Line2D]:
@@ -83,14 +121,16 @@ def curves(fig: Figure, gid: str | None = None) -> list[Line2D]:
 
 def map_figure(states: Sequence, t: int | None = None, *, title: str | None = None) -> Figure:
     """The map at step ``t`` (default the last) of the true states ``s_0..s_T``: walls,
-    doors (hatched while locked), boxes (open or closed), visible keys, gems, the agent
-    and the path walked so far."""
+    doors (hatched while locked, pale once unlocked), boxes (filled while closed), keys
+    that can be seen, gems (hollow once collected), the agent, where it started and the
+    path walked so far; a legend, and a line saying what the agent holds."""
     if not states:
         raise ElotError("no states to draw")
     t = len(states) - 1 if t is None else t
     state = states[t]
     layout = state.layout
-    fig = Figure(figsize=(0.6 * layout.width + 1.2, 0.6 * layout.height + 1.0), constrained_layout=True)
+    fig = Figure(figsize=(0.6 * layout.width + 3.4, max(0.6 * layout.height + 1.3, 3.6)),
+                 constrained_layout=True)
     ax = fig.subplots()
     ax.set_xlim(0.5, layout.width + 0.5)
     ax.set_ylim(layout.height + 0.5, 0.5)
@@ -103,8 +143,16 @@ def map_figure(states: Sequence, t: int | None = None, *, title: str | None = No
     def cell(pos, **kw):
         ax.add_patch(Rectangle((pos[0] - 0.5, pos[1] - 0.5), 1, 1, **kw))
 
+    def diamond(pos, **kw):
+        return Polygon([(pos[0], pos[1] - 0.3), (pos[0] + 0.25, pos[1]), (pos[0], pos[1] + 0.3),
+                        (pos[0] - 0.25, pos[1])], zorder=3, **kw)
+
+    def key_shape(pos, **kw):
+        return Polygon([(pos[0] - 0.2, pos[1] + 0.15), (pos[0] + 0.2, pos[1] + 0.15),
+                        (pos[0], pos[1] - 0.2)], zorder=3, **kw)
+
     for pos in layout.walls:
-        cell(pos, color="#404040")
+        cell(pos, color=_WALL)
     for door, pos, colour in layout.doors:
         locked = door in state.locked
         cell(pos, facecolor=_colour(colour), alpha=1.0 if locked else 0.25,
@@ -112,36 +160,78 @@ def map_figure(states: Sequence, t: int | None = None, *, title: str | None = No
     for box, pos in layout.boxes:
         closed = box in state.closed
         ax.add_patch(Rectangle((pos[0] - 0.35, pos[1] - 0.3), 0.7, 0.6,
-                               facecolor="#a0522d" if closed else "none", edgecolor="#5c2e0e", linewidth=1.5))
+                               facecolor=_BOX if closed else "none", edgecolor=_BOX_EDGE, linewidth=1.5))
         ax.text(pos[0], pos[1] + 0.42, box, ha="center", va="center", fontsize=6)
     for key, ks in state.keys:
         if ks.where[0] == "cell" or (ks.where[0] == "box" and ks.where[1] not in state.closed):
-            pos = state.item_pos(key)
-            ax.add_patch(Polygon([(pos[0] - 0.2, pos[1] + 0.15), (pos[0] + 0.2, pos[1] + 0.15),
-                                  (pos[0], pos[1] - 0.2)], color=_colour(ks.colour), zorder=3))
+            ax.add_patch(key_shape(state.item_pos(key), color=_colour(ks.colour)))
     for gem, pos in layout.gems:
-        if gem not in state.held_gems and layout.in_bounds(pos):
-            ax.add_patch(Polygon([(pos[0], pos[1] - 0.3), (pos[0] + 0.25, pos[1]), (pos[0], pos[1] + 0.3),
-                                  (pos[0] - 0.25, pos[1])], color="#c71585", zorder=3))
+        if not layout.in_bounds(pos):
+            continue
+        if gem in state.held_gems:      # collected: where it was, hollow
+            ax.add_patch(diamond(pos, facecolor="none", edgecolor=_GEM, linewidth=1.2, linestyle="--"))
+            ax.text(pos[0], pos[1] + 0.42, f"{gem} ✓", ha="center", va="center", fontsize=6)
+        else:
+            ax.add_patch(diamond(pos, color=_GEM))
             ax.text(pos[0], pos[1] + 0.42, gem, ha="center", va="center", fontsize=6)
     xs = [s.agent_pos[0] for s in states[: t + 1]]
     ys = [s.agent_pos[1] for s in states[: t + 1]]
-    ax.plot(xs, ys, color="#17becf", linewidth=2, alpha=0.8, gid="path", zorder=2)
+    ax.plot(xs, ys, color=_PATH, linewidth=2, alpha=0.8, gid="path", zorder=2)
+    ax.add_patch(Circle(states[0].agent_pos, 0.12, facecolor="white", edgecolor="black", zorder=4))
     ax.add_patch(Circle(state.agent_pos, 0.28, color="black", zorder=4))
+    held = [f"{key} ({ks.colour} key)" if ks.colour else key
+            for key, ks in state.keys if ks.where[0] == "held"] + sorted(state.held_gems)
     ax.set_title(title or f"t = {t}", loc="left", fontsize=10)
+    ax.set_xlabel("holds: " + (", ".join(held) if held else "nothing"), fontsize=8, loc="left")
+    colours = sorted({c for _, _, c in layout.doors} | {ks.colour for _, ks in state.keys if ks.colour})
+    ax.legend(handles=_map_legend(colours), fontsize=7, loc="upper left",
+              bbox_to_anchor=(1.02, 1.0), frameon=False, handlelength=1.6, handleheight=1.2)
     return fig
 
 
-def save(fig: Figure, path: str | Path, metadata: Mapping[str, object] | None = None, *, dpi: int = 110) -> Path:
-    """Write ``fig`` as a PNG with ``metadata`` as text chunks (keys prefixed ``elot:``)."""
+_WALL, _BOX, _BOX_EDGE, _GEM, _PATH = "#404040", "#a0522d", "#5c2e0e", "#c71585", "#17becf"
+
+
+def _map_legend(colours: Sequence[str]) -> list:
+    """Proxy artists for the map's legend: every kind of thing drawn, then the colours."""
+    from matplotlib.lines import Line2D as L
+    from matplotlib.patches import Patch
+
+    handles = [
+        Patch(facecolor=_WALL, label="wall"),
+        Patch(facecolor="0.6", hatch="xx", edgecolor="black", label="locked door (its colour)"),
+        Patch(facecolor="0.6", alpha=0.25, edgecolor="black", label="unlocked door"),
+        Patch(facecolor=_BOX, edgecolor=_BOX_EDGE, label="closed box"),
+        Patch(facecolor="none", edgecolor=_BOX_EDGE, label="opened box"),
+        L([], [], marker="v", color="0.4", linestyle="none", markersize=7, label="key (its colour)"),
+        L([], [], marker="D", color=_GEM, linestyle="none", markersize=6, label="gem"),
+        L([], [], marker="D", markerfacecolor="none", markeredgecolor=_GEM, linestyle="none",
+          markersize=6, label="gem collected ✓"),
+        L([], [], marker="o", color="black", linestyle="none", markersize=8, label="agent"),
+        L([], [], marker="o", markerfacecolor="white", markeredgecolor="black", linestyle="none",
+          markersize=4, label="agent's start"),
+        L([], [], color=_PATH, linewidth=2, label="path walked"),
+    ]
+    return handles + [Patch(facecolor=_colour(c), label=c) for c in colours]
+
+
+def save(fig: Figure, path: str | Path, metadata: Mapping[str, object] | None = None, *, dpi: int = 110,
+         force: bool = False) -> Path:
+    """Write ``fig`` as a PNG with ``metadata`` as text chunks (keys prefixed ``elot:``),
+    through :func:`elot.output.write_output`: atomically, into an existing directory, and
+    over an existing file only if it is a PNG elot wrote (or ``force``)."""
+    target = check_png_target(path, force=force)
+    meta = {"Software": "elot"}
+    meta.update({f"elot:{k}": str(v) for k, v in (metadata or {}).items()})
+    write_output(target, lambda stream: fig.savefig(stream, format="png", dpi=dpi, metadata=meta),
+                 ours=elot_png, force=force, option="-o")
+    return target
+
+
+def check_png_target(path: str | Path, *, force: bool = False) -> Path:
+    """The checks :func:`save` makes before drawing: a ``.png`` name in an existing
+    directory, not over a file elot did not write (unless ``force``)."""
     target = Path(path)
     if target.suffix.lower() != ".png":
         raise ElotError(f"can only write PNG files, not {target.name!r}", hint="name the output file *.png")
-    meta = {"Software": "elot"}
-    meta.update({f"elot:{k}": str(v) for k, v in (metadata or {}).items()})
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(target, dpi=dpi, metadata=meta)
-    except OSError as error:
-        raise ElotError(f"cannot write {target}: {error.strerror}", hint="check the output path") from None
-    return target
+    return check_target(target, ours=elot_png, force=force, option="-o")

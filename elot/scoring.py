@@ -23,10 +23,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from elot.conventions import CONVENTIONS, Conventions, ConventionsError, check_conventions
+from elot.errors import ElotError, ElotTypeError, Span
 from elot.evaluate import CompiledFormula, Thresholds, compile_formula
 from elot.inference import Inference
 from elot.scenario import MODES, Mode
+from elot.printer import pretty
 from elot.syntax import Term
+from elot.types import NUMERIC
 
 __all__ = ["CONVENTIONS", "Conventions", "ConventionsError", "Score", "check_conventions",
            "compile_statement", "live_pairs", "normalized_likelihood", "score", "truth_table"]
@@ -62,8 +65,19 @@ def compile_statement(
     Raises :class:`~elot.errors.ElotSyntaxError` / :class:`~elot.errors.ElotTypeError`.
     """
     if isinstance(formula, CompiledFormula):
-        return formula
-    return compile_formula(formula, inference.signature, thresholds or Thresholds(), bind_free)
+        compiled = formula
+    else:
+        compiled = compile_formula(formula, inference.signature, thresholds or Thresholds(), bind_free)
+    if compiled.type == NUMERIC:
+        # A number (prob_of(...)) has no truth value to score: say so as a type error at
+        # the statement, rather than failing later inside the evaluator.
+        source = formula if isinstance(formula, str) else None
+        raise ElotTypeError(
+            f"{pretty(compiled.term)} is a number (type {NUMERIC}), not a statement that is true or false",
+            span=Span.of(source, 0, len(source)) if source else None, source=source,
+            hint=f"compare it, e.g. >=({pretty(compiled.term)}, 0.5); the REPL shows a number's value",
+        )
+    return compiled
 
 
 def truth_table(inference: Inference, compiled: CompiledFormula, t: int) -> np.ndarray:

@@ -1,9 +1,8 @@
 """How tests run elot's command line: the installed console script, outside the checkout.
 
-``python -m elot`` run from the repository root would import the source tree (where the
-Cython core is not built and ``examples/`` is not the ``elot.examples`` package) instead of
-the installed package; editable installs hide that difference, CI's clean install does
-not. The console script next to the interpreter is the entry point users run.
+``python -m elot`` run from the repository root imports the source tree instead of the
+installed package (tests/test_install_layout.py checks that this works too); the console
+script next to the interpreter, run outside the checkout, is the entry point users run.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from elot.signature import Signature
 from elot.types import ADJECTIVE, BASE, EPISTEMIC, MODAL, NUMERIC, PROP, Obj, is_subtype
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "lang"
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "formulas.elot"
+EXAMPLES = Path(__file__).resolve().parent.parent / "elot" / "examples" / "formulas.elot"
 
 
 def errors_of(text: str, **kw) -> list[ElotTypeError]:

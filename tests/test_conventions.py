@@ -17,8 +17,8 @@ from elot.inference import infer
 from elot.scenario import Scenario
 from elot.scoring import live_pairs, score
 from elot.world import KeyState, Layout, WorldState
-from repl.commands import execute
-from repl.session import Session
+from elot.repl.commands import execute
+from elot.repl.session import Session
 from test_inference import scenario as corridor_scenario
 
 

@@ -17,7 +17,7 @@ from elot.lowering import lower
 from elot.parser import parse
 from elot.printer import pretty
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "formulas.elot"
+EXAMPLES = Path(__file__).resolve().parent.parent / "elot" / "examples" / "formulas.elot"
 SEEDS = [x for x in EXAMPLES.read_text(encoding="utf-8").splitlines() if x.strip() and not x.startswith("#")]
 STATE = State.parse("inside(key1, box1), iscolor(key1, red), hidden(key1), closed(box1)")
 BELIEF = Belief.of([(STATE, 0.5), (State.parse("inside(key1, box2), iscolor(key1, blue)"), 0.5)])

@@ -16,7 +16,7 @@ from elot.syntax import Call, subterms
 from elot.types import EPISTEMIC
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "lang"
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "formulas.elot"
+EXAMPLES = Path(__file__).resolve().parent.parent / "elot" / "examples" / "formulas.elot"
 
 P1 = "empty(box1)"
 P2 = "empty(box2)"
@@ -181,7 +181,7 @@ def test_examples_lower_to_well_typed_lowered_forms():
 
 
 def test_golden_canonical_types_and_lowered_forms():
-    """examples/formulas.elot → canonical form, type and lowered form
+    """elot/examples/formulas.elot → canonical form, type and lowered form
     (tests/golden/lang/formulas.out); ELOT_UPDATE_GOLDEN=1 rewrites it."""
     out = []
     for line in _lines(EXAMPLES):

@@ -14,7 +14,7 @@ from elot.printer import pretty
 from elot.syntax import MAX_DEPTH, Call, Const, Num, Var, call
 
 REPO = Path(__file__).resolve().parent.parent
-EXAMPLES = REPO / "examples" / "formulas.elot"
+EXAMPLES = REPO / "elot" / "examples" / "formulas.elot"
 GOLDEN = REPO / "tests" / "golden" / "lang"
 
 

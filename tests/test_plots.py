@@ -41,3 +41,32 @@ def test_save_refuses_other_formats(tmp_path):
     fig = plots.statements_figure("t", [], {"g": [1.0]})
     with pytest.raises(ElotError, match="PNG"):
         plots.save(fig, tmp_path / "x.jpg")
+
+
+def test_statement_legend_keeps_what_tells_statements_apart():
+    """Labels used to be cut at 60 characters: two statements about different boxes got
+    the same legend entry. Identical curves get different line styles and markers."""
+    prefix = "[cur] believes(player, formula(exists(and(key(K), iscolor(K, red)), inside(K, "
+    series = [(prefix + f"box{n}))))", [0.5] + [0.7] * 23) for n in (1, 2, 3)]
+    fig = plots.statements_figure("t", series, {"gem1": [1.0, 1.0, 1.0]})
+    labels = [text.get_text() for text in fig.axes[0].get_legend().get_texts()]
+    assert len(set(labels)) == 3
+    assert all(f"box{n}" in label.replace("\n", "") for n, label in zip((1, 2, 3), labels))
+    lines = plots.curves(fig, "statement")
+    assert len({(str(l.get_linestyle()), l.get_marker()) for l in lines}) == 3
+    assert len({str(l.get_markevery()) for l in lines}) == 3      # markers at different steps
+
+
+def test_map_has_a_legend_and_shows_what_is_held_and_collected():
+    states = default_example().states()
+    fig = plots.map_figure(states)                      # the end: gem2 collected
+    ax = fig.axes[0]
+    legend = [text.get_text() for text in ax.get_legend().get_texts()]
+    for entry in ("wall", "locked door (its colour)", "closed box", "opened box", "gem collected ✓",
+                  "agent", "path walked", "red"):
+        assert entry in legend
+    assert ax.get_xlabel() == "holds: gem2"
+    assert any(text.get_text() == "gem2 ✓" for text in ax.texts)
+    holding_key = next(t for t, s in enumerate(states) if any(k.where[0] == "held" for _, k in s.keys))
+    assert plots.map_figure(states, holding_key).axes[0].get_xlabel() == "holds: key1 (red key)"
+    assert plots.map_figure(states, 0).axes[0].get_xlabel() == "holds: nothing"

@@ -10,10 +10,10 @@ import pytest
 
 from elot.errors import ElotSyntaxError, Span
 from elot.parser import parse
-from repl import render
-from repl.render import plain_text
-from repl.commands import execute
-from repl.session import Session
+from elot.repl import render
+from elot.repl.render import plain_text
+from elot.repl.commands import execute
+from elot.repl.session import Session
 
 GOLDEN = Path(__file__).parent / "golden" / "repl"
 UPDATE = os.environ.get("ELOT_UPDATE_GOLDEN") == "1"

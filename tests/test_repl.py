@@ -15,10 +15,10 @@ from helpers import ELOT, NEUTRAL_CWD, run_elot
 from prompt_toolkit.document import Document
 
 from elot.errors import ElotError
-from repl.commands import COMMANDS, execute, suggest
-from repl.complete import ElotCompleter
-from repl.session import Session, describe_placement
-from repl.render import plain_text
+from elot.repl.commands import COMMANDS, execute, suggest
+from elot.repl.complete import ElotCompleter
+from elot.repl.session import Session, describe_placement
+from elot.repl.render import plain_text
 
 PROMPT0 = r"elot\[t=0/23\]> "
 

@@ -263,7 +263,7 @@ def test_load_scenario_auto_detects(labtom, monkeypatch):
     assert by_problem.actions == by_plan.actions and len(by_problem.statements) == 10
     assert load_scenario(labtom / "problems" / "3_1.pddl").actions == ()
     assert load_scenario("default").name == default_example().name
-    assert load_scenario(FIXTURES.parent.parent.parent / "examples" / "two-doors.scn").name == "two-doors"
+    assert load_scenario(FIXTURES.parent.parent.parent / "elot" / "examples" / "two-doors.scn").name == "two-doors"
 
 
 def test_dataset_plan_impossible_step(labtom):

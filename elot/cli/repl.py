@@ -10,25 +10,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from elot.cli import EXIT_OK, EXIT_USAGE
+from elot.cli import EXIT_OK, EXIT_USAGE, options
 from elot.errors import ElotError
-
-
-
-def _scenario_args(p: argparse.ArgumentParser, *, inference: bool = True) -> None:
-    p.add_argument("scenario", nargs="?", metavar="SCENARIO",
-                   help="a .scn file, a dataset plan or problem .pddl, an example name or a plan id "
-                        "(default: the built-in example)")
-    if inference:
-        p.add_argument("--model", default="full",
-                       help="BToM model: full, one of the paper's ablations (true-belief, non-planning), or "
-                            "true-belief-paper, a reproduction of the paper's table (default: full)")
-        p.add_argument("--conventions", default="elot", metavar="{elot,paper}",
-                       help="elot (SPEC §4-5) or the paper's reference pipeline (SPEC §7) (default: elot)")
-        p.add_argument("--beta", type=float, default=2 ** 1.5,
-                       help="the agent's rationality β = 1/τ (default: 2^1.5 ≈ 2.83)")
-        p.add_argument("--bind-free", action="store_true",
-                       help="bind free variables existentially at the top (as the reference does)")
+from elot.output import count
 
 
 def register(subparsers) -> None:
@@ -39,7 +23,8 @@ def register(subparsers) -> None:
                     "posteriors, and score ELoT formulas or English sentences. Reads lines plainly when "
                     "stdin is not a terminal (elot repl < queries.txt); then the exit status is 2 if "
                     "any line failed.")
-    _scenario_args(p)
+    _inference_args(p)
+    options.add_mode_option(p)
     p.add_argument("--belief-model", "--model-file", dest="belief_model", metavar="SPEC",
                    help="query your own belief model instead of a scenario: a .py file defining `model`, "
                         "FILE.py:NAME or package.module:NAME (see docs/embedding.md)")
@@ -51,28 +36,28 @@ def register(subparsers) -> None:
         "plot", help="Plot statement scores and the goal posterior over time (PNG).",
         description="Two panels over time: each statement's normalized likelihood (judgment points "
                     "marked) and the goal posterior. Statements default to the scenario's own.")
-    _scenario_args(p)
-    p.add_argument("--statements", metavar="FILE",
-                   help="statements, one per line: an ELoT formula or an English sentence, optionally "
-                        "prefixed by 'initial:' or 'current:' (# comments)")
-    p.add_argument("--statement", action="append", default=[], metavar="F",
-                   help="a statement (formula or sentence); repeatable")
-    p.add_argument("--mode", choices=("current", "initial"), default="current",
-                   help="mode of statements that do not say (default: current)")
-    p.add_argument("-o", "--output", required=True, metavar="OUT.png", help="the PNG file to write")
+    _inference_args(p)
+    options.add_statement_options(p)
+    options.add_figure_output_options(p)
     p.set_defaults(func=_plot_command)
 
     p = subparsers.add_parser("map", help="Draw a scenario's map (PNG).",
                               description="Walls, doors, boxes, keys seen, gems, the agent and its path.")
-    _scenario_args(p, inference=False)
-    p.add_argument("-t", "--time", type=int, default=None, metavar="T",
+    options.add_scenario_options(p)
+    p.add_argument("-t", "--time", type=options.number("time"), default=None, metavar="T",
                    help="draw the state after T actions (default: the last)")
-    p.add_argument("-o", "--output", required=True, metavar="OUT.png", help="the PNG file to write")
+    options.add_figure_output_options(p)
     p.set_defaults(func=_map_command)
 
 
+def _inference_args(p: argparse.ArgumentParser) -> None:
+    options.add_scenario_options(p)
+    options.add_model_options(p)
+    options.add_formula_options(p)
+
+
 def _session(args):
-    from repl.session import Session
+    from elot.repl.session import Session
 
     if getattr(args, "belief_model", None):
         if args.scenario:
@@ -81,17 +66,13 @@ def _session(args):
         from elot.embedding.session import ModelSession
 
         return ModelSession.open_model(args.belief_model, bind_free=args.bind_free)
-    session = Session.open(args.scenario)
-    session.bind_free = getattr(args, "bind_free", False)
-    if hasattr(args, "model"):
-        session.set_model(args.model)
-        session.set_conventions(args.conventions)
-        session.set_beta(args.beta)
-    return session
+    return Session(scenario=options.load_scenario(args), model=args.model, beta=args.beta,
+                   k=args.k, backend=args.backend, bind_free=args.bind_free, mode=args.mode,
+                   labtom=args.labtom, conventions=args.conventions)
 
 
 def _repl_command(args) -> int:
-    from repl.app import run
+    from elot.repl.app import run
 
     return run(_session(args), echo=not args.no_echo)
 
@@ -100,6 +81,7 @@ def _plot_command(args) -> int:
     from elot import plots
     from elot.scenario import Statement, read_statements
 
+    plots.check_png_target(args.output, force=args.force)   # before the inference
     session = _session(args)
     wanted: list[Statement] = []
     if args.statements:
@@ -130,22 +112,23 @@ def _plot_command(args) -> int:
         session.judgments(), true_goal=getattr(session.scenario, "true_goal", None))
     out = plots.save(fig, args.output, {"scenario": session.name, "statements": len(series),
                                         "goals": len(goals), "judgments": session.judgments(),
-                                        "model": session.model, "conventions": session.conventions})
-    print(f"wrote {out} ({len(series)} statements, {len(goals)} goals"
+                                        "model": session.model, "conventions": session.conventions},
+                      force=args.force)
+    print(f"wrote {out} ({count(len(series), 'statement')}, {count(len(goals), 'goal')}"
           + (f"; {failed} skipped" if failed else "") + ")")
     return EXIT_USAGE if failed else EXIT_OK
 
 
 def _map_command(args) -> int:
     from elot import plots
-    from repl.session import load
 
-    scenario = load(args.scenario)
+    plots.check_png_target(args.output, force=args.force)
+    scenario = options.load_scenario(args)
     states = scenario.states()
     t = len(states) - 1 if args.time is None else args.time
     if not 0 <= t < len(states):
         raise ElotError(f"time {t} is outside this scenario", hint=f"steps run from 0 to {len(states) - 1}")
     fig = plots.map_figure(states, t, title=f"{scenario.name}  t = {t}/{len(states) - 1}")
-    out = plots.save(fig, args.output, {"scenario": scenario.name, "t": t})
+    out = plots.save(fig, args.output, {"scenario": scenario.name, "t": t}, force=args.force)
     print(f"wrote {out}")
     return EXIT_OK

@@ -16,11 +16,12 @@ import csv
 import json
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from elot.errors import ElotError, ScenarioError
+from elot.cli import options
+from elot.errors import ElotError
+from elot.output import STDOUT, check_target, count, excerpt, csv_with_header, json_where, write_output
 
 if TYPE_CHECKING:
     from elot.scenario import Statement
@@ -34,32 +35,11 @@ def register(subparsers) -> None:
         description="Run exact Bayesian theory-of-mind inference over a scenario and score ELoT "
         "statements (posterior P and normalized likelihood L) at its judgment points.",
     )
-    p.add_argument("scenario", nargs="?", metavar="SCENARIO",
-                   help="a .scn file, a dataset PROBLEM.pddl (with --plan), a dataset plan id such as "
-                        "1_1, or an example name (default: the built-in example)")
-    p.add_argument("--plan", metavar="PLAN", help="the plan of a dataset problem: a .pddl file or a plan id")
-    p.add_argument("--labtom", metavar="DIR", help="the LaBToM dataset directory (for plan ids)")
-    p.add_argument("--exp", default="exp2_current", help="the dataset experiment of a plan id (default: %(default)s)")
-    p.add_argument("--statement", "-s", action="append", default=[], metavar="F",
-                   help="an ELoT formula (or English sentence) to score; repeatable")
-    p.add_argument("--statements", metavar="FILE",
-                   help="statements to score, one per line, optionally prefixed by 'initial:' or "
-                        "'current:' (# comments)")
-    p.add_argument("--initial", action="store_true",
-                   help="statements that do not say are about the agent's initial belief (default: current)")
-    p.add_argument("--model", default="full",
-                   help="the BToM model: full, or an ablation (true-belief, non-planning), or "
-                        "true-belief-paper, a reproduction of the paper's table (default: %(default)s)")
-    p.add_argument("--conventions", default="elot", metavar="{elot,paper}",
-                   help="elot (SPEC §4-5) or the paper's reference pipeline (SPEC §7) (default: %(default)s)")
-    p.add_argument("--beta", type=float, default=2**1.5, help="inverse temperature β (default: 2^1.5)")
-    p.add_argument("--k", type=int, default=3, help="particles per initial belief (default: %(default)s)")
-    p.add_argument("--backend", choices=("core", "reference"), default="core",
-                   help="the compiled core, or the slow plain-Python reference (default: %(default)s)")
-    p.add_argument("--bind-free", action="store_true", help="bind free variables existentially at the top")
-    out = p.add_mutually_exclusive_group()
-    out.add_argument("--csv", metavar="OUT", help="write the per-judgment-point table as CSV")
-    out.add_argument("--json", metavar="OUT", help="write the per-judgment-point table as JSON")
+    options.add_scenario_options(p)
+    options.add_statement_options(p)
+    options.add_model_options(p)
+    options.add_formula_options(p)
+    options.add_table_output_options(p)
     p.set_defaults(func=run_command)
 
 
@@ -80,20 +60,10 @@ class _Statement:
         return error.located(source=self.formula, path=f"<statement {n + 1}>")
 
 
-def _load(args):
-    from elot import scenario as scn
-
-    if args.scenario is None:
-        if args.plan:
-            raise ScenarioError("--plan needs a PROBLEM.pddl", hint="elot run problems/1_1.pddl --plan plans/exp2_current/1_1.pddl")
-        return scn.default_example()
-    return scn.load_scenario(args.scenario, args.plan, exp=args.exp, root=args.labtom)
-
-
 def _given_statements(args, scenario) -> list[_Statement]:
     from elot.scenario import read_statements
 
-    mode = "initial" if args.initial else "current"
+    mode = args.mode
     given = [_Statement(text, mode) for text in args.statement]
     if args.statements:
         given += [_Statement(s.text, s.mode, origin=s) for s in read_statements(args.statements, mode)]
@@ -118,13 +88,11 @@ def _translate(statements: list[_Statement], scenario) -> None:
 def run_command(args) -> int:
     from rich.console import Console
 
-    from elot.hypotheses import check_model
     from elot.inference import infer
-    from elot.scoring import check_conventions, compile_statement, score
+    from elot.scoring import compile_statement, score
 
-    check_model(args.model)
-    check_conventions(args.conventions)
-    scenario = _load(args)
+    _check_outputs(args)    # before the inference: a refused output path fails fast
+    scenario = options.load_scenario(args)
     statements = _given_statements(args, scenario)
     _translate(statements, scenario)
     err = Console(stderr=True, highlight=False)
@@ -139,22 +107,27 @@ def run_command(args) -> int:
         except ElotError as error:
             st.error = error
             st.note = f"{error.kind}"
-    # A sentence of the scenario's own that the translator cannot read is noted in the
-    # table; a statement the user gave that cannot be scored is bad input.
-    failures = [st.locate(st.error, n) for n, st in enumerate(statements)
-                if st.error is not None and (st.given or st.formula is not None)]
     times = tuple(scenario.judgments) or (inference.steps,)
     table = []
     for t in times:
         goals = inference.goal_posterior(t)
-        scores = {n: score(inference, c, t, statements[n].mode) for n, c in compiled.items()}
+        scores = {}
+        for n, c in list(compiled.items()):
+            try:
+                scores[n] = score(inference, c, t, statements[n].mode)
+            except ElotError as error:   # that statement's error; the others are scored
+                statements[n].error, statements[n].note = error, error.kind
+                del compiled[n]
         table.append((t, goals, scores))
+    table = [(t, goals, {n: s for n, s in scores.items() if n in compiled}) for t, goals, scores in table]
+    # A sentence of the scenario's own that the translator cannot read is noted in the
+    # table; a statement the user gave that cannot be scored is bad input.
+    failures = [st.locate(st.error, n) for n, st in enumerate(statements)
+                if st.error is not None and (st.given or st.formula is not None)]
 
-    if args.csv:
-        _write_csv(Path(args.csv), statements, table)
-    if args.json:
-        _write_json(Path(args.json), scenario, args, statements, table)
-    _print(scenario, inference, statements, table)
+    _write_outputs(args, scenario, statements, table)
+    # with a table on standard output, the summary goes to standard error
+    _print(scenario, inference, statements, table, stderr=STDOUT in (args.csv, args.json))
     for error in failures:
         print(error.render(), file=sys.stderr)
     if failures:
@@ -176,14 +149,15 @@ def _infer_with_progress(scenario, args, err, infer):
         return infer(scenario, **options, progress=lambda t, total: bar.update(task, completed=t))
 
 
-def _print(scenario, inference, statements, table) -> None:
+def _print(scenario, inference, statements, table, *, stderr: bool = False) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    out = Console(highlight=False, soft_wrap=False, width=max(100, Console().width))
-    out.print(f"[bold]{scenario.name}[/bold]: {len(inference)} hypotheses "
-              f"({inference.space.n_goals} goals × {inference.space.n_states} states × "
-              f"{inference.space.n_beliefs} beliefs), {inference.steps} actions, model {inference.model}")
+    out = Console(highlight=False, soft_wrap=False, width=max(100, Console().width), stderr=stderr)
+    space = inference.space
+    out.print(f"[bold]{scenario.name}[/bold]: {count(len(inference), 'hypothesis', 'hypotheses')} "
+              f"({count(space.n_goals, 'goal')} × {count(space.n_states, 'state')} × "
+              f"{count(space.n_beliefs, 'belief')}), {count(inference.steps, 'action')}, model {inference.model}")
     if inference.conventions != "elot":
         out.print(f"conventions: {inference.conventions} (the reference pipeline's, SPEC §7)")
     goals = Table(title="Goal posterior", title_justify="left")
@@ -206,7 +180,9 @@ def _print(scenario, inference, statements, table) -> None:
         for _, _, got in table:
             s = got.get(n)
             cells.append("—" if s is None else f"{s.normalized_likelihood:.2f} ({s.posterior:.2f})")
-        text = st.text if st.formula in (None, st.text) else f"{st.text}\n→ {st.formula}"
+        text = excerpt(st.text, 300)
+        if st.formula not in (None, st.text):
+            text += f"\n→ {excerpt(st.formula, 300)}"
         if st.note:
             text += f"\n[dim]({st.note})[/dim]"
         scores.add_row(str(n + 1), st.mode, text, *cells)
@@ -226,18 +202,26 @@ def _rows(statements, table):
                    "prior_fraction": s.prior_fraction, **goal_cols}
 
 
-def _write_csv(path: Path, statements, table) -> None:
+#: The columns every CSV table of ``elot run`` starts with (how an older one is recognized).
+CSV_COLUMNS = ("t", "statement", "formula", "mode", "posterior", "normalized_likelihood")
+
+
+def _csv_text(statements, table) -> str:
+    import io
+
     rows = list(_rows(statements, table))
-    try:
-        with path.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
-    except OSError as error:
-        raise ScenarioError(f"cannot write {path}: {error.strerror or error}", path=str(path)) from None
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
 
 
-def _write_json(path: Path, scenario, args, statements, table) -> None:
+def _is_run_json(data) -> bool:
+    return isinstance(data, dict) and {"scenario", "model", "judgments"} <= set(data)
+
+
+def _json_text(scenario, args, statements, table) -> str:
     data = {
         "scenario": scenario.name,
         "model": args.model,
@@ -261,7 +245,20 @@ def _write_json(path: Path, scenario, args, statements, table) -> None:
         ],
         "skipped": [{"statement": st.text, "note": st.note} for st in statements if st.note],
     }
-    try:
-        path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    except OSError as error:
-        raise ScenarioError(f"cannot write {path}: {error.strerror or error}", path=str(path)) from None
+    return json.dumps(data, indent=2) + "\n"
+
+
+def _check_outputs(args) -> None:
+    if args.csv:
+        check_target(args.csv, ours=csv_with_header(*CSV_COLUMNS), force=args.force, option="--csv")
+    if args.json:
+        check_target(args.json, ours=json_where(_is_run_json), force=args.force, option="--json")
+
+
+def _write_outputs(args, scenario, statements, table) -> None:
+    if args.csv:
+        write_output(args.csv, _csv_text(statements, table), ours=csv_with_header(*CSV_COLUMNS),
+                     force=args.force, option="--csv")
+    if args.json:
+        write_output(args.json, _json_text(scenario, args, statements, table),
+                     ours=json_where(_is_run_json), force=args.force, option="--json")

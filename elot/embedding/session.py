@@ -16,8 +16,8 @@ from typing import Any
 from elot.errors import ElotError, TranslationError
 from elot.embedding.judge import scores, translation_note, truth
 from elot.embedding.model import check_model, hypotheses_of, load_model, model_name
-from repl.render import ScoreRow
-from repl.session import Session
+from elot.repl.render import ScoreRow
+from elot.repl.session import Session
 
 
 @dataclass

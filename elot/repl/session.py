@@ -8,8 +8,10 @@ model, β, k), and is kept while the user moves through time or changes threshol
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
+import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,20 +21,18 @@ import numpy as np
 
 from elot.checker import Checked, check, infer_bindings
 from elot.conventions import check_conventions
-from elot.hypotheses import MODELS as SPEC_MODELS, check_model
+from elot.cli.options import DEFAULT_BETA, DEFAULT_K, MODES, check_model, check_number, models
 from elot.errors import ElotError
 from elot.evaluate import CompiledFormula, Thresholds, compile_formula
 from elot.lowering import lower
+from elot.output import count, csv_with_header, json_where, write_output
 from elot.printer import pretty
 from elot.signature import Signature
 from elot.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
 from elot.world import fmt_action
-from repl.render import ScoreRow
+from elot.repl.render import ScoreRow
 
-MODELS = SPEC_MODELS  # what :model completes to; the reproduction models are accepted, not offered
-MODES = ("current", "initial")
-DEFAULT_BETA = 2 ** 1.5
-DEFAULT_K = 3
+MODELS = models()
 
 
 @dataclass
@@ -52,6 +52,21 @@ class Explanation:
 
 
 @dataclass
+class NumericValue:
+    """A numeric term's value now (``prob_of(...)``): its posterior mean and its
+    distribution over the hypotheses, as (value, posterior mass, number of (state,
+    belief) pairs), heaviest first."""
+
+    formula: str
+    type: str
+    mode: str
+    t: int
+    mean: float
+    distribution: list[tuple[float, float, int]]
+    hidden: int = 0
+
+
+@dataclass
 class Session:
     """Everything the REPL remembers between lines."""
 
@@ -63,6 +78,8 @@ class Session:
     thresholds: Thresholds = field(default_factory=Thresholds)
     mode: str = "current"
     bind_free: bool = False
+    backend: str = "core"
+    labtom: str | None = None       # the dataset directory for plan ids (elot repl --labtom)
     t: int = 0
     log: list[dict] = field(default_factory=list)
     _inference: Any = None
@@ -72,11 +89,11 @@ class Session:
     @staticmethod
     def open(spec: str | None = None, **settings) -> "Session":
         """A session on a scenario file, a built-in example name, or the default example."""
-        return Session(scenario=load(spec), **settings)
+        return Session(scenario=load(spec, root=settings.get("labtom")), **settings)
 
     def load(self, spec: str) -> None:
         """Replace the scenario (file path or example name); time goes back to 0."""
-        self.scenario = load(spec)
+        self.scenario = load(spec, root=self.labtom)
         self._inference = None
         self.t = 0
 
@@ -134,7 +151,7 @@ class Session:
 
     def describe(self) -> str:
         goal = getattr(self.scenario, "true_goal", None)
-        return (f"loaded {self.name}: {self.horizon} actions, judgment points "
+        return (f"loaded {self.name}: {count(self.horizon, 'action')}, judgment points "
                 f"{', '.join(map(str, self.judgments())) or 'none'}"
                 + (f", true goal {goal}" if goal else ""))
 
@@ -152,16 +169,16 @@ class Session:
     def set_threshold(self, name: str, value: float) -> None:
         self.thresholds = self.thresholds.replace(**{name: value})
 
-    def set_beta(self, beta: float) -> None:
-        if not beta > 0:
-            raise ElotError(f"beta must be positive, not {beta:g}", hint="e.g. :set beta 2.83")
+    # β, k and the model are checked as the command line checks them (elot.cli.options).
+
+    def set_beta(self, beta: float | str) -> None:
+        beta = check_number("beta", beta)
         if beta != self.beta:
             self.beta = beta
             self._inference = None
 
-    def set_k(self, k: int) -> None:
-        if not 1 <= k <= 6:
-            raise ElotError(f"k must be between 1 and 6, not {k}", hint="the paper uses k = 3")
+    def set_k(self, k: int | str) -> None:
+        k = check_number("k", k)
         if k != self.k:
             self.k = k
             self._inference = None
@@ -178,6 +195,15 @@ class Session:
         if conventions != self.conventions:
             self.conventions = conventions
             self._inference = None
+
+    @contextlib.contextmanager
+    def in_mode(self, mode: str):
+        """Score in ``mode`` for the duration of a ``with`` block (then the mode before)."""
+        saved, self.mode = self.mode, mode
+        try:
+            yield self
+        finally:
+            self.mode = saved
 
     def thresholds_dict(self) -> dict[str, float]:
         return dataclasses.asdict(self.thresholds)
@@ -204,7 +230,7 @@ class Session:
             from elot.inference import infer
 
             self._inference = infer(self.scenario, model=self.model, beta=self.beta, k=self.k,
-                                    conventions=self.conventions)
+                                    backend=self.backend, conventions=self.conventions)
         return self._inference
 
     @property
@@ -320,6 +346,32 @@ class Session:
         weights = np.asarray(inf.pair_posterior(self.t), dtype=np.float64).ravel()
         return list(inf.states(t)), beliefs, true_index, weights
 
+    def is_number(self, text: str) -> bool:
+        """Whether a formula is a numeric term (type Φ_F, e.g. ``prob_of(...)``)."""
+        from elot.types import NUMERIC
+
+        return self.check(text).type == NUMERIC
+
+    def value(self, text: str, *, max_rows: int = 12) -> NumericValue:
+        """A numeric term's value now, for every (true state, belief) pair, weighted by
+        the posterior: its mean and its distribution (values rounded to 3 places)."""
+        compiled = self.compile(text)
+        inf = self.inference
+        t = self.t if self.mode == "current" else 0
+        beliefs, true_index = inf.pairs(t)
+        values = compiled.value(list(inf.states(t)), beliefs, true_index)
+        weights = np.asarray(inf.pair_posterior(self.t), dtype=np.float64).ravel()
+        groups: dict[float, list] = {}
+        for v, w in zip(np.round(values, 3), weights):
+            entry = groups.setdefault(float(v), [0.0, 0])
+            entry[0] += float(w)
+            entry[1] += 1
+        ordered = sorted(((v, m, c) for v, (m, c) in groups.items()), key=lambda g: (-g[1], g[0]))
+        return NumericValue(
+            formula=pretty(compiled.term), type=str(compiled.type), mode=self.mode, t=self.t,
+            mean=float(weights @ values), distribution=ordered[:max_rows],
+            hidden=max(0, len(ordered) - max_rows))
+
     def explain(self, text: str, *, max_columns: int = 6, max_groups: int = 12) -> Explanation:
         """The ``prob_of`` values and thresholds that decided the score now, by group."""
         compiled = self.compile(text)
@@ -356,24 +408,29 @@ class Session:
 
     # -- saving --------------------------------------------------------------------------
 
-    def save(self, path: str) -> Path:
-        """Write the query log as CSV or JSON (by extension)."""
+    def save(self, path: str, *, force: bool = False) -> Path:
+        """Write the query log as CSV or JSON (by extension), through
+        :func:`elot.output.write_output`: never empty, never over a file that is not a
+        query log elot wrote unless ``force``."""
         target = Path(path).expanduser()
         suffix = target.suffix.lower()
         if suffix not in (".csv", ".json"):
             raise ElotError(f"cannot save as {suffix or 'a file without extension'}",
                             hint="use a .csv or .json file name")
-        try:
-            if suffix == ".json":
-                target.write_text(json.dumps(self.log, indent=2) + "\n", encoding="utf-8")
-            else:
-                with target.open("w", newline="", encoding="utf-8") as handle:
-                    fields = list(self.log[0]) if self.log else list(LOG_FIELDS)
-                    writer = csv.DictWriter(handle, fieldnames=fields)
-                    writer.writeheader()
-                    writer.writerows(self.log)
-        except OSError as error:
-            raise ElotError(f"cannot write {target}: {error.strerror}", hint="check the path") from None
+        if not self.log:
+            raise ElotError("nothing to save yet: this session has scored no formula",
+                            hint="type a formula or a sentence first; :save writes their scores")
+        if suffix == ".json":
+            text = json.dumps(self.log, indent=2) + "\n"
+            ours = json_where(lambda data: isinstance(data, list)
+                              and all(isinstance(row, dict) and "formula" in row for row in data))
+        else:
+            buffer = io.StringIO(newline="")
+            writer = csv.DictWriter(buffer, fieldnames=list(self.log[0]))
+            writer.writeheader()
+            writer.writerows(self.log)
+            text, ours = buffer.getvalue(), csv_with_header(*LOG_FIELDS[:4])
+        write_output(target, text, ours=ours, force=force, option=":save")
         return target
 
 
@@ -384,14 +441,15 @@ LOG_FIELDS = ("scenario", "t", "mode", "model", "beta", "english", "formula", "l
 # -- loading ------------------------------------------------------------------------------
 
 
-def load(spec: str | None):
+def load(spec: str | None, root: str | None = None):
     """A scenario from a path (``.scn``, dataset problem or plan), a built-in example name
-    or a dataset plan id; the default example when ``spec`` is None."""
+    or a dataset plan id (under ``root``, default the dataset's usual place); the default
+    example when ``spec`` is None."""
     from elot import scenario as scn
 
     if spec is None:
         return scn.default_example()
-    return scn.load_scenario(spec)
+    return scn.load_scenario(spec, root=root)
 
 
 def describe_placement(layout, state) -> str:

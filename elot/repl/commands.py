@@ -18,9 +18,10 @@ from rich.table import Table
 from rich.text import Text
 
 from elot.errors import ElotError
-from repl import render
+from elot.output import count
+from elot.repl import render
 from elot.scenario import looks_like_formula
-from repl.session import Session
+from elot.repl.session import Session
 
 
 class Quit(Exception):
@@ -133,11 +134,12 @@ def _judgments(session: Session, arg: str) -> list[RenderableType]:
     statements = session.statements()
     if statements:
         st = Table(box=None, show_header=False, pad_edge=False)
+        st.add_column("#", justify="right")
         st.add_column("mode")
         st.add_column("text")
-        for mode, text in statements:
-            st.add_row(Text(mode), Text(text))
-        out.append(render.titled("statements", st))
+        for n, (mode, text) in enumerate(statements, 1):
+            st.add_row(str(n), Text(mode), Text(text))
+        out.append(render.titled("statements (:score N)", st))
     return out
 
 
@@ -176,16 +178,30 @@ def _beliefs(session: Session, arg: str) -> list[RenderableType]:
 # -- formulas -------------------------------------------------------------------------------
 
 
-@command("type", "F", "the type of a formula", "formula")
+def _statement(session: Session, arg: str, usage: str) -> tuple[str, str, list[RenderableType]]:
+    """The argument of a command that takes a statement, as (formula, mode, what to show
+    first): ELoT as written in the session's mode, or English translated (its best
+    candidate, in the mode its tense gives), the translation shown."""
+    text = _need(arg, usage)
+    formula, mode = session.resolve(text)
+    if formula == text:
+        return formula, mode, []
+    judged = f"  ({mode} belief)" if mode != session.mode else ""
+    return formula, mode, [Text.assemble(("translation ", "bold"), (formula, "cyan"), judged)]
+
+
+@command("type", "F", "the type of a formula (or of an English sentence's translation)", "formula")
 def _type(session: Session, arg: str) -> list[RenderableType]:
-    checked = session.check(_need(arg, ":type F"))
-    return [Text.assemble((session.show(checked.term), "cyan"), " : ", (str(checked.type), "bold"))]
+    formula, _, out = _statement(session, arg, ":type F")
+    checked = session.check(formula)
+    return out + [Text.assemble((session.show(checked.term), "cyan"), " : ", (str(checked.type), "bold"))]
 
 
 @command("lower", "F", "the lowered form of a formula, with the rules that fired", "formula")
 def _lower(session: Session, arg: str) -> list[RenderableType]:
-    lowered, steps = session.lower(_need(arg, ":lower F"))
-    out: list[RenderableType] = [Text(session.show(lowered), style="cyan")]
+    formula, _, out = _statement(session, arg, ":lower F")
+    lowered, steps = session.lower(formula)
+    out.append(Text(session.show(lowered), style="cyan"))
     if steps:
         table = Table(box=None, show_header=False, pad_edge=False)
         table.add_column("op", style="bold")
@@ -198,15 +214,56 @@ def _lower(session: Session, arg: str) -> list[RenderableType]:
 
 @command("explain", "F", "which prob_of values and thresholds decided the score, by hypothesis group", "formula")
 def _explain(session: Session, arg: str) -> list[RenderableType]:
-    return [render.explanation_view(session.explain(_need(arg, ":explain F")))]
+    formula, mode, out = _statement(session, arg, ":explain F")
+    with session.in_mode(mode):
+        return out + [render.explanation_view(session.explain(formula))]
 
 
 @command("trace", "F", "the score at every step as a sparkline, judgment points marked", "formula")
 def _trace(session: Session, arg: str) -> list[RenderableType]:
-    text = _need(arg, ":trace F")
-    values = session.trace(text)
-    title = f"{session.show(session.check(text).term)}  ({session.mode} belief, model {session.model})"
-    return [render.trace_view(title, values, judgments=session.judgments(), now=session.t)]
+    formula, mode, out = _statement(session, arg, ":trace F")
+    values = session.trace(formula, mode)
+    title = f"{session.show(session.check(formula).term)}  ({mode} belief, model {session.model})"
+    return out + [render.trace_view(title, values, judgments=session.judgments(), now=session.t)]
+
+
+@command("score", "N|all", "score the scenario's own statement N (see :judgments), or all of them, now")
+def _score_statements(session: Session, arg: str) -> list[RenderableType]:
+    usage = ":score N|all"
+    statements = session.statements()
+    if not statements:
+        raise ElotError("this scenario has no statements of its own", hint="type a formula or a sentence instead")
+    which = _need(arg, usage)
+    if which == "all":
+        numbers = range(1, len(statements) + 1)
+    else:
+        numbers = [_int(which, "N", usage)]
+        if not 1 <= numbers[0] <= len(statements):
+            raise ElotError(f"there is no statement {numbers[0]}",
+                            hint=f"the statements are numbered 1 to {len(statements)} (:judgments lists them)")
+    if len(numbers) == 1:
+        mode, text = statements[numbers[0] - 1]
+        formula, mode = session.resolve(text, mode)
+        with session.in_mode(mode):
+            row = session.query(formula, source=None if formula == text else text)
+        return [render.score_table(row)]
+    table = Table(box=None, pad_edge=False, title=f"the scenario's statements at t={session.t}",
+                  title_justify="left")
+    for name, justify in (("#", "right"), ("mode", "left"), ("statement", "left"), ("L", "right"), ("P", "right")):
+        table.add_column(name, justify=justify, overflow="fold" if name == "statement" else None)
+    for n in numbers:
+        mode, text = statements[n - 1]
+        formula = text
+        try:
+            formula, mode = session.resolve(text, mode)
+            with session.in_mode(mode):
+                row = session.query(formula, source=None if formula == text else text)
+            cells = (f"{row.normalized_likelihood:.3f}", f"{row.posterior:.3f}")
+        except ElotError as error:     # one statement's error does not hide the others
+            cells = (Text(error.kind, style="red"), "")
+        shown = text if formula == text else f"{text}\n→ {formula}"
+        table.add_row(str(n), mode, Text(shown), *cells)
+    return [table]
 
 
 @command("initial", "", "score formulas about the agent's initial belief")
@@ -236,10 +293,10 @@ def _set(session: Session, arg: str) -> list[RenderableType]:
         session.set_threshold(words[1], _float(words[2], "the threshold", _SET_USAGE))
         return [render.message(f"threshold {words[1]} = {session.thresholds_dict()[words[1]]:g}")]
     if what == "beta" and len(words) == 2:
-        session.set_beta(_float(words[1], "beta", _SET_USAGE))
+        session.set_beta(words[1])
         return [render.message(f"beta = {session.beta:g} (inference reruns on the next query)")]
     if what == "k" and len(words) == 2:
-        session.set_k(_int(words[1], "k", _SET_USAGE))
+        session.set_k(words[1])
         return [render.message(f"k = {session.k} (inference reruns on the next query)")]
     if what == "conventions" and len(words) == 2:
         session.set_conventions(words[1])
@@ -249,7 +306,8 @@ def _set(session: Session, arg: str) -> list[RenderableType]:
     raise ElotError(f"cannot set {arg.strip()!r}", hint=f"{hint}usage: {_SET_USAGE}")
 
 
-@command("model", "[full|true-belief|non-planning]", "show or change the BToM model (ablations)", "model")
+@command("model", "[MODEL]", "show or change the BToM model: the full model or an ablation (Tab lists them)",
+         "model")
 def _model(session: Session, arg: str) -> list[RenderableType]:
     if arg.strip():
         session.set_model(arg.strip())
@@ -262,10 +320,13 @@ def _thresholds(session: Session, arg: str) -> list[RenderableType]:
     return [render.thresholds_table(session.thresholds_dict(), session.default_thresholds())]
 
 
-@command("save", "FILE", "save this session's queries and scores (.csv or .json)", "path")
+@command("save", "FILE [--force]", "save this session's queries and scores (.csv or .json); "
+         "--force replaces a file that is not an elot query log", "path")
 def _save(session: Session, arg: str) -> list[RenderableType]:
-    path = session.save(_need(arg, ":save FILE"))
-    return [render.message(f"saved {len(session.log)} queries to {path}", "green")]
+    text = _need(arg, ":save FILE [--force]")
+    force = text == "--force" or text.endswith(" --force")
+    path = session.save(_need(text.removesuffix("--force"), ":save FILE [--force]"), force=force)
+    return [render.message(f"saved {count(len(session.log), 'query', 'queries')} to {path}", "green")]
 
 
 @command("quit", "", "leave (also Ctrl-D)")
@@ -306,6 +367,8 @@ def execute(session: Session, line: str) -> list[RenderableType]:
         return cmd.handler(session, arg)
     if not looks_like_formula(line):
         return english(session, line)
+    if session.is_number(line):
+        return [render.value_view(session.value(line))]
     return [render.score_table(session.query(line))]
 
 
@@ -322,11 +385,7 @@ def english(session: Session, sentence: str) -> list[RenderableType]:
     for text, weight, mode in candidates:
         table.add_row(f"{weight:.2f}", Text(mode), Text(text))
     out.append(render.titled("translations", table))
-    saved = session.mode
-    try:
-        for text, weight, mode in candidates[:3]:
-            session.mode = mode
+    for text, weight, mode in candidates[:3]:
+        with session.in_mode(mode):
             out.append(render.score_table(session.query(text, source=sentence, weight=weight)))
-    finally:
-        session.mode = saved
     return out

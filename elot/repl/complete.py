@@ -12,8 +12,8 @@ from prompt_toolkit.document import Document
 from elot.checker import OPERATORS, THRESHOLD_NAMES
 from elot.conventions import CONVENTIONS
 from elot.scenario import list_examples
-from repl.commands import SETTINGS, COMMANDS
-from repl.session import MODELS, Session
+from elot.repl.commands import SETTINGS, COMMANDS
+from elot.repl.session import MODELS, Session
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 

@@ -19,9 +19,10 @@ from rich.console import Console
 # piped input: exit EXIT_USAGE when some line failed, as the other commands do
 from elot.cli import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError
-from repl import render
-from repl.commands import Quit, execute
-from repl.session import Session
+from elot.output import excerpt
+from elot.repl import render
+from elot.repl.commands import Quit, execute
+from elot.repl.session import Session
 
 
 
@@ -40,6 +41,18 @@ def banner(session: Session) -> str:
             "Type a formula or a sentence, :help for commands, :quit (or Ctrl-D) to leave.")
 
 
+#: The longest line the REPL takes, in characters. A formula or a sentence is at most a
+#: few hundred; the bound keeps a pasted or runaway line from growing the line editor
+#: (whose undo stack keeps every state of the line) and the echo without limit.
+MAX_LINE = 4096
+
+
+def too_long(length: int) -> ElotError:
+    return ElotError(f"line too long ({length} characters; the REPL takes at most {MAX_LINE})",
+                     hint="give one formula or sentence at a time; score many with "
+                          "elot run --statements FILE")
+
+
 class Repl:
     """One REPL run over a session, printing through one rich console."""
 
@@ -53,6 +66,8 @@ class Repl:
         fresh = self.session.needs_inference()
         started = time.perf_counter()
         try:
+            if len(line) > MAX_LINE:
+                raise too_long(len(line))
             if fresh and _uses_inference(line):
                 with self.console.status(f"running BToM inference ({self.session.model}, "
                                          f"β={self.session.beta:.3g}) ..."):
@@ -84,7 +99,7 @@ class Repl:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory, InMemoryHistory
 
-        from repl.complete import ElotCompleter
+        from elot.repl.complete import ElotCompleter
 
         path = history_path()
         try:
@@ -92,29 +107,69 @@ class Repl:
             history = FileHistory(str(path))
         except OSError:
             history = InMemoryHistory()
+        clipped = [False]
+
+        def bound(buffer) -> None:
+            if len(buffer.text) > MAX_LINE:
+                clipped[0] = True
+                buffer.text = buffer.text[:MAX_LINE]
+
         prompt = PromptSession(history=history, completer=ElotCompleter(self.session),
                                complete_while_typing=False)
+        prompt.default_buffer.on_text_changed += bound
         self.console.print(render.message(banner(self.session), "dim"))
         while True:
             try:
+                clipped[0] = False
                 line = prompt.prompt(self.session.prompt())
             except KeyboardInterrupt:
                 continue
             except EOFError:
                 break
-            if not self.handle(line):
-                break
+            if clipped[0]:
+                self.console.print(render.message(
+                    f"(the line was cut at {MAX_LINE} characters, the most the REPL takes)", "yellow"))
+            try:
+                if not self.handle(line):
+                    break
+            except KeyboardInterrupt:
+                # Ctrl-C cancels the command, not the session: an inference that did not
+                # finish is simply not kept, and settings and history are untouched.
+                self.console.print(render.message("interrupted: the command was cancelled", "yellow"))
         return EXIT_OK
 
     def run_piped(self, stream: TextIO, echo: bool = True) -> int:
         """Read lines from a non-terminal stream; exit status 2 if any line failed."""
-        for raw in stream:
-            line = raw.rstrip("\n")
-            if echo and line.strip():
-                self.console.print(render.message(self.session.prompt() + line), soft_wrap=True)
+        for line, length in _bounded_lines(stream, MAX_LINE):
+            if echo and (line is None or line.strip()):
+                shown = excerpt(line) if line is not None else f"… ({length} characters)"
+                self.console.print(render.message(self.session.prompt() + shown), soft_wrap=True)
+            if line is None:
+                self.failures += 1
+                self.console.print(render.error_view(too_long(length)))
+                continue
             if not self.handle(line):
                 break
         return EXIT_USAGE if self.failures else EXIT_OK
+
+
+def _bounded_lines(stream: TextIO, limit: int):
+    """(line, length) for each line of ``stream``, without its newline; a line longer than
+    ``limit`` is read through without being kept and comes as (None, its length)."""
+    while True:
+        raw = stream.readline(limit + 1)
+        if not raw:
+            return
+        if len(raw) <= limit or raw.endswith("\n") and len(raw) == limit + 1:
+            yield raw.rstrip("\n"), len(raw.rstrip("\n"))
+            continue
+        length = len(raw)
+        while not raw.endswith("\n"):
+            raw = stream.readline(1 << 16)
+            if not raw:
+                break
+            length += len(raw)
+        yield None, length - (1 if raw.endswith("\n") else 0)
 
 
 def _uses_inference(line: str) -> bool:
@@ -122,7 +177,7 @@ def _uses_inference(line: str) -> bool:
     if not line.startswith(":"):
         return True
     name = line[1:].split(" ", 1)[0]
-    return name in ("goals", "worlds", "beliefs", "explain", "trace")
+    return name in ("goals", "worlds", "beliefs", "explain", "trace", "score")
 
 
 def run(session: Session, *, stdin: TextIO | None = None, console: Console | None = None,

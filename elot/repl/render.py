@@ -188,6 +188,30 @@ def score_table(row: ScoreRow) -> Table:
     return table
 
 
+def value_view(value) -> Table:
+    """A numeric term (:class:`~elot.repl.session.NumericValue`): its posterior mean and
+    how its value is distributed over the hypotheses now."""
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column("key", style="bold", no_wrap=True)
+    table.add_column("value", overflow="fold")
+    table.add_row("formula", Text(value.formula, style="cyan"))
+    table.add_row("type", Text(f"{value.type} (a number)"))
+    label = "initial belief" if value.mode == "initial" else "current belief"
+    table.add_row("value", Text.assemble(("posterior mean ", ""), (f"{value.mean:.3f}", "bold green"),
+                                         f"   ({label}, t={value.t})"))
+    spread = Table(box=None, pad_edge=False)
+    spread.add_column("value", justify="right")
+    spread.add_column("posterior", justify="right")
+    spread.add_column("")
+    spread.add_column("pairs", justify="right", style="dim")
+    for v, mass, count in value.distribution:
+        spread.add_row(f"{v:.3f}", f"{mass:.3f}", Text(bar(mass), style="green"), str(count))
+    if value.hidden:
+        spread.add_row("…", "", Text(f"{value.hidden} smaller groups", style="dim"), "")
+    table.add_row("over", spread)
+    return table
+
+
 def thresholds_table(values: dict[str, float], defaults: dict[str, float]) -> Group:
     """Every threshold with its value; changed ones are marked with their default."""
     table = Table(box=None, pad_edge=False)

@@ -1,0 +1,1 @@
+"""Built-in example scenarios and formulas, the package ``elot.examples``."""

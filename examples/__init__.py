@@ -1,1 +1,0 @@
-"""Built-in example scenarios and formulas, installed as ``elot.examples``."""

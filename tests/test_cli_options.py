@@ -1,0 +1,230 @@
+"""One vocabulary of options across ``run``, ``plot``, ``repl`` and ``map``: numbers checked,
+``-`` for standard output, files never overwritten by surprise (issue 11, items 6, 7, 8,
+12, 15, 16). The commands run in process through :func:`elot.cli.main`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from PIL import Image
+
+from elot.cli import build_parser, main
+from elot.cli.options import check_number
+from elot.errors import ElotError
+from elot.repl.commands import execute
+from elot.repl.session import Session
+
+GOOD = "believes(player, formula(empty(box1)))"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    """``elot ARGV``: (exit status, stdout, stderr); argparse's exits count as statuses."""
+    try:
+        status = main(list(argv))
+    except SystemExit as exit_:
+        status = exit_.code
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return status, out, err
+
+
+# -- item 6: numbers ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv, option, says", [
+    (["run", "--k", "0"], "--k", "at least 1"),
+    (["run", "--k", "2.5"], "--k", "whole number"),
+    (["run", "--k", "1e99"], "--k", "whole number"),
+    (["run", "--beta", "nan"], "--beta", "finite"),
+    (["run", "--beta", "inf"], "--beta", "finite"),
+    (["run", "--beta", "-1"], "--beta", "greater than 0"),
+    (["run", "--beta", "0"], "--beta", "greater than 0"),
+    (["plot", "--k", "-3", "-o", "x.png"], "--k", "at least 1"),
+    (["repl", "--beta", "nan"], "--beta", "finite"),
+    (["map", "-t", "-1", "-o", "x.png"], "--time", "at least 0"),
+    (["run", "--model", "ful"], "--model", "did you mean full?"),
+])
+def test_bad_numbers_and_models_are_usage_errors(capsys, argv, option, says):
+    status, _, err = run(capsys, *argv)
+    assert status == 2
+    assert f"argument {option}" in err or f"/{option}" in err
+    assert says in err
+
+
+def test_repl_checks_numbers_as_the_command_line_does():
+    session = Session.open()
+    for bad in ("0", "nan", "2.5"):
+        with pytest.raises(ElotError):
+            execute(session, f":set k {bad}")
+    for bad in ("nan", "inf", "-1"):
+        with pytest.raises(ElotError, match="finite number greater than 0"):
+            execute(session, f":set beta {bad}")
+    # the REPL used to cap k at 6 while `elot run --k 7` worked: both take 7 now
+    execute(session, ":set k 7")
+    assert session.k == 7 == build_parser().parse_args(["run", "--k", "7"]).k
+    assert check_number("beta", "3") == 3.0
+
+
+# -- item 8: one vocabulary -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["run", "plot", "repl", "map"])
+def test_every_scenario_command_takes_the_same_scenario_options(command):
+    extra = ["-o", "x.png"] if command in ("plot", "map") else []
+    args = build_parser().parse_args([command, "1_1", "--labtom", "DIR", "--exp", "exp1",
+                                      "--plan", "P", *extra])
+    assert (args.scenario, args.labtom, args.exp, args.plan) == ("1_1", "DIR", "exp1", "P")
+
+
+@pytest.mark.parametrize("command", ["run", "plot", "repl"])
+def test_mode_and_its_older_spelling(command):
+    extra = ["-o", "x.png"] if command == "plot" else []
+    parse = build_parser().parse_args
+    assert parse([command, *extra]).mode == "current"
+    assert parse([command, "--mode", "initial", *extra]).mode == "initial"
+    assert parse([command, "--initial", *extra]).mode == "initial"
+    args = parse([command, "--model", "true-belief", "--beta", "1.5", "--k", "4", "--backend",
+                  "reference", "--bind-free", *extra])
+    assert (args.model, args.beta, args.k, args.backend, args.bind_free) == (
+        "true-belief", 1.5, 4, "reference", True)
+
+
+def test_plot_takes_the_statement_short_option(capsys, tmp_path):
+    out = tmp_path / "p.png"
+    status, stdout, err = run(capsys, "plot", "-s", GOOD, "--initial", "-o", str(out))
+    assert status == 0, err
+    assert "1 statement, 3 goals" in stdout
+    with Image.open(out) as image:
+        assert image.text["elot:statements"] == "1"
+
+
+def test_repl_options_reach_the_session(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(":model\n"))
+    status, out, err = run(capsys, "repl", "--k", "7", "--beta", "2", "--model", "true-belief",
+                           "--initial")
+    assert status == 0, err
+    assert "model: true-belief  (beta = 2, k = 7)" in out
+    assert "elot[t=0/23 initial]>" in out
+
+
+# -- item 7: - is standard output ---------------------------------------------------------------
+
+
+def test_csv_and_json_dash_write_to_stdout(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    status, out, err = run(capsys, "run", "-s", GOOD, "--csv", "-")
+    assert status == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["t"] for r in rows] == ["4", "6", "13"] and rows[0]["formula"] == GOOD
+    assert "Goal posterior" in err          # the summary goes to stderr then
+    status, out, err = run(capsys, "run", "-s", GOOD, "--json", "-")
+    assert status == 0, err
+    assert json.loads(out)["judgments"][0]["statements"][0]["formula"] == GOOD
+    assert not (tmp_path / "-").exists()
+
+
+# -- item 16: no silent overwrites, atomic ------------------------------------------------------
+
+
+def test_run_refuses_to_replace_a_file_that_is_not_ours(capsys, tmp_path):
+    notes = tmp_path / "important.txt"
+    notes.write_text("my notes\n")
+    status, _, err = run(capsys, "run", "-s", GOOD, "--csv", str(notes))
+    assert status == 2 and "not replacing it" in err and "--force" in err
+    assert notes.read_text() == "my notes\n"
+    status, _, err = run(capsys, "run", "-s", GOOD, "--json", str(notes))
+    assert status == 2 and notes.read_text() == "my notes\n"
+    # our own table is replaced, and --force replaces anything
+    table = tmp_path / "table.csv"
+    assert run(capsys, "run", "-s", GOOD, "--csv", str(table))[0] == 0
+    assert run(capsys, "run", "--csv", str(table))[0] == 0
+    assert run(capsys, "run", "-s", GOOD, "--csv", str(notes), "--force")[0] == 0
+    assert notes.read_text().startswith("t,statement,formula,mode")
+    data = tmp_path / "out.json"
+    assert run(capsys, "run", "--json", str(data))[0] == 0
+    assert run(capsys, "run", "--json", str(data))[0] == 0
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []   # no temp files left
+
+
+@pytest.mark.parametrize("command", ["plot", "map"])
+def test_figures_refuse_foreign_files_and_missing_directories(capsys, tmp_path, command):
+    photo = tmp_path / "photo.png"
+    photo.write_bytes(b"\x89PNG\r\n\x1a\nnot elot's")
+    status, _, err = run(capsys, command, "-o", str(photo))
+    assert status == 2 and "not replacing it" in err
+    assert photo.read_bytes() == b"\x89PNG\r\n\x1a\nnot elot's"
+    missing = tmp_path / "no" / "such" / "x.png"
+    status, _, err = run(capsys, command, "-o", str(missing))
+    assert status == 2 and "does not exist" in err
+    assert not (tmp_path / "no").exists()
+    figure = tmp_path / "f.png"
+    assert run(capsys, command, "-o", str(figure))[0] == 0
+    assert run(capsys, command, "-o", str(figure))[0] == 0        # ours: replaced
+    assert run(capsys, command, "-o", str(photo), "--force")[0] == 0
+    with Image.open(photo) as image:
+        assert image.text["Software"] == "elot"
+
+
+def test_repl_save_never_writes_an_empty_log_or_over_foreign_files(tmp_path):
+    session = Session.open()
+    target = tmp_path / "notes.csv"
+    target.write_text("precious,data\n1,2\n")
+    with pytest.raises(ElotError, match="nothing to save"):
+        execute(session, f":save {target}")
+    execute(session, GOOD)
+    with pytest.raises(ElotError, match="not replacing it"):
+        execute(session, f":save {target}")
+    assert target.read_text() == "precious,data\n1,2\n"
+    execute(session, f":save {target} --force")
+    execute(session, f":save {target}")        # now an elot query log: replaced
+    assert list(csv.DictReader(target.open()))[0]["formula"] == GOOD
+    log = tmp_path / "log.json"
+    execute(session, f":save {log}")
+    execute(session, f":save {log}")
+    assert json.loads(log.read_text())[0]["formula"] == GOOD
+
+
+# -- item 15: a numeric statement is that statement's error ----------------------------------------
+
+
+def test_numeric_statement_is_its_own_error_and_the_rest_are_scored(capsys, tmp_path):
+    table = tmp_path / "t.csv"
+    status, out, err = run(capsys, "run", "-s", "prob_of(player, empty(box1))", "-s", GOOD,
+                           "--csv", str(table))
+    assert status == 2
+    assert "<statement 1>:1:1: type error: prob_of(player, empty(box1)) is a number" in err
+    assert "1 of 2 statement(s) could not be scored" in err
+    assert {r["formula"] for r in csv.DictReader(table.open())} == {GOOD}
+    statements = tmp_path / "s.txt"
+    statements.write_text(f"{GOOD}\ninitial: prob_of(player, empty(box1))\n")
+    status, _, err = run(capsys, "run", "--statements", str(statements))
+    assert status == 2 and f"{statements}:2:" in err
+
+
+# -- item 12: plurals -------------------------------------------------------------------------------
+
+
+def test_counts_agree_with_their_nouns(capsys, tmp_path):
+    one_gem = tmp_path / "one.scn"
+    one_gem.write_text("name: one-gem\ngoal: gem1\n\nmap:\n  h..g\n\nactions:\n  right x3, pickup gem1\n")
+    status, out, err = run(capsys, "run", str(one_gem))
+    assert status == 0, err
+    assert "(1 goal × 1 state × 1 belief), 4 actions" in out
+
+
+def test_repl_loads_plan_ids_from_its_labtom_directory(capsys, monkeypatch, labtom):
+    monkeypatch.delenv("ELOT_LABTOM_DATA", raising=False)
+    monkeypatch.setattr("sys.stdin", io.StringIO(":load 2_1\n"))
+    status, out, err = run(capsys, "repl", "--labtom", str(labtom))
+    assert status == 0, out + err
+    assert "loaded exp2_current/2_1: 31 actions" in out
+
+
+def test_run_table_shows_a_bounded_excerpt_of_a_huge_statement(capsys):
+    huge = "believes(player, formula(empty(box1" + "1" * 20_000 + ")))"
+    status, out, _ = run(capsys, "run", "-s", huge)
+    assert status == 2
+    assert "… (20038" in out and len(out) < 20_000
