@@ -106,7 +106,7 @@ def test_repl_options_reach_the_session(capsys, monkeypatch):
     status, out, err = run(capsys, "repl", "--k", "7", "--beta", "2", "--model", "true-belief",
                            "--initial")
     assert status == 0, err
-    assert "model: true-belief  (beta = 2, k = 7)" in out
+    assert "model: true-belief  (beta = 2, k = 7, conventions = elot)" in out
     assert "elot[t=0/23 initial]>" in out
 
 
