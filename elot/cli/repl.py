@@ -22,8 +22,10 @@ def _scenario_args(p: argparse.ArgumentParser, *, inference: bool = True) -> Non
     if inference:
         p.add_argument("--model", default="full", choices=("full", "true-belief", "non-planning"),
                        help="BToM model: the full model or one of the paper's ablations (default: full)")
-        p.add_argument("--beta", type=float, default=2 ** 1.5,
-                       help="the agent's rationality β = 1/τ (default: 2^1.5 ≈ 2.83)")
+        p.add_argument("--beta", type=float, default=None,
+                       help="the agent's rationality β = 1/τ (default: the --thresholds file's, else 2^1.5 ≈ 2.83)")
+        p.add_argument("--thresholds", metavar="FILE",
+                       help="thresholds (and β) from elot fit's JSON file, or name=value,... overrides")
         p.add_argument("--bind-free", action="store_true",
                        help="bind free variables existentially at the top (as the reference does)")
 
@@ -68,8 +70,15 @@ def register(subparsers) -> None:
 def _session(args):
     from repl.session import Session
 
+    thresholds = None
+    if hasattr(args, "thresholds"):
+        from elot.study.params import apply_thresholds_option
+
+        thresholds = apply_thresholds_option(args)
     session = Session.open(args.scenario)
     session.bind_free = getattr(args, "bind_free", False)
+    if thresholds is not None:
+        session.thresholds = thresholds
     if hasattr(args, "model"):
         session.set_model(args.model)
         session.set_beta(args.beta)

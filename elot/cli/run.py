@@ -49,7 +49,9 @@ def register(subparsers) -> None:
                    help="statements that do not say are about the agent's initial belief (default: current)")
     p.add_argument("--model", choices=("full", "true-belief", "non-planning"), default="full",
                    help="the BToM model or an ablation (default: %(default)s)")
-    p.add_argument("--beta", type=float, default=2**1.5, help="inverse temperature β (default: 2^1.5)")
+    p.add_argument("--beta", type=float, default=None,
+                   help="inverse temperature β (default: the --thresholds file's, else 2^1.5)")
+    p.add_argument("--thresholds", metavar="FILE", help="thresholds (and β) from elot fit's JSON, or name=value,...")
     p.add_argument("--k", type=int, default=3, help="particles per initial belief (default: %(default)s)")
     p.add_argument("--backend", choices=("core", "reference"), default="core",
                    help="the compiled core, or the slow plain-Python reference (default: %(default)s)")
@@ -118,6 +120,9 @@ def run_command(args) -> int:
     from elot.inference import infer
     from elot.scoring import compile_statement, score
 
+    from elot.study.params import apply_thresholds_option
+
+    thresholds = apply_thresholds_option(args)
     scenario = _load(args)
     statements = _given_statements(args, scenario)
     _translate(statements, scenario)
@@ -129,7 +134,8 @@ def run_command(args) -> int:
         if st.formula is None:
             continue
         try:
-            compiled[n] = compile_statement(inference, st.formula, bind_free=args.bind_free)
+            compiled[n] = compile_statement(inference, st.formula, thresholds=thresholds,
+                                             bind_free=args.bind_free)
         except ElotError as error:
             st.error = error
             st.note = f"{error.kind}"
