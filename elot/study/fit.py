@@ -159,12 +159,13 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
             raise fail(f"rating {row['rating']!r} is not a number", line, "rating") from None
         statement = (row["statement"] or "").strip()
         formula = (row.get("formula") or "").strip()
-        if not formula:
-            try:
+        try:
+            if not formula:
                 formula, _ = resolve(refs[name], statement, mode)
-            except ElotError as error:
-                raise fail(f"unknown statement {statement!r}: {error.message}", line, "statement",
-                           hint="give the formula in a formula column, or a sentence the translator reads") from None
+            _check_formula(formula, scenario)
+        except ElotError as error:
+            raise fail(f"unknown statement {statement!r}: {error.message}", line, "statement",
+                       hint="give the formula in a formula column, or a sentence the translator reads") from None
         key = Key(name, mode, t, formula)
         sums[key] += rating
         counts[key] += 1
@@ -182,6 +183,12 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
         factors={f: [factors[k][f] for k in keys] for f in factor_names},
         refs=refs, skipped=skipped,
     )
+
+
+def _check_formula(formula: str, scenario) -> None:
+    from elot.evaluate import compile_formula
+
+    compile_formula(formula, scenario.signature(), None, True)
 
 
 # -- precomputation -------------------------------------------------------------------
