@@ -270,6 +270,11 @@ def run_task(task: Task) -> tuple[int, list[dict]]:
     return task.index, rows
 
 
+def run_tasks(tasks: Sequence[Task]) -> list[tuple[int, list[dict]]]:
+    """:func:`run_task` for several tasks in one worker."""
+    return [run_task(task) for task in tasks]
+
+
 def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = None,
                models: Sequence[str] = ("full",), betas: Sequence[float] = (2 ** 1.5,),
                ks: Sequence[int] = (3,), conventions: Sequence[str] = ("elot",),
@@ -362,10 +367,15 @@ def _local(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[int, list[dict]]]
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["elot.study.batch", "elot.scoring", "elot.inference"])
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    # One submission per scenario: a worker then loads the scenario and translates its
+    # statements once for all its settings, and there are fewer round trips.
+    chunks: dict[ScenarioRef, list[Task]] = {}
+    for task in tasks:
+        chunks.setdefault(task.scenario, []).append(task)
     try:
-        futures = [pool.submit(run_task, task) for task in tasks]
+        futures = [pool.submit(run_tasks, chunk) for chunk in chunks.values()]
         for future in as_completed(futures):
-            yield future.result()
+            yield from future.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
