@@ -241,3 +241,27 @@ def test_dataset_batch_covers_every_plan(labtom, tmp_path):
     assert {r["scenario"].split("/")[0] for r in table} == {"exp1", "exp2_current", "exp2_initial"}
     assert sum(1 for r in table if not r["error"]) > 0.8 * len(table)
     assert any(r["possibility"] for r in table)
+
+
+def test_repl_set_thresholds_and_plot_read_the_file(tmp_path, capsys):
+    from repl.commands import execute
+    from repl.session import Session
+
+    params = tmp_path / "fit.json"
+    write_params(params, literature_thresholds().replace(might=0.4), beta=1.5)
+    session = Session.open(EXAMPLES[0])
+    execute(session, f":set thresholds {params}")
+    assert session.thresholds.might == 0.4 and session.thresholds.uncertain == 0.5 and session.beta == 1.5
+    with pytest.raises(StudyError, match="cannot read thresholds file"):
+        execute(session, f":set thresholds {tmp_path / 'missing.json'}")
+    assert main(["plot", EXAMPLES[0], "--thresholds", str(params), "-o", str(tmp_path / "p.png")]) == 0
+    assert (tmp_path / "p.png").stat().st_size > 0
+
+
+def test_batch_refuses_work_that_would_exhaust_memory(tmp_path, monkeypatch):
+    from elot.study import batch as study_batch
+
+    monkeypatch.setattr(study_batch, "available_memory", lambda: 100 * 2 ** 20)
+    with pytest.raises(StudyError, match=r"would need about .* GiB at once \(2 worker\(s\)") as info:
+        batch(_tasks(), tmp_path / "t.csv", jobs=2)
+    assert "fewer --jobs" in info.value.hint and not list(tmp_path.iterdir())

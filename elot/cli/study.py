@@ -178,22 +178,17 @@ def fit_command(args) -> int:
 
     models = [check_model(m) for m in _list(args.model, str, "--model")]
     betas = parse_betas(args.beta) if args.beta else list(BETA_GRID)
-    start = None
-    if args.start:
-        from elot.study.params import literature_thresholds
-        import dataclasses
-
-        given = read_params(args.start).thresholds
-        start = literature_thresholds().replace(**{k: v for k, v in dataclasses.asdict(given).items()})
+    start = read_params(args.start).thresholds if args.start else None
     if args.samples < 1:
         raise StudyError(f"--samples must be at least 1, not {args.samples}")
+    from elot.errors import ElotError
     from elot.scoring import check_conventions
 
     conventions = args.conventions
     try:
         check_conventions(conventions)
-    except Exception as error:
-        raise StudyError(f"--conventions: {error}", hint="use elot or paper") from None
+    except ElotError as error:
+        raise StudyError(f"--conventions: {error.message}", hint=error.hint) from None
     ratings = read_ratings(args.ratings, root=args.labtom)
     with _progress_bar("fitting") as bar:
         progress = (lambda model, done, total: bar(done, total)) if bar else None
@@ -222,8 +217,7 @@ def _print_fit(result) -> None:
 
     from elot.study.params import LITERATURE
 
-    out = Console(highlight=False, soft_wrap=False, width=max(100, Console().width),
-                  file=sys.stderr if False else None)
+    out = Console(highlight=False, soft_wrap=False, width=max(100, Console().width))
     ratings = result.ratings
     skipped = f", {ratings.skipped} rows with errors skipped" if ratings.skipped else ""
     out.print(f"{len(ratings.keys)} rated statements ({int(ratings.count.sum())} ratings{skipped}); "
