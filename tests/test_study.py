@@ -91,8 +91,11 @@ def test_resume_after_a_crash_mid_write_loses_and_repeats_nothing(tmp_path):
 
 def test_resume_refuses_a_different_batch(tmp_path):
     out = tmp_path / "table.csv"
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt):  # stopped before any task finished: nothing is left
         batch(_tasks(), out, progress=lambda done, total: (_ for _ in ()).throw(KeyboardInterrupt()))
+    assert not list(tmp_path.iterdir())
+    with pytest.raises(KeyboardInterrupt):
+        batch(_tasks(), out, progress=lambda done, total: done and (_ for _ in ()).throw(KeyboardInterrupt()))
     with pytest.raises(StudyError, match="different batch"):
         batch(_tasks(betas=(3.0,)), out, resume=True)
 

@@ -501,6 +501,10 @@ class _Partial:
         self.handle.close()
         self.manifest.close()
 
+    def discard(self) -> None:
+        self.rows_path.unlink(missing_ok=True)
+        self.done_path.unlink(missing_ok=True)
+
     def finish(self, fmt: str) -> int:
         """Write ``OUT`` (rows in task order) and remove the partial files; the row count."""
         self.close()
@@ -607,6 +611,8 @@ def batch(
                 progress(len(partial.done), total)
     except BaseException:
         partial.close()
+        if not partial.done:  # nothing finished (a bad option, an unreachable cluster): leave nothing
+            partial.discard()
         raise
     count = partial.finish(fmt)
     return BatchResult(len(todo), resumed, count, str(output))
