@@ -195,6 +195,19 @@ def test_bad_ratings_are_located_and_nothing_is_written(tmp_path, capsys, conten
     assert not out.exists() and list(tmp_path.iterdir()) == [path]
 
 
+def test_ratings_may_name_statements_by_id(tmp_path, capsys):
+    read_table_rows = batch(plan_tasks(expand_scenarios(EXAMPLES[:1]))).table
+    lines = ["scenario,mode,t,statement_id,statement,rating"]
+    lines += [f"{r['scenario']},{r['mode']},{r['t']},{r['statement_id']},,{n % 5}" for n, r in enumerate(read_table_rows)]
+    path = tmp_path / "by-id.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ratings = read_ratings(path)
+    assert {k.formula for k in ratings.keys} == {r["formula"] for r in read_table_rows}
+    path.write_text(lines[0] + f"\n{EXAMPLES[0]},current,4,999,,3\n", encoding="utf-8")
+    assert main(["fit", str(path)]) == 2
+    assert f"{path}:2:" in capsys.readouterr().err
+
+
 def test_bad_parameter_files(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text('{"thresholds": {"believes": 0.75, "belives": 0.8}}')

@@ -159,6 +159,11 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
             raise fail(f"rating {row['rating']!r} is not a number", line, "rating") from None
         statement = (row["statement"] or "").strip()
         formula = (row.get("formula") or "").strip()
+        if not statement and not formula and (row.get("statement_id") or "").strip():
+            statement = _statement_by_id(refs[name], row["statement_id"].strip())
+            if statement is None:
+                raise fail(f"{name} has no statement with id {row['statement_id'].strip()!r}", line,
+                           "statement_id", hint="use the statement_id column of an elot batch table")
         try:
             if not formula:
                 formula, _ = resolve(refs[name], statement, mode)
@@ -183,6 +188,12 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
         factors={f: [factors[k][f] for k in keys] for f in factor_names},
         refs=refs, skipped=skipped,
     )
+
+
+def _statement_by_id(ref: ScenarioRef, statement_id: str) -> str | None:
+    from elot.study.batch import scenario_items
+
+    return next((item.text for item in scenario_items(ref) if item.statement_id == statement_id), None)
 
 
 def _check_formula(formula: str, scenario) -> None:
