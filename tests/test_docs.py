@@ -29,11 +29,13 @@ def _console_examples() -> list:
     examples = []
     for path in DOCUMENTS:
         for block in _blocks(path, "console"):
+            # A block that starts by pointing ELOT_LABTOM_DATA at the dataset reads it.
+            dataset = "$ export ELOT_LABTOM_DATA=" in block
             command, output = None, []
             for line in block.splitlines() + ["$ "]:
                 if line.startswith("$ "):
                     if command and command.startswith("elot "):
-                        examples.append(pytest.param(command, "\n".join(output),
+                        examples.append(pytest.param(command, "\n".join(output), dataset,
                                                      id=f"{path.name}:{command[:50]}"))
                     command, output = line[2:].strip(), []
                 else:
@@ -46,9 +48,13 @@ def _python_examples() -> list:
             for path in DOCUMENTS for n, block in enumerate(_blocks(path, "python"))]
 
 
-@pytest.mark.parametrize("command, expected", _console_examples())
-def test_console_examples(command, expected):
+@pytest.mark.parametrize("command, expected, dataset", _console_examples())
+def test_console_examples(command, expected, dataset):
     env = {**os.environ, "PYTHONIOENCODING": "utf-8", "COLUMNS": "100", "ELOT_HISTORY": os.devnull}
+    if dataset:
+        if labtom_path() is None:
+            pytest.skip("this example reads the LaBToM dataset")
+        env["ELOT_LABTOM_DATA"] = str(labtom_path())
     result = run_elot(*shlex.split(command)[1:], env=env, cwd=REPO, timeout=120)
     assert _plain(result.stdout + result.stderr) == _plain(expected)
 

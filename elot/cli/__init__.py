@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "elot.cli.run",        # run (BToM inference and statement scores)
     "elot.cli.translate",  # translate (English -> ELoT)
     "elot.cli.repl",       # repl, plot, map
+    "elot.cli.study",      # batch, fit, simulate, report
 )
 
 EXIT_OK = 0

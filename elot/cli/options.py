@@ -157,8 +157,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--conventions", type=_conventions_type, default="elot", metavar="{elot,paper}",
                    help="elot (SPEC §4-5) or the paper's reference pipeline (SPEC §7) "
                         "(default: %(default)s)")
-    p.add_argument("--beta", type=number("beta"), default=DEFAULT_BETA, metavar="BETA",
-                   help="the agent's rationality β = 1/τ, a positive number (default: 2^1.5 ≈ 2.83)")
+    p.add_argument("--beta", type=number("beta"), default=None, metavar="BETA",
+                   help="the agent's rationality β = 1/τ, a positive number (default: the "
+                        "--thresholds file's, else 2^1.5 ≈ 2.83)")
     p.add_argument("--k", type=number("k"), default=DEFAULT_K, metavar="K",
                    help="particles per initial belief, a whole number ≥ 1 (default: %(default)s)")
     p.add_argument("--backend", choices=("core", "reference"), default="core",
@@ -166,9 +167,11 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_formula_options(p: argparse.ArgumentParser) -> None:
-    """``--bind-free``: how formulas are read."""
+    """``--bind-free`` and ``--thresholds``: how formulas are read and judged."""
     p.add_argument("--bind-free", action="store_true",
                    help="bind free variables existentially at the top (as the reference does)")
+    p.add_argument("--thresholds", metavar="FILE",
+                   help="thresholds (and β) from elot fit's JSON file, or name=value,... overrides")
 
 
 def add_mode_option(p: argparse.ArgumentParser) -> None:

@@ -66,9 +66,13 @@ def _session(args):
         from elot.embedding.session import ModelSession
 
         return ModelSession.open_model(args.belief_model, bind_free=args.bind_free)
+    from elot.study.params import apply_thresholds_option
+
+    thresholds = apply_thresholds_option(args)   # and β from the file unless --beta is given
     return Session(scenario=options.load_scenario(args), model=args.model, beta=args.beta,
                    k=args.k, backend=args.backend, bind_free=args.bind_free, mode=args.mode,
-                   labtom=args.labtom, conventions=args.conventions)
+                   labtom=args.labtom, conventions=args.conventions,
+                   thresholds=thresholds)
 
 
 def _repl_command(args) -> int:

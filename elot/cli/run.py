@@ -90,8 +90,10 @@ def run_command(args) -> int:
 
     from elot.inference import infer
     from elot.scoring import compile_statement, score
+    from elot.study.params import apply_thresholds_option
 
     _check_outputs(args)    # before the inference: a refused output path fails fast
+    thresholds = apply_thresholds_option(args)
     scenario = options.load_scenario(args)
     statements = _given_statements(args, scenario)
     _translate(statements, scenario)
@@ -103,7 +105,8 @@ def run_command(args) -> int:
         if st.formula is None:
             continue
         try:
-            compiled[n] = compile_statement(inference, st.formula, bind_free=args.bind_free)
+            compiled[n] = compile_statement(inference, st.formula, thresholds=thresholds,
+                                             bind_free=args.bind_free)
         except ElotError as error:
             st.error = error
             st.note = f"{error.kind}"

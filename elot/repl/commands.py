@@ -280,18 +280,30 @@ def _current(session: Session, arg: str) -> list[RenderableType]:
 
 # -- settings -------------------------------------------------------------------------------
 
-_SET_USAGE = ":set threshold NAME VALUE | :set beta VALUE | :set k N | :set conventions elot|paper"
-SETTINGS = ["threshold", "beta", "k", "conventions"]
+_SET_USAGE = (":set threshold NAME VALUE | :set thresholds FILE | :set beta VALUE | :set k N | "
+              ":set conventions elot|paper")
+SETTINGS = ["threshold", "thresholds", "beta", "k", "conventions"]
 
 
-@command("set", "threshold NAME V | beta V | k N",
-         "change a threshold, β (rationality), k (belief particles); :set conventions elot|paper", "set")
+@command("set", "threshold NAME V | thresholds FILE | beta V | k N",
+         "change a threshold (or all, from elot fit's file), β (rationality), k (belief "
+         "particles); :set conventions elot|paper", "set")
 def _set(session: Session, arg: str) -> list[RenderableType]:
     words = _need(arg, _SET_USAGE).split()
     what = words[0]
     if what == "threshold" and len(words) == 3:
         session.set_threshold(words[1], _float(words[2], "the threshold", _SET_USAGE))
         return [render.message(f"threshold {words[1]} = {session.thresholds_dict()[words[1]]:g}")]
+    if what == "thresholds" and len(words) == 2:
+        from elot.study.params import read_params
+
+        params = read_params(words[1])
+        session.thresholds = params.thresholds
+        if params.beta is not None:
+            session.set_beta(params.beta)
+        changed = session.threshold_overrides() or "the defaults"
+        beta = f"; beta = {session.beta:g}" if params.beta is not None else ""
+        return [render.message(f"thresholds from {words[1]}: {changed}{beta}")]
     if what == "beta" and len(words) == 2:
         session.set_beta(words[1])
         return [render.message(f"beta = {session.beta:g} (inference reruns on the next query)")]

@@ -1,0 +1,284 @@
+"""``elot batch``, ``elot fit``, ``elot simulate`` and ``elot report``: the study workflow
+(see docs/study.md and :mod:`elot.study`)."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import sys
+from pathlib import Path
+
+from elot.study.params import StudyError
+
+
+def _list(text: str, kind, option: str) -> list:
+    out = []
+    for item in filter(None, (p.strip() for p in text.split(","))):
+        try:
+            out.append(kind(item))
+        except ValueError:
+            raise StudyError(f"{option}: {item!r} is not a {'number' if kind is float else 'whole number'}",
+                             hint=f"e.g. {option} 1,2") from None
+    if not out:
+        raise StudyError(f"{option} needs at least one value")
+    return out
+
+
+def parse_betas(text: str) -> list[float]:
+    """``0.5,1,2`` or a range ``START:STOP:xFACTOR`` (geometric) / ``START:STOP:STEP``."""
+    if ":" not in text:
+        return _list(text, float, "--beta")
+    parts = text.split(":")
+    try:
+        start, stop = float(parts[0]), float(parts[1])
+        step = parts[2] if len(parts) > 2 else "x1.4142135623730951"
+        geometric = step.startswith("x")
+        size = float(step[1:] if geometric else step)
+    except (ValueError, IndexError):
+        raise StudyError(f"--beta: cannot read the range {text!r}", hint="e.g. 0.5:4:x1.41421356 or 1:3:0.5") from None
+    if not (start > 0 and stop >= start and (size > 1 if geometric else size > 0)):
+        raise StudyError(f"--beta: the range {text!r} is empty or endless", hint="e.g. 0.5:4:x1.41421356")
+    out, value, n = [], start, 0
+    while value <= stop * (1 + 1e-9) and n < 1000:
+        out.append(value)
+        n += 1
+        value = start * size ** n if geometric else start + size * n
+    return out
+
+
+def _progress_bar(label: str):
+    """A ``progress(done, total)`` callback drawing a rich bar on a terminal (else None)."""
+    if not sys.stderr.isatty():
+        return contextlib.nullcontext(None)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    @contextlib.contextmanager
+    def bar():
+        with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                      TimeRemainingColumn(), console=Console(stderr=True), transient=True) as progress:
+            task = progress.add_task(label, total=None)
+            yield lambda done, total: progress.update(task, completed=done, total=total)
+
+    return bar()
+
+
+def register(subparsers) -> None:
+    """Add ``batch``, ``fit``, ``simulate`` and ``report``."""
+    p = subparsers.add_parser(
+        "batch", help="Score many scenarios × statements × settings into one tidy table (CSV or Parquet).",
+        description="Run every scenario under every setting and score every statement at every judgment "
+        "point: one row per (scenario, settings, statement, mode, t). One task per (scenario, model, β, k, "
+        "conventions), run serially, in local processes (--jobs) or on a Dask cluster (--dask).")
+    p.add_argument("scenarios", nargs="+", metavar="SCENARIO",
+                   help=".scn files or globs, example names, dataset plan ids (1_1, exp1/1_1), or 'all'")
+    p.add_argument("--labtom", metavar="DIR", help="the LaBToM dataset directory (default: $ELOT_LABTOM_DATA)")
+    p.add_argument("--exp", default="exp1,exp2", help="dataset experiments for plan ids and 'all': exp1, "
+                   "exp2_current, exp2_initial, exp2 (both) (default: %(default)s)")
+    p.add_argument("--statement", "-s", action="append", default=[], metavar="F",
+                   help="a statement to score in every scenario (repeatable; default: each scenario's own)")
+    p.add_argument("--statements", action="append", default=[], metavar="FILE", help="statements file (repeatable)")
+    p.add_argument("--initial", action="store_true", help="given statements are about the initial belief")
+    p.add_argument("--model", default="full", help="models, comma-separated (default: %(default)s)")
+    p.add_argument("--beta", default=None, help="β values (0.5,1,2) or a range 0.5:4:x1.41421356 (default: 2^1.5, "
+                   "or the --thresholds file's)")
+    p.add_argument("--k", default="3", help="particles per belief, comma-separated (default: %(default)s)")
+    p.add_argument("--thresholds", action="append", default=[], metavar="FILE",
+                   help="a parameter file from elot fit, or name=value overrides (repeatable: one grid axis)")
+    p.add_argument("--conventions", default="elot", help="elot, paper or both comma-separated (default: %(default)s)")
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help="the table: .csv, .parquet, or - for stdout")
+    p.add_argument("--format", choices=("csv", "parquet"), help="table format (default: from OUT's suffix)")
+    p.add_argument("--jobs", "-j", type=int, default=1, help="local worker processes (default: %(default)s)")
+    p.add_argument("--dask", metavar="ADDRESS", default=os.environ.get("ELOT_DASK_SCHEDULER"),
+                   help="a Dask scheduler (tcp://host:8786; default: $ELOT_DASK_SCHEDULER)")
+    p.add_argument("--resume", action="store_true", help="finish an interrupted batch writing OUT")
+    p.set_defaults(func=batch_command)
+
+    p = subparsers.add_parser(
+        "fit", help="Fit thresholds Θ and β to human ratings (Pearson r), with bootstrap intervals.",
+        description="Fit Θ by grid coordinate ascent (step 0.05, ±0.2 around the literature values) and β over "
+        "a grid, maximizing Pearson r between L and the mean rating, for each model (the first is primary, "
+        "the others ablations). Ratings: CSV with scenario,mode,t,statement,rating (a batch table with a "
+        "rating column is one); other columns are factors.")
+    p.add_argument("ratings", metavar="RATINGS.csv")
+    p.add_argument("--labtom", metavar="DIR", help="the LaBToM dataset directory (default: $ELOT_LABTOM_DATA)")
+    p.add_argument("--model", default="full,true-belief,non-planning", help="models (default: %(default)s)")
+    p.add_argument("--beta", default=None, help="the β grid (default: 0.5 to 4 in ×√2 steps)")
+    p.add_argument("--k", type=int, default=3, help="particles per belief (default: %(default)s)")
+    p.add_argument("--conventions", default="elot", help="elot or paper (default: %(default)s)")
+    p.add_argument("--start", metavar="FILE", help="starting thresholds (default: the literature values)")
+    p.add_argument("--minimize", action="store_true", help="minimize r instead (the adversarial check)")
+    p.add_argument("--samples", type=int, default=1000, help="bootstrap samples (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the fitted Θ and β as JSON (- for stdout)")
+    p.add_argument("--evaluations", metavar="FILE", help="write every evaluation of the search as CSV")
+    p.set_defaults(func=fit_command)
+
+    p = subparsers.add_parser(
+        "simulate", help="Make synthetic ratings from a batch table (L plus noise) to test a fit.",
+        description="Ratings from a batch table: each scored row's L plus Gaussian noise.")
+    p.add_argument("table", metavar="TABLE")
+    p.add_argument("--noise", type=float, default=0.05, help="noise standard deviation (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
+    p.add_argument("-o", "--output", required=True, metavar="OUT.csv")
+    p.set_defaults(func=simulate_command)
+
+    p = subparsers.add_parser(
+        "report", help="Figures and a summary table from a batch table (and ratings).",
+        description="Write summary.md/.csv (per settings: mean L; r and 95% CI with ratings), a model-vs-human "
+        "scatter per model (with --ratings) and score-over-time curves per scenario.")
+    p.add_argument("table", metavar="TABLE")
+    p.add_argument("--ratings", metavar="RATINGS.csv")
+    p.add_argument("--labtom", metavar="DIR", help="the LaBToM dataset directory (default: $ELOT_LABTOM_DATA)")
+    p.add_argument("-o", "--output", required=True, metavar="DIR", help="the folder to write into")
+    p.add_argument("--format", default="png,svg", help="figure formats (default: %(default)s)")
+    p.add_argument("--no-curves", action="store_true", help="skip the per-scenario curves")
+    p.set_defaults(func=report_command)
+
+
+def batch_command(args) -> int:
+    from elot.study.batch import batch, expand_scenarios, given_items, plan_tasks
+    from elot.study.params import Params, thresholds_option
+    from elot.evaluate import Thresholds
+
+    params = [thresholds_option(t) for t in args.thresholds] or [Params(Thresholds())]
+    if args.beta is not None:
+        betas = parse_betas(args.beta)
+    else:
+        betas = list(dict.fromkeys(p.beta for p in params if p.beta is not None)) or [2 ** 1.5]
+    if args.jobs < 1:
+        raise StudyError(f"--jobs must be at least 1, not {args.jobs}")
+    refs = expand_scenarios(args.scenarios, root=args.labtom, exps=_list(args.exp, str, "--exp"))
+    items = given_items(args.statement, args.statements, "initial" if args.initial else "current")
+    tasks = plan_tasks(refs, items=items or None, models=_list(args.model, str, "--model"), betas=betas,
+                       ks=_list(args.k, int, "--k"), conventions=_list(args.conventions, str, "--conventions"),
+                       thresholds=params)
+    fmt = args.format or ("parquet" if args.output.endswith(".parquet") else "csv")
+    try:
+        with _progress_bar(f"batch ({len(tasks)} tasks)") as progress:
+            result = batch(tasks, args.output, fmt=fmt, jobs=args.jobs, dask=args.dask, resume=args.resume,
+                           progress=progress)
+    except KeyboardInterrupt:
+        if args.output != "-":
+            print(f"interrupted: finished tasks are kept in {args.output}.partial; "
+                  "rerun the same command with --resume to finish", file=sys.stderr)
+        return 130
+    where = "standard output" if args.output == "-" else args.output
+    resumed = f", {result.resumed} already done" if result.resumed else ""
+    print(f"wrote {result.rows} rows ({len(tasks)} tasks{resumed}) to {where}", file=sys.stderr)
+    return 0
+
+
+def fit_command(args) -> int:
+    from elot.study.fit import BETA_GRID, fit, fit_json, read_ratings
+    from elot.study.params import read_params, write_params
+
+    from elot.study.batch import check_model
+
+    models = [check_model(m) for m in _list(args.model, str, "--model")]
+    betas = parse_betas(args.beta) if args.beta else list(BETA_GRID)
+    start = read_params(args.start).thresholds if args.start else None
+    if args.samples < 1:
+        raise StudyError(f"--samples must be at least 1, not {args.samples}")
+    from elot.errors import ElotError
+    from elot.scoring import check_conventions
+
+    conventions = args.conventions
+    try:
+        check_conventions(conventions)
+    except ElotError as error:
+        raise StudyError(f"--conventions: {error.message}", hint=error.hint) from None
+    ratings = read_ratings(args.ratings, root=args.labtom)
+    with _progress_bar("fitting") as bar:
+        progress = (lambda model, done, total: bar(done, total)) if bar else None
+        result = fit(ratings, models=models, betas=betas, k=args.k, conventions=conventions,
+                     minimize=args.minimize, start=start, samples=args.samples, seed=args.seed, progress=progress)
+    _print_fit(result)
+    best = result.best
+    if args.output:
+        write_params(args.output, best.thresholds, best.beta, **fit_json(result))
+    if args.evaluations:
+        import csv
+
+        from elot.study.params import atomic_output
+
+        rows = [e for f in result.models.values() for e in f.evaluations]
+        with atomic_output(args.evaluations) as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+    return 0
+
+
+def _print_fit(result) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from elot.study.params import LITERATURE
+
+    out = Console(highlight=False, soft_wrap=False, width=max(100, Console().width))
+    ratings = result.ratings
+    skipped = f", {ratings.skipped} rows with errors skipped" if ratings.skipped else ""
+    out.print(f"{len(ratings.keys)} rated statements ({int(ratings.count.sum())} ratings{skipped}); "
+              f"{'minimizing' if result.minimize else 'maximizing'} Pearson r")
+    table = Table(title="Fit: Pearson r (bootstrap 95% CI)", title_justify="left")
+    for column in ("model", "β", "all", "current", "initial"):
+        table.add_column(column, justify="left" if column == "model" else "right")
+    for fit in result.models.values():
+        cells = [fit.overall, fit.conditions.get("current"), fit.conditions.get("initial")]
+        table.add_row(fit.model, f"{fit.beta:.3g}",
+                      *("—" if f is None else f"{f.r:.2f} [{f.low:.2f}, {f.high:.2f}] n={f.n}" for f in cells))
+    out.print(table)
+    best = result.best
+    thresholds = Table(title=f"Thresholds ({best.model})", title_justify="left")
+    thresholds.add_column("threshold")
+    thresholds.add_column("start", justify="right")
+    thresholds.add_column("fitted", justify="right")
+    for name, start in LITERATURE.items():
+        thresholds.add_row(name, f"{start:.2f}", f"{getattr(best.thresholds, name):.2f}")
+    out.print(thresholds)
+    for name, values in best.factors.items():
+        factor = Table(title=f"By {name} ({best.model})", title_justify="left")
+        for column in ("value", "n", "r", "95% CI"):
+            factor.add_column(column, justify="left" if column == "value" else "right")
+        for value, f in values.items():
+            factor.add_row(value, str(f.n), f"{f.r:.2f}", f"[{f.low:.2f}, {f.high:.2f}]")
+        out.print(factor)
+
+
+def simulate_command(args) -> int:
+    import csv
+
+    from elot.study.batch import read_table
+    from elot.study.fit import synthetic_ratings
+    from elot.study.params import atomic_output
+
+    if not (args.noise >= 0 and math.isfinite(args.noise)):
+        raise StudyError(f"--noise must be a non-negative number, not {args.noise}")
+    rows = synthetic_ratings(read_table(args.table), noise=args.noise, seed=args.seed)
+    if not rows:
+        raise StudyError(f"{args.table} has no scored rows", path=args.table)
+    with atomic_output(args.output) as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    if args.output != "-":
+        print(f"wrote {len(rows)} ratings to {args.output}", file=sys.stderr)
+    return 0
+
+
+def report_command(args) -> int:
+    from elot.study.batch import read_table
+    from elot.study.fit import read_ratings
+    from elot.study.report import report
+
+    table = read_table(args.table)
+    ratings = read_ratings(args.ratings, root=args.labtom) if args.ratings else None
+    formats = _list(args.format, str, "--format")
+    for fmt in formats:
+        if fmt not in ("png", "svg"):
+            raise StudyError(f"--format: unknown figure format {fmt!r}", hint="use png, svg or png,svg")
+    written = report(table, Path(args.output), ratings, formats=formats, curves=not args.no_curves)
+    print(f"wrote {len(written)} files to {args.output}", file=sys.stderr)
+    return 0

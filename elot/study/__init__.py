@@ -1,0 +1,12 @@
+"""Studies: batch runs to a tidy table, fitting Θ and β to human ratings, and reports.
+
+* :mod:`elot.study.batch` — scenarios × statements × settings → one row per judgment;
+* :mod:`elot.study.fit` — Θ by grid coordinate ascent and β over a grid, maximizing
+  Pearson r between L and the mean rating, with bootstrap intervals;
+* :mod:`elot.study.report` — scatter, score curves and a summary table;
+* :mod:`elot.study.params` — parameter files (``--thresholds FILE``) and atomic output.
+"""
+
+from elot.study.params import LITERATURE, Params, StudyError, literature_thresholds, read_params, write_params
+
+__all__ = ["LITERATURE", "Params", "StudyError", "literature_thresholds", "read_params", "write_params"]

@@ -1,0 +1,154 @@
+"""Parameter files and safe output: the thresholds Θ and β that ``elot fit`` writes and
+every command reads back with ``--thresholds FILE``.
+
+A parameter file is JSON: ``{"thresholds": {"believes": 0.75, ...}, "beta": 2.83, ...}``.
+Thresholds it does not list keep their defaults (:class:`elot.evaluate.Thresholds`);
+``beta`` is optional; other keys (the fit's r, the model, ...) are kept for people and
+ignored here. Every output file is written to a temporary file beside the target and
+renamed over it, so a reader never sees half a file; ``-`` means standard output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import math
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Iterator
+
+from elot.errors import ElotError
+from elot.evaluate import Thresholds
+
+
+class StudyError(ElotError):
+    """Bad input to a study command: a parameter or ratings file, an option value."""
+
+
+#: The thresholds a fit adjusts, and where it starts: the literature values the paper
+#: starts from (its Table 1a), not elot's fitted defaults.
+LITERATURE = {
+    "believes": 0.75, "certain": 0.95, "uncertain": 0.50, "likely": 0.60, "unlikely": 0.40,
+    "could": 0.20, "might": 0.20, "may": 0.30, "should": 0.80, "must": 0.95,
+}
+
+
+def literature_thresholds() -> Thresholds:
+    """:class:`Thresholds` with the fitted ones at their literature values."""
+    return Thresholds().replace(**LITERATURE)
+
+
+@dataclass(frozen=True)
+class Params:
+    """Θ and, when the file gave one, β (``None`` otherwise)."""
+
+    thresholds: Thresholds
+    beta: float | None = None
+    label: str = "default"
+
+
+def read_params(path: str | Path) -> Params:
+    """Read a parameter file; errors name the file and the offending key."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise StudyError(f"cannot read thresholds file {path}: {error.strerror or error}", path=str(path),
+                         hint="give a JSON file written by elot fit, or name=value overrides") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        from elot.errors import Span
+
+        raise StudyError(f"{path} is not valid JSON: {error.msg}", path=str(path), source=text,
+                         span=Span.of(text, error.pos, error.pos + 1),
+                         hint='write {"thresholds": {"believes": 0.75, ...}, "beta": 2.83}') from None
+    if not isinstance(data, dict) or not isinstance(data.get("thresholds", {}), dict):
+        raise StudyError(f'{path}: expected an object with a "thresholds" object', path=str(path),
+                         hint='write {"thresholds": {"believes": 0.75, ...}, "beta": 2.83}')
+    names = [f.name for f in dataclasses.fields(Thresholds)]
+    changes = {}
+    for name, value in data.get("thresholds", {}).items():
+        if name not in names:
+            raise StudyError(f'{path}: unknown threshold "thresholds.{name}"', path=str(path),
+                             hint="known: " + ", ".join(names))
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise StudyError(f'{path}: "thresholds.{name}" must be a number, not {value!r}', path=str(path))
+        changes[name] = value
+    try:
+        thresholds = Thresholds().replace(**changes)
+    except ElotError as error:
+        raise StudyError(f"{path}: {error.message}", path=str(path), hint=error.hint) from None
+    beta = data.get("beta")
+    if beta is not None and (isinstance(beta, bool) or not isinstance(beta, (int, float))
+                             or not math.isfinite(beta) or beta <= 0):
+        raise StudyError(f'{path}: "beta" must be a positive number, not {beta!r}', path=str(path))
+    return Params(thresholds, None if beta is None else float(beta), label=path.name)
+
+
+def thresholds_option(text: str) -> Params:
+    """What ``--thresholds`` accepts: a parameter file, or ``name=value,...`` overrides."""
+    if "=" in text and not Path(text).exists():
+        try:
+            return Params(Thresholds.parse(text), None, label=text)
+        except ElotError as error:
+            raise StudyError(f"--thresholds: {error.message}", hint=error.hint) from None
+    return read_params(text)
+
+
+def params_json(thresholds: Thresholds, beta: float | None = None, **extra) -> str:
+    """The JSON text of a parameter file (every threshold listed, so it reads back exactly)."""
+    data = {"thresholds": dataclasses.asdict(thresholds)}
+    if beta is not None:
+        data["beta"] = beta
+    data.update(extra)
+    return json.dumps(data, indent=2) + "\n"
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | Path, mode: str = "w") -> Iterator[IO]:
+    """Open ``path`` for writing through a temporary file renamed over it on success
+    (removed on failure); ``-`` is standard output."""
+    if str(path) == "-":
+        if "b" in mode:
+            yield sys.stdout.buffer
+            sys.stdout.buffer.flush()
+        else:
+            yield sys.stdout
+            sys.stdout.flush()
+        return
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as error:
+        raise StudyError(f"cannot write {path}: {error.strerror or error}", path=str(path)) from None
+    try:
+        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as handle:
+            yield handle
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_params(path: str | Path, thresholds: Thresholds, beta: float | None = None, **extra) -> None:
+    """Write a parameter file atomically."""
+    with atomic_output(path) as handle:
+        handle.write(params_json(thresholds, beta, **extra))
+
+
+def apply_thresholds_option(args) -> Thresholds:
+    """For a command with ``--thresholds`` and ``--beta`` (default None): Θ from the
+    option (defaults when absent), and ``args.beta`` set from the file's β unless
+    ``--beta`` was given (else the paper's 2^1.5)."""
+    params = thresholds_option(args.thresholds) if getattr(args, "thresholds", None) else Params(Thresholds())
+    if getattr(args, "beta", None) is None:
+        args.beta = params.beta if params.beta is not None else 2 ** 1.5
+    return params.thresholds

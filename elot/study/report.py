@@ -1,0 +1,153 @@
+"""``elot report``: figures and a summary table from a batch table (and ratings).
+
+* ``scatter.{png,svg}`` — model L vs mean human rating, one panel per model, with r
+  (like the paper's Figure 4, first row); only with ratings;
+* ``curves-<scenario>.{png,svg}`` — each statement's L over the judgment points;
+* ``summary.md`` / ``summary.csv`` — per model (and β): statements, mean L, and r with
+  its bootstrap interval when ratings are given.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from elot.study.fit import Ratings, bootstrap
+from elot.study.params import StudyError, atomic_output
+
+
+def _float(value) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _settings(row: dict) -> tuple[str, str, str, str, str]:
+    return (row["model"], row["beta"], row["k"], row["conventions"], row["thresholds"])
+
+
+def summary(table: Sequence[dict], ratings: Ratings | None = None, *, seed: int = 0) -> list[dict]:
+    """One row per settings (model, β, k, conventions, thresholds): scored rows, errors,
+    mean L and, with ratings, r and its bootstrap 95% interval."""
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for row in table:
+        groups[_settings(row)].append(row)
+    rated = {}
+    if ratings is not None:
+        rated = {(k.scenario, k.mode, k.t, k.formula): y for k, y in zip(ratings.keys, ratings.rating)}
+    out = []
+    for (model, beta, k, conv, thresholds), rows in groups.items():
+        scored = [r for r in rows if _float(r["L"]) is not None]
+        entry = {"model": model, "beta": beta, "k": k, "conventions": conv, "thresholds": thresholds,
+                 "rows": len(rows), "errors": len(rows) - len(scored),
+                 "mean_L": float(np.mean([float(r["L"]) for r in scored])) if scored else float("nan"),
+                 "n": "", "r": "", "ci_low": "", "ci_high": ""}
+        pairs = _pairs(scored, rated)
+        if len(pairs[0]) >= 3:
+            fig = bootstrap(pairs[0], pairs[1], seed=seed)
+            entry.update(n=fig.n, r=fig.r, ci_low=fig.low, ci_high=fig.high)
+        out.append(entry)
+    return out
+
+
+def _pairs(rows: Sequence[dict], rated: dict) -> tuple[np.ndarray, np.ndarray]:
+    L, y = [], []
+    for r in rows:
+        key = (r["scenario"], r["mode"], int(r["t"]), r["formula"])
+        if key in rated:
+            L.append(float(r["L"]))
+            y.append(rated[key])
+    return np.array(L), np.array(y)
+
+
+def summary_markdown(rows: Sequence[dict]) -> str:
+    columns = ["model", "beta", "k", "conventions", "thresholds", "rows", "errors", "mean_L", "n", "r", "95% CI"]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for r in rows:
+        ci = f"[{r['ci_low']:.2f}, {r['ci_high']:.2f}]" if r["r"] != "" else ""
+        cells = [r["model"], f"{float(r['beta']):.3g}", r["k"], r["conventions"], r["thresholds"], str(r["rows"]),
+                 str(r["errors"]), f"{r['mean_L']:.3f}", str(r["n"]), f"{r['r']:.3f}" if r["r"] != "" else "", ci]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = None, *,
+           formats: Sequence[str] = ("png", "svg"), curves: bool = True) -> list[Path]:
+    """Write the summary table and figures into ``outdir``; returns the files written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not table:
+        raise StudyError("the batch table has no rows", hint="run elot batch first")
+    outdir = Path(outdir)
+    written: list[Path] = []
+    rows = summary(table, ratings)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    for name, text in (("summary.csv", buffer.getvalue()), ("summary.md", summary_markdown(rows))):
+        with atomic_output(outdir / name) as handle:
+            handle.write(text)
+        written.append(outdir / name)
+    if ratings is not None:
+        rated = {(k.scenario, k.mode, k.t, k.formula): y for k, y in zip(ratings.keys, ratings.rating)}
+        settings = [s for s in dict.fromkeys(_settings(r) for r in table)]
+        fig, axes = plt.subplots(1, len(settings), figsize=(3.6 * len(settings), 3.6), squeeze=False)
+        for ax, setting in zip(axes[0], settings):
+            scored = [r for r in table if _settings(r) == setting and _float(r["L"]) is not None]
+            L, y = _pairs(scored, rated)
+            ax.scatter(L, y, s=10, alpha=0.6)
+            r = np.corrcoef(L, y)[0, 1] if len(L) >= 3 and L.std() > 0 and y.std() > 0 else float("nan")
+            ax.set_title(f"{setting[0]} (β={float(setting[1]):.3g})  r = {r:.2f}", fontsize=9)
+            ax.set_xlabel("model L")
+            ax.set_ylabel("mean rating")
+        for fmt in formats:
+            _save_keep(fig, outdir / f"scatter.{fmt}", written)
+        plt.close(fig)
+    if curves:
+        first = _settings(table[0])
+        by_scenario: dict[str, list[dict]] = defaultdict(list)
+        for r in table:
+            if _settings(r) == first and _float(r["L"]) is not None:
+                by_scenario[r["scenario"]].append(r)
+        for scenario, rows_ in by_scenario.items():
+            fig, ax = plt.subplots(figsize=(6, 3.5))
+            series: dict[tuple, list[tuple[int, float]]] = defaultdict(list)
+            for r in rows_:
+                series[(r["statement_id"], r["mode"], r["statement"])].append((int(r["t"]), float(r["L"])))
+            times = sorted({t for s in series.values() for t, _ in s})
+            for (sid, mode, text), points in series.items():
+                points.sort()
+                ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3,
+                        label=f"[{mode[:3]}] {text[:40]}")
+            for t in times:
+                ax.axvline(t, color="grey", lw=0.5, ls=":")
+            ax.set_ylim(-0.05, 1.05)
+            ax.set_xlabel("judgment point t")
+            ax.set_ylabel("L")
+            ax.set_title(f"{scenario} — {first[0]}, β={float(first[1]):.3g}", fontsize=9)
+            if len(series) <= 12:
+                ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1, 0.5))
+            slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", scenario).strip("_")
+            for fmt in formats:
+                _save_keep(fig, outdir / f"curves-{slug}.{fmt}", written)
+            plt.close(fig)
+    return written
+
+
+def _save_keep(fig, path: Path, written: list[Path]) -> None:
+    suffix = path.suffix.lstrip(".")
+    with atomic_output(path, "wb") as handle:
+        fig.savefig(handle, format=suffix, dpi=120, bbox_inches="tight",
+                    **({"metadata": {"Date": None}} if suffix == "svg" else {}))
+    written.append(path)

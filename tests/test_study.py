@@ -1,0 +1,283 @@
+"""The study workflow: batch tables (serial, local processes, Dask), resumable output,
+fitting Θ and β to ratings, reports, parameter files and --thresholds."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from elot.cli import main
+from elot.study.batch import ALL_COLUMNS, batch, expand_scenarios, plan_tasks, read_table
+from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
+from elot.study.params import LITERATURE, Params, StudyError, literature_thresholds, read_params, write_params
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = [str(REPO / "examples" / f"{name}.scn") for name in ("default", "two-doors")]
+
+
+def _tasks(betas=(1.0, 2 ** 1.5), models=("full", "non-planning")):
+    return plan_tasks(expand_scenarios(EXAMPLES), models=models, betas=betas)
+
+
+def _csv_text(rows) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def test_batch_table_is_tidy_and_matches_scoring(tmp_path):
+    from elot.inference import infer
+    from elot.scenario import load_scn
+    from elot.scoring import score
+
+    out = tmp_path / "table.csv"
+    result = batch(_tasks(), out)
+    rows = read_table(out)
+    assert result.rows == len(rows) > 0 and list(rows[0]) == list(ALL_COLUMNS)
+    keys = [(r["scenario"], r["model"], r["beta"], r["statement_id"], r["mode"], r["t"]) for r in rows]
+    assert len(set(keys)) == len(keys)  # one row per observation
+    row = next(r for r in rows if r["model"] == "non-planning" and r["beta"] == "1.0" and not r["error"])
+    scenario = load_scn(row["scenario"])
+    expected = score(infer(scenario, model="non-planning", beta=1.0), row["formula"], int(row["t"]), row["mode"],
+                     bind_free=True)
+    assert float(row["L"]) == expected.normalized_likelihood and float(row["P"]) == expected.posterior
+
+
+def test_serial_jobs_and_dask_give_identical_tables(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    tasks = _tasks()
+    batch(tasks, tmp_path / "serial.csv")
+    batch(tasks, tmp_path / "jobs.csv", jobs=2)
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                  dashboard_address=None) as cluster:
+        assert main(["batch", *EXAMPLES, "--model", "full,non-planning", "--beta", f"1,{2 ** 1.5!r}",
+                     "--dask", cluster.scheduler_address, "-o", str(tmp_path / "dask.csv")]) == 0
+    serial = (tmp_path / "serial.csv").read_bytes()
+    assert serial == (tmp_path / "jobs.csv").read_bytes() == (tmp_path / "dask.csv").read_bytes()
+
+
+def test_resume_after_a_crash_mid_write_loses_and_repeats_nothing(tmp_path):
+    tasks = _tasks()
+    batch(tasks, tmp_path / "whole.csv")
+    out = tmp_path / "table.csv"
+
+    def stop(done, total):
+        if done == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        batch(tasks, out, progress=stop)
+    assert not out.exists()
+    partial = out.with_name("table.csv.partial")
+    # A crash while writing the next task: half a row on disk, half a manifest line.
+    with partial.open("a") as handle:
+        handle.write("examples/default.scn,false-belief,full,1.0,3,el")
+    with out.with_name("table.csv.partial.done").open("a") as handle:
+        handle.write("3 99")
+    with pytest.raises(StudyError, match="--resume"):
+        batch(tasks, out)
+    result = batch(tasks, out, resume=True)
+    assert result.resumed == 3 and result.tasks == len(tasks) - 3
+    assert out.read_bytes() == (tmp_path / "whole.csv").read_bytes()
+    assert not partial.exists()
+
+
+def test_resume_refuses_a_different_batch(tmp_path):
+    out = tmp_path / "table.csv"
+    with pytest.raises(KeyboardInterrupt):  # stopped before any task finished: nothing is left
+        batch(_tasks(), out, progress=lambda done, total: (_ for _ in ()).throw(KeyboardInterrupt()))
+    assert not list(tmp_path.iterdir())
+    with pytest.raises(KeyboardInterrupt):
+        batch(_tasks(), out, progress=lambda done, total: done and (_ for _ in ()).throw(KeyboardInterrupt()))
+    with pytest.raises(StudyError, match="different batch"):
+        batch(_tasks(betas=(3.0,)), out, resume=True)
+
+
+def test_parquet_holds_the_same_table(tmp_path):
+    pytest.importorskip("pyarrow")
+    tasks = _tasks(betas=(1.0,), models=("full",))
+    batch(tasks, tmp_path / "t.csv")
+    batch(tasks, tmp_path / "t.parquet", fmt="parquet")
+    assert read_table(tmp_path / "t.parquet") == read_table(tmp_path / "t.csv")
+
+
+def _ratings(tmp_path, generator, beta, noise, scenarios=None):
+    tasks = plan_tasks(expand_scenarios(scenarios or [str(REPO / "examples" / "*.scn")]), models=("full",),
+                       betas=(beta,), thresholds=(Params(generator, beta, "generator"),))
+    rows = synthetic_ratings(batch(tasks).table, noise=noise, seed=1)
+    path = tmp_path / "ratings.csv"
+    path.write_text(_csv_text(rows), encoding="utf-8")
+    return path, rows
+
+
+@pytest.mark.parametrize("dataset", [False, pytest.param(True, marks=pytest.mark.dataset)])
+def test_fit_recovers_the_generator(tmp_path, request, dataset):
+    """Ratings from known Θ (thresholds 0.1–0.15 off their start) and β plus noise: the fit
+    finds every threshold within one grid step, β exactly, and r within 0.02."""
+    beta = 2 ** 1.5
+    generator = literature_thresholds().replace(believes=0.85, might=0.35)
+    scenarios = None
+    if dataset:
+        root = request.getfixturevalue("labtom")
+        scenarios = [r.name for r in expand_scenarios(["all"], root=str(root), exps=["exp2"])]
+    path, rows = _ratings(tmp_path, generator, beta, noise=0.02, scenarios=scenarios)
+    ratings = read_ratings(path)
+    problem = precompute(ratings, "full")
+    index, b, r, evaluations = ascend(problem, ratings.rating)
+    assert problem.betas[b] == beta
+    # A threshold is recoverable where its value changes some L: on these few scenarios a
+    # threshold between two observed probabilities can move freely without changing any.
+    source = {n: int(np.argmin(abs(problem.grids[n] - getattr(generator, n)))) for n in index}
+    L_source = problem.scores(source)[2][:, b]
+    recovered = set()
+    for name in index:
+        if abs(problem.grids[name][index[name]] - getattr(generator, name)) <= 0.05 + 1e-9:
+            recovered.add(name)
+        else:  # only a threshold that changes no L may be elsewhere
+            assert np.array_equal(problem.scores({**source, name: index[name]})[2][:, b], L_source), name
+    if dataset:
+        assert {"believes", "might"} <= recovered
+    truth = np.array([float(row["L"]) for row in rows])
+    noisy = np.array([float(row["rating"]) for row in rows])
+    assert abs(r - np.corrcoef(truth, noisy)[0, 1]) <= 0.02
+    assert len(evaluations) > 9
+
+
+def test_fit_cli_writes_params_that_run_reads_back(tmp_path, capsys):
+    path, _ = _ratings(tmp_path, literature_thresholds(), 2.0, noise=0.05)
+    params = tmp_path / "fit.json"
+    assert main(["fit", str(path), "--model", "full,non-planning", "--samples", "200", "-o", str(params)]) == 0
+    shown = capsys.readouterr().out
+    assert "non-planning" in shown and "Thresholds (full)" in shown
+    data = json.loads(params.read_text())
+    assert set(data["ablations"]) == {"non-planning"} and -1 <= data["r"] <= 1
+    read = read_params(params)
+    assert read.beta == data["beta"] and read.thresholds.believes == data["thresholds"]["believes"]
+    assert main(["run", EXAMPLES[0], "--thresholds", str(params), "--json", str(tmp_path / "run.json")]) == 0
+    assert json.loads((tmp_path / "run.json").read_text())["beta"] == data["beta"]
+    assert main(["run", EXAMPLES[0], "--thresholds", str(params), "--beta", "1.5",
+                 "--json", str(tmp_path / "run.json")]) == 0
+    assert json.loads((tmp_path / "run.json").read_text())["beta"] == 1.5
+
+
+def test_thresholds_change_run_scores(tmp_path, capsys):
+    formula = "believes(player, might(exists(key(K), inside(K, box1))))"
+    write_params(tmp_path / "strict.json", literature_thresholds().replace(might=0.99))
+    main(["run", EXAMPLES[0], "-s", formula, "--csv", str(tmp_path / "a.csv")])
+    main(["run", EXAMPLES[0], "-s", formula, "--thresholds", str(tmp_path / "strict.json"),
+          "--csv", str(tmp_path / "b.csv")])
+    a, b = read_table(tmp_path / "a.csv"), read_table(tmp_path / "b.csv")
+    assert [r["posterior"] for r in a] != [r["posterior"] for r in b]
+
+
+@pytest.mark.parametrize("content, where, message", [
+    ("scenario,mode,t,statement\nx,current,1,y\n", ":1:1", "no 'rating' column"),
+    ("scenario,mode,t,statement,rating\nnowhere.scn,current,1,empty(box1),3\n", ":2:1", "unknown scenario"),
+    ("scenario,mode,t,statement,rating\n{s},current,4,\"believes(player, formula(empty(box1)))\",high\n",
+     ":2:", "rating 'high' is not a number"),
+    ("scenario,mode,t,statement,rating\n{s},current,4,believes(player formula,5\n", ":2:", "unknown statement"),
+    ("scenario,mode,t,statement,rating\n{s},later,4,\"empty(box1)\",5\n", ":2:", "neither current nor initial"),
+])
+def test_bad_ratings_are_located_and_nothing_is_written(tmp_path, capsys, content, where, message):
+    path = tmp_path / "ratings.csv"
+    path.write_text(content.replace("{s}", EXAMPLES[0]), encoding="utf-8")
+    out = tmp_path / "fit.json"
+    assert main(["fit", str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}{where}" in err and message in err and "Traceback" not in err
+    assert not out.exists() and list(tmp_path.iterdir()) == [path]
+
+
+def test_ratings_may_name_statements_by_id(tmp_path, capsys):
+    read_table_rows = batch(plan_tasks(expand_scenarios(EXAMPLES[:1]))).table
+    lines = ["scenario,mode,t,statement_id,statement,rating"]
+    lines += [f"{r['scenario']},{r['mode']},{r['t']},{r['statement_id']},,{n % 5}" for n, r in enumerate(read_table_rows)]
+    path = tmp_path / "by-id.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ratings = read_ratings(path)
+    assert {k.formula for k in ratings.keys} == {r["formula"] for r in read_table_rows}
+    path.write_text(lines[0] + f"\n{EXAMPLES[0]},current,4,999,,3\n", encoding="utf-8")
+    assert main(["fit", str(path)]) == 2
+    assert f"{path}:2:" in capsys.readouterr().err
+
+
+def test_bad_parameter_files(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"thresholds": {"believes": 0.75, "belives": 0.8}}')
+    assert main(["run", EXAMPLES[0], "--thresholds", str(bad)]) == 2
+    assert "thresholds.belives" in capsys.readouterr().err
+    bad.write_text('{"thresholds": {"might": 2}, "beta": 1}')
+    assert main(["run", EXAMPLES[0], "--thresholds", str(bad)]) == 2
+    assert "between 0 and 1" in capsys.readouterr().err
+    assert main(["run", EXAMPLES[0], "--thresholds", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read thresholds file" in capsys.readouterr().err
+
+
+def test_report_writes_figures_and_summary(tmp_path):
+    path, _ = _ratings(tmp_path, literature_thresholds(), 2.0, noise=0.05, scenarios=EXAMPLES)
+    batch(plan_tasks(expand_scenarios(EXAMPLES), models=("full", "non-planning"), betas=(2.0,)), tmp_path / "t.csv")
+    assert main(["report", str(tmp_path / "t.csv"), "--ratings", str(path), "-o", str(tmp_path / "rep")]) == 0
+    names = sorted(p.name for p in (tmp_path / "rep").iterdir())
+    assert {"scatter.png", "scatter.svg", "summary.md", "summary.csv"} <= set(names)
+    assert sum(n.startswith("curves-") for n in names) == 2 * len(EXAMPLES)
+    summary = read_table(tmp_path / "rep" / "summary.csv")
+    assert [r["model"] for r in summary] == ["full", "non-planning"]
+    assert all(-1 <= float(r["r"]) <= 1 and float(r["ci_low"]) <= float(r["r"]) <= float(r["ci_high"])
+               for r in summary)
+
+
+def test_batch_cli_options(tmp_path, capsys):
+    from elot.cli.study import parse_betas
+
+    assert parse_betas("0.5:4:x1.4142135623730951") == pytest.approx([2 ** (n / 2 - 1) for n in range(7)])
+    assert parse_betas("1:2:0.5") == [1.0, 1.5, 2.0]
+    assert main(["batch", EXAMPLES[0], "--model", "ful", "-o", str(tmp_path / "x.csv")]) == 2
+    assert "unknown model 'ful'" in capsys.readouterr().err
+    assert main(["batch", EXAMPLES[0], "--beta", "1,x", "-o", str(tmp_path / "x.csv")]) == 2
+    assert "--beta" in capsys.readouterr().err
+    assert main(["batch", EXAMPLES[0], "-s", "believes(player, formula(empty(box1)))", "-o", "-"]) == 0
+    out = capsys.readouterr().out
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert rows and {r["statement_id"] for r in rows} == {"s1"}
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.dataset
+def test_dataset_batch_covers_every_plan(labtom, tmp_path):
+    refs = expand_scenarios(["all"], root=str(labtom), exps=["exp1", "exp2"])
+    assert len(refs) == 60
+    table = batch(plan_tasks(refs[:3] + refs[20:23] + refs[40:43])).table
+    assert {r["scenario"].split("/")[0] for r in table} == {"exp1", "exp2_current", "exp2_initial"}
+    assert sum(1 for r in table if not r["error"]) > 0.8 * len(table)
+    assert any(r["possibility"] for r in table)
+
+
+def test_repl_set_thresholds_and_plot_read_the_file(tmp_path, capsys):
+    from repl.commands import execute
+    from repl.session import Session
+
+    params = tmp_path / "fit.json"
+    write_params(params, literature_thresholds().replace(might=0.4), beta=1.5)
+    session = Session.open(EXAMPLES[0])
+    execute(session, f":set thresholds {params}")
+    assert session.thresholds.might == 0.4 and session.thresholds.uncertain == 0.5 and session.beta == 1.5
+    with pytest.raises(StudyError, match="cannot read thresholds file"):
+        execute(session, f":set thresholds {tmp_path / 'missing.json'}")
+    assert main(["plot", EXAMPLES[0], "--thresholds", str(params), "-o", str(tmp_path / "p.png")]) == 0
+    assert (tmp_path / "p.png").stat().st_size > 0
+
+
+def test_batch_refuses_work_that_would_exhaust_memory(tmp_path, monkeypatch):
+    from elot.study import batch as study_batch
+
+    monkeypatch.setattr(study_batch, "available_memory", lambda: 100 * 2 ** 20)
+    with pytest.raises(StudyError, match=r"would need about .* GiB at once \(2 worker\(s\)") as info:
+        batch(_tasks(), tmp_path / "t.csv", jobs=2)
+    assert "fewer --jobs" in info.value.hint and not list(tmp_path.iterdir())
