@@ -48,17 +48,17 @@ EXPERIMENT_ALIASES = {"exp2": ("exp2_current", "exp2_initial"), "all": EXPERIMEN
 
 def study_models() -> tuple[str, ...]:
     """The model names a study accepts: the inference models plus the paper's variant."""
-    from elot.hypotheses import MODELS
+    from elot.hypotheses import ALL_MODELS
 
-    return tuple(dict.fromkeys((*MODELS, "true-belief-paper")))
+    return ALL_MODELS
 
 
 def check_model(name: str) -> str:
-    """``name`` if it is a model a study can run, else a :class:`StudyError`."""
-    known = study_models()
-    if name not in known:
-        raise StudyError(f"unknown model {name!r}", hint=f"use one of: {', '.join(known)}")
-    return name
+    """``name`` if it is a model a study can run, else an :class:`~elot.errors.ElotError`
+    naming the models (:func:`elot.hypotheses.check_model`)."""
+    from elot.hypotheses import check_model as check
+
+    return check(name)
 
 
 def run_inference(scenario, model: str, beta: float, k: int, conventions: str):
@@ -66,7 +66,7 @@ def run_inference(scenario, model: str, beta: float, k: int, conventions: str):
     the hypothesis space are passed on here)."""
     from elot.inference import infer
 
-    return infer(scenario, model=model, beta=beta, k=k)
+    return infer(scenario, model=model, beta=beta, k=k, conventions=conventions)
 
 
 # -- scenarios and statements -------------------------------------------------------------
