@@ -17,7 +17,7 @@ from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
 from elot.study.params import LITERATURE, Params, StudyError, literature_thresholds, read_params, write_params
 
 REPO = Path(__file__).resolve().parent.parent
-EXAMPLES = [str(REPO / "examples" / f"{name}.scn") for name in ("default", "two-doors")]
+EXAMPLES = [str(REPO / "elot" / "examples" / f"{name}.scn") for name in ("default", "two-doors")]
 
 
 def _tasks(betas=(1.0, 2 ** 1.5), models=("full", "non-planning")):
@@ -78,7 +78,7 @@ def test_resume_after_a_crash_mid_write_loses_and_repeats_nothing(tmp_path):
     partial = out.with_name("table.csv.partial")
     # A crash while writing the next task: half a row on disk, half a manifest line.
     with partial.open("a") as handle:
-        handle.write("examples/default.scn,false-belief,full,1.0,3,el")
+        handle.write("elot/examples/default.scn,false-belief,full,1.0,3,el")
     with out.with_name("table.csv.partial.done").open("a") as handle:
         handle.write("3 99")
     with pytest.raises(StudyError, match="--resume"):
@@ -109,7 +109,7 @@ def test_parquet_holds_the_same_table(tmp_path):
 
 
 def _ratings(tmp_path, generator, beta, noise, scenarios=None):
-    tasks = plan_tasks(expand_scenarios(scenarios or [str(REPO / "examples" / "*.scn")]), models=("full",),
+    tasks = plan_tasks(expand_scenarios(scenarios or [str(REPO / "elot" / "examples" / "*.scn")]), models=("full",),
                        betas=(beta,), thresholds=(Params(generator, beta, "generator"),))
     rows = synthetic_ratings(batch(tasks).table, noise=noise, seed=1)
     path = tmp_path / "ratings.csv"
@@ -260,8 +260,8 @@ def test_dataset_batch_covers_every_plan(labtom, tmp_path):
 
 
 def test_repl_set_thresholds_and_plot_read_the_file(tmp_path, capsys):
-    from repl.commands import execute
-    from repl.session import Session
+    from elot.repl.commands import execute
+    from elot.repl.session import Session
 
     params = tmp_path / "fit.json"
     write_params(params, literature_thresholds().replace(might=0.4), beta=1.5)

@@ -285,9 +285,9 @@ _SET_USAGE = (":set threshold NAME VALUE | :set thresholds FILE | :set beta VALU
 SETTINGS = ["threshold", "thresholds", "beta", "k", "conventions"]
 
 
-@command("set", "threshold NAME V | thresholds FILE | beta V | k N",
-         "change a threshold (or all, from elot fit's file), β (rationality), k (belief "
-         "particles); :set conventions elot|paper", "set")
+@command("set", "SETTING VALUE",
+         "change a setting: threshold NAME V, thresholds FILE (elot fit's), beta V (rationality), "
+         "k N (belief particles), conventions elot|paper", "set")
 def _set(session: Session, arg: str) -> list[RenderableType]:
     words = _need(arg, _SET_USAGE).split()
     what = words[0]
