@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from elot.experiments import in_vs_out
+from elot.study.experiments import in_vs_out
 from elot.inference import infer
 from elot.scenario import dataset_root, load_dataset_plan
 from elot.scoring import compile_statement, live_pairs, normalized_likelihood

@@ -1,6 +1,6 @@
 """Reproduce the paper's in-context vs out-of-context comparison (its Table: maps 1-3 here).
 
-The computation is :func:`elot.experiments.in_vs_out` (see its docstring for the rules);
+The computation is :func:`elot.study.experiments.in_vs_out` (see its docstring for the rules);
 this script prints each condition and model beside the paper's numbers, once per set of
 conventions: ``elot`` (SPEC §4-5) and ``paper`` (the reference pipeline, SPEC §7). The
 paper's True Belief row is printed beside both ``true-belief`` (SPEC §5's ablation) and
@@ -17,7 +17,7 @@ import sys
 
 from elot.conventions import CONVENTIONS
 from elot.errors import ElotError
-from elot.experiments import PAPER, TIE, in_vs_out
+from elot.study.experiments import PAPER, TIE, in_vs_out
 
 MODELS = "full,non-planning,true-belief,true-belief-paper"
 HEADER = (f"{'condition':<9} {'model':<17} {'n':>4} {'in':>5} {'out':>5} {'diff ± s.e.':>14} {'acc':>5} "

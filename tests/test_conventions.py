@@ -238,7 +238,7 @@ PAPER_ROWS = [
 
 @pytest.fixture(scope="module")
 def paper_table(labtom):
-    from elot.experiments import in_vs_out
+    from elot.study.experiments import in_vs_out
 
     models = ("full", "non-planning", "true-belief-paper")
     return {(r.condition, r.model): r for r in in_vs_out(labtom, models=models, conventions="paper")}
@@ -247,7 +247,7 @@ def paper_table(labtom):
 @pytest.mark.dataset
 @pytest.mark.parametrize("condition, model", PAPER_ROWS)
 def test_paper_rows_within_two_standard_errors(paper_table, condition, model):
-    from elot.experiments import PAPER
+    from elot.study.experiments import PAPER
 
     row = paper_table[(condition, model)]
     _, _, diff, se, _ = PAPER[(condition, model)]
@@ -293,7 +293,7 @@ def test_reference_names_give_the_reference_posterior(labtom):
 
 @pytest.mark.dataset
 def test_in_vs_out_maps_and_judge(labtom, paper_table):
-    from elot.experiments import in_vs_out
+    from elot.study.experiments import in_vs_out
 
     (row,) = in_vs_out(labtom, ("current",), ("full",), "paper", maps={"1"})
     assert row.n == 31 and row.diff > paper_table[("current", "full")].diff   # map 1 is the clearest

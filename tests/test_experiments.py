@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from elot.experiments import PAPER, in_vs_out
+from elot.study.experiments import PAPER, in_vs_out
 
 
 @pytest.fixture(scope="module")

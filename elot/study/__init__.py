@@ -4,7 +4,8 @@
 * :mod:`elot.study.fit` — Θ by grid coordinate ascent and β over a grid, maximizing
   Pearson r between L and the mean rating, with bootstrap intervals;
 * :mod:`elot.study.report` — scatter, score curves and a summary table;
-* :mod:`elot.study.params` — parameter files (``--thresholds FILE``) and atomic output.
+* :mod:`elot.study.params` — parameter files (``--thresholds FILE``) and atomic output;
+* :mod:`elot.study.experiments` — the paper's in- vs out-of-context comparison (``in_vs_out``).
 """
 
 from elot.study.params import LITERATURE, Params, StudyError, literature_thresholds, read_params, write_params
