@@ -929,7 +929,9 @@ def read(sentence: str, signature: Signature | None = None) -> Reading:
         except _NoParse:
             continue
         except _Unknown as error:
-            raise TranslationError(f"{error.message}: {sentence.strip()!r}", hint=error.hint) from None
+            refusal = TranslationError(f"{error.message}: {sentence.strip()!r}", hint=error.hint)
+            refusal.definite = True  # about the sentence, not a gap in the rules: no fallback
+            raise refusal from None
         mode = "initial" if initial or _is_past(am.group("v")) else "current"
         return Reading(term, mode)
     raise TranslationError(_explain(sentence, rest))
@@ -951,7 +953,8 @@ def _explain(sentence: str, rest: str) -> str:
     for pattern, _ in _ATTITUDES:
         am = pattern.match(rest)
         if am:
-            return f"understood the attitude {am.group('v')!r} but not what follows it: {am.group('rest')!r}"
+            attitude = rest[: am.start("rest")].strip(" ,")
+            return f"understood the attitude {attitude!r} but not what follows it: {am.group('rest')!r}"
     first = rest.split(" ")[0] if rest else ""
     return f"no attitude verb understood after the subject (at {first!r}) in {sentence.strip()!r}"
 
