@@ -162,6 +162,7 @@ def translate(
     except TranslationError as refusal:
         if backend == "offline" or not model or getattr(refusal, "definite", False):
             raise
+        refused = refusal.message
         try:
             answer = translate_llm(sentence, sig, model=model, n=n, fallback=False)
         except TranslationError as error:
@@ -169,4 +170,4 @@ def translate(
             raise refusal from None
     return Translation(sentence=answer.sentence, candidates=answer.candidates, backend=answer.backend,
                        seconds=answer.seconds, timings=answer.timings,
-                       notes=(f"the offline parser refused: {refusal.message}",) + answer.notes)
+                       notes=(f"the offline parser refused: {refused}",) + answer.notes)
