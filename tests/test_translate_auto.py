@@ -113,3 +113,18 @@ def test_cli_scenario_takes_plan_ids(labtom, capsys):
 def test_cli_unknown_scenario_is_a_clear_error(capsys):
     assert main(["translate", "--scenario", "no-such-thing", "The player thinks box 1 is empty."]) == 2
     assert "no scenario file, example or dataset plan" in capsys.readouterr().err
+
+
+def test_forget_trace_drops_dead_references_of_finished_samples():
+    models = pytest.importorskip("guidance.models", reason="the decoder needs guidance")
+    import guidance
+    from guidance.registry import get_trace_handler
+
+    lm = models.Mock()
+    node = get_trace_handler().id_node_map[lm._id]
+    for _ in range(5):
+        state = lm + "x" + guidance.gen(name="f", max_tokens=2)
+        del state
+    assert list.__len__(node.children) >= 5          # guidance keeps a reference per call
+    llm.forget_trace(lm)
+    assert list.__len__(node.children) == 0           # none of them is alive any more

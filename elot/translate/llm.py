@@ -398,6 +398,27 @@ def _engine_timings(lm) -> Timings | None:
     return getattr(engine, "timings", None)
 
 
+def forget_trace(lm) -> None:
+    """Drop the dead references in ``lm``'s guidance trace node.
+
+    guidance records every ``lm + ...`` as a child of ``lm``'s trace node, a weak
+    reference that stays in the list after the state is gone, and the list is visited
+    again on later calls: over a long run in one process every sentence took longer than
+    the one before (with the mock model, 0.17 s per call for the first 40 calls, 0.37 s
+    for calls 160-200; with the dead references dropped, 0.175 s and 0.168 s).
+    """
+    try:
+        from guidance.registry import get_trace_handler
+
+        node = get_trace_handler().id_node_map.get(lm._id)
+    except (ImportError, AttributeError):
+        return
+    if node is not None:
+        alive = [ref for ref in list.__iter__(node.children) if ref() is not None]
+        list.clear(node.children)
+        list.extend(node.children, alive)
+
+
 def sample(sentence: str, signature: Signature, model_path: str, n: int, timings: dict | None = None) -> list[str]:
     """``n`` grammar-constrained completions for ``sentence`` (raw formula texts); fills
     ``timings`` (when given) with where the seconds went (see :class:`Timings`)."""
@@ -416,6 +437,8 @@ def sample(sentence: str, signature: Signature, model_path: str, n: int, timings
             temperature = 0.0 if index == 0 else TEMPERATURE
             state = lm + prompt + guidance.lark(grammar, name="formula", temperature=temperature, max_tokens=MAX_TOKENS)
             out.append(str(state["formula"]).strip())
+            del state
+            forget_trace(lm)
         engine = getattr(getattr(lm, "_interpreter", None), "engine", None)
         if getattr(engine, "save_head_to", None) is not None:
             try:
