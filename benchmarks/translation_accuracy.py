@@ -143,6 +143,29 @@ def report(name: str, column: str, backend: str, results: list[dict]) -> list[st
     return lines + _llm_line(results)
 
 
+def _score_all(rows: list[dict], root: Path, backend: str, args) -> tuple[list[dict], bool]:
+    """Score every row, with a progress bar on a terminal; Ctrl-C keeps what is done."""
+    results: list[dict] = []
+    progress = None
+    if sys.stderr.isatty():
+        from rich.progress import Progress
+
+        progress = Progress(transient=True)
+        progress.start()
+        task = progress.add_task(backend, total=len(rows))
+    try:
+        for row in rows:
+            results.append(score(row, root, backend, args.model, args.samples))
+            if progress:
+                progress.advance(task)
+    except KeyboardInterrupt:
+        return results, True
+    finally:
+        if progress:
+            progress.stop()
+    return results, False
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      epilog="Dataset sets (development sets, not held out): "
@@ -177,8 +200,13 @@ def main(argv: list[str] | None = None) -> int:
         rows, column = read_gold(path, args.gold_column)
         rows = rows[: args.limit]
         for backend in backends:
-            results = [score(row, root, backend, args.model, args.samples) for row in rows]
-            print("\n".join(report(path.name, column, backend, results)), flush=True)
+            results, interrupted = _score_all(rows, root, backend, args)
+            lines = report(path.name, column, backend, results)
+            if interrupted:
+                lines[0] += f"  (interrupted: {len(results)} of {len(rows)} rows)"
+            print("\n".join(lines), flush=True)
+            if interrupted:
+                return 130
             if args.show_misses:
                 for r in results:
                     if not r["exact"]:
