@@ -335,7 +335,12 @@ def _save_head(engine, state: Path) -> None:
 
 
 def threads() -> int:
-    """The cores this process may run on (llama.cpp's default is fewer)."""
+    """llama.cpp's threads: ``$ELOT_LLM_THREADS``, else the cores this process may run on
+    (llama.cpp's default is fewer). On a machine busy with other work fewer threads can
+    be faster: llama.cpp's threads wait for each other at every layer."""
+    value = os.environ.get("ELOT_LLM_THREADS", "")
+    if value.isdigit() and int(value) > 0:
+        return int(value)
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:
