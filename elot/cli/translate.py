@@ -171,6 +171,7 @@ def handler(args) -> int:
                     {"formula": f, "weight": w, "mode": m, "lowered": low} for f, w, m, low in rows
                 ],
                 "notes": list(result.notes),
+                **({"timings": {k: round(v, 4) for k, v in result.timings.items()}} if result.timings else {}),
             }), flush=True)
             continue
         _table(console, sentence, number, result, rows)
