@@ -225,8 +225,14 @@ def typed_grammar(signature: Signature | None = None) -> str:
         names = [n for n, d in sig.object_types.items() if sig.is_subdomain(d, domain)]
         return sorted(names, key=lambda n: (-len(n), n))
 
+    sep, close = lit(", "), lit(")")
+
+    def opening(*ops: str) -> str:
+        """Any of ``ops`` with its opening parenthesis, as one alternation."""
+        return "(" + _alts(lit(f"{op}(") for op in ops) + ")"
+
     def call_rule(op: str, *args: str) -> str:
-        return " ".join([lit(op + "(")] + [part for i, a in enumerate(args) for part in ((lit(", "), a) if i else (a,))] + [lit(")")])
+        return f"{lit(op + '(')} " + f" {sep} ".join(args) + f" {close}"
 
     agents = objects("agent") or [PLAYER]
     lines = [
@@ -234,40 +240,39 @@ def typed_grammar(signature: Signature | None = None) -> str:
         "// signatures and the scenario's predicates and objects; do not edit.",
         "start: statement",
         "statement: attitude | knowledge | about | uncertain_if",
-        f'    | {lit("not(")} statement {lit(")")}',
-        f'    | ({lit("and(")} | {lit("or(")}) statement ({lit(", ")} statement)+ {lit(")")}',
+        f"    | {opening('not')} statement {close}",
+        f"    | {opening('and', 'or')} statement ({sep} statement)+ {close}",
         f"agent: {_alts(lit(a) for a in agents)}",
         f"adjective: {_alts(lit(a) for a in sorted(checker.ADJECTIVES))}",
         # believes takes one or more contents; certain and hopes exactly one
         "attitude: " + " | ".join(
-            lit(f"{op}(") + " agent " + lit(", ") + " content" + (f" ({lit(', ')} content)*" if op == "believes" else "")
-            + " " + lit(")")
+            f"{opening(op)} agent {sep} content" + (f" ({sep} content)*" if op == "believes" else "") + f" {close}"
             for op in checker.ATTITUDES),
         "content: quoted | modal",
-        f'quoted: {lit("formula(")} base {lit(")")}',
-        "knowledge: (" + _alts(lit(f"{op}(") for op in checker.KNOWLEDGE) + f") agent {lit(', ')} quoted {lit(')')}",
-        "about: (" + _alts(lit(f"{op}(") for op in checker.ABOUT) + f") agent {lit(', ')} condition {lit(', ')} base {lit(')')}",
-        f'uncertain_if: {lit("uncertain_if(")} agent {lit(", ")} (quoted ({lit(", ")} quoted)? '
-        f'| condition {lit(", ")} base {lit(", ")} base) {lit(")")}',
-        "modal: (" + _alts(lit(f"{m}(") for m in checker.MODALS) + f") base {lit(')')}",
-        "    | (" + _alts(lit(f"{op}(") for op in ("more", "less")) + f") adjective {lit(', ')} (condition {lit(', ')})? base {lit(', ')} base {lit(')')}",
-        f'    | {lit("equal(")} adjective {lit(", ")} base {lit(", ")} base ({lit(", ")} base)? {lit(")")}',
-        "    | (" + _alts(lit(f"{op}(") for op in ("most", "least")) + f") adjective ({lit(', ')} object {lit(', ')} VAR {lit(', ')} condition)? {lit(', ')} base {lit(')')}",
+        f"quoted: {opening('formula')} base {close}",
+        f"knowledge: {opening(*checker.KNOWLEDGE)} agent {sep} quoted {close}",
+        f"about: {opening(*checker.ABOUT)} agent {sep} condition {sep} base {close}",
+        f"uncertain_if: {opening('uncertain_if')} agent {sep} (quoted ({sep} quoted)? "
+        f"| condition {sep} base {sep} base) {close}",
+        f"modal: {opening(*checker.MODALS)} base {close}",
+        f"    | {opening('more', 'less')} adjective {sep} (condition {sep})? base {sep} base {close}",
+        f"    | {opening('equal')} adjective {sep} base {sep} base ({sep} base)? {close}",
+        f"    | {opening('most', 'least')} adjective ({sep} object {sep} VAR {sep} condition)? {sep} base {close}",
         # base formulas (Φ): atoms, connectives, quantifiers
         "base: atom | typeatom",
-        f'    | {lit("not(")} base {lit(")")}',
-        f'    | ({lit("and(")} | {lit("or(")}) base ({lit(", ")} base)+ {lit(")")}',
-        f'    | {lit("imply(")} base {lit(", ")} base {lit(")")}',
-        f'    | ({lit("exists(")} | {lit("forall(")}) condition {lit(", ")} base {lit(")")}',
+        f"    | {opening('not')} base {close}",
+        f"    | {opening('and', 'or')} base ({sep} base)+ {close}",
+        f"    | {opening('imply')} base {sep} base {close}",
+        f"    | {opening('exists', 'forall')} condition {sep} base {close}",
         # a condition binds variables: type predicates and atoms, and conjunctions of them
-        f'condition: typeatom | atom | {lit("and(")} condition ({lit(", ")} condition)+ {lit(")")}',
-        f'    | {lit("or(")} condition ({lit(", ")} condition)+ {lit(")")} | {lit("not(")} condition {lit(")")}',
+        f"condition: typeatom | atom | {opening('and')} condition ({sep} condition)+ {close}",
+        f"    | {opening('or')} condition ({sep} condition)+ {close} | {opening('not')} condition {close}",
     ]
     atoms = [call_rule(p, *(f"arg_{d}" for d in domains))
              for p, domains in sorted(sig.predicate_types.items())]
     lines.append("atom: " + _alts(atoms))
     domains = sorted(d for d in sig.domains if d != "object" and d not in checker.OPERATORS)
-    lines.append("typeatom: (" + _alts(lit(f"{d}(") for d in domains) + f") (VAR | object) {lit(')')}")
+    lines.append(f"typeatom: {opening(*domains)} (VAR | object) {close}")
     used = sorted({d for ds in sig.predicate_types.values() for d in ds})
     for domain in used:
         lines.append(f"arg_{domain}: VAR" + "".join(f" | {lit(o)}" for o in objects(domain)))
