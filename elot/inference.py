@@ -22,7 +22,7 @@ import numpy as np
 
 from btom_ext import backend as load_backend
 from elot.errors import ScenarioError
-from elot.hypotheses import MODELS, Encoding, HypothesisSpace, build
+from elot.hypotheses import MAX_HYPOTHESES, MODELS, Encoding, HypothesisSpace, build
 from btom_ext.reference import AGENT
 from elot.world import MOVES, Action, ImpossibleActionError, WorldState
 
@@ -160,20 +160,22 @@ def infer(
     goals: Sequence[str] | None = None,
     backend: str = "core",
     progress: Progress | None = None,
+    max_hypotheses: int = MAX_HYPOTHESES,
 ) -> Inference:
     """Exact inference of goals, initial states and beliefs from a scenario's actions.
 
     ``scenario`` is an :class:`elot.scenario.Scenario`: its ``layout``, ``initial`` (the
     true initial :class:`WorldState`), ``actions`` and ``signature()`` are used.
     ``model`` is ``"full"``, ``"true-belief"`` or ``"non-planning"``; ``progress(t, T)``
-    is called after each step.
+    is called after each step. A hypothesis space of more than ``max_hypotheses``
+    hypotheses is refused with its estimated size (:func:`elot.hypotheses.build`).
     """
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; expected one of {MODELS}")
     core = load_backend(backend)
     layout = scenario.layout
     space = build(scenario.initial, model=model, k=k, max_hidden_keys=max_hidden_keys,
-                  goals=None if goals is None else tuple(goals))
+                  goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses)
     enc = Encoding(layout)
     planner = None if model == "non-planning" else enc.planner(core)
     goal_gems = np.array([enc.gem_index(g) for g in space.goals], dtype=np.intp)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Union
 
-from elot.errors import ScenarioError, Span
+from elot.errors import LineIndex, ScenarioError, Span, read_text
 
 # -- s-expressions ---------------------------------------------------------------------
 
@@ -145,17 +145,7 @@ def parse_sexprs(text: str, path: str | None = None) -> tuple[SExpr, ...]:
 
 
 def _read_text(path: str | Path, what: str) -> str:
-    p = Path(path)
-    if not p.is_file():
-        raise ScenarioError(
-            f"{what} file not found: {p}",
-            path=str(p),
-            hint="check the path" + (" (it is a directory)" if p.is_dir() else ""),
-        )
-    try:
-        return p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"cannot read {what} file: {exc}", path=str(p)) from exc
+    return read_text(path, what)
 
 
 class _Ctx:

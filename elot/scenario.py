@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Iterable, Literal, Sequence
 
 from elot import pddl
-from elot.errors import ElotError, ScenarioError, Span
+from elot.errors import ElotError, LineIndex, ScenarioError, Span, read_text
 from elot.world import (
     ARITY,
     BOX_GLYPHS,
@@ -81,8 +81,8 @@ class Statement:
         if self.path is None or self.offset is None or error.source not in (None, self.text):
             return error
         try:
-            source = Path(self.path).read_text(encoding="utf-8")
-        except OSError:
+            source = read_text(self.path)
+        except ElotError:
             return error
         if source[self.offset:self.offset + len(self.text)] != self.text:
             return error
@@ -216,11 +216,7 @@ def read_statements(path: str | Path, mode: Mode = "current") -> list[Statement]
     optionally prefixed by ``initial:`` or ``current:`` (else ``mode``). Blank lines and
     lines starting with ``#`` are skipped; each statement keeps its line number."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ScenarioError(f"cannot read statements file {path}: {error.strerror or error}",
-                            path=str(path), hint="check the path") from None
+    text = read_text(path, "statements")
     out = []
     start = 0
     for number, raw in enumerate(text.splitlines(keepends=True), start=1):
@@ -773,7 +769,7 @@ def load_scn(path: str | Path) -> Scenario:
     p = Path(path)
     if not p.is_file():
         raise ScenarioError(f"scenario file not found: {p}", path=str(p), hint="check the path")
-    return parse_scn_text(p.read_text(encoding="utf-8"), str(p))
+    return parse_scn_text(read_text(p, "scenario"), str(p))
 
 
 def format_scn(scenario: Scenario) -> str:
@@ -893,7 +889,7 @@ def load_scenario(
     if path.suffix == ".pddl":
         if not path.is_file():
             raise ScenarioError(f"file not found: {path}", path=str(path), hint="check the path")
-        if "(define" in path.read_text(encoding="utf-8", errors="replace"):
+        if "(define" in read_text(path, "PDDL"):
             return _load_problem(path, plan, exp)
         base = path.resolve().parent.parent.parent
         return _load_problem(base / "problems" / f"{path.stem}.pddl", path, path.parent.name)

@@ -51,6 +51,8 @@ def register(subparsers) -> None:
                    help="the BToM model or an ablation (default: %(default)s)")
     p.add_argument("--beta", type=float, default=2**1.5, help="inverse temperature β (default: 2^1.5)")
     p.add_argument("--k", type=int, default=3, help="particles per initial belief (default: %(default)s)")
+    p.add_argument("--max-hypotheses", type=_positive_int, default=None, metavar="N",
+                   help="refuse a hypothesis space larger than N (default: 2,000,000, about 1.2 GB)")
     p.add_argument("--backend", choices=("core", "reference"), default="core",
                    help="the compiled core, or the slow plain-Python reference (default: %(default)s)")
     p.add_argument("--bind-free", action="store_true", help="bind free variables existentially at the top")
@@ -159,8 +161,22 @@ def run_command(args) -> int:
     return 0
 
 
+def _positive_int(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def _infer_with_progress(scenario, args, err, infer):
     options = dict(model=args.model, beta=args.beta, k=args.k, backend=args.backend)
+    if args.max_hypotheses is not None:
+        options["max_hypotheses"] = args.max_hypotheses
     if not sys.stderr.isatty() or len(scenario.actions) < 2:
         return infer(scenario, **options)
     from rich.progress import Progress
