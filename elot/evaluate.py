@@ -775,6 +775,12 @@ def evaluate(
 ) -> bool | float:
     """``⟦φ⟧(s, b)``: the truth of a formula (or the value of a numeric term such as
     ``prob_of(player, φ)``) in state ``state`` for the agent's belief ``belief``."""
+    if not isinstance(state, State):
+        raise EvaluationError(f"the state must be a State, got {type(state).__name__}",
+                              hint='build one with State.parse("inside(key1, box1), ...")')
+    if belief is not None and not isinstance(belief, Belief):
+        raise EvaluationError(f"the belief must be a Belief or None, got {type(belief).__name__}",
+                              hint='build one with Belief.parse("0.5: inside(key1, box1) | 0.5: ...")')
     compiled = compile_formula(term, signature, thresholds, bind_free)
     if belief is None:
         if compiled.needs_belief:

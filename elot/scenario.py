@@ -389,6 +389,8 @@ _HEADER = re.compile(
 _BLOCKS = {"map", "legend", "actions", "statements", "statements current", "statements initial"}
 _MARKER_LINE = re.compile(r"^-{2,}\s*(judge\s*)?-*$")
 _IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
+#: Most actions a scenario may have (the dataset's longest plans have about 100).
+MAX_ACTIONS = 100_000
 _REPEAT = re.compile(r"^(?:x|\*)(\d+)$")
 
 
@@ -412,6 +414,7 @@ class _ScnReader:
     def __init__(self, text: str, path: str | None) -> None:
         self.text = text
         self.path = path
+        self.lines = LineIndex(text)
 
     # -- errors --
 
@@ -718,13 +721,19 @@ class _ScnReader:
                     continue
                 col = match.start() + len(chunk) - len(chunk.lstrip())
                 words = chunk.split()
-                span = Span.of(self.text, line.offset + col, line.offset + col + len(chunk.strip()))
+                span = self.lines.span(line.offset + col, line.offset + col + len(chunk.strip()))
                 repeat = 1
                 if len(words) > 1 and (m := _REPEAT.match(words[-1])):
-                    repeat = int(m[1])
+                    repeat = int(m[1]) if len(m[1]) <= 9 else MAX_ACTIONS + 1
                     words = words[:-1]
                     if repeat < 1:
                         raise self.fail("a repeat count must be at least 1", line, col, len(chunk.strip()), hint="write e.g. `right x2`")
+                if len(actions) + repeat > MAX_ACTIONS:
+                    raise self.fail(
+                        f"too many actions: more than {MAX_ACTIONS:,} (at step {len(actions) + 1})",
+                        line, col, len(chunk.strip()),
+                        hint="a plan is at most a few hundred actions; check the repeat count",
+                    )
                 name = words[0].lower()
                 if name not in ARITY:
                     raise ScenarioError(

@@ -53,3 +53,210 @@ def test_work_budget_names_the_quantifier(wrap):
     assert "too much work" in error.message and "exists" in error.message
     assert error.span is not None and text[error.span.start:].startswith("exists(and(box(B0)")
     assert "^" in error.render() and error.hint
+
+
+# -- 11: bounded excerpts -----------------------------------------------------------------
+
+def test_input_too_large_shows_a_bounded_excerpt():
+    from elot.errors import EXCERPT, ElotSyntaxError
+    from elot.parser import parse
+
+    with pytest.raises(ElotSyntaxError) as info:
+        parse("x" * 156_000)
+    text = info.value.render()
+    assert "input too large (156000 characters" in text
+    assert len(text) < 2 * EXCERPT + 300 and text.count("\n") < 6
+
+
+def test_excerpt_keeps_the_caret_under_the_fault():
+    from elot.errors import ElotSyntaxError
+    from elot.parser import parse
+
+    text = "and(" + ", ".join(["empty(box1)"] * 2000) + ", emp ty(box1), " + ", ".join(["empty(box2)"] * 2000) + ")"
+    with pytest.raises(ElotSyntaxError) as info:
+        parse(text)
+    line, caret = info.value.context_lines()
+    assert len(line) < 200 and line.startswith("...") and line.endswith("...")
+    assert line[caret.index("^"):].startswith("ty")
+
+
+# -- 13b-f: budgets on maps, plans and hypothesis spaces -----------------------------------
+
+def _three_doors(n_boxes):
+    width = max(n_boxes, 7)
+    return ("colours: red, blue, yellow\nmap:\n  " + "WgWgWgW".ljust(width, "W") + "\n  "
+            + "WRWBWYW".ljust(width, "W") + "\n  h" + "." * (width - 1) + "\n  "
+            + ("FO" + "C" * (n_boxes - 2)).ljust(width, "W") + "\n")
+
+
+@pytest.mark.parametrize("boxes, k", [(8, 3), (16, 3), (4, 20)])
+def test_hypothesis_space_is_estimated_and_refused(boxes, k):
+    from elot.errors import ScenarioError
+    from elot.inference import infer
+    from elot.scenario import parse_scn_text
+
+    scenario = parse_scn_text(_three_doors(boxes))
+    start = time.perf_counter()
+    with pytest.raises(ScenarioError, match="hypothesis space is too large") as info:
+        infer(scenario, k=k)
+    assert time.perf_counter() - start < 2
+    assert "GiB" in info.value.message and "--max-hypotheses" in info.value.hint
+
+
+def test_max_hypotheses_is_a_library_keyword_and_a_cli_option(tmp_path, capsys):
+    from elot.cli import main
+    from elot.errors import ScenarioError
+    from elot.hypotheses import build
+    from elot.scenario import parse_scn_text
+
+    scenario = parse_scn_text(_three_doors(4))
+    assert len(build(scenario.initial, k=3)) == 13104
+    with pytest.raises(ScenarioError, match="13,104 hypotheses.*the limit is 1,000"):
+        build(scenario.initial, k=3, max_hypotheses=1000)
+    path = tmp_path / "four.scn"
+    path.write_text(_three_doors(4), encoding="utf-8")
+    assert main(["run", str(path), "--max-hypotheses", "1000", "-s", "believes(player, formula(empty(box1)))"]) == 2
+    assert "13,104 hypotheses" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["run", str(path), "--max-hypotheses", "0"])
+
+
+@pytest.mark.parametrize("keys", [12, 20, 40])
+def test_colour_limits_are_polynomial_in_keys(keys):
+    from elot.hypotheses import colour_limits
+    from elot.scenario import parse_scn_text
+
+    scenario = parse_scn_text("colours: red\nmap:\n  h" + "r" * keys + ".Rg\n")
+    start = time.perf_counter()
+    assert colour_limits(scenario.initial) == {"red": (0, 1)}
+    assert time.perf_counter() - start < 2
+
+
+def test_repeat_count_is_bounded():
+    from elot.errors import ScenarioError
+    from elot.scenario import parse_scn_text
+
+    with pytest.raises(ScenarioError, match="too many actions") as info:
+        parse_scn_text("map:\n  h..\nactions:\n  right x99999999999\n", "big.scn")
+    assert info.value.location() == "big.scn:4:3"
+
+
+def test_long_plans_load_in_linear_time():
+    from elot.pddl import parse_plan_text
+    from elot.scenario import parse_scn_text
+
+    start = time.perf_counter()
+    plan = parse_plan_text("(right human)\n" * 16_000, "plan.pddl")
+    scenario = parse_scn_text("map:\n  h...\nactions:\n" + "  right, left\n" * 16_000)
+    assert len(plan.actions) == 16_000 and len(scenario.actions) == 32_000
+    assert time.perf_counter() - start < 3
+
+
+@pytest.mark.parametrize("init, message", [
+    ("(= (walls) (new-bit-matrix true 100000 100000))", "grid size 100000 out of range"),
+    ("(= (walls) (new-bit-matrix false 12345678901234567890123456 2))", "number too large"),
+])
+def test_pddl_grid_sizes_are_bounded(init, message):
+    from elot.errors import ScenarioError
+    from elot.pddl import parse_problem_text
+
+    text = f"(define (problem p) (:domain d) (:objects human - agent)\n (:init {init}))"
+    with pytest.raises(ScenarioError, match=message) as info:
+        parse_problem_text(text, "p.pddl")
+    assert info.value.location().startswith("p.pddl:2:")
+
+
+def test_deeply_nested_pddl_is_an_error():
+    from elot.errors import ScenarioError
+    from elot.pddl import parse_problem_text
+
+    with pytest.raises(ScenarioError, match="nesting too deep"):
+        parse_problem_text("(define " + "(" * 100_000 + ")" * 100_000 + ")", "p.pddl")
+
+
+# -- 14: tracebacks become errors ---------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["1e999", ">=(1e999, 0.5)", "not(1e999)", "and(1e999)"])
+def test_overflowing_numbers_are_syntax_errors(text, capsys):
+    from elot.cli import main
+
+    for command in ("parse", "lower", "check"):
+        assert main([command, text]) == 2
+        err = capsys.readouterr().err
+        assert "number out of range: 1e999" in err and "^^^^^" in err
+
+
+def test_deep_hand_built_terms_hash_compare_and_print():
+    from elot.syntax import Call, Var
+
+    def deep():
+        term = Var(name="X")
+        for _ in range(5000):
+            term = Call(name="not", args=(term,))
+        return term
+
+    a, b = deep(), deep()
+    assert hash(a) == hash(b) and a == b and repr(a).count("Call(") == 5000
+    assert repr(Call(name="f", args=(Var(name="X"),))) == "Call(name='f', args=(Var(name='X'),))"
+
+
+def _bad_terms():
+    from elot.syntax import Call, Const, Num, Var
+
+    return [None, 3, b"empty(box1)", 1.5, ["empty(box1)"], Call(name="and", args=None),
+            Call(name="and", args=("x",)), Call(name=None, args=()), Call(name="empty", args=[Const(name="box1")]),
+            Var(name=None), Num(value="x"), Const(name=3), Call(name="empty", args=(None,))]
+
+
+@pytest.mark.parametrize("stage", ["parse", "check", "lower", "pretty", "evaluate", "compile_formula", "equivalent"])
+def test_api_rejects_what_is_not_a_term_with_an_elot_error(stage):
+    from elot import api
+
+    fn = getattr(api, stage)
+    for bad in _bad_terms():
+        args = {"evaluate": (bad, STATE), "equivalent": (bad, "empty(box1)")}.get(stage, (bad,))
+        with pytest.raises(ElotError):
+            fn(*args)
+
+
+@pytest.mark.parametrize("bad", [None, "inside(key1, box1)", 3])
+def test_evaluate_rejects_a_state_or_belief_of_the_wrong_type(bad):
+    with pytest.raises(EvaluationError, match="must be a"):
+        evaluate("empty(box1)", bad) if not isinstance(bad, type(None)) else evaluate("empty(box1)", bad)
+    if bad is not None:
+        with pytest.raises(EvaluationError, match="must be a Belief"):
+            evaluate("empty(box1)", STATE, bad)
+
+
+LATIN1 = "inside(key1, box1)\n# caf\xe9\n".encode("latin-1")
+
+
+@pytest.mark.parametrize("command", [
+    ["check", "--file", "{path}"],
+    ["run", "default", "--statements", "{path}"],
+    ["eval", "empty(box1)", "--state", "inside(key1, box1)", "--belief", "{path}"],
+    ["run", "{path}"],
+])
+def test_non_utf8_files_name_the_path(command, tmp_path, capsys):
+    from elot.cli import main
+
+    path = tmp_path / ("bad.scn" if command == ["run", "{path}"] else "bad.txt")
+    path.write_bytes(LATIN1)
+    assert main([c.format(path=path) for c in command]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:2" in err and "not UTF-8" in err and "Traceback" not in err
+
+
+def test_utf8_bom_is_accepted(tmp_path, capsys):
+    from elot.cli import main
+    from elot.scenario import load_scn, read_statements
+
+    elot_file = tmp_path / "f.elot"
+    elot_file.write_text("\ufeffbelieves(player, formula(empty(box1)))\n", encoding="utf-8")
+    assert main(["check", "--file", str(elot_file)]) == 0
+    scn = tmp_path / "s.scn"
+    scn.write_text("\ufeffmap:\n  h.g\n", encoding="utf-8")
+    assert load_scn(scn).layout.width == 3
+    statements = tmp_path / "s.txt"
+    statements.write_text("\ufeffempty(box1)\n", encoding="utf-8")
+    assert read_statements(statements)[0].text == "empty(box1)"
