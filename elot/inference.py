@@ -150,6 +150,21 @@ def _views_agree(views: Sequence) -> np.ndarray:
     return np.array([[views[s] == views[j] for j in range(n)] for s in range(n)], dtype=np.uint8)
 
 
+def _check_backend_limits(core, backend: str, layout) -> None:
+    """The compiled core has fixed-size tables (``MAX_CELLS`` cells, ``MAX_DOORS`` doors,
+    ``MAX_GEMS`` gems, ``MAX_KEYS`` keys): say so before it fails obscurely, and point at
+    the reference backend, which has no such limits (but is much slower)."""
+    limits = [("cells", layout.width * layout.height, "MAX_CELLS"), ("doors", len(layout.doors), "MAX_DOORS"),
+              ("gems", len(layout.gems), "MAX_GEMS"), ("keys", len(layout.keys), "MAX_KEYS")]
+    over = [f"{n} {what} (at most {getattr(core, attr)})" for what, n, attr in limits
+            if getattr(core, attr, None) is not None and n > getattr(core, attr)]
+    if over:
+        raise ScenarioError(
+            f"the map is too large for the compiled {backend} backend: {', '.join(over)}",
+            hint="use a smaller map, or the slow reference backend (elot run --backend reference)",
+        )
+
+
 def infer(
     scenario,
     *,
@@ -174,6 +189,7 @@ def infer(
         raise ValueError(f"unknown model {model!r}; expected one of {MODELS}")
     core = load_backend(backend)
     layout = scenario.layout
+    _check_backend_limits(core, backend, layout)
     space = build(scenario.initial, model=model, k=k, max_hidden_keys=max_hidden_keys,
                   goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses)
     enc = Encoding(layout)

@@ -260,3 +260,16 @@ def test_utf8_bom_is_accepted(tmp_path, capsys):
     statements = tmp_path / "s.txt"
     statements.write_text("\ufeffempty(box1)\n", encoding="utf-8")
     assert read_statements(statements)[0].text == "empty(box1)"
+
+
+def test_compiled_planner_limits_are_an_error_naming_the_backend():
+    from elot.errors import ScenarioError
+    from elot.inference import infer
+    from elot.scenario import parse_scn_text
+
+    rows = ["h" + "." * 32] + ["." * 33] * 30 + ["g" * 33]
+    scenario = parse_scn_text("map:\n" + "".join(f"  {r}\n" for r in rows))
+    start = time.perf_counter()
+    with pytest.raises(ScenarioError, match="too large for the compiled core backend: 1056 cells") as info:
+        infer(scenario)
+    assert "--backend reference" in info.value.hint and time.perf_counter() - start < 2
