@@ -435,7 +435,7 @@ def build(
     if unknown or not goals:
         raise ScenarioError(
             f"unknown goal gem(s): {', '.join(unknown)}" if unknown else "no goals to infer",
-            hint=f"the map's gems are {', '.join(gems)}",
+            hint=f"the map's gems are {', '.join(gems)}" if gems else "the map has no gems: put a gem `g` on it",
         )
     states = initial_states(true_state, max_hidden_keys)
     n = len(states)

@@ -190,8 +190,11 @@ def infer(
     core = load_backend(backend)
     layout = scenario.layout
     _check_backend_limits(core, backend, layout)
-    space = build(scenario.initial, model=model, k=k, max_hidden_keys=max_hidden_keys,
-                  goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses)
+    try:
+        space = build(scenario.initial, model=model, k=k, max_hidden_keys=max_hidden_keys,
+                      goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses)
+    except ScenarioError as error:
+        raise error.located(path=getattr(scenario, "path", None))
     enc = Encoding(layout)
     planner = None if model == "non-planning" else enc.planner(core)
     goal_gems = np.array([enc.gem_index(g) for g in space.goals], dtype=np.intp)

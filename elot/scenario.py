@@ -614,6 +614,16 @@ class _ScnReader:
                 f"the map has {len(agents)} agents", line, col, 1, hint="a scenario has one agent: keep a single `h`"
             )
         start = agents[0][0]
+        if "agent" in headers:
+            taken = {n for n, _ in gems} | {n for n, _, _ in doors} | {n for n, _ in boxes} | set(colours)
+            value, line = headers["agent"]
+            col = line.text.index(value) if value and value in line.text else 0
+            if not _IDENT.match(agent):
+                raise self.fail(f"agent name {agent!r} is not an ELoT name", line, col, max(1, len(value)),
+                                hint="use lowercase letters, digits and '_', starting with a letter: `agent: player`")
+            if agent in taken or re.fullmatch(r"key\d+", agent):
+                raise self.fail(f"agent name {agent!r} is already the name of an object of the map", line, col,
+                                len(value), hint="name the agent something else: `agent: player`")
 
         # Keys: visible and hidden ones in reading order, then spare keys off the grid so
         # that hypotheses with up to two hidden keys have key objects to use.
@@ -898,8 +908,20 @@ def load_scenario(
     if path.suffix == ".pddl":
         if not path.is_file():
             raise ScenarioError(f"file not found: {path}", path=str(path), hint="check the path")
-        if "(define" in read_text(path, "PDDL"):
+        source = read_text(path, "PDDL")
+        if "(define" in source.lower():
             return _load_problem(path, plan, exp)
+        # no define: it must be a plan, and should read as one before its problem is sought
+        try:
+            read = pddl.parse_plan_text(source, str(path))
+        except ScenarioError as error:
+            error.notes = (*error.notes, "this .pddl file has no `(define`, so it was read as a plan")
+            raise
+        if not read.actions:
+            raise ScenarioError(
+                f"{path} is neither a PDDL problem (it has no `(define ...)`) nor a plan (it has no actions)",
+                path=str(path), hint="a problem holds (define (problem NAME) ...); a plan one (action agent args) per line",
+            )
         base = path.resolve().parent.parent.parent
         return _load_problem(base / "problems" / f"{path.stem}.pddl", path, path.parent.name)
     if path.is_file():

@@ -147,10 +147,12 @@ def guard_depth(term: Term, source: str | None = None) -> None:
     than an ``AttributeError`` deep inside, and the recursive stages never overflow the
     Python stack.
     """
+    # Depth counts nested calls, as the parser counts nested parentheses, so that a tree
+    # the parser accepts passes here too (the leaves add no level).
     stack = [(term, 1)]
     while stack:
         node, d = stack.pop()
-        if d > MAX_DEPTH:
+        if d > MAX_DEPTH and isinstance(node, Call):
             raise too_deep(getattr(term, "span", None), source)
         problem = _malformed(node)
         if problem:

@@ -273,3 +273,104 @@ def test_compiled_planner_limits_are_an_error_naming_the_backend():
     with pytest.raises(ScenarioError, match="too large for the compiled core backend: 1056 cells") as info:
         infer(scenario)
     assert "--backend reference" in info.value.hint and time.perf_counter() - start < 2
+
+
+# -- 17: inconsistent scenarios are rejected where they are wrong --------------------------
+
+def _problem(objects="red - color key1 - key human - agent gem1 - gem box1 box2 - box",
+             extra="(inside key1 box1)", walls="(= (walls) (set-index walls true 1 1))"):
+    return f"""(define (problem p)
+  (:domain doors-keys-gems)
+  (:objects {objects})
+  (:init (= (walls) (new-bit-matrix false 3 4))
+         {walls}
+         (= (xloc human) 2) (= (yloc human) 2)
+         (= (xloc gem1) 4) (= (yloc gem1) 3)
+         (= (xloc box1) 1) (= (yloc box1) 3)
+         (= (xloc box2) 2) (= (yloc box2) 3)
+         (iscolor key1 red)
+         {extra})
+  (:goal (has human gem1)))
+"""
+
+
+def _world(text):
+    from elot.pddl import parse_problem_text
+    from elot.world import world_from_problem
+
+    return world_from_problem(parse_problem_text(text, "p.pddl"))
+
+
+def test_the_valid_problem_loads():
+    layout, state = _world(_problem())
+    assert state.agent_pos == (2, 2) and layout.colours == ("red",)
+
+
+@pytest.mark.parametrize("text, message, line", [
+    (_problem(extra="(inside key1 box1) (inside key1 box2)"), "key key1 is inside both box1 and box2", 11),
+    (_problem(walls="(= (walls) (set-index walls true 2 2))"), r"starts on a wall at \(2,2\)", 6),
+    (_problem(objects="Red - color key1 - key human - agent gem1 - gem box1 box2 - box").replace("key1 red", "key1 Red"),
+     "'Red' is not an ELoT name", 3),
+    (_problem(objects="red - color key1 - key human - agent gem1 - gem box1 box2 - box crate1 - crate"),
+     "crate1 has unknown type 'crate'", 3),
+    (_problem(objects="red - color key1 - key human - agent box1 box2 - box gem1 - jewel"), "unknown type 'jewel'", 3),
+])
+def test_inconsistent_pddl_problems_are_errors_at_their_line(text, message, line):
+    from elot.errors import ScenarioError
+
+    with pytest.raises(ScenarioError, match=message) as info:
+        _world(text)
+    assert info.value.location().startswith(f"p.pddl:{line}:") and info.value.hint
+    if "Red" in message:
+        assert "'red'" in info.value.hint
+
+
+def test_a_pddl_file_without_define_must_be_a_plan(tmp_path):
+    from elot.errors import ScenarioError
+    from elot.scenario import load_scenario
+
+    path = tmp_path / "notes.pddl"
+    path.write_text("just some notes\n", encoding="utf-8")
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    assert "read as a plan" in " ".join(info.value.notes)
+    path.write_text("; only a comment\n", encoding="utf-8")
+    with pytest.raises(ScenarioError, match="neither a PDDL problem"):
+        load_scenario(path)
+
+
+@pytest.mark.parametrize("header, message", [
+    ("agent: box1", "already the name of an object"),
+    ("agent: a(b)", "not an ELoT name"),
+    ("agent: Player", "not an ELoT name"),
+    ("agent: key2", "already the name of an object"),
+])
+def test_bad_agent_names_are_rejected(header, message):
+    from elot.errors import ScenarioError
+    from elot.scenario import parse_scn_text
+
+    with pytest.raises(ScenarioError, match=message) as info:
+        parse_scn_text(f"{header}\nmap:\n  h.C.g\n", "a.scn")
+    assert info.value.location() == "a.scn:1:8"
+
+
+def test_no_goals_names_the_file_and_a_useful_hint():
+    from elot.errors import ScenarioError
+    from elot.inference import infer
+    from elot.scenario import parse_scn_text
+
+    with pytest.raises(ScenarioError, match="no goals to infer") as info:
+        infer(parse_scn_text("map:\n  h.C\n", "nogems.scn"))
+    assert info.value.path == "nogems.scn" and "no gems" in info.value.hint
+
+
+def test_parse_and_check_share_one_nesting_limit():
+    from elot.api import check, parse
+    from elot.syntax import MAX_DEPTH
+
+    ok = "not(" * (MAX_DEPTH - 1) + "empty(box1)" + ")" * (MAX_DEPTH - 1)
+    assert check(parse(ok)).term == parse(ok)
+    too_deep = "not(" + ok + ")"
+    for stage in (parse, check):
+        with pytest.raises(ElotError, match="nesting too deep"):
+            stage(too_deep)
