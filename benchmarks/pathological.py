@@ -65,6 +65,16 @@ def _infer(text, **kw):
     return run
 
 
+def _colour_limits(text):
+    def run():
+        from elot.hypotheses import colour_limits
+        from elot.scenario import parse_scn_text
+
+        return colour_limits(parse_scn_text(text, "case.scn").initial)
+
+    return run
+
+
 def _keys_map(n):
     # n red keys on the floor, a red door before the gem
     return ("colours: red\nmap:\n  h" + "r" * n + ".R" + "g\n")
@@ -87,6 +97,15 @@ def _scn_actions(n):
     return _scn("map:\n  h" + "." * 3 + "\nactions:\n" + "".join("  right, left\n" for _ in range(n // 2)))
 
 
+def _deep_term():
+    from elot.syntax import Call, Var
+
+    term = Var(name="X")
+    for _ in range(5000):
+        term = Call(name="not", args=(term,))
+    hash(term), repr(term)
+
+
 def cases():
     return {
         "13a exists over 10 boxes": _formula(_boxes(10, lambda vs: f"and({', '.join(f'empty({v})' for v in vs)})")),
@@ -97,15 +116,20 @@ def cases():
         "13b 8-box map": _infer(_boxes_map(8)),
         "13b 16-box map": _infer(_boxes_map(16)),
         "13b --k 20": _infer(_boxes_map(4), k=20),
-        "13c 12 keys on the floor": _infer(_keys_map(12), k=1),
-        "13c 20 keys on the floor": _infer(_keys_map(20), k=1),
+        "13c 12 keys on the floor": _colour_limits(_keys_map(12)),
+        "13c 20 keys on the floor": _colour_limits(_keys_map(20)),
         "13d right x99999999999": _scn("map:\n  h..\nactions:\n  right x99999999999\n"),
         "13e bit matrix 100000^2": _pddl_problem("(define (problem p) (:domain d) (:objects human - agent) (:init (= (walls) (new-bit-matrix true 100000 100000)) (= (xpos human) 1) (= (ypos human) 1)) (:goal (has human gem1)))"),
         "13e 26-digit dimension": _pddl_problem("(define (problem p) (:domain d) (:objects human - agent) (:init (= (walls) (new-bit-matrix true 12345678901234567890123456 2)) (= (xpos human) 1) (= (ypos human) 1)) (:goal (has human gem1)))"),
         "13f PDDL plan, 16k actions": _pddl_plan(16_000),
         "13f .scn, 32k actions": _scn_actions(32_000),
+        "14 33x32 map, 61 gems (core)": _infer("map:\n" + "".join(
+            f"  {r}\n" for r in ["h" + "." * 32] + ["." * 33] * 29 + ["g" * 33, "g" * 28 + "." * 5])),
         "14 deeply nested PDDL": _pddl_problem("(define " + "(" * 100_000 + ")" * 100_000 + ")"),
-        "14 parse 1e999": lambda: __import__("elot.printer", fromlist=["pretty"]).pretty(__import__("elot.parser", fromlist=["parse"]).parse(">=(1e999, 0.5)")),
+        "14 parse 1e999": lambda: __import__("elot.printer", fromlist=["pretty"]).pretty(
+            __import__("elot.parser", fromlist=["parse"]).parse(">=(1e999, 0.5)")),
+        "14 hash/repr of 5000-deep term": _deep_term,
+        "11 parse 156k characters": lambda: __import__("elot.parser", fromlist=["parse"]).parse("x" * 156_000),
     }
 
 

@@ -78,13 +78,25 @@ class Call:
         return _fold(self, lambda node, parts: hash((node.name, tuple(parts))), hash)
 
     def __repr__(self) -> str:
-        def show(node: "Call", parts: list[str]) -> str:
-            if not isinstance(node.args, tuple):  # malformed, built by hand
-                return f"Call(name={node.name!r}, args={node.args!r})"
-            inner = parts[0] + "," if len(parts) == 1 else ", ".join(parts)
-            return f"Call(name={node.name!r}, args=({inner}))"
-
-        return _fold(self, show, repr)
+        # emitted piece by piece (joining at each level would be quadratic in depth)
+        out: list[str] = []
+        stack: list[object] = [self]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                out.append(item)
+            elif isinstance(item, Call) and isinstance(item.args, tuple):
+                out.append(f"Call(name={item.name!r}, args=(")
+                seq: list[object] = []
+                for i, arg in enumerate(item.args):
+                    seq += [", ", arg] if i else [arg]
+                seq.append(",))" if len(item.args) == 1 else "))")
+                stack.extend(reversed(seq))
+            elif isinstance(item, Call):  # malformed, built by hand
+                out.append(f"Call(name={item.name!r}, args={item.args!r})")
+            else:
+                out.append(repr(item))
+        return "".join(out)
 
 
 Term = Union[Call, Const, Var, Num]
