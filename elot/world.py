@@ -31,6 +31,9 @@ from elot.pddl import line_span
 #: The object types of the Doors, Keys & Gems domain.
 OBJECT_TYPES = ("agent", "gem", "door", "box", "key", "color")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_INIT_EXAMPLE = {"inside": "(inside key1 box1)", "iscolor": "(iscolor key1 red)", "has": "(has human key1)",
+                 "locked": "(locked door1)", "closed": "(closed box1)", "offgrid": "(offgrid key2)"}
+_INIT_ARITY = {name: example.count(" ") for name, example in _INIT_EXAMPLE.items()}
 
 Pos = tuple[int, int]
 Action = tuple[str, ...]
@@ -497,6 +500,11 @@ def world_from_problem(problem) -> tuple[Layout, WorldState]:
             hint = (f"an uppercase name is a variable in ELoT: write {name.lower()!r}" if name[:1].isupper()
                     else "use lowercase letters, digits and '_', starting with a letter")
             raise declared(name, f"object name {name!r} is not an ELoT name", hint)
+    for atom in problem.init:
+        arity = _INIT_ARITY.get(atom[0])
+        if arity is not None and len(atom) - 1 != arity:
+            raise fail(f"{atom[0]} takes {arity} argument{'s' if arity > 1 else ''}, got {len(atom) - 1}",
+                       hint=f"write e.g. {_INIT_EXAMPLE[atom[0]]}", atom=atom)
     if not problem.objects_of("gem"):
         raise fail("the problem has no gems, so there is no goal to infer", hint="declare gems: `gem1 gem2 - gem`")
     agents = problem.objects_of("agent")

@@ -374,3 +374,12 @@ def test_parse_and_check_share_one_nesting_limit():
     for stage in (parse, check):
         with pytest.raises(ElotError, match="nesting too deep"):
             stage(too_deep)
+
+
+@pytest.mark.parametrize("atom", ["(inside key1)", "(iscolor key1)", "(closed box1 box2)", "(has human)"])
+def test_init_atoms_of_the_wrong_arity_are_errors(atom):
+    from elot.errors import ScenarioError
+
+    with pytest.raises(ScenarioError, match="takes . argument") as info:
+        _world(_problem(extra=atom))
+    assert info.value.location().startswith("p.pddl:11:")
