@@ -650,6 +650,22 @@ class CompiledFormula:
         found = _Bindings(names, pools, parts)
         body = self._vec(body_node, inner_bound)
         meter = self._meter.spender(node, found.size)
+        if not any(found.levels[:-1]):
+            # Nothing to prune (one variable, or every conjunct needs them all): the plain
+            # loop over bindings, testing the whole condition, is the fastest.
+            key, cond_fn = next(self._keys), self._base(cond_node, inner_bound)
+            cond_free = tuple(sorted(free_variables(cond_node, inner_bound)))
+
+            def bindings(ctx, env):
+                cost = max(1, len(ctx.worlds))
+                for combo in itertools.product(*pools):
+                    meter(cost)
+                    inner = {**env, **dict(zip(names, combo))}
+                    in_world = ctx.per_world(key, cond_fn, inner, cond_free)
+                    if in_world.any():  # no true world satisfies C here: skip the body
+                        yield ctx.at_truth(in_world), inner
+
+            return self._combine(name, bindings, body)
 
         def bindings(ctx, env):
             cost = max(1, len(ctx.worlds))  # each conjunct is evaluated in every world
@@ -662,6 +678,11 @@ class CompiledFormula:
             for in_world, inner in found.search(env, np.any, lambda: meter(cost), True, join):
                 yield ctx.at_truth(np.broadcast_to(in_world, (len(ctx.worlds),))), dict(inner)
 
+        return self._combine(name, bindings, body)
+
+    @staticmethod
+    def _combine(name: str, bindings, body) -> VecFn:
+        """The quantifier ``name`` over the (mask, env) pairs ``bindings`` yields."""
         if name == "exists":
             def exists(ctx, env):
                 acc = False
