@@ -9,7 +9,9 @@ render them (plainly or with ``rich``) and exit with status 2.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 
@@ -30,6 +32,63 @@ class Span:
         line = text.count("\n", 0, start) + 1
         column = start - (text.rfind("\n", 0, start) + 1) + 1
         return Span(start, end, line, column)
+
+
+class LineIndex:
+    """The line starts of one text, so that many spans into it cost O(log n) each
+    (:meth:`Span.of` counts lines from the start: quadratic when called per token)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0]
+        find = text.find
+        i = find("\n")
+        while i >= 0:
+            self.starts.append(i + 1)
+            i = find("\n", i + 1)
+
+    def span(self, start: int, end: int | None = None) -> Span:
+        """The same as ``Span.of(text, start, end)``."""
+        n = len(self.text)
+        start = max(0, min(start, n))
+        end = start if end is None else max(start, min(end, n))
+        line = bisect_right(self.starts, start)
+        return Span(start, end, line, start - self.starts[line - 1] + 1)
+
+    def line(self, number: int) -> tuple[int, int] | None:
+        """``(start, end)`` offsets of line ``number`` (1-based, without its newline)."""
+        if not 1 <= number <= len(self.starts):
+            return None
+        start = self.starts[number - 1]
+        end = self.starts[number] - 1 if number < len(self.starts) else len(self.text)
+        return start, end
+
+
+#: Longest excerpt of the source an error shows (a whole 100k-character line is noise).
+EXCERPT = 160
+
+
+def read_text(path: str | Path, what: str = "input") -> str:
+    """The text of a UTF-8 file (a leading byte-order mark dropped), or an
+    :class:`ElotError` naming the path when it is missing, unreadable or not UTF-8.
+    Every reader of a user's file goes through this."""
+    p = Path(path)
+    if not p.is_file():
+        raise ScenarioError(f"{what} file not found: {p}", path=str(p),
+                            hint="check the path" + (" (it is a directory)" if p.is_dir() else ""))
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ScenarioError(f"cannot read {what} file: {exc.strerror or exc}", path=str(p)) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ScenarioError(
+            f"{what} file is not UTF-8 text: byte 0x{data[exc.start]:02x} at line {line} "
+            f"(offset {exc.start})",
+            path=f"{p}:{line}", hint="save the file as UTF-8",
+        ) from None
 
 
 class ElotError(Exception):
@@ -91,11 +150,22 @@ class ElotError(Exception):
         """The offending source line and a caret line under the span, if known."""
         if self.span is None or self.source is None:
             return []
-        lines = self.source.splitlines() or [""]
-        index = min(self.span.line, len(lines)) - 1
-        text = lines[index]
-        width = max(1, min(self.span.end - self.span.start, len(text) - self.span.column + 1))
-        return [text, " " * (self.span.column - 1) + "^" * width]
+        found = LineIndex(self.source).line(self.span.line)
+        if found is None:
+            lines = self.source.splitlines() or [""]
+            text = lines[-1]
+        else:
+            text = self.source[found[0]:found[1]].rstrip("\r")
+        column = min(self.span.column, len(text) + 1)
+        width = max(1, min(self.span.end - self.span.start, len(text) - column + 1))
+        if len(text) > EXCERPT:
+            # a window around the caret, with '...' where the line is cut
+            first = max(0, min(column - 1 - EXCERPT // 4, len(text) - EXCERPT))
+            last = first + EXCERPT
+            width = min(width, last - (column - 1))
+            head, tail = ("..." if first else ""), ("..." if last < len(text) else "")
+            text, column = head + text[first:last] + tail, column - first + len(head)
+        return [text, " " * (column - 1) + "^" * width]
 
     def render(self) -> str:
         """Plain multi-line rendering: location, message, source line, caret, hint."""

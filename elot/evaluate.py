@@ -24,9 +24,10 @@ import sys
 import types
 import itertools
 import math
+from math import prod
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -35,7 +36,7 @@ from elot.errors import ElotError, EvaluationError, Span
 from elot.lowering import lower
 from elot.parser import parse, parse_atoms
 from elot.signature import Signature
-from elot.syntax import Call, Const, Num, Term, Var, free_variables, guard_depth, subterms
+from elot.syntax import Call, Const, Num, Term, Var, call, free_variables, guard_depth, subterms
 from elot.types import BASE, EPISTEMIC, NUMERIC
 
 Atom = tuple[str, ...]
@@ -438,6 +439,107 @@ def masked_sum_reference(rows: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return (rows * mask).sum(axis=1)
 
 
+#: The work one evaluation of a formula may do enumerating the bindings of its
+#: quantifiers: one unit per binding tried in one world. Real formulas need a few
+#: thousand; the limit (well under a second of work) stops a formula whose conditions bind
+#: many variables, or that nests many quantifiers, with an error naming the quantifier
+#: instead of running for minutes.
+MAX_WORK = 300_000
+
+
+class _Bindings:
+    """The assignments of a condition's variables to objects of their types, searched by
+    backtracking: variables are bound one at a time, and each conjunct of the condition
+    is tested as soon as the variables it mentions are bound, so that a partial binding
+    that already fails prunes every binding extending it. Nothing is materialized; the
+    full product (``size``) is only the worst case."""
+
+    __slots__ = ("names", "pools", "size", "levels")
+
+    def __init__(self, names: tuple[str, ...], pools: tuple[tuple[str, ...], ...],
+                 conjuncts: Sequence[tuple[Any, set[str]]]) -> None:
+        self.names, self.pools = names, pools
+        self.size = prod(len(p) for p in pools)
+        # levels[0] holds the conjuncts binding nothing new, levels[i + 1] those whose
+        # last variable (in the order of names) is names[i].
+        position = {n: i for i, n in enumerate(names)}
+        self.levels: list[list[Any]] = [[] for _ in range(len(names) + 1)]
+        for item, mentions in conjuncts:
+            self.levels[max((position[v] + 1 for v in mentions if v in position), default=0)].append(item)
+
+    def search(self, env: dict, accept: Callable[[list, dict], Any], spend: Callable[[], None],
+               start: Any, join: Callable[[Any, Any], Any]) -> Iterator[tuple[Any, dict]]:
+        """Every full binding (as ``(acc, env)``) whose conjunct results, combined from
+        ``start`` with ``join`` level by level, are accepted by ``accept`` at every level."""
+        names, pools, levels = self.names, self.pools, self.levels
+        acc = [join(start, levels[0], env)]
+        if not accept(acc[0]):
+            return
+        if not names:
+            yield acc[0], env
+            return
+        e = dict(env)
+        n, i = len(names), 0
+        index = [0] * n
+        while i >= 0:
+            if index[i] == len(pools[i]):
+                index[i] = 0
+                i -= 1
+                continue
+            e[names[i]] = pools[i][index[i]]
+            index[i] += 1
+            spend()
+            value = join(acc[i], levels[i + 1], e)
+            if not accept(value):
+                continue
+            if i == n - 1:
+                yield value, e
+            else:
+                del acc[i + 1:]
+                acc.append(value)
+                i += 1
+
+
+def _conjuncts(term: Term) -> list[Term]:
+    """The conjuncts of ``term`` (``and`` flattened), or ``[term]``."""
+    out, stack = [], [term]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Call) and node.name == "and":
+            stack.extend(reversed(node.args))
+        else:
+            out.append(node)
+    return out
+
+
+class _Meter:
+    """The work budget of one evaluation (:data:`MAX_WORK`), shared by its quantifiers."""
+
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left = MAX_WORK
+
+    def reset(self) -> None:
+        self.left = MAX_WORK
+
+    def spender(self, node: Call, size: int) -> Callable[[int], None]:
+        """A function charging ``n`` units to this budget, failing at ``node`` when spent."""
+
+        def spend(n: int) -> None:
+            self.left -= n
+            if self.left < 0:
+                raise EvaluationError(
+                    f"evaluating this {node.name}(...) needs too much work (more than {MAX_WORK:,} "
+                    f"binding checks; its condition alone has {size:,} bindings)",
+                    span=node.span,
+                    hint="bind fewer variables in one condition or nest fewer quantifiers: each "
+                         "variable ranges over every object of its type",
+                )
+
+        return spend
+
+
 # -- the compiled program ----------------------------------------------------------------
 
 
@@ -458,6 +560,7 @@ class CompiledFormula:
         self.thresholds = thresholds
         self.needs_belief = any(isinstance(n, Call) and n.name == "prob_of" for n in subterms(lowered))
         self._keys = itertools.count()
+        self._meter = _Meter()
         self._index_cache: dict[State, _World] = {}
         self._vector_cache: dict[tuple, dict] = {}
         self._program = self._vec(lowered, frozenset())
@@ -522,6 +625,7 @@ class CompiledFormula:
             raise EvaluationError("true_index points outside the list of worlds")
         ctx = _Context(indexed, cache, beliefs, true_index, grid)
         ctx.by_agent = by_agent
+        self._meter.reset()
         return self._program(ctx, {})
 
     def _world(self, state: State) -> _World:
@@ -580,22 +684,30 @@ class CompiledFormula:
             f, g = (self._base(a, bound) for a in args)
             return lambda w, env: (not f(w, env)) or g(w, env)
         if name in ("exists", "forall"):
+            # exists(C, φ) holds iff some binding satisfies C ∧ φ; forall(C, φ) (plain,
+            # a deviation, SPEC §4) fails iff some binding satisfies C ∧ ¬φ. One search
+            # for a witness, short-circuiting at the first, over the conjuncts of both.
             cond_node, body_node = args
-            candidates, inner = self._candidates(cond_node, body_node, bound)
-            cond, body = self._base(cond_node, inner), self._base(body_node, inner)
+            names, pools, inner = self._domains(cond_node, body_node, bound)
+            body_parts = _conjuncts(body_node) if name == "exists" else [call("not", body_node)]
+            parts = _conjuncts(cond_node) + body_parts
+            found = _Bindings(names, pools, [
+                (self._base(c, inner), free_variables(c, inner)) for c in parts])
+            meter = self._meter.spender(node, found.size)
+            spend = lambda: meter(1)  # noqa: E731
+
+            def witness(w, env):
+                join = lambda ok, fns, e: ok and all(f(w, e) for f in fns)  # noqa: E731
+                return next(found.search(env, bool, spend, True, join), None) is not None
+
             if name == "exists":
-                return lambda w, env: any(
-                    cond(w, e) and body(w, e) for e in ({**env, **c} for c in candidates)
-                )
-            # (deviation, SPEC §4) forall is plain: every binding satisfying C satisfies φ.
-            return lambda w, env: all(
-                (not cond(w, e)) or body(w, e) for e in ({**env, **c} for c in candidates)
-            )
+                return witness
+            return lambda w, env: not witness(w, env)
         raise EvaluationError(f"cannot evaluate {name!r} in a base formula", span=node.span)
 
-    def _candidates(self, cond: Term, body: Term, bound: Bound) -> tuple[list[dict], Bound]:
-        """Every assignment of the variables the condition binds (those not in ``bound``,
-        SPEC §2) to objects of their types, and the variables bound in its scope."""
+    def _domains(self, cond: Term, body: Term, bound: Bound):
+        """The variables the condition binds (those not in ``bound``, SPEC §2), sorted,
+        the objects of each one's type, and the variables bound in its scope."""
         bindings = infer_bindings(cond, [body], self.signature, bound)
         names = sorted(bindings)
         pools = []
@@ -603,8 +715,8 @@ class CompiledFormula:
             domain = bindings[var]
             if domain is None:
                 raise EvaluationError(f"cannot infer the type of variable {var}", span=cond.span)
-            pools.append(self.signature.objects_of(domain))
-        return [dict(zip(names, combo)) for combo in itertools.product(*pools)], bound | frozenset(names)
+            pools.append(tuple(self.signature.objects_of(domain)))
+        return tuple(names), tuple(pools), bound | frozenset(names)
 
     # -- compiling: vectorized over rows -----------------------------------------------
 
@@ -680,23 +792,58 @@ class CompiledFormula:
     def _quantifier(self, node: Call, bound: Bound) -> VecFn:
         name = node.name
         cond_node, body_node = node.args
-        candidates, inner_bound = self._candidates(cond_node, body_node, bound)
-        key, cond_fn = next(self._keys), self._base(cond_node, inner_bound)
-        cond_free = tuple(sorted(free_variables(cond_node, bound) | (inner_bound - bound)))
+        names, pools, inner_bound = self._domains(cond_node, body_node, bound)
+        # The condition is tested conjunct by conjunct in every world as its variables
+        # get bound; a partial binding satisfying it in no world is pruned (the body is
+        # only evaluated for full bindings satisfying C in some world, as before).
+        parts = []
+        for c in _conjuncts(cond_node):
+            key, fn = next(self._keys), self._base(c, inner_bound)
+            free = free_variables(c, inner_bound)
+            parts.append(((key, fn, tuple(sorted(free))), free))
+        found = _Bindings(names, pools, parts)
         body = self._vec(body_node, inner_bound)
+        meter = self._meter.spender(node, found.size)
+        if not any(found.levels[:-1]):
+            # Nothing to prune (one variable, or every conjunct needs them all): the plain
+            # loop over bindings, testing the whole condition, is the fastest.
+            key, cond_fn = next(self._keys), self._base(cond_node, inner_bound)
+            cond_free = tuple(sorted(free_variables(cond_node, inner_bound)))
+
+            def bindings(ctx, env):
+                cost = max(1, len(ctx.worlds))
+                for combo in itertools.product(*pools):
+                    meter(cost)
+                    inner = {**env, **dict(zip(names, combo))}
+                    in_world = ctx.per_world(key, cond_fn, inner, cond_free)
+                    if in_world.any():  # no true world satisfies C here: skip the body
+                        yield ctx.at_truth(in_world), inner
+
+            return self._combine(name, bindings, body)
 
         def bindings(ctx, env):
-            for c in candidates:
-                inner = {**env, **c}
-                in_world = ctx.per_world(key, cond_fn, inner, cond_free)
-                if in_world.any():  # no true world satisfies C here: skip the body
-                    yield ctx.at_truth(in_world), inner
+            cost = max(1, len(ctx.worlds))  # each conjunct is evaluated in every world
 
+            def join(mask, items, e):
+                for key, fn, free in items:
+                    mask = np.logical_and(mask, ctx.per_world(key, fn, e, free))
+                return mask
+
+            for in_world, inner in found.search(env, np.any, lambda: meter(cost), True, join):
+                yield ctx.at_truth(np.broadcast_to(in_world, (len(ctx.worlds),))), dict(inner)
+
+        return self._combine(name, bindings, body)
+
+    @staticmethod
+    def _combine(name: str, bindings, body) -> VecFn:
+        """The quantifier ``name`` over the (mask, env) pairs ``bindings`` yields."""
         if name == "exists":
             def exists(ctx, env):
                 acc = False
                 for mask, inner in bindings(ctx, env):
                     acc = np.logical_or(acc, np.logical_and(mask, body(ctx, inner)))
+                    if np.all(acc):  # true in every row: no later binding can change it
+                        break
                 return acc
 
             return exists
@@ -705,6 +852,8 @@ class CompiledFormula:
                 acc = True
                 for mask, inner in bindings(ctx, env):
                     acc = np.logical_and(acc, np.logical_or(np.logical_not(mask), body(ctx, inner)))
+                    if not np.any(acc):  # false in every row already
+                        break
                 return acc
 
             return forall
@@ -804,6 +953,12 @@ def evaluate(
     States are taken as given (an atom outside the signature is simply never asked
     about); typecheck them with :meth:`State.check` / :meth:`Belief.check`, or parse them
     with ``signature=``."""
+    if not isinstance(state, State):
+        raise EvaluationError(f"the state must be a State, got {type(state).__name__}",
+                              hint='build one with State.parse("inside(key1, box1), ...")')
+    if belief is not None and not isinstance(belief, Belief):
+        raise EvaluationError(f"the belief must be a Belief or None, got {type(belief).__name__}",
+                              hint='build one with Belief.parse("0.5: inside(key1, box1) | 0.5: ...")')
     compiled = compile_formula(term, signature, thresholds, bind_free)
     if belief is None:
         if compiled.needs_belief:
@@ -819,9 +974,12 @@ def evaluate(
         for s, w in belief.particles:
             row[0, position[s]] += w
     index = np.zeros(1, dtype=np.intp)
-    if compiled.type == NUMERIC:
-        return float(compiled.value(worlds, row, index)[0])
-    return bool(compiled.truth(worlds, row, index)[0])
+    try:
+        if compiled.type == NUMERIC:
+            return float(compiled.value(worlds, row, index)[0])
+        return bool(compiled.truth(worlds, row, index)[0])
+    except ElotError as error:
+        raise error.located(source=term if isinstance(term, str) else None)
 
 
 __all__ = ["State", "Belief", "Thresholds", "CompiledFormula", "compile_formula", "evaluate"]

@@ -169,6 +169,10 @@ class Encoding:
 # -- colour limits from optimal plans in the true map -------------------------------------
 
 
+#: Most planning states :func:`key_pickups` explores (about a second of work).
+MAX_PLAN_STATES = 100_000
+
+
 def key_pickups(state: WorldState, gem: str) -> tuple[int, frozenset[tuple[int, ...]]] | None:
     """Cost of an optimal plan to hold ``gem`` in the fully known ``state``, and every vector
     (per colour of ``layout.colours``) of keys picked up by some optimal plan. None when the
@@ -213,17 +217,34 @@ def key_pickups(state: WorldState, gem: str) -> tuple[int, frozenset[tuple[int, 
 
     memo: dict[tuple, tuple[float, frozenset]] = {}
     zero = (0,) * n_colours
+    door_colour = [int(c) for c in enc.door_colours]
+
+    def useful(k: int, locked: int, status: tuple) -> bool:
+        # A key that no locked door can use is never picked up by an optimal plan (the
+        # pickup costs a step and buys nothing), so only keys of a colour with more
+        # locked doors than held keys are tried: the search is polynomial in the number
+        # of keys (exponential only in the number of doors), not 2^keys.
+        colour = colours[k]
+        held = sum(1 for j, s in enumerate(status) if s == HELD and colours[j] == colour)
+        doors = sum(1 for d, c in enumerate(door_colour) if locked >> d & 1 and c == colour)
+        return held < doors
 
     def best(cell: int, locked: int, closed: int, status: tuple) -> tuple[float, frozenset]:
         key = (cell, locked, closed, status)
         if key in memo:
             return memo[key]
+        if len(memo) >= MAX_PLAN_STATES:
+            raise ScenarioError(
+                f"the map has too many keys, doors and boxes to find the optimal plans to {gem} "
+                f"(more than {MAX_PLAN_STATES:,} planning states)",
+                hint="use fewer doors or keys of the same colour",
+            )
         d = dist(locked, cell)
         options: list[tuple[float, frozenset]] = []
         if goal_cell in d:
             options.append((d[goal_cell] + 1, frozenset([zero])))
         for k, st in enumerate(status):
-            if st in (FLOOR, BOX) and key_cell[k] in d:
+            if st in (FLOOR, BOX) and key_cell[k] in d and useful(k, locked, status):
                 box_closed = st == BOX and closed >> where[k] & 1
                 cost = d[key_cell[k]] + 1 + (1 if box_closed else 0)
                 nclosed = closed & ~(1 << where[k]) if box_closed else closed
@@ -427,6 +448,37 @@ class HypothesisSpace:
         return tuple(np.ascontiguousarray(a.ravel(), dtype=np.int32) for a in (g, s, b))
 
 
+#: Peak bytes per hypothesis during inference, measured by ``benchmarks/bench_btom.py``.
+BYTES_PER_HYPOTHESIS = 610
+
+#: Default of ``build(max_hypotheses=)``: 2 million hypotheses peak at about 1.2 GB, well
+#: within a 24 GiB machine shared with other work (the paper's maps need at most a few
+#: hundred thousand).
+MAX_HYPOTHESES = 2_000_000
+
+
+def space_size(model: str, n_goals: int, n_states: int, k: int) -> tuple[int, int]:
+    """The number of hypotheses of a space, and an estimate of the peak bytes inference
+    on it needs (per-hypothesis arrays plus the initial beliefs), before building it."""
+    n_beliefs = 1 if model == "true-belief" else comb(n_states + k - 1, k)
+    hypotheses = n_goals * n_states * n_beliefs
+    return hypotheses, hypotheses * BYTES_PER_HYPOTHESIS + n_states * n_beliefs * n_states * 8
+
+
+def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: int) -> None:
+    """Refuse a space larger than ``max_hypotheses`` with its estimated size."""
+    hypotheses, peak = space_size(model, n_goals, n_states, k)
+    if hypotheses > max_hypotheses:
+        beliefs = "1 belief" if model == "true-belief" else f"{hypotheses // (n_goals * n_states):,} beliefs (k={k})"
+        raise ScenarioError(
+            f"the hypothesis space is too large: {n_goals} goal(s) x {n_states:,} initial states x "
+            f"{beliefs} = {hypotheses:,} hypotheses, about {peak / 2**30:.1f} GiB "
+            f"(the limit is {max_hypotheses:,})",
+            hint="use a smaller --k or a map with fewer closed boxes, or raise the limit with "
+                 "--max-hypotheses (max_hypotheses=) if the machine has the memory",
+        )
+
+
 def build(
     true_state: WorldState,
     *,
@@ -435,10 +487,13 @@ def build(
     max_hidden_keys: int = 2,
     goals: tuple[str, ...] | None = None,
     conventions: str = "elot",
+    max_hypotheses: int = MAX_HYPOTHESES,
 ) -> HypothesisSpace:
     """The hypothesis space of a scenario whose true initial state is ``true_state``.
 
-    Raises :class:`ModelError` / :class:`~elot.conventions.ConventionsError` for unknown names.
+    Raises :class:`ModelError` / :class:`~elot.conventions.ConventionsError` for unknown
+    names, and :class:`ScenarioError` (with the estimated size) instead of allocating a space
+    of more than ``max_hypotheses`` hypotheses (see :data:`MAX_HYPOTHESES`).
     """
     check_model(model)
     check_conventions(conventions)
@@ -451,10 +506,11 @@ def build(
     if unknown or not goals:
         raise ScenarioError(
             f"unknown goal gem(s): {', '.join(unknown)}" if unknown else "no goals to infer",
-            hint=f"the map's gems are {', '.join(gems)}",
+            hint=f"the map's gems are {', '.join(gems)}" if gems else "the map has no gems: put a gem `g` on it",
         )
     states = initial_states(true_state, max_hidden_keys, conventions)
     n = len(states)
+    check_size(model, len(goals), n, k, max_hypotheses)
     if model in ("true-belief", "true-belief-paper"):
         # The full model's belief with all k particles on the true state (ε elsewhere).
         certain = belief_weights(k * np.eye(n, dtype=np.int32), k)

@@ -22,7 +22,7 @@ import numpy as np
 
 from btom_ext import backend as load_backend
 from elot.errors import ScenarioError
-from elot.hypotheses import Encoding, HypothesisSpace, build, check_model
+from elot.hypotheses import MAX_HYPOTHESES, Encoding, HypothesisSpace, build, check_model
 from btom_ext.reference import AGENT
 from elot.world import MOVES, Action, ImpossibleActionError, WorldState
 
@@ -178,6 +178,21 @@ def _views_agree(views: Sequence) -> np.ndarray:
     return np.array([[views[s] == views[j] for j in range(n)] for s in range(n)], dtype=np.uint8)
 
 
+def _check_backend_limits(core, backend: str, layout) -> None:
+    """The compiled core has fixed-size tables (``MAX_CELLS`` cells, ``MAX_DOORS`` doors,
+    ``MAX_GEMS`` gems, ``MAX_KEYS`` keys): say so before it fails obscurely, and point at
+    the reference backend, which has no such limits (but is much slower)."""
+    limits = [("cells", layout.width * layout.height, "MAX_CELLS"), ("doors", len(layout.doors), "MAX_DOORS"),
+              ("gems", len(layout.gems), "MAX_GEMS"), ("keys", len(layout.keys), "MAX_KEYS")]
+    over = [f"{n} {what} (at most {getattr(core, attr)})" for what, n, attr in limits
+            if getattr(core, attr, None) is not None and n > getattr(core, attr)]
+    if over:
+        raise ScenarioError(
+            f"the map is too large for the compiled {backend} backend: {', '.join(over)}",
+            hint="use a smaller map, or the slow reference backend (elot run --backend reference)",
+        )
+
+
 def infer(
     scenario,
     *,
@@ -189,6 +204,7 @@ def infer(
     backend: str = "core",
     progress: Progress | None = None,
     conventions: str = "elot",
+    max_hypotheses: int = MAX_HYPOTHESES,
 ) -> Inference:
     """Exact inference of goals, initial states and beliefs from a scenario's actions.
 
@@ -199,12 +215,19 @@ def infer(
     §7.4); ``conventions="paper"`` enumerates and names initial states as the reference does
     (§7.3). ``progress(t, T)`` is called after each step. Unknown names raise
     :class:`~elot.hypotheses.ModelError` / :class:`~elot.conventions.ConventionsError`.
+    A hypothesis space of more than ``max_hypotheses`` hypotheses is refused with its
+    estimated size (:func:`elot.hypotheses.build`).
     """
     check_model(model)
     core = load_backend(backend)
     layout = scenario.layout
-    space = build(scenario.initial, model=model, k=k, max_hidden_keys=max_hidden_keys,
-                  goals=None if goals is None else tuple(goals), conventions=conventions)
+    _check_backend_limits(core, backend, layout)
+    try:
+        space = build(scenario.initial, model=model, k=k, max_hidden_keys=max_hidden_keys,
+                      goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses,
+                      conventions=conventions)
+    except ScenarioError as error:
+        raise error.located(path=getattr(scenario, "path", None))
     enc = Encoding(layout)
     planner = None if model == "non-planning" else enc.planner(core)
     goal_gems = np.array([enc.gem_index(g) for g in space.goals], dtype=np.intp)

@@ -10,12 +10,13 @@ hint.
 
 from __future__ import annotations
 
+import math
 import re
 from functools import lru_cache
 from importlib import resources
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from elot.errors import ElotSyntaxError, Span
 from elot.syntax import MAX_DEPTH, Call, Const, Num, Term, Var, too_deep
@@ -53,7 +54,13 @@ class _Builder(Transformer):
 
     def num(self, children):
         (token,) = children
-        return Num(value=float(token), span=self._token_span(token))
+        value = float(token)
+        if not math.isfinite(value):
+            raise ElotSyntaxError(
+                f"number out of range: {str(token)[:40]}", span=self._token_span(token),
+                hint="numbers in ELoT are probabilities and thresholds, between 0 and 1",
+            )
+        return Num(value=value, span=self._token_span(token))
 
     @v_args(meta=True)
     def call(self, meta, children):
@@ -201,7 +208,12 @@ def _run(text: str, start: str, path: str | None):
         tree = _parser().parse(text, start=start)
     except UnexpectedInput as error:
         raise _syntax_error(text, error, path) from None
-    return _BUILDER.transform(tree)
+    try:
+        return _BUILDER.transform(tree)
+    except VisitError as error:  # Lark wraps what a transformer method raises
+        if isinstance(error.orig_exc, ElotSyntaxError):
+            raise error.orig_exc.located(source=text, path=path) from None
+        raise
 
 
 def parse(text: str, *, path: str | None = None) -> Term:

@@ -15,10 +15,11 @@ Every error is a :class:`~elot.errors.ScenarioError` located at ``file:line:col`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Union
 
-from elot.errors import ScenarioError, Span
+from elot.errors import LineIndex, ScenarioError, Span, read_text
 
 # -- s-expressions ---------------------------------------------------------------------
 
@@ -55,15 +56,23 @@ def to_data(expr: SExpr) -> str | tuple:
     return tuple(to_data(item) for item in expr.items)
 
 
+#: Deepest nesting of parentheses accepted (the stages after reading are recursive).
+MAX_NESTING = 200
+
+#: Largest grid side accepted: the dataset's maps are at most about 20 cells wide.
+MAX_GRID_SIDE = 256
+
+
 class _Reader:
     """One pass over a text: tokens with line/column, ``;`` comments skipped."""
 
     def __init__(self, text: str, path: str | None) -> None:
         self.text = text
         self.path = path
+        self.lines = _line_index(text)
 
     def error(self, message: str, start: int, end: int | None = None, hint: str | None = None) -> ScenarioError:
-        return ScenarioError(message, span=Span.of(self.text, start, end), source=self.text, path=self.path, hint=hint)
+        return ScenarioError(message, span=self.lines.span(start, end), source=self.text, path=self.path, hint=hint)
 
     def read(self, begin: int = 0, end: int | None = None) -> tuple[SExpr, ...]:
         """The s-expressions of ``text[begin:end]`` (spans stay relative to the whole text)."""
@@ -80,19 +89,22 @@ class _Reader:
                 i = n if j < 0 else j
             elif c == "(":
                 stack.append((i, []))
+                if len(stack) > MAX_NESTING:
+                    raise self.error(f"nesting too deep (more than {MAX_NESTING} levels)", i, i + 1,
+                                     hint="PDDL files of the dataset nest about 6 levels; check the parentheses")
                 i += 1
             elif c == ")":
                 if not stack:
                     raise self.error("unbalanced ')': nothing to close", i, i + 1, hint="remove this parenthesis")
                 start, items = stack.pop()
-                node = SList(tuple(items), Span.of(text, start, i + 1))
+                node = SList(tuple(items), self.lines.span(start, i + 1))
                 (stack[-1][1] if stack else top).append(node)
                 i += 1
             else:
                 j = i
                 while j < n and not text[j].isspace() and text[j] not in "();":
                     j += 1
-                node = Sym(text[i:j], Span.of(text, i, j))
+                node = Sym(text[i:j], self.lines.span(i, j))
                 (stack[-1][1] if stack else top).append(node)
                 i = j
         if stack:
@@ -130,13 +142,21 @@ def line_span(source: str | None, line: int | None) -> Span | None:
     indentation; None when either is unknown or the line does not exist."""
     if source is None or line is None:
         return None
-    lines = source.splitlines(keepends=True)
-    if not 1 <= line <= len(lines):
-        return None
-    offset = sum(len(l) for l in lines[: line - 1])
-    text = lines[line - 1].rstrip("\r\n")
+    index = _line_index(source)
+    found = index.line(line)
+    if found is None or (line == len(index.starts) and found[0] == found[1] and line > 1):
+        return None  # (a final newline does not start another line)
+    offset, end = found
+    text = source[offset:end].rstrip("\r")
     indent = len(text) - len(text.lstrip())
-    return Span.of(source, offset + indent, offset + len(text))
+    return index.span(offset + indent, offset + len(text))
+
+
+@lru_cache(maxsize=8)
+def _line_index(source: str) -> LineIndex:
+    # A plan's steps each ask for their line's span: one index per text keeps that
+    # linear (re-splitting the text per step was quadratic).
+    return LineIndex(source)
 
 
 def parse_sexprs(text: str, path: str | None = None) -> tuple[SExpr, ...]:
@@ -145,17 +165,7 @@ def parse_sexprs(text: str, path: str | None = None) -> tuple[SExpr, ...]:
 
 
 def _read_text(path: str | Path, what: str) -> str:
-    p = Path(path)
-    if not p.is_file():
-        raise ScenarioError(
-            f"{what} file not found: {p}",
-            path=str(p),
-            hint="check the path" + (" (it is a directory)" if p.is_dir() else ""),
-        )
-    try:
-        return p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"cannot read {what} file: {exc}", path=str(p)) from exc
+    return read_text(path, what)
 
 
 class _Ctx:
@@ -306,9 +316,13 @@ class Problem:
 def _int(ctx: _Ctx, node: SExpr) -> int:
     text = ctx.sym(node, "an integer")
     try:
-        return int(text)
+        value = int(text) if len(text) <= 18 else None  # int() of a huge one is slow
     except ValueError:
         raise ctx.error(f"expected an integer, found {text!r}", node) from None
+    if value is None:
+        raise ctx.error(f"number too large: {text[:30]}{'...' if len(text) > 30 else ''}", node,
+                        hint="coordinates and sizes are small whole numbers")
+    return value
 
 
 def parse_problem_text(text: str, path: str | None = None) -> Problem:
@@ -377,6 +391,10 @@ def _walls_assignment(ctx: _Ctx, rhs: SExpr, walls: set, grid: tuple[int, int] |
     head = rhs.head()
     if head == "new-bit-matrix" and len(rhs.items) == 4:
         rows, cols = _int(ctx, rhs.items[2]), _int(ctx, rhs.items[3])
+        for size, node in ((rows, rhs.items[2]), (cols, rhs.items[3])):
+            if not 1 <= size <= MAX_GRID_SIDE:
+                raise ctx.error(f"grid size {size} out of range (1 to {MAX_GRID_SIDE})", node,
+                                hint="a map is at most a few dozen cells on a side")
         if ctx.sym(rhs.items[1], "false or true").lower() == "true":
             walls.update((r, c) for r in range(1, rows + 1) for c in range(1, cols + 1))
         return rows, cols

@@ -7,10 +7,14 @@ comma and none elsewhere. ``parse(pretty(t)) == t`` for every tree (numbers prin
 
 from __future__ import annotations
 
+import math
+
 from elot.syntax import Call, Const, Num, Term, Var, guard_depth
 
 
 def _number(value: float) -> str:
+    if not math.isfinite(value):
+        return repr(value)  # only a tree built by hand holds one: the parser rejects them
     if value == int(value) and abs(value) < 1e15:
         return str(int(value)) if value != 0 or str(value)[0] != "-" else "-0.0"
     return repr(value)

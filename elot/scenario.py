@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Iterable, Literal, Sequence
 
 from elot import pddl
-from elot.errors import ElotError, ScenarioError, Span
+from elot.errors import ElotError, LineIndex, ScenarioError, Span, read_text
 from elot.world import (
     ARITY,
     BOX_GLYPHS,
@@ -81,8 +81,8 @@ class Statement:
         if self.path is None or self.offset is None or error.source not in (None, self.text):
             return error
         try:
-            source = Path(self.path).read_text(encoding="utf-8")
-        except OSError:
+            source = read_text(self.path)
+        except ElotError:
             return error
         if source[self.offset:self.offset + len(self.text)] != self.text:
             return error
@@ -216,11 +216,7 @@ def read_statements(path: str | Path, mode: Mode = "current") -> list[Statement]
     optionally prefixed by ``initial:`` or ``current:`` (else ``mode``). Blank lines and
     lines starting with ``#`` are skipped; each statement keeps its line number."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ScenarioError(f"cannot read statements file {path}: {error.strerror or error}",
-                            path=str(path), hint="check the path") from None
+    text = read_text(path, "statements")
     out = []
     start = 0
     for number, raw in enumerate(text.splitlines(keepends=True), start=1):
@@ -393,6 +389,8 @@ _HEADER = re.compile(
 _BLOCKS = {"map", "legend", "actions", "statements", "statements current", "statements initial"}
 _MARKER_LINE = re.compile(r"^-{2,}\s*(judge\s*)?-*$")
 _IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
+#: Most actions a scenario may have (the dataset's longest plans have about 100).
+MAX_ACTIONS = 100_000
 _REPEAT = re.compile(r"^(?:x|\*)(\d+)$")
 
 
@@ -416,6 +414,7 @@ class _ScnReader:
     def __init__(self, text: str, path: str | None) -> None:
         self.text = text
         self.path = path
+        self.lines = LineIndex(text)
 
     # -- errors --
 
@@ -615,6 +614,16 @@ class _ScnReader:
                 f"the map has {len(agents)} agents", line, col, 1, hint="a scenario has one agent: keep a single `h`"
             )
         start = agents[0][0]
+        if "agent" in headers:
+            taken = {n for n, _ in gems} | {n for n, _, _ in doors} | {n for n, _ in boxes} | set(colours)
+            value, line = headers["agent"]
+            col = line.text.index(value) if value and value in line.text else 0
+            if not _IDENT.match(agent):
+                raise self.fail(f"agent name {agent!r} is not an ELoT name", line, col, max(1, len(value)),
+                                hint="use lowercase letters, digits and '_', starting with a letter: `agent: player`")
+            if agent in taken or re.fullmatch(r"key\d+", agent):
+                raise self.fail(f"agent name {agent!r} is already the name of an object of the map", line, col,
+                                len(value), hint="name the agent something else: `agent: player`")
 
         # Keys: visible and hidden ones in reading order, then spare keys off the grid so
         # that hypotheses with up to two hidden keys have key objects to use.
@@ -722,13 +731,19 @@ class _ScnReader:
                     continue
                 col = match.start() + len(chunk) - len(chunk.lstrip())
                 words = chunk.split()
-                span = Span.of(self.text, line.offset + col, line.offset + col + len(chunk.strip()))
+                span = self.lines.span(line.offset + col, line.offset + col + len(chunk.strip()))
                 repeat = 1
                 if len(words) > 1 and (m := _REPEAT.match(words[-1])):
-                    repeat = int(m[1])
+                    repeat = int(m[1]) if len(m[1]) <= 9 else MAX_ACTIONS + 1
                     words = words[:-1]
                     if repeat < 1:
                         raise self.fail("a repeat count must be at least 1", line, col, len(chunk.strip()), hint="write e.g. `right x2`")
+                if len(actions) + repeat > MAX_ACTIONS:
+                    raise self.fail(
+                        f"too many actions: more than {MAX_ACTIONS:,} (at step {len(actions) + 1})",
+                        line, col, len(chunk.strip()),
+                        hint="a plan is at most a few hundred actions; check the repeat count",
+                    )
                 name = words[0].lower()
                 if name not in ARITY:
                     raise ScenarioError(
@@ -773,7 +788,7 @@ def load_scn(path: str | Path) -> Scenario:
     p = Path(path)
     if not p.is_file():
         raise ScenarioError(f"scenario file not found: {p}", path=str(p), hint="check the path")
-    return parse_scn_text(p.read_text(encoding="utf-8"), str(p))
+    return parse_scn_text(read_text(p, "scenario"), str(p))
 
 
 def format_scn(scenario: Scenario) -> str:
@@ -893,8 +908,20 @@ def load_scenario(
     if path.suffix == ".pddl":
         if not path.is_file():
             raise ScenarioError(f"file not found: {path}", path=str(path), hint="check the path")
-        if "(define" in path.read_text(encoding="utf-8", errors="replace"):
+        source = read_text(path, "PDDL")
+        if "(define" in source.lower():
             return _load_problem(path, plan, exp)
+        # no define: it must be a plan, and should read as one before its problem is sought
+        try:
+            read = pddl.parse_plan_text(source, str(path))
+        except ScenarioError as error:
+            error.notes = (*error.notes, "this .pddl file has no `(define`, so it was read as a plan")
+            raise
+        if not read.actions:
+            raise ScenarioError(
+                f"{path} is neither a PDDL problem (it has no `(define ...)`) nor a plan (it has no actions)",
+                path=str(path), hint="a problem holds (define (problem NAME) ...); a plan one (action agent args) per line",
+            )
         base = path.resolve().parent.parent.parent
         return _load_problem(base / "problems" / f"{path.stem}.pddl", path, path.parent.name)
     if path.is_file():

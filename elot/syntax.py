@@ -55,8 +55,70 @@ class Call:
     args: tuple["Term", ...]
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    # Equality, hashing and repr walk the tree iteratively, so that a tree built by hand
+    # deeper than Python's recursion limit still compares, hashes and prints.
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Call):
+            return NotImplemented
+        stack: list[tuple[object, object]] = [(self, other)]
+        while stack:
+            a, b = stack.pop()
+            if a is b:
+                continue
+            if isinstance(a, Call) and isinstance(b, Call):
+                if a.name != b.name or len(a.args) != len(b.args):
+                    return False
+                stack.extend(zip(a.args, b.args))
+            elif isinstance(a, Call) or isinstance(b, Call) or a != b:
+                return False
+        return True
+
+    def __hash__(self) -> int:
+        return _fold(self, lambda node, parts: hash((node.name, tuple(parts))), hash)
+
+    def __repr__(self) -> str:
+        # emitted piece by piece (joining at each level would be quadratic in depth)
+        out: list[str] = []
+        stack: list[object] = [self]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                out.append(item)
+            elif isinstance(item, Call) and isinstance(item.args, tuple):
+                out.append(f"Call(name={item.name!r}, args=(")
+                seq: list[object] = []
+                for i, arg in enumerate(item.args):
+                    seq += [", ", arg] if i else [arg]
+                seq.append(",))" if len(item.args) == 1 else "))")
+                stack.extend(reversed(seq))
+            elif isinstance(item, Call):  # malformed, built by hand
+                out.append(f"Call(name={item.name!r}, args={item.args!r})")
+            else:
+                out.append(repr(item))
+        return "".join(out)
+
 
 Term = Union[Call, Const, Var, Num]
+
+
+def _args(node: Call) -> tuple:
+    return node.args if isinstance(node.args, tuple) else ()
+
+
+def _fold(term: Call, combine, leaf):
+    """``combine(node, [results of its arguments])`` bottom-up over ``term``, with
+    ``leaf(x)`` for the leaves, without recursion."""
+    done: dict[int, object] = {}
+    stack: list[tuple[Call, bool]] = [(term, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            done[id(node)] = combine(node, [done[id(a)] if isinstance(a, Call) else leaf(a) for a in _args(node)])
+        elif id(node) not in done:
+            stack.append((node, True))
+            stack.extend((a, False) for a in _args(node) if isinstance(a, Call))
+    return done[id(term)]
 
 
 def call(name: str, *args: Term, span: Span | None = None) -> Call:
@@ -87,13 +149,48 @@ def depth(term: Term) -> int:
 
 
 def guard_depth(term: Term, source: str | None = None) -> None:
-    """Raise :class:`ElotSyntaxError` if ``term`` nests deeper than :data:`MAX_DEPTH`.
+    """Raise :class:`ElotSyntaxError` if ``term`` is not a well-formed tree (a
+    :class:`Call` with a string name and a tuple of terms, a :class:`Var`/:class:`Const`
+    with a string name, a :class:`Num` with a real value) or nests deeper than
+    :data:`MAX_DEPTH`.
 
-    Every stage calls this on trees it did not parse itself (trees built by hand), so
-    that the recursive stages never overflow the Python stack.
+    Every stage calls this on trees it did not parse itself (trees built by hand, or
+    whatever a caller passed), so that a wrong argument is an :class:`ElotError` rather
+    than an ``AttributeError`` deep inside, and the recursive stages never overflow the
+    Python stack.
     """
-    if depth(term) > MAX_DEPTH:
-        raise too_deep(term.span, source)
+    # Depth counts nested calls, as the parser counts nested parentheses, so that a tree
+    # the parser accepts passes here too (the leaves add no level).
+    stack = [(term, 1)]
+    while stack:
+        node, d = stack.pop()
+        if d > MAX_DEPTH and isinstance(node, Call):
+            raise too_deep(getattr(term, "span", None), source)
+        problem = _malformed(node)
+        if problem:
+            raise ElotSyntaxError(
+                f"not an ELoT term: {problem}", source=source,
+                hint="pass formula text, or a tree of Call, Const, Var and Num from elot.syntax",
+            )
+        if isinstance(node, Call):
+            stack.extend((arg, d + 1) for arg in node.args)
+
+
+def _malformed(node: object) -> str | None:
+    """What is wrong with ``node`` as a single tree node, or None."""
+    if isinstance(node, (Var, Const)):
+        return None if isinstance(node.name, str) and node.name else f"{type(node).__name__} with name {node.name!r}"
+    if isinstance(node, Num):
+        ok = isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+        return None if ok else f"Num with value {node.value!r}"
+    if isinstance(node, Call):
+        if not isinstance(node.name, str) or not node.name:
+            return f"Call with name {node.name!r}"
+        if not isinstance(node.args, tuple):
+            return f"{node.name}(...) with args {type(node.args).__name__} (a tuple is needed)"
+        return None
+    shown = repr(node)
+    return f"{type(node).__name__} {shown[:40]}{'...' if len(shown) > 40 else ''}"
 
 
 def too_deep(span: Span | None, source: str | None = None, path: str | None = None) -> ElotSyntaxError:

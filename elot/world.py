@@ -23,8 +23,17 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Hashable
 
-from elot.errors import ScenarioError
+import re
+
+from elot.errors import LineIndex, ScenarioError
 from elot.pddl import line_span
+
+#: The object types of the Doors, Keys & Gems domain.
+OBJECT_TYPES = ("agent", "gem", "door", "box", "key", "color")
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_INIT_EXAMPLE = {"inside": "(inside key1 box1)", "iscolor": "(iscolor key1 red)", "has": "(has human key1)",
+                 "locked": "(locked door1)", "closed": "(closed box1)", "offgrid": "(offgrid key2)"}
+_INIT_ARITY = {name: example.count(" ") for name, example in _INIT_EXAMPLE.items()}
 
 Pos = tuple[int, int]
 Action = tuple[str, ...]
@@ -476,6 +485,28 @@ def world_from_problem(problem) -> tuple[Layout, WorldState]:
         span = line_span(source, problem.lines.get(atom)) if atom is not None else None
         return ScenarioError(message, path=path, source=source, span=span, hint=hint)
 
+    def declared(name: str, message: str, hint: str) -> ScenarioError:
+        # the object's declaration under :objects (Problem keeps no line per object)
+        start = source.find(":objects") if source else -1
+        found = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", source[start:]) if start >= 0 else None
+        span = LineIndex(source).span(start + found.start(), start + found.end()) if found else None
+        return ScenarioError(message, path=path, source=source, span=span, hint=hint)
+
+    for name, kind in problem.objects.items():
+        if kind not in OBJECT_TYPES:
+            raise declared(name, f"object {name} has unknown type {kind!r}",
+                           f"the types of this domain are {', '.join(OBJECT_TYPES)}")
+        if not _NAME.match(name):
+            hint = (f"an uppercase name is a variable in ELoT: write {name.lower()!r}" if name[:1].isupper()
+                    else "use lowercase letters, digits and '_', starting with a letter")
+            raise declared(name, f"object name {name!r} is not an ELoT name", hint)
+    for atom in problem.init:
+        arity = _INIT_ARITY.get(atom[0])
+        if arity is not None and len(atom) - 1 != arity:
+            raise fail(f"{atom[0]} takes {arity} argument{'s' if arity > 1 else ''}, got {len(atom) - 1}",
+                       hint=f"write e.g. {_INIT_EXAMPLE[atom[0]]}", atom=atom)
+    if not problem.objects_of("gem"):
+        raise fail("the problem has no gems, so there is no goal to infer", hint="declare gems: `gem1 gem2 - gem`")
     agents = problem.objects_of("agent")
     if len(agents) != 1:
         raise fail(f"expected exactly one agent object, found {len(agents)}", hint="declare one object `- agent`")
@@ -510,6 +541,9 @@ def world_from_problem(problem) -> tuple[Layout, WorldState]:
     for k in problem.objects_of("key"):
         colour = colour_of.get(k)
         inside = [a[2] for a in problem.init if a[0] == "inside" and a[1] == k]
+        if len(inside) > 1:
+            raise fail(f"key {k} is inside both {inside[0]} and {inside[1]}",
+                       hint="a key is inside one box at most: remove one of the atoms", atom=("inside", k, inside[1]))
         if ("has", agent, k) in atoms:
             where: tuple = ("held",)
         elif inside:
@@ -534,6 +568,10 @@ def world_from_problem(problem) -> tuple[Layout, WorldState]:
         keys=tuple(problem.objects_of("key")),
         colours=problem.objects_of("color"),
     )
+    if pos_of(agent) in walls:
+        raise fail(f"the agent {agent} starts on a wall at {fmt_pos(pos_of(agent))}",
+                   hint="move the agent (xloc/yloc) or remove the wall (set-index walls false ROW COL)",
+                   atom=("xloc", agent))
     state = WorldState(
         layout=layout,
         agent_pos=pos_of(agent),

@@ -139,3 +139,114 @@ def test_wide_but_legal_formula_is_fine():
     start = time.perf_counter()
     assert evaluate(text, STATE) is False
     assert time.perf_counter() - start < LIMIT
+
+
+# -- scenario and PDDL text ---------------------------------------------------------------
+
+SCN_SEEDS = [p.read_text(encoding="utf-8") for p in sorted(EXAMPLES.parent.glob("*.scn"))]
+PROBLEM_SEED = """(define (problem p)
+  (:domain doors-keys-gems)
+  (:objects red blue - color key1 key2 - key door1 - door human - agent gem1 gem2 - gem box1 box2 - box)
+  (:init (= (walls) (new-bit-matrix false 4 5))
+         (= (walls) (set-index walls true 1 1))
+         (= (xloc human) 2) (= (yloc human) 2)
+         (= (xloc gem1) 5) (= (yloc gem1) 4) (= (xloc gem2) 1) (= (yloc gem2) 4)
+         (= (xloc door1) 4) (= (yloc door1) 4)
+         (= (xloc box1) 1) (= (yloc box1) 3) (= (xloc box2) 2) (= (yloc box2) 3)
+         (iscolor key1 red) (iscolor door1 red) (locked door1) (closed box1)
+         (inside key1 box1) (offgrid key2))
+  (:goal (has human gem1)))
+"""
+PLAN_SEED = "(down human)\n;\n(open human box2)\n; judged\n(left human)\n(open human box1)\n(pickup human key1)\n"
+SNIPPETS = ["(", ")", "\n", " ", ",", "|", "x3", "x99999999999", "h", "g", "W", "C", "F", "R", "r", ":",
+            "map:", "actions:", "agent: box1", "colours: Red", "legend:", "1 = box red", "right", "open box1",
+            "(define", "-", "- crate", "100000", "1e999", "\ufeff", "\x00", "é", ";", "(inside key1 box2)",
+            "(= (xloc human) 1)", "(new-bit-matrix true 300 2)", "statements current:", "-- judge --"]
+
+
+@st.composite
+def damaged(draw, seeds):
+    """A seed text with a few random edits: deletions, insertions, swapped lines."""
+    text = draw(st.sampled_from(seeds))
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["delete", "insert", "swap_lines", "truncate", "duplicate_line"]))
+        i = draw(st.integers(0, len(text)))
+        if kind == "delete" and text:
+            j = draw(st.integers(i, min(len(text), i + 8)))
+            text = text[:i] + text[j:]
+        elif kind == "insert":
+            text = text[:i] + draw(st.sampled_from(SNIPPETS) | st.text(max_size=4)) + text[i:]
+        elif kind == "truncate":
+            text = text[:i]
+        else:
+            lines = text.split("\n")
+            a, b = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
+            if kind == "swap_lines":
+                lines[a], lines[b] = lines[b], lines[a]
+            else:
+                lines.insert(a, lines[b])
+            text = "\n".join(lines)
+    return text
+
+
+def only_elot_errors(fn, text: str) -> None:
+    """``fn(text)`` succeeds or raises ElotError (which renders), within :data:`LIMIT`."""
+    start = time.perf_counter()
+    try:
+        fn(text)
+    except ElotError as error:
+        error.render()
+    assert time.perf_counter() - start < LIMIT, f"took too long on {text[:80]!r}"
+
+
+def scn_pipeline(text: str) -> None:
+    from elot.scenario import parse_scn_text
+
+    scenario = parse_scn_text(text, "fuzz.scn")
+    scenario.signature()
+
+
+def problem_pipeline(text: str) -> None:
+    from elot.pddl import parse_problem_text
+    from elot.world import world_from_problem
+
+    world_from_problem(parse_problem_text(text, "fuzz.pddl"))
+
+
+def plan_pipeline(text: str) -> None:
+    from elot.pddl import parse_plan_text
+
+    parse_plan_text(text, "fuzz.pddl")
+
+
+@settings(max_examples=300, deadline=None)
+@given(damaged(SCN_SEEDS))
+def test_damaged_scn_text(text):
+    only_elot_errors(scn_pipeline, text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(list("hgWCFRr.|,x0123456789: \n#") + ["map:\n  ", "actions:\n  ", "right", "open box1"]),
+               max_size=60).map("".join))
+def test_random_scn_like_text(text):
+    only_elot_errors(scn_pipeline, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(damaged([PROBLEM_SEED]))
+def test_damaged_pddl_problems(text):
+    only_elot_errors(problem_pipeline, text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(damaged([PLAN_SEED]) | st.text(max_size=80))
+def test_damaged_pddl_plans(text):
+    only_elot_errors(plan_pipeline, text)
+
+
+def test_the_fuzz_seeds_are_valid():
+    # the damage must start from working inputs, or the tests above only fuzz error paths
+    for seed in SCN_SEEDS:
+        scn_pipeline(seed)
+    problem_pipeline(PROBLEM_SEED)
+    plan_pipeline(PLAN_SEED)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from elot.cli import EXIT_OK, EXIT_USAGE
-from elot.errors import ElotError, ElotTypeError, EvaluationError, ScenarioError
+from elot.errors import ElotError, ElotTypeError, EvaluationError, read_text
 
 
 def register(subparsers) -> None:
@@ -67,10 +67,7 @@ def _inputs(args) -> tuple[list[tuple[str, int, str]], bool]:
         raise ElotError("give a formula or --file, not both", hint="elot check --file formulas.elot")
     if args.file:
         path = Path(args.file)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as error:
-            raise ScenarioError(f"cannot read {args.file}: {error.strerror or error}", path=args.file) from None
+        text = read_text(path, "formula")
         return list(_lines(text, args.file)), True
     if args.formula == "-":
         return list(_lines(sys.stdin.read(), "<stdin>")), True
@@ -196,11 +193,10 @@ def _belief(spec: str, signature):
     path = Path(spec)
     if ":" in spec and not path.is_file():  # inline beliefs always have "weight:"
         return Belief.parse(spec, path="--belief", signature=signature)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise EvaluationError(f"cannot read belief file {spec}: {error.strerror or error}",
-                              hint='or give the belief inline: "0.5: inside(key1, box1) | 0.5: inside(key1, box2)"') from None
+    if not path.is_file():
+        raise EvaluationError(f"cannot read belief file {spec}: no such file",
+                              hint='or give the belief inline: "0.5: inside(key1, box1) | 0.5: inside(key1, box2)"')
+    text = read_text(path, "belief")
     if path.suffix != ".json":
         return Belief.parse(text, path=spec, signature=signature)
     try:

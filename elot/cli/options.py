@@ -51,6 +51,7 @@ NUMBERS: dict[str, Number] = {
     "k": Number("k", True, low=1, example="3, the paper's"),
     "time": Number("time", True, low=0, example="0, the start"),
     "samples": Number("samples", True, low=1, example="10"),
+    "max-hypotheses": Number("max-hypotheses", True, low=1, example="2000000, the default"),
 }
 
 
@@ -162,6 +163,8 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
                         "--thresholds file's, else 2^1.5 ≈ 2.83)")
     p.add_argument("--k", type=number("k"), default=DEFAULT_K, metavar="K",
                    help="particles per initial belief, a whole number ≥ 1 (default: %(default)s)")
+    p.add_argument("--max-hypotheses", type=number("max-hypotheses"), default=None, metavar="N",
+                   help="refuse a hypothesis space larger than N (default: 2,000,000, about 1.2 GB)")
     p.add_argument("--backend", choices=("core", "reference"), default="core",
                    help="the compiled core, or the slow plain-Python reference (default: %(default)s)")
 

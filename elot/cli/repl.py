@@ -71,7 +71,7 @@ def _session(args):
     thresholds = apply_thresholds_option(args)   # and β from the file unless --beta is given
     return Session(scenario=options.load_scenario(args), model=args.model, beta=args.beta,
                    k=args.k, backend=args.backend, bind_free=args.bind_free, mode=args.mode,
-                   labtom=args.labtom, conventions=args.conventions,
+                   labtom=args.labtom, conventions=args.conventions, max_hypotheses=args.max_hypotheses,
                    thresholds=thresholds)
 
 

@@ -143,6 +143,8 @@ def run_command(args) -> int:
 
 def _infer_with_progress(scenario, args, err, infer):
     options = dict(model=args.model, beta=args.beta, k=args.k, backend=args.backend, conventions=args.conventions)
+    if args.max_hypotheses is not None:
+        options["max_hypotheses"] = args.max_hypotheses
     if not sys.stderr.isatty() or len(scenario.actions) < 2:
         return infer(scenario, **options)
     from rich.progress import Progress

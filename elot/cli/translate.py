@@ -119,11 +119,9 @@ def _sentences(args) -> Iterator[tuple[str, int | None, str]]:
     if source == "-":
         lines, path = sys.stdin.read().splitlines(), "<stdin>"
     else:
-        try:
-            with open(source, encoding="utf-8") as handle:
-                lines, path = handle.read().splitlines(), source
-        except OSError as error:
-            raise ElotError(f"cannot read {source}: {error.strerror}", hint="check the path") from None
+        from elot.errors import read_text
+
+        lines, path = read_text(source, "sentences").splitlines(), source
     for number, line in enumerate(lines, 1):
         if line.strip() and not line.lstrip().startswith("#"):
             yield path, number, line.strip()

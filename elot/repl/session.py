@@ -80,6 +80,7 @@ class Session:
     bind_free: bool = False
     backend: str = "core"
     labtom: str | None = None       # the dataset directory for plan ids (elot repl --labtom)
+    max_hypotheses: int | None = None  # None: the library's limit (elot.hypotheses.MAX_HYPOTHESES)
     t: int = 0
     log: list[dict] = field(default_factory=list)
     _inference: Any = None
@@ -230,7 +231,9 @@ class Session:
             from elot.inference import infer
 
             self._inference = infer(self.scenario, model=self.model, beta=self.beta, k=self.k,
-                                    backend=self.backend, conventions=self.conventions)
+                                    backend=self.backend, conventions=self.conventions,
+                                    **({} if self.max_hypotheses is None else
+                                       {"max_hypotheses": self.max_hypotheses}))
         return self._inference
 
     @property
