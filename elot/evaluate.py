@@ -147,6 +147,9 @@ class Belief:
         ``signature``, each state's atoms are typechecked (see :meth:`State.parse`).
         Errors point at the part, atom or weight in ``text``.
         """
+        if not isinstance(text, str):
+            raise EvaluationError(f"expected the text of a belief, got {type(text).__name__}", path=path,
+                                  hint='write it as text: "0.5: inside(key1, box1) | 0.5: inside(key1, box2)"')
         pairs, spans = [], []
         offset = 0
         for line in text.splitlines(keepends=True):

@@ -223,6 +223,9 @@ def parse(text: str, *, path: str | None = None) -> Term:
 
 def parse_atoms(text: str, *, path: str | None = None) -> tuple[Term, ...]:
     """Parse a comma-separated list of terms (``inside(key1, box1), closed(box1)``)."""
+    if not isinstance(text, str):
+        raise ElotSyntaxError(f"expected the text of atoms, got {type(text).__name__}", path=path,
+                              hint='write them as text: "inside(key1, box1), closed(box1)"')
     if not text.strip():
         return ()
     return _run(text, "atoms", path)

@@ -14,6 +14,11 @@ STATE = State.parse("inside(key1, box1), iscolor(key1, red), hidden(key1), close
 BELIEF = Belief.of([(STATE, 1.0)])
 BOXES = [f"B{i}" for i in range(11)]
 
+#: Not a speed bound (speed is measured in benchmarks/pathological.py): a guard that fails
+#: when a case falls back to the exponential or quadratic work it used to do (20 s to
+#: minutes), with a margin of hundreds over its time now, for a loaded CI machine.
+RUNAWAY = 15
+
 
 def boxes(cond_vars):
     return f"and({', '.join(f'box({v})' for v in cond_vars)})"
@@ -28,7 +33,7 @@ def test_many_bound_variables_are_searched_not_enumerated(body, expected):
     start = time.perf_counter()
     assert evaluate(f"exists({boxes(BOXES)}, {body})", STATE) is expected
     assert evaluate(f"believes(player, formula(exists({boxes(BOXES)}, {body})))", STATE, BELIEF) is expected
-    assert time.perf_counter() - start < 2
+    assert time.perf_counter() - start < RUNAWAY
 
 
 def test_nested_quantifiers_are_fast():
@@ -37,7 +42,7 @@ def test_nested_quantifiers_are_fast():
         text = f"exists(item(X{i}), not({text}))"
     start = time.perf_counter()
     assert evaluate(text, STATE) is False
-    assert time.perf_counter() - start < 2
+    assert time.perf_counter() - start < RUNAWAY
 
 
 @pytest.mark.parametrize("wrap", ["{}", "believes(player, formula({}))"])
@@ -48,7 +53,7 @@ def test_work_budget_names_the_quantifier(wrap):
     start = time.perf_counter()
     with pytest.raises(EvaluationError) as info:
         evaluate(text, STATE, BELIEF)
-    assert time.perf_counter() - start < 2
+    assert time.perf_counter() - start < RUNAWAY
     error = info.value
     assert "too much work" in error.message and "exists" in error.message
     assert error.span is not None and text[error.span.start:].startswith("exists(and(box(B0)")
@@ -96,10 +101,8 @@ def test_hypothesis_space_is_estimated_and_refused(boxes, k):
     from elot.scenario import parse_scn_text
 
     scenario = parse_scn_text(_three_doors(boxes))
-    start = time.perf_counter()
     with pytest.raises(ScenarioError, match="hypothesis space is too large") as info:
         infer(scenario, k=k)
-    assert time.perf_counter() - start < 2
     assert "GiB" in info.value.message and "--max-hypotheses" in info.value.hint
 
 
@@ -129,7 +132,7 @@ def test_colour_limits_are_polynomial_in_keys(keys):
     scenario = parse_scn_text("colours: red\nmap:\n  h" + "r" * keys + ".Rg\n")
     start = time.perf_counter()
     assert colour_limits(scenario.initial) == {"red": (0, 1)}
-    assert time.perf_counter() - start < 2
+    assert time.perf_counter() - start < RUNAWAY
 
 
 def test_repeat_count_is_bounded():
@@ -149,7 +152,7 @@ def test_long_plans_load_in_linear_time():
     plan = parse_plan_text("(right human)\n" * 16_000, "plan.pddl")
     scenario = parse_scn_text("map:\n  h...\nactions:\n" + "  right, left\n" * 16_000)
     assert len(plan.actions) == 16_000 and len(scenario.actions) == 32_000
-    assert time.perf_counter() - start < 3
+    assert time.perf_counter() - start < RUNAWAY
 
 
 @pytest.mark.parametrize("init, message", [
@@ -269,10 +272,9 @@ def test_compiled_planner_limits_are_an_error_naming_the_backend():
 
     rows = ["h" + "." * 32] + ["." * 33] * 30 + ["g" * 33]
     scenario = parse_scn_text("map:\n" + "".join(f"  {r}\n" for r in rows))
-    start = time.perf_counter()
     with pytest.raises(ScenarioError, match="too large for the compiled core backend: 1056 cells") as info:
         infer(scenario)
-    assert "--backend reference" in info.value.hint and time.perf_counter() - start < 2
+    assert "--backend reference" in info.value.hint
 
 
 # -- 17: inconsistent scenarios are rejected where they are wrong --------------------------
@@ -383,3 +385,11 @@ def test_init_atoms_of_the_wrong_arity_are_errors(atom):
     with pytest.raises(ScenarioError, match="takes . argument") as info:
         _world(_problem(extra=atom))
     assert info.value.location().startswith("p.pddl:11:")
+
+
+@pytest.mark.parametrize("bad", [None, 3, b"inside(key1, box1)", ["inside(key1, box1)"]])
+def test_state_and_belief_parse_reject_what_is_not_text(bad):
+    with pytest.raises(ElotError, match="expected the text"):
+        State.parse(bad)
+    with pytest.raises(ElotError, match="expected the text"):
+        Belief.parse(bad)
