@@ -281,3 +281,34 @@ def test_batch_refuses_work_that_would_exhaust_memory(tmp_path, monkeypatch):
     with pytest.raises(StudyError, match=r"would need about .* GiB at once \(2 worker\(s\)") as info:
         batch(_tasks(), tmp_path / "t.csv", jobs=2)
     assert "fewer --jobs" in info.value.hint and not list(tmp_path.iterdir())
+
+
+def test_study_outputs_replace_only_files_a_study_wrote(tmp_path, capsys):
+    notes = tmp_path / "notes.csv"
+    notes.write_text("my,own\nnotes,here\n", encoding="utf-8")
+    table = tmp_path / "table.csv"
+    base = ["batch", EXAMPLES[0], "--model", "full", "--beta", "2"]
+    # a user's file is refused before any work, and left as it was
+    assert main([*base, "-o", str(notes)]) == 2
+    assert "does not look like a file elot wrote" in capsys.readouterr().err
+    assert notes.read_text(encoding="utf-8") == "my,own\nnotes,here\n"
+    # our own table is replaced by a rerun; --force replaces the user's file
+    assert main([*base, "-o", str(table)]) == 0
+    assert main([*base, "-o", str(table)]) == 0
+    assert main([*base, "-o", str(notes), "--force"]) == 0
+    assert read_table(str(notes))[0]["scenario"] == EXAMPLES[0]
+    # the same for the other study outputs: ratings, parameter files and reports
+    ratings, params, outdir = tmp_path / "ratings.csv", tmp_path / "fit.json", tmp_path / "report"
+    assert main(["simulate", str(table), "-o", str(ratings)]) == 0
+    assert main(["simulate", str(table), "-o", str(ratings)]) == 0
+    mine = tmp_path / "mine.json"
+    mine.write_text('{"colour": "blue"}\n', encoding="utf-8")
+    assert main(["fit", str(ratings), "--model", "full", "--beta", "2", "--samples", "20", "-o", str(mine)]) == 2
+    assert mine.read_text(encoding="utf-8") == '{"colour": "blue"}\n'
+    assert main(["fit", str(ratings), "--model", "full", "--beta", "2", "--samples", "20", "-o", str(params)]) == 0
+    assert main(["fit", str(ratings), "--model", "full", "--beta", "2", "--samples", "20", "-o", str(params)]) == 0
+    assert main(["report", str(table), "--ratings", str(ratings), "--no-curves", "-o", str(outdir)]) == 0
+    assert main(["report", str(table), "--ratings", str(ratings), "--no-curves", "-o", str(outdir)]) == 0
+    (outdir / "summary.md").write_text("# my own summary\n", encoding="utf-8")
+    assert main(["report", str(table), "--ratings", str(ratings), "--no-curves", "-o", str(outdir)]) == 2
+    assert (outdir / "summary.md").read_text(encoding="utf-8") == "# my own summary\n"

@@ -9,6 +9,7 @@ import os
 import sys
 from pathlib import Path
 
+from elot.cli import options
 from elot.study.params import StudyError
 
 
@@ -93,6 +94,7 @@ def register(subparsers) -> None:
     p.add_argument("--dask", metavar="ADDRESS", default=os.environ.get("ELOT_DASK_SCHEDULER"),
                    help="a Dask scheduler (tcp://host:8786; default: $ELOT_DASK_SCHEDULER)")
     p.add_argument("--resume", action="store_true", help="finish an interrupted batch writing OUT")
+    options.add_force_option(p)
     p.set_defaults(func=batch_command)
 
     p = subparsers.add_parser(
@@ -113,6 +115,7 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the fitted Θ and β as JSON (- for stdout)")
     p.add_argument("--evaluations", metavar="FILE", help="write every evaluation of the search as CSV")
+    options.add_force_option(p)
     p.set_defaults(func=fit_command)
 
     p = subparsers.add_parser(
@@ -122,6 +125,7 @@ def register(subparsers) -> None:
     p.add_argument("--noise", type=float, default=0.05, help="noise standard deviation (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
     p.add_argument("-o", "--output", required=True, metavar="OUT.csv")
+    options.add_force_option(p)
     p.set_defaults(func=simulate_command)
 
     p = subparsers.add_parser(
@@ -134,6 +138,7 @@ def register(subparsers) -> None:
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="the folder to write into")
     p.add_argument("--format", default="png,svg", help="figure formats (default: %(default)s)")
     p.add_argument("--no-curves", action="store_true", help="skip the per-scenario curves")
+    options.add_force_option(p)
     p.set_defaults(func=report_command)
 
 
@@ -158,7 +163,7 @@ def batch_command(args) -> int:
     try:
         with _progress_bar(f"batch ({len(tasks)} tasks)") as progress:
             result = batch(tasks, args.output, fmt=fmt, jobs=args.jobs, dask=args.dask, resume=args.resume,
-                           progress=progress)
+                           force=args.force, progress=progress)
     except KeyboardInterrupt:
         if args.output != "-":
             print(f"interrupted: finished tasks are kept in {args.output}.partial; "
@@ -172,7 +177,7 @@ def batch_command(args) -> int:
 
 def fit_command(args) -> int:
     from elot.study.fit import BETA_GRID, fit, fit_json, read_ratings
-    from elot.study.params import read_params, write_params
+    from elot.study.params import check_replace, read_params, write_params
 
     from elot.study.batch import check_model
 
@@ -189,6 +194,9 @@ def fit_command(args) -> int:
         check_conventions(conventions)
     except ElotError as error:
         raise StudyError(f"--conventions: {error.message}", hint=error.hint) from None
+    for target in (args.output, args.evaluations):
+        if target:
+            check_replace(target, force=args.force)    # before the fit, not after it
     ratings = read_ratings(args.ratings, root=args.labtom)
     with _progress_bar("fitting") as bar:
         progress = (lambda model, done, total: bar(done, total)) if bar else None
@@ -197,14 +205,14 @@ def fit_command(args) -> int:
     _print_fit(result)
     best = result.best
     if args.output:
-        write_params(args.output, best.thresholds, best.beta, **fit_json(result))
+        write_params(args.output, best.thresholds, best.beta, force=args.force, **fit_json(result))
     if args.evaluations:
         import csv
 
         from elot.study.params import atomic_output
 
         rows = [e for f in result.models.values() for e in f.evaluations]
-        with atomic_output(args.evaluations) as handle:
+        with atomic_output(args.evaluations, force=args.force) as handle:
             writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
             writer.writeheader()
             writer.writerows(rows)
@@ -259,7 +267,7 @@ def simulate_command(args) -> int:
     rows = synthetic_ratings(read_table(args.table), noise=args.noise, seed=args.seed)
     if not rows:
         raise StudyError(f"{args.table} has no scored rows", path=args.table)
-    with atomic_output(args.output) as handle:
+    with atomic_output(args.output, force=args.force) as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
@@ -279,6 +287,7 @@ def report_command(args) -> int:
     for fmt in formats:
         if fmt not in ("png", "svg"):
             raise StudyError(f"--format: unknown figure format {fmt!r}", hint="use png, svg or png,svg")
-    written = report(table, Path(args.output), ratings, formats=formats, curves=not args.no_curves)
+    written = report(table, Path(args.output), ratings, force=args.force, formats=formats,
+                     curves=not args.no_curves)
     print(f"wrote {len(written)} files to {args.output}", file=sys.stderr)
     return 0

@@ -30,9 +30,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
-from elot.errors import ElotError, ScenarioError
+from elot.errors import ElotError
 from elot.evaluate import Thresholds
-from elot.study.params import Params, StudyError, atomic_output
+from elot.study.params import Params, StudyError, atomic_output, check_replace
 
 #: The table's columns (tidy: one row per scenario, settings, statement, mode and t).
 COLUMNS = ("scenario", "map", "model", "beta", "k", "conventions", "thresholds", "statement_id",
@@ -527,10 +527,10 @@ def write_table_text(path: Path | str, text: str, fmt: str) -> None:
         table = _arrow_table(text)
         import pyarrow.parquet as pq
 
-        with atomic_output(path, "wb") as handle:
+        with atomic_output(path, "wb", force=True) as handle:   # checked by batch() before the work
             pq.write_table(table, handle)
         return
-    with atomic_output(path) as handle:
+    with atomic_output(path, force=True) as handle:
         handle.write(text)
 
 
@@ -559,14 +559,18 @@ def batch(
     jobs: int = 1,
     dask: str | None = None,
     resume: bool = False,
+    force: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> BatchResult:
     """Run ``tasks`` (see :func:`plan_tasks`) and write the table to ``output`` (``-`` for
     standard output, rows in the order they finish), or return it when ``output`` is None.
 
     ``progress(done, total)`` is called after each task. Interrupted runs keep their
-    finished tasks in ``OUT.partial``; ``resume=True`` continues them.
+    finished tasks in ``OUT.partial``; ``resume=True`` continues them. An existing
+    ``output`` that a study did not write is refused before any work unless ``force``.
     """
+    if output is not None:
+        check_replace(output, force=force)
     if fmt not in ("csv", "parquet"):
         raise StudyError(f"unknown table format {fmt!r}", hint="use csv or parquet")
     if fmt == "parquet":

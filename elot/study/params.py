@@ -109,10 +109,58 @@ def params_json(thresholds: Thresholds, beta: float | None = None, **extra) -> s
     return json.dumps(data, indent=2) + "\n"
 
 
+def study_output(path: Path, data: bytes) -> bool:
+    """Whether ``data``, the content of ``path``, is something elot's study commands write:
+    a table, ratings, evaluations or summary (CSV or Parquet with elot's columns), a
+    parameter file, a report summary or figure."""
+    from elot.output import csv_with_header, json_where
+
+    head = data[:4096].lstrip(b"\xef\xbb\xbf")
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        header = head.split(b"\n", 1)[0].split(b",")
+        return bool({b"scenario", b"model", b"statement", b"rating"} & {c.strip() for c in header})
+    if suffix == ".parquet":
+        return data.startswith(b"PAR1") and b"statement_id" in data
+    if suffix == ".json":
+        return json_where(lambda d: isinstance(d, dict) and "thresholds" in d)(data)
+    if suffix == ".md":
+        return csv_with_header("| model | beta |")(data)
+    if suffix in (".png", ".svg"):
+        return FIGURE_MARK in data
+    return False
+
+
+#: Written into every figure a report saves (PNG Software / SVG Creator), so that a later
+#: report may replace it.
+FIGURE_MARK = b"elot study report"
+
+
+def check_replace(path: str | Path, *, force: bool = False) -> None:
+    """Refuse, before any work, to replace an existing file a study did not write
+    (unless ``force``); empty files may always be replaced."""
+    if str(path) == "-" or force:
+        return
+    target = Path(path)
+    if not target.is_file():
+        if target.is_dir():
+            raise StudyError(f"cannot write {target}: it is a directory", hint="give a file name")
+        return
+    try:
+        data = target.read_bytes()
+    except OSError as error:
+        raise StudyError(f"cannot read {target}: {error.strerror or error}", path=str(target)) from None
+    if data.strip() and not study_output(target, data):
+        raise StudyError(f"{target} exists and does not look like a file elot wrote; not replacing it",
+                         path=str(target), hint="choose another name, or add --force to replace it")
+
+
 @contextlib.contextmanager
-def atomic_output(path: str | Path, mode: str = "w") -> Iterator[IO]:
+def atomic_output(path: str | Path, mode: str = "w", *, force: bool = False) -> Iterator[IO]:
     """Open ``path`` for writing through a temporary file renamed over it on success
-    (removed on failure); ``-`` is standard output."""
+    (removed on failure); ``-`` is standard output. An existing file is replaced only if
+    it is one a study writes (:func:`study_output`) or with ``force``."""
+    check_replace(path, force=force)
     if str(path) == "-":
         if "b" in mode:
             yield sys.stdout.buffer
@@ -138,9 +186,10 @@ def atomic_output(path: str | Path, mode: str = "w") -> Iterator[IO]:
         raise
 
 
-def write_params(path: str | Path, thresholds: Thresholds, beta: float | None = None, **extra) -> None:
+def write_params(path: str | Path, thresholds: Thresholds, beta: float | None = None, *,
+                 force: bool = False, **extra) -> None:
     """Write a parameter file atomically."""
-    with atomic_output(path) as handle:
+    with atomic_output(path, force=force) as handle:
         handle.write(params_json(thresholds, beta, **extra))
 
 

@@ -19,7 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from elot.study.fit import Ratings, bootstrap
-from elot.study.params import StudyError, atomic_output
+from elot.study.params import FIGURE_MARK, StudyError, atomic_output, check_replace
 
 
 def _float(value) -> float | None:
@@ -78,7 +78,7 @@ def summary_markdown(rows: Sequence[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = None, *,
+def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = None, *, force: bool = False,
            formats: Sequence[str] = ("png", "svg"), curves: bool = True) -> list[Path]:
     """Write the summary table and figures into ``outdir``; returns the files written."""
     import matplotlib
@@ -89,6 +89,8 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
     if not table:
         raise StudyError("the batch table has no rows", hint="run elot batch first")
     outdir = Path(outdir)
+    for name in ("summary.csv", "summary.md", *(f"scatter.{fmt}" for fmt in formats)):
+        check_replace(outdir / name, force=force)   # before anything is written
     written: list[Path] = []
     rows = summary(table, ratings)
     buffer = io.StringIO()
@@ -96,7 +98,7 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
     writer.writeheader()
     writer.writerows(rows)
     for name, text in (("summary.csv", buffer.getvalue()), ("summary.md", summary_markdown(rows))):
-        with atomic_output(outdir / name) as handle:
+        with atomic_output(outdir / name, force=force) as handle:
             handle.write(text)
         written.append(outdir / name)
     if ratings is not None:
@@ -112,7 +114,7 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
             ax.set_xlabel("model L")
             ax.set_ylabel("mean rating")
         for fmt in formats:
-            _save_keep(fig, outdir / f"scatter.{fmt}", written)
+            _save_keep(fig, outdir / f"scatter.{fmt}", written, force)
         plt.close(fig)
     if curves:
         first = _settings(table[0])
@@ -140,14 +142,15 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
                 ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1, 0.5))
             slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", scenario).strip("_")
             for fmt in formats:
-                _save_keep(fig, outdir / f"curves-{slug}.{fmt}", written)
+                _save_keep(fig, outdir / f"curves-{slug}.{fmt}", written, force)
             plt.close(fig)
     return written
 
 
-def _save_keep(fig, path: Path, written: list[Path]) -> None:
+def _save_keep(fig, path: Path, written: list[Path], force: bool = False) -> None:
     suffix = path.suffix.lstrip(".")
-    with atomic_output(path, "wb") as handle:
-        fig.savefig(handle, format=suffix, dpi=120, bbox_inches="tight",
-                    **({"metadata": {"Date": None}} if suffix == "svg" else {}))
+    mark = FIGURE_MARK.decode()
+    metadata = {"Date": None, "Creator": mark} if suffix == "svg" else {"Software": mark}
+    with atomic_output(path, "wb", force=force) as handle:
+        fig.savefig(handle, format=suffix, dpi=120, bbox_inches="tight", metadata=metadata)
     written.append(path)
