@@ -146,7 +146,7 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(re.findall(r"[a-z]+|\d+", text.lower())) - {"the", "player", "a", "is", "that"}
 
 
-def similar_examples(sentence: str, k: int = SIMILAR_EXAMPLES) -> list[dict]:
+def similar_examples(sentence: str, k: int | None = None) -> list[dict]:
     """The ``k`` examples whose words overlap most with the sentence's (Jaccard), best
     last (nearest the sentence)."""
     words = _words(sentence)
@@ -156,11 +156,11 @@ def similar_examples(sentence: str, k: int = SIMILAR_EXAMPLES) -> list[dict]:
         other = _words(examples[index]["sentence"])
         return (len(words & other) / (len(words | other) or 1), -index)
 
-    best = sorted(range(len(examples)), key=score, reverse=True)[:k]
+    best = sorted(range(len(examples)), key=score, reverse=True)[:SIMILAR_EXAMPLES if k is None else k]
     return [examples[i] for i in reversed(best)]
 
 
-def prompt_tail(sentence: str, signature: Signature | None = None, k: int = SIMILAR_EXAMPLES) -> str:
+def prompt_tail(sentence: str, signature: Signature | None = None, k: int | None = None) -> str:
     """What changes per sentence: the scenario's objects, the examples most like the
     sentence, and the sentence with ``ELoT:`` left for the model to complete."""
     parts = []
@@ -168,13 +168,14 @@ def prompt_tail(sentence: str, signature: Signature | None = None, k: int = SIMI
         boxes = ", ".join(signature.objects_of("box")) or "none"
         colors = ", ".join(signature.objects_of("color")) or "none"
         parts.append(f"In this scenario the boxes are {boxes} and the colours are {colors}.")
+    k = SIMILAR_EXAMPLES if k is None else k   # read at call time, so that it can be set
     for example in similar_examples(sentence, k) if k else []:
         parts.append(f"Sentence: {example['sentence']}\nELoT: {example['formula']}")
     parts.append(f"Sentence: {sentence.strip()}\nELoT: ")
     return "\n\n".join(parts)
 
 
-def build_prompt(sentence: str, signature: Signature | None = None, k: int = SIMILAR_EXAMPLES) -> str:
+def build_prompt(sentence: str, signature: Signature | None = None, k: int | None = None) -> str:
     """The completion prompt for ``sentence``: the fixed head, then :func:`prompt_tail`."""
     return f"{prompt_head()}\n\n{prompt_tail(sentence, signature, k)}"
 
