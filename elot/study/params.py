@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import io
 import json
 import math
-import os
-import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Iterator
 
 from elot.errors import ElotError
+from elot.output import check_target, write_output
 from elot.evaluate import Thresholds
 
 
@@ -137,53 +136,27 @@ FIGURE_MARK = b"elot study report"
 
 
 def check_replace(path: str | Path, *, force: bool = False) -> None:
-    """Refuse, before any work, to replace an existing file a study did not write
-    (unless ``force``); empty files may always be replaced."""
-    if str(path) == "-" or force:
-        return
+    """Refuse, before any work, to replace an existing file a study did not write (unless
+    ``force``): :func:`elot.output.check_target` with :func:`study_output` as the test."""
     target = Path(path)
-    if not target.is_file():
-        if target.is_dir():
-            raise StudyError(f"cannot write {target}: it is a directory", hint="give a file name")
-        return
-    try:
-        data = target.read_bytes()
-    except OSError as error:
-        raise StudyError(f"cannot read {target}: {error.strerror or error}", path=str(target)) from None
-    if data.strip() and not study_output(target, data):
-        raise StudyError(f"{target} exists and does not look like a file elot wrote; not replacing it",
-                         path=str(target), hint="choose another name, or add --force to replace it")
+    if str(path) != "-" and (target.exists() or target.is_symlink()):
+        check_target(target, ours=lambda data: study_output(target, data), force=force, option="-o")
 
 
 @contextlib.contextmanager
 def atomic_output(path: str | Path, mode: str = "w", *, force: bool = False) -> Iterator[IO]:
-    """Open ``path`` for writing through a temporary file renamed over it on success
-    (removed on failure); ``-`` is standard output. An existing file is replaced only if
-    it is one a study writes (:func:`study_output`) or with ``force``."""
+    """A buffer whose content is written to ``path`` on success by
+    :func:`elot.output.write_output` (atomically; ``-`` is standard output), creating the
+    folder. An existing file is replaced only if a study wrote it, or with ``force``."""
     check_replace(path, force=force)
-    if str(path) == "-":
-        if "b" in mode:
-            yield sys.stdout.buffer
-            sys.stdout.buffer.flush()
-        else:
-            yield sys.stdout
-            sys.stdout.flush()
-        return
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as error:
-        raise StudyError(f"cannot write {path}: {error.strerror or error}", path=str(path)) from None
-    try:
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as handle:
-            yield handle
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    buffer: IO = io.BytesIO() if "b" in mode else io.StringIO(newline="")
+    yield buffer
+    if str(path) != "-":
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StudyError(f"cannot write {path}: {error.strerror or error}", path=str(path)) from None
+    write_output(path, buffer.getvalue(), ours=lambda data: True, force=True, option=str(path))
 
 
 def write_params(path: str | Path, thresholds: Thresholds, beta: float | None = None, *,
