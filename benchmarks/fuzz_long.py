@@ -39,34 +39,9 @@ def _setup():
         "problem": [T.PROBLEM_SEED],
         "plan": [T.PLAN_SEED],
     }
-    runners = {"formula": _formula(T),
+    runners = {"formula": T.formula_stages,
                "scn": T.scn_pipeline, "problem": T.problem_pipeline, "plan": T.plan_pipeline}
     return seeds, runners, T.SNIPPETS, ElotError
-
-
-def _formula(T):
-    from elot.checker import check
-    from elot.errors import ElotError
-    from elot.evaluate import evaluate
-    from elot.lowering import lower
-    from elot.parser import parse
-    from elot.printer import pretty
-
-    def run(text):
-        tree = parse(text)
-        pretty(tree)
-        for bind_free in (False, True):
-            try:
-                checked = check(tree, bind_free=bind_free)
-            except ElotError:
-                continue
-            lower(checked.term)
-            try:
-                evaluate(tree, T.STATE, T.BELIEF, bind_free=bind_free)
-            except ElotError:
-                pass
-
-    return run
 
 
 FORMULA_CHARS = list("abcdefgklmnoprstuwxyzKBCXY0123456789_(),. -><=\n\t") + ["(", ")", ","] * 4

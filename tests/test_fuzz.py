@@ -26,22 +26,28 @@ BELIEF = Belief.of([(STATE, 0.5), (State.parse("inside(key1, box2), iscolor(key1
 LIMIT = 2.0
 
 
+def formula_stages(text: str) -> None:
+    """Every stage that applies to a formula text; only ElotError may escape (also run by
+    benchmarks/fuzz_long.py)."""
+    tree = parse(text)
+    pretty(tree)
+    for bind_free in (False, True):
+        try:
+            checked = check(tree, bind_free=bind_free)
+        except ElotError:
+            continue
+        lower(checked.term)
+        try:
+            evaluate(tree, STATE, BELIEF, bind_free=bind_free)
+        except ElotError:
+            pass
+
+
 def pipeline(text: str) -> None:
     """Run every stage that applies; only ElotError may escape."""
     start = time.perf_counter()
     try:
-        tree = parse(text)
-        pretty(tree)
-        for bind_free in (False, True):
-            try:
-                checked = check(tree, bind_free=bind_free)
-            except ElotError:
-                continue
-            lower(checked.term)
-            try:
-                evaluate(tree, STATE, BELIEF, bind_free=bind_free)
-            except ElotError:
-                pass
+        formula_stages(text)
     except ElotError as error:
         error.render()  # rendering must not fail either
     assert time.perf_counter() - start < LIMIT, f"took too long on {text[:80]!r}"
