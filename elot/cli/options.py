@@ -13,11 +13,11 @@ Spellings kept as aliases: ``--initial`` (= ``--mode initial``).
 from __future__ import annotations
 
 import argparse
-import difflib
 import math
 from dataclasses import dataclass
 
 from elot.errors import ElotError
+from elot.hypotheses import check_model  # noqa: F401 - the CLI's and the REPL's model check
 
 DEFAULT_BETA = 2 ** 1.5
 DEFAULT_K = 3
@@ -91,14 +91,6 @@ def models() -> tuple[str, ...]:
     from elot.hypotheses import MODELS
 
     return tuple(MODELS)
-
-
-def check_model(name: str) -> str:
-    """``name`` if it is a model (the SPEC's or a reproduction model), else an
-    :class:`ElotError` with the closest one (:func:`elot.hypotheses.check_model`)."""
-    from elot.hypotheses import check_model as check
-
-    return check(name)
 
 
 def _conventions_type(text: str) -> str:

@@ -179,7 +179,7 @@ def fit_command(args) -> int:
     from elot.study.fit import BETA_GRID, fit, fit_json, read_ratings
     from elot.study.params import check_replace, read_params, write_params
 
-    from elot.study.batch import check_model
+    from elot.hypotheses import check_model
 
     models = [check_model(m) for m in _list(args.model, str, "--model")]
     betas = parse_betas(args.beta) if args.beta else list(BETA_GRID)

@@ -32,6 +32,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from elot.errors import ElotError
 from elot.evaluate import Thresholds
+from elot.hypotheses import check_model
 from elot.study.params import Params, StudyError, atomic_output, check_replace
 
 #: The table's columns (tidy: one row per scenario, settings, statement, mode and t).
@@ -44,21 +45,6 @@ ALL_COLUMNS = COLUMNS + FACTORS
 #: Dataset experiments: ``exp2`` is both of its conditions.
 EXPERIMENTS = ("exp1", "exp2_current", "exp2_initial")
 EXPERIMENT_ALIASES = {"exp2": ("exp2_current", "exp2_initial"), "all": EXPERIMENTS}
-
-
-def study_models() -> tuple[str, ...]:
-    """The model names a study accepts: the inference models plus the paper's variant."""
-    from elot.hypotheses import ALL_MODELS
-
-    return ALL_MODELS
-
-
-def check_model(name: str) -> str:
-    """``name`` if it is a model a study can run, else an :class:`~elot.errors.ElotError`
-    naming the models (:func:`elot.hypotheses.check_model`)."""
-    from elot.hypotheses import check_model as check
-
-    return check(name)
 
 
 def run_inference(scenario, model: str, beta: float, k: int, conventions: str):

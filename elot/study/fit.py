@@ -30,7 +30,8 @@ import numpy as np
 
 from elot.errors import ElotError, Span
 from elot.evaluate import Thresholds
-from elot.study.batch import ScenarioRef, check_model, resolve, run_inference
+from elot.hypotheses import check_model
+from elot.study.batch import ScenarioRef, resolve, run_inference
 from elot.study.params import LITERATURE, StudyError, literature_thresholds
 
 #: β grid: 0.5 to 4 in steps of ×√2.
