@@ -113,12 +113,14 @@ def _llm_line(results: list[dict]) -> list[str]:
     if not timed:
         return []
     total = {k: sum(r["timings"].get(k, 0) for r in timed) for k in
-             ("load", "prompt", "generate", "overhead", "prompt_tokens", "generated_tokens", "cached_tokens")}
+             ("load", "prompt", "generate", "overhead", "prompt_tokens", "generated_tokens", "cached_tokens",
+              "drafted", "accepted")}
     count = len(timed)
     lines = [f"    LLM on {count} sentences: load {total['load']:.1f} s once; per sentence: prompt "
              f"{total['prompt'] / count:.2f} s ({total['prompt_tokens'] / count:.0f} tokens evaluated in batches), "
              f"generate {total['generate'] / count:.2f} s "
-             f"({total['generated_tokens'] / count:.0f} tokens), other {total['overhead'] / count:.2f} s"]
+             f"({total['generated_tokens'] / count:.0f} forward passes; {total['accepted'] / count:.0f} more tokens "
+             f"from {total['drafted'] / count:.0f} drafted), other {total['overhead'] / count:.2f} s"]
     times = [r["seconds"] for r in timed]
     fifth = max(1, count // 5)
     if count >= 2:

@@ -88,7 +88,7 @@ def test_without_llama_cpp_the_llm_backend_is_a_clear_error(monkeypatch, tmp_pat
 
 def test_prompt_tail_repeats_the_most_similar_examples():
     sentence = "The player is certain that box 3 must contain a key."
-    tail = llm.prompt_tail(sentence, Signature.default(), k=2)
+    tail = llm.prompt_tail(sentence, k=2)
     examples = llm.similar_examples(sentence, 2)
     assert tail.endswith(f"Sentence: {sentence}\nELoT: ")
     assert examples[-1]["sentence"] == "The player is certain that box 2 must contain a key."

@@ -13,11 +13,16 @@ rest at temperature 0.7. If none typechecks, the offline parser answers (noted).
 Speed (measured in ``benchmarks/translation_accuracy.py``, see docs/translation.md):
 
 * the prompt's fixed part (instructions and every example) comes first and is the same
-  for every sentence and scenario, so llama.cpp evaluates it once and keeps it in its KV
-  cache; per sentence only the tail (the scenario's objects, the few examples most like
-  the sentence, the sentence) is evaluated;
+  for every sentence and scenario; llama.cpp evaluates it once, and once more followed
+  by each example, each kept as a sequence of its own in one KV cache (saved to disk
+  for the next process). A sentence's prompt repeats the two examples most like it:
+  the first continues one of those sequences, so only the second example and the
+  sentence are evaluated;
 * llama.cpp computes logits for the last position only (guidance's engine asks for all
   positions, a vocabulary-sized row per prompt token), on every core;
+* after each generated token the model also evaluates a few draft tokens looked up in
+  the prompt (formulas repeat pieces of the examples); where the model picks the same
+  tokens, their logits are ready (speculative decoding by prompt lookup);
 * a formula may take at most :data:`MAX_TOKENS` tokens.
 
 Nothing is downloaded: a model is a path on this machine (``elot models`` fetches one
@@ -51,8 +56,17 @@ MAX_TOKENS = 120
 PROMPT_FILE = "prompt.json"
 #: How many of the examples most like the sentence are repeated right before it.
 SIMILAR_EXAMPLES = 2
-#: llama.cpp's context: the fixed prompt (about 1,000 tokens), the tail and a formula.
-CONTEXT_TOKENS = 2048
+#: Speculative decoding by prompt lookup: after each generated token, the model also
+#: evaluates up to DRAFT_TOKENS tokens that followed the last DRAFT_MATCH tokens earlier
+#: in the last DRAFT_WINDOW prompt tokens; when the grammar and the model pick the same
+#: tokens, their logits are ready. The logits are the model's own either way (on 2
+#: cores 4 tokens in one batch take about 2 single tokens' time).
+DRAFT_TOKENS = 3
+DRAFT_MATCH = 3
+DRAFT_WINDOW = 400
+#: llama.cpp's context, shared by its sequences: the head (about 1,000 tokens), one
+#: branch per example (about 45 tokens each), the tail and a formula.
+CONTEXT_TOKENS = 4096
 #: Show third-party warnings and llama.cpp's log (``elot translate --verbose``).
 VERBOSE = False
 
@@ -137,8 +151,7 @@ def prompt_head() -> str:
     so that llama.cpp evaluates it once and reuses it from its KV cache."""
     data = prompt_data()
     parts = [data["instructions"].strip()]
-    for example in data["examples"]:
-        parts.append(f"Sentence: {example['sentence']}\nELoT: {example['formula']}")
+    parts.extend(example_block(example) for example in data["examples"])
     return "\n\n".join(parts)
 
 
@@ -160,24 +173,33 @@ def similar_examples(sentence: str, k: int | None = None) -> list[dict]:
     return [examples[i] for i in reversed(best)]
 
 
-def prompt_tail(sentence: str, signature: Signature | None = None, k: int | None = None) -> str:
-    """What changes per sentence: the scenario's objects, the examples most like the
-    sentence, and the sentence with ``ELoT:`` left for the model to complete."""
-    parts = []
-    if signature is not None:
-        boxes = ", ".join(signature.objects_of("box")) or "none"
-        colors = ", ".join(signature.objects_of("color")) or "none"
-        parts.append(f"In this scenario the boxes are {boxes} and the colours are {colors}.")
+def example_block(example: dict) -> str:
+    return f"Sentence: {example['sentence']}\nELoT: {example['formula']}"
+
+
+def prompt_tail(sentence: str, k: int | None = None) -> str:
+    """What changes per sentence: the ``k`` examples most like the sentence (the first
+    continues a cached branch of the head, see :func:`branch_texts`) and the sentence,
+    with ``ELoT:`` left for the model to complete. The scenario's objects are not named:
+    the decoding grammar allows only those (naming them cost about 30 tokens, a second
+    per new scenario, and no accuracy on our corpus: docs/translation.md)."""
     k = SIMILAR_EXAMPLES if k is None else k   # read at call time, so that it can be set
-    for example in similar_examples(sentence, k) if k else []:
-        parts.append(f"Sentence: {example['sentence']}\nELoT: {example['formula']}")
+    parts = [example_block(example) for example in (similar_examples(sentence, k) if k else [])]
     parts.append(f"Sentence: {sentence.strip()}\nELoT: ")
     return "\n\n".join(parts)
 
 
-def build_prompt(sentence: str, signature: Signature | None = None, k: int | None = None) -> str:
+def branch_texts() -> list[str]:
+    """The prompt head followed by each example: what every prompt starts with (the
+    tail's first example is one of them). llama.cpp keeps each as a sequence of its own,
+    sharing the head's cells, so that a sentence pays only for what follows."""
+    head = prompt_head()
+    return [f"{head}\n\n{example_block(example)}\n\n" for example in prompt_data()["examples"]]
+
+
+def build_prompt(sentence: str, k: int | None = None) -> str:
     """The completion prompt for ``sentence``: the fixed head, then :func:`prompt_tail`."""
-    return f"{prompt_head()}\n\n{prompt_tail(sentence, signature, k)}"
+    return f"{prompt_head()}\n\n{prompt_tail(sentence, k)}"
 
 
 def _model_path(model: str | os.PathLike | None) -> Path:
@@ -205,16 +227,41 @@ class Timings:
     def __init__(self) -> None:
         self.prompt = self.generate = 0.0
         self.prompt_tokens = self.generated_tokens = self.cached_tokens = 0
+        self.drafted = self.accepted = 0   # draft tokens evaluated, and asked for afterwards
 
-    def snapshot(self) -> tuple[float, float, int, int, int]:
-        return self.prompt, self.generate, self.prompt_tokens, self.generated_tokens, self.cached_tokens
+    FIELDS = ("prompt", "generate", "prompt_tokens", "generated_tokens", "cached_tokens", "drafted", "accepted")
+
+    def snapshot(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.FIELDS)
 
 
-def _engine_class():
-    """guidance's llama.cpp engine, computing logits for the last position only."""
+def _common_prefix(a: list[int], b: list[int]) -> int:
     import operator
     from itertools import takewhile
 
+    return sum(takewhile(operator.truth, map(operator.eq, a, b)))
+
+
+def prompt_lookup(ids: list[int], match: int | None = None, tokens: int | None = None,
+                  window: int | None = None) -> list[int]:
+    """Draft tokens: those that followed the latest earlier occurrence of the last
+    ``match`` tokens of ``ids`` within its last ``window`` tokens (formulas repeat the
+    examples' pieces); at most ``tokens`` of them, none if there is no occurrence."""
+    match = DRAFT_MATCH if match is None else match
+    tokens = DRAFT_TOKENS if tokens is None else tokens
+    recent = ids[-(DRAFT_WINDOW if window is None else window):]
+    tail = recent[-match:]
+    if not tokens or len(tail) < match:
+        return []
+    for end in range(len(recent) - 1, match - 1, -1):
+        if recent[end - 1] == tail[-1] and recent[end - match:end] == tail:
+            return list(recent[end:end + tokens])
+    return []
+
+
+def _engine_class():
+    """guidance's llama.cpp engine, computing logits for the last position only and
+    continuing the longest cached prefix among its sequences."""
     import llama_cpp
     import numpy as np
     from guidance.models._llama_cpp import LlamaCppEngine
@@ -222,60 +269,89 @@ def _engine_class():
     class FastLlamaCppEngine(LlamaCppEngine):
         """guidance's engine asks llama.cpp for a vocabulary-sized logits row for every
         prompt token and copies them all (``logits_all``): about 0.6 MB per token for
-        Qwen's 152k vocabulary. Decoding under a grammar only ever reads the last row."""
+        Qwen's 152k vocabulary. Decoding under a grammar only ever reads the last row.
+
+        Sequence 0 is the working one. ``branches`` are read-only sequences (the head
+        and one example each, see :func:`branch_texts`); when one of them shares more of
+        a prompt than sequence 0 does, its cells are given to sequence 0 (no copying: the
+        KV cache is unified) and only the rest of the prompt is evaluated."""
 
         timings = Timings()
-        save_head_to: Path | None = None   # where to save the prompt head's state, once
+        branches: tuple[tuple[int, list[int]], ...] = ()
+        reserved = 0   # cells the branches hold beyond the head
+        _rows: dict = {}   # prompt length -> the logits row after it (the last prompt token's, a draft's)
+        _confirmed = 0   # how much of _cached_token_ids guidance has asked for
 
         def get_logits(self, token_ids, include_all_uncached_tokens=False):
             if include_all_uncached_tokens:
                 return super().get_logits(token_ids, include_all_uncached_tokens)
             start = time.perf_counter()
-            cached = self._cached_token_ids
-            n_cached = sum(takewhile(operator.truth, map(operator.eq, token_ids, cached)))
-            if n_cached == len(token_ids) == len(cached) and self._cached_logits is not None:
-                return {"logits": self._cached_logits, "n_tokens": len(token_ids), "n_cached": n_cached}
-            n_cached = min(n_cached, len(token_ids) - 1)
-            if self.model_obj.n_ctx() <= len(token_ids):
-                raise TranslationError(
-                    f"the prompt and formula need {len(token_ids)} tokens, more than the model's "
-                    f"context of {self.model_obj.n_ctx()}", hint="use a shorter sentence")
+            n = len(token_ids)
+            n_cached = _common_prefix(token_ids, self._cached_token_ids)
+            timings = self.timings
+            if n_cached == n and n in self._rows:   # evaluated already (a prompt again, or a draft)
+                timings.accepted += max(0, n - self._confirmed)
+                self._confirmed = max(self._confirmed, n)
+                return self._answer(n, n_cached)
+            source = 0
+            if n_cached < n - 1:   # more than one new token: a new prompt
+                for seq, ids in self.branches:
+                    shared = _common_prefix(token_ids, ids)
+                    if shared > n_cached:
+                        source, n_cached = seq, shared
+            n_cached = min(n_cached, n - 1)
+            draft = prompt_lookup(token_ids) if n - n_cached == 1 else []
             ctx = self.model_obj.ctx
-            llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(ctx), -1, n_cached, -1)
+            room = self.model_obj.n_ctx() - self.reserved
+            if room <= n + len(draft):
+                raise TranslationError(
+                    f"the prompt and formula need {n} tokens, more than the {room} left in the "
+                    f"model's context", hint="use a shorter sentence")
+            memory = llama_cpp.llama_get_memory(ctx)
+            llama_cpp.llama_memory_seq_rm(memory, 0, 0 if source else n_cached, -1)
+            if source:
+                llama_cpp.llama_memory_seq_cp(memory, source, 0, 0, n_cached)
+            todo = list(token_ids) + draft
             batch, n_batch = self._context.batch, self.model_obj.n_batch
-            for i in range(n_cached, len(token_ids), n_batch):
-                n_tokens = min(i + n_batch, len(token_ids)) - i
+            for i in range(n_cached, len(todo), n_batch):
+                n_tokens = min(i + n_batch, len(todo)) - i
                 batch.n_tokens = n_tokens
                 for j in range(n_tokens):
-                    batch.token[j] = token_ids[i + j]
+                    batch.token[j] = todo[i + j]
                     batch.pos[j] = i + j
                     batch.seq_id[j][0] = 0
                     batch.n_seq_id[j] = 1
-                    batch.logits[j] = j == n_tokens - 1
+                    batch.logits[j] = i + j >= n - 1   # the last prompt token's row and the draft's
                 if llama_cpp.llama_decode(ctx, batch) != 0:
                     raise TranslationError("llama.cpp could not evaluate the prompt",
                                            hint="run with --verbose to see llama.cpp's log")
-            row = llama_cpp.llama_get_logits_ith(ctx, -1)
-            self._cached_logits = np.ctypeslib.as_array(row, shape=(1, self._n_vocab)).copy()
-            self._cached_token_ids = list(token_ids)
-            new = len(token_ids) - n_cached
+            self._rows = {}
+            for k in range(len(draft) + 1):
+                row = llama_cpp.llama_get_logits_ith(ctx, k - len(draft) - 1)
+                self._rows[n + k] = np.ctypeslib.as_array(row, shape=(1, self._n_vocab)).copy()
+            self._cached_token_ids, self._confirmed = todo, n
             spent = time.perf_counter() - start
-            timings = self.timings
-            if new > 1:
+            if n - n_cached > 1:
                 timings.prompt += spent
-                timings.prompt_tokens += new
+                timings.prompt_tokens += n - n_cached
             else:
                 timings.generate += spent
                 timings.generated_tokens += 1
+                timings.drafted += len(draft)
             timings.cached_tokens += n_cached
-            return {"logits": self._cached_logits, "n_tokens": len(token_ids), "n_cached": n_cached}
+            return self._answer(n, n_cached)
+
+        def _answer(self, n: int, n_cached: int) -> dict:
+            self._cached_logits = self._rows[n]
+            return {"logits": self._cached_logits, "n_tokens": n, "n_cached": n_cached}
 
     return FastLlamaCppEngine
 
 
-def head_state_path(model_path: str | os.PathLike) -> Path:
-    """Where llama.cpp's state after the prompt head is kept for ``model_path`` (the key
-    covers the model file, the head's text, the context size and llama.cpp's version)."""
+def prefix_state_path(model_path: str | os.PathLike) -> Path:
+    """Where llama.cpp's state after the head and its branches is kept for
+    ``model_path`` (the key covers the model file, the prompt, the context size and
+    llama.cpp's version)."""
     import hashlib
 
     import llama_cpp
@@ -283,56 +359,66 @@ def head_state_path(model_path: str | os.PathLike) -> Path:
     path = Path(model_path).resolve()
     stat = path.stat()
     key = hashlib.sha256(
-        f"{path}|{stat.st_size}|{stat.st_mtime_ns}|{CONTEXT_TOKENS}|{llama_cpp.__version__}|{prompt_head()}".encode()
+        f"{path}|{stat.st_size}|{stat.st_mtime_ns}|{CONTEXT_TOKENS}|{llama_cpp.__version__}|"
+        f"{'|'.join(branch_texts())}".encode()
     ).hexdigest()[:24]
     root = Path(os.environ.get("ELOT_CACHE_DIR") or Path.home() / ".cache" / "elot").expanduser()
     return root / "prompt-state" / f"{key}.bin"
 
 
-def _restore_head(engine, state: Path) -> bool:
-    """Load the prompt head's KV cache saved by an earlier run (about 30 MB for the 1.5B
-    model: far faster than evaluating ~1,000 tokens again)."""
+def _prompt_ids(engine, text: str) -> list[int]:
+    """``text``'s tokens as guidance gives them to the engine (a BOS token first, when
+    the model has one), less the last, which may merge with what follows."""
+    ids = list(engine.tokenizer.encode(text.encode("utf-8")))
+    bos = engine.tokenizer.bos_token_id
+    if bos is not None and ids[:1] != [bos]:
+        ids.insert(0, bos)
+    return ids[:-1]
+
+
+def prepare_prefixes(engine, state: Path | None) -> None:
+    """Give ``engine`` the head (sequence 0) and a branch per example (sequences 1...):
+    loaded from ``state`` when an earlier run saved it (about 50 MB for the 1.5B model,
+    read in well under a second), else evaluated (about 1,700 tokens) and saved there."""
     import ctypes
 
     import llama_cpp
 
-    if not state.is_file():
-        return False
-    tokens = (llama_cpp.llama_token * CONTEXT_TOKENS)()
-    count = ctypes.c_size_t(0)
-    read = llama_cpp.llama_state_seq_load_file(engine.model_obj.ctx, str(state).encode(), 0, tokens,
-                                               CONTEXT_TOKENS, ctypes.byref(count))
-    if not read or not count.value:
-        state.unlink(missing_ok=True)   # unreadable (another llama.cpp build): evaluate afresh
-        return False
-    engine._cached_token_ids = list(tokens[: count.value])
-    engine._cached_logits = None
-    return True
-
-
-def _save_head(engine, state: Path) -> None:
-    """Keep only the prompt head in the KV cache and save it for the next run."""
-    import llama_cpp
-
-    cached = engine._cached_token_ids
-    head = engine.tokenizer.encode((prompt_head() + "\n\n").encode("utf-8"))
-    offset = 1 if cached[:1] != head[:1] else 0   # a BOS token guidance put first
-    n = offset
-    while n < len(cached) and n - offset < len(head) and cached[n] == head[n - offset]:
-        n += 1
-    n -= 1   # the head's last token may merge with what follows it
-    if n < len(head) // 2:
-        return   # the prompt does not start with the head as tokenized: nothing to save
+    branches = tuple((seq, _prompt_ids(engine, text)) for seq, text in enumerate(branch_texts(), start=1))
+    last = branches[-1][1]
+    head = last[:_common_prefix(last, _prompt_ids(engine, prompt_head() + "\n\n"))]
+    reserved = sum(len(ids) - _common_prefix(ids, head) for _, ids in branches)
     ctx = engine.model_obj.ctx
-    llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(ctx), -1, n, -1)
-    engine._cached_token_ids, engine._cached_logits = cached[:n], None
-    state.parent.mkdir(parents=True, exist_ok=True)
-    partial = state.with_name(state.name + f".{os.getpid()}.partial")
-    tokens = (llama_cpp.llama_token * n)(*cached[:n])
-    if llama_cpp.llama_state_seq_save_file(ctx, str(partial).encode(), 0, tokens, n):
-        os.replace(partial, state)
-    else:
-        partial.unlink(missing_ok=True)
+    if state is not None and state.is_file():
+        tokens = (llama_cpp.llama_token * CONTEXT_TOKENS)()
+        count = ctypes.c_size_t(0)
+        if (llama_cpp.llama_state_load_file(ctx, str(state).encode(), tokens, CONTEXT_TOKENS, ctypes.byref(count))
+                and list(tokens[: count.value]) == head):
+            engine._cached_token_ids, engine._cached_logits, engine._rows = head, None, {}
+            engine.branches, engine.reserved = branches, reserved
+            return
+        state.unlink(missing_ok=True)   # unreadable (another llama.cpp build): evaluate afresh
+        llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(ctx), True)
+        engine._cached_token_ids, engine._cached_logits = [], None
+    memory = llama_cpp.llama_get_memory(ctx)
+    for seq, ids in branches:
+        engine.get_logits(ids)
+        llama_cpp.llama_memory_seq_cp(memory, 0, seq, 0, len(ids))
+    llama_cpp.llama_memory_seq_rm(memory, 0, len(head), -1)   # sequence 0: the head alone
+    engine._cached_token_ids, engine._cached_logits, engine._rows = head, None, {}
+    engine.branches, engine.reserved = branches, reserved
+    if state is None:
+        return
+    try:
+        state.parent.mkdir(parents=True, exist_ok=True)
+        partial = state.with_name(state.name + f".{os.getpid()}.partial")
+        if llama_cpp.llama_state_save_file(ctx, str(partial).encode(), (llama_cpp.llama_token * len(head))(*head),
+                                           len(head)):
+            os.replace(partial, state)
+        else:
+            partial.unlink(missing_ok=True)
+    except OSError:
+        pass   # a read-only cache folder: evaluate the prefixes in each run instead
 
 
 def threads() -> int:
@@ -346,6 +432,27 @@ def threads() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
+
+
+@contextlib.contextmanager
+def _context_params(**fields):
+    """Context settings that ``llama_cpp.Llama`` does not take as arguments (several
+    sequences in one unified KV cache), set on the defaults it starts from."""
+    import llama_cpp.llama_cpp as api
+
+    defaults = api.llama_context_default_params
+
+    def params():
+        value = defaults()
+        for name, setting in fields.items():
+            setattr(value, name, setting)
+        return value
+
+    api.llama_context_default_params = params
+    try:
+        yield
+    finally:
+        api.llama_context_default_params = defaults
 
 
 @lru_cache(maxsize=2)
@@ -364,13 +471,13 @@ def load_model(path: str):
 
         try:
             with quiet():
-                llama = llama_cpp.Llama(model_path=str(p), n_ctx=CONTEXT_TOKENS, n_batch=256, n_threads=threads(),
-                                        n_threads_batch=threads(), logits_all=False, verbose=VERBOSE)
+                with _context_params(n_seq_max=1 + len(branch_texts()), kv_unified=True):
+                    llama = llama_cpp.Llama(model_path=str(p), n_ctx=CONTEXT_TOKENS, n_batch=256,
+                                            n_threads=threads(), n_threads_batch=threads(), logits_all=False,
+                                            verbose=VERBOSE)
                 engine = _engine_class()(llama, enable_monitoring=False)
                 engine.timings = Timings()
-                state = head_state_path(p)
-                if not _restore_head(engine, state):
-                    engine.save_head_to = state
+                prepare_prefixes(engine, prefix_state_path(p))
         except (ValueError, OSError, RuntimeError) as error:
             raise TranslationError(f"cannot load {p.name}: {error}",
                                    hint="is it a complete GGUF file? elot models --check PATH verifies one") from None
@@ -434,7 +541,7 @@ def sample(sentence: str, signature: Signature, model_path: str, n: int, timings
     lm = load_model(model_path)
     loaded = time.perf_counter()
     grammar = _grammar(signature)
-    prompt = build_prompt(sentence, signature)
+    prompt = build_prompt(sentence)
     counters = _engine_timings(lm)
     before = counters.snapshot() if counters else None
     out = []
@@ -445,18 +552,11 @@ def sample(sentence: str, signature: Signature, model_path: str, n: int, timings
             out.append(str(state["formula"]).strip())
             del state
             forget_trace(lm)
-        engine = getattr(getattr(lm, "_interpreter", None), "engine", None)
-        if getattr(engine, "save_head_to", None) is not None:
-            try:
-                _save_head(engine, engine.save_head_to)
-            except OSError:
-                pass   # a read-only cache folder: evaluate the head in each run instead
-            engine.save_head_to = None
     if timings is not None:
         timings["load"] = loaded - start
         if counters is not None:
             diff = [a - b for a, b in zip(counters.snapshot(), before)]
-            timings.update(zip(("prompt", "generate", "prompt_tokens", "generated_tokens", "cached_tokens"), diff))
+            timings.update(zip(Timings.FIELDS, diff))
             timings["overhead"] = time.perf_counter() - loaded - diff[0] - diff[1]
     return out
 
