@@ -21,7 +21,7 @@ from typing import Iterator
 
 from elot.cli import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError
-from elot.translate import BACKENDS
+from elot.translate import BACKENDS, llm
 from elot.translate.models import QWEN_CODER_1_5B as QWEN
 
 
@@ -45,8 +45,9 @@ def register(subparsers) -> None:
                    help="take boxes and colours from a scenario: a .scn or PDDL problem file, an example "
                         "name (default, ...) or a dataset plan id such as 2_1")
     p.add_argument("--labtom", metavar="DIR", help="the LaBToM dataset directory (for plan ids)")
-    p.add_argument("-n", "--samples", type=_positive, default=10, metavar="N",
-                   help="LLM samples per sentence (default 10)")
+    p.add_argument("-n", "--samples", type=_positive, default=llm.SAMPLES, metavar="N",
+                   help="LLM samples per sentence: the first greedy, the rest sampled; candidates are "
+                        "weighted by their meaning's share (default %(default)s)")
     p.add_argument("--json", action="store_true", help="print one JSON object per sentence")
     p.add_argument("--verbose", action="store_true", help="show the language model's and its libraries' log")
     p.set_defaults(func=handler)
@@ -138,7 +139,7 @@ def _lowered(formula: str, signature) -> str:
 
 
 def handler(args) -> int:
-    from elot.translate import llm, translate
+    from elot.translate import translate
 
     llm.VERBOSE = args.verbose
     signature = resolve_scenario_signature(args.scenario, args.labtom)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from elot.errors import ElotError, TranslationError
 from elot.translate.result import CURRENT, INITIAL, Candidate, Translation
+from elot.translate.llm import SAMPLES
 
 if TYPE_CHECKING:
     from elot.signature import Signature
@@ -136,7 +137,7 @@ def translate(
     signature: "Signature | None" = None,
     backend: str = "auto",
     model: str | None = None,
-    n: int = 10,
+    n: int = SAMPLES,
 ) -> Translation:
     """Translate one English sentence into ranked, typechecked ELoT candidates.
 

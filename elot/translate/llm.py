@@ -48,6 +48,10 @@ from elot.errors import ElotError, TranslationError
 from elot.signature import Signature
 from elot.translate.result import Candidate, Translation
 
+#: LLM samples per sentence by default: the greedy one. More give a distribution over
+#: meanings, at about one formula's generation each (1.3 s here); on our corpus 5 were
+#: no more accurate than 1 (docs/translation.md).
+SAMPLES = 1
 #: Sampling temperature of every sample after the first (greedy) one.
 TEMPERATURE = 0.7
 #: Longest formula a sample may produce, in tokens (the longest example takes about 60).
@@ -604,7 +608,7 @@ def rank(samples: list[str], signature: Signature, mode: str) -> tuple[tuple[Can
     return tuple(Candidate(f, c / total, mode) for f, c in groups), dropped
 
 
-def translate_llm(sentence: str, signature: Signature, *, model=None, n: int = 10,
+def translate_llm(sentence: str, signature: Signature, *, model=None, n: int = SAMPLES,
                   fallback: bool = True) -> Translation:
     """Translate with a local model; fall back to the offline parser if no sample
     typechecks (unless ``fallback`` is false). Raises :class:`TranslationError` if
