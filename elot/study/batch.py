@@ -33,7 +33,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 from elot.errors import ElotError
 from elot.evaluate import Thresholds
 from elot.hypotheses import check_model
-from elot.study.params import Params, StudyError, atomic_output, check_replace
+from elot.study.params import Params, StudyError, atomic_output, check_replace, read_input
 
 #: The table's columns (tidy: one row per scenario, settings, statement, mode and t).
 COLUMNS = ("scenario", "map", "model", "beta", "k", "conventions", "thresholds", "statement_id",
@@ -127,8 +127,7 @@ def dataset_items(ref: ScenarioRef) -> tuple[Item, ...]:
 def _read_csv(path: Path) -> list[dict]:
     if not path.is_file():
         return []
-    with path.open(encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
+    return list(csv.DictReader(io.StringIO(read_input(path, "dataset statements"))))
 
 
 def _factors(row: dict) -> tuple[tuple[str, str], ...]:
@@ -619,8 +618,4 @@ def read_table(path: str | Path) -> list[dict]:
         rows = pq.read_table(path).to_pylist()
         return [{k: "" if v is None else (repr(v) if isinstance(v, float) else str(v)) for k, v in r.items()}
                 for r in rows]
-    try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            return list(csv.DictReader(handle))
-    except OSError as error:
-        raise StudyError(f"cannot read {path}: {error.strerror or error}", path=str(path)) from None
+    return list(csv.DictReader(io.StringIO(read_input(path, "table"))))

@@ -32,7 +32,7 @@ from elot.errors import ElotError, Span
 from elot.evaluate import Thresholds
 from elot.hypotheses import check_model
 from elot.study.batch import ScenarioRef, resolve, run_inference
-from elot.study.params import LITERATURE, StudyError, literature_thresholds
+from elot.study.params import LITERATURE, StudyError, literature_thresholds, read_input
 
 #: β grid: 0.5 to 4 in steps of ×√2.
 BETA_GRID = tuple(2 ** (n / 2 - 1) for n in range(7))
@@ -99,10 +99,7 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
     skipped."""
     path = Path(path)
     if text is None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as error:
-            raise StudyError(f"cannot read ratings file {path}: {error.strerror or error}", path=str(path)) from None
+        text = read_input(path, "ratings")
     lines = text.splitlines()
     reader = csv.DictReader(io.StringIO(text))
     header = reader.fieldnames or []
