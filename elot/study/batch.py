@@ -100,8 +100,9 @@ def _load_ref(ref: ScenarioRef):
 
 
 def dataset_items(ref: ScenarioRef) -> tuple[Item, ...]:
-    """A dataset plan's statements in its experiment, with their annotated factors."""
-    from elot.scenario import dataset_root
+    """A dataset plan's statements in its experiment, with their annotated factors (an
+    exp2 plan's: its statements file read as every statements file is, ids by line)."""
+    from elot.scenario import dataset_root, read_statements
 
     root = dataset_root(ref.root)
     items: list[Item] = []
@@ -117,10 +118,8 @@ def dataset_items(ref: ScenarioRef) -> tuple[Item, ...]:
     notes = {(r.get("plan_id"), r.get("statement_id")): r
              for r in _read_csv(root / "statements" / f"exp2_{mode}_annotations.csv")}
     if path.is_file():
-        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
-        for n, text in enumerate(lines, 1):
-            if text:
-                items.append(Item(str(n), text, mode, _factors(notes.get((ref.plan_id, str(n)), {}))))
+        for s in read_statements(path, mode):
+            items.append(Item(str(s.line), s.text, s.mode, _factors(notes.get((ref.plan_id, str(s.line)), {}))))
     return tuple(items)
 
 
