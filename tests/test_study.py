@@ -369,3 +369,34 @@ def test_ratings_with_a_byte_order_mark(tmp_path):
     marked = read_ratings(path)
     assert marked.keys == plain.keys and np.array_equal(marked.rating, plain.rating)
     assert list(read_table(path)[0])[0] == "scenario"
+
+
+def test_study_numbers_are_checked_as_every_command_checks_them(tmp_path, capsys):
+    """β, k, --jobs, --samples and --noise take the values (and give the messages) of
+    elot.cli.options.NUMBERS, as run/plot/repl do: no k ≤ 6 cap of the study's own."""
+    def refused(argv) -> str:
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        assert info.value.code == 2
+        return capsys.readouterr().err
+
+    wanted = "k must be a whole number at least 1, not 0"
+    assert wanted in refused(["run", EXAMPLES[0], "--k", "0"])
+    assert wanted in refused(["fit", "r.csv", "--k", "0"])
+    assert main(["batch", EXAMPLES[0], "--k", "3,0", "-o", "-"]) == 2
+    assert f"--k: {wanted}" in capsys.readouterr().err
+    with pytest.raises(StudyError, match=f"--k: {wanted}"):
+        plan_tasks(expand_scenarios(EXAMPLES[:1]), ks=(0,))
+    assert main(["batch", EXAMPLES[0], "--beta", "1,0", "-o", "-"]) == 2
+    assert "--beta: beta must be a finite number greater than 0, not 0" in capsys.readouterr().err
+    with pytest.raises(StudyError, match="--beta: beta must be a finite number greater than 0"):
+        plan_tasks(expand_scenarios(EXAMPLES[:1]), betas=(-1.0,))
+    assert [t.k for t in plan_tasks(expand_scenarios(EXAMPLES[:1]), ks=(7,))] == [7]
+    assert "jobs must be a whole number at least 1, not 0" in refused(["batch", EXAMPLES[0], "-j", "0", "-o", "-"])
+    with pytest.raises(StudyError, match="--jobs: jobs must be a whole number at least 1, not 0"):
+        batch(_tasks(), jobs=0)
+    assert "samples must be a whole number at least 1, not 0" in refused(["fit", "r.csv", "--samples", "0"])
+    assert "noise must be a finite number at least 0, not nan" in refused(
+        ["simulate", "t.csv", "--noise", "nan", "-o", str(tmp_path / "r.csv")])
+    assert "samples must be a whole number at least 1, not 0" in refused(["translate", "-n", "0", "x"])
+    assert not list(tmp_path.iterdir())

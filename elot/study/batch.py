@@ -274,11 +274,9 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
         except ElotError as error:
             raise StudyError(f"--conventions: {error.message}", hint=error.hint) from None
     for beta in betas:
-        if not beta > 0:
-            raise StudyError(f"--beta: β must be positive, not {beta:g}")
+        check_option("beta", beta)
     for k in ks:
-        if not 1 <= k <= 6:
-            raise StudyError(f"--k: k must be between 1 and 6, not {k}")
+        check_option("k", k)
     labels = tuple((p.label, p.thresholds) for p in thresholds)
     tasks = []
     for ref in refs:
@@ -289,6 +287,18 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
                     for conv in conventions:
                         tasks.append(Task(len(tasks), ref, model, float(beta), int(k), conv, own, labels, bind_free))
     return tasks
+
+
+def check_option(name: str, value: float) -> float:
+    """``value`` checked as the CLI checks ``--NAME`` (:func:`elot.cli.options.check_number`:
+    the same limits and words everywhere), or a :class:`StudyError` naming the option. A
+    large ``k`` is limited by the size of its hypothesis space (``elot.hypotheses.build``)."""
+    from elot.cli.options import check_number
+
+    try:
+        return check_number(name, value)
+    except ElotError as error:
+        raise StudyError(f"--{name}: {error.message}", hint=error.hint) from None
 
 
 # -- resources --------------------------------------------------------------------------
@@ -559,8 +569,7 @@ def batch(
         raise StudyError(f"unknown table format {fmt!r}", hint="use csv or parquet")
     if fmt == "parquet":
         _arrow_table(HEADER)  # pyarrow is there before any work starts
-    if jobs < 1:
-        raise StudyError(f"--jobs must be at least 1, not {jobs}")
+    check_option("jobs", jobs)
     if not dask:
         check_resources(tasks, jobs)
     total = len(tasks)
