@@ -219,10 +219,6 @@ class Task:
     thresholds: tuple[tuple[str, Thresholds], ...]
     bind_free: bool = True
 
-    @property
-    def key(self) -> str:
-        return f"{self.scenario.name}|{self.model}|{self.beta!r}|{self.k}|{self.conventions}"
-
 
 def run_task(task: Task) -> tuple[int, list[dict]]:
     """Run one task: ``(task.index, rows)``. Statement errors become rows with ``error``."""
