@@ -364,11 +364,8 @@ class Session:
         """A numeric term's value now, for every (true state, belief) pair, weighted by
         the posterior: its mean and its distribution (values rounded to 3 places)."""
         compiled = self.compile(text)
-        inf = self.inference
-        t = self.t if self.mode == "current" else 0
-        beliefs, true_index = inf.pairs(t)
-        values = compiled.value(list(inf.states(t)), beliefs, true_index)
-        weights = np.asarray(inf.pair_posterior(self.t), dtype=np.float64).ravel()
+        worlds, beliefs, true_index, weights = self.rows()
+        values = compiled.value(worlds, beliefs, true_index)
         groups: dict[float, list] = {}
         for v, w in zip(np.round(values, 3), weights):
             entry = groups.setdefault(float(v), [0.0, 0])
