@@ -51,26 +51,16 @@ FORMULA_SNIPPETS = ["exists(", "forall(", "and(", "or(", "not(", "believes(playe
 
 
 def damage(rng: random.Random, text: str, snippets) -> str:
-    for _ in range(rng.randint(1, 5)):
-        kind = rng.randrange(6)
-        i = rng.randint(0, len(text))
-        if kind == 0 and text:
-            text = text[:i] + text[min(len(text), i + rng.randint(1, 8)):]
-        elif kind in (1, 2):
-            piece = rng.choice(snippets) if kind == 1 else "".join(chr(rng.randint(0, 0x2FF)) for _ in range(rng.randint(1, 4)))
-            text = text[:i] + piece + text[i:]
-        elif kind == 3:
-            text = text[:i]
-        elif kind == 4:
-            j = rng.randint(0, len(text))
-            a, b = sorted((i, j))
-            text = text[:a] + text[a:b] * rng.randint(2, 4) + text[b:]
-        else:
-            lines = text.split("\n")
-            a, b = rng.randrange(len(lines)), rng.randrange(len(lines))
-            lines[a], lines[b] = lines[b], lines[a]
-            text = "\n".join(lines)
-    return text
+    """1-5 edits of tests/test_fuzz.py's :func:`damage` (all its kinds), drawn from ``rng``;
+    an insertion is a snippet or 1-4 random characters below U+0300."""
+    from test_fuzz import EDITS, damage as edit
+
+    def piece() -> str:
+        if rng.random() < 0.5:
+            return rng.choice(snippets)
+        return "".join(chr(rng.randint(0, 0x2FF)) for _ in range(rng.randint(1, 4)))
+
+    return edit(text, rng.randint(1, 5), rng.randint, rng.choice, piece, kinds=EDITS)
 
 
 def make_input(rng: random.Random, kind: str, seeds, snippets) -> str:

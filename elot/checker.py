@@ -22,6 +22,7 @@ condition, then in the body.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Mapping
 
@@ -789,13 +790,16 @@ def check_atoms(atoms: Iterable[Term], signature: Signature, *, source: str | No
     """
     checker = _Checker(signature, source, free_ok=False)
     predicates = sorted(signature.predicate_types)
+
+    @functools.cache  # once, and only when some atom is not an atom
+    def not_an_atom() -> str:
+        return f"a state lists predicates applied to objects, e.g. {_example_atom(signature)}"
+
     for node in atoms:
         if isinstance(node, Const) and node.name in signature.object_types:
-            checker.error(node, f"{node.name} is an object, not an atom",
-                          f"a state lists predicates applied to objects, e.g. {_example_atom(signature)}")
+            checker.error(node, f"{node.name} is an object, not an atom", not_an_atom())
         elif not isinstance(node, Call) or any(not isinstance(a, Const) for a in node.args):
-            checker.error(node, f"{checker.show(node)} is not a ground atom",
-                          f"a state lists predicates applied to objects, e.g. {_example_atom(signature)}")
+            checker.error(node, f"{checker.show(node)} is not a ground atom", not_an_atom())
         elif node.name in signature.derived:
             checker.error(node, f"{node.name} is derived from the other atoms, so a state does not list it",
                           f"leave {node.name}(...) out; it is computed when a formula asks")

@@ -164,10 +164,6 @@ def parse_sexprs(text: str, path: str | None = None) -> tuple[SExpr, ...]:
     return _Reader(text, path).read()
 
 
-def _read_text(path: str | Path, what: str) -> str:
-    return read_text(path, what)
-
-
 class _Ctx:
     """Error construction for one parsed text."""
 
@@ -278,7 +274,7 @@ def parse_domain_text(text: str, path: str | None = None) -> Domain:
 
 def read_domain(path: str | Path) -> Domain:
     """Read a PDDL domain file (errors name ``file:line:col``)."""
-    return parse_domain_text(_read_text(path, "PDDL domain"), str(path))
+    return parse_domain_text(read_text(path, "PDDL domain"), str(path))
 
 
 # -- problem ---------------------------------------------------------------------------
@@ -410,7 +406,7 @@ def _walls_assignment(ctx: _Ctx, rhs: SExpr, walls: set, grid: tuple[int, int] |
 
 def read_problem(path: str | Path) -> Problem:
     """Read a PDDL problem file (errors name ``file:line:col``)."""
-    return parse_problem_text(_read_text(path, "PDDL problem"), str(path))
+    return parse_problem_text(read_text(path, "PDDL problem"), str(path))
 
 
 # -- plans -----------------------------------------------------------------------------
@@ -483,4 +479,4 @@ def parse_plan_text(text: str, path: str | None = None) -> Plan:
 
 def read_plan(path: str | Path) -> Plan:
     """Read a plan file of the LaBToM dataset (errors name ``file:line:col``)."""
-    return parse_plan_text(_read_text(path, "plan"), str(path))
+    return parse_plan_text(read_text(path, "plan"), str(path))

@@ -392,6 +392,7 @@ _IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
 #: Most actions a scenario may have (the dataset's longest plans have about 100).
 MAX_ACTIONS = 100_000
 _REPEAT = re.compile(r"^(?:x|\*)(\d+)$")
+_MAP_HINT = f"a map is at most {pddl.MAX_GRID_SIDE} cells on a side (the dataset's are about 20)"
 
 
 @dataclass(frozen=True)
@@ -535,6 +536,13 @@ class _ScnReader:
             text = line.text.split("#", 1)[0].rstrip() if "#" in line.text else line.text.rstrip()
             col0 = len(text) - len(text.lstrip())
             row = text.strip()
+            side = pddl.MAX_GRID_SIDE  # the limit of a PDDL problem's grid
+            if len(row) > side:
+                raise self.fail(f"map too wide: row {y} has {len(row):,} cells (at most {side})",
+                                line, col0 + side, len(row) - side, hint=_MAP_HINT)
+            if y > side:
+                raise self.fail(f"map too tall: row {y} (at most {side} rows)", line, col0, max(1, len(row)),
+                                hint=_MAP_HINT)
             if width is None:
                 width = len(row)
             elif len(row) != width:

@@ -32,7 +32,7 @@ from elot.syntax import Term
 from elot.types import NUMERIC
 
 __all__ = ["CONVENTIONS", "Conventions", "ConventionsError", "Score", "check_conventions",
-           "compile_statement", "live_pairs", "normalized_likelihood", "score", "truth_table"]
+           "compile_statement", "live_pairs", "normalized_likelihood", "score", "scores_of", "truth_table"]
 
 
 @dataclass(frozen=True)
@@ -105,11 +105,28 @@ def score(
     compiled = compile_statement(inference, formula, thresholds=thresholds, bind_free=bind_free)
     truth = truth_table(inference, compiled, t if mode == "current" else 0)
     weights = inference.pair_posterior(t).ravel()
+    counts = np.full(len(truth), float(inference.space.n_goals))  # a pair stands for one hypothesis per goal
+    return scores_of(truth, weights, conventions, counts=counts,
+                     live=live_pairs(inference, t) if conventions == "paper" else None)
+
+
+def scores_of(truth: np.ndarray, weights: np.ndarray, conventions: Conventions = "elot", *,
+              counts: np.ndarray | None = None, live: np.ndarray | None = None) -> Score:
+    """P, L and π of a statement from its truth value in each row of hypotheses (one
+    hypothesis, or a (true state, initial belief) pair) and the rows' posterior
+    ``weights``: the one computation behind :func:`score` and :func:`elot.judge`.
+
+    ``counts``: how many hypotheses each row stands for (default one). Under the ``paper``
+    conventions ``live``: how many of those are still possible (default: all of a row's
+    when its weight is above 0, else none); the others count as false in π.
+    """
     posterior = float(min(1.0, max(0.0, weights @ truth)))
+    counts = np.ones(len(truth)) if counts is None else counts
     if conventions == "paper":
-        prior = float(live_pairs(inference, t) @ truth / len(inference))
+        live = counts * (weights > 0) if live is None else live
+        prior = float(live @ truth / counts.sum())
     else:
-        prior = float(truth.mean())  # every pair stands for the same number of hypotheses
+        prior = float(counts @ truth / counts.sum())
     return Score(posterior, normalized_likelihood(posterior, prior), prior)
 
 

@@ -239,3 +239,22 @@ def test_predicate_domains_counts_type_predicates_only_when_asked():
     term = parse("or(inside(K, box1), key(K))")
     assert predicate_domains(term, "K", Signature.default()) == ["item"]
     assert predicate_domains(term, "K", Signature.default(), types=True) == ["item", "key"]
+
+
+def test_every_non_atom_of_a_state_gets_the_example_hint_computed_once(monkeypatch):
+    """check_atoms names an example atom in the hint of each atom that is not one, and
+    looks for that example once per call, not once per bad atom."""
+    from elot import checker
+    from elot.scenario import load_scenario
+
+    signature = load_scenario("default").signature()
+    calls = []
+    found = checker._example_atom
+    monkeypatch.setattr(checker, "_example_atom", lambda sig: calls.append(sig) or found(sig))
+    with pytest.raises(ElotTypeError) as info:
+        checker.check_atoms([parse("box1"), parse("inside(K, box1)"), parse("box2")], signature)
+    example = found(signature)
+    assert [e.hint for e in info.value.errors] == [f"a state lists predicates applied to objects, e.g. {example}"] * 3
+    assert example.startswith("closed(") and len(calls) == 1
+    checker.check_atoms([parse("closed(box1)")], signature)
+    assert len(calls) == 1

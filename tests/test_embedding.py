@@ -395,6 +395,8 @@ def test_the_repl_over_btom_as_a_belief_model_scores_as_the_scenario_session():
             assert (a.posterior, a.normalized_likelihood, a.prior_fraction) == pytest.approx(
                 (b.posterior, b.normalized_likelihood, b.prior_fraction), abs=1e-12)
             assert scenario_session.explain(text).groups == model_session.explain(text).groups
+            number = "prob_of(player, exists(key(K), inside(K, box1)))"
+            assert scenario_session.value(number) == model_session.value(number)  # was: "not BToM"
 
 
 def test_malformed_models_are_model_errors():

@@ -170,29 +170,46 @@ SNIPPETS = ["(", ")", "\n", " ", ",", "|", "x3", "x99999999999", "h", "g", "W", 
             "(= (xloc human) 1)", "(new-bit-matrix true 300 2)", "statements current:", "-- judge --"]
 
 
-@st.composite
-def damaged(draw, seeds):
-    """A seed text with a few random edits: deletions, insertions, swapped lines."""
-    text = draw(st.sampled_from(seeds))
-    for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["delete", "insert", "swap_lines", "truncate", "duplicate_line"]))
-        i = draw(st.integers(0, len(text)))
+#: The edits of :func:`damage`; the property tests use all but ``repeat`` (a range
+#: repeated 2-4 times), which benchmarks/fuzz_long.py adds to look for size blowups.
+EDITS = ("delete", "insert", "swap_lines", "truncate", "duplicate_line", "repeat")
+
+
+def damage(text: str, count: int, integer, choose, piece, kinds=EDITS[:5]) -> str:
+    """``text`` with ``count`` random edits of ``kinds``: deletions, insertions, swapped
+    or duplicated lines, truncation, repeated ranges. The randomness is the caller's:
+    ``integer(lo, hi)`` a whole number in [lo, hi], ``choose(seq)`` an item, ``piece()``
+    a text to insert (Hypothesis draws here, a seeded RNG in benchmarks/fuzz_long.py)."""
+    for _ in range(count):
+        kind = choose(kinds)
+        i = integer(0, len(text))
         if kind == "delete" and text:
-            j = draw(st.integers(i, min(len(text), i + 8)))
+            j = integer(i, min(len(text), i + 8))
             text = text[:i] + text[j:]
         elif kind == "insert":
-            text = text[:i] + draw(st.sampled_from(SNIPPETS) | st.text(max_size=4)) + text[i:]
+            text = text[:i] + piece() + text[i:]
         elif kind == "truncate":
             text = text[:i]
-        else:
+        elif kind == "repeat":
+            a, b = sorted((i, integer(0, len(text))))
+            text = text[:a] + text[a:b] * integer(2, 4) + text[b:]
+        else:  # swap_lines, duplicate_line (and delete of an empty text, a duplicated line)
             lines = text.split("\n")
-            a, b = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
+            a, b = integer(0, len(lines) - 1), integer(0, len(lines) - 1)
             if kind == "swap_lines":
                 lines[a], lines[b] = lines[b], lines[a]
             else:
                 lines.insert(a, lines[b])
             text = "\n".join(lines)
     return text
+
+
+@st.composite
+def damaged(draw, seeds):
+    """A seed text with a few random edits: deletions, insertions, swapped lines."""
+    return damage(draw(st.sampled_from(seeds)), draw(st.integers(1, 4)),
+                  lambda lo, hi: draw(st.integers(lo, hi)), lambda seq: draw(st.sampled_from(seq)),
+                  lambda: draw(st.sampled_from(SNIPPETS) | st.text(max_size=4)))
 
 
 def only_elot_errors(fn, text: str) -> None:

@@ -278,3 +278,25 @@ def test_missing_dataset_plan(labtom):
     with pytest.raises(ScenarioError, match="not found") as info:
         load_dataset_plan(labtom, "9_9")
     assert "1_1" in info.value.hint
+
+
+@pytest.mark.parametrize("shape", ["wide", "tall"])
+def test_a_map_larger_than_a_pddl_grid_is_refused_at_its_line(tmp_path, capsys, shape):
+    """A .scn map has the PDDL grid's size limit (pddl.MAX_GRID_SIDE cells on a side),
+    refused at the row that passes it, before any cell is read."""
+    from elot.cli import main
+    from elot.pddl import MAX_GRID_SIDE as side
+
+    rows = ["h" + "." * side] if shape == "wide" else ["h."] + [".."] * side
+    path = tmp_path / "big.scn"
+    path.write_text("name: big\nmap:\n" + "".join(f"  {r}\n" for r in rows) + "actions:\n  right\n", encoding="utf-8")
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    line, col = (3, 3 + side) if shape == "wide" else (3 + side, 3)
+    assert (info.value.span.line, info.value.span.column) == (line, col)
+    assert f"map too {shape}" in info.value.message and f"at most {side}" in info.value.message
+    assert main(["run", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:{line}:{col}: scenario error: map too {shape}") and "Traceback" not in err
+    path.write_text("name: ok\nmap:\n" + f"  h{'.' * (side - 1)}\n" * 1 + "actions:\n  right\n", encoding="utf-8")
+    assert load_scenario(path).layout.width == side

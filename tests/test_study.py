@@ -312,3 +312,91 @@ def test_study_outputs_replace_only_files_a_study_wrote(tmp_path, capsys):
     (outdir / "summary.md").write_text("# my own summary\n", encoding="utf-8")
     assert main(["report", str(table), "--ratings", str(ratings), "--no-curves", "-o", str(outdir)]) == 2
     assert (outdir / "summary.md").read_text(encoding="utf-8") == "# my own summary\n"
+
+
+def test_study_inputs_that_are_not_utf8_are_located_errors(tmp_path, capsys):
+    """A Latin-1 ratings, parameter or table file: an error naming the file and line of
+    the bad byte, exit status 2, no traceback (it used to be a UnicodeDecodeError)."""
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_bytes(b"scenario,mode,t,statement,rating\n" + f"{EXAMPLES[0]},current,4,caf\xe9,3\n".encode("latin-1"))
+    params = tmp_path / "fit.json"
+    params.write_bytes(b'{"thresholds": {},\n "note": "r\xe9sum\xe9"}\n')
+    table = tmp_path / "table.csv"
+    table.write_bytes(b"scenario,L\nd\xe9faut,0.5\n")
+    for argv, path, line, what in [
+        (["fit", str(ratings)], ratings, 2, "ratings"),
+        (["run", EXAMPLES[0], "--thresholds", str(params)], params, 2, "thresholds"),
+        (["simulate", str(table), "-o", str(tmp_path / "out.csv")], table, 2, "table"),
+        (["report", str(table), "-o", str(tmp_path / "rep")], table, 2, "table"),
+        (["report", str(table), "--ratings", str(ratings), "-o", str(tmp_path / "rep")], table, 2, "table"),
+    ]:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith(f"{path}:{line}: error: cannot read {what} file {path}"), err
+        assert "not UTF-8" in err and "0xe9" in err and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fit.json", "ratings.csv", "table.csv"]
+    with pytest.raises(StudyError, match="cannot read thresholds file"):
+        read_params(params)
+
+
+def test_dataset_files_that_are_not_utf8_are_located_errors(tmp_path):
+    from elot.study.batch import ScenarioRef, dataset_items
+
+    (tmp_path / "domain.pddl").write_text("(define (domain d))\n", encoding="utf-8")
+    (tmp_path / "statements").mkdir()
+    notes = tmp_path / "statements" / "exp2_current_annotations.csv"
+    notes.write_bytes(b"plan_id,statement_id\n1_1,1\n1_1,d\xe9j\xe0\n")
+    with pytest.raises(StudyError, match="cannot read dataset statements file") as info:
+        dataset_items(ScenarioRef("exp2_current/1_1", "exp2_current", "1_1", str(tmp_path)))
+    assert info.value.path == f"{notes}:3"
+    from elot.errors import ScenarioError
+    from elot.study.experiments import in_vs_out
+
+    (tmp_path / "statements" / "exp1").mkdir()
+    pairs = tmp_path / "statements" / "exp1" / "exp1_current_in_vs_out.csv"
+    pairs.write_bytes(b"plan_id,map_id\n1_1,1\n1_1,\xe9\n")
+    with pytest.raises(ScenarioError, match="not UTF-8") as info:
+        in_vs_out(tmp_path, ("current",), ("full",))
+    assert info.value.path == f"{pairs}:3"
+
+
+def test_ratings_with_a_byte_order_mark(tmp_path):
+    """A ratings CSV saved with a BOM (as spreadsheet programs do) reads like one without
+    (it used to say the ratings had no 'scenario' column)."""
+    path, _ = _ratings(tmp_path, literature_thresholds(), 2.0, noise=0.05, scenarios=EXAMPLES)
+    plain = read_ratings(path)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    marked = read_ratings(path)
+    assert marked.keys == plain.keys and np.array_equal(marked.rating, plain.rating)
+    assert list(read_table(path)[0])[0] == "scenario"
+
+
+def test_study_numbers_are_checked_as_every_command_checks_them(tmp_path, capsys):
+    """β, k, --jobs, --samples and --noise take the values (and give the messages) of
+    elot.cli.options.NUMBERS, as run/plot/repl do: no k ≤ 6 cap of the study's own."""
+    def refused(argv) -> str:
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        assert info.value.code == 2
+        return capsys.readouterr().err
+
+    wanted = "k must be a whole number at least 1, not 0"
+    assert wanted in refused(["run", EXAMPLES[0], "--k", "0"])
+    assert wanted in refused(["fit", "r.csv", "--k", "0"])
+    assert main(["batch", EXAMPLES[0], "--k", "3,0", "-o", "-"]) == 2
+    assert f"--k: {wanted}" in capsys.readouterr().err
+    with pytest.raises(StudyError, match=f"--k: {wanted}"):
+        plan_tasks(expand_scenarios(EXAMPLES[:1]), ks=(0,))
+    assert main(["batch", EXAMPLES[0], "--beta", "1,0", "-o", "-"]) == 2
+    assert "--beta: beta must be a finite number greater than 0, not 0" in capsys.readouterr().err
+    with pytest.raises(StudyError, match="--beta: beta must be a finite number greater than 0"):
+        plan_tasks(expand_scenarios(EXAMPLES[:1]), betas=(-1.0,))
+    assert [t.k for t in plan_tasks(expand_scenarios(EXAMPLES[:1]), ks=(7,))] == [7]
+    assert "jobs must be a whole number at least 1, not 0" in refused(["batch", EXAMPLES[0], "-j", "0", "-o", "-"])
+    with pytest.raises(StudyError, match="--jobs: jobs must be a whole number at least 1, not 0"):
+        batch(_tasks(), jobs=0)
+    assert "samples must be a whole number at least 1, not 0" in refused(["fit", "r.csv", "--samples", "0"])
+    assert "noise must be a finite number at least 0, not nan" in refused(
+        ["simulate", "t.csv", "--noise", "nan", "-o", str(tmp_path / "r.csv")])
+    assert "samples must be a whole number at least 1, not 0" in refused(["translate", "-n", "0", "x"])
+    assert not list(tmp_path.iterdir())

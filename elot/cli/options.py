@@ -52,6 +52,8 @@ NUMBERS: dict[str, Number] = {
     "time": Number("time", True, low=0, example="0, the start"),
     "samples": Number("samples", True, low=1, example="10"),
     "max-hypotheses": Number("max-hypotheses", True, low=1, example="2000000, the default"),
+    "jobs": Number("jobs", True, low=1, example="2, one per core"),
+    "noise": Number("noise", False, low=0, example="0.05"),
 }
 
 
@@ -120,11 +122,16 @@ def add_scenario_options(p: argparse.ArgumentParser, *, plan: bool = True) -> No
                         "plan id such as 1_1, or an example name (default: the built-in example)")
     if plan:
         p.add_argument("--plan", metavar="PLAN", help="the plan of a dataset problem: a .pddl file or a plan id")
+    add_labtom_option(p)
+    p.add_argument("--exp", default="exp2_current", metavar="EXP",
+                   help="the dataset experiment of a plan id (default: %(default)s)")
+
+
+def add_labtom_option(p: argparse.ArgumentParser) -> None:
+    """``--labtom DIR``: where the dataset's plan ids are looked up."""
     p.add_argument("--labtom", metavar="DIR",
                    help="the LaBToM dataset directory, for plan ids (default: $ELOT_LABTOM_DATA, else a "
                         "labtom or shared/labtom folder in or above the working directory)")
-    p.add_argument("--exp", default="exp2_current", metavar="EXP",
-                   help="the dataset experiment of a plan id (default: %(default)s)")
 
 
 def load_scenario(args):

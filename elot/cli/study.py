@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import sys
 from pathlib import Path
@@ -13,14 +12,17 @@ from elot.cli import options
 from elot.study.params import StudyError
 
 
-def _list(text: str, kind, option: str) -> list:
+def _list(text: str, option: str, number: str | None = None) -> list:
+    """The comma-separated values of ``option``: strings, or the number ``number`` of
+    :data:`elot.cli.options.NUMBERS` (checked as the single-valued options are)."""
+    from elot.errors import ElotError
+
     out = []
     for item in filter(None, (p.strip() for p in text.split(","))):
         try:
-            out.append(kind(item))
-        except ValueError:
-            raise StudyError(f"{option}: {item!r} is not a {'number' if kind is float else 'whole number'}",
-                             hint=f"e.g. {option} 1,2") from None
+            out.append(options.check_number(number, item) if number else item)
+        except ElotError as error:
+            raise StudyError(f"{option}: {error.message}", hint=error.hint) from None
     if not out:
         raise StudyError(f"{option} needs at least one value")
     return out
@@ -29,7 +31,7 @@ def _list(text: str, kind, option: str) -> list:
 def parse_betas(text: str) -> list[float]:
     """``0.5,1,2`` or a range ``START:STOP:xFACTOR`` (geometric) / ``START:STOP:STEP``."""
     if ":" not in text:
-        return _list(text, float, "--beta")
+        return _list(text, "--beta", "beta")
     parts = text.split(":")
     try:
         start, stop = float(parts[0]), float(parts[1])
@@ -74,7 +76,7 @@ def register(subparsers) -> None:
         "conventions), run serially, in local processes (--jobs) or on a Dask cluster (--dask).")
     p.add_argument("scenarios", nargs="+", metavar="SCENARIO",
                    help=".scn files or globs, example names, dataset plan ids (1_1, exp1/1_1), or 'all'")
-    p.add_argument("--labtom", metavar="DIR", help="the LaBToM dataset directory (default: $ELOT_LABTOM_DATA)")
+    options.add_labtom_option(p)
     p.add_argument("--exp", default="exp1,exp2", help="dataset experiments for plan ids and 'all': exp1, "
                    "exp2_current, exp2_initial, exp2 (both) (default: %(default)s)")
     p.add_argument("--statement", "-s", action="append", default=[], metavar="F",
@@ -90,7 +92,8 @@ def register(subparsers) -> None:
     p.add_argument("--conventions", default="elot", help="elot, paper or both comma-separated (default: %(default)s)")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="the table: .csv, .parquet, or - for stdout")
     p.add_argument("--format", choices=("csv", "parquet"), help="table format (default: from OUT's suffix)")
-    p.add_argument("--jobs", "-j", type=int, default=1, help="local worker processes (default: %(default)s)")
+    p.add_argument("--jobs", "-j", type=options.number("jobs"), default=1,
+                   help="local worker processes (default: %(default)s)")
     p.add_argument("--dask", metavar="ADDRESS", default=os.environ.get("ELOT_DASK_SCHEDULER"),
                    help="a Dask scheduler (tcp://host:8786; default: $ELOT_DASK_SCHEDULER)")
     p.add_argument("--resume", action="store_true", help="finish an interrupted batch writing OUT")
@@ -104,14 +107,16 @@ def register(subparsers) -> None:
         "the others ablations). Ratings: CSV with scenario,mode,t,statement,rating (a batch table with a "
         "rating column is one); other columns are factors.")
     p.add_argument("ratings", metavar="RATINGS.csv")
-    p.add_argument("--labtom", metavar="DIR", help="the LaBToM dataset directory (default: $ELOT_LABTOM_DATA)")
+    options.add_labtom_option(p)
     p.add_argument("--model", default="full,true-belief,non-planning", help="models (default: %(default)s)")
     p.add_argument("--beta", default=None, help="the β grid (default: 0.5 to 4 in ×√2 steps)")
-    p.add_argument("--k", type=int, default=3, help="particles per belief (default: %(default)s)")
+    p.add_argument("--k", type=options.number("k"), default=options.DEFAULT_K,
+                   help="particles per belief (default: %(default)s)")
     p.add_argument("--conventions", default="elot", help="elot or paper (default: %(default)s)")
     p.add_argument("--start", metavar="FILE", help="starting thresholds (default: the literature values)")
     p.add_argument("--minimize", action="store_true", help="minimize r instead (the adversarial check)")
-    p.add_argument("--samples", type=int, default=1000, help="bootstrap samples (default: %(default)s)")
+    p.add_argument("--samples", type=options.number("samples"), default=1000,
+                   help="bootstrap samples (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the fitted Θ and β as JSON (- for stdout)")
     p.add_argument("--evaluations", metavar="FILE", help="write every evaluation of the search as CSV")
@@ -122,7 +127,8 @@ def register(subparsers) -> None:
         "simulate", help="Make synthetic ratings from a batch table (L plus noise) to test a fit.",
         description="Ratings from a batch table: each scored row's L plus Gaussian noise.")
     p.add_argument("table", metavar="TABLE")
-    p.add_argument("--noise", type=float, default=0.05, help="noise standard deviation (default: %(default)s)")
+    p.add_argument("--noise", type=options.number("noise"), default=0.05,
+                   help="noise standard deviation (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
     p.add_argument("-o", "--output", required=True, metavar="OUT.csv")
     options.add_force_option(p)
@@ -134,7 +140,7 @@ def register(subparsers) -> None:
         "scatter per model (with --ratings) and score-over-time curves per scenario.")
     p.add_argument("table", metavar="TABLE")
     p.add_argument("--ratings", metavar="RATINGS.csv")
-    p.add_argument("--labtom", metavar="DIR", help="the LaBToM dataset directory (default: $ELOT_LABTOM_DATA)")
+    options.add_labtom_option(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="the folder to write into")
     p.add_argument("--format", default="png,svg", help="figure formats (default: %(default)s)")
     p.add_argument("--no-curves", action="store_true", help="skip the per-scenario curves")
@@ -152,12 +158,10 @@ def batch_command(args) -> int:
         betas = parse_betas(args.beta)
     else:
         betas = list(dict.fromkeys(p.beta for p in params if p.beta is not None)) or [2 ** 1.5]
-    if args.jobs < 1:
-        raise StudyError(f"--jobs must be at least 1, not {args.jobs}")
-    refs = expand_scenarios(args.scenarios, root=args.labtom, exps=_list(args.exp, str, "--exp"))
+    refs = expand_scenarios(args.scenarios, root=args.labtom, exps=_list(args.exp, "--exp"))
     items = given_items(args.statement, args.statements, "initial" if args.initial else "current")
-    tasks = plan_tasks(refs, items=items or None, models=_list(args.model, str, "--model"), betas=betas,
-                       ks=_list(args.k, int, "--k"), conventions=_list(args.conventions, str, "--conventions"),
+    tasks = plan_tasks(refs, items=items or None, models=_list(args.model, "--model"), betas=betas,
+                       ks=_list(args.k, "--k", "k"), conventions=_list(args.conventions, "--conventions"),
                        thresholds=params)
     fmt = args.format or ("parquet" if args.output.endswith(".parquet") else "csv")
     try:
@@ -181,11 +185,9 @@ def fit_command(args) -> int:
 
     from elot.hypotheses import check_model
 
-    models = [check_model(m) for m in _list(args.model, str, "--model")]
+    models = [check_model(m) for m in _list(args.model, "--model")]
     betas = parse_betas(args.beta) if args.beta else list(BETA_GRID)
     start = read_params(args.start).thresholds if args.start else None
-    if args.samples < 1:
-        raise StudyError(f"--samples must be at least 1, not {args.samples}")
     from elot.errors import ElotError
     from elot.scoring import check_conventions
 
@@ -262,8 +264,6 @@ def simulate_command(args) -> int:
     from elot.study.fit import synthetic_ratings
     from elot.study.params import atomic_output
 
-    if not (args.noise >= 0 and math.isfinite(args.noise)):
-        raise StudyError(f"--noise must be a non-negative number, not {args.noise}")
     rows = synthetic_ratings(read_table(args.table), noise=args.noise, seed=args.seed)
     if not rows:
         raise StudyError(f"{args.table} has no scored rows", path=args.table)
@@ -283,7 +283,7 @@ def report_command(args) -> int:
 
     table = read_table(args.table)
     ratings = read_ratings(args.ratings, root=args.labtom) if args.ratings else None
-    formats = _list(args.format, str, "--format")
+    formats = _list(args.format, "--format")
     for fmt in formats:
         if fmt not in ("png", "svg"):
             raise StudyError(f"--format: unknown figure format {fmt!r}", hint="use png, svg or png,svg")

@@ -12,14 +12,13 @@ and verifies it, and prints the ``ELOT_MODEL=...`` line to use it.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from pathlib import Path
 from typing import Iterator
 
-from elot.cli import EXIT_OK, EXIT_USAGE
+from elot.cli import EXIT_OK, EXIT_USAGE, options
 from elot.errors import ElotError
 from elot.translate import BACKENDS, llm
 from elot.translate.models import QWEN_CODER_1_5B as QWEN
@@ -66,14 +65,8 @@ def register(subparsers) -> None:
     m.set_defaults(func=models_command)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of samples, at least 1, got {text!r}")
-    return value
+#: ``-n``: checked as every command checks a number of samples (elot.cli.options.NUMBERS).
+_positive = options.number("samples")
 
 
 def models_command(args) -> int:

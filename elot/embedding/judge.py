@@ -24,7 +24,7 @@ from elot.errors import ElotError, EvaluationError, TranslationError
 from elot.evaluate import CompiledFormula, Thresholds, compile_formula
 from elot.embedding.model import Hypotheses, ModelError, check_model, hypotheses_of, model_name
 from elot.printer import pretty
-from elot.scoring import check_conventions, normalized_likelihood
+from elot.scoring import check_conventions, scores_of
 from elot.signature import Signature
 from elot.syntax import Term
 from elot.types import NUMERIC
@@ -134,16 +134,11 @@ def truth(compiled: CompiledFormula, rows: Hypotheses, source: str | None = None
 
 
 def scores(truth_values: np.ndarray, rows: Hypotheses, conventions: str = "elot") -> tuple[float, float, float]:
-    """``(P, L, π)`` from the per-hypothesis truth values (see the module docstring)."""
+    """``(P, L, π)`` from the per-hypothesis truth values (see the module docstring;
+    :func:`elot.scoring.scores_of` computes them)."""
     holds = np.asarray(truth_values, dtype=np.float64)
-    posterior = float(min(1.0, max(0.0, rows.weights @ holds)))
-    counts = np.ones(len(rows)) if rows.multiplicity is None else rows.multiplicity
-    if conventions == "paper":
-        live = rows.live if rows.live is not None else counts * (rows.weights > 0)
-        prior = float(live @ holds / counts.sum())
-    else:
-        prior = float(counts @ holds / counts.sum())
-    return posterior, normalized_likelihood(posterior, prior), prior
+    got = scores_of(holds, rows.weights, conventions, counts=rows.multiplicity, live=rows.live)
+    return got.posterior, got.normalized_likelihood, got.prior_fraction
 
 
 # -- helpers ----------------------------------------------------------------------------------

@@ -116,10 +116,6 @@ class ModelSession(Session):
     def hypotheses(self, t: int | None = None, mode: str | None = None):
         return hypotheses_of(self.scenario, self.t if t is None else t, initial=(mode or self.mode) == "initial")
 
-    def rows(self):
-        rows = self.hypotheses()
-        return list(rows.worlds), dict(rows.beliefs) or None, rows.true_index, rows.weights
-
     def goal_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
         method = getattr(self.scenario, "goal_posterior", None)
         if method is None:

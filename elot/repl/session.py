@@ -339,15 +339,20 @@ class Session:
         formula, mode, _ = resolve_statement(text, mode=mode or self.mode, scenario=self.scenario)
         return formula, mode
 
+    def hypotheses(self, t: int | None = None, mode: str | None = None):
+        """The hypotheses judged at t (default now) about the ``mode`` belief: one row per
+        (true state, initial belief) pair, since the goal does not change beliefs
+        (:class:`elot.embedding.BToMModel`'s rows over the inference)."""
+        from elot.embedding.btom import BToMModel
+
+        model, t = BToMModel(self.inference), self.t if t is None else t
+        return model.initial_hypotheses(t) if (mode or self.mode) == "initial" else model.hypotheses(t)
+
     def rows(self) -> tuple[list, Any, np.ndarray, np.ndarray]:
-        """The hypotheses judged now as ``(worlds, beliefs, true_index, posterior)`` arrays
-        for ``compile_formula(...).truth``: one row per (true state, initial belief) pair,
-        since the goal does not change beliefs."""
-        inf = self.inference
-        t = self.t if self.mode == "current" else 0
-        beliefs, true_index = inf.pairs(t)
-        weights = np.asarray(inf.pair_posterior(self.t), dtype=np.float64).ravel()
-        return list(inf.states(t)), beliefs, true_index, weights
+        """The hypotheses judged now as ``(worlds, beliefs, true_index, posterior)`` for
+        ``compile_formula(...).truth``."""
+        rows = self.hypotheses()
+        return list(rows.worlds), dict(rows.beliefs) or None, rows.true_index, rows.weights
 
     def is_number(self, text: str) -> bool:
         """Whether a formula is a numeric term (type Φ_F, e.g. ``prob_of(...)``)."""
@@ -359,11 +364,8 @@ class Session:
         """A numeric term's value now, for every (true state, belief) pair, weighted by
         the posterior: its mean and its distribution (values rounded to 3 places)."""
         compiled = self.compile(text)
-        inf = self.inference
-        t = self.t if self.mode == "current" else 0
-        beliefs, true_index = inf.pairs(t)
-        values = compiled.value(list(inf.states(t)), beliefs, true_index)
-        weights = np.asarray(inf.pair_posterior(self.t), dtype=np.float64).ravel()
+        worlds, beliefs, true_index, weights = self.rows()
+        values = compiled.value(worlds, beliefs, true_index)
         groups: dict[float, list] = {}
         for v, w in zip(np.round(values, 3), weights):
             entry = groups.setdefault(float(v), [0.0, 0])

@@ -33,7 +33,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 from elot.errors import ElotError
 from elot.evaluate import Thresholds
 from elot.hypotheses import check_model
-from elot.study.params import Params, StudyError, atomic_output, check_replace
+from elot.study.params import Params, StudyError, atomic_output, check_replace, read_input
 
 #: The table's columns (tidy: one row per scenario, settings, statement, mode and t).
 COLUMNS = ("scenario", "map", "model", "beta", "k", "conventions", "thresholds", "statement_id",
@@ -100,8 +100,9 @@ def _load_ref(ref: ScenarioRef):
 
 
 def dataset_items(ref: ScenarioRef) -> tuple[Item, ...]:
-    """A dataset plan's statements in its experiment, with their annotated factors."""
-    from elot.scenario import dataset_root
+    """A dataset plan's statements in its experiment, with their annotated factors (an
+    exp2 plan's: its statements file read as every statements file is, ids by line)."""
+    from elot.scenario import dataset_root, read_statements
 
     root = dataset_root(ref.root)
     items: list[Item] = []
@@ -117,18 +118,15 @@ def dataset_items(ref: ScenarioRef) -> tuple[Item, ...]:
     notes = {(r.get("plan_id"), r.get("statement_id")): r
              for r in _read_csv(root / "statements" / f"exp2_{mode}_annotations.csv")}
     if path.is_file():
-        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
-        for n, text in enumerate(lines, 1):
-            if text:
-                items.append(Item(str(n), text, mode, _factors(notes.get((ref.plan_id, str(n)), {}))))
+        for s in read_statements(path, mode):
+            items.append(Item(str(s.line), s.text, s.mode, _factors(notes.get((ref.plan_id, str(s.line)), {}))))
     return tuple(items)
 
 
 def _read_csv(path: Path) -> list[dict]:
     if not path.is_file():
         return []
-    with path.open(encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
+    return list(csv.DictReader(io.StringIO(read_input(path, "dataset statements"))))
 
 
 def _factors(row: dict) -> tuple[tuple[str, str], ...]:
@@ -221,10 +219,6 @@ class Task:
     thresholds: tuple[tuple[str, Thresholds], ...]
     bind_free: bool = True
 
-    @property
-    def key(self) -> str:
-        return f"{self.scenario.name}|{self.model}|{self.beta!r}|{self.k}|{self.conventions}"
-
 
 def run_task(task: Task) -> tuple[int, list[dict]]:
     """Run one task: ``(task.index, rows)``. Statement errors become rows with ``error``."""
@@ -276,11 +270,9 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
         except ElotError as error:
             raise StudyError(f"--conventions: {error.message}", hint=error.hint) from None
     for beta in betas:
-        if not beta > 0:
-            raise StudyError(f"--beta: β must be positive, not {beta:g}")
+        check_option("beta", beta)
     for k in ks:
-        if not 1 <= k <= 6:
-            raise StudyError(f"--k: k must be between 1 and 6, not {k}")
+        check_option("k", k)
     labels = tuple((p.label, p.thresholds) for p in thresholds)
     tasks = []
     for ref in refs:
@@ -291,6 +283,18 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
                     for conv in conventions:
                         tasks.append(Task(len(tasks), ref, model, float(beta), int(k), conv, own, labels, bind_free))
     return tasks
+
+
+def check_option(name: str, value: float) -> float:
+    """``value`` checked as the CLI checks ``--NAME`` (:func:`elot.cli.options.check_number`:
+    the same limits and words everywhere), or a :class:`StudyError` naming the option. A
+    large ``k`` is limited by the size of its hypothesis space (``elot.hypotheses.build``)."""
+    from elot.cli.options import check_number
+
+    try:
+        return check_number(name, value)
+    except ElotError as error:
+        raise StudyError(f"--{name}: {error.message}", hint=error.hint) from None
 
 
 # -- resources --------------------------------------------------------------------------
@@ -561,8 +565,7 @@ def batch(
         raise StudyError(f"unknown table format {fmt!r}", hint="use csv or parquet")
     if fmt == "parquet":
         _arrow_table(HEADER)  # pyarrow is there before any work starts
-    if jobs < 1:
-        raise StudyError(f"--jobs must be at least 1, not {jobs}")
+    check_option("jobs", jobs)
     if not dask:
         check_resources(tasks, jobs)
     total = len(tasks)
@@ -619,8 +622,4 @@ def read_table(path: str | Path) -> list[dict]:
         rows = pq.read_table(path).to_pylist()
         return [{k: "" if v is None else (repr(v) if isinstance(v, float) else str(v)) for k, v in r.items()}
                 for r in rows]
-    try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            return list(csv.DictReader(handle))
-    except OSError as error:
-        raise StudyError(f"cannot read {path}: {error.strerror or error}", path=str(path)) from None
+    return list(csv.DictReader(io.StringIO(read_input(path, "table"))))

@@ -20,6 +20,7 @@ the paper's True Belief row.
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections import defaultdict
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from typing import Callable, Collection
 
 import numpy as np
 
-from elot.errors import ElotError, ScenarioError
+from elot.errors import ElotError, ScenarioError, read_text
 from elot.conventions import Conventions, check_conventions
 from elot.hypotheses import MODELS, check_model
 from elot.inference import Inference, infer
@@ -97,8 +98,8 @@ def in_vs_out(
         path = root / "statements" / "exp1" / f"exp1_{condition}_in_vs_out.csv"
         if not path.is_file():
             raise ScenarioError(f"{path}: file not found", hint="the dataset's statements/exp1 folder is incomplete")
-        with path.open(encoding="utf-8") as handle:
-            rows = [r for r in csv.DictReader(handle) if maps is None or r["map_id"] in maps]
+        rows = [r for r in csv.DictReader(io.StringIO(read_text(path, "in-vs-out statements")))
+                if maps is None or r["map_id"] in maps]
         for model in models:
             ins: dict[str, float] = {}
             outs: dict[str, list[float]] = defaultdict(list)

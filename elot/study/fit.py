@@ -23,6 +23,7 @@ import io
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -32,7 +33,7 @@ from elot.errors import ElotError, Span
 from elot.evaluate import Thresholds
 from elot.hypotheses import check_model
 from elot.study.batch import ScenarioRef, resolve, run_inference
-from elot.study.params import LITERATURE, StudyError, literature_thresholds
+from elot.study.params import LITERATURE, StudyError, literature_thresholds, read_input
 
 #: β grid: 0.5 to 4 in steps of ×√2.
 BETA_GRID = tuple(2 ** (n / 2 - 1) for n in range(7))
@@ -68,6 +69,12 @@ class Ratings:
     refs: dict[str, ScenarioRef]
     skipped: int = 0
 
+    @cached_property
+    def by_key(self) -> dict[tuple[str, str, int, str], float]:
+        """The mean rating of each ``(scenario, mode, t, formula)``, as a batch table's
+        row names it."""
+        return {(k.scenario, k.mode, k.t, k.formula): float(y) for k, y in zip(self.keys, self.rating)}
+
 
 def _field_starts(line: str) -> list[int]:
     """Where each CSV field of a line starts (1-based columns)."""
@@ -99,10 +106,7 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
     skipped."""
     path = Path(path)
     if text is None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as error:
-            raise StudyError(f"cannot read ratings file {path}: {error.strerror or error}", path=str(path)) from None
+        text = read_input(path, "ratings")
     lines = text.splitlines()
     reader = csv.DictReader(io.StringIO(text))
     header = reader.fieldnames or []
@@ -291,7 +295,7 @@ def precompute(ratings: Ratings, model: str = "full", *, betas: Sequence[float] 
                conventions: str = "elot", start: Thresholds | None = None,
                progress: Callable[[int, int], None] | None = None) -> Problem:
     """Run the inferences and tabulate P and π of every key over its thresholds' grid."""
-    from elot.scoring import compile_statement, live_pairs
+    from elot.scoring import compile_statement, live_pairs, truth_table
 
     check_model(model)
     start = start or literature_thresholds()
@@ -324,8 +328,7 @@ def precompute(ratings: Ratings, model: str = "full", *, betas: Sequence[float] 
                     key = ratings.keys[i]
                     when = key.t if key.mode == "current" else 0
                     if when not in truth_at:
-                        beliefs, true_index = first.pairs(when)
-                        truth_at[when] = compiled.truth(first.states(when), beliefs, true_index).astype(float)
+                        truth_at[when] = truth_table(first, compiled, when).astype(float)
                     truth = truth_at[when]
                     P[(m, *combo)] = np.clip(truth @ weights[key.t], 0.0, 1.0)
                     pi[(m, *combo)] = (live[key.t] @ truth / size) if conventions == "paper" else truth.mean()

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Iterator
 
-from elot.errors import ElotError
+from elot.errors import ElotError, read_text
 from elot.output import check_target, write_output
 from elot.evaluate import Thresholds
 
@@ -50,14 +50,23 @@ class Params:
     label: str = "default"
 
 
+def read_input(path: str | Path, what: str, hint: str | None = None) -> str:
+    """The text of a study's input file (:func:`elot.errors.read_text`: UTF-8, a leading
+    byte-order mark dropped), or a :class:`StudyError` "cannot read WHAT file PATH" at the
+    file (and line, for text that is not UTF-8) with the reason as a note and ``hint``
+    after read_text's own."""
+    try:
+        return read_text(path, what)
+    except ElotError as error:
+        hints = "; ".join(h for h in (error.hint, hint) if h) or None
+        raise StudyError(f"cannot read {what} file {path}", path=error.path, notes=(error.message,),
+                         hint=hints) from None
+
+
 def read_params(path: str | Path) -> Params:
     """Read a parameter file; errors name the file and the offending key."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise StudyError(f"cannot read thresholds file {path}: {error.strerror or error}", path=str(path),
-                         hint="give a JSON file written by elot fit, or name=value overrides") from None
+    text = read_input(path, "thresholds", hint="give a JSON file written by elot fit, or name=value overrides")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:

@@ -39,9 +39,7 @@ def summary(table: Sequence[dict], ratings: Ratings | None = None, *, seed: int 
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for row in table:
         groups[_settings(row)].append(row)
-    rated = {}
-    if ratings is not None:
-        rated = {(k.scenario, k.mode, k.t, k.formula): y for k, y in zip(ratings.keys, ratings.rating)}
+    rated = {} if ratings is None else ratings.by_key
     out = []
     for (model, beta, k, conv, thresholds), rows in groups.items():
         scored = [r for r in rows if _float(r["L"]) is not None]
@@ -102,7 +100,7 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
             handle.write(text)
         written.append(outdir / name)
     if ratings is not None:
-        rated = {(k.scenario, k.mode, k.t, k.formula): y for k, y in zip(ratings.keys, ratings.rating)}
+        rated = ratings.by_key
         settings = [s for s in dict.fromkeys(_settings(r) for r in table)]
         fig, axes = plt.subplots(1, len(settings), figsize=(3.6 * len(settings), 3.6), squeeze=False)
         for ax, setting in zip(axes[0], settings):
