@@ -41,7 +41,7 @@ from elot.errors import ElotError
 from elot.parser import parse
 from elot.printer import pretty
 from elot.signature import Signature
-from elot.translate import translate
+from elot.translate import llm, translate
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "tests" / "fixtures" / "translation_corpus.csv"
@@ -114,14 +114,14 @@ def _llm_line(results: list[dict]) -> list[str]:
     if not timed:
         return []
     total = {k: sum(r["timings"].get(k, 0) for r in timed) for k in
-             ("load", "prompt", "generate", "overhead", "prompt_tokens", "generated_tokens", "cached_tokens",
-              "drafted", "accepted")}
+             ("load", "overhead") + llm.Timings.FIELDS}
     count = len(timed)
     lines = [f"    LLM on {count} sentences: load {total['load']:.1f} s once; per sentence: prompt "
              f"{total['prompt'] / count:.2f} s ({total['prompt_tokens'] / count:.0f} tokens evaluated in batches), "
              f"generate {total['generate'] / count:.2f} s "
-             f"({total['generated_tokens'] / count:.0f} forward passes; {total['accepted'] / count:.0f} more tokens "
-             f"from {total['drafted'] / count:.0f} drafted), other {total['overhead'] / count:.2f} s"]
+             f"({total['passes'] / count:.0f} passes of {total['generated_tokens'] / count:.0f} tokens, and "
+             f"{total['accepted'] / count:.0f} of {total['drafted'] / count:.0f} drafted tokens taken), "
+             f"other {total['overhead'] / count:.2f} s"]
     times = [r["seconds"] for r in timed]
     fifth = max(1, count // 5)
     if count >= 2:
@@ -173,15 +173,13 @@ def _score_all(rows: list[dict], root: Path, backend: str, args) -> tuple[list[d
 def shortcuts_off(model: str | None):
     """The LLM engine without its KV branches (every prompt continues from the head) and
     without draft tokens: what it did before them, with today's prompt."""
-    from elot.translate import llm
-
     engine = llm.load_model(str(llm._model_path(model)))._interpreter.engine
-    saved = engine.branches, llm.DRAFT_TOKENS
-    engine.branches, llm.DRAFT_TOKENS = (), 0
+    saved = engine.branches, llm.DRAFT_BATCH
+    engine.branches, llm.DRAFT_BATCH = (), 0
     try:
         yield
     finally:
-        engine.branches, llm.DRAFT_TOKENS = saved
+        engine.branches, llm.DRAFT_BATCH = saved
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -208,8 +206,6 @@ def main(argv: list[str] | None = None) -> int:
     if any(b not in ("offline", "llm", "auto") for b in backends):
         parser.error(f"--backend: choose among offline, llm, auto, got {args.backend!r}")
     if args.similar is not None:
-        from elot.translate import llm
-
         llm.SIMILAR_EXAMPLES = args.similar
     files = args.gold or [CORPUS]
     status = 0

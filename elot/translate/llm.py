@@ -60,12 +60,13 @@ MAX_TOKENS = 120
 PROMPT_FILE = "prompt.json"
 #: How many of the examples most like the sentence are repeated right before it.
 SIMILAR_EXAMPLES = 2
-#: Speculative decoding by prompt lookup: after each generated token, the model also
-#: evaluates up to DRAFT_TOKENS tokens that followed the last DRAFT_MATCH tokens earlier
-#: in the last DRAFT_WINDOW prompt tokens; when the grammar and the model pick the same
-#: tokens, their logits are ready. The logits are the model's own either way (on 2
-#: cores 4 tokens in one batch take about 2 single tokens' time).
-DRAFT_TOKENS = 3
+#: Speculative decoding by prompt lookup: a pass that evaluates a generated token (and
+#: the tokens the grammar forces after it) is filled up to DRAFT_BATCH tokens with the
+#: tokens that followed the last DRAFT_MATCH tokens earlier in the last DRAFT_WINDOW
+#: prompt tokens; when the grammar and the model pick the same tokens, their logits are
+#: ready. The logits are the model's own either way. On 2 cores a pass of 4 tokens takes
+#: about as long as one of 3, and 2 single tokens' time. 0 turns drafting off.
+DRAFT_BATCH = 4
 DRAFT_MATCH = 3
 DRAFT_WINDOW = 400
 #: llama.cpp's context, shared by its sequences: the head (about 1,000 tokens), one
@@ -224,16 +225,19 @@ def _model_path(model: str | os.PathLike | None) -> Path:
 
 
 class Timings:
-    """Where an LLM translation's time goes: ``prompt`` (evaluating uncached prompt
-    tokens, forced tokens included), ``generate`` (one-token forward passes), ``load``
-    and the rest (``overhead``: guidance, the grammar's masks, tokenizing)."""
+    """Where an LLM translation's time goes: ``prompt`` (seconds evaluating the
+    ``prompt_tokens`` of a prompt not in the cache), ``generate`` (seconds of the
+    ``passes`` that evaluate a chosen token and those the grammar forces after it,
+    ``generated_tokens`` in all, with the ``drafted`` tokens filled in, of which
+    ``accepted`` were asked for next), ``cached_tokens`` (reused), ``load`` and the rest
+    (``overhead``: guidance, the grammar's masks, tokenizing)."""
+
+    FIELDS = ("prompt", "generate", "prompt_tokens", "passes", "generated_tokens", "cached_tokens", "drafted",
+              "accepted")
 
     def __init__(self) -> None:
-        self.prompt = self.generate = 0.0
-        self.prompt_tokens = self.generated_tokens = self.cached_tokens = 0
-        self.drafted = self.accepted = 0   # draft tokens evaluated, and asked for afterwards
-
-    FIELDS = ("prompt", "generate", "prompt_tokens", "generated_tokens", "cached_tokens", "drafted", "accepted")
+        for name in self.FIELDS:
+            setattr(self, name, 0)
 
     def snapshot(self) -> tuple:
         return tuple(getattr(self, name) for name in self.FIELDS)
@@ -246,16 +250,14 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
     return sum(takewhile(operator.truth, map(operator.eq, a, b)))
 
 
-def prompt_lookup(ids: list[int], match: int | None = None, tokens: int | None = None,
-                  window: int | None = None) -> list[int]:
+def prompt_lookup(ids: list[int], tokens: int, match: int | None = None, window: int | None = None) -> list[int]:
     """Draft tokens: those that followed the latest earlier occurrence of the last
     ``match`` tokens of ``ids`` within its last ``window`` tokens (formulas repeat the
     examples' pieces); at most ``tokens`` of them, none if there is no occurrence."""
     match = DRAFT_MATCH if match is None else match
-    tokens = DRAFT_TOKENS if tokens is None else tokens
     recent = ids[-(DRAFT_WINDOW if window is None else window):]
     tail = recent[-match:]
-    if not tokens or len(tail) < match:
+    if tokens <= 0 or len(tail) < match:
         return []
     for end in range(len(recent) - 1, match - 1, -1):
         if recent[end - 1] == tail[-1] and recent[end - match:end] == tail:
@@ -304,7 +306,9 @@ def _engine_class():
                     if shared > n_cached:
                         source, n_cached = seq, shared
             n_cached = min(n_cached, n - 1)
-            draft = prompt_lookup(token_ids) if n - n_cached == 1 else []
+            new = n - n_cached   # 1, or a token and those the grammar forces after it, or a prompt
+            prompt = n_cached < self._confirmed or source   # not a continuation of the last answer
+            draft = prompt_lookup(token_ids, tokens=DRAFT_BATCH - new) if new < DRAFT_BATCH else []
             ctx = self.model_obj.ctx
             room = self.model_obj.n_ctx() - self.reserved
             if room <= n + len(draft):
@@ -335,13 +339,14 @@ def _engine_class():
                 self._rows[n + k] = np.ctypeslib.as_array(row, shape=(1, self._n_vocab)).copy()
             self._cached_token_ids, self._confirmed = todo, n
             spent = time.perf_counter() - start
-            if n - n_cached > 1:
+            if prompt:
                 timings.prompt += spent
-                timings.prompt_tokens += n - n_cached
+                timings.prompt_tokens += new
             else:
                 timings.generate += spent
-                timings.generated_tokens += 1
-                timings.drafted += len(draft)
+                timings.passes += 1
+                timings.generated_tokens += new
+            timings.drafted += len(draft)
             timings.cached_tokens += n_cached
             return self._answer(n, n_cached)
 
