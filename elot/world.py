@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Hashable
 
+import difflib
 import re
 
 from elot.errors import LineIndex, ScenarioError
@@ -32,7 +33,8 @@ from elot.pddl import line_span
 OBJECT_TYPES = ("agent", "gem", "door", "box", "key", "color")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _INIT_EXAMPLE = {"inside": "(inside key1 box1)", "iscolor": "(iscolor key1 red)", "has": "(has human key1)",
-                 "locked": "(locked door1)", "closed": "(closed box1)", "offgrid": "(offgrid key2)"}
+                 "locked": "(locked door1)", "closed": "(closed box1)", "offgrid": "(offgrid key2)",
+                 "hidden": "(hidden key1)", "empty": "(empty box2)"}
 _INIT_ARITY = {name: example.count(" ") for name, example in _INIT_EXAMPLE.items()}
 
 Pos = tuple[int, int]
@@ -502,7 +504,12 @@ def world_from_problem(problem) -> tuple[Layout, WorldState]:
             raise declared(name, f"object name {name!r} is not an ELoT name", hint)
     for atom in problem.init:
         arity = _INIT_ARITY.get(atom[0])
-        if arity is not None and len(atom) - 1 != arity:
+        if arity is None:
+            close = difflib.get_close_matches(atom[0], _INIT_ARITY, n=1)
+            raise fail(f"unknown predicate {atom[0]!r} in :init",
+                       hint=(f"did you mean {close[0]!r}? " if close else "")
+                       + f"the domain's predicates are {', '.join(sorted(_INIT_ARITY))}", atom=atom)
+        if len(atom) - 1 != arity:
             raise fail(f"{atom[0]} takes {arity} argument{'s' if arity > 1 else ''}, got {len(atom) - 1}",
                        hint=f"write e.g. {_INIT_EXAMPLE[atom[0]]}", atom=atom)
     if not problem.objects_of("gem"):
@@ -557,6 +564,12 @@ def world_from_problem(problem) -> tuple[Layout, WorldState]:
         if where[0] in ("cell", "box") and colour is None:
             raise fail(f"key {k} is on the map but has no colour", hint=f"add (iscolor {k} COLOUR)")
         keys.append((k, KeyState(colour, where)))
+    for atom in sorted(a for a in atoms if a[0] == "empty"):   # derived in the domain: it must agree
+        inside = [k for k, state in keys if state.where == ("box", atom[1])]
+        if atom[1] not in box_names or inside:
+            raise fail(f"{atom[1]} is not a box" if atom[1] not in box_names
+                       else f"box {atom[1]} is said to be empty, but {inside[0]} is inside it",
+                       hint="empty is derived from inside: remove the atom", atom=atom)
     layout = Layout(
         width=width,
         height=height,

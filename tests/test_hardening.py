@@ -316,6 +316,10 @@ def test_the_valid_problem_loads():
     (_problem(objects="red - color key1 - key human - agent gem1 - gem box1 box2 - box crate1 - crate"),
      "crate1 has unknown type 'crate'", 3),
     (_problem(objects="red - color key1 - key human - agent box1 box2 - box gem1 - jewel"), "unknown type 'jewel'", 3),
+    # a misspelt predicate used to be ignored: key1 silently left its box for a cell
+    (_problem(extra="(insde key1 box1)"), "unknown predicate 'insde' in :init", 11),
+    (_problem(extra="(inside key1 box1) (empty box1)"), "box box1 is said to be empty, but key1 is inside it", 11),
+    (_problem(extra="(inside key1 box1) (empty key1)"), "key1 is not a box", 11),
 ])
 def test_inconsistent_pddl_problems_are_errors_at_their_line(text, message, line):
     from elot.errors import ScenarioError
@@ -325,6 +329,13 @@ def test_inconsistent_pddl_problems_are_errors_at_their_line(text, message, line
     assert info.value.location().startswith(f"p.pddl:{line}:") and info.value.hint
     if "Red" in message:
         assert "'red'" in info.value.hint
+    if "insde" in message:
+        assert "did you mean 'inside'?" in info.value.hint
+
+
+def test_hidden_and_a_true_empty_are_domain_atoms():
+    layout, state = _world(_problem(extra="(inside key1 box1) (hidden key1) (empty box2)"))
+    assert state.key("key1").where == ("box", "box1")
 
 
 def test_a_pddl_file_without_define_must_be_a_plan(tmp_path):
