@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from elot.cli import main
-from elot.study.batch import ALL_COLUMNS, batch, expand_scenarios, plan_tasks, read_table
+from elot.study.batch import ALL_COLUMNS, _load_ref, batch, expand_scenarios, plan_tasks, read_table
 from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
 from elot.study.params import LITERATURE, Params, StudyError, literature_thresholds, read_params, write_params
 
@@ -61,6 +61,22 @@ def test_serial_jobs_and_dask_give_identical_tables(tmp_path):
                      "--dask", cluster.scheduler_address, "-o", str(tmp_path / "dask.csv")]) == 0
     serial = (tmp_path / "serial.csv").read_bytes()
     assert serial == (tmp_path / "jobs.csv").read_bytes() == (tmp_path / "dask.csv").read_bytes()
+
+
+def test_scn_files_travel_with_the_tasks_so_workers_need_no_copy(tmp_path):
+    # Workers on other machines have elot but not the user's files: a .scn scenario is
+    # sent with its text. Here the file is gone before the cluster runs the tasks.
+    distributed = pytest.importorskip("distributed")
+    own = tmp_path / "mine.scn"
+    own.write_text(Path(EXAMPLES[0]).read_text(encoding="utf-8"), encoding="utf-8")
+    tasks = plan_tasks(expand_scenarios([str(own)]), models=("non-planning",), betas=(1.0,))
+    batch(tasks, tmp_path / "serial.csv")
+    own.unlink()
+    _load_ref.cache_clear()
+    with distributed.LocalCluster(n_workers=1, processes=True, threads_per_worker=1,
+                                  dashboard_address=None) as cluster:
+        batch(tasks, tmp_path / "dask.csv", dask=cluster.scheduler_address)
+    assert (tmp_path / "serial.csv").read_bytes() == (tmp_path / "dask.csv").read_bytes()
 
 
 def test_resume_after_a_crash_mid_write_loses_and_repeats_nothing(tmp_path):

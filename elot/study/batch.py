@@ -72,12 +72,23 @@ class Item:
 class ScenarioRef:
     """A scenario by reference, loadable in any worker: a dataset plan (``exp`` and plan
     id, under ``root``), a file path, or an example name. ``name`` is the table's
-    ``scenario`` column."""
+    ``scenario`` column. A ``.scn`` file travels with its ``text``, so that workers on
+    other machines need no copy of it (dataset plans and PDDL files are read where the
+    task runs)."""
 
     name: str
     exp: str | None = None
     plan_id: str | None = None
     root: str | None = None
+    text: str | None = None
+
+    @classmethod
+    def of_path(cls, path: str) -> "ScenarioRef":
+        from elot.errors import read_text
+
+        if path.endswith(".scn") and Path(path).is_file():
+            return cls(path, text=read_text(path, "scenario"))
+        return cls(path)
 
     def load(self):
         return _load_ref(self)
@@ -91,8 +102,10 @@ class ScenarioRef:
 
 @lru_cache(maxsize=128)
 def _load_ref(ref: ScenarioRef):
-    from elot.scenario import load_dataset_plan, load_scenario
+    from elot.scenario import load_dataset_plan, load_scenario, parse_scn_text
 
+    if ref.text is not None:
+        return parse_scn_text(ref.text, ref.name)
     if ref.plan_id is None:
         return load_scenario(ref.name)
     scenario = load_dataset_plan(ref.root, ref.plan_id, exp=ref.exp)
@@ -164,9 +177,9 @@ def expand_scenarios(specs: Sequence[str], *, root: str | None = None,
             paths = sorted(globmod.glob(spec))
             if not paths:
                 raise StudyError(f"no file matches {spec!r}", hint="check the pattern")
-            refs += [ScenarioRef(p) for p in paths]
+            refs += [ScenarioRef.of_path(p) for p in paths]
             continue
-        refs.append(ScenarioRef(spec))
+        refs.append(ScenarioRef.of_path(spec))
     if not refs:
         raise StudyError("no scenarios to run", hint="give .scn files, plan ids, or all (with the dataset)")
     for ref in dict.fromkeys(refs):
