@@ -30,7 +30,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
-from elot.errors import ElotError
+from elot.errors import ElotError, read_text
 from elot.evaluate import Thresholds
 from elot.hypotheses import check_model
 from elot.study.params import Params, StudyError, atomic_output, check_replace, read_input
@@ -84,8 +84,6 @@ class ScenarioRef:
 
     @classmethod
     def of_path(cls, path: str) -> "ScenarioRef":
-        from elot.errors import read_text
-
         if path.endswith(".scn") and Path(path).is_file():
             return cls(path, text=read_text(path, "scenario"))
         return cls(path)
