@@ -34,12 +34,14 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import operator
 import os
 import re
 import time
 import warnings
 from collections import Counter
 from functools import lru_cache
+from itertools import takewhile
 from importlib import resources
 from pathlib import Path
 
@@ -246,9 +248,6 @@ class Timings:
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
-    import operator
-    from itertools import takewhile
-
     return sum(takewhile(operator.truth, map(operator.eq, a, b)))
 
 
