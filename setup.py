@@ -27,12 +27,12 @@ setup(
     long_description_content_type="text/markdown",
     license="MIT",
     python_requires=">=3.10",
-    # The REPL (elot/repl) and the examples (elot/examples) live inside the package, so the
-    # checkout and an install have the same layout (see README, Layout).
+    # The REPL (elot/repl) and the built-in scenarios (elot/scenarios) live inside the
+    # package, so the checkout and an install have the same layout (see README, Layout).
     packages=find_packages(include=["elot", "elot.*", "btom_ext"]),
     package_data={
         "elot": ["grammar.lark", "data/*", "translate/data/*"],
-        "elot.examples": ["*.scn", "*.elot", "*.txt", "*.md", "embedding/*.py", "embedding/*.domain"],
+        "elot.scenarios": ["*.scn"],
         "btom_ext": ["*.pxd", "*.pyx"],
     },
     ext_modules=cythonize(

@@ -23,12 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
-import elot.inference
+import elot.btom.inference
 from btom_ext import backend as load_backend
-from elot.hypotheses import build
-from elot.inference import infer
-from elot.scenario import dataset_root, load_dataset_plan
-from elot.scoring import compile_statement, score
+from elot.btom.hypotheses import build
+from elot.btom.inference import infer
+from elot.btom.scenario import dataset_root, load_dataset_plan
+from elot.btom.scoring import compile_statement, score
 
 PLANS = ["1_1", "1_2", "1_3", "2_1", "2_2", "2_3", "3_1", "3_2", "3_3", "4_1", "4_2", "4_3",
          "5_1", "5_2", "6_1", "6_2", "6_3", "7_1", "7_2", "7_3"]
@@ -77,12 +77,12 @@ class TimedBackend:
 def kernel_seconds(scenario, name: str) -> float:
     """Seconds spent inside backend ``name``'s functions during one inference run."""
     timed = TimedBackend(name)
-    original = elot.inference.load_backend
-    elot.inference.load_backend = lambda _name: timed
+    original = elot.btom.inference.load_backend
+    elot.btom.inference.load_backend = lambda _name: timed
     try:
         infer(scenario, backend=name)
     finally:
-        elot.inference.load_backend = original
+        elot.btom.inference.load_backend = original
     return timed.seconds
 
 

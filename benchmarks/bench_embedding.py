@@ -23,8 +23,8 @@ import time
 import numpy as np
 
 from elot.embedding import Hypotheses, declare, judge
-from elot.evaluate import Belief, State, compile_formula
-from elot.evaluate import _compile, _compile_text  # the compile caches, cleared to time compiling
+from elot.lang.semantics import Belief, State, compile_formula
+from elot.lang.semantics import _compile, _compile_text  # the compile caches, cleared to time compiling
 
 DOMAIN = declare(
     objects={"agent": ["alice", "bob"], "box": [f"box{i}" for i in range(1, 7)],

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-import elot.evaluate
+import elot.lang.semantics
 from elot.study import batch as study_batch
 from elot.study.batch import batch, expand_scenarios, plan_tasks
 from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
@@ -40,8 +40,8 @@ def cold() -> None:
     """Forget every per-process cache, so each run starts as a fresh process would."""
     study_batch.resolve.cache_clear()
     study_batch._load_ref.cache_clear()
-    elot.evaluate._compile.cache_clear()
-    elot.evaluate._compile_text.cache_clear()
+    elot.lang.semantics._compile.cache_clear()
+    elot.lang.semantics._compile_text.cache_clear()
 
 
 def timed(fn):

@@ -16,9 +16,9 @@ from typing import Callable
 import numpy as np
 
 from elot.study.experiments import in_vs_out
-from elot.inference import infer
-from elot.scenario import dataset_root, load_dataset_plan
-from elot.scoring import compile_statement, live_pairs, normalized_likelihood
+from elot.btom.inference import infer
+from elot.btom.scenario import dataset_root, load_dataset_plan
+from elot.btom.scoring import compile_statement, live_pairs, normalized_likelihood
 
 #: (inference, compiled formula, judgment point t) -> normalized likelihood
 Reading = Callable[[object, object, int], float]

@@ -19,7 +19,7 @@ LIMIT_S, LIMIT_MB = 2.0, 500
 
 
 def _formula(text, belief=False):
-    from elot.evaluate import Belief, State, evaluate
+    from elot.lang.semantics import Belief, State, evaluate
 
     state = State.parse("inside(key1, box1), iscolor(key1, red), hidden(key1), closed(box1)")
     return lambda: evaluate(text, state, Belief.of([(state, 1.0)]) if belief else None)
@@ -38,7 +38,7 @@ def _nested(n):
 
 
 def _scn(text):
-    from elot.scenario import parse_scn_text
+    from elot.btom.scenario import parse_scn_text
 
     return lambda: parse_scn_text(text, "case.scn")
 
@@ -57,8 +57,8 @@ def _boxes_map(n):
 
 def _infer(text, **kw):
     def run():
-        from elot.inference import infer
-        from elot.scenario import parse_scn_text
+        from elot.btom.inference import infer
+        from elot.btom.scenario import parse_scn_text
 
         return infer(parse_scn_text(text, "case.scn"), **kw)
 
@@ -67,8 +67,8 @@ def _infer(text, **kw):
 
 def _colour_limits(text):
     def run():
-        from elot.hypotheses import colour_limits
-        from elot.scenario import parse_scn_text
+        from elot.btom.hypotheses import colour_limits
+        from elot.btom.scenario import parse_scn_text
 
         return colour_limits(parse_scn_text(text, "case.scn").initial)
 
@@ -81,13 +81,13 @@ def _keys_map(n):
 
 
 def _pddl_problem(body):
-    from elot.pddl import parse_problem_text as parse_problem
+    from elot.btom.pddl import parse_problem_text as parse_problem
 
     return lambda: parse_problem(body, "p.pddl")
 
 
 def _pddl_plan(n):
-    from elot.pddl import parse_plan_text as parse_plan
+    from elot.btom.pddl import parse_plan_text as parse_plan
 
     text = "".join("(right human)\n" for _ in range(n))
     return lambda: parse_plan(text, "plan.pddl")
@@ -98,7 +98,7 @@ def _scn_actions(n):
 
 
 def _deep_term():
-    from elot.syntax import Call, Var
+    from elot.lang.syntax import Call, Var
 
     term = Var(name="X")
     for _ in range(5000):
@@ -126,10 +126,10 @@ def cases():
         "14 33x32 map, 61 gems (core)": _infer("map:\n" + "".join(
             f"  {r}\n" for r in ["h" + "." * 32] + ["." * 33] * 29 + ["g" * 33, "g" * 28 + "." * 5])),
         "14 deeply nested PDDL": _pddl_problem("(define " + "(" * 100_000 + ")" * 100_000 + ")"),
-        "14 parse 1e999": lambda: __import__("elot.printer", fromlist=["pretty"]).pretty(
-            __import__("elot.parser", fromlist=["parse"]).parse(">=(1e999, 0.5)")),
+        "14 parse 1e999": lambda: __import__("elot.lang.printer", fromlist=["pretty"]).pretty(
+            __import__("elot.lang.parser", fromlist=["parse"]).parse(">=(1e999, 0.5)")),
         "14 hash/repr of 5000-deep term": _deep_term,
-        "11 parse 156k characters": lambda: __import__("elot.parser", fromlist=["parse"]).parse("x" * 156_000),
+        "11 parse 156k characters": lambda: __import__("elot.lang.parser", fromlist=["parse"]).parse("x" * 156_000),
     }
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from elot.conventions import CONVENTIONS
+from elot.btom.conventions import CONVENTIONS
 from elot.errors import ElotError
 from elot.study.experiments import PAPER, TIE, in_vs_out
 

@@ -5,7 +5,7 @@ For each row of a gold CSV (a ``statement`` column and a gold formula column; an
 statement with each backend asked for and score:
 
 * exact: canonical text equality after parse + pretty;
-* equivalent: :func:`elot.equivalence.equivalent` on the row's signature (free variables
+* equivalent: :func:`elot.lang.equivalence.equivalent` on the row's signature (free variables
   bound);
 * refused: no translation (a TranslationError);
 * s/sentence, and for the LLM where the time went (prompt evaluation, generation, the
@@ -36,11 +36,12 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
-from elot.equivalence import equivalent
+from elot.lang.equivalence import equivalent
 from elot.errors import ElotError
-from elot.parser import parse
-from elot.printer import pretty
-from elot.signature import Signature
+from elot.lang.parser import parse
+from elot.lang.printer import pretty
+from elot.btom.pddl import signature_of
+from elot.lang.signature import Signature
 from elot.translate import llm, translate
 
 REPO = Path(__file__).resolve().parent.parent
@@ -58,7 +59,7 @@ def plan_signature(root: str, plan_id: str) -> Signature:
     problem = Path(root) / "problems" / f"{plan_id}.pddl"
     if not plan_id or not problem.is_file():
         return Signature.default()
-    return Signature.from_pddl(Path(root) / "domain.pddl", problem)
+    return signature_of(Path(root) / "domain.pddl", problem)
 
 
 def read_gold(path: Path, column: str | None = None) -> tuple[list[dict], str]:

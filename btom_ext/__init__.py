@@ -4,7 +4,8 @@
 functions in plain Python/NumPy and is the specification the tests hold the core to. Both
 take the numeric encoding of layouts and worlds described in ``btom_ext.reference``.
 Use :func:`backend` to get either; a core that was never compiled raises
-:class:`~elot.errors.ExtensionMissingError` with a hint rather than an ImportError.
+:class:`CoreMissingError` (an ImportError with a ``hint``), which elot turns into its
+own error; this package imports nothing of elot's.
 """
 
 from __future__ import annotations
@@ -21,6 +22,14 @@ __path__ = pkgutil.extend_path(__path__, __name__)
 BACKENDS = ("core", "reference")
 
 
+class CoreMissingError(ImportError):
+    """The compiled core was never built, or does not import; ``hint`` says how to build it."""
+
+    def __init__(self, message: str, hint: str):
+        super().__init__(message)
+        self.hint = hint
+
+
 def backend(name: str = "core") -> ModuleType:
     """The implementation called ``name``: ``"core"`` (compiled) or ``"reference"``."""
     if name == "reference":
@@ -32,9 +41,7 @@ def backend(name: str = "core") -> ModuleType:
     try:
         core = importlib.import_module("btom_ext.core")
     except ImportError as error:
-        from elot.errors import ExtensionMissingError
-
-        raise ExtensionMissingError(
+        raise CoreMissingError(
             f"the compiled BToM core (btom_ext.core) does not import: {error}",
             hint="build it with `pip install .` (or `pip install -e .` in a checkout; a C "
             "compiler is needed), or pass backend='reference' for the slow pure-Python "

@@ -15,7 +15,7 @@ state space (agent cell x door locks x box lids x key statuses).
 
 where a key's status is :data:`FLOOR` (``where`` = its cell), :data:`BOX` (``where`` = the
 box index; reachable once the box is open), :data:`HELD` or :data:`GONE` (used or never on
-the map; ``where`` = -1). ``elot.hypotheses`` builds these arrays from world states.
+the map; ``where`` = -1). ``elot.btom.hypotheses`` builds these arrays from world states.
 """
 
 from __future__ import annotations

@@ -12,16 +12,16 @@ Every function accepts formula text or a syntax tree. Errors are
 
 from __future__ import annotations
 
-from elot.checker import Checked, check
-from elot.equivalence import equivalent, random_beliefs, states_for
+from elot.lang.checker import Checked, check
+from elot.lang.equivalence import equivalent, random_beliefs, states_for
 from elot.errors import ElotError
-from elot.evaluate import Belief, CompiledFormula, State, Thresholds, compile_formula, evaluate
-from elot.lowering import Step, is_lowered, rules
-from elot.lowering import lower as _lower
-from elot.parser import parse
-from elot.printer import pretty as _pretty
-from elot.signature import Signature
-from elot.syntax import Term
+from elot.lang.semantics import Belief, CompiledFormula, State, Thresholds, compile_formula, evaluate
+from elot.lang.lowering import Step, is_lowered, rules
+from elot.lang.lowering import lower as _lower
+from elot.lang.parser import parse
+from elot.lang.printer import pretty as _pretty
+from elot.lang.signature import Signature
+from elot.lang.syntax import Term
 
 
 def _tree(term: Term | str) -> tuple[Term, str | None]:
@@ -31,7 +31,7 @@ def _tree(term: Term | str) -> tuple[Term, str | None]:
 def lower(term: Term | str, signature: Signature | None = None, *, explain: bool = False,
           bind_free: bool = False) -> Term | tuple[Term, list[Step]]:
     """Lower a formula to probabilities and thresholds (with ``explain``: also the rules
-    that fired, as :class:`~elot.lowering.Step` values)."""
+    that fired, as :class:`~elot.lang.lowering.Step` values)."""
     tree, source = _tree(term)
     try:
         return _lower(tree, signature, explain=explain, bind_free=bind_free)

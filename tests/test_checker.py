@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from elot.checker import check
+from elot.lang.checker import check
 from elot.errors import ElotError, ElotTypeError
-from elot.parser import parse
-from elot.signature import Signature
-from elot.types import ADJECTIVE, BASE, EPISTEMIC, MODAL, NUMERIC, PROP, Obj, is_subtype
+from elot.lang.parser import parse
+from elot.btom.pddl import signature_of
+from elot.lang.signature import Signature
+from elot.lang.typesystem import ADJECTIVE, BASE, EPISTEMIC, MODAL, NUMERIC, PROP, Obj, is_subtype
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "lang"
-EXAMPLES = Path(__file__).resolve().parent.parent / "elot" / "examples" / "formulas.elot"
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "formulas.elot"
 
 
 def errors_of(text: str, **kw) -> list[ElotTypeError]:
@@ -108,16 +109,16 @@ def test_an_inner_condition_tests_an_outer_variable_instead_of_rebinding_it():
 
 
 def test_the_binding_table_names_every_operator_with_a_condition():
-    from elot.checker import ABOUT
-    from elot.syntax import CONDITION_POSITION, QUANTIFIERS
+    from elot.lang.checker import ABOUT
+    from elot.lang.syntax import CONDITION_POSITION, QUANTIFIERS
 
     assert {name for name, _ in CONDITION_POSITION} == set(QUANTIFIERS) | set(ABOUT) | {
         "uncertain_if", "more", "less", "most", "least"}
 
 
 def test_infer_bindings_binds_only_what_is_not_bound_outside():
-    from elot.checker import infer_bindings
-    from elot.parser import parse
+    from elot.lang.checker import infer_bindings
+    from elot.lang.parser import parse
 
     sig = Signature.default()
     cond = parse("and(key(K), inside(K, B))")
@@ -188,17 +189,17 @@ def test_bind_free_binds_free_variables_existentially_at_the_top():
 
 
 def test_signature_from_objects_and_pddl(labtom):
-    sig = Signature.from_pddl(labtom / "domain.pddl", labtom / "problems" / "1_1.pddl")
+    sig = signature_of(labtom / "domain.pddl", labtom / "problems" / "1_1.pddl")
     assert sig.agent == "human" and sig.resolve("player") == "human"
     assert sig.objects_of("key") == ("key1", "key2", "key3")
     check("believes(player, formula(exists(and(key(K), iscolor(K, red)), inside(K, box3))))", sig)
     (e,) = errors_of("believes(player, formula(empty(box4)))", signature=sig)
     assert "unknown object 'box4'" in e.message
-    assert Signature.from_pddl(None, labtom / "problems" / "1_1.pddl").predicate_types == sig.predicate_types
+    assert signature_of(None, labtom / "problems" / "1_1.pddl").predicate_types == sig.predicate_types
 
 
 def test_hand_built_deep_trees_are_rejected_cleanly():
-    from elot.syntax import Const, call
+    from elot.lang.syntax import Const, call
 
     t = call("empty", Const(name="box1"))
     for _ in range(5000):
@@ -234,7 +235,7 @@ def test_golden_errors():
 def test_predicate_domains_counts_type_predicates_only_when_asked():
     # A predicate seen first used to overwrite the `types` flag, so type predicates after
     # it were counted even when they should not be.
-    from elot.checker import predicate_domains
+    from elot.lang.checker import predicate_domains
 
     term = parse("or(inside(K, box1), key(K))")
     assert predicate_domains(term, "K", Signature.default()) == ["item"]
@@ -244,8 +245,8 @@ def test_predicate_domains_counts_type_predicates_only_when_asked():
 def test_every_non_atom_of_a_state_gets_the_example_hint_computed_once(monkeypatch):
     """check_atoms names an example atom in the hint of each atom that is not one, and
     looks for that example once per call, not once per bad atom."""
-    from elot import checker
-    from elot.scenario import load_scenario
+    from elot.lang import checker
+    from elot.btom.scenario import load_scenario
 
     signature = load_scenario("default").signature()
     calls = []

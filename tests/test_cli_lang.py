@@ -10,7 +10,7 @@ from pathlib import Path
 from helpers import run_elot
 
 REPO = Path(__file__).resolve().parent.parent
-EXAMPLES = REPO / "elot" / "examples" / "formulas.elot"
+EXAMPLES = REPO / "examples" / "formulas.elot"
 
 
 def run(*args: str, stdin: str | None = None, module: bool = False) -> subprocess.CompletedProcess:

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from helpers import run_elot
 
-from elot.conventions import ConventionsError
+from elot.btom.conventions import ConventionsError
 from elot.errors import ElotError
-from elot.evaluate import Belief, State, evaluate
-from elot.hypotheses import ALL_MODELS, MODELS, ModelError, build, initial_states, reference_first
-from elot.inference import infer
-from elot.scenario import Scenario
-from elot.scoring import live_pairs, score
-from elot.world import KeyState, Layout, WorldState
+from elot.lang.semantics import Belief, State, evaluate
+from elot.btom.hypotheses import ALL_MODELS, MODELS, ModelError, build, initial_states, reference_first
+from elot.btom.inference import infer
+from elot.btom.scenario import Scenario
+from elot.btom.scoring import live_pairs, score
+from elot.btom.world import KeyState, Layout, WorldState
 from elot.repl.commands import execute
 from elot.repl.session import Session
 from test_inference import scenario as corridor_scenario
@@ -280,7 +280,7 @@ def test_reference_names_give_the_reference_posterior(labtom):
     reference's P is 0.8296 with its names, 0.8575 with names that keep the true key's."""
     import csv
 
-    from elot.scenario import load_dataset_plan
+    from elot.btom.scenario import load_dataset_plan
 
     with open(labtom / "statements" / "exp2_current_translations.csv", encoding="utf-8") as handle:
         (row,) = [r for r in csv.DictReader(handle) if (r["plan_id"], r["statement_id"]) == ("3_3", "3")]

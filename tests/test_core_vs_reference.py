@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from btom_ext import backend, core
 from btom_ext import reference as ref
 from elot.errors import ExtensionMissingError
-from elot.inference import infer
-from elot.scenario import load_dataset_plan
+from elot.btom.inference import infer
+from elot.btom.scenario import load_dataset_plan
 
 TOL = 1e-12
 
@@ -72,7 +72,7 @@ def test_manhattan_costs_agree(case):
 @st.composite
 def belief_problems(draw):
     n_s, k = draw(st.integers(1, 5)), draw(st.integers(1, 4))
-    from elot.hypotheses import belief_weights, particle_counts
+    from elot.btom.hypotheses import belief_weights, particle_counts
 
     counts = particle_counts(n_s, k)
     weights = belief_weights(counts, k)
@@ -114,9 +114,14 @@ def test_backend_names():
 def test_missing_extension_is_explained(monkeypatch):
     import sys
 
+    from btom_ext import CoreMissingError
+    from elot.btom.inference import load_backend
+
     monkeypatch.setitem(sys.modules, "btom_ext.core", None)  # makes the import fail
-    with pytest.raises(ExtensionMissingError) as info:
+    with pytest.raises(CoreMissingError):  # the engine's own error, an ImportError
         backend("core")
+    with pytest.raises(ExtensionMissingError) as info:  # elot's, with the hint
+        load_backend("core")
     assert "pip install" in info.value.render()
 
 

@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from elot.checker import check
-from elot.equivalence import equivalent
+from elot.lang.checker import check
+from elot.lang.equivalence import equivalent
 from elot.errors import ElotError
-from elot.lowering import is_lowered, lower
-from elot.parser import parse
-from elot.printer import pretty
-from elot.signature import Signature
+from elot.lang.lowering import is_lowered, lower
+from elot.lang.parser import parse
+from elot.lang.printer import pretty
+from elot.btom.pddl import signature_of
+from elot.lang.signature import Signature
 
 pytestmark = pytest.mark.dataset
 
@@ -60,7 +61,7 @@ def rows(path: Path) -> list[dict]:
 
 @lru_cache(maxsize=None)
 def signature(data: Path, plan: str) -> Signature:
-    return Signature.from_pddl(data / "domain.pddl", data / "problems" / f"{plan}.pddl")
+    return signature_of(data / "domain.pddl", data / "problems" / f"{plan}.pddl")
 
 
 @pytest.fixture(scope="module")

@@ -25,11 +25,11 @@ from elot.embedding import (
     parse_domain,
 )
 from elot.errors import ElotError, ElotTypeError, EvaluationError, ScenarioError
-from elot.evaluate import Belief, State, compile_formula
-from elot.scoring import ConventionsError, score
+from elot.lang.semantics import Belief, State, compile_formula
+from elot.btom.scoring import ConventionsError, score
 
 REPO = Path(__file__).resolve().parent.parent
-EXAMPLES = REPO / "elot" / "examples" / "embedding"
+EXAMPLES = REPO / "examples" / "embedding"
 GOLDEN = REPO / "tests" / "golden" / "embedding"
 
 SALLY_ANNE = """\
@@ -229,8 +229,8 @@ def test_judge_series_over_a_model():
 
 @pytest.mark.parametrize("conventions", ["elot", "paper"])
 def test_btom_as_a_belief_model_reproduces_scoring(conventions):
-    from elot.inference import infer
-    from elot.scenario import default_example
+    from elot.btom.inference import infer
+    from elot.btom.scenario import default_example
 
     inference = infer(default_example())
     model = BToMModel(inference)
@@ -247,13 +247,14 @@ def test_btom_as_a_belief_model_reproduces_scoring(conventions):
                     (expected.posterior, expected.normalized_likelihood, expected.prior_fraction), abs=1e-12)
 
 
-def test_load_model_specs_and_errors(tmp_path):
+def test_load_model_specs_and_errors(tmp_path, monkeypatch):
     model = load_model(str(EXAMPLES / "sally_anne.py"))
     assert model.name == "sally-anne" and list(model.times) == [0, 1, 2, 3, 4]
     assert load_model(f"{EXAMPLES / 'treasure_hunt.py'}:TreasureHunt").name == "treasure-hunt"
-    # the installed examples, as module specs
-    assert load_model("elot.examples.embedding.sally_anne").name == "sally-anne"
-    assert load_model("elot.examples.embedding.treasure_hunt:TreasureHunt").name == "treasure-hunt"
+    # module specs, for a model importable from sys.path
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    assert load_model("sally_anne").name == "sally-anne"
+    assert load_model("treasure_hunt:TreasureHunt").name == "treasure-hunt"
     (tmp_path / "broken.py").write_text("raise RuntimeError('boom')\n")
     (tmp_path / "empty.py").write_text("x = 1\n")
     for spec, message in [(str(tmp_path / "missing.py"), "no model file"),
@@ -345,7 +346,7 @@ from hypothesis import strategies as st  # noqa: E402
 def test_masked_row_sums_are_numpys_row_sums_bit_for_bit(size, n, seed, density):
     """prob_of reads only the columns of the worlds where φ holds, yet gives exactly the
     floats of (beliefs * mask).sum(axis=1), ε = 5e-324 weights included (SPEC §5)."""
-    from elot.evaluate import _PAIRWISE_MATCHES_NUMPY, masked_row_sums, masked_sum_reference
+    from elot.lang.semantics import _PAIRWISE_MATCHES_NUMPY, masked_row_sums, masked_sum_reference
 
     assert _PAIRWISE_MATCHES_NUMPY()  # else elot silently falls back to the slow sum
     rng = np.random.default_rng(seed)

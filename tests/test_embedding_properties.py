@@ -12,15 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_properties import Reference
 
-from elot.checker import check
+from elot.lang.checker import check
 from elot.embedding import Hypotheses, declare, judge
-from elot.evaluate import Belief, State, compile_formula
-from elot.lowering import is_lowered, lower
-from elot.parser import parse
-from elot.printer import pretty
-from elot.signature import Signature
-from elot.syntax import Call, Const, Term, Var
-from elot.types import BASE, EPISTEMIC
+from elot.lang.semantics import Belief, State, compile_formula
+from elot.lang.lowering import is_lowered, lower
+from elot.lang.parser import parse
+from elot.lang.printer import pretty
+from elot.lang.signature import Signature
+from elot.lang.syntax import Call, Const, Term, Var
+from elot.lang.typesystem import BASE, EPISTEMIC
 
 
 def c(name: str) -> Const:

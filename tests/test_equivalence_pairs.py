@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from elot.equivalence import equivalent
-from elot.evaluate import Thresholds
-from elot.signature import Signature
+from elot.lang.equivalence import equivalent
+from elot.lang.semantics import Thresholds
+from elot.lang.signature import Signature
 
 SIG = Signature.from_objects({"box1": "box", "box2": "box", "box3": "box", "key1": "key", "key2": "key",
                               "red": "color", "blue": "color"})

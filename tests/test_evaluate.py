@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from elot.equivalence import EPSILON, equivalent, random_beliefs, states_for
+from elot.lang.equivalence import EPSILON, equivalent, random_beliefs, states_for
 from elot.errors import ElotTypeError, EvaluationError
-from elot.evaluate import Belief, State, Thresholds, compile_formula, evaluate
-from elot.signature import Signature
+from elot.lang.semantics import Belief, State, Thresholds, compile_formula, evaluate
+from elot.lang.signature import Signature
 
 S1 = State.parse("inside(key1, box1), iscolor(key1, blue), hidden(key1), closed(box1), closed(box2)")
 S2 = State.parse("inside(key1, box2), iscolor(key1, blue), hidden(key1), closed(box1), closed(box2)")
@@ -328,7 +328,7 @@ def test_equivalent():
 
 def test_hand_built_deep_trees_are_rejected_before_hashing():
     from elot.errors import ElotSyntaxError
-    from elot.syntax import Const, call
+    from elot.lang.syntax import Const, call
 
     t = call("empty", Const(name="box1"))
     for _ in range(10_000):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from elot.inference import infer
-from elot.scenario import list_examples, load_example
+from elot.btom.inference import infer
+from elot.btom.scenario import list_examples, load_example
 
 
 @pytest.mark.parametrize("name", list_examples())
@@ -17,7 +17,7 @@ def test_example_has_a_hidden_state_to_infer(name):
     space = inference.space
     assert space.n_states >= 2 and space.n_beliefs >= 2 and space.n_goals >= 2
     # some statement of its own changes its score between the first and the last judgment
-    from elot.scoring import score
+    from elot.btom.scoring import score
 
     first, last = scenario.judgments[0], scenario.judgments[-1]
     moved = [s.text for s in scenario.statements if s.text.startswith(("believes", "knows", "uncertain"))

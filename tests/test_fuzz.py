@@ -10,14 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elot.checker import check
+from elot.lang.checker import check
 from elot.errors import ElotError, ElotSyntaxError
-from elot.evaluate import Belief, State, evaluate
-from elot.lowering import lower
-from elot.parser import parse
-from elot.printer import pretty
+from elot.lang.semantics import Belief, State, evaluate
+from elot.lang.lowering import lower
+from elot.lang.parser import parse
+from elot.lang.printer import pretty
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "elot" / "examples" / "formulas.elot"
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "formulas.elot"
 SEEDS = [x for x in EXAMPLES.read_text(encoding="utf-8").splitlines() if x.strip() and not x.startswith("#")]
 STATE = State.parse("inside(key1, box1), iscolor(key1, red), hidden(key1), closed(box1)")
 BELIEF = Belief.of([(STATE, 0.5), (State.parse("inside(key1, box2), iscolor(key1, blue)"), 0.5)])
@@ -86,7 +86,7 @@ def mutations(draw):
         i = draw(st.integers(0, len(text)))
         return text[:i] + draw(st.sampled_from(["(", ")", ",", " x", "K", "1", "formula(", "()"])) + text[i:]
     tree = parse(text)
-    from elot.syntax import Call, Const, Var, subterms
+    from elot.lang.syntax import Call, Const, Var, subterms
 
     nodes = [n for n in subterms(tree) if isinstance(n, Call)]
     target = draw(st.sampled_from(nodes))
@@ -149,7 +149,8 @@ def test_wide_but_legal_formula_is_fine():
 
 # -- scenario and PDDL text ---------------------------------------------------------------
 
-SCN_SEEDS = [p.read_text(encoding="utf-8") for p in sorted(EXAMPLES.parent.glob("*.scn"))]
+SCENARIOS = Path(__file__).resolve().parent.parent / "elot" / "scenarios"
+SCN_SEEDS = [p.read_text(encoding="utf-8") for p in sorted(SCENARIOS.glob("*.scn"))]
 PROBLEM_SEED = """(define (problem p)
   (:domain doors-keys-gems)
   (:objects red blue - color key1 key2 - key door1 - door human - agent gem1 gem2 - gem box1 box2 - box)
@@ -223,21 +224,21 @@ def only_elot_errors(fn, text: str) -> None:
 
 
 def scn_pipeline(text: str) -> None:
-    from elot.scenario import parse_scn_text
+    from elot.btom.scenario import parse_scn_text
 
     scenario = parse_scn_text(text, "fuzz.scn")
     scenario.signature()
 
 
 def problem_pipeline(text: str) -> None:
-    from elot.pddl import parse_problem_text
-    from elot.world import world_from_problem
+    from elot.btom.pddl import parse_problem_text
+    from elot.btom.world import world_from_problem
 
     world_from_problem(parse_problem_text(text, "fuzz.pddl"))
 
 
 def plan_pipeline(text: str) -> None:
-    from elot.pddl import parse_plan_text
+    from elot.btom.pddl import parse_plan_text
 
     parse_plan_text(text, "fuzz.pddl")
 

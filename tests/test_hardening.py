@@ -8,7 +8,7 @@ import time
 import pytest
 
 from elot.errors import ElotError, EvaluationError
-from elot.evaluate import Belief, State, evaluate
+from elot.lang.semantics import Belief, State, evaluate
 
 STATE = State.parse("inside(key1, box1), iscolor(key1, red), hidden(key1), closed(box1)")
 BELIEF = Belief.of([(STATE, 1.0)])
@@ -64,7 +64,7 @@ def test_work_budget_names_the_quantifier(wrap):
 
 def test_input_too_large_shows_a_bounded_excerpt():
     from elot.errors import EXCERPT, ElotSyntaxError
-    from elot.parser import parse
+    from elot.lang.parser import parse
 
     with pytest.raises(ElotSyntaxError) as info:
         parse("x" * 156_000)
@@ -75,7 +75,7 @@ def test_input_too_large_shows_a_bounded_excerpt():
 
 def test_excerpt_keeps_the_caret_under_the_fault():
     from elot.errors import ElotSyntaxError
-    from elot.parser import parse
+    from elot.lang.parser import parse
 
     text = "and(" + ", ".join(["empty(box1)"] * 2000) + ", emp ty(box1), " + ", ".join(["empty(box2)"] * 2000) + ")"
     with pytest.raises(ElotSyntaxError) as info:
@@ -97,8 +97,8 @@ def _three_doors(n_boxes):
 @pytest.mark.parametrize("boxes, k", [(8, 3), (16, 3), (4, 20)])
 def test_hypothesis_space_is_estimated_and_refused(boxes, k):
     from elot.errors import ScenarioError
-    from elot.inference import infer
-    from elot.scenario import parse_scn_text
+    from elot.btom.inference import infer
+    from elot.btom.scenario import parse_scn_text
 
     scenario = parse_scn_text(_three_doors(boxes))
     with pytest.raises(ScenarioError, match="hypothesis space is too large") as info:
@@ -109,8 +109,8 @@ def test_hypothesis_space_is_estimated_and_refused(boxes, k):
 def test_max_hypotheses_is_a_library_keyword_and_a_cli_option(tmp_path, capsys):
     from elot.cli import main
     from elot.errors import ScenarioError
-    from elot.hypotheses import build
-    from elot.scenario import parse_scn_text
+    from elot.btom.hypotheses import build
+    from elot.btom.scenario import parse_scn_text
 
     scenario = parse_scn_text(_three_doors(4))
     assert len(build(scenario.initial, k=3)) == 13104
@@ -126,8 +126,8 @@ def test_max_hypotheses_is_a_library_keyword_and_a_cli_option(tmp_path, capsys):
 
 @pytest.mark.parametrize("keys", [12, 20, 40])
 def test_colour_limits_are_polynomial_in_keys(keys):
-    from elot.hypotheses import colour_limits
-    from elot.scenario import parse_scn_text
+    from elot.btom.hypotheses import colour_limits
+    from elot.btom.scenario import parse_scn_text
 
     scenario = parse_scn_text("colours: red\nmap:\n  h" + "r" * keys + ".Rg\n")
     start = time.perf_counter()
@@ -137,7 +137,7 @@ def test_colour_limits_are_polynomial_in_keys(keys):
 
 def test_repeat_count_is_bounded():
     from elot.errors import ScenarioError
-    from elot.scenario import parse_scn_text
+    from elot.btom.scenario import parse_scn_text
 
     with pytest.raises(ScenarioError, match="too many actions") as info:
         parse_scn_text("map:\n  h..\nactions:\n  right x99999999999\n", "big.scn")
@@ -145,8 +145,8 @@ def test_repeat_count_is_bounded():
 
 
 def test_long_plans_load_in_linear_time():
-    from elot.pddl import parse_plan_text
-    from elot.scenario import parse_scn_text
+    from elot.btom.pddl import parse_plan_text
+    from elot.btom.scenario import parse_scn_text
 
     start = time.perf_counter()
     plan = parse_plan_text("(right human)\n" * 16_000, "plan.pddl")
@@ -161,7 +161,7 @@ def test_long_plans_load_in_linear_time():
 ])
 def test_pddl_grid_sizes_are_bounded(init, message):
     from elot.errors import ScenarioError
-    from elot.pddl import parse_problem_text
+    from elot.btom.pddl import parse_problem_text
 
     text = f"(define (problem p) (:domain d) (:objects human - agent)\n (:init {init}))"
     with pytest.raises(ScenarioError, match=message) as info:
@@ -171,7 +171,7 @@ def test_pddl_grid_sizes_are_bounded(init, message):
 
 def test_deeply_nested_pddl_is_an_error():
     from elot.errors import ScenarioError
-    from elot.pddl import parse_problem_text
+    from elot.btom.pddl import parse_problem_text
 
     with pytest.raises(ScenarioError, match="nesting too deep"):
         parse_problem_text("(define " + "(" * 100_000 + ")" * 100_000 + ")", "p.pddl")
@@ -190,7 +190,7 @@ def test_overflowing_numbers_are_syntax_errors(text, capsys):
 
 
 def test_deep_hand_built_terms_hash_compare_and_print():
-    from elot.syntax import Call, Var
+    from elot.lang.syntax import Call, Var
 
     def deep():
         term = Var(name="X")
@@ -204,7 +204,7 @@ def test_deep_hand_built_terms_hash_compare_and_print():
 
 
 def _bad_terms():
-    from elot.syntax import Call, Const, Num, Var
+    from elot.lang.syntax import Call, Const, Num, Var
 
     return [None, 3, b"empty(box1)", 1.5, ["empty(box1)"], Call(name="and", args=None),
             Call(name="and", args=("x",)), Call(name=None, args=()), Call(name="empty", args=[Const(name="box1")]),
@@ -252,7 +252,7 @@ def test_non_utf8_files_name_the_path(command, tmp_path, capsys):
 
 def test_utf8_bom_is_accepted(tmp_path, capsys):
     from elot.cli import main
-    from elot.scenario import load_scn, read_statements
+    from elot.btom.scenario import load_scn, read_statements
 
     elot_file = tmp_path / "f.elot"
     elot_file.write_text("\ufeffbelieves(player, formula(empty(box1)))\n", encoding="utf-8")
@@ -267,8 +267,8 @@ def test_utf8_bom_is_accepted(tmp_path, capsys):
 
 def test_compiled_planner_limits_are_an_error_naming_the_backend():
     from elot.errors import ScenarioError
-    from elot.inference import infer
-    from elot.scenario import parse_scn_text
+    from elot.btom.inference import infer
+    from elot.btom.scenario import parse_scn_text
 
     rows = ["h" + "." * 32] + ["." * 33] * 30 + ["g" * 33]
     scenario = parse_scn_text("map:\n" + "".join(f"  {r}\n" for r in rows))
@@ -297,8 +297,8 @@ def _problem(objects="red - color key1 - key human - agent gem1 - gem box1 box2 
 
 
 def _world(text):
-    from elot.pddl import parse_problem_text
-    from elot.world import world_from_problem
+    from elot.btom.pddl import parse_problem_text
+    from elot.btom.world import world_from_problem
 
     return world_from_problem(parse_problem_text(text, "p.pddl"))
 
@@ -340,7 +340,7 @@ def test_hidden_and_a_true_empty_are_domain_atoms():
 
 def test_a_pddl_file_without_define_must_be_a_plan(tmp_path):
     from elot.errors import ScenarioError
-    from elot.scenario import load_scenario
+    from elot.btom.scenario import load_scenario
 
     path = tmp_path / "notes.pddl"
     path.write_text("just some notes\n", encoding="utf-8")
@@ -360,7 +360,7 @@ def test_a_pddl_file_without_define_must_be_a_plan(tmp_path):
 ])
 def test_bad_agent_names_are_rejected(header, message):
     from elot.errors import ScenarioError
-    from elot.scenario import parse_scn_text
+    from elot.btom.scenario import parse_scn_text
 
     with pytest.raises(ScenarioError, match=message) as info:
         parse_scn_text(f"{header}\nmap:\n  h.C.g\n", "a.scn")
@@ -369,8 +369,8 @@ def test_bad_agent_names_are_rejected(header, message):
 
 def test_no_goals_names_the_file_and_a_useful_hint():
     from elot.errors import ScenarioError
-    from elot.inference import infer
-    from elot.scenario import parse_scn_text
+    from elot.btom.inference import infer
+    from elot.btom.scenario import parse_scn_text
 
     with pytest.raises(ScenarioError, match="no goals to infer") as info:
         infer(parse_scn_text("map:\n  h.C\n", "nogems.scn"))
@@ -379,7 +379,7 @@ def test_no_goals_names_the_file_and_a_useful_hint():
 
 def test_parse_and_check_share_one_nesting_limit():
     from elot.api import check, parse
-    from elot.syntax import MAX_DEPTH
+    from elot.lang.syntax import MAX_DEPTH
 
     ok = "not(" * (MAX_DEPTH - 1) + "empty(box1)" + ")" * (MAX_DEPTH - 1)
     assert check(parse(ok)).term == parse(ok)

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from btom_ext.reference import EPSILON
-from elot.hypotheses import Encoding, belief_weights, build, colour_limits, initial_states, particle_counts
-from elot.scenario import load_dataset_plan
-from elot.world import KeyState, Layout, WorldState
+from elot.btom.hypotheses import Encoding, belief_weights, build, colour_limits, initial_states, particle_counts
+from elot.btom.scenario import load_dataset_plan
+from elot.btom.world import KeyState, Layout, WorldState
 
 # Initial states per dataset map: 3, 6, 7 or 9, hence 120/1344/2352/5940 hypotheses.
 EXPECTED = {"1": (3, 120), "2": (9, 5940), "3": (6, 1344), "4": (6, 1344), "5": (9, 5940),

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from elot.checker import check
+from elot.lang.checker import check
 from elot.errors import ElotTypeError
-from elot.lowering import is_lowered, lower, rules
-from elot.parser import parse
-from elot.printer import pretty
-from elot.syntax import Call, subterms
-from elot.types import EPISTEMIC
+from elot.lang.lowering import is_lowered, lower, rules
+from elot.lang.parser import parse
+from elot.lang.printer import pretty
+from elot.lang.syntax import Call, subterms
+from elot.lang.typesystem import EPISTEMIC
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "lang"
-EXAMPLES = Path(__file__).resolve().parent.parent / "elot" / "examples" / "formulas.elot"
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "formulas.elot"
 
 P1 = "empty(box1)"
 P2 = "empty(box2)"
@@ -106,7 +106,7 @@ def test_most_renames_its_variable_when_it_shadows_an_outer_one():
 
 
 def test_substitution_and_free_variables_follow_the_binding_rule():
-    from elot.syntax import Const, Var, free_variables, substitute
+    from elot.lang.syntax import Const, Var, free_variables, substitute
 
     inner = parse("exists(and(key(K), inside(K, B)), iscolor(K, red))")
     assert free_variables(inner) == set()  # nothing bound outside: the condition binds B too
@@ -181,7 +181,7 @@ def test_examples_lower_to_well_typed_lowered_forms():
 
 
 def test_golden_canonical_types_and_lowered_forms():
-    """elot/examples/formulas.elot → canonical form, type and lowered form
+    """examples/formulas.elot → canonical form, type and lowered form
     (tests/golden/lang/formulas.out); ELOT_UPDATE_GOLDEN=1 rewrites it."""
     out = []
     for line in _lines(EXAMPLES):

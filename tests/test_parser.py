@@ -9,12 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from elot.errors import ElotSyntaxError, Span
-from elot.parser import MAX_LENGTH, START_RULE, grammar_text, parse, parse_atoms
-from elot.printer import pretty
-from elot.syntax import MAX_DEPTH, Call, Const, Num, Var, call
+from elot.lang.parser import MAX_LENGTH, START_RULE, grammar_text, parse, parse_atoms
+from elot.lang.printer import pretty
+from elot.lang.syntax import MAX_DEPTH, Call, Const, Num, Var, call
 
 REPO = Path(__file__).resolve().parent.parent
-EXAMPLES = REPO / "elot" / "examples" / "formulas.elot"
+EXAMPLES = REPO / "examples" / "formulas.elot"
 GOLDEN = REPO / "tests" / "golden" / "lang"
 
 

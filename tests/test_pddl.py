@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from elot import pddl
+from elot.btom import pddl
 from elot.errors import ScenarioError
 
 DOMAIN = """\

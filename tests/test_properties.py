@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from elot.equivalence import EPSILON, states_for
-from elot.evaluate import Belief, State, Thresholds
-from elot.signature import Signature
-from elot.syntax import Call, Const, Term, Var
+from elot.lang.equivalence import EPSILON, states_for
+from elot.lang.semantics import Belief, State, Thresholds
+from elot.lang.signature import Signature
+from elot.lang.syntax import Call, Const, Term, Var
 
 SIG = Signature.from_objects(
     {
@@ -379,7 +379,7 @@ EPISTEMIC_OPS = {"believes", "certain", "hopes", "knows_that", "not_knows_that",
 
 
 def _is_base(t: Term) -> bool:
-    from elot.syntax import subterms
+    from elot.lang.syntax import subterms
 
     return not any(isinstance(n, Call) and n.name in EPISTEMIC_OPS for n in subterms(t))
 
@@ -389,12 +389,12 @@ def _is_base(t: Term) -> bool:
 import pytest  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 
-from elot.checker import check  # noqa: E402
-from elot.evaluate import compile_formula, evaluate  # noqa: E402
-from elot.lowering import is_lowered, lower  # noqa: E402
-from elot.parser import parse  # noqa: E402
-from elot.printer import pretty  # noqa: E402
-from elot.types import BASE, EPISTEMIC  # noqa: E402
+from elot.lang.checker import check  # noqa: E402
+from elot.lang.semantics import compile_formula, evaluate  # noqa: E402
+from elot.lang.lowering import is_lowered, lower  # noqa: E402
+from elot.lang.parser import parse  # noqa: E402
+from elot.lang.printer import pretty  # noqa: E402
+from elot.lang.typesystem import BASE, EPISTEMIC  # noqa: E402
 
 REF = Reference()
 
@@ -482,7 +482,7 @@ def test_the_generator_covers_every_epistemic_operator():
     from hypothesis import Phase, find
     from hypothesis.errors import NoSuchExample
 
-    from elot.syntax import subterms
+    from elot.lang.syntax import subterms
 
     seen: set[str] = set()
 
@@ -506,7 +506,7 @@ def test_the_generator_makes_inner_conditions_that_mention_outer_variables():
     from hypothesis import Phase, find
     from hypothesis.errors import NoSuchExample
 
-    from elot.syntax import binding, scopes
+    from elot.lang.syntax import binding, scopes
 
     pairs: set[tuple[str, str]] = set()  # (operator binding the outer variable, operator testing it)
 
@@ -535,6 +535,6 @@ def test_the_generator_makes_inner_conditions_that_mention_outer_variables():
 
 
 def _subterms(t: Term):
-    from elot.syntax import subterms
+    from elot.lang.syntax import subterms
 
     return subterms(t)

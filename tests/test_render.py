@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from elot.errors import ElotSyntaxError, Span
-from elot.parser import parse
+from elot.lang.parser import parse
 from elot.repl import render
 from elot.repl.render import plain_text
 from elot.repl.commands import execute

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from elot.errors import ScenarioError
-from elot.scenario import (
+from elot.btom.scenario import (
     Scenario,
     Statement,
     default_example,
@@ -213,8 +213,8 @@ def test_example(name):
 
 @pytest.mark.parametrize("name", list_examples())
 def test_example_statements_typecheck(name):
-    from elot.checker import check
-    from elot.parser import parse
+    from elot.lang.checker import check
+    from elot.lang.parser import parse
 
     s = load_example(name)
     signature = s.signature()
@@ -263,7 +263,7 @@ def test_load_scenario_auto_detects(labtom, monkeypatch):
     assert by_problem.actions == by_plan.actions and len(by_problem.statements) == 10
     assert load_scenario(labtom / "problems" / "3_1.pddl").actions == ()
     assert load_scenario("default").name == default_example().name
-    assert load_scenario(FIXTURES.parent.parent.parent / "elot" / "examples" / "two-doors.scn").name == "two-doors"
+    assert load_scenario(FIXTURES.parent.parent.parent / "elot" / "scenarios" / "two-doors.scn").name == "two-doors"
 
 
 def test_dataset_plan_impossible_step(labtom):
@@ -285,7 +285,7 @@ def test_a_map_larger_than_a_pddl_grid_is_refused_at_its_line(tmp_path, capsys, 
     """A .scn map has the PDDL grid's size limit (pddl.MAX_GRID_SIDE cells on a side),
     refused at the row that passes it, before any cell is read."""
     from elot.cli import main
-    from elot.pddl import MAX_GRID_SIDE as side
+    from elot.btom.pddl import MAX_GRID_SIDE as side
 
     rows = ["h" + "." * side] if shape == "wide" else ["h."] + [".."] * side
     path = tmp_path / "big.scn"

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from elot.errors import ElotSyntaxError, ElotTypeError
-from elot.evaluate import Belief, State, evaluate
-from elot.inference import infer
-from elot.scenario import Scenario, load_dataset_plan
-from elot.scoring import normalized_likelihood, score
+from elot.lang.semantics import Belief, State, evaluate
+from elot.btom.inference import infer
+from elot.btom.scenario import Scenario, load_dataset_plan
+from elot.btom.scoring import normalized_likelihood, score
 from test_hypotheses import corridor
 
 FORMULAS = [

@@ -10,8 +10,8 @@ import pytest
 from helpers import run_elot
 
 from elot.errors import ElotError, ElotTypeError, EvaluationError
-from elot.evaluate import Belief, State, evaluate
-from elot.signature import Signature
+from elot.lang.semantics import Belief, State, evaluate
+from elot.lang.signature import Signature
 
 SIG = Signature.default()
 

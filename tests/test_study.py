@@ -17,7 +17,7 @@ from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
 from elot.study.params import LITERATURE, Params, StudyError, literature_thresholds, read_params, write_params
 
 REPO = Path(__file__).resolve().parent.parent
-EXAMPLES = [str(REPO / "elot" / "examples" / f"{name}.scn") for name in ("default", "two-doors")]
+EXAMPLES = [str(REPO / "elot" / "scenarios" / f"{name}.scn") for name in ("default", "two-doors")]
 
 
 def _tasks(betas=(1.0, 2 ** 1.5), models=("full", "non-planning")):
@@ -33,9 +33,9 @@ def _csv_text(rows) -> str:
 
 
 def test_batch_table_is_tidy_and_matches_scoring(tmp_path):
-    from elot.inference import infer
-    from elot.scenario import load_scn
-    from elot.scoring import score
+    from elot.btom.inference import infer
+    from elot.btom.scenario import load_scn
+    from elot.btom.scoring import score
 
     out = tmp_path / "table.csv"
     result = batch(_tasks(), out)
@@ -94,7 +94,7 @@ def test_resume_after_a_crash_mid_write_loses_and_repeats_nothing(tmp_path):
     partial = out.with_name("table.csv.partial")
     # A crash while writing the next task: half a row on disk, half a manifest line.
     with partial.open("a") as handle:
-        handle.write("elot/examples/default.scn,false-belief,full,1.0,3,el")
+        handle.write("elot/scenarios/default.scn,false-belief,full,1.0,3,el")
     with out.with_name("table.csv.partial.done").open("a") as handle:
         handle.write("3 99")
     with pytest.raises(StudyError, match="--resume"):
@@ -125,7 +125,7 @@ def test_parquet_holds_the_same_table(tmp_path):
 
 
 def _ratings(tmp_path, generator, beta, noise, scenarios=None):
-    tasks = plan_tasks(expand_scenarios(scenarios or [str(REPO / "elot" / "examples" / "*.scn")]), models=("full",),
+    tasks = plan_tasks(expand_scenarios(scenarios or [str(REPO / "elot" / "scenarios" / "*.scn")]), models=("full",),
                        betas=(beta,), thresholds=(Params(generator, beta, "generator"),))
     rows = synthetic_ratings(batch(tasks).table, noise=noise, seed=1)
     path = tmp_path / "ratings.csv"

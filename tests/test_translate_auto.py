@@ -10,7 +10,7 @@ import pytest
 
 from elot.cli import main
 from elot.errors import TranslationError
-from elot.signature import Signature
+from elot.lang.signature import Signature
 from elot.translate import llm, translate
 
 REFUSED = "The player reckons the gem is shiny."            # nothing the offline rules read

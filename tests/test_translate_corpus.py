@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from elot.checker import check
+from elot.lang.checker import check
 from elot.errors import TranslationError
-from elot.parser import parse
-from elot.printer import pretty
+from elot.lang.parser import parse
+from elot.lang.printer import pretty
 from elot.translate import translate
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -10,11 +10,11 @@ import sys
 
 import pytest
 
-from elot.checker import check
+from elot.lang.checker import check
 from elot.errors import TranslationError
-from elot.parser import parse
-from elot.printer import pretty
-from elot.signature import Signature
+from elot.lang.parser import parse
+from elot.lang.printer import pretty
+from elot.lang.signature import Signature
 from elot.translate import llm, translate
 from elot.translate.offline import statement_mode
 
@@ -105,7 +105,7 @@ SENTENCES = [
 _RUN = """
 import json, sys
 from elot.translate import translate
-from elot.checker import check
+from elot.lang.checker import check
 out = []
 for s in json.loads(sys.argv[2]):
     t = translate(s, backend="llm", model=sys.argv[1], n=2)
@@ -245,7 +245,7 @@ def test_random_model_samples_are_grammatical_statements_that_parse(random_model
 @pytest.mark.parametrize("sentence", ["The player thinks box 2 is empty.",
                                       "The player initially believed that box 1 held a key."])
 def test_translate_with_a_random_model_returns_only_typechecked_statements(random_model, sentence):
-    from elot.types import EPISTEMIC, is_subtype
+    from elot.lang.typesystem import EPISTEMIC, is_subtype
 
     result = translate(sentence, backend="llm", signature=SIG, n=8)
     assert result.candidates

@@ -11,9 +11,9 @@ from helpers import run_elot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elot.checker import check
+from elot.lang.checker import check
 from elot.errors import TranslationError
-from elot.signature import Signature
+from elot.lang.signature import Signature
 from elot.translate import translate
 from elot.translate.offline import statement_mode
 

@@ -7,9 +7,10 @@ import csv
 
 import pytest
 
-from elot.parser import parse
-from elot.printer import pretty
-from elot.signature import Signature
+from elot.lang.parser import parse
+from elot.lang.printer import pretty
+from elot.btom.pddl import signature_of
+from elot.lang.signature import Signature
 from elot.translate.grammar import accepts, decoding_grammar, vocabulary
 
 
@@ -20,7 +21,7 @@ def _gold(labtom):
 
 
 def _signature(labtom, plan_id):
-    return Signature.from_pddl(labtom / "domain.pddl", labtom / "problems" / f"{plan_id}.pddl")
+    return signature_of(labtom / "domain.pddl", labtom / "problems" / f"{plan_id}.pddl")
 
 
 def test_every_gold_formula_is_accepted(labtom):
@@ -93,7 +94,7 @@ from elot.translate.grammar import typed_grammar  # noqa: E402
 
 
 def test_typed_grammar_accepts_every_typechecking_gold_formula(labtom):
-    from elot.checker import check
+    from elot.lang.checker import check
     from elot.errors import ElotError
 
     paths = [labtom / "statements" / "exp2_current_translations.csv",
@@ -158,7 +159,7 @@ def test_typed_grammar_is_canonical_and_within_the_generic_one():
     models = pytest.importorskip("guidance.models", reason="the decoder needs guidance")
     import guidance
 
-    from elot.checker import check
+    from elot.lang.checker import check
     from elot.errors import ElotError
 
     grammar, generic = typed_grammar(), decoding_grammar()

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from elot import pddl
-from elot.scenario import list_examples, load_example, parse_scn_text
-from elot.world import (
+from elot.btom import pddl
+from elot.btom.scenario import list_examples, load_example, parse_scn_text
+from elot.btom.world import (
     OFFGRID,
     ImpossibleActionError,
     KeyState,

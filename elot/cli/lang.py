@@ -119,7 +119,7 @@ def _run(args, compute: Callable[..., str]) -> int:
 
 
 def _signature(args):
-    from elot.signature import Signature
+    from elot.btom.pddl import signature_of
 
     if not getattr(args, "signature", None):
         return None
@@ -130,7 +130,7 @@ def _signature(args):
             if candidate.is_file():
                 domain = candidate
                 break
-    return Signature.from_pddl(domain, problem)
+    return signature_of(domain, problem)
 
 
 # -- the commands ------------------------------------------------------------------------
@@ -169,9 +169,9 @@ def _lower_command(args) -> int:
 
 def _eval_command(args) -> int:
     from elot.api import Thresholds, evaluate
-    from elot.evaluate import State
+    from elot.lang.semantics import State
 
-    from elot.signature import Signature
+    from elot.lang.signature import Signature
 
     signature = _signature(args)
     thresholds = Thresholds.parse(args.thresholds) if args.thresholds else Thresholds()
@@ -188,7 +188,7 @@ def _eval_command(args) -> int:
 
 def _belief(spec: str, signature):
     """A belief from inline text, a text file, or a JSON file ``[[weight, "atoms"], ...]``."""
-    from elot.evaluate import Belief, State
+    from elot.lang.semantics import Belief, State
 
     path = Path(spec)
     if ":" in spec and not path.is_file():  # inline beliefs always have "weight:"

@@ -5,7 +5,7 @@ and validation wherever it is used; a new option of a group goes here once. Numb
 checked by :data:`NUMBERS` (finite, in range) both on the command line (argparse then
 prints ``elot run: error: argument --k: ...`` and exits 2) and in the REPL's ``:set``
 (:func:`check_number`), so the two accept the same values. Models are the library's
-(:data:`elot.hypotheses.MODELS`), checked in one place (:func:`check_model`).
+(:data:`elot.btom.hypotheses.MODELS`), checked in one place (:func:`check_model`).
 
 Spellings kept as aliases: ``--initial`` (= ``--mode initial``).
 """
@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 
 from elot.errors import ElotError
-from elot.hypotheses import check_model  # noqa: F401 - the CLI's and the REPL's model check
+from elot.btom.hypotheses import check_model  # noqa: F401 - the CLI's and the REPL's model check
 
 DEFAULT_BETA = 2 ** 1.5
 DEFAULT_K = 3
@@ -89,14 +89,14 @@ def number(name: str):
 
 
 def models() -> tuple[str, ...]:
-    """The BToM models the library knows (:data:`elot.hypotheses.MODELS`)."""
-    from elot.hypotheses import MODELS
+    """The BToM models the library knows (:data:`elot.btom.hypotheses.MODELS`)."""
+    from elot.btom.hypotheses import MODELS
 
     return tuple(MODELS)
 
 
 def _conventions_type(text: str) -> str:
-    from elot.conventions import check_conventions
+    from elot.btom.conventions import check_conventions
 
     try:
         return check_conventions(text)
@@ -136,7 +136,7 @@ def add_labtom_option(p: argparse.ArgumentParser) -> None:
 
 def load_scenario(args):
     """The scenario the options of :func:`add_scenario_options` name."""
-    from elot import scenario as scn
+    from elot.btom import scenario as scn
     from elot.errors import ScenarioError
 
     plan = getattr(args, "plan", None)

@@ -24,7 +24,7 @@ from elot.errors import ElotError
 from elot.output import STDOUT, check_target, count, excerpt, csv_with_header, json_where, write_output
 
 if TYPE_CHECKING:
-    from elot.scenario import Statement
+    from elot.btom.scenario import Statement
 
 
 def register(subparsers) -> None:
@@ -61,7 +61,7 @@ class _Statement:
 
 
 def _given_statements(args, scenario) -> list[_Statement]:
-    from elot.scenario import read_statements
+    from elot.btom.scenario import read_statements
 
     mode = args.mode
     given = [_Statement(text, mode) for text in args.statement]
@@ -88,8 +88,8 @@ def _translate(statements: list[_Statement], scenario) -> None:
 def run_command(args) -> int:
     from rich.console import Console
 
-    from elot.inference import infer
-    from elot.scoring import compile_statement, score
+    from elot.btom.inference import infer
+    from elot.btom.scoring import compile_statement, score
     from elot.study.params import apply_thresholds_option
 
     _check_outputs(args)    # before the inference: a refused output path fails fast

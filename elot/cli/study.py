@@ -151,7 +151,7 @@ def register(subparsers) -> None:
 def batch_command(args) -> int:
     from elot.study.batch import batch, expand_scenarios, given_items, plan_tasks
     from elot.study.params import Params, thresholds_option
-    from elot.evaluate import Thresholds
+    from elot.lang.semantics import Thresholds
 
     params = [thresholds_option(t) for t in args.thresholds] or [Params(Thresholds())]
     if args.beta is not None:
@@ -183,13 +183,13 @@ def fit_command(args) -> int:
     from elot.study.fit import BETA_GRID, fit, fit_json, read_ratings
     from elot.study.params import check_replace, read_params, write_params
 
-    from elot.hypotheses import check_model
+    from elot.btom.hypotheses import check_model
 
     models = [check_model(m) for m in _list(args.model, "--model")]
     betas = parse_betas(args.beta) if args.beta else list(BETA_GRID)
     start = read_params(args.start).thresholds if args.start else None
     from elot.errors import ElotError
-    from elot.scoring import check_conventions
+    from elot.btom.scoring import check_conventions
 
     conventions = args.conventions
     try:

@@ -83,15 +83,17 @@ def models_command(args) -> int:
 
 def resolve_scenario_signature(spec: str | None, labtom: str | None = None):
     """The signature a ``--scenario`` names: a ``.scn``/``.pddl`` file (a PDDL problem
-    needs no plan), else whatever :func:`elot.scenario.load_scenario` accepts (example
+    needs no plan), else whatever :func:`elot.btom.scenario.load_scenario` accepts (example
     names, dataset plan ids), as every other command reads it."""
     from elot.translate import resolve_signature
 
     if spec is None:
         return resolve_signature(None)
-    if Path(spec).suffix in (".scn", ".pddl") and Path(spec).is_file():
-        return resolve_signature(spec)
-    from elot.scenario import load_scenario
+    if Path(spec).suffix == ".pddl" and Path(spec).is_file():
+        from elot.btom.pddl import signature_of
+
+        return signature_of(None, spec)
+    from elot.btom.scenario import load_scenario
 
     return resolve_signature(load_scenario(spec, root=labtom))
 
@@ -118,8 +120,8 @@ def _sentences(args) -> Iterator[tuple[str, int | None, str]]:
 
 
 def _lowered(formula: str, signature) -> str:
-    from elot.lowering import lower
-    from elot.printer import pretty
+    from elot.lang.lowering import lower
+    from elot.lang.printer import pretty
 
     try:
         return pretty(lower(formula, signature))

@@ -1,10 +1,10 @@
 """elot's own BToM inference as a belief model (one implementation of the protocol).
 
-:class:`BToMModel` wraps an :class:`~elot.inference.Inference`: its hypotheses at time t
+:class:`BToMModel` wraps an :class:`~elot.btom.inference.Inference`: its hypotheses at time t
 are the (true state, initial belief) pairs with their beliefs at t and their posterior
 summed over goals. Each pair stands for ``n_goals`` hypotheses (``multiplicity``) of which
 ``live`` are still possible, so :func:`elot.judge` gives exactly what
-:func:`elot.scoring.score` gives, under both conventions.
+:func:`elot.btom.scoring.score` gives, under both conventions.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ class BToMModel:
 
     @staticmethod
     def from_scenario(scenario: Any, **options: Any) -> "BToMModel":
-        """Run :func:`elot.inference.infer` on a scenario (``options``: model, beta, k, ...)."""
-        from elot.inference import infer
+        """Run :func:`elot.btom.inference.infer` on a scenario (``options``: model, beta, k, ...)."""
+        from elot.btom.inference import infer
 
         return BToMModel(infer(scenario, **options))
 
@@ -47,12 +47,12 @@ class BToMModel:
 
     def label(self, t: int) -> str:
         """The action that led to step t."""
-        from elot.world import fmt_action
+        from elot.btom.world import fmt_action
 
         return "start" if t <= 0 else fmt_action(self.inference.actions[t - 1])
 
     def _rows(self, t_world: int, t_weights: int) -> Hypotheses:
-        from elot.scoring import live_pairs
+        from elot.btom.scoring import live_pairs
 
         inf = self.inference
         beliefs, true_index = inf.pairs(t_world)

@@ -1,6 +1,6 @@
 """Declaring a domain of one's own: objects, their types, predicates and the agents.
 
-Two ways, one result (a :class:`~elot.signature.Signature`):
+Two ways, one result (a :class:`~elot.lang.signature.Signature`):
 
 * in Python, :func:`declare`::
 
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from elot.errors import ScenarioError, Span
-from elot.signature import PLAYER, Signature
+from elot.lang.signature import PLAYER, Signature
 
 #: Names of objects, predicates and types: what the ELoT parser reads as a constant.
 NAME = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
@@ -43,7 +43,7 @@ _PREDICATE = re.compile(r"\s*(?P<name>[^\s(]+)\s*\((?P<args>[^)]*)\)\s*\Z")
 
 
 def _reserved() -> frozenset[str]:
-    from elot.checker import ADJECTIVES, OPERATORS
+    from elot.lang.checker import ADJECTIVES, OPERATORS
 
     return OPERATORS | frozenset(ADJECTIVES) | {"player", "threshold", "formula"}
 

@@ -10,7 +10,7 @@ With ``⟦φ⟧_n`` the statement's truth in hypothesis n (its world, its agents
 * ``L = P(1−π) / (P(1−π) + (1−P)π)``, or π when π is 0 or 1.
 
 The statement is compiled once (typechecked, lowered, cached) and evaluated over all N
-hypotheses in one vectorized call of :meth:`~elot.evaluate.CompiledFormula.truth`.
+hypotheses in one vectorized call of :meth:`~elot.lang.semantics.CompiledFormula.truth`.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from typing import Any, Iterable, NamedTuple
 import numpy as np
 
 from elot.errors import ElotError, EvaluationError, TranslationError
-from elot.evaluate import CompiledFormula, Thresholds, compile_formula
+from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
 from elot.embedding.model import Hypotheses, ModelError, check_model, hypotheses_of, model_name
-from elot.printer import pretty
-from elot.scoring import check_conventions, scores_of
-from elot.signature import Signature
-from elot.syntax import Term
-from elot.types import NUMERIC
+from elot.lang.printer import pretty
+from elot.btom.scoring import check_conventions, scores_of
+from elot.lang.signature import Signature
+from elot.lang.syntax import Term
+from elot.lang.typesystem import NUMERIC
 
 MODES = ("current", "initial")
 
@@ -80,7 +80,7 @@ def judge(
     or an iterable of ``(world, belief, weight)`` triples (then give ``signature``).
     ``mode="initial"`` judges a statement about the initial belief (the model's
     ``initial_hypotheses(t)``). ``conventions`` is ``"elot"`` or ``"paper"`` (how π counts
-    ruled-out hypotheses, as in :func:`elot.scoring.score`).
+    ruled-out hypotheses, as in :func:`elot.btom.scoring.score`).
     """
     check_conventions(conventions)
     _check_mode(mode)
@@ -135,7 +135,7 @@ def truth(compiled: CompiledFormula, rows: Hypotheses, source: str | None = None
 
 def scores(truth_values: np.ndarray, rows: Hypotheses, conventions: str = "elot") -> tuple[float, float, float]:
     """``(P, L, π)`` from the per-hypothesis truth values (see the module docstring;
-    :func:`elot.scoring.scores_of` computes them)."""
+    :func:`elot.btom.scoring.scores_of` computes them)."""
     holds = np.asarray(truth_values, dtype=np.float64)
     got = scores_of(holds, rows.weights, conventions, counts=rows.multiplicity, live=rows.live)
     return got.posterior, got.normalized_likelihood, got.prior_fraction

@@ -4,7 +4,7 @@ A *hypothesis* is one way the world and the agents' minds might be: a world stat
 agent's belief (a distribution over world states) and the hypothesis's posterior weight.
 :class:`Hypotheses` holds N of them as arrays, the form the vectorized evaluator reads:
 
-* ``worlds``: the S distinct world states (:class:`~elot.evaluate.State`);
+* ``worlds``: the S distinct world states (:class:`~elot.lang.semantics.State`);
 * ``true_index``: (N,) which world each hypothesis takes to be the true one;
 * ``beliefs``: ``{agent: (N, S) array}``, each row a distribution over ``worlds``;
 * ``weights``: (N,) the posterior, summing to 1;
@@ -29,8 +29,8 @@ from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from elot.errors import ElotError, EvaluationError, ScenarioError
-from elot.evaluate import Belief, State
-from elot.signature import Signature
+from elot.lang.semantics import Belief, State
+from elot.lang.signature import Signature
 
 #: How far weights may be from summing to 1 (float rounding over many rows).
 TOLERANCE = 1e-6

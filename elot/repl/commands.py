@@ -20,7 +20,7 @@ from rich.text import Text
 from elot.errors import ElotError
 from elot.output import count
 from elot.repl import render
-from elot.scenario import looks_like_formula
+from elot.lang.parser import looks_like_formula
 from elot.repl.session import Session
 
 

@@ -9,9 +9,9 @@ from typing import Iterable
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 
-from elot.checker import OPERATORS, THRESHOLD_NAMES
-from elot.conventions import CONVENTIONS
-from elot.scenario import list_examples
+from elot.lang.checker import OPERATORS, THRESHOLD_NAMES
+from elot.btom.conventions import CONVENTIONS
+from elot.btom.scenario import list_examples
 from elot.repl.commands import SETTINGS, COMMANDS
 from elot.repl.session import MODELS, Session
 

@@ -19,17 +19,17 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from elot.checker import Checked, check, infer_bindings
-from elot.conventions import check_conventions
+from elot.lang.checker import Checked, check, infer_bindings
+from elot.btom.conventions import check_conventions
 from elot.cli.options import DEFAULT_BETA, DEFAULT_K, MODES, check_model, check_number, models
 from elot.errors import ElotError
-from elot.evaluate import CompiledFormula, Thresholds, compile_formula
-from elot.lowering import lower
+from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
+from elot.lang.lowering import lower
 from elot.output import count, csv_with_header, json_where, write_output
-from elot.printer import pretty
-from elot.signature import Signature
-from elot.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
-from elot.world import fmt_action
+from elot.lang.printer import pretty
+from elot.lang.signature import Signature
+from elot.lang.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
+from elot.btom.world import fmt_action
 from elot.repl.render import ScoreRow
 
 MODELS = models()
@@ -80,7 +80,7 @@ class Session:
     bind_free: bool = False
     backend: str = "core"
     labtom: str | None = None       # the dataset directory for plan ids (elot repl --labtom)
-    max_hypotheses: int | None = None  # None: the library's limit (elot.hypotheses.MAX_HYPOTHESES)
+    max_hypotheses: int | None = None  # None: the library's limit (elot.btom.hypotheses.MAX_HYPOTHESES)
     t: int = 0
     log: list[dict] = field(default_factory=list)
     _inference: Any = None
@@ -101,7 +101,7 @@ class Session:
     @staticmethod
     def examples() -> list[tuple[str, str]]:
         """The built-in example scenarios: (name, one-line description)."""
-        from elot.scenario import list_examples, load_example
+        from elot.btom.scenario import list_examples, load_example
 
         out = []
         for name in list_examples():
@@ -228,7 +228,7 @@ class Session:
     def inference(self):
         """The BToM inference for the current scenario, model, conventions, β and k (run once)."""
         if self._inference is None:
-            from elot.inference import infer
+            from elot.btom.inference import infer
 
             self._inference = infer(self.scenario, model=self.model, beta=self.beta, k=self.k,
                                     backend=self.backend, conventions=self.conventions,
@@ -293,7 +293,7 @@ class Session:
         return self._score(text, self.compile(text), self.t if t is None else t, mode or self.mode)
 
     def _score(self, text: str, compiled: CompiledFormula, t: int, mode: str) -> ScoreRow:
-        from elot.scoring import score
+        from elot.btom.scoring import score
 
         try:
             result = score(self.inference, compiled, t, mode=mode)
@@ -356,7 +356,7 @@ class Session:
 
     def is_number(self, text: str) -> bool:
         """Whether a formula is a numeric term (type Φ_F, e.g. ``prob_of(...)``)."""
-        from elot.types import NUMERIC
+        from elot.lang.typesystem import NUMERIC
 
         return self.check(text).type == NUMERIC
 
@@ -450,7 +450,7 @@ def load(spec: str | None, root: str | None = None):
     """A scenario from a path (``.scn``, dataset problem or plan), a built-in example name
     or a dataset plan id (under ``root``, default the dataset's usual place); the default
     example when ``spec`` is None."""
-    from elot import scenario as scn
+    from elot.btom import scenario as scn
 
     if spec is None:
         return scn.default_example()

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from elot.errors import ElotError, read_text
-from elot.evaluate import Thresholds
-from elot.hypotheses import check_model
+from elot.lang.semantics import Thresholds
+from elot.btom.hypotheses import check_model
 from elot.study.params import Params, StudyError, atomic_output, check_replace, read_input
 
 #: The table's columns (tidy: one row per scenario, settings, statement, mode and t).
@@ -48,9 +48,9 @@ EXPERIMENT_ALIASES = {"exp2": ("exp2_current", "exp2_initial"), "all": EXPERIMEN
 
 
 def run_inference(scenario, model: str, beta: float, k: int, conventions: str):
-    """The one place studies call :func:`elot.inference.infer` (conventions that change
+    """The one place studies call :func:`elot.btom.inference.infer` (conventions that change
     the hypothesis space are passed on here)."""
-    from elot.inference import infer
+    from elot.btom.inference import infer
 
     return infer(scenario, model=model, beta=beta, k=k, conventions=conventions)
 
@@ -100,7 +100,7 @@ class ScenarioRef:
 
 @lru_cache(maxsize=128)
 def _load_ref(ref: ScenarioRef):
-    from elot.scenario import load_dataset_plan, load_scenario, parse_scn_text
+    from elot.btom.scenario import load_dataset_plan, load_scenario, parse_scn_text
 
     if ref.text is not None:
         return parse_scn_text(ref.text, ref.name)
@@ -113,7 +113,7 @@ def _load_ref(ref: ScenarioRef):
 def dataset_items(ref: ScenarioRef) -> tuple[Item, ...]:
     """A dataset plan's statements in its experiment, with their annotated factors (an
     exp2 plan's: its statements file read as every statements file is, ids by line)."""
-    from elot.scenario import dataset_root, read_statements
+    from elot.btom.scenario import dataset_root, read_statements
 
     root = dataset_root(ref.root)
     items: list[Item] = []
@@ -149,7 +149,7 @@ def expand_scenarios(specs: Sequence[str], *, root: str | None = None,
     """Scenario arguments → references: ``all`` (every plan of each experiment in
     ``exps``), dataset plan ids (``1_1``, ``exp1/1_1``), ``.scn`` files or globs, and
     example names."""
-    from elot.scenario import _PLAN_ID, dataset_root, list_examples
+    from elot.btom.scenario import _PLAN_ID, dataset_root, list_examples
 
     experiments = [e for name in exps for e in EXPERIMENT_ALIASES.get(name, (name,))]
     for exp in experiments:
@@ -188,7 +188,7 @@ def expand_scenarios(specs: Sequence[str], *, root: str | None = None,
 def given_items(statements: Sequence[str] = (), files: Sequence[str] = (), mode: str = "current") -> tuple[Item, ...]:
     """Statements given on the command line (``s1``, ``s2``, ...) and in statements files
     (``FILE:LINE``)."""
-    from elot.scenario import read_statements
+    from elot.btom.scenario import read_statements
 
     items = [Item(f"s{n}", text, mode) for n, text in enumerate(statements, 1)]
     for path in files:
@@ -233,7 +233,7 @@ class Task:
 
 def run_task(task: Task) -> tuple[int, list[dict]]:
     """Run one task: ``(task.index, rows)``. Statement errors become rows with ``error``."""
-    from elot.scoring import compile_statement, score
+    from elot.btom.scoring import compile_statement, score
 
     scenario = task.scenario.load()
     inference = run_inference(scenario, task.model, task.beta, task.k, task.conventions)
@@ -271,7 +271,7 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
                ks: Sequence[int] = (3,), conventions: Sequence[str] = ("elot",),
                thresholds: Sequence[Params] = (Params(Thresholds()),), bind_free: bool = True) -> list[Task]:
     """Every (scenario, model, β, k, conventions) task, in table order."""
-    from elot.scoring import check_conventions
+    from elot.btom.scoring import check_conventions
 
     for model in models:
         check_model(model)
@@ -299,7 +299,7 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
 def check_option(name: str, value: float) -> float:
     """``value`` checked as the CLI checks ``--NAME`` (:func:`elot.cli.options.check_number`:
     the same limits and words everywhere), or a :class:`StudyError` naming the option. A
-    large ``k`` is limited by the size of its hypothesis space (``elot.hypotheses.build``)."""
+    large ``k`` is limited by the size of its hypothesis space (``elot.btom.hypotheses.build``)."""
     from elot.cli.options import check_number
 
     try:
@@ -313,7 +313,7 @@ def check_option(name: str, value: float) -> float:
 
 def estimate_task_bytes(task: Task) -> int:
     """Peak memory of one task: log weights and beliefs per step, plus a fixed overhead."""
-    from elot.hypotheses import MODELS, build
+    from elot.btom.hypotheses import MODELS, build
 
     scenario = task.scenario.load()
     space = build(scenario.initial, model=task.model if task.model in MODELS else "true-belief", k=task.k)
@@ -366,7 +366,7 @@ def _local(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[int, list[dict]]]
     # forkserver: workers fork from a clean server that already imported elot, never from
     # this process (whose progress-bar thread must not be forked).
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["elot.study.batch", "elot.scoring", "elot.inference"])
+    context.set_forkserver_preload(["elot.study.batch", "elot.btom.scoring", "elot.btom.inference"])
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
     # One submission per scenario: a worker then loads the scenario and translates its
     # statements once for all its settings, and there are fewer round trips.

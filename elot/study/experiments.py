@@ -30,11 +30,11 @@ from typing import Callable, Collection
 import numpy as np
 
 from elot.errors import ElotError, ScenarioError, read_text
-from elot.conventions import Conventions, check_conventions
-from elot.hypotheses import MODELS, check_model
-from elot.inference import Inference, infer
-from elot.scenario import MODES, Scenario, dataset_root, load_dataset_plan
-from elot.scoring import score
+from elot.btom.conventions import Conventions, check_conventions
+from elot.btom.hypotheses import MODELS, check_model
+from elot.btom.inference import Inference, infer
+from elot.btom.scenario import MODES, Scenario, dataset_root, load_dataset_plan
+from elot.btom.scoring import score
 
 #: A statement's score: (inference, formula, judgment point t, condition) -> a number in [0, 1].
 Judge = Callable[[Inference, str, int, str], float]

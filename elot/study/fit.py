@@ -12,7 +12,7 @@ evaluates each statement's truth table once per combination of grid values of *i
 thresholds (9 values each), takes P (for every β) and π from it, and stores them in an
 array indexed by those grid positions. Every step of the ascent is then array lookups and
 a vectorized L and Pearson r over all statements and all β at once. Nothing is
-approximated: the stored P and π are exactly what :func:`elot.scoring.score` returns for
+approximated: the stored P and π are exactly what :func:`elot.btom.scoring.score` returns for
 the same Θ and β.
 """
 
@@ -30,8 +30,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from elot.errors import ElotError, Span
-from elot.evaluate import Thresholds
-from elot.hypotheses import check_model
+from elot.lang.semantics import Thresholds
+from elot.btom.hypotheses import check_model
 from elot.study.batch import ScenarioRef, resolve, run_inference
 from elot.study.params import LITERATURE, StudyError, literature_thresholds, read_input
 
@@ -92,7 +92,7 @@ def _field_starts(line: str) -> list[int]:
 def ref_for(name: str, root: str | None = None) -> ScenarioRef:
     """The scenario a table's ``scenario`` value names (a dataset ``exp/plan``, a file
     or an example)."""
-    from elot.scenario import _PLAN_ID, dataset_root
+    from elot.btom.scenario import _PLAN_ID, dataset_root
 
     match = _PLAN_ID.match(name)
     if match and match["exp"]:
@@ -202,7 +202,7 @@ def _statement_by_id(ref: ScenarioRef, statement_id: str) -> str | None:
 
 
 def _check_formula(formula: str, scenario) -> None:
-    from elot.evaluate import compile_formula
+    from elot.lang.semantics import compile_formula
 
     compile_formula(formula, scenario.signature(), None, True)
 
@@ -213,8 +213,8 @@ def _check_formula(formula: str, scenario) -> None:
 def threshold_names(lowered) -> tuple[str, ...]:
     """The fitted thresholds a lowered formula compares with (``most``/``least`` forms
     count as their adjective's threshold)."""
-    from elot.checker import ADJECTIVES
-    from elot.syntax import Call, Const, subterms
+    from elot.lang.checker import ADJECTIVES
+    from elot.lang.syntax import Call, Const, subterms
 
     names = set()
     for node in subterms(lowered):
@@ -272,7 +272,7 @@ class Problem:
 
 
 def likelihood(P: np.ndarray, pi: np.ndarray) -> np.ndarray:
-    """Vectorized :func:`elot.scoring.normalized_likelihood`."""
+    """Vectorized :func:`elot.btom.scoring.normalized_likelihood`."""
     P, pi = np.broadcast_arrays(P, pi)
     yes, no = P * (1 - pi), (1 - P) * pi
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -295,7 +295,7 @@ def precompute(ratings: Ratings, model: str = "full", *, betas: Sequence[float] 
                conventions: str = "elot", start: Thresholds | None = None,
                progress: Callable[[int, int], None] | None = None) -> Problem:
     """Run the inferences and tabulate P and π of every key over its thresholds' grid."""
-    from elot.scoring import compile_statement, live_pairs, truth_table
+    from elot.btom.scoring import compile_statement, live_pairs, truth_table
 
     check_model(model)
     start = start or literature_thresholds()

@@ -2,7 +2,7 @@
 every command reads back with ``--thresholds FILE``.
 
 A parameter file is JSON: ``{"thresholds": {"believes": 0.75, ...}, "beta": 2.83, ...}``.
-Thresholds it does not list keep their defaults (:class:`elot.evaluate.Thresholds`);
+Thresholds it does not list keep their defaults (:class:`elot.lang.semantics.Thresholds`);
 ``beta`` is optional; other keys (the fit's r, the model, ...) are kept for people and
 ignored here. Every output file is written to a temporary file beside the target and
 renamed over it, so a reader never sees half a file; ``-`` means standard output.
@@ -21,7 +21,7 @@ from typing import IO, Iterator
 
 from elot.errors import ElotError, read_text
 from elot.output import check_target, write_output
-from elot.evaluate import Thresholds
+from elot.lang.semantics import Thresholds
 
 
 class StudyError(ElotError):

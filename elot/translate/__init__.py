@@ -29,7 +29,7 @@ from elot.translate.result import CURRENT, INITIAL, Candidate, Translation
 from elot.translate.llm import SAMPLES
 
 if TYPE_CHECKING:
-    from elot.signature import Signature
+    from elot.lang.signature import Signature
 
 __all__ = ["CURRENT", "INITIAL", "Candidate", "Translation", "translate", "translate_offline", "resolve_signature",
            "resolve_statement", "judged_mode"]
@@ -40,10 +40,10 @@ BACKENDS = ("auto", "offline", "llm")
 def resolve_signature(scenario=None, signature: "Signature | None" = None) -> "Signature":
     """The signature to translate for: given, else the scenario's, else the default.
 
-    ``scenario`` may be an object with a ``signature`` attribute (a loaded scenario), or
-    a path: a PDDL problem file, or any scenario file :mod:`elot.scenario` can load.
+    ``scenario`` is an object with a ``signature`` attribute (a loaded scenario, a
+    belief model): translation needs the scenario's objects, not its file format.
     """
-    from elot.signature import Signature
+    from elot.lang.signature import Signature
 
     if signature is not None:
         return signature
@@ -52,16 +52,9 @@ def resolve_signature(scenario=None, signature: "Signature | None" = None) -> "S
     if hasattr(scenario, "signature"):
         sig = scenario.signature
         return sig() if callable(sig) else sig
-    path = os.fspath(scenario)
-    if path.endswith(".pddl"):
-        return Signature.from_pddl(None, path)
-    if path.endswith(".scn"):
-        from elot.scenario import load_scn  # a sibling stage, loaded only when asked for
-
-        return load_scn(path).signature()
     raise TranslationError(
-        f"cannot read objects from {path!r}",
-        hint="give a scenario file (.scn) or a PDDL problem file (.pddl)",
+        f"cannot read objects from {scenario!r}",
+        hint="give a loaded scenario (elot.btom.scenario.load_scenario(path)) or a signature",
     )
 
 
@@ -80,7 +73,7 @@ def resolve_statement(text: str, *, mode: str = CURRENT, scenario=None, signatur
     :class:`Translation` (``None`` for ELoT). Raises :class:`TranslationError` for English
     that cannot be translated.
     """
-    from elot.scenario import looks_like_formula
+    from elot.lang.parser import looks_like_formula
 
     if looks_like_formula(text):
         return text, mode, None
@@ -90,11 +83,11 @@ def resolve_statement(text: str, *, mode: str = CURRENT, scenario=None, signatur
 
 def checked(formula: str, signature: "Signature"):
     """Parse and typecheck ``formula``; return its canonical text (raises on failure)."""
-    from elot.checker import check
-    from elot.parser import parse
-    from elot.printer import pretty
+    from elot.lang.checker import check
+    from elot.lang.parser import parse
+    from elot.lang.printer import pretty
 
-    from elot.types import EPISTEMIC, describe, is_subtype
+    from elot.lang.typesystem import EPISTEMIC, describe, is_subtype
 
     term = parse(formula)
     checked_term = check(term, signature)
@@ -108,7 +101,7 @@ def checked(formula: str, signature: "Signature"):
 
 def translate_offline(sentence: str, signature: "Signature") -> Translation:
     """The offline parser's single candidate for ``sentence`` (weight 1)."""
-    from elot.printer import pretty
+    from elot.lang.printer import pretty
     from elot.translate.offline import parse_sentence
 
     start = time.perf_counter()

@@ -6,7 +6,7 @@ the *typed* grammar of :func:`elot.translate.grammar.typed_grammar` (operators w
 their arities and argument kinds, the scenario's objects), through ``guidance``. So every
 sample is an ELoT statement over the scenario's objects; samples are then typechecked
 (what a grammar cannot say: variables bound by the right condition) and grouped by
-meaning with :func:`elot.equivalence.equivalent`: a candidate's weight is the share of
+meaning with :func:`elot.lang.equivalence.equivalent`: a candidate's weight is the share of
 the typechecking samples that mean the same thing. ``n`` samples: the first greedy, the
 rest at temperature 0.7. If none typechecks, the offline parser answers (noted).
 
@@ -46,7 +46,7 @@ from importlib import resources
 from pathlib import Path
 
 from elot.errors import ElotError, TranslationError
-from elot.signature import Signature
+from elot.lang.signature import Signature
 from elot.translate.result import Candidate, Translation
 
 #: LLM samples per sentence by default: the greedy one. More give a distribution over
@@ -572,9 +572,9 @@ def sample(sentence: str, signature: Signature, model_path: str, n: int, timings
 
 
 def group_by_meaning(counts: Counter, first_seen: dict[str, int], signature: Signature) -> list[tuple[str, int]]:
-    """Formulas that mean the same (:func:`elot.equivalence.equivalent`) as one group,
+    """Formulas that mean the same (:func:`elot.lang.equivalence.equivalent`) as one group,
     named by its most frequent (then earliest) text, with the group's count; best first."""
-    from elot.equivalence import equivalent
+    from elot.lang.equivalence import equivalent
 
     order = sorted(counts, key=lambda f: (-counts[f], first_seen[f]))
     groups: list[list[str]] = []

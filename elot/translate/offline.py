@@ -25,8 +25,8 @@ from functools import cached_property, lru_cache
 from typing import Callable
 
 from elot.errors import TranslationError
-from elot.signature import PLAYER, Signature
-from elot.syntax import Call, Const, Term, Var, call
+from elot.lang.signature import PLAYER, Signature
+from elot.lang.syntax import Call, Const, Term, Var, call
 
 # -- terms -------------------------------------------------------------------------------
 

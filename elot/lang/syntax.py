@@ -170,7 +170,7 @@ def guard_depth(term: Term, source: str | None = None) -> None:
         if problem:
             raise ElotSyntaxError(
                 f"not an ELoT term: {problem}", source=source,
-                hint="pass formula text, or a tree of Call, Const, Var and Num from elot.syntax",
+                hint="pass formula text, or a tree of Call, Const, Var and Num from elot.lang.syntax",
             )
         if isinstance(node, Call):
             stack.extend((arg, d + 1) for arg in node.args)

@@ -3,7 +3,7 @@
 The typechecker asks the signature which names are objects and predicates and what
 their types are; the evaluator asks it which objects a quantifier ranges over. The
 default is Doors, Keys & Gems (the predicates of the dataset's ``domain.pddl``) with a
-generous set of objects; :meth:`Signature.from_pddl` takes the objects of a problem file
+generous set of objects; :func:`elot.btom.pddl.signature_of` takes the objects of a problem file
 and :meth:`Signature.from_objects` builds one by hand.
 """
 
@@ -62,7 +62,7 @@ class Signature:
     """Objects with their domain types, predicates with argument types, the type
     hierarchy and agent aliases. Immutable and hashable (compiled formulas are cached
     per signature); build one with :meth:`default`, :meth:`from_objects` or
-    :meth:`from_pddl`."""
+    :func:`elot.btom.pddl.signature_of`."""
 
     objects: tuple[tuple[str, str], ...]
     predicates: tuple[tuple[str, tuple[str, ...]], ...]
@@ -117,24 +117,6 @@ class Signature:
             agent=agent,
             aliases=aliases,
             derived=frozenset(derived),
-        )
-
-    @staticmethod
-    def from_pddl(domain_path: str | Path | None, problem_path: str | Path) -> "Signature":
-        """The objects of a PDDL problem file, with the predicates, types and derived
-        predicates of its domain file (Doors, Keys & Gems when ``domain_path`` is None).
-        The problem's agent object (``human`` in the dataset) gets the alias ``player``."""
-        from elot import pddl  # a sibling stage; imported here to keep `import elot` cheap
-
-        problem = pddl.read_problem(problem_path)
-        if domain_path is None:
-            return Signature.from_objects(dict(problem.objects))
-        domain = pddl.read_domain(domain_path)
-        return Signature.from_objects(
-            dict(problem.objects),
-            predicates=dict(domain.predicates),
-            types={k: v for k, v in domain.types.items() if k != v},
-            derived=domain.derived,
         )
 
     # -- lookups -------------------------------------------------------------------------

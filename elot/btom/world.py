@@ -27,7 +27,7 @@ import difflib
 import re
 
 from elot.errors import LineIndex, ScenarioError
-from elot.pddl import line_span
+from elot.btom.pddl import line_span
 
 #: The object types of the Doors, Keys & Gems domain.
 OBJECT_TYPES = ("agent", "gem", "door", "box", "key", "color")
@@ -475,7 +475,7 @@ class WorldState:
 
 
 def world_from_problem(problem) -> tuple[Layout, WorldState]:
-    """The layout and initial state described by a :class:`elot.pddl.Problem`.
+    """The layout and initial state described by a :class:`elot.btom.pddl.Problem`.
 
     Keys inside a box (``inside``) are placed there, keys with ``offgrid`` off the grid
     (held when ``has`` says so), other keys on their cell; keys without ``iscolor`` have

@@ -37,15 +37,15 @@ from math import comb
 import numpy as np
 
 from btom_ext.reference import AGENT, BOX, CLOSED, EPSILON, FLOOR, GEMS, GONE, HELD, KEYS, LOCKED
-from elot.conventions import check_conventions
+from elot.btom.conventions import check_conventions
 from elot.errors import ElotError, ScenarioError
-from elot.world import OFFGRID, KeyState, Layout, Pos, WorldState
+from elot.btom.world import OFFGRID, KeyState, Layout, Pos, WorldState
 
 #: The models of SPEC §5: the full model and the paper's two ablations.
 MODELS = ("full", "true-belief", "non-planning")
 #: Models that reproduce artifacts of the reference pipeline (SPEC §7), not for real use.
 REPRODUCTION_MODELS = ("true-belief-paper",)
-#: Every name :func:`build` and :func:`elot.inference.infer` accept.
+#: Every name :func:`build` and :func:`elot.btom.inference.infer` accept.
 ALL_MODELS = MODELS + REPRODUCTION_MODELS
 
 
@@ -491,7 +491,7 @@ def build(
 ) -> HypothesisSpace:
     """The hypothesis space of a scenario whose true initial state is ``true_state``.
 
-    Raises :class:`ModelError` / :class:`~elot.conventions.ConventionsError` for unknown
+    Raises :class:`ModelError` / :class:`~elot.btom.conventions.ConventionsError` for unknown
     names, and :class:`ScenarioError` (with the estimated size) instead of allocating a space
     of more than ``max_hypotheses`` hypotheses (see :data:`MAX_HYPOTHESES`).
     """

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from elot.syntax import Call, Const, Num, Term, Var, guard_depth
+from elot.lang.syntax import Call, Const, Num, Term, Var, guard_depth
 
 
 def _number(value: float) -> str:

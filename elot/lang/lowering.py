@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from elot.checker import ADJECTIVES, EPISTEMIC_OPERATORS, MODALS, check
+from elot.lang.checker import ADJECTIVES, EPISTEMIC_OPERATORS, MODALS, check
 from elot.errors import Span
-from elot.signature import Signature
-from elot.syntax import QUANTIFIERS, Call, Const, Term, Var, binding, fresh, substitute, variables
+from elot.lang.signature import Signature
+from elot.lang.syntax import QUANTIFIERS, Call, Const, Term, Var, binding, fresh, substitute, variables
 
 
 class Step(NamedTuple):

@@ -1,7 +1,7 @@
 """Text → ELoT syntax tree.
 
 The Lark grammar (``elot/grammar.lark``, package data) is loaded once and compiled into
-one LALR parser; a transformer turns its parse tree into :mod:`elot.syntax` nodes. Before
+one LALR parser; a transformer turns its parse tree into :mod:`elot.lang.syntax` nodes. Before
 parsing, a cheap linear scan rejects inputs that are too large or nest too deeply (so the
 recursive transform cannot overflow the stack) and pinpoints unbalanced parentheses; what
 remains is reported from Lark's ``UnexpectedInput`` with the source line, a caret and a
@@ -19,7 +19,7 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from elot.errors import ElotSyntaxError, Span
-from elot.syntax import MAX_DEPTH, Call, Const, Num, Term, Var, too_deep
+from elot.lang.syntax import MAX_DEPTH, Call, Const, Num, Term, Var, too_deep
 
 #: Longest accepted input, in characters: a real formula is a few hundred.
 MAX_LENGTH = 100_000
@@ -229,3 +229,14 @@ def parse_atoms(text: str, *, path: str | None = None) -> tuple[Term, ...]:
     if not text.strip():
         return ()
     return _run(text, "atoms", path)
+
+
+_FORMULA_START = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*|>=|<=|==|>|<|-)\s*\(")
+
+
+def looks_like_formula(text: str) -> bool:
+    """Whether a statement is written in ELoT rather than English: it starts like a term
+    (``name(``), or is a single word. Malformed formulas still count, so that the parser
+    reports them with a caret; English with parentheses in it does not."""
+    text = text.strip()
+    return bool(_FORMULA_START.match(text)) or (bool(text) and len(text.split()) == 1)

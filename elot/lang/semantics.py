@@ -11,7 +11,7 @@ Quantifiers outside ``prob_of`` range over the objects of the variable's type, w
 the condition evaluated in each row's true world; inside ``prob_of`` they are part of
 the base formula, evaluated in each world of the belief.
 
-Binding follows SPEC §2 (:func:`elot.syntax.binding`): a condition binds only the
+Binding follows SPEC §2 (:func:`elot.lang.syntax.binding`): a condition binds only the
 variables not already bound around it, so compilation carries the set of bound
 variables down the tree. A base formula or a ``prob_of`` body that mentions outer-bound
 variables is evaluated, and cached, per binding of exactly those variables.
@@ -20,8 +20,6 @@ variables is evaluated, and cached, per binding of exactly those variables.
 from __future__ import annotations
 
 import dataclasses
-import sys
-import types
 import itertools
 import math
 from math import prod
@@ -31,13 +29,13 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from elot.checker import ADJECTIVES, THRESHOLD_NAMES, check, check_atoms, infer_bindings
+from elot.lang.checker import ADJECTIVES, THRESHOLD_NAMES, check, check_atoms, infer_bindings
 from elot.errors import ElotError, EvaluationError, Span
-from elot.lowering import lower
-from elot.parser import parse, parse_atoms
-from elot.signature import Signature
-from elot.syntax import Call, Const, Num, Term, Var, call, free_variables, guard_depth, subterms
-from elot.types import BASE, EPISTEMIC, NUMERIC
+from elot.lang.lowering import lower
+from elot.lang.parser import parse, parse_atoms
+from elot.lang.signature import Signature
+from elot.lang.syntax import Call, Const, Num, Term, Var, call, free_variables, guard_depth, subterms
+from elot.lang.typesystem import BASE, EPISTEMIC, NUMERIC
 
 Atom = tuple[str, ...]
 #: The variables bound around a node being compiled.
@@ -901,7 +899,7 @@ def _is_base(node: Term) -> bool:
 def _compile(term: Term, signature: Signature, thresholds: Thresholds, bind_free: bool) -> CompiledFormula:
     checked = check(term, signature, bind_free=bind_free)
     if checked.type not in (BASE, EPISTEMIC, NUMERIC):
-        from elot.types import describe
+        from elot.lang.typesystem import describe
 
         raise EvaluationError(
             f"only formulas and numbers can be evaluated; this is {describe(checked.type)}",
@@ -987,17 +985,3 @@ def evaluate(
 
 __all__ = ["State", "Belief", "Thresholds", "CompiledFormula", "compile_formula", "evaluate"]
 
-
-class _CallableModule(types.ModuleType):
-    """This module, callable as :func:`evaluate`.
-
-    ``elot.evaluate`` is both this module and the public function; importing the module
-    rebinds the package attribute to the module, so ``from elot import evaluate`` must
-    work whichever of the two it finds.
-    """
-
-    def __call__(self, *args, **kwargs):
-        return evaluate(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

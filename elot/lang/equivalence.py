@@ -14,12 +14,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from btom_ext.reference import EPSILON  # the weight BToM gives states with no particle
 from elot.errors import EvaluationError
-from elot.evaluate import Belief, State, Thresholds, compile_formula
-from elot.signature import Signature
-from elot.syntax import Term
-from elot.types import NUMERIC
+from elot.lang.semantics import Belief, State, Thresholds, compile_formula
+from elot.lang.signature import Signature
+from elot.lang.syntax import Term
+from elot.lang.typesystem import NUMERIC
+
+#: The weight BToM gives a state that holds no belief particle (SPEC §5): the smallest
+#: positive double, so sampled beliefs have the same shape as the ones inference makes.
+EPSILON = 5e-324
 
 
 def states_for(signature: Signature | None = None, max_hidden_keys: int = 2) -> list[State]:

@@ -22,14 +22,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from elot.conventions import CONVENTIONS, Conventions, ConventionsError, check_conventions
+from elot.btom.conventions import CONVENTIONS, Conventions, ConventionsError, check_conventions
 from elot.errors import ElotError, ElotTypeError, Span
-from elot.evaluate import CompiledFormula, Thresholds, compile_formula
-from elot.inference import Inference
-from elot.scenario import MODES, Mode
-from elot.printer import pretty
-from elot.syntax import Term
-from elot.types import NUMERIC
+from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
+from elot.btom.inference import Inference
+from elot.btom.scenario import MODES, Mode
+from elot.lang.printer import pretty
+from elot.lang.syntax import Term
+from elot.lang.typesystem import NUMERIC
 
 __all__ = ["CONVENTIONS", "Conventions", "ConventionsError", "Score", "check_conventions",
            "compile_statement", "live_pairs", "normalized_likelihood", "score", "scores_of", "truth_table"]

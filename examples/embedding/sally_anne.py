@@ -5,8 +5,8 @@ and, later, looks in the basket. The observer is not quite sure Sally saw nothin
 may have peeked through the window (probability 0.1). Each hypothesis is one way things
 might be (the world, Sally's belief, Anne's belief) with its probability.
 
-Run it (from the repository root): ``python elot/examples/embedding/sally_anne.py``.
-Query it interactively: ``elot repl --belief-model elot/examples/embedding/sally_anne.py``.
+Run it (from the repository root): ``python examples/embedding/sally_anne.py``.
+Query it interactively: ``elot repl --belief-model examples/embedding/sally_anne.py``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from elot.embedding import judge, judge_series, read_domain
-from elot.evaluate import State
+from elot.lang.semantics import State
 
 #: The domain, declared in a few lines of text (sally_anne.domain).
 DOMAIN = read_domain(Path(__file__).with_name("sally_anne.domain"))

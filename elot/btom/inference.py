@@ -1,6 +1,6 @@
 """Exact BToM inference over a scenario (SPEC §5): per-step posteriors, worlds and beliefs.
 
-:func:`infer` enumerates the hypothesis space (:mod:`elot.hypotheses`), then runs the
+:func:`infer` enumerates the hypothesis space (:mod:`elot.btom.hypotheses`), then runs the
 observed actions through a BToM backend (the compiled ``btom_ext.core``, or the plain
 ``btom_ext.reference``). Time t = 0 is the initial state and t the state after t actions;
 ``b_t`` is the belief after perceiving ``s_t`` and action ``a_{t+1}`` is chosen from it.
@@ -20,11 +20,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from btom_ext import backend as load_backend
-from elot.errors import ScenarioError
-from elot.hypotheses import MAX_HYPOTHESES, Encoding, HypothesisSpace, build, check_model
+from btom_ext import CoreMissingError, backend as _backend
+from elot.errors import ExtensionMissingError, ScenarioError
+from elot.btom.hypotheses import MAX_HYPOTHESES, Encoding, HypothesisSpace, build, check_model
 from btom_ext.reference import AGENT
-from elot.world import MOVES, Action, ImpossibleActionError, WorldState
+from elot.btom.world import MOVES, Action, ImpossibleActionError, WorldState
 
 #: β = 1/τ with τ = 2^(-3/2), the paper's fitted inverse temperature.
 DEFAULT_BETA = 2**1.5
@@ -37,7 +37,7 @@ class Inference:
     """The result of :func:`infer`: hypotheses and, for every step t = 0..T, their weights.
 
     Hypothesis i has goal ``space.goals[goal_index[i]]``, true initial state
-    ``state_index[i]`` and initial belief ``belief_index[i]`` (see :mod:`elot.hypotheses`).
+    ``state_index[i]`` and initial belief ``belief_index[i]`` (see :mod:`elot.btom.hypotheses`).
     """
 
     scenario: Any
@@ -110,9 +110,9 @@ class Inference:
         return self.worlds_by_step[self._check(t)]
 
     def states(self, t: int):
-        """:meth:`worlds` as ``elot.evaluate.State`` values, for ELoT evaluation."""
+        """:meth:`worlds` as ``elot.lang.semantics.State`` values, for ELoT evaluation."""
         if t not in self._states:
-            from elot.evaluate import State
+            from elot.lang.semantics import State
 
             self._states[t] = tuple(State(w.atoms()) for w in self.worlds(t))
         return self._states[t]
@@ -193,6 +193,15 @@ def _check_backend_limits(core, backend: str, layout) -> None:
         )
 
 
+def load_backend(name: str):
+    """The BToM core called ``name`` (``"core"`` or ``"reference"``); a compiled core that
+    does not import is an :class:`~elot.errors.ExtensionMissingError` with its hint."""
+    try:
+        return _backend(name)
+    except CoreMissingError as error:
+        raise ExtensionMissingError(str(error), hint=error.hint) from error
+
+
 def infer(
     scenario,
     *,
@@ -208,15 +217,15 @@ def infer(
 ) -> Inference:
     """Exact inference of goals, initial states and beliefs from a scenario's actions.
 
-    ``scenario`` is an :class:`elot.scenario.Scenario`: its ``layout``, ``initial`` (the
+    ``scenario`` is an :class:`elot.btom.scenario.Scenario`: its ``layout``, ``initial`` (the
     true initial :class:`WorldState`), ``actions`` and ``signature()`` are used.
     ``model`` is ``"full"``, ``"true-belief"`` or ``"non-planning"`` (SPEC §5), or
     ``"true-belief-paper"``, the reproduction of the reference's True Belief artifact (SPEC
     §7.4); ``conventions="paper"`` enumerates and names initial states as the reference does
     (§7.3). ``progress(t, T)`` is called after each step. Unknown names raise
-    :class:`~elot.hypotheses.ModelError` / :class:`~elot.conventions.ConventionsError`.
+    :class:`~elot.btom.hypotheses.ModelError` / :class:`~elot.btom.conventions.ConventionsError`.
     A hypothesis space of more than ``max_hypotheses`` hypotheses is refused with its
-    estimated size (:func:`elot.hypotheses.build`).
+    estimated size (:func:`elot.btom.hypotheses.build`).
     """
     check_model(model)
     core = load_backend(backend)

@@ -13,7 +13,7 @@ free in it *that is not already bound outside* (SPEC §2): in
 ``forall(box(B), exists(and(key(K), inside(K, B)), φ))`` the inner condition binds only
 ``K``, and its ``inside(K, B)`` tests the outer ``B``, typed by its outer binding. The one
 exception is the explicit ``X`` of ``most/least(P, o, X, C, φ)``, which is bound even if an
-outer ``X`` is (it shadows it). The rule is :func:`elot.syntax.binding`; every stage uses
+outer ``X`` is (it shadows it). The rule is :func:`elot.lang.syntax.binding`; every stage uses
 it. Each newly bound variable's domain type is inferred from a type predicate
 constraining it in the condition (``box(B)``), else from the argument types of the
 predicates it appears in (``inside(K, B)``: ``K`` is an item, ``B`` a box), first in the
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator, Mapping
 
 from elot.errors import ElotTypeError, Span
-from elot.parser import parse
-from elot.signature import PLAYER, Signature
-from elot.syntax import (
+from elot.lang.parser import parse
+from elot.lang.signature import PLAYER, Signature
+from elot.lang.syntax import (
     CONDITION_POSITION,
     EXPLICIT_VARIABLE,
     QUANTIFIERS,
@@ -42,7 +42,7 @@ from elot.syntax import (
     free_variables,
     guard_depth,
 )
-from elot.types import (
+from elot.lang.typesystem import (
     ADJECTIVE,
     BASE,
     EPISTEMIC,
@@ -85,7 +85,7 @@ LOWERED_OPERATORS = frozenset(COMPARISONS + ("-", "prob_of", "threshold", "maxim
 OPERATORS = EPISTEMIC_OPERATORS | LOWERED_OPERATORS | frozenset(CONNECTIVES) | QUANTIFIERS
 
 # The binding operators and the position of their condition (CONDITION_POSITION) are
-# defined in elot.syntax, with the binding rule that every stage shares.
+# defined in elot.lang.syntax, with the binding rule that every stage shares.
 
 #: How each operator is called, for arity errors.
 USAGE = {
@@ -256,7 +256,7 @@ class _Checker:
         self.errors.append(ElotTypeError(message, span=node.span, hint=hint, source=self.source))
 
     def show(self, node: Term, limit: int = 60) -> str:
-        from elot.printer import pretty
+        from elot.lang.printer import pretty
 
         text = pretty(node)
         return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -27,9 +27,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Iterable, Literal, Sequence
 
-from elot import pddl
+from elot.btom import pddl
 from elot.errors import ElotError, LineIndex, ScenarioError, Span, read_text
-from elot.world import (
+from elot.lang.parser import looks_like_formula
+from elot.btom.world import (
     ARITY,
     BOX_GLYPHS,
     DOOR_GLYPHS,
@@ -52,17 +53,6 @@ MODES: tuple[Mode, ...] = ("current", "initial")
 #: name followed by ``(`` (English sentences start with a capital or an article).
 # A term's functor and its '(': a name (any case, so that 'Believes(' reaches the parser
 # and its error) or a comparison of the lowered language (>=, <=, ==, >, <, -).
-_FORMULA_START = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*|>=|<=|==|>|<|-)\s*\(")
-
-
-def looks_like_formula(text: str) -> bool:
-    """Whether a statement is written in ELoT rather than English: it starts like a term
-    (``name(``), or is a single word. Malformed formulas still count, so that the parser
-    reports them with a caret; English with parentheses in it does not."""
-    text = text.strip()
-    return bool(_FORMULA_START.match(text)) or (bool(text) and len(text.split()) == 1)
-
-
 @dataclass(frozen=True)
 class Statement:
     """A statement to judge, as written (an ELoT formula or an English sentence), about the
@@ -146,12 +136,12 @@ class Scenario:
         return self.layout.objects()
 
     def signature(self):
-        """The ELoT :class:`~elot.signature.Signature` of this scenario's objects (built once)."""
+        """The ELoT :class:`~elot.lang.signature.Signature` of this scenario's objects (built once)."""
         return self._signature
 
     @cached_property
     def _signature(self):
-        from elot.signature import Signature  # a sibling stage; imported when asked for
+        from elot.lang.signature import Signature  # a sibling stage; imported when asked for
 
         return Signature.from_objects(self.signature_objects(), agent=self.layout.agent)
 
@@ -866,11 +856,11 @@ DEFAULT_EXAMPLE = "default"
 
 
 def _examples_dir():
-    return resources.files("elot.examples")
+    return resources.files("elot.scenarios")
 
 
 def list_examples() -> tuple[str, ...]:
-    """Names of the built-in example scenarios (``examples/*.scn``), sorted."""
+    """Names of the built-in example scenarios (``elot/scenarios/*.scn``), sorted."""
     return tuple(sorted(p.name[:-4] for p in _examples_dir().iterdir() if p.name.endswith(".scn")))
 
 

@@ -8,8 +8,8 @@ Alice and one for Bob; each onlooker's belief follows from what they saw. That m
 12 placements x 25 x 25 attention levels = 7500 hypotheses, given to elot as arrays and
 judged in one vectorized pass per statement.
 
-Run it (from the repository root): ``python elot/examples/embedding/treasure_hunt.py``.
-Query it interactively: ``elot repl --belief-model elot/examples/embedding/treasure_hunt.py``.
+Run it (from the repository root): ``python examples/embedding/treasure_hunt.py``.
+Query it interactively: ``elot repl --belief-model examples/embedding/treasure_hunt.py``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import itertools
 import numpy as np
 
 from elot.embedding import Hypotheses, declare, judge, judge_series
-from elot.evaluate import State
+from elot.lang.semantics import State
 
 #: The domain in a few lines of Python: objects by type, predicates with argument types.
 DOMAIN = declare(

@@ -13,7 +13,7 @@
 ==========  =========================================================================
 
 Subtyping among object types depends on the domain's type hierarchy, which lives in the
-signature (:meth:`elot.signature.Signature.is_subdomain`); :func:`is_subtype` takes it as
+signature (:meth:`elot.lang.signature.Signature.is_subdomain`); :func:`is_subtype` takes it as
 a function.
 """
 

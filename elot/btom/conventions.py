@@ -3,14 +3,14 @@ the reference pipeline behind the paper's Table does (``paper``, SPEC §7).
 
 ``paper`` changes three things, each documented where it is implemented:
 
-1. π counts hypotheses ruled out by time t as false (:func:`elot.scoring.score`);
+1. π counts hypotheses ruled out by time t as false (:func:`elot.btom.scoring.score`);
 2. accuracy in the in-vs-out comparison is the literal float comparison
    (:func:`elot.study.experiments.in_vs_out` reports it as ``strict``, beside the tie-tolerant one);
 3. initial states come in the reference's order, with its key names
-   (:func:`elot.hypotheses.initial_states`).
+   (:func:`elot.btom.hypotheses.initial_states`).
 
 The reference's True Belief artifact (§7.4) is a model of its own, ``true-belief-paper``
-(:data:`elot.hypotheses.REPRODUCTION_MODELS`), not part of the conventions.
+(:data:`elot.btom.hypotheses.REPRODUCTION_MODELS`), not part of the conventions.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 * :func:`read_domain` — a domain file: its name, type hierarchy, predicates, derived
   predicates, functions and action names (the action bodies are not interpreted: the
-  Doors-Keys-Gems rules live in :mod:`elot.world`).
+  Doors-Keys-Gems rules live in :mod:`elot.btom.world`).
 * :func:`read_problem` — a problem file: objects with their types (in file order), the
   initial atoms, the numeric fluents (``xloc``/``yloc``), the walls bit-matrix and the goal.
 * :func:`read_plan` — a plan file of the LaBToM dataset: one action per line, and lines
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Union
 
 from elot.errors import LineIndex, ScenarioError, Span, read_text
+from elot.lang.signature import Signature
 
 # -- s-expressions ---------------------------------------------------------------------
 
@@ -480,3 +481,19 @@ def parse_plan_text(text: str, path: str | None = None) -> Plan:
 def read_plan(path: str | Path) -> Plan:
     """Read a plan file of the LaBToM dataset (errors name ``file:line:col``)."""
     return parse_plan_text(read_text(path, "plan"), str(path))
+
+
+def signature_of(domain_path: str | Path | None, problem_path: str | Path) -> Signature:
+    """The ELoT signature of a PDDL problem: its objects, with the predicates, types and
+    derived predicates of its domain file (Doors, Keys & Gems when ``domain_path`` is
+    None). The problem's agent object (``human`` in the dataset) gets the alias ``player``."""
+    problem = read_problem(problem_path)
+    if domain_path is None:
+        return Signature.from_objects(dict(problem.objects))
+    domain = read_domain(domain_path)
+    return Signature.from_objects(
+        dict(problem.objects),
+        predicates=dict(domain.predicates),
+        types={k: v for k, v in domain.types.items() if k != v},
+        derived=domain.derived,
+    )

@@ -1,1 +1,0 @@
-"""Built-in example scenarios and formulas, the package ``elot.examples``."""

@@ -1,0 +1,1 @@
+"""The built-in scenarios that commands open by name (``elot run two-doors``): package data."""
