@@ -3,7 +3,7 @@ repository root, after ``pip install .`` (CI's clean install) or ``pip install -
 
 There, Python puts the checkout first on ``sys.path``, so ``elot`` and ``btom_ext`` import
 from the source tree rather than from site-packages. The examples, the REPL and the
-compiled core must be found all the same (issue 11, items 1 and 12).
+compiled core must be found all the same.
 """
 
 from __future__ import annotations
