@@ -225,6 +225,7 @@ def _print_fit(result) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from elot.study.fit import R_TOLERANCE
     from elot.study.params import LITERATURE
 
     out = Console(highlight=False, soft_wrap=False, width=max(100, Console().width))
@@ -240,6 +241,14 @@ def _print_fit(result) -> None:
         table.add_row(fit.model, f"{fit.beta:.3g}",
                       *("—" if f is None else f"{f.r:.2f} [{f.low:.2f}, {f.high:.2f}] n={f.n}" for f in cells))
     out.print(table)
+    flat = [fit for fit in result.models.values() if fit.ties]
+    if flat:
+        out.print(f"Flat optima (r within {R_TOLERANCE:g} of the best; reported: the smallest β, "
+                  f"thresholds nearest the start):")
+    for fit in flat:
+        settings = ", ".join(f"{'β' if name == 'beta' else name} {values[0]:.3g}–{values[-1]:.3g} ({len(values)})"
+                             for name, values in fit.ties.items())
+        out.print(f"  {fit.model}: {settings}")
     best = result.best
     thresholds = Table(title=f"Thresholds ({best.model})", title_justify="left")
     thresholds.add_column("threshold")
