@@ -233,6 +233,34 @@ class TranslationError(ElotError):
     kind = "translation error"
 
 
+class ArgumentError(ElotError):
+    """A public function was called with an argument of the wrong type or out of range;
+    the message names the argument."""
+
+    kind = "argument error"
+
+
+def expect(value, types: type | tuple[type, ...], name: str, *, hint: str | None = None):
+    """``value`` if it is one of ``types`` (a bool is not a number), else an
+    :class:`ArgumentError` naming the argument ``name``."""
+    if isinstance(value, types) and not (isinstance(value, bool) and bool not in _flat(types)):
+        return value
+    wanted = " or ".join(t.__name__ for t in _flat(types))
+    raise ArgumentError(f"{name} must be a {wanted}, not {type(value).__name__}", hint=hint)
+
+
+def expect_int(value, name: str, *, minimum: int = 0) -> int:
+    """A whole number at least ``minimum``, else an :class:`ArgumentError` naming it."""
+    expect(value, int, name)
+    if value < minimum:
+        raise ArgumentError(f"{name} must be at least {minimum}, not {value}")
+    return value
+
+
+def _flat(types) -> tuple[type, ...]:
+    return types if isinstance(types, tuple) else (types,)
+
+
 class ExtensionMissingError(ElotError):
     """The compiled BToM core (``btom_ext``) is not built or does not import."""
 

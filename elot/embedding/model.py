@@ -28,7 +28,7 @@ from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from elot.errors import ElotError, EvaluationError, ScenarioError
+from elot.errors import ElotError, EvaluationError, ScenarioError, expect
 from elot.lang.semantics import Belief, State
 from elot.lang.signature import Signature
 
@@ -131,8 +131,11 @@ class Hypotheses:
         ``weights`` (N,), ``true_index`` (N,) indices into ``worlds`` (default: row n's
         world is ``worlds[n]``). Every array is checked: shapes, non-negative finite
         values, rows and weights summing to 1; states against ``signature``."""
+        expect(signature, Signature, "signature", hint="elot.declare(...), elot.read_domain(path) or Signature.default()")
+        if isinstance(worlds, (str, bytes)) or not isinstance(worlds, Sequence):
+            raise ModelError(f"worlds must be a sequence of States, not {type(worlds).__name__}")
         worlds = tuple(_state(w, signature, f"world {n}") for n, w in enumerate(worlds))
-        weights = np.asarray(weights, dtype=np.float64)
+        weights = _floats(weights, "weights")
         if weights.ndim != 1 or not len(weights):
             raise ModelError(f"weights must be a non-empty (N,) array, got shape {weights.shape}")
         n = len(weights)
@@ -143,17 +146,19 @@ class Hypotheses:
                 raise ModelError(f"give true_index: there are {len(worlds)} worlds but {n} hypotheses",
                                  hint="true_index[n] is the index of hypothesis n's world in worlds")
             true_index = np.arange(n)
-        true_index = np.asarray(true_index)
+        true_index = _numbers(true_index, "true_index")
         if true_index.shape != (n,) or not np.issubdtype(true_index.dtype, np.integer):
             raise ModelError(f"true_index must be an (N,) = ({n},) integer array, got {true_index.dtype} {true_index.shape}")
         if n and (true_index.min() < 0 or true_index.max() >= len(worlds)):
             raise ModelError(f"true_index points outside the {len(worlds)} worlds")
         table = beliefs if isinstance(beliefs, Mapping) else {signature.agent: beliefs}
+        if not table:
+            raise ModelError("beliefs is empty: give an (N, S) array, or {agent: (N, S) array}")
         checked = {}
         for agent, rows in table.items():
             name = _agent(agent, signature)
             # Column-major: the evaluator reads beliefs by world (column), see masked_row_sums.
-            rows = np.asfortranarray(rows, dtype=np.float64)
+            rows = np.asfortranarray(_floats(rows, f"{name}'s beliefs"))
             if rows.shape != (n, len(worlds)):
                 raise ModelError(f"{name}'s beliefs must be an (N, S) = ({n}, {len(worlds)}) array, got {rows.shape}",
                                  hint="one row per hypothesis, one column per world")
@@ -165,7 +170,7 @@ class Hypotheses:
                                  hint="each row is a distribution over the worlds: divide by its sum")
             checked[name] = rows
         for extra, what in ((multiplicity, "multiplicity"), (live, "live")):
-            if extra is not None and (np.shape(extra) != (n,) or np.any(np.asarray(extra) < 0)):
+            if extra is not None and (np.shape(_floats(extra, what)) != (n,) or np.any(_floats(extra, what) < 0)):
                 raise ModelError(f"{what} must be an (N,) array of non-negative counts")
         return Hypotheses(signature, worlds, true_index.astype(np.intp), checked, weights,
                           None if multiplicity is None else np.asarray(multiplicity, dtype=np.float64),
@@ -224,6 +229,22 @@ def _weight(weight, where: str) -> float:
     if not (math.isfinite(value) and value >= 0):
         raise ModelError(f"the weight of {where} is {value!r}", hint="weights are non-negative probabilities")
     return value
+
+
+def _numbers(value, name: str) -> np.ndarray:
+    """``value`` as a numeric array, or a ModelError naming the argument."""
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as error:
+        raise ModelError(f"{name} must be an array of numbers: {error}") from None
+    if array.dtype.kind not in "biuf" or array.dtype == bool and name != "live":
+        raise ModelError(f"{name} must be an array of numbers, not {type(value).__name__}"
+                         + (f" of {array.dtype}" if array.dtype != object else ""))
+    return array
+
+
+def _floats(value, name: str) -> np.ndarray:
+    return _numbers(value, name).astype(np.float64)
 
 
 def _check_values(array: np.ndarray, what: str) -> None:

@@ -840,7 +840,7 @@ def check(term: Term | str, signature: Signature | None = None, *, bind_free: bo
         source = term
         term = parse(term)
     guard_depth(term, source)
-    signature = signature or Signature.default()
+    signature = Signature.given(signature)
     if bind_free:
         term = bind_free_variables(term, signature, source)
     checker = _Checker(signature, source, free_ok=False)

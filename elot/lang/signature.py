@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from elot.errors import ScenarioError
+from elot.errors import ScenarioError, expect
 
 #: The name formulas use for the observed agent, whatever the scenario calls it.
 PLAYER = "player"
@@ -118,6 +118,15 @@ class Signature:
             aliases=aliases,
             derived=frozenset(derived),
         )
+
+    @staticmethod
+    def given(signature: "Signature | None", name: str = "signature") -> "Signature":
+        """``signature``, or the default when it is None; anything else is an
+        :class:`~elot.errors.ArgumentError` naming the argument."""
+        if signature is None:
+            return Signature.default()
+        return expect(signature, Signature, name,
+                      hint="Signature.default(), elot.declare(...) or elot.read_domain(path)")
 
     # -- lookups -------------------------------------------------------------------------
 
