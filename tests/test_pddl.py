@@ -279,3 +279,26 @@ def test_init_atoms_of_the_wrong_arity_are_errors(atom):
     with pytest.raises(ScenarioError, match="takes . argument") as info:
         _world(_problem(extra=atom))
     assert info.value.location().startswith("p.pddl:11:")
+
+
+def test_a_plan_is_bounded_in_length():
+    from elot.btom.pddl import MAX_ACTIONS, parse_plan_text
+
+    with pytest.raises(ScenarioError, match="too many actions") as info:
+        parse_plan_text("(right human)\n" * (MAX_ACTIONS + 1), "long.pddl")
+    assert info.value.location() == f"long.pddl:{MAX_ACTIONS + 1}:1"
+
+
+def test_a_position_of_an_undeclared_object_is_an_error():
+    """It used to be dropped: four gems placed, three declared, three goals inferred."""
+    text = _problem(extra="(inside key1 box1) (= (xloc gem2) 1) (= (yloc gem2) 1)")
+    with pytest.raises(ScenarioError, match="unknown object 'gem2'") as info:
+        _world(text)
+    assert info.value.location().startswith("p.pddl:11:")
+
+
+def test_a_position_given_twice_is_an_error():
+    text = _problem(extra="(inside key1 box1) (= (xloc gem1) 1)")
+    with pytest.raises(ScenarioError, match=r"\(xloc gem1\) is set twice \(first at line 7\)") as info:
+        _world(text)
+    assert info.value.location().startswith("p.pddl:11:")

@@ -380,7 +380,6 @@ _BLOCKS = {"map", "legend", "actions", "statements", "statements current", "stat
 _MARKER_LINE = re.compile(r"^-{2,}\s*(judge\s*)?-*$")
 _IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
 #: Most actions a scenario may have (the dataset's longest plans have about 100).
-MAX_ACTIONS = 100_000
 _REPEAT = re.compile(r"^(?:x|\*)(\d+)$")
 _MAP_HINT = f"a map is at most {pddl.MAX_GRID_SIDE} cells on a side (the dataset's are about 20)"
 
@@ -732,13 +731,13 @@ class _ScnReader:
                 span = self.lines.span(line.offset + col, line.offset + col + len(chunk.strip()))
                 repeat = 1
                 if len(words) > 1 and (m := _REPEAT.match(words[-1])):
-                    repeat = int(m[1]) if len(m[1]) <= 9 else MAX_ACTIONS + 1
+                    repeat = int(m[1]) if len(m[1]) <= 9 else pddl.MAX_ACTIONS + 1
                     words = words[:-1]
                     if repeat < 1:
                         raise self.fail("a repeat count must be at least 1", line, col, len(chunk.strip()), hint="write e.g. `right x2`")
-                if len(actions) + repeat > MAX_ACTIONS:
+                if len(actions) + repeat > pddl.MAX_ACTIONS:
                     raise self.fail(
-                        f"too many actions: more than {MAX_ACTIONS:,} (at step {len(actions) + 1})",
+                        f"too many actions: more than {pddl.MAX_ACTIONS:,} (at step {len(actions) + 1})",
                         line, col, len(chunk.strip()),
                         hint="a plan is at most a few hundred actions; check the repeat count",
                     )
