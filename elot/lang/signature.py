@@ -196,7 +196,15 @@ class Signature:
 
     def objects_of(self, domain: str) -> tuple[str, ...]:
         """The objects whose type is ``domain`` or below it, in name order."""
-        return tuple(name for name, d in self.objects if self.is_subdomain(d, domain))
+        found = self._objects_of.get(domain)
+        if found is None:  # asked once per bound variable: a condition may bind thousands
+            found = self._objects_of[domain] = tuple(
+                name for name, d in self.objects if self.is_subdomain(d, domain))
+        return found
+
+    @cached_property
+    def _objects_of(self) -> dict[str, tuple[str, ...]]:
+        return {}
 
     def suggest(self, name: str, candidates: Iterable[str]) -> str | None:
         """The closest known name to a misspelt one (difflib), if any is close."""
