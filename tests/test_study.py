@@ -427,3 +427,16 @@ def test_fit_breaks_ties_the_same_way_whatever_the_last_bit(wobble):
     values = np.array([0.1, 0.8, 0.5, 0.8 + wobble, 0.3])
     assert best_beta(values) == 1
     assert best_beta(np.array([0.1, 0.8 - 1e-6, 0.8])) == 2  # a real difference still counts
+
+
+def test_bootstrap_memory_is_bounded_and_the_draws_unchanged(monkeypatch):
+    """fit --samples 99999999999 used to ask for 13 TiB at once: samples are drawn in
+    chunks, and the intervals are those of drawing them all at once."""
+    from elot.study import fit
+
+    rng = np.random.default_rng(1)
+    L = rng.random(300)
+    y = L + rng.normal(0, 0.1, 300)
+    whole = fit.bootstrap(L, y, samples=5000, seed=3)
+    monkeypatch.setattr(fit, "BOOTSTRAP_CHUNK", 300 * 7)  # 7 samples per chunk
+    assert fit.bootstrap(L, y, samples=5000, seed=3) == whole

@@ -42,6 +42,8 @@ SPAN = 4  # grid points on each side: ±0.2
 #: Two values of r closer than this are a tie. Settings that differ only by rounding (r equal
 #: to ~1e-16) must not be told apart by the last bit, which differs between numpy versions.
 R_TOLERANCE = 1e-9
+#: Values (samples × keys) drawn at once by the bootstrap: about 16 MB per array.
+BOOTSTRAP_CHUNK = 1 << 21
 REQUIRED = ("scenario", "mode", "t", "statement", "rating")
 #: Columns of a ratings or batch file that are not factors.
 KNOWN = frozenset(REQUIRED) | {"map", "model", "beta", "k", "conventions", "thresholds", "statement_id",
@@ -481,12 +483,18 @@ def bootstrap(L: np.ndarray, y: np.ndarray, *, samples: int = 1000, seed: int = 
     """r of L and y with a percentile bootstrap 95% interval (keys resampled)."""
     r = float(pearson(L[:, None], y)[0])
     rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(y), size=(samples, len(y)))
-    Ls, ys = L[picks].T, y[picks].T  # (n, samples)
-    Lc, yc = Ls - Ls.mean(axis=0), ys - ys.mean(axis=0)
-    den = np.sqrt((Lc ** 2).sum(axis=0) * (yc ** 2).sum(axis=0))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rs = np.where(den > 0, (Lc * yc).sum(axis=0) / den, 0.0)
+    rs = np.empty(samples)
+    # Samples in chunks of about BOOTSTRAP_CHUNK values, so memory stays bounded however
+    # many are asked for; drawing chunk by chunk gives the same stream as drawing at once.
+    step = max(1, BOOTSTRAP_CHUNK // max(len(y), 1))
+    for first in range(0, samples, step):
+        count = min(step, samples - first)
+        picks = rng.integers(0, len(y), size=(count, len(y)))
+        Ls, ys = L[picks].T, y[picks].T  # (n, count)
+        Lc, yc = Ls - Ls.mean(axis=0), ys - ys.mean(axis=0)
+        den = np.sqrt((Lc ** 2).sum(axis=0) * (yc ** 2).sum(axis=0))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rs[first:first + count] = np.where(den > 0, (Lc * yc).sum(axis=0) / den, 0.0)
     low, high = np.percentile(rs, [2.5, 97.5])
     return Figure(r, float(low), float(high), len(y))
 
