@@ -389,7 +389,7 @@ def test_ratings_with_a_byte_order_mark(tmp_path):
 
 def test_study_numbers_are_checked_as_every_command_checks_them(tmp_path, capsys):
     """β, k, --jobs, --samples and --noise take the values (and give the messages) of
-    elot.cli.options.NUMBERS, as run/plot/repl do: no k ≤ 6 cap of the study's own."""
+    elot.settings.NUMBERS, as run/plot/repl do: no k ≤ 6 cap of the study's own."""
     def refused(argv) -> str:
         with pytest.raises(SystemExit) as info:
             main(argv)

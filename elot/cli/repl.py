@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from elot.cli import EXIT_OK, EXIT_USAGE, options
+from elot.cli import options
+from elot.settings import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError
 from elot.output import count
 
@@ -66,9 +67,7 @@ def _session(args):
         from elot.embedding.session import ModelSession
 
         return ModelSession.open_model(args.belief_model, bind_free=args.bind_free)
-    from elot.study.params import apply_thresholds_option
-
-    thresholds = apply_thresholds_option(args)   # and β from the file unless --beta is given
+    thresholds = options.apply_thresholds_option(args)   # and β from the file unless --beta is given
     return Session(scenario=options.load_scenario(args), model=args.model, beta=args.beta,
                    k=args.k, backend=args.backend, bind_free=args.bind_free, mode=args.mode,
                    labtom=args.labtom, conventions=args.conventions, max_hypotheses=args.max_hypotheses,

@@ -28,8 +28,7 @@ from elot.btom.scoring import check_conventions, scores_of
 from elot.lang.signature import Signature
 from elot.lang.syntax import Term
 from elot.lang.typesystem import NUMERIC
-
-MODES = ("current", "initial")
+from elot.settings import MODES
 
 
 @dataclass(frozen=True)

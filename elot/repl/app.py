@@ -17,7 +17,7 @@ from typing import TextIO
 from rich.console import Console
 
 # piped input: exit EXIT_USAGE when some line failed, as the other commands do
-from elot.cli import EXIT_OK, EXIT_USAGE
+from elot.settings import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError
 from elot.output import excerpt
 from elot.repl import render

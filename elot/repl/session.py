@@ -21,7 +21,6 @@ import numpy as np
 
 from elot.lang.checker import Checked, check, infer_bindings
 from elot.btom.conventions import check_conventions
-from elot.cli.options import DEFAULT_BETA, DEFAULT_K, MODES, check_model, check_number, models
 from elot.errors import ElotError
 from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
 from elot.lang.lowering import lower
@@ -31,8 +30,7 @@ from elot.lang.signature import Signature
 from elot.lang.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
 from elot.btom.world import fmt_action
 from elot.repl.render import ScoreRow
-
-MODELS = models()
+from elot.settings import CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_number, check_variant
 
 
 @dataclass
@@ -71,12 +69,12 @@ class Session:
     """Everything the REPL remembers between lines."""
 
     scenario: Any
-    model: str = "full"
+    model: str = DEFAULT_VARIANT
     conventions: str = "elot"
     beta: float = DEFAULT_BETA
     k: int = DEFAULT_K
     thresholds: Thresholds = field(default_factory=Thresholds)
-    mode: str = "current"
+    mode: str = CURRENT
     bind_free: bool = False
     backend: str = "core"
     labtom: str | None = None       # the dataset directory for plan ids (elot repl --labtom)
@@ -170,7 +168,7 @@ class Session:
     def set_threshold(self, name: str, value: float) -> None:
         self.thresholds = self.thresholds.replace(**{name: value})
 
-    # β, k and the model are checked as the command line checks them (elot.cli.options).
+    # β, k and the model are checked as the command line checks them (elot.settings).
 
     def set_beta(self, beta: float | str) -> None:
         beta = check_number("beta", beta)
@@ -185,7 +183,7 @@ class Session:
             self._inference = None
 
     def set_model(self, model: str) -> None:
-        check_model(model)
+        check_variant(model)
         if model != self.model:
             self.model = model
             self._inference = None

@@ -31,7 +31,7 @@ import numpy as np
 
 from elot.errors import ElotError, Span
 from elot.lang.semantics import Thresholds
-from elot.btom.hypotheses import check_model
+from elot.settings import check_variant
 from elot.study.batch import ScenarioRef, resolve, run_inference
 from elot.study.params import LITERATURE, StudyError, literature_thresholds, read_input
 
@@ -297,7 +297,7 @@ def precompute(ratings: Ratings, model: str = "full", *, betas: Sequence[float] 
     """Run the inferences and tabulate P and π of every key over its thresholds' grid."""
     from elot.btom.scoring import compile_statement, live_pairs, truth_table
 
-    check_model(model)
+    check_variant(model)
     start = start or literature_thresholds()
     grids = {n: grid_values(n, start) for n in LITERATURE}
     by_scenario: dict[str, list[int]] = defaultdict(list)
