@@ -70,7 +70,7 @@ def add_labtom_option(p: argparse.ArgumentParser) -> None:
                         "labtom or shared/labtom folder in or above the working directory)")
 
 
-def load_scenario(args):
+def scenario_from_args(args):
     """The scenario the options of :func:`add_scenario_options` name."""
     from elot.btom import scenario as scn
     from elot.errors import ScenarioError

@@ -68,7 +68,7 @@ def _session(args):
 
         return ModelSession.open_model(args.belief_model, bind_free=args.bind_free)
     thresholds = options.apply_thresholds_option(args)   # and β from the file unless --beta is given
-    return Session(scenario=options.load_scenario(args), model=args.model, beta=args.beta,
+    return Session(scenario=options.scenario_from_args(args), model=args.model, beta=args.beta,
                    k=args.k, backend=args.backend, bind_free=args.bind_free, mode=args.mode,
                    labtom=args.labtom, conventions=args.conventions, max_hypotheses=args.max_hypotheses,
                    thresholds=thresholds)
@@ -126,7 +126,7 @@ def _map_command(args) -> int:
     from elot import plots
 
     plots.check_png_target(args.output, force=args.force)
-    scenario = options.load_scenario(args)
+    scenario = options.scenario_from_args(args)
     states = scenario.states()
     t = len(states) - 1 if args.time is None else args.time
     if not 0 <= t < len(states):

@@ -93,7 +93,7 @@ def run_command(args) -> int:
 
     _check_outputs(args)    # before the inference: a refused output path fails fast
     thresholds = options.apply_thresholds_option(args)
-    scenario = options.load_scenario(args)
+    scenario = options.scenario_from_args(args)
     statements = _given_statements(args, scenario)
     _translate(statements, scenario)
     err = Console(stderr=True, highlight=False)

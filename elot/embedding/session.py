@@ -15,7 +15,7 @@ from typing import Any
 
 from elot.errors import ElotError, TranslationError
 from elot.embedding.judge import scores, translation_note, truth
-from elot.embedding.model import check_model, hypotheses_of, load_model, model_name
+from elot.embedding.model import check_belief_model, hypotheses_of, load_belief_model, model_name
 from elot.repl.render import ScoreRow
 from elot.repl.session import Session
 
@@ -31,7 +31,7 @@ class ModelSession(Session):
     @staticmethod
     def open_model(model: Any, **settings: Any) -> "ModelSession":
         """A session on a model object or a spec (``file.py``, ``file.py:ATTR``, ``module:ATTR``)."""
-        model = load_model(model) if isinstance(model, str) else check_model(model)
+        model = load_belief_model(model) if isinstance(model, str) else check_belief_model(model)
         session = ModelSession(scenario=model, model=model_name(model), **settings)
         session._check_times()
         return session
@@ -44,7 +44,7 @@ class ModelSession(Session):
 
     def load(self, spec: str) -> None:
         """Replace the model (a file or module spec); time goes back to 0."""
-        model = load_model(spec)
+        model = load_belief_model(spec)
         previous, self.scenario = self.scenario, model
         try:
             self._check_times()
