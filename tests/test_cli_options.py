@@ -15,7 +15,7 @@ from elot.cli import build_parser, main
 from elot.settings import check_number
 from elot.errors import ElotError
 from elot.repl.commands import execute
-from elot.repl.session import Session
+from elot.session import Session
 
 GOOD = "believes(player, formula(empty(box1)))"
 

@@ -19,7 +19,7 @@ from elot.btom.scoring import live_pairs, score
 from elot.settings import ALL_VARIANTS, VARIANTS, VariantError
 from elot.btom.world import KeyState, Layout, WorldState
 from elot.repl.commands import execute
-from elot.repl.session import Session
+from elot.session import Session
 from test_inference import scenario as corridor_scenario
 
 

@@ -379,8 +379,7 @@ def test_english_outside_the_translators_vocabulary_says_why(monkeypatch):
 
 def test_the_repl_over_btom_as_a_belief_model_scores_as_the_scenario_session():
     """The REPL's adapter over BToMModel answers as the REPL over the scenario itself."""
-    from elot.embedding.session import ModelSession
-    from elot.repl.session import Session
+    from elot.session import ModelSession, Session
 
     scenario_session = Session.open("default")
     model_session = ModelSession.open_model(BToMModel(scenario_session.inference))

@@ -277,7 +277,7 @@ def test_dataset_batch_covers_every_plan(labtom, tmp_path):
 
 def test_repl_set_thresholds_and_plot_read_the_file(tmp_path, capsys):
     from elot.repl.commands import execute
-    from elot.repl.session import Session
+    from elot.session import Session
 
     params = tmp_path / "fit.json"
     write_params(params, literature_thresholds().replace(might=0.4), beta=1.5)

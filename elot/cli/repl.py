@@ -58,14 +58,12 @@ def _inference_args(p: argparse.ArgumentParser) -> None:
 
 
 def _session(args):
-    from elot.repl.session import Session
+    from elot.session import ModelSession, Session
 
     if getattr(args, "belief_model", None):
         if args.scenario:
             raise ElotError("give a scenario or --belief-model, not both",
                             hint=f"elot repl --belief-model {args.belief_model}")
-        from elot.embedding.session import ModelSession
-
         return ModelSession.open_model(args.belief_model, bind_free=args.bind_free)
     thresholds = options.apply_thresholds_option(args)   # and β from the file unless --beta is given
     return Session(scenario=options.scenario_from_args(args), model=args.model, beta=args.beta,

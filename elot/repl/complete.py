@@ -13,7 +13,7 @@ from elot.lang.checker import OPERATORS, THRESHOLD_NAMES
 from elot.btom.conventions import CONVENTIONS
 from elot.btom.scenario import list_examples
 from elot.repl.commands import SETTINGS, COMMANDS
-from elot.repl.session import Session
+from elot.session import Session
 from elot.settings import VARIANTS
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
