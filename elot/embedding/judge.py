@@ -28,7 +28,7 @@ from elot.btom.scoring import check_conventions, scores_of
 from elot.lang.signature import Signature
 from elot.lang.syntax import Term
 from elot.lang.typesystem import NUMERIC
-from elot.settings import MODES
+from elot.settings import CURRENT, MODES
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class Judgment:
     normalized_likelihood: float
     prior_fraction: float
     t: int | None = None
-    mode: str = "current"
+    mode: str = CURRENT
 
     @property
     def P(self) -> float:  # noqa: N802 - the paper's names
@@ -66,7 +66,7 @@ def judge(
     *,
     signature: Signature | None = None,
     t: int | None = None,
-    mode: str = "current",
+    mode: str = CURRENT,
     thresholds: Thresholds | None = None,
     conventions: str = "elot",
     bind_free: bool = False,
@@ -104,7 +104,7 @@ def judge_series(
     model: Any,
     *,
     times: Iterable[int] | None = None,
-    mode: str = "current",
+    mode: str = CURRENT,
     thresholds: Thresholds | None = None,
     conventions: str = "elot",
     bind_free: bool = False,
