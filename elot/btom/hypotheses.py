@@ -39,7 +39,7 @@ import numpy as np
 from btom_ext.reference import AGENT, BOX, CLOSED, EPSILON, FLOOR, GEMS, GONE, HELD, KEYS, LOCKED
 from elot.btom.conventions import check_conventions
 from elot.errors import ElotError, ScenarioError
-from elot.settings import check_variant
+from elot.settings import DEFAULT_K, DEFAULT_VARIANT, check_variant
 from elot.btom.world import OFFGRID, KeyState, Layout, Pos, WorldState
 
 # -- numeric encoding ----------------------------------------------------------------------
@@ -459,8 +459,8 @@ def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: 
 def build(
     true_state: WorldState,
     *,
-    model: str = "full",
-    k: int = 3,
+    model: str = DEFAULT_VARIANT,
+    k: int = DEFAULT_K,
     max_hidden_keys: int = 2,
     goals: tuple[str, ...] | None = None,
     conventions: str = "elot",
