@@ -12,10 +12,10 @@ import pytest
 from PIL import Image
 
 from elot.cli import build_parser, main
-from elot.cli.options import check_number
+from elot.settings import check_number
 from elot.errors import ElotError
 from elot.repl.commands import execute
-from elot.repl.session import Session
+from elot.session import Session
 
 GOOD = "believes(player, formula(empty(box1)))"
 

@@ -42,7 +42,7 @@ def test_readme_quick_start_runs_from_the_repository_root():
 
 def test_repl_is_inside_the_elot_namespace():
     """The REPL is ``elot.repl``; no generic top-level ``repl`` package is installed."""
-    result = _python("import importlib.util, elot.repl.session, elot.scenarios;"
+    result = _python("import importlib.util, elot.repl.app, elot.scenarios;"
                      "print(importlib.util.find_spec('repl'))", NEUTRAL_CWD)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "None"

@@ -13,7 +13,7 @@ from test_repl import env, spawn  # noqa: F401 (env is a fixture)
 from elot.errors import ElotError
 from elot.repl.commands import execute
 from elot.repl.render import plain_text
-from elot.repl.session import Session
+from elot.session import Session
 
 
 @pytest.fixture()

@@ -277,7 +277,7 @@ def test_dataset_batch_covers_every_plan(labtom, tmp_path):
 
 def test_repl_set_thresholds_and_plot_read_the_file(tmp_path, capsys):
     from elot.repl.commands import execute
-    from elot.repl.session import Session
+    from elot.session import Session
 
     params = tmp_path / "fit.json"
     write_params(params, literature_thresholds().replace(might=0.4), beta=1.5)
@@ -389,7 +389,7 @@ def test_ratings_with_a_byte_order_mark(tmp_path):
 
 def test_study_numbers_are_checked_as_every_command_checks_them(tmp_path, capsys):
     """β, k, --jobs, --samples and --noise take the values (and give the messages) of
-    elot.cli.options.NUMBERS, as run/plot/repl do: no k ≤ 6 cap of the study's own."""
+    elot.settings.NUMBERS, as run/plot/repl do: no k ≤ 6 cap of the study's own."""
     def refused(argv) -> str:
         with pytest.raises(SystemExit) as info:
             main(argv)

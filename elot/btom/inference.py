@@ -22,12 +22,10 @@ import numpy as np
 
 from btom_ext import CoreMissingError, backend as _backend
 from elot.errors import ExtensionMissingError, ScenarioError
-from elot.btom.hypotheses import MAX_HYPOTHESES, Encoding, HypothesisSpace, build, check_model
+from elot.btom.hypotheses import MAX_HYPOTHESES, Encoding, HypothesisSpace, build
 from btom_ext.reference import AGENT
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_variant
 from elot.btom.world import MOVES, Action, ImpossibleActionError, WorldState
-
-#: β = 1/τ with τ = 2^(-3/2), the paper's fitted inverse temperature.
-DEFAULT_BETA = 2**1.5
 
 Progress = Callable[[int, int], None]
 
@@ -205,9 +203,9 @@ def load_backend(name: str):
 def infer(
     scenario,
     *,
-    model: str = "full",
+    model: str = DEFAULT_VARIANT,
     beta: float = DEFAULT_BETA,
-    k: int = 3,
+    k: int = DEFAULT_K,
     max_hidden_keys: int = 2,
     goals: Sequence[str] | None = None,
     backend: str = "core",
@@ -223,11 +221,11 @@ def infer(
     ``"true-belief-paper"``, the reproduction of the reference's True Belief artifact (SPEC
     §7.4); ``conventions="paper"`` enumerates and names initial states as the reference does
     (§7.3). ``progress(t, T)`` is called after each step. Unknown names raise
-    :class:`~elot.btom.hypotheses.ModelError` / :class:`~elot.btom.conventions.ConventionsError`.
+    :class:`~elot.settings.VariantError` / :class:`~elot.btom.conventions.ConventionsError`.
     A hypothesis space of more than ``max_hypotheses`` hypotheses is refused with its
     estimated size (:func:`elot.btom.hypotheses.build`).
     """
-    check_model(model)
+    check_variant(model)
     core = load_backend(backend)
     layout = scenario.layout
     _check_backend_limits(core, backend, layout)

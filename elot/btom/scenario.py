@@ -25,11 +25,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Iterable, Literal, Sequence
+from typing import Iterable, Sequence
 
 from elot.btom import pddl
 from elot.errors import ElotError, LineIndex, ScenarioError, Span, read_text
 from elot.lang.parser import looks_like_formula
+from elot.settings import MODES, Mode
 from elot.btom.world import (
     ARITY,
     BOX_GLYPHS,
@@ -44,10 +45,6 @@ from elot.btom.world import (
     fmt_pos,
     world_from_problem,
 )
-
-Mode = Literal["current", "initial"]
-#: What a statement can be about: the agent's belief now, or at the start.
-MODES: tuple[Mode, ...] = ("current", "initial")
 
 #: A statement line is read as an ELoT formula when it starts like a term: a lower-case
 #: name followed by ``(`` (English sentences start with a capital or an article).

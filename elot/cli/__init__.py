@@ -15,6 +15,7 @@ import sys
 from typing import Sequence
 
 from elot.errors import ElotError
+from elot.settings import EXIT_OK, EXIT_USAGE
 
 #: Subcommand modules, in the order their commands are listed by ``elot --help``.
 COMMAND_MODULES = (
@@ -24,9 +25,6 @@ COMMAND_MODULES = (
     "elot.cli.repl",       # repl, plot, map
     "elot.cli.study",      # batch, fit, simulate, report
 )
-
-EXIT_OK = 0
-EXIT_USAGE = 2    # bad input: the error was printed
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterator
 
-from elot.cli import EXIT_OK, EXIT_USAGE
+from elot.settings import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError, ElotTypeError, EvaluationError, load_json, read_text
 
 

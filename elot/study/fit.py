@@ -31,7 +31,7 @@ import numpy as np
 
 from elot.errors import ElotError, Span
 from elot.lang.semantics import Thresholds
-from elot.btom.hypotheses import check_model
+from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MODES, check_variant
 from elot.study.batch import ScenarioRef, resolve, run_inference
 from elot.study.params import LITERATURE, StudyError, literature_thresholds, read_input
 
@@ -153,7 +153,7 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
             refs[name] = ref
         scenario = refs[name].load()
         mode = (row["mode"] or "").strip()
-        if mode not in ("current", "initial"):
+        if mode not in MODES:
             raise fail(f"mode {mode!r} is neither current nor initial", line, "mode")
         try:
             t = int(row["t"])
@@ -296,13 +296,13 @@ def pearson(L: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(den > 0, r, 0.0)
 
 
-def precompute(ratings: Ratings, model: str = "full", *, betas: Sequence[float] = BETA_GRID, k: int = 3,
+def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequence[float] = BETA_GRID, k: int = DEFAULT_K,
                conventions: str = "elot", start: Thresholds | None = None,
                progress: Callable[[int, int], None] | None = None) -> Problem:
     """Run the inferences and tabulate P and π of every key over its thresholds' grid."""
     from elot.btom.scoring import compile_statement, live_pairs, truth_table
 
-    check_model(model)
+    check_variant(model)
     start = start or literature_thresholds()
     grids = {n: grid_values(n, start) for n in LITERATURE}
     by_scenario: dict[str, list[int]] = defaultdict(list)
@@ -500,7 +500,7 @@ def bootstrap(L: np.ndarray, y: np.ndarray, *, samples: int = 1000, seed: int = 
 
 
 def fit(ratings: Ratings, *, models: Sequence[str] = ("full", "true-belief", "non-planning"),
-        betas: Sequence[float] = BETA_GRID, k: int = 3, conventions: str = "elot", minimize: bool = False,
+        betas: Sequence[float] = BETA_GRID, k: int = DEFAULT_K, conventions: str = "elot", minimize: bool = False,
         start: Thresholds | None = None, samples: int = 1000, seed: int = 0,
         progress: Callable[[str, int, int], None] | None = None) -> FitResult:
     """Fit Θ and β for each model (the first is the primary one, the rest ablations) and
@@ -515,7 +515,7 @@ def fit(ratings: Ratings, *, models: Sequence[str] = ("full", "true-belief", "no
         L = problem.scores(index)[2][:, b]
         modes = np.array([key.mode for key in ratings.keys])
         conditions = {m: bootstrap(L[modes == m], y[modes == m], samples=samples, seed=seed)
-                      for m in ("current", "initial") if (modes == m).sum() >= 3}
+                      for m in MODES if (modes == m).sum() >= 3}
         factors = {}
         for name, values in ratings.factors.items():
             values = np.array(values)

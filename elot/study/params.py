@@ -168,12 +168,3 @@ def write_params(path: str | Path, thresholds: Thresholds, beta: float | None = 
     with atomic_output(path, force=force) as handle:
         handle.write(params_json(thresholds, beta, **extra))
 
-
-def apply_thresholds_option(args) -> Thresholds:
-    """For a command with ``--thresholds`` and ``--beta`` (default None): Θ from the
-    option (defaults when absent), and ``args.beta`` set from the file's β unless
-    ``--beta`` was given (else the paper's 2^1.5)."""
-    params = thresholds_option(args.thresholds) if getattr(args, "thresholds", None) else Params(Thresholds())
-    if getattr(args, "beta", None) is None:
-        args.beta = params.beta if params.beta is not None else 2 ** 1.5
-    return params.thresholds
