@@ -32,7 +32,7 @@ def test_json_files_too_deep_or_with_huge_numbers(tmp_path, capsys, content, say
 
 def test_repl_set_thresholds_from_a_too_deep_file(tmp_path):
     from elot.repl.commands import execute
-    from elot.repl.session import Session
+    from elot.session import Session
 
     path = tmp_path / "p.json"
     path.write_text(DEEP, encoding="utf-8")
