@@ -205,7 +205,6 @@ def _disbelief(parser: ContentParser, rest: str) -> Term:
     return neg(call("believes", AGENT, *content.parts))
 
 
-
 #: The attitudes, tried in order: the verb's pattern (``v`` the verb, its tense the
 #: statement's mode; ``rest`` what follows) → the handler of what follows.
 _ATTITUDES: tuple[tuple[str, Handler], ...] = (

@@ -31,7 +31,7 @@ _MODAL_WORDS = {
 
 
 @dataclass(frozen=True)
-class _Modal:
+class Modal:
     """A modal found in a clause: its ELoT name (``most`` for the adverb ``most likely``)."""
 
     name: str
@@ -40,20 +40,20 @@ class _Modal:
 
 #: Modal phrasings, tried in order: (pattern, the modal it means, or None to read it off
 #: group 1 through ``_MODAL_WORDS``).
-_MODAL_PATTERNS: tuple[tuple[re.Pattern, _Modal | None], ...] = tuple((re.compile(p), fixed) for p, fixed in (
-    (r"\b(?:is|are|was|were) most (?:likely|probably) (?=(?:not )?(?:in|inside|empty)\b)", _Modal("most")),
-    (r"\b(?:is|are|was|were) (?:most|very|highly|quite) (?:likely|probably) (?:to (?:be )?)?", _Modal("likely")),
-    (r"\bmost (?:likely|probably) ", _Modal("most")),
+_MODAL_PATTERNS: tuple[tuple[re.Pattern, Modal | None], ...] = tuple((re.compile(p), fixed) for p, fixed in (
+    (r"\b(?:is|are|was|were) most (?:likely|probably) (?=(?:not )?(?:in|inside|empty)\b)", Modal("most")),
+    (r"\b(?:is|are|was|were) (?:most|very|highly|quite) (?:likely|probably) (?:to (?:be )?)?", Modal("likely")),
+    (r"\bmost (?:likely|probably) ", Modal("most")),
     (r"\b(?:is|are|was|were) (un)?likely to ", None),
     (r"\b(?:is|are|was|were) (probably|likely) (?=(?:not )?(?:in|inside|empty)\b)", None),
-    (r"\b(?:has|have|had) (?:a )?(?:good |high |big |strong )chance (?:of|at) ", _Modal("likely")),
-    (r"\b(?:has|have|had) (?:a )?(?:decent |some |small |slight |fair )?chance (?:of|at) ", _Modal("might")),
+    (r"\b(?:has|have|had) (?:a )?(?:good |high |big |strong )chance (?:of|at) ", Modal("likely")),
+    (r"\b(?:has|have|had) (?:a )?(?:decent |some |small |slight |fair )?chance (?:of|at) ", Modal("might")),
     (r"\b(might|may|could|must|should|can)(?: not)? ", None),
     (r"\b(probably|likely|possibly|perhaps|maybe|unlikely|surely|certainly|presumably)(?: not)? ", None),
 ))
 
 
-def extract_modal(s: str) -> tuple[_Modal | None, str]:
+def extract_modal(s: str) -> tuple[Modal | None, str]:
     """Remove the one modal of a clause, returning it and the plain clause left."""
     s = re.sub(r"\b(might|may|could) (?:or|and) (?:might|may|could) not\b", r"\1", s)
     s = re.sub(r"\b(might|may|could|must|should) have been\b", r"\1 be", s)
@@ -71,9 +71,9 @@ def extract_modal(s: str) -> tuple[_Modal | None, str]:
     if fixed is not None:
         modal = fixed
     elif "to " in text and "likely" in text:
-        modal = _Modal("unlikely" if m.group(1) else "likely")
+        modal = Modal("unlikely" if m.group(1) else "likely")
     else:
-        modal = _Modal(_MODAL_WORDS[m.group(1)], negated)
+        modal = Modal(_MODAL_WORDS[m.group(1)], negated)
     rest = s[: m.start()] + s[m.end():]
     if "chance" in text:
         rest = s[: m.start()] + "has " + s[m.end():]
@@ -227,7 +227,7 @@ def _chance(p: "ContentParser", m: re.Match) -> Content:
     degree = (m.group("d") or "").strip()
     name = "likely" if degree in ("good", "high", "big", "strong") else (
         "unlikely" if degree in ("little", "slim", "low") else "might")
-    return p.wrap(_Modal(name), p.base(inner))
+    return p.wrap(Modal(name), p.base(inner))
 
 
 def _it_is(p: "ContentParser", m: re.Match) -> Content:
@@ -235,7 +235,7 @@ def _it_is(p: "ContentParser", m: re.Match) -> Content:
     m = re.match(r"^(?P<w>\w+) (?P<c>.+)$", f"{m.group('w')} {_finding(m.group('c'))}")
     name = {"possible": "might", "probable": "likely", "certain": "must", "improbable": "unlikely"}.get(
         m.group("w"), m.group("w"))
-    return p.wrap(_Modal(name), p.base(m.group("c")))
+    return p.wrap(Modal(name), p.base(m.group("c")))
 
 
 def _plain(p: "ContentParser", m: re.Match) -> Content:
@@ -330,7 +330,7 @@ class ContentParser(ClauseParser):
         s = _ability(re.sub(r"^that ", "", s))
         return apply(_CONTENTS, s, self)
 
-    def wrap(self, modal: _Modal, phi: Term) -> Content:
+    def wrap(self, modal: Modal, phi: Term) -> Content:
         """``modal(phi)`` as a content (``most(likely, phi)`` for the adverb)."""
         if modal.name in _POSSIBILITY and not modal.negated:
             phi = _possibly_any(phi)

@@ -36,7 +36,3 @@ def iscolor(color: str) -> Term:
     """``iscolor(K, color)``."""
     return call("iscolor", K, const(color))
 
-
-def is_call(term: Term, name: str) -> bool:
-    """Whether ``term`` is a call of ``name``."""
-    return isinstance(term, Call) and term.name == name
