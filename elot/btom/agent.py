@@ -261,8 +261,6 @@ def simulate(
     layout = scenario.layout
     _check_backend_limits(core, backend, layout)
     real = scenario.initial
-    states, truth = model_states(real, max_hidden_keys)
-    weights = initial_belief(belief, states, truth, scenario.signature())
     planner = AgentPlanner(layout, "full", core)
     enc = planner.encoding
     gems = [g for g, _ in layout.gems]
@@ -275,6 +273,8 @@ def simulate(
         can = [gem for gem, h in zip(gems, reachable) if h >= 0]
         raise SimulationError(f"{goal} cannot be reached in the true map: the keys it needs are not there",
                               hint=f"gems the agent can reach: {', '.join(can)}")
+    states, truth = model_states(real, max_hidden_keys)
+    weights = initial_belief(belief, states, truth, scenario.signature())
     rows = enc.encode_many(states)
     believed = weights > EPSILON
     if (planner.path_costs(rows[believed])[:, g] < 0).all():

@@ -86,7 +86,7 @@ def _belief_text(spec: str) -> str:
 
 
 def plan_command(args) -> int:
-    from elot.output import STDOUT, check_target, write_output
+    from elot.output import STDOUT, check_target, count, write_output
     from elot.study.plan import plan
 
     check_target(args.output, ours=_is_plan, force=args.force, option="--output")  # before simulating
@@ -97,7 +97,8 @@ def plan_command(args) -> int:
     where = write_output(args.output, result.text, ours=_is_plan, force=args.force, option="--output")
     read = result.scenario
     points = ", ".join(map(str, read.judgments)) or "none"
-    print(f"wrote {where}: {len(read.actions)} actions to {read.true_goal} in {len(result.subgoals)} subgoals; "
+    print(f"wrote {where}: {count(len(read.actions), 'action')} to {read.true_goal} in "
+          f"{count(len(result.subgoals), 'subgoal')}; "
           f"judgment points ({result.judge}): {points}", file=sys.stderr)
     return 0
 
