@@ -17,7 +17,7 @@ from elot.btom.agent import SimulationError, initial_belief, model_states, simul
 from elot.btom.hypotheses import key_pickups
 from elot.btom.inference import infer
 from elot.btom.scenario import load_example, load_scenario, parse_scn_text
-from elot.study.plan import HEADER, choose_points, event_points, movement, plan, subgoals
+from elot.study.plan import HEADER, STILL, choose_points, event_points, movement, plan, subgoals
 
 #: The key for gem1 is in box2 (reachable); box1 lies behind the red door, beside gem1.
 BEHIND = """name: behind
@@ -172,12 +172,12 @@ def test_choose_points_rules(move, n):
     T = len(move) - 1
     points = choose_points(move, n)
     assert len(points) <= n and list(points) == sorted(points)
-    assert all(0 < t < T and move[t] > 1e-9 for t in points)
+    assert all(0 < t < T and move[t] >= STILL for t in points)
     assert all(b - a > 1 for a, b in zip(points, points[1:]))
     # greedy: a time left out that moves more than a chosen one is next to a chosen one
     # that moves at least as much, or the n points were all taken by larger movements
     for t in range(1, T):
-        if t in points or move[t] <= 1e-9:
+        if t in points or move[t] < STILL:
             continue
         blocked = any(abs(t - c) == 1 and move[c] >= move[t] for c in points)
         full = len(points) == n and all(move[c] >= move[t] for c in points)
@@ -189,6 +189,7 @@ def test_choose_points_picks_the_largest_movements():
     assert choose_points(move, 3) == (2, 5, 7)    # 3 is next to 2
     assert choose_points(move, 1) == (2,)
     assert choose_points(np.zeros(6), 3) == ()
+    assert choose_points(np.array([0, 0.5, 0, STILL / 2, 0]), 3) == (1,)
 
 
 def test_auto_points_are_where_inference_moves_most():

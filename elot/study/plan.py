@@ -29,8 +29,9 @@ from elot.btom.world import Action, WorldState
 JUDGE_MODES = ("auto", "events")
 #: Most judgment points ``judge="auto"`` suggests (the dataset's plans have 1 to 4).
 DEFAULT_POINTS = 3
-#: Movement below this is no movement (sums of posterior weights round in their last bits).
-_STILL = 1e-9
+#: Least movement a suggested judgment point needs: the observer's posteriors change by at
+#: least a percentage point there (smaller changes are nothing a participant could judge).
+STILL = 0.01
 #: The first line of every file ``elot plan`` writes (how one is recognized to replace it).
 HEADER = "# elot plan:"
 
@@ -135,11 +136,11 @@ def movement(inference) -> np.ndarray:
 
 def choose_points(move: np.ndarray, n: int) -> tuple[int, ...]:
     """At most ``n`` times in 1..T-1 where ``move`` is largest (earlier first among equals),
-    never two adjacent, and none where nothing moves."""
+    never two adjacent, and none where it moves less than :data:`STILL`."""
     T = len(move) - 1
     chosen: list[int] = []
     for t in sorted(range(1, T), key=lambda t: (-move[t], t)):
-        if len(chosen) == n or move[t] <= _STILL:
+        if len(chosen) == n or move[t] < STILL:
             break
         if all(abs(t - c) > 1 for c in chosen):
             chosen.append(t)
