@@ -31,8 +31,8 @@ from elot.btom.hypotheses import initial_states
 from elot.btom.inference import (
     DEFAULT_BETA,
     AgentPlanner,
-    _check_backend_limits,
-    _step_or_stay,
+    check_backend_limits,
+    step_or_stay,
     action_log_probabilities,
     load_backend,
 )
@@ -259,7 +259,7 @@ def simulate(
     goal = check_goal(scenario, goal)
     core = load_backend(backend)
     layout = scenario.layout
-    _check_backend_limits(core, backend, layout)
+    check_backend_limits(core, backend, layout)
     real = scenario.initial
     planner = AgentPlanner(layout, "full", core)
     enc = planner.encoding
@@ -309,7 +309,7 @@ def simulate(
         actions.append(action)
         logps.append(float(logp[chosen]))
         real = real.step(action)
-        worlds = tuple(_step_or_stay(w, action) for w in worlds)
+        worlds = tuple(step_or_stay(w, action) for w in worlds)
         if action[0] in MOVES:
             dx, dy = MOVES[action[0]]
             rows = rows.copy()

@@ -200,7 +200,9 @@ def action_log_probabilities(core, belief: np.ndarray, costs: np.ndarray, beta: 
                      for a in range(costs.shape[2])])
 
 
-def _step_or_stay(world: WorldState, action: Action) -> WorldState:
+def step_or_stay(world: WorldState, action: Action) -> WorldState:
+    """``world`` after ``action``, or ``world`` itself where the action is impossible (a
+    hypothesized world that disagrees with the real one, already ruled out)."""
     try:
         return world.step(action)
     except ImpossibleActionError:
@@ -235,7 +237,7 @@ def _views_agree(views: Sequence) -> np.ndarray:
     return np.array([[views[s] == views[j] for j in range(n)] for s in range(n)], dtype=np.uint8)
 
 
-def _check_backend_limits(core, backend: str, layout) -> None:
+def check_backend_limits(core, backend: str, layout) -> None:
     """The compiled core has fixed-size tables (``MAX_CELLS`` cells, ``MAX_DOORS`` doors,
     ``MAX_GEMS`` gems, ``MAX_KEYS`` keys): say so before it fails obscurely, and point at
     the reference backend, which has no such limits (but is much slower)."""
@@ -287,7 +289,7 @@ def infer(
     check_model(model)
     core = load_backend(backend)
     layout = scenario.layout
-    _check_backend_limits(core, backend, layout)
+    check_backend_limits(core, backend, layout)
     try:
         space = build(scenario.initial, model=model, k=k, max_hidden_keys=max_hidden_keys,
                       goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses,
@@ -341,7 +343,7 @@ def infer(
         active = (live[hyp_state] & ~reached[hyp_goal] & np.isfinite(logw)).astype(np.uint8)
         loglik = core.qmdp_loglik(beliefs, costs, chosen, beta, hyp_goal, hyp_state, hyp_belief, active)
         # A state in which the action is impossible was already ruled out; it stays as it is.
-        worlds = tuple(_step_or_stay(w, local(w, action, before)) for w in worlds)
+        worlds = tuple(step_or_stay(w, local(w, action, before)) for w in worlds)
         if action[0] in MOVES:  # doors are visible, so a move is possible in every world
             dx, dy = MOVES[action[0]]
             rows = rows.copy()
