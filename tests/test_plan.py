@@ -301,3 +301,17 @@ def test_cli_output_that_cannot_be_written(tmp_path):
     before = out.read_text()
     assert elot("default", "--goal", "gem7", "-o", str(out)).returncode == 2
     assert out.read_text() == before
+
+
+def test_cli_belief_file_and_repl_reads_the_plan(tmp_path):
+    belief = write(tmp_path, "belief.txt", "# the agent thinks the key is in box 2\n1: inside(key1, box2)\n")
+    out = tmp_path / "b.scn"
+    done = elot("default", "--belief", str(belief), "--policy", "optimal", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    read = parse_scn_text(out.read_text())
+    assert [a[1] for a in read.actions if a[0] == "open"] == ["box2", "box1"]
+    done = run_elot("repl", str(out), stdin=":quit\n", env=dict(os.environ, ELOT_HISTORY=os.devnull))
+    assert done.returncode == 0, done.stderr
+    assert f"elot[t=0/{len(read.actions)}]>" in done.stdout
+    done = elot("default", "--belief", str(tmp_path / "missing.txt"), "-o", str(out))
+    assert done.returncode == 2 and "missing.txt" in done.stderr
