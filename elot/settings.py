@@ -96,6 +96,9 @@ NUMBERS: dict[str, Number] = {
     "max-hypotheses": Number("max-hypotheses", True, low=1, example="2000000, the default"),
     "jobs": Number("jobs", True, low=1, example="2, one per core"),
     "noise": Number("noise", False, low=0, example="0.05"),
+    "seed": Number("seed", True, low=0, example="0"),
+    "max-steps": Number("max-steps", True, low=1, example="500, the default"),
+    "points": Number("points", True, low=1, example="3, the default"),
 }
 
 

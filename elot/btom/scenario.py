@@ -785,10 +785,14 @@ def load_scn(path: str | Path) -> Scenario:
     return parse_scn_text(read_text(p, "scenario"), str(p))
 
 
-def format_scn(scenario: Scenario) -> str:
+def format_scn(scenario: Scenario, groups: Sequence[tuple[int, int, str]] | None = None) -> str:
     """A ``.scn`` text for ``scenario`` that :func:`parse_scn_text` reads back to an equal
     layout, initial state, actions, judgment points, statements and goal — provided the
-    objects are named in reading order as the format names them."""
+    objects are named in reading order as the format names them.
+
+    ``groups`` — ``(start, end, comment)`` covering the actions in order — writes the
+    actions one line per group under a ``# comment`` line, repeated actions as ``xN``
+    (e.g. one group per subgoal); without it they are written on one line."""
     layout, state = scenario.layout, scenario.initial
     reverse = {(kind, colour): char for char, (kind, colour) in DEFAULT_LEGEND.items()}
     extra: dict[tuple[str, str | None], str] = {}
@@ -830,6 +834,11 @@ def format_scn(scenario: Scenario) -> str:
         out += ["", "legend:"] + [f"  {c} = {k}{' ' + col if col else ''}" for (k, col), c in extra.items()]
     out += ["", "actions:"]
     marks = set(scenario.judgments)
+    if groups is not None:
+        out += _grouped_actions(scenario.actions, marks, groups)
+        groups_done = True
+    else:
+        groups_done = False
     chunk: list[str] = []
     for t, action in enumerate(scenario.actions):
         if t in marks:
@@ -838,12 +847,41 @@ def format_scn(scenario: Scenario) -> str:
     if len(scenario.actions) in marks:
         chunk.append("|")
     line = ", ".join(chunk).replace(", |, ", " | ").replace("|, ", "| ").replace(", |", " |")
-    out.append("  " + line if chunk else "")
+    if not groups_done:
+        out.append("  " + line if chunk else "")
     for mode in ("current", "initial"):
         statements = scenario.statements_for(mode)  # type: ignore[arg-type]
         if statements:
             out += ["", f"statements {mode}:"] + ["  " + s.text for s in statements]
     return "\n".join(out) + "\n"
+
+
+def _grouped_actions(actions: Sequence[Action], marks: set[int], groups: Sequence[tuple[int, int, str]]) -> list[str]:
+    """The lines of an ``actions:`` section, one per group: a judgment point at t goes
+    before action t (at the end of the line when it closes a group)."""
+    ends = [0] + [end for _, end, _ in groups]
+    if [start for start, _, _ in groups] != ends[:-1] or ends[-1] != len(actions):
+        raise ValueError("groups must cover the actions in order")
+    lines: list[str] = []
+    for start, end, comment in groups:
+        words: list[str] = ["|"] if start == 0 and 0 in marks else []
+        t = start
+        while t < end:
+            run = 1
+            while t + run < end and actions[t + run] == actions[t] and t + run not in marks:
+                run += 1
+            words.append(fmt_action(actions[t]) + (f" x{run}" if run > 1 else ""))
+            t += run
+            if t in marks:
+                words.append("|")
+        text = ""
+        for word in words:
+            text += (" |" if text else "|") if word == "|" else (word if not text else
+                                                                   (" " if text.endswith("|") else ", ") + word)
+        if comment:
+            lines.append(f"  # {comment}")
+        lines.append("  " + text)
+    return lines
 
 
 # -- examples and auto-detection -------------------------------------------------------

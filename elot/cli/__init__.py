@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "elot.cli.translate",  # translate (English -> ELoT)
     "elot.cli.repl",       # repl, plot, map
     "elot.cli.study",      # batch, fit, simulate, report
+    "elot.cli.plan",       # plan (simulate the agent in a map into a new scenario)
 )
 
 
