@@ -27,7 +27,7 @@ from elot.btom.conventions import check_conventions
 from elot.btom.world import fmt_action
 from elot.embedding.btom import BToMModel
 from elot.embedding.judge import scores, translation_note, truth
-from elot.embedding.model import check_belief_model, hypotheses_of, load_belief_model, model_name
+from elot.embedding.model import BeliefModelError, check_belief_model, hypotheses_of, load_belief_model, model_name
 from elot.errors import ElotError, TranslationError
 from elot.lang.checker import Checked, check, infer_bindings
 from elot.lang.lowering import lower
@@ -36,7 +36,7 @@ from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
 from elot.lang.signature import Signature
 from elot.lang.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
 from elot.output import count, csv_with_header, json_where, write_output
-from elot.settings import CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_number, check_variant
+from elot.settings import CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, INITIAL, MODES, check_number, check_variant
 
 
 @dataclass(frozen=True)
@@ -210,6 +210,12 @@ class Session:
             self._inference = None
 
     @contextlib.contextmanager
+    def set_mode(self, mode: str) -> None:
+        """Judge statements about the agent's ``current`` or ``initial`` belief from now on."""
+        if mode not in MODES:
+            raise ElotError(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
+        self.mode = mode
+
     def in_mode(self, mode: str):
         """Score in ``mode`` for the duration of a ``with`` block (then the mode before)."""
         saved, self.mode = self.mode, mode
@@ -532,6 +538,16 @@ class ModelSession(Session):
     def _not_btom(self, what: str) -> ElotError:
         return ElotError(f"{what} is a setting of elot's BToM inference; {self.name} is your own model",
                          hint="change it in the model, or :load another model")
+
+    def set_mode(self, mode: str) -> None:
+        """As :meth:`Session.set_mode`; the initial belief needs the model's
+        ``initial_hypotheses(t)``, so a model without it is refused at once rather than at
+        every query after."""
+        if mode == INITIAL and not callable(getattr(self.scenario, "initial_hypotheses", None)):
+            raise BeliefModelError(f"the model {self.name} has no initial_hypotheses(t), so it cannot judge "
+                                   f"statements about the initial belief",
+                                   hint="stay in :current, or add initial_hypotheses(t) to the model")
+        super().set_mode(mode)
 
     def set_beta(self, beta: float) -> None:
         raise self._not_btom("beta")

@@ -64,7 +64,9 @@ def _session(args):
         if args.scenario:
             raise ElotError("give a scenario or --belief-model, not both",
                             hint=f"elot repl --belief-model {args.belief_model}")
-        return ModelSession.open_model(args.belief_model, bind_free=args.bind_free)
+        session = ModelSession.open_model(args.belief_model, bind_free=args.bind_free)
+        session.set_mode(args.mode)  # --initial needs the model's initial_hypotheses(t)
+        return session
     thresholds = options.apply_thresholds_option(args)   # and β from the file unless --beta is given
     return Session(scenario=options.scenario_from_args(args), model=args.model, beta=args.beta,
                    k=args.k, backend=args.backend, bind_free=args.bind_free, mode=args.mode,
