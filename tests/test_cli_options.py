@@ -228,3 +228,32 @@ def test_run_table_shows_a_bounded_excerpt_of_a_huge_statement(capsys):
     status, out, _ = run(capsys, "run", "-s", huge)
     assert status == 2
     assert "… (20038" in out and len(out) < 20_000
+
+
+# -- outputs named empty, seeds, β ranges ------------------------------------------------------
+
+@pytest.mark.parametrize("argv", [
+    ["run", "default", "--csv", ""], ["run", "default", "--json", " "], ["fit", "r.csv", "-o", ""],
+    ["batch", "default", "-o", ""], ["simulate", "t.csv", "-o", ""], ["plot", "default", "-o", ""],
+])
+def test_an_empty_output_name_is_refused_not_ignored(capsys, argv):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert "output file name cannot be empty" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["fit", "r.csv"], ["simulate", "t.csv", "-o", "x.csv"]])
+def test_a_negative_seed_is_a_usage_error(capsys, command):
+    with pytest.raises(SystemExit) as info:
+        main([*command, "--seed", "-1"])
+    assert info.value.code == 2 and "seed must be a whole number at least 0" in capsys.readouterr().err
+
+
+def test_a_beta_range_with_too_many_values_says_so():
+    from elot.cli.study import parse_betas
+    from elot.errors import ElotError
+
+    assert len(parse_betas("1:1000:1")) == 1000
+    with pytest.raises(ElotError, match="gives 1,000,000 values, more than 1,000"):
+        parse_betas("1:1e6:+1")

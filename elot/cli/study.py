@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 from pathlib import Path
@@ -29,6 +30,10 @@ def _list(text: str, option: str, number: str | None = None) -> list:
     return out
 
 
+#: The most β values a range may give (each is a task per scenario and model).
+MAX_BETAS = 1000
+
+
 def parse_betas(text: str) -> list[float]:
     """``0.5,1,2`` or a range ``START:STOP:xFACTOR`` (geometric) / ``START:STOP:STEP``."""
     if ":" not in text:
@@ -43,8 +48,12 @@ def parse_betas(text: str) -> list[float]:
         raise StudyError(f"--beta: cannot read the range {text!r}", hint="e.g. 0.5:4:x1.41421356 or 1:3:0.5") from None
     if not (start > 0 and stop >= start and (size > 1 if geometric else size > 0)):
         raise StudyError(f"--beta: the range {text!r} is empty or endless", hint="e.g. 0.5:4:x1.41421356")
+    ratio = math.log(stop / start) / math.log(size) if geometric else (stop - start) / size
+    if ratio >= MAX_BETAS:
+        raise StudyError(f"--beta: the range {text!r} gives {math.floor(ratio) + 1:,} values, more than {MAX_BETAS:,}",
+                         hint="take a larger step, e.g. x2 or x1.41421356 for a geometric range")
     out, value, n = [], start, 0
-    while value <= stop * (1 + 1e-9) and n < 1000:
+    while value <= stop * (1 + 1e-9):
         out.append(value)
         n += 1
         value = start * size ** n if geometric else start + size * n
@@ -91,7 +100,7 @@ def register(subparsers) -> None:
     p.add_argument("--thresholds", action="append", default=[], metavar="FILE",
                    help="a parameter file from elot fit, or name=value overrides (repeatable: one grid axis)")
     p.add_argument("--conventions", default="elot", help="elot, paper or both comma-separated (default: %(default)s)")
-    p.add_argument("-o", "--output", required=True, metavar="OUT", help="the table: .csv, .parquet, or - for stdout")
+    p.add_argument("-o", "--output", required=True, metavar="OUT", type=options.output_file, help="the table: .csv, .parquet, or - for stdout")
     p.add_argument("--format", choices=("csv", "parquet"), help="table format (default: from OUT's suffix)")
     p.add_argument("--jobs", "-j", type=options.number("jobs"), default=1,
                    help="local worker processes (default: %(default)s)")
@@ -118,9 +127,9 @@ def register(subparsers) -> None:
     p.add_argument("--minimize", action="store_true", help="minimize r instead (the adversarial check)")
     p.add_argument("--samples", type=options.number("samples"), default=1000,
                    help="bootstrap samples (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the fitted Θ and β as JSON (- for stdout)")
-    p.add_argument("--evaluations", metavar="FILE", help="write every evaluation of the search as CSV")
+    p.add_argument("--seed", type=options.number("seed"), default=0, help="bootstrap seed (default: %(default)s)")
+    p.add_argument("-o", "--output", metavar="FILE", type=options.output_file, help="write the fitted Θ and β as JSON (- for stdout)")
+    p.add_argument("--evaluations", metavar="FILE", type=options.output_file, help="write every evaluation of the search as CSV")
     options.add_force_option(p)
     p.set_defaults(func=fit_command)
 
@@ -130,8 +139,8 @@ def register(subparsers) -> None:
     p.add_argument("table", metavar="TABLE")
     p.add_argument("--noise", type=options.number("noise"), default=0.05,
                    help="noise standard deviation (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
-    p.add_argument("-o", "--output", required=True, metavar="OUT.csv")
+    p.add_argument("--seed", type=options.number("seed"), default=0, help="random seed (default: %(default)s)")
+    p.add_argument("-o", "--output", required=True, metavar="OUT.csv", type=options.output_file)
     options.add_force_option(p)
     p.set_defaults(func=simulate_command)
 
@@ -142,7 +151,7 @@ def register(subparsers) -> None:
     p.add_argument("table", metavar="TABLE")
     p.add_argument("--ratings", metavar="RATINGS.csv")
     options.add_labtom_option(p)
-    p.add_argument("-o", "--output", required=True, metavar="DIR", help="the folder to write into")
+    p.add_argument("-o", "--output", required=True, metavar="DIR", type=options.output_file, help="the folder to write into")
     p.add_argument("--format", default="png,svg", help="figure formats (default: %(default)s)")
     p.add_argument("--no-curves", action="store_true", help="skip the per-scenario curves")
     options.add_force_option(p)
