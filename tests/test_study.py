@@ -13,6 +13,7 @@ import pytest
 
 from elot.cli import main
 from elot.study.batch import ALL_COLUMNS, _load_ref, batch, expand_scenarios, plan_tasks, read_table
+from elot.errors import ElotError
 from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
 from elot.study.params import LITERATURE, Params, StudyError, literature_thresholds, read_params, write_params
 
@@ -440,3 +441,28 @@ def test_bootstrap_memory_is_bounded_and_the_draws_unchanged(monkeypatch):
     whole = fit.bootstrap(L, y, samples=5000, seed=3)
     monkeypatch.setattr(fit, "BOOTSTRAP_CHUNK", 300 * 7)  # 7 samples per chunk
     assert fit.bootstrap(L, y, samples=5000, seed=3) == whole
+
+
+def test_fit_finds_a_tables_scenarios_from_anywhere(tmp_path, monkeypatch):
+    """Scenario paths in a table are as the batch was given them, from where it ran: fit
+    also looks for them from the table's folder upwards, and says where it looked."""
+    import shutil
+
+    from elot.cli import main
+
+    project = tmp_path / "project"
+    (project / "maps").mkdir(parents=True)
+    shutil.copy(REPO / "elot" / "scenarios" / "two-doors.scn", project / "maps" / "two.scn")
+    monkeypatch.chdir(project)
+    assert main(["batch", "maps/two.scn", "-o", "out/table.csv"]) == 0
+    assert main(["simulate", "out/table.csv", "--seed", "1", "-o", "out/ratings.csv"]) == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert main(["fit", str(project / "out" / "ratings.csv"), "--model", "full", "--samples", "20"]) == 0
+    moved = tmp_path / "moved.csv"
+    shutil.copy(project / "out" / "ratings.csv", moved)
+    with pytest.raises(ElotError) as info:
+        read_ratings(moved)
+    assert "maps/two.scn not found" in info.value.message
+    assert f"looked in {tmp_path}" in info.value.notes
