@@ -466,3 +466,27 @@ def test_fit_finds_a_tables_scenarios_from_anywhere(tmp_path, monkeypatch):
         read_ratings(moved)
     assert "maps/two.scn not found" in info.value.message
     assert f"looked in {tmp_path}" in info.value.notes
+
+
+def test_an_installed_pyarrow_that_does_not_import_is_named_with_numpy(monkeypatch):
+    """pyarrow 26 with numpy 1.26 raised ImportError, reported as 'needs pyarrow': the
+    error says which versions are installed and what works together."""
+    import builtins
+    import importlib.util
+
+    if importlib.util.find_spec("pyarrow") is None:
+        pytest.skip("pyarrow is not installed")
+    from elot.study.batch import pyarrow_modules
+
+    real = builtins.__import__
+
+    def refuse(name, *args, **kwargs):
+        if name.startswith("pyarrow"):
+            raise ImportError("pyarrow requires NumPy 2.0 or newer, found 1.26.4")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", refuse)
+    with pytest.raises(ElotError) as info:
+        pyarrow_modules("Parquet output")
+    assert "is installed but does not import with numpy" in info.value.message
+    assert "requires NumPy 2.0" in info.value.message and "pyarrow < 26" in info.value.hint

@@ -524,7 +524,7 @@ def write_table_text(path: Path | str, text: str, fmt: str) -> None:
     """Write CSV text as ``fmt`` (csv or parquet) atomically."""
     if fmt == "parquet":
         table = _arrow_table(text)
-        import pyarrow.parquet as pq
+        _, _, pq = pyarrow_modules("Parquet output")
 
         with atomic_output(path, "wb", force=True) as handle:   # checked by batch() before the work
             pq.write_table(table, handle)
@@ -533,12 +533,31 @@ def write_table_text(path: Path | str, text: str, fmt: str) -> None:
         handle.write(text)
 
 
-def _arrow_table(text: str):
+def pyarrow_modules(what: str):
+    """``(pyarrow, pyarrow.csv, pyarrow.parquet)``, or a StudyError that says what is
+    wrong: pyarrow missing, or installed but unable to import (e.g. pyarrow 26 with
+    numpy 1.x), naming both versions."""
+    import importlib.util
+
     try:
         import pyarrow as pa
         import pyarrow.csv as pacsv
-    except ImportError:
-        raise StudyError("Parquet output needs pyarrow", hint="pip install 'elot[parquet]'") from None
+        import pyarrow.parquet as pq
+    except ImportError as error:
+        if importlib.util.find_spec("pyarrow") is None:
+            raise StudyError(f"{what} needs pyarrow", hint="pip install 'elot[parquet]'") from None
+        import numpy
+        from importlib.metadata import version
+
+        raise StudyError(f"{what} needs pyarrow, and pyarrow {version('pyarrow')} is installed but does not "
+                         f"import with numpy {numpy.__version__}: {error}",
+                         hint="install versions that work together: pip install 'elot[parquet]' "
+                              "(pyarrow < 26 works with numpy 1.x and 2.x)") from None
+    return pa, pacsv, pq
+
+
+def _arrow_table(text: str):
+    pa, pacsv, _ = pyarrow_modules("Parquet output")
     types = {c: pa.string() for c in ALL_COLUMNS}
     types.update(beta=pa.float64(), k=pa.int64(), t=pa.int64(), P=pa.float64(), L=pa.float64(), pi=pa.float64())
     return pacsv.read_csv(pa.py_buffer(text.encode("utf-8")),
@@ -624,10 +643,7 @@ def read_table(path: str | Path) -> list[dict]:
     """A batch table (CSV or Parquet) as a list of row dicts (values as strings)."""
     path = Path(path)
     if path.suffix == ".parquet":
-        try:
-            import pyarrow.parquet as pq
-        except ImportError:
-            raise StudyError("reading Parquet needs pyarrow", hint="pip install 'elot[parquet]'") from None
+        _, _, pq = pyarrow_modules("reading Parquet")
         rows = pq.read_table(path).to_pylist()
         return [{k: "" if v is None else (repr(v) if isinstance(v, float) else str(v)) for k, v in r.items()}
                 for r in rows]
