@@ -257,3 +257,13 @@ def test_a_beta_range_with_too_many_values_says_so():
     assert len(parse_betas("1:1000:1")) == 1000
     with pytest.raises(ElotError, match="gives 1,000,000 values, more than 1,000"):
         parse_betas("1:1e6:+1")
+
+
+def test_plot_refuses_more_statements_than_a_figure_can_show(capsys, tmp_path):
+    from elot.cli.repl import MAX_PLOTTED
+
+    statements = tmp_path / "many.txt"
+    statements.write_text("believes(player, formula(empty(box1)))\n" * (MAX_PLOTTED + 1), encoding="utf-8")
+    assert main(["plot", "default", "--statements", str(statements), "-o", str(tmp_path / "p.png")]) == 2
+    assert "too many for one figure" in capsys.readouterr().err
+    assert not (tmp_path / "p.png").exists()

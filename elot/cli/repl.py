@@ -80,6 +80,10 @@ def _repl_command(args) -> int:
     return run(_session(args), echo=not args.no_echo)
 
 
+#: The most statement curves one figure shows legibly (each gets a line style and a label).
+MAX_PLOTTED = 40
+
+
 def _plot_command(args) -> int:
     from elot import plots
     from elot.btom.scenario import Statement, read_statements
@@ -92,6 +96,9 @@ def _plot_command(args) -> int:
     wanted += [Statement(text, args.mode) for text in args.statement]
     if not wanted:
         wanted = [Statement(text, mode) for mode, text in session.statements()]
+    if len(wanted) > MAX_PLOTTED:
+        raise ElotError(f"{len(wanted):,} statements are too many for one figure (at most {MAX_PLOTTED})",
+                        hint="plot a few at a time, or score them all with elot run --csv or elot batch")
     series = []
     failed = 0
     for statement in wanted:
