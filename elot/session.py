@@ -209,13 +209,13 @@ class Session:
             self.conventions = conventions
             self._inference = None
 
-    @contextlib.contextmanager
     def set_mode(self, mode: str) -> None:
         """Judge statements about the agent's ``current`` or ``initial`` belief from now on."""
         if mode not in MODES:
             raise ElotError(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
         self.mode = mode
 
+    @contextlib.contextmanager
     def in_mode(self, mode: str):
         """Score in ``mode`` for the duration of a ``with`` block (then the mode before)."""
         saved, self.mode = self.mode, mode
