@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from elot.errors import ElotError, read_text
+from elot.output import csv_text
 from elot.lang.semantics import Thresholds
 from elot.btom.hypotheses import check_model
 from elot.study.params import Params, StudyError, atomic_output, check_replace, read_input
@@ -425,11 +426,7 @@ def _cell(value) -> str:
 
 def format_rows(rows: Iterable[dict]) -> str:
     """CSV text of rows (no header), floats written exactly."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    for row in rows:
-        writer.writerow([_cell(row.get(c, "")) for c in ALL_COLUMNS])
-    return buffer.getvalue()
+    return csv_text([{c: _cell(row.get(c, "")) for c in ALL_COLUMNS} for row in rows], ALL_COLUMNS, header=False)
 
 
 HEADER = ",".join(ALL_COLUMNS) + "\n"
@@ -506,13 +503,13 @@ class _Partial:
         self.rows_path.unlink(missing_ok=True)
         self.done_path.unlink(missing_ok=True)
 
-    def finish(self, fmt: str) -> int:
+    def finish(self, fmt: str, *, force: bool = False, inputs: Sequence[str | Path] = ()) -> int:
         """Write ``OUT`` (rows in task order) and remove the partial files; the row count."""
         self.close()
         data = self.rows_path.read_bytes()
         ordered = b"".join(data[a:b] for _, (a, b) in sorted(self.done.items()))
         text = HEADER + ordered.decode("utf-8")
-        write_table_text(self.output, text, fmt)
+        write_table_text(self.output, text, fmt, force=force, inputs=inputs)
         self.rows_path.unlink()
         self.done_path.unlink()
         return len(read_table_text(text))
@@ -522,16 +519,17 @@ def read_table_text(text: str) -> list[dict]:
     return list(csv.DictReader(io.StringIO(text)))
 
 
-def write_table_text(path: Path | str, text: str, fmt: str) -> None:
+def write_table_text(path: Path | str, text: str, fmt: str, *, force: bool = False,
+                     inputs: Sequence[str | Path] = ()) -> None:
     """Write CSV text as ``fmt`` (csv or parquet) atomically."""
     if fmt == "parquet":
         table = _arrow_table(text)
         import pyarrow.parquet as pq
 
-        with atomic_output(path, "wb", force=True) as handle:   # checked by batch() before the work
+        with atomic_output(path, "wb", force=force, inputs=inputs) as handle:
             pq.write_table(table, handle)
         return
-    with atomic_output(path, force=True) as handle:
+    with atomic_output(path, force=force, inputs=inputs) as handle:
         handle.write(text)
 
 
@@ -562,16 +560,18 @@ def batch(
     resume: bool = False,
     force: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    inputs: Sequence[str | Path] = (),
 ) -> BatchResult:
     """Run ``tasks`` (see :func:`plan_tasks`) and write the table to ``output`` (``-`` for
     standard output, rows in the order they finish), or return it when ``output`` is None.
 
     ``progress(done, total)`` is called after each task. Interrupted runs keep their
     finished tasks in ``OUT.partial``; ``resume=True`` continues them. An existing
-    ``output`` that a study did not write is refused before any work unless ``force``.
+    ``output`` that a study did not write is refused before any work unless ``force``;
+    ``inputs`` (the files the batch reads) are never written over.
     """
     if output is not None:
-        check_replace(output, force=force)
+        check_replace(output, force=force, inputs=inputs)
     if fmt not in ("csv", "parquet"):
         raise StudyError(f"unknown table format {fmt!r}", hint="use csv or parquet")
     if fmt == "parquet":
@@ -618,7 +618,7 @@ def batch(
         if not partial.done:  # nothing finished (a bad option, an unreachable cluster): leave nothing
             partial.discard()
         raise
-    count = partial.finish(fmt)
+    count = partial.finish(fmt, force=force, inputs=inputs)
     return BatchResult(len(todo), resumed, count, str(output))
 
 
