@@ -25,13 +25,14 @@ import hashlib
 import io
 import json
 import os
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from elot.errors import ElotError, read_text
-from elot.output import csv_text
+from elot.output import csv_text, excerpt
 from elot.lang.semantics import Thresholds
 from elot.btom.hypotheses import check_model
 from elot.study.params import Params, StudyError, atomic_output, check_replace, read_input
@@ -444,46 +445,95 @@ class BatchResult:
 
 
 class _Partial:
-    """``OUT.partial`` (rows of finished tasks) and ``OUT.partial.done`` (for each, its
-    index and byte range, recorded after the rows are on disk)."""
+    """The work files of a batch writing ``OUT``: ``OUT.partial`` (rows of finished tasks),
+    ``OUT.partial.done`` (for each, its index, byte range and SHA-256, recorded after the
+    rows are on disk) and ``OUT.partial.lock``, locked (``flock``) by the one process
+    writing them for the whole batch.
 
-    def __init__(self, output: Path, fingerprint: str, resume: bool) -> None:
+    Work files are opened without following links (``O_NOFOLLOW``; new ones with
+    ``O_EXCL``). On ``resume`` every recorded chunk is checked (its checksum, its rows'
+    field count) before anything is trusted or cut; damage stops the batch with the files
+    kept as they were."""
+
+    def __init__(self, output: Path, fingerprint: str, resume: bool, tasks: int) -> None:
         self.output = output
         self.rows_path = output.with_name(output.name + ".partial")
         self.done_path = output.with_name(output.name + ".partial.done")
+        self.lock_path = output.with_name(output.name + ".partial.lock")
         self.done: dict[int, tuple[int, int]] = {}
-        if self.rows_path.exists() or self.done_path.exists():
-            if not resume:
-                raise StudyError(f"an interrupted batch left {self.rows_path}",
-                                 hint="add --resume to finish it, or delete it to start over")
-            self._load(fingerprint)
-        else:
-            output.parent.mkdir(parents=True, exist_ok=True)
-            self.done_path.write_text(json.dumps({"fingerprint": fingerprint}) + "\n", encoding="utf-8")
-            self.rows_path.write_bytes(b"")
-        self.handle = self.rows_path.open("r+b")
+        self.lock = _take_lock(self.lock_path, output)
+        try:
+            for path in (self.rows_path, self.done_path):
+                if path.is_symlink():
+                    raise _link_error(path)
+            if os.path.lexists(self.rows_path) or os.path.lexists(self.done_path):
+                if not resume:
+                    raise StudyError(f"an interrupted batch left {self.rows_path}",
+                                     hint="add --resume to finish it, or delete it to start over")
+                self.handle = _open_work(self.rows_path, os.O_RDWR)
+                self.manifest = _open_work(self.done_path, os.O_RDWR)
+                self._load(fingerprint, tasks)
+            else:
+                self.manifest = _open_work(self.done_path, os.O_RDWR | os.O_CREAT | os.O_EXCL)
+                self.handle = _open_work(self.rows_path, os.O_RDWR | os.O_CREAT | os.O_EXCL)
+                self.manifest.write(json.dumps({"fingerprint": fingerprint, "format": 2}).encode() + b"\n")
+                self.manifest.flush()
+        except BaseException:
+            self.close()
+            os.close(self.lock)
+            raise
         self.handle.seek(0, os.SEEK_END)
-        self.manifest = self.done_path.open("a", encoding="utf-8")
+        self.manifest.seek(0, os.SEEK_END)
 
-    def _load(self, fingerprint: str) -> None:
-        text = self.done_path.read_text(encoding="utf-8") if self.done_path.exists() else ""
-        lines = text.split("\n")
+    def _damaged(self, what: str) -> StudyError:
+        return StudyError(
+            f"cannot resume {self.output}: {what}; the work files were left as they were",
+            notes=(f"work files: {self.rows_path}, {self.done_path}",),
+            hint=f"delete {self.rows_path} and {self.done_path} and run the command again without "
+                 "--resume (finished tasks run again), or restore both files from a backup")
+
+    def _load(self, fingerprint: str, tasks: int) -> None:
+        """Read the manifest and check every chunk it records; only then cut what an
+        interrupted write left unrecorded (rows after the last chunk, a last line without
+        its newline)."""
+        text = self.manifest.read()
+        lines = text.split(b"\n")
         try:
             header = json.loads(lines[0])
-        except (json.JSONDecodeError, IndexError):
-            header = {}
-        if header.get("fingerprint") != fingerprint:
-            raise StudyError(f"{self.rows_path} was written by a different batch",
+        except (ValueError, UnicodeDecodeError):
+            header = None
+        if not isinstance(header, dict) or header.get("fingerprint") != fingerprint:
+            raise StudyError(f"{self.rows_path} was written by a different batch (or another version of elot)",
                              hint="rerun the same command with --resume, or delete it to start over")
+        if len(lines) < 2:
+            raise self._damaged(f"{self.done_path} has no complete first line")
+        rows = self.handle.read()
         end = 0
-        for line in lines[1:-1]:  # the last piece has no newline: an unfinished record
-            index, start, stop = (int(x) for x in line.split())
+        for number, line in enumerate(lines[1:-1], 2):  # the last piece has no newline: an unfinished record
+            fields = line.split(b" ")
+            try:
+                index, start, stop = (int(x) for x in fields[:3])
+                digest = fields[3].decode("ascii")
+                if len(fields) != 4 or len(digest) != 64:
+                    raise ValueError
+            except (ValueError, IndexError, UnicodeDecodeError):
+                raise self._damaged(f"{self.done_path} line {number} is not a record "
+                                    f"({excerpt(line.decode('utf-8', 'replace'), 40)!r})") from None
+            if start != end or stop < start or not 0 <= index < tasks or index in self.done:
+                raise self._damaged(f"{self.done_path} line {number} does not follow the records before it")
+            if stop > len(rows):
+                raise self._damaged(f"{self.rows_path} is shorter ({len(rows)} bytes) than recorded ({stop})")
+            chunk = rows[start:stop]
+            if hashlib.sha256(chunk).hexdigest() != digest:
+                raise self._damaged(f"the rows of task {index} in {self.rows_path} (bytes {start}-{stop}) "
+                                    "do not match their checksum")
+            if not _rows_are_whole(chunk):
+                raise self._damaged(f"the rows of task {index} in {self.rows_path} do not have "
+                                    f"{len(ALL_COLUMNS)} fields each")
             self.done[index] = (start, stop)
-            end = max(end, stop)
-        with self.rows_path.open("r+b") as handle:
-            handle.truncate(end)  # rows of a task that was being written when it stopped
-        with self.done_path.open("r+b") as handle:
-            handle.truncate(len("\n".join(lines[:-1])) + 1 if len(lines) > 1 else 0)
+            end = stop
+        self.handle.truncate(end)  # rows of a task that was being written when it stopped
+        self.manifest.truncate(len(text) - len(lines[-1]))
 
     def add(self, index: int, text: str) -> None:
         data = text.encode("utf-8")
@@ -491,28 +541,97 @@ class _Partial:
         self.handle.write(data)
         self.handle.flush()
         os.fsync(self.handle.fileno())
-        self.manifest.write(f"{index} {start} {start + len(data)}\n")
+        self.manifest.write(f"{index} {start} {start + len(data)} {hashlib.sha256(data).hexdigest()}\n".encode())
         self.manifest.flush()
         self.done[index] = (start, start + len(data))
 
     def close(self) -> None:
-        self.handle.close()
-        self.manifest.close()
+        for name in ("handle", "manifest"):
+            handle = getattr(self, name, None)
+            if handle is not None and not handle.closed:
+                handle.close()
+
+    def release(self) -> None:
+        """Close the work files and give up the lock."""
+        self.close()
+        os.close(self.lock)
 
     def discard(self) -> None:
-        self.rows_path.unlink(missing_ok=True)
-        self.done_path.unlink(missing_ok=True)
+        """Remove the work files (the lock file last, while still locked)."""
+        self.close()
+        for path in (self.rows_path, self.done_path, self.lock_path):
+            if path.is_file() and not path.is_symlink():
+                path.unlink()
 
     def finish(self, fmt: str, *, force: bool = False, inputs: Sequence[str | Path] = ()) -> int:
-        """Write ``OUT`` (rows in task order) and remove the partial files; the row count."""
-        self.close()
-        data = self.rows_path.read_bytes()
+        """Write ``OUT`` (rows in task order) and remove the work files; the row count."""
+        self.handle.seek(0)
+        data = self.handle.read()
         ordered = b"".join(data[a:b] for _, (a, b) in sorted(self.done.items()))
         text = HEADER + ordered.decode("utf-8")
         write_table_text(self.output, text, fmt, force=force, inputs=inputs)
-        self.rows_path.unlink()
-        self.done_path.unlink()
+        self.discard()
         return len(read_table_text(text))
+
+
+def _open_work(path: Path, flags: int):
+    """A work file opened as binary, never through a link; only regular files."""
+    try:
+        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as error:
+        if os.path.islink(path):
+            raise _link_error(path) from None
+        if isinstance(error, FileExistsError):
+            raise StudyError(f"{path} appeared while the batch started",
+                             hint="another process is writing beside this output; choose another -o") from None
+        raise StudyError(f"cannot open {path}: {error.strerror or error}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise StudyError(f"{path} is not a regular file", hint=f"remove it and run the command again")
+    return os.fdopen(fd, "r+b")
+
+
+def _link_error(path: Path) -> StudyError:
+    return StudyError(f"{path} is a symbolic link; elot does not follow links for its work files",
+                      hint=f"remove the link ({path}) and run the command again")
+
+
+def _take_lock(path: Path, output: Path) -> int:
+    """An exclusive ``flock`` on ``path`` (made if missing, never through a link), held
+    until the descriptor is closed; a second writer is refused with the holder's pid."""
+    import fcntl
+
+    output.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(10):
+        handle = _open_work(path, os.O_RDWR | os.O_CREAT)
+        fd = os.dup(handle.fileno())
+        handle.close()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise StudyError(f"another elot batch (pid {holder}) is writing {output}",
+                             hint="wait for it to finish (then --resume if it stopped), or stop it") from None
+        try:
+            same = os.lstat(path).st_ino == os.fstat(fd).st_ino   # not a lock file removed meanwhile
+        except FileNotFoundError:
+            same = False
+        if same:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            return fd
+        os.close(fd)
+    raise StudyError(f"cannot lock {path}: it keeps being replaced")
+
+
+def _rows_are_whole(chunk: bytes) -> bool:
+    """Whether ``chunk`` is UTF-8 CSV rows of exactly the table's columns each."""
+    try:
+        rows = list(csv.reader(io.StringIO(chunk.decode("utf-8"), newline="")))
+    except (UnicodeDecodeError, csv.Error):
+        return False
+    return all(len(row) == len(ALL_COLUMNS) for row in rows) and (not chunk or chunk.endswith(b"\n"))
 
 
 def read_table_text(text: str) -> list[dict]:
@@ -603,7 +722,7 @@ def batch(
                 progress(done, total)
         return BatchResult(total, 0, count, "-")
     output = Path(output)
-    partial = _Partial(output, fingerprint(tasks), resume)
+    partial = _Partial(output, fingerprint(tasks), resume, total)
     todo = [t for t in tasks if t.index not in partial.done]
     resumed = total - len(todo)
     try:
@@ -617,8 +736,12 @@ def batch(
         partial.close()
         if not partial.done:  # nothing finished (a bad option, an unreachable cluster): leave nothing
             partial.discard()
+        partial.release()
         raise
-    count = partial.finish(fmt, force=force, inputs=inputs)
+    try:
+        count = partial.finish(fmt, force=force, inputs=inputs)
+    finally:
+        partial.release()
     return BatchResult(len(todo), resumed, count, str(output))
 
 
