@@ -4,6 +4,7 @@ no worker left behind when the batch is killed."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -166,3 +167,42 @@ def test_damage_exits_2_through_the_cli(tmp_path):
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "cannot resume" in result.stderr and "line" in result.stderr
     assert _work_files(out) == before and not out.exists()
+
+
+# -- F: no orphans ------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="kill -9")
+def test_kill_9_of_a_parallel_batch_leaves_no_process_behind(tmp_path):
+    import threading
+
+    psutil = pytest.importorskip("psutil")
+    batch_ = subprocess.Popen([*ELOT, "batch", *EXAMPLES, "--model", "full,non-planning", "--beta", "0.5:8:x1.05",
+                               "--jobs", "2", "-o", str(tmp_path / "t.csv")],
+                              stderr=subprocess.PIPE, cwd=tmp_path)
+    stderr_closed = threading.Event()       # a caller reading stderr gets its end of file
+    threading.Thread(target=lambda: (batch_.stderr.read(), stderr_closed.set()), daemon=True).start()
+    parent = psutil.Process(batch_.pid)
+    children: list = []
+    try:
+        # the resource tracker, the forkserver and both workers, once tasks are running
+        _wait_for(lambda: len(parent.children(recursive=True)) >= 4 and (tmp_path / "t.csv.partial").exists(),
+                  "the workers to start")
+        children = parent.children(recursive=True)
+        os.kill(batch_.pid, signal.SIGKILL)
+        batch_.wait()
+
+        def gone(process) -> bool:
+            try:
+                return not process.is_running() or process.status() == psutil.STATUS_ZOMBIE
+            except psutil.NoSuchProcess:
+                return True
+
+        _wait_for(lambda: all(gone(c) for c in children), "the batch's processes to end", limit=60)
+        assert stderr_closed.wait(timeout=60)
+    finally:
+        for child in children:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                child.kill()
+        if batch_.poll() is None:
+            batch_.kill()

@@ -369,7 +369,9 @@ def _local(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[int, list[dict]]]
     # this process (whose progress-bar thread must not be forked).
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["elot.study.batch", "elot.btom.scoring", "elot.btom.inference"])
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    lifeline, held = context.Pipe(duplex=False)    # only this process holds the writing end
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_end_with_batch,
+                               initargs=(lifeline,))
     # One submission per scenario: a worker then loads the scenario and translates its
     # statements once for all its settings, and there are fewer round trips.
     chunks: dict[ScenarioRef, list[Task]] = {}
@@ -381,6 +383,26 @@ def _local(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[int, list[dict]]]
             yield from future.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        held.close()
+        lifeline.close()
+
+
+def _end_with_batch(lifeline) -> None:
+    """Worker initializer: end this worker as soon as the batch that started it is gone,
+    however it ended (``kill -9`` included). The worker's parent is the forkserver, which
+    itself lives while any worker does (and the resource tracker while either does), so
+    neither a parent-death signal nor the pool notices; instead a thread waits on a pipe
+    whose writing end only the batch process holds: end of file means it is gone."""
+    import threading
+
+    def watch() -> None:
+        try:
+            lifeline.recv_bytes()
+        except (EOFError, OSError):
+            pass
+        os._exit(1)
+
+    threading.Thread(target=watch, name="elot-batch-lifeline", daemon=True).start()
 
 
 def _dask(tasks: Sequence[Task], address: str) -> Iterator[tuple[int, list[dict]]]:
