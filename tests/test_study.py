@@ -416,3 +416,30 @@ def test_study_numbers_are_checked_as_every_command_checks_them(tmp_path, capsys
         ["simulate", "t.csv", "--noise", "nan", "-o", str(tmp_path / "r.csv")])
     assert "samples must be a whole number at least 1, not 0" in refused(["translate", "-n", "0", "x"])
     assert not list(tmp_path.iterdir())
+
+
+# -- rows that could not be scored are reported, not hidden ---------------------------------------
+
+
+def test_batch_and_report_say_which_rows_could_not_be_scored(tmp_path, capsys):
+    table = tmp_path / "t.csv"
+    base = ["batch", *EXAMPLES, "--model", "full", "--beta", "2", "-s", "believes(player, formula(empty(box1)))",
+            "-s", "believes(player, formula(empty(box99)))", "-s", "believes(player, formula(has(player, gem9)))",
+            "-o", str(table)]
+    assert main(base) == 0
+    err = capsys.readouterr().err
+    rows = read_table(table)
+    failed = [r for r in rows if r["error"]]
+    statements = {(r["scenario"], r["statement_id"]) for r in failed}
+    assert failed and len(statements) == 4       # two statements, in two scenarios
+    assert f"{len(failed)} rows could not be scored (4 distinct statements)" in err
+    assert f"{EXAMPLES[0]} #" in err and "box99" in err
+    assert main([*base, "--strict"]) == 1         # --strict: any failed row fails the command
+    assert read_table(table) == rows              # ... and the table is still written
+    capsys.readouterr()
+    assert main(["report", str(table), "--no-curves", "-o", str(tmp_path / "report")]) == 0
+    assert f"{len(failed)} rows could not be scored (4 distinct statements)" in capsys.readouterr().err
+    clean = tmp_path / "clean.csv"
+    assert main(["batch", EXAMPLES[0], "--model", "full", "--beta", "2", "-s", "believes(player, formula(empty(box1)))",
+                 "--strict", "-o", str(clean)]) == 0
+    assert "could not be scored" not in capsys.readouterr().err

@@ -98,6 +98,8 @@ def register(subparsers) -> None:
     p.add_argument("--dask", metavar="ADDRESS", default=os.environ.get("ELOT_DASK_SCHEDULER"),
                    help="a Dask scheduler (tcp://host:8786; default: $ELOT_DASK_SCHEDULER)")
     p.add_argument("--resume", action="store_true", help="finish an interrupted batch writing OUT")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 when any row could not be scored (the table is still written)")
     options.add_force_option(p)
     p.set_defaults(func=batch_command)
 
@@ -178,7 +180,9 @@ def batch_command(args) -> int:
     where = "standard output" if args.output == "-" else args.output
     resumed = f", {result.resumed} already done" if result.resumed else ""
     print(f"wrote {count(result.rows, 'row')} ({count(len(tasks), 'task')}{resumed}) to {where}", file=sys.stderr)
-    return 0
+    for line in result.failures.lines():
+        print(line, file=sys.stderr)
+    return 1 if args.strict and result.failures.rows else 0
 
 
 def fit_command(args) -> int:
@@ -278,7 +282,7 @@ def simulate_command(args) -> int:
 
 
 def report_command(args) -> int:
-    from elot.study.batch import read_table
+    from elot.study.batch import Failures, read_table
     from elot.study.fit import read_ratings
     from elot.study.report import report
 
@@ -290,5 +294,7 @@ def report_command(args) -> int:
             raise StudyError(f"--format: unknown figure format {fmt!r}", hint="use png, svg or png,svg")
     written = report(table, Path(args.output), ratings, force=args.force, formats=formats,
                      curves=not args.no_curves, inputs=[p for p in (args.table, args.ratings) if p])
-    print(f"wrote {len(written)} files to {args.output}", file=sys.stderr)
+    print(f"wrote {count(len(written), 'file')} to {args.output}", file=sys.stderr)
+    for line in Failures.of(table).lines():
+        print(line, file=sys.stderr)
     return 0

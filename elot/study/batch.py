@@ -25,6 +25,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from elot.errors import ElotError, read_text
-from elot.output import csv_text, excerpt
+from elot.output import count, csv_text, excerpt
 from elot.lang.semantics import Thresholds
 from elot.btom.hypotheses import check_model
 from elot.study.params import Params, StudyError, atomic_output, check_replace, read_input
@@ -456,14 +457,84 @@ HEADER = ",".join(ALL_COLUMNS) + "\n"
 
 
 @dataclass
+class Failures:
+    """The rows a batch could not score (an ``error`` in the table): how many, how many
+    distinct statements (scenario and statement id), grouped by cause, and the first
+    few statements with their scenario."""
+
+    rows: int = 0
+    statements: int = 0
+    #: ``(cause, rows, statements)``, most rows first.
+    causes: list[tuple[str, int, int]] = dataclasses.field(default_factory=list)
+    #: ``(scenario, statement_id, statement, error)`` of the first failed statements.
+    examples: list[tuple[str, str, str, str]] = dataclasses.field(default_factory=list)
+
+    @classmethod
+    def of(cls, rows: Iterable[dict], examples: int = 3) -> "Failures":
+        tally = _FailureTally()
+        tally.add(rows)
+        return tally.result(examples)
+
+    def lines(self) -> list[str]:
+        """The summary a person reads (empty when every row was scored)."""
+        if not self.rows:
+            return []
+        out = [f"{count(self.rows, 'row')} could not be scored "
+               f"({count(self.statements, 'distinct statement')}); their error column says why:"]
+        for cause, rows, statements in self.causes:
+            out.append(f"  {count(rows, 'row'):>10}, {count(statements, 'statement'):>13}: {cause}")
+        out.append("first ones:")
+        for scenario, statement_id, text, error in self.examples:
+            out.append(f"  {scenario} #{statement_id}: {excerpt(error, 90)}")
+        return out
+
+
+class _FailureTally:
+    def __init__(self) -> None:
+        self.rows = 0
+        self.by_cause: dict[str, tuple[int, set]] = {}
+        self.first: dict[tuple[str, str], tuple[str, str, str, str]] = {}
+
+    def add(self, rows: Iterable[dict]) -> None:
+        for row in rows:
+            error = row.get("error") or ""
+            if not error:
+                continue
+            self.rows += 1
+            key = (str(row.get("scenario", "")), str(row.get("statement_id", "")))
+            cause = failure_cause(error)
+            n, statements = self.by_cause.get(cause, (0, set()))
+            statements.add(key)
+            self.by_cause[cause] = (n + 1, statements)
+            self.first.setdefault(key, (*key, str(row.get("statement", "")), error))
+
+    def result(self, examples: int = 3) -> Failures:
+        causes = sorted(((c, n, len(s)) for c, (n, s) in self.by_cause.items()), key=lambda c: (-c[1], c[0]))
+        return Failures(self.rows, len(self.first), causes, list(self.first.values())[:examples])
+
+
+def failure_cause(error: str) -> str:
+    """An error message without its particulars (quoted names, numbers), so that the
+    same failure on different statements counts as one cause."""
+    cause = _QUOTED.sub("…", error.strip().splitlines()[0] if error.strip() else error)
+    return excerpt(_NUMBER.sub("N", cause), 100)
+
+
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|«[^»]*»")
+_NUMBER = re.compile(r"\b\d+(\.\d+)?\b")
+
+
+@dataclass
 class BatchResult:
-    """What :func:`batch` did: tasks run now, tasks found done, rows, where it wrote."""
+    """What :func:`batch` did: tasks run now, tasks found done, rows, where it wrote,
+    and the rows it could not score."""
 
     tasks: int
     resumed: int
     rows: int
     output: str | None
     table: list[dict] | None = None
+    failures: Failures = dataclasses.field(default_factory=Failures)
 
 
 class _Partial:
@@ -585,15 +656,15 @@ class _Partial:
             if path.is_file() and not path.is_symlink():
                 path.unlink()
 
-    def finish(self, fmt: str, *, force: bool = False, inputs: Sequence[str | Path] = ()) -> int:
-        """Write ``OUT`` (rows in task order) and remove the work files; the row count."""
+    def finish(self, fmt: str, *, force: bool = False, inputs: Sequence[str | Path] = ()) -> list[dict]:
+        """Write ``OUT`` (rows in task order) and remove the work files; the rows."""
         self.handle.seek(0)
         data = self.handle.read()
         ordered = b"".join(data[a:b] for _, (a, b) in sorted(self.done.items()))
         text = HEADER + ordered.decode("utf-8")
         write_table_text(self.output, text, fmt, force=force, inputs=inputs)
         self.discard()
-        return len(read_table_text(text))
+        return read_table_text(text)
 
 
 def _open_work(path: Path, flags: int):
@@ -728,21 +799,22 @@ def batch(
             if progress:
                 progress(len(found), total)
         table = [row for i in sorted(found) for row in found[i]]
-        return BatchResult(total, 0, len(table), None, table)
+        return BatchResult(total, 0, len(table), None, table, Failures.of(table))
     if str(output) == "-":
         if fmt != "csv":
             raise StudyError("only CSV can be streamed to standard output", hint="give -o FILE for parquet")
         import sys
 
         sys.stdout.write(HEADER)
-        count = 0
+        written, tally = 0, _FailureTally()
         for done, (_, rows) in enumerate(results(tasks, jobs=jobs, dask=dask), 1):
             sys.stdout.write(format_rows(rows))
+            tally.add(rows)
             sys.stdout.flush()
-            count += len(rows)
+            written += len(rows)
             if progress:
                 progress(done, total)
-        return BatchResult(total, 0, count, "-")
+        return BatchResult(total, 0, written, "-", failures=tally.result())
     output = Path(output)
     partial = _Partial(output, fingerprint(tasks), resume, total)
     todo = [t for t in tasks if t.index not in partial.done]
@@ -761,10 +833,10 @@ def batch(
         partial.release()
         raise
     try:
-        count = partial.finish(fmt, force=force, inputs=inputs)
+        table = partial.finish(fmt, force=force, inputs=inputs)
     finally:
         partial.release()
-    return BatchResult(len(todo), resumed, count, str(output))
+    return BatchResult(len(todo), resumed, len(table), str(output), failures=Failures.of(table))
 
 
 def read_table(path: str | Path) -> list[dict]:
