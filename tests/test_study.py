@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from elot.cli import main
+from elot.output import csv_text
 from elot.study.batch import ALL_COLUMNS, _load_ref, batch, expand_scenarios, plan_tasks, read_table
 from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
 from elot.study.params import LITERATURE, Params, StudyError, literature_thresholds, read_params, write_params
@@ -22,14 +23,6 @@ EXAMPLES = [str(REPO / "elot" / "scenarios" / f"{name}.scn") for name in ("defau
 
 def _tasks(betas=(1.0, 2 ** 1.5), models=("full", "non-planning")):
     return plan_tasks(expand_scenarios(EXAMPLES), models=models, betas=betas)
-
-
-def _csv_text(rows) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
 
 
 def test_batch_table_is_tidy_and_matches_scoring(tmp_path):
@@ -129,7 +122,7 @@ def _ratings(tmp_path, generator, beta, noise, scenarios=None):
                        betas=(beta,), thresholds=(Params(generator, beta, "generator"),))
     rows = synthetic_ratings(batch(tasks).table, noise=noise, seed=1)
     path = tmp_path / "ratings.csv"
-    path.write_text(_csv_text(rows), encoding="utf-8")
+    path.write_text(csv_text(rows), encoding="utf-8")
     return path, rows
 
 
