@@ -5,7 +5,7 @@ of an existing target, and every command follows one rule for missing folders.""
 from __future__ import annotations
 
 import os
-import resource
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,7 +15,7 @@ from elot.cli import main
 from elot.errors import ElotError
 from elot.output import HEAD_BYTES, check_target, sidecar, write_output
 
-from helpers import run_elot
+from helpers import ELOT
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = str(REPO / "elot" / "scenarios" / "default.scn")
@@ -149,7 +149,11 @@ def test_a_recognizer_sees_a_bounded_prefix(tmp_path):
 
 
 def _limit_memory():
-    resource.setrlimit(resource.RLIMIT_AS, (2 * 2 ** 30, 2 * 2 ** 30))
+    """Bound the command's address space, so that reading a device whole fails fast
+    (MemoryError) instead of filling the machine."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (3 * 2 ** 30, 3 * 2 ** 30))
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux devices")
@@ -163,14 +167,11 @@ def _limit_memory():
     ["fit", "{r}", *FIT, "--evaluations", "{dev}"],
 ], ids=["run-csv", "run-json", "batch", "simulate", "fit-o", "fit-evaluations"])
 def test_devices_are_refused_without_reading_them(study, device, argv):
-    import subprocess
-
     table, ratings = study
     command = [a.format(dev=device, t=table, r=ratings) for a in argv]
-    from helpers import ELOT
-
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     result = subprocess.run([*ELOT, *command], capture_output=True, text=True, preexec_fn=_limit_memory,
-                            cwd=table.parent, timeout=300)
+                            cwd=table.parent, env=env, timeout=300)
     assert result.returncode == 2, result.stderr[-2000:]
     assert "not a regular file" in result.stderr and "Traceback" not in result.stderr
 

@@ -563,6 +563,9 @@ class _Partial:
                 if not resume:
                     raise StudyError(f"an interrupted batch left {self.rows_path}",
                                      hint="add --resume to finish it, or delete it to start over")
+                for path in (self.rows_path, self.done_path):
+                    if not os.path.lexists(path):
+                        raise self._damaged(f"{path} is missing")
                 self.handle = _open_work(self.rows_path, os.O_RDWR)
                 self.manifest = _open_work(self.done_path, os.O_RDWR)
                 self._load(fingerprint, tasks)
