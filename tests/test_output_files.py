@@ -67,6 +67,20 @@ def test_a_command_never_writes_over_its_own_input(study, capsys, argv, victim, 
     assert {p: p.read_bytes() for p in before} == before
 
 
+@pytest.mark.parametrize("exp, name", [("exp2", "exp2_current_annotations.csv"), ("exp1", "exp1/exp1_initial.csv")])
+def test_a_batch_never_writes_over_the_datasets_statements(capsys, exp, name):
+    from conftest import labtom_path
+
+    root = labtom_path()
+    if root is None:
+        pytest.skip("reads the LaBToM dataset")
+    target = root / "statements" / name
+    before = target.read_bytes()
+    status, err = run(capsys, "batch", "1_1", "--exp", exp, "--labtom", str(root), "-o", str(target), "--force")
+    assert status == 2 and "elot never writes over its own input" in err
+    assert target.read_bytes() == before
+
+
 def test_an_input_reached_by_another_name_is_still_an_input(study, capsys):
     table, _ = study
     link = table.parent / "alias.csv"

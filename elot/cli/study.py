@@ -152,7 +152,7 @@ def register(subparsers) -> None:
 
 
 def batch_command(args) -> int:
-    from elot.study.batch import batch, expand_scenarios, given_items, plan_tasks
+    from elot.study.batch import batch, expand_scenarios, given_items, input_files, plan_tasks
     from elot.study.params import Params, thresholds_option
     from elot.lang.semantics import Thresholds
 
@@ -167,7 +167,7 @@ def batch_command(args) -> int:
                        ks=_list(args.k, "--k", "k"), conventions=_list(args.conventions, "--conventions"),
                        thresholds=params)
     fmt = args.format or ("parquet" if args.output.endswith(".parquet") else "csv")
-    inputs = [r.name for r in refs if r.plan_id is None] + list(args.statements) + list(args.thresholds)
+    inputs = input_files(refs) + list(args.statements) + list(args.thresholds)
     try:
         with _progress_bar(f"batch ({count(len(tasks), 'task')})") as progress:
             result = batch(tasks, args.output, fmt=fmt, jobs=args.jobs, dask=args.dask, resume=args.resume,

@@ -122,19 +122,44 @@ def dataset_items(ref: ScenarioRef) -> tuple[Item, ...]:
     items: list[Item] = []
     if ref.exp == "exp1":
         for mode in ("current", "initial"):
-            path = root / "statements" / "exp1" / f"exp1_{mode}.csv"
-            rows = [r for r in _read_csv(path) if r.get("plan_id") == ref.plan_id]
+            rows = [r for r in _read_csv(_exp1_statements(root, mode)) if r.get("plan_id") == ref.plan_id]
             for n, row in enumerate(rows, 1):
                 items.append(Item(f"{mode}-{n}", row["statement"].strip(), mode, _factors(row)))
         return tuple(items)
     mode = "initial" if ref.exp == "exp2_initial" else "current"
-    path = root / "statements" / f"exp2_{mode}" / f"{ref.plan_id}.txt"
-    notes = {(r.get("plan_id"), r.get("statement_id")): r
-             for r in _read_csv(root / "statements" / f"exp2_{mode}_annotations.csv")}
+    path, annotations = _exp2_statements(root, mode, ref.plan_id)
+    notes = {(r.get("plan_id"), r.get("statement_id")): r for r in _read_csv(annotations)}
     if path.is_file():
         for s in read_statements(path, mode):
             items.append(Item(str(s.line), s.text, s.mode, _factors(notes.get((ref.plan_id, str(s.line)), {}))))
     return tuple(items)
+
+
+def _exp1_statements(root: Path, mode: str) -> Path:
+    return root / "statements" / "exp1" / f"exp1_{mode}.csv"
+
+
+def _exp2_statements(root: Path, mode: str, plan_id: str) -> tuple[Path, Path]:
+    """An exp2 plan's statements file and the experiment's annotations file."""
+    return (root / "statements" / f"exp2_{mode}" / f"{plan_id}.txt",
+            root / "statements" / f"exp2_{mode}_annotations.csv")
+
+
+def input_files(refs: Iterable[ScenarioRef]) -> list[str]:
+    """The files a batch over ``refs`` reads: scenario files, and each dataset plan's
+    statements and annotations (never to be written over by the batch's output)."""
+    from elot.btom.scenario import dataset_root
+
+    out: list[str] = []
+    for ref in refs:
+        if ref.plan_id is None:
+            out.append(ref.name)
+        elif ref.exp == "exp1":
+            out += [str(_exp1_statements(dataset_root(ref.root), mode)) for mode in ("current", "initial")]
+        else:
+            mode = "initial" if ref.exp == "exp2_initial" else "current"
+            out += [str(p) for p in _exp2_statements(dataset_root(ref.root), mode, ref.plan_id)]
+    return list(dict.fromkeys(out))
 
 
 def _read_csv(path: Path) -> list[dict]:
