@@ -286,10 +286,12 @@ def elot_png(head: bytes) -> bool:
 
 def csv_text(rows: Sequence[dict], columns: Sequence[str] | None = None, *, header: bool = True,
              lineterminator: str = "\n") -> str:
-    """CSV text of ``rows`` (dicts) under ``columns`` (default: the first row's keys);
-    a missing value is an empty cell."""
+    """CSV text of ``rows`` (dicts) under ``columns`` (default: every key of the rows, in
+    the order they first appear); a missing value is an empty cell."""
+    if columns is None:
+        columns = list(dict.fromkeys(key for row in rows for key in row))
     buffer = io.StringIO(newline="")
-    writer = csv.DictWriter(buffer, fieldnames=list(columns if columns is not None else rows[0]),
+    writer = csv.DictWriter(buffer, fieldnames=list(columns),
                             lineterminator=lineterminator, restval="")
     if header:
         writer.writeheader()
