@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from elot.cli import options
 from elot.errors import ElotError
-from elot.output import STDOUT, check_target, count, csv_text, excerpt, same_file, write_output
+from elot.output import STDOUT, check_target, count, csv_text, excerpt, write_output
 
 if TYPE_CHECKING:
     from elot.btom.scenario import Statement
@@ -248,8 +248,6 @@ def _check_outputs(args) -> None:
         check_target(args.csv, force=args.force, option="--csv", inputs=_inputs(args))
     if args.json:
         check_target(args.json, force=args.force, option="--json", inputs=_inputs(args))
-    if args.csv and args.json and args.csv != STDOUT and same_file(args.csv, args.json):
-        raise ElotError("--csv and --json name the same file", hint="give each its own file name")
 
 
 def _write_outputs(args, scenario, statements, table) -> None:
