@@ -13,9 +13,7 @@ variant, β, k), and is kept while the user moves through time or changes thresh
 from __future__ import annotations
 
 import contextlib
-import csv
 import dataclasses
-import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +33,7 @@ from elot.lang.printer import pretty
 from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
 from elot.lang.signature import Signature
 from elot.lang.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
-from elot.output import count, csv_with_header, json_where, write_output
+from elot.output import count, csv_text, write_output
 from elot.settings import CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, INITIAL, MODES, check_number, check_variant
 
 
@@ -443,15 +441,9 @@ class Session:
                             hint="type a formula or a sentence first; :save writes their scores")
         if suffix == ".json":
             text = json.dumps(self.log, indent=2) + "\n"
-            ours = json_where(lambda data: isinstance(data, list)
-                              and all(isinstance(row, dict) and "formula" in row for row in data))
         else:
-            buffer = io.StringIO(newline="")
-            writer = csv.DictWriter(buffer, fieldnames=list(self.log[0]))
-            writer.writeheader()
-            writer.writerows(self.log)
-            text, ours = buffer.getvalue(), csv_with_header(*LOG_FIELDS[:4])
-        write_output(target, text, ours=ours, force=force, option=":save")
+            text = csv_text(self.log, lineterminator="\r\n")
+        write_output(target, text, force=force, option=":save")
         return target
 
 

@@ -146,20 +146,22 @@ def test_run_refuses_to_replace_a_file_that_is_not_ours(capsys, tmp_path):
     data = tmp_path / "out.json"
     assert run(capsys, "run", "--json", str(data))[0] == 0
     assert run(capsys, "run", "--json", str(data))[0] == 0
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []   # no temp files left
+    # no temporary files left; each table and log marked as elot's by its sidecar
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == [
+        ".important.txt.elot", ".out.json.elot", ".table.csv.elot"]
 
 
 @pytest.mark.parametrize("command", ["plot", "map"])
-def test_figures_refuse_foreign_files_and_missing_directories(capsys, tmp_path, command):
+def test_figures_refuse_foreign_files_and_create_missing_folders(capsys, tmp_path, command):
     photo = tmp_path / "photo.png"
     photo.write_bytes(b"\x89PNG\r\n\x1a\nnot elot's")
     status, _, err = run(capsys, command, "-o", str(photo))
     assert status == 2 and "not replacing it" in err
     assert photo.read_bytes() == b"\x89PNG\r\n\x1a\nnot elot's"
     missing = tmp_path / "no" / "such" / "x.png"
-    status, _, err = run(capsys, command, "-o", str(missing))
-    assert status == 2 and "does not exist" in err
-    assert not (tmp_path / "no").exists()
+    assert run(capsys, command, "-o", str(missing))[0] == 0      # the one rule: folders are made
+    with Image.open(missing) as image:
+        assert image.text["Software"] == "elot"
     figure = tmp_path / "f.png"
     assert run(capsys, command, "-o", str(figure))[0] == 0
     assert run(capsys, command, "-o", str(figure))[0] == 0        # ours: replaced

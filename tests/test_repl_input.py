@@ -160,9 +160,10 @@ def test_numeric_term_shows_its_posterior_mean_and_distribution(session):
 # -- the documented session replays --------------------------------------------------------------
 
 
-def test_docs_repl_transcript_replays(env):
+def test_docs_repl_transcript_replays(env, tmp_path):
     """docs/repl.md's session (a ``text`` block, so test_docs does not run it) is what
-    ``COLUMNS=96 elot repl < demo.txt`` prints, inference times aside."""
+    ``COLUMNS=96 elot repl < demo.txt`` prints, inference times aside; run in a folder of
+    its own, where its ``:save`` writes."""
     import re
     from pathlib import Path
 
@@ -172,8 +173,9 @@ def test_docs_repl_transcript_replays(env):
     block = re.search(r"```text\n(elot\[t=0/23\]> :help\n.*?)```", doc, re.S).group(1)
     lines = [re.sub(r"^elot\[[^\]]*\]> ", "", line) for line in block.splitlines()
              if re.match(r"^elot\[t=\d+/\d+( initial)?\]> ", line)]
-    result = run_elot("repl", stdin="\n".join(lines) + "\n", env=dict(env, COLUMNS="96"), timeout=120)
-    assert result.stderr == ""
+    result = run_elot("repl", stdin="\n".join(lines) + "\n", env=dict(env, COLUMNS="96"), timeout=120,
+                      cwd=tmp_path)
+    assert result.stderr == "" and (tmp_path / "elot-demo.csv").stat().st_size > 0
 
     def plain(text: str) -> str:
         text = re.sub(r"\(inference: [0-9.]+ s\)", "(inference: … s)", text)

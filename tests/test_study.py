@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from elot.cli import main
+from elot.output import csv_text
 from elot.study.batch import ALL_COLUMNS, _load_ref, batch, expand_scenarios, plan_tasks, read_table
 from elot.errors import ElotError
 from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
@@ -23,14 +24,6 @@ EXAMPLES = [str(REPO / "elot" / "scenarios" / f"{name}.scn") for name in ("defau
 
 def _tasks(betas=(1.0, 2 ** 1.5), models=("full", "non-planning")):
     return plan_tasks(expand_scenarios(EXAMPLES), models=models, betas=betas)
-
-
-def _csv_text(rows) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
 
 
 def test_batch_table_is_tidy_and_matches_scoring(tmp_path):
@@ -130,7 +123,7 @@ def _ratings(tmp_path, generator, beta, noise, scenarios=None):
                        betas=(beta,), thresholds=(Params(generator, beta, "generator"),))
     rows = synthetic_ratings(batch(tasks).table, noise=noise, seed=1)
     path = tmp_path / "ratings.csv"
-    path.write_text(_csv_text(rows), encoding="utf-8")
+    path.write_text(csv_text(rows), encoding="utf-8")
     return path, rows
 
 
@@ -490,3 +483,30 @@ def test_an_installed_pyarrow_that_does_not_import_is_named_with_numpy(monkeypat
         pyarrow_modules("Parquet output")
     assert "is installed but does not import with numpy" in info.value.message
     assert "requires NumPy 2.0" in info.value.message and "pyarrow < 26" in info.value.hint
+
+
+# -- rows that could not be scored are reported, not hidden ---------------------------------------
+
+
+def test_batch_and_report_say_which_rows_could_not_be_scored(tmp_path, capsys):
+    table = tmp_path / "t.csv"
+    base = ["batch", *EXAMPLES, "--model", "full", "--beta", "2", "-s", "believes(player, formula(empty(box1)))",
+            "-s", "believes(player, formula(empty(box99)))", "-s", "believes(player, formula(has(player, gem9)))",
+            "-o", str(table)]
+    assert main(base) == 0
+    err = capsys.readouterr().err
+    rows = read_table(table)
+    failed = [r for r in rows if r["error"]]
+    statements = {(r["scenario"], r["statement_id"]) for r in failed}
+    assert failed and len(statements) == 4       # two statements, in two scenarios
+    assert f"{len(failed)} rows could not be scored (4 distinct statements)" in err
+    assert f"{EXAMPLES[0]} #" in err and "box99" in err
+    assert main([*base, "--strict"]) == 1         # --strict: any failed row fails the command
+    assert read_table(table) == rows              # ... and the table is still written
+    capsys.readouterr()
+    assert main(["report", str(table), "--no-curves", "-o", str(tmp_path / "report")]) == 0
+    assert f"{len(failed)} rows could not be scored (4 distinct statements)" in capsys.readouterr().err
+    clean = tmp_path / "clean.csv"
+    assert main(["batch", EXAMPLES[0], "--model", "full", "--beta", "2", "-s", "believes(player, formula(empty(box1)))",
+                 "--strict", "-o", str(clean)]) == 0
+    assert "could not be scored" not in capsys.readouterr().err

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from elot.cli import options
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_number, check_variant
+from elot.output import count
 from elot.study.params import StudyError
 
 
@@ -107,6 +108,8 @@ def register(subparsers) -> None:
     p.add_argument("--dask", metavar="ADDRESS", default=os.environ.get("ELOT_DASK_SCHEDULER"),
                    help="a Dask scheduler (tcp://host:8786; default: $ELOT_DASK_SCHEDULER)")
     p.add_argument("--resume", action="store_true", help="finish an interrupted batch writing OUT")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 when any row could not be scored (the table is still written)")
     options.add_force_option(p)
     p.set_defaults(func=batch_command)
 
@@ -159,7 +162,7 @@ def register(subparsers) -> None:
 
 
 def batch_command(args) -> int:
-    from elot.study.batch import batch, expand_scenarios, given_items, plan_tasks
+    from elot.study.batch import batch, expand_scenarios, given_items, input_files, plan_tasks
     from elot.study.params import Params, thresholds_option
     from elot.lang.semantics import Thresholds
 
@@ -174,10 +177,11 @@ def batch_command(args) -> int:
                        ks=_list(args.k, "--k", "k"), conventions=_list(args.conventions, "--conventions"),
                        thresholds=params)
     fmt = args.format or ("parquet" if args.output.endswith(".parquet") else "csv")
+    inputs = input_files(refs) + list(args.statements) + list(args.thresholds)
     try:
-        with _progress_bar(f"batch ({len(tasks)} tasks)") as progress:
+        with _progress_bar(f"batch ({count(len(tasks), 'task')})") as progress:
             result = batch(tasks, args.output, fmt=fmt, jobs=args.jobs, dask=args.dask, resume=args.resume,
-                           force=args.force, progress=progress)
+                           force=args.force, progress=progress, inputs=inputs)
     except KeyboardInterrupt:
         if args.output != "-":
             print(f"interrupted: finished tasks are kept in {args.output}.partial; "
@@ -185,12 +189,15 @@ def batch_command(args) -> int:
         return 130
     where = "standard output" if args.output == "-" else args.output
     resumed = f", {result.resumed} already done" if result.resumed else ""
-    print(f"wrote {result.rows} rows ({len(tasks)} tasks{resumed}) to {where}", file=sys.stderr)
-    return 0
+    print(f"wrote {count(result.rows, 'row')} ({count(len(tasks), 'task')}{resumed}) to {where}", file=sys.stderr)
+    for line in result.failures.lines():
+        print(line, file=sys.stderr)
+    return 1 if args.strict and result.failures.rows else 0
 
 
 def fit_command(args) -> int:
     from elot.study.fit import BETA_GRID, fit, fit_json, read_ratings
+    from elot.output import same_file
     from elot.study.params import check_replace, read_params, write_params
 
     models = [check_variant(m) for m in _list(args.model, "--model")]
@@ -204,9 +211,12 @@ def fit_command(args) -> int:
         check_conventions(conventions)
     except ElotError as error:
         raise StudyError(f"--conventions: {error.message}", hint=error.hint) from None
-    for target in (args.output, args.evaluations):
+    inputs = [p for p in (args.ratings, args.start) if p]
+    for target, option in ((args.output, "-o"), (args.evaluations, "--evaluations")):
         if target:
-            check_replace(target, force=args.force)    # before the fit, not after it
+            check_replace(target, force=args.force, inputs=inputs, option=option)   # before the fit
+    if args.output and args.evaluations and args.output != "-" and same_file(args.output, args.evaluations):
+        raise StudyError("-o and --evaluations name the same file", hint="give each its own file name")
     ratings = read_ratings(args.ratings, root=args.labtom)
     with _progress_bar("fitting") as bar:
         progress = (lambda model, done, total: bar(done, total)) if bar else None
@@ -215,17 +225,14 @@ def fit_command(args) -> int:
     _print_fit(result)
     best = result.best
     if args.output:
-        write_params(args.output, best.thresholds, best.beta, force=args.force, **fit_json(result))
+        write_params(args.output, best.thresholds, best.beta, force=args.force, inputs=inputs, **fit_json(result))
     if args.evaluations:
-        import csv
-
+        from elot.output import csv_text
         from elot.study.params import atomic_output
 
         rows = [e for f in result.models.values() for e in f.evaluations]
-        with atomic_output(args.evaluations, force=args.force) as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(rows)
+        with atomic_output(args.evaluations, force=args.force, inputs=inputs, option="--evaluations") as handle:
+            handle.write(csv_text(rows))
     return 0
 
 
@@ -275,26 +282,24 @@ def _print_fit(result) -> None:
 
 
 def simulate_command(args) -> int:
-    import csv
-
+    from elot.output import csv_text
     from elot.study.batch import read_table
     from elot.study.fit import synthetic_ratings
-    from elot.study.params import atomic_output
+    from elot.study.params import atomic_output, check_replace
 
+    check_replace(args.output, force=args.force, inputs=[args.table])
     rows = synthetic_ratings(read_table(args.table), noise=args.noise, seed=args.seed)
     if not rows:
         raise StudyError(f"{args.table} has no scored rows", path=args.table)
-    with atomic_output(args.output, force=args.force) as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+    with atomic_output(args.output, force=args.force, inputs=[args.table]) as handle:
+        handle.write(csv_text(rows))
     if args.output != "-":
         print(f"wrote {len(rows)} ratings to {args.output}", file=sys.stderr)
     return 0
 
 
 def report_command(args) -> int:
-    from elot.study.batch import read_table
+    from elot.study.batch import Failures, read_table
     from elot.study.fit import read_ratings
     from elot.study.report import report
 
@@ -305,6 +310,8 @@ def report_command(args) -> int:
         if fmt not in ("png", "svg"):
             raise StudyError(f"--format: unknown figure format {fmt!r}", hint="use png, svg or png,svg")
     written = report(table, Path(args.output), ratings, force=args.force, formats=formats,
-                     curves=not args.no_curves)
-    print(f"wrote {len(written)} files to {args.output}", file=sys.stderr)
+                     curves=not args.no_curves, inputs=[p for p in (args.table, args.ratings) if p])
+    print(f"wrote {count(len(written), 'file')} to {args.output}", file=sys.stderr)
+    for line in Failures.of(table).lines():
+        print(line, file=sys.stderr)
     return 0
