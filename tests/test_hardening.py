@@ -98,7 +98,7 @@ def _three_doors(n_boxes):
 def test_hypothesis_space_is_estimated_and_refused(boxes, k):
     from elot.errors import ScenarioError
     from elot.btom.inference import infer
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     scenario = parse_scn_text(_three_doors(boxes))
     with pytest.raises(ScenarioError, match="hypothesis space is too large") as info:
@@ -110,7 +110,7 @@ def test_max_hypotheses_is_a_library_keyword_and_a_cli_option(tmp_path, capsys):
     from elot.cli import main
     from elot.errors import ScenarioError
     from elot.btom.hypotheses import build
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     scenario = parse_scn_text(_three_doors(4))
     assert len(build(scenario.initial, k=3)) == 13104
@@ -127,7 +127,7 @@ def test_max_hypotheses_is_a_library_keyword_and_a_cli_option(tmp_path, capsys):
 @pytest.mark.parametrize("keys", [12, 20, 40])
 def test_colour_limits_are_polynomial_in_keys(keys):
     from elot.btom.hypotheses import colour_limits
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     scenario = parse_scn_text("colours: red\nmap:\n  h" + "r" * keys + ".Rg\n")
     start = time.perf_counter()
@@ -137,7 +137,7 @@ def test_colour_limits_are_polynomial_in_keys(keys):
 
 def test_repeat_count_is_bounded():
     from elot.errors import ScenarioError
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     with pytest.raises(ScenarioError, match="too many actions") as info:
         parse_scn_text("map:\n  h..\nactions:\n  right x99999999999\n", "big.scn")
@@ -146,7 +146,7 @@ def test_repeat_count_is_bounded():
 
 def test_long_plans_load_in_linear_time():
     from elot.btom.pddl import parse_plan_text
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     start = time.perf_counter()
     plan = parse_plan_text("(right human)\n" * 16_000, "plan.pddl")
@@ -252,7 +252,8 @@ def test_non_utf8_files_name_the_path(command, tmp_path, capsys):
 
 def test_utf8_bom_is_accepted(tmp_path, capsys):
     from elot.cli import main
-    from elot.btom.scenario import load_scn, read_statements
+    from elot.btom.dataset import read_statements
+    from elot.btom.scn import load_scn
 
     elot_file = tmp_path / "f.elot"
     elot_file.write_text("\ufeffbelieves(player, formula(empty(box1)))\n", encoding="utf-8")
@@ -268,7 +269,7 @@ def test_utf8_bom_is_accepted(tmp_path, capsys):
 def test_compiled_planner_limits_are_an_error_naming_the_backend():
     from elot.errors import ScenarioError
     from elot.btom.inference import infer
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     rows = ["h" + "." * 32] + ["." * 33] * 30 + ["g" * 33]
     scenario = parse_scn_text("map:\n" + "".join(f"  {r}\n" for r in rows))
@@ -340,7 +341,7 @@ def test_hidden_and_a_true_empty_are_domain_atoms():
 
 def test_a_pddl_file_without_define_must_be_a_plan(tmp_path):
     from elot.errors import ScenarioError
-    from elot.btom.scenario import load_scenario
+    from elot.btom.load import load_scenario
 
     path = tmp_path / "notes.pddl"
     path.write_text("just some notes\n", encoding="utf-8")
@@ -360,7 +361,7 @@ def test_a_pddl_file_without_define_must_be_a_plan(tmp_path):
 ])
 def test_bad_agent_names_are_rejected(header, message):
     from elot.errors import ScenarioError
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     with pytest.raises(ScenarioError, match=message) as info:
         parse_scn_text(f"{header}\nmap:\n  h.C.g\n", "a.scn")
@@ -370,7 +371,7 @@ def test_bad_agent_names_are_rejected(header, message):
 def test_no_goals_names_the_file_and_a_useful_hint():
     from elot.errors import ScenarioError
     from elot.btom.inference import infer
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     with pytest.raises(ScenarioError, match="no goals to infer") as info:
         infer(parse_scn_text("map:\n  h.C\n", "nogems.scn"))

@@ -9,7 +9,7 @@ import pytest
 
 from btom_ext.reference import EPSILON
 from elot.btom.hypotheses import Encoding, belief_weights, build, colour_limits, initial_states, particle_counts
-from elot.btom.scenario import load_dataset_plan
+from elot.btom.dataset import load_dataset_plan
 from elot.btom.world import KeyState, Layout, WorldState
 
 # Initial states per dataset map: 3, 6, 7 or 9, hence 120/1344/2352/5940 hypotheses.

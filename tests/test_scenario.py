@@ -7,18 +7,10 @@ from pathlib import Path
 import pytest
 
 from elot.errors import ScenarioError
-from elot.btom.scenario import (
-    Scenario,
-    Statement,
-    default_example,
-    format_scn,
-    list_examples,
-    load_dataset_plan,
-    load_dataset_scenario,
-    load_example,
-    load_scenario,
-    parse_scn_text,
-)
+from elot.btom.dataset import load_dataset_plan, load_dataset_scenario
+from elot.btom.load import load_scenario
+from elot.btom.scenario import Scenario, Statement
+from elot.btom.scn import default_example, format_scn, list_examples, load_example, parse_scn_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "scenarios"
 PLAN_IDS = [f"{m}_{p}" for m, n in ((1, 3), (2, 3), (3, 3), (4, 3), (5, 2), (6, 3), (7, 3)) for p in range(1, n + 1)]

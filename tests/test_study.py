@@ -34,7 +34,7 @@ def _csv_text(rows) -> str:
 
 def test_batch_table_is_tidy_and_matches_scoring(tmp_path):
     from elot.btom.inference import infer
-    from elot.btom.scenario import load_scn
+    from elot.btom.scn import load_scn
     from elot.btom.scoring import score
 
     out = tmp_path / "table.csv"

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from elot.btom import pddl
-from elot.btom.scenario import list_examples, load_example, parse_scn_text
+from elot.btom.scn import list_examples, load_example, parse_scn_text
 from elot.btom.world import (
     OFFGRID,
     ImpossibleActionError,

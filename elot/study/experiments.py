@@ -33,7 +33,8 @@ from elot.errors import ElotError, ScenarioError, read_text
 from elot.btom.conventions import Conventions, check_conventions
 from elot.btom.hypotheses import MODELS, check_model
 from elot.btom.inference import Inference, infer
-from elot.btom.scenario import MODES, Scenario, dataset_root, load_dataset_plan
+from elot.btom.dataset import dataset_root, load_dataset_plan
+from elot.btom.scenario import MODES, Scenario
 from elot.btom.scoring import score
 
 #: A statement's score: (inference, formula, judgment point t, condition) -> a number in [0, 1].

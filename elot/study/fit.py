@@ -92,9 +92,9 @@ def _field_starts(line: str) -> list[int]:
 def ref_for(name: str, root: str | None = None) -> ScenarioRef:
     """The scenario a table's ``scenario`` value names (a dataset ``exp/plan``, a file
     or an example)."""
-    from elot.btom.scenario import _PLAN_ID, dataset_root
+    from elot.btom.dataset import PLAN_ID, dataset_root
 
-    match = _PLAN_ID.match(name)
+    match = PLAN_ID.match(name)
     if match and match["exp"]:
         return ScenarioRef(name, match["exp"], match["id"], str(dataset_root(root)))
     return ScenarioRef(name)
