@@ -6,9 +6,12 @@ from math import comb
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings, strategies as st
 
 from btom_ext.reference import EPSILON
-from elot.btom.hypotheses import Encoding, belief_weights, build, colour_limits, initial_states, particle_counts
+from elot.btom.hypotheses import (
+    Encoding, belief_weights, build, colour_limits, initial_states, key_pickups, particle_counts,
+)
 from elot.btom.dataset import load_dataset_plan
 from elot.btom.world import KeyState, Layout, WorldState
 
@@ -81,3 +84,39 @@ def test_encoding_round_numbers():
     # agent cell 3, door locked, box closed, no gems; key1 on floor cell 5, key2 in box 0
     assert row.tolist() == [3, 1, 1, 0, 0, 1, 5, 0, 0, 0]
     assert enc.pos(enc.cell((6, 1))) == (6, 1)
+
+
+def _pickup_costs_agree(state: WorldState) -> None:
+    """key_pickups' optimal cost is the compiled planner's for every gem."""
+    from btom_ext import backend
+
+    enc = Encoding(state.layout)
+    costs = enc.planner(backend("core")).costs(enc.encode_many([state]))[0]
+    for g, (gem, _) in enumerate(state.layout.gems):
+        found = key_pickups(state, gem)
+        assert (found[0] if found is not None else -1) == costs[g], gem
+
+
+@pytest.mark.dataset
+def test_key_pickups_cost_is_the_planners_on_the_dataset(labtom):
+    from elot.btom.dataset import load_dataset_scenario
+
+    for problem in sorted((labtom / "problems").glob("*.pddl")):
+        _pickup_costs_agree(load_dataset_scenario(problem).initial)
+
+
+@settings(max_examples=150)
+@given(st.lists(st.sampled_from("....WWRRBFFOOrbCg"), min_size=6, max_size=30), st.integers(2, 6), st.integers(0, 29))
+def test_key_pickups_cost_is_the_planners(glyphs, width, agent):
+    from elot.btom.scn import parse_scn_text
+    from elot.errors import ScenarioError
+
+    glyphs[agent % len(glyphs)] = "h"
+    rows = ["".join(glyphs[i:i + width]) for i in range(0, len(glyphs) - len(glyphs) % width or width, width)]
+    try:
+        scenario = parse_scn_text("colours: red, blue\nmap:\n" + "".join(f"  {r}\n" for r in rows if r))
+    except ScenarioError:
+        assume(False)
+    layout = scenario.layout
+    assume(len(layout.keys) <= 8 and len(layout.doors) <= 4)  # within the compiled planner's limits
+    _pickup_costs_agree(scenario.initial)

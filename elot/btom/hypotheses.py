@@ -185,7 +185,7 @@ def key_pickups(state: WorldState, gem: str) -> tuple[int, frozenset[tuple[int, 
     if gem in state.held_gems:
         return 0, frozenset([zero])
     search = _PickupSearch(state, gem)
-    cost, vectors = search.best(state.agent_pos, state.locked, state.closed, search.initial_status(state))
+    cost, vectors = search.best(state.agent_pos, state.locked, state.closed, search.start)
     if cost == float("inf"):
         return None
     return int(cost), vectors
@@ -212,13 +212,10 @@ class _PickupSearch:
         self.colour_index = [layout.colours.index(c) if c in layout.colours else -1 for c in self.colour]
         self.cell = [state.item_pos(k) for k in layout.keys]  # a boxed key's cell is its box's
         self.box = [ks.where[1] if ks.where[0] == "box" else None for ks in map(state.key, layout.keys)]
+        kinds = {"cell": "map", "box": "map", "held": "held"}
+        self.start = tuple(kinds.get(state.key(k).where[0], "gone") for k in layout.keys)
         self.memo: dict[tuple, tuple[float, frozenset]] = {}
         self._travel: dict[tuple[frozenset, Pos], dict[Pos, int]] = {}
-
-    @staticmethod
-    def initial_status(state: WorldState) -> tuple[str, ...]:
-        kinds = {"cell": "map", "box": "map", "held": "held"}
-        return tuple(kinds.get(state.key(k).where[0], "gone") for k in state.layout.keys)
 
     def travel(self, locked: frozenset[str], cell: Pos) -> dict[Pos, int]:
         """Moves from ``cell`` to every cell it reaches with the doors of ``locked`` shut."""
