@@ -81,6 +81,8 @@ class _Sections:
 
 #: A map cell as read: its position, its character, its line and its column there.
 _Cell = tuple[Pos, str, _Line, int]
+#: Map characters and what they stand for: (kind, colour, the legend line declaring it).
+_Legend = dict[str, tuple[str, str | None, _Line | None]]
 
 
 @dataclass
@@ -165,10 +167,10 @@ class _ScnReader:
             out.blocks[current].append(line)
         return out
 
-    # -- legend and colours --
+    # -- the legend --
 
-    def legend(self, sections: _Sections) -> dict[str, tuple[str, str | None, _Line | None]]:
-        legend: dict[str, tuple[str, str | None, _Line | None]] = {c: (k, col, None) for c, (k, col) in DEFAULT_LEGEND.items()}
+    def legend(self, sections: _Sections) -> _Legend:
+        legend: _Legend = {c: (k, col, None) for c, (k, col) in DEFAULT_LEGEND.items()}
         for line in sections.blocks.get("legend", []):
             body = line.text.split("#", 1)[0].strip() if not line.text.strip().startswith("#") else ""
             col0 = len(line.text) - len(line.text.lstrip())
@@ -259,7 +261,7 @@ class _ScnReader:
                 raise self.fail(f"bad colour name {c!r}", line, hint="colours are lower-case names: `colours: red, blue`")
         return declared
 
-    def grid(self, rows: list[_Line], legend) -> tuple[list[_Cell], int]:
+    def grid(self, rows: list[_Line], legend: _Legend) -> tuple[list[_Cell], int]:
         """Every cell of a rectangular map of known characters, and the map's width."""
         cells: list[_Cell] = []
         width = None
@@ -297,7 +299,7 @@ class _ScnReader:
         assert width is not None
         return cells, width
 
-    def colours(self, cells: list[_Cell], legend, declared: tuple[str, ...] | None) -> tuple[str, ...]:
+    def colours(self, cells: list[_Cell], legend: _Legend, declared: tuple[str, ...] | None) -> tuple[str, ...]:
         """The declared colours (every colour on the map must be one of them), else the
         map's colours in :data:`PALETTE` order, then the others in order of first use."""
         used: list[str] = []
@@ -322,7 +324,7 @@ class _ScnReader:
 
     # -- objects --
 
-    def objects(self, cells: list[_Cell], legend) -> _Objects:
+    def objects(self, cells: list[_Cell], legend: _Legend) -> _Objects:
         """The walls, gems, doors, boxes, keys and agents the cells place."""
         out = _Objects()
         for pos, char, line, col in cells:
