@@ -120,7 +120,7 @@ class Session:
     @staticmethod
     def examples() -> list[tuple[str, str]]:
         """The built-in example scenarios: (name, one-line description)."""
-        from elot.btom.scenario import list_examples, load_example
+        from elot.btom.scn import list_examples, load_example
 
         out = []
         for name in list_examples():
@@ -610,11 +610,12 @@ def open_scenario(spec: str | None, root: str | None = None):
     """A scenario from a path (``.scn``, dataset problem or plan), a built-in example name
     or a dataset plan id (under ``root``, default the dataset's usual place); the default
     example when ``spec`` is None."""
-    from elot.btom import scenario as scn
+    from elot.btom.load import load_scenario
+    from elot.btom.scn import default_example
 
     if spec is None:
-        return scn.default_example()
-    return scn.load_scenario(spec, root=root)
+        return default_example()
+    return load_scenario(spec, root=root)
 
 
 def describe_placement(layout, state) -> str:

@@ -79,7 +79,7 @@ def add_labtom_option(p: argparse.ArgumentParser) -> None:
 
 def scenario_from_args(args):
     """The scenario the options of :func:`add_scenario_options` name."""
-    from elot.btom import scenario as scn
+    from elot.btom import load, scn
     from elot.errors import ScenarioError
 
     plan = getattr(args, "plan", None)
@@ -88,7 +88,7 @@ def scenario_from_args(args):
             raise ScenarioError("--plan needs a PROBLEM.pddl",
                                 hint="elot run problems/1_1.pddl --plan plans/exp2_current/1_1.pddl")
         return scn.default_example()
-    return scn.load_scenario(args.scenario, plan, exp=args.exp, root=args.labtom)
+    return load.load_scenario(args.scenario, plan, exp=args.exp, root=args.labtom)
 
 
 def add_model_options(p: argparse.ArgumentParser) -> None:

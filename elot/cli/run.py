@@ -60,7 +60,7 @@ class _Statement:
 
 
 def _given_statements(args, scenario) -> list[_Statement]:
-    from elot.btom.scenario import read_statements
+    from elot.btom.dataset import read_statements
 
     mode = args.mode
     given = [_Statement(text, mode) for text in args.statement]

@@ -103,7 +103,9 @@ class ScenarioRef:
 
 @lru_cache(maxsize=128)
 def _load_ref(ref: ScenarioRef):
-    from elot.btom.scenario import load_dataset_plan, load_scenario, parse_scn_text
+    from elot.btom.dataset import load_dataset_plan
+    from elot.btom.load import load_scenario
+    from elot.btom.scn import parse_scn_text
 
     if ref.text is not None:
         return parse_scn_text(ref.text, ref.name)
@@ -116,7 +118,7 @@ def _load_ref(ref: ScenarioRef):
 def dataset_items(ref: ScenarioRef) -> tuple[Item, ...]:
     """A dataset plan's statements in its experiment, with their annotated factors (an
     exp2 plan's: its statements file read as every statements file is, ids by line)."""
-    from elot.btom.scenario import dataset_root, read_statements
+    from elot.btom.dataset import dataset_root, read_statements
 
     root = dataset_root(ref.root)
     items: list[Item] = []
@@ -148,7 +150,7 @@ def _exp2_statements(root: Path, mode: str, plan_id: str) -> tuple[Path, Path]:
 def input_files(refs: Iterable[ScenarioRef]) -> list[str]:
     """The files a batch over ``refs`` reads: scenario files, and each dataset plan's
     statements and annotations (never to be written over by the batch's output)."""
-    from elot.btom.scenario import dataset_root
+    from elot.btom.dataset import dataset_root
 
     out: list[str] = []
     for ref in refs:
@@ -177,7 +179,8 @@ def expand_scenarios(specs: Sequence[str], *, root: str | None = None,
     """Scenario arguments → references: ``all`` (every plan of each experiment in
     ``exps``), dataset plan ids (``1_1``, ``exp1/1_1``), ``.scn`` files or globs, and
     example names."""
-    from elot.btom.scenario import _PLAN_ID, dataset_root, list_examples
+    from elot.btom.dataset import PLAN_ID, dataset_root
+    from elot.btom.scn import list_examples
 
     experiments = [e for name in exps for e in EXPERIMENT_ALIASES.get(name, (name,))]
     for exp in experiments:
@@ -192,7 +195,7 @@ def expand_scenarios(specs: Sequence[str], *, root: str | None = None,
                 ids = sorted(p.stem for p in (base / "plans" / exp).glob("*.pddl") if p.stem != "demo")
                 refs += [ScenarioRef(f"{exp}/{i}", exp, i, str(base)) for i in ids]
             continue
-        match = _PLAN_ID.match(spec)
+        match = PLAN_ID.match(spec)
         if match and not Path(spec).exists() and spec not in list_examples():
             base = dataset_root(root)
             for exp in ([match["exp"]] if match["exp"] else experiments):
@@ -216,7 +219,7 @@ def expand_scenarios(specs: Sequence[str], *, root: str | None = None,
 def given_items(statements: Sequence[str] = (), files: Sequence[str] = (), mode: str = "current") -> tuple[Item, ...]:
     """Statements given on the command line (``s1``, ``s2``, ...) and in statements files
     (``FILE:LINE``)."""
-    from elot.btom.scenario import read_statements
+    from elot.btom.dataset import read_statements
 
     items = [Item(f"s{n}", text, mode) for n, text in enumerate(statements, 1)]
     for path in files:

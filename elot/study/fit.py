@@ -99,9 +99,9 @@ def ref_for(name: str, root: str | None = None, base: Path | None = None) -> Sce
     or an example). A relative file path is as the batch was given it, from where the
     batch ran: it is looked for from here, then from ``base`` (the folder of the file
     that names it) and each folder above, so a table can be fitted from anywhere."""
-    from elot.btom.scenario import _PLAN_ID, dataset_root
+    from elot.btom.dataset import PLAN_ID, dataset_root
 
-    match = _PLAN_ID.match(name)
+    match = PLAN_ID.match(name)
     if match and match["exp"]:
         return ScenarioRef(name, match["exp"], match["id"], str(dataset_root(root)))
     path = Path(name)
