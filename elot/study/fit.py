@@ -29,7 +29,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from elot.errors import ElotError, Span, read_text
+from elot.errors import ElotError, Span, csv_records, read_text
 from elot.lang.semantics import Thresholds
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MODES, check_variant
 from elot.study.batch import ScenarioRef, resolve, run_inference
@@ -155,7 +155,7 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
     refs: dict[str, ScenarioRef] = {}
     skipped = 0
     settings: dict[str, set[str]] = {}
-    for row in reader:
+    for row in csv_records(reader, path=str(path), what="ratings file"):
         line = reader.line_num
         for column in SETTINGS:
             if (row.get(column) or "").strip():
