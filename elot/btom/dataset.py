@@ -150,10 +150,14 @@ def dataset_root(root: str | Path | None = None) -> Path:
     for candidate in candidates:
         if (candidate / "domain.pddl").is_file():
             return candidate
+    given = "--labtom" if root is not None else "ELOT_LABTOM_DATA" if os.environ.get("ELOT_LABTOM_DATA") else None
+    shown = candidates if len(candidates) <= 8 else [*candidates[:6], "...", *candidates[-2:]]
     raise ScenarioError(
-        f"LaBToM dataset not found (looked for domain.pddl in {candidates[0]}"
-        + (" and its parents)" if root is None and not os.environ.get("ELOT_LABTOM_DATA") else ")"),
-        hint="set ELOT_LABTOM_DATA to the dataset directory",
+        "LaBToM dataset not found: no domain.pddl " + (f"in {candidates[0]} (from {given})" if given else
+                                                         f"in any of the {len(candidates)} places searched"),
+        notes=() if given else tuple(f"searched {place}" for place in shown),
+        hint="point elot at the dataset folder (the one holding domain.pddl, problems/, plans/): "
+             "--labtom DIR, or export ELOT_LABTOM_DATA=DIR",
     )
 
 

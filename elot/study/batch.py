@@ -32,7 +32,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
-from elot.errors import ElotError, read_text
+from elot.errors import ElotError, csv_rows, read_text
 from elot.output import count, csv_text, excerpt
 from elot.lang.semantics import Thresholds
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, VARIANTS, check_number, check_variant
@@ -167,7 +167,7 @@ def input_files(refs: Iterable[ScenarioRef]) -> list[str]:
 def _read_csv(path: Path) -> list[dict]:
     if not path.is_file():
         return []
-    return list(csv.DictReader(io.StringIO(read_input(path, "dataset statements"))))
+    return csv_rows(read_input(path, "dataset statements"), path=str(path), what="dataset statements file")
 
 
 def _factors(row: dict) -> tuple[tuple[str, str], ...]:
@@ -895,4 +895,4 @@ def read_table(path: str | Path) -> list[dict]:
         rows = pq.read_table(path).to_pylist()
         return [{k: "" if v is None else (repr(v) if isinstance(v, float) else str(v)) for k, v in r.items()}
                 for r in rows]
-    return list(csv.DictReader(io.StringIO(read_input(path, "table"))))
+    return csv_rows(read_input(path, "table"), path=str(path))
