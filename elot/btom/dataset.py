@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Sequence
 
 from elot.btom import pddl
-from elot.btom.scenario import MODES, Mode, Scenario, Statement, check_gems_reachable, check_judgments, replay
+from elot.btom.scenario import Scenario, Statement, check_gems_reachable, check_judgments, replay
 from elot.btom.world import Action, world_from_problem
+from elot.settings import MODES, Mode
 from elot.errors import ScenarioError, read_text
 
 #: A dataset plan id as commands take it: ``1_1``, ``demo``, or ``exp2_initial/1_1``
@@ -177,7 +178,7 @@ def load_dataset_plan(root: str | Path | None, plan_id: str, exp: str = "exp2_cu
                 hint=f"plan ids of {exp}: {', '.join(known)}" if known else "check the plan id and experiment",
             )
     statements: list[tuple[Path, Mode]] = []
-    for mode in ("current", "initial"):
+    for mode in MODES:
         spath = base / "statements" / f"exp2_{mode}" / f"{plan_id}.txt"
         if spath.is_file():
             statements.append((spath, mode))  # type: ignore[arg-type]
@@ -217,7 +218,7 @@ def _load_problem(problem: Path, plan: str | Path | None, exp: str) -> Scenario:
     if plan_path.suffix != ".pddl" and not plan_path.is_file():
         plan_path = base / "plans" / exp / f"{plan}.pddl"
     statements = []
-    for mode in ("current", "initial"):
+    for mode in MODES:
         spath = base / "statements" / f"exp2_{mode}" / f"{plan_path.stem}.txt"
         if spath.is_file() and plan_path.stem == problem.stem:
             statements.append((spath, mode))
