@@ -533,3 +533,16 @@ def test_simulate_takes_one_setting_and_fit_warns_outside_its_grid(tmp_path, cap
     assert "warning" not in capsys.readouterr().err
     assert main(["simulate", str(table), "--model", "full", "--beta", "3", "-o", str(ratings)]) == 2
     assert "no rows with beta 3" in capsys.readouterr().err
+
+
+def test_a_constant_l_has_no_correlation_whatever_its_last_bits():
+    """Non-planning's L for initial statements was 0.5 up to rounding; r of those last
+    bits came out -0.08 on numpy 2.x and 0.07 on numpy 1.26. L constant to 1e-12 has r 0."""
+    from elot.study.fit import bootstrap, pearson
+
+    rng = np.random.default_rng(0)
+    y = rng.random(14)
+    L = 0.5 + rng.choice([-1.1e-16, 0.0, 1.1e-16], size=14)
+    assert pearson(L[:, None], y)[0] == 0.0
+    assert bootstrap(L, y, samples=50).r == 0.0
+    assert pearson((L + 1e-6 * y)[:, None], y)[0] > 0.99  # a real spread still correlates

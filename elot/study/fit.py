@@ -42,6 +42,8 @@ SPAN = 4  # grid points on each side: ±0.2
 #: Two values of r closer than this are a tie. Settings that differ only by rounding (r equal
 #: to ~1e-16) must not be told apart by the last bit, which differs between numpy versions.
 R_TOLERANCE = 1e-9
+#: Normalized likelihoods closer than this are one value (see :func:`_correlation`).
+L_TOLERANCE = 1e-12
 #: Values (samples × keys) drawn at once by the bootstrap: about 16 MB per array.
 BOOTSTRAP_CHUNK = 1 << 21
 REQUIRED = ("scenario", "mode", "t", "statement", "rating")
@@ -311,12 +313,18 @@ def likelihood(P: np.ndarray, pi: np.ndarray) -> np.ndarray:
 
 def pearson(L: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Pearson r of every column of L (n, m) with y (n,); 0 where L is constant."""
-    Lc = L - L.mean(axis=0)
-    yc = y - y.mean()
-    den = np.sqrt((Lc ** 2).sum(axis=0) * (yc ** 2).sum())
+    return _correlation(L - L.mean(axis=0), (y - y.mean())[:, None])
+
+
+def _correlation(Lc: np.ndarray, yc: np.ndarray) -> np.ndarray:
+    """r of centred columns; 0 where L is constant to within :data:`L_TOLERANCE` (values
+    that differ only by rounding have no correlation to speak of, and the one computed
+    from their last bits differs between numpy versions)."""
+    den = np.sqrt((Lc ** 2).sum(axis=0) * (yc ** 2).sum(axis=0))
+    flat = np.abs(Lc).max(axis=0) <= L_TOLERANCE
     with np.errstate(invalid="ignore", divide="ignore"):
-        r = (Lc * yc[:, None]).sum(axis=0) / den
-    return np.where(den > 0, r, 0.0)
+        r = (Lc * yc).sum(axis=0) / den
+    return np.where((den > 0) & ~flat, r, 0.0)
 
 
 def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequence[float] = BETA_GRID, k: int = DEFAULT_K,
@@ -514,10 +522,7 @@ def bootstrap(L: np.ndarray, y: np.ndarray, *, samples: int = 1000, seed: int = 
         count = min(step, samples - first)
         picks = rng.integers(0, len(y), size=(count, len(y)))
         Ls, ys = L[picks].T, y[picks].T  # (n, count)
-        Lc, yc = Ls - Ls.mean(axis=0), ys - ys.mean(axis=0)
-        den = np.sqrt((Lc ** 2).sum(axis=0) * (yc ** 2).sum(axis=0))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rs[first:first + count] = np.where(den > 0, (Lc * yc).sum(axis=0) / den, 0.0)
+        rs[first:first + count] = _correlation(Ls - Ls.mean(axis=0), ys - ys.mean(axis=0))
     low, high = np.percentile(rs, [2.5, 97.5])
     return Figure(r, float(low), float(high), len(y))
 
