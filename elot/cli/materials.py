@@ -1,0 +1,137 @@
+"""``elot stimuli``, ``elot storyboard`` and ``elot design``: the materials of a new
+experiment (see docs/experiments.md): the animations participants watch, the paper's
+storyboard figure, and which candidate statements are worth asking."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+from elot.cli import options
+
+
+def _default_jobs() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def _cell_pixels(text: str) -> int:
+    """``--cell``: a whole number of pixels, 16 to 200 (smaller is illegible, larger a waste)."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--cell must be a whole number of pixels, not {text!r}") from None
+    if not 16 <= value <= 200:
+        raise argparse.ArgumentTypeError(f"--cell must be between 16 and 200 pixels, not {value}")
+    return value
+
+
+def register(subparsers) -> None:
+    """Add ``stimuli``, ``storyboard`` and ``design``."""
+    p = subparsers.add_parser(
+        "stimuli", help="Render a stimulus set: one animation per judgment segment, and stimuli.json.",
+        description="For each scenario, one animated GIF per segment between judgment points (and MP4 when "
+        "ffmpeg is on the PATH), showing the agent's trail, the inventory, doors, keys and gems, and numbered "
+        "boxes; plus stimuli.json in the schema of the paper's survey (name, goal, images, times, statements, "
+        "relevant_colors, relevant_boxes, length). The folder is written whole or not at all.")
+    p.add_argument("scenarios", nargs="+", metavar="SCENARIO",
+                   help=".scn files or globs, example names, dataset plan ids (1_1, exp2_current/1_1), or 'all'")
+    options.add_labtom_option(p)
+    p.add_argument("--exp", default="exp2_current", help="dataset experiments for plan ids and 'all' "
+                   "(default: %(default)s)")
+    p.add_argument("-o", "--output", required=True, metavar="DIR",
+                   help="the folder to write (created; replaced only if it is a stimulus set elot wrote)")
+    p.add_argument("--jobs", "-j", type=options.number("jobs"), default=_default_jobs(),
+                   help="worker processes (default: %(default)s)")
+    p.add_argument("--cell", type=_cell_pixels, default=44, metavar="PX",
+                   help="pixels per map cell (default: %(default)s)")
+    mp4 = p.add_mutually_exclusive_group()
+    mp4.add_argument("--mp4", action="store_true", default=None, help="also write MP4 (needs ffmpeg; the "
+                     "default when ffmpeg is on the PATH)")
+    mp4.add_argument("--no-mp4", dest="mp4", action="store_false", help="GIF only")
+    p.set_defaults(func=stimuli_command)
+
+    p = subparsers.add_parser(
+        "storyboard", help="The paper's Figure-4 layout: map frames at the judgment points over statement curves.",
+        description="A row of map frames at the judgment points; below them each statement's normalized "
+        "likelihood L over the judgment points (solid: the first --model; dashed: the others), with the human "
+        "mean ± s.e. beside it when --ratings are given; statements labelled S1..Sn with their full text below.")
+    options.add_scenario_options(p, plan=False)
+    options.add_statement_options(p)
+    p.add_argument("--ratings", metavar="RATINGS.csv", help="human ratings (elot fit's format)")
+    p.add_argument("--model", default="full", help="models, comma-separated; the first solid, the others "
+                   "dashed (default: %(default)s)")
+    p.add_argument("--beta", type=options.number("beta"), default=None, help="β (default: 2^1.5)")
+    p.add_argument("--k", type=options.number("k"), default=options.DEFAULT_K, help="particles per belief")
+    options.add_formula_options(p)
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="a .png, .svg or .pdf file")
+    options.add_force_option(p)
+    p.set_defaults(func=storyboard_command)
+
+    p = subparsers.add_parser(
+        "design", help="Rank candidate statements by how informative they are at a scenario's judgment points.",
+        description="For each scenario and each candidate statement (English or ELoT): L at every judgment "
+        "point under the full model, its range over the points, how far each ablation's L is from the full "
+        "model's, and flags for statements that are useless to ask (constant, or ill-typed). Sorted by "
+        "informativeness (range, then disagreement).")
+    p.add_argument("scenarios", nargs="+", metavar="SCENARIO",
+                   help=".scn files, example names, dataset plan ids, or 'all'")
+    options.add_labtom_option(p)
+    p.add_argument("--exp", default="exp2_current", help="dataset experiments for plan ids and 'all' "
+                   "(default: %(default)s)")
+    p.add_argument("--statements", required=True, metavar="FILE", help="candidate statements, one per line")
+    options.add_mode_option(p)
+    p.add_argument("--ablations", default="true-belief,non-planning",
+                   help="models compared with the full one (default: %(default)s; '' for none)")
+    p.add_argument("--beta", type=options.number("beta"), default=None, help="β (default: 2^1.5)")
+    p.add_argument("--csv", metavar="OUT.csv", help="write the table as CSV")
+    p.add_argument("--figure", metavar="OUT", help="write the chart (.png, .svg or .pdf)")
+    options.add_force_option(p)
+    p.set_defaults(func=design_command)
+
+
+@contextlib.contextmanager
+def _progress(label: str):
+    """A ``progress(done, total)`` callback drawing a bar on a terminal (else None)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
+def stimuli_command(args) -> int:
+    from elot.output import count
+    from elot.study.batch import expand_scenarios
+    from elot.study.stimuli import check_folder, make_stimuli
+
+    check_folder(args.output)            # before the scenarios are read and drawn
+    refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[e for e in args.exp.split(",") if e])
+    try:
+        with _progress(f"stimuli ({count(len(refs), 'scenario')})") as progress:
+            made = make_stimuli(refs, args.output, jobs=args.jobs, mp4=args.mp4, cell_px=args.cell,
+                                progress=progress)
+    except KeyboardInterrupt:
+        print(f"interrupted: {args.output} was not written", file=sys.stderr)
+        return 130
+    images = sum(len(e["images"]) for e in made.entries)
+    frames = sum(sum(v) for v in made.frames.values())
+    kinds = "GIF and MP4" if made.mp4 else "GIF"
+    print(f"wrote {count(len(made.entries), 'scenario')} ({images} {kinds} animations, "
+          f"{count(frames, 'frame')}) and stimuli.json to {made.folder}", file=sys.stderr)
+    return 0
+
+
+def storyboard_command(args) -> int:
+    raise NotImplementedError
+
+
+def design_command(args) -> int:
+    raise NotImplementedError
