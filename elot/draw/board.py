@@ -226,11 +226,15 @@ class Board:
         (line,) = self.ax.plot([c[0] for c in cells], [c[1] for c in cells], color=palette.TRAIL, linewidth=1.0,
                                alpha=0.35, gid="path", zorder=2.5, animated=self.animated)
         self._artists.append(line)
-        arrows: dict[str, list] = {}
+        latest: dict = {}    # a cell walked through twice shows its latest direction
         for here, there in zip(cells, cells[1:]):
             step = (there[0] - here[0], there[1] - here[1])
             if step in _ARROW:
-                arrows.setdefault(_ARROW[step], []).append(here)
+                latest.pop(here, None)
+                latest[here] = _ARROW[step]
+        arrows: dict[str, list] = {}
+        for cell, marker in latest.items():
+            arrows.setdefault(marker, []).append(cell)
         for marker, where in arrows.items():
             (mark,) = self.ax.plot([p[0] for p in where], [p[1] for p in where], linestyle="none", marker=marker,
                                    markersize=6, color=palette.TRAIL, alpha=0.8, zorder=2.6,
