@@ -254,31 +254,32 @@ class Board:
 
 def map_axes(fig: Figure, layout, rect: tuple[float, float, float, float] = (0, 0, 1, 1), *,
              inventory: bool = True) -> tuple[Axes, Axes | None]:
-    """Map axes (and an inventory row below them) filling ``rect`` of ``fig`` in figure
-    coordinates (left, bottom, width, height), cells square."""
+    """Map axes (and an inventory row one cell below them) filling ``rect`` of ``fig`` in
+    figure coordinates (left, bottom, width, height): :data:`INVENTORY_ROWS` more rows
+    than the map when ``inventory``."""
     left, bottom, width, height = rect
-    rows = layout.height + (1.9 if inventory else 0)
+    rows = layout.height + (INVENTORY_ROWS if inventory else 0)
     cell_h = height / rows
     ax = fig.add_axes((left, bottom + height - layout.height * cell_h, width, layout.height * cell_h))
-    inv = None
-    if inventory:
-        slots = max(layout.width, 1)
-        inv = fig.add_axes((left, bottom + 0.15 * cell_h, width * slots / max(layout.width, 1), cell_h))
+    inv = fig.add_axes((left, bottom, width, cell_h)) if inventory else None
     return ax, inv
+
+
+#: Rows a frame adds under the map: a gap with the word "Inventory", then the row.
+INVENTORY_ROWS = 2
 
 
 def frame_figure(layout, *, cell_px: int = 44, dpi: int = 100, animated: bool = False,
                  trail: int | None = TRAIL, labels: bool = False) -> tuple[Figure, Board]:
-    """A figure holding only the map and its inventory row, ``cell_px`` pixels a cell,
-    with a :class:`Board` whose static layer is drawn: the picture participants see."""
-    rows = layout.height + 1.9
-    pad = 0.25   # cells of margin round the map
-    width_in = (layout.width + 2 * pad) * cell_px / dpi
-    height_in = (rows + 2 * pad) * cell_px / dpi
-    fig = Figure(figsize=(width_in, height_in), dpi=dpi, facecolor="white")
-    w = layout.width / (layout.width + 2 * pad)
-    h = rows / (rows + 2 * pad)
-    ax, inv = map_axes(fig, layout, (pad / (layout.width + 2 * pad), pad / (rows + 2 * pad), w, h))
+    """A figure holding only the map and its inventory row, ``cell_px`` pixels a cell and
+    half a cell of margin all round, with a :class:`Board` whose static layer is drawn:
+    the picture participants see. Frames are (width + 1) × (height + 3) cells."""
+    rows = layout.height + INVENTORY_ROWS
+    pad = 0.5
+    fig = Figure(figsize=((layout.width + 2 * pad) * cell_px / dpi, (rows + 2 * pad) * cell_px / dpi), dpi=dpi,
+                 facecolor="white")
+    ax, inv = map_axes(fig, layout, (pad / (layout.width + 2 * pad), pad / (rows + 2 * pad),
+                                     layout.width / (layout.width + 2 * pad), rows / (rows + 2 * pad)))
     board = Board(ax, layout, inventory_ax=inv, trail=trail, labels=labels, animated=animated)
     board.draw_static()
     return fig, board

@@ -86,12 +86,12 @@ def check_stimuli(data, folder: str | Path | None = None) -> list[str]:
                 continue
             value = entry[name]
             if not isinstance(value, kinds[rule["type"]]) or isinstance(value, bool):
-                problems.append(f"{where}: {name!r} is not a {rule['type']}")
+                problems.append(f"{where}: {name!r} is not {_article(rule['type'])}")
                 continue
             if rule["type"] == "array":
                 item = kinds[rule["items"]["type"]]
                 if not all(isinstance(v, item) and not isinstance(v, bool) for v in value):
-                    problems.append(f"{where}: {name!r} holds something that is not a {rule['items']['type']}")
+                    problems.append(f"{where}: {name!r} holds something that is not {_article(rule['items']['type'])}")
         if any(p.startswith(where + ":") for p in problems):
             continue
         if entry["name"] in names:
@@ -111,6 +111,10 @@ def check_stimuli(data, folder: str | Path | None = None) -> list[str]:
                 if not (Path(folder) / image).is_file():
                     problems.append(f"{where}: image {image} is missing")
     return problems
+
+
+def _article(kind: str) -> str:
+    return ("an " if kind[0] in "aeiou" else "a ") + kind
 
 
 @dataclass(frozen=True)
