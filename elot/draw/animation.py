@@ -36,6 +36,8 @@ class Renderer:
         self.canvas = FigureCanvasAgg(self.figure)
         self.canvas.draw()                      # the static layer: animated artists are skipped
         self.background = self.canvas.copy_from_bbox(self.figure.bbox)
+        self._objects_key = None
+        self._objects_background = None
 
     @property
     def size(self) -> tuple[int, int]:
@@ -44,9 +46,20 @@ class Renderer:
         return int(width), int(height)
 
     def frame(self, t: int) -> np.ndarray:
-        """The picture of step ``t``: an (height, width, 3) uint8 array."""
-        self.canvas.restore_region(self.background)
-        for artist in self.board.draw_state(self.states, t):
+        """The picture of step ``t``: an (height, width, 3) uint8 array.
+
+        Three layers: the static one (saved once), the objects (redrawn and saved again
+        only when a door, box, key or gem changes), then the agent and its trail."""
+        state = self.states[t]
+        key = self.board.objects_key(state)
+        if key != self._objects_key:
+            self.canvas.restore_region(self.background)
+            for artist in self.board.draw_objects(state):
+                artist.axes.draw_artist(artist)
+            self._objects_background = self.canvas.copy_from_bbox(self.figure.bbox)
+            self._objects_key = key
+        self.canvas.restore_region(self._objects_background)
+        for artist in self.board.draw_agent(self.states, t):
             artist.axes.draw_artist(artist)
         return np.asarray(self.canvas.buffer_rgba())[..., :3].copy()
 
@@ -54,12 +67,25 @@ class Renderer:
         self.board.clear()
 
 
-def write_gif(frames: Sequence[np.ndarray], path: str | Path, *, fps: float = FPS, hold: float = HOLD) -> None:
-    """Write ``frames`` as a looping GIF; the last one stays up ``hold`` seconds."""
+def palette_for(frames: Sequence[np.ndarray], colors: int = 96):
+    """One GIF palette made from ``frames`` (a sample of a scenario's frames that shows
+    every colour it uses). Quantizing each frame on its own cost 40 ms a frame; mapping
+    onto a shared palette 1.5 ms, and the colours stay the same between segments."""
     from PIL import Image
 
-    images = [Image.fromarray(f).quantize(colors=64, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
-              for f in frames]
+    mosaic = Image.fromarray(np.concatenate(list(frames), axis=0))
+    return mosaic.quantize(colors=colors, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+
+
+def write_gif(frames: Sequence[np.ndarray], path: str | Path, *, palette=None, fps: float = FPS,
+              hold: float = HOLD) -> None:
+    """Write ``frames`` as a looping GIF (on ``palette``, a ``P`` image from
+    :func:`palette_for`, else one made from these frames); the last frame stays up
+    ``hold`` seconds."""
+    from PIL import Image
+
+    palette = palette if palette is not None else palette_for(frames)
+    images = [Image.fromarray(f).quantize(palette=palette, dither=Image.Dither.NONE) for f in frames]
     step = int(round(1000 / fps))
     durations = [step] * (len(images) - 1) + [max(step, int(hold * 1000))]
     images[0].save(path, format="GIF", save_all=True, append_images=images[1:], duration=durations, loop=0,

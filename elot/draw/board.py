@@ -24,6 +24,7 @@ from typing import Sequence
 from matplotlib.axes import Axes
 from matplotlib.collections import PatchCollection
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import Circle, Polygon, Rectangle, RegularPolygon
 
 from elot.draw import palette
@@ -61,7 +62,9 @@ class Board:
         self.trail = trail
         self.labels = labels
         self.animated = animated
-        self._artists: list = []
+        self._objects: list = []   # doors, boxes, keys, gems, inventory
+        self._moving: list = []    # the agent and its trail
+        self._artists: list = self._objects   # where the piece being drawn goes
         self.gem_index = {gem: n for n, (gem, _) in enumerate(layout.gems)}
         self.box_numbers = {box: box_number(box, n) for n, (box, _) in enumerate(layout.boxes)}
         #: inventory slots: as many as the map is wide (every key and gem fits in the dataset's maps)
@@ -100,36 +103,58 @@ class Board:
 
     def clear(self) -> None:
         """Remove what :meth:`draw_state` drew last."""
-        for artist in self._artists:
+        self.clear_objects()
+        self.clear_agent()
+
+    def clear_objects(self) -> None:
+        for artist in self._objects:
             artist.remove()
-        self._artists = []
+        self._objects = []
+
+    def clear_agent(self) -> None:
+        for artist in self._moving:
+            artist.remove()
+        self._moving = []
 
     def draw_state(self, states: Sequence, t: int) -> list:
         """Draw the world at step ``t`` of ``states`` (s_0..s_T) with the trail of the moves
         up to t; returns the artists drawn (removed again by the next call)."""
-        self.clear()
-        state = states[t]
+        return self.draw_objects(states[t]) + self.draw_agent(states, t)
+
+    @staticmethod
+    def objects_key(state) -> tuple:
+        """What :meth:`draw_objects` depends on: equal keys, equal pictures (an animation
+        redraws the objects only when this changes)."""
+        return (state.locked, state.closed, state.keys, state.held_gems)
+
+    def draw_objects(self, state) -> list:
+        """Doors, boxes, keys, gems and the inventory at ``state`` (everything that
+        changes only when the agent acts on something); returns the artists drawn."""
+        self.clear_objects()
+        self._artists = self._objects
         layout = self.layout
         for door, pos, colour in layout.doors:
             self._door(pos, colour, door in state.locked)
-        shown_keys = {}
-        for key, ks in state.keys:
-            if ks.where[0] == "cell" or (ks.where[0] == "box" and ks.where[1] not in state.closed):
-                shown_keys[key] = ks
         for box, pos in layout.boxes:
             self._box(pos, self.box_numbers[box], box in state.closed)
-        for key, ks in shown_keys.items():
-            in_box = ks.where[0] == "box"
-            self._key(self.ax, state.item_pos(key), ks.colour, scale=0.75 if in_box else 1.0)
+        for key, ks in state.keys:
+            if ks.where[0] == "cell" or (ks.where[0] == "box" and ks.where[1] not in state.closed):
+                self._key(self.ax, state.item_pos(key), ks.colour, scale=0.75 if ks.where[0] == "box" else 1.0)
         for gem, pos in layout.gems:
             if layout.in_bounds(pos):
                 self._gem(self.ax, pos, self.gem_index[gem], collected=gem in state.held_gems,
                           label=(f"{gem} ✓" if gem in state.held_gems else gem) if self.labels else None)
-        self._trail(states, t)
-        self._agent(state.agent_pos)
         if self.inventory_ax is not None:
             self._inventory(state)
-        return self._artists
+        return self._objects
+
+    def draw_agent(self, states: Sequence, t: int) -> list:
+        """The agent at step ``t`` and its trail; returns the artists drawn."""
+        self.clear_agent()
+        self._artists = self._moving
+        self._trail(states, t)
+        self._agent(states[t].agent_pos)
+        return self._moving
 
     def held(self, state) -> list[tuple[str, str | None]]:
         """What the agent holds at ``state``, as (kind, colour or gem name), keys first."""
@@ -140,9 +165,10 @@ class Board:
     # -- pieces ---------------------------------------------------------------------------
 
     def _add(self, ax: Axes, artist):
+        # add_artist, not add_patch/add_line: the limits are fixed, and updating the data
+        # limits for every patch was most of a frame's cost
         artist.set_animated(self.animated)
-        if isinstance(artist, (Rectangle, Polygon, Circle, RegularPolygon)):
-            ax.add_patch(artist)
+        ax.add_artist(artist)
         self._artists.append(artist)
         return artist
 
@@ -223,9 +249,8 @@ class Board:
     def _trail(self, states: Sequence, t: int) -> None:
         first = 0 if self.trail is None else max(0, t - self.trail)
         cells = [s.agent_pos for s in states[first: t + 1]]
-        (line,) = self.ax.plot([c[0] for c in cells], [c[1] for c in cells], color=palette.TRAIL, linewidth=1.0,
-                               alpha=0.35, gid="path", zorder=2.5, animated=self.animated)
-        self._artists.append(line)
+        self._add(self.ax, Line2D([c[0] for c in cells], [c[1] for c in cells], color=palette.TRAIL, linewidth=1.0,
+                                  alpha=0.35, gid="path", zorder=2.5))
         latest: dict = {}    # a cell walked through twice shows its latest direction
         for here, there in zip(cells, cells[1:]):
             step = (there[0] - here[0], there[1] - here[1])
@@ -236,10 +261,8 @@ class Board:
         for cell, marker in latest.items():
             arrows.setdefault(marker, []).append(cell)
         for marker, where in arrows.items():
-            (mark,) = self.ax.plot([p[0] for p in where], [p[1] for p in where], linestyle="none", marker=marker,
-                                   markersize=6, color=palette.TRAIL, alpha=0.8, zorder=2.6,
-                                   animated=self.animated)
-            self._artists.append(mark)
+            self._add(self.ax, Line2D([p[0] for p in where], [p[1] for p in where], linestyle="none",
+                                      marker=marker, markersize=6, color=palette.TRAIL, alpha=0.8, zorder=2.6))
         if self.trail is None:
             self._add(self.ax, Circle(states[0].agent_pos, 0.1, facecolor="white", edgecolor="black", zorder=5))
 

@@ -202,17 +202,21 @@ class Job:
 def render(job: Job) -> tuple[dict, list[int]]:
     """Render one scenario's segments into ``job.folder``; returns its ``stimuli.json``
     object and the number of frames of each segment."""
-    from elot.draw.animation import Renderer, write_gif, write_mp4
+    from elot.draw.animation import Renderer, palette_for, write_gif, write_mp4
 
     scenario = job.ref.load()
     parts = segments(scenario)
     renderer = Renderer(scenario.states(), cell_px=job.cell_px)
     images, counts = [], []
     try:
+        # the palette from the segments' ends and a few steps between: every colour that
+        # appears is in one of them, and a long plan is never held in memory whole
+        sample = sorted({0, scenario.T, *(p.steps[-1] for p in parts), *range(0, scenario.T, max(1, scenario.T // 8))})
+        palette = palette_for([renderer.frame(t) for t in sample])
         for part in parts:
             frames = [renderer.frame(t) for t in part.steps]
             image = f"{job.name}_{part.index}.gif"
-            write_gif(frames, Path(job.folder) / image)
+            write_gif(frames, Path(job.folder) / image, palette=palette)
             if job.mp4:
                 write_mp4(frames, Path(job.folder) / f"{job.name}_{part.index}.mp4")
             images.append(image)
