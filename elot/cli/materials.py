@@ -129,8 +129,68 @@ def stimuli_command(args) -> int:
     return 0
 
 
+def _statement_candidates(args, scenario, items=None):
+    """The statements the options give (``given``), else the scenario's own."""
+    from elot.btom.scenario import read_statements
+    from elot.study.storyboard import Candidate
+
+    given = [Candidate(text, args.mode) for text in args.statement]
+    if args.statements:
+        given += [Candidate(s.text, s.mode) for s in read_statements(args.statements, args.mode)]
+    if given:
+        return given
+    if items is not None:
+        return [Candidate(i.text, i.mode, given=False) for i in items]
+    return [Candidate(s.text, s.mode, given=False) for s in scenario.statements]
+
+
+def _refuse_failures(statements, candidates) -> None:
+    from elot.study.params import StudyError
+
+    bad = [(c, st) for c, st in zip(candidates, statements) if c.given and st.error is not None]
+    for c, st in bad:
+        print(f"{c.text}: {st.note}", file=sys.stderr)
+    if bad:
+        raise StudyError(f"{len(bad)} of {len(statements)} statement(s) could not be scored",
+                         hint="fix the statements above")
+
+
 def storyboard_command(args) -> int:
-    raise NotImplementedError
+    from elot.draw.storyboard import check_figure_target, save_figure
+    from elot.study.batch import expand_scenarios, scenario_items
+    from elot.study.params import StudyError, apply_thresholds_option
+    from elot.study.storyboard import attach_ratings, judgment_points, score_candidates, storyboard
+
+    check_figure_target(args.output, force=args.force)     # before the inference
+    models = [options.check_model(m.strip()) for m in args.model.split(",") if m.strip()]
+    if not models:
+        raise StudyError("--model needs at least one model", hint="e.g. --model full,non-planning")
+    thresholds = apply_thresholds_option(args)
+    beta = args.beta if args.beta is not None else options.DEFAULT_BETA
+    if args.scenario is None:
+        args.scenario = "default"
+    (ref,) = expand_scenarios([args.scenario], root=args.labtom, exps=[args.exp])[:1]
+    scenario = ref.load()
+    candidates = _statement_candidates(args, scenario, scenario_items(ref))
+    if not candidates:
+        raise StudyError(f"{scenario.name} has no statements", hint="give some with -s or --statements")
+    points = judgment_points(scenario)
+    statements = score_candidates(scenario, candidates, models, beta=beta, k=args.k, thresholds=thresholds,
+                                  bind_free=args.bind_free, points=points)
+    _refuse_failures(statements, candidates)
+    if args.ratings:
+        from elot.study.fit import read_ratings
+
+        ratings = read_ratings(args.ratings, root=args.labtom)
+        if not attach_ratings(statements, ratings, ref.name, points):
+            names = sorted({k.scenario for k in ratings.keys})
+            raise StudyError(f"{args.ratings} rates no statement of {ref.name} at its judgment points",
+                             path=args.ratings, hint="its scenarios: " + ", ".join(names[:10]))
+    fig = storyboard(scenario, statements, models, points=points, beta=beta,
+                     name=ref.name if ref.plan_id else scenario.name)
+    out = save_figure(fig, args.output, force=args.force)
+    print(f"wrote {out}", file=sys.stderr)
+    return 0
 
 
 def design_command(args) -> int:
