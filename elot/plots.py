@@ -88,16 +88,12 @@ def statements_figure(
     return fig
 
 
-def _wrap(label: str, width: int = 58, max_lines: int = 4) -> str:
-    """A legend label wrapped at ``width``; one longer than ``max_lines`` lines keeps its
-    start and its end (where statements usually differ: the object, the box, the colour),
-    with an ellipsis between."""
+def _wrap(label: str, width: int = 58) -> str:
+    """A legend label wrapped at ``width``, whole (the figure grows to hold it: statements
+    often differ only at their end, in the object, the box or the colour)."""
     import textwrap
 
-    lines = textwrap.wrap(label, width, break_long_words=True, subsequent_indent="   ")
-    if len(lines) > max_lines:
-        lines = lines[: max_lines // 2] + ["   …"] + lines[-(max_lines - max_lines // 2):]
-    return "\n".join(lines)
+    return "\n".join(textwrap.wrap(label, width, break_long_words=True, subsequent_indent="   "))
 
 
 def curves(fig: Figure, gid: str | None = None) -> list[Line2D]:
