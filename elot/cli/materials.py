@@ -86,6 +86,7 @@ def register(subparsers) -> None:
     p.add_argument("--ablations", default="true-belief,non-planning",
                    help="models compared with the full one (default: %(default)s; '' for none)")
     p.add_argument("--beta", type=options.number("beta"), default=None, help="β (default: 2^1.5)")
+    options.add_formula_options(p)
     p.add_argument("--csv", metavar="OUT.csv", help="write the table as CSV")
     p.add_argument("--figure", metavar="OUT", help="write the chart (.png, .svg or .pdf)")
     options.add_force_option(p)
@@ -194,4 +195,63 @@ def storyboard_command(args) -> int:
 
 
 def design_command(args) -> int:
-    raise NotImplementedError
+    from elot.btom.scenario import read_statements
+    from elot.draw.storyboard import check_figure_target, design_figure, save_figure
+    from elot.output import check_target, csv_with_header, write_output
+    from elot.study.batch import expand_scenarios
+    from elot.study.design import CSV_COLUMNS, design_csv, design_rows
+    from elot.study.params import StudyError, apply_thresholds_option
+    from elot.study.storyboard import Candidate
+
+    if args.csv:
+        check_target(args.csv, ours=csv_with_header(*CSV_COLUMNS), force=args.force, option="--csv")
+    if args.figure:
+        check_figure_target(args.figure, force=args.force, option="--figure")
+    ablations = [options.check_model(m.strip()) for m in args.ablations.split(",") if m.strip()]
+    thresholds = apply_thresholds_option(args)
+    beta = args.beta if args.beta is not None else options.DEFAULT_BETA
+    candidates = [Candidate(s.text, s.mode) for s in read_statements(args.statements, args.mode)]
+    if not candidates:
+        raise StudyError(f"{args.statements} holds no statements", path=args.statements,
+                         hint="one statement per line (English or ELoT)")
+    refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[e for e in args.exp.split(",") if e])
+    scenarios = [(ref.name if ref.plan_id else ref.load().name, ref.load()) for ref in refs]
+    rows = design_rows(scenarios, candidates, ablations=ablations, beta=beta, thresholds=thresholds,
+                       bind_free=args.bind_free)
+    _print_design(rows, ablations)
+    if args.csv:
+        write_output(args.csv, design_csv(rows), ours=csv_with_header(*CSV_COLUMNS), force=args.force,
+                     option="--csv")
+    if args.figure:
+        where = scenarios[0][0] if len(scenarios) == 1 else f"{len(scenarios)} scenarios"
+        fig = design_figure(rows, title=f"How informative each candidate statement is at the judgment points "
+                                        f"of {where} (β = {beta:.3g})")
+        save_figure(fig, args.figure, force=args.force, option="--figure")
+    return 0
+
+
+def _print_design(rows, ablations) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    # wide: statements are long and every column counts (a terminal's own width if wider)
+    out = Console(highlight=False, soft_wrap=False, width=max(130, Console().width))
+    table = Table(title="Candidate statements, most informative first (L under the full model)",
+                  title_justify="left")
+    several = len({row["scenario"] for row in rows}) > 1
+    table.add_column("#", justify="right", no_wrap=True)
+    if several:
+        table.add_column("scenario", overflow="fold", max_width=12)
+    table.add_column("statement", overflow="fold", min_width=30)
+    table.add_column("L at the points", max_width=10)
+    table.add_column("range", justify="right", no_wrap=True)
+    for a in ablations:     # the largest |L(full) - L(ablation)| over the points
+        table.add_column(f"Δ {a}", justify="right", overflow="fold")
+    table.add_column("flag", overflow="fold", max_width=24)
+    for row in rows:
+        values = " ".join(f"{v:.2f}" for v in row["values"]) if row["values"] else "—"
+        table.add_row(str(row["rank"]), *([row["scenario"]] if several else []), row["statement"], values,
+                      f"{row['range']:.2f}" if row["range"] != "" else "—",
+                      *(f"{row[f'disagree_{a}']:.2f}" if row[f"disagree_{a}"] != "" else "—" for a in ablations),
+                      row["flag"] + (f": {row['note']}" if row.get("note") else ""))
+    out.print(table, crop=False)

@@ -179,7 +179,9 @@ def design_figure(rows: Sequence[Mapping], *, title: str) -> Figure:
     point, and each ablation's largest disagreement with the full model beside it;
     useless candidates (constant, ill-typed) greyed with the reason."""
     n = max(1, len(rows))
-    labels = [textwrap.fill(f"{r['rank']}. {r['statement']}", 70) for r in rows]
+    several = len({r["scenario"] for r in rows}) > 1
+    labels = [textwrap.fill(f"{r['rank']}. [{r['scenario'] + ', ' if several else ''}{r['mode'][:3]}] "
+                            f"{r['statement']}", 70) for r in rows]
     height = 1.2 + sum(0.2 * (label.count("\n") + 1) + 0.12 for label in labels)
     fig = Figure(figsize=(12, max(3.0, height)), constrained_layout=True)
     fig.suptitle(title, fontsize=11, x=0.01, ha="left")
