@@ -134,8 +134,9 @@ def test_a_scenario_without_judgment_points_is_refused(tmp_path):
 
 
 def test_unwritable_output_is_one_clear_error(tmp_path):
-    result = run_elot("stimuli", "two-doors", "-o", str(tmp_path / "no" / "such" / "dir"))
-    assert result.returncode == 2 and "does not exist" in result.stderr and "Traceback" not in result.stderr
+    (tmp_path / "a-file").write_text("")
+    result = run_elot("stimuli", "two-doors", "-o", str(tmp_path / "a-file" / "set"))
+    assert result.returncode == 2 and "is a file, not a folder" in result.stderr and "Traceback" not in result.stderr
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "notes.txt").write_text("keep me")
@@ -159,6 +160,12 @@ def test_a_failure_midway_leaves_nothing(tmp_path, monkeypatch):
     with pytest.raises(StudyError, match="simulated"):
         stimuli.make_stimuli(refs, tmp_path / "set", jobs=1, mp4=False, cell_px=16)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_parent_folders_are_made(tmp_path):
+    made = stimuli.make_stimuli([ScenarioRef("default")], tmp_path / "a" / "b" / "set", mp4=False, cell_px=16)
+    assert (made.folder / "stimuli.json").is_file()
+    assert sorted(p.name for p in (tmp_path / "a" / "b").iterdir()) == ["set"]
 
 
 def test_a_set_elot_wrote_is_replaced_whole(tmp_path):

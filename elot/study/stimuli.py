@@ -237,15 +237,17 @@ class StimulusSet:
 
 
 def check_folder(folder: str | Path) -> Path:
-    """The checks made before any rendering: the parent exists and can be written, and
-    an existing ``folder`` is empty or a stimulus set elot wrote (it is replaced)."""
+    """The checks made before any rendering: the folder can be made where it is asked
+    for (missing parent folders are created, as every study output's are), and an
+    existing ``folder`` is empty or a stimulus set elot wrote (it is replaced)."""
     target = Path(folder).expanduser()
-    parent = target.parent
-    if not parent.is_dir():
-        raise StudyError(f"cannot write {target}: the folder {parent} does not exist",
-                         hint=f"create it first (mkdir -p {parent}) or choose another -o")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise StudyError(f"cannot write {target}: {parent} is not writable", hint="choose another -o")
+    existing = target.parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise StudyError(f"cannot write {target}: {existing} is a file, not a folder", hint="choose another -o")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise StudyError(f"cannot write {target}: {existing} is not writable", hint="choose another -o")
     if target.exists() and not _is_ours(target):
         raise StudyError(f"{target} exists and is not a stimulus set elot wrote; not replacing it",
                          hint="choose a new folder name (elot stimuli replaces only a folder it wrote)")
@@ -295,7 +297,11 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
         while name in names:
             name, n = f"{base}-{n}", n + 1
         names.append(name)
-    temporary = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
+    except OSError as error:
+        raise StudyError(f"cannot write {target}: {error.strerror or error}", hint="choose another -o") from None
     try:
         work = [Job(ref, name, str(temporary), mp4, cell_px) for ref, name in zip(refs, names)]
         results = _run(work, jobs, progress)
