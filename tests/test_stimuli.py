@@ -203,3 +203,29 @@ def test_dataset_plans_keep_the_dataset_judgment_points(tmp_path):
         assert entry["times"] == [m + 1 for m in scenario.markers]     # the plan file's ';' markers
         assert len(entry["statements"]) == 5
         assert made.frames[entry["name"]] == [1, *np.diff(scenario.markers).tolist()]
+
+
+def test_a_set_too_big_for_memory_is_refused_with_an_estimate(tmp_path, monkeypatch):
+    from elot.study import batch
+
+    monkeypatch.setattr(batch, "available_memory", lambda: 10 * 2 ** 20)
+    with pytest.raises(StudyError, match=r"about 0\.\d GiB .* GiB is free"):
+        stimuli.make_stimuli([ScenarioRef("two-doors")], tmp_path / "set", mp4=False, cell_px=44)
+    assert list(tmp_path.iterdir()) == []
+    scenario = load_example("two-doors")
+    longest = max(len(p.steps) for p in stimuli.segments(scenario))
+    assert stimuli.segment_bytes(scenario, 20) - 32 * 2 ** 20 == longest * 10 * 8 * 400 * 8
+
+
+def test_mp4_needs_ffmpeg(tmp_path):
+    from elot.draw.animation import ffmpeg
+
+    result = run_elot("stimuli", "two-doors", "--mp4", "--cell", "16", "-o", str(tmp_path / "set"))
+    if ffmpeg() is None:
+        assert result.returncode == 2 and "--mp4 needs ffmpeg" in result.stderr
+        assert not (tmp_path / "set").exists()
+    else:
+        assert result.returncode == 0, result.stderr
+        videos = sorted((tmp_path / "set").glob("*.mp4"))
+        assert len(videos) == len(stimuli.segments(load_example("two-doors")))
+        assert all(v.read_bytes()[4:8] == b"ftyp" for v in videos)

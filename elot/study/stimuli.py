@@ -271,6 +271,30 @@ def _is_ours(folder: Path) -> bool:
     return files <= listed
 
 
+def segment_bytes(scenario, cell_px: int) -> int:
+    """Memory one worker needs for the scenario's longest segment: every frame as RGB
+    while it is drawn and as a palette image while the GIF is written (Pillow holds a
+    GIF's frames until it writes them), plus the figure."""
+    from elot.draw.board import INVENTORY_ROWS
+
+    layout = scenario.layout
+    pixels = (layout.width + 1) * (layout.height + INVENTORY_ROWS + 1) * cell_px * cell_px
+    longest = max(len(part.steps) for part in segments(scenario))
+    return 32 * 2 ** 20 + longest * pixels * (3 + 1) * 2
+
+
+def check_memory(scenarios, jobs: int, cell_px: int) -> None:
+    """Refuse a set whose concurrent segments would not fit in memory, with the estimate."""
+    from elot.study.batch import available_memory
+
+    need = sorted((segment_bytes(s, cell_px) for s in scenarios), reverse=True)[:max(1, jobs)]
+    total, free = sum(need), available_memory()
+    if free is not None and total > 0.8 * free:
+        raise StudyError(f"rendering would need about {total / 2**30:.1f} GiB at once ({jobs} worker(s), the "
+                         f"longest segment about {need[0] / 2**30:.1f} GiB), and {free / 2**30:.1f} GiB is free",
+                         hint="add judgment points to cut long segments, use a smaller --cell or fewer --jobs")
+
+
 def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int = 1, mp4: bool | None = None,
                  cell_px: int = 44, progress: Callable[[int, int], None] | None = None) -> StimulusSet:
     """Render a stimulus set for ``refs`` into ``folder`` (see the module's docstring),
@@ -288,6 +312,7 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
         if scenario.true_goal is None:
             raise StudyError(f"{scenario.name} has no true goal", path=scenario.path,
                              hint="name it with `goal: gemN` or mark its gem G on the map")
+    check_memory(scenarios, jobs, cell_px)
     names: list[str] = []
     for ref, scenario in zip(refs, scenarios):
         name = stimulus_name(ref, scenario)
