@@ -170,7 +170,11 @@ def storyboard_command(args) -> int:
     beta = args.beta if args.beta is not None else options.DEFAULT_BETA
     if args.scenario is None:
         args.scenario = "default"
-    (ref,) = expand_scenarios([args.scenario], root=args.labtom, exps=[args.exp])[:1]
+    refs = expand_scenarios([args.scenario], root=args.labtom, exps=[args.exp])
+    if len(refs) != 1:
+        raise StudyError(f"{args.scenario!r} names {len(refs)} scenarios; a storyboard draws one",
+                         hint="give one .scn file, example or plan id (elot report draws one per scenario)")
+    (ref,) = refs
     scenario = ref.load()
     candidates = _statement_candidates(args, scenario, scenario_items(ref))
     if not candidates:
