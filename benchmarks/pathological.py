@@ -113,6 +113,8 @@ def cases():
         "13a 10 boxes, unprunable": _formula(_boxes(10, lambda vs: "and(not(empty(B0)), not(or(%s)))" % ", ".join(f"==({v}, {v})" for v in vs))),
         "13a 8 nested exists(item)": _formula(_nested(8)),
         "13a 12 nested, in a belief": _formula(f"believes(player, formula({_nested(12)}))", belief=True),
+        "13 8,000 restrictor variables": _formula(
+            f"exists(and({', '.join(f'box(X{i})' for i in range(8000))}), empty(X0))"),
         "13b 8-box map": _infer(_boxes_map(8)),
         "13b 16-box map": _infer(_boxes_map(16)),
         "13b --k 20": _infer(_boxes_map(4), k=20),

@@ -12,10 +12,10 @@ import pytest
 from PIL import Image
 
 from elot.cli import build_parser, main
-from elot.cli.options import check_number
+from elot.settings import check_number
 from elot.errors import ElotError
 from elot.repl.commands import execute
-from elot.repl.session import Session
+from elot.session import Session
 
 GOOD = "believes(player, formula(empty(box1)))"
 
@@ -31,7 +31,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return status, out, err
 
 
-# -- item 6: numbers ------------------------------------------------------------------------
+# -- numbers ------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("argv, option, says", [
@@ -68,7 +68,7 @@ def test_repl_checks_numbers_as_the_command_line_does():
     assert check_number("beta", "3") == 3.0
 
 
-# -- item 8: one vocabulary -------------------------------------------------------------------
+# -- one vocabulary -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("command", ["run", "plot", "repl", "map"])
@@ -110,7 +110,7 @@ def test_repl_options_reach_the_session(capsys, monkeypatch):
     assert "elot[t=0/23 initial]>" in out
 
 
-# -- item 7: - is standard output ---------------------------------------------------------------
+# -- - is standard output ---------------------------------------------------------------
 
 
 def test_csv_and_json_dash_write_to_stdout(capsys, tmp_path, monkeypatch):
@@ -126,7 +126,7 @@ def test_csv_and_json_dash_write_to_stdout(capsys, tmp_path, monkeypatch):
     assert not (tmp_path / "-").exists()
 
 
-# -- item 16: no silent overwrites, atomic ------------------------------------------------------
+# -- no silent overwrites, atomic ------------------------------------------------------
 
 
 def test_run_refuses_to_replace_a_file_that_is_not_ours(capsys, tmp_path):
@@ -187,7 +187,7 @@ def test_repl_save_never_writes_an_empty_log_or_over_foreign_files(tmp_path):
     assert json.loads(log.read_text())[0]["formula"] == GOOD
 
 
-# -- item 15: a numeric statement is that statement's error ----------------------------------------
+# -- a numeric statement is that statement's error ----------------------------------------
 
 
 def test_numeric_statement_is_its_own_error_and_the_rest_are_scored(capsys, tmp_path):
@@ -204,7 +204,7 @@ def test_numeric_statement_is_its_own_error_and_the_rest_are_scored(capsys, tmp_
     assert status == 2 and f"{statements}:2:" in err
 
 
-# -- item 12: plurals -------------------------------------------------------------------------------
+# -- plurals -------------------------------------------------------------------------------
 
 
 def test_counts_agree_with_their_nouns(capsys, tmp_path):

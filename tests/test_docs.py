@@ -2,12 +2,10 @@
 
 ``console`` blocks: each ``$ elot ...`` line is run through the installed entry point and
 its output must match the lines under it exactly, except that ``...`` in the expected
-output stands for any text (for output that depends on a simulation the page does not
-pin down); ``$ mkdir -p DIR`` lines make their folders (under the repository root); other
-``$`` lines, such as installs, are shown to users but not run here.
-A page's examples run in order and may use the files earlier ones wrote; once one names
-a subcommand this elot does not have (a page written ahead of its command), it and the
-rest of the page are skipped. ``python`` blocks are executed from the repository root,
+output stands for any text (output that depends on the machine, such as whether ffmpeg
+is installed); ``$ mkdir -p DIR`` lines make their folders under the repository root, for
+the examples after them to write into; other ``$`` lines, such as installs, are shown to
+users but not run here. ``python`` blocks are executed from the repository root,
 so relative paths in them are the ones a user of a checkout would type.
 """
 
@@ -30,15 +28,15 @@ def _blocks(path: Path, kind: str) -> list[str]:
     return re.findall(rf"^```{kind}\n(.*?)^```", path.read_text(encoding="utf-8"), flags=re.S | re.M)
 
 
-def _subcommand(command: str) -> str:
-    words = [w for w in shlex.split(command)[1:] if not w.startswith("-")]
-    return words[0] if words else ""
+def width(path: Path) -> str | None:
+    """The terminal width a page states its transcripts are at ("... 100 columns wide")."""
+    found = re.search(r"(\d+) columns wide", path.read_text(encoding="utf-8"))
+    return found.group(1) if found else None
 
 
 def _console_examples() -> list:
     examples = []
     for path in DOCUMENTS:
-        earlier: list[str] = []    # the subcommands of the page's examples so far
         for block in _blocks(path, "console"):
             # A block that starts by pointing ELOT_LABTOM_DATA at the dataset reads it.
             dataset = "$ export ELOT_LABTOM_DATA=" in block
@@ -46,11 +44,10 @@ def _console_examples() -> list:
             for line in block.splitlines() + ["$ "]:
                 if line.startswith("$ "):
                     if command and command.startswith("mkdir -p "):
-                        examples.append(pytest.param(command, "", False, tuple(earlier),
+                        examples.append(pytest.param(command, "", False, width(path),
                                                      id=f"{path.name}:{command[:50]}"))
                     if command and command.startswith("elot "):
-                        earlier.append(_subcommand(command))
-                        examples.append(pytest.param(command, "\n".join(output), dataset, tuple(earlier),
+                        examples.append(pytest.param(command, "\n".join(output), dataset, width(path),
                                                      id=f"{path.name}:{command[:50]}"))
                     command, output = line[2:].strip(), []
                 else:
@@ -63,23 +60,14 @@ def _python_examples() -> list:
             for path in DOCUMENTS for n, block in enumerate(_blocks(path, "python"))]
 
 
-def _known_subcommands() -> set[str]:
-    from elot.cli import build_parser
-
-    parser = build_parser()
-    return {name for action in parser._subparsers._group_actions for name in action.choices}
-
-
-@pytest.mark.parametrize("command, expected, dataset, needs", _console_examples())
-def test_console_examples(command, expected, dataset, needs):
-    missing = sorted(set(needs) - _known_subcommands() - {""})
-    if missing:
-        pytest.skip(f"this page needs `elot {missing[0]}`, which this elot does not have yet")
+@pytest.mark.parametrize("command, expected, dataset, columns", _console_examples())
+def test_console_examples(command, expected, dataset, columns):
+    """Each transcript replays at the terminal width its page states."""
     if command.startswith("mkdir -p "):     # folders a page's examples write into
         for folder in shlex.split(command)[2:]:
             (REPO / folder).mkdir(parents=True, exist_ok=True)
         return
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "COLUMNS": "100", "ELOT_HISTORY": os.devnull}
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "COLUMNS": columns, "ELOT_HISTORY": os.devnull}
     if dataset:
         if labtom_path() is None:
             pytest.skip("this example reads the LaBToM dataset")
@@ -106,6 +94,12 @@ def test_python_examples(path, block, monkeypatch):
         monkeypatch.setenv("ELOT_LABTOM_DATA", str(labtom_path()))
     monkeypatch.chdir(REPO)
     exec(compile(block, str(path), "exec"), {"__name__": "__doc_example__"})
+
+
+def test_pages_with_transcripts_state_their_width():
+    """A reader comparing a transcript must know the width it was taken at."""
+    unstated = [path.name for path in DOCUMENTS if _blocks(path, "console") and width(path) is None]
+    assert not unstated, f"say '... N columns wide' on these pages: {unstated}"
 
 
 def test_documents_have_runnable_examples():

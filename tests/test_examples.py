@@ -1,6 +1,5 @@
 """The built-in examples teach something: each leaves the observer uncertain about the key
-placement and the agent's belief, so its statements have scores to move (issue 11,
-item 12: ``two-doors`` had a single state and a single belief)."""
+placement and the agent's belief, so its statements have scores to move (``two-doors`` had a single state and a single belief)."""
 
 from __future__ import annotations
 

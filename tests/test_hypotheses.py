@@ -81,3 +81,73 @@ def test_encoding_round_numbers():
     # agent cell 3, door locked, box closed, no gems; key1 on floor cell 5, key2 in box 0
     assert row.tolist() == [3, 1, 1, 0, 0, 1, 5, 0, 0, 0]
     assert enc.pos(enc.cell((6, 1))) == (6, 1)
+
+
+# -- the size of the hypothesis space is estimated and refused before allocation ----------
+
+def _three_doors(n_boxes):
+    width = max(n_boxes, 7)
+    return ("colours: red, blue, yellow\nmap:\n  " + "WgWgWgW".ljust(width, "W") + "\n  "
+            + "WRWBWYW".ljust(width, "W") + "\n  h" + "." * (width - 1) + "\n  "
+            + ("FO" + "C" * (n_boxes - 2)).ljust(width, "W") + "\n")
+
+
+@pytest.mark.parametrize("boxes, k", [(8, 3), (16, 3), (4, 20)])
+def test_hypothesis_space_is_estimated_and_refused(boxes, k):
+    from elot.errors import ScenarioError
+    from elot.btom.inference import infer
+    from elot.btom.scenario import parse_scn_text
+
+    scenario = parse_scn_text(_three_doors(boxes))
+    with pytest.raises(ScenarioError, match="hypothesis space is too large") as info:
+        infer(scenario, k=k)
+    assert "GiB" in info.value.message and "--max-hypotheses" in info.value.hint
+
+
+def test_max_hypotheses_is_a_library_keyword_and_a_cli_option(tmp_path, capsys):
+    from elot.cli import main
+    from elot.errors import ScenarioError
+    from elot.btom.hypotheses import build
+    from elot.btom.scenario import parse_scn_text
+
+    scenario = parse_scn_text(_three_doors(4))
+    assert len(build(scenario.initial, k=3)) == 13104
+    with pytest.raises(ScenarioError, match="13,104 hypotheses.*the limit is 1,000"):
+        build(scenario.initial, k=3, max_hypotheses=1000)
+    path = tmp_path / "four.scn"
+    path.write_text(_three_doors(4), encoding="utf-8")
+    assert main(["run", str(path), "--max-hypotheses", "1000", "-s", "believes(player, formula(empty(box1)))"]) == 2
+    assert "13,104 hypotheses" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["run", str(path), "--max-hypotheses", "0"])
+
+
+@pytest.mark.parametrize("keys", [12, 20, 40])
+def test_colour_limits_are_polynomial_in_keys(keys):
+    from elot.btom.hypotheses import colour_limits
+    from elot.btom.scenario import parse_scn_text
+
+    scenario = parse_scn_text("colours: red\nmap:\n  h" + "r" * keys + ".Rg\n")
+    assert colour_limits(scenario.initial) == {"red": (0, 1)}
+
+
+def test_compiled_planner_limits_are_an_error_naming_the_backend():
+    from elot.errors import ScenarioError
+    from elot.btom.inference import infer
+    from elot.btom.scenario import parse_scn_text
+
+    rows = ["h" + "." * 32] + ["." * 33] * 30 + ["g" * 33]
+    scenario = parse_scn_text("map:\n" + "".join(f"  {r}\n" for r in rows))
+    with pytest.raises(ScenarioError, match="too large for the compiled core backend: 1056 cells") as info:
+        infer(scenario)
+    assert "--backend reference" in info.value.hint
+
+
+def test_no_goals_names_the_file_and_a_useful_hint():
+    from elot.errors import ScenarioError
+    from elot.btom.inference import infer
+    from elot.btom.scenario import parse_scn_text
+
+    with pytest.raises(ScenarioError, match="no goals to infer") as info:
+        infer(parse_scn_text("map:\n  h.C\n", "nogems.scn"))
+    assert info.value.path == "nogems.scn" and "no gems" in info.value.hint

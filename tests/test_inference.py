@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from elot.errors import ScenarioError
-from elot.btom.inference import DEFAULT_BETA, infer
+from elot.btom.inference import infer
+from elot.settings import DEFAULT_BETA
 from elot.btom.scenario import Scenario
 from test_hypotheses import corridor
 

@@ -277,7 +277,7 @@ def test_dataset_batch_covers_every_plan(labtom, tmp_path):
 
 def test_repl_set_thresholds_and_plot_read_the_file(tmp_path, capsys):
     from elot.repl.commands import execute
-    from elot.repl.session import Session
+    from elot.session import Session
 
     params = tmp_path / "fit.json"
     write_params(params, literature_thresholds().replace(might=0.4), beta=1.5)
@@ -389,7 +389,7 @@ def test_ratings_with_a_byte_order_mark(tmp_path):
 
 def test_study_numbers_are_checked_as_every_command_checks_them(tmp_path, capsys):
     """β, k, --jobs, --samples and --noise take the values (and give the messages) of
-    elot.cli.options.NUMBERS, as run/plot/repl do: no k ≤ 6 cap of the study's own."""
+    elot.settings.NUMBERS, as run/plot/repl do: no k ≤ 6 cap of the study's own."""
     def refused(argv) -> str:
         with pytest.raises(SystemExit) as info:
             main(argv)
@@ -416,3 +416,27 @@ def test_study_numbers_are_checked_as_every_command_checks_them(tmp_path, capsys
         ["simulate", "t.csv", "--noise", "nan", "-o", str(tmp_path / "r.csv")])
     assert "samples must be a whole number at least 1, not 0" in refused(["translate", "-n", "0", "x"])
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("wobble", [4e-16, -4e-16])
+def test_fit_breaks_ties_the_same_way_whatever_the_last_bit(wobble):
+    """Two β whose r differ only by rounding (numpy 1.26 and 2.x disagree in the last
+    bit) are a tie: the smaller β is taken, whichever of the two came out larger."""
+    from elot.study.fit import best_beta
+
+    values = np.array([0.1, 0.8, 0.5, 0.8 + wobble, 0.3])
+    assert best_beta(values) == 1
+    assert best_beta(np.array([0.1, 0.8 - 1e-6, 0.8])) == 2  # a real difference still counts
+
+
+def test_bootstrap_memory_is_bounded_and_the_draws_unchanged(monkeypatch):
+    """fit --samples 99999999999 used to ask for 13 TiB at once: samples are drawn in
+    chunks, and the intervals are those of drawing them all at once."""
+    from elot.study import fit
+
+    rng = np.random.default_rng(1)
+    L = rng.random(300)
+    y = L + rng.normal(0, 0.1, 300)
+    whole = fit.bootstrap(L, y, samples=5000, seed=3)
+    monkeypatch.setattr(fit, "BOOTSTRAP_CHUNK", 300 * 7)  # 7 samples per chunk
+    assert fit.bootstrap(L, y, samples=5000, seed=3) == whole

@@ -17,7 +17,7 @@
 Hypothesis ``i`` is ``(goal g, true state s, belief b)`` with ``i = (g * n_s + s) * n_b + b``.
 The true-belief ablation has one belief per true state: the full model's belief with all k
 particles on that state (so the other states keep :data:`EPSILON`, as everywhere else).
-``true-belief-paper`` (:data:`REPRODUCTION_MODELS`) is that ablation for the agent, but the
+``true-belief-paper`` (:data:`elot.settings.REPRODUCTION_VARIANTS`) is that ablation for the agent, but the
 belief its statements are judged against is certainty in initial state #1 of the
 reference's order, whatever the hypothesis (SPEC §7.4: an artifact of the reference's
 evaluation code, kept only to reproduce the paper's Table).
@@ -39,31 +39,8 @@ import numpy as np
 from btom_ext.reference import AGENT, BOX, CLOSED, EPSILON, FLOOR, GEMS, GONE, HELD, KEYS, LOCKED
 from elot.btom.conventions import check_conventions
 from elot.errors import ElotError, ScenarioError
+from elot.settings import DEFAULT_K, DEFAULT_VARIANT, check_variant
 from elot.btom.world import OFFGRID, KeyState, Layout, Pos, WorldState
-
-#: The models of SPEC §5: the full model and the paper's two ablations.
-MODELS = ("full", "true-belief", "non-planning")
-#: Models that reproduce artifacts of the reference pipeline (SPEC §7), not for real use.
-REPRODUCTION_MODELS = ("true-belief-paper",)
-#: Every name :func:`build` and :func:`elot.btom.inference.infer` accept.
-ALL_MODELS = MODELS + REPRODUCTION_MODELS
-
-
-class ModelError(ElotError, ValueError):
-    """An unknown model name (also a ``ValueError``, what it used to be)."""
-
-
-def check_model(name: str) -> str:
-    """Return ``name`` if it names a model of :data:`ALL_MODELS`, else raise :class:`ModelError`."""
-    if name not in ALL_MODELS:
-        import difflib
-
-        close = difflib.get_close_matches(str(name), ALL_MODELS, n=1)
-        raise ModelError(f"unknown model {name!r}",
-                         hint=(f"did you mean {close[0]}? " if close else "")
-                         + f"use one of: {', '.join(ALL_MODELS)}")
-    return name
-
 
 # -- numeric encoding ----------------------------------------------------------------------
 
@@ -482,8 +459,8 @@ def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: 
 def build(
     true_state: WorldState,
     *,
-    model: str = "full",
-    k: int = 3,
+    model: str = DEFAULT_VARIANT,
+    k: int = DEFAULT_K,
     max_hidden_keys: int = 2,
     goals: tuple[str, ...] | None = None,
     conventions: str = "elot",
@@ -491,11 +468,11 @@ def build(
 ) -> HypothesisSpace:
     """The hypothesis space of a scenario whose true initial state is ``true_state``.
 
-    Raises :class:`ModelError` / :class:`~elot.btom.conventions.ConventionsError` for unknown
+    Raises :class:`~elot.settings.VariantError` / :class:`~elot.btom.conventions.ConventionsError` for unknown
     names, and :class:`ScenarioError` (with the estimated size) instead of allocating a space
     of more than ``max_hypotheses`` hypotheses (see :data:`MAX_HYPOTHESES`).
     """
-    check_model(model)
+    check_variant(model)
     check_conventions(conventions)
     if k < 1:
         raise ValueError("k (particles per belief) must be at least 1")

@@ -25,11 +25,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Iterable, Literal, Sequence
+from typing import Iterable, Sequence
 
 from elot.btom import pddl
 from elot.errors import ElotError, LineIndex, ScenarioError, Span, read_text
 from elot.lang.parser import looks_like_formula
+from elot.settings import MODES, Mode
 from elot.btom.world import (
     ARITY,
     BOX_GLYPHS,
@@ -44,10 +45,6 @@ from elot.btom.world import (
     fmt_pos,
     world_from_problem,
 )
-
-Mode = Literal["current", "initial"]
-#: What a statement can be about: the agent's belief now, or at the start.
-MODES: tuple[Mode, ...] = ("current", "initial")
 
 #: A statement line is read as an ELoT formula when it starts like a term: a lower-case
 #: name followed by ``(`` (English sentences start with a capital or an article).
@@ -380,7 +377,6 @@ _BLOCKS = {"map", "legend", "actions", "statements", "statements current", "stat
 _MARKER_LINE = re.compile(r"^-{2,}\s*(judge\s*)?-*$")
 _IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
 #: Most actions a scenario may have (the dataset's longest plans have about 100).
-MAX_ACTIONS = 100_000
 _REPEAT = re.compile(r"^(?:x|\*)(\d+)$")
 _MAP_HINT = f"a map is at most {pddl.MAX_GRID_SIDE} cells on a side (the dataset's are about 20)"
 
@@ -732,13 +728,13 @@ class _ScnReader:
                 span = self.lines.span(line.offset + col, line.offset + col + len(chunk.strip()))
                 repeat = 1
                 if len(words) > 1 and (m := _REPEAT.match(words[-1])):
-                    repeat = int(m[1]) if len(m[1]) <= 9 else MAX_ACTIONS + 1
+                    repeat = int(m[1]) if len(m[1]) <= 9 else pddl.MAX_ACTIONS + 1
                     words = words[:-1]
                     if repeat < 1:
                         raise self.fail("a repeat count must be at least 1", line, col, len(chunk.strip()), hint="write e.g. `right x2`")
-                if len(actions) + repeat > MAX_ACTIONS:
+                if len(actions) + repeat > pddl.MAX_ACTIONS:
                     raise self.fail(
-                        f"too many actions: more than {MAX_ACTIONS:,} (at step {len(actions) + 1})",
+                        f"too many actions: more than {pddl.MAX_ACTIONS:,} (at step {len(actions) + 1})",
                         line, col, len(chunk.strip()),
                         hint="a plan is at most a few hundred actions; check the repeat count",
                     )
@@ -789,10 +785,14 @@ def load_scn(path: str | Path) -> Scenario:
     return parse_scn_text(read_text(p, "scenario"), str(p))
 
 
-def format_scn(scenario: Scenario) -> str:
+def format_scn(scenario: Scenario, groups: Sequence[tuple[int, int, str]] | None = None) -> str:
     """A ``.scn`` text for ``scenario`` that :func:`parse_scn_text` reads back to an equal
     layout, initial state, actions, judgment points, statements and goal — provided the
-    objects are named in reading order as the format names them."""
+    objects are named in reading order as the format names them.
+
+    ``groups`` — ``(start, end, comment)`` covering the actions in order — writes the
+    actions one line per group under a ``# comment`` line, repeated actions as ``xN``
+    (e.g. one group per subgoal); without it they are written on one line."""
     layout, state = scenario.layout, scenario.initial
     reverse = {(kind, colour): char for char, (kind, colour) in DEFAULT_LEGEND.items()}
     extra: dict[tuple[str, str | None], str] = {}
@@ -834,6 +834,11 @@ def format_scn(scenario: Scenario) -> str:
         out += ["", "legend:"] + [f"  {c} = {k}{' ' + col if col else ''}" for (k, col), c in extra.items()]
     out += ["", "actions:"]
     marks = set(scenario.judgments)
+    if groups is not None:
+        out += _grouped_actions(scenario.actions, marks, groups)
+        groups_done = True
+    else:
+        groups_done = False
     chunk: list[str] = []
     for t, action in enumerate(scenario.actions):
         if t in marks:
@@ -842,12 +847,41 @@ def format_scn(scenario: Scenario) -> str:
     if len(scenario.actions) in marks:
         chunk.append("|")
     line = ", ".join(chunk).replace(", |, ", " | ").replace("|, ", "| ").replace(", |", " |")
-    out.append("  " + line if chunk else "")
+    if not groups_done:
+        out.append("  " + line if chunk else "")
     for mode in ("current", "initial"):
         statements = scenario.statements_for(mode)  # type: ignore[arg-type]
         if statements:
             out += ["", f"statements {mode}:"] + ["  " + s.text for s in statements]
     return "\n".join(out) + "\n"
+
+
+def _grouped_actions(actions: Sequence[Action], marks: set[int], groups: Sequence[tuple[int, int, str]]) -> list[str]:
+    """The lines of an ``actions:`` section, one per group: a judgment point at t goes
+    before action t (at the end of the line when it closes a group)."""
+    ends = [0] + [end for _, end, _ in groups]
+    if [start for start, _, _ in groups] != ends[:-1] or ends[-1] != len(actions):
+        raise ValueError("groups must cover the actions in order")
+    lines: list[str] = []
+    for start, end, comment in groups:
+        words: list[str] = ["|"] if start == 0 and 0 in marks else []
+        t = start
+        while t < end:
+            run = 1
+            while t + run < end and actions[t + run] == actions[t] and t + run not in marks:
+                run += 1
+            words.append(fmt_action(actions[t]) + (f" x{run}" if run > 1 else ""))
+            t += run
+            if t in marks:
+                words.append("|")
+        text = ""
+        for word in words:
+            text += (" |" if text else "|") if word == "|" else (word if not text else
+                                                                   (" " if text.endswith("|") else ", ") + word)
+        if comment:
+            lines.append(f"  # {comment}")
+        lines.append("  " + text)
+    return lines
 
 
 # -- examples and auto-detection -------------------------------------------------------

@@ -9,6 +9,7 @@ import os
 import sys
 
 from elot.cli import options
+from elot.settings import DEFAULT_BETA, DEFAULT_K, check_variant
 
 
 def _default_jobs() -> int:
@@ -64,7 +65,7 @@ def register(subparsers) -> None:
     p.add_argument("--model", default="full", help="models, comma-separated; the first solid, the others "
                    "dashed (default: %(default)s)")
     p.add_argument("--beta", type=options.number("beta"), default=None, help="β (default: 2^1.5)")
-    p.add_argument("--k", type=options.number("k"), default=options.DEFAULT_K, help="particles per belief")
+    p.add_argument("--k", type=options.number("k"), default=DEFAULT_K, help="particles per belief")
     options.add_formula_options(p)
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="a .png, .svg or .pdf file")
     options.add_force_option(p)
@@ -159,15 +160,15 @@ def _refuse_failures(statements, candidates) -> None:
 def storyboard_command(args) -> int:
     from elot.draw.storyboard import check_figure_target, save_figure
     from elot.study.batch import expand_scenarios, scenario_items
-    from elot.study.params import StudyError, apply_thresholds_option
+    from elot.study.params import StudyError
     from elot.study.storyboard import attach_ratings, judgment_points, score_candidates, storyboard
 
     check_figure_target(args.output, force=args.force)     # before the inference
-    models = [options.check_model(m.strip()) for m in args.model.split(",") if m.strip()]
+    models = [check_variant(m.strip()) for m in args.model.split(",") if m.strip()]
     if not models:
         raise StudyError("--model needs at least one model", hint="e.g. --model full,non-planning")
-    thresholds = apply_thresholds_option(args)
-    beta = args.beta if args.beta is not None else options.DEFAULT_BETA
+    thresholds = options.apply_thresholds_option(args)
+    beta = args.beta if args.beta is not None else DEFAULT_BETA
     if args.scenario is None:
         args.scenario = "default"
     refs = expand_scenarios([args.scenario], root=args.labtom, exps=[args.exp])
@@ -204,16 +205,16 @@ def design_command(args) -> int:
     from elot.output import check_target, csv_with_header, write_output
     from elot.study.batch import expand_scenarios
     from elot.study.design import CSV_COLUMNS, design_csv, design_rows
-    from elot.study.params import StudyError, apply_thresholds_option
+    from elot.study.params import StudyError
     from elot.study.storyboard import Candidate
 
     if args.csv:
         check_target(args.csv, ours=csv_with_header(*CSV_COLUMNS), force=args.force, option="--csv")
     if args.figure:
         check_figure_target(args.figure, force=args.force, option="--figure")
-    ablations = [options.check_model(m.strip()) for m in args.ablations.split(",") if m.strip()]
-    thresholds = apply_thresholds_option(args)
-    beta = args.beta if args.beta is not None else options.DEFAULT_BETA
+    ablations = [check_variant(m.strip()) for m in args.ablations.split(",") if m.strip()]
+    thresholds = options.apply_thresholds_option(args)
+    beta = args.beta if args.beta is not None else DEFAULT_BETA
     candidates = [Candidate(s.text, s.mode) for s in read_statements(args.statements, args.mode)]
     if not candidates:
         raise StudyError(f"{args.statements} holds no statements", path=args.statements,

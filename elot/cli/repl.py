@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from elot.cli import EXIT_OK, EXIT_USAGE, options
+from elot.cli import options
+from elot.settings import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError
 from elot.output import count
 
@@ -57,19 +58,15 @@ def _inference_args(p: argparse.ArgumentParser) -> None:
 
 
 def _session(args):
-    from elot.repl.session import Session
+    from elot.session import ModelSession, Session
 
     if getattr(args, "belief_model", None):
         if args.scenario:
             raise ElotError("give a scenario or --belief-model, not both",
                             hint=f"elot repl --belief-model {args.belief_model}")
-        from elot.embedding.session import ModelSession
-
         return ModelSession.open_model(args.belief_model, bind_free=args.bind_free)
-    from elot.study.params import apply_thresholds_option
-
-    thresholds = apply_thresholds_option(args)   # and β from the file unless --beta is given
-    return Session(scenario=options.load_scenario(args), model=args.model, beta=args.beta,
+    thresholds = options.apply_thresholds_option(args)   # and β from the file unless --beta is given
+    return Session(scenario=options.scenario_from_args(args), model=args.model, beta=args.beta,
                    k=args.k, backend=args.backend, bind_free=args.bind_free, mode=args.mode,
                    labtom=args.labtom, conventions=args.conventions, max_hypotheses=args.max_hypotheses,
                    thresholds=thresholds)
@@ -128,7 +125,7 @@ def _map_command(args) -> int:
     from elot import plots
 
     plots.check_png_target(args.output, force=args.force)
-    scenario = options.load_scenario(args)
+    scenario = options.scenario_from_args(args)
     states = scenario.states()
     t = len(states) - 1 if args.time is None else args.time
     if not 0 <= t < len(states):

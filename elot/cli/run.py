@@ -90,11 +90,10 @@ def run_command(args) -> int:
 
     from elot.btom.inference import infer
     from elot.btom.scoring import compile_statement, score
-    from elot.study.params import apply_thresholds_option
 
     _check_outputs(args)    # before the inference: a refused output path fails fast
-    thresholds = apply_thresholds_option(args)
-    scenario = options.load_scenario(args)
+    thresholds = options.apply_thresholds_option(args)
+    scenario = options.scenario_from_args(args)
     statements = _given_statements(args, scenario)
     _translate(statements, scenario)
     err = Console(stderr=True, highlight=False)

@@ -9,18 +9,19 @@ import sys
 from pathlib import Path
 
 from elot.cli import options
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_number, check_variant
 from elot.study.params import StudyError
 
 
 def _list(text: str, option: str, number: str | None = None) -> list:
     """The comma-separated values of ``option``: strings, or the number ``number`` of
-    :data:`elot.cli.options.NUMBERS` (checked as the single-valued options are)."""
+    :data:`elot.settings.NUMBERS` (checked as the single-valued options are)."""
     from elot.errors import ElotError
 
     out = []
     for item in filter(None, (p.strip() for p in text.split(","))):
         try:
-            out.append(options.check_number(number, item) if number else item)
+            out.append(check_number(number, item) if number else item)
         except ElotError as error:
             raise StudyError(f"{option}: {error.message}", hint=error.hint) from None
     if not out:
@@ -83,7 +84,7 @@ def register(subparsers) -> None:
                    help="a statement to score in every scenario (repeatable; default: each scenario's own)")
     p.add_argument("--statements", action="append", default=[], metavar="FILE", help="statements file (repeatable)")
     p.add_argument("--initial", action="store_true", help="given statements are about the initial belief")
-    p.add_argument("--model", default="full", help="models, comma-separated (default: %(default)s)")
+    p.add_argument("--model", default=DEFAULT_VARIANT, help="models, comma-separated (default: %(default)s)")
     p.add_argument("--beta", default=None, help="β values (0.5,1,2) or a range 0.5:4:x1.41421356 (default: 2^1.5, "
                    "or the --thresholds file's)")
     p.add_argument("--k", default="3", help="particles per belief, comma-separated (default: %(default)s)")
@@ -110,7 +111,7 @@ def register(subparsers) -> None:
     options.add_labtom_option(p)
     p.add_argument("--model", default="full,true-belief,non-planning", help="models (default: %(default)s)")
     p.add_argument("--beta", default=None, help="the β grid (default: 0.5 to 4 in ×√2 steps)")
-    p.add_argument("--k", type=options.number("k"), default=options.DEFAULT_K,
+    p.add_argument("--k", type=options.number("k"), default=DEFAULT_K,
                    help="particles per belief (default: %(default)s)")
     p.add_argument("--conventions", default="elot", help="elot or paper (default: %(default)s)")
     p.add_argument("--start", metavar="FILE", help="starting thresholds (default: the literature values)")
@@ -160,7 +161,7 @@ def batch_command(args) -> int:
     if args.beta is not None:
         betas = parse_betas(args.beta)
     else:
-        betas = list(dict.fromkeys(p.beta for p in params if p.beta is not None)) or [2 ** 1.5]
+        betas = list(dict.fromkeys(p.beta for p in params if p.beta is not None)) or [DEFAULT_BETA]
     refs = expand_scenarios(args.scenarios, root=args.labtom, exps=_list(args.exp, "--exp"))
     items = given_items(args.statement, args.statements, "initial" if args.initial else "current")
     tasks = plan_tasks(refs, items=items or None, models=_list(args.model, "--model"), betas=betas,
@@ -186,9 +187,7 @@ def fit_command(args) -> int:
     from elot.study.fit import BETA_GRID, fit, fit_json, read_ratings
     from elot.study.params import check_replace, read_params, write_params
 
-    from elot.btom.hypotheses import check_model
-
-    models = [check_model(m) for m in _list(args.model, "--model")]
+    models = [check_variant(m) for m in _list(args.model, "--model")]
     betas = parse_betas(args.beta) if args.beta else list(BETA_GRID)
     start = read_params(args.start).thresholds if args.start else None
     from elot.errors import ElotError
@@ -228,6 +227,7 @@ def _print_fit(result) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from elot.study.fit import R_TOLERANCE
     from elot.study.params import LITERATURE
 
     out = Console(highlight=False, soft_wrap=False, width=max(100, Console().width))
@@ -243,6 +243,14 @@ def _print_fit(result) -> None:
         table.add_row(fit.model, f"{fit.beta:.3g}",
                       *("—" if f is None else f"{f.r:.2f} [{f.low:.2f}, {f.high:.2f}] n={f.n}" for f in cells))
     out.print(table)
+    flat = [fit for fit in result.models.values() if fit.ties]
+    if flat:
+        out.print(f"Flat optima (r within {R_TOLERANCE:g} of the best; reported: the smallest β, "
+                  f"thresholds nearest the start):")
+    for fit in flat:
+        settings = ", ".join(f"{'β' if name == 'beta' else name} {values[0]:.3g}–{values[-1]:.3g} ({len(values)})"
+                             for name, values in fit.ties.items())
+        out.print(f"  {fit.model}: {settings}")
     best = result.best
     thresholds = Table(title=f"Thresholds ({best.model})", title_justify="left")
     thresholds.add_column("threshold")

@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
-from elot.cli import EXIT_OK, EXIT_USAGE, options
+from elot.cli import options
+from elot.settings import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError
 from elot.translate import BACKENDS, llm
 from elot.translate.models import QWEN_CODER_1_5B as QWEN

@@ -21,7 +21,7 @@ from elot.errors import ElotError
 from elot.output import count
 from elot.repl import render
 from elot.lang.parser import looks_like_formula
-from elot.repl.session import Session
+from elot.session import Session
 
 
 class Quit(Exception):
@@ -110,17 +110,22 @@ def _scenarios(session: Session, arg: str) -> list[RenderableType]:
     return [render.titled("built-in scenarios (:load NAME; dataset plans load by id, e.g. :load 1_1)", table)]
 
 
+def _where(session: Session) -> str:
+    return render.where(session.t, session.horizon, session.action_before(session.t),
+                        session.t in session.judgments())
+
+
 @command("step", "[N]", "move N steps forward (default 1; negative goes back)")
 def _step(session: Session, arg: str) -> list[RenderableType]:
     n = _int(arg.strip(), "N", ":step [N]") if arg.strip() else 1
     session.goto(min(max(session.t + n, 0), session.horizon))
-    return [render.message(session.where())]
+    return [render.message(_where(session))]
 
 
 @command("goto", "T", "go to step T (0 = before the first action)")
 def _goto(session: Session, arg: str) -> list[RenderableType]:
     session.goto(_int(_need(arg, ":goto T"), "T", ":goto T"))
-    return [render.message(session.where())]
+    return [render.message(_where(session))]
 
 
 @command("judgments", "", "the scenario's judgment points and its statements")
@@ -148,7 +153,7 @@ def _judgments(session: Session, arg: str) -> list[RenderableType]:
 
 @command("map", "", "the grid now: walls, agent, gems, doors, boxes, keys seen, path walked")
 def _map(session: Session, arg: str) -> list[RenderableType]:
-    title = f"{session.name}  {session.where()}"
+    title = f"{session.name}  {_where(session)}"
     return [render.map_view(session.states(), session.t, title=title)]
 
 

@@ -32,7 +32,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from elot.errors import ElotError, read_text
 from elot.lang.semantics import Thresholds
-from elot.btom.hypotheses import check_model
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, VARIANTS, check_number, check_variant
 from elot.study.params import Params, StudyError, atomic_output, check_replace, read_input
 
 #: The table's columns (tidy: one row per scenario, settings, statement, mode and t).
@@ -267,14 +267,14 @@ def run_tasks(tasks: Sequence[Task]) -> list[tuple[int, list[dict]]]:
 
 
 def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = None,
-               models: Sequence[str] = ("full",), betas: Sequence[float] = (2 ** 1.5,),
-               ks: Sequence[int] = (3,), conventions: Sequence[str] = ("elot",),
+               models: Sequence[str] = (DEFAULT_VARIANT,), betas: Sequence[float] = (DEFAULT_BETA,),
+               ks: Sequence[int] = (DEFAULT_K,), conventions: Sequence[str] = ("elot",),
                thresholds: Sequence[Params] = (Params(Thresholds()),), bind_free: bool = True) -> list[Task]:
     """Every (scenario, model, β, k, conventions) task, in table order."""
     from elot.btom.scoring import check_conventions
 
     for model in models:
-        check_model(model)
+        check_variant(model)
     for name in conventions:
         try:
             check_conventions(name)
@@ -297,11 +297,9 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
 
 
 def check_option(name: str, value: float) -> float:
-    """``value`` checked as the CLI checks ``--NAME`` (:func:`elot.cli.options.check_number`:
+    """``value`` checked as the CLI checks ``--NAME`` (:func:`elot.settings.check_number`:
     the same limits and words everywhere), or a :class:`StudyError` naming the option. A
     large ``k`` is limited by the size of its hypothesis space (``elot.btom.hypotheses.build``)."""
-    from elot.cli.options import check_number
-
     try:
         return check_number(name, value)
     except ElotError as error:
@@ -313,10 +311,10 @@ def check_option(name: str, value: float) -> float:
 
 def estimate_task_bytes(task: Task) -> int:
     """Peak memory of one task: log weights and beliefs per step, plus a fixed overhead."""
-    from elot.btom.hypotheses import MODELS, build
+    from elot.btom.hypotheses import build
 
     scenario = task.scenario.load()
-    space = build(scenario.initial, model=task.model if task.model in MODELS else "true-belief", k=task.k)
+    space = build(scenario.initial, model=task.model if task.model in VARIANTS else "true-belief", k=task.k)
     steps = len(scenario.actions) + 1
     per_step = len(space) * 8 * 3 + space.n_states ** 2 * (space.n_beliefs * 8 + 1)
     return 64 * 2 ** 20 + steps * per_step

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Iterator
 
-from elot.errors import ElotError, read_text
+from elot.errors import ElotError, load_json, read_text
 from elot.output import check_target, write_output
 from elot.lang.semantics import Thresholds
 
@@ -67,14 +67,8 @@ def read_params(path: str | Path) -> Params:
     """Read a parameter file; errors name the file and the offending key."""
     path = Path(path)
     text = read_input(path, "thresholds", hint="give a JSON file written by elot fit, or name=value overrides")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        from elot.errors import Span
-
-        raise StudyError(f"{path} is not valid JSON: {error.msg}", path=str(path), source=text,
-                         span=Span.of(text, error.pos, error.pos + 1),
-                         hint='write {"thresholds": {"believes": 0.75, ...}, "beta": 2.83}') from None
+    data = load_json(text, path=str(path), error=StudyError,
+                     hint='write {"thresholds": {"believes": 0.75, ...}, "beta": 2.83}')
     if not isinstance(data, dict) or not isinstance(data.get("thresholds", {}), dict):
         raise StudyError(f'{path}: expected an object with a "thresholds" object', path=str(path),
                          hint='write {"thresholds": {"believes": 0.75, ...}, "beta": 2.83}')
@@ -174,12 +168,3 @@ def write_params(path: str | Path, thresholds: Thresholds, beta: float | None = 
     with atomic_output(path, force=force) as handle:
         handle.write(params_json(thresholds, beta, **extra))
 
-
-def apply_thresholds_option(args) -> Thresholds:
-    """For a command with ``--thresholds`` and ``--beta`` (default None): Θ from the
-    option (defaults when absent), and ``args.beta`` set from the file's β unless
-    ``--beta`` was given (else the paper's 2^1.5)."""
-    params = thresholds_option(args.thresholds) if getattr(args, "thresholds", None) else Params(Thresholds())
-    if getattr(args, "beta", None) is None:
-        args.beta = params.beta if params.beta is not None else 2 ** 1.5
-    return params.thresholds

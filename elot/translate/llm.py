@@ -466,7 +466,7 @@ def _context_params(**fields):
 
 
 @lru_cache(maxsize=2)
-def load_model(path: str):
+def load_language_model(path: str):
     """Load a local model once (loading takes seconds; it is reused across sentences)."""
     reason = available(path)
     if reason:
@@ -548,7 +548,7 @@ def sample(sentence: str, signature: Signature, model_path: str, n: int, timings
     import guidance
 
     start = time.perf_counter()
-    lm = load_model(model_path)
+    lm = load_language_model(model_path)
     loaded = time.perf_counter()
     grammar = _grammar(signature)
     prompt = build_prompt(sentence)

@@ -1,4 +1,4 @@
-"""The REPL under a new user's and an attacker's hands (issue 11, items 3, 4, 5, 10, 11):
+"""The REPL under a new user's and an attacker's hands:
 Ctrl-C during a computation, English wherever a statement goes, the scenario's
 statements by number, numeric terms, and huge lines."""
 
@@ -13,7 +13,7 @@ from test_repl import env, spawn  # noqa: F401 (env is a fixture)
 from elot.errors import ElotError
 from elot.repl.commands import execute
 from elot.repl.render import plain_text
-from elot.repl.session import Session
+from elot.session import Session
 
 
 @pytest.fixture()
@@ -25,7 +25,7 @@ def text(outputs) -> str:
     return "\n".join(plain_text(o, width=120) for o in outputs)
 
 
-# -- item 3: Ctrl-C cancels the command, not the session ------------------------------------------
+# -- Ctrl-C cancels the command, not the session ------------------------------------------
 
 
 def test_ctrl_c_during_inference_returns_to_the_prompt(env, tmp_path):
@@ -60,7 +60,7 @@ def test_ctrl_c_during_inference_returns_to_the_prompt(env, tmp_path):
     assert ":set k 30" in history and ":model" in history
 
 
-# -- item 11: the line length is bounded ----------------------------------------------------------
+# -- the line length is bounded ----------------------------------------------------------
 
 
 def test_pty_line_is_cut_at_the_bound(env, tmp_path):
@@ -98,7 +98,7 @@ def test_piped_huge_line_is_refused_with_a_bounded_echo():
     assert "goal posterior at t=0" in shown      # and the session goes on
 
 
-# -- item 4: English wherever a statement is accepted -----------------------------------------------
+# -- English wherever a statement is accepted -----------------------------------------------
 
 SENTENCE = "The player initially believed box 1 was empty."
 FORMULA = "believes(player, formula(empty(box1)))"
@@ -122,7 +122,7 @@ def test_statement_commands_keep_the_session_mode(session):
         execute(session, ":explain Colourless green ideas sleep furiously about box 9.")
 
 
-# -- item 5: the scenario's statements by number ------------------------------------------------------
+# -- the scenario's statements by number ------------------------------------------------------
 
 
 def test_score_statement_by_number_and_all(session):
@@ -141,7 +141,7 @@ def test_score_statement_by_number_and_all(session):
             execute(session, f":score {bad}")
 
 
-# -- item 10: numeric terms show their value ---------------------------------------------------------
+# -- numeric terms show their value ---------------------------------------------------------
 
 
 def test_numeric_term_shows_its_posterior_mean_and_distribution(session):

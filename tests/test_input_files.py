@@ -1,0 +1,41 @@
+"""Files and names a user hands elot: JSON too deep or with huge numbers, names too long
+for the file system. Each is a clear error with the place, exit 2, never a traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from elot.cli import main
+from elot.errors import ElotError
+
+DEEP = "[" * 100_000 + "]" * 100_000
+HUGE = '{"thresholds": {"might": ' + "1" * 5000 + "}}"
+
+
+def _fail(capsys, argv) -> str:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "internal error" not in err
+    return err
+
+
+@pytest.mark.parametrize("content, says", [(DEEP, "nested too deeply"), (HUGE, "cannot read this JSON")])
+def test_json_files_too_deep_or_with_huge_numbers(tmp_path, capsys, content, says):
+    path = tmp_path / "p.json"
+    path.write_text(content, encoding="utf-8")
+    assert says in _fail(capsys, ["run", "default", "--thresholds", str(path)])
+    ratings = tmp_path / "r.csv"
+    ratings.write_text("scenario,statement,mode,t,rating\n", encoding="utf-8")
+    assert says in _fail(capsys, ["fit", str(ratings), "--start", str(path)])
+    assert says in _fail(capsys, ["eval", "empty(box1)", "--state", "closed(box1)", "--belief", str(path)])
+
+
+def test_repl_set_thresholds_from_a_too_deep_file(tmp_path):
+    from elot.repl.commands import execute
+    from elot.session import Session
+
+    path = tmp_path / "p.json"
+    path.write_text(DEEP, encoding="utf-8")
+    session = Session.open()
+    with pytest.raises(ElotError, match="nested too deeply"):  # the REPL shows it, and goes on
+        execute(session, f":set thresholds {path}")
