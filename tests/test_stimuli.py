@@ -229,3 +229,15 @@ def test_mp4_needs_ffmpeg(tmp_path):
         videos = sorted((tmp_path / "set").glob("*.mp4"))
         assert len(videos) == len(stimuli.segments(load_example("two-doors")))
         assert all(v.read_bytes()[4:8] == b"ftyp" for v in videos)
+
+
+def test_from_start_replays_the_plan_up_to_each_point(tmp_path):
+    scenario = load_example("two-doors")
+    made = stimuli.make_stimuli([ScenarioRef("two-doors")], tmp_path / "set", mp4=False, cell_px=16,
+                                from_start=True)
+    ends = [*scenario.judgments, scenario.T]
+    assert made.frames["two-doors"] == [1, *(end + 1 for end in ends)]
+    entry = made.entries[0]
+    for image, end in zip(entry["images"][1:], ends):
+        assert len(_frames(made.folder / image)) == end + 1
+    assert entry["times"] == [1, *(t + 1 for t in scenario.judgments), scenario.T + 1]     # the same points

@@ -48,6 +48,9 @@ def register(subparsers) -> None:
                    help="worker processes (default: %(default)s)")
     p.add_argument("--cell", type=_cell_pixels, default=44, metavar="PX",
                    help="pixels per map cell (default: %(default)s)")
+    p.add_argument("--from-start", action="store_true",
+                   help="each animation replays the plan from its start up to its judgment point (default: "
+                   "from the previous judgment point)")
     mp4 = p.add_mutually_exclusive_group()
     mp4.add_argument("--mp4", action="store_true", default=None, help="also write MP4 (needs ffmpeg; the "
                      "default when ffmpeg is on the PATH)")
@@ -119,7 +122,7 @@ def stimuli_command(args) -> int:
     try:
         with _progress(f"stimuli ({count(len(refs), 'scenario')})") as progress:
             made = make_stimuli(refs, args.output, jobs=args.jobs, mp4=args.mp4, cell_px=args.cell,
-                                progress=progress)
+                                from_start=args.from_start, progress=progress)
     except KeyboardInterrupt:
         print(f"interrupted: {args.output} was not written", file=sys.stderr)
         return 130

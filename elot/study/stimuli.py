@@ -4,7 +4,7 @@ survey reads (SPEC §8).
 For each scenario the plan is cut at its judgment points into segments. Segment 0 is the
 start (one frame, t = 0); segment k ≥ 1 shows the actions after judgment point k−1 up to
 judgment point k (or the plan's end), one frame per action, so it has as many frames as
-actions. Each segment becomes one animation (``NAME_k.gif``, and ``NAME_k.mp4`` when
+actions (with ``from_start``, it replays the plan from t = 0 instead). Each segment becomes one animation (``NAME_k.gif``, and ``NAME_k.mp4`` when
 ``ffmpeg`` is on the PATH). ``stimuli.json`` holds one object per scenario in the schema
 of the paper's survey (:data:`SCHEMA`):
 
@@ -126,9 +126,12 @@ class Segment:
     steps: tuple[int, ...]
 
 
-def segments(scenario) -> list[Segment]:
+def segments(scenario, *, from_start: bool = False) -> list[Segment]:
     """The scenario's segments; a scenario without judgment points has none to judge and
-    is refused."""
+    is refused. With ``from_start`` each segment after the first replays the plan from
+    t = 0 up to its judgment point (as the one animation of the paper's team that we have
+    seen does: 17 frames from the start to the judgment point at t = 16) instead of
+    starting after the previous point."""
     judged = [t for t in scenario.judgments if 0 < t < scenario.T]
     if not judged:
         raise StudyError(f"{scenario.name} has no judgment points between its start and its end",
@@ -139,7 +142,7 @@ def segments(scenario) -> list[Segment]:
     out = [Segment(0, (0,))]
     start = 0
     for k, end in enumerate(ends, start=1):
-        out.append(Segment(k, tuple(range(start + 1, end + 1))))
+        out.append(Segment(k, tuple(range(0 if from_start else start + 1, end + 1))))
         start = end
     return out
 
@@ -197,6 +200,7 @@ class Job:
     folder: str
     mp4: bool
     cell_px: int = 44
+    from_start: bool = False
 
 
 def render(job: Job) -> tuple[dict, list[int]]:
@@ -205,7 +209,7 @@ def render(job: Job) -> tuple[dict, list[int]]:
     from elot.draw.animation import Renderer, palette_for, write_gif, write_mp4
 
     scenario = job.ref.load()
-    parts = segments(scenario)
+    parts = segments(scenario, from_start=job.from_start)
     renderer = Renderer(scenario.states(), cell_px=job.cell_px)
     images, counts = [], []
     try:
@@ -271,7 +275,7 @@ def _is_ours(folder: Path) -> bool:
     return files <= listed
 
 
-def segment_bytes(scenario, cell_px: int) -> int:
+def segment_bytes(scenario, cell_px: int, from_start: bool = False) -> int:
     """Memory one worker needs for the scenario's longest segment: every frame as RGB
     while it is drawn and as a palette image while the GIF is written (Pillow holds a
     GIF's frames until it writes them), plus the figure."""
@@ -279,15 +283,15 @@ def segment_bytes(scenario, cell_px: int) -> int:
 
     layout = scenario.layout
     pixels = (layout.width + 1) * (layout.height + INVENTORY_ROWS + 1) * cell_px * cell_px
-    longest = max(len(part.steps) for part in segments(scenario))
+    longest = max(len(part.steps) for part in segments(scenario, from_start=from_start))
     return 32 * 2 ** 20 + longest * pixels * (3 + 1) * 2
 
 
-def check_memory(scenarios, jobs: int, cell_px: int) -> None:
+def check_memory(scenarios, jobs: int, cell_px: int, from_start: bool = False) -> None:
     """Refuse a set whose concurrent segments would not fit in memory, with the estimate."""
     from elot.study.batch import available_memory
 
-    need = sorted((segment_bytes(s, cell_px) for s in scenarios), reverse=True)[:max(1, jobs)]
+    need = sorted((segment_bytes(s, cell_px, from_start) for s in scenarios), reverse=True)[:max(1, jobs)]
     total, free = sum(need), available_memory()
     if free is not None and total > 0.8 * free:
         raise StudyError(f"rendering would need about {total / 2**30:.1f} GiB at once ({jobs} worker(s), the "
@@ -296,7 +300,8 @@ def check_memory(scenarios, jobs: int, cell_px: int) -> None:
 
 
 def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int = 1, mp4: bool | None = None,
-                 cell_px: int = 44, progress: Callable[[int, int], None] | None = None) -> StimulusSet:
+                 cell_px: int = 44, from_start: bool = False,
+                 progress: Callable[[int, int], None] | None = None) -> StimulusSet:
     """Render a stimulus set for ``refs`` into ``folder`` (see the module's docstring),
     in ``jobs`` processes. ``mp4`` defaults to whether ``ffmpeg`` is on the PATH."""
     from elot.draw.animation import ffmpeg
@@ -312,7 +317,7 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
         if scenario.true_goal is None:
             raise StudyError(f"{scenario.name} has no true goal", path=scenario.path,
                              hint="name it with `goal: gemN` or mark its gem G on the map")
-    check_memory(scenarios, jobs, cell_px)
+    check_memory(scenarios, jobs, cell_px, from_start)
     names: list[str] = []
     for ref, scenario in zip(refs, scenarios):
         name = stimulus_name(ref, scenario)
@@ -328,7 +333,7 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
     except OSError as error:
         raise StudyError(f"cannot write {target}: {error.strerror or error}", hint="choose another -o") from None
     try:
-        work = [Job(ref, name, str(temporary), mp4, cell_px) for ref, name in zip(refs, names)]
+        work = [Job(ref, name, str(temporary), mp4, cell_px, from_start) for ref, name in zip(refs, names)]
         results = _run(work, jobs, progress)
         entries = [r[0] for r in results]
         problems = check_stimuli(entries, temporary)
