@@ -109,8 +109,12 @@ def test_storyboard_formats_and_refusals(tmp_path):
         result = run_elot("storyboard", "default", "-o", str(out))
         assert result.returncode == 0, result.stderr
         assert out.read_bytes()[:4] in (b"\x89PNG", b"%PDF")
-    again = run_elot("storyboard", "default", "-o", str(tmp_path / "sb.png"))
-    assert again.returncode == 0                     # its own figure is replaced
+    for suffix in ("png", "pdf", "svg"):
+        run_elot("storyboard", "default", "-o", str(tmp_path / f"sb.{suffix}"))
+        again = run_elot("storyboard", "default", "-o", str(tmp_path / f"sb.{suffix}"))
+        assert again.returncode == 0, again.stderr          # its own figure is replaced
+    (tmp_path / "other.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"><!-- elot --></svg>')
+    assert run_elot("storyboard", "default", "-o", str(tmp_path / "other.svg")).returncode == 2
     bad = run_elot("storyboard", "default", "-o", str(tmp_path / "sb.jpg"))
     assert bad.returncode == 2 and "png, *.svg or *.pdf" in bad.stderr
     notes = tmp_path / "notes.png"

@@ -158,7 +158,7 @@ def figure_by_elot(data: bytes) -> bool:
         return b"tEXtSoftware\x00elot" in data
     if data.startswith(b"%PDF"):
         return b"/Creator (elot)" in data
-    return b"<svg" in head and b"<dc:title>" not in b"" and b"elot" in head
+    return b"<svg" in head and b"<dc:creator>" in head and b"<dc:title>elot</dc:title>" in head
 
 
 def check_figure_target(path, *, force: bool = False, option: str = "-o"):
