@@ -43,7 +43,8 @@ from elot.btom.agent import SimulationError, simulate
 from elot.btom.hypotheses import build
 from elot.btom.inference import AgentPlanner, infer, load_backend
 from elot.settings import DEFAULT_BETA
-from elot.btom.scenario import dataset_root, load_dataset_scenario, parse_scn_text
+from elot.btom.dataset import dataset_root, load_dataset_scenario
+from elot.btom.scn import parse_scn_text
 from elot.study.plan import DEFAULT_POINTS, choose_points, movement
 
 

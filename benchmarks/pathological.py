@@ -38,7 +38,7 @@ def _nested(n):
 
 
 def _scn(text):
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     return lambda: parse_scn_text(text, "case.scn")
 
@@ -58,7 +58,7 @@ def _boxes_map(n):
 def _infer(text, **kw):
     def run():
         from elot.btom.inference import infer
-        from elot.btom.scenario import parse_scn_text
+        from elot.btom.scn import parse_scn_text
 
         return infer(parse_scn_text(text, "case.scn"), **kw)
 
@@ -68,7 +68,7 @@ def _infer(text, **kw):
 def _colour_limits(text):
     def run():
         from elot.btom.hypotheses import colour_limits
-        from elot.btom.scenario import parse_scn_text
+        from elot.btom.scn import parse_scn_text
 
         return colour_limits(parse_scn_text(text, "case.scn").initial)
 

@@ -13,9 +13,7 @@ variant, β, k), and is kept while the user moves through time or changes thresh
 from __future__ import annotations
 
 import contextlib
-import csv
 import dataclasses
-import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +25,7 @@ from elot.btom.conventions import check_conventions
 from elot.btom.world import fmt_action
 from elot.embedding.btom import BToMModel
 from elot.embedding.judge import scores, translation_note, truth
-from elot.embedding.model import check_belief_model, hypotheses_of, load_belief_model, model_name
+from elot.embedding.model import BeliefModelError, check_belief_model, hypotheses_of, load_belief_model, model_name
 from elot.errors import ElotError, TranslationError
 from elot.lang.checker import Checked, check, infer_bindings
 from elot.lang.lowering import lower
@@ -35,8 +33,8 @@ from elot.lang.printer import pretty
 from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
 from elot.lang.signature import Signature
 from elot.lang.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
-from elot.output import count, csv_with_header, json_where, write_output
-from elot.settings import CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_number, check_variant
+from elot.output import count, csv_text, write_output
+from elot.settings import CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, INITIAL, MODES, check_number, check_variant
 
 
 @dataclass(frozen=True)
@@ -122,7 +120,7 @@ class Session:
     @staticmethod
     def examples() -> list[tuple[str, str]]:
         """The built-in example scenarios: (name, one-line description)."""
-        from elot.btom.scenario import list_examples, load_example
+        from elot.btom.scn import list_examples, load_example
 
         out = []
         for name in list_examples():
@@ -208,6 +206,12 @@ class Session:
         if conventions != self.conventions:
             self.conventions = conventions
             self._inference = None
+
+    def set_mode(self, mode: str) -> None:
+        """Judge statements about the agent's ``current`` or ``initial`` belief from now on."""
+        if mode not in MODES:
+            raise ElotError(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
+        self.mode = mode
 
     @contextlib.contextmanager
     def in_mode(self, mode: str):
@@ -437,15 +441,9 @@ class Session:
                             hint="type a formula or a sentence first; :save writes their scores")
         if suffix == ".json":
             text = json.dumps(self.log, indent=2) + "\n"
-            ours = json_where(lambda data: isinstance(data, list)
-                              and all(isinstance(row, dict) and "formula" in row for row in data))
         else:
-            buffer = io.StringIO(newline="")
-            writer = csv.DictWriter(buffer, fieldnames=list(self.log[0]))
-            writer.writeheader()
-            writer.writerows(self.log)
-            text, ours = buffer.getvalue(), csv_with_header(*LOG_FIELDS[:4])
-        write_output(target, text, ours=ours, force=force, option=":save")
+            text = csv_text(self.log, lineterminator="\r\n")
+        write_output(target, text, force=force, option=":save")
         return target
 
 
@@ -533,6 +531,16 @@ class ModelSession(Session):
         return ElotError(f"{what} is a setting of elot's BToM inference; {self.name} is your own model",
                          hint="change it in the model, or :load another model")
 
+    def set_mode(self, mode: str) -> None:
+        """As :meth:`Session.set_mode`; the initial belief needs the model's
+        ``initial_hypotheses(t)``, so a model without it is refused at once rather than at
+        every query after."""
+        if mode == INITIAL and not callable(getattr(self.scenario, "initial_hypotheses", None)):
+            raise BeliefModelError(f"the model {self.name} has no initial_hypotheses(t), so it cannot judge "
+                                   f"statements about the initial belief",
+                                   hint="stay in :current, or add initial_hypotheses(t) to the model")
+        super().set_mode(mode)
+
     def set_beta(self, beta: float) -> None:
         raise self._not_btom("beta")
 
@@ -602,11 +610,12 @@ def open_scenario(spec: str | None, root: str | None = None):
     """A scenario from a path (``.scn``, dataset problem or plan), a built-in example name
     or a dataset plan id (under ``root``, default the dataset's usual place); the default
     example when ``spec`` is None."""
-    from elot.btom import scenario as scn
+    from elot.btom.load import load_scenario
+    from elot.btom.scn import default_example
 
     if spec is None:
-        return scn.default_example()
-    return scn.load_scenario(spec, root=root)
+        return default_example()
+    return load_scenario(spec, root=root)
 
 
 def describe_placement(layout, state) -> str:

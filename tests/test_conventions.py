@@ -281,7 +281,7 @@ def test_reference_names_give_the_reference_posterior(labtom):
     reference's P is 0.8296 with its names, 0.8575 with names that keep the true key's."""
     import csv
 
-    from elot.btom.scenario import load_dataset_plan
+    from elot.btom.dataset import load_dataset_plan
 
     with open(labtom / "statements" / "exp2_current_translations.csv", encoding="utf-8") as handle:
         (row,) = [r for r in csv.DictReader(handle) if (r["plan_id"], r["statement_id"]) == ("3_3", "3")]

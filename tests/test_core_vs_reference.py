@@ -12,7 +12,7 @@ from btom_ext import backend, core
 from btom_ext import reference as ref
 from elot.errors import ExtensionMissingError
 from elot.btom.inference import infer
-from elot.btom.scenario import load_dataset_plan
+from elot.btom.dataset import load_dataset_plan
 
 TOL = 1e-12
 

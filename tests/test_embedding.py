@@ -230,7 +230,7 @@ def test_judge_series_over_a_model():
 @pytest.mark.parametrize("conventions", ["elot", "paper"])
 def test_btom_as_a_belief_model_reproduces_scoring(conventions):
     from elot.btom.inference import infer
-    from elot.btom.scenario import default_example
+    from elot.btom.scn import default_example
 
     inference = infer(default_example())
     model = BToMModel(inference)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from elot.btom.inference import infer
-from elot.btom.scenario import list_examples, load_example
+from elot.btom.scn import list_examples, load_example
 
 
 @pytest.mark.parametrize("name", list_examples())

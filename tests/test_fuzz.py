@@ -212,7 +212,7 @@ def only_elot_errors(fn, text: str) -> None:
 
 
 def scn_pipeline(text: str) -> None:
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     scenario = parse_scn_text(text, "fuzz.scn")
     scenario.signature()

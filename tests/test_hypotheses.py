@@ -6,10 +6,13 @@ from math import comb
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings, strategies as st
 
 from btom_ext.reference import EPSILON
-from elot.btom.hypotheses import Encoding, belief_weights, build, colour_limits, initial_states, particle_counts
-from elot.btom.scenario import load_dataset_plan
+from elot.btom.hypotheses import (
+    Encoding, belief_weights, build, colour_limits, initial_states, key_pickups, particle_counts,
+)
+from elot.btom.dataset import load_dataset_plan
 from elot.btom.world import KeyState, Layout, WorldState
 
 # Initial states per dataset map: 3, 6, 7 or 9, hence 120/1344/2352/5940 hypotheses.
@@ -96,7 +99,7 @@ def _three_doors(n_boxes):
 def test_hypothesis_space_is_estimated_and_refused(boxes, k):
     from elot.errors import ScenarioError
     from elot.btom.inference import infer
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     scenario = parse_scn_text(_three_doors(boxes))
     with pytest.raises(ScenarioError, match="hypothesis space is too large") as info:
@@ -108,7 +111,7 @@ def test_max_hypotheses_is_a_library_keyword_and_a_cli_option(tmp_path, capsys):
     from elot.cli import main
     from elot.errors import ScenarioError
     from elot.btom.hypotheses import build
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     scenario = parse_scn_text(_three_doors(4))
     assert len(build(scenario.initial, k=3)) == 13104
@@ -125,7 +128,7 @@ def test_max_hypotheses_is_a_library_keyword_and_a_cli_option(tmp_path, capsys):
 @pytest.mark.parametrize("keys", [12, 20, 40])
 def test_colour_limits_are_polynomial_in_keys(keys):
     from elot.btom.hypotheses import colour_limits
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     scenario = parse_scn_text("colours: red\nmap:\n  h" + "r" * keys + ".Rg\n")
     assert colour_limits(scenario.initial) == {"red": (0, 1)}
@@ -134,7 +137,7 @@ def test_colour_limits_are_polynomial_in_keys(keys):
 def test_compiled_planner_limits_are_an_error_naming_the_backend():
     from elot.errors import ScenarioError
     from elot.btom.inference import infer
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     rows = ["h" + "." * 32] + ["." * 33] * 30 + ["g" * 33]
     scenario = parse_scn_text("map:\n" + "".join(f"  {r}\n" for r in rows))
@@ -146,8 +149,44 @@ def test_compiled_planner_limits_are_an_error_naming_the_backend():
 def test_no_goals_names_the_file_and_a_useful_hint():
     from elot.errors import ScenarioError
     from elot.btom.inference import infer
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     with pytest.raises(ScenarioError, match="no goals to infer") as info:
         infer(parse_scn_text("map:\n  h.C\n", "nogems.scn"))
     assert info.value.path == "nogems.scn" and "no gems" in info.value.hint
+
+
+def _pickup_costs_agree(state: WorldState) -> None:
+    """key_pickups' optimal cost is the compiled planner's for every gem."""
+    from btom_ext import backend
+
+    enc = Encoding(state.layout)
+    costs = enc.planner(backend("core")).costs(enc.encode_many([state]))[0]
+    for g, (gem, _) in enumerate(state.layout.gems):
+        found = key_pickups(state, gem)
+        assert (found[0] if found is not None else -1) == costs[g], gem
+
+
+@pytest.mark.dataset
+def test_key_pickups_cost_is_the_planners_on_the_dataset(labtom):
+    from elot.btom.dataset import load_dataset_scenario
+
+    for problem in sorted((labtom / "problems").glob("*.pddl")):
+        _pickup_costs_agree(load_dataset_scenario(problem).initial)
+
+
+@settings(max_examples=150)
+@given(st.lists(st.sampled_from("....WWRRBFFOOrbCg"), min_size=6, max_size=30), st.integers(2, 6), st.integers(0, 29))
+def test_key_pickups_cost_is_the_planners(glyphs, width, agent):
+    from elot.btom.scn import parse_scn_text
+    from elot.errors import ScenarioError
+
+    glyphs[agent % len(glyphs)] = "h"
+    rows = ["".join(glyphs[i:i + width]) for i in range(0, len(glyphs) - len(glyphs) % width or width, width)]
+    try:
+        scenario = parse_scn_text("colours: red, blue\nmap:\n" + "".join(f"  {r}\n" for r in rows if r))
+    except ScenarioError:
+        assume(False)
+    layout = scenario.layout
+    assume(len(layout.keys) <= 8 and len(layout.doors) <= 4)  # within the compiled planner's limits
+    _pickup_costs_agree(scenario.initial)

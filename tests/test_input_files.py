@@ -3,6 +3,8 @@ for the file system. Each is a clear error with the place, exit 2, never a trace
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from elot.cli import main
@@ -39,3 +41,25 @@ def test_repl_set_thresholds_from_a_too_deep_file(tmp_path):
     session = Session.open()
     with pytest.raises(ElotError, match="nested too deeply"):  # the REPL shows it, and goes on
         execute(session, f":set thresholds {path}")
+
+
+def test_a_scenario_given_as_a_belief_model_is_explained():
+    from elot.embedding.model import BeliefModelError, load_belief_model
+
+    with pytest.raises(BeliefModelError, match="is not a Python file") as info:
+        load_belief_model(str(Path(__file__).resolve().parent.parent / "elot" / "scenarios" / "default.scn"))
+    assert "elot repl" in info.value.hint
+
+
+def test_a_transformers_directory_without_transformers_is_explained(tmp_path):
+    import importlib.util
+
+    if importlib.util.find_spec("transformers") is not None:
+        pytest.skip("transformers is installed here")
+    from elot.errors import TranslationError
+    from elot.translate.llm import load_language_model
+
+    (tmp_path / "config.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(TranslationError, match="transformers is not installed") as info:
+        load_language_model(str(tmp_path))
+    assert "pip install" in info.value.hint

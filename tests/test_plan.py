@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from elot.btom.agent import SimulationError, initial_belief, model_states, simulate
 from elot.btom.hypotheses import key_pickups
 from elot.btom.inference import infer
-from elot.btom.scenario import load_example, load_scenario, parse_scn_text
+from elot.btom.load import load_scenario
+from elot.btom.scn import load_example, parse_scn_text
 from elot.study.plan import HEADER, STILL, choose_points, event_points, movement, plan, subgoals
 
 #: The key for gem1 is in box2 (reachable); box1 lies behind the red door, beside gem1.
@@ -289,8 +290,10 @@ def test_cli_beliefs_and_maps_that_cannot_work(tmp_path):
 
 
 def test_cli_output_that_cannot_be_written(tmp_path):
-    done = elot("default", "-o", str(tmp_path / "missing" / "o.scn"))
-    assert done.returncode == 2 and "does not exist" in done.stderr
+    under_a_file = write(tmp_path, "notes.txt", "a file, not a folder\n")
+    done = elot("default", "-o", str(under_a_file / "o.scn"))
+    assert done.returncode == 2 and "is not a folder" in done.stderr
+    assert elot("default", "-o", str(tmp_path / "new" / "o.scn")).returncode == 0  # folders are made, as everywhere
     mine = write(tmp_path, "mine.scn", "my own notes\n")
     done = elot("default", "-o", str(mine))
     assert done.returncode == 2 and "--force" in done.stderr

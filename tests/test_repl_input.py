@@ -160,9 +160,10 @@ def test_numeric_term_shows_its_posterior_mean_and_distribution(session):
 # -- the documented session replays --------------------------------------------------------------
 
 
-def test_docs_repl_transcript_replays(env):
+def test_docs_repl_transcript_replays(env, tmp_path):
     """docs/repl.md's session (a ``text`` block, so test_docs does not run it) is what
-    ``COLUMNS=96 elot repl < demo.txt`` prints, inference times aside."""
+    ``COLUMNS=96 elot repl < demo.txt`` prints, inference times aside; run in a folder of
+    its own, where its ``:save`` writes."""
     import re
     from pathlib import Path
 
@@ -172,11 +173,54 @@ def test_docs_repl_transcript_replays(env):
     block = re.search(r"```text\n(elot\[t=0/23\]> :help\n.*?)```", doc, re.S).group(1)
     lines = [re.sub(r"^elot\[[^\]]*\]> ", "", line) for line in block.splitlines()
              if re.match(r"^elot\[t=\d+/\d+( initial)?\]> ", line)]
-    result = run_elot("repl", stdin="\n".join(lines) + "\n", env=dict(env, COLUMNS="96"), timeout=120)
-    assert result.stderr == ""
+    result = run_elot("repl", stdin="\n".join(lines) + "\n", env=dict(env, COLUMNS="96"), timeout=120,
+                      cwd=tmp_path)
+    assert result.stderr == "" and (tmp_path / "elot-demo.csv").stat().st_size > 0
 
     def plain(text: str) -> str:
         text = re.sub(r"\(inference: [0-9.]+ s\)", "(inference: … s)", text)
         return "\n".join(line.rstrip() for line in text.strip().splitlines())
 
     assert plain(result.stdout) == plain(block)
+
+
+# -- words and modes the scenario cannot answer ---------------------------------------------
+
+def test_a_bare_unknown_word_is_english_and_known_names_stay_formulas(session):
+    with pytest.raises(ElotError) as info:
+        execute(session, "hello")
+    assert info.value.kind == "translation error"  # read as a sentence, as longer English is
+    with pytest.raises(ElotError) as info:
+        execute(session, "box1")
+    assert "this is an object of type box" in info.value.message  # a name of the scenario: ELoT
+
+
+def test_initial_is_refused_at_once_for_a_model_without_initial_hypotheses():
+    from elot.embedding import Hypotheses, declare
+    from elot.lang.semantics import Belief, State
+    from elot.session import ModelSession
+
+    class NowOnly:
+        name = "now-only"
+        signature = declare({"ann": "agent", "box1": "box"}, {"closed": ["box"]})
+        times = range(2)
+
+        def hypotheses(self, t):
+            state = State.of([("closed", "box1")])
+            return Hypotheses.of([(state, Belief.point(state), 1.0)], signature=self.signature)
+
+    session = ModelSession.open_model(NowOnly())
+    with pytest.raises(ElotError, match="no initial_hypotheses"):
+        execute(session, ":initial")
+    assert session.mode == "current"
+    assert "normalized L = 1.000" in text(execute(session, "believes(player, formula(closed(box1)))"))
+
+
+def test_a_colour_in_a_domain_without_colours_gets_a_whole_hint():
+    from elot.embedding import declare
+    from elot.translate import translate
+
+    sig = declare({"ann": "agent", "box1": "box", "key1": "key"}, {"inside": ["key", "box"]})
+    with pytest.raises(ElotError) as info:
+        translate("The player thinks the red key is in box 1.", signature=sig, backend="offline")
+    assert info.value.hint and not info.value.hint.rstrip().endswith("are")

@@ -7,18 +7,10 @@ from pathlib import Path
 import pytest
 
 from elot.errors import ScenarioError
-from elot.btom.scenario import (
-    Scenario,
-    Statement,
-    default_example,
-    format_scn,
-    list_examples,
-    load_dataset_plan,
-    load_dataset_scenario,
-    load_example,
-    load_scenario,
-    parse_scn_text,
-)
+from elot.btom.dataset import load_dataset_plan, load_dataset_scenario
+from elot.btom.load import load_scenario
+from elot.btom.scenario import Scenario, Statement
+from elot.btom.scn import default_example, format_scn, list_examples, load_example, parse_scn_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "scenarios"
 PLAN_IDS = [f"{m}_{p}" for m, n in ((1, 3), (2, 3), (3, 3), (4, 3), (5, 2), (6, 3), (7, 3)) for p in range(1, n + 1)]
@@ -306,7 +298,7 @@ def test_a_map_larger_than_a_pddl_grid_is_refused_at_its_line(tmp_path, capsys, 
 
 def test_repeat_count_is_bounded():
     from elot.errors import ScenarioError
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     with pytest.raises(ScenarioError, match="too many actions") as info:
         parse_scn_text("map:\n  h..\nactions:\n  right x99999999999\n", "big.scn")
@@ -315,7 +307,7 @@ def test_repeat_count_is_bounded():
 
 def test_long_plans_load_in_linear_time():
     from elot.btom.pddl import parse_plan_text
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     plan = parse_plan_text("(right human)\n" * 16_000, "plan.pddl")
     scenario = parse_scn_text("map:\n  h...\nactions:\n" + "  right, left\n" * 16_000)
@@ -343,7 +335,8 @@ def test_non_utf8_files_name_the_path(command, tmp_path, capsys):
 
 def test_utf8_bom_is_accepted(tmp_path, capsys):
     from elot.cli import main
-    from elot.btom.scenario import load_scn, read_statements
+    from elot.btom.dataset import read_statements
+    from elot.btom.scn import load_scn
 
     elot_file = tmp_path / "f.elot"
     elot_file.write_text("\ufeffbelieves(player, formula(empty(box1)))\n", encoding="utf-8")
@@ -364,7 +357,7 @@ def test_utf8_bom_is_accepted(tmp_path, capsys):
 ])
 def test_bad_agent_names_are_rejected(header, message):
     from elot.errors import ScenarioError
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     with pytest.raises(ScenarioError, match=message) as info:
         parse_scn_text(f"{header}\nmap:\n  h.C.g\n", "a.scn")
@@ -373,7 +366,7 @@ def test_bad_agent_names_are_rejected(header, message):
 
 def test_a_pddl_file_without_define_must_be_a_plan(tmp_path):
     from elot.errors import ScenarioError
-    from elot.btom.scenario import load_scenario
+    from elot.btom.load import load_scenario
 
     path = tmp_path / "notes.pddl"
     path.write_text("just some notes\n", encoding="utf-8")

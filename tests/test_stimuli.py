@@ -13,7 +13,7 @@ from conftest import labtom_path
 from helpers import run_elot
 from PIL import Image
 
-from elot.btom.scenario import load_example, parse_scn_text
+from elot.btom.scn import load_example, parse_scn_text
 from elot.draw.animation import Renderer
 from elot.study import stimuli
 from elot.study.batch import ScenarioRef, expand_scenarios

@@ -13,7 +13,7 @@ import pytest
 from helpers import run_elot
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from elot.btom.scenario import load_example
+from elot.btom.scn import load_example
 from elot.study.design import design_csv, design_rows
 from elot.study.storyboard import Candidate, score_candidates, storyboard
 
@@ -184,9 +184,9 @@ def test_report_scatter_labels_do_not_overlap(tmp_path):
     captured = []
     real = report_module._save_keep
 
-    def keep(fig, path, written, force=False):
+    def keep(fig, path, written, *args):
         captured.append(fig)
-        real(fig, path, written, force)
+        real(fig, path, written, *args)
 
     spec = TWO_DOORS
     table, ratings = tmp_path / "t.csv", tmp_path / "r.csv"

@@ -42,7 +42,7 @@ def register(subparsers) -> None:
     options.add_labtom_option(p)
     p.add_argument("--exp", default="exp2_current", help="dataset experiments for plan ids and 'all' "
                    "(default: %(default)s)")
-    p.add_argument("-o", "--output", required=True, metavar="DIR",
+    p.add_argument("-o", "--output", required=True, metavar="DIR", type=options.output_file,
                    help="the folder to write (created; replaced only if it is a stimulus set elot wrote)")
     p.add_argument("--jobs", "-j", type=options.number("jobs"), default=_default_jobs(),
                    help="worker processes (default: %(default)s)")
@@ -70,7 +70,8 @@ def register(subparsers) -> None:
     p.add_argument("--beta", type=options.number("beta"), default=None, help="β (default: 2^1.5)")
     p.add_argument("--k", type=options.number("k"), default=DEFAULT_K, help="particles per belief")
     options.add_formula_options(p)
-    p.add_argument("-o", "--output", required=True, metavar="FILE", help="a .png, .svg or .pdf file")
+    p.add_argument("-o", "--output", required=True, metavar="FILE", type=options.output_file,
+                   help="a .png, .svg or .pdf file")
     options.add_force_option(p)
     p.set_defaults(func=storyboard_command)
 
@@ -91,8 +92,8 @@ def register(subparsers) -> None:
                    help="models compared with the full one (default: %(default)s; '' for none)")
     p.add_argument("--beta", type=options.number("beta"), default=None, help="β (default: 2^1.5)")
     options.add_formula_options(p)
-    p.add_argument("--csv", metavar="OUT.csv", help="write the table as CSV")
-    p.add_argument("--figure", metavar="OUT", help="write the chart (.png, .svg or .pdf)")
+    p.add_argument("--csv", metavar="OUT.csv", type=options.output_file, help="write the table as CSV")
+    p.add_argument("--figure", metavar="OUT", type=options.output_file, help="write the chart (.png, .svg or .pdf)")
     options.add_force_option(p)
     p.set_defaults(func=design_command)
 
@@ -136,7 +137,7 @@ def stimuli_command(args) -> int:
 
 def _statement_candidates(args, scenario, items=None):
     """The statements the options give (``given``), else the scenario's own."""
-    from elot.btom.scenario import read_statements
+    from elot.btom.dataset import read_statements
     from elot.study.storyboard import Candidate
 
     given = [Candidate(text, args.mode) for text in args.statement]
@@ -166,7 +167,8 @@ def storyboard_command(args) -> int:
     from elot.study.params import StudyError
     from elot.study.storyboard import attach_ratings, judgment_points, score_candidates, storyboard
 
-    check_figure_target(args.output, force=args.force)     # before the inference
+    inputs = [p for p in (args.ratings, args.statements) if p]
+    check_figure_target(args.output, force=args.force, inputs=inputs)     # before the inference
     models = [check_variant(m.strip()) for m in args.model.split(",") if m.strip()]
     if not models:
         raise StudyError("--model needs at least one model", hint="e.g. --model full,non-planning")
@@ -197,24 +199,25 @@ def storyboard_command(args) -> int:
                              path=args.ratings, hint="its scenarios: " + ", ".join(names[:10]))
     fig = storyboard(scenario, statements, models, points=points, beta=beta,
                      name=ref.name if ref.plan_id else scenario.name)
-    out = save_figure(fig, args.output, force=args.force)
+    out = save_figure(fig, args.output, force=args.force, inputs=inputs)
     print(f"wrote {out}", file=sys.stderr)
     return 0
 
 
 def design_command(args) -> int:
-    from elot.btom.scenario import read_statements
+    from elot.btom.dataset import read_statements
     from elot.draw.storyboard import check_figure_target, design_figure, save_figure
-    from elot.output import check_target, csv_with_header, write_output
+    from elot.output import check_target, write_output
     from elot.study.batch import expand_scenarios
-    from elot.study.design import CSV_COLUMNS, design_csv, design_rows
+    from elot.study.design import design_csv, design_rows
     from elot.study.params import StudyError
     from elot.study.storyboard import Candidate
 
+    inputs = [args.statements]
     if args.csv:
-        check_target(args.csv, ours=csv_with_header(*CSV_COLUMNS), force=args.force, option="--csv")
+        check_target(args.csv, force=args.force, option="--csv", inputs=inputs)
     if args.figure:
-        check_figure_target(args.figure, force=args.force, option="--figure")
+        check_figure_target(args.figure, force=args.force, option="--figure", inputs=inputs)
     ablations = [check_variant(m.strip()) for m in args.ablations.split(",") if m.strip()]
     thresholds = options.apply_thresholds_option(args)
     beta = args.beta if args.beta is not None else DEFAULT_BETA
@@ -228,13 +231,12 @@ def design_command(args) -> int:
                        bind_free=args.bind_free)
     _print_design(rows, ablations)
     if args.csv:
-        write_output(args.csv, design_csv(rows), ours=csv_with_header(*CSV_COLUMNS), force=args.force,
-                     option="--csv")
+        write_output(args.csv, design_csv(rows), force=args.force, option="--csv", inputs=inputs)
     if args.figure:
         where = scenarios[0][0] if len(scenarios) == 1 else f"{len(scenarios)} scenarios"
         fig = design_figure(rows, title=f"How informative each candidate statement is at the judgment points "
                                         f"of {where} (β = {beta:.3g})")
-        save_figure(fig, args.figure, force=args.force, option="--figure")
+        save_figure(fig, args.figure, force=args.force, option="--figure", inputs=inputs)
     return 0
 
 

@@ -18,6 +18,13 @@ from elot.errors import ElotError
 from elot.settings import CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, MODES, VARIANTS, check_number, check_variant
 
 
+def output_file(text: str) -> str:
+    """An argparse ``type=`` for an output file: an empty name is refused, not ignored."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an output file name cannot be empty (- is standard output)")
+    return text
+
+
 def number(name: str):
     """An argparse ``type=`` for the number ``name`` (see :data:`elot.settings.NUMBERS`)."""
 
@@ -72,7 +79,7 @@ def add_labtom_option(p: argparse.ArgumentParser) -> None:
 
 def scenario_from_args(args):
     """The scenario the options of :func:`add_scenario_options` name."""
-    from elot.btom import scenario as scn
+    from elot.btom import load, scn
     from elot.errors import ScenarioError
 
     plan = getattr(args, "plan", None)
@@ -81,7 +88,7 @@ def scenario_from_args(args):
             raise ScenarioError("--plan needs a PROBLEM.pddl",
                                 hint="elot run problems/1_1.pddl --plan plans/exp2_current/1_1.pddl")
         return scn.default_example()
-    return scn.load_scenario(args.scenario, plan, exp=args.exp, root=args.labtom)
+    return load.load_scenario(args.scenario, plan, exp=args.exp, root=args.labtom)
 
 
 def add_model_options(p: argparse.ArgumentParser) -> None:
@@ -149,14 +156,14 @@ def add_statement_options(p: argparse.ArgumentParser) -> None:
 def add_table_output_options(p: argparse.ArgumentParser) -> None:
     """``--csv OUT`` / ``--json OUT`` (``-`` for standard output) and ``--force``."""
     out = p.add_mutually_exclusive_group()
-    out.add_argument("--csv", metavar="OUT", help="write the table as CSV (- for standard output)")
-    out.add_argument("--json", metavar="OUT", help="write the table as JSON (- for standard output)")
+    out.add_argument("--csv", metavar="OUT", type=output_file, help="write the table as CSV (- for standard output)")
+    out.add_argument("--json", metavar="OUT", type=output_file, help="write the table as JSON (- for standard output)")
     add_force_option(p)
 
 
 def add_figure_output_options(p: argparse.ArgumentParser) -> None:
     """``-o/--output OUT.png`` and ``--force``."""
-    p.add_argument("-o", "--output", required=True, metavar="OUT.png",
+    p.add_argument("-o", "--output", required=True, metavar="OUT.png", type=output_file,
                    help="the PNG file to write (its directory must exist)")
     add_force_option(p)
 

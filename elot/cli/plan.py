@@ -64,7 +64,7 @@ def register(subparsers) -> None:
                         "or times such as 4,9,15 (default: %(default)s)")
     p.add_argument("--points", type=options.number("points"), default=DEFAULT_POINTS, metavar="N",
                    help="at most N judgment points with --judge auto (default: %(default)s)")
-    p.add_argument("-o", "--output", required=True, metavar="OUT.scn",
+    p.add_argument("-o", "--output", required=True, metavar="OUT.scn", type=options.output_file,
                    help="the scenario file to write (- for standard output)")
     options.add_force_option(p)
     p.set_defaults(func=plan_command)

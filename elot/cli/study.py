@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 from pathlib import Path
 
 from elot.cli import options
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_number, check_variant
+from elot.output import count
 from elot.study.params import StudyError
 
 
@@ -29,6 +31,10 @@ def _list(text: str, option: str, number: str | None = None) -> list:
     return out
 
 
+#: The most β values a range may give (each is a task per scenario and model).
+MAX_BETAS = 1000
+
+
 def parse_betas(text: str) -> list[float]:
     """``0.5,1,2`` or a range ``START:STOP:xFACTOR`` (geometric) / ``START:STOP:STEP``."""
     if ":" not in text:
@@ -43,8 +49,12 @@ def parse_betas(text: str) -> list[float]:
         raise StudyError(f"--beta: cannot read the range {text!r}", hint="e.g. 0.5:4:x1.41421356 or 1:3:0.5") from None
     if not (start > 0 and stop >= start and (size > 1 if geometric else size > 0)):
         raise StudyError(f"--beta: the range {text!r} is empty or endless", hint="e.g. 0.5:4:x1.41421356")
+    ratio = math.log(stop / start) / math.log(size) if geometric else (stop - start) / size
+    if ratio >= MAX_BETAS:
+        raise StudyError(f"--beta: the range {text!r} gives {math.floor(ratio) + 1:,} values, more than {MAX_BETAS:,}",
+                         hint="take a larger step, e.g. x2 or x1.41421356 for a geometric range")
     out, value, n = [], start, 0
-    while value <= stop * (1 + 1e-9) and n < 1000:
+    while value <= stop * (1 + 1e-9):
         out.append(value)
         n += 1
         value = start * size ** n if geometric else start + size * n
@@ -91,13 +101,15 @@ def register(subparsers) -> None:
     p.add_argument("--thresholds", action="append", default=[], metavar="FILE",
                    help="a parameter file from elot fit, or name=value overrides (repeatable: one grid axis)")
     p.add_argument("--conventions", default="elot", help="elot, paper or both comma-separated (default: %(default)s)")
-    p.add_argument("-o", "--output", required=True, metavar="OUT", help="the table: .csv, .parquet, or - for stdout")
+    p.add_argument("-o", "--output", required=True, metavar="OUT", type=options.output_file, help="the table: .csv, .parquet, or - for stdout")
     p.add_argument("--format", choices=("csv", "parquet"), help="table format (default: from OUT's suffix)")
     p.add_argument("--jobs", "-j", type=options.number("jobs"), default=1,
                    help="local worker processes (default: %(default)s)")
     p.add_argument("--dask", metavar="ADDRESS", default=os.environ.get("ELOT_DASK_SCHEDULER"),
                    help="a Dask scheduler (tcp://host:8786; default: $ELOT_DASK_SCHEDULER)")
     p.add_argument("--resume", action="store_true", help="finish an interrupted batch writing OUT")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 when any row could not be scored (the table is still written)")
     options.add_force_option(p)
     p.set_defaults(func=batch_command)
 
@@ -118,9 +130,9 @@ def register(subparsers) -> None:
     p.add_argument("--minimize", action="store_true", help="minimize r instead (the adversarial check)")
     p.add_argument("--samples", type=options.number("samples"), default=1000,
                    help="bootstrap samples (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the fitted Θ and β as JSON (- for stdout)")
-    p.add_argument("--evaluations", metavar="FILE", help="write every evaluation of the search as CSV")
+    p.add_argument("--seed", type=options.number("seed"), default=0, help="bootstrap seed (default: %(default)s)")
+    p.add_argument("-o", "--output", metavar="FILE", type=options.output_file, help="write the fitted Θ and β as JSON (- for stdout)")
+    p.add_argument("--evaluations", metavar="FILE", type=options.output_file, help="write every evaluation of the search as CSV")
     options.add_force_option(p)
     p.set_defaults(func=fit_command)
 
@@ -130,8 +142,8 @@ def register(subparsers) -> None:
     p.add_argument("table", metavar="TABLE")
     p.add_argument("--noise", type=options.number("noise"), default=0.05,
                    help="noise standard deviation (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
-    p.add_argument("-o", "--output", required=True, metavar="OUT.csv")
+    p.add_argument("--seed", type=options.number("seed"), default=0, help="random seed (default: %(default)s)")
+    p.add_argument("-o", "--output", required=True, metavar="OUT.csv", type=options.output_file)
     options.add_force_option(p)
     p.set_defaults(func=simulate_command)
 
@@ -143,7 +155,7 @@ def register(subparsers) -> None:
     p.add_argument("table", metavar="TABLE")
     p.add_argument("--ratings", metavar="RATINGS.csv")
     options.add_labtom_option(p)
-    p.add_argument("-o", "--output", required=True, metavar="DIR", help="the folder to write into")
+    p.add_argument("-o", "--output", required=True, metavar="DIR", type=options.output_file, help="the folder to write into")
     p.add_argument("--format", default="png,svg", help="figure formats (default: %(default)s)")
     p.add_argument("--no-curves", action="store_true", help="skip the per-scenario curves")
     p.add_argument("--no-storyboards", action="store_true",
@@ -153,7 +165,7 @@ def register(subparsers) -> None:
 
 
 def batch_command(args) -> int:
-    from elot.study.batch import batch, expand_scenarios, given_items, plan_tasks
+    from elot.study.batch import batch, expand_scenarios, given_items, input_files, plan_tasks
     from elot.study.params import Params, thresholds_option
     from elot.lang.semantics import Thresholds
 
@@ -168,10 +180,11 @@ def batch_command(args) -> int:
                        ks=_list(args.k, "--k", "k"), conventions=_list(args.conventions, "--conventions"),
                        thresholds=params)
     fmt = args.format or ("parquet" if args.output.endswith(".parquet") else "csv")
+    inputs = input_files(refs) + list(args.statements) + list(args.thresholds)
     try:
-        with _progress_bar(f"batch ({len(tasks)} tasks)") as progress:
+        with _progress_bar(f"batch ({count(len(tasks), 'task')})") as progress:
             result = batch(tasks, args.output, fmt=fmt, jobs=args.jobs, dask=args.dask, resume=args.resume,
-                           force=args.force, progress=progress)
+                           force=args.force, progress=progress, inputs=inputs)
     except KeyboardInterrupt:
         if args.output != "-":
             print(f"interrupted: finished tasks are kept in {args.output}.partial; "
@@ -179,12 +192,15 @@ def batch_command(args) -> int:
         return 130
     where = "standard output" if args.output == "-" else args.output
     resumed = f", {result.resumed} already done" if result.resumed else ""
-    print(f"wrote {result.rows} rows ({len(tasks)} tasks{resumed}) to {where}", file=sys.stderr)
-    return 0
+    print(f"wrote {count(result.rows, 'row')} ({count(len(tasks), 'task')}{resumed}) to {where}", file=sys.stderr)
+    for line in result.failures.lines():
+        print(line, file=sys.stderr)
+    return 1 if args.strict and result.failures.rows else 0
 
 
 def fit_command(args) -> int:
     from elot.study.fit import BETA_GRID, fit, fit_json, read_ratings
+    from elot.output import same_file
     from elot.study.params import check_replace, read_params, write_params
 
     models = [check_variant(m) for m in _list(args.model, "--model")]
@@ -198,9 +214,12 @@ def fit_command(args) -> int:
         check_conventions(conventions)
     except ElotError as error:
         raise StudyError(f"--conventions: {error.message}", hint=error.hint) from None
-    for target in (args.output, args.evaluations):
+    inputs = [p for p in (args.ratings, args.start) if p]
+    for target, option in ((args.output, "-o"), (args.evaluations, "--evaluations")):
         if target:
-            check_replace(target, force=args.force)    # before the fit, not after it
+            check_replace(target, force=args.force, inputs=inputs, option=option)   # before the fit
+    if args.output and args.evaluations and args.output != "-" and same_file(args.output, args.evaluations):
+        raise StudyError("-o and --evaluations name the same file", hint="give each its own file name")
     ratings = read_ratings(args.ratings, root=args.labtom)
     with _progress_bar("fitting") as bar:
         progress = (lambda model, done, total: bar(done, total)) if bar else None
@@ -209,17 +228,14 @@ def fit_command(args) -> int:
     _print_fit(result)
     best = result.best
     if args.output:
-        write_params(args.output, best.thresholds, best.beta, force=args.force, **fit_json(result))
+        write_params(args.output, best.thresholds, best.beta, force=args.force, inputs=inputs, **fit_json(result))
     if args.evaluations:
-        import csv
-
+        from elot.output import csv_text
         from elot.study.params import atomic_output
 
         rows = [e for f in result.models.values() for e in f.evaluations]
-        with atomic_output(args.evaluations, force=args.force) as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(rows)
+        with atomic_output(args.evaluations, force=args.force, inputs=inputs, option="--evaluations") as handle:
+            handle.write(csv_text(rows))
     return 0
 
 
@@ -269,26 +285,24 @@ def _print_fit(result) -> None:
 
 
 def simulate_command(args) -> int:
-    import csv
-
+    from elot.output import csv_text
     from elot.study.batch import read_table
     from elot.study.fit import synthetic_ratings
-    from elot.study.params import atomic_output
+    from elot.study.params import atomic_output, check_replace
 
+    check_replace(args.output, force=args.force, inputs=[args.table])
     rows = synthetic_ratings(read_table(args.table), noise=args.noise, seed=args.seed)
     if not rows:
         raise StudyError(f"{args.table} has no scored rows", path=args.table)
-    with atomic_output(args.output, force=args.force) as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+    with atomic_output(args.output, force=args.force, inputs=[args.table]) as handle:
+        handle.write(csv_text(rows))
     if args.output != "-":
         print(f"wrote {len(rows)} ratings to {args.output}", file=sys.stderr)
     return 0
 
 
 def report_command(args) -> int:
-    from elot.study.batch import read_table
+    from elot.study.batch import Failures, read_table
     from elot.study.fit import read_ratings
     from elot.study.report import report
 
@@ -299,6 +313,9 @@ def report_command(args) -> int:
         if fmt not in ("png", "svg"):
             raise StudyError(f"--format: unknown figure format {fmt!r}", hint="use png, svg or png,svg")
     written = report(table, Path(args.output), ratings, force=args.force, formats=formats,
-                     curves=not args.no_curves, storyboards=not args.no_storyboards, root=args.labtom)
-    print(f"wrote {len(written)} files to {args.output}", file=sys.stderr)
+                     curves=not args.no_curves, storyboards=not args.no_storyboards, root=args.labtom,
+                     inputs=[p for p in (args.table, args.ratings) if p])
+    print(f"wrote {count(len(written), 'file')} to {args.output}", file=sys.stderr)
+    for line in Failures.of(table).lines():
+        print(line, file=sys.stderr)
     return 0

@@ -133,44 +133,48 @@ def storyboard_figure(states: Sequence, points: Sequence[int], statements: Seque
     return fig
 
 
-def save_figure(fig: Figure, path, *, force: bool = False, option: str = "-o") -> str:
+def save_figure(fig: Figure, path, *, force: bool = False, option: str = "-o", inputs=()) -> str:
     """Write ``fig`` as PNG, SVG or PDF (by the name's suffix) through
-    :func:`elot.output.write_output`, marked as elot's so that it may be replaced later."""
-    from pathlib import Path
-
-    from elot.errors import ElotError
+    :func:`elot.output.write_output`, marked as elot's so that it may be replaced later
+    (PNG and SVG carry the mark inside; a PDF's metadata sits at its end, beyond what a
+    recognizer reads, so a PDF gets the sidecar mark)."""
     from elot.output import write_output
 
-    suffix = Path(str(path)).suffix.lower().lstrip(".")
-    if suffix not in ("png", "svg", "pdf"):
-        raise ElotError(f"cannot write a figure as {Path(str(path)).name!r}", hint="name it *.png, *.svg or *.pdf")
+    suffix = _figure_suffix(path)
     metadata = {"Software": "elot"} if suffix == "png" else {"Creator": "elot"}
     if suffix == "svg":
         metadata["Date"] = None
     return write_output(path, lambda stream: fig.savefig(stream, format=suffix, dpi=130, metadata=metadata),
-                        ours=figure_by_elot, force=force, option=option)
+                        ours=_recognizer(suffix), force=force, option=option, inputs=inputs)
 
 
-def figure_by_elot(data: bytes) -> bool:
-    """A PNG, SVG or PDF that :func:`save_figure` wrote."""
-    head = data[:4096]
-    if data.startswith(b"\x89PNG"):
-        return b"tEXtSoftware\x00elot" in data
-    if data.startswith(b"%PDF"):
-        return b"/Creator (elot)" in data
+def figure_by_elot(head: bytes) -> bool:
+    """A PNG or SVG that :func:`save_figure` wrote, from its first bytes."""
+    if head.startswith(b"\x89PNG"):
+        return b"tEXtSoftware\x00elot" in head
     return b"<svg" in head and b"<dc:creator>" in head and b"<dc:title>elot</dc:title>" in head
 
 
-def check_figure_target(path, *, force: bool = False, option: str = "-o"):
-    """The checks of :func:`save_figure` before anything is computed."""
+def _recognizer(suffix: str):
+    return None if suffix == "pdf" else figure_by_elot
+
+
+def _figure_suffix(path) -> str:
     from pathlib import Path
 
     from elot.errors import ElotError
+
+    suffix = Path(str(path)).suffix.lower().lstrip(".")
+    if suffix not in ("png", "svg", "pdf"):
+        raise ElotError(f"cannot write a figure as {Path(str(path)).name!r}", hint="name it *.png, *.svg or *.pdf")
+    return suffix
+
+
+def check_figure_target(path, *, force: bool = False, option: str = "-o", inputs=()):
+    """The checks of :func:`save_figure` before anything is computed."""
     from elot.output import check_target
 
-    if Path(str(path)).suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise ElotError(f"cannot write a figure as {Path(str(path)).name!r}", hint="name it *.png, *.svg or *.pdf")
-    return check_target(path, ours=figure_by_elot, force=force, option=option)
+    return check_target(path, ours=_recognizer(_figure_suffix(path)), force=force, option=option, inputs=inputs)
 
 
 def design_figure(rows: Sequence[Mapping], *, title: str) -> Figure:

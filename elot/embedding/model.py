@@ -345,6 +345,10 @@ def load_belief_model(spec: str) -> BeliefModel:
             raise BeliefModelError(f"no model file {target}", path=spec, hint="give a .py file that defines `model`")
         name = f"_elot_model_{abs(hash(str(path.resolve())))}"
         loader = importlib.util.spec_from_file_location(name, path)
+        if loader is None:  # not a Python source file: a scenario, say
+            raise BeliefModelError(f"{target} is not a Python file", path=spec,
+                                   hint="a belief model is a .py file that defines `model`; open a scenario with "
+                                        f"elot repl {target}")
         module = importlib.util.module_from_spec(loader)
         sys.modules[name] = module  # dataclasses and pickling look the module up
         try:

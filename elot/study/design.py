@@ -77,7 +77,3 @@ def design_csv(rows: Sequence[dict]) -> str:
                 out[key] = f"{out[key]:.4f}"
         writer.writerow(out)
     return buffer.getvalue()
-
-
-#: The columns every design CSV starts with (how a file elot wrote is recognized).
-CSV_COLUMNS = ("rank", "scenario", "statement", "mode", "formula", "points")

@@ -32,7 +32,8 @@ import numpy as np
 from elot.errors import ElotError, ScenarioError, read_text
 from elot.btom.conventions import Conventions, check_conventions
 from elot.btom.inference import Inference, infer
-from elot.btom.scenario import Scenario, dataset_root, load_dataset_plan
+from elot.btom.dataset import dataset_root, load_dataset_plan
+from elot.btom.scenario import Scenario
 from elot.btom.scoring import score
 from elot.settings import MODES, VARIANTS, check_variant
 

@@ -29,7 +29,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from elot.errors import ElotError, Span
+from elot.errors import ElotError, Span, read_text
 from elot.lang.semantics import Thresholds
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MODES, check_variant
 from elot.study.batch import ScenarioRef, resolve, run_inference
@@ -96,15 +96,29 @@ def _field_starts(line: str) -> list[int]:
     return starts
 
 
-def ref_for(name: str, root: str | None = None) -> ScenarioRef:
+def ref_for(name: str, root: str | None = None, base: Path | None = None) -> ScenarioRef:
     """The scenario a table's ``scenario`` value names (a dataset ``exp/plan``, a file
-    or an example)."""
-    from elot.btom.scenario import _PLAN_ID, dataset_root
+    or an example). A relative file path is as the batch was given it, from where the
+    batch ran: it is looked for from here, then from ``base`` (the folder of the file
+    that names it) and each folder above, so a table can be fitted from anywhere."""
+    from elot.btom.dataset import PLAN_ID, dataset_root
 
-    match = _PLAN_ID.match(name)
+    match = PLAN_ID.match(name)
     if match and match["exp"]:
         return ScenarioRef(name, match["exp"], match["id"], str(dataset_root(root)))
-    return ScenarioRef(name)
+    path = Path(name)
+    if path.suffix not in (".scn", ".pddl") or path.is_absolute() or path.is_file() or base is None:
+        return ScenarioRef(name)
+    places = [Path.cwd(), Path(base).resolve(), *Path(base).resolve().parents]
+    for place in places:
+        found = place / path
+        if found.is_file():
+            if path.suffix == ".scn":  # keeps the table's name, so rows still match by it
+                return ScenarioRef(name, text=read_text(found, "scenario"))
+            return ScenarioRef(str(found))
+    raise StudyError(f"scenario file {name} not found",
+                     notes=tuple(f"looked in {place}" for place in dict.fromkeys(places)),
+                     hint="run from the folder the batch ran in, or give the batch absolute paths")
 
 
 def read_ratings(path: str | Path, *, root: str | None = None, text: str | None = None) -> Ratings:
@@ -148,11 +162,13 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
         name = (row["scenario"] or "").strip()
         if name not in refs:
             try:
-                ref = ref_for(name, root)
+                ref = ref_for(name, root, base=None if path is None else Path(path).parent)
                 ref.load()
             except ElotError as error:
-                raise fail(f"unknown scenario {name!r}: {error.message}", line, "scenario",
-                           hint="use the scenario column of an elot batch table") from None
+                failure = fail(f"unknown scenario {name!r}: {error.message}", line, "scenario",
+                               hint=error.hint if error.notes else "use the scenario column of an elot batch table")
+                failure.notes = error.notes  # where a file was looked for
+                raise failure from None
             refs[name] = ref
         scenario = refs[name].load()
         mode = (row["mode"] or "").strip()

@@ -22,7 +22,8 @@ import numpy as np
 from elot.btom.agent import (DEFAULT_MAX_STEPS, Simulation, SimulationError, describe_belief, describe_hidden,
                              simulate)
 from elot.btom.inference import infer
-from elot.btom.scenario import Scenario, format_scn, parse_scn_text
+from elot.btom.scenario import Scenario
+from elot.btom.scn import format_scn, parse_scn_text
 from elot.btom.world import Action, WorldState
 from elot.settings import DEFAULT_BETA
 

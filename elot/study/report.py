@@ -12,8 +12,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 import textwrap
 from collections import defaultdict
@@ -22,6 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
+from elot.output import csv_text
 from elot.study.fit import Ratings, bootstrap
 from elot.study.params import FIGURE_MARK, StudyError, atomic_output, check_replace
 
@@ -82,9 +81,10 @@ def summary_markdown(rows: Sequence[dict]) -> str:
 
 def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = None, *, force: bool = False,
            formats: Sequence[str] = ("png", "svg"), curves: bool = True, storyboards: bool = True,
-           root: str | None = None) -> list[Path]:
-    """Write the summary table and figures into ``outdir``; returns the files written.
-    ``root`` is the dataset folder, for drawing the maps of dataset scenarios."""
+           root: str | None = None, inputs: Sequence[str | Path] = ()) -> list[Path]:
+    """Write the summary table and figures into ``outdir``; returns the files written
+    (never over ``inputs``, the files the report was made from). ``root`` is the dataset
+    folder, for drawing the maps of dataset scenarios in storyboards."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -94,15 +94,11 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
         raise StudyError("the batch table has no rows", hint="run elot batch first")
     outdir = Path(outdir)
     for name in ("summary.csv", "summary.md", *(f"scatter.{fmt}" for fmt in formats)):
-        check_replace(outdir / name, force=force)   # before anything is written
+        check_replace(outdir / name, force=force, inputs=inputs)   # before anything is written
     written: list[Path] = []
     rows = summary(table, ratings)
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    for name, text in (("summary.csv", buffer.getvalue()), ("summary.md", summary_markdown(rows))):
-        with atomic_output(outdir / name, force=force) as handle:
+    for name, text in (("summary.csv", csv_text(rows)), ("summary.md", summary_markdown(rows))):
+        with atomic_output(outdir / name, force=force, inputs=inputs) as handle:
             handle.write(text)
         written.append(outdir / name)
     if ratings is not None:
@@ -122,7 +118,7 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
             ax.set_xlabel("model L")
             ax.set_ylabel("mean human rating")
         for fmt in formats:
-            _save_keep(fig, outdir / f"scatter.{fmt}", written, force)
+            _save_keep(fig, outdir / f"scatter.{fmt}", written, force, inputs)
         plt.close(fig)
     if curves:
         first = _settings(table[0])
@@ -155,15 +151,15 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
             ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
             slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", scenario).strip("_")
             for fmt in formats:
-                _save_keep(fig, outdir / f"curves-{slug}.{fmt}", written, force)
+                _save_keep(fig, outdir / f"curves-{slug}.{fmt}", written, force, inputs)
             plt.close(fig)
     if ratings is not None and storyboards:
-        written += _storyboards(table, ratings, outdir, formats, force, root)
+        written += _storyboards(table, ratings, outdir, formats, force, root, inputs)
     return written
 
 
 def _storyboards(table: Sequence[dict], ratings: Ratings, outdir: Path, formats: Sequence[str], force: bool,
-                 root: str | None) -> list[Path]:
+                 root: str | None, inputs: Sequence[str | Path] = ()) -> list[Path]:
     """One storyboard per rated scenario: its statements' L under each model in the table
     (each model's first settings) and the human mean ± s.e. (see module docstring)."""
     from elot.draw.storyboard import StoryStatement
@@ -204,14 +200,14 @@ def _storyboards(table: Sequence[dict], ratings: Ratings, outdir: Path, formats:
                          name=scenario_name if scenario_name.startswith("exp") else scenario.name)
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", scenario_name).strip("_")
         for fmt in formats:
-            _save_keep(fig, outdir / f"storyboard-{slug}.{fmt}", written, force)
+            _save_keep(fig, outdir / f"storyboard-{slug}.{fmt}", written, force, inputs)
     return written
 
 
-def _save_keep(fig, path: Path, written: list[Path], force: bool = False) -> None:
+def _save_keep(fig, path: Path, written: list[Path], force: bool = False, inputs: Sequence = ()) -> None:
     suffix = path.suffix.lstrip(".")
     mark = FIGURE_MARK.decode()
     metadata = {"Date": None, "Creator": mark} if suffix == "svg" else {"Software": mark}
-    with atomic_output(path, "wb", force=force) as handle:
+    with atomic_output(path, "wb", force=force, inputs=inputs) as handle:
         fig.savefig(handle, format=suffix, dpi=120, bbox_inches="tight", metadata=metadata)
     written.append(path)

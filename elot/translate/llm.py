@@ -495,6 +495,11 @@ def load_language_model(path: str):
     if p.is_dir():
         from guidance import models
 
+        import importlib.util
+
+        if importlib.util.find_spec("transformers") is None:  # guidance raises a bare Exception
+            raise TranslationError(f"{p} is a transformers model directory, but transformers is not installed",
+                                   hint="pip install 'elot[llm]' (torch and transformers<4.58), or use a GGUF file")
         try:
             with quiet():
                 return models.Transformers(str(p), echo=False, local_files_only=True)

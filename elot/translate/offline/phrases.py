@@ -108,7 +108,8 @@ def parse_boxes(text: str, vocab: Vocabulary) -> Boxes:
 def _check_color(word: str, vocab: Vocabulary) -> str:
     if word not in vocab.colors:
         known = ", ".join(sorted(vocab.colors))
-        raise Unknown(f"there is no colour {word!r} in this scenario", f"its colours are {known}")
+        raise Unknown(f"there is no colour {word!r} in this scenario",
+                      f"its colours are {known}" if known else "it has no colours: name the key without one")
     return word
 
 
