@@ -164,7 +164,7 @@ def test_report_figures(tmp_path):
     table, ratings, report = tmp_path / "t.csv", tmp_path / "r.csv", tmp_path / "report"
     report.mkdir()
     assert run_elot("batch", spec, "default", "--model", "full,non-planning", "-o", str(table)).returncode == 0
-    assert run_elot("simulate", str(table), "-o", str(ratings)).returncode == 0
+    assert run_elot("simulate", str(table), "--model", "full", "-o", str(ratings)).returncode == 0
     result = run_elot("report", str(table), "--ratings", str(ratings), "-o", str(report), "--format", "png")
     assert result.returncode == 0, result.stderr
     names = sorted(p.name for p in report.iterdir())
@@ -191,7 +191,7 @@ def test_report_scatter_labels_do_not_overlap(tmp_path):
     spec = TWO_DOORS
     table, ratings = tmp_path / "t.csv", tmp_path / "r.csv"
     assert run_elot("batch", spec, "--model", "full,true-belief,non-planning", "-o", str(table)).returncode == 0
-    assert run_elot("simulate", str(table), "-o", str(ratings)).returncode == 0
+    assert run_elot("simulate", str(table), "--model", "full", "-o", str(ratings)).returncode == 0
     import unittest.mock as mock
 
     from elot.study.batch import read_table
