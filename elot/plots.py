@@ -15,19 +15,9 @@ from typing import Mapping, Sequence
 
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Circle, Polygon, Rectangle
 
 from elot.errors import ElotError
 from elot.output import check_target, elot_png, write_output
-
-#: matplotlib colours for the colours scenarios use.
-COLOURS = {"red": "#d62728", "blue": "#1f77b4", "yellow": "#e6b800", "green": "#2ca02c",
-           "orange": "#ff7f0e", "purple": "#9467bd", "pink": "#e377c2", "white": "#dddddd"}
-
-
-def _colour(name: str | None) -> str:
-    return COLOURS.get(name or "", name or "#7f7f7f")
-
 
 #: Line styles and markers that keep curves apart when their values coincide (colour is
 #: not enough: curves drawn on top of one another hide each other). ":" is left to the
@@ -98,16 +88,12 @@ def statements_figure(
     return fig
 
 
-def _wrap(label: str, width: int = 58, max_lines: int = 4) -> str:
-    """A legend label wrapped at ``width``; one longer than ``max_lines`` lines keeps its
-    start and its end (where statements usually differ: the object, the box, the colour),
-    with an ellipsis between."""
+def _wrap(label: str, width: int = 58) -> str:
+    """A legend label wrapped at ``width``, whole (the figure grows to hold it: statements
+    often differ only at their end, in the object, the box or the colour)."""
     import textwrap
 
-    lines = textwrap.wrap(label, width, break_long_words=True, subsequent_indent="   ")
-    if len(lines) > max_lines:
-        lines = lines[: max_lines // 2] + ["   …"] + lines[-(max_lines - max_lines // 2):]
-    return "\n".join(lines)
+    return "\n".join(textwrap.wrap(label, width, break_long_words=True, subsequent_indent="   "))
 
 
 def curves(fig: Figure, gid: str | None = None) -> list[Line2D]:
@@ -120,65 +106,25 @@ def curves(fig: Figure, gid: str | None = None) -> list[Line2D]:
 
 
 def map_figure(states: Sequence, t: int | None = None, *, title: str | None = None) -> Figure:
-    """The map at step ``t`` (default the last) of the true states ``s_0..s_T``: walls,
-    doors (hatched while locked, pale once unlocked), boxes (filled while closed), keys
-    that can be seen, gems (hollow once collected), the agent, where it started and the
-    path walked so far; a legend, and a line saying what the agent holds."""
+    """The map at step ``t`` (default the last) of the true states ``s_0..s_T``, drawn by
+    :class:`elot.draw.board.Board` as stimuli and storyboards draw it: walls, doors
+    (filled with a keyhole while locked, dashed once unlocked), numbered boxes (pale once
+    opened), keys that can be seen, gems (dashed once collected), the agent, where it
+    started and the path walked so far, the inventory row; a legend, and a line saying
+    what the agent holds."""
+    from elot.draw.board import Board
+
     if not states:
         raise ElotError("no states to draw")
     t = len(states) - 1 if t is None else t
     state = states[t]
     layout = state.layout
-    fig = Figure(figsize=(0.6 * layout.width + 3.4, max(0.6 * layout.height + 1.3, 3.6)),
+    fig = Figure(figsize=(0.55 * layout.width + 3.4, max(0.55 * (layout.height + 1.4) + 1.3, 3.8)),
                  constrained_layout=True)
-    ax = fig.subplots()
-    ax.set_xlim(0.5, layout.width + 0.5)
-    ax.set_ylim(layout.height + 0.5, 0.5)
-    ax.set_aspect("equal")
-    ax.set_xticks(range(1, layout.width + 1))
-    ax.set_yticks(range(1, layout.height + 1))
-    ax.tick_params(labelsize=7, length=0)
-    ax.set_facecolor("#f7f7f2")
-
-    def cell(pos, **kw):
-        ax.add_patch(Rectangle((pos[0] - 0.5, pos[1] - 0.5), 1, 1, **kw))
-
-    def diamond(pos, **kw):
-        return Polygon([(pos[0], pos[1] - 0.3), (pos[0] + 0.25, pos[1]), (pos[0], pos[1] + 0.3),
-                        (pos[0] - 0.25, pos[1])], zorder=3, **kw)
-
-    def key_shape(pos, **kw):
-        return Polygon([(pos[0] - 0.2, pos[1] + 0.15), (pos[0] + 0.2, pos[1] + 0.15),
-                        (pos[0], pos[1] - 0.2)], zorder=3, **kw)
-
-    for pos in layout.walls:
-        cell(pos, color=_WALL)
-    for door, pos, colour in layout.doors:
-        locked = door in state.locked
-        cell(pos, facecolor=_colour(colour), alpha=1.0 if locked else 0.25,
-             hatch="xx" if locked else None, edgecolor="black", linewidth=0.8)
-    for box, pos in layout.boxes:
-        closed = box in state.closed
-        ax.add_patch(Rectangle((pos[0] - 0.35, pos[1] - 0.3), 0.7, 0.6,
-                               facecolor=_BOX if closed else "none", edgecolor=_BOX_EDGE, linewidth=1.5))
-        ax.text(pos[0], pos[1] + 0.42, box, ha="center", va="center", fontsize=6)
-    for key, ks in state.keys:
-        if ks.where[0] == "cell" or (ks.where[0] == "box" and ks.where[1] not in state.closed):
-            ax.add_patch(key_shape(state.item_pos(key), color=_colour(ks.colour)))
-    for gem, pos in layout.gems:
-        if not layout.in_bounds(pos):
-            continue
-        if gem in state.held_gems:      # collected: where it was, hollow
-            ax.add_patch(diamond(pos, facecolor="none", edgecolor=_GEM, linewidth=1.2, linestyle="--"))
-            ax.text(pos[0], pos[1] + 0.42, f"{gem} ✓", ha="center", va="center", fontsize=6)
-        else:
-            ax.add_patch(diamond(pos, color=_GEM))
-            ax.text(pos[0], pos[1] + 0.42, gem, ha="center", va="center", fontsize=6)
-    xs = [s.agent_pos[0] for s in states[: t + 1]]
-    ys = [s.agent_pos[1] for s in states[: t + 1]]
-    ax.plot(xs, ys, color=_PATH, linewidth=2, alpha=0.8, gid="path", zorder=2)
-    ax.add_patch(Circle(states[0].agent_pos, 0.12, facecolor="white", edgecolor="black", zorder=4))
-    ax.add_patch(Circle(state.agent_pos, 0.28, color="black", zorder=4))
+    ax, inventory = fig.subplots(2, 1, gridspec_kw={"height_ratios": [layout.height, 1.0]})
+    board = Board(ax, layout, inventory_ax=inventory, trail=None, labels=True)
+    board.draw_static()
+    board.draw_state(states, t)
     held = [f"{key} ({ks.colour} key)" if ks.colour else key
             for key, ks in state.keys if ks.where[0] == "held"] + sorted(state.held_gems)
     ax.set_title(title or f"t = {t}", loc="left", fontsize=10)
@@ -189,30 +135,31 @@ def map_figure(states: Sequence, t: int | None = None, *, title: str | None = No
     return fig
 
 
-_WALL, _BOX, _BOX_EDGE, _GEM, _PATH = "#404040", "#a0522d", "#5c2e0e", "#c71585", "#17becf"
-
-
 def _map_legend(colours: Sequence[str]) -> list:
-    """Proxy artists for the map's legend: every kind of thing drawn, then the colours."""
+    """Proxy artists for the map's legend: every kind of thing drawn, then the colours
+    (with the initial printed on doors and keys of that colour)."""
     from matplotlib.lines import Line2D as L
     from matplotlib.patches import Patch
 
+    from elot.draw import palette
+
     handles = [
-        Patch(facecolor=_WALL, label="wall"),
-        Patch(facecolor="0.6", hatch="xx", edgecolor="black", label="locked door (its colour)"),
-        Patch(facecolor="0.6", alpha=0.25, edgecolor="black", label="unlocked door"),
-        Patch(facecolor=_BOX, edgecolor=_BOX_EDGE, label="closed box"),
-        Patch(facecolor="none", edgecolor=_BOX_EDGE, label="opened box"),
-        L([], [], marker="v", color="0.4", linestyle="none", markersize=7, label="key (its colour)"),
-        L([], [], marker="D", color=_GEM, linestyle="none", markersize=6, label="gem"),
-        L([], [], marker="D", markerfacecolor="none", markeredgecolor=_GEM, linestyle="none",
-          markersize=6, label="gem collected ✓"),
-        L([], [], marker="o", color="black", linestyle="none", markersize=8, label="agent"),
+        Patch(facecolor=palette.WALL, label="wall"),
+        Patch(facecolor="0.6", edgecolor="black", label="locked door (its colour)"),
+        Patch(facecolor="none", edgecolor="0.4", linestyle="--", label="unlocked door"),
+        Patch(facecolor=palette.BOX, edgecolor=palette.BOX_EDGE, label="closed box"),
+        Patch(facecolor=palette.BOX_OPEN, edgecolor=palette.BOX_EDGE, linestyle="--", label="opened box"),
+        L([], [], marker=r"$\multimap$", color="0.3", linestyle="none", markersize=9, label="key (its colour)"),
+        L([], [], marker="h", color=palette.GEM_FILL, markeredgecolor=palette.GEM_EDGE, linestyle="none",
+          markersize=8, label="gem (one shape each)"),
+        L([], [], marker="h", markerfacecolor="none", markeredgecolor=palette.GEM_EDGE, linestyle="none",
+          markersize=8, label="gem collected ✓"),
+        L([], [], marker="o", color=palette.AGENT, linestyle="none", markersize=8, label="agent"),
         L([], [], marker="o", markerfacecolor="white", markeredgecolor="black", linestyle="none",
           markersize=4, label="agent's start"),
-        L([], [], color=_PATH, linewidth=2, label="path walked"),
+        L([], [], color=palette.TRAIL, marker=">", markersize=5, linewidth=1, label="path walked"),
     ]
-    return handles + [Patch(facecolor=_colour(c), label=c) for c in colours]
+    return handles + [Patch(facecolor=palette.colour(c), label=f"{c} ({palette.letter(c)})") for c in colours]
 
 
 def save(fig: Figure, path: str | Path, metadata: Mapping[str, object] | None = None, *, dpi: int = 110,

@@ -63,7 +63,7 @@ def test_map_has_a_legend_and_shows_what_is_held_and_collected():
     ax = fig.axes[0]
     legend = [text.get_text() for text in ax.get_legend().get_texts()]
     for entry in ("wall", "locked door (its colour)", "closed box", "opened box", "gem collected ✓",
-                  "agent", "path walked", "red"):
+                  "agent", "path walked", "red (R)"):
         assert entry in legend
     assert ax.get_xlabel() == "holds: gem2"
     assert any(text.get_text() == "gem2 ✓" for text in ax.texts)

@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "elot.cli.repl",       # repl, plot, map
     "elot.cli.study",      # batch, fit, simulate, report
     "elot.cli.plan",       # plan (simulate the agent in a map into a new scenario)
+    "elot.cli.materials",  # stimuli, storyboard, design
 )
 
 

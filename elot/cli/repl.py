@@ -118,8 +118,9 @@ def _plot_command(args) -> int:
         for gem, p in session.goal_posterior(t):
             goals.setdefault(gem, []).append(p)
     fig = plots.statements_figure(
-        f"{session.name} — model {session.model}, β={session.beta:.3g}"
-        + ("" if session.conventions == "elot" else f", {session.conventions} conventions"), series, goals,
+        f"{session.name}: statements' normalized likelihood and the goal posterior over time "
+        f"(model {session.model}, β={session.beta:.3g}"
+        + ("" if session.conventions == "elot" else f", {session.conventions} conventions") + ")", series, goals,
         session.judgments(), true_goal=getattr(session.scenario, "true_goal", None))
     out = plots.save(fig, args.output, {"scenario": session.name, "statements": len(series),
                                         "goals": len(goals), "judgments": session.judgments(),
@@ -139,7 +140,7 @@ def _map_command(args) -> int:
     t = len(states) - 1 if args.time is None else args.time
     if not 0 <= t < len(states):
         raise ElotError(f"time {t} is outside this scenario", hint=f"steps run from 0 to {len(states) - 1}")
-    fig = plots.map_figure(states, t, title=f"{scenario.name}  t = {t}/{len(states) - 1}")
+    fig = plots.map_figure(states, t, title=f"{scenario.name}: the map after {t} of {len(states) - 1} actions")
     out = plots.save(fig, args.output, {"scenario": scenario.name, "t": t}, force=args.force)
     print(f"wrote {out}")
     return EXIT_OK

@@ -157,13 +157,16 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "report", help="Figures and a summary table from a batch table (and ratings).",
         description="Write summary.md/.csv (per settings: mean L; r and 95% CI with ratings), a model-vs-human "
-        "scatter per model (with --ratings) and score-over-time curves per scenario.")
+        "scatter per model (with --ratings), score-over-time curves per scenario, and with --ratings a "
+        "storyboard per rated scenario (the paper's Figure 4).")
     p.add_argument("table", metavar="TABLE")
     p.add_argument("--ratings", metavar="RATINGS.csv")
     options.add_labtom_option(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR", type=options.output_file, help="the folder to write into")
     p.add_argument("--format", default="png,svg", help="figure formats (default: %(default)s)")
     p.add_argument("--no-curves", action="store_true", help="skip the per-scenario curves")
+    p.add_argument("--no-storyboards", action="store_true",
+                   help="skip the per-scenario storyboards drawn when ratings are given")
     options.add_force_option(p)
     p.set_defaults(func=report_command)
 
@@ -325,7 +328,8 @@ def report_command(args) -> int:
         if fmt not in ("png", "svg"):
             raise StudyError(f"--format: unknown figure format {fmt!r}", hint="use png, svg or png,svg")
     written = report(table, Path(args.output), ratings, force=args.force, formats=formats,
-                     curves=not args.no_curves, inputs=[p for p in (args.table, args.ratings) if p])
+                     curves=not args.no_curves, storyboards=not args.no_storyboards, root=args.labtom,
+                     inputs=[p for p in (args.table, args.ratings) if p])
     print(f"wrote {count(len(written), 'file')} to {args.output}", file=sys.stderr)
     for line in Failures.of(table).lines():
         print(line, file=sys.stderr)

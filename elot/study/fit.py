@@ -78,6 +78,8 @@ class Ratings:
     #: The setting columns of simulated ratings (model, beta, ...) with every value seen;
     #: empty for human ratings, which have none.
     settings: dict[str, set[str]] = field(default_factory=dict)
+    #: standard error of each mean rating (0 where a key has one rating)
+    se: np.ndarray | None = None
 
     @cached_property
     def by_key(self) -> dict[tuple[str, str, int, str], float]:
@@ -151,6 +153,7 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
                        hint=f"the header needs {', '.join(REQUIRED)} (found: {', '.join(header) or 'nothing'})")
     factor_names = [c for c in header if c not in KNOWN]
     sums: dict[Key, float] = defaultdict(float)
+    squares: dict[Key, float] = defaultdict(float)
     counts: dict[Key, int] = defaultdict(int)
     said: dict[Key, str] = {}
     factors: dict[Key, dict[str, str]] = {}
@@ -208,6 +211,7 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
                        hint="give the formula in a formula column, or a sentence the translator reads") from None
         key = Key(name, mode, t, formula)
         sums[key] += rating
+        squares[key] += rating * rating
         counts[key] += 1
         said.setdefault(key, statement)
         factors.setdefault(key, {f: (row.get(f) or "").strip() for f in factor_names})
@@ -222,7 +226,16 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
         statements=[said[k] for k in keys],
         factors={f: [factors[k][f] for k in keys] for f in factor_names},
         refs=refs, skipped=skipped, settings=settings,
+        se=np.array([_standard_error(sums[k], squares[k], counts[k]) for k in keys]),
     )
+
+
+def _standard_error(total: float, squares: float, n: int) -> float:
+    """The standard error of a mean from the sum and the sum of squares of n values."""
+    if n < 2:
+        return 0.0
+    variance = max(squares - total * total / n, 0.0) / (n - 1)
+    return math.sqrt(variance / n)
 
 
 def _statement_by_id(ref: ScenarioRef, statement_id: str) -> str | None:

@@ -3,6 +3,9 @@
 * ``scatter.{png,svg}`` — model L vs mean human rating, one panel per model, with r
   (like the paper's Figure 4, first row); only with ratings;
 * ``curves-<scenario>.{png,svg}`` — each statement's L over the judgment points;
+* ``storyboard-<scenario>.{png,svg}`` — with ratings, the paper's Figure-4 layout per
+  rated scenario: its map at each judgment point over each statement's L under every
+  model in the table (the first solid) and the human mean ± s.e. beside it;
 * ``summary.md`` / ``summary.csv`` — per model (and β): statements, mean L, and r with
   its bootstrap interval when ratings are given.
 """
@@ -10,6 +13,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 from collections import defaultdict
 from pathlib import Path
 from typing import Sequence
@@ -76,10 +80,11 @@ def summary_markdown(rows: Sequence[dict]) -> str:
 
 
 def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = None, *, force: bool = False,
-           formats: Sequence[str] = ("png", "svg"), curves: bool = True,
-           inputs: Sequence[str | Path] = ()) -> list[Path]:
+           formats: Sequence[str] = ("png", "svg"), curves: bool = True, storyboards: bool = True,
+           root: str | None = None, inputs: Sequence[str | Path] = ()) -> list[Path]:
     """Write the summary table and figures into ``outdir``; returns the files written
-    (never over ``inputs``, the files the report was made from)."""
+    (never over ``inputs``, the files the report was made from). ``root`` is the dataset
+    folder, for drawing the maps of dataset scenarios in storyboards."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -99,7 +104,11 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
     if ratings is not None:
         rated = ratings.by_key
         settings = [s for s in dict.fromkeys(_settings(r) for r in table)]
-        fig, axes = plt.subplots(1, len(settings), figsize=(3.6 * len(settings), 3.6), squeeze=False)
+        # constrained layout: each panel's axis labels get their own room
+        fig, axes = plt.subplots(1, len(settings), figsize=(3.8 * len(settings) + 0.4, 4.0), squeeze=False,
+                                 constrained_layout=True)
+        fig.suptitle("Model L against the mean human rating of each statement at each judgment point",
+                     fontsize=10)
         for ax, setting in zip(axes[0], settings):
             scored = [r for r in table if _settings(r) == setting and _float(r["L"]) is not None]
             L, y = _pairs(scored, rated)
@@ -107,7 +116,7 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
             r = np.corrcoef(L, y)[0, 1] if len(L) >= 3 and L.std() > 0 and y.std() > 0 else float("nan")
             ax.set_title(f"{setting[0]} (β={float(setting[1]):.3g})  r = {r:.2f}", fontsize=9)
             ax.set_xlabel("model L")
-            ax.set_ylabel("mean rating")
+            ax.set_ylabel("mean human rating")
         for fmt in formats:
             _save_keep(fig, outdir / f"scatter.{fmt}", written, force, inputs)
         plt.close(fig)
@@ -118,27 +127,80 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
             if _settings(r) == first and _float(r["L"]) is not None:
                 by_scenario[r["scenario"]].append(r)
         for scenario, rows_ in by_scenario.items():
-            fig, ax = plt.subplots(figsize=(6, 3.5))
             series: dict[tuple, list[tuple[int, float]]] = defaultdict(list)
             for r in rows_:
                 series[(r["statement_id"], r["mode"], r["statement"])].append((int(r["t"]), float(r["L"])))
+            # every statement in full in the legend (wrapped, never cut): the figure grows with it
+            labels = {key: textwrap.fill(f"[{key[1][:3]}] {key[2]}", 70, subsequent_indent="      ")
+                      for key in series}
+            lines = sum(label.count("\n") + 1 for label in labels.values())
+            fig, ax = plt.subplots(figsize=(11, max(3.5, 0.9 + 0.15 * lines)), constrained_layout=True)
             times = sorted({t for s in series.values() for t, _ in s})
             for (sid, mode, text), points in series.items():
                 points.sort()
                 ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3,
-                        label=f"[{mode[:3]}] {text[:40]}")
+                        label=labels[(sid, mode, text)])
             for t in times:
                 ax.axvline(t, color="grey", lw=0.5, ls=":")
             ax.set_ylim(-0.05, 1.05)
             ax.set_xlabel("judgment point t")
             ax.set_ylabel("L")
-            ax.set_title(f"{scenario} — {first[0]}, β={float(first[1]):.3g}", fontsize=9)
-            if len(series) <= 12:
-                ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1, 0.5))
+            ax.set_title(f"{rows_[0]['map'] if '/' in scenario and not scenario.startswith('exp') else scenario}: "
+                         f"each statement's L over the judgment points ({first[0]}, "
+                         f"β={float(first[1]):.3g})", fontsize=9, loc="left")
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
             slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", scenario).strip("_")
             for fmt in formats:
                 _save_keep(fig, outdir / f"curves-{slug}.{fmt}", written, force, inputs)
             plt.close(fig)
+    if ratings is not None and storyboards:
+        written += _storyboards(table, ratings, outdir, formats, force, root, inputs)
+    return written
+
+
+def _storyboards(table: Sequence[dict], ratings: Ratings, outdir: Path, formats: Sequence[str], force: bool,
+                 root: str | None, inputs: Sequence[str | Path] = ()) -> list[Path]:
+    """One storyboard per rated scenario: its statements' L under each model in the table
+    (each model's first settings) and the human mean ± s.e. (see module docstring)."""
+    from elot.draw.storyboard import StoryStatement
+    from elot.errors import ElotError
+    from elot.study.fit import ref_for
+    from elot.study.storyboard import attach_ratings, storyboard
+
+    written: list[Path] = []
+    rated = {k.scenario for k in ratings.keys}
+    models: dict[str, tuple] = {}
+    for r in table:
+        models.setdefault(r["model"], _settings(r))
+    for scenario_name in dict.fromkeys(r["scenario"] for r in table):
+        if scenario_name not in rated:
+            continue
+        try:
+            scenario = (ratings.refs.get(scenario_name) or ref_for(scenario_name, root)).load()
+        except ElotError:
+            continue                     # a table from elsewhere: its scenario cannot be drawn here
+        statements: dict[tuple, StoryStatement] = {}
+        values: dict[tuple, dict[int, float]] = defaultdict(dict)
+        points = sorted({int(r["t"]) for r in table if r["scenario"] == scenario_name})
+        for r in table:
+            if r["scenario"] != scenario_name or models.get(r["model"]) != _settings(r):
+                continue
+            key = (r["statement_id"], r["mode"], r["formula"])
+            st = statements.setdefault(key, StoryStatement(r["statement"], r["mode"], formula=r["formula"] or None))
+            if _float(r["L"]) is None:
+                st.note = f"not scored: {r.get('error', '')}".strip()
+            else:
+                values[(key, r["model"])][int(r["t"])] = float(r["L"])
+        for (key, model), by_t in values.items():
+            statements[key].model[model] = [by_t.get(t) for t in points]
+        chosen = list(statements.values())
+        attach_ratings(chosen, ratings, scenario_name, points)
+        first = models[next(iter(models))]
+        fig = storyboard(scenario, chosen, list(models), points=points, beta=float(first[1]),
+                         name=scenario_name if scenario_name.startswith("exp") else scenario.name)
+        slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", scenario_name).strip("_")
+        for fmt in formats:
+            _save_keep(fig, outdir / f"storyboard-{slug}.{fmt}", written, force, inputs)
     return written
 
 

@@ -1,0 +1,267 @@
+"""``elot stimuli``, ``elot storyboard`` and ``elot design``: the materials of a new
+experiment (see docs/experiments.md): the animations participants watch, the paper's
+storyboard figure, and which candidate statements are worth asking."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+from elot.cli import options
+from elot.settings import DEFAULT_BETA, DEFAULT_K, check_variant
+
+
+def _default_jobs() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def _cell_pixels(text: str) -> int:
+    """``--cell``: a whole number of pixels, 16 to 200 (smaller is illegible, larger a waste)."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--cell must be a whole number of pixels, not {text!r}") from None
+    if not 16 <= value <= 200:
+        raise argparse.ArgumentTypeError(f"--cell must be between 16 and 200 pixels, not {value}")
+    return value
+
+
+def register(subparsers) -> None:
+    """Add ``stimuli``, ``storyboard`` and ``design``."""
+    p = subparsers.add_parser(
+        "stimuli", help="Render a stimulus set: one animation per judgment segment, and stimuli.json.",
+        description="For each scenario, one animated GIF per segment between judgment points (and MP4 when "
+        "ffmpeg is on the PATH), showing the agent's trail, the inventory, doors, keys and gems, and numbered "
+        "boxes; plus stimuli.json in the schema of the paper's survey (name, goal, images, times, statements, "
+        "relevant_colors, relevant_boxes, length). The folder is written whole or not at all.")
+    p.add_argument("scenarios", nargs="+", metavar="SCENARIO",
+                   help=".scn files or globs, example names, dataset plan ids (1_1, exp2_current/1_1), or 'all'")
+    options.add_labtom_option(p)
+    p.add_argument("--exp", default="exp2_current", help="dataset experiments for plan ids and 'all' "
+                   "(default: %(default)s)")
+    p.add_argument("-o", "--output", required=True, metavar="DIR", type=options.output_file,
+                   help="the folder to write (created; replaced only if it is a stimulus set elot wrote)")
+    p.add_argument("--jobs", "-j", type=options.number("jobs"), default=_default_jobs(),
+                   help="worker processes (default: %(default)s)")
+    p.add_argument("--cell", type=_cell_pixels, default=44, metavar="PX",
+                   help="pixels per map cell (default: %(default)s)")
+    p.add_argument("--from-start", action="store_true",
+                   help="each animation replays the plan from its start up to its judgment point (default: "
+                   "from the previous judgment point)")
+    mp4 = p.add_mutually_exclusive_group()
+    mp4.add_argument("--mp4", action="store_true", default=None, help="also write MP4 (needs ffmpeg; the "
+                     "default when ffmpeg is on the PATH)")
+    mp4.add_argument("--no-mp4", dest="mp4", action="store_false", help="GIF only")
+    p.set_defaults(func=stimuli_command)
+
+    p = subparsers.add_parser(
+        "storyboard", help="The paper's Figure-4 layout: map frames at the judgment points over statement curves.",
+        description="A row of map frames at the judgment points; below them each statement's normalized "
+        "likelihood L over the judgment points (solid: the first --model; dashed: the others), with the human "
+        "mean ± s.e. beside it when --ratings are given; statements labelled S1..Sn with their full text below.")
+    options.add_scenario_options(p, plan=False)
+    options.add_statement_options(p)
+    p.add_argument("--ratings", metavar="RATINGS.csv", help="human ratings (elot fit's format)")
+    p.add_argument("--model", default="full", help="models, comma-separated; the first solid, the others "
+                   "dashed (default: %(default)s)")
+    p.add_argument("--beta", type=options.number("beta"), default=None, help="β (default: 2^1.5)")
+    p.add_argument("--k", type=options.number("k"), default=DEFAULT_K, help="particles per belief")
+    options.add_formula_options(p)
+    p.add_argument("-o", "--output", required=True, metavar="FILE", type=options.output_file,
+                   help="a .png, .svg or .pdf file")
+    options.add_force_option(p)
+    p.set_defaults(func=storyboard_command)
+
+    p = subparsers.add_parser(
+        "design", help="Rank candidate statements by how informative they are at a scenario's judgment points.",
+        description="For each scenario and each candidate statement (English or ELoT): L at every judgment "
+        "point under the full model, its range over the points, how far each ablation's L is from the full "
+        "model's, and flags for statements that are useless to ask (constant, or ill-typed). Sorted by "
+        "informativeness (range, then disagreement).")
+    p.add_argument("scenarios", nargs="+", metavar="SCENARIO",
+                   help=".scn files, example names, dataset plan ids, or 'all'")
+    options.add_labtom_option(p)
+    p.add_argument("--exp", default="exp2_current", help="dataset experiments for plan ids and 'all' "
+                   "(default: %(default)s)")
+    p.add_argument("--statements", required=True, metavar="FILE", help="candidate statements, one per line")
+    options.add_mode_option(p)
+    p.add_argument("--ablations", default="true-belief,non-planning",
+                   help="models compared with the full one (default: %(default)s; '' for none)")
+    p.add_argument("--beta", type=options.number("beta"), default=None, help="β (default: 2^1.5)")
+    options.add_formula_options(p)
+    p.add_argument("--csv", metavar="OUT.csv", type=options.output_file, help="write the table as CSV")
+    p.add_argument("--figure", metavar="OUT", type=options.output_file, help="write the chart (.png, .svg or .pdf)")
+    options.add_force_option(p)
+    p.set_defaults(func=design_command)
+
+
+@contextlib.contextmanager
+def _progress(label: str):
+    """A ``progress(done, total)`` callback drawing a bar on a terminal (else None)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
+def stimuli_command(args) -> int:
+    from elot.output import count
+    from elot.study.batch import expand_scenarios
+    from elot.study.stimuli import check_folder, make_stimuli
+
+    check_folder(args.output)            # before the scenarios are read and drawn
+    refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[e for e in args.exp.split(",") if e])
+    try:
+        with _progress(f"stimuli ({count(len(refs), 'scenario')})") as progress:
+            made = make_stimuli(refs, args.output, jobs=args.jobs, mp4=args.mp4, cell_px=args.cell,
+                                from_start=args.from_start, progress=progress)
+    except KeyboardInterrupt:
+        print(f"interrupted: {args.output} was not written", file=sys.stderr)
+        return 130
+    images = sum(len(e["images"]) for e in made.entries)
+    frames = sum(sum(v) for v in made.frames.values())
+    kinds = "GIF and MP4" if made.mp4 else "GIF"
+    print(f"wrote {count(len(made.entries), 'scenario')} ({images} {kinds} animations, "
+          f"{count(frames, 'frame')}) and stimuli.json to {made.folder}", file=sys.stderr)
+    return 0
+
+
+def _statement_candidates(args, scenario, items=None):
+    """The statements the options give (``given``), else the scenario's own."""
+    from elot.btom.dataset import read_statements
+    from elot.study.storyboard import Candidate
+
+    given = [Candidate(text, args.mode) for text in args.statement]
+    if args.statements:
+        given += [Candidate(s.text, s.mode) for s in read_statements(args.statements, args.mode)]
+    if given:
+        return given
+    if items is not None:
+        return [Candidate(i.text, i.mode, given=False) for i in items]
+    return [Candidate(s.text, s.mode, given=False) for s in scenario.statements]
+
+
+def _refuse_failures(statements, candidates) -> None:
+    from elot.study.params import StudyError
+
+    bad = [(c, st) for c, st in zip(candidates, statements) if c.given and st.error is not None]
+    for c, st in bad:
+        print(f"{c.text}: {st.note}", file=sys.stderr)
+    if bad:
+        raise StudyError(f"{len(bad)} of {len(statements)} statement(s) could not be scored",
+                         hint="fix the statements above")
+
+
+def storyboard_command(args) -> int:
+    from elot.draw.storyboard import check_figure_target, save_figure
+    from elot.study.batch import expand_scenarios, scenario_items
+    from elot.study.params import StudyError
+    from elot.study.storyboard import attach_ratings, judgment_points, score_candidates, storyboard
+
+    inputs = [p for p in (args.ratings, args.statements) if p]
+    check_figure_target(args.output, force=args.force, inputs=inputs)     # before the inference
+    models = [check_variant(m.strip()) for m in args.model.split(",") if m.strip()]
+    if not models:
+        raise StudyError("--model needs at least one model", hint="e.g. --model full,non-planning")
+    thresholds = options.apply_thresholds_option(args)
+    beta = args.beta if args.beta is not None else DEFAULT_BETA
+    if args.scenario is None:
+        args.scenario = "default"
+    refs = expand_scenarios([args.scenario], root=args.labtom, exps=[args.exp])
+    if len(refs) != 1:
+        raise StudyError(f"{args.scenario!r} names {len(refs)} scenarios; a storyboard draws one",
+                         hint="give one .scn file, example or plan id (elot report draws one per scenario)")
+    (ref,) = refs
+    scenario = ref.load()
+    candidates = _statement_candidates(args, scenario, scenario_items(ref))
+    if not candidates:
+        raise StudyError(f"{scenario.name} has no statements", hint="give some with -s or --statements")
+    points = judgment_points(scenario)
+    statements = score_candidates(scenario, candidates, models, beta=beta, k=args.k, thresholds=thresholds,
+                                  bind_free=args.bind_free, points=points)
+    _refuse_failures(statements, candidates)
+    if args.ratings:
+        from elot.study.fit import read_ratings
+
+        ratings = read_ratings(args.ratings, root=args.labtom)
+        if not attach_ratings(statements, ratings, ref.name, points):
+            names = sorted({k.scenario for k in ratings.keys})
+            raise StudyError(f"{args.ratings} rates no statement of {ref.name} at its judgment points",
+                             path=args.ratings, hint="its scenarios: " + ", ".join(names[:10]))
+    fig = storyboard(scenario, statements, models, points=points, beta=beta,
+                     name=ref.name if ref.plan_id else scenario.name)
+    out = save_figure(fig, args.output, force=args.force, inputs=inputs)
+    print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+def design_command(args) -> int:
+    from elot.btom.dataset import read_statements
+    from elot.draw.storyboard import check_figure_target, design_figure, save_figure
+    from elot.output import check_target, write_output
+    from elot.study.batch import expand_scenarios
+    from elot.study.design import design_csv, design_rows
+    from elot.study.params import StudyError
+    from elot.study.storyboard import Candidate
+
+    inputs = [args.statements]
+    if args.csv:
+        check_target(args.csv, force=args.force, option="--csv", inputs=inputs)
+    if args.figure:
+        check_figure_target(args.figure, force=args.force, option="--figure", inputs=inputs)
+    ablations = [check_variant(m.strip()) for m in args.ablations.split(",") if m.strip()]
+    thresholds = options.apply_thresholds_option(args)
+    beta = args.beta if args.beta is not None else DEFAULT_BETA
+    candidates = [Candidate(s.text, s.mode) for s in read_statements(args.statements, args.mode)]
+    if not candidates:
+        raise StudyError(f"{args.statements} holds no statements", path=args.statements,
+                         hint="one statement per line (English or ELoT)")
+    refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[e for e in args.exp.split(",") if e])
+    scenarios = [(ref.name if ref.plan_id else ref.load().name, ref.load()) for ref in refs]
+    rows = design_rows(scenarios, candidates, ablations=ablations, beta=beta, thresholds=thresholds,
+                       bind_free=args.bind_free)
+    _print_design(rows, ablations)
+    if args.csv:
+        write_output(args.csv, design_csv(rows), force=args.force, option="--csv", inputs=inputs)
+    if args.figure:
+        where = scenarios[0][0] if len(scenarios) == 1 else f"{len(scenarios)} scenarios"
+        fig = design_figure(rows, title=f"How informative each candidate statement is at the judgment points "
+                                        f"of {where} (β = {beta:.3g})")
+        save_figure(fig, args.figure, force=args.force, option="--figure", inputs=inputs)
+    return 0
+
+
+def _print_design(rows, ablations) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    # wide: statements are long and every column counts (a terminal's own width if wider)
+    out = Console(highlight=False, soft_wrap=False, width=max(130, Console().width))
+    table = Table(title="Candidate statements, most informative first (L under the full model)",
+                  title_justify="left")
+    several = len({row["scenario"] for row in rows}) > 1
+    table.add_column("#", justify="right", no_wrap=True)
+    if several:
+        table.add_column("scenario", overflow="fold", max_width=12)
+    table.add_column("statement", overflow="fold", min_width=30)
+    table.add_column("L at the points", max_width=10)
+    table.add_column("range", justify="right", no_wrap=True)
+    for a in ablations:     # the largest |L(full) - L(ablation)| over the points
+        table.add_column(f"Δ {a}", justify="right", overflow="fold")
+    table.add_column("flag", overflow="fold", max_width=24)
+    for row in rows:
+        values = " ".join(f"{v:.2f}" for v in row["values"]) if row["values"] else "—"
+        table.add_row(str(row["rank"]), *([row["scenario"]] if several else []), row["statement"], values,
+                      f"{row['range']:.2f}" if row["range"] != "" else "—",
+                      *(f"{row[f'disagree_{a}']:.2f}" if row[f"disagree_{a}"] != "" else "—" for a in ablations),
+                      row["flag"] + (f": {row['note']}" if row.get("note") else ""))
+    out.print(table, crop=False)

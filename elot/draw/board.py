@@ -1,0 +1,308 @@
+"""The map painter: one Doors, Keys & Gems map on matplotlib axes.
+
+A :class:`Board` draws a layout in two layers. The *static* layer (floor, the dashed cell
+grid, walls, the empty inventory row) is drawn once by :meth:`Board.draw_static`. The
+*changing* layer (doors, boxes, keys, gems, the agent, its trail and what it holds) is
+drawn for one moment by :meth:`Board.draw_state`, which first removes what it drew for
+the previous moment; with ``animated=True`` those artists are left out of a full redraw,
+so an animation can blit them over a saved picture of the static layer
+(:mod:`elot.draw.animation`).
+
+What is drawn (and why it reads without colour): walls black; a locked door fills its
+cell in its colour with a keyhole and the colour's initial, an unlocked one is a dashed
+outline; a closed box is a cardboard box with its number (box 3 is "3", as statements
+name it), an opened box is pale and shows what was inside; keys are key-shaped with the
+colour's initial; gems share one hue and each has its own shape; the agent is a black
+figure; the trail is an arrow in each cell it left, pointing where it went.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from matplotlib.axes import Axes
+from matplotlib.collections import PatchCollection
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Circle, Polygon, Rectangle, RegularPolygon
+
+from elot.draw import palette
+
+#: Moves in the trail of an animation frame (the paper's stimuli show about ten).
+TRAIL = 10
+
+_ARROW = {(0, -1): "^", (0, 1): "v", (-1, 0): "<", (1, 0): ">"}
+
+
+def box_number(name: str, index: int) -> str:
+    """The number a box is shown with: the digits its name ends with (``box3`` → ``3``,
+    as statements name boxes), else its place in the layout (1-based)."""
+    match = re.search(r"(\d+)$", name)
+    return match.group(1) if match else str(index + 1)
+
+
+def gem_shape(index: int) -> tuple[int, float]:
+    """(corners, rotation) of the ``index``-th gem's shape; 0 corners is a circle."""
+    return palette.GEM_SHAPES[index % len(palette.GEM_SHAPES)]
+
+
+class Board:
+    """Paints one layout on ``ax`` (and its inventory on ``inventory_ax``, if given).
+
+    ``trail`` is how many recent moves the trail shows (None: every move since t = 0,
+    with a mark where the agent started); ``labels`` writes the gems' names (for
+    figures a researcher reads; stimuli for participants leave them out)."""
+
+    def __init__(self, ax: Axes, layout, *, inventory_ax: Axes | None = None, trail: int | None = TRAIL,
+                 labels: bool = False, animated: bool = False) -> None:
+        self.ax = ax
+        self.layout = layout
+        self.inventory_ax = inventory_ax
+        self.trail = trail
+        self.labels = labels
+        self.animated = animated
+        self._objects: list = []   # doors, boxes, keys, gems, inventory
+        self._moving: list = []    # the agent and its trail
+        self._artists: list = self._objects   # where the piece being drawn goes
+        self.gem_index = {gem: n for n, (gem, _) in enumerate(layout.gems)}
+        self.box_numbers = {box: box_number(box, n) for n, (box, _) in enumerate(layout.boxes)}
+        #: inventory slots: as many as the map is wide (every key and gem fits in the dataset's maps)
+        self.slots = max(layout.width, 1)
+
+    # -- the static layer -----------------------------------------------------------------
+
+    def draw_static(self) -> None:
+        """Floor, grid, walls and the empty inventory row; axes limits and decorations."""
+        ax, layout = self.ax, self.layout
+        ax.set_xlim(0.5, layout.width + 0.5)
+        ax.set_ylim(layout.height + 0.5, 0.5)
+        ax.set_aspect("equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_facecolor(palette.FLOOR)
+        for spine in ax.spines.values():
+            spine.set_color(palette.WALL)
+        grid = [x + 0.5 for x in range(1, layout.width)]
+        ax.vlines(grid, 0.5, layout.height + 0.5, colors=palette.GRID, linewidths=0.6, linestyles=(0, (3, 3)))
+        grid = [y + 0.5 for y in range(1, layout.height)]
+        ax.hlines(grid, 0.5, layout.width + 0.5, colors=palette.GRID, linewidths=0.6, linestyles=(0, (3, 3)))
+        walls = [Rectangle((x - 0.5, y - 0.5), 1, 1) for x, y in sorted(layout.walls)]
+        ax.add_collection(PatchCollection(walls, facecolor=palette.WALL, edgecolor=palette.WALL, linewidth=0.5))
+        inv = self.inventory_ax
+        if inv is not None:
+            inv.set_xlim(0.5, self.slots + 0.5)
+            inv.set_ylim(1.5, 0.5)
+            inv.set_aspect("equal")
+            inv.set_xticks([])
+            inv.set_yticks([])
+            inv.vlines([x + 0.5 for x in range(1, self.slots)], 0.5, 1.5, colors="black", linewidths=0.8)
+            inv.set_title("Inventory", loc="left", fontsize=10, pad=3)
+
+    # -- the changing layer ---------------------------------------------------------------
+
+    def clear(self) -> None:
+        """Remove what :meth:`draw_state` drew last."""
+        self.clear_objects()
+        self.clear_agent()
+
+    def clear_objects(self) -> None:
+        for artist in self._objects:
+            artist.remove()
+        self._objects = []
+
+    def clear_agent(self) -> None:
+        for artist in self._moving:
+            artist.remove()
+        self._moving = []
+
+    def draw_state(self, states: Sequence, t: int) -> list:
+        """Draw the world at step ``t`` of ``states`` (s_0..s_T) with the trail of the moves
+        up to t; returns the artists drawn (removed again by the next call)."""
+        return self.draw_objects(states[t]) + self.draw_agent(states, t)
+
+    @staticmethod
+    def objects_key(state) -> tuple:
+        """What :meth:`draw_objects` depends on: equal keys, equal pictures (an animation
+        redraws the objects only when this changes)."""
+        return (state.locked, state.closed, state.keys, state.held_gems)
+
+    def draw_objects(self, state) -> list:
+        """Doors, boxes, keys, gems and the inventory at ``state`` (everything that
+        changes only when the agent acts on something); returns the artists drawn."""
+        self.clear_objects()
+        self._artists = self._objects
+        layout = self.layout
+        for door, pos, colour in layout.doors:
+            self._door(pos, colour, door in state.locked)
+        for box, pos in layout.boxes:
+            self._box(pos, self.box_numbers[box], box in state.closed)
+        for key, ks in state.keys:
+            if ks.where[0] == "cell" or (ks.where[0] == "box" and ks.where[1] not in state.closed):
+                self._key(self.ax, state.item_pos(key), ks.colour, scale=0.75 if ks.where[0] == "box" else 1.0)
+        for gem, pos in layout.gems:
+            if layout.in_bounds(pos):
+                self._gem(self.ax, pos, self.gem_index[gem], collected=gem in state.held_gems,
+                          label=(f"{gem} ✓" if gem in state.held_gems else gem) if self.labels else None)
+        if self.inventory_ax is not None:
+            self._inventory(state)
+        return self._objects
+
+    def draw_agent(self, states: Sequence, t: int) -> list:
+        """The agent at step ``t`` and its trail; returns the artists drawn."""
+        self.clear_agent()
+        self._artists = self._moving
+        self._trail(states, t)
+        self._agent(states[t].agent_pos)
+        return self._moving
+
+    def held(self, state) -> list[tuple[str, str | None]]:
+        """What the agent holds at ``state``, as (kind, colour or gem name), keys first."""
+        keys = [("key", ks.colour) for _, ks in state.keys if ks.where[0] == "held"]
+        gems = [("gem", gem) for gem, _ in self.layout.gems if gem in state.held_gems]
+        return keys + gems
+
+    # -- pieces ---------------------------------------------------------------------------
+
+    def _add(self, ax: Axes, artist):
+        # add_artist, not add_patch/add_line: the limits are fixed, and updating the data
+        # limits for every patch was most of a frame's cost
+        artist.set_animated(self.animated)
+        ax.add_artist(artist)
+        self._artists.append(artist)
+        return artist
+
+    def _text(self, ax: Axes, x: float, y: float, text: str, **kw) -> None:
+        artist = ax.text(x, y, text, ha="center", va="center", animated=self.animated, **kw)
+        self._artists.append(artist)
+
+    def _door(self, pos, colour: str, locked: bool) -> None:
+        x, y = pos
+        fill = palette.colour(colour)
+        if locked:
+            self._add(self.ax, Rectangle((x - 0.5, y - 0.5), 1, 1, facecolor=fill, edgecolor="black",
+                                         linewidth=1.0, zorder=2))
+            self._add(self.ax, Rectangle((x - 0.4, y - 0.4), 0.8, 0.8, facecolor="none",
+                                         edgecolor=palette.ink(fill), linewidth=0.6, zorder=2))
+            hole = palette.ink(fill)
+            self._add(self.ax, Circle((x, y - 0.06), 0.09, facecolor=hole, edgecolor="none", zorder=3))
+            self._add(self.ax, Polygon([(x - 0.06, y + 0.2), (x + 0.06, y + 0.2), (x, y - 0.04)],
+                                       facecolor=hole, edgecolor="none", zorder=3))
+            self._text(self.ax, x - 0.27, y - 0.27, palette.letter(colour), fontsize=6, color=hole,
+                       fontweight="bold", zorder=3)
+        else:
+            self._add(self.ax, Rectangle((x - 0.42, y - 0.42), 0.84, 0.84, facecolor="none", edgecolor=fill,
+                                         linewidth=1.2, linestyle=(0, (2, 2)), zorder=2))
+
+    def _box(self, pos, number: str, closed: bool) -> None:
+        x, y = pos
+        if closed:
+            self._add(self.ax, Rectangle((x - 0.32, y - 0.2), 0.64, 0.5, facecolor=palette.BOX,
+                                         edgecolor=palette.BOX_EDGE, linewidth=1.0, zorder=2))
+            self._add(self.ax, Rectangle((x - 0.36, y - 0.3), 0.72, 0.12, facecolor="#dcc3a4",
+                                         edgecolor=palette.BOX_EDGE, linewidth=1.0, zorder=2))
+            self._text(self.ax, x, y + 0.06, number, fontsize=11, fontweight="bold", color="black", zorder=3)
+        else:
+            self._add(self.ax, Rectangle((x - 0.36, y - 0.3), 0.72, 0.6, facecolor=palette.BOX_OPEN,
+                                         edgecolor=palette.BOX_EDGE, linewidth=0.8, linestyle=(0, (2, 1.5)),
+                                         zorder=2))
+            self._text(self.ax, x - 0.24, y - 0.2, number, fontsize=7, fontweight="bold", color="#7a6a5a",
+                       zorder=3)
+
+    def _key(self, ax: Axes, pos, colour: str | None, *, scale: float = 1.0) -> None:
+        x, y = pos
+        s = 0.38 * scale
+        fill = palette.colour(colour)
+        # a bow (ring) on the left, a shaft to the right, two teeth below it
+        self._add(ax, Circle((x - 0.55 * s, y), 0.42 * s, facecolor=fill, edgecolor="black", linewidth=0.6,
+                             zorder=4))
+        self._add(ax, Rectangle((x - 0.2 * s, y - 0.12 * s), 1.05 * s, 0.24 * s, facecolor=fill,
+                                edgecolor="black", linewidth=0.6, zorder=4))
+        for dx in (0.45, 0.7):
+            self._add(ax, Rectangle((x + dx * s, y + 0.1 * s), 0.15 * s, 0.3 * s, facecolor=fill,
+                                    edgecolor="black", linewidth=0.5, zorder=4))
+        self._text(ax, x - 0.55 * s, y, palette.letter(colour), fontsize=5 * scale + 1, color=palette.ink(fill),
+                   fontweight="bold", zorder=5)
+
+    def _gem(self, ax: Axes, pos, index: int, *, collected: bool = False, label: str | None = None) -> None:
+        corners, rotation = gem_shape(index)
+        style = (dict(facecolor="none", edgecolor=palette.GEM_EDGE, linewidth=1.0, linestyle=(0, (2, 2)))
+                 if collected else dict(facecolor=palette.GEM_FILL, edgecolor=palette.GEM_EDGE, linewidth=1.2))
+        if corners == 0:
+            self._add(ax, Circle(pos, 0.27, zorder=3, **style))
+        else:
+            import math
+
+            self._add(ax, RegularPolygon(pos, corners, radius=0.32, orientation=math.radians(rotation),
+                                         zorder=3, **style))
+        if label:
+            self._text(ax, pos[0], pos[1] + 0.42, label, fontsize=6, zorder=5)
+
+    def _agent(self, pos) -> None:
+        x, y = pos
+        self._add(self.ax, Circle((x, y - 0.2), 0.13, facecolor=palette.AGENT, edgecolor="white",
+                                  linewidth=0.6, zorder=6))
+        self._add(self.ax, Polygon([(x - 0.22, y + 0.35), (x + 0.22, y + 0.35), (x + 0.13, y - 0.06),
+                                    (x - 0.13, y - 0.06)], facecolor=palette.AGENT, edgecolor="white",
+                                   linewidth=0.6, zorder=6))
+
+    def _trail(self, states: Sequence, t: int) -> None:
+        first = 0 if self.trail is None else max(0, t - self.trail)
+        cells = [s.agent_pos for s in states[first: t + 1]]
+        self._add(self.ax, Line2D([c[0] for c in cells], [c[1] for c in cells], color=palette.TRAIL, linewidth=1.0,
+                                  alpha=0.35, gid="path", zorder=2.5))
+        latest: dict = {}    # a cell walked through twice shows its latest direction
+        for here, there in zip(cells, cells[1:]):
+            step = (there[0] - here[0], there[1] - here[1])
+            if step in _ARROW:
+                latest.pop(here, None)
+                latest[here] = _ARROW[step]
+        arrows: dict[str, list] = {}
+        for cell, marker in latest.items():
+            arrows.setdefault(marker, []).append(cell)
+        for marker, where in arrows.items():
+            self._add(self.ax, Line2D([p[0] for p in where], [p[1] for p in where], linestyle="none",
+                                      marker=marker, markersize=6, color=palette.TRAIL, alpha=0.8, zorder=2.6))
+        if self.trail is None:
+            self._add(self.ax, Circle(states[0].agent_pos, 0.1, facecolor="white", edgecolor="black", zorder=5))
+
+    def _inventory(self, state) -> None:
+        inv = self.inventory_ax
+        for n, (kind, what) in enumerate(self.held(state)[: self.slots], start=1):
+            if kind == "key":
+                self._key(inv, (n, 1), what)
+            else:
+                self._gem(inv, (n, 1), self.gem_index[what])
+
+
+def map_axes(fig: Figure, layout, rect: tuple[float, float, float, float] = (0, 0, 1, 1), *,
+             inventory: bool = True) -> tuple[Axes, Axes | None]:
+    """Map axes (and an inventory row one cell below them) filling ``rect`` of ``fig`` in
+    figure coordinates (left, bottom, width, height): :data:`INVENTORY_ROWS` more rows
+    than the map when ``inventory``."""
+    left, bottom, width, height = rect
+    rows = layout.height + (INVENTORY_ROWS if inventory else 0)
+    cell_h = height / rows
+    ax = fig.add_axes((left, bottom + height - layout.height * cell_h, width, layout.height * cell_h))
+    inv = fig.add_axes((left, bottom, width, cell_h)) if inventory else None
+    return ax, inv
+
+
+#: Rows a frame adds under the map: a gap with the word "Inventory", then the row.
+INVENTORY_ROWS = 2
+
+
+def frame_figure(layout, *, cell_px: int = 44, dpi: int = 100, animated: bool = False,
+                 trail: int | None = TRAIL, labels: bool = False) -> tuple[Figure, Board]:
+    """A figure holding only the map and its inventory row, ``cell_px`` pixels a cell and
+    half a cell of margin all round, with a :class:`Board` whose static layer is drawn:
+    the picture participants see. Frames are (width + 1) × (height + 3) cells."""
+    rows = layout.height + INVENTORY_ROWS
+    pad = 0.5
+    fig = Figure(figsize=((layout.width + 2 * pad) * cell_px / dpi, (rows + 2 * pad) * cell_px / dpi), dpi=dpi,
+                 facecolor="white")
+    ax, inv = map_axes(fig, layout, (pad / (layout.width + 2 * pad), pad / (rows + 2 * pad),
+                                     layout.width / (layout.width + 2 * pad), rows / (rows + 2 * pad)))
+    board = Board(ax, layout, inventory_ax=inv, trail=trail, labels=labels, animated=animated)
+    board.draw_static()
+    return fig, board

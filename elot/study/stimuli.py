@@ -1,0 +1,388 @@
+"""Stimulus sets: what participants of an experiment watch, and the ``stimuli.json`` a
+survey reads (SPEC §8).
+
+For each scenario the plan is cut at its judgment points into segments. Segment 0 is the
+start (one frame, t = 0); segment k ≥ 1 shows the actions after judgment point k−1 up to
+judgment point k (or the plan's end), one frame per action, so it has as many frames as
+actions (with ``from_start``, it replays the plan from t = 0 instead). Each segment becomes one animation (``NAME_k.gif``, and ``NAME_k.mp4`` when
+``ffmpeg`` is on the PATH). ``stimuli.json`` holds one object per scenario in the schema
+of the paper's survey (:data:`SCHEMA`):
+
+* ``name`` — the plan id (``"1_2"``) or the scenario's name;
+* ``goal`` — the true goal gem, 1-based in the map's gem order;
+* ``images`` — the animation files, one per segment;
+* ``times`` — the judgment points as 1-based step indices (actions + 1), starting with 1
+  (the start) and ending with the plan's last step;
+* ``statements`` — the sentences asked;
+* ``relevant_colors`` — colours of the keys some optimal plan to the true goal picks up;
+* ``relevant_boxes`` — numbers of the boxes closed at the start (where such a key may
+  hide), empty when no key is needed;
+* ``length`` — segments after the first, ``len(times) − 1``.
+
+The folder is written to a temporary folder beside it and renamed into place when every
+scenario is rendered, so a failure or an interrupt leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from elot.errors import ElotError
+from elot.study.batch import ScenarioRef, scenario_items
+from elot.study.params import StudyError
+
+#: The file a survey reads.
+INDEX = "stimuli.json"
+
+#: ``stimuli.json`` as JSON Schema (draft 2020-12): a list of scenario objects.
+SCHEMA: dict = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["name", "goal", "images", "times", "statements", "relevant_colors", "relevant_boxes",
+                     "length"],
+        "properties": {
+            "name": {"type": "string", "minLength": 1},
+            "goal": {"type": "integer", "minimum": 1},
+            "images": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 2},
+            "times": {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2},
+            "statements": {"type": "array", "items": {"type": "string"}},
+            "relevant_colors": {"type": "array", "items": {"type": "string"}},
+            "relevant_boxes": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+            "length": {"type": "integer", "minimum": 1},
+        },
+    },
+}
+
+
+def check_stimuli(data, folder: str | Path | None = None) -> list[str]:
+    """What is wrong with a ``stimuli.json`` document (empty when nothing): the fields of
+    :data:`SCHEMA` with their types, and what the schema cannot say — ``length`` is
+    ``len(times) − 1``, one image per time, times strictly increasing from 1, and (with
+    ``folder``) every image present in the folder."""
+    problems: list[str] = []
+    if not isinstance(data, list):
+        return ["the document is not a list of scenarios"]
+    kinds = {"string": str, "integer": int, "array": list}
+    fields = SCHEMA["items"]["properties"]
+    names = set()
+    for n, entry in enumerate(data):
+        where = f"scenario {n + 1}"
+        if not isinstance(entry, dict):
+            problems.append(f"{where}: not an object")
+            continue
+        where = f"scenario {entry.get('name', n + 1)!s}"
+        for name, rule in fields.items():
+            if name not in entry:
+                problems.append(f"{where}: no {name!r}")
+                continue
+            value = entry[name]
+            if not isinstance(value, kinds[rule["type"]]) or isinstance(value, bool):
+                problems.append(f"{where}: {name!r} is not {_article(rule['type'])}")
+                continue
+            if rule["type"] == "array":
+                item = kinds[rule["items"]["type"]]
+                if not all(isinstance(v, item) and not isinstance(v, bool) for v in value):
+                    problems.append(f"{where}: {name!r} holds something that is not {_article(rule['items']['type'])}")
+        if any(p.startswith(where + ":") for p in problems):
+            continue
+        if entry["name"] in names:
+            problems.append(f"{where}: the name is used twice")
+        names.add(entry["name"])
+        times, images = entry["times"], entry["images"]
+        if entry["length"] != len(times) - 1:
+            problems.append(f"{where}: length {entry['length']} is not len(times) - 1 = {len(times) - 1}")
+        if len(images) != len(times):
+            problems.append(f"{where}: {len(images)} images for {len(times)} times")
+        if not times or times[0] != 1 or any(b <= a for a, b in zip(times, times[1:])):
+            problems.append(f"{where}: times must start at 1 and increase")
+        if entry["goal"] < 1:
+            problems.append(f"{where}: goal must be 1 or more")
+        if folder is not None:
+            for image in images:
+                if not (Path(folder) / image).is_file():
+                    problems.append(f"{where}: image {image} is missing")
+    return problems
+
+
+def _article(kind: str) -> str:
+    return ("an " if kind[0] in "aeiou" else "a ") + kind
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One animation: the steps t it shows (segment 0 shows t = 0; segment k the steps
+    after the previous judgment point up to its own)."""
+
+    index: int
+    steps: tuple[int, ...]
+
+
+def segments(scenario, *, from_start: bool = False) -> list[Segment]:
+    """The scenario's segments; a scenario without judgment points has none to judge and
+    is refused. With ``from_start`` each segment after the first replays the plan from
+    t = 0 up to its judgment point (as the one animation of the paper's team that we have
+    seen does: 17 frames from the start to the judgment point at t = 16) instead of
+    starting after the previous point."""
+    judged = [t for t in scenario.judgments if 0 < t < scenario.T]
+    if not judged:
+        raise StudyError(f"{scenario.name} has no judgment points between its start and its end",
+                         path=scenario.path,
+                         hint="mark them in the actions with | (or take elot plan's suggestions); a stimulus "
+                              "set shows the plan in segments that end at judgment points")
+    ends = [*judged, scenario.T]
+    out = [Segment(0, (0,))]
+    start = 0
+    for k, end in enumerate(ends, start=1):
+        out.append(Segment(k, tuple(range(0 if from_start else start + 1, end + 1))))
+        start = end
+    return out
+
+
+def times(scenario) -> list[int]:
+    """The judgment points as the survey counts them: 1-based step indices, from the start
+    to the plan's last step."""
+    return [1, *(t + 1 for t in scenario.judgments if 0 < t < scenario.T), scenario.T + 1]
+
+
+def relevant(scenario) -> tuple[list[str], list[int]]:
+    """(relevant_colors, relevant_boxes): see the module's docstring."""
+    from elot.btom.hypotheses import key_pickups
+    from elot.draw.board import box_number
+
+    layout, initial = scenario.layout, scenario.initial
+    goal = scenario.true_goal
+    found = key_pickups(initial, goal) if goal else None
+    colours = []
+    if found is not None:
+        for n, colour in enumerate(layout.colours):
+            if any(vec[n] > 0 for vec in found[1]):
+                colours.append(colour)
+    boxes = [int(box_number(box, n)) for n, (box, _) in enumerate(layout.boxes)
+             if box in initial.closed and box_number(box, n).isdigit()] if colours else []
+    return colours, boxes
+
+
+def stimulus_name(ref: ScenarioRef, scenario) -> str:
+    """The ``name`` of a scenario in ``stimuli.json``: its plan id, else its name made
+    safe for file names."""
+    name = ref.plan_id or scenario.name
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "scenario"
+
+
+def entry(ref: ScenarioRef, scenario, name: str, images: Sequence[str]) -> dict:
+    """The ``stimuli.json`` object of one scenario."""
+    if scenario.true_goal is None:
+        raise StudyError(f"{scenario.name} has no true goal", path=scenario.path,
+                         hint="name it with `goal: gemN` or mark its gem G on the map")
+    goal = [g for g, _ in scenario.layout.gems].index(scenario.true_goal) + 1
+    colours, boxes = relevant(scenario)
+    point_times = times(scenario)
+    return {"name": name, "goal": goal, "images": list(images), "times": point_times,
+            "statements": [item.text for item in scenario_items(ref)],
+            "relevant_colors": colours, "relevant_boxes": boxes, "length": len(point_times) - 1}
+
+
+@dataclass(frozen=True)
+class Job:
+    """One scenario to render into ``folder``."""
+
+    ref: ScenarioRef
+    name: str
+    folder: str
+    mp4: bool
+    cell_px: int = 44
+    from_start: bool = False
+
+
+def render(job: Job) -> tuple[dict, list[int]]:
+    """Render one scenario's segments into ``job.folder``; returns its ``stimuli.json``
+    object and the number of frames of each segment."""
+    from elot.draw.animation import Renderer, palette_for, write_gif, write_mp4
+
+    scenario = job.ref.load()
+    parts = segments(scenario, from_start=job.from_start)
+    renderer = Renderer(scenario.states(), cell_px=job.cell_px)
+    images, counts = [], []
+    try:
+        # the palette from the segments' ends and a few steps between: every colour that
+        # appears is in one of them, and a long plan is never held in memory whole
+        sample = sorted({0, scenario.T, *(p.steps[-1] for p in parts), *range(0, scenario.T, max(1, scenario.T // 8))})
+        palette = palette_for([renderer.frame(t) for t in sample])
+        for part in parts:
+            frames = [renderer.frame(t) for t in part.steps]
+            image = f"{job.name}_{part.index}.gif"
+            write_gif(frames, Path(job.folder) / image, palette=palette)
+            if job.mp4:
+                write_mp4(frames, Path(job.folder) / f"{job.name}_{part.index}.mp4")
+            images.append(image)
+            counts.append(len(frames))
+    finally:
+        renderer.close()
+    return entry(job.ref, scenario, job.name, images), counts
+
+
+@dataclass
+class StimulusSet:
+    """What :func:`make_stimuli` wrote."""
+
+    folder: Path
+    entries: list[dict]
+    frames: dict[str, list[int]]
+    mp4: bool
+
+
+def check_folder(folder: str | Path) -> Path:
+    """The checks made before any rendering: the folder can be made where it is asked
+    for (missing parent folders are created, as every study output's are), and an
+    existing ``folder`` is empty or a stimulus set elot wrote (it is replaced)."""
+    target = Path(folder).expanduser()
+    existing = target.parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise StudyError(f"cannot write {target}: {existing} is a file, not a folder", hint="choose another -o")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise StudyError(f"cannot write {target}: {existing} is not writable", hint="choose another -o")
+    if target.exists() and not _is_ours(target):
+        raise StudyError(f"{target} exists and is not a stimulus set elot wrote; not replacing it",
+                         hint="choose a new folder name (elot stimuli replaces only a folder it wrote)")
+    return target
+
+
+def _is_ours(folder: Path) -> bool:
+    if not folder.is_dir():
+        return False
+    files = {p.name for p in folder.iterdir()}
+    if not files:
+        return True
+    try:
+        data = json.loads((folder / INDEX).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if check_stimuli(data):
+        return False
+    listed = {INDEX} | {i for e in data for i in e["images"]}
+    listed |= {i[: -len(".gif")] + ".mp4" for i in listed if i.endswith(".gif")}
+    return files <= listed
+
+
+def segment_bytes(scenario, cell_px: int, from_start: bool = False) -> int:
+    """Memory one worker needs for the scenario's longest segment: every frame as RGB
+    while it is drawn and as a palette image while the GIF is written (Pillow holds a
+    GIF's frames until it writes them), plus the figure."""
+    from elot.draw.board import INVENTORY_ROWS
+
+    layout = scenario.layout
+    pixels = (layout.width + 1) * (layout.height + INVENTORY_ROWS + 1) * cell_px * cell_px
+    longest = max(len(part.steps) for part in segments(scenario, from_start=from_start))
+    return 32 * 2 ** 20 + longest * pixels * (3 + 1) * 2
+
+
+def check_memory(scenarios, jobs: int, cell_px: int, from_start: bool = False) -> None:
+    """Refuse a set whose concurrent segments would not fit in memory, with the estimate."""
+    from elot.study.batch import available_memory
+
+    need = sorted((segment_bytes(s, cell_px, from_start) for s in scenarios), reverse=True)[:max(1, jobs)]
+    total, free = sum(need), available_memory()
+    if free is not None and total > 0.8 * free:
+        raise StudyError(f"rendering would need about {total / 2**30:.1f} GiB at once ({jobs} worker(s), the "
+                         f"longest segment about {need[0] / 2**30:.1f} GiB), and {free / 2**30:.1f} GiB is free",
+                         hint="add judgment points to cut long segments, use a smaller --cell or fewer --jobs")
+
+
+def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int = 1, mp4: bool | None = None,
+                 cell_px: int = 44, from_start: bool = False,
+                 progress: Callable[[int, int], None] | None = None) -> StimulusSet:
+    """Render a stimulus set for ``refs`` into ``folder`` (see the module's docstring),
+    in ``jobs`` processes. ``mp4`` defaults to whether ``ffmpeg`` is on the PATH."""
+    from elot.draw.animation import ffmpeg
+
+    target = check_folder(folder)
+    if mp4 is None:
+        mp4 = ffmpeg() is not None
+    elif mp4 and ffmpeg() is None:
+        raise StudyError("--mp4 needs ffmpeg on the PATH", hint="install ffmpeg, or leave --mp4 out for GIFs only")
+    scenarios = [ref.load() for ref in refs]
+    for scenario in scenarios:      # bad input is refused before anything is drawn
+        segments(scenario)
+        if scenario.true_goal is None:
+            raise StudyError(f"{scenario.name} has no true goal", path=scenario.path,
+                             hint="name it with `goal: gemN` or mark its gem G on the map")
+    check_memory(scenarios, jobs, cell_px, from_start)
+    names: list[str] = []
+    for ref, scenario in zip(refs, scenarios):
+        name = stimulus_name(ref, scenario)
+        if name in names and ref.exp:
+            name = f"{ref.exp}_{name}"
+        base, n = name, 2
+        while name in names:
+            name, n = f"{base}-{n}", n + 1
+        names.append(name)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
+    except OSError as error:
+        raise StudyError(f"cannot write {target}: {error.strerror or error}", hint="choose another -o") from None
+    try:
+        work = [Job(ref, name, str(temporary), mp4, cell_px, from_start) for ref, name in zip(refs, names)]
+        results = _run(work, jobs, progress)
+        entries = [r[0] for r in results]
+        problems = check_stimuli(entries, temporary)
+        if problems:   # a bug, not bad input: say so rather than write a set a survey cannot read
+            raise ElotError("the stimulus set does not match its schema: " + "; ".join(problems))
+        (temporary / INDEX).write_text(json.dumps(entries, indent=2) + "\n", encoding="utf-8")
+        os.chmod(temporary, 0o777 & ~_umask())
+        if target.exists():
+            old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".old"))
+            os.replace(target, old / "set")
+            os.replace(temporary, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(temporary, target)
+    except OSError as error:
+        raise StudyError(f"cannot write {target}: {error.strerror or error}", hint="check the folder given to -o") \
+            from None
+    finally:
+        if temporary.exists():
+            shutil.rmtree(temporary, ignore_errors=True)
+    return StimulusSet(target, entries, {e["name"]: r[1] for e, r in zip(entries, results)}, mp4)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _run(work: Sequence[Job], jobs: int, progress) -> list[tuple[dict, list[int]]]:
+    """Render every job, in order, serially or in ``jobs`` processes."""
+    results: list = [None] * len(work)
+    if jobs <= 1 or len(work) <= 1:
+        for n, job in enumerate(work):
+            results[n] = render(job)
+            if progress:
+                progress(n + 1, len(work))
+        return results
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
+        futures = {pool.submit(render, job): n for n, job in enumerate(work)}
+        try:
+            for done, future in enumerate(as_completed(futures), start=1):
+                results[futures[future]] = future.result()
+                if progress:
+                    progress(done, len(work))
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    return results
