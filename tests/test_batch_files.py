@@ -46,7 +46,7 @@ def _work_files(out: Path) -> dict[str, bytes]:
             if p.name.startswith(out.name + ".partial") and not p.name.endswith(".lock")}
 
 
-# -- B: one writer ------------------------------------------------------------------------------
+# -- one writer ------------------------------------------------------------------------------
 
 
 def _wait_for(predicate, what: str, limit: float = 120.0):
@@ -87,7 +87,7 @@ def test_a_second_writer_is_refused_with_the_holders_pid(tmp_path, jobs):
     assert not [p for p in tmp_path.iterdir() if ".partial" in p.name]
 
 
-# -- C: no links --------------------------------------------------------------------------------
+# -- no links --------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("dangling", [False, True])
@@ -120,7 +120,7 @@ def test_resume_refuses_linked_work_files_and_leaves_their_targets(tmp_path, nam
     assert victim.read_bytes() == before and not out.exists()
 
 
-# -- D: damaged work files -------------------------------------------------------------------------
+# -- damaged work files -------------------------------------------------------------------------
 
 
 def _garbage_line(out: Path) -> None:
@@ -169,7 +169,7 @@ def test_damage_exits_2_through_the_cli(tmp_path):
     assert _work_files(out) == before and not out.exists()
 
 
-# -- F: no orphans ------------------------------------------------------------------------------------
+# -- no orphans ------------------------------------------------------------------------------------
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="kill -9")

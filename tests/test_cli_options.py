@@ -1,6 +1,5 @@
 """One vocabulary of options across ``run``, ``plot``, ``repl`` and ``map``: numbers checked,
-``-`` for standard output, files never overwritten by surprise (issue 11, items 6, 7, 8,
-12, 15, 16). The commands run in process through :func:`elot.cli.main`."""
+``-`` for standard output, files never overwritten by surprise. The commands run in process through :func:`elot.cli.main`."""
 
 from __future__ import annotations
 

@@ -44,7 +44,7 @@ def study(tmp_path, capsys):
     return table, ratings
 
 
-# -- A: what is elot's own file -----------------------------------------------------------------
+# -- what is elot's own file -----------------------------------------------------------------
 
 
 @pytest.mark.parametrize("argv, victim", [
@@ -150,7 +150,7 @@ def test_links_are_not_followed(tmp_path, capsys, where):
         assert not target.is_symlink() and precious.read_text() == "keep me\n"   # the link replaced, not followed
 
 
-# -- E: bounded reads, regular files only ---------------------------------------------------------
+# -- bounded reads, regular files only ---------------------------------------------------------
 
 
 def test_a_recognizer_sees_a_bounded_prefix(tmp_path):
@@ -190,7 +190,7 @@ def test_devices_are_refused_without_reading_them(study, device, argv):
     assert "not a regular file" in result.stderr and "Traceback" not in result.stderr
 
 
-# -- 7: one rule for folders -----------------------------------------------------------------------
+# -- one rule for folders -----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("argv", [
