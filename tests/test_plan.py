@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 from collections import deque
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -318,3 +319,14 @@ def test_cli_belief_file_and_repl_reads_the_plan(tmp_path):
     assert f"elot[t=0/{len(read.actions)}]>" in done.stdout
     done = elot("default", "--belief", str(tmp_path / "missing.txt"), "-o", str(out))
     assert done.returncode == 2 and "missing.txt" in done.stderr
+
+
+def test_plan_never_writes_over_its_input(tmp_path):
+    """elot plan m.scn -o m.scn --force replaced the hand-written map with the plan."""
+    source = tmp_path / "m.scn"
+    source.write_text((Path(__file__).resolve().parent.parent / "elot" / "scenarios" / "two-doors.scn").read_text(encoding="utf-8"), encoding="utf-8")
+    before = source.read_text(encoding="utf-8")
+    for force in ([], ["--force"]):
+        done = elot(str(source), "-o", str(source), *force)
+        assert done.returncode == 2 and "reads it" in done.stderr, done.stderr
+        assert source.read_text(encoding="utf-8") == before

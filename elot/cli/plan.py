@@ -90,12 +90,15 @@ def plan_command(args) -> int:
     from elot.output import STDOUT, check_target, count, write_output
     from elot.study.plan import plan
 
-    check_target(args.output, ours=_is_plan, force=args.force, option="--output")  # before simulating
+    # the files the command reads: never written over, not even with --force
+    inputs = [spec for spec in (args.scenario, args.belief) if spec and Path(spec).is_file()]
+    check_target(args.output, ours=_is_plan, force=args.force, option="--output", inputs=inputs)  # before simulating
     scenario = options.scenario_from_args(args)
     name = Path(args.output).stem if args.output != STDOUT else None
     result = plan(scenario, goal=args.goal, belief=_belief_text(args.belief), beta=args.beta, policy=args.policy,
                   seed=args.seed, max_steps=args.max_steps, judge=args.judge, points=args.points, name=name)
-    where = write_output(args.output, result.text, ours=_is_plan, force=args.force, option="--output")
+    where = write_output(args.output, result.text, ours=_is_plan, force=args.force, option="--output",
+                         inputs=inputs)
     read = result.scenario
     points = ", ".join(map(str, read.judgments)) or "none"
     print(f"wrote {where}: {count(len(read.actions), 'action')} to {read.true_goal} in "
