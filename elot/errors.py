@@ -134,6 +134,15 @@ def csv_rows(text: str, *, path: str, what: str = "table") -> list[dict]:
     return list(csv_records(csv.DictReader(io.StringIO(text)), path=path, what=what))
 
 
+def from_os_error(error: OSError) -> "ElotError":
+    """An OSError about a path the user gave (a name too long for the file system, a
+    folder without permission, ...) as an :class:`ElotError` naming the path."""
+    name = str(error.filename) if error.filename is not None else None
+    shown = name if name is None or len(name) <= EXCERPT else name[:EXCERPT] + "..."
+    return ScenarioError(f"cannot use {shown}: {error.strerror or error}" if shown else
+                         f"{error.strerror or error}", hint="check the path")
+
+
 class ElotError(Exception):
     """Base of every error elot raises on bad input.
 

@@ -73,3 +73,33 @@ def test_a_csv_field_over_the_csv_modules_limit_is_an_error_at_its_line(tmp_path
     argv = ["fit", str(path)] if command == "fit" else ["report", str(path), "-o", str(tmp_path / "rep")]
     err = _fail(capsys, argv)
     assert f"{path}:2" in err and "field larger than field limit" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["eval", "empty(box1)", "--state", "closed(box1)", "--belief", "b" * 300 + ".txt"],
+    ["run", "n" * 300],
+    ["run", "default", "--statements", "s" * 300 + ".txt"],
+    ["run", "/tmp/" + "n" * 300 + ".scn"],
+    ["batch", "/tmp/" + "n" * 300 + ".scn", "-o", "t.csv"],
+    ["repl", "--belief-model", "m" * 300 + ".py"],
+])
+def test_names_too_long_for_the_file_system(capsys, argv):
+    err = _fail(capsys, argv)
+    assert "File name too long" in err or "not found" in err
+
+
+
+def test_the_repl_reports_a_name_too_long_and_goes_on():
+    import io
+
+    from rich.console import Console
+
+    from elot.repl.app import run
+    from elot.session import Session
+
+    out = io.StringIO()
+    status = run(Session.open(), stdin=io.StringIO(":load " + "n" * 300 + "\n:goals\n"), interactive=False,
+                 console=Console(file=out, width=100, highlight=False))
+    shown = out.getvalue()
+    assert status == 2 and "File name too long" in shown and "internal error" not in shown
+    assert "gem2" in shown  # :goals still ran

@@ -14,7 +14,7 @@ import importlib
 import sys
 from typing import Sequence
 
-from elot.errors import ElotError
+from elot.errors import ElotError, from_os_error
 from elot.settings import EXIT_OK, EXIT_USAGE
 
 #: Subcommand modules, in the order their commands are listed by ``elot --help``.
@@ -62,6 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as error:  # a path the system refuses (too long, no permission, ...)
+        print(from_os_error(error).render(), file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":  # pragma: no cover

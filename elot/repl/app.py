@@ -16,7 +16,7 @@ from typing import TextIO
 
 from rich.console import Console
 
-from elot.errors import ElotError
+from elot.errors import ElotError, from_os_error
 from elot.output import excerpt
 from elot.repl import render
 from elot.repl.commands import Quit, execute
@@ -84,6 +84,10 @@ class Repl:
         except ElotError as error:
             self.failures += 1
             self.console.print(render.error_view(error))
+            return True
+        except OSError as error:     # a path the system refuses: the user's input, not a bug
+            self.failures += 1
+            self.console.print(render.error_view(from_os_error(error)))
             return True
         except Exception as error:  # a bug must not end the user's session either
             self.failures += 1
