@@ -457,7 +457,7 @@ def test_fit_finds_a_tables_scenarios_from_anywhere(tmp_path, monkeypatch):
     shutil.copy(project / "out" / "ratings.csv", moved)
     with pytest.raises(ElotError) as info:
         read_ratings(moved)
-    assert "maps/two.scn not found" in info.value.message
+    assert "maps/two.scn of map two-doors not found" in info.value.message
     assert f"looked in {tmp_path}" in info.value.notes
 
 
@@ -546,3 +546,22 @@ def test_a_constant_l_has_no_correlation_whatever_its_last_bits():
     assert pearson(L[:, None], y)[0] == 0.0
     assert bootstrap(L, y, samples=50).r == 0.0
     assert pearson((L + 1e-6 * y)[:, None], y)[0] > 0.99  # a real spread still correlates
+
+
+def test_fit_skips_a_same_named_scenario_of_another_map(tmp_path, monkeypatch):
+    """From a folder holding another td.scn, fit used that one: the table's map column
+    tells them apart, and the search goes on to the right file."""
+    import shutil
+
+    project = tmp_path / "f"
+    project.mkdir()
+    shutil.copy(REPO / "elot" / "scenarios" / "two-doors.scn", project / "td.scn")
+    monkeypatch.chdir(project)
+    assert main(["batch", "td.scn", "-o", "sub/t.csv"]) == 0
+    assert main(["simulate", "sub/t.csv", "--seed", "1", "-o", "sub/r.csv"]) == 0
+    other = tmp_path / "g"
+    other.mkdir()
+    shutil.copy(REPO / "elot" / "scenarios" / "default.scn", other / "td.scn")
+    monkeypatch.chdir(other)
+    ratings = read_ratings(project / "sub" / "r.csv")
+    assert ratings.refs["td.scn"].load().name == "two-doors"

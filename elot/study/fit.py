@@ -101,28 +101,39 @@ def _field_starts(line: str) -> list[int]:
     return starts
 
 
-def ref_for(name: str, root: str | None = None, base: Path | None = None) -> ScenarioRef:
+def ref_for(name: str, root: str | None = None, base: Path | None = None,
+            map_name: str | None = None) -> ScenarioRef:
     """The scenario a table's ``scenario`` value names (a dataset ``exp/plan``, a file
     or an example). A relative file path is as the batch was given it, from where the
     batch ran: it is looked for from here, then from ``base`` (the folder of the file
-    that names it) and each folder above, so a table can be fitted from anywhere."""
+    that names it) and each folder above, so a table can be fitted from anywhere. A file
+    found there whose map is not the table's ``map_name`` is another scenario that
+    happens to have the same name, and the search goes on."""
     from elot.btom.dataset import PLAN_ID, dataset_root
 
     match = PLAN_ID.match(name)
     if match and match["exp"]:
         return ScenarioRef(name, match["exp"], match["id"], str(dataset_root(root)))
     path = Path(name)
-    if path.suffix not in (".scn", ".pddl") or path.is_absolute() or path.is_file() or base is None:
+    if path.suffix not in (".scn", ".pddl") or path.is_absolute() or base is None:
         return ScenarioRef(name)
-    places = [Path.cwd(), Path(base).resolve(), *Path(base).resolve().parents]
+    places = list(dict.fromkeys([Path.cwd(), Path(base).resolve(), *Path(base).resolve().parents]))
+    notes = []
     for place in places:
         found = place / path
-        if found.is_file():
-            if path.suffix == ".scn":  # keeps the table's name, so rows still match by it
-                return ScenarioRef(name, text=read_text(found, "scenario"))
-            return ScenarioRef(str(found))
-    raise StudyError(f"scenario file {name} not found",
-                     notes=tuple(f"looked in {place}" for place in dict.fromkeys(places)),
+        notes.append(f"looked in {place}")
+        if not found.is_file():
+            continue
+        if path.suffix == ".scn":  # keeps the table's name, so rows still match by it
+            ref = ScenarioRef(name, text=read_text(found, "scenario"))
+        else:
+            ref = ScenarioRef(name if place == places[0] else str(found))
+        if map_name and ref.map != map_name:
+            notes.append(f"{found} is another map ({ref.map}, the table's is {map_name})")
+            continue
+        return ref
+    raise StudyError(f"scenario file {name}" + (f" of map {map_name}" if map_name else "") + " not found",
+                     notes=tuple(notes),
                      hint="run from the folder the batch ran in, or give the batch absolute paths")
 
 
@@ -171,7 +182,8 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
         name = (row["scenario"] or "").strip()
         if name not in refs:
             try:
-                ref = ref_for(name, root, base=None if path is None else Path(path).parent)
+                ref = ref_for(name, root, base=None if path is None else Path(path).parent,
+                              map_name=(row.get("map") or "").strip() or None)
                 ref.load()
             except ElotError as error:
                 failure = fail(f"unknown scenario {name!r}: {error.message}", line, "scenario",
