@@ -432,6 +432,8 @@ class Session:
         :func:`elot.output.write_output`: never empty, never over a file that is not a
         query log elot wrote unless ``force``."""
         target = Path(path).expanduser()
+        if target.is_dir():
+            raise ElotError(f"{target} is a folder", hint="give a file name in it, ending in .csv or .json")
         suffix = target.suffix.lower()
         if suffix not in (".csv", ".json"):
             raise ElotError(f"cannot save as {suffix or 'a file without extension'}",

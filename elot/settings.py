@@ -79,11 +79,19 @@ class Number:
     example: str = ""
 
     def range(self) -> str:
+        low, high = _number(self.low), _number(self.high)
         if self.low is not None and self.high is not None:
-            return f"between {self.low:g} and {self.high:g}"
+            return f"between {low} and {high}"
         if self.low is not None:
-            return f"greater than {self.low:g}" if self.open_low else f"at least {self.low:g}"
-        return f"at most {self.high:g}" if self.high is not None else "finite"
+            return f"greater than {low}" if self.open_low else f"at least {low}"
+        return f"at most {high}" if self.high is not None else "finite"
+
+
+def _number(value: float | None) -> str:
+    """1000000 as 1,000,000 (not 1e+06); other numbers as %g."""
+    if value is not None and float(value).is_integer() and abs(value) >= 1000:
+        return f"{int(value):,}"
+    return f"{value:g}" if value is not None else ""
 
 
 #: Every numeric option or setting, by name. ``k`` has no upper bound of its own: the
@@ -92,7 +100,7 @@ NUMBERS: dict[str, Number] = {
     "beta": Number("beta", False, low=0, open_low=True, example="2.83, the default (2^1.5)"),
     "k": Number("k", True, low=1, example="3, the paper's"),
     "time": Number("time", True, low=0, example="0, the start"),
-    "samples": Number("samples", True, low=1, example="10"),
+    "samples": Number("samples", True, low=1, high=1_000_000, example="1000, the default"),
     "max-hypotheses": Number("max-hypotheses", True, low=1, example="2000000, the default"),
     "jobs": Number("jobs", True, low=1, example="2, one per core"),
     "noise": Number("noise", False, low=0, example="0.05"),

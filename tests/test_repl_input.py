@@ -224,3 +224,11 @@ def test_a_colour_in_a_domain_without_colours_gets_a_whole_hint():
     with pytest.raises(ElotError) as info:
         translate("The player thinks the red key is in box 1.", signature=sig, backend="offline")
     assert info.value.hint and not info.value.hint.rstrip().endswith("are")
+
+
+def test_set_without_a_value_and_save_into_a_folder_say_what_is_wrong(session, tmp_path):
+    with pytest.raises(ElotError, match=":set beta needs one value, not 0"):
+        execute(session, ":set beta")
+    execute(session, "believes(player, formula(empty(box1)))")
+    with pytest.raises(ElotError, match="is a folder"):
+        execute(session, f":save {tmp_path}")

@@ -405,10 +405,10 @@ def test_study_numbers_are_checked_as_every_command_checks_them(tmp_path, capsys
     assert "jobs must be a whole number at least 1, not 0" in refused(["batch", EXAMPLES[0], "-j", "0", "-o", "-"])
     with pytest.raises(StudyError, match="--jobs: jobs must be a whole number at least 1, not 0"):
         batch(_tasks(), jobs=0)
-    assert "samples must be a whole number at least 1, not 0" in refused(["fit", "r.csv", "--samples", "0"])
+    assert "samples must be a whole number between 1 and 1,000,000, not 0" in refused(["fit", "r.csv", "--samples", "0"])
     assert "noise must be a finite number at least 0, not nan" in refused(
         ["simulate", "t.csv", "--noise", "nan", "-o", str(tmp_path / "r.csv")])
-    assert "samples must be a whole number at least 1, not 0" in refused(["translate", "-n", "0", "x"])
+    assert "samples must be a whole number between 1 and 1,000,000, not 0" in refused(["translate", "-n", "0", "x"])
     assert not list(tmp_path.iterdir())
 
 
@@ -565,3 +565,10 @@ def test_fit_skips_a_same_named_scenario_of_another_map(tmp_path, monkeypatch):
     monkeypatch.chdir(other)
     ratings = read_ratings(project / "sub" / "r.csv")
     assert ratings.refs["td.scn"].load().name == "two-doors"
+
+
+def test_fit_samples_are_bounded_before_any_work(capsys):
+    """--samples 99999999999 used to allocate 745 GiB (and 999999999 ran for ten minutes)."""
+    with pytest.raises(SystemExit):
+        main(["fit", "r.csv", "--samples", "99999999999"])
+    assert "between 1 and 1,000,000" in capsys.readouterr().err

@@ -319,6 +319,9 @@ def _set(session: Session, arg: str) -> list[RenderableType]:
     if what == "conventions" and len(words) == 2:
         session.set_conventions(words[1])
         return [render.message(f"conventions = {session.conventions} (inference reruns on the next query)")]
+    if what in SETTINGS:  # a known setting with the wrong number of values
+        raise ElotError(f":set {what} needs {'a name and a value' if what == 'threshold' else 'one value'}, "
+                        f"not {len(words) - 1}", hint=f"usage: {_SET_USAGE}")
     suggestion = difflib.get_close_matches(what, SETTINGS, n=1)
     hint = f"did you mean :set {suggestion[0]}? " if suggestion else ""
     raise ElotError(f"cannot set {arg.strip()!r}", hint=f"{hint}usage: {_SET_USAGE}")
