@@ -270,11 +270,16 @@ def test_compiled_planner_limits_are_an_error_naming_the_backend():
     from elot.btom.inference import infer
     from elot.btom.scenario import parse_scn_text
 
-    rows = ["h" + "." * 32] + ["." * 33] * 30 + ["g" * 33]
+    # Past the old 1024-cell wall: a 33 x 32 grid runs.
+    rows = ["h" + "." * 32] + ["." * 33] * 30 + ["g" * 2 + "." * 31]
+    scenario = parse_scn_text("map:\n" + "".join(f"  {r}\n" for r in rows) + "actions:\n  down\n")
+    assert infer(scenario).steps == 1
+    # Gems are bits of an int32 in a world row: 33 of them are refused, naming the limit.
+    rows[-1] = "g" * 33
     scenario = parse_scn_text("map:\n" + "".join(f"  {r}\n" for r in rows))
-    with pytest.raises(ScenarioError, match="too large for the compiled core backend: 1056 cells") as info:
+    with pytest.raises(ScenarioError, match="too large for the core backend: 33 gems \\(at most 31\\)") as info:
         infer(scenario)
-    assert "--backend reference" in info.value.hint
+    assert "fewer doors, boxes or gems" in info.value.hint
 
 
 # -- 17: inconsistent scenarios are rejected where they are wrong --------------------------

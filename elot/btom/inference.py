@@ -179,17 +179,17 @@ def _views_agree(views: Sequence) -> np.ndarray:
 
 
 def _check_backend_limits(core, backend: str, layout) -> None:
-    """The compiled core has fixed-size tables (``MAX_CELLS`` cells, ``MAX_DOORS`` doors,
-    ``MAX_GEMS`` gems, ``MAX_KEYS`` keys): say so before it fails obscurely, and point at
-    the reference backend, which has no such limits (but is much slower)."""
+    """A world row holds doors, boxes and held gems as bits of an int32 (at most
+    ``MAX_DOORS``, ``MAX_BOXES``, ``MAX_GEMS`` of each, and the compiled core takes grids of
+    up to ``MAX_CELLS`` cells): say so before the core fails obscurely. Keys have no limit."""
     limits = [("cells", layout.width * layout.height, "MAX_CELLS"), ("doors", len(layout.doors), "MAX_DOORS"),
-              ("gems", len(layout.gems), "MAX_GEMS"), ("keys", len(layout.keys), "MAX_KEYS")]
+              ("boxes", len(layout.boxes), "MAX_BOXES"), ("gems", len(layout.gems), "MAX_GEMS")]
     over = [f"{n} {what} (at most {getattr(core, attr)})" for what, n, attr in limits
             if getattr(core, attr, None) is not None and n > getattr(core, attr)]
     if over:
         raise ScenarioError(
-            f"the map is too large for the compiled {backend} backend: {', '.join(over)}",
-            hint="use a smaller map, or the slow reference backend (elot run --backend reference)",
+            f"the map is too large for the {backend} backend: {', '.join(over)}",
+            hint="split the map, or use fewer doors, boxes or gems",
         )
 
 
