@@ -323,6 +323,9 @@ cdef class Planner:
         if self.memo_values[slot] != MEMO_EMPTY:
             return self.memo_values[slot]
         cdef int* row = self._row(locked, cell)
+        # Distances to the goal with every door open: a lower bound on the rest of any
+        # plan (branches that cannot beat the best found so far are cut; values stay exact).
+        cdef int* bound = self._row(0, self.gem_cells[goal])
         d = row[self.gem_cells[goal]]
         if d < INF:
             best = d + 1
@@ -332,7 +335,7 @@ cdef class Planner:
                 target = q.key_cell[k]
                 d = row[target]
                 cost = d + 1 + (1 if st == IN_CLOSED_BOX else 0)
-                if d >= INF or cost + 1 >= best:  # every remaining plan costs >= 1 more
+                if d >= INF or cost + bound[target] + 1 >= best:
                     continue
                 # A key no locked door needs (as many of its colour are held as there are
                 # locked doors of that colour) only costs its pickup: never optimal. This
@@ -377,7 +380,7 @@ cdef class Planner:
                         if nb < 0:
                             continue
                         d = row[nb]
-                        if d >= INF or d + 2 >= best:
+                        if d >= INF or d + 2 + bound[nb] >= best:
                             continue
                         memcpy(child, status, sw * sizeof(uint64_t))
                         _set_status(child, k, GONE)

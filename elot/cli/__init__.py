@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "elot.cli.translate",  # translate (English -> ELoT)
     "elot.cli.repl",       # repl, plot, map
     "elot.cli.study",      # batch, fit, simulate, report
+    "elot.cli.generate",   # generate (random solvable maps)
 )
 
 EXIT_OK = 0
