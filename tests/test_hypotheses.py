@@ -10,6 +10,7 @@ import pytest
 from btom_ext.reference import EPSILON
 from elot.btom.hypotheses import Encoding, belief_weights, build, colour_limits, initial_states, particle_counts
 from elot.btom.scenario import load_dataset_plan
+from elot.errors import ScenarioError
 from elot.btom.world import KeyState, Layout, WorldState
 
 # Initial states per dataset map: 3, 6, 7 or 9, hence 120/1344/2352/5940 hypotheses.
@@ -81,3 +82,57 @@ def test_encoding_round_numbers():
     # agent cell 3, door locked, box closed, no gems; key1 on floor cell 5, key2 in box 0
     assert row.tolist() == [3, 1, 1, 0, 0, 1, 5, 0, 0, 0]
     assert enc.pos(enc.cell((6, 1))) == (6, 1)
+
+
+THREE_DOORS = """name: three-doors
+colours: red, blue
+
+map:
+  gWWWWW
+  RWWWWW
+  RWWWWW
+  RWWWWW
+  ......
+  hF.F.F
+
+actions:
+  right, open box1
+"""
+
+
+def test_a_map_that_needs_more_hidden_keys_gets_a_family_that_fits():
+    from elot.btom.hypotheses import DEFAULT_MAX_HIDDEN, Prior, build
+    from elot.btom.scenario import parse_scn_text
+
+    true = parse_scn_text(THREE_DOORS).initial
+    family = Prior().resolve(true)
+    assert (family.max_hidden, family.needed, family.widened) == (3, 3, True)
+    assert "the dataset's family allows 2" in family.describe()
+    space = build(true)
+    assert space.n_states == 1 and space.states[0] == true and space.family == family
+    with pytest.raises(ScenarioError, match=r"no initial state is consistent .* \(prior: 0-2 hidden keys"):
+        build(true, prior=Prior(max_hidden=DEFAULT_MAX_HIDDEN))
+
+
+def test_prior_colours_and_counts_are_parameters():
+    from elot.btom.hypotheses import Prior, build
+
+    true = corridor(hidden=True)
+    assert build(true).family.is_default
+    # any number up to 2 of red: none, one in box1 (the only closed box)
+    assert build(true, prior=Prior(colours=("red",))).n_states == 2
+    assert build(true, prior=Prior(max_hidden=0)).n_states == 1
+    with pytest.raises(ScenarioError, match="unknown hidden-key colour"):
+        build(true, prior=Prior(colours=("blue",)))
+
+
+def test_run_header_states_a_widened_family(tmp_path):
+    from helpers import run_elot
+
+    path = tmp_path / "three.scn"
+    path.write_text(THREE_DOORS, encoding="utf-8")
+    done = run_elot("run", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "prior: 0-3 hidden keys (the dataset's family allows 2; the doors on the way to the goals need 3)" in done.stdout
+    refused = run_elot("run", str(path), "--hidden-keys", "2")
+    assert refused.returncode == 2 and "--hidden-keys N" in refused.stderr

@@ -2,7 +2,8 @@
 
 * **Goals**: every gem, uniform.
 * **Initial states**: every placement of hidden keys in the closed boxes that agrees with
-  what is visible: 0 to ``max_hidden`` hidden keys, at most one per box, and for each colour
+  what is visible, within a family (:class:`Prior`; the dataset's is the default): 0 to
+  ``max_hidden`` hidden keys (2, or what the goals need if more), at most one per box, and for each colour
   c between ``max(min_c, 0)`` and ``max_c`` hidden c-keys, where ``max_c`` is the largest
   number of c-keys an optimal plan for some goal picks up in the *true* map and
   ``min_c = max_c -`` (visible c-keys). Hidden keys are named by reusing the true state's
@@ -298,20 +299,91 @@ def colour_limits(true_state: WorldState) -> dict[str, tuple[int, int]]:
 
 # -- initial states ----------------------------------------------------------------------
 
+#: The dataset's family of hidden-key placements (SPEC §5): at most two hidden keys.
+DEFAULT_MAX_HIDDEN = 2
 
-def initial_states(true_state: WorldState, max_hidden: int = 2,
+
+@dataclass(frozen=True)
+class Prior:
+    """The family of initial states: how many hidden keys, of which colours.
+
+    ``max_hidden`` is the most hidden keys a state may have; None is the dataset's family
+    (:data:`DEFAULT_MAX_HIDDEN`), widened to the number of hidden keys the goals need
+    when that is more (see :meth:`resolve`). ``colours`` None limits each colour as SPEC
+    §5 does, by what optimal plans for the goals pick up; a tuple of colours instead
+    allows 0 to ``max_hidden`` hidden keys of each of them and none of the others.
+    """
+
+    max_hidden: int | None = None
+    colours: tuple[str, ...] | None = None
+
+    def resolve(self, true_state: WorldState) -> "Family":
+        """The family used for ``true_state``: colour limits and the hidden-key bound."""
+        layout = true_state.layout
+        if self.colours is None:
+            limits = colour_limits(true_state)
+        else:
+            unknown = [c for c in self.colours if c not in layout.colours]
+            if unknown:
+                raise ScenarioError(f"unknown hidden-key colour(s): {', '.join(unknown)}",
+                                    hint=f"the map's colours are {', '.join(layout.colours) or 'none'}")
+            wide = DEFAULT_MAX_HIDDEN if self.max_hidden is None else self.max_hidden
+            limits = {c: (0, wide if c in self.colours else 0) for c in layout.colours}
+        needed = sum(low for low, _ in limits.values())
+        if self.max_hidden is not None:
+            return Family(self.max_hidden, limits, needed, False, self.colours)
+        if needed > DEFAULT_MAX_HIDDEN:
+            return Family(needed, limits, needed, True, self.colours)
+        return Family(DEFAULT_MAX_HIDDEN, limits, needed, False, self.colours)
+
+
+@dataclass(frozen=True)
+class Family:
+    """A resolved :class:`Prior`: at most ``max_hidden`` hidden keys, ``limits[colour] =
+    (least, most)`` of each colour, ``needed`` the least in all; ``widened`` when the
+    dataset's bound was raised because the goals need more hidden keys than it allows;
+    ``colours`` the colours the user allowed (None: as SPEC §5 limits them)."""
+
+    max_hidden: int
+    limits: dict[str, tuple[int, int]]
+    needed: int
+    widened: bool
+    colours: tuple[str, ...] | None = None
+
+    @property
+    def is_default(self) -> bool:
+        """The dataset's family, as it is (not widened, not chosen by the user)."""
+        return self.max_hidden == DEFAULT_MAX_HIDDEN and self.colours is None
+
+    def describe(self) -> str:
+        """One line for a run's header."""
+        text = f"prior: 0-{self.max_hidden} hidden keys"
+        if self.colours is not None:
+            text += f" of colours {', '.join(self.colours) or '(none)'}"
+        if self.widened:
+            text += (f" (the dataset's family allows {DEFAULT_MAX_HIDDEN}; the doors on the way to "
+                     f"the goals need {self.needed})")
+        return text
+
+
+def initial_states(true_state: WorldState, prior: Prior | Family = Prior(),
                    conventions: str = "elot") -> tuple[WorldState, ...]:
-    """Every initial state consistent with what is visible in ``true_state`` (SPEC §5),
-    in elot's order and naming, or the reference's under ``conventions="paper"`` (§7.3)."""
+    """Every initial state consistent with what is visible in ``true_state`` (SPEC §5)
+    within the ``prior``'s family, in elot's order and naming, or the reference's under
+    ``conventions="paper"`` (§7.3)."""
     check_conventions(conventions)
+    family = prior.resolve(true_state) if isinstance(prior, Prior) else prior
     layout = true_state.layout
     closed = [b for b, _ in layout.boxes if b in true_state.closed]
     spare = [k for k in layout.keys if true_state.hidden(k) or true_state.key(k).where == ("offgrid",)]
-    placements = _placements(true_state, closed, len(spare), max_hidden)
+    placements = _placements(true_state, closed, len(spare), family)
     if not placements:
         raise ScenarioError(
-            "no initial state is consistent with the visible map and the colour limits",
-            hint="check that the closed boxes and spare key objects can hold the keys the goals need",
+            f"no initial state is consistent with the visible map and the prior ({family.describe()}; "
+            f"{len(closed)} closed box(es), {len(spare)} spare key object(s); the goals need "
+            f"{family.needed} hidden key(s))",
+            hint="check that the closed boxes and spare key objects can hold the keys the goals "
+                 "need, or widen the prior (--hidden-keys N, --hidden-colours C,...)",
         )
     if conventions == "paper":
         placements.sort(key=lambda p: reference_rank(p, closed, layout.colours))
@@ -328,15 +400,15 @@ def initial_states(true_state: WorldState, max_hidden: int = 2,
     )
 
 
-def _placements(true_state: WorldState, closed: list[str], n_spare: int, max_hidden: int) -> list[dict[str, str]]:
-    """Every placement ``{box: colour}`` of hidden keys within the colour limits (unordered)."""
-    limits = colour_limits(true_state)
+def _placements(true_state: WorldState, closed: list[str], n_spare: int, family: Family) -> list[dict[str, str]]:
+    """Every placement ``{box: colour}`` of hidden keys within the family (unordered)."""
+    limits = family.limits
     colours = list(true_state.layout.colours)
     ranges = [range(limits[c][0], limits[c][1] + 1) for c in colours]
     placements: list[dict[str, str]] = []
     for counts in itertools.product(*ranges):
         total = sum(counts)
-        if total > max_hidden or total > len(closed) or total > n_spare:
+        if total > family.max_hidden or total > len(closed) or total > n_spare:
             continue
         placements += _assign(closed, [c for c, n in zip(colours, counts) for _ in range(n)])
     return list({tuple(sorted(p.items())): p for p in placements}.values())
@@ -423,6 +495,7 @@ class HypothesisSpace:
     initial_beliefs: np.ndarray
     conventions: str = "elot"
     judged_beliefs: np.ndarray | None = None
+    family: Family | None = None
 
     @property
     def n_goals(self) -> int:
@@ -484,12 +557,13 @@ def build(
     *,
     model: str = "full",
     k: int = 3,
-    max_hidden_keys: int = 2,
+    prior: Prior = Prior(),
     goals: tuple[str, ...] | None = None,
     conventions: str = "elot",
     max_hypotheses: int = MAX_HYPOTHESES,
 ) -> HypothesisSpace:
-    """The hypothesis space of a scenario whose true initial state is ``true_state``.
+    """The hypothesis space of a scenario whose true initial state is ``true_state``, its
+    initial states drawn from the ``prior``'s family (:class:`Prior`).
 
     Raises :class:`ModelError` / :class:`~elot.btom.conventions.ConventionsError` for unknown
     names, and :class:`ScenarioError` (with the estimated size) instead of allocating a space
@@ -508,7 +582,8 @@ def build(
             f"unknown goal gem(s): {', '.join(unknown)}" if unknown else "no goals to infer",
             hint=f"the map's gems are {', '.join(gems)}" if gems else "the map has no gems: put a gem `g` on it",
         )
-    states = initial_states(true_state, max_hidden_keys, conventions)
+    family = prior.resolve(true_state)
+    states = initial_states(true_state, family, conventions)
     n = len(states)
     check_size(model, len(goals), n, k, max_hypotheses)
     if model in ("true-belief", "true-belief-paper"):
@@ -519,12 +594,12 @@ def build(
             judged = np.zeros((n, 1, n))
             judged[:, 0, reference_first(true_state, states)] = 1.0
         return HypothesisSpace(model, goals, states, np.ascontiguousarray(certain.reshape(n, 1, n)),
-                               conventions, judged)
+                               conventions, judged, family)
     counts = particle_counts(n, k)
     assert len(counts) == comb(n + k - 1, k)
     weights = belief_weights(counts, k)
     initial = np.ascontiguousarray(np.broadcast_to(weights, (n, *weights.shape)))
-    return HypothesisSpace(model, goals, states, initial, conventions)
+    return HypothesisSpace(model, goals, states, initial, conventions, family=family)
 
 
 def reference_first(true_state: WorldState, states: tuple[WorldState, ...]) -> int:

@@ -22,7 +22,7 @@ import numpy as np
 
 from btom_ext import CoreMissingError, backend as _backend
 from elot.errors import ExtensionMissingError, ScenarioError
-from elot.btom.hypotheses import MAX_HYPOTHESES, Encoding, HypothesisSpace, build, check_model
+from elot.btom.hypotheses import MAX_HYPOTHESES, Encoding, HypothesisSpace, Prior, build, check_model
 from btom_ext.reference import AGENT
 from elot.btom.world import MOVES, Action, ImpossibleActionError, WorldState
 
@@ -208,7 +208,7 @@ def infer(
     model: str = "full",
     beta: float = DEFAULT_BETA,
     k: int = 3,
-    max_hidden_keys: int = 2,
+    prior: Prior = Prior(),
     goals: Sequence[str] | None = None,
     backend: str = "core",
     progress: Progress | None = None,
@@ -222,7 +222,8 @@ def infer(
     ``model`` is ``"full"``, ``"true-belief"`` or ``"non-planning"`` (SPEC §5), or
     ``"true-belief-paper"``, the reproduction of the reference's True Belief artifact (SPEC
     §7.4); ``conventions="paper"`` enumerates and names initial states as the reference does
-    (§7.3). ``progress(t, T)`` is called after each step. Unknown names raise
+    (§7.3); ``prior`` is the family of initial states (how many hidden keys, of which
+    colours; :class:`~elot.btom.hypotheses.Prior`). ``progress(t, T)`` is called after each step. Unknown names raise
     :class:`~elot.btom.hypotheses.ModelError` / :class:`~elot.btom.conventions.ConventionsError`.
     A hypothesis space of more than ``max_hypotheses`` hypotheses is refused with its
     estimated size (:func:`elot.btom.hypotheses.build`).
@@ -232,7 +233,7 @@ def infer(
     layout = scenario.layout
     _check_backend_limits(core, backend, layout)
     try:
-        space = build(scenario.initial, model=model, k=k, max_hidden_keys=max_hidden_keys,
+        space = build(scenario.initial, model=model, k=k, prior=prior,
                       goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses,
                       conventions=conventions)
     except ScenarioError as error:
@@ -320,8 +321,8 @@ def infer(
         if not np.isfinite(logw).any():
             raise ScenarioError(
                 f"no hypothesis explains the observations up to action {t} ({' '.join(action)})",
-                hint="the true map may hide more keys than the hypothesis space allows "
-                "(try a larger max_hidden_keys)",
+                hint=f"the true map may hide more keys than the prior allows ({space.family.describe()}): "
+                "widen it (--hidden-keys N, prior=Prior(max_hidden=N))",
             )
         history_worlds.append(worlds)
         history_alive.append(alive)

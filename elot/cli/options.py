@@ -49,6 +49,7 @@ class Number:
 NUMBERS: dict[str, Number] = {
     "beta": Number("beta", False, low=0, open_low=True, example="2.83, the default (2^1.5)"),
     "k": Number("k", True, low=1, example="3, the paper's"),
+    "hidden-keys": Number("hidden-keys", True, low=0, example="2, the dataset's"),
     "time": Number("time", True, low=0, example="0, the start"),
     "samples": Number("samples", True, low=1, example="10"),
     "max-hypotheses": Number("max-hypotheses", True, low=1, example="2000000, the default"),
@@ -166,6 +167,26 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
                    help="refuse a hypothesis space larger than N (default: 2,000,000, about 1.2 GB)")
     p.add_argument("--backend", choices=("core", "reference"), default="core",
                    help="the compiled core, or the slow plain-Python reference (default: %(default)s)")
+
+
+def add_prior_options(p: argparse.ArgumentParser) -> None:
+    """``--hidden-keys N`` and ``--hidden-colours C,...``: the family of initial states
+    (:class:`elot.btom.hypotheses.Prior`); read back with :func:`prior_of`."""
+    p.add_argument("--hidden-keys", type=number("hidden-keys"), default=None, metavar="N",
+                   help="at most N hidden keys per initial state (default: the dataset's 2, or "
+                        "as many as the doors on the way to the goals need)")
+    p.add_argument("--hidden-colours", "--hidden-colors", default=None, metavar="C,...",
+                   help="hidden keys may be of these colours only, 0 to N of each (default: the "
+                        "colours, and counts, optimal plans for the goals pick up; SPEC §5)")
+
+
+def prior_of(args):
+    """The :class:`~elot.btom.hypotheses.Prior` that :func:`add_prior_options` asked for."""
+    from elot.btom.hypotheses import Prior
+
+    colours = getattr(args, "hidden_colours", None)
+    return Prior(getattr(args, "hidden_keys", None),
+                 None if colours is None else tuple(c.strip() for c in colours.split(",") if c.strip()))
 
 
 def add_formula_options(p: argparse.ArgumentParser) -> None:
