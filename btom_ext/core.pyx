@@ -470,11 +470,12 @@ def manhattan_costs(int width, gem_cells, worlds):
 def filter_beliefs(initial, alive):
     """Beliefs after perception, per (true state s, initial belief b) pair.
 
-    ``initial[s, b, j]``: initial weight of state j (count / k, or EPSILON);
+    ``initial[s, b, j]``: initial weight of state j (count / k, or EPSILON), any strides;
     ``alive[s, j]``: state j still agrees with what was seen in true state s. Ruled-out
     states get 0 and the rest are renormalized (summed in index order, then divided).
     """
-    cdef const double[:, :, ::1] w0 = np.ascontiguousarray(initial, dtype=np.float64)
+    # Any strides: the full model's initial beliefs are one table broadcast over s.
+    cdef const double[:, :, :] w0 = np.asarray(initial, dtype=np.float64)
     cdef const unsigned char[:, ::1] ok = np.ascontiguousarray(alive, dtype=np.uint8)
     cdef Py_ssize_t n_s = w0.shape[0], n_b = w0.shape[1], n_j = w0.shape[2], s, b, j
     cdef double total

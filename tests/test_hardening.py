@@ -409,3 +409,21 @@ def test_state_and_belief_parse_reject_what_is_not_text(bad):
         State.parse(bad)
     with pytest.raises(ElotError, match="expected the text"):
         Belief.parse(bad)
+
+
+def test_size_estimate_counts_the_belief_tables_and_refuses_for_smc():
+    """Issue 18 item 13: a space under the hypothesis cap whose belief tables (states ×
+    beliefs × states floats) do not fit is refused by bytes, pointing at particle inference."""
+    from elot.errors import ScenarioError
+    from elot.btom.hypotheses import space_size
+    from elot.btom.inference import infer
+    from elot.btom.scenario import parse_scn_text
+
+    # 870 states, k = 1: under 2 M hypotheses, but one 870^3 table is 4.9 GiB
+    hypotheses, peak = space_size("full", 1, 870, 1, steps=10, belief_tables=1)
+    assert hypotheses == 870 ** 2 and peak > 870 ** 3 * 8
+    scenario = parse_scn_text(_three_doors(4))
+    with pytest.raises(ScenarioError, match="memory budget is 0.0 GiB.*refused for exact enumeration; "
+                                            "use `--inference smc`"):
+        infer(scenario, k=3, max_bytes=1000)
+    assert infer(scenario, k=1).steps == len(scenario.actions)

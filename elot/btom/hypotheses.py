@@ -521,33 +521,67 @@ class HypothesisSpace:
         return tuple(np.ascontiguousarray(a.ravel(), dtype=np.int32) for a in (g, s, b))
 
 
-#: Peak bytes per hypothesis during inference, measured by ``benchmarks/bench_btom.py``.
-BYTES_PER_HYPOTHESIS = 610
-
-#: Default of ``build(max_hypotheses=)``: 2 million hypotheses peak at about 1.2 GB, well
-#: within a 24 GiB machine shared with other work (the paper's maps need at most a few
-#: hundred thousand).
+#: Default of ``build(max_hypotheses=)``: the paper's maps need at most a few hundred
+#: thousand hypotheses; past 2 million, exact enumeration is slow even where it fits.
 MAX_HYPOTHESES = 2_000_000
 
+#: Bytes per hypothesis inference keeps or holds at once besides its log weights: the
+#: (goal, state, belief) index arrays (3 x int32), and per step the likelihoods, the
+#: active mask and the new weights (8 + 1 + 8) plus NumPy temporaries of the update.
+BYTES_PER_HYPOTHESIS = 12 + 8 + 1 + 8 + 16
 
-def space_size(model: str, n_goals: int, n_states: int, k: int) -> tuple[int, int]:
-    """The number of hypotheses of a space, and an estimate of the peak bytes inference
-    on it needs (per-hypothesis arrays plus the initial beliefs), before building it."""
-    n_beliefs = 1 if model == "true-belief" else comb(n_states + k - 1, k)
+
+def space_size(model: str, n_goals: int, n_states: int, k: int, *, steps: int = 0,
+               belief_tables: int = 1) -> tuple[int, int]:
+    """The number of hypotheses of a space, and the peak bytes exact inference over
+    ``steps`` actions allocates on it, counted array by array: per hypothesis, the index
+    arrays, one float64 log weight per step kept, and the step's temporaries; the initial
+    beliefs (``n_beliefs x n_states``, shared by every true state); one filtered belief
+    table ``n_states x n_beliefs x n_states`` per distinct ``alive`` table, of which there
+    are at most ``belief_tables`` (1 + the actions that can reveal something); and the
+    ``alive`` tables (``n_states^2`` bytes per step)."""
+    n_beliefs = 1 if model in ("true-belief", "true-belief-paper") else comb(n_states + k - 1, k)
     hypotheses = n_goals * n_states * n_beliefs
-    return hypotheses, hypotheses * BYTES_PER_HYPOTHESIS + n_states * n_beliefs * n_states * 8
+    initial = (n_states if n_beliefs == 1 else 1) * n_beliefs * n_states * 8
+    peak = (hypotheses * (BYTES_PER_HYPOTHESIS + 8 * (steps + 1))
+            + initial + belief_tables * n_states * n_beliefs * n_states * 8
+            + (steps + 1) * n_states * n_states)
+    return hypotheses, peak
 
 
-def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: int) -> None:
-    """Refuse a space larger than ``max_hypotheses`` with its estimated size."""
-    hypotheses, peak = space_size(model, n_goals, n_states, k)
-    if hypotheses > max_hypotheses:
-        beliefs = "1 belief" if model == "true-belief" else f"{hypotheses // (n_goals * n_states):,} beliefs (k={k})"
+def memory_budget() -> int:
+    """Default of ``build(max_bytes=)``: half the memory available now (``MemAvailable``),
+    or 8 GiB where that cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024 // 2
+    except (OSError, ValueError):
+        pass
+    return 8 * 2**30
+
+
+#: What to run instead when exact enumeration is refused for its size.
+SMC_ADVICE = "refused for exact enumeration; use `--inference smc` (particle inference: memory linear in particles)"
+
+
+def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: int, *,
+               steps: int = 0, belief_tables: int = 1, max_bytes: int | None = None) -> None:
+    """Refuse a space of more than ``max_hypotheses`` hypotheses, or whose inference would
+    allocate more than ``max_bytes`` (default: :func:`memory_budget`), with its size."""
+    hypotheses, peak = space_size(model, n_goals, n_states, k, steps=steps, belief_tables=belief_tables)
+    budget = memory_budget() if max_bytes is None else max_bytes
+    if hypotheses > max_hypotheses or peak > budget:
+        beliefs = ("1 belief" if model in ("true-belief", "true-belief-paper")
+                   else f"{hypotheses // (n_goals * n_states):,} beliefs (k={k})")
+        limit = (f"the limit is {max_hypotheses:,} hypotheses" if hypotheses > max_hypotheses
+                 else f"the memory budget is {budget / 2**30:.1f} GiB")
         raise ScenarioError(
             f"the hypothesis space is too large: {n_goals} goal(s) x {n_states:,} initial states x "
-            f"{beliefs} = {hypotheses:,} hypotheses, about {peak / 2**30:.1f} GiB "
-            f"(the limit is {max_hypotheses:,})",
-            hint="use a smaller --k or a map with fewer closed boxes, or raise the limit with "
+            f"{beliefs} = {hypotheses:,} hypotheses, about {peak / 2**30:.1f} GiB to run "
+            f"({limit}): {SMC_ADVICE}",
+            hint="or use a smaller --k or a map with fewer closed boxes, or raise the limit with "
                  "--max-hypotheses (max_hypotheses=) if the machine has the memory",
         )
 
@@ -561,13 +595,18 @@ def build(
     goals: tuple[str, ...] | None = None,
     conventions: str = "elot",
     max_hypotheses: int = MAX_HYPOTHESES,
+    steps: int = 0,
+    belief_tables: int = 1,
+    max_bytes: int | None = None,
 ) -> HypothesisSpace:
     """The hypothesis space of a scenario whose true initial state is ``true_state``, its
     initial states drawn from the ``prior``'s family (:class:`Prior`).
 
     Raises :class:`ModelError` / :class:`~elot.btom.conventions.ConventionsError` for unknown
     names, and :class:`ScenarioError` (with the estimated size) instead of allocating a space
-    of more than ``max_hypotheses`` hypotheses (see :data:`MAX_HYPOTHESES`).
+    of more than ``max_hypotheses`` hypotheses (see :data:`MAX_HYPOTHESES`), or one whose
+    inference over ``steps`` actions (``belief_tables``: see :func:`space_size`) would
+    allocate more than ``max_bytes`` (default: :func:`memory_budget`).
     """
     check_model(model)
     check_conventions(conventions)
@@ -585,7 +624,8 @@ def build(
     family = prior.resolve(true_state)
     states = initial_states(true_state, family, conventions)
     n = len(states)
-    check_size(model, len(goals), n, k, max_hypotheses)
+    check_size(model, len(goals), n, k, max_hypotheses, steps=steps, belief_tables=belief_tables,
+               max_bytes=max_bytes)
     if model in ("true-belief", "true-belief-paper"):
         # The full model's belief with all k particles on the true state (ε elsewhere).
         certain = belief_weights(k * np.eye(n, dtype=np.int32), k)
@@ -598,7 +638,8 @@ def build(
     counts = particle_counts(n, k)
     assert len(counts) == comb(n + k - 1, k)
     weights = belief_weights(counts, k)
-    initial = np.ascontiguousarray(np.broadcast_to(weights, (n, *weights.shape)))
+    # The same beliefs for every true state: a read-only view, not n copies (n^2 n_b floats).
+    initial = np.broadcast_to(weights, (n, *weights.shape))
     return HypothesisSpace(model, goals, states, initial, conventions, family=family)
 
 

@@ -214,6 +214,7 @@ def infer(
     progress: Progress | None = None,
     conventions: str = "elot",
     max_hypotheses: int = MAX_HYPOTHESES,
+    max_bytes: int | None = None,
 ) -> Inference:
     """Exact inference of goals, initial states and beliefs from a scenario's actions.
 
@@ -225,17 +226,22 @@ def infer(
     (§7.3); ``prior`` is the family of initial states (how many hidden keys, of which
     colours; :class:`~elot.btom.hypotheses.Prior`). ``progress(t, T)`` is called after each step. Unknown names raise
     :class:`~elot.btom.hypotheses.ModelError` / :class:`~elot.btom.conventions.ConventionsError`.
-    A hypothesis space of more than ``max_hypotheses`` hypotheses is refused with its
-    estimated size (:func:`elot.btom.hypotheses.build`).
+    A hypothesis space of more than ``max_hypotheses`` hypotheses, or whose inference
+    would allocate more than ``max_bytes`` (default: half the available memory), is
+    refused with its estimated size (:func:`elot.btom.hypotheses.build`).
     """
     check_model(model)
     core = load_backend(backend)
     layout = scenario.layout
     _check_backend_limits(core, backend, layout)
+    actions = tuple(tuple(a) for a in scenario.actions)
+    # Beliefs are refiltered only when an action can reveal something (not a move).
+    reveals = sum(1 for a in actions if a[0] not in MOVES)
     try:
         space = build(scenario.initial, model=model, k=k, prior=prior,
                       goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses,
-                      conventions=conventions)
+                      conventions=conventions, steps=len(actions), belief_tables=1 + reveals,
+                      max_bytes=max_bytes)
     except ScenarioError as error:
         raise error.located(path=getattr(scenario, "path", None))
     enc = Encoding(layout)
@@ -244,7 +250,6 @@ def infer(
     hyp_goal, hyp_state, hyp_belief = space.index
     local = _as_in if conventions == "paper" else (lambda world, action, real: action)
     n_states = space.n_states
-    actions = tuple(tuple(a) for a in scenario.actions)
 
     real = [scenario.initial]
     for t, action in enumerate(actions, 1):

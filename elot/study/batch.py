@@ -312,14 +312,20 @@ def check_option(name: str, value: float) -> float:
 
 
 def estimate_task_bytes(task: Task) -> int:
-    """Peak memory of one task: log weights and beliefs per step, plus a fixed overhead."""
-    from elot.btom.hypotheses import MODELS, build
+    """Peak memory of one task: what its inference allocates, counted as
+    :func:`elot.btom.hypotheses.space_size` does, plus a fixed overhead. A space too large
+    for exact enumeration is refused here, before any work starts."""
+    from elot.btom.hypotheses import MAX_HYPOTHESES, MODELS, check_size, initial_states, space_size
+    from elot.btom.world import MOVES
 
     scenario = task.scenario.load()
-    space = build(scenario.initial, model=task.model if task.model in MODELS else "true-belief", k=task.k)
-    steps = len(scenario.actions) + 1
-    per_step = len(space) * 8 * 3 + space.n_states ** 2 * (space.n_beliefs * 8 + 1)
-    return 64 * 2 ** 20 + steps * per_step
+    model = task.model if task.model in MODELS else "true-belief"
+    n_states = len(initial_states(scenario.initial, conventions=task.conventions))
+    n_goals = len(scenario.layout.gems)
+    steps = len(scenario.actions)
+    tables = 1 + sum(1 for a in scenario.actions if a[0] not in MOVES)
+    check_size(model, n_goals, n_states, task.k, MAX_HYPOTHESES, steps=steps, belief_tables=tables)
+    return 64 * 2 ** 20 + space_size(model, n_goals, n_states, task.k, steps=steps, belief_tables=tables)[1]
 
 
 def available_memory() -> int | None:
