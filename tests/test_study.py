@@ -416,3 +416,23 @@ def test_study_numbers_are_checked_as_every_command_checks_them(tmp_path, capsys
         ["simulate", "t.csv", "--noise", "nan", "-o", str(tmp_path / "r.csv")])
     assert "samples must be a whole number at least 1, not 0" in refused(["translate", "-n", "0", "x"])
     assert not list(tmp_path.iterdir())
+
+
+def test_chunks_cover_every_task_once_largest_first_and_split_large_scenarios():
+    from elot.study.batch import chunk_tasks, task_cost
+
+    tasks = plan_tasks(expand_scenarios(EXAMPLES), models=("full", "true-belief", "non-planning"),
+                       betas=(0.5, 1.0, 2.0, 4.0), ks=(2, 3, 4))
+    for workers in (1, 2, 16):
+        chunks = chunk_tasks(tasks, workers)
+        assert sorted(t.index for c in chunks for t in c) == [t.index for t in tasks]
+        assert all(len({t.scenario for t in c}) == 1 for c in chunks)
+        costs = [sum(task_cost(t) for t in c) for c in chunks]
+        assert costs == sorted(costs, reverse=True)
+        target = sum(task_cost(t) for t in tasks) / (4 * workers)
+        # a chunk only passes the target by its last task
+        assert all(cost - min(task_cost(t) for t in c) <= target for cost, c in zip(costs, chunks))
+    # more workers, finer chunks: scenarios are split so that no worker is left alone with one
+    assert len(EXAMPLES) < len(chunk_tasks(tasks, 1)) < len(chunk_tasks(tasks, 16))
+    full = [t for t in tasks if t.model == "full" and t.beta == 1.0 and t.scenario == tasks[0].scenario]
+    assert [task_cost(t) for t in sorted(full, key=lambda t: t.k)] == sorted(task_cost(t) for t in full)

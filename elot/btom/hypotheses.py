@@ -32,7 +32,7 @@ from __future__ import annotations
 import itertools
 from collections import deque
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from math import comb
 
 import numpy as np
@@ -321,7 +321,7 @@ class Prior:
         """The family used for ``true_state``: colour limits and the hidden-key bound."""
         layout = true_state.layout
         if self.colours is None:
-            limits = colour_limits(true_state)
+            limits = dict(_colour_limits_of(true_state))
         else:
             unknown = [c for c in self.colours if c not in layout.colours]
             if unknown:
@@ -335,6 +335,13 @@ class Prior:
         if needed > DEFAULT_MAX_HIDDEN:
             return Family(needed, limits, needed, True, self.colours)
         return Family(DEFAULT_MAX_HIDDEN, limits, needed, False, self.colours)
+
+
+@lru_cache(maxsize=256)
+def _colour_limits_of(true_state: WorldState) -> tuple[tuple[str, tuple[int, int]], ...]:
+    # A batch builds the same scenario's space for every model, beta and k, and the
+    # optimal-plan search behind the limits is its slowest Python part: once per state.
+    return tuple(colour_limits(true_state).items())
 
 
 @dataclass(frozen=True)

@@ -261,9 +261,12 @@ def run_task(task: Task) -> tuple[int, list[dict]]:
     return task.index, rows
 
 
-def run_tasks(tasks: Sequence[Task]) -> list[tuple[int, list[dict]]]:
-    """:func:`run_task` for several tasks in one worker."""
-    return [run_task(task) for task in tasks]
+def run_tasks(tasks: Sequence[Task], as_text: bool = False) -> list[tuple[int, list[dict] | str]]:
+    """:func:`run_task` for several tasks in one worker; with ``as_text`` each task's rows
+    come back as CSV text (:func:`format_rows`), formatted in the worker rather than by
+    the single process that writes them."""
+    done = [run_task(task) for task in tasks]
+    return [(index, format_rows(rows)) for index, rows in done] if as_text else done
 
 
 def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = None,
@@ -311,21 +314,77 @@ def check_option(name: str, value: float) -> float:
 # -- resources --------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=1024)
+def _scenario_counts(ref: ScenarioRef, conventions: str) -> tuple[int, int, int, int, int]:
+    """``(goals, initial states, actions, belief tables, judgment points)`` of a scenario:
+    what the size and cost of its tasks depend on (computed once per scenario)."""
+    from elot.btom.hypotheses import initial_states
+    from elot.btom.world import MOVES
+
+    scenario = ref.load()
+    n_states = len(initial_states(scenario.initial, conventions=conventions))
+    tables = 1 + sum(1 for a in scenario.actions if a[0] not in MOVES)
+    return (len(scenario.layout.gems), n_states, len(scenario.actions), tables,
+            len(scenario.judgments) or 1)
+
+
+def _space(task: Task) -> tuple[int, int]:
+    """Hypotheses and peak bytes of a task's inference (:func:`elot.btom.hypotheses.space_size`)."""
+    from elot.btom.hypotheses import MODELS, space_size
+
+    n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario, task.conventions)
+    model = task.model if task.model in MODELS else "true-belief"
+    return space_size(model, n_goals, n_states, task.k, steps=steps, belief_tables=tables)
+
+
 def estimate_task_bytes(task: Task) -> int:
     """Peak memory of one task: what its inference allocates, counted as
     :func:`elot.btom.hypotheses.space_size` does, plus a fixed overhead. A space too large
     for exact enumeration is refused here, before any work starts."""
-    from elot.btom.hypotheses import MAX_HYPOTHESES, MODELS, check_size, initial_states, space_size
-    from elot.btom.world import MOVES
+    from elot.btom.hypotheses import MAX_HYPOTHESES, MODELS, check_size
 
-    scenario = task.scenario.load()
+    n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario, task.conventions)
     model = task.model if task.model in MODELS else "true-belief"
-    n_states = len(initial_states(scenario.initial, conventions=task.conventions))
-    n_goals = len(scenario.layout.gems)
-    steps = len(scenario.actions)
-    tables = 1 + sum(1 for a in scenario.actions if a[0] not in MOVES)
     check_size(model, n_goals, n_states, task.k, MAX_HYPOTHESES, steps=steps, belief_tables=tables)
-    return 64 * 2 ** 20 + space_size(model, n_goals, n_states, task.k, steps=steps, belief_tables=tables)[1]
+    return 64 * 2 ** 20 + _space(task)[1]
+
+
+def task_cost(task: Task) -> float:
+    """Rough seconds of one task, to schedule the largest first: the weight updates
+    (hypotheses x steps), stepping every initial state's world in Python (states x
+    steps), scoring (items x thresholds x judgment points, each over every (state,
+    belief) pair), and a fixed part. Only the order and the ratios matter."""
+    n_goals, n_states, steps, _, times = _scenario_counts(task.scenario, task.conventions)
+    hypotheses = _space(task)[0]
+    pairs = hypotheses // max(n_goals, 1)
+    scored = len(task.items) * len(task.thresholds) * times
+    return 2e-8 * hypotheses * (steps + 1) + 4e-5 * n_states * steps + scored * (3e-4 + 2e-8 * pairs) + 5e-3
+
+
+def chunk_tasks(tasks: Sequence[Task], workers: int) -> list[list[Task]]:
+    """Tasks in submission order for ``workers`` processes: each scenario's tasks in
+    chunks of about a quarter of a worker's fair share of the work (so one worker loads a
+    scenario and translates its statements once for many settings, while a large
+    scenario is still spread over several workers), largest chunks first (the largest
+    tasks would otherwise finish last, alone)."""
+    costs = {task.index: task_cost(task) for task in tasks}
+    target = sum(costs.values()) / max(4 * workers, 1)
+    chunks: list[tuple[float, list[Task]]] = []
+    by_scenario: dict[ScenarioRef, list[Task]] = {}
+    for task in tasks:
+        by_scenario.setdefault(task.scenario, []).append(task)
+    for group in by_scenario.values():
+        group = sorted(group, key=lambda t: -costs[t.index])
+        current, cost = [], 0.0
+        for task in group:
+            if current and cost + costs[task.index] > target:
+                chunks.append((cost, current))
+                current, cost = [], 0.0
+            current.append(task)
+            cost += costs[task.index]
+        chunks.append((cost, current))
+    chunks.sort(key=lambda c: -c[0])
+    return [chunk for _, chunk in chunks]
 
 
 def available_memory() -> int | None:
@@ -344,7 +403,7 @@ def check_resources(tasks: Sequence[Task], workers: int) -> None:
         return
     seen: dict[tuple, int] = {}
     for task in tasks:
-        key = (task.scenario, task.model, task.k)
+        key = (task.scenario, task.model, task.k, task.conventions)
         if key not in seen:
             seen[key] = estimate_task_bytes(task)
     need = sorted(seen.values(), reverse=True)[:max(1, workers)]
@@ -360,12 +419,15 @@ def check_resources(tasks: Sequence[Task], workers: int) -> None:
 # -- executors --------------------------------------------------------------------------
 
 
-def _serial(tasks: Sequence[Task]) -> Iterator[tuple[int, list[dict]]]:
+Result = tuple[int, "list[dict] | str"]
+
+
+def _serial(tasks: Sequence[Task], as_text: bool) -> Iterator[Result]:
     for task in tasks:
-        yield run_task(task)
+        yield from run_tasks([task], as_text)
 
 
-def _local(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[int, list[dict]]]:
+def _local(tasks: Sequence[Task], jobs: int, as_text: bool) -> Iterator[Result]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -374,20 +436,24 @@ def _local(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[int, list[dict]]]
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["elot.study.batch", "elot.btom.scoring", "elot.btom.inference"])
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
-    # One submission per scenario: a worker then loads the scenario and translates its
-    # statements once for all its settings, and there are fewer round trips.
-    chunks: dict[ScenarioRef, list[Task]] = {}
-    for task in tasks:
-        chunks.setdefault(task.scenario, []).append(task)
     try:
-        futures = [pool.submit(run_tasks, chunk) for chunk in chunks.values()]
+        # The pool runs submissions in order: largest chunks first (chunk_tasks).
+        futures = [pool.submit(run_tasks, chunk, as_text) for chunk in chunk_tasks(tasks, jobs)]
         for future in as_completed(futures):
             yield from future.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _dask(tasks: Sequence[Task], address: str) -> Iterator[tuple[int, list[dict]]]:
+def _warm_worker() -> None:
+    """Import what tasks need (and build the grammar) once per Dask worker, before any task."""
+    from elot.btom import inference, scoring  # noqa: F401
+    from elot.lang.parser import parse
+
+    parse("empty(box1)")
+
+
+def _dask(tasks: Sequence[Task], address: str, as_text: bool) -> Iterator[Result]:
     try:
         from distributed import Client, as_completed
     except ImportError:
@@ -398,26 +464,35 @@ def _dask(tasks: Sequence[Task], address: str) -> Iterator[tuple[int, list[dict]
         raise StudyError(f"cannot reach the Dask scheduler at {address}: {error}",
                          hint="start one with `dask scheduler` and workers with `dask worker ADDRESS`") from None
     with client:
-        futures = [client.submit(run_task, task, key=f"elot-task-{task.index}-{_digest(task)}", pure=False)
-                   for task in tasks]
+        client.run(_warm_worker)
+        workers = sum(client.nthreads().values()) or 1
+        chunks = chunk_tasks(tasks, workers)
+        # Dask runs higher priorities first: the largest chunks, as chunk_tasks orders them.
+        futures = [client.submit(run_tasks, chunk, as_text, priority=len(chunks) - n, pure=False,
+                                 key=f"elot-tasks-{chunk[0].index}-{_digest(chunk)}")
+                   for n, chunk in enumerate(chunks)]
         try:
-            for future in as_completed(futures):
-                yield future.result()
+            # with_results: results come back in batches with the completion events, not
+            # one gather round trip per future
+            for _, done in as_completed(futures, with_results=True):
+                yield from done
         finally:
             client.cancel(futures)
 
 
-def results(tasks: Sequence[Task], *, jobs: int = 1, dask: str | None = None) -> Iterator[tuple[int, list[dict]]]:
-    """``(task index, rows)`` for every task, as they finish."""
+def results(tasks: Sequence[Task], *, jobs: int = 1, dask: str | None = None,
+            as_text: bool = False) -> Iterator[Result]:
+    """``(task index, rows)`` for every task, as they finish; with ``as_text`` the rows
+    come as CSV text (formatted where the task ran)."""
     if dask:
-        return _dask(tasks, dask)
+        return _dask(tasks, dask, as_text)
     if jobs > 1 and len(tasks) > 1:
-        return _local(tasks, jobs)
-    return _serial(tasks)
+        return _local(tasks, jobs, as_text)
+    return _serial(tasks, as_text)
 
 
-def _digest(task: Task) -> str:
-    return hashlib.sha1(repr(task).encode()).hexdigest()[:12]
+def _digest(value) -> str:
+    return hashlib.sha1(repr(value).encode()).hexdigest()[:12]
 
 
 # -- output -----------------------------------------------------------------------------
@@ -601,10 +676,10 @@ def batch(
 
         sys.stdout.write(HEADER)
         count = 0
-        for done, (_, rows) in enumerate(results(tasks, jobs=jobs, dask=dask), 1):
-            sys.stdout.write(format_rows(rows))
+        for done, (_, text) in enumerate(results(tasks, jobs=jobs, dask=dask, as_text=True), 1):
+            sys.stdout.write(text)
             sys.stdout.flush()
-            count += len(rows)
+            count += len(read_table_text(HEADER + text))
             if progress:
                 progress(done, total)
         return BatchResult(total, 0, count, "-")
@@ -615,8 +690,8 @@ def batch(
     try:
         if progress:
             progress(resumed, total)
-        for index, rows in results(todo, jobs=jobs, dask=dask):
-            partial.add(index, format_rows(rows))
+        for index, text in results(todo, jobs=jobs, dask=dask, as_text=True):
+            partial.add(index, text)
             if progress:
                 progress(len(partial.done), total)
     except BaseException:
