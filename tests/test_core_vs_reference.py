@@ -191,3 +191,17 @@ def test_planner_layout_limits():
     with pytest.raises(ValueError, match="at most 31 doors"):
         core.Planner(walls, 8, np.arange(32, dtype=np.int32), np.zeros(32, dtype=np.int32),
                      np.zeros(0, dtype=np.int32), np.array([0], dtype=np.int32))
+
+
+def test_a_map_with_nine_hidden_keys_runs_on_both_backends():
+    """The compiled core used to refuse it ("9 keys (at most 8)")."""
+    from elot.btom.scenario import parse_scn_text
+
+    scenario = parse_scn_text("colours: red\nmap:\n  gWWWWWWWWW\n  RWWWWWWWWW\n  ..........\n"
+                              "  FFFFFFFFFh\nactions:\n  up, left x2, down, open box7\n")
+    assert len(scenario.layout.keys) == 9
+    fast = infer(scenario, k=1, backend="core")
+    slow = infer(scenario, k=1, backend="reference")
+    assert np.array_equal(np.isfinite(fast.log_weights), np.isfinite(slow.log_weights))
+    finite = np.isfinite(slow.log_weights)
+    np.testing.assert_allclose(fast.log_weights[finite], slow.log_weights[finite], rtol=0, atol=TOL)
