@@ -60,5 +60,6 @@ cdef class Planner:
     cdef void _layout_memo(self, int n_keys)
     cdef Py_ssize_t _slot(self, uint64_t head, const uint64_t* status) noexcept nogil
     cdef void _store(self, uint64_t head, const uint64_t* status, int value) noexcept nogil
-    cdef void _put(self, uint64_t head, const uint64_t* status, int value) noexcept nogil
-    cdef int _value(self, Query* q, int goal, int cell, uint32_t locked, int depth) noexcept nogil
+    cdef int _put(self, uint64_t head, const uint64_t* status, int value) noexcept nogil
+    cdef int _value(self, Query* q, int goal, int cell, uint32_t locked, int depth,
+                    int budget) noexcept nogil

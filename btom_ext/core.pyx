@@ -278,7 +278,8 @@ cdef class Planner:
         cdef uint64_t* old_keys
         cdef int* old_values
         cdef int n = self.words
-        if 2 * (self.memo_size + 1) > self.memo_capacity:
+        if 2 * (self.memo_size + 1) > self.memo_capacity and \
+                self.memo_values[self._slot(head, status)] == MEMO_EMPTY:
             old_keys = self.memo_keys
             old_values = self.memo_values
             old_capacity = self.memo_capacity
@@ -292,18 +293,27 @@ cdef class Planner:
                     self._put(old_keys[i * n], old_keys + i * n + 1, old_values[i])
             free(old_keys)
             free(old_values)
-        self._put(head, status, value)
-        self.memo_size += 1
+        self.memo_size += self._put(head, status, value)
 
-    cdef void _put(self, uint64_t head, const uint64_t* status, int value) noexcept nogil:
+    cdef int _put(self, uint64_t head, const uint64_t* status, int value) noexcept nogil:
+        """Set a key's value; 1 if the key is new."""
         cdef Py_ssize_t i = self._slot(head, status)
+        cdef int new = self.memo_values[i] == MEMO_EMPTY
         self.memo_keys[i * self.words] = head
         memcpy(self.memo_keys + i * self.words + 1, status, self.status_words * sizeof(uint64_t))
         self.memo_values[i] = value
+        return new
 
     # -- subgoal DP -----------------------------------------------------------------------
-    cdef int _value(self, Query* q, int goal, int cell, uint32_t locked, int depth) noexcept nogil:
-        """Fewest actions from (cell, locks, statuses at ``depth``) until the goal gem is held.
+    cdef int _value(self, Query* q, int goal, int cell, uint32_t locked, int depth,
+                    int budget) noexcept nogil:
+        """Fewest actions from (cell, locks, statuses at ``depth``) until the goal gem is held,
+        if fewer than ``budget``; else some number >= ``budget`` (branch and bound: the
+        caller has a plan that costs ``budget`` more than getting here).
+
+        The memo holds exact values (>= 0) and lower bounds ``lb`` stored as ``-lb - 2``
+        (a search cut by its budget): a lower bound answers a query whose budget it
+        reaches, and is searched again, with the larger budget, otherwise.
 
         Key statuses are 2 bits per key, 32 keys per word, one row of ``status_words`` words
         of ``q.status`` per recursion depth (each level picks up or uses a key, so there
@@ -317,11 +327,15 @@ cdef class Planner:
                               | (<uint64_t> cell << self.shift_cell)
                               | (<uint64_t> locked << self.shift_locked))
         cdef int k, k2, st, d, i, cost, v, nb, door, target, colour, held, doors
-        cdef int best = INF
+        cdef int best = INF, limit = budget, stored
         cdef bint duplicate
         cdef Py_ssize_t slot = self._slot(head, status)
-        if self.memo_values[slot] != MEMO_EMPTY:
-            return self.memo_values[slot]
+        stored = self.memo_values[slot]
+        if stored != MEMO_EMPTY:
+            if stored >= 0:
+                return stored
+            if -stored - 2 >= budget:
+                return -stored - 2
         cdef int* row = self._row(locked, cell)
         # Distances to the goal with every door open: a lower bound on the rest of any
         # plan (branches that cannot beat the best found so far are cut; values stay exact).
@@ -329,13 +343,15 @@ cdef class Planner:
         d = row[self.gem_cells[goal]]
         if d < INF:
             best = d + 1
+            if best < limit:
+                limit = best
         for k in range(n_keys):
             st = _status(status, k)
             if st == IN_PLACE or st == IN_CLOSED_BOX:
                 target = q.key_cell[k]
                 d = row[target]
                 cost = d + 1 + (1 if st == IN_CLOSED_BOX else 0)
-                if d >= INF or cost + bound[target] + 1 >= best:
+                if d >= INF or cost + bound[target] + 1 >= limit:
                     continue
                 # A key no locked door needs (as many of its colour are held as there are
                 # locked doors of that colour) only costs its pickup: never optimal. This
@@ -360,9 +376,11 @@ cdef class Planner:
                         if k2 != k and q.key_box[k2] == q.key_box[k] and \
                                 _status(child, k2) == IN_CLOSED_BOX:
                             _set_status(child, k2, IN_PLACE)
-                v = self._value(q, goal, target, locked, depth + 1)
+                v = self._value(q, goal, target, locked, depth + 1, limit - cost)
                 if v < INF and cost + v < best:
                     best = cost + v
+                    if best < limit:
+                        limit = best
             elif st == HELD:
                 # Held keys of one colour are interchangeable: try only the first of them.
                 duplicate = False
@@ -380,15 +398,21 @@ cdef class Planner:
                         if nb < 0:
                             continue
                         d = row[nb]
-                        if d >= INF or d + 2 + bound[nb] >= best:
+                        if d >= INF or d + 2 + bound[nb] >= limit:
                             continue
                         memcpy(child, status, sw * sizeof(uint64_t))
                         _set_status(child, k, GONE)
-                        v = self._value(q, goal, nb, locked & ~(1u << door), depth + 1)
+                        v = self._value(q, goal, nb, locked & ~(1u << door), depth + 1,
+                                        limit - d - 1)
                         if v < INF and d + 1 + v < best:
                             best = d + 1 + v
-        self._store(head, status, best)
-        return best
+                            if best < limit:
+                                limit = best
+        if best < budget:  # every branch cut had a lower bound >= best: exact
+            self._store(head, status, best)
+            return best
+        self._store(head, status, -budget - 2)
+        return budget
 
     def costs(self, worlds):
         """``h[n, g]``: fewest actions from world n until gem g is held (-1 if impossible)."""
@@ -442,7 +466,7 @@ cdef class Planner:
                     if (rows[n, GEMS] >> g) & 1:
                         res[n, g] = 0
                         continue
-                    value = self._value(&q, g, rows[n, AGENT], <uint32_t> rows[n, LOCKED], 0)
+                    value = self._value(&q, g, rows[n, AGENT], <uint32_t> rows[n, LOCKED], 0, INF)
                     res[n, g] = value if value < INF else -1
         return out
 
