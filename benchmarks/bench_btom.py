@@ -27,7 +27,7 @@ import elot.btom.inference
 from btom_ext import backend as load_backend
 from elot.btom.hypotheses import build
 from elot.btom.inference import infer
-from elot.btom.scenario import dataset_root, load_dataset_plan
+from elot.btom.dataset import dataset_root, load_dataset_plan
 from elot.btom.scoring import compile_statement, score
 
 PLANS = ["1_1", "1_2", "1_3", "2_1", "2_2", "2_3", "3_1", "3_2", "3_3", "4_1", "4_2", "4_3",

@@ -138,11 +138,12 @@ def main() -> None:
     back = [len(pickle.dumps(batch_module.run_tasks(chunk, True))) for chunk in chunks[-3:]]
     print(f"shipped per chunk: mean {np.mean(shipped) / 1024:.1f} KiB (total {sum(shipped) / 2**20:.2f} MiB); "
           f"returned per chunk (CSV text): about {np.mean(back) / 1024:.1f} KiB")
-    partial = _Partial(out / "writer.csv", "bench", resume=False)
     texts = [(t.index, batch_module.format_rows(run_task(t)[1])) for t in tasks[:200]]
+    partial = _Partial(out / "writer.csv", "bench", False, len(texts))
     write_s, _ = timed(lambda: [partial.add(i, text) for i, text in texts])
     partial.close()
     partial.discard()
+    partial.release()
     print(f"writer: {1e3 * write_s / len(texts):.2f} ms per task (append + fsync + manifest), "
           f"{write_s / len(texts) * len(tasks):.2f} s for the sweep")
 

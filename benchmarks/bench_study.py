@@ -31,8 +31,8 @@ from elot.study import batch as study_batch
 from elot.study.batch import batch, expand_scenarios, plan_tasks
 from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
 from elot.study.params import LITERATURE, Params, literature_thresholds
+from elot.settings import DEFAULT_BETA, VARIANTS
 
-MODELS = ("full", "true-belief", "non-planning")
 BETAS = tuple(2 ** (n / 2 - 1) for n in range(8))
 
 
@@ -60,9 +60,9 @@ def main() -> None:
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at start")
     refs = expand_scenarios(["all"], root=args.labtom, exps=["exp1", "exp2"])
-    tasks = plan_tasks(refs, models=MODELS, betas=BETAS)
+    tasks = plan_tasks(refs, models=VARIANTS, betas=BETAS)
     print(f"dataset: {len(refs)} scenarios (exp1, exp2_current, exp2_initial), {len(tasks)} tasks "
-          f"({len(MODELS)} models × {len(BETAS)} β)")
+          f"({len(VARIANTS)} models × {len(BETAS)} β)")
     with tempfile.TemporaryDirectory() as tmp:
         if not args.skip_batch:
             cold()
@@ -73,7 +73,7 @@ def main() -> None:
             same = (Path(tmp) / "serial.csv").read_bytes() == (Path(tmp) / "jobs.csv").read_bytes()
             print(f"batch --jobs {args.jobs}: {parallel:.1f} s; speed-up {serial / parallel:.2f}× "
                   f"(target ≥ 1.8× for 2 jobs); tables identical: {same}")
-        beta = 2 ** 1.5
+        beta = DEFAULT_BETA
         generator = literature_thresholds().replace(believes=0.85, might=0.35, may=0.45)
         moved = ("believes", "might", "may")
         gen_tasks = plan_tasks(refs, models=("full",), betas=(beta,),

@@ -17,7 +17,7 @@ import numpy as np
 
 from elot.study.experiments import in_vs_out
 from elot.btom.inference import infer
-from elot.btom.scenario import dataset_root, load_dataset_plan
+from elot.btom.dataset import dataset_root, load_dataset_plan
 from elot.btom.scoring import compile_statement, live_pairs, normalized_likelihood
 
 #: (inference, compiled formula, judgment point t) -> normalized likelihood

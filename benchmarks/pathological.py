@@ -38,7 +38,7 @@ def _nested(n):
 
 
 def _scn(text):
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     return lambda: parse_scn_text(text, "case.scn")
 
@@ -58,7 +58,7 @@ def _boxes_map(n):
 def _infer(text, **kw):
     def run():
         from elot.btom.inference import infer
-        from elot.btom.scenario import parse_scn_text
+        from elot.btom.scn import parse_scn_text
 
         return infer(parse_scn_text(text, "case.scn"), **kw)
 
@@ -68,7 +68,7 @@ def _infer(text, **kw):
 def _colour_limits(text):
     def run():
         from elot.btom.hypotheses import colour_limits
-        from elot.btom.scenario import parse_scn_text
+        from elot.btom.scn import parse_scn_text
 
         return colour_limits(parse_scn_text(text, "case.scn").initial)
 
@@ -113,6 +113,8 @@ def cases():
         "13a 10 boxes, unprunable": _formula(_boxes(10, lambda vs: "and(not(empty(B0)), not(or(%s)))" % ", ".join(f"==({v}, {v})" for v in vs))),
         "13a 8 nested exists(item)": _formula(_nested(8)),
         "13a 12 nested, in a belief": _formula(f"believes(player, formula({_nested(12)}))", belief=True),
+        "13 8,000 restrictor variables": _formula(
+            f"exists(and({', '.join(f'box(X{i})' for i in range(8000))}), empty(X0))"),
         "13b 8-box map": _infer(_boxes_map(8)),
         "13b 16-box map": _infer(_boxes_map(16)),
         "13b --k 20": _infer(_boxes_map(4), k=20),

@@ -174,7 +174,7 @@ def _score_all(rows: list[dict], root: Path, backend: str, args) -> tuple[list[d
 def shortcuts_off(model: str | None):
     """The LLM engine without its KV branches (every prompt continues from the head) and
     without draft tokens: what it did before them, with today's prompt."""
-    engine = llm.load_model(str(llm._model_path(model)))._interpreter.engine
+    engine = llm.load_language_model(str(llm._model_path(model)))._interpreter.engine
     saved = engine.branches, llm.DRAFT_BATCH
     engine.branches, llm.DRAFT_BATCH = (), 0
     try:

@@ -1,6 +1,7 @@
 """elot: an epistemic language of thought (ELoT) with a Bayesian theory of mind (BToM)."""
 
 from elot.errors import (
+    ArgumentError,
     ElotError,
     ElotSyntaxError,
     ElotTypeError,
@@ -47,6 +48,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'elot' has no attribute {name!r}")
 
 __all__ = [
+    "ArgumentError",
     "ElotError",
     "ElotSyntaxError",
     "ElotTypeError",

@@ -73,9 +73,14 @@ def read_text(path: str | Path, what: str = "input") -> str:
     :class:`ElotError` naming the path when it is missing, unreadable or not UTF-8.
     Every reader of a user's file goes through this."""
     p = Path(path)
-    if not p.is_file():
+    try:
+        found, is_dir = p.is_file(), p.is_dir()
+    except OSError as exc:  # a name too long for the file system, say
+        raise ScenarioError(f"cannot read {what} file: {exc.strerror or exc}", path=str(p)[:EXCERPT],
+                            hint="check the path") from None
+    if not found:
         raise ScenarioError(f"{what} file not found: {p}", path=str(p),
-                            hint="check the path" + (" (it is a directory)" if p.is_dir() else ""))
+                            hint="check the path" + (" (it is a directory)" if is_dir else ""))
     try:
         data = p.read_bytes()
     except OSError as exc:
@@ -89,6 +94,24 @@ def read_text(path: str | Path, what: str = "input") -> str:
             f"(offset {exc.start})",
             path=f"{p}:{line}", hint="save the file as UTF-8",
         ) from None
+
+
+def load_json(text: str, *, path: str, hint: str, error: type["ElotError"] | None = None):
+    """The value of JSON ``text`` read from ``path``, or an ElotError (``error``, by default
+    :class:`ScenarioError`) at the faulty place: bad syntax, nesting too deep for the
+    reader, or a number too long to convert."""
+    import json
+
+    kind = error or ScenarioError
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise kind(f"{path} is not valid JSON: {exc.msg}", path=path, source=text,
+                   span=Span.of(text, exc.pos, exc.pos + 1), hint=hint) from None
+    except RecursionError:
+        raise kind(f"{path}: JSON nested too deeply to read", path=path, hint=hint) from None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        raise kind(f"{path}: cannot read this JSON: {exc}", path=path, hint=hint) from None
 
 
 class ElotError(Exception):
@@ -231,6 +254,34 @@ class TranslationError(ElotError):
     """An English sentence could not be translated into ELoT."""
 
     kind = "translation error"
+
+
+class ArgumentError(ElotError):
+    """A public function was called with an argument of the wrong type or out of range;
+    the message names the argument."""
+
+    kind = "argument error"
+
+
+def expect(value, types: type | tuple[type, ...], name: str, *, hint: str | None = None):
+    """``value`` if it is one of ``types`` (a bool is not a number), else an
+    :class:`ArgumentError` naming the argument ``name``."""
+    if isinstance(value, types) and not (isinstance(value, bool) and bool not in _flat(types)):
+        return value
+    wanted = " or ".join(t.__name__ for t in _flat(types))
+    raise ArgumentError(f"{name} must be a {wanted}, not {type(value).__name__}", hint=hint)
+
+
+def expect_int(value, name: str, *, minimum: int = 0) -> int:
+    """A whole number at least ``minimum``, else an :class:`ArgumentError` naming it."""
+    expect(value, int, name)
+    if value < minimum:
+        raise ArgumentError(f"{name} must be at least {minimum}, not {value}")
+    return value
+
+
+def _flat(types) -> tuple[type, ...]:
+    return types if isinstance(types, tuple) else (types,)
 
 
 class ExtensionMissingError(ElotError):

@@ -218,7 +218,7 @@ def _map_legend(colours: Sequence[str]) -> list:
 def save(fig: Figure, path: str | Path, metadata: Mapping[str, object] | None = None, *, dpi: int = 110,
          force: bool = False) -> Path:
     """Write ``fig`` as a PNG with ``metadata`` as text chunks (keys prefixed ``elot:``),
-    through :func:`elot.output.write_output`: atomically, into an existing directory, and
+    through :func:`elot.output.write_output`: atomically (creating missing folders), and
     over an existing file only if it is a PNG elot wrote (or ``force``)."""
     target = check_png_target(path, force=force)
     meta = {"Software": "elot"}
@@ -229,8 +229,8 @@ def save(fig: Figure, path: str | Path, metadata: Mapping[str, object] | None = 
 
 
 def check_png_target(path: str | Path, *, force: bool = False) -> Path:
-    """The checks :func:`save` makes before drawing: a ``.png`` name in an existing
-    directory, not over a file elot did not write (unless ``force``)."""
+    """The checks :func:`save` makes before drawing: a ``.png`` name, not over a file elot
+    did not write (unless ``force``)."""
     target = Path(path)
     if target.suffix.lower() != ".png":
         raise ElotError(f"can only write PNG files, not {target.name!r}", hint="name the output file *.png")

@@ -12,10 +12,10 @@ import pytest
 from PIL import Image
 
 from elot.cli import build_parser, main
-from elot.cli.options import check_number
+from elot.settings import check_number
 from elot.errors import ElotError
 from elot.repl.commands import execute
-from elot.repl.session import Session
+from elot.session import Session
 
 GOOD = "believes(player, formula(empty(box1)))"
 
@@ -31,7 +31,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return status, out, err
 
 
-# -- item 6: numbers ------------------------------------------------------------------------
+# -- numbers ------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("argv, option, says", [
@@ -68,7 +68,7 @@ def test_repl_checks_numbers_as_the_command_line_does():
     assert check_number("beta", "3") == 3.0
 
 
-# -- item 8: one vocabulary -------------------------------------------------------------------
+# -- one vocabulary -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("command", ["run", "plot", "repl", "map"])
@@ -110,7 +110,7 @@ def test_repl_options_reach_the_session(capsys, monkeypatch):
     assert "elot[t=0/23 initial]>" in out
 
 
-# -- item 7: - is standard output ---------------------------------------------------------------
+# -- - is standard output ---------------------------------------------------------------
 
 
 def test_csv_and_json_dash_write_to_stdout(capsys, tmp_path, monkeypatch):
@@ -126,7 +126,7 @@ def test_csv_and_json_dash_write_to_stdout(capsys, tmp_path, monkeypatch):
     assert not (tmp_path / "-").exists()
 
 
-# -- item 16: no silent overwrites, atomic ------------------------------------------------------
+# -- no silent overwrites, atomic ------------------------------------------------------
 
 
 def test_run_refuses_to_replace_a_file_that_is_not_ours(capsys, tmp_path):
@@ -146,20 +146,22 @@ def test_run_refuses_to_replace_a_file_that_is_not_ours(capsys, tmp_path):
     data = tmp_path / "out.json"
     assert run(capsys, "run", "--json", str(data))[0] == 0
     assert run(capsys, "run", "--json", str(data))[0] == 0
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []   # no temp files left
+    # no temporary files left; each table and log marked as elot's by its sidecar
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == [
+        ".important.txt.elot", ".out.json.elot", ".table.csv.elot"]
 
 
 @pytest.mark.parametrize("command", ["plot", "map"])
-def test_figures_refuse_foreign_files_and_missing_directories(capsys, tmp_path, command):
+def test_figures_refuse_foreign_files_and_create_missing_folders(capsys, tmp_path, command):
     photo = tmp_path / "photo.png"
     photo.write_bytes(b"\x89PNG\r\n\x1a\nnot elot's")
     status, _, err = run(capsys, command, "-o", str(photo))
     assert status == 2 and "not replacing it" in err
     assert photo.read_bytes() == b"\x89PNG\r\n\x1a\nnot elot's"
     missing = tmp_path / "no" / "such" / "x.png"
-    status, _, err = run(capsys, command, "-o", str(missing))
-    assert status == 2 and "does not exist" in err
-    assert not (tmp_path / "no").exists()
+    assert run(capsys, command, "-o", str(missing))[0] == 0      # the one rule: folders are made
+    with Image.open(missing) as image:
+        assert image.text["Software"] == "elot"
     figure = tmp_path / "f.png"
     assert run(capsys, command, "-o", str(figure))[0] == 0
     assert run(capsys, command, "-o", str(figure))[0] == 0        # ours: replaced
@@ -187,7 +189,7 @@ def test_repl_save_never_writes_an_empty_log_or_over_foreign_files(tmp_path):
     assert json.loads(log.read_text())[0]["formula"] == GOOD
 
 
-# -- item 15: a numeric statement is that statement's error ----------------------------------------
+# -- a numeric statement is that statement's error ----------------------------------------
 
 
 def test_numeric_statement_is_its_own_error_and_the_rest_are_scored(capsys, tmp_path):
@@ -204,7 +206,7 @@ def test_numeric_statement_is_its_own_error_and_the_rest_are_scored(capsys, tmp_
     assert status == 2 and f"{statements}:2:" in err
 
 
-# -- item 12: plurals -------------------------------------------------------------------------------
+# -- plurals -------------------------------------------------------------------------------
 
 
 def test_counts_agree_with_their_nouns(capsys, tmp_path):
@@ -228,3 +230,42 @@ def test_run_table_shows_a_bounded_excerpt_of_a_huge_statement(capsys):
     status, out, _ = run(capsys, "run", "-s", huge)
     assert status == 2
     assert "… (20038" in out and len(out) < 20_000
+
+
+# -- outputs named empty, seeds, β ranges ------------------------------------------------------
+
+@pytest.mark.parametrize("argv", [
+    ["run", "default", "--csv", ""], ["run", "default", "--json", " "], ["fit", "r.csv", "-o", ""],
+    ["batch", "default", "-o", ""], ["simulate", "t.csv", "-o", ""], ["plot", "default", "-o", ""],
+])
+def test_an_empty_output_name_is_refused_not_ignored(capsys, argv):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert "output file name cannot be empty" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["fit", "r.csv"], ["simulate", "t.csv", "-o", "x.csv"]])
+def test_a_negative_seed_is_a_usage_error(capsys, command):
+    with pytest.raises(SystemExit) as info:
+        main([*command, "--seed", "-1"])
+    assert info.value.code == 2 and "seed must be a whole number at least 0" in capsys.readouterr().err
+
+
+def test_a_beta_range_with_too_many_values_says_so():
+    from elot.cli.study import parse_betas
+    from elot.errors import ElotError
+
+    assert len(parse_betas("1:1000:1")) == 1000
+    with pytest.raises(ElotError, match="gives 1,000,000 values, more than 1,000"):
+        parse_betas("1:1e6:+1")
+
+
+def test_plot_refuses_more_statements_than_a_figure_can_show(capsys, tmp_path):
+    from elot.cli.repl import MAX_PLOTTED
+
+    statements = tmp_path / "many.txt"
+    statements.write_text("believes(player, formula(empty(box1)))\n" * (MAX_PLOTTED + 1), encoding="utf-8")
+    assert main(["plot", "default", "--statements", str(statements), "-o", str(tmp_path / "p.png")]) == 2
+    assert "too many for one figure" in capsys.readouterr().err
+    assert not (tmp_path / "p.png").exists()

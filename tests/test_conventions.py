@@ -12,13 +12,14 @@ from helpers import run_elot
 from elot.btom.conventions import ConventionsError
 from elot.errors import ElotError
 from elot.lang.semantics import Belief, State, evaluate
-from elot.btom.hypotheses import ALL_MODELS, MODELS, ModelError, build, initial_states, reference_first
+from elot.btom.hypotheses import build, initial_states, reference_first
 from elot.btom.inference import infer
 from elot.btom.scenario import Scenario
 from elot.btom.scoring import live_pairs, score
+from elot.settings import ALL_VARIANTS, VARIANTS, VariantError
 from elot.btom.world import KeyState, Layout, WorldState
 from elot.repl.commands import execute
-from elot.repl.session import Session
+from elot.session import Session
 from test_inference import scenario as corridor_scenario
 
 
@@ -170,10 +171,10 @@ def test_true_belief_paper_judges_state_one(conventions):
     assert score(ablation, formula, 4).posterior == 0.0
 
 
-def test_model_names():
-    assert MODELS == ("full", "true-belief", "non-planning")
-    assert ALL_MODELS == MODELS + ("true-belief-paper",)
-    with pytest.raises(ModelError, match="unknown model 'true-belief-papr'") as caught:
+def test_variant_names():
+    assert VARIANTS == ("full", "true-belief", "non-planning")
+    assert ALL_VARIANTS == VARIANTS + ("true-belief-paper",)
+    with pytest.raises(VariantError, match="unknown model 'true-belief-papr'") as caught:
         build(three_boxes(), model="true-belief-papr")
     assert "did you mean true-belief-paper?" in caught.value.hint and "non-planning" in caught.value.hint
     for bad in (dict(model="nope"), dict(conventions="nope")):
@@ -280,7 +281,7 @@ def test_reference_names_give_the_reference_posterior(labtom):
     reference's P is 0.8296 with its names, 0.8575 with names that keep the true key's."""
     import csv
 
-    from elot.btom.scenario import load_dataset_plan
+    from elot.btom.dataset import load_dataset_plan
 
     with open(labtom / "statements" / "exp2_current_translations.csv", encoding="utf-8") as handle:
         (row,) = [r for r in csv.DictReader(handle) if (r["plan_id"], r["statement_id"]) == ("3_3", "3")]

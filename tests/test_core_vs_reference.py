@@ -12,7 +12,7 @@ from btom_ext import backend, core
 from btom_ext import reference as ref
 from elot.errors import ExtensionMissingError
 from elot.btom.inference import infer
-from elot.btom.scenario import load_dataset_plan
+from elot.btom.dataset import load_dataset_plan
 
 TOL = 1e-12
 
@@ -195,7 +195,7 @@ def test_planner_layout_limits():
 
 def test_a_map_with_nine_hidden_keys_runs_on_both_backends():
     """The compiled core used to refuse it ("9 keys (at most 8)")."""
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     scenario = parse_scn_text("colours: red\nmap:\n  gWWWWWWWWW\n  RWWWWWWWWW\n  ..........\n"
                               "  FFFFFFFFFh\nactions:\n  up, left x2, down, open box7\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from elot.btom.inference import infer
-from elot.btom.scenario import load_dataset_plan
+from elot.btom.dataset import load_dataset_plan
 from test_hypotheses import PLANS
 
 pytestmark = pytest.mark.dataset

@@ -25,6 +25,12 @@ def _blocks(path: Path, kind: str) -> list[str]:
     return re.findall(rf"^```{kind}\n(.*?)^```", path.read_text(encoding="utf-8"), flags=re.S | re.M)
 
 
+def width(path: Path) -> str | None:
+    """The terminal width a page states its transcripts are at ("... 100 columns wide")."""
+    found = re.search(r"(\d+) columns wide", path.read_text(encoding="utf-8"))
+    return found.group(1) if found else None
+
+
 def _console_examples() -> list:
     examples = []
     for path in DOCUMENTS:
@@ -35,7 +41,7 @@ def _console_examples() -> list:
             for line in block.splitlines() + ["$ "]:
                 if line.startswith("$ "):
                     if command and command.startswith("elot "):
-                        examples.append(pytest.param(command, "\n".join(output), dataset,
+                        examples.append(pytest.param(command, "\n".join(output), dataset, width(path),
                                                      id=f"{path.name}:{command[:50]}"))
                     command, output = line[2:].strip(), []
                 else:
@@ -48,9 +54,10 @@ def _python_examples() -> list:
             for path in DOCUMENTS for n, block in enumerate(_blocks(path, "python"))]
 
 
-@pytest.mark.parametrize("command, expected, dataset", _console_examples())
-def test_console_examples(command, expected, dataset):
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "COLUMNS": "100", "ELOT_HISTORY": os.devnull}
+@pytest.mark.parametrize("command, expected, dataset, columns", _console_examples())
+def test_console_examples(command, expected, dataset, columns):
+    """Each transcript replays at the terminal width its page states."""
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "COLUMNS": columns, "ELOT_HISTORY": os.devnull}
     if dataset:
         if labtom_path() is None:
             pytest.skip("this example reads the LaBToM dataset")
@@ -72,6 +79,12 @@ def test_python_examples(path, block, monkeypatch):
         monkeypatch.setenv("ELOT_LABTOM_DATA", str(labtom_path()))
     monkeypatch.chdir(REPO)
     exec(compile(block, str(path), "exec"), {"__name__": "__doc_example__"})
+
+
+def test_pages_with_transcripts_state_their_width():
+    """A reader comparing a transcript must know the width it was taken at."""
+    unstated = [path.name for path in DOCUMENTS if _blocks(path, "console") and width(path) is None]
+    assert not unstated, f"say '... N columns wide' on these pages: {unstated}"
 
 
 def test_documents_have_runnable_examples():

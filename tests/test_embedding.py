@@ -17,11 +17,11 @@ import elot
 from elot.embedding import (
     BToMModel,
     Hypotheses,
-    ModelError,
+    BeliefModelError,
     declare,
     judge,
     judge_series,
-    load_model,
+    load_belief_model,
     parse_domain,
 )
 from elot.errors import ElotError, ElotTypeError, EvaluationError, ScenarioError
@@ -141,13 +141,13 @@ def test_user_hypotheses_are_checked_like_formulas():
         judge(IN_BASKET, [("inside(marble, bsket)", BOX, 1.0)], signature=SIG)
     with pytest.raises(ElotTypeError, match="unknown predicate 'insde'"):
         judge(IN_BASKET, [(State.of([("insde", "marble", "box")]), BOX, 1.0)], signature=SIG)
-    with pytest.raises(ModelError, match="weights sum to 0.5, not 1"):
+    with pytest.raises(BeliefModelError, match="weights sum to 0.5, not 1"):
         judge(IN_BASKET, [(BOX, BOX, 0.5)], signature=SIG)
     with pytest.raises(EvaluationError, match="belief weights sum to 0.9"):
         judge(IN_BASKET, [(BOX, "0.5: inside(marble, box) | 0.4: inside(marble, basket)", 1.0)], signature=SIG)
-    with pytest.raises(ModelError, match="'marble', which is not an agent"):
+    with pytest.raises(BeliefModelError, match="'marble', which is not an agent"):
         judge(IN_BASKET, [(BOX, {"marble": BOX}, 1.0)], signature=SIG)
-    with pytest.raises(ModelError, match="give signature="):
+    with pytest.raises(BeliefModelError, match="give signature="):
         judge(IN_BASKET, [(BOX, BOX, 1.0)])
     with pytest.raises(ElotTypeError) as caught:
         judge("believes(sally, formula(inside(basket, marble)))", [(BOX, BOX, 1.0)], signature=SIG)
@@ -177,7 +177,7 @@ def test_array_hypotheses_are_validated():
     ]
     for change, message in cases:
         arguments = dict(beliefs=good, weights=[0.25, 0.75], true_index=[1, 1]) | change
-        with pytest.raises(ModelError, match=message):
+        with pytest.raises(BeliefModelError, match=message):
             Hypotheses.from_arrays(SIG, worlds, arguments["beliefs"], arguments["weights"], arguments["true_index"])
     with pytest.raises(ElotTypeError, match="unknown object 'bsket'"):
         Hypotheses.from_arrays(SIG, ["inside(marble, bsket)", BOX], good, [0.5, 0.5], [0, 1])
@@ -219,18 +219,18 @@ def test_judge_series_over_a_model():
     assert [j.P for j in series] == pytest.approx([1.0, 0.75])
     assert judge(IN_BASKET, TwoSteps()).P == pytest.approx(0.75)          # default: the last time
     assert judge(IN_BASKET, TwoSteps(), t=0).P == 1.0
-    with pytest.raises(ModelError, match="time 5 is not one of the model's times"):
+    with pytest.raises(BeliefModelError, match="time 5 is not one of the model's times"):
         judge(IN_BASKET, TwoSteps(), t=5)
-    with pytest.raises(ModelError, match="no initial_hypotheses"):
+    with pytest.raises(BeliefModelError, match="no initial_hypotheses"):
         judge(IN_BASKET, TwoSteps(), mode="initial")
-    with pytest.raises(ModelError, match="is not a belief model"):
+    with pytest.raises(BeliefModelError, match="is not a belief model"):
         judge_series(IN_BASKET, object())
 
 
 @pytest.mark.parametrize("conventions", ["elot", "paper"])
 def test_btom_as_a_belief_model_reproduces_scoring(conventions):
     from elot.btom.inference import infer
-    from elot.btom.scenario import default_example
+    from elot.btom.scn import default_example
 
     inference = infer(default_example())
     model = BToMModel(inference)
@@ -247,14 +247,14 @@ def test_btom_as_a_belief_model_reproduces_scoring(conventions):
                     (expected.posterior, expected.normalized_likelihood, expected.prior_fraction), abs=1e-12)
 
 
-def test_load_model_specs_and_errors(tmp_path, monkeypatch):
-    model = load_model(str(EXAMPLES / "sally_anne.py"))
+def test_load_belief_model_specs_and_errors(tmp_path, monkeypatch):
+    model = load_belief_model(str(EXAMPLES / "sally_anne.py"))
     assert model.name == "sally-anne" and list(model.times) == [0, 1, 2, 3, 4]
-    assert load_model(f"{EXAMPLES / 'treasure_hunt.py'}:TreasureHunt").name == "treasure-hunt"
+    assert load_belief_model(f"{EXAMPLES / 'treasure_hunt.py'}:TreasureHunt").name == "treasure-hunt"
     # module specs, for a model importable from sys.path
     monkeypatch.syspath_prepend(str(EXAMPLES))
-    assert load_model("sally_anne").name == "sally-anne"
-    assert load_model("treasure_hunt:TreasureHunt").name == "treasure-hunt"
+    assert load_belief_model("sally_anne").name == "sally-anne"
+    assert load_belief_model("treasure_hunt:TreasureHunt").name == "treasure-hunt"
     (tmp_path / "broken.py").write_text("raise RuntimeError('boom')\n")
     (tmp_path / "empty.py").write_text("x = 1\n")
     for spec, message in [(str(tmp_path / "missing.py"), "no model file"),
@@ -262,8 +262,8 @@ def test_load_model_specs_and_errors(tmp_path, monkeypatch):
                           (str(tmp_path / "empty.py"), "defines no 'model'"),
                           (f"{tmp_path / 'empty.py'}:x", "is not a belief model"),
                           ("no_such_module_xyz:model", "cannot import no_such_module_xyz")]:
-        with pytest.raises(ModelError, match=message):
-            load_model(spec)
+        with pytest.raises(BeliefModelError, match=message):
+            load_belief_model(spec)
 
 
 def test_multi_agent_beliefs_in_the_compiled_program():
@@ -324,7 +324,7 @@ def test_examples_match_their_golden_output(name):
 
 def test_sally_anne_makes_sense():
     """The false belief scores high while Sally cannot know, and low once she looks."""
-    model = load_model(str(EXAMPLES / "sally_anne.py"))
+    model = load_belief_model(str(EXAMPLES / "sally_anne.py"))
     thinks = [j.L for j in judge_series(IN_BASKET, model)]
     knows = [j.L for j in judge_series(KNOWS, model)]
     assert thinks[2] > 0.8 and thinks[3] > 0.8 and thinks[4] < 0.1
@@ -332,7 +332,7 @@ def test_sally_anne_makes_sense():
 
 
 def test_errors_are_elot_errors():
-    assert issubclass(ModelError, ElotError)
+    assert issubclass(BeliefModelError, ElotError)
 
 
 # -- the fast masked sums behind prob_of ---------------------------------------------------------------
@@ -372,15 +372,14 @@ def test_english_outside_the_translators_vocabulary_says_why(monkeypatch):
     with pytest.raises(TranslationError) as caught:
         judge("The player thinks the marble is in the basket.", [(BOX, BOX, 1.0)], signature=SIG)
     assert any("this domain has no boxes" in note for note in caught.value.notes)
-    hunt = load_model(str(EXAMPLES / "treasure_hunt.py"))
+    hunt = load_belief_model(str(EXAMPLES / "treasure_hunt.py"))
     assert judge("The player thinks the red key is in box 2.", hunt, t=1).formula == \
         "believes(player, formula(exists(and(key(K), iscolor(K, red)), inside(K, box2))))"
 
 
 def test_the_repl_over_btom_as_a_belief_model_scores_as_the_scenario_session():
     """The REPL's adapter over BToMModel answers as the REPL over the scenario itself."""
-    from elot.embedding.session import ModelSession
-    from elot.repl.session import Session
+    from elot.session import ModelSession, Session
 
     scenario_session = Session.open("default")
     model_session = ModelSession.open_model(BToMModel(scenario_session.inference))
@@ -416,9 +415,9 @@ def test_malformed_models_are_model_errors():
 
     for model, message in [(NoTimes(), "has no times"), (ReturnsNone(), r"hypotheses\([01]\) returned a NoneType"),
                            (BadSignature(), "the signature of BadSignature is a str")]:
-        with pytest.raises(ModelError, match=message):
+        with pytest.raises(BeliefModelError, match=message):
             judge(IN_BASKET, model)
-        with pytest.raises(ModelError, match=message):
+        with pytest.raises(BeliefModelError, match=message):
             judge_series(IN_BASKET, model)
 
 
@@ -427,6 +426,6 @@ def test_a_failing_model_is_reported_not_crashed_on():
         def hypotheses(self, t):
             return 1 / 0
 
-    with pytest.raises(ModelError, match=r"Broken.hypotheses\(1\) failed: ZeroDivisionError") as caught:
+    with pytest.raises(BeliefModelError, match=r"Broken.hypotheses\(1\) failed: ZeroDivisionError") as caught:
         judge(IN_BASKET, Broken())
     assert isinstance(caught.value.__cause__, ZeroDivisionError)

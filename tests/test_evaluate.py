@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from elot.lang.equivalence import EPSILON, equivalent, random_beliefs, states_for
-from elot.errors import ElotTypeError, EvaluationError
+from elot.errors import ElotError, ElotTypeError, EvaluationError
 from elot.lang.semantics import Belief, State, Thresholds, compile_formula, evaluate
 from elot.lang.signature import Signature
 
@@ -348,3 +348,92 @@ def test_truth_and_value_refuse_the_wrong_kind_of_term():
         formula.value(worlds, beliefs, [0, 1])
     with pytest.raises(EvaluationError, match="use value"):
         number.truth(worlds, beliefs, [0, 1])
+
+
+# -- bad input and budgets: quantifiers search with pruning under a work budget; the API
+#    rejects what is not a term, a state or a belief with an ElotError ---------------------
+
+STATE = State.parse("inside(key1, box1), iscolor(key1, red), hidden(key1), closed(box1)")
+BELIEF = Belief.of([(STATE, 1.0)])
+BOXES = [f"B{i}" for i in range(11)]
+
+#: A work budget far below what enumeration needs (11 boxes: 11^11 bindings) and far above
+#: what the pruned search spends (tens of binding checks): a fallback to enumerating fails.
+SEARCH_BUDGET = 1_000
+
+
+@pytest.fixture
+def small_budget(monkeypatch):
+    from elot.lang import semantics
+
+    monkeypatch.setattr(semantics, "MAX_WORK", SEARCH_BUDGET)
+
+
+def boxes(cond_vars):
+    return f"and({', '.join(f'box({v})' for v in cond_vars)})"
+
+
+@pytest.mark.parametrize("body, expected", [
+    (f"and({', '.join(f'empty({v})' for v in BOXES)})", True),
+    (f"and({', '.join(f'closed({v})' for v in BOXES)})", True),
+    (f"or({', '.join(f'closed({v})' for v in BOXES)})", True),
+])
+def test_many_bound_variables_are_searched_not_enumerated(body, expected, small_budget):
+    assert evaluate(f"exists({boxes(BOXES)}, {body})", STATE) is expected
+    assert evaluate(f"believes(player, formula(exists({boxes(BOXES)}, {body})))", STATE, BELIEF) is expected
+
+
+def test_nested_quantifiers_are_searched_within_a_small_budget(small_budget):
+    text = "empty(box1)"
+    for i in range(8):
+        text = f"exists(item(X{i}), not({text}))"
+    assert evaluate(text, STATE) is False
+
+
+@pytest.mark.parametrize("wrap", ["{}", "believes(player, formula({}))"])
+def test_work_budget_names_the_quantifier(wrap, small_budget):
+    # one conjunct mentions every variable: nothing prunes, the budget stops it
+    hard = f"exists({boxes(BOXES[:10])}, and(not(empty(B0)), not(or({', '.join(f'==({v}, {v})' for v in BOXES[:10])}))))"
+    text = wrap.format(hard)
+    with pytest.raises(EvaluationError) as info:
+        evaluate(text, STATE, BELIEF)
+    error = info.value
+    assert "too much work" in error.message and "exists" in error.message
+    assert error.span is not None and text[error.span.start:].startswith("exists(and(box(B0)")
+    assert "^" in error.render() and error.hint
+
+
+def _bad_terms():
+    from elot.lang.syntax import Call, Const, Num, Var
+
+    return [None, 3, b"empty(box1)", 1.5, ["empty(box1)"], Call(name="and", args=None),
+            Call(name="and", args=("x",)), Call(name=None, args=()), Call(name="empty", args=[Const(name="box1")]),
+            Var(name=None), Num(value="x"), Const(name=3), Call(name="empty", args=(None,))]
+
+
+@pytest.mark.parametrize("stage", ["parse", "check", "lower", "pretty", "evaluate", "compile_formula", "equivalent"])
+def test_api_rejects_what_is_not_a_term_with_an_elot_error(stage):
+    from elot import api
+
+    fn = getattr(api, stage)
+    for bad in _bad_terms():
+        args = {"evaluate": (bad, STATE), "equivalent": (bad, "empty(box1)")}.get(stage, (bad,))
+        with pytest.raises(ElotError):
+            fn(*args)
+
+
+@pytest.mark.parametrize("bad", [None, "inside(key1, box1)", 3])
+def test_evaluate_rejects_a_state_or_belief_of_the_wrong_type(bad):
+    with pytest.raises(EvaluationError, match="must be a"):
+        evaluate("empty(box1)", bad) if not isinstance(bad, type(None)) else evaluate("empty(box1)", bad)
+    if bad is not None:
+        with pytest.raises(EvaluationError, match="must be a Belief"):
+            evaluate("empty(box1)", STATE, bad)
+
+
+@pytest.mark.parametrize("bad", [None, 3, b"inside(key1, box1)", ["inside(key1, box1)"]])
+def test_state_and_belief_parse_reject_what_is_not_text(bad):
+    with pytest.raises(ElotError, match="expected the text"):
+        State.parse(bad)
+    with pytest.raises(ElotError, match="expected the text"):
+        Belief.parse(bad)

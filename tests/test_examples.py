@@ -1,13 +1,12 @@
 """The built-in examples teach something: each leaves the observer uncertain about the key
-placement and the agent's belief, so its statements have scores to move (issue 11,
-item 12: ``two-doors`` had a single state and a single belief)."""
+placement and the agent's belief, so its statements have scores to move (``two-doors`` had a single state and a single belief)."""
 
 from __future__ import annotations
 
 import pytest
 
 from elot.btom.inference import infer
-from elot.btom.scenario import list_examples, load_example
+from elot.btom.scn import list_examples, load_example
 
 
 @pytest.mark.parametrize("name", list_examples())

@@ -12,7 +12,7 @@ from btom_ext import reference as ref
 from elot.btom.generate import GenerateError, Spec, generate
 from elot.btom.hypotheses import Encoding
 from elot.btom.inference import infer
-from elot.btom.scenario import parse_scn_text
+from elot.btom.scn import parse_scn_text
 from helpers import run_elot
 
 specs = st.builds(Spec, boxes=st.integers(0, 4), colours=st.integers(1, 6), doors=st.integers(0, 4),

@@ -6,10 +6,13 @@ from math import comb
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings, strategies as st
 
 from btom_ext.reference import EPSILON
-from elot.btom.hypotheses import Encoding, belief_weights, build, colour_limits, initial_states, particle_counts
-from elot.btom.scenario import load_dataset_plan
+from elot.btom.hypotheses import (
+    Encoding, belief_weights, build, colour_limits, initial_states, key_pickups, particle_counts,
+)
+from elot.btom.dataset import load_dataset_plan
 from elot.errors import ScenarioError
 from elot.btom.world import KeyState, Layout, WorldState
 
@@ -102,7 +105,7 @@ actions:
 
 def test_a_map_that_needs_more_hidden_keys_gets_a_family_that_fits():
     from elot.btom.hypotheses import DEFAULT_MAX_HIDDEN, Prior, build
-    from elot.btom.scenario import parse_scn_text
+    from elot.btom.scn import parse_scn_text
 
     true = parse_scn_text(THREE_DOORS).initial
     family = Prior().resolve(true)
@@ -136,3 +139,132 @@ def test_run_header_states_a_widened_family(tmp_path):
     assert "prior: 0-3 hidden keys (the dataset's family allows 2; the doors on the way to the goals need 3)" in done.stdout
     refused = run_elot("run", str(path), "--hidden-keys", "2")
     assert refused.returncode == 2 and "--hidden-keys N" in refused.stderr
+
+
+# -- the size of the hypothesis space is estimated and refused before allocation ----------
+
+def _three_doors(n_boxes):
+    width = max(n_boxes, 7)
+    return ("colours: red, blue, yellow\nmap:\n  " + "WgWgWgW".ljust(width, "W") + "\n  "
+            + "WRWBWYW".ljust(width, "W") + "\n  h" + "." * (width - 1) + "\n  "
+            + ("FO" + "C" * (n_boxes - 2)).ljust(width, "W") + "\n")
+
+
+@pytest.mark.parametrize("boxes, k", [(8, 3), (16, 3), (4, 20)])
+def test_hypothesis_space_is_estimated_and_refused(boxes, k):
+    from elot.errors import ScenarioError
+    from elot.btom.inference import infer
+    from elot.btom.scn import parse_scn_text
+
+    scenario = parse_scn_text(_three_doors(boxes))
+    with pytest.raises(ScenarioError, match="hypothesis space is too large") as info:
+        infer(scenario, k=k)
+    assert "GiB" in info.value.message and "--max-hypotheses" in info.value.hint
+
+
+def test_max_hypotheses_is_a_library_keyword_and_a_cli_option(tmp_path, capsys):
+    from elot.cli import main
+    from elot.errors import ScenarioError
+    from elot.btom.hypotheses import build
+    from elot.btom.scn import parse_scn_text
+
+    scenario = parse_scn_text(_three_doors(4))
+    assert len(build(scenario.initial, k=3)) == 13104
+    with pytest.raises(ScenarioError, match="13,104 hypotheses.*the limit is 1,000"):
+        build(scenario.initial, k=3, max_hypotheses=1000)
+    path = tmp_path / "four.scn"
+    path.write_text(_three_doors(4), encoding="utf-8")
+    assert main(["run", str(path), "--max-hypotheses", "1000", "-s", "believes(player, formula(empty(box1)))"]) == 2
+    assert "13,104 hypotheses" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["run", str(path), "--max-hypotheses", "0"])
+
+
+@pytest.mark.parametrize("keys", [12, 20, 40])
+def test_colour_limits_are_polynomial_in_keys(keys):
+    from elot.btom.hypotheses import colour_limits
+    from elot.btom.scn import parse_scn_text
+
+    scenario = parse_scn_text("colours: red\nmap:\n  h" + "r" * keys + ".Rg\n")
+    assert colour_limits(scenario.initial) == {"red": (0, 1)}
+
+
+def test_compiled_planner_limits_are_an_error_naming_the_backend():
+    from elot.errors import ScenarioError
+    from elot.btom.inference import infer
+    from elot.btom.scn import parse_scn_text
+
+    # Past the old 1024-cell wall: a 33 x 32 grid runs.
+    rows = ["h" + "." * 32] + ["." * 33] * 30 + ["g" * 2 + "." * 31]
+    scenario = parse_scn_text("map:\n" + "".join(f"  {r}\n" for r in rows) + "actions:\n  down\n")
+    assert infer(scenario).steps == 1
+    # Gems are bits of an int32 in a world row: 33 of them are refused, naming the limit.
+    rows[-1] = "g" * 33
+    scenario = parse_scn_text("map:\n" + "".join(f"  {r}\n" for r in rows))
+    with pytest.raises(ScenarioError, match="too large for the core backend: 33 gems \\(at most 31\\)") as info:
+        infer(scenario)
+    assert "fewer doors, boxes or gems" in info.value.hint
+
+
+def test_size_estimate_counts_the_belief_tables_and_refuses_for_smc():
+    """Issue 18 item 13: a space under the hypothesis cap whose belief tables (states ×
+    beliefs × states floats) do not fit is refused by bytes, pointing at particle inference."""
+    from elot.errors import ScenarioError
+    from elot.btom.hypotheses import space_size
+    from elot.btom.inference import infer
+    from elot.btom.scn import parse_scn_text
+
+    # 870 states, k = 1: under 2 M hypotheses, but one 870^3 table is 4.9 GiB
+    hypotheses, peak = space_size("full", 1, 870, 1, steps=10, belief_tables=1)
+    assert hypotheses == 870 ** 2 and peak > 870 ** 3 * 8
+    scenario = parse_scn_text(_three_doors(4))
+    with pytest.raises(ScenarioError, match="memory budget is 0.0 GiB.*refused for exact enumeration; "
+                                            "use `--inference smc`"):
+        infer(scenario, k=3, max_bytes=1000)
+    assert infer(scenario, k=1).steps == len(scenario.actions)
+
+
+def test_no_goals_names_the_file_and_a_useful_hint():
+    from elot.errors import ScenarioError
+    from elot.btom.inference import infer
+    from elot.btom.scn import parse_scn_text
+
+    with pytest.raises(ScenarioError, match="no goals to infer") as info:
+        infer(parse_scn_text("map:\n  h.C\n", "nogems.scn"))
+    assert info.value.path == "nogems.scn" and "no gems" in info.value.hint
+
+
+def _pickup_costs_agree(state: WorldState) -> None:
+    """key_pickups' optimal cost is the compiled planner's for every gem."""
+    from btom_ext import backend
+
+    enc = Encoding(state.layout)
+    costs = enc.planner(backend("core")).costs(enc.encode_many([state]))[0]
+    for g, (gem, _) in enumerate(state.layout.gems):
+        found = key_pickups(state, gem)
+        assert (found[0] if found is not None else -1) == costs[g], gem
+
+
+@pytest.mark.dataset
+def test_key_pickups_cost_is_the_planners_on_the_dataset(labtom):
+    from elot.btom.dataset import load_dataset_scenario
+
+    for problem in sorted((labtom / "problems").glob("*.pddl")):
+        _pickup_costs_agree(load_dataset_scenario(problem).initial)
+
+
+@settings(max_examples=150)
+@given(st.lists(st.sampled_from("....WWRRBFFOOrbCg"), min_size=6, max_size=30), st.integers(2, 6), st.integers(0, 29))
+def test_key_pickups_cost_is_the_planners(glyphs, width, agent):
+    from elot.btom.scn import parse_scn_text
+    from elot.errors import ScenarioError
+
+    glyphs[agent % len(glyphs)] = "h"
+    rows = ["".join(glyphs[i:i + width]) for i in range(0, len(glyphs) - len(glyphs) % width or width, width)]
+    try:
+        scenario = parse_scn_text("colours: red, blue\nmap:\n" + "".join(f"  {r}\n" for r in rows if r))
+    except ScenarioError:
+        assume(False)
+    layout = scenario.layout
+    assume(len(layout.keys) <= 8 and len(layout.doors) <= 4)  # key_pickups' search stays small
+    _pickup_costs_agree(scenario.initial)

@@ -3,7 +3,7 @@ repository root, after ``pip install .`` (CI's clean install) or ``pip install -
 
 There, Python puts the checkout first on ``sys.path``, so ``elot`` and ``btom_ext`` import
 from the source tree rather than from site-packages. The examples, the REPL and the
-compiled core must be found all the same (issue 11, items 1 and 12).
+compiled core must be found all the same.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def _python(code: str, cwd) -> subprocess.CompletedProcess:
 
 
 def test_default_example_from_the_repository_root():
-    result = _python("from elot.btom.scenario import default_example; print(default_example().name)", REPO)
+    result = _python("from elot.btom.scn import default_example; print(default_example().name)", REPO)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "false-belief"
 
@@ -42,7 +42,7 @@ def test_readme_quick_start_runs_from_the_repository_root():
 
 def test_repl_is_inside_the_elot_namespace():
     """The REPL is ``elot.repl``; no generic top-level ``repl`` package is installed."""
-    result = _python("import importlib.util, elot.repl.session, elot.scenarios;"
+    result = _python("import importlib.util, elot.repl.app, elot.scenarios;"
                      "print(importlib.util.find_spec('repl'))", NEUTRAL_CWD)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "None"

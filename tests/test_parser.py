@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from elot.errors import ElotSyntaxError, Span
+from elot.errors import ElotError, ElotSyntaxError, Span
 from elot.lang.parser import MAX_LENGTH, START_RULE, grammar_text, parse, parse_atoms
 from elot.lang.printer import pretty
 from elot.lang.syntax import MAX_DEPTH, Call, Const, Num, Var, call
@@ -171,3 +171,64 @@ def test_grammar_is_package_data_with_a_documented_entry_rule():
     assert START_RULE == "start" and text.count("\nstart:") == 1
     # Plain EBNF only, so it converts to other grammar formats.
     assert "%declare" not in text and "{" not in text.split("//")[0]
+
+
+# -- bad input: bounded excerpts, numbers out of range, deep terms, one nesting limit -------
+
+def test_input_too_large_shows_a_bounded_excerpt():
+    from elot.errors import EXCERPT, ElotSyntaxError
+    from elot.lang.parser import parse
+
+    with pytest.raises(ElotSyntaxError) as info:
+        parse("x" * 156_000)
+    text = info.value.render()
+    assert "input too large (156000 characters" in text
+    assert len(text) < 2 * EXCERPT + 300 and text.count("\n") < 6
+
+
+def test_excerpt_keeps_the_caret_under_the_fault():
+    from elot.errors import ElotSyntaxError
+    from elot.lang.parser import parse
+
+    text = "and(" + ", ".join(["empty(box1)"] * 2000) + ", emp ty(box1), " + ", ".join(["empty(box2)"] * 2000) + ")"
+    with pytest.raises(ElotSyntaxError) as info:
+        parse(text)
+    line, caret = info.value.context_lines()
+    assert len(line) < 200 and line.startswith("...") and line.endswith("...")
+    assert line[caret.index("^"):].startswith("ty")
+
+
+@pytest.mark.parametrize("text", ["1e999", ">=(1e999, 0.5)", "not(1e999)", "and(1e999)"])
+def test_overflowing_numbers_are_syntax_errors(text, capsys):
+    from elot.cli import main
+
+    for command in ("parse", "lower", "check"):
+        assert main([command, text]) == 2
+        err = capsys.readouterr().err
+        assert "number out of range: 1e999" in err and "^^^^^" in err
+
+
+def test_deep_hand_built_terms_hash_compare_and_print():
+    from elot.lang.syntax import Call, Var
+
+    def deep():
+        term = Var(name="X")
+        for _ in range(5000):
+            term = Call(name="not", args=(term,))
+        return term
+
+    a, b = deep(), deep()
+    assert hash(a) == hash(b) and a == b and repr(a).count("Call(") == 5000
+    assert repr(Call(name="f", args=(Var(name="X"),))) == "Call(name='f', args=(Var(name='X'),))"
+
+
+def test_parse_and_check_share_one_nesting_limit():
+    from elot.api import check, parse
+    from elot.lang.syntax import MAX_DEPTH
+
+    ok = "not(" * (MAX_DEPTH - 1) + "empty(box1)" + ")" * (MAX_DEPTH - 1)
+    assert check(parse(ok)).term == parse(ok)
+    too_deep = "not(" + ok + ")"
+    for stage in (parse, check):
+        with pytest.raises(ElotError, match="nesting too deep"):
+            stage(too_deep)

@@ -187,3 +187,118 @@ def repo_fixtures():
     from pathlib import Path
 
     return Path(__file__).parent / "fixtures" / "scenarios"
+
+
+# -- PDDL problems: bounded sizes, and inconsistent problems rejected at their line --------
+
+@pytest.mark.parametrize("init, message", [
+    ("(= (walls) (new-bit-matrix true 100000 100000))", "grid size 100000 out of range"),
+    ("(= (walls) (new-bit-matrix false 12345678901234567890123456 2))", "number too large"),
+])
+def test_pddl_grid_sizes_are_bounded(init, message):
+    from elot.errors import ScenarioError
+    from elot.btom.pddl import parse_problem_text
+
+    text = f"(define (problem p) (:domain d) (:objects human - agent)\n (:init {init}))"
+    with pytest.raises(ScenarioError, match=message) as info:
+        parse_problem_text(text, "p.pddl")
+    assert info.value.location().startswith("p.pddl:2:")
+
+
+def test_deeply_nested_pddl_is_an_error():
+    from elot.errors import ScenarioError
+    from elot.btom.pddl import parse_problem_text
+
+    with pytest.raises(ScenarioError, match="nesting too deep"):
+        parse_problem_text("(define " + "(" * 100_000 + ")" * 100_000 + ")", "p.pddl")
+
+
+def _problem(objects="red - color key1 - key human - agent gem1 - gem box1 box2 - box",
+             extra="(inside key1 box1)", walls="(= (walls) (set-index walls true 1 1))"):
+    return f"""(define (problem p)
+  (:domain doors-keys-gems)
+  (:objects {objects})
+  (:init (= (walls) (new-bit-matrix false 3 4))
+         {walls}
+         (= (xloc human) 2) (= (yloc human) 2)
+         (= (xloc gem1) 4) (= (yloc gem1) 3)
+         (= (xloc box1) 1) (= (yloc box1) 3)
+         (= (xloc box2) 2) (= (yloc box2) 3)
+         (iscolor key1 red)
+         {extra})
+  (:goal (has human gem1)))
+"""
+
+
+def _world(text):
+    from elot.btom.pddl import parse_problem_text
+    from elot.btom.world import world_from_problem
+
+    return world_from_problem(parse_problem_text(text, "p.pddl"))
+
+
+def test_the_valid_problem_loads():
+    layout, state = _world(_problem())
+    assert state.agent_pos == (2, 2) and layout.colours == ("red",)
+
+
+@pytest.mark.parametrize("text, message, line", [
+    (_problem(extra="(inside key1 box1) (inside key1 box2)"), "key key1 is inside both box1 and box2", 11),
+    (_problem(walls="(= (walls) (set-index walls true 2 2))"), r"starts on a wall at \(2,2\)", 6),
+    (_problem(objects="Red - color key1 - key human - agent gem1 - gem box1 box2 - box").replace("key1 red", "key1 Red"),
+     "'Red' is not an ELoT name", 3),
+    (_problem(objects="red - color key1 - key human - agent gem1 - gem box1 box2 - box crate1 - crate"),
+     "crate1 has unknown type 'crate'", 3),
+    (_problem(objects="red - color key1 - key human - agent box1 box2 - box gem1 - jewel"), "unknown type 'jewel'", 3),
+    # a misspelt predicate used to be ignored: key1 silently left its box for a cell
+    (_problem(extra="(insde key1 box1)"), "unknown predicate 'insde' in :init", 11),
+    (_problem(extra="(inside key1 box1) (empty box1)"), "box box1 is said to be empty, but key1 is inside it", 11),
+    (_problem(extra="(inside key1 box1) (empty key1)"), "key1 is not a box", 11),
+])
+def test_inconsistent_pddl_problems_are_errors_at_their_line(text, message, line):
+    from elot.errors import ScenarioError
+
+    with pytest.raises(ScenarioError, match=message) as info:
+        _world(text)
+    assert info.value.location().startswith(f"p.pddl:{line}:") and info.value.hint
+    if "Red" in message:
+        assert "'red'" in info.value.hint
+    if "insde" in message:
+        assert "did you mean 'inside'?" in info.value.hint
+
+
+def test_hidden_and_a_true_empty_are_domain_atoms():
+    layout, state = _world(_problem(extra="(inside key1 box1) (hidden key1) (empty box2)"))
+    assert state.key("key1").where == ("box", "box1")
+
+
+@pytest.mark.parametrize("atom", ["(inside key1)", "(iscolor key1)", "(closed box1 box2)", "(has human)"])
+def test_init_atoms_of_the_wrong_arity_are_errors(atom):
+    from elot.errors import ScenarioError
+
+    with pytest.raises(ScenarioError, match="takes . argument") as info:
+        _world(_problem(extra=atom))
+    assert info.value.location().startswith("p.pddl:11:")
+
+
+def test_a_plan_is_bounded_in_length():
+    from elot.btom.pddl import MAX_ACTIONS, parse_plan_text
+
+    with pytest.raises(ScenarioError, match="too many actions") as info:
+        parse_plan_text("(right human)\n" * (MAX_ACTIONS + 1), "long.pddl")
+    assert info.value.location() == f"long.pddl:{MAX_ACTIONS + 1}:1"
+
+
+def test_a_position_of_an_undeclared_object_is_an_error():
+    """It used to be dropped: four gems placed, three declared, three goals inferred."""
+    text = _problem(extra="(inside key1 box1) (= (xloc gem2) 1) (= (yloc gem2) 1)")
+    with pytest.raises(ScenarioError, match="unknown object 'gem2'") as info:
+        _world(text)
+    assert info.value.location().startswith("p.pddl:11:")
+
+
+def test_a_position_given_twice_is_an_error():
+    text = _problem(extra="(inside key1 box1) (= (xloc gem1) 1)")
+    with pytest.raises(ScenarioError, match=r"\(xloc gem1\) is set twice \(first at line 7\)") as info:
+        _world(text)
+    assert info.value.location().startswith("p.pddl:11:")

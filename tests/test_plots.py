@@ -8,7 +8,7 @@ from PIL import Image
 
 from elot import plots
 from elot.errors import ElotError
-from elot.btom.scenario import default_example
+from elot.btom.scn import default_example
 
 
 def test_statements_figure_counts_curves(tmp_path):

@@ -13,7 +13,7 @@ from elot.lang.parser import parse
 from elot.repl import render
 from elot.repl.render import plain_text
 from elot.repl.commands import execute
-from elot.repl.session import Session
+from elot.session import Session
 
 GOLDEN = Path(__file__).parent / "golden" / "repl"
 UPDATE = os.environ.get("ELOT_UPDATE_GOLDEN") == "1"

@@ -17,8 +17,8 @@ from prompt_toolkit.document import Document
 from elot.errors import ElotError
 from elot.repl.commands import COMMANDS, execute, suggest
 from elot.repl.complete import ElotCompleter
-from elot.repl.session import Session, describe_placement
-from elot.repl.render import plain_text
+from elot.session import Session, describe_placement
+from elot.repl.render import plain_text, prompt
 
 PROMPT0 = r"elot\[t=0/23\]> "
 
@@ -157,7 +157,7 @@ def test_every_command_has_help_and_help_lists_them(session):
 
 def test_time_moves(session):
     execute(session, ":step")
-    assert session.t == 1 and session.prompt() == "elot[t=1/23]> "
+    assert session.t == 1 and prompt(session.t, session.horizon, session.mode) == "elot[t=1/23]> "
     execute(session, ":step 3")
     assert session.t == 4
     execute(session, ":step -10")

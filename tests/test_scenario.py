@@ -7,18 +7,10 @@ from pathlib import Path
 import pytest
 
 from elot.errors import ScenarioError
-from elot.btom.scenario import (
-    Scenario,
-    Statement,
-    default_example,
-    format_scn,
-    list_examples,
-    load_dataset_plan,
-    load_dataset_scenario,
-    load_example,
-    load_scenario,
-    parse_scn_text,
-)
+from elot.btom.dataset import load_dataset_plan, load_dataset_scenario
+from elot.btom.load import load_scenario
+from elot.btom.scenario import Scenario, Statement
+from elot.btom.scn import default_example, format_scn, list_examples, load_example, parse_scn_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "scenarios"
 PLAN_IDS = [f"{m}_{p}" for m, n in ((1, 3), (2, 3), (3, 3), (4, 3), (5, 2), (6, 3), (7, 3)) for p in range(1, n + 1)]
@@ -300,3 +292,87 @@ def test_a_map_larger_than_a_pddl_grid_is_refused_at_its_line(tmp_path, capsys, 
     assert err.startswith(f"{path}:{line}:{col}: scenario error: map too {shape}") and "Traceback" not in err
     path.write_text("name: ok\nmap:\n" + f"  h{'.' * (side - 1)}\n" * 1 + "actions:\n  right\n", encoding="utf-8")
     assert load_scenario(path).layout.width == side
+
+
+# -- bad or unusual scenario files: bounded actions, encodings, agent names ---------------
+
+def test_repeat_count_is_bounded():
+    from elot.errors import ScenarioError
+    from elot.btom.scn import parse_scn_text
+
+    with pytest.raises(ScenarioError, match="too many actions") as info:
+        parse_scn_text("map:\n  h..\nactions:\n  right x99999999999\n", "big.scn")
+    assert info.value.location() == "big.scn:4:3"
+
+
+def test_long_plans_load_in_linear_time():
+    from elot.btom.pddl import parse_plan_text
+    from elot.btom.scn import parse_scn_text
+
+    plan = parse_plan_text("(right human)\n" * 16_000, "plan.pddl")
+    scenario = parse_scn_text("map:\n  h...\nactions:\n" + "  right, left\n" * 16_000)
+    assert len(plan.actions) == 16_000 and len(scenario.actions) == 32_000
+
+
+LATIN1 = "inside(key1, box1)\n# caf\xe9\n".encode("latin-1")
+
+
+@pytest.mark.parametrize("command", [
+    ["check", "--file", "{path}"],
+    ["run", "default", "--statements", "{path}"],
+    ["eval", "empty(box1)", "--state", "inside(key1, box1)", "--belief", "{path}"],
+    ["run", "{path}"],
+])
+def test_non_utf8_files_name_the_path(command, tmp_path, capsys):
+    from elot.cli import main
+
+    path = tmp_path / ("bad.scn" if command == ["run", "{path}"] else "bad.txt")
+    path.write_bytes(LATIN1)
+    assert main([c.format(path=path) for c in command]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:2" in err and "not UTF-8" in err and "Traceback" not in err
+
+
+def test_utf8_bom_is_accepted(tmp_path, capsys):
+    from elot.cli import main
+    from elot.btom.dataset import read_statements
+    from elot.btom.scn import load_scn
+
+    elot_file = tmp_path / "f.elot"
+    elot_file.write_text("\ufeffbelieves(player, formula(empty(box1)))\n", encoding="utf-8")
+    assert main(["check", "--file", str(elot_file)]) == 0
+    scn = tmp_path / "s.scn"
+    scn.write_text("\ufeffmap:\n  h.g\n", encoding="utf-8")
+    assert load_scn(scn).layout.width == 3
+    statements = tmp_path / "s.txt"
+    statements.write_text("\ufeffempty(box1)\n", encoding="utf-8")
+    assert read_statements(statements)[0].text == "empty(box1)"
+
+
+@pytest.mark.parametrize("header, message", [
+    ("agent: box1", "already the name of an object"),
+    ("agent: a(b)", "not an ELoT name"),
+    ("agent: Player", "not an ELoT name"),
+    ("agent: key2", "already the name of an object"),
+])
+def test_bad_agent_names_are_rejected(header, message):
+    from elot.errors import ScenarioError
+    from elot.btom.scn import parse_scn_text
+
+    with pytest.raises(ScenarioError, match=message) as info:
+        parse_scn_text(f"{header}\nmap:\n  h.C.g\n", "a.scn")
+    assert info.value.location() == "a.scn:1:8"
+
+
+def test_a_pddl_file_without_define_must_be_a_plan(tmp_path):
+    from elot.errors import ScenarioError
+    from elot.btom.load import load_scenario
+
+    path = tmp_path / "notes.pddl"
+    path.write_text("just some notes\n", encoding="utf-8")
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    assert "read as a plan" in " ".join(info.value.notes)
+    path.write_text("; only a comment\n", encoding="utf-8")
+    with pytest.raises(ScenarioError, match="neither a PDDL problem"):
+        load_scenario(path)

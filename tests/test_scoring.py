@@ -8,7 +8,8 @@ import pytest
 from elot.errors import ElotSyntaxError, ElotTypeError
 from elot.lang.semantics import Belief, State, evaluate
 from elot.btom.inference import infer
-from elot.btom.scenario import Scenario, load_dataset_plan
+from elot.btom.dataset import load_dataset_plan
+from elot.btom.scenario import Scenario
 from elot.btom.scoring import normalized_likelihood, score
 from test_hypotheses import corridor
 

@@ -1,4 +1,4 @@
-"""States and beliefs are typechecked like formulas (issue 11, item 2): unknown
+"""States and beliefs are typechecked like formulas: unknown
 predicate, unknown object, argument order, arity and weights that do not sum to 1 are
 errors with a place, a caret and a hint, on the command line (exit 2) and in Python."""
 

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from elot.cli import main
+from elot.output import csv_text
 from elot.study.batch import ALL_COLUMNS, _load_ref, batch, expand_scenarios, plan_tasks, read_table
+from elot.errors import ElotError
 from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
 from elot.study.params import LITERATURE, Params, StudyError, literature_thresholds, read_params, write_params
 
@@ -24,17 +26,9 @@ def _tasks(betas=(1.0, 2 ** 1.5), models=("full", "non-planning")):
     return plan_tasks(expand_scenarios(EXAMPLES), models=models, betas=betas)
 
 
-def _csv_text(rows) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
-
-
 def test_batch_table_is_tidy_and_matches_scoring(tmp_path):
     from elot.btom.inference import infer
-    from elot.btom.scenario import load_scn
+    from elot.btom.scn import load_scn
     from elot.btom.scoring import score
 
     out = tmp_path / "table.csv"
@@ -129,7 +123,7 @@ def _ratings(tmp_path, generator, beta, noise, scenarios=None):
                        betas=(beta,), thresholds=(Params(generator, beta, "generator"),))
     rows = synthetic_ratings(batch(tasks).table, noise=noise, seed=1)
     path = tmp_path / "ratings.csv"
-    path.write_text(_csv_text(rows), encoding="utf-8")
+    path.write_text(csv_text(rows), encoding="utf-8")
     return path, rows
 
 
@@ -277,7 +271,7 @@ def test_dataset_batch_covers_every_plan(labtom, tmp_path):
 
 def test_repl_set_thresholds_and_plot_read_the_file(tmp_path, capsys):
     from elot.repl.commands import execute
-    from elot.repl.session import Session
+    from elot.session import Session
 
     params = tmp_path / "fit.json"
     write_params(params, literature_thresholds().replace(might=0.4), beta=1.5)
@@ -389,7 +383,7 @@ def test_ratings_with_a_byte_order_mark(tmp_path):
 
 def test_study_numbers_are_checked_as_every_command_checks_them(tmp_path, capsys):
     """β, k, --jobs, --samples and --noise take the values (and give the messages) of
-    elot.cli.options.NUMBERS, as run/plot/repl do: no k ≤ 6 cap of the study's own."""
+    elot.settings.NUMBERS, as run/plot/repl do: no k ≤ 6 cap of the study's own."""
     def refused(argv) -> str:
         with pytest.raises(SystemExit) as info:
             main(argv)
@@ -436,3 +430,103 @@ def test_chunks_cover_every_task_once_largest_first_and_split_large_scenarios():
     assert len(EXAMPLES) < len(chunk_tasks(tasks, 1)) < len(chunk_tasks(tasks, 16))
     full = [t for t in tasks if t.model == "full" and t.beta == 1.0 and t.scenario == tasks[0].scenario]
     assert [task_cost(t) for t in sorted(full, key=lambda t: t.k)] == sorted(task_cost(t) for t in full)
+
+
+@pytest.mark.parametrize("wobble", [4e-16, -4e-16])
+def test_fit_breaks_ties_the_same_way_whatever_the_last_bit(wobble):
+    """Two β whose r differ only by rounding (numpy 1.26 and 2.x disagree in the last
+    bit) are a tie: the smaller β is taken, whichever of the two came out larger."""
+    from elot.study.fit import best_beta
+
+    values = np.array([0.1, 0.8, 0.5, 0.8 + wobble, 0.3])
+    assert best_beta(values) == 1
+    assert best_beta(np.array([0.1, 0.8 - 1e-6, 0.8])) == 2  # a real difference still counts
+
+
+def test_bootstrap_memory_is_bounded_and_the_draws_unchanged(monkeypatch):
+    """fit --samples 99999999999 used to ask for 13 TiB at once: samples are drawn in
+    chunks, and the intervals are those of drawing them all at once."""
+    from elot.study import fit
+
+    rng = np.random.default_rng(1)
+    L = rng.random(300)
+    y = L + rng.normal(0, 0.1, 300)
+    whole = fit.bootstrap(L, y, samples=5000, seed=3)
+    monkeypatch.setattr(fit, "BOOTSTRAP_CHUNK", 300 * 7)  # 7 samples per chunk
+    assert fit.bootstrap(L, y, samples=5000, seed=3) == whole
+
+
+def test_fit_finds_a_tables_scenarios_from_anywhere(tmp_path, monkeypatch):
+    """Scenario paths in a table are as the batch was given them, from where it ran: fit
+    also looks for them from the table's folder upwards, and says where it looked."""
+    import shutil
+
+    from elot.cli import main
+
+    project = tmp_path / "project"
+    (project / "maps").mkdir(parents=True)
+    shutil.copy(REPO / "elot" / "scenarios" / "two-doors.scn", project / "maps" / "two.scn")
+    monkeypatch.chdir(project)
+    assert main(["batch", "maps/two.scn", "-o", "out/table.csv"]) == 0
+    assert main(["simulate", "out/table.csv", "--seed", "1", "-o", "out/ratings.csv"]) == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert main(["fit", str(project / "out" / "ratings.csv"), "--model", "full", "--samples", "20"]) == 0
+    moved = tmp_path / "moved.csv"
+    shutil.copy(project / "out" / "ratings.csv", moved)
+    with pytest.raises(ElotError) as info:
+        read_ratings(moved)
+    assert "maps/two.scn not found" in info.value.message
+    assert f"looked in {tmp_path}" in info.value.notes
+
+
+def test_an_installed_pyarrow_that_does_not_import_is_named_with_numpy(monkeypatch):
+    """pyarrow 26 with numpy 1.26 raised ImportError, reported as 'needs pyarrow': the
+    error says which versions are installed and what works together."""
+    import builtins
+    import importlib.util
+
+    if importlib.util.find_spec("pyarrow") is None:
+        pytest.skip("pyarrow is not installed")
+    from elot.study.batch import pyarrow_modules
+
+    real = builtins.__import__
+
+    def refuse(name, *args, **kwargs):
+        if name.startswith("pyarrow"):
+            raise ImportError("pyarrow requires NumPy 2.0 or newer, found 1.26.4")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", refuse)
+    with pytest.raises(ElotError) as info:
+        pyarrow_modules("Parquet output")
+    assert "is installed but does not import with numpy" in info.value.message
+    assert "requires NumPy 2.0" in info.value.message and "pyarrow < 26" in info.value.hint
+
+
+# -- rows that could not be scored are reported, not hidden ---------------------------------------
+
+
+def test_batch_and_report_say_which_rows_could_not_be_scored(tmp_path, capsys):
+    table = tmp_path / "t.csv"
+    base = ["batch", *EXAMPLES, "--model", "full", "--beta", "2", "-s", "believes(player, formula(empty(box1)))",
+            "-s", "believes(player, formula(empty(box99)))", "-s", "believes(player, formula(has(player, gem9)))",
+            "-o", str(table)]
+    assert main(base) == 0
+    err = capsys.readouterr().err
+    rows = read_table(table)
+    failed = [r for r in rows if r["error"]]
+    statements = {(r["scenario"], r["statement_id"]) for r in failed}
+    assert failed and len(statements) == 4       # two statements, in two scenarios
+    assert f"{len(failed)} rows could not be scored (4 distinct statements)" in err
+    assert f"{EXAMPLES[0]} #" in err and "box99" in err
+    assert main([*base, "--strict"]) == 1         # --strict: any failed row fails the command
+    assert read_table(table) == rows              # ... and the table is still written
+    capsys.readouterr()
+    assert main(["report", str(table), "--no-curves", "-o", str(tmp_path / "report")]) == 0
+    assert f"{len(failed)} rows could not be scored (4 distinct statements)" in capsys.readouterr().err
+    clean = tmp_path / "clean.csv"
+    assert main(["batch", EXAMPLES[0], "--model", "full", "--beta", "2", "-s", "believes(player, formula(empty(box1)))",
+                 "--strict", "-o", str(clean)]) == 0
+    assert "could not be scored" not in capsys.readouterr().err

@@ -80,7 +80,7 @@ def test_without_llama_cpp_the_llm_backend_is_a_clear_error(monkeypatch, tmp_pat
     assert "llama-cpp-python" in llm.available()
     model = tmp_path / "m.gguf"
     model.write_bytes(b"GGUF")
-    llm.load_model.cache_clear()
+    llm.load_language_model.cache_clear()
     status = main(["translate", "--backend", "llm", "--model", str(model), "The player thinks box 1 is empty."])
     err = capsys.readouterr().err
     assert status == 2 and "llama-cpp-python" in err and "Traceback" not in err

@@ -154,7 +154,7 @@ import llama_cpp, numpy as np
 from elot.translate import llm
 
 path = sys.argv[1]
-engine = llm.load_model(path)._interpreter.engine          # builds and saves the branches
+engine = llm.load_language_model(path)._interpreter.engine          # builds and saves the branches
 example = llm.similar_examples("The player thinks box 2 might hold the red key.")[-1]
 ids = list(engine.tokenizer.encode((llm.build_prompt("The player thinks box 2 might hold the red key.")
                                      + example["formula"]).encode()))
@@ -167,8 +167,8 @@ def rows(engine):
     return out
 fast = rows(engine)
 timings = engine.timings
-llm.load_model.cache_clear()
-again = llm.load_model(path)._interpreter.engine           # restores the saved state
+llm.load_language_model.cache_clear()
+again = llm.load_language_model(path)._interpreter.engine           # restores the saved state
 restored = rows(again)
 llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(again.model_obj.ctx), True)
 again._cached_token_ids, again._rows, again.branches = [], {}, ()
@@ -216,7 +216,7 @@ def random_model(monkeypatch):
     models = pytest.importorskip("guidance.models", reason="the LLM backend needs guidance")
     from pathlib import Path
 
-    monkeypatch.setattr(llm, "load_model", lambda path: models.Mock())
+    monkeypatch.setattr(llm, "load_language_model", lambda path: models.Mock())
     monkeypatch.setattr(llm, "_model_path", lambda model: Path("mock-model"))
 
 

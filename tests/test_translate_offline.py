@@ -251,3 +251,30 @@ def test_resolve_statement_keeps_elot_and_judges_past_tense_as_initial():
     assert (formula, mode, result.backend) == (formula, "initial", "offline")
     # ... and a present-tense one keeps the mode it was given
     assert resolve_statement("The player thinks box 1 is empty.", mode="initial")[1] == "initial"
+
+
+# -- the table loop every grammar of the parser goes through ------------------------------
+
+def test_rules_first_applicable_row_answers_and_final_rows_commit():
+    from elot.translate.offline.rules import NoParse, apply, rule
+
+    def decline(context, m):
+        raise NoParse(m.string)
+
+    def answer(name):
+        return lambda context, m: (name, m.group("x"))
+
+    table = (
+        rule(r"^a (?P<x>\w+)$", r"^(?P<x>\w+) a$", build=answer("alternatives")),  # first alternative wins
+        rule(r"^b (?P<x>\w+)$", build=decline),                # declines: the next row is tried
+        rule(r"^(?P<x>b) \w+$", build=answer("after a declined row")),
+        rule(r"^c (?P<x>\w+)$", build=decline, final=True),    # final: its refusal is the table's
+        rule(r"^(?P<x>c) \w+$", build=answer("never reached")),
+    )
+    assert apply(table, "a a", None) == ("alternatives", "a")
+    assert apply(table, "q a", None) == ("alternatives", "q")
+    assert apply(table, "b z", None) == ("after a declined row", "b")
+    for refused in ("c z", "nothing matches"):
+        with pytest.raises(NoParse):
+            apply(table, refused, None)
+

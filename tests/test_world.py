@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from elot.btom import pddl
-from elot.btom.scenario import list_examples, load_example, parse_scn_text
+from elot.btom.scn import list_examples, load_example, parse_scn_text
 from elot.btom.world import (
     OFFGRID,
     ImpossibleActionError,
@@ -271,3 +271,26 @@ def test_view_ignores_hidden_keys(index, choices, data):
         other = other.with_key(key, KeyState(data.draw(st.sampled_from(colours)), ("box", box)))
     assert other.view() == state.view()
     assert hash(other.view()) == hash(state.view())
+
+
+@given(st.integers(1, 6), st.integers(1, 6), st.data())
+def test_distances_are_shortest_paths(width, height, data):
+    """Layout.distances, the one grid search: every reached cell is one move further than
+    its nearest reached neighbour, no reached cell is a wall or blocked, and every open
+    neighbour of a reached cell is reached too."""
+    from elot.btom.world import Layout
+
+    cells = [(x, y) for x in range(1, width + 1) for y in range(1, height + 1)]
+    walls = frozenset(data.draw(st.lists(st.sampled_from(cells), unique=True)))
+    blocked = set(data.draw(st.lists(st.sampled_from(cells), unique=True)))
+    start = data.draw(st.sampled_from(cells))
+    layout = Layout(width, height, walls, "human", (), (), (), (), ())
+    got = layout.distances(start, blocked)
+    assert got[start] == 0
+    for pos, d in got.items():
+        near = [got[n] for n in layout.neighbours(pos) if n in got]
+        if pos != start:
+            assert pos not in walls and pos not in blocked
+            assert min(near) == d - 1
+        assert all(n in got for n in layout.neighbours(pos) if n not in walls and n not in blocked)
+    assert layout.reachable(start) == frozenset(layout.distances(start))

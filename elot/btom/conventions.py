@@ -10,7 +10,7 @@ the reference pipeline behind the paper's Table does (``paper``, SPEC §7).
    (:func:`elot.btom.hypotheses.initial_states`).
 
 The reference's True Belief artifact (§7.4) is a model of its own, ``true-belief-paper``
-(:data:`elot.btom.hypotheses.REPRODUCTION_MODELS`), not part of the conventions.
+(:data:`elot.settings.REPRODUCTION_VARIANTS`), not part of the conventions.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@
 Hypothesis ``i`` is ``(goal g, true state s, belief b)`` with ``i = (g * n_s + s) * n_b + b``.
 The true-belief ablation has one belief per true state: the full model's belief with all k
 particles on that state (so the other states keep :data:`EPSILON`, as everywhere else).
-``true-belief-paper`` (:data:`REPRODUCTION_MODELS`) is that ablation for the agent, but the
+``true-belief-paper`` (:data:`elot.settings.REPRODUCTION_VARIANTS`) is that ablation for the agent, but the
 belief its statements are judged against is certainty in initial state #1 of the
 reference's order, whatever the hypothesis (SPEC §7.4: an artifact of the reference's
 evaluation code, kept only to reproduce the paper's Table).
@@ -30,7 +30,6 @@ This module also owns the numeric encoding of worlds that ``btom_ext`` works on
 from __future__ import annotations
 
 import itertools
-from collections import deque
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from math import comb
@@ -40,31 +39,8 @@ import numpy as np
 from btom_ext.reference import AGENT, BOX, CLOSED, EPSILON, FLOOR, GEMS, GONE, HELD, KEYS, LOCKED
 from elot.btom.conventions import check_conventions
 from elot.errors import ElotError, ScenarioError
+from elot.settings import DEFAULT_K, DEFAULT_VARIANT, check_variant
 from elot.btom.world import OFFGRID, KeyState, Layout, Pos, WorldState
-
-#: The models of SPEC §5: the full model and the paper's two ablations.
-MODELS = ("full", "true-belief", "non-planning")
-#: Models that reproduce artifacts of the reference pipeline (SPEC §7), not for real use.
-REPRODUCTION_MODELS = ("true-belief-paper",)
-#: Every name :func:`build` and :func:`elot.btom.inference.infer` accept.
-ALL_MODELS = MODELS + REPRODUCTION_MODELS
-
-
-class ModelError(ElotError, ValueError):
-    """An unknown model name (also a ``ValueError``, what it used to be)."""
-
-
-def check_model(name: str) -> str:
-    """Return ``name`` if it names a model of :data:`ALL_MODELS`, else raise :class:`ModelError`."""
-    if name not in ALL_MODELS:
-        import difflib
-
-        close = difflib.get_close_matches(str(name), ALL_MODELS, n=1)
-        raise ModelError(f"unknown model {name!r}",
-                         hint=(f"did you mean {close[0]}? " if close else "")
-                         + f"use one of: {', '.join(ALL_MODELS)}")
-    return name
-
 
 # -- numeric encoding ----------------------------------------------------------------------
 
@@ -179,103 +155,116 @@ def key_pickups(state: WorldState, gem: str) -> tuple[int, frozenset[tuple[int, 
     (per colour of ``layout.colours``) of keys picked up by some optimal plan. None when the
     gem cannot be reached.
 
-    Optimal plans are sequences of useful events (pick up a key, unlock a door, pick up the
-    gem) with grid travel in between, as in the compiled planner.
+    The costs are those of ``btom_ext``'s planners, but neither can give this: they return
+    costs alone, and the compiled one packs at most 8 keys into its memo, where a map may
+    hold dozens (see :class:`_PickupSearch`).
     """
-    enc = Encoding(state.layout)
-    layout = state.layout
-    n_colours = len(layout.colours)
-    row = enc.encode(state)
-    n_keys = len(layout.keys)
-    status0 = tuple(int(x) for x in row[KEYS : KEYS + n_keys])
-    where = [int(x) for x in row[KEYS + n_keys : KEYS + 2 * n_keys]]
-    colours = [int(x) for x in row[KEYS + 2 * n_keys :]]
-    key_cell = [
-        where[k] if status0[k] == FLOOR else int(enc.box_cells[where[k]]) if status0[k] == BOX else -1
-        for k in range(n_keys)
-    ]
-    goal_cell = int(enc.gem_cells[enc.gem_index(gem)])
-    width, height = layout.width, layout.height
-    distances: dict[tuple[int, int], dict[int, int]] = {}
+    zero = (0,) * len(state.layout.colours)
+    if gem in state.held_gems:
+        return 0, frozenset([zero])
+    search = _PickupSearch(state, gem)
+    cost, vectors = search.best(state.agent_pos, state.locked, state.closed, search.start)
+    if cost == float("inf"):
+        return None
+    return int(cost), vectors
 
-    def dist(locked: int, source: int) -> dict[int, int]:
-        got = distances.get((locked, source))
+
+class _PickupSearch:
+    """Optimal plans to one gem as sequences of useful events with the shortest grid travel
+    (:meth:`~elot.btom.world.Layout.distances`) in between, as in the compiled planner:
+    pick up a key (opening its box first when closed), unlock a door from a cell next to it,
+    pick up the gem. :meth:`best` memoizes every (cell, locked doors, closed boxes, key
+    statuses) it meets, up to :data:`MAX_PLAN_STATES`.
+
+    A key status is ``"map"`` (on a cell or in a box), ``"held"`` or ``"gone"`` (used up, or
+    never on the map), one per key of ``layout.keys``.
+    """
+
+    def __init__(self, state: WorldState, gem: str) -> None:
+        layout = state.layout
+        self.layout = layout
+        self.gem = gem
+        self.goal = layout.gem_pos(gem)
+        self.zero = (0,) * len(layout.colours)
+        self.colour = [state.key(k).colour for k in layout.keys]
+        self.colour_index = [layout.colours.index(c) if c in layout.colours else -1 for c in self.colour]
+        self.cell = [state.item_pos(k) for k in layout.keys]  # a boxed key's cell is its box's
+        self.box = [ks.where[1] if ks.where[0] == "box" else None for ks in map(state.key, layout.keys)]
+        kinds = {"cell": "map", "box": "map", "held": "held"}
+        self.start = tuple(kinds.get(state.key(k).where[0], "gone") for k in layout.keys)
+        self.memo: dict[tuple, tuple[float, frozenset]] = {}
+        self._travel: dict[tuple[frozenset, Pos], dict[Pos, int]] = {}
+
+    def travel(self, locked: frozenset[str], cell: Pos) -> dict[Pos, int]:
+        """Moves from ``cell`` to every cell it reaches with the doors of ``locked`` shut."""
+        got = self._travel.get((locked, cell))
         if got is None:
-            blocked = {int(c) for d, c in enumerate(enc.door_cells) if locked >> d & 1}
-            got = {source: 0}
-            queue = deque([source])
-            while queue:
-                c = queue.popleft()
-                x, y = c % width, c // width
-                for nx, ny in ((x, y - 1), (x, y + 1), (x - 1, y), (x + 1, y)):
-                    n = ny * width + nx
-                    if 0 <= nx < width and 0 <= ny < height and n not in got:
-                        if not enc.walls[n] and n not in blocked:
-                            got[n] = got[c] + 1
-                            queue.append(n)
-            distances[(locked, source)] = got
+            got = self.layout.distances(cell, {self.layout.door_pos(d) for d in locked})
+            self._travel[(locked, cell)] = got
         return got
 
-    memo: dict[tuple, tuple[float, frozenset]] = {}
-    zero = (0,) * n_colours
-    door_colour = [int(c) for c in enc.door_colours]
-
-    def useful(k: int, locked: int, status: tuple) -> bool:
-        # A key that no locked door can use is never picked up by an optimal plan (the
-        # pickup costs a step and buys nothing), so only keys of a colour with more
-        # locked doors than held keys are tried: the search is polynomial in the number
-        # of keys (exponential only in the number of doors), not 2^keys.
-        colour = colours[k]
-        held = sum(1 for j, s in enumerate(status) if s == HELD and colours[j] == colour)
-        doors = sum(1 for d, c in enumerate(door_colour) if locked >> d & 1 and c == colour)
+    def useful(self, k: int, locked: frozenset[str], status: tuple[str, ...]) -> bool:
+        """Whether key ``k`` may be worth picking up: its colour has more locked doors than
+        held keys. A key no locked door can use is never picked up by an optimal plan (the
+        pickup costs a step and buys nothing), which keeps the search polynomial in the
+        number of keys (exponential only in the number of doors), not 2^keys."""
+        colour = self.colour[k]
+        held = sum(1 for j, s in enumerate(status) if s == "held" and self.colour[j] == colour)
+        doors = sum(1 for d in locked if self.layout.door_colour(d) == colour)
         return held < doors
 
-    def best(cell: int, locked: int, closed: int, status: tuple) -> tuple[float, frozenset]:
+    def best(self, cell: Pos, locked: frozenset[str], closed: frozenset[str],
+             status: tuple[str, ...]) -> tuple[float, frozenset]:
+        """The least cost from here to holding the gem, and the key-pickup vectors of every
+        plan of that cost (empty when the gem cannot be reached: the cost is infinite)."""
         key = (cell, locked, closed, status)
-        if key in memo:
-            return memo[key]
-        if len(memo) >= MAX_PLAN_STATES:
+        if key in self.memo:
+            return self.memo[key]
+        if len(self.memo) >= MAX_PLAN_STATES:
             raise ScenarioError(
-                f"the map has too many keys, doors and boxes to find the optimal plans to {gem} "
+                f"the map has too many keys, doors and boxes to find the optimal plans to {self.gem} "
                 f"(more than {MAX_PLAN_STATES:,} planning states)",
                 hint="use fewer doors or keys of the same colour",
             )
-        d = dist(locked, cell)
+        travel = self.travel(locked, cell)
         options: list[tuple[float, frozenset]] = []
-        if goal_cell in d:
-            options.append((d[goal_cell] + 1, frozenset([zero])))
+        if self.goal in travel:
+            options.append((travel[self.goal] + 1, frozenset([self.zero])))
         for k, st in enumerate(status):
-            if st in (FLOOR, BOX) and key_cell[k] in d and useful(k, locked, status):
-                box_closed = st == BOX and closed >> where[k] & 1
-                cost = d[key_cell[k]] + 1 + (1 if box_closed else 0)
-                nclosed = closed & ~(1 << where[k]) if box_closed else closed
-                sub_cost, sub = best(key_cell[k], locked, nclosed, status[:k] + (HELD,) + status[k + 1 :])
-                bump = tuple(v + (c == colours[k]) for c, v in enumerate(zero))
-                vecs = frozenset(tuple(a + b for a, b in zip(v, bump)) for v in sub)
-                options.append((cost + sub_cost, vecs))
-            elif st == HELD:
-                for door, dcell in enumerate(enc.door_cells):
-                    if not locked >> door & 1 or enc.door_colours[door] != colours[k]:
-                        continue
-                    x, y = int(dcell) % width, int(dcell) // width
-                    for nx, ny in ((x, y - 1), (x, y + 1), (x - 1, y), (x + 1, y)):
-                        n = ny * width + nx
-                        if 0 <= nx < width and 0 <= ny < height and n in d:
-                            sub_cost, sub = best(
-                                n, locked & ~(1 << door), closed, status[:k] + (GONE,) + status[k + 1 :]
-                            )
-                            options.append((d[n] + 1 + sub_cost, sub))
+            if st == "map" and self.cell[k] in travel and self.useful(k, locked, status):
+                options.append(self.pick_up(k, travel, locked, closed, status))
+            elif st == "held":
+                options += self.unlock(k, travel, locked, closed, status)
         low = min((c for c, _ in options), default=float("inf"))
-        vecs = frozenset().union(*(v for c, v in options if c == low)) if low < float("inf") else frozenset()
-        memo[key] = (low, vecs)
-        return memo[key]
+        vectors = frozenset().union(*(v for c, v in options if c == low)) if low < float("inf") else frozenset()
+        self.memo[key] = (low, vectors)
+        return self.memo[key]
 
-    if gem in state.held_gems:
-        return 0, frozenset([zero])
-    cost, vecs = best(int(row[AGENT]), int(row[LOCKED]), int(row[CLOSED]), status0)
-    if cost == float("inf"):
-        return None
-    return int(cost), vecs
+    def pick_up(self, k: int, travel: dict[Pos, int], locked: frozenset[str], closed: frozenset[str],
+                status: tuple[str, ...]) -> tuple[float, frozenset]:
+        """Walk to key ``k``, open its box if closed, pick it up, then go on optimally."""
+        box = self.box[k]
+        opens = box is not None and box in closed
+        cost = travel[self.cell[k]] + 1 + (1 if opens else 0)
+        sub_cost, sub = self.best(self.cell[k], locked, closed - {box} if opens else closed,
+                                  status[:k] + ("held",) + status[k + 1:])
+        bump = tuple(int(c == self.colour_index[k]) for c in range(len(self.zero)))
+        return cost + sub_cost, frozenset(tuple(a + b for a, b in zip(v, bump)) for v in sub)
+
+    def unlock(self, k: int, travel: dict[Pos, int], locked: frozenset[str], closed: frozenset[str],
+               status: tuple[str, ...]) -> list[tuple[float, frozenset]]:
+        """Every way to walk next to a locked door of held key ``k``'s colour, unlock it with
+        ``k``, then go on optimally."""
+        used = status[:k] + ("gone",) + status[k + 1:]
+        out = []
+        for door in sorted(locked):
+            if self.layout.door_colour(door) != self.colour[k]:
+                continue
+            for cell in self.layout.neighbours(self.layout.door_pos(door)):
+                if cell in travel:
+                    sub_cost, sub = self.best(cell, locked - {door}, closed, used)
+                    out.append((travel[cell] + 1 + sub_cost, sub))
+        return out
 
 
 def colour_limits(true_state: WorldState) -> dict[str, tuple[int, int]]:
@@ -596,8 +585,8 @@ def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: 
 def build(
     true_state: WorldState,
     *,
-    model: str = "full",
-    k: int = 3,
+    model: str = DEFAULT_VARIANT,
+    k: int = DEFAULT_K,
     prior: Prior = Prior(),
     goals: tuple[str, ...] | None = None,
     conventions: str = "elot",
@@ -609,13 +598,13 @@ def build(
     """The hypothesis space of a scenario whose true initial state is ``true_state``, its
     initial states drawn from the ``prior``'s family (:class:`Prior`).
 
-    Raises :class:`ModelError` / :class:`~elot.btom.conventions.ConventionsError` for unknown
+    Raises :class:`~elot.settings.VariantError` / :class:`~elot.btom.conventions.ConventionsError` for unknown
     names, and :class:`ScenarioError` (with the estimated size) instead of allocating a space
     of more than ``max_hypotheses`` hypotheses (see :data:`MAX_HYPOTHESES`), or one whose
     inference over ``steps`` actions (``belief_tables``: see :func:`space_size`) would
     allocate more than ``max_bytes`` (default: :func:`memory_budget`).
     """
-    check_model(model)
+    check_variant(model)
     check_conventions(conventions)
     if k < 1:
         raise ValueError("k (particles per belief) must be at least 1")

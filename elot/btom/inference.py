@@ -22,12 +22,10 @@ import numpy as np
 
 from btom_ext import CoreMissingError, backend as _backend
 from elot.errors import ExtensionMissingError, ScenarioError
-from elot.btom.hypotheses import MAX_HYPOTHESES, Encoding, HypothesisSpace, Prior, build, check_model
+from elot.btom.hypotheses import MAX_HYPOTHESES, Encoding, HypothesisSpace, Prior, build
 from btom_ext.reference import AGENT
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_variant
 from elot.btom.world import MOVES, Action, ImpossibleActionError, WorldState
-
-#: β = 1/τ with τ = 2^(-3/2), the paper's fitted inverse temperature.
-DEFAULT_BETA = 2**1.5
 
 Progress = Callable[[int, int], None]
 
@@ -143,7 +141,66 @@ class Inference:
         return self.beliefs(t)[self.state_index[i], self.belief_index[i]]
 
 
-def _step_or_stay(world: WorldState, action: Action) -> WorldState:
+class AgentPlanner:
+    """The agent's path costs ``h_g`` (SPEC §5) for one layout and model: what its QMDP
+    policy reads. Inference scores observed actions with it and the simulated agent
+    (:mod:`elot.btom.agent`) chooses actions with it, so the two are one model run in
+    opposite directions. The non-planning ablation's costs are Manhattan distances."""
+
+    def __init__(self, layout, model: str, core) -> None:
+        self.layout = layout
+        self.core = core
+        self.encoding = Encoding(layout)
+        self._planner = None if model == "non-planning" else self.encoding.planner(core)
+
+    def path_costs(self, rows: np.ndarray) -> np.ndarray:
+        """``h[n, g]``: fewest actions from encoded world n until gem g is held (-1: never)."""
+        if self._planner is None:
+            return self.core.manhattan_costs(self.layout.width, self.encoding.gem_cells, rows)
+        return self._planner.costs(rows)
+
+    def successors(self, world: WorldState, row: np.ndarray, options: Sequence[Action]) -> np.ndarray:
+        """The encoded world after each action; moves only shift the agent's cell."""
+        out = np.repeat(row[None, :], len(options), axis=0)
+        for n, option in enumerate(options):
+            if option[0] in MOVES:
+                dx, dy = MOVES[option[0]]
+                out[n, AGENT] += dy * self.layout.width + dx
+            else:
+                out[n] = self.encoding.encode(world.step(option))
+        return out
+
+    def action_costs(self, worlds: Sequence[WorldState], rows: np.ndarray, states: np.ndarray,
+                     options: Sequence[Action], goal_gems: np.ndarray,
+                     rename: Callable[[WorldState, Action], Action] | None = None) -> np.ndarray:
+        """``costs[g, j, a]``: the path cost to goal ``goal_gems[g]`` after action
+        ``options[a]`` in world ``worlds[j]`` (encoded as ``rows[j]``), for the worlds
+        ``states``; -1 elsewhere (the QMDP likelihood reads only states a belief keeps).
+        ``rename(world, action)`` names the action's objects as ``world`` does."""
+        costs = np.full((len(goal_gems), len(worlds), len(options)), -1, dtype=np.int32)
+        if len(states) == 0:
+            return costs
+        after = np.concatenate([
+            self.successors(worlds[j], rows[j], options if rename is None else [rename(worlds[j], o) for o in options])
+            for j in states])
+        h = self.path_costs(after).reshape(len(states), len(options), -1)
+        costs[:, states, :] = h[:, :, goal_gems].transpose(2, 0, 1)
+        return costs
+
+
+def action_log_probabilities(core, belief: np.ndarray, costs: np.ndarray, beta: float) -> np.ndarray:
+    """``log π(a)`` of the Boltzmann QMDP policy for every action of ``costs`` (``(1, n_s,
+    n_a)``, one goal) under the filtered ``belief`` (``(n_s,)``), computed by the same
+    ``qmdp_loglik`` that scores observed actions in :func:`infer`."""
+    beliefs = np.ascontiguousarray(belief, dtype=np.float64).reshape(1, 1, -1)
+    zero, one = np.zeros(1, dtype=np.int32), np.ones(1, dtype=np.uint8)
+    return np.array([core.qmdp_loglik(beliefs, costs, a, beta, zero, zero, zero, one)[0]
+                     for a in range(costs.shape[2])])
+
+
+def step_or_stay(world: WorldState, action: Action) -> WorldState:
+    """``world`` after ``action``, or ``world`` itself where the action is impossible (a
+    hypothesized world that disagrees with the real one, already ruled out)."""
     try:
         return world.step(action)
     except ImpossibleActionError:
@@ -178,7 +235,7 @@ def _views_agree(views: Sequence) -> np.ndarray:
     return np.array([[views[s] == views[j] for j in range(n)] for s in range(n)], dtype=np.uint8)
 
 
-def _check_backend_limits(core, backend: str, layout) -> None:
+def check_backend_limits(core, backend: str, layout) -> None:
     """A world row holds doors, boxes and held gems as bits of an int32 (at most
     ``MAX_DOORS``, ``MAX_BOXES``, ``MAX_GEMS`` of each, and the compiled core takes grids of
     up to ``MAX_CELLS`` cells): say so before the core fails obscurely. Keys have no limit."""
@@ -205,9 +262,9 @@ def load_backend(name: str):
 def infer(
     scenario,
     *,
-    model: str = "full",
+    model: str = DEFAULT_VARIANT,
     beta: float = DEFAULT_BETA,
-    k: int = 3,
+    k: int = DEFAULT_K,
     prior: Prior = Prior(),
     goals: Sequence[str] | None = None,
     backend: str = "core",
@@ -224,16 +281,17 @@ def infer(
     ``"true-belief-paper"``, the reproduction of the reference's True Belief artifact (SPEC
     §7.4); ``conventions="paper"`` enumerates and names initial states as the reference does
     (§7.3); ``prior`` is the family of initial states (how many hidden keys, of which
-    colours; :class:`~elot.btom.hypotheses.Prior`). ``progress(t, T)`` is called after each step. Unknown names raise
-    :class:`~elot.btom.hypotheses.ModelError` / :class:`~elot.btom.conventions.ConventionsError`.
-    A hypothesis space of more than ``max_hypotheses`` hypotheses, or whose inference
-    would allocate more than ``max_bytes`` (default: half the available memory), is
-    refused with its estimated size (:func:`elot.btom.hypotheses.build`).
+    colours; :class:`~elot.btom.hypotheses.Prior`). ``progress(t, T)`` is called after each
+    step. Unknown names raise :class:`~elot.settings.VariantError` /
+    :class:`~elot.btom.conventions.ConventionsError`. A hypothesis space of more than
+    ``max_hypotheses`` hypotheses, or whose inference would allocate more than
+    ``max_bytes`` (default: half the available memory), is refused with its estimated size
+    (:func:`elot.btom.hypotheses.build`).
     """
-    check_model(model)
+    check_variant(model)
     core = load_backend(backend)
     layout = scenario.layout
-    _check_backend_limits(core, backend, layout)
+    check_backend_limits(core, backend, layout)
     actions = tuple(tuple(a) for a in scenario.actions)
     # Beliefs are refiltered only when an action can reveal something (not a move).
     reveals = sum(1 for a in actions if a[0] not in MOVES)
@@ -244,12 +302,11 @@ def infer(
                       max_bytes=max_bytes)
     except ScenarioError as error:
         raise error.located(path=getattr(scenario, "path", None))
-    enc = Encoding(layout)
-    planner = None if model == "non-planning" else enc.planner(core)
+    planner = AgentPlanner(layout, model, core)
+    enc = planner.encoding
     goal_gems = np.array([enc.gem_index(g) for g in space.goals], dtype=np.intp)
     hyp_goal, hyp_state, hyp_belief = space.index
     local = _as_in if conventions == "paper" else (lambda world, action, real: action)
-    n_states = space.n_states
 
     real = [scenario.initial]
     for t, action in enumerate(actions, 1):
@@ -277,22 +334,6 @@ def infer(
             belief_cache[key] = core.filter_beliefs(space.initial_beliefs, alive)
         return belief_cache[key]
 
-    def successor_rows(world: WorldState, row: np.ndarray, options: Sequence[Action]) -> np.ndarray:
-        """The encoded world after each action; moves only shift the agent's cell."""
-        out = np.repeat(row[None, :], len(options), axis=0)
-        for n, option in enumerate(options):
-            if option[0] in MOVES:
-                dx, dy = MOVES[option[0]]
-                out[n, AGENT] += dy * layout.width + dx
-            else:
-                out[n] = enc.encode(world.step(option))
-        return out
-
-    def path_costs(rows: np.ndarray) -> np.ndarray:
-        if planner is None:
-            return core.manhattan_costs(layout.width, enc.gem_cells, rows)
-        return planner.costs(rows)
-
     rows = enc.encode_many(worlds)
     for t, action in enumerate(actions, 1):
         before = real[t - 1]
@@ -301,17 +342,13 @@ def infer(
         beliefs = beliefs_for(alive)
         # Every live state looks like the real one, so the actions available in the true
         # state of a live hypothesis (and in every state its belief keeps) are `options`.
-        costs = np.full((space.n_goals, n_states, len(options)), -1, dtype=np.int32)
-        live_states = np.flatnonzero(live)
-        after = np.concatenate([successor_rows(worlds[j], rows[j], [local(worlds[j], o, before) for o in options])
-                                for j in live_states])
-        h = path_costs(after).reshape(len(live_states), len(options), -1)
-        costs[:, live_states, :] = h[:, :, goal_gems].transpose(2, 0, 1)
+        costs = planner.action_costs(worlds, rows, np.flatnonzero(live), options, goal_gems,
+                                     lambda world, option: local(world, option, before))
         reached = np.array([g in before.held_gems for g in space.goals], dtype=bool)
         active = (live[hyp_state] & ~reached[hyp_goal] & np.isfinite(logw)).astype(np.uint8)
         loglik = core.qmdp_loglik(beliefs, costs, chosen, beta, hyp_goal, hyp_state, hyp_belief, active)
         # A state in which the action is impossible was already ruled out; it stays as it is.
-        worlds = tuple(_step_or_stay(w, local(w, action, before)) for w in worlds)
+        worlds = tuple(step_or_stay(w, local(w, action, before)) for w in worlds)
         if action[0] in MOVES:  # doors are visible, so a move is possible in every world
             dx, dy = MOVES[action[0]]
             rows = rows.copy()

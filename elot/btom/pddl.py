@@ -62,6 +62,8 @@ MAX_NESTING = 200
 
 #: Largest grid side accepted: the dataset's maps are at most about 20 cells wide.
 MAX_GRID_SIDE = 256
+#: The longest plan elot reads (PDDL or .scn): the dataset's are under 100 actions.
+MAX_ACTIONS = 100_000
 
 
 class _Reader:
@@ -359,6 +361,13 @@ def parse_problem_text(text: str, path: str | None = None) -> Problem:
                         continue
                     if not isinstance(target, tuple) or not all(isinstance(t, str) for t in target):
                         raise ctx.error("expected a fluent (name args...)", lhs)
+                    for arg_node in lhs.items[1:]:
+                        if isinstance(arg_node, Sym) and arg_node.text not in objects:
+                            raise ctx.error(f"unknown object {arg_node.text!r} in fluent {target}", arg_node,
+                                            hint="declare it under :objects (before :init)")
+                    if target in fluents:
+                        raise ctx.error(f"({' '.join(target)}) is set twice (first at line {lines[target]})", fact,
+                                        hint="give each position once")
                     fluents[target] = _int(ctx, rhs)
                     lines[target] = fact.span.line
                 else:
@@ -463,6 +472,10 @@ def parse_plan_text(text: str, path: str | None = None) -> Plan:
         if not all(isinstance(t, str) for t in data):
             raise ctx.error("action arguments must be names", forms[0], hint="write e.g. `(open human box1)`")
         name, who, *args = data
+        if len(actions) >= MAX_ACTIONS:
+            raise ScenarioError(f"too many actions: more than {MAX_ACTIONS:,} (at line {number})",
+                                span=Span.of(text, start, line_start + len(raw.rstrip())), source=text, path=path,
+                                hint="a plan is at most a few hundred actions; check the file")
         if agent is None:
             agent = who
         elif who != agent:

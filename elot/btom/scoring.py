@@ -26,7 +26,7 @@ from elot.btom.conventions import CONVENTIONS, Conventions, ConventionsError, ch
 from elot.errors import ElotError, ElotTypeError, Span
 from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
 from elot.btom.inference import Inference
-from elot.btom.scenario import MODES, Mode
+from elot.settings import MODES, Mode
 from elot.lang.printer import pretty
 from elot.lang.syntax import Term
 from elot.lang.typesystem import NUMERIC

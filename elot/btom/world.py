@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Hashable
+from typing import Collection, Hashable, Iterable, Iterator
 
 import difflib
 import re
@@ -155,21 +155,37 @@ class Layout:
         out.update({name: "box" for name, _ in self.boxes})
         return out
 
+    def distances(self, start: Pos, blocked: Collection[Pos] = ()) -> dict[Pos, int]:
+        """The fewest moves from ``start`` to every cell it can reach through non-wall cells
+        not in ``blocked`` (breadth-first search: the one grid search of the gridworld)."""
+        steps = self._steps
+        seen = {start: 0}
+        frontier = [start]
+        moves = 0
+        while frontier:
+            moves += 1
+            nxt = []
+            for pos in frontier:
+                for n in steps[pos] if pos in steps else self.neighbours(pos):
+                    if n not in seen and n not in self.walls and n not in blocked:
+                        seen[n] = moves
+                        nxt.append(n)
+            frontier = nxt
+        return seen
+
+    @cached_property
+    def _steps(self) -> dict[Pos, tuple[Pos, ...]]:
+        # Each cell's neighbours off the walls, built once: planning searches the grid
+        # thousands of times per map.
+        return {
+            (x, y): tuple(n for n in self.neighbours((x, y)) if n not in self.walls)
+            for x in range(1, self.width + 1) for y in range(1, self.height + 1)
+        }
+
     def reachable(self, start: Pos, *, through_doors: bool = True) -> frozenset[Pos]:
         """Cells reachable from ``start`` through non-wall cells (door cells passable when
         ``through_doors``, as if every door were unlocked)."""
-        seen = {start}
-        frontier = [start]
-        while frontier:
-            nxt = []
-            for pos in frontier:
-                for n in self.neighbours(pos):
-                    if n in seen or n in self.walls or (not through_doors and n in self._door_at):
-                        continue
-                    seen.add(n)
-                    nxt.append(n)
-            frontier = nxt
-        return frozenset(seen)
+        return frozenset(self.distances(start, () if through_doors else self._door_at))
 
 
 @dataclass(frozen=True)
@@ -444,31 +460,37 @@ class WorldState:
         closed box hiding a red/blue/yellow/green key, ``o`` open box, ``R``/``B``/``Y``/
         ``E`` locked door and ``r``/``b``/``y``/``e`` visible key of those colours (``?``
         and ``k`` for other colours). The agent hides what it stands on."""
+        return "\n".join(draw(self.layout, self._glyphs()))
+
+    def _glyphs(self) -> Iterator[tuple[Pos, str]]:
         layout = self.layout
-        grid = [["." for _ in range(layout.width)] for _ in range(layout.height)]
-
-        def put(pos: Pos, char: str) -> None:
-            grid[pos[1] - 1][pos[0] - 1] = char
-
-        for pos in layout.walls:
-            put(pos, "W")
         for door, pos, colour in layout.doors:
             if door in self.locked:
-                put(pos, DOOR_GLYPHS.get(colour, "?"))
+                yield pos, DOOR_GLYPHS.get(colour, "?")
         for box, pos in layout.boxes:
             if box in self.closed:
                 inside = [self.key(k).colour for k in self.box_contents(box)]
-                put(pos, BOX_GLYPHS.get(inside[0] or "", "C") if inside else "C")
+                yield pos, BOX_GLYPHS.get(inside[0] or "", "C") if inside else "C"
             else:
-                put(pos, "o")
+                yield pos, "o"
         for gem, pos in layout.gems:
             if gem not in self.held_gems:
-                put(pos, "g")
+                yield pos, "g"
         for key, ks in self.keys:
             if ks.where[0] == "cell" or (ks.where[0] == "box" and ks.where[1] not in self.closed):
-                put(self.item_pos(key), KEY_GLYPHS.get(ks.colour or "", "k"))
-        put(self.agent_pos, "h")
-        return "\n".join("".join(row) for row in grid)
+                yield self.item_pos(key), KEY_GLYPHS.get(ks.colour or "", "k")
+        yield self.agent_pos, "h"
+
+
+def draw(layout: Layout, marks: Iterable[tuple[Pos, str]]) -> list[str]:
+    """The rows of an ASCII drawing of ``layout``: ``W`` on walls, ``.`` elsewhere, then
+    each ``(cell, character)`` of ``marks`` in turn (a later mark covers an earlier one)."""
+    grid = [["." for _ in range(layout.width)] for _ in range(layout.height)]
+    for x, y in layout.walls:
+        grid[y - 1][x - 1] = "W"
+    for (x, y), char in marks:
+        grid[y - 1][x - 1] = char
+    return ["".join(row) for row in grid]
 
 
 # -- from a PDDL problem ---------------------------------------------------------------

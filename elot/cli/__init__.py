@@ -15,6 +15,7 @@ import sys
 from typing import Sequence
 
 from elot.errors import ElotError
+from elot.settings import EXIT_OK, EXIT_USAGE
 
 #: Subcommand modules, in the order their commands are listed by ``elot --help``.
 COMMAND_MODULES = (
@@ -23,11 +24,9 @@ COMMAND_MODULES = (
     "elot.cli.translate",  # translate (English -> ELoT)
     "elot.cli.repl",       # repl, plot, map
     "elot.cli.study",      # batch, fit, simulate, report
+    "elot.cli.plan",       # plan (simulate the agent in a map into a new scenario)
     "elot.cli.generate",   # generate (random solvable maps)
 )
-
-EXIT_OK = 0
-EXIT_USAGE = 2    # bad input: the error was printed
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from pathlib import Path
 from typing import Callable, Iterator
 
-from elot.cli import EXIT_OK, EXIT_USAGE
-from elot.errors import ElotError, ElotTypeError, EvaluationError, read_text
+from elot.settings import EXIT_OK, EXIT_USAGE
+from elot.errors import ElotError, ElotTypeError, EvaluationError, load_json, read_text
 
 
 def register(subparsers) -> None:
@@ -199,8 +198,9 @@ def _belief(spec: str, signature):
     text = read_text(path, "belief")
     if path.suffix != ".json":
         return Belief.parse(text, path=spec, signature=signature)
+    data = load_json(text, path=spec, error=EvaluationError,
+                     hint='e.g. [[0.5, "inside(key1, box1)"], [0.5, "inside(key1, box2)"]]')
     try:
-        data = json.loads(text)
         pairs = [(State.parse(atoms if isinstance(atoms, str) else ", ".join(atoms), path=spec,
                               signature=signature), float(weight))
                  for weight, atoms in data]

@@ -2,10 +2,10 @@
 
 Each ``add_*`` function adds one group of options with the same spelling, default, help
 and validation wherever it is used; a new option of a group goes here once. Numbers are
-checked by :data:`NUMBERS` (finite, in range) both on the command line (argparse then
-prints ``elot run: error: argument --k: ...`` and exits 2) and in the REPL's ``:set``
-(:func:`check_number`), so the two accept the same values. Models are the library's
-(:data:`elot.btom.hypotheses.MODELS`), checked in one place (:func:`check_model`).
+checked by :data:`elot.settings.NUMBERS` (finite, in range) both on the command line
+(argparse then prints ``elot run: error: argument --k: ...`` and exits 2) and in the REPL's
+``:set`` (:func:`elot.settings.check_number`), so the two accept the same values. ``--model``
+names a BToM variant (:data:`elot.settings.ALL_VARIANTS`, :func:`elot.settings.check_variant`).
 
 Spellings kept as aliases: ``--initial`` (= ``--mode initial``).
 """
@@ -13,71 +13,20 @@ Spellings kept as aliases: ``--initial`` (= ``--mode initial``).
 from __future__ import annotations
 
 import argparse
-import math
-from dataclasses import dataclass
 
 from elot.errors import ElotError
-from elot.btom.hypotheses import check_model  # noqa: F401 - the CLI's and the REPL's model check
-
-DEFAULT_BETA = 2 ** 1.5
-DEFAULT_K = 3
-MODES = ("current", "initial")
+from elot.settings import CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, MODES, VARIANTS, check_number, check_variant
 
 
-@dataclass(frozen=True)
-class Number:
-    """A numeric setting: its name, whether it is whole, and its range (``low`` inclusive,
-    or exclusive when ``open_low``; ``high`` inclusive), with an example for the hint."""
-
-    name: str
-    integer: bool
-    low: float | None = None
-    high: float | None = None
-    open_low: bool = False
-    example: str = ""
-
-    def range(self) -> str:
-        if self.low is not None and self.high is not None:
-            return f"between {self.low:g} and {self.high:g}"
-        if self.low is not None:
-            return f"greater than {self.low:g}" if self.open_low else f"at least {self.low:g}"
-        return f"at most {self.high:g}" if self.high is not None else "finite"
-
-
-#: Every numeric option or setting, by name. ``k`` has no upper bound of its own: the
-#: size of the hypothesis space it leads to is what is limited.
-NUMBERS: dict[str, Number] = {
-    "beta": Number("beta", False, low=0, open_low=True, example="2.83, the default (2^1.5)"),
-    "k": Number("k", True, low=1, example="3, the paper's"),
-    "hidden-keys": Number("hidden-keys", True, low=0, example="2, the dataset's"),
-    "time": Number("time", True, low=0, example="0, the start"),
-    "samples": Number("samples", True, low=1, example="10"),
-    "max-hypotheses": Number("max-hypotheses", True, low=1, example="2000000, the default"),
-    "jobs": Number("jobs", True, low=1, example="2, one per core"),
-    "noise": Number("noise", False, low=0, example="0.05"),
-}
-
-
-def check_number(name: str, text: str | float | int) -> float | int:
-    """``text`` as the number ``name`` takes, or an :class:`ElotError` saying what is
-    accepted: a whole number where one is needed, finite, in range."""
-    spec = NUMBERS[name]
-    wanted = f"{name} must be {'a whole number' if spec.integer else 'a finite number'} {spec.range()}"
-    hint = f"e.g. {spec.example}" if spec.example else None
-    try:
-        value: float | int = float(text)
-    except (TypeError, ValueError):
-        raise ElotError(f"{wanted}, not {text!r}", hint=hint) from None
-    whole = not isinstance(text, str) or text.strip().lstrip("+-").isdigit()
-    too_low = spec.low is not None and (value <= spec.low if spec.open_low else value < spec.low)
-    too_high = spec.high is not None and value > spec.high
-    if not math.isfinite(value) or (spec.integer and not whole) or too_low or too_high:
-        raise ElotError(f"{wanted}, not {text}", hint=hint)
-    return int(value) if spec.integer else value
+def output_file(text: str) -> str:
+    """An argparse ``type=`` for an output file: an empty name is refused, not ignored."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an output file name cannot be empty (- is standard output)")
+    return text
 
 
 def number(name: str):
-    """An argparse ``type=`` for the number ``name`` (see :data:`NUMBERS`)."""
+    """An argparse ``type=`` for the number ``name`` (see :data:`elot.settings.NUMBERS`)."""
 
     def parse(text: str):
         try:
@@ -89,13 +38,6 @@ def number(name: str):
     return parse
 
 
-def models() -> tuple[str, ...]:
-    """The BToM models the library knows (:data:`elot.btom.hypotheses.MODELS`)."""
-    from elot.btom.hypotheses import MODELS
-
-    return tuple(MODELS)
-
-
 def _conventions_type(text: str) -> str:
     from elot.btom.conventions import check_conventions
 
@@ -105,9 +47,9 @@ def _conventions_type(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{error.message} ({error.hint})") from None
 
 
-def _model_type(text: str) -> str:
+def _variant_type(text: str) -> str:
     try:
-        return check_model(text)
+        return check_variant(text)
     except ElotError as error:
         raise argparse.ArgumentTypeError(f"{error.message} ({error.hint})") from None
 
@@ -135,9 +77,9 @@ def add_labtom_option(p: argparse.ArgumentParser) -> None:
                         "labtom or shared/labtom folder in or above the working directory)")
 
 
-def load_scenario(args):
+def scenario_from_args(args):
     """The scenario the options of :func:`add_scenario_options` name."""
-    from elot.btom import scenario as scn
+    from elot.btom import load, scn
     from elot.errors import ScenarioError
 
     plan = getattr(args, "plan", None)
@@ -146,13 +88,13 @@ def load_scenario(args):
             raise ScenarioError("--plan needs a PROBLEM.pddl",
                                 hint="elot run problems/1_1.pddl --plan plans/exp2_current/1_1.pddl")
         return scn.default_example()
-    return scn.load_scenario(args.scenario, plan, exp=args.exp, root=args.labtom)
+    return load.load_scenario(args.scenario, plan, exp=args.exp, root=args.labtom)
 
 
 def add_model_options(p: argparse.ArgumentParser) -> None:
     """``--model``, ``--beta``, ``--k``, ``--backend``: the BToM inference to run."""
-    p.add_argument("--model", type=_model_type, default="full", metavar="MODEL",
-                   help="the BToM model or one of the paper's ablations: " + ", ".join(models())
+    p.add_argument("--model", type=_variant_type, default=DEFAULT_VARIANT, metavar="MODEL",
+                   help="the BToM model or one of the paper's ablations: " + ", ".join(VARIANTS)
                         + "; or true-belief-paper, a reproduction of an artifact of the paper's "
                         "evaluation code (default: %(default)s)")
     p.add_argument("--conventions", type=_conventions_type, default="elot", metavar="{elot,paper}",
@@ -189,6 +131,19 @@ def prior_of(args):
                  None if colours is None else tuple(c.strip() for c in colours.split(",") if c.strip()))
 
 
+def apply_thresholds_option(args):
+    """For a command with ``--thresholds`` and ``--beta`` (default None): Θ from the
+    option (defaults when absent), and ``args.beta`` set from the file's β unless
+    ``--beta`` was given (else :data:`elot.settings.DEFAULT_BETA`)."""
+    from elot.lang.semantics import Thresholds
+    from elot.study.params import Params, thresholds_option
+
+    params = thresholds_option(args.thresholds) if getattr(args, "thresholds", None) else Params(Thresholds())
+    if getattr(args, "beta", None) is None:
+        args.beta = params.beta if params.beta is not None else DEFAULT_BETA
+    return params.thresholds
+
+
 def add_formula_options(p: argparse.ArgumentParser) -> None:
     """``--bind-free`` and ``--thresholds``: how formulas are read and judged."""
     p.add_argument("--bind-free", action="store_true",
@@ -201,7 +156,7 @@ def add_mode_option(p: argparse.ArgumentParser) -> None:
     """``--mode current|initial`` (and ``--initial``, its older spelling): the belief a
     statement that does not say is about."""
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--mode", choices=MODES, default="current",
+    group.add_argument("--mode", choices=MODES, default=CURRENT,
                        help="the belief statements that do not say are about: the agent's current "
                             "or initial belief (default: %(default)s)")
     group.add_argument("--initial", dest="mode", action="store_const", const="initial",
@@ -221,14 +176,14 @@ def add_statement_options(p: argparse.ArgumentParser) -> None:
 def add_table_output_options(p: argparse.ArgumentParser) -> None:
     """``--csv OUT`` / ``--json OUT`` (``-`` for standard output) and ``--force``."""
     out = p.add_mutually_exclusive_group()
-    out.add_argument("--csv", metavar="OUT", help="write the table as CSV (- for standard output)")
-    out.add_argument("--json", metavar="OUT", help="write the table as JSON (- for standard output)")
+    out.add_argument("--csv", metavar="OUT", type=output_file, help="write the table as CSV (- for standard output)")
+    out.add_argument("--json", metavar="OUT", type=output_file, help="write the table as JSON (- for standard output)")
     add_force_option(p)
 
 
 def add_figure_output_options(p: argparse.ArgumentParser) -> None:
     """``-o/--output OUT.png`` and ``--force``."""
-    p.add_argument("-o", "--output", required=True, metavar="OUT.png",
+    p.add_argument("-o", "--output", required=True, metavar="OUT.png", type=output_file,
                    help="the PNG file to write (its directory must exist)")
     add_force_option(p)
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from elot.cli import EXIT_OK, EXIT_USAGE, options
+from elot.cli import options
+from elot.settings import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError
 from elot.output import count
 
@@ -57,19 +58,17 @@ def _inference_args(p: argparse.ArgumentParser) -> None:
 
 
 def _session(args):
-    from elot.repl.session import Session
+    from elot.session import ModelSession, Session
 
     if getattr(args, "belief_model", None):
         if args.scenario:
             raise ElotError("give a scenario or --belief-model, not both",
                             hint=f"elot repl --belief-model {args.belief_model}")
-        from elot.embedding.session import ModelSession
-
-        return ModelSession.open_model(args.belief_model, bind_free=args.bind_free)
-    from elot.study.params import apply_thresholds_option
-
-    thresholds = apply_thresholds_option(args)   # and β from the file unless --beta is given
-    return Session(scenario=options.load_scenario(args), model=args.model, beta=args.beta,
+        session = ModelSession.open_model(args.belief_model, bind_free=args.bind_free)
+        session.set_mode(args.mode)  # --initial needs the model's initial_hypotheses(t)
+        return session
+    thresholds = options.apply_thresholds_option(args)   # and β from the file unless --beta is given
+    return Session(scenario=options.scenario_from_args(args), model=args.model, beta=args.beta,
                    k=args.k, backend=args.backend, bind_free=args.bind_free, mode=args.mode,
                    labtom=args.labtom, conventions=args.conventions, max_hypotheses=args.max_hypotheses,
                    thresholds=thresholds)
@@ -81,9 +80,14 @@ def _repl_command(args) -> int:
     return run(_session(args), echo=not args.no_echo)
 
 
+#: The most statement curves one figure shows legibly (each gets a line style and a label).
+MAX_PLOTTED = 40
+
+
 def _plot_command(args) -> int:
     from elot import plots
-    from elot.btom.scenario import Statement, read_statements
+    from elot.btom.dataset import read_statements
+    from elot.btom.scenario import Statement
 
     plots.check_png_target(args.output, force=args.force)   # before the inference
     session = _session(args)
@@ -93,6 +97,9 @@ def _plot_command(args) -> int:
     wanted += [Statement(text, args.mode) for text in args.statement]
     if not wanted:
         wanted = [Statement(text, mode) for mode, text in session.statements()]
+    if len(wanted) > MAX_PLOTTED:
+        raise ElotError(f"{len(wanted):,} statements are too many for one figure (at most {MAX_PLOTTED})",
+                        hint="plot a few at a time, or score them all with elot run --csv or elot batch")
     series = []
     failed = 0
     for statement in wanted:
@@ -127,7 +134,7 @@ def _map_command(args) -> int:
     from elot import plots
 
     plots.check_png_target(args.output, force=args.force)
-    scenario = options.load_scenario(args)
+    scenario = options.scenario_from_args(args)
     states = scenario.states()
     t = len(states) - 1 if args.time is None else args.time
     if not 0 <= t < len(states):

@@ -12,7 +12,6 @@ only noted in the table.
 
 from __future__ import annotations
 
-import csv
 import json
 import sys
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from elot.cli import options
 from elot.errors import ElotError
-from elot.output import STDOUT, check_target, count, excerpt, csv_with_header, json_where, write_output
+from elot.output import STDOUT, check_target, count, csv_text, excerpt, write_output
 
 if TYPE_CHECKING:
     from elot.btom.scenario import Statement
@@ -62,7 +61,7 @@ class _Statement:
 
 
 def _given_statements(args, scenario) -> list[_Statement]:
-    from elot.btom.scenario import read_statements
+    from elot.btom.dataset import read_statements
 
     mode = args.mode
     given = [_Statement(text, mode) for text in args.statement]
@@ -91,11 +90,10 @@ def run_command(args) -> int:
 
     from elot.btom.inference import infer
     from elot.btom.scoring import compile_statement, score
-    from elot.study.params import apply_thresholds_option
 
     _check_outputs(args)    # before the inference: a refused output path fails fast
-    thresholds = apply_thresholds_option(args)
-    scenario = options.load_scenario(args)
+    thresholds = options.apply_thresholds_option(args)
+    scenario = options.scenario_from_args(args)
     statements = _given_statements(args, scenario)
     _translate(statements, scenario)
     err = Console(stderr=True, highlight=False)
@@ -212,23 +210,8 @@ def _rows(statements, table):
                    "prior_fraction": s.prior_fraction, **goal_cols}
 
 
-#: The columns every CSV table of ``elot run`` starts with (how an older one is recognized).
-CSV_COLUMNS = ("t", "statement", "formula", "mode", "posterior", "normalized_likelihood")
-
-
 def _csv_text(statements, table) -> str:
-    import io
-
-    rows = list(_rows(statements, table))
-    buffer = io.StringIO(newline="")
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
-
-
-def _is_run_json(data) -> bool:
-    return isinstance(data, dict) and {"scenario", "model", "judgments"} <= set(data)
+    return csv_text(list(_rows(statements, table)), lineterminator="\r\n")
 
 
 def _json_text(scenario, args, statements, table) -> str:
@@ -258,17 +241,23 @@ def _json_text(scenario, args, statements, table) -> str:
     return json.dumps(data, indent=2) + "\n"
 
 
+def _inputs(args) -> list[str]:
+    """The files this command reads (never written over by --csv or --json)."""
+    named = (getattr(args, "scenario", None), getattr(args, "plan", None), args.statements, args.thresholds)
+    return [p for p in named if p and p != STDOUT]
+
+
 def _check_outputs(args) -> None:
     if args.csv:
-        check_target(args.csv, ours=csv_with_header(*CSV_COLUMNS), force=args.force, option="--csv")
+        check_target(args.csv, force=args.force, option="--csv", inputs=_inputs(args))
     if args.json:
-        check_target(args.json, ours=json_where(_is_run_json), force=args.force, option="--json")
+        check_target(args.json, force=args.force, option="--json", inputs=_inputs(args))
 
 
 def _write_outputs(args, scenario, statements, table) -> None:
     if args.csv:
-        write_output(args.csv, _csv_text(statements, table), ours=csv_with_header(*CSV_COLUMNS),
-                     force=args.force, option="--csv")
+        write_output(args.csv, _csv_text(statements, table), force=args.force, option="--csv",
+                     inputs=_inputs(args))
     if args.json:
-        write_output(args.json, _json_text(scenario, args, statements, table),
-                     ours=json_where(_is_run_json), force=args.force, option="--json")
+        write_output(args.json, _json_text(scenario, args, statements, table), force=args.force,
+                     option="--json", inputs=_inputs(args))

@@ -4,28 +4,35 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 from pathlib import Path
 
 from elot.cli import options
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_number, check_variant
+from elot.output import count
 from elot.study.params import StudyError
 
 
 def _list(text: str, option: str, number: str | None = None) -> list:
     """The comma-separated values of ``option``: strings, or the number ``number`` of
-    :data:`elot.cli.options.NUMBERS` (checked as the single-valued options are)."""
+    :data:`elot.settings.NUMBERS` (checked as the single-valued options are)."""
     from elot.errors import ElotError
 
     out = []
     for item in filter(None, (p.strip() for p in text.split(","))):
         try:
-            out.append(options.check_number(number, item) if number else item)
+            out.append(check_number(number, item) if number else item)
         except ElotError as error:
             raise StudyError(f"{option}: {error.message}", hint=error.hint) from None
     if not out:
         raise StudyError(f"{option} needs at least one value")
     return out
+
+
+#: The most β values a range may give (each is a task per scenario and model).
+MAX_BETAS = 1000
 
 
 def parse_betas(text: str) -> list[float]:
@@ -42,8 +49,12 @@ def parse_betas(text: str) -> list[float]:
         raise StudyError(f"--beta: cannot read the range {text!r}", hint="e.g. 0.5:4:x1.41421356 or 1:3:0.5") from None
     if not (start > 0 and stop >= start and (size > 1 if geometric else size > 0)):
         raise StudyError(f"--beta: the range {text!r} is empty or endless", hint="e.g. 0.5:4:x1.41421356")
+    ratio = math.log(stop / start) / math.log(size) if geometric else (stop - start) / size
+    if ratio >= MAX_BETAS:
+        raise StudyError(f"--beta: the range {text!r} gives {math.floor(ratio) + 1:,} values, more than {MAX_BETAS:,}",
+                         hint="take a larger step, e.g. x2 or x1.41421356 for a geometric range")
     out, value, n = [], start, 0
-    while value <= stop * (1 + 1e-9) and n < 1000:
+    while value <= stop * (1 + 1e-9):
         out.append(value)
         n += 1
         value = start * size ** n if geometric else start + size * n
@@ -83,20 +94,22 @@ def register(subparsers) -> None:
                    help="a statement to score in every scenario (repeatable; default: each scenario's own)")
     p.add_argument("--statements", action="append", default=[], metavar="FILE", help="statements file (repeatable)")
     p.add_argument("--initial", action="store_true", help="given statements are about the initial belief")
-    p.add_argument("--model", default="full", help="models, comma-separated (default: %(default)s)")
+    p.add_argument("--model", default=DEFAULT_VARIANT, help="models, comma-separated (default: %(default)s)")
     p.add_argument("--beta", default=None, help="β values (0.5,1,2) or a range 0.5:4:x1.41421356 (default: 2^1.5, "
                    "or the --thresholds file's)")
     p.add_argument("--k", default="3", help="particles per belief, comma-separated (default: %(default)s)")
     p.add_argument("--thresholds", action="append", default=[], metavar="FILE",
                    help="a parameter file from elot fit, or name=value overrides (repeatable: one grid axis)")
     p.add_argument("--conventions", default="elot", help="elot, paper or both comma-separated (default: %(default)s)")
-    p.add_argument("-o", "--output", required=True, metavar="OUT", help="the table: .csv, .parquet, or - for stdout")
+    p.add_argument("-o", "--output", required=True, metavar="OUT", type=options.output_file, help="the table: .csv, .parquet, or - for stdout")
     p.add_argument("--format", choices=("csv", "parquet"), help="table format (default: from OUT's suffix)")
     p.add_argument("--jobs", "-j", type=options.number("jobs"), default=1,
                    help="local worker processes (default: %(default)s)")
     p.add_argument("--dask", metavar="ADDRESS", default=os.environ.get("ELOT_DASK_SCHEDULER"),
                    help="a Dask scheduler (tcp://host:8786; default: $ELOT_DASK_SCHEDULER)")
     p.add_argument("--resume", action="store_true", help="finish an interrupted batch writing OUT")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 when any row could not be scored (the table is still written)")
     options.add_force_option(p)
     p.set_defaults(func=batch_command)
 
@@ -110,16 +123,16 @@ def register(subparsers) -> None:
     options.add_labtom_option(p)
     p.add_argument("--model", default="full,true-belief,non-planning", help="models (default: %(default)s)")
     p.add_argument("--beta", default=None, help="the β grid (default: 0.5 to 4 in ×√2 steps)")
-    p.add_argument("--k", type=options.number("k"), default=options.DEFAULT_K,
+    p.add_argument("--k", type=options.number("k"), default=DEFAULT_K,
                    help="particles per belief (default: %(default)s)")
     p.add_argument("--conventions", default="elot", help="elot or paper (default: %(default)s)")
     p.add_argument("--start", metavar="FILE", help="starting thresholds (default: the literature values)")
     p.add_argument("--minimize", action="store_true", help="minimize r instead (the adversarial check)")
     p.add_argument("--samples", type=options.number("samples"), default=1000,
                    help="bootstrap samples (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the fitted Θ and β as JSON (- for stdout)")
-    p.add_argument("--evaluations", metavar="FILE", help="write every evaluation of the search as CSV")
+    p.add_argument("--seed", type=options.number("seed"), default=0, help="bootstrap seed (default: %(default)s)")
+    p.add_argument("-o", "--output", metavar="FILE", type=options.output_file, help="write the fitted Θ and β as JSON (- for stdout)")
+    p.add_argument("--evaluations", metavar="FILE", type=options.output_file, help="write every evaluation of the search as CSV")
     options.add_force_option(p)
     p.set_defaults(func=fit_command)
 
@@ -129,8 +142,8 @@ def register(subparsers) -> None:
     p.add_argument("table", metavar="TABLE")
     p.add_argument("--noise", type=options.number("noise"), default=0.05,
                    help="noise standard deviation (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
-    p.add_argument("-o", "--output", required=True, metavar="OUT.csv")
+    p.add_argument("--seed", type=options.number("seed"), default=0, help="random seed (default: %(default)s)")
+    p.add_argument("-o", "--output", required=True, metavar="OUT.csv", type=options.output_file)
     options.add_force_option(p)
     p.set_defaults(func=simulate_command)
 
@@ -141,7 +154,7 @@ def register(subparsers) -> None:
     p.add_argument("table", metavar="TABLE")
     p.add_argument("--ratings", metavar="RATINGS.csv")
     options.add_labtom_option(p)
-    p.add_argument("-o", "--output", required=True, metavar="DIR", help="the folder to write into")
+    p.add_argument("-o", "--output", required=True, metavar="DIR", type=options.output_file, help="the folder to write into")
     p.add_argument("--format", default="png,svg", help="figure formats (default: %(default)s)")
     p.add_argument("--no-curves", action="store_true", help="skip the per-scenario curves")
     options.add_force_option(p)
@@ -149,7 +162,7 @@ def register(subparsers) -> None:
 
 
 def batch_command(args) -> int:
-    from elot.study.batch import batch, expand_scenarios, given_items, plan_tasks
+    from elot.study.batch import batch, expand_scenarios, given_items, input_files, plan_tasks
     from elot.study.params import Params, thresholds_option
     from elot.lang.semantics import Thresholds
 
@@ -157,17 +170,18 @@ def batch_command(args) -> int:
     if args.beta is not None:
         betas = parse_betas(args.beta)
     else:
-        betas = list(dict.fromkeys(p.beta for p in params if p.beta is not None)) or [2 ** 1.5]
+        betas = list(dict.fromkeys(p.beta for p in params if p.beta is not None)) or [DEFAULT_BETA]
     refs = expand_scenarios(args.scenarios, root=args.labtom, exps=_list(args.exp, "--exp"))
     items = given_items(args.statement, args.statements, "initial" if args.initial else "current")
     tasks = plan_tasks(refs, items=items or None, models=_list(args.model, "--model"), betas=betas,
                        ks=_list(args.k, "--k", "k"), conventions=_list(args.conventions, "--conventions"),
                        thresholds=params)
     fmt = args.format or ("parquet" if args.output.endswith(".parquet") else "csv")
+    inputs = input_files(refs) + list(args.statements) + list(args.thresholds)
     try:
-        with _progress_bar(f"batch ({len(tasks)} tasks)") as progress:
+        with _progress_bar(f"batch ({count(len(tasks), 'task')})") as progress:
             result = batch(tasks, args.output, fmt=fmt, jobs=args.jobs, dask=args.dask, resume=args.resume,
-                           force=args.force, progress=progress)
+                           force=args.force, progress=progress, inputs=inputs)
     except KeyboardInterrupt:
         if args.output != "-":
             print(f"interrupted: finished tasks are kept in {args.output}.partial; "
@@ -175,17 +189,18 @@ def batch_command(args) -> int:
         return 130
     where = "standard output" if args.output == "-" else args.output
     resumed = f", {result.resumed} already done" if result.resumed else ""
-    print(f"wrote {result.rows} rows ({len(tasks)} tasks{resumed}) to {where}", file=sys.stderr)
-    return 0
+    print(f"wrote {count(result.rows, 'row')} ({count(len(tasks), 'task')}{resumed}) to {where}", file=sys.stderr)
+    for line in result.failures.lines():
+        print(line, file=sys.stderr)
+    return 1 if args.strict and result.failures.rows else 0
 
 
 def fit_command(args) -> int:
     from elot.study.fit import BETA_GRID, fit, fit_json, read_ratings
+    from elot.output import same_file
     from elot.study.params import check_replace, read_params, write_params
 
-    from elot.btom.hypotheses import check_model
-
-    models = [check_model(m) for m in _list(args.model, "--model")]
+    models = [check_variant(m) for m in _list(args.model, "--model")]
     betas = parse_betas(args.beta) if args.beta else list(BETA_GRID)
     start = read_params(args.start).thresholds if args.start else None
     from elot.errors import ElotError
@@ -196,9 +211,12 @@ def fit_command(args) -> int:
         check_conventions(conventions)
     except ElotError as error:
         raise StudyError(f"--conventions: {error.message}", hint=error.hint) from None
-    for target in (args.output, args.evaluations):
+    inputs = [p for p in (args.ratings, args.start) if p]
+    for target, option in ((args.output, "-o"), (args.evaluations, "--evaluations")):
         if target:
-            check_replace(target, force=args.force)    # before the fit, not after it
+            check_replace(target, force=args.force, inputs=inputs, option=option)   # before the fit
+    if args.output and args.evaluations and args.output != "-" and same_file(args.output, args.evaluations):
+        raise StudyError("-o and --evaluations name the same file", hint="give each its own file name")
     ratings = read_ratings(args.ratings, root=args.labtom)
     with _progress_bar("fitting") as bar:
         progress = (lambda model, done, total: bar(done, total)) if bar else None
@@ -207,17 +225,14 @@ def fit_command(args) -> int:
     _print_fit(result)
     best = result.best
     if args.output:
-        write_params(args.output, best.thresholds, best.beta, force=args.force, **fit_json(result))
+        write_params(args.output, best.thresholds, best.beta, force=args.force, inputs=inputs, **fit_json(result))
     if args.evaluations:
-        import csv
-
+        from elot.output import csv_text
         from elot.study.params import atomic_output
 
         rows = [e for f in result.models.values() for e in f.evaluations]
-        with atomic_output(args.evaluations, force=args.force) as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(rows)
+        with atomic_output(args.evaluations, force=args.force, inputs=inputs, option="--evaluations") as handle:
+            handle.write(csv_text(rows))
     return 0
 
 
@@ -225,6 +240,7 @@ def _print_fit(result) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from elot.study.fit import R_TOLERANCE
     from elot.study.params import LITERATURE
 
     out = Console(highlight=False, soft_wrap=False, width=max(100, Console().width))
@@ -240,6 +256,14 @@ def _print_fit(result) -> None:
         table.add_row(fit.model, f"{fit.beta:.3g}",
                       *("—" if f is None else f"{f.r:.2f} [{f.low:.2f}, {f.high:.2f}] n={f.n}" for f in cells))
     out.print(table)
+    flat = [fit for fit in result.models.values() if fit.ties]
+    if flat:
+        out.print(f"Flat optima (r within {R_TOLERANCE:g} of the best; reported: the smallest β, "
+                  f"thresholds nearest the start):")
+    for fit in flat:
+        settings = ", ".join(f"{'β' if name == 'beta' else name} {values[0]:.3g}–{values[-1]:.3g} ({len(values)})"
+                             for name, values in fit.ties.items())
+        out.print(f"  {fit.model}: {settings}")
     best = result.best
     thresholds = Table(title=f"Thresholds ({best.model})", title_justify="left")
     thresholds.add_column("threshold")
@@ -258,26 +282,24 @@ def _print_fit(result) -> None:
 
 
 def simulate_command(args) -> int:
-    import csv
-
+    from elot.output import csv_text
     from elot.study.batch import read_table
     from elot.study.fit import synthetic_ratings
-    from elot.study.params import atomic_output
+    from elot.study.params import atomic_output, check_replace
 
+    check_replace(args.output, force=args.force, inputs=[args.table])
     rows = synthetic_ratings(read_table(args.table), noise=args.noise, seed=args.seed)
     if not rows:
         raise StudyError(f"{args.table} has no scored rows", path=args.table)
-    with atomic_output(args.output, force=args.force) as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+    with atomic_output(args.output, force=args.force, inputs=[args.table]) as handle:
+        handle.write(csv_text(rows))
     if args.output != "-":
         print(f"wrote {len(rows)} ratings to {args.output}", file=sys.stderr)
     return 0
 
 
 def report_command(args) -> int:
-    from elot.study.batch import read_table
+    from elot.study.batch import Failures, read_table
     from elot.study.fit import read_ratings
     from elot.study.report import report
 
@@ -288,6 +310,8 @@ def report_command(args) -> int:
         if fmt not in ("png", "svg"):
             raise StudyError(f"--format: unknown figure format {fmt!r}", hint="use png, svg or png,svg")
     written = report(table, Path(args.output), ratings, force=args.force, formats=formats,
-                     curves=not args.no_curves)
-    print(f"wrote {len(written)} files to {args.output}", file=sys.stderr)
+                     curves=not args.no_curves, inputs=[p for p in (args.table, args.ratings) if p])
+    print(f"wrote {count(len(written), 'file')} to {args.output}", file=sys.stderr)
+    for line in Failures.of(table).lines():
+        print(line, file=sys.stderr)
     return 0

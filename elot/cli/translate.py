@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
-from elot.cli import EXIT_OK, EXIT_USAGE, options
+from elot.cli import options
+from elot.settings import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError
 from elot.translate import BACKENDS, llm
 from elot.translate.models import QWEN_CODER_1_5B as QWEN
@@ -83,7 +84,7 @@ def models_command(args) -> int:
 
 def resolve_scenario_signature(spec: str | None, labtom: str | None = None):
     """The signature a ``--scenario`` names: a ``.scn``/``.pddl`` file (a PDDL problem
-    needs no plan), else whatever :func:`elot.btom.scenario.load_scenario` accepts (example
+    needs no plan), else whatever :func:`elot.btom.load.load_scenario` accepts (example
     names, dataset plan ids), as every other command reads it."""
     from elot.translate import resolve_signature
 
@@ -93,7 +94,7 @@ def resolve_scenario_signature(spec: str | None, labtom: str | None = None):
         from elot.btom.pddl import signature_of
 
         return signature_of(None, spec)
-    from elot.btom.scenario import load_scenario
+    from elot.btom.load import load_scenario
 
     return resolve_signature(load_scenario(spec, root=labtom))
 

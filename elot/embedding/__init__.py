@@ -15,9 +15,10 @@ See docs/embedding.md.
 from elot.embedding.btom import BToMModel
 from elot.embedding.domain import declare, parse_domain, read_domain
 from elot.embedding.judge import Judgment, judge, judge_series
-from elot.embedding.model import BeliefModel, Hypotheses, ModelError, check_model, hypotheses_of, load_model
+from elot.embedding.model import (BeliefModel, BeliefModelError, Hypotheses, check_belief_model, hypotheses_of,
+                                  load_belief_model)
 
 __all__ = [
-    "declare", "parse_domain", "read_domain", "Hypotheses", "BeliefModel", "BToMModel", "ModelError",
-    "judge", "judge_series", "Judgment", "load_model", "check_model", "hypotheses_of",
+    "declare", "parse_domain", "read_domain", "Hypotheses", "BeliefModel", "BToMModel", "BeliefModelError",
+    "judge", "judge_series", "Judgment", "load_belief_model", "check_belief_model", "hypotheses_of",
 ]

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import difflib
 import re
+from os import PathLike
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from elot.errors import ScenarioError, Span
+from elot.errors import ScenarioError, Span, expect
 from elot.lang.signature import PLAYER, Signature
 
 #: Names of objects, predicates and types: what the ELoT parser reads as a constant.
@@ -99,6 +100,9 @@ def _objects(objects, places: _Places) -> dict[str, str]:
 def _predicates(predicates, places: _Places) -> dict[str, tuple[str, ...]]:
     if isinstance(predicates, Mapping):
         return {name: (args,) if isinstance(args, str) else tuple(args) for name, args in predicates.items()}
+    if isinstance(predicates, (str, bytes)) or not isinstance(predicates, Iterable):
+        raise places.error(f"predicates must be a mapping or a list of declarations, not {type(predicates).__name__}",
+                           'write {"inside": ["thing", "container"]} or ["inside(thing, container)"]')
     out = {}
     for text in predicates:
         m = _PREDICATE.match(str(text))
@@ -287,6 +291,7 @@ def parse_domain(text: str, *, path: str | None = None) -> Signature:
 
 def read_domain(path: str | Path) -> Signature:
     """A signature from a ``.domain`` file (see :func:`parse_domain`)."""
+    expect(path, (str, PathLike), "path", hint="the path of a .domain file, e.g. \"my.domain\"")
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:

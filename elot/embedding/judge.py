@@ -22,14 +22,13 @@ import numpy as np
 
 from elot.errors import ElotError, EvaluationError, TranslationError
 from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
-from elot.embedding.model import Hypotheses, ModelError, check_model, hypotheses_of, model_name
+from elot.embedding.model import Hypotheses, BeliefModelError, check_belief_model, hypotheses_of, model_name
 from elot.lang.printer import pretty
 from elot.btom.scoring import check_conventions, scores_of
 from elot.lang.signature import Signature
 from elot.lang.syntax import Term
 from elot.lang.typesystem import NUMERIC
-
-MODES = ("current", "initial")
+from elot.settings import CURRENT, MODES
 
 
 @dataclass(frozen=True)
@@ -43,7 +42,7 @@ class Judgment:
     normalized_likelihood: float
     prior_fraction: float
     t: int | None = None
-    mode: str = "current"
+    mode: str = CURRENT
 
     @property
     def P(self) -> float:  # noqa: N802 - the paper's names
@@ -67,7 +66,7 @@ def judge(
     *,
     signature: Signature | None = None,
     t: int | None = None,
-    mode: str = "current",
+    mode: str = CURRENT,
     thresholds: Thresholds | None = None,
     conventions: str = "elot",
     bind_free: bool = False,
@@ -85,14 +84,14 @@ def judge(
     check_conventions(conventions)
     _check_mode(mode)
     if _is_model(hypotheses):
-        check_model(hypotheses)
+        check_belief_model(hypotheses)
     if isinstance(hypotheses, Hypotheses) or _is_model(hypotheses):
         if signature is not None and signature != hypotheses.signature:
-            raise ModelError(f"the {'hypotheses' if isinstance(hypotheses, Hypotheses) else 'model'} "
+            raise BeliefModelError(f"the {'hypotheses' if isinstance(hypotheses, Hypotheses) else 'model'} "
                              "use another signature", hint="leave signature= out: they carry theirs")
         signature = hypotheses.signature
     elif signature is None:
-        raise ModelError("give signature= to judge (world, belief, weight) triples",
+        raise BeliefModelError("give signature= to judge (world, belief, weight) triples",
                          hint="e.g. judge(statement, triples, signature=declare(...))")
     # English is translated first: a sentence about the past is about the initial belief.
     program = _compile(statement, signature, thresholds, bind_free, mode)
@@ -105,7 +104,7 @@ def judge_series(
     model: Any,
     *,
     times: Iterable[int] | None = None,
-    mode: str = "current",
+    mode: str = CURRENT,
     thresholds: Thresholds | None = None,
     conventions: str = "elot",
     bind_free: bool = False,
@@ -114,7 +113,7 @@ def judge_series(
     scores, the statement compiled once."""
     check_conventions(conventions)
     _check_mode(mode)
-    check_model(model)
+    check_belief_model(model)
     program = _compile(statement, model.signature, thresholds, bind_free, mode)
     out = []
     for t in (model.times if times is None else times):
@@ -145,7 +144,7 @@ def scores(truth_values: np.ndarray, rows: Hypotheses, conventions: str = "elot"
 
 
 def _is_model(obj: Any) -> bool:
-    """Whether ``obj`` means to be a belief model (:func:`check_model` says if it is one)."""
+    """Whether ``obj`` means to be a belief model (:func:`check_belief_model` says if it is one)."""
     return not isinstance(obj, Hypotheses) and callable(getattr(obj, "hypotheses", None))
 
 
@@ -160,11 +159,11 @@ def _rows(source: Any, signature: Signature, t: int | None, mode: str) -> tuple[
     if _is_model(source):
         times = list(source.times)
         if not times:
-            raise ModelError(f"the model {model_name(source)} has no times")
+            raise BeliefModelError(f"the model {model_name(source)} has no times")
         when = times[-1] if t is None else t
         return hypotheses_of(source, when, initial=mode == "initial"), when
     if isinstance(source, (str, bytes)) or not isinstance(source, Iterable):
-        raise ModelError(f"cannot judge against a {type(source).__name__}",
+        raise BeliefModelError(f"cannot judge against a {type(source).__name__}",
                          hint="give Hypotheses, a belief model, or (world, belief, weight) triples")
     return Hypotheses.of(source, signature), t
 

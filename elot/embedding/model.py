@@ -28,7 +28,7 @@ from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from elot.errors import ElotError, EvaluationError, ScenarioError
+from elot.errors import ElotError, EvaluationError, ScenarioError, expect
 from elot.lang.semantics import Belief, State
 from elot.lang.signature import Signature
 
@@ -36,7 +36,7 @@ from elot.lang.signature import Signature
 TOLERANCE = 1e-6
 
 
-class ModelError(ElotError):
+class BeliefModelError(ElotError):
     """A belief model or its hypotheses are malformed (shapes, weights, agents, loading)."""
 
     kind = "model error"
@@ -78,13 +78,13 @@ class Hypotheses:
         """
         rows = list(triples)
         if not rows:
-            raise ModelError("no hypotheses were given", hint="give at least one (world, belief, weight) triple")
+            raise BeliefModelError("no hypotheses were given", hint="give at least one (world, belief, weight) triple")
         worlds: dict[State, int] = {}
         true_index, weights, per_agent = [], [], []
         for n, row in enumerate(rows):
             where = f"hypothesis {n}" + (f" ({labels[n]})" if labels else "")
             if not (isinstance(row, tuple) and len(row) == 3):
-                raise ModelError(f"{where} is not a (world, belief, weight) triple",
+                raise BeliefModelError(f"{where} is not a (world, belief, weight) triple",
                                  hint="e.g. (State.parse('inside(marble, box)'), Belief.point(...), 0.5)")
             world, belief, weight = row
             world = _state(world, signature, where)
@@ -104,7 +104,7 @@ class Hypotheses:
             array = np.zeros((len(rows), len(worlds)))
             for n, entry in enumerate(per_agent):
                 if agent not in entry:
-                    raise ModelError(f"hypothesis {n} gives no belief of {agent}",
+                    raise BeliefModelError(f"hypothesis {n} gives no belief of {agent}",
                                      hint="give every hypothesis a belief for the same agents")
                 for state, w in entry[agent].particles:
                     array[n, worlds[state]] += w
@@ -131,42 +131,47 @@ class Hypotheses:
         ``weights`` (N,), ``true_index`` (N,) indices into ``worlds`` (default: row n's
         world is ``worlds[n]``). Every array is checked: shapes, non-negative finite
         values, rows and weights summing to 1; states against ``signature``."""
+        expect(signature, Signature, "signature", hint="elot.declare(...), elot.read_domain(path) or Signature.default()")
+        if isinstance(worlds, (str, bytes)) or not isinstance(worlds, Sequence):
+            raise BeliefModelError(f"worlds must be a sequence of States, not {type(worlds).__name__}")
         worlds = tuple(_state(w, signature, f"world {n}") for n, w in enumerate(worlds))
-        weights = np.asarray(weights, dtype=np.float64)
+        weights = _floats(weights, "weights")
         if weights.ndim != 1 or not len(weights):
-            raise ModelError(f"weights must be a non-empty (N,) array, got shape {weights.shape}")
+            raise BeliefModelError(f"weights must be a non-empty (N,) array, got shape {weights.shape}")
         n = len(weights)
         _check_values(weights, "weights")
         _check_sum(weights.sum(), "the weights")
         if true_index is None:
             if len(worlds) != n:
-                raise ModelError(f"give true_index: there are {len(worlds)} worlds but {n} hypotheses",
+                raise BeliefModelError(f"give true_index: there are {len(worlds)} worlds but {n} hypotheses",
                                  hint="true_index[n] is the index of hypothesis n's world in worlds")
             true_index = np.arange(n)
-        true_index = np.asarray(true_index)
+        true_index = _numbers(true_index, "true_index")
         if true_index.shape != (n,) or not np.issubdtype(true_index.dtype, np.integer):
-            raise ModelError(f"true_index must be an (N,) = ({n},) integer array, got {true_index.dtype} {true_index.shape}")
+            raise BeliefModelError(f"true_index must be an (N,) = ({n},) integer array, got {true_index.dtype} {true_index.shape}")
         if n and (true_index.min() < 0 or true_index.max() >= len(worlds)):
-            raise ModelError(f"true_index points outside the {len(worlds)} worlds")
+            raise BeliefModelError(f"true_index points outside the {len(worlds)} worlds")
         table = beliefs if isinstance(beliefs, Mapping) else {signature.agent: beliefs}
+        if not table:
+            raise BeliefModelError("beliefs is empty: give an (N, S) array, or {agent: (N, S) array}")
         checked = {}
         for agent, rows in table.items():
             name = _agent(agent, signature)
             # Column-major: the evaluator reads beliefs by world (column), see masked_row_sums.
-            rows = np.asfortranarray(rows, dtype=np.float64)
+            rows = np.asfortranarray(_floats(rows, f"{name}'s beliefs"))
             if rows.shape != (n, len(worlds)):
-                raise ModelError(f"{name}'s beliefs must be an (N, S) = ({n}, {len(worlds)}) array, got {rows.shape}",
+                raise BeliefModelError(f"{name}'s beliefs must be an (N, S) = ({n}, {len(worlds)}) array, got {rows.shape}",
                                  hint="one row per hypothesis, one column per world")
             _check_values(rows, f"{name}'s beliefs")
             sums = rows.sum(axis=1)
             bad = np.flatnonzero(np.abs(sums - 1.0) > TOLERANCE)
             if len(bad):
-                raise ModelError(f"row {bad[0]} of {name}'s beliefs sums to {sums[bad[0]]:g}, not 1",
+                raise BeliefModelError(f"row {bad[0]} of {name}'s beliefs sums to {sums[bad[0]]:g}, not 1",
                                  hint="each row is a distribution over the worlds: divide by its sum")
             checked[name] = rows
         for extra, what in ((multiplicity, "multiplicity"), (live, "live")):
-            if extra is not None and (np.shape(extra) != (n,) or np.any(np.asarray(extra) < 0)):
-                raise ModelError(f"{what} must be an (N,) array of non-negative counts")
+            if extra is not None and (np.shape(_floats(extra, what)) != (n,) or np.any(_floats(extra, what) < 0)):
+                raise BeliefModelError(f"{what} must be an (N,) array of non-negative counts")
         return Hypotheses(signature, worlds, true_index.astype(np.intp), checked, weights,
                           None if multiplicity is None else np.asarray(multiplicity, dtype=np.float64),
                           None if live is None else np.asarray(live, dtype=np.float64),
@@ -182,7 +187,7 @@ class Hypotheses:
         """``agent``'s belief over the worlds, averaged over hypotheses by posterior, (S,)."""
         agent = self.signature.resolve(agent or self.signature.agent)
         if agent not in self.beliefs:
-            raise ModelError(f"no belief of {agent} is given", hint="agents with beliefs: " + ", ".join(self.beliefs))
+            raise BeliefModelError(f"no belief of {agent} is given", hint="agents with beliefs: " + ", ".join(self.beliefs))
         return self.weights @ self.beliefs[agent]
 
 
@@ -190,7 +195,7 @@ def _state(world, signature: Signature, where: str) -> State:
     if isinstance(world, str):
         return State.parse(world, signature=signature, path=f"<{where}>")
     if not isinstance(world, State):
-        raise ModelError(f"the world of {where} is a {type(world).__name__}, not a State",
+        raise BeliefModelError(f"the world of {where} is a {type(world).__name__}, not a State",
                          hint="give a State (State.parse('...'), State.of([...])) or its text")
     return world.check(signature, path=f"<{where}>")
 
@@ -201,7 +206,7 @@ def _belief(belief, signature: Signature, where: str) -> Belief:
     if isinstance(belief, State):
         return Belief.point(belief.check(signature, path=f"<{where}>"))
     if not isinstance(belief, Belief):
-        raise ModelError(f"{where} is a {type(belief).__name__}, not a Belief",
+        raise BeliefModelError(f"{where} is a {type(belief).__name__}, not a Belief",
                          hint="give a Belief (Belief.of([(state, weight), ...])), a State (certainty) or text")
     return belief.check(signature, path=f"<{where}>")
 
@@ -211,7 +216,7 @@ def _agent(name, signature: Signature) -> str:
     kind = signature.object_types.get(resolved)
     if kind is None or not signature.is_subdomain(kind, "agent"):
         agents = [o for o, _ in signature.objects if signature.is_subdomain(signature.object_types[o], "agent")]
-        raise ModelError(f"beliefs are given for {name!r}, which is not an agent of the domain",
+        raise BeliefModelError(f"beliefs are given for {name!r}, which is not an agent of the domain",
                          hint="agents: " + ", ".join(agents))
     return resolved
 
@@ -220,22 +225,38 @@ def _weight(weight, where: str) -> float:
     try:
         value = float(weight)
     except (TypeError, ValueError):
-        raise ModelError(f"the weight of {where} is not a number: {weight!r}") from None
+        raise BeliefModelError(f"the weight of {where} is not a number: {weight!r}") from None
     if not (math.isfinite(value) and value >= 0):
-        raise ModelError(f"the weight of {where} is {value!r}", hint="weights are non-negative probabilities")
+        raise BeliefModelError(f"the weight of {where} is {value!r}", hint="weights are non-negative probabilities")
     return value
+
+
+def _numbers(value, name: str) -> np.ndarray:
+    """``value`` as a numeric array, or a BeliefModelError naming the argument."""
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as error:
+        raise BeliefModelError(f"{name} must be an array of numbers: {error}") from None
+    if array.dtype.kind not in "biuf" or array.dtype == bool and name != "live":
+        raise BeliefModelError(f"{name} must be an array of numbers, not {type(value).__name__}"
+                         + (f" of {array.dtype}" if array.dtype != object else ""))
+    return array
+
+
+def _floats(value, name: str) -> np.ndarray:
+    return _numbers(value, name).astype(np.float64)
 
 
 def _check_values(array: np.ndarray, what: str) -> None:
     if not np.all(np.isfinite(array)) or np.any(array < 0):
         position = np.argwhere(~np.isfinite(array) | (array < 0))[0]
-        raise ModelError(f"{what} hold {float(array[tuple(position)])!r} at {tuple(int(i) for i in position)}",
+        raise BeliefModelError(f"{what} hold {float(array[tuple(position)])!r} at {tuple(int(i) for i in position)}",
                          hint="weights are finite, non-negative numbers")
 
 
 def _check_sum(total: float, what: str) -> None:
     if abs(total - 1.0) > TOLERANCE:
-        raise ModelError(f"{what} sum to {total:g}, not 1",
+        raise BeliefModelError(f"{what} sum to {total:g}, not 1",
                          hint="normalize them (divide by their sum): they are a posterior")
 
 
@@ -265,39 +286,39 @@ class BeliefModel(Protocol):
 
 def hypotheses_of(model: BeliefModel, t: int, *, initial: bool = False) -> Hypotheses:
     """``model.hypotheses(t)`` (or ``initial_hypotheses``) as :class:`Hypotheses`."""
-    check_model(model)
+    check_belief_model(model)
     if t not in model.times:
         times = list(model.times)
-        raise ModelError(f"time {t} is not one of the model's times",
+        raise BeliefModelError(f"time {t} is not one of the model's times",
                          hint=f"times: {times[0]}..{times[-1]}" if times else "the model has no times")
     method = getattr(model, "initial_hypotheses" if initial else "hypotheses", None)
     if method is None:
-        raise ModelError(f"the model {model_name(model)} has no initial_hypotheses(t)",
+        raise BeliefModelError(f"the model {model_name(model)} has no initial_hypotheses(t)",
                          hint="judge statements about the current belief, or add initial_hypotheses")
     try:
         found = method(t)
     except ElotError:
         raise
     except Exception as error:  # the model's own code failed: say where, keep the cause
-        raise ModelError(f"{model_name(model)}.{method.__name__}({t}) failed: {type(error).__name__}: {error}",
+        raise BeliefModelError(f"{model_name(model)}.{method.__name__}({t}) failed: {type(error).__name__}: {error}",
                          hint="this is an error in the model's code; call it directly to see the traceback",
                          ) from error
     if isinstance(found, Hypotheses):
         return found
     if isinstance(found, (str, bytes, Mapping)) or not isinstance(found, Iterable):
-        raise ModelError(f"{model_name(model)}.hypotheses({t}) returned a {type(found).__name__}",
+        raise BeliefModelError(f"{model_name(model)}.hypotheses({t}) returned a {type(found).__name__}",
                          hint="return Hypotheses or a list of (world, belief, weight) triples")
     return Hypotheses.of(found, model.signature)
 
 
-def check_model(model: Any) -> BeliefModel:
-    """``model`` if it implements :class:`BeliefModel`, else a :class:`ModelError` saying what is missing."""
+def check_belief_model(model: Any) -> BeliefModel:
+    """``model`` if it implements :class:`BeliefModel`, else a :class:`BeliefModelError` saying what is missing."""
     missing = [name for name in ("signature", "times", "hypotheses") if not hasattr(model, name)]
     if missing:
-        raise ModelError(f"{model_name(model)} is not a belief model: it has no {', '.join(missing)}",
+        raise BeliefModelError(f"{model_name(model)} is not a belief model: it has no {', '.join(missing)}",
                          hint="a belief model has a signature, times and hypotheses(t); see docs/embedding.md")
     if not isinstance(model.signature, Signature):
-        raise ModelError(f"the signature of {model_name(model)} is a {type(model.signature).__name__}",
+        raise BeliefModelError(f"the signature of {model_name(model)} is a {type(model.signature).__name__}",
                          hint="build one with elot.embedding.declare(...) or read_domain(path)")
     return model
 
@@ -309,21 +330,25 @@ def model_name(model: Any) -> str:
 # -- loading a model from a file or a module --------------------------------------------------
 
 
-def load_model(spec: str) -> BeliefModel:
+def load_belief_model(spec: str) -> BeliefModel:
     """A belief model from ``path/to/file.py``, ``file.py:ATTR`` or ``package.module:ATTR``.
 
     ``ATTR`` defaults to ``model``; if it is a class or function it is called with no
     arguments. Errors (missing file, import error, no such attribute, not a belief model)
-    are :class:`ModelError` naming the spec.
+    are :class:`BeliefModelError` naming the spec.
     """
     target, _, attr = spec.rpartition(":") if ":" in spec else (spec, "", "model")
     attr = attr or "model"
     if target.endswith(".py") or "/" in target or Path(target).is_file():
         path = Path(target)
         if not path.is_file():
-            raise ModelError(f"no model file {target}", path=spec, hint="give a .py file that defines `model`")
+            raise BeliefModelError(f"no model file {target}", path=spec, hint="give a .py file that defines `model`")
         name = f"_elot_model_{abs(hash(str(path.resolve())))}"
         loader = importlib.util.spec_from_file_location(name, path)
+        if loader is None:  # not a Python source file: a scenario, say
+            raise BeliefModelError(f"{target} is not a Python file", path=spec,
+                                   hint="a belief model is a .py file that defines `model`; open a scenario with "
+                                        f"elot repl {target}")
         module = importlib.util.module_from_spec(loader)
         sys.modules[name] = module  # dataclasses and pickling look the module up
         try:
@@ -331,16 +356,16 @@ def load_model(spec: str) -> BeliefModel:
         except ElotError as error:
             raise error.located(path=str(path))
         except Exception as error:  # the user's code: report it, do not crash
-            raise ModelError(f"loading {target} failed: {type(error).__name__}: {error}", path=spec,
+            raise BeliefModelError(f"loading {target} failed: {type(error).__name__}: {error}", path=spec,
                              hint="run the file with python to see the full traceback") from None
     else:
         try:
             module = importlib.import_module(target)
         except ImportError as error:
-            raise ModelError(f"cannot import {target}: {error}", path=spec,
+            raise BeliefModelError(f"cannot import {target}: {error}", path=spec,
                              hint="give a .py file or an importable module, e.g. mypkg.models:model") from None
     if not hasattr(module, attr):
-        raise ModelError(f"{target} defines no {attr!r}", path=spec,
+        raise BeliefModelError(f"{target} defines no {attr!r}", path=spec,
                          hint=f"name the model after a colon: {target}:NAME")
     model = getattr(module, attr)
     if callable(model) and not hasattr(model, "hypotheses") or isinstance(model, type):
@@ -349,9 +374,9 @@ def load_model(spec: str) -> BeliefModel:
         except ElotError:
             raise
         except Exception as error:
-            raise ModelError(f"building the model {attr}() failed: {type(error).__name__}: {error}",
+            raise BeliefModelError(f"building the model {attr}() failed: {type(error).__name__}: {error}",
                              path=spec) from None
-    return check_model(model)
+    return check_belief_model(model)
 
 
-__all__ = ["Hypotheses", "BeliefModel", "ModelError", "hypotheses_of", "check_model", "load_model"]
+__all__ = ["Hypotheses", "BeliefModel", "BeliefModelError", "hypotheses_of", "check_belief_model", "load_belief_model"]

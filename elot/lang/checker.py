@@ -181,27 +181,40 @@ def predicate_domains(term: Term, var: str, signature: Signature, types: bool = 
 CONFLICT = "<conflict>"
 
 
-def type_constraint(cond: Term, var: str, signature: Signature) -> str | None:
-    """The domain a condition restricts ``var`` to through type predicates:
-    ``d(X)`` gives ``d``; ``and`` the meet, ``or`` the join of its parts; else None."""
-    if isinstance(cond, Call):
-        if cond.name in signature.domains and len(cond.args) == 1:
-            arg = cond.args[0]
-            return cond.name if isinstance(arg, Var) and arg.name == var else None
-        if cond.name == "and":
-            found = [d for d in (type_constraint(a, var, signature) for a in cond.args) if d]
-            result = found[0] if found else None
-            for d in found[1:]:
+def type_constraints(cond: Term, signature: Signature) -> dict[str, str]:
+    """The domain a condition restricts each variable to through type predicates:
+    ``d(X)`` gives ``d``; ``and`` the meet, ``or`` the join of its parts (a variable
+    every part restricts); :data:`CONFLICT` where the types are disjoint. One pass over
+    the condition for all its variables (a condition may bind thousands)."""
+    if not isinstance(cond, Call):
+        return {}
+    if cond.name in signature.domains and len(cond.args) == 1:
+        arg = cond.args[0]
+        return {arg.name: cond.name} if isinstance(arg, Var) else {}
+    if cond.name == "and":
+        found: dict[str, list[str]] = {}
+        for part in cond.args:
+            for var, domain in type_constraints(part, signature).items():
+                found.setdefault(var, []).append(domain)
+        out = {}
+        for var, domains in found.items():
+            result: str | None = domains[0]
+            for d in domains[1:]:
                 result = signature.meet(result, d) if result and result != CONFLICT else CONFLICT
-            return result or (CONFLICT if found else None)
-        if cond.name == "or":
-            found = [type_constraint(a, var, signature) for a in cond.args]
-            if found and all(found) and CONFLICT not in found:
-                result = found[0]
-                for d in found[1:]:
+            out[var] = result or CONFLICT
+        return out
+    if cond.name == "or" and cond.args:
+        parts = [type_constraints(part, signature) for part in cond.args]
+        out = {}
+        for var in set(parts[0]).intersection(*parts[1:]):
+            domains = [part[var] for part in parts]
+            if CONFLICT not in domains:
+                result = domains[0]
+                for d in domains[1:]:
                     result = signature.join(result, d)
-                return result
-    return None
+                out[var] = result
+        return out
+    return {}
 
 
 def infer_bindings(cond: Term, body: Iterable[Term], signature: Signature,
@@ -214,8 +227,9 @@ def infer_bindings(cond: Term, body: Iterable[Term], signature: Signature,
     uses this too."""
     bound = frozenset(bound)
     out: dict[str, str | None] = {}
+    constraints = type_constraints(cond, signature)
     for var in sorted(free_variables(cond, bound) - bound):
-        domain = type_constraint(cond, var, signature)
+        domain = constraints.get(var)
         if domain == CONFLICT:
             out[var] = None
             continue
@@ -840,7 +854,7 @@ def check(term: Term | str, signature: Signature | None = None, *, bind_free: bo
         source = term
         term = parse(term)
     guard_depth(term, source)
-    signature = signature or Signature.default()
+    signature = Signature.given(signature)
     if bind_free:
         term = bind_free_variables(term, signature, source)
     checker = _Checker(signature, source, free_ok=False)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from elot.errors import EvaluationError
+from elot.errors import EvaluationError, expect_int
 from elot.lang.semantics import Belief, State, Thresholds, compile_formula
 from elot.lang.signature import Signature
 from elot.lang.syntax import Term
@@ -30,7 +30,7 @@ def states_for(signature: Signature | None = None, max_hidden_keys: int = 2) -> 
     boxes, each placed key with one of the signature's colours, as States: every box
     closed, every door locked, placed keys hidden and inside their box, the other keys
     off the grid."""
-    sig = signature or Signature.default()
+    sig = Signature.given(signature)
     keys, boxes, colors = sig.objects_of("key"), sig.objects_of("box"), sig.objects_of("color")
     common = [("closed", b) for b in boxes] + [("locked", d) for d in sig.objects_of("door")]
     states = []
@@ -106,7 +106,9 @@ def equivalent(
 ) -> tuple[bool, Counterexample | None]:
     """Whether ``f`` and ``g`` have the same meaning on every state of ``signature`` ×
     ``n_beliefs`` sampled beliefs; returns ``(True, None)`` or ``(False, counterexample)``."""
-    sig = signature or Signature.default()
+    sig = Signature.given(signature)
+    expect_int(n_beliefs, "n_beliefs", minimum=1)
+    expect_int(seed, "seed")
     cf = compile_formula(f, sig, thresholds, bind_free)
     cg = compile_formula(g, sig, thresholds, bind_free)
     if (cf.type == NUMERIC) != (cg.type == NUMERIC):

@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from elot.lang.checker import ADJECTIVES, THRESHOLD_NAMES, check, check_atoms, infer_bindings
-from elot.errors import ElotError, EvaluationError, Span
+from elot.errors import ArgumentError, ElotError, EvaluationError, Span, expect
 from elot.lang.lowering import lower
 from elot.lang.parser import parse, parse_atoms
 from elot.lang.signature import Signature
@@ -55,8 +55,17 @@ class State:
 
     @staticmethod
     def of(atoms: Iterable[Iterable[str]] = ()) -> "State":
-        """A state from atoms given as tuples (or any iterables) of strings."""
-        return State(frozenset(tuple(str(x) for x in atom) for atom in atoms))
+        """A state from atoms given as tuples (or lists) of strings."""
+        hint = 'e.g. State.of([("inside", "key1", "box1")]), or State.parse("inside(key1, box1)")'
+        if isinstance(atoms, (str, bytes)) or not isinstance(atoms, Iterable):
+            raise ArgumentError(f"State.of needs atoms, tuples of names, not {type(atoms).__name__}", hint=hint)
+        out = []
+        for atom in atoms:
+            if not isinstance(atom, (tuple, list)) or not atom or not all(isinstance(x, str) for x in atom):
+                raise ArgumentError(f"an atom is a tuple of names such as (\"closed\", \"box1\"), not {atom!r:.60}",
+                                    hint=hint)
+            out.append(tuple(atom))
+        return State(frozenset(out))
 
     @staticmethod
     def parse(text: str, *, path: str | None = None, signature: Signature | None = None) -> "State":
@@ -129,7 +138,19 @@ class Belief:
 
     @staticmethod
     def of(pairs: Iterable[tuple[State, float]]) -> "Belief":
-        return Belief(tuple((s, float(w)) for s, w in pairs))
+        """A belief from ``(state, weight)`` pairs."""
+        hint = "e.g. Belief.of([(state1, 0.25), (state2, 0.75)]), or Belief.parse(text)"
+        if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Iterable):
+            raise ArgumentError(f"Belief.of needs (state, weight) pairs, not {type(pairs).__name__}", hint=hint)
+        out = []
+        for pair in pairs:
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise ArgumentError(f"a belief part is a (state, weight) pair, not {pair!r:.60}", hint=hint)
+            state, weight = pair
+            if not isinstance(weight, (int, float, np.number)) or isinstance(weight, bool):
+                raise ArgumentError(f"a belief weight is a number, not {type(weight).__name__}", hint=hint)
+            out.append((state, float(weight)))
+        return Belief(tuple(out))
 
     @staticmethod
     def point(state: State) -> "Belief":
@@ -249,10 +270,31 @@ class Thresholds:
     hopes: float = 0.25
     alpha_most: float = 1.5
 
+    def __post_init__(self) -> None:
+        # Checked here, so Thresholds(might=nan) fails at once instead of making every
+        # comparison with it silently false.
+        for field in dataclasses.fields(self):
+            name, value = field.name, getattr(self, field.name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+                raise EvaluationError(f"threshold {name} must be a number, not {value!r}")
+            if name == "alpha_most" and value <= 0:
+                raise EvaluationError("alpha_most must be positive")
+            if name != "alpha_most" and not 0 <= value <= 1:
+                raise EvaluationError(f"threshold {name} must be between 0 and 1, not {value}")
+            object.__setattr__(self, name, float(value))
+
+    @staticmethod
+    def given(thresholds: "Thresholds | None", name: str = "thresholds") -> "Thresholds":
+        """``thresholds``, or the defaults when None; anything else is an
+        :class:`~elot.errors.ArgumentError` naming the argument."""
+        if thresholds is None:
+            return Thresholds()
+        return expect(thresholds, Thresholds, name, hint="Thresholds(might=0.25) or Thresholds.parse(\"might=0.25\")")
+
     def replace(self, **changes: float) -> "Thresholds":
         """A copy with some values changed; unknown names and bad values are errors."""
         names = [f.name for f in dataclasses.fields(self)]
-        for name, value in changes.items():
+        for name in changes:
             if name not in names:
                 from difflib import get_close_matches
 
@@ -261,17 +303,12 @@ class Thresholds:
                     f"unknown threshold {name!r}",
                     hint=f"did you mean {guess[0]!r}?" if guess else "known: " + ", ".join(names),
                 )
-            if not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise EvaluationError(f"threshold {name} must be a number, not {value!r}")
-            if name == "alpha_most" and value <= 0:
-                raise EvaluationError("alpha_most must be positive")
-            if name != "alpha_most" and not 0 <= value <= 1:
-                raise EvaluationError(f"threshold {name} must be between 0 and 1, not {value}")
-        return dataclasses.replace(self, **{k: float(v) for k, v in changes.items()})
+        return dataclasses.replace(self, **changes)
 
     @staticmethod
     def parse(text: str) -> "Thresholds":
         """Overrides from text such as ``might=0.25,believes=0.8``."""
+        expect(text, str, "Thresholds.parse's text", hint='e.g. "might=0.25,believes=0.8"')
         changes = {}
         for item in filter(None, (p.strip() for p in text.split(","))):
             name, sep, value = item.partition("=")
@@ -930,7 +967,7 @@ def compile_formula(
     Compiled formulas are cached, so compiling the same formula again is cheap.
     """
     source = term if isinstance(term, str) else None
-    signature, thresholds = signature or Signature.default(), thresholds or Thresholds()
+    signature, thresholds = Signature.given(signature), Thresholds.given(thresholds)
     try:
         if isinstance(term, str):
             return _compile_text(term, signature, thresholds, bool(bind_free))

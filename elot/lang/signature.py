@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from elot.errors import ScenarioError
+from elot.errors import ScenarioError, expect
 
 #: The name formulas use for the observed agent, whatever the scenario calls it.
 PLAYER = "player"
@@ -119,6 +119,15 @@ class Signature:
             derived=frozenset(derived),
         )
 
+    @staticmethod
+    def given(signature: "Signature | None", name: str = "signature") -> "Signature":
+        """``signature``, or the default when it is None; anything else is an
+        :class:`~elot.errors.ArgumentError` naming the argument."""
+        if signature is None:
+            return Signature.default()
+        return expect(signature, Signature, name,
+                      hint="Signature.default(), elot.declare(...) or elot.read_domain(path)")
+
     # -- lookups -------------------------------------------------------------------------
 
     @cached_property
@@ -187,7 +196,15 @@ class Signature:
 
     def objects_of(self, domain: str) -> tuple[str, ...]:
         """The objects whose type is ``domain`` or below it, in name order."""
-        return tuple(name for name, d in self.objects if self.is_subdomain(d, domain))
+        found = self._objects_of.get(domain)
+        if found is None:  # asked once per bound variable: a condition may bind thousands
+            found = self._objects_of[domain] = tuple(
+                name for name, d in self.objects if self.is_subdomain(d, domain))
+        return found
+
+    @cached_property
+    def _objects_of(self) -> dict[str, tuple[str, ...]]:
+        return {}
 
     def suggest(self, name: str, candidates: Iterable[str]) -> str | None:
         """The closest known name to a misspelt one (difflib), if any is close."""

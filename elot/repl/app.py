@@ -16,13 +16,13 @@ from typing import TextIO
 
 from rich.console import Console
 
-# piped input: exit EXIT_USAGE when some line failed, as the other commands do
-from elot.cli import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError
 from elot.output import excerpt
 from elot.repl import render
 from elot.repl.commands import Quit, execute
-from elot.repl.session import Session
+from elot.session import Session
+# piped input: exit EXIT_USAGE when some line failed, as the other commands do
+from elot.settings import EXIT_OK, EXIT_USAGE
 
 
 
@@ -60,6 +60,9 @@ class Repl:
         self.session = session
         self.console = console or Console(highlight=False)
         self.failures = 0
+
+    def _prompt(self) -> str:
+        return render.prompt(self.session.t, self.session.horizon, self.session.mode)
 
     def handle(self, line: str) -> bool:
         """Run one line and print its result or its error; False when the user quits."""
@@ -121,7 +124,7 @@ class Repl:
         while True:
             try:
                 clipped[0] = False
-                line = prompt.prompt(self.session.prompt())
+                line = prompt.prompt(self._prompt())
             except KeyboardInterrupt:
                 continue
             except EOFError:
@@ -143,7 +146,7 @@ class Repl:
         for line, length in _bounded_lines(stream, MAX_LINE):
             if echo and (line is None or line.strip()):
                 shown = excerpt(line) if line is not None else f"… ({length} characters)"
-                self.console.print(render.message(self.session.prompt() + shown), soft_wrap=True)
+                self.console.print(render.message(self._prompt() + shown), soft_wrap=True)
             if line is None:
                 self.failures += 1
                 self.console.print(render.error_view(too_long(length)))

@@ -21,7 +21,8 @@ from elot.errors import ElotError
 from elot.output import count
 from elot.repl import render
 from elot.lang.parser import looks_like_formula
-from elot.repl.session import Session
+from elot.session import Session
+from elot.settings import CURRENT, INITIAL
 
 
 class Quit(Exception):
@@ -110,17 +111,22 @@ def _scenarios(session: Session, arg: str) -> list[RenderableType]:
     return [render.titled("built-in scenarios (:load NAME; dataset plans load by id, e.g. :load 1_1)", table)]
 
 
+def _where(session: Session) -> str:
+    return render.where(session.t, session.horizon, session.action_before(session.t),
+                        session.t in session.judgments())
+
+
 @command("step", "[N]", "move N steps forward (default 1; negative goes back)")
 def _step(session: Session, arg: str) -> list[RenderableType]:
     n = _int(arg.strip(), "N", ":step [N]") if arg.strip() else 1
     session.goto(min(max(session.t + n, 0), session.horizon))
-    return [render.message(session.where())]
+    return [render.message(_where(session))]
 
 
 @command("goto", "T", "go to step T (0 = before the first action)")
 def _goto(session: Session, arg: str) -> list[RenderableType]:
     session.goto(_int(_need(arg, ":goto T"), "T", ":goto T"))
-    return [render.message(session.where())]
+    return [render.message(_where(session))]
 
 
 @command("judgments", "", "the scenario's judgment points and its statements")
@@ -148,7 +154,7 @@ def _judgments(session: Session, arg: str) -> list[RenderableType]:
 
 @command("map", "", "the grid now: walls, agent, gems, doors, boxes, keys seen, path walked")
 def _map(session: Session, arg: str) -> list[RenderableType]:
-    title = f"{session.name}  {session.where()}"
+    title = f"{session.name}  {_where(session)}"
     return [render.map_view(session.states(), session.t, title=title)]
 
 
@@ -268,13 +274,13 @@ def _score_statements(session: Session, arg: str) -> list[RenderableType]:
 
 @command("initial", "", "score formulas about the agent's initial belief")
 def _initial(session: Session, arg: str) -> list[RenderableType]:
-    session.mode = "initial"
+    session.set_mode(INITIAL)
     return [render.message("mode: initial (formulas are about the agent's initial belief)")]
 
 
 @command("current", "", "score formulas about the agent's current belief")
 def _current(session: Session, arg: str) -> list[RenderableType]:
-    session.mode = "current"
+    session.set_mode(CURRENT)
     return [render.message("mode: current (formulas are about the agent's belief now)")]
 
 
@@ -377,11 +383,25 @@ def execute(session: Session, line: str) -> list[RenderableType]:
                 hint=(f"did you mean :{close}? " if close else "") + "type :help for the list",
             )
         return cmd.handler(session, arg)
-    if not looks_like_formula(line):
+    if not looks_like_formula(line) or _unknown_word(session, line):
         return english(session, line)
     if session.is_number(line):
         return [render.value_view(session.value(line))]
     return [render.score_table(session.query(line))]
+
+
+def _unknown_word(session: Session, line: str) -> bool:
+    """A single word that names nothing of the scenario (``hello``): English, not ELoT.
+    A known name (an object, a predicate, a variable, a number) stays a formula."""
+    if "(" in line or len(line.split()) != 1 or line[0].isupper():
+        return False
+    sig = session.signature
+    try:
+        float(line)
+        return False
+    except ValueError:
+        pass
+    return line not in sig.object_types and line not in sig.predicate_types and line not in sig.domains
 
 
 def english(session: Session, sentence: str) -> list[RenderableType]:

@@ -11,9 +11,10 @@ from prompt_toolkit.document import Document
 
 from elot.lang.checker import OPERATORS, THRESHOLD_NAMES
 from elot.btom.conventions import CONVENTIONS
-from elot.btom.scenario import list_examples
+from elot.btom.scn import list_examples
 from elot.repl.commands import SETTINGS, COMMANDS
-from elot.repl.session import MODELS, Session
+from elot.session import Session
+from elot.settings import VARIANTS
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -55,7 +56,7 @@ class ElotCompleter(Completer):
                 yield from self.paths.get_completions(Document(arg, len(arg)), event)
                 return
             if kind == "model":
-                yield from self._choices(arg, MODELS)
+                yield from self._choices(arg, VARIANTS)
                 return
             if kind == "set":
                 words = arg.split(" ")

@@ -9,7 +9,6 @@ so colour only ever doubles information that letters already carry.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from rich.console import Console, Group, RenderableType
@@ -17,6 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from elot.errors import ElotError, ElotTypeError
+from elot.session import ScoreRow
+from elot.settings import CURRENT
 
 #: rich styles for the colours scenarios use; anything else is shown as-is.
 COLOUR_STYLES = {
@@ -52,6 +53,21 @@ def colour_style(colour: str | None) -> str:
     if not colour:
         return ""
     return COLOUR_STYLES.get(colour, colour if colour.isalpha() else "")
+
+
+# -- where the session is ----------------------------------------------------------------
+
+
+def prompt(t: int, horizon: int, mode: str) -> str:
+    """The input prompt: the step, the last one, and the mode unless it is current."""
+    shown = "" if mode == CURRENT else f" {mode}"
+    return f"elot[t={t}/{horizon}{shown}]> "
+
+
+def where(t: int, horizon: int, action: str | None, judged: bool) -> str:
+    """The step, the action that led to it and whether it is a judgment point."""
+    return (f"t={t}/{horizon}" + (f"  after {action}" if action else "  (start)")
+            + ("  (judgment point)" if judged else ""))
 
 
 # -- bar charts ---------------------------------------------------------------------------
@@ -149,22 +165,6 @@ def trace_view(
 # -- scores ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ScoreRow:
-    """What a query shows: the formula, its type, lowered form and score now."""
-
-    formula: str
-    type: str
-    lowered: str
-    mode: str
-    t: int
-    posterior: float
-    normalized_likelihood: float
-    prior_fraction: float | None = None
-    source: str | None = None     # the English sentence it was translated from
-    weight: float | None = None   # the translation's weight
-
-
 def score_table(row: ScoreRow) -> Table:
     """A two-column table: formula, type, lowered form, and the scores at ``row.t``."""
     table = Table(box=None, show_header=False, pad_edge=False)
@@ -189,7 +189,7 @@ def score_table(row: ScoreRow) -> Table:
 
 
 def value_view(value) -> Table:
-    """A numeric term (:class:`~elot.repl.session.NumericValue`): its posterior mean and
+    """A numeric term (:class:`~elot.session.NumericValue`): its posterior mean and
     how its value is distributed over the hypotheses now."""
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column("key", style="bold", no_wrap=True)
@@ -370,7 +370,7 @@ def _map_legend(state) -> Text:
 
 
 def explanation_view(explanation) -> Group:
-    """A :class:`repl.session.Explanation`: the score, the thresholds compared with, and
+    """A :class:`elot.session.Explanation`: the score, the thresholds compared with, and
     the hypotheses grouped by their ``prob_of`` values (posterior mass per group)."""
     parts: list[RenderableType] = [score_table(explanation.score)]
     if explanation.thresholds:

@@ -25,14 +25,17 @@ import hashlib
 import io
 import json
 import os
+import re
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from elot.errors import ElotError, read_text
+from elot.output import count, csv_text, excerpt
 from elot.lang.semantics import Thresholds
-from elot.btom.hypotheses import check_model
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, VARIANTS, check_number, check_variant
 from elot.study.params import Params, StudyError, atomic_output, check_replace, read_input
 
 #: The table's columns (tidy: one row per scenario, settings, statement, mode and t).
@@ -100,7 +103,9 @@ class ScenarioRef:
 
 @lru_cache(maxsize=128)
 def _load_ref(ref: ScenarioRef):
-    from elot.btom.scenario import load_dataset_plan, load_scenario, parse_scn_text
+    from elot.btom.dataset import load_dataset_plan
+    from elot.btom.load import load_scenario
+    from elot.btom.scn import parse_scn_text
 
     if ref.text is not None:
         return parse_scn_text(ref.text, ref.name)
@@ -113,25 +118,50 @@ def _load_ref(ref: ScenarioRef):
 def dataset_items(ref: ScenarioRef) -> tuple[Item, ...]:
     """A dataset plan's statements in its experiment, with their annotated factors (an
     exp2 plan's: its statements file read as every statements file is, ids by line)."""
-    from elot.btom.scenario import dataset_root, read_statements
+    from elot.btom.dataset import dataset_root, read_statements
 
     root = dataset_root(ref.root)
     items: list[Item] = []
     if ref.exp == "exp1":
         for mode in ("current", "initial"):
-            path = root / "statements" / "exp1" / f"exp1_{mode}.csv"
-            rows = [r for r in _read_csv(path) if r.get("plan_id") == ref.plan_id]
+            rows = [r for r in _read_csv(_exp1_statements(root, mode)) if r.get("plan_id") == ref.plan_id]
             for n, row in enumerate(rows, 1):
                 items.append(Item(f"{mode}-{n}", row["statement"].strip(), mode, _factors(row)))
         return tuple(items)
     mode = "initial" if ref.exp == "exp2_initial" else "current"
-    path = root / "statements" / f"exp2_{mode}" / f"{ref.plan_id}.txt"
-    notes = {(r.get("plan_id"), r.get("statement_id")): r
-             for r in _read_csv(root / "statements" / f"exp2_{mode}_annotations.csv")}
+    path, annotations = _exp2_statements(root, mode, ref.plan_id)
+    notes = {(r.get("plan_id"), r.get("statement_id")): r for r in _read_csv(annotations)}
     if path.is_file():
         for s in read_statements(path, mode):
             items.append(Item(str(s.line), s.text, s.mode, _factors(notes.get((ref.plan_id, str(s.line)), {}))))
     return tuple(items)
+
+
+def _exp1_statements(root: Path, mode: str) -> Path:
+    return root / "statements" / "exp1" / f"exp1_{mode}.csv"
+
+
+def _exp2_statements(root: Path, mode: str, plan_id: str) -> tuple[Path, Path]:
+    """An exp2 plan's statements file and the experiment's annotations file."""
+    return (root / "statements" / f"exp2_{mode}" / f"{plan_id}.txt",
+            root / "statements" / f"exp2_{mode}_annotations.csv")
+
+
+def input_files(refs: Iterable[ScenarioRef]) -> list[str]:
+    """The files a batch over ``refs`` reads: scenario files, and each dataset plan's
+    statements and annotations (never to be written over by the batch's output)."""
+    from elot.btom.dataset import dataset_root
+
+    out: list[str] = []
+    for ref in refs:
+        if ref.plan_id is None:
+            out.append(ref.name)
+        elif ref.exp == "exp1":
+            out += [str(_exp1_statements(dataset_root(ref.root), mode)) for mode in ("current", "initial")]
+        else:
+            mode = "initial" if ref.exp == "exp2_initial" else "current"
+            out += [str(p) for p in _exp2_statements(dataset_root(ref.root), mode, ref.plan_id)]
+    return list(dict.fromkeys(out))
 
 
 def _read_csv(path: Path) -> list[dict]:
@@ -149,7 +179,8 @@ def expand_scenarios(specs: Sequence[str], *, root: str | None = None,
     """Scenario arguments → references: ``all`` (every plan of each experiment in
     ``exps``), dataset plan ids (``1_1``, ``exp1/1_1``), ``.scn`` files or globs, and
     example names."""
-    from elot.btom.scenario import _PLAN_ID, dataset_root, list_examples
+    from elot.btom.dataset import PLAN_ID, dataset_root
+    from elot.btom.scn import list_examples
 
     experiments = [e for name in exps for e in EXPERIMENT_ALIASES.get(name, (name,))]
     for exp in experiments:
@@ -164,7 +195,7 @@ def expand_scenarios(specs: Sequence[str], *, root: str | None = None,
                 ids = sorted(p.stem for p in (base / "plans" / exp).glob("*.pddl") if p.stem != "demo")
                 refs += [ScenarioRef(f"{exp}/{i}", exp, i, str(base)) for i in ids]
             continue
-        match = _PLAN_ID.match(spec)
+        match = PLAN_ID.match(spec)
         if match and not Path(spec).exists() and spec not in list_examples():
             base = dataset_root(root)
             for exp in ([match["exp"]] if match["exp"] else experiments):
@@ -188,7 +219,7 @@ def expand_scenarios(specs: Sequence[str], *, root: str | None = None,
 def given_items(statements: Sequence[str] = (), files: Sequence[str] = (), mode: str = "current") -> tuple[Item, ...]:
     """Statements given on the command line (``s1``, ``s2``, ...) and in statements files
     (``FILE:LINE``)."""
-    from elot.btom.scenario import read_statements
+    from elot.btom.dataset import read_statements
 
     items = [Item(f"s{n}", text, mode) for n, text in enumerate(statements, 1)]
     for path in files:
@@ -270,14 +301,14 @@ def run_tasks(tasks: Sequence[Task], as_text: bool = False) -> list[tuple[int, l
 
 
 def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = None,
-               models: Sequence[str] = ("full",), betas: Sequence[float] = (2 ** 1.5,),
-               ks: Sequence[int] = (3,), conventions: Sequence[str] = ("elot",),
+               models: Sequence[str] = (DEFAULT_VARIANT,), betas: Sequence[float] = (DEFAULT_BETA,),
+               ks: Sequence[int] = (DEFAULT_K,), conventions: Sequence[str] = ("elot",),
                thresholds: Sequence[Params] = (Params(Thresholds()),), bind_free: bool = True) -> list[Task]:
     """Every (scenario, model, β, k, conventions) task, in table order."""
     from elot.btom.scoring import check_conventions
 
     for model in models:
-        check_model(model)
+        check_variant(model)
     for name in conventions:
         try:
             check_conventions(name)
@@ -300,11 +331,9 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
 
 
 def check_option(name: str, value: float) -> float:
-    """``value`` checked as the CLI checks ``--NAME`` (:func:`elot.cli.options.check_number`:
+    """``value`` checked as the CLI checks ``--NAME`` (:func:`elot.settings.check_number`:
     the same limits and words everywhere), or a :class:`StudyError` naming the option. A
     large ``k`` is limited by the size of its hypothesis space (``elot.btom.hypotheses.build``)."""
-    from elot.cli.options import check_number
-
     try:
         return check_number(name, value)
     except ElotError as error:
@@ -330,10 +359,10 @@ def _scenario_counts(ref: ScenarioRef, conventions: str) -> tuple[int, int, int,
 
 def _space(task: Task) -> tuple[int, int]:
     """Hypotheses and peak bytes of a task's inference (:func:`elot.btom.hypotheses.space_size`)."""
-    from elot.btom.hypotheses import MODELS, space_size
+    from elot.btom.hypotheses import space_size
 
     n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario, task.conventions)
-    model = task.model if task.model in MODELS else "true-belief"
+    model = task.model if task.model in VARIANTS else "true-belief"
     return space_size(model, n_goals, n_states, task.k, steps=steps, belief_tables=tables)
 
 
@@ -341,10 +370,10 @@ def estimate_task_bytes(task: Task) -> int:
     """Peak memory of one task: what its inference allocates, counted as
     :func:`elot.btom.hypotheses.space_size` does, plus a fixed overhead. A space too large
     for exact enumeration is refused here, before any work starts."""
-    from elot.btom.hypotheses import MAX_HYPOTHESES, MODELS, check_size
+    from elot.btom.hypotheses import MAX_HYPOTHESES, check_size
 
     n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario, task.conventions)
-    model = task.model if task.model in MODELS else "true-belief"
+    model = task.model if task.model in VARIANTS else "true-belief"
     check_size(model, n_goals, n_states, task.k, MAX_HYPOTHESES, steps=steps, belief_tables=tables)
     return 64 * 2 ** 20 + _space(task)[1]
 
@@ -435,7 +464,9 @@ def _local(tasks: Sequence[Task], jobs: int, as_text: bool) -> Iterator[Result]:
     # this process (whose progress-bar thread must not be forked).
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["elot.study.batch", "elot.btom.scoring", "elot.btom.inference"])
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    lifeline, held = context.Pipe(duplex=False)    # only this process holds the writing end
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_end_with_batch,
+                               initargs=(lifeline,))
     try:
         # The pool runs submissions in order: largest chunks first (chunk_tasks).
         futures = [pool.submit(run_tasks, chunk, as_text) for chunk in chunk_tasks(tasks, jobs)]
@@ -443,6 +474,26 @@ def _local(tasks: Sequence[Task], jobs: int, as_text: bool) -> Iterator[Result]:
             yield from future.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        held.close()
+        lifeline.close()
+
+
+def _end_with_batch(lifeline) -> None:
+    """Worker initializer: end this worker as soon as the batch that started it is gone,
+    however it ended (``kill -9`` included). The worker's parent is the forkserver, which
+    itself lives while any worker does (and the resource tracker while either does), so
+    neither a parent-death signal nor the pool notices; instead a thread waits on a pipe
+    whose writing end only the batch process holds: end of file means it is gone."""
+    import threading
+
+    def watch() -> None:
+        try:
+            lifeline.recv_bytes()
+        except (EOFError, OSError):
+            pass
+        os._exit(1)
+
+    threading.Thread(target=watch, name="elot-batch-lifeline", daemon=True).start()
 
 
 def _warm_worker() -> None:
@@ -506,68 +557,186 @@ def _cell(value) -> str:
 
 def format_rows(rows: Iterable[dict]) -> str:
     """CSV text of rows (no header), floats written exactly."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    for row in rows:
-        writer.writerow([_cell(row.get(c, "")) for c in ALL_COLUMNS])
-    return buffer.getvalue()
+    return csv_text([{c: _cell(row.get(c, "")) for c in ALL_COLUMNS} for row in rows], ALL_COLUMNS, header=False)
 
 
 HEADER = ",".join(ALL_COLUMNS) + "\n"
 
 
 @dataclass
+class Failures:
+    """The rows a batch could not score (an ``error`` in the table): how many, how many
+    distinct statements (scenario and statement id), grouped by cause, and the first
+    few statements with their scenario."""
+
+    rows: int = 0
+    statements: int = 0
+    #: ``(cause, rows, statements)``, most rows first.
+    causes: list[tuple[str, int, int]] = dataclasses.field(default_factory=list)
+    #: ``(scenario, statement_id, statement, error)`` of the first failed statements.
+    examples: list[tuple[str, str, str, str]] = dataclasses.field(default_factory=list)
+
+    @classmethod
+    def of(cls, rows: Iterable[dict], examples: int = 3) -> "Failures":
+        tally = _FailureTally()
+        tally.add(rows)
+        return tally.result(examples)
+
+    def lines(self) -> list[str]:
+        """The summary a person reads (empty when every row was scored)."""
+        if not self.rows:
+            return []
+        out = [f"{count(self.rows, 'row')} could not be scored "
+               f"({count(self.statements, 'distinct statement')}); their error column says why:"]
+        for cause, rows, statements in self.causes:
+            out.append(f"  {count(rows, 'row'):>10}, {count(statements, 'statement'):>13}: {cause}")
+        out.append("first ones:")
+        for scenario, statement_id, text, error in self.examples:
+            out.append(f"  {scenario} #{statement_id}: {excerpt(error, 90)}")
+        return out
+
+
+class _FailureTally:
+    def __init__(self) -> None:
+        self.rows = 0
+        self.by_cause: dict[str, tuple[int, set]] = {}
+        self.first: dict[tuple[str, str], tuple[str, str, str, str]] = {}
+
+    def add(self, rows: Iterable[dict]) -> None:
+        for row in rows:
+            error = row.get("error") or ""
+            if not error:
+                continue
+            self.rows += 1
+            key = (str(row.get("scenario", "")), str(row.get("statement_id", "")))
+            cause = failure_cause(error)
+            n, statements = self.by_cause.get(cause, (0, set()))
+            statements.add(key)
+            self.by_cause[cause] = (n + 1, statements)
+            self.first.setdefault(key, (*key, str(row.get("statement", "")), error))
+
+    def result(self, examples: int = 3) -> Failures:
+        causes = sorted(((c, n, len(s)) for c, (n, s) in self.by_cause.items()), key=lambda c: (-c[1], c[0]))
+        return Failures(self.rows, len(self.first), causes, list(self.first.values())[:examples])
+
+
+def failure_cause(error: str) -> str:
+    """An error message without its particulars (quoted names, numbers), so that the
+    same failure on different statements counts as one cause."""
+    cause = _QUOTED.sub("…", error.strip().splitlines()[0] if error.strip() else error)
+    return excerpt(_NUMBER.sub("N", cause), 100)
+
+
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|«[^»]*»")
+_NUMBER = re.compile(r"\b\d+(\.\d+)?\b")
+
+
+@dataclass
 class BatchResult:
-    """What :func:`batch` did: tasks run now, tasks found done, rows, where it wrote."""
+    """What :func:`batch` did: tasks run now, tasks found done, rows, where it wrote,
+    and the rows it could not score."""
 
     tasks: int
     resumed: int
     rows: int
     output: str | None
     table: list[dict] | None = None
+    failures: Failures = dataclasses.field(default_factory=Failures)
 
 
 class _Partial:
-    """``OUT.partial`` (rows of finished tasks) and ``OUT.partial.done`` (for each, its
-    index and byte range, recorded after the rows are on disk)."""
+    """The work files of a batch writing ``OUT``: ``OUT.partial`` (rows of finished tasks),
+    ``OUT.partial.done`` (for each, its index, byte range and SHA-256, recorded after the
+    rows are on disk) and ``OUT.partial.lock``, locked (``flock``) by the one process
+    writing them for the whole batch.
 
-    def __init__(self, output: Path, fingerprint: str, resume: bool) -> None:
+    Work files are opened without following links (``O_NOFOLLOW``; new ones with
+    ``O_EXCL``). On ``resume`` every recorded chunk is checked (its checksum, its rows'
+    field count) before anything is trusted or cut; damage stops the batch with the files
+    kept as they were."""
+
+    def __init__(self, output: Path, fingerprint: str, resume: bool, tasks: int) -> None:
         self.output = output
         self.rows_path = output.with_name(output.name + ".partial")
         self.done_path = output.with_name(output.name + ".partial.done")
+        self.lock_path = output.with_name(output.name + ".partial.lock")
         self.done: dict[int, tuple[int, int]] = {}
-        if self.rows_path.exists() or self.done_path.exists():
-            if not resume:
-                raise StudyError(f"an interrupted batch left {self.rows_path}",
-                                 hint="add --resume to finish it, or delete it to start over")
-            self._load(fingerprint)
-        else:
-            output.parent.mkdir(parents=True, exist_ok=True)
-            self.done_path.write_text(json.dumps({"fingerprint": fingerprint}) + "\n", encoding="utf-8")
-            self.rows_path.write_bytes(b"")
-        self.handle = self.rows_path.open("r+b")
+        self.lock = _take_lock(self.lock_path, output)
+        try:
+            for path in (self.rows_path, self.done_path):
+                if path.is_symlink():
+                    raise _link_error(path)
+            if os.path.lexists(self.rows_path) or os.path.lexists(self.done_path):
+                if not resume:
+                    raise StudyError(f"an interrupted batch left {self.rows_path}",
+                                     hint="add --resume to finish it, or delete it to start over")
+                for path in (self.rows_path, self.done_path):
+                    if not os.path.lexists(path):
+                        raise self._damaged(f"{path} is missing")
+                self.handle = _open_work(self.rows_path, os.O_RDWR)
+                self.manifest = _open_work(self.done_path, os.O_RDWR)
+                self._load(fingerprint, tasks)
+            else:
+                self.manifest = _open_work(self.done_path, os.O_RDWR | os.O_CREAT | os.O_EXCL)
+                self.handle = _open_work(self.rows_path, os.O_RDWR | os.O_CREAT | os.O_EXCL)
+                self.manifest.write(json.dumps({"fingerprint": fingerprint, "format": 2}).encode() + b"\n")
+                self.manifest.flush()
+        except BaseException:
+            self.close()
+            os.close(self.lock)
+            raise
         self.handle.seek(0, os.SEEK_END)
-        self.manifest = self.done_path.open("a", encoding="utf-8")
+        self.manifest.seek(0, os.SEEK_END)
 
-    def _load(self, fingerprint: str) -> None:
-        text = self.done_path.read_text(encoding="utf-8") if self.done_path.exists() else ""
-        lines = text.split("\n")
+    def _damaged(self, what: str) -> StudyError:
+        return StudyError(
+            f"cannot resume {self.output}: {what}; the work files were left as they were",
+            notes=(f"work files: {self.rows_path}, {self.done_path}",),
+            hint=f"delete {self.rows_path} and {self.done_path} and run the command again without "
+                 "--resume (finished tasks run again), or restore both files from a backup")
+
+    def _load(self, fingerprint: str, tasks: int) -> None:
+        """Read the manifest and check every chunk it records; only then cut what an
+        interrupted write left unrecorded (rows after the last chunk, a last line without
+        its newline)."""
+        text = self.manifest.read()
+        lines = text.split(b"\n")
         try:
             header = json.loads(lines[0])
-        except (json.JSONDecodeError, IndexError):
-            header = {}
-        if header.get("fingerprint") != fingerprint:
-            raise StudyError(f"{self.rows_path} was written by a different batch",
+        except (ValueError, UnicodeDecodeError):
+            header = None
+        if not isinstance(header, dict) or header.get("fingerprint") != fingerprint:
+            raise StudyError(f"{self.rows_path} was written by a different batch (or another version of elot)",
                              hint="rerun the same command with --resume, or delete it to start over")
+        if len(lines) < 2:
+            raise self._damaged(f"{self.done_path} has no complete first line")
+        rows = self.handle.read()
         end = 0
-        for line in lines[1:-1]:  # the last piece has no newline: an unfinished record
-            index, start, stop = (int(x) for x in line.split())
+        for number, line in enumerate(lines[1:-1], 2):  # the last piece has no newline: an unfinished record
+            fields = line.split(b" ")
+            try:
+                index, start, stop = (int(x) for x in fields[:3])
+                digest = fields[3].decode("ascii")
+                if len(fields) != 4 or len(digest) != 64:
+                    raise ValueError
+            except (ValueError, IndexError, UnicodeDecodeError):
+                raise self._damaged(f"{self.done_path} line {number} is not a record "
+                                    f"({excerpt(line.decode('utf-8', 'replace'), 40)!r})") from None
+            if start != end or stop < start or not 0 <= index < tasks or index in self.done:
+                raise self._damaged(f"{self.done_path} line {number} does not follow the records before it")
+            if stop > len(rows):
+                raise self._damaged(f"{self.rows_path} is shorter ({len(rows)} bytes) than recorded ({stop})")
+            chunk = rows[start:stop]
+            if hashlib.sha256(chunk).hexdigest() != digest:
+                raise self._damaged(f"the rows of task {index} in {self.rows_path} (bytes {start}-{stop}) "
+                                    "do not match their checksum")
+            if not _rows_are_whole(chunk):
+                raise self._damaged(f"the rows of task {index} in {self.rows_path} do not have "
+                                    f"{len(ALL_COLUMNS)} fields each")
             self.done[index] = (start, stop)
-            end = max(end, stop)
-        with self.rows_path.open("r+b") as handle:
-            handle.truncate(end)  # rows of a task that was being written when it stopped
-        with self.done_path.open("r+b") as handle:
-            handle.truncate(len("\n".join(lines[:-1])) + 1 if len(lines) > 1 else 0)
+            end = stop
+        self.handle.truncate(end)  # rows of a task that was being written when it stopped
+        self.manifest.truncate(len(text) - len(lines[-1]))
 
     def add(self, index: int, text: str) -> None:
         data = text.encode("utf-8")
@@ -575,53 +744,142 @@ class _Partial:
         self.handle.write(data)
         self.handle.flush()
         os.fsync(self.handle.fileno())
-        self.manifest.write(f"{index} {start} {start + len(data)}\n")
+        self.manifest.write(f"{index} {start} {start + len(data)} {hashlib.sha256(data).hexdigest()}\n".encode())
         self.manifest.flush()
         self.done[index] = (start, start + len(data))
 
     def close(self) -> None:
-        self.handle.close()
-        self.manifest.close()
+        for name in ("handle", "manifest"):
+            handle = getattr(self, name, None)
+            if handle is not None and not handle.closed:
+                handle.close()
+
+    def release(self) -> None:
+        """Close the work files and give up the lock."""
+        self.close()
+        os.close(self.lock)
 
     def discard(self) -> None:
-        self.rows_path.unlink(missing_ok=True)
-        self.done_path.unlink(missing_ok=True)
-
-    def finish(self, fmt: str) -> int:
-        """Write ``OUT`` (rows in task order) and remove the partial files; the row count."""
+        """Remove the work files (the lock file last, while still locked)."""
         self.close()
-        data = self.rows_path.read_bytes()
+        for path in (self.rows_path, self.done_path, self.lock_path):
+            if path.is_file() and not path.is_symlink():
+                path.unlink()
+
+    def finish(self, fmt: str, *, force: bool = False, inputs: Sequence[str | Path] = ()) -> list[dict]:
+        """Write ``OUT`` (rows in task order) and remove the work files; the rows."""
+        self.handle.seek(0)
+        data = self.handle.read()
         ordered = b"".join(data[a:b] for _, (a, b) in sorted(self.done.items()))
         text = HEADER + ordered.decode("utf-8")
-        write_table_text(self.output, text, fmt)
-        self.rows_path.unlink()
-        self.done_path.unlink()
-        return len(read_table_text(text))
+        write_table_text(self.output, text, fmt, force=force, inputs=inputs)
+        self.discard()
+        return read_table_text(text)
+
+
+def _open_work(path: Path, flags: int):
+    """A work file opened as binary, never through a link; only regular files."""
+    try:
+        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as error:
+        if os.path.islink(path):
+            raise _link_error(path) from None
+        if isinstance(error, FileExistsError):
+            raise StudyError(f"{path} appeared while the batch started",
+                             hint="another process is writing beside this output; choose another -o") from None
+        raise StudyError(f"cannot open {path}: {error.strerror or error}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise StudyError(f"{path} is not a regular file", hint=f"remove it and run the command again")
+    return os.fdopen(fd, "r+b")
+
+
+def _link_error(path: Path) -> StudyError:
+    return StudyError(f"{path} is a symbolic link; elot does not follow links for its work files",
+                      hint=f"remove the link ({path}) and run the command again")
+
+
+def _take_lock(path: Path, output: Path) -> int:
+    """An exclusive ``flock`` on ``path`` (made if missing, never through a link), held
+    until the descriptor is closed; a second writer is refused with the holder's pid."""
+    import fcntl
+
+    output.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(10):
+        handle = _open_work(path, os.O_RDWR | os.O_CREAT)
+        fd = os.dup(handle.fileno())
+        handle.close()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise StudyError(f"another elot batch (pid {holder}) is writing {output}",
+                             hint="wait for it to finish (then --resume if it stopped), or stop it") from None
+        try:
+            same = os.lstat(path).st_ino == os.fstat(fd).st_ino   # not a lock file removed meanwhile
+        except FileNotFoundError:
+            same = False
+        if same:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            return fd
+        os.close(fd)
+    raise StudyError(f"cannot lock {path}: it keeps being replaced")
+
+
+def _rows_are_whole(chunk: bytes) -> bool:
+    """Whether ``chunk`` is UTF-8 CSV rows of exactly the table's columns each."""
+    try:
+        rows = list(csv.reader(io.StringIO(chunk.decode("utf-8"), newline="")))
+    except (UnicodeDecodeError, csv.Error):
+        return False
+    return all(len(row) == len(ALL_COLUMNS) for row in rows) and (not chunk or chunk.endswith(b"\n"))
 
 
 def read_table_text(text: str) -> list[dict]:
     return list(csv.DictReader(io.StringIO(text)))
 
 
-def write_table_text(path: Path | str, text: str, fmt: str) -> None:
+def write_table_text(path: Path | str, text: str, fmt: str, *, force: bool = False,
+                     inputs: Sequence[str | Path] = ()) -> None:
     """Write CSV text as ``fmt`` (csv or parquet) atomically."""
     if fmt == "parquet":
         table = _arrow_table(text)
-        import pyarrow.parquet as pq
+        _, _, pq = pyarrow_modules("Parquet output")
 
-        with atomic_output(path, "wb", force=True) as handle:   # checked by batch() before the work
+        with atomic_output(path, "wb", force=force, inputs=inputs) as handle:
             pq.write_table(table, handle)
         return
-    with atomic_output(path, force=True) as handle:
+    with atomic_output(path, force=force, inputs=inputs) as handle:
         handle.write(text)
 
 
-def _arrow_table(text: str):
+def pyarrow_modules(what: str):
+    """``(pyarrow, pyarrow.csv, pyarrow.parquet)``, or a StudyError that says what is
+    wrong: pyarrow missing, or installed but unable to import (e.g. pyarrow 26 with
+    numpy 1.x), naming both versions."""
+    import importlib.util
+
     try:
         import pyarrow as pa
         import pyarrow.csv as pacsv
-    except ImportError:
-        raise StudyError("Parquet output needs pyarrow", hint="pip install 'elot[parquet]'") from None
+        import pyarrow.parquet as pq
+    except ImportError as error:
+        if importlib.util.find_spec("pyarrow") is None:
+            raise StudyError(f"{what} needs pyarrow", hint="pip install 'elot[parquet]'") from None
+        import numpy
+        from importlib.metadata import version
+
+        raise StudyError(f"{what} needs pyarrow, and pyarrow {version('pyarrow')} is installed but does not "
+                         f"import with numpy {numpy.__version__}: {error}",
+                         hint="install versions that work together: pip install 'elot[parquet]' "
+                              "(pyarrow < 26 works with numpy 1.x and 2.x)") from None
+    return pa, pacsv, pq
+
+
+def _arrow_table(text: str):
+    pa, pacsv, _ = pyarrow_modules("Parquet output")
     types = {c: pa.string() for c in ALL_COLUMNS}
     types.update(beta=pa.float64(), k=pa.int64(), t=pa.int64(), P=pa.float64(), L=pa.float64(), pi=pa.float64())
     return pacsv.read_csv(pa.py_buffer(text.encode("utf-8")),
@@ -643,16 +901,18 @@ def batch(
     resume: bool = False,
     force: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    inputs: Sequence[str | Path] = (),
 ) -> BatchResult:
     """Run ``tasks`` (see :func:`plan_tasks`) and write the table to ``output`` (``-`` for
     standard output, rows in the order they finish), or return it when ``output`` is None.
 
     ``progress(done, total)`` is called after each task. Interrupted runs keep their
     finished tasks in ``OUT.partial``; ``resume=True`` continues them. An existing
-    ``output`` that a study did not write is refused before any work unless ``force``.
+    ``output`` that a study did not write is refused before any work unless ``force``;
+    ``inputs`` (the files the batch reads) are never written over.
     """
     if output is not None:
-        check_replace(output, force=force)
+        check_replace(output, force=force, inputs=inputs)
     if fmt not in ("csv", "parquet"):
         raise StudyError(f"unknown table format {fmt!r}", hint="use csv or parquet")
     if fmt == "parquet":
@@ -668,23 +928,24 @@ def batch(
             if progress:
                 progress(len(found), total)
         table = [row for i in sorted(found) for row in found[i]]
-        return BatchResult(total, 0, len(table), None, table)
+        return BatchResult(total, 0, len(table), None, table, Failures.of(table))
     if str(output) == "-":
         if fmt != "csv":
             raise StudyError("only CSV can be streamed to standard output", hint="give -o FILE for parquet")
         import sys
 
         sys.stdout.write(HEADER)
-        count = 0
-        for done, (_, text) in enumerate(results(tasks, jobs=jobs, dask=dask, as_text=True), 1):
-            sys.stdout.write(text)
+        written, tally = 0, _FailureTally()
+        for done, (_, rows) in enumerate(results(tasks, jobs=jobs, dask=dask), 1):
+            sys.stdout.write(format_rows(rows))
+            tally.add(rows)
             sys.stdout.flush()
-            count += len(read_table_text(HEADER + text))
+            written += len(rows)
             if progress:
                 progress(done, total)
-        return BatchResult(total, 0, count, "-")
+        return BatchResult(total, 0, written, "-", failures=tally.result())
     output = Path(output)
-    partial = _Partial(output, fingerprint(tasks), resume)
+    partial = _Partial(output, fingerprint(tasks), resume, total)
     todo = [t for t in tasks if t.index not in partial.done]
     resumed = total - len(todo)
     try:
@@ -698,19 +959,20 @@ def batch(
         partial.close()
         if not partial.done:  # nothing finished (a bad option, an unreachable cluster): leave nothing
             partial.discard()
+        partial.release()
         raise
-    count = partial.finish(fmt)
-    return BatchResult(len(todo), resumed, count, str(output))
+    try:
+        table = partial.finish(fmt, force=force, inputs=inputs)
+    finally:
+        partial.release()
+    return BatchResult(len(todo), resumed, len(table), str(output), failures=Failures.of(table))
 
 
 def read_table(path: str | Path) -> list[dict]:
     """A batch table (CSV or Parquet) as a list of row dicts (values as strings)."""
     path = Path(path)
     if path.suffix == ".parquet":
-        try:
-            import pyarrow.parquet as pq
-        except ImportError:
-            raise StudyError("reading Parquet needs pyarrow", hint="pip install 'elot[parquet]'") from None
+        _, _, pq = pyarrow_modules("reading Parquet")
         rows = pq.read_table(path).to_pylist()
         return [{k: "" if v is None else (repr(v) if isinstance(v, float) else str(v)) for k, v in r.items()}
                 for r in rows]

@@ -31,10 +31,11 @@ import numpy as np
 
 from elot.errors import ElotError, ScenarioError, read_text
 from elot.btom.conventions import Conventions, check_conventions
-from elot.btom.hypotheses import MODELS, check_model
 from elot.btom.inference import Inference, infer
-from elot.btom.scenario import MODES, Scenario, dataset_root, load_dataset_plan
+from elot.btom.dataset import dataset_root, load_dataset_plan
+from elot.btom.scenario import Scenario
 from elot.btom.scoring import score
+from elot.settings import MODES, VARIANTS, check_variant
 
 #: A statement's score: (inference, formula, judgment point t, condition) -> a number in [0, 1].
 Judge = Callable[[Inference, str, int, str], float]
@@ -74,7 +75,7 @@ class InVsOut:
 def in_vs_out(
     root: str | Path | None = None,
     conditions: tuple[str, ...] = MODES,
-    models: tuple[str, ...] = MODELS,
+    models: tuple[str, ...] = VARIANTS,
     conventions: Conventions = "elot",
     *,
     maps: Collection[str] | None = None,
@@ -89,7 +90,7 @@ def in_vs_out(
     """
     check_conventions(conventions)
     for model in models:
-        check_model(model)
+        check_variant(model)
     root = dataset_root(root)
     scenarios: dict[str, Scenario] = {}
     inferences: dict[tuple[str, str, str], object] = {}

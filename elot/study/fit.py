@@ -29,9 +29,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from elot.errors import ElotError, Span
+from elot.errors import ElotError, Span, read_text
 from elot.lang.semantics import Thresholds
-from elot.btom.hypotheses import check_model
+from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MODES, check_variant
 from elot.study.batch import ScenarioRef, resolve, run_inference
 from elot.study.params import LITERATURE, StudyError, literature_thresholds, read_input
 
@@ -39,6 +39,11 @@ from elot.study.params import LITERATURE, StudyError, literature_thresholds, rea
 BETA_GRID = tuple(2 ** (n / 2 - 1) for n in range(7))
 STEP = 0.05
 SPAN = 4  # grid points on each side: ±0.2
+#: Two values of r closer than this are a tie. Settings that differ only by rounding (r equal
+#: to ~1e-16) must not be told apart by the last bit, which differs between numpy versions.
+R_TOLERANCE = 1e-9
+#: Values (samples × keys) drawn at once by the bootstrap: about 16 MB per array.
+BOOTSTRAP_CHUNK = 1 << 21
 REQUIRED = ("scenario", "mode", "t", "statement", "rating")
 #: Columns of a ratings or batch file that are not factors.
 KNOWN = frozenset(REQUIRED) | {"map", "model", "beta", "k", "conventions", "thresholds", "statement_id",
@@ -89,15 +94,29 @@ def _field_starts(line: str) -> list[int]:
     return starts
 
 
-def ref_for(name: str, root: str | None = None) -> ScenarioRef:
+def ref_for(name: str, root: str | None = None, base: Path | None = None) -> ScenarioRef:
     """The scenario a table's ``scenario`` value names (a dataset ``exp/plan``, a file
-    or an example)."""
-    from elot.btom.scenario import _PLAN_ID, dataset_root
+    or an example). A relative file path is as the batch was given it, from where the
+    batch ran: it is looked for from here, then from ``base`` (the folder of the file
+    that names it) and each folder above, so a table can be fitted from anywhere."""
+    from elot.btom.dataset import PLAN_ID, dataset_root
 
-    match = _PLAN_ID.match(name)
+    match = PLAN_ID.match(name)
     if match and match["exp"]:
         return ScenarioRef(name, match["exp"], match["id"], str(dataset_root(root)))
-    return ScenarioRef(name)
+    path = Path(name)
+    if path.suffix not in (".scn", ".pddl") or path.is_absolute() or path.is_file() or base is None:
+        return ScenarioRef(name)
+    places = [Path.cwd(), Path(base).resolve(), *Path(base).resolve().parents]
+    for place in places:
+        found = place / path
+        if found.is_file():
+            if path.suffix == ".scn":  # keeps the table's name, so rows still match by it
+                return ScenarioRef(name, text=read_text(found, "scenario"))
+            return ScenarioRef(str(found))
+    raise StudyError(f"scenario file {name} not found",
+                     notes=tuple(f"looked in {place}" for place in dict.fromkeys(places)),
+                     hint="run from the folder the batch ran in, or give the batch absolute paths")
 
 
 def read_ratings(path: str | Path, *, root: str | None = None, text: str | None = None) -> Ratings:
@@ -140,15 +159,17 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
         name = (row["scenario"] or "").strip()
         if name not in refs:
             try:
-                ref = ref_for(name, root)
+                ref = ref_for(name, root, base=None if path is None else Path(path).parent)
                 ref.load()
             except ElotError as error:
-                raise fail(f"unknown scenario {name!r}: {error.message}", line, "scenario",
-                           hint="use the scenario column of an elot batch table") from None
+                failure = fail(f"unknown scenario {name!r}: {error.message}", line, "scenario",
+                               hint=error.hint if error.notes else "use the scenario column of an elot batch table")
+                failure.notes = error.notes  # where a file was looked for
+                raise failure from None
             refs[name] = ref
         scenario = refs[name].load()
         mode = (row["mode"] or "").strip()
-        if mode not in ("current", "initial"):
+        if mode not in MODES:
             raise fail(f"mode {mode!r} is neither current nor initial", line, "mode")
         try:
             t = int(row["t"])
@@ -291,13 +312,13 @@ def pearson(L: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(den > 0, r, 0.0)
 
 
-def precompute(ratings: Ratings, model: str = "full", *, betas: Sequence[float] = BETA_GRID, k: int = 3,
+def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequence[float] = BETA_GRID, k: int = DEFAULT_K,
                conventions: str = "elot", start: Thresholds | None = None,
                progress: Callable[[int, int], None] | None = None) -> Problem:
     """Run the inferences and tabulate P and π of every key over its thresholds' grid."""
     from elot.btom.scoring import compile_statement, live_pairs, truth_table
 
-    check_model(model)
+    check_variant(model)
     start = start or literature_thresholds()
     grids = {n: grid_values(n, start) for n in LITERATURE}
     by_scenario: dict[str, list[int]] = defaultdict(list)
@@ -372,6 +393,10 @@ class ModelFit:
     factors: dict[str, dict[str, Figure]]
     L: np.ndarray
     evaluations: list[dict] = field(repr=False, default_factory=list)
+    #: Where the optimum is flat: each setting (``"beta"`` or a threshold) with every value
+    #: whose r is within :data:`R_TOLERANCE` of the fit's, the others held at the fit. Only
+    #: settings with more than one such value are listed.
+    ties: dict[str, list[float]] = field(default_factory=dict)
 
 
 @dataclass
@@ -397,9 +422,20 @@ class FitResult:
         return rows
 
 
+def best_beta(values: np.ndarray) -> int:
+    """The β index with the best value; of values tied within :data:`R_TOLERANCE`, the
+    smallest β (the grid is increasing), so the choice does not hang on rounding."""
+    return int(np.flatnonzero(values >= values.max() - R_TOLERANCE)[0])
+
+
 def ascend(problem: Problem, y: np.ndarray, *, minimize: bool = False,
            max_rounds: int = 20) -> tuple[dict[str, int], int, float, list[dict]]:
-    """Grid coordinate ascent: ``(grid positions, β index, r, evaluations)``."""
+    """Grid coordinate ascent: ``(grid positions, β index, r, evaluations)``.
+
+    Ties are broken the same way on every machine: β by :func:`best_beta`; a threshold
+    moves only to a value better by more than :data:`R_TOLERANCE`, and of equally good
+    values it takes the one closest to where it stands, then the smaller.
+    """
     sign = -1.0 if minimize else 1.0
     used = sorted({n for g in problem.groups for n in g.names})
     index = {n: SPAN for n in used}
@@ -409,22 +445,27 @@ def ascend(problem: Problem, y: np.ndarray, *, minimize: bool = False,
         return sign * pearson(problem.scores(index)[2], y)
 
     values = objective()
-    best_b = int(np.argmax(values))
+    best_b = best_beta(values)
     best = float(values[best_b])
     evaluations.append({"round": 0, "threshold": "", "value": "", "beta": problem.betas[best_b], "r": sign * best})
     for round_ in range(1, max_rounds + 1):
         moved = False
         for name in used:
             keep = index[name]
-            choice = (keep, best_b, best)
+            tried = []
             for j in range(len(problem.grids[name])):
                 index[name] = j
                 values = objective()
-                b = int(np.argmax(values))
+                b = best_beta(values)
                 evaluations.append({"round": round_, "threshold": name, "value": float(problem.grids[name][j]),
                                     "beta": problem.betas[b], "r": sign * float(values[b])})
-                if values[b] > choice[2] + 1e-12:
-                    choice = (j, b, float(values[b]))
+                tried.append((j, b, float(values[b])))
+            top = max(value for _, _, value in tried)
+            if top > best + R_TOLERANCE:
+                near = [c for c in tried if c[2] >= top - R_TOLERANCE]
+                choice = min(near, key=lambda c: (abs(c[0] - keep), c[0]))
+            else:
+                choice = (keep, best_b, best)
             index[name], best_b, best = choice
             moved |= choice[0] != keep
         if not moved:
@@ -432,22 +473,50 @@ def ascend(problem: Problem, y: np.ndarray, *, minimize: bool = False,
     return index, best_b, sign * best, evaluations
 
 
+def flat_settings(problem: Problem, y: np.ndarray, index: dict[str, int], b: int, *,
+                  minimize: bool = False) -> dict[str, list[float]]:
+    """The settings along which the fit's optimum is flat (see :attr:`ModelFit.ties`)."""
+    sign = -1.0 if minimize else 1.0
+    values = sign * pearson(problem.scores(index)[2], y)
+    best = values[b]
+    ties = {}
+    betas = [problem.betas[i] for i in np.flatnonzero(values >= best - R_TOLERANCE)]
+    if len(betas) > 1:
+        ties["beta"] = betas
+    for name in sorted(index):
+        here = dict(index)
+        grid = []
+        for j, value in enumerate(problem.grids[name]):
+            here[name] = j
+            if sign * pearson(problem.scores(here)[2][:, b:b + 1], y)[0] >= best - R_TOLERANCE:
+                grid.append(float(value))
+        if len(set(grid)) > 1:
+            ties[name] = sorted(set(grid))
+    return ties
+
+
 def bootstrap(L: np.ndarray, y: np.ndarray, *, samples: int = 1000, seed: int = 0) -> Figure:
     """r of L and y with a percentile bootstrap 95% interval (keys resampled)."""
     r = float(pearson(L[:, None], y)[0])
     rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(y), size=(samples, len(y)))
-    Ls, ys = L[picks].T, y[picks].T  # (n, samples)
-    Lc, yc = Ls - Ls.mean(axis=0), ys - ys.mean(axis=0)
-    den = np.sqrt((Lc ** 2).sum(axis=0) * (yc ** 2).sum(axis=0))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rs = np.where(den > 0, (Lc * yc).sum(axis=0) / den, 0.0)
+    rs = np.empty(samples)
+    # Samples in chunks of about BOOTSTRAP_CHUNK values, so memory stays bounded however
+    # many are asked for; drawing chunk by chunk gives the same stream as drawing at once.
+    step = max(1, BOOTSTRAP_CHUNK // max(len(y), 1))
+    for first in range(0, samples, step):
+        count = min(step, samples - first)
+        picks = rng.integers(0, len(y), size=(count, len(y)))
+        Ls, ys = L[picks].T, y[picks].T  # (n, count)
+        Lc, yc = Ls - Ls.mean(axis=0), ys - ys.mean(axis=0)
+        den = np.sqrt((Lc ** 2).sum(axis=0) * (yc ** 2).sum(axis=0))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rs[first:first + count] = np.where(den > 0, (Lc * yc).sum(axis=0) / den, 0.0)
     low, high = np.percentile(rs, [2.5, 97.5])
     return Figure(r, float(low), float(high), len(y))
 
 
 def fit(ratings: Ratings, *, models: Sequence[str] = ("full", "true-belief", "non-planning"),
-        betas: Sequence[float] = BETA_GRID, k: int = 3, conventions: str = "elot", minimize: bool = False,
+        betas: Sequence[float] = BETA_GRID, k: int = DEFAULT_K, conventions: str = "elot", minimize: bool = False,
         start: Thresholds | None = None, samples: int = 1000, seed: int = 0,
         progress: Callable[[str, int, int], None] | None = None) -> FitResult:
     """Fit Θ and β for each model (the first is the primary one, the rest ablations) and
@@ -458,10 +527,11 @@ def fit(ratings: Ratings, *, models: Sequence[str] = ("full", "true-belief", "no
         problem = precompute(ratings, model, betas=betas, k=k, conventions=conventions, start=start,
                              progress=(lambda d, t, m=model: progress(m, d, t)) if progress else None)
         index, b, _, evaluations = ascend(problem, y, minimize=minimize)
+        ties = flat_settings(problem, y, index, b, minimize=minimize)
         L = problem.scores(index)[2][:, b]
         modes = np.array([key.mode for key in ratings.keys])
         conditions = {m: bootstrap(L[modes == m], y[modes == m], samples=samples, seed=seed)
-                      for m in ("current", "initial") if (modes == m).sum() >= 3}
+                      for m in MODES if (modes == m).sum() >= 3}
         factors = {}
         for name, values in ratings.factors.items():
             values = np.array(values)
@@ -471,7 +541,7 @@ def fit(ratings: Ratings, *, models: Sequence[str] = ("full", "true-belief", "no
                 factors[name] = groups
         out[model] = ModelFit(model, problem.thresholds(index), problem.betas[b],
                               bootstrap(L, y, samples=samples, seed=seed), conditions, factors, L,
-                              [{"model": model, **e} for e in evaluations])
+                              [{"model": model, **e} for e in evaluations], ties)
     return FitResult(ratings, out, minimize)
 
 
@@ -483,7 +553,9 @@ def fit_json(result: FitResult) -> dict:
         "ratings": result.ratings.path, "n": best.overall.n,
         "r": best.overall.r, "r_ci95": [best.overall.low, best.overall.high],
         "conditions": {c: f.as_dict() for c, f in best.conditions.items()},
-        "ablations": {m: {"beta": f.beta, **f.overall.as_dict()} for m, f in list(result.models.items())[1:]},
+        "ties": best.ties,
+        "ablations": {m: {"beta": f.beta, **f.overall.as_dict(), "ties": f.ties}
+                      for m, f in list(result.models.items())[1:]},
     }
 
 

@@ -4,8 +4,9 @@ every command reads back with ``--thresholds FILE``.
 A parameter file is JSON: ``{"thresholds": {"believes": 0.75, ...}, "beta": 2.83, ...}``.
 Thresholds it does not list keep their defaults (:class:`elot.lang.semantics.Thresholds`);
 ``beta`` is optional; other keys (the fit's r, the model, ...) are kept for people and
-ignored here. Every output file is written to a temporary file beside the target and
-renamed over it, so a reader never sees half a file; ``-`` means standard output.
+ignored here. Every output file goes through :mod:`elot.output`: written to a temporary
+file beside the target and renamed over it, so a reader never sees half a file, and
+marked as elot's so that a later run may replace it; ``-`` means standard output.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Iterable, Iterator
 
-from elot.errors import ElotError, read_text
-from elot.output import check_target, write_output
+from elot.errors import ElotError, load_json, read_text
+from elot.output import Recognizer, check_target, write_output
 from elot.lang.semantics import Thresholds
 
 
@@ -67,14 +68,8 @@ def read_params(path: str | Path) -> Params:
     """Read a parameter file; errors name the file and the offending key."""
     path = Path(path)
     text = read_input(path, "thresholds", hint="give a JSON file written by elot fit, or name=value overrides")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        from elot.errors import Span
-
-        raise StudyError(f"{path} is not valid JSON: {error.msg}", path=str(path), source=text,
-                         span=Span.of(text, error.pos, error.pos + 1),
-                         hint='write {"thresholds": {"believes": 0.75, ...}, "beta": 2.83}') from None
+    data = load_json(text, path=str(path), error=StudyError,
+                     hint='write {"thresholds": {"believes": 0.75, ...}, "beta": 2.83}')
     if not isinstance(data, dict) or not isinstance(data.get("thresholds", {}), dict):
         raise StudyError(f'{path}: expected an object with a "thresholds" object', path=str(path),
                          hint='write {"thresholds": {"believes": 0.75, ...}, "beta": 2.83}')
@@ -117,69 +112,43 @@ def params_json(thresholds: Thresholds, beta: float | None = None, **extra) -> s
     return json.dumps(data, indent=2) + "\n"
 
 
-def study_output(path: Path, data: bytes) -> bool:
-    """Whether ``data``, the content of ``path``, is something elot's study commands write:
-    a table, ratings, evaluations or summary (CSV or Parquet with elot's columns), a
-    parameter file, a report summary or figure."""
-    from elot.output import csv_with_header, json_where
-
-    head = data[:4096].lstrip(b"\xef\xbb\xbf")
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        header = head.split(b"\n", 1)[0].split(b",")
-        return bool({b"scenario", b"model", b"statement", b"rating"} & {c.strip() for c in header})
-    if suffix == ".parquet":
-        return data.startswith(b"PAR1") and b"statement_id" in data
-    if suffix == ".json":
-        return json_where(lambda d: isinstance(d, dict) and "thresholds" in d)(data)
-    if suffix == ".md":
-        return csv_with_header("| model | beta |")(data)
-    if suffix in (".png", ".svg"):
-        return FIGURE_MARK in data
-    return False
-
-
 #: Written into every figure a report saves (PNG Software / SVG Creator), so that a later
 #: report may replace it.
 FIGURE_MARK = b"elot study report"
 
 
-def check_replace(path: str | Path, *, force: bool = False) -> None:
-    """Refuse, before any work, to replace an existing file a study did not write (unless
-    ``force``): :func:`elot.output.check_target` with :func:`study_output` as the test."""
-    target = Path(path)
-    if str(path) != "-" and (target.exists() or target.is_symlink()):
-        check_target(target, ours=lambda data: study_output(target, data), force=force, option="-o")
+def study_mark(path: str | Path) -> Recognizer | None:
+    """How a study output at ``path`` is recognized as elot's: a figure by the mark inside
+    it, anything else (tables, ratings, parameter files, summaries) by its sidecar."""
+    if Path(path).suffix.lower() in (".png", ".svg"):
+        return lambda head: FIGURE_MARK in head
+    return None
+
+
+def check_replace(path: str | Path, *, force: bool = False, inputs: Iterable[str | Path] = (),
+                  option: str = "-o") -> None:
+    """Refuse, before any work, to write over an input of the command or to replace an
+    existing file a study did not write (unless ``force``): :func:`elot.output.check_target`."""
+    check_target(path, ours=study_mark(path), force=force, option=option, inputs=inputs)
 
 
 @contextlib.contextmanager
-def atomic_output(path: str | Path, mode: str = "w", *, force: bool = False) -> Iterator[IO]:
+def atomic_output(path: str | Path, mode: str = "w", *, force: bool = False, inputs: Iterable[str | Path] = (),
+                  option: str = "-o") -> Iterator[IO]:
     """A buffer whose content is written to ``path`` on success by
-    :func:`elot.output.write_output` (atomically; ``-`` is standard output), creating the
-    folder. An existing file is replaced only if a study wrote it, or with ``force``."""
-    check_replace(path, force=force)
+    :func:`elot.output.write_output` (atomically; ``-`` is standard output; missing
+    folders created). An existing file is replaced only if a study wrote it, or with
+    ``force``; an input of the command never."""
+    inputs = tuple(inputs)
+    check_replace(path, force=force, inputs=inputs, option=option)
     buffer: IO = io.BytesIO() if "b" in mode else io.StringIO(newline="")
     yield buffer
-    if str(path) != "-":
-        try:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise StudyError(f"cannot write {path}: {error.strerror or error}", path=str(path)) from None
-    write_output(path, buffer.getvalue(), ours=lambda data: True, force=True, option=str(path))
+    write_output(path, buffer.getvalue(), ours=study_mark(path), force=force, option=option, inputs=inputs)
 
 
 def write_params(path: str | Path, thresholds: Thresholds, beta: float | None = None, *,
-                 force: bool = False, **extra) -> None:
+                 force: bool = False, inputs: Iterable[str | Path] = (), **extra) -> None:
     """Write a parameter file atomically."""
-    with atomic_output(path, force=force) as handle:
+    with atomic_output(path, force=force, inputs=inputs) as handle:
         handle.write(params_json(thresholds, beta, **extra))
 
-
-def apply_thresholds_option(args) -> Thresholds:
-    """For a command with ``--thresholds`` and ``--beta`` (default None): Θ from the
-    option (defaults when absent), and ``args.beta`` set from the file's β unless
-    ``--beta`` was given (else the paper's 2^1.5)."""
-    params = thresholds_option(args.thresholds) if getattr(args, "thresholds", None) else Params(Thresholds())
-    if getattr(args, "beta", None) is None:
-        args.beta = params.beta if params.beta is not None else 2 ** 1.5
-    return params.thresholds

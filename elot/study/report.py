@@ -9,8 +9,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -18,6 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
+from elot.output import csv_text
 from elot.study.fit import Ratings, bootstrap
 from elot.study.params import FIGURE_MARK, StudyError, atomic_output, check_replace
 
@@ -77,8 +76,10 @@ def summary_markdown(rows: Sequence[dict]) -> str:
 
 
 def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = None, *, force: bool = False,
-           formats: Sequence[str] = ("png", "svg"), curves: bool = True) -> list[Path]:
-    """Write the summary table and figures into ``outdir``; returns the files written."""
+           formats: Sequence[str] = ("png", "svg"), curves: bool = True,
+           inputs: Sequence[str | Path] = ()) -> list[Path]:
+    """Write the summary table and figures into ``outdir``; returns the files written
+    (never over ``inputs``, the files the report was made from)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -88,15 +89,11 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
         raise StudyError("the batch table has no rows", hint="run elot batch first")
     outdir = Path(outdir)
     for name in ("summary.csv", "summary.md", *(f"scatter.{fmt}" for fmt in formats)):
-        check_replace(outdir / name, force=force)   # before anything is written
+        check_replace(outdir / name, force=force, inputs=inputs)   # before anything is written
     written: list[Path] = []
     rows = summary(table, ratings)
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    for name, text in (("summary.csv", buffer.getvalue()), ("summary.md", summary_markdown(rows))):
-        with atomic_output(outdir / name, force=force) as handle:
+    for name, text in (("summary.csv", csv_text(rows)), ("summary.md", summary_markdown(rows))):
+        with atomic_output(outdir / name, force=force, inputs=inputs) as handle:
             handle.write(text)
         written.append(outdir / name)
     if ratings is not None:
@@ -112,7 +109,7 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
             ax.set_xlabel("model L")
             ax.set_ylabel("mean rating")
         for fmt in formats:
-            _save_keep(fig, outdir / f"scatter.{fmt}", written, force)
+            _save_keep(fig, outdir / f"scatter.{fmt}", written, force, inputs)
         plt.close(fig)
     if curves:
         first = _settings(table[0])
@@ -140,15 +137,15 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
                 ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1, 0.5))
             slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", scenario).strip("_")
             for fmt in formats:
-                _save_keep(fig, outdir / f"curves-{slug}.{fmt}", written, force)
+                _save_keep(fig, outdir / f"curves-{slug}.{fmt}", written, force, inputs)
             plt.close(fig)
     return written
 
 
-def _save_keep(fig, path: Path, written: list[Path], force: bool = False) -> None:
+def _save_keep(fig, path: Path, written: list[Path], force: bool = False, inputs: Sequence = ()) -> None:
     suffix = path.suffix.lstrip(".")
     mark = FIGURE_MARK.decode()
     metadata = {"Date": None, "Creator": mark} if suffix == "svg" else {"Software": mark}
-    with atomic_output(path, "wb", force=force) as handle:
+    with atomic_output(path, "wb", force=force, inputs=inputs) as handle:
         fig.savefig(handle, format=suffix, dpi=120, bbox_inches="tight", metadata=metadata)
     written.append(path)

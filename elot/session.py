@@ -1,17 +1,19 @@
-"""The REPL's state: scenario, inference, time, mode, thresholds, β, model and query log.
+"""The session model: what an interactive session over a scenario or a belief model
+knows and answers (the REPL displays it; this module never prints).
 
-A :class:`Session` answers questions in data (posteriors as ``(label, probability)``
-rows, scores as :class:`~repl.render.ScoreRow`); the commands turn those into
-renderables. Inference is the expensive part: it runs lazily, once per (scenario,
-model, β, k), and is kept while the user moves through time or changes thresholds.
+A :class:`Session` holds a scenario and its BToM inference, the time, the mode, the
+thresholds, β, k, the BToM variant and the query log; :class:`ModelSession` is the same
+session over any :class:`~elot.embedding.BeliefModel` (a user's own). Both answer
+questions in data: posteriors as ``(label, probability)`` rows, scores as
+:class:`ScoreRow`, explanations as :class:`Explanation`; :mod:`elot.repl` turns those
+into renderables. Inference is the expensive part: it runs lazily, once per (scenario,
+variant, β, k), and is kept while the user moves through time or changes thresholds.
 """
 
 from __future__ import annotations
 
 import contextlib
-import csv
 import dataclasses
-import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,20 +21,36 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from elot.lang.checker import Checked, check, infer_bindings
 from elot.btom.conventions import check_conventions
-from elot.cli.options import DEFAULT_BETA, DEFAULT_K, MODES, check_model, check_number, models
-from elot.errors import ElotError
-from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
+from elot.btom.world import fmt_action
+from elot.embedding.btom import BToMModel
+from elot.embedding.judge import scores, translation_note, truth
+from elot.embedding.model import BeliefModelError, check_belief_model, hypotheses_of, load_belief_model, model_name
+from elot.errors import ElotError, TranslationError
+from elot.lang.checker import Checked, check, infer_bindings
 from elot.lang.lowering import lower
-from elot.output import count, csv_with_header, json_where, write_output
 from elot.lang.printer import pretty
+from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
 from elot.lang.signature import Signature
 from elot.lang.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
-from elot.btom.world import fmt_action
-from elot.repl.render import ScoreRow
+from elot.output import count, csv_text, write_output
+from elot.settings import CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, INITIAL, MODES, check_number, check_variant
 
-MODELS = models()
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """What a query answers: the formula, its type, lowered form and score now."""
+
+    formula: str
+    type: str
+    lowered: str
+    mode: str
+    t: int
+    posterior: float
+    normalized_likelihood: float
+    prior_fraction: float | None = None
+    source: str | None = None     # the English sentence it was translated from
+    weight: float | None = None   # the translation's weight
 
 
 @dataclass
@@ -68,15 +86,16 @@ class NumericValue:
 
 @dataclass
 class Session:
-    """Everything the REPL remembers between lines."""
+    """Everything an interactive session remembers between queries, over a scenario and
+    its BToM inference."""
 
     scenario: Any
-    model: str = "full"
+    model: str = DEFAULT_VARIANT
     conventions: str = "elot"
     beta: float = DEFAULT_BETA
     k: int = DEFAULT_K
     thresholds: Thresholds = field(default_factory=Thresholds)
-    mode: str = "current"
+    mode: str = CURRENT
     bind_free: bool = False
     backend: str = "core"
     labtom: str | None = None       # the dataset directory for plan ids (elot repl --labtom)
@@ -90,18 +109,18 @@ class Session:
     @staticmethod
     def open(spec: str | None = None, **settings) -> "Session":
         """A session on a scenario file, a built-in example name, or the default example."""
-        return Session(scenario=load(spec, root=settings.get("labtom")), **settings)
+        return Session(scenario=open_scenario(spec, root=settings.get("labtom")), **settings)
 
     def load(self, spec: str) -> None:
         """Replace the scenario (file path or example name); time goes back to 0."""
-        self.scenario = load(spec, root=self.labtom)
+        self.scenario = open_scenario(spec, root=self.labtom)
         self._inference = None
         self.t = 0
 
     @staticmethod
     def examples() -> list[tuple[str, str]]:
         """The built-in example scenarios: (name, one-line description)."""
-        from elot.btom.scenario import list_examples, load_example
+        from elot.btom.scn import list_examples, load_example
 
         out = []
         for name in list_examples():
@@ -156,21 +175,12 @@ class Session:
                 f"{', '.join(map(str, self.judgments())) or 'none'}"
                 + (f", true goal {goal}" if goal else ""))
 
-    def where(self) -> str:
-        action = self.action_before(self.t)
-        judged = "  (judgment point)" if self.t in self.judgments() else ""
-        return f"t={self.t}/{self.horizon}" + (f"  after {action}" if action else "  (start)") + judged
-
-    def prompt(self) -> str:
-        mode = "" if self.mode == "current" else " initial"
-        return f"elot[t={self.t}/{self.horizon}{mode}]> "
-
     # -- settings ------------------------------------------------------------------------
 
     def set_threshold(self, name: str, value: float) -> None:
         self.thresholds = self.thresholds.replace(**{name: value})
 
-    # β, k and the model are checked as the command line checks them (elot.cli.options).
+    # β, k and the model are checked as the command line checks them (elot.settings).
 
     def set_beta(self, beta: float | str) -> None:
         beta = check_number("beta", beta)
@@ -185,7 +195,7 @@ class Session:
             self._inference = None
 
     def set_model(self, model: str) -> None:
-        check_model(model)
+        check_variant(model)
         if model != self.model:
             self.model = model
             self._inference = None
@@ -196,6 +206,12 @@ class Session:
         if conventions != self.conventions:
             self.conventions = conventions
             self._inference = None
+
+    def set_mode(self, mode: str) -> None:
+        """Judge statements about the agent's ``current`` or ``initial`` belief from now on."""
+        if mode not in MODES:
+            raise ElotError(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
+        self.mode = mode
 
     @contextlib.contextmanager
     def in_mode(self, mode: str):
@@ -343,8 +359,6 @@ class Session:
         """The hypotheses judged at t (default now) about the ``mode`` belief: one row per
         (true state, initial belief) pair, since the goal does not change beliefs
         (:class:`elot.embedding.BToMModel`'s rows over the inference)."""
-        from elot.embedding.btom import BToMModel
-
         model, t = BToMModel(self.inference), self.t if t is None else t
         return model.initial_hypotheses(t) if (mode or self.mode) == "initial" else model.hypotheses(t)
 
@@ -427,15 +441,9 @@ class Session:
                             hint="type a formula or a sentence first; :save writes their scores")
         if suffix == ".json":
             text = json.dumps(self.log, indent=2) + "\n"
-            ours = json_where(lambda data: isinstance(data, list)
-                              and all(isinstance(row, dict) and "formula" in row for row in data))
         else:
-            buffer = io.StringIO(newline="")
-            writer = csv.DictWriter(buffer, fieldnames=list(self.log[0]))
-            writer.writeheader()
-            writer.writerows(self.log)
-            text, ours = buffer.getvalue(), csv_with_header(*LOG_FIELDS[:4])
-        write_output(target, text, ours=ours, force=force, option=":save")
+            text = csv_text(self.log, lineterminator="\r\n")
+        write_output(target, text, force=force, option=":save")
         return target
 
 
@@ -443,18 +451,171 @@ LOG_FIELDS = ("scenario", "t", "mode", "model", "beta", "english", "formula", "l
               "thresholds", "posterior", "normalized_likelihood")
 
 
+
+@dataclass
+class ModelSession(Session):
+    """A session over a belief model, an adapter rather than a second session:
+    ``scenario`` holds the model (so the translator finds its signature the way it
+    finds a scenario's), and everything that works on hypotheses works unchanged
+    (formulas, English through the translator, types, lowering, explanations, traces,
+    worlds, beliefs, time); what needs the gridworld (the map, goals unless the model
+    has ``goal_posterior(t)``, β, k, the BToM variant) says so."""
+
+    #: What ``:worlds`` and ``:beliefs`` range over.
+    worlds_noun = "world"
+
+    @staticmethod
+    def open_model(model: Any, **settings: Any) -> "ModelSession":
+        """A session on a model object or a spec (``file.py``, ``file.py:ATTR``, ``module:ATTR``)."""
+        model = load_belief_model(model) if isinstance(model, str) else check_belief_model(model)
+        session = ModelSession(scenario=model, model=model_name(model), **settings)
+        session._check_times()
+        return session
+
+    def _check_times(self) -> None:
+        times = list(self.scenario.times)
+        if times != list(range(len(times))) or not times:
+            raise ElotError(f"the model {self.name} has times {times[:5]}{'...' if len(times) > 5 else ''}",
+                            hint="the REPL steps through times 0, 1, ..., T: give times = range(T + 1)")
+
+    def load(self, spec: str) -> None:
+        """Replace the model (a file or module spec); time goes back to 0."""
+        model = load_belief_model(spec)
+        previous, self.scenario = self.scenario, model
+        try:
+            self._check_times()
+        except ElotError:
+            self.scenario = previous
+            raise
+        self.model, self.t = model_name(model), 0
+
+    # -- what the scenario answered --------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return model_name(self.scenario)
+
+    @property
+    def agent_name(self) -> str:
+        return f"observed agent ({self.signature.agent})"  # read as "the observed agent (sally)'s"
+
+    @property
+    def horizon(self) -> int:
+        return len(self.scenario.times) - 1
+
+    @property
+    def signature(self):
+        return self.scenario.signature
+
+    def judgments(self) -> list[int]:
+        return [int(t) for t in getattr(self.scenario, "judgments", ())]
+
+    def action_before(self, t: int) -> str | None:
+        label = getattr(self.scenario, "label", None)
+        return None if t <= 0 or label is None else str(label(t))
+
+    def statements(self) -> list[tuple[str, str]]:
+        return [tuple(s) for s in getattr(self.scenario, "statements", ())]
+
+    def describe(self) -> str:
+        agents = [o for o, d in self.signature.objects if self.signature.is_subdomain(d, "agent")]
+        return (f"loaded belief model {self.name}: times 0..{self.horizon}, agents {', '.join(agents)} "
+                f"(player = {self.signature.agent}), judgment points {', '.join(map(str, self.judgments())) or 'none'}")
+
+    def states(self) -> tuple:
+        raise ElotError(f"the belief model {self.name} has no map", hint="try :worlds or :beliefs")
+
+    # -- BToM settings do not apply ----------------------------------------------------------
+
+    def _not_btom(self, what: str) -> ElotError:
+        return ElotError(f"{what} is a setting of elot's BToM inference; {self.name} is your own model",
+                         hint="change it in the model, or :load another model")
+
+    def set_mode(self, mode: str) -> None:
+        """As :meth:`Session.set_mode`; the initial belief needs the model's
+        ``initial_hypotheses(t)``, so a model without it is refused at once rather than at
+        every query after."""
+        if mode == INITIAL and not callable(getattr(self.scenario, "initial_hypotheses", None)):
+            raise BeliefModelError(f"the model {self.name} has no initial_hypotheses(t), so it cannot judge "
+                                   f"statements about the initial belief",
+                                   hint="stay in :current, or add initial_hypotheses(t) to the model")
+        super().set_mode(mode)
+
+    def set_beta(self, beta: float) -> None:
+        raise self._not_btom("beta")
+
+    def set_k(self, k: int) -> None:
+        raise self._not_btom("k")
+
+    def set_model(self, model: str) -> None:
+        raise self._not_btom("the BToM model")
+
+    def needs_inference(self) -> bool:
+        return False
+
+    @property
+    def inference(self):
+        raise self._not_btom("inference")
+
+    # -- hypotheses -------------------------------------------------------------------------
+
+    def hypotheses(self, t: int | None = None, mode: str | None = None):
+        return hypotheses_of(self.scenario, self.t if t is None else t, initial=(mode or self.mode) == "initial")
+
+    def goal_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
+        method = getattr(self.scenario, "goal_posterior", None)
+        if method is None:
+            raise ElotError(f"the belief model {self.name} has no goals", hint="add goal_posterior(t) to the model")
+        return [(str(g), float(p)) for g, p in dict(method(self.t if t is None else t)).items()]
+
+    def world_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
+        rows = self.hypotheses(t, "current")
+        return [(self.placement(w), float(p)) for w, p in zip(rows.worlds, rows.world_posterior())]
+
+    def belief_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
+        rows = self.hypotheses(t, "current")
+        return [(self.placement(w), float(p)) for w, p in zip(rows.worlds, rows.average_belief())]
+
+    def placement(self, state) -> str:
+        return str(state) or "(no atoms)"
+
+    def translate(self, sentence: str):
+        try:
+            return super().translate(sentence)
+        except TranslationError as error:
+            raise translation_note(error, self.signature)
+
+    def resolve(self, text: str, mode: str | None = None):
+        try:
+            return super().resolve(text, mode)
+        except TranslationError as error:
+            raise translation_note(error, self.signature)
+
+    def _score(self, text: str, compiled, t: int, mode: str) -> ScoreRow:
+        rows = self.hypotheses(t, mode)
+        conventions = getattr(self, "conventions", "elot")
+        try:
+            posterior, likelihood, prior = scores(truth(compiled, rows, text), rows, conventions)
+        except ElotError as error:
+            raise error.located(source=text, path="<formula>")
+        return ScoreRow(
+            formula=self.show(compiled.term), type=str(compiled.type), lowered=self.show(compiled.lowered),
+            mode=mode, t=t, posterior=posterior, normalized_likelihood=likelihood, prior_fraction=prior,
+        )
+
 # -- loading ------------------------------------------------------------------------------
 
 
-def load(spec: str | None, root: str | None = None):
+def open_scenario(spec: str | None, root: str | None = None):
     """A scenario from a path (``.scn``, dataset problem or plan), a built-in example name
     or a dataset plan id (under ``root``, default the dataset's usual place); the default
     example when ``spec`` is None."""
-    from elot.btom import scenario as scn
+    from elot.btom.load import load_scenario
+    from elot.btom.scn import default_example
 
     if spec is None:
-        return scn.default_example()
-    return scn.load_scenario(spec, root=root)
+        return default_example()
+    return load_scenario(spec, root=root)
 
 
 def describe_placement(layout, state) -> str:

@@ -1,4 +1,4 @@
-"""The REPL under a new user's and an attacker's hands (issue 11, items 3, 4, 5, 10, 11):
+"""The REPL under a new user's and an attacker's hands:
 Ctrl-C during a computation, English wherever a statement goes, the scenario's
 statements by number, numeric terms, and huge lines."""
 
@@ -13,7 +13,7 @@ from test_repl import env, spawn  # noqa: F401 (env is a fixture)
 from elot.errors import ElotError
 from elot.repl.commands import execute
 from elot.repl.render import plain_text
-from elot.repl.session import Session
+from elot.session import Session
 
 
 @pytest.fixture()
@@ -25,7 +25,7 @@ def text(outputs) -> str:
     return "\n".join(plain_text(o, width=120) for o in outputs)
 
 
-# -- item 3: Ctrl-C cancels the command, not the session ------------------------------------------
+# -- Ctrl-C cancels the command, not the session ------------------------------------------
 
 
 def test_ctrl_c_during_inference_returns_to_the_prompt(env, tmp_path):
@@ -60,7 +60,7 @@ def test_ctrl_c_during_inference_returns_to_the_prompt(env, tmp_path):
     assert ":set k 30" in history and ":model" in history
 
 
-# -- item 11: the line length is bounded ----------------------------------------------------------
+# -- the line length is bounded ----------------------------------------------------------
 
 
 def test_pty_line_is_cut_at_the_bound(env, tmp_path):
@@ -98,7 +98,7 @@ def test_piped_huge_line_is_refused_with_a_bounded_echo():
     assert "goal posterior at t=0" in shown      # and the session goes on
 
 
-# -- item 4: English wherever a statement is accepted -----------------------------------------------
+# -- English wherever a statement is accepted -----------------------------------------------
 
 SENTENCE = "The player initially believed box 1 was empty."
 FORMULA = "believes(player, formula(empty(box1)))"
@@ -122,7 +122,7 @@ def test_statement_commands_keep_the_session_mode(session):
         execute(session, ":explain Colourless green ideas sleep furiously about box 9.")
 
 
-# -- item 5: the scenario's statements by number ------------------------------------------------------
+# -- the scenario's statements by number ------------------------------------------------------
 
 
 def test_score_statement_by_number_and_all(session):
@@ -141,7 +141,7 @@ def test_score_statement_by_number_and_all(session):
             execute(session, f":score {bad}")
 
 
-# -- item 10: numeric terms show their value ---------------------------------------------------------
+# -- numeric terms show their value ---------------------------------------------------------
 
 
 def test_numeric_term_shows_its_posterior_mean_and_distribution(session):
@@ -160,9 +160,10 @@ def test_numeric_term_shows_its_posterior_mean_and_distribution(session):
 # -- the documented session replays --------------------------------------------------------------
 
 
-def test_docs_repl_transcript_replays(env):
+def test_docs_repl_transcript_replays(env, tmp_path):
     """docs/repl.md's session (a ``text`` block, so test_docs does not run it) is what
-    ``COLUMNS=96 elot repl < demo.txt`` prints, inference times aside."""
+    ``COLUMNS=96 elot repl < demo.txt`` prints, inference times aside; run in a folder of
+    its own, where its ``:save`` writes."""
     import re
     from pathlib import Path
 
@@ -172,11 +173,54 @@ def test_docs_repl_transcript_replays(env):
     block = re.search(r"```text\n(elot\[t=0/23\]> :help\n.*?)```", doc, re.S).group(1)
     lines = [re.sub(r"^elot\[[^\]]*\]> ", "", line) for line in block.splitlines()
              if re.match(r"^elot\[t=\d+/\d+( initial)?\]> ", line)]
-    result = run_elot("repl", stdin="\n".join(lines) + "\n", env=dict(env, COLUMNS="96"), timeout=120)
-    assert result.stderr == ""
+    result = run_elot("repl", stdin="\n".join(lines) + "\n", env=dict(env, COLUMNS="96"), timeout=120,
+                      cwd=tmp_path)
+    assert result.stderr == "" and (tmp_path / "elot-demo.csv").stat().st_size > 0
 
     def plain(text: str) -> str:
         text = re.sub(r"\(inference: [0-9.]+ s\)", "(inference: … s)", text)
         return "\n".join(line.rstrip() for line in text.strip().splitlines())
 
     assert plain(result.stdout) == plain(block)
+
+
+# -- words and modes the scenario cannot answer ---------------------------------------------
+
+def test_a_bare_unknown_word_is_english_and_known_names_stay_formulas(session):
+    with pytest.raises(ElotError) as info:
+        execute(session, "hello")
+    assert info.value.kind == "translation error"  # read as a sentence, as longer English is
+    with pytest.raises(ElotError) as info:
+        execute(session, "box1")
+    assert "this is an object of type box" in info.value.message  # a name of the scenario: ELoT
+
+
+def test_initial_is_refused_at_once_for_a_model_without_initial_hypotheses():
+    from elot.embedding import Hypotheses, declare
+    from elot.lang.semantics import Belief, State
+    from elot.session import ModelSession
+
+    class NowOnly:
+        name = "now-only"
+        signature = declare({"ann": "agent", "box1": "box"}, {"closed": ["box"]})
+        times = range(2)
+
+        def hypotheses(self, t):
+            state = State.of([("closed", "box1")])
+            return Hypotheses.of([(state, Belief.point(state), 1.0)], signature=self.signature)
+
+    session = ModelSession.open_model(NowOnly())
+    with pytest.raises(ElotError, match="no initial_hypotheses"):
+        execute(session, ":initial")
+    assert session.mode == "current"
+    assert "normalized L = 1.000" in text(execute(session, "believes(player, formula(closed(box1)))"))
+
+
+def test_a_colour_in_a_domain_without_colours_gets_a_whole_hint():
+    from elot.embedding import declare
+    from elot.translate import translate
+
+    sig = declare({"ann": "agent", "box1": "box", "key1": "key"}, {"inside": ["key", "box"]})
+    with pytest.raises(ElotError) as info:
+        translate("The player thinks the red key is in box 1.", signature=sig, backend="offline")
+    assert info.value.hint and not info.value.hint.rstrip().endswith("are")

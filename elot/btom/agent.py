@@ -1,0 +1,324 @@
+"""The agent of SPEC §5 run forward: simulate what it does in a map (SPEC §8).
+
+Given its goal gem, the true hidden state of the map and its initial belief (weights over
+the initial states the model considers, :func:`elot.btom.hypotheses.initial_states`), the
+agent repeats until it holds its goal:
+
+1. it perceives: belief states that disagree with what it sees in the true world are
+   ruled out, and the rest renormalized (``filter_beliefs`` of the BToM core);
+2. it acts by the Boltzmann QMDP policy at β (``policy="boltzmann"``), or takes the action
+   the policy likes best (``policy="optimal"``, ties broken by the seeded generator);
+3. the world moves on.
+
+Each step reads the path costs of :class:`~elot.btom.inference.AgentPlanner` and the action
+probabilities of :func:`~elot.btom.inference.action_log_probabilities`: the code that
+scores an observed action during inference, so that simulating and inverting are one
+model. A state the belief leaves out keeps weight ε (as in the model's particle beliefs),
+so an agent that sees every state it believed in ruled out falls back to the states
+still possible.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+import numpy as np
+
+from btom_ext.reference import AGENT, EPSILON
+from elot.btom.hypotheses import Prior, initial_states
+from elot.btom.inference import (
+    AgentPlanner,
+    check_backend_limits,
+    step_or_stay,
+    action_log_probabilities,
+    load_backend,
+)
+from elot.btom.world import MOVES, Action, WorldState
+from elot.errors import ElotError
+from elot.settings import DEFAULT_BETA
+
+#: How the simulated agent picks its action from the QMDP values.
+POLICIES = ("boltzmann", "optimal")
+
+#: The default step limit: the dataset's longest plans have about 100 actions.
+DEFAULT_MAX_STEPS = 500
+
+#: Belief keywords: uniform over the initial states, or certainty in the true one.
+BELIEF_WORDS = ("uniform", "true")
+
+#: Action log probabilities closer than this are a tie for the optimal policy.
+_TIE = 1e-12
+
+
+class SimulationError(ElotError):
+    """A simulation that cannot be run: no reachable goal, a belief that matches no initial
+    state or makes the goal unreachable, an agent that does not reach its goal in time."""
+
+    kind = "simulation error"
+
+
+@dataclass(frozen=True, eq=False)
+class Simulation:
+    """One simulated agent: its goal, the initial states its belief ranges over (the
+    model's, in the model's order), its initial belief over them, which of them is true,
+    and what it did (each action with the log probability the policy gave it)."""
+
+    scenario: object          # the input scenario with the simulated actions
+    goal: str
+    states: tuple[WorldState, ...]
+    belief: np.ndarray        # initial weights over ``states`` (ε where none)
+    true_state: int
+    actions: tuple[Action, ...]
+    log_probabilities: tuple[float, ...]
+    beta: float
+    policy: str
+    seed: int
+
+
+def hidden_keys(state: WorldState) -> tuple[tuple[str, str | None], ...]:
+    """``(box, colour)`` of every key inside a closed box, sorted."""
+    return tuple(sorted((ks.where[1], ks.colour) for _, ks in state.keys
+                        if ks.where[0] == "box" and ks.where[1] in state.closed))
+
+
+def describe_hidden(state: WorldState) -> str:
+    """What the closed boxes hold, in words: ``box1: red key, box2: empty``."""
+    held = dict(hidden_keys(state))
+    boxes = [b for b, _ in state.layout.boxes if b in state.closed]
+    if not boxes:
+        return "no closed boxes"
+    return ", ".join(f"{b}: {held[b] + ' key' if b in held else 'empty'}" for b in boxes)
+
+
+def model_states(true_state: WorldState, prior: Prior = Prior()) -> tuple[tuple[WorldState, ...], int]:
+    """The initial states the model considers for a map (the ``prior``'s family, as
+    inference uses it), and the index of the true one.
+
+    A map whose true hidden keys are not among them (more than the family allows, or a
+    colour no goal needs) is a :class:`SimulationError`: an observer running the model
+    could not explain the agent."""
+    family = prior.resolve(true_state)
+    states = initial_states(true_state, family)
+    truth = hidden_keys(true_state)
+    for index, state in enumerate(states):
+        if hidden_keys(state) == truth:
+            return states, index
+    raise SimulationError(
+        f"the map's hidden keys ({describe_hidden(true_state)}) are not among the {len(states)} initial "
+        "states the model considers, so no observer running the model could explain the agent",
+        hint=f"hide at most {family.max_hidden} keys, of the colours some goal needs",
+    )
+
+
+def read_belief(spec: str, signature=None):
+    """A belief option's text: ``"uniform"`` or ``"true"`` as they are, else a
+    :class:`~elot.lang.semantics.Belief` read by ``Belief.parse`` (errors point into the
+    text, as ``--belief``); a single word that is neither keyword is an error."""
+    from elot.lang.semantics import Belief
+
+    word = spec.strip().lower()
+    if word in BELIEF_WORDS:
+        return word
+    if ":" not in spec:
+        close = difflib.get_close_matches(word, BELIEF_WORDS, n=1)
+        raise SimulationError(f"unknown belief {spec.strip()!r}",
+                              hint=(f"did you mean {close[0]}? " if close else "") + f"use uniform, true, or {_EXAMPLE}")
+    return Belief.parse(spec, path="--belief", signature=signature)
+
+
+_EXAMPLE = "weights over what the boxes hold: 0.5: inside(key1, box1), iscolor(key1, red) | 0.5: inside(key1, box2)"
+
+
+def initial_belief(spec, states: tuple[WorldState, ...], true_state: int, signature=None) -> np.ndarray:
+    """The agent's initial weights over ``states`` (ε where zero).
+
+    ``spec`` is ``"uniform"``, ``"true"`` (certainty in ``states[true_state]``), a belief
+    in the syntax of :meth:`elot.lang.semantics.Belief.parse` (text or a ``Belief``), or
+    weights over ``states``. Each part ``weight: atoms`` of a belief says what the closed
+    boxes hold, as a state lists its atoms: the boxes it puts no key ``inside`` are empty,
+    a key without ``iscolor`` may be any colour, and key names stand for any key (keys are
+    told apart by colour and place): ``1: inside(key1, box1), iscolor(key1, red)`` is "a
+    red key in box 1 and nothing in the other boxes". Its weight is spread evenly over the
+    initial states it describes; a part that describes none of them is an error.
+    """
+    n = len(states)
+    if isinstance(spec, str):
+        spec = read_belief(spec, signature)
+        if spec == "uniform":
+            return np.full(n, 1.0 / n)
+        if spec == "true":
+            return np.where(np.arange(n) == true_state, 1.0, EPSILON)
+    if isinstance(spec, np.ndarray) or isinstance(spec, (list, tuple)):
+        weights = np.asarray(spec, dtype=np.float64)
+        if weights.shape != (n,) or not np.all(np.isfinite(weights)) or (weights < 0).any() \
+                or abs(weights.sum() - 1.0) > 1e-9:
+            raise SimulationError(f"a belief needs {n} non-negative weights summing to 1, one per initial state",
+                                  hint=f"or give it as text: uniform, true, or {_EXAMPLE}")
+    else:
+        weights = _match(spec, states, signature)
+    return np.where(weights > 0, weights, EPSILON)
+
+
+def _match(belief, states: tuple[WorldState, ...], signature) -> np.ndarray:
+    from elot.lang.semantics import State, evaluate
+
+    worlds = [State(s.atoms()) for s in states]
+    layout = states[0].layout
+    keys = set(layout.keys)
+    closed = states[0].closed
+    filled = [{b for b, _ in hidden_keys(s)} for s in states]
+    weights = np.zeros(len(states))
+    for n, (part, weight) in enumerate(belief.particles, 1):
+        boxes = [a[2] for a in part.atoms if a[0] == "inside" and a[2] in closed]
+        if len(boxes) != len(set(boxes)):
+            raise SimulationError(f"part {n} of the belief ({weight:g}: {part}) puts two keys in one box",
+                                  hint="the model's states hold at most one key per box")
+        formula = _as_formula(part.atoms, keys)
+        hits = [j for j, world in enumerate(worlds) if filled[j] == set(boxes)
+                and (formula is None or evaluate(formula, world, signature=signature))]
+        if not hits:
+            listed = "; ".join(f"{j + 1}. {describe_hidden(s)}" for j, s in enumerate(states))
+            raise SimulationError(
+                f"part {n} of the belief ({weight:g}: {str(part) or 'every box empty'}) describes none of the initial "
+                f"states the model considers: {listed}",
+                hint=f"say what the agent believes the closed boxes hold, as {_EXAMPLE} "
+                     "(boxes a part leaves out are empty)")
+        weights[hits] += weight / len(hits)
+    return weights
+
+
+def _as_formula(atoms, keys: set[str]) -> str | None:
+    """The atoms as one ELoT formula, every key name read as a variable bound to a key
+    (None for no atoms: a part that holds in every state)."""
+    names = sorted({a for atom in atoms for a in atom[1:] if a in keys})
+    var = {k: f"K{i}" for i, k in enumerate(names, 1)}
+    parts = [f"{a[0]}({', '.join(var.get(x, x) for x in a[1:])})" if len(a) > 1 else a[0] for a in sorted(atoms)]
+    if not parts:
+        return None
+    body = parts[0] if len(parts) == 1 else f"and({', '.join(parts)})"
+    if not names:
+        return body
+    conds = [f"key({var[k]})" for k in names]
+    cond = conds[0] if len(conds) == 1 else f"and({', '.join(conds)})"
+    return f"exists({cond}, {body})"
+
+
+def describe_belief(states: tuple[WorldState, ...], belief: np.ndarray) -> str:
+    """The belief in words: ``1/2 box1: red key; 1/2 box1: empty`` (states with weight ε
+    left out)."""
+    counted = belief[belief > EPSILON]
+    if len(counted) == len(states) > 1 and np.all(counted == counted[0]):
+        return f"uniform over the {len(states)} initial states the model considers"
+    parts = []
+    for state, w in zip(states, belief):
+        if w > EPSILON:
+            parts.append(f"{Fraction(float(w)).limit_denominator(1000)} {{{describe_hidden(state)}}}")
+    return "; ".join(parts)
+
+
+def check_goal(scenario, goal: str | None) -> str:
+    """The goal to simulate: ``goal``, else the scenario's marked goal; an unknown gem or
+    none at all is a :class:`SimulationError`."""
+    gems = [g for g, _ in scenario.layout.gems]
+    if goal is None:
+        goal = scenario.true_goal
+        if goal is None:
+            raise SimulationError("the map marks no goal gem, and none was given",
+                                  hint=f"give the goal: --goal GEM (gems: {', '.join(gems)}), or mark it G in the map")
+    if goal not in gems:
+        close = difflib.get_close_matches(goal, gems, n=1)
+        raise SimulationError(f"unknown goal {goal!r}",
+                              hint=(f"did you mean {close[0]}? " if close else "") + f"the map's gems: {', '.join(gems)}")
+    return goal
+
+
+def simulate(
+    scenario,
+    *,
+    goal: str | None = None,
+    belief="uniform",
+    beta: float = DEFAULT_BETA,
+    policy: str = "boltzmann",
+    seed: int = 0,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    prior: Prior = Prior(),
+    backend: str = "core",
+) -> Simulation:
+    """Simulate the agent of SPEC §5 in ``scenario``'s map (its actions, if any, are
+    ignored) from its true initial state until it holds ``goal`` (default: the scenario's
+    goal). ``belief`` is read by :func:`initial_belief`. Raises :class:`SimulationError`
+    for an unknown goal, a goal that cannot be reached in the true map or in any state
+    the belief counts, a belief that matches no initial state, or an agent that has not
+    reached its goal after ``max_steps`` actions."""
+    if policy not in POLICIES:
+        raise SimulationError(f"unknown policy {policy!r}", hint=f"use one of: {', '.join(POLICIES)}")
+    if not (np.isfinite(beta) and beta > 0):
+        raise SimulationError(f"β must be a positive number, not {beta}", hint=f"e.g. {DEFAULT_BETA:.3g}, the default")
+    if max_steps < 1:
+        raise SimulationError(f"the step limit must be at least 1, not {max_steps}")
+    goal = check_goal(scenario, goal)
+    core = load_backend(backend)
+    layout = scenario.layout
+    check_backend_limits(core, backend, layout)
+    real = scenario.initial
+    planner = AgentPlanner(layout, "full", core)
+    enc = planner.encoding
+    gems = [g for g, _ in layout.gems]
+    g = enc.gem_index(goal)
+    reachable = planner.path_costs(enc.encode(real)[None, :])[0]
+    if (reachable < 0).all():
+        raise SimulationError("no gem can be reached in the true map: the keys the doors need are not there",
+                              hint="put keys of the doors' colours on the map or in boxes")
+    if reachable[g] < 0:
+        can = [gem for gem, h in zip(gems, reachable) if h >= 0]
+        raise SimulationError(f"{goal} cannot be reached in the true map: the keys it needs are not there",
+                              hint=f"gems the agent can reach: {', '.join(can)}")
+    states, truth = model_states(real, prior)
+    weights = initial_belief(belief, states, truth, scenario.signature())
+    rows = enc.encode_many(states)
+    believed = weights > EPSILON
+    if (planner.path_costs(rows[believed])[:, g] < 0).all():
+        raise SimulationError(
+            f"the agent's belief makes {goal} unreachable: in every state it believes possible "
+            f"({describe_belief(states, weights)}) no key opens the way",
+            hint="give the agent a belief in which its goal can be reached (e.g. --belief uniform)")
+
+    rng = np.random.default_rng(seed)
+    goal_gems = np.array([g], dtype=np.intp)
+    initial = weights.reshape(1, 1, -1)
+    worlds = states
+    alive = np.array([w.view() == real.view() for w in worlds], dtype=np.uint8)
+    actions: list[Action] = []
+    logps: list[float] = []
+    while not real.goal_reached(goal):
+        if len(actions) >= max_steps:
+            raise SimulationError(
+                f"the agent did not reach {goal} within {max_steps} steps (the step limit)",
+                hint="raise the limit (--max-steps), or give the agent a higher β or the optimal policy")
+        filtered = core.filter_beliefs(initial, alive.reshape(1, -1))[0, 0]
+        options = real.available_actions()
+        costs = planner.action_costs(worlds, rows, np.flatnonzero(filtered > 0), options, goal_gems)
+        logp = action_log_probabilities(core, filtered, costs, beta)
+        if policy == "optimal":
+            best = np.flatnonzero(logp >= logp.max() - _TIE)
+            chosen = int(best[0] if len(best) == 1 else rng.choice(best))
+        else:
+            p = np.exp(logp - logp.max())
+            chosen = int(rng.choice(len(options), p=p / p.sum()))
+        action = options[chosen]
+        actions.append(action)
+        logps.append(float(logp[chosen]))
+        real = real.step(action)
+        worlds = tuple(step_or_stay(w, action) for w in worlds)
+        if action[0] in MOVES:
+            dx, dy = MOVES[action[0]]
+            rows = rows.copy()
+            rows[:, AGENT] += dy * layout.width + dx
+        else:
+            rows = enc.encode_many(worlds)
+        seen = real.view()
+        alive &= np.array([w.view() == seen for w in worlds], dtype=np.uint8)
+    simulated = replace(scenario, actions=tuple(actions), judgments=(), markers=(), action_lines=(), true_goal=goal)
+    return Simulation(simulated, goal, states, weights, truth, tuple(actions), tuple(logps), beta, policy, seed)

@@ -1,0 +1,105 @@
+"""``elot plan``: simulate the model's agent in a map and write the scenario as ``.scn``
+(see :mod:`elot.study.plan` and docs/experiments.md)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from elot.cli import options
+from elot.settings import DEFAULT_BETA
+
+
+def _judge(text: str):
+    """``auto``, ``events`` or times ``4,9,15`` (an argparse type)."""
+    from elot.study.plan import JUDGE_MODES
+
+    word = text.strip().lower()
+    if word in JUDGE_MODES:
+        return word
+    parts = [p for p in re.split(r"[,\s]+", text.strip()) if p]
+    if not parts or not all(p.isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(
+            f"expected auto, events or judgment points such as 4,9,15 (numbers of actions), not {text!r}")
+    return [int(p) for p in parts]
+
+
+def register(subparsers) -> None:
+    """Add ``plan``."""
+    from elot.btom.agent import DEFAULT_MAX_STEPS, POLICIES
+    from elot.study.plan import DEFAULT_POINTS
+
+    p = subparsers.add_parser(
+        "plan",
+        help="Simulate the agent in a map and write the scenario (.scn) with suggested judgment points.",
+        description="Simulate the model's own agent (SPEC §5, §8) in a map: it wants its goal gem, starts "
+        "from its initial belief about what the closed boxes hold, perceives, updates its belief and acts by "
+        "the Boltzmann QMDP policy. Writes a complete .scn (map, hidden state, goal, description, the "
+        "actions one line per subgoal, judgment points) that elot run, repl and batch read. The "
+        "scenario's own actions, if any, are replaced; its statements are kept.")
+    options.add_scenario_options(p, plan=False)
+    p.add_argument("--goal", metavar="GEM",
+                   help="the agent's goal gem (default: the map's goal, G or goal:)")
+    p.add_argument("--belief", default="uniform", metavar="BELIEF",
+                   help="the agent's initial belief: uniform (over the initial states the model "
+                        "considers), true (it knows what the boxes hold), weights over what the closed "
+                        "boxes hold such as '0.5: inside(key1, box1), iscolor(key1, red) | 0.5: "
+                        "inside(key1, box2)' (boxes a part leaves out are empty; key names stand for any "
+                        "key), or a file holding one (default: %(default)s)")
+    p.add_argument("--beta", type=options.number("beta"), default=DEFAULT_BETA, metavar="BETA",
+                   help="the agent's rationality β, a positive number (default: 2^1.5 ≈ 2.83, the "
+                        "paper's fit)")
+    p.add_argument("--policy", choices=POLICIES, default="boltzmann",
+                   help="boltzmann: sample from the QMDP policy at β; optimal: its best action, ties "
+                        "broken by the seed (default: %(default)s)")
+    p.add_argument("--seed", type=options.number("seed"), default=0, help="random seed (default: %(default)s)")
+    p.add_argument("--max-steps", type=options.number("max-steps"), default=DEFAULT_MAX_STEPS, metavar="N",
+                   help="give up when the agent has not reached its goal after N actions "
+                        "(default: %(default)s)")
+    p.add_argument("--judge", type=_judge, default="auto", metavar="auto|events|T,...",
+                   help="judgment points: auto (where the observer's inference moves most, never two "
+                        "adjacent), events (after a box is opened, a key picked up, a door unlocked), "
+                        "or times such as 4,9,15 (default: %(default)s)")
+    p.add_argument("--points", type=options.number("points"), default=DEFAULT_POINTS, metavar="N",
+                   help="at most N judgment points with --judge auto (default: %(default)s)")
+    p.add_argument("-o", "--output", required=True, metavar="OUT.scn", type=options.output_file,
+                   help="the scenario file to write (- for standard output)")
+    options.add_force_option(p)
+    p.set_defaults(func=plan_command)
+
+
+def _is_plan(data: bytes) -> bool:
+    from elot.study.plan import HEADER
+
+    return data.lstrip(b"\xef\xbb\xbf").startswith(HEADER.encode("utf-8"))
+
+
+def _belief_text(spec: str) -> str:
+    """The belief as text: a file's content, or the option's text."""
+    from elot.errors import read_text
+
+    path = Path(spec)
+    if ":" not in spec and path.suffix and not path.is_file():
+        read_text(path, "belief")  # the missing-file error, with the path
+    return read_text(path, "belief") if path.is_file() else spec
+
+
+def plan_command(args) -> int:
+    from elot.output import STDOUT, check_target, count, write_output
+    from elot.study.plan import plan
+
+    check_target(args.output, ours=_is_plan, force=args.force, option="--output")  # before simulating
+    scenario = options.scenario_from_args(args)
+    name = Path(args.output).stem if args.output != STDOUT else None
+    result = plan(scenario, goal=args.goal, belief=_belief_text(args.belief), beta=args.beta, policy=args.policy,
+                  seed=args.seed, max_steps=args.max_steps, judge=args.judge, points=args.points, name=name)
+    where = write_output(args.output, result.text, ours=_is_plan, force=args.force, option="--output")
+    read = result.scenario
+    points = ", ".join(map(str, read.judgments)) or "none"
+    print(f"wrote {where}: {count(len(read.actions), 'action')} to {read.true_goal} in "
+          f"{count(len(result.subgoals), 'subgoal')}; "
+          f"judgment points ({result.judge}): {points}", file=sys.stderr)
+    return 0
+

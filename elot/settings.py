@@ -1,0 +1,130 @@
+"""The settings the command line, the REPL and the library share: defaults, statement
+modes, BToM model variants, numeric option checks and exit statuses, each defined once.
+
+This module sits at the bottom of elot beside :mod:`elot.errors` (the only module it
+imports), so that every layer may read it: the BToM inference its defaults, the study
+its checks, the CLI (``--beta``, ``--k``, ``--model``, ``--mode``) and the REPL
+(``:set beta``, ``:set model``, ...) the same checks, so the two accept the same values.
+
+The word *model* has three meanings in elot; here it is the BToM **variant** (the
+full model or one of the paper's ablations, chosen with ``--model``). A user's belief
+model is :class:`elot.embedding.BeliefModel`; a language model is
+:mod:`elot.translate.models`'.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from elot.errors import ElotError
+
+#: β = 1/τ with τ = 2^(-3/2), the paper's fitted inverse temperature.
+DEFAULT_BETA = 2 ** 1.5
+#: Particles per initial belief, the paper's k.
+DEFAULT_K = 3
+
+# -- statement modes -----------------------------------------------------------------------
+
+Mode = Literal["current", "initial"]
+#: A statement about the agent's belief now ...
+CURRENT: Mode = "current"
+#: ... or about its belief at the start.
+INITIAL: Mode = "initial"
+#: What a statement can be about, the default first.
+MODES: tuple[Mode, ...] = (CURRENT, INITIAL)
+
+# -- BToM model variants -------------------------------------------------------------------
+
+#: The variants of SPEC §5: the full model and the paper's two ablations.
+VARIANTS = ("full", "true-belief", "non-planning")
+#: Variants that reproduce artifacts of the reference pipeline (SPEC §7), not for real use.
+REPRODUCTION_VARIANTS = ("true-belief-paper",)
+#: Every variant :func:`elot.btom.hypotheses.build` and :func:`elot.btom.inference.infer` accept.
+ALL_VARIANTS = VARIANTS + REPRODUCTION_VARIANTS
+#: The variant used unless one is chosen.
+DEFAULT_VARIANT = "full"
+
+
+class VariantError(ElotError, ValueError):
+    """An unknown BToM model variant (also a ``ValueError``, what it used to be)."""
+
+
+def check_variant(name: str) -> str:
+    """Return ``name`` if it names a variant of :data:`ALL_VARIANTS`, else raise
+    :class:`VariantError` (the message says "model", the word of ``--model``)."""
+    if name not in ALL_VARIANTS:
+        close = difflib.get_close_matches(str(name), ALL_VARIANTS, n=1)
+        raise VariantError(f"unknown model {name!r}",
+                           hint=(f"did you mean {close[0]}? " if close else "")
+                           + f"use one of: {', '.join(ALL_VARIANTS)}")
+    return name
+
+
+# -- numeric settings ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Number:
+    """A numeric setting: its name, whether it is whole, and its range (``low`` inclusive,
+    or exclusive when ``open_low``; ``high`` inclusive), with an example for the hint."""
+
+    name: str
+    integer: bool
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    example: str = ""
+
+    def range(self) -> str:
+        if self.low is not None and self.high is not None:
+            return f"between {self.low:g} and {self.high:g}"
+        if self.low is not None:
+            return f"greater than {self.low:g}" if self.open_low else f"at least {self.low:g}"
+        return f"at most {self.high:g}" if self.high is not None else "finite"
+
+
+#: Every numeric option or setting, by name. ``k`` has no upper bound of its own: the
+#: size of the hypothesis space it leads to is what is limited.
+NUMBERS: dict[str, Number] = {
+    "beta": Number("beta", False, low=0, open_low=True, example="2.83, the default (2^1.5)"),
+    "k": Number("k", True, low=1, example="3, the paper's"),
+    "hidden-keys": Number("hidden-keys", True, low=0, example="2, the dataset's"),
+    "time": Number("time", True, low=0, example="0, the start"),
+    "samples": Number("samples", True, low=1, example="10"),
+    "max-hypotheses": Number("max-hypotheses", True, low=1, example="2000000, the default"),
+    "jobs": Number("jobs", True, low=1, example="2, one per core"),
+    "noise": Number("noise", False, low=0, example="0.05"),
+    "seed": Number("seed", True, low=0, example="0"),
+    "max-steps": Number("max-steps", True, low=1, example="500, the default"),
+    "points": Number("points", True, low=1, example="3, the default"),
+}
+
+
+def check_number(name: str, text: str | float | int) -> float | int:
+    """``text`` as the number ``name`` takes (see :data:`NUMBERS`), or an
+    :class:`ElotError` saying what is accepted: a whole number where one is needed,
+    finite, in range."""
+    spec = NUMBERS[name]
+    wanted = f"{name} must be {'a whole number' if spec.integer else 'a finite number'} {spec.range()}"
+    hint = f"e.g. {spec.example}" if spec.example else None
+    try:
+        value: float | int = float(text)
+    except (TypeError, ValueError):
+        raise ElotError(f"{wanted}, not {text!r}", hint=hint) from None
+    whole = not isinstance(text, str) or text.strip().lstrip("+-").isdigit()
+    too_low = spec.low is not None and (value <= spec.low if spec.open_low else value < spec.low)
+    too_high = spec.high is not None and value > spec.high
+    if not math.isfinite(value) or (spec.integer and not whole) or too_low or too_high:
+        raise ElotError(f"{wanted}, not {text}", hint=hint)
+    return int(value) if spec.integer else value
+
+
+# -- exit statuses -------------------------------------------------------------------------
+
+#: Success (also for a REPL whose piped lines all worked).
+EXIT_OK = 0
+#: Bad input: the error was printed (``elot ...`` and a piped REPL with a failed line).
+EXIT_USAGE = 2

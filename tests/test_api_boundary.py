@@ -1,0 +1,94 @@
+"""The public API (``elot.__all__`` and what the docs name) checks its arguments where
+they come in: a value of the wrong type or out of range is an ElotError naming the
+argument, never a TypeError, AttributeError or wrong answer from deep inside."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import elot
+from elot import Belief, Signature, State, Thresholds
+from elot.errors import ElotError
+
+STATE = State.parse("inside(key1, box1), iscolor(key1, red), closed(box1)")
+OTHER = State.parse("closed(box1)")
+BELIEF = Belief.of([(STATE, 0.7), (OTHER, 0.3)])
+SIG = Signature.default()
+F = "believes(player, might(empty(box1)))"
+
+#: Values of the wrong type or out of range, tried in every argument of every call below.
+BAD = [None, 1, -1, 1.5, math.nan, "x", b"x", [], {}, object()]
+
+
+def _hypotheses():
+    return elot.Hypotheses.of([(STATE, BELIEF, 0.5), (OTHER, BELIEF, 0.5)], signature=SIG)
+
+
+#: (name, function, positional arguments, keyword arguments): a call that works.
+CALLS = [
+    ("check", elot.check, (F,), {"signature": SIG, "bind_free": False}),
+    ("lower", elot.lower, (F,), {"signature": SIG}),
+    ("evaluate", elot.evaluate, (F, STATE, BELIEF), {"signature": SIG, "thresholds": Thresholds()}),
+    ("compile_formula", elot.compile_formula, (F,), {"signature": SIG, "thresholds": Thresholds()}),
+    ("equivalent", elot.equivalent, (F, F), {"signature": SIG, "n_beliefs": 4, "seed": 0}),
+    ("State.of", State.of, ([("closed", "box1")],), {}),
+    ("State.parse", State.parse, ("closed(box1)",), {}),
+    ("Belief.of", Belief.of, ([(STATE, 1.0)],), {}),
+    ("Belief.parse", Belief.parse, ("1.0: closed(box1)",), {}),
+    ("Thresholds.parse", Thresholds.parse, ("might=0.3",), {}),
+    ("declare", elot.declare, ({"box1": "box", "ann": "agent"}, {"closed": ["box"]}), {}),
+    ("read_domain", elot.read_domain, ("examples/embedding/sally_anne.domain",), {}),
+    ("Hypotheses.from_arrays", elot.Hypotheses.from_arrays,
+     (SIG, [STATE, OTHER], np.array([[1.0, 0.0], [0.5, 0.5]]), np.array([0.5, 0.5])), {"true_index": np.array([0, 1])}),
+    ("judge", elot.judge, ("empty(box1)", None), {"signature": SIG, "mode": "current"}),
+]
+
+
+def _variants():
+    for name, fn, args, kwargs in CALLS:
+        for i in range(len(args)):
+            for bad in BAD:
+                yield pytest.param(fn, args[:i] + (bad,) + args[i + 1:], kwargs, id=f"{name}-arg{i}-{bad!r:.12}")
+        for key in kwargs:
+            for bad in BAD:
+                yield pytest.param(fn, args, {**kwargs, key: bad}, id=f"{name}-{key}-{bad!r:.12}")
+
+
+def _call(fn, args, kwargs):
+    if fn is elot.judge and args[1] is None:
+        args = (args[0], _hypotheses())
+    return fn(*args, **kwargs)
+
+
+@pytest.mark.parametrize("name, fn, args, kwargs", [pytest.param(*c, id=c[0]) for c in CALLS])
+def test_the_calls_work(name, fn, args, kwargs, monkeypatch):
+    monkeypatch.chdir(elot.__file__.rsplit("/elot/", 1)[0])
+    _call(fn, args, kwargs)
+
+
+@pytest.mark.parametrize("fn, args, kwargs", list(_variants()))
+def test_wrong_arguments_are_elot_errors(fn, args, kwargs, monkeypatch):
+    monkeypatch.chdir(elot.__file__.rsplit("/elot/", 1)[0])
+    try:
+        _call(fn, args, kwargs)
+    except ElotError as error:
+        assert error.render()
+    # success is fine too (a bad value that still means something, such as "x" as a formula)
+
+
+@pytest.mark.parametrize("value", [math.nan, -0.1, 1.5, math.inf, "0.3", None])
+def test_thresholds_must_be_probabilities(value):
+    with pytest.raises(ElotError, match="might"):
+        Thresholds(might=value)
+
+
+@pytest.mark.parametrize("kwargs, argument", [
+    ({"n_beliefs": -1}, "n_beliefs"), ({"n_beliefs": 0}, "n_beliefs"), ({"seed": -1}, "seed"),
+    ({"signature": 1}, "signature"), ({"thresholds": 1}, "thresholds"),
+])
+def test_errors_name_the_argument(kwargs, argument):
+    with pytest.raises(ElotError, match=argument):
+        elot.equivalent("empty(box1)", "empty(box1)", **kwargs)

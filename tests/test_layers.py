@@ -1,0 +1,173 @@
+"""The layers of the code base (docs/architecture.md): every import points down, and no
+two packages import each other.
+
+Each module is read with :mod:`ast`, so imports inside functions (loaded on first use)
+count as much as those at the top of a file.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+#: From the bottom up. A module may import modules of its own layer or of a lower one.
+#: Within a layer, packages may import each other only one way (checked separately).
+LAYERS: list[tuple[str, ...]] = [
+    ("btom_ext",),                                   # the numeric engine: knows nothing of elot
+    ("elot.errors", "elot.settings", "elot.output", "elot.scenarios"),  # shared by every stage
+    ("elot.lang", "elot.api"),                        # the language: parse, check, lower, evaluate
+    ("elot.btom",),                                   # the gridworld: map, hypotheses, inference, scoring
+    ("elot.translate",),                              # English to ELoT
+    ("elot.embedding",),                              # your own domain and belief model; the session model
+    ("elot.draw", "elot.plots"),                      # figures, maps and animations
+    ("elot.study", "elot.session"),                   # studies; the session model the REPL shows
+    ("elot.repl",),                                   # the interactive UI
+    ("elot.cli", "elot.__main__"),                    # the command line
+]
+
+
+def unit(module: str) -> str:
+    """The layer entry a module belongs to: its longest matching prefix in LAYERS."""
+    best = ""
+    for prefix in itertools.chain.from_iterable(LAYERS):
+        if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > len(best):
+            best = prefix
+    return best
+
+
+def layer(module: str) -> int:
+    name = unit(module)
+    return next(i for i, entry in enumerate(LAYERS) if name in entry)
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def is_module(name: str) -> bool:
+    path = REPO.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or path.with_suffix(".pyx").is_file() or path.is_dir()
+
+
+def imports(path: Path) -> set[str]:
+    """Every module of this repository that ``path`` imports, at any depth."""
+    return imports_in(path.read_text(encoding="utf-8"), module_name(path), path.name == "__init__.py")
+
+
+def imports_in(text: str, module: str, is_package: bool = False) -> set[str]:
+    """Every module of this repository that the source ``text`` of ``module`` imports."""
+    tree = ast.parse(text)
+    here = module.split(".")
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here if is_package else here[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.add(target)
+            # `from elot.lang import parser` imports the module elot.lang.parser
+            found.update(f"{target}.{alias.name}" for alias in node.names
+                         if is_module(f"{target}.{alias.name}"))
+    return {m for m in found if m.split(".")[0] in ("elot", "btom_ext") and unit(m)}
+
+
+def sources() -> list[Path]:
+    files = sorted((REPO / "elot").rglob("*.py")) + sorted((REPO / "btom_ext").glob("*.py"))
+    return [f for f in files if f != REPO / "elot" / "__init__.py"]  # the package face
+
+
+def test_every_module_has_a_layer():
+    unplaced = [module_name(f) for f in sources() if not unit(module_name(f))]
+    assert not unplaced, f"add these modules to LAYERS in {__file__}: {unplaced}"
+
+
+def test_no_import_points_up():
+    upward = []
+    for path in sources():
+        source = module_name(path)
+        for target in imports(path):
+            if layer(target) > layer(source):
+                upward.append(f"{source} -> {target}")
+    assert not upward, "imports from a lower layer to a higher one:\n" + "\n".join(sorted(upward))
+
+
+def cycles(edges: dict[str, dict[str, set[str]]]) -> list[list[str]]:
+    """The strongly connected components of more than one unit (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for succ in edges.get(node, {}):
+            if succ not in index:
+                visit(succ)
+                low[node] = min(low[node], low[succ])
+            elif succ in stack:
+                low[node] = min(low[node], index[succ])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in list(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_package_imports_one_that_imports_it_back():
+    edges: dict[str, dict[str, set[str]]] = {}
+    for path in sources():
+        source = unit(module_name(path))
+        for target in imports(path):
+            if unit(target) != source:
+                edges.setdefault(source, {}).setdefault(unit(target), set()).add(module_name(path))
+    report = [" <-> ".join(c) + ": " + "; ".join(f"{a} -> {b} ({', '.join(sorted(edges[a][b]))})"
+                                               for a in c for b in c if b in edges.get(a, {}))
+              for c in cycles(edges)]
+    assert not report, "\n".join(report)
+
+
+def test_settings_sit_at_the_bottom():
+    """elot.settings is read by every layer, so it reads only elot.errors."""
+    read = {unit(m) for m in imports(REPO / "elot" / "settings.py")}
+    assert read <= {"elot.errors"}, read
+
+
+def test_the_engine_imports_nothing_of_elot():
+    for path in sorted((REPO / "btom_ext").glob("*.py")) + sorted((REPO / "btom_ext").glob("*.pyx")):
+        text = path.read_text(encoding="utf-8")
+        assert "import elot" not in text and "from elot" not in text, path
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("from elot.lang.parser import parse", "elot.lang"),
+    ("from elot.btom import pddl", "elot.btom"),
+    ("from ..btom.scoring import score", "elot.btom"),
+    ("import btom_ext.core", "btom_ext"),
+])
+def test_imports_are_read_at_any_depth(line, expected):
+    """The walker itself: an import inside a function, relative or absolute, is found."""
+    found = imports_in(f"def f():\n    {line}\n", "elot.cli.run")
+    assert expected in {unit(m) for m in found}
