@@ -156,8 +156,7 @@ def key_pickups(state: WorldState, gem: str) -> tuple[int, frozenset[tuple[int, 
     gem cannot be reached.
 
     The costs are those of ``btom_ext``'s planners, but neither can give this: they return
-    costs alone, and the compiled one packs at most 8 keys into its memo, where a map may
-    hold dozens (see :class:`_PickupSearch`).
+    costs alone, not which keys the optimal plans pick up (see :class:`_PickupSearch`).
     """
     zero = (0,) * len(state.layout.colours)
     if gem in state.held_gems:
