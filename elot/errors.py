@@ -114,6 +114,26 @@ def load_json(text: str, *, path: str, hint: str, error: type["ElotError"] | Non
         raise kind(f"{path}: cannot read this JSON: {exc}", path=path, hint=hint) from None
 
 
+def csv_records(reader, *, path: str, what: str = "table"):
+    """The rows of a ``csv.DictReader``, or a :class:`ScenarioError` at the line the csv
+    module cannot read (a field over its 128 KB limit, a NUL byte, ...)."""
+    import csv
+
+    try:
+        yield from reader
+    except csv.Error as error:
+        raise ScenarioError(f"cannot read this {what}: {error}", path=f"{path}:{reader.line_num + 1}",
+                            hint="a CSV field is at most 128 KB; check the file") from None
+
+
+def csv_rows(text: str, *, path: str, what: str = "table") -> list[dict]:
+    """The rows of CSV ``text`` as dicts (see :func:`csv_records`)."""
+    import csv
+    import io
+
+    return list(csv_records(csv.DictReader(io.StringIO(text)), path=path, what=what))
+
+
 class ElotError(Exception):
     """Base of every error elot raises on bad input.
 

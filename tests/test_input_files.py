@@ -63,3 +63,13 @@ def test_a_transformers_directory_without_transformers_is_explained(tmp_path):
     with pytest.raises(TranslationError, match="transformers is not installed") as info:
         load_language_model(str(tmp_path))
     assert "pip install" in info.value.hint
+
+
+@pytest.mark.parametrize("command", ["fit", "report"])
+def test_a_csv_field_over_the_csv_modules_limit_is_an_error_at_its_line(tmp_path, capsys, command):
+    path = tmp_path / "big.csv"
+    path.write_text("scenario,map,model,statement,mode,t,L,rating\n"
+                    f"default,m,full,\"{'x' * 200_000}\",current,1,0.5,0.5\n", encoding="utf-8")
+    argv = ["fit", str(path)] if command == "fit" else ["report", str(path), "-o", str(tmp_path / "rep")]
+    err = _fail(capsys, argv)
+    assert f"{path}:2" in err and "field larger than field limit" in err

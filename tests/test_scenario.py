@@ -376,3 +376,17 @@ def test_a_pddl_file_without_define_must_be_a_plan(tmp_path):
     path.write_text("; only a comment\n", encoding="utf-8")
     with pytest.raises(ScenarioError, match="neither a PDDL problem"):
         load_scenario(path)
+
+
+def test_a_missing_dataset_names_every_place_searched_and_how_to_point_at_it(tmp_path, monkeypatch):
+    from elot.btom.dataset import dataset_root
+
+    monkeypatch.delenv("ELOT_LABTOM_DATA", raising=False)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ScenarioError) as info:
+        dataset_root()
+    searched = [n for n in info.value.notes if n.startswith("searched ")]
+    assert f"searched {tmp_path / 'labtom'}" in searched and f"searched {tmp_path / 'shared' / 'labtom'}" in searched
+    assert "--labtom" in info.value.hint and "ELOT_LABTOM_DATA" in info.value.hint
+    with pytest.raises(ScenarioError, match=r"in .*nowhere \(from --labtom\)"):
+        dataset_root(tmp_path / "nowhere")

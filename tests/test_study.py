@@ -530,3 +530,26 @@ def test_batch_and_report_say_which_rows_could_not_be_scored(tmp_path, capsys):
     assert main(["batch", EXAMPLES[0], "--model", "full", "--beta", "2", "-s", "believes(player, formula(empty(box1)))",
                  "--strict", "-o", str(clean)]) == 0
     assert "could not be scored" not in capsys.readouterr().err
+
+
+def test_simulate_takes_one_setting_and_fit_warns_outside_its_grid(tmp_path, capsys):
+    """Ratings simulated across every model and β of a table had no single true answer for
+    a fit to recover: simulate needs the setting when the table holds several, and fit
+    says when the simulated setting is not on its grid."""
+    table = tmp_path / "t.csv"
+    batch(_tasks(betas=(1.0, 1.5)), table)
+    ratings = tmp_path / "r.csv"
+    assert main(["simulate", str(table), "-o", str(ratings)]) == 2
+    assert "2 values of model (full, non-planning)" in capsys.readouterr().err
+    assert main(["simulate", str(table), "--model", "non-planning", "-o", str(ratings)]) == 2
+    assert "choose one with --beta" in capsys.readouterr().err
+    assert main(["simulate", str(table), "--model", "full", "--beta", "1.5", "--seed", "1", "-o", str(ratings)]) == 0
+    assert "simulated from model full, beta 1.5, k 3" in capsys.readouterr().err
+    rows = list(csv.DictReader(io.StringIO(ratings.read_text(encoding="utf-8"))))
+    assert {(r["model"], float(r["beta"])) for r in rows} == {("full", 1.5)}
+    assert main(["fit", str(ratings), "--model", "full", "--samples", "20"]) == 0
+    assert "simulated at β = 1.5, which is not on this fit's β grid" in capsys.readouterr().err
+    assert main(["fit", str(ratings), "--model", "full", "--beta", "1,1.5", "--samples", "20"]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert main(["simulate", str(table), "--model", "full", "--beta", "3", "-o", str(ratings)]) == 2
+    assert "no rows with beta 3" in capsys.readouterr().err

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Sequence
 
 from elot.btom import pddl
-from elot.btom.scenario import MODES, Mode, Scenario, Statement, check_gems_reachable, check_judgments, replay
+from elot.btom.scenario import Scenario, Statement, check_gems_reachable, check_judgments, replay
 from elot.btom.world import Action, world_from_problem
+from elot.settings import MODES, Mode
 from elot.errors import ScenarioError, read_text
 
 #: A dataset plan id as commands take it: ``1_1``, ``demo``, or ``exp2_initial/1_1``
@@ -150,10 +151,14 @@ def dataset_root(root: str | Path | None = None) -> Path:
     for candidate in candidates:
         if (candidate / "domain.pddl").is_file():
             return candidate
+    given = "--labtom" if root is not None else "ELOT_LABTOM_DATA" if os.environ.get("ELOT_LABTOM_DATA") else None
+    shown = candidates if len(candidates) <= 8 else [*candidates[:6], "...", *candidates[-2:]]
     raise ScenarioError(
-        f"LaBToM dataset not found (looked for domain.pddl in {candidates[0]}"
-        + (" and its parents)" if root is None and not os.environ.get("ELOT_LABTOM_DATA") else ")"),
-        hint="set ELOT_LABTOM_DATA to the dataset directory",
+        "LaBToM dataset not found: no domain.pddl " + (f"in {candidates[0]} (from {given})" if given else
+                                                         f"in any of the {len(candidates)} places searched"),
+        notes=() if given else tuple(f"searched {place}" for place in shown),
+        hint="point elot at the dataset folder (the one holding domain.pddl, problems/, plans/): "
+             "--labtom DIR, or export ELOT_LABTOM_DATA=DIR",
     )
 
 
@@ -173,7 +178,7 @@ def load_dataset_plan(root: str | Path | None, plan_id: str, exp: str = "exp2_cu
                 hint=f"plan ids of {exp}: {', '.join(known)}" if known else "check the plan id and experiment",
             )
     statements: list[tuple[Path, Mode]] = []
-    for mode in ("current", "initial"):
+    for mode in MODES:
         spath = base / "statements" / f"exp2_{mode}" / f"{plan_id}.txt"
         if spath.is_file():
             statements.append((spath, mode))  # type: ignore[arg-type]
@@ -213,7 +218,7 @@ def _load_problem(problem: Path, plan: str | Path | None, exp: str) -> Scenario:
     if plan_path.suffix != ".pddl" and not plan_path.is_file():
         plan_path = base / "plans" / exp / f"{plan}.pddl"
     statements = []
-    for mode in ("current", "initial"):
+    for mode in MODES:
         spath = base / "statements" / f"exp2_{mode}" / f"{plan_path.stem}.txt"
         if spath.is_file() and plan_path.stem == problem.stem:
             statements.append((spath, mode))

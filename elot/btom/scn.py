@@ -34,6 +34,7 @@ from elot.btom.world import (
     fmt_action,
 )
 from elot.errors import LineIndex, ScenarioError, Span, read_text
+from elot.settings import MODES
 
 
 #: Colours in their canonical order (others follow in order of first use).
@@ -590,7 +591,7 @@ def format_scn(scenario: Scenario, groups: Sequence[tuple[int, int, str]] | None
             chunk.append("|")
         line = ", ".join(chunk).replace(", |, ", " | ").replace("|, ", "| ").replace(", |", " |")
         out.append("  " + line if chunk else "")
-    for mode in ("current", "initial"):
+    for mode in MODES:
         statements = scenario.statements_for(mode)  # type: ignore[arg-type]
         if statements:
             out += ["", f"statements {mode}:"] + ["  " + s.text for s in statements]

@@ -143,6 +143,13 @@ def register(subparsers) -> None:
     p.add_argument("--noise", type=options.number("noise"), default=0.05,
                    help="noise standard deviation (default: %(default)s)")
     p.add_argument("--seed", type=options.number("seed"), default=0, help="random seed (default: %(default)s)")
+    setting = p.add_argument_group(
+        "the setting to simulate", "one value each; needed where the table holds more than one")
+    setting.add_argument("--model", help="the BToM model variant (full, true-belief, non-planning)")
+    setting.add_argument("--beta", type=options.number("beta"), help="β, one of the table's")
+    setting.add_argument("--k", type=options.number("k"), help="belief particles k")
+    setting.add_argument("--conventions", help="elot or paper")
+    setting.add_argument("--thresholds", metavar="NAME", help="the thresholds column's value (a parameter file's name)")
     p.add_argument("-o", "--output", required=True, metavar="OUT.csv", type=options.output_file)
     options.add_force_option(p)
     p.set_defaults(func=simulate_command)
@@ -196,7 +203,7 @@ def batch_command(args) -> int:
 
 
 def fit_command(args) -> int:
-    from elot.study.fit import BETA_GRID, fit, fit_json, read_ratings
+    from elot.study.fit import BETA_GRID, fit, fit_json, read_ratings, simulated_outside
     from elot.output import same_file
     from elot.study.params import check_replace, read_params, write_params
 
@@ -218,6 +225,8 @@ def fit_command(args) -> int:
     if args.output and args.evaluations and args.output != "-" and same_file(args.output, args.evaluations):
         raise StudyError("-o and --evaluations name the same file", hint="give each its own file name")
     ratings = read_ratings(args.ratings, root=args.labtom)
+    for warning in simulated_outside(ratings, models, betas):
+        print(f"warning: {warning}", file=sys.stderr)
     with _progress_bar("fitting") as bar:
         progress = (lambda model, done, total: bar(done, total)) if bar else None
         result = fit(ratings, models=models, betas=betas, k=args.k, conventions=conventions,
@@ -287,14 +296,20 @@ def simulate_command(args) -> int:
     from elot.study.fit import synthetic_ratings
     from elot.study.params import atomic_output, check_replace
 
+    from elot.study.fit import one_setting
+
     check_replace(args.output, force=args.force, inputs=[args.table])
-    rows = synthetic_ratings(read_table(args.table), noise=args.noise, seed=args.seed)
+    chosen = {name: getattr(args, name) for name in ("model", "beta", "k", "conventions", "thresholds")}
+    table, setting = one_setting(read_table(args.table), chosen, source=args.table)
+    rows = synthetic_ratings(table, noise=args.noise, seed=args.seed)
     if not rows:
         raise StudyError(f"{args.table} has no scored rows", path=args.table)
     with atomic_output(args.output, force=args.force, inputs=[args.table]) as handle:
         handle.write(csv_text(rows))
     if args.output != "-":
-        print(f"wrote {len(rows)} ratings to {args.output}", file=sys.stderr)
+        said = ", ".join(f"{name} {float(value):.3g}" if name == "beta" else f"{name} {value}"
+                         for name, value in setting.items())
+        print(f"wrote {len(rows)} ratings to {args.output} (simulated from {said})", file=sys.stderr)
     return 0
 
 

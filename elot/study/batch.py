@@ -32,10 +32,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
-from elot.errors import ElotError, read_text
+from elot.errors import ElotError, csv_rows, read_text
 from elot.output import count, csv_text, excerpt
 from elot.lang.semantics import Thresholds
-from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, VARIANTS, check_number, check_variant
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, MODES, VARIANTS, check_number, check_variant
 from elot.study.params import Params, StudyError, atomic_output, check_replace, read_input
 
 #: The table's columns (tidy: one row per scenario, settings, statement, mode and t).
@@ -123,7 +123,7 @@ def dataset_items(ref: ScenarioRef) -> tuple[Item, ...]:
     root = dataset_root(ref.root)
     items: list[Item] = []
     if ref.exp == "exp1":
-        for mode in ("current", "initial"):
+        for mode in MODES:
             rows = [r for r in _read_csv(_exp1_statements(root, mode)) if r.get("plan_id") == ref.plan_id]
             for n, row in enumerate(rows, 1):
                 items.append(Item(f"{mode}-{n}", row["statement"].strip(), mode, _factors(row)))
@@ -157,7 +157,7 @@ def input_files(refs: Iterable[ScenarioRef]) -> list[str]:
         if ref.plan_id is None:
             out.append(ref.name)
         elif ref.exp == "exp1":
-            out += [str(_exp1_statements(dataset_root(ref.root), mode)) for mode in ("current", "initial")]
+            out += [str(_exp1_statements(dataset_root(ref.root), mode)) for mode in MODES]
         else:
             mode = "initial" if ref.exp == "exp2_initial" else "current"
             out += [str(p) for p in _exp2_statements(dataset_root(ref.root), mode, ref.plan_id)]
@@ -167,7 +167,7 @@ def input_files(refs: Iterable[ScenarioRef]) -> list[str]:
 def _read_csv(path: Path) -> list[dict]:
     if not path.is_file():
         return []
-    return list(csv.DictReader(io.StringIO(read_input(path, "dataset statements"))))
+    return csv_rows(read_input(path, "dataset statements"), path=str(path), what="dataset statements file")
 
 
 def _factors(row: dict) -> tuple[tuple[str, str], ...]:
@@ -976,4 +976,4 @@ def read_table(path: str | Path) -> list[dict]:
         rows = pq.read_table(path).to_pylist()
         return [{k: "" if v is None else (repr(v) if isinstance(v, float) else str(v)) for k, v in r.items()}
                 for r in rows]
-    return list(csv.DictReader(io.StringIO(read_input(path, "table"))))
+    return csv_rows(read_input(path, "table"), path=str(path))

@@ -29,7 +29,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from elot.errors import ElotError, Span, read_text
+from elot.errors import ElotError, Span, csv_records, read_text
 from elot.lang.semantics import Thresholds
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MODES, check_variant
 from elot.study.batch import ScenarioRef, resolve, run_inference
@@ -73,6 +73,9 @@ class Ratings:
     factors: dict[str, list[str]]
     refs: dict[str, ScenarioRef]
     skipped: int = 0
+    #: The setting columns of simulated ratings (model, beta, ...) with every value seen;
+    #: empty for human ratings, which have none.
+    settings: dict[str, set[str]] = field(default_factory=dict)
 
     @cached_property
     def by_key(self) -> dict[tuple[str, str, int, str], float]:
@@ -151,8 +154,12 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
     factors: dict[Key, dict[str, str]] = {}
     refs: dict[str, ScenarioRef] = {}
     skipped = 0
-    for row in reader:
+    settings: dict[str, set[str]] = {}
+    for row in csv_records(reader, path=str(path), what="ratings file"):
         line = reader.line_num
+        for column in SETTINGS:
+            if (row.get(column) or "").strip():
+                settings.setdefault(column, set()).add(row[column].strip())
         if (row.get("error") or "").strip():
             skipped += 1
             continue
@@ -212,7 +219,7 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
         count=np.array([counts[k] for k in keys]),
         statements=[said[k] for k in keys],
         factors={f: [factors[k][f] for k in keys] for f in factor_names},
-        refs=refs, skipped=skipped,
+        refs=refs, skipped=skipped, settings=settings,
     )
 
 
@@ -557,6 +564,71 @@ def fit_json(result: FitResult) -> dict:
         "ablations": {m: {"beta": f.beta, **f.overall.as_dict(), "ties": f.ties}
                       for m, f in list(result.models.items())[1:]},
     }
+
+
+#: The columns of a batch table that name its settings, with the option that picks one.
+SETTINGS = {"model": "--model", "beta": "--beta", "k": "--k", "conventions": "--conventions",
+            "thresholds": "--thresholds"}
+
+
+def one_setting(table: Sequence[dict], chosen: dict, *, source: str = "the table") -> tuple[list[dict], dict]:
+    """The rows of one setting (model, β, k, conventions, thresholds) and that setting.
+    Each setting is the ``chosen`` value, or the table's only one; a table with several
+    values of a setting and none chosen is an error: ratings simulated across settings
+    have no single true answer for a fit to recover."""
+    rows = list(table)
+    setting = {}
+    for column, option in SETTINGS.items():
+        values = sorted({row.get(column, "") for row in rows}, key=_setting_key)
+        wanted = chosen.get(column)
+        if wanted is None:
+            if len(values) > 1:
+                raise StudyError(f"{source} holds {len(values)} values of {column} ({', '.join(values)}): "
+                                 f"ratings must come from one setting",
+                                 hint=f"choose one with {option}, e.g. {option} {values[0]}")
+            setting[column] = values[0] if values else ""
+            continue
+        keep = [v for v in values if _same_setting(v, wanted)]
+        if not keep:
+            raise StudyError(f"{source} has no rows with {column} {wanted}",
+                             hint=f"its values: {', '.join(values)}")
+        setting[column] = keep[0]
+        rows = [row for row in rows if row.get(column, "") == keep[0]]
+    return rows, setting
+
+
+def _setting_key(value: str):
+    try:
+        return (0, float(value), value)
+    except ValueError:
+        return (1, 0.0, value)
+
+
+def _same_setting(value: str, wanted) -> bool:
+    try:
+        return math.isclose(float(value), float(wanted), rel_tol=1e-9)
+    except (TypeError, ValueError):
+        return value == str(wanted)
+
+
+def simulated_outside(ratings: "Ratings", models: Sequence[str], betas: Sequence[float]) -> list[str]:
+    """Why ratings simulated by ``elot simulate`` (they carry their setting's columns)
+    cannot be recovered by a fit over ``models`` and ``betas``: each setting outside the
+    grid, said as a warning. Empty for human ratings or a setting inside the grid."""
+    said = []
+    for model in sorted(set(ratings.settings.get("model", ()))):
+        if model and model not in models:
+            said.append(f"the ratings were simulated from model {model}, which this fit does not fit "
+                        f"({', '.join(models)})")
+    for beta in sorted(set(ratings.settings.get("beta", ()))):
+        try:
+            value = float(beta)
+        except ValueError:
+            continue
+        if not any(math.isclose(value, b, rel_tol=1e-9) for b in betas):
+            said.append(f"the ratings were simulated at β = {value:.4g}, which is not on this fit's β grid "
+                        f"({', '.join(f'{b:.3g}' for b in betas)}): give it with --beta")
+    return said
 
 
 def synthetic_ratings(table: Sequence[dict], *, noise: float = 0.05, seed: int = 0) -> list[dict]:
