@@ -139,13 +139,19 @@ def main() -> None:
     print(f"shipped per chunk: mean {np.mean(shipped) / 1024:.1f} KiB (total {sum(shipped) / 2**20:.2f} MiB); "
           f"returned per chunk (CSV text): about {np.mean(back) / 1024:.1f} KiB")
     texts = [(t.index, batch_module.format_rows(run_task(t)[1])) for t in tasks[:200]]
-    partial = _Partial(out / "writer.csv", "bench", False, len(texts))
-    write_s, _ = timed(lambda: [partial.add(i, text) for i, text in texts])
-    partial.close()
-    partial.discard()
-    partial.release()
-    print(f"writer: {1e3 * write_s / len(texts):.2f} ms per task (append + fsync + manifest), "
-          f"{write_s / len(texts) * len(tasks):.2f} s for the sweep")
+    per_chunk = len(tasks) / len(chunks)
+    seconds = {}
+    for name, write in (("one sync per task", lambda p: [p.add(i, text) for i, text in texts]),
+                        ("one sync per chunk", lambda p: [p.add_many(texts[a:a + round(per_chunk)])
+                                                          for a in range(0, len(texts), round(per_chunk))])):
+        partial = _Partial(out / "writer.csv", "bench", False, len(texts))
+        seconds[name], _ = timed(lambda: write(partial))
+        partial.close()
+        partial.discard()
+        partial.release()
+    print("writer (append + fsync + manifest): " + "; ".join(
+        f"{name} {1e3 * s / len(texts):.2f} ms per task, {s / len(texts) * len(tasks):.2f} s for the sweep"
+        for name, s in seconds.items()) + f" (chunks of {per_chunk:.0f} tasks)")
 
 
 if __name__ == "__main__":

@@ -553,3 +553,23 @@ def test_simulate_takes_one_setting_and_fit_warns_outside_its_grid(tmp_path, cap
     assert "warning" not in capsys.readouterr().err
     assert main(["simulate", str(table), "--model", "full", "--beta", "3", "-o", str(ratings)]) == 2
     assert "no rows with beta 3" in capsys.readouterr().err
+
+
+def test_parallel_results_are_written_one_sync_per_chunk(tmp_path, monkeypatch):
+    """The single writer synced once per task, which capped a parallel batch; a worker's
+    chunk is now appended and synced once, and the table is the serial one."""
+    import os
+
+    from elot.study import batch as batch_module
+    from elot.study.batch import chunk_tasks
+
+    tasks = plan_tasks(expand_scenarios(EXAMPLES), models=("full", "non-planning"), betas=(0.5, 1.0, 2.0),
+                       ks=(2, 3))
+    batch(tasks, tmp_path / "serial.csv")
+    syncs = []
+    real = os.fsync
+    monkeypatch.setattr(batch_module.os, "fsync", lambda fd: (syncs.append(fd), real(fd))[1])
+    batch(tasks, tmp_path / "jobs.csv", jobs=2)
+    assert (tmp_path / "jobs.csv").read_bytes() == (tmp_path / "serial.csv").read_bytes()
+    chunks = len(chunk_tasks(tasks, 2))
+    assert chunks < len(tasks) and len(syncs) <= chunks + 2   # + the finished table's own writes

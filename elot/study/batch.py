@@ -451,12 +451,13 @@ def check_resources(tasks: Sequence[Task], workers: int) -> None:
 Result = tuple[int, "list[dict] | str"]
 
 
-def _serial(tasks: Sequence[Task], as_text: bool) -> Iterator[Result]:
+def _serial(tasks: Sequence[Task], as_text: bool) -> Iterator[list[Result]]:
+    # One task at a time: progress, Ctrl-C and --resume count single tasks here.
     for task in tasks:
-        yield from run_tasks([task], as_text)
+        yield run_tasks([task], as_text)
 
 
-def _local(tasks: Sequence[Task], jobs: int, as_text: bool) -> Iterator[Result]:
+def _local(tasks: Sequence[Task], jobs: int, as_text: bool) -> Iterator[list[Result]]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -471,7 +472,7 @@ def _local(tasks: Sequence[Task], jobs: int, as_text: bool) -> Iterator[Result]:
         # The pool runs submissions in order: largest chunks first (chunk_tasks).
         futures = [pool.submit(run_tasks, chunk, as_text) for chunk in chunk_tasks(tasks, jobs)]
         for future in as_completed(futures):
-            yield from future.result()
+            yield future.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         held.close()
@@ -504,7 +505,7 @@ def _warm_worker() -> None:
     parse("empty(box1)")
 
 
-def _dask(tasks: Sequence[Task], address: str, as_text: bool) -> Iterator[Result]:
+def _dask(tasks: Sequence[Task], address: str, as_text: bool) -> Iterator[list[Result]]:
     try:
         from distributed import Client, as_completed
     except ImportError:
@@ -526,20 +527,28 @@ def _dask(tasks: Sequence[Task], address: str, as_text: bool) -> Iterator[Result
             # with_results: results come back in batches with the completion events, not
             # one gather round trip per future
             for _, done in as_completed(futures, with_results=True):
-                yield from done
+                yield done
         finally:
             client.cancel(futures)
 
 
-def results(tasks: Sequence[Task], *, jobs: int = 1, dask: str | None = None,
-            as_text: bool = False) -> Iterator[Result]:
-    """``(task index, rows)`` for every task, as they finish; with ``as_text`` the rows
-    come as CSV text (formatted where the task ran)."""
+def finished(tasks: Sequence[Task], *, jobs: int = 1, dask: str | None = None,
+             as_text: bool = False) -> Iterator[list[Result]]:
+    """``(task index, rows)`` of every task, in groups as they finish (a chunk from a
+    worker; one task when serial), so that a group is written with one sync; with
+    ``as_text`` the rows come as CSV text (formatted where the task ran)."""
     if dask:
         return _dask(tasks, dask, as_text)
     if jobs > 1 and len(tasks) > 1:
         return _local(tasks, jobs, as_text)
     return _serial(tasks, as_text)
+
+
+def results(tasks: Sequence[Task], *, jobs: int = 1, dask: str | None = None,
+            as_text: bool = False) -> Iterator[Result]:
+    """``(task index, rows)`` for every task, as they finish (:func:`finished`, one by one)."""
+    for group in finished(tasks, jobs=jobs, dask=dask, as_text=as_text):
+        yield from group
 
 
 def _digest(value) -> str:
@@ -739,14 +748,23 @@ class _Partial:
         self.manifest.truncate(len(text) - len(lines[-1]))
 
     def add(self, index: int, text: str) -> None:
-        data = text.encode("utf-8")
-        start = self.handle.tell()
-        self.handle.write(data)
+        self.add_many([(index, text)])
+
+    def add_many(self, finished: Sequence[tuple[int, str]]) -> None:
+        """Append the rows of several tasks, sync them once, then record each (one sync
+        per task made the single writer the bottleneck of a parallel batch)."""
+        records = []
+        for index, text in finished:
+            data = text.encode("utf-8")
+            start = self.handle.tell()
+            self.handle.write(data)
+            records.append((index, start, start + len(data), hashlib.sha256(data).hexdigest()))
         self.handle.flush()
         os.fsync(self.handle.fileno())
-        self.manifest.write(f"{index} {start} {start + len(data)} {hashlib.sha256(data).hexdigest()}\n".encode())
+        self.manifest.write("".join(f"{i} {a} {b} {digest}\n" for i, a, b, digest in records).encode())
         self.manifest.flush()
-        self.done[index] = (start, start + len(data))
+        for index, start, stop, _ in records:
+            self.done[index] = (start, stop)
 
     def close(self) -> None:
         for name in ("handle", "manifest"):
@@ -951,8 +969,8 @@ def batch(
     try:
         if progress:
             progress(resumed, total)
-        for index, text in results(todo, jobs=jobs, dask=dask, as_text=True):
-            partial.add(index, text)
+        for group in finished(todo, jobs=jobs, dask=dask, as_text=True):
+            partial.add_many(group)
             if progress:
                 progress(len(partial.done), total)
     except BaseException:
