@@ -168,7 +168,9 @@ def main() -> None:
         inference.beliefs(inference.steps)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        kept = inference.log_weights.nbytes + inference.alive.nbytes + inference.space.initial_beliefs.nbytes
+        initial = inference.space.initial_beliefs   # one table broadcast over true states
+        kept = (inference.log_weights.nbytes + inference.alive.nbytes
+                + (initial[0].nbytes if initial.strides[0] == 0 else initial.nbytes))
         print(f"k={k} on plan 2_1: {len(inference):>7} hypotheses; weights/tables kept {kept / 2**20:5.1f} MiB "
               f"({kept / len(inference):.0f} B each), peak traced {peak / 2**20:5.1f} MiB "
               f"({peak / len(inference):.0f} B each)")

@@ -1,7 +1,7 @@
 # cython: language_level=3
 """Declarations of the compiled BToM core (see core.pyx and reference.py)."""
 
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 
 cdef enum:
     # Offsets into a world row.
@@ -22,6 +22,16 @@ cdef enum:
     INF = 1 << 29
 
 
+cdef struct Query:
+    # One costs() call's worlds: fixed key places and colours, and per-depth scratch rows.
+    int n_keys
+    const int* key_cell        # the cell a key is picked up from (its box's, if in one)
+    const int* key_box         # the box holding a key, or -1
+    const int* key_colour
+    uint64_t config            # interned id of (key places, colours)
+    uint64_t* status           # (2 n_keys + 2) rows of status words (2 bits per key)
+
+
 cdef class Planner:
     cdef int width, height, n_cells, n_doors, n_boxes, n_gems
     cdef unsigned char* walls
@@ -31,18 +41,25 @@ cdef class Planner:
     cdef int* box_cells
     cdef int* gem_cells
     cdef int* nbr          # nbr[4 * cell + i]: i-th in-bounds neighbour, or -1
-    cdef int** dist        # dist[locked mask]: n_cells x n_cells BFS distances, built lazily
-    # memo: open addressing, int64 keys (-1 = empty) -> int32 values
-    cdef int64_t* memo_keys
+    # BFS distance rows per locked-door mask (open addressing, NO_MASK = empty) and source
+    # cell: dist_rows[slot][source] is n_cells ints, or NULL until first used.
+    cdef uint32_t* dist_masks
+    cdef int*** dist_rows
+    cdef Py_ssize_t dist_capacity, dist_size
+    # memo: open addressing; key i is words memo_keys[i*words : (i+1)*words] (a head word,
+    # then the status words), its value memo_values[i] (MEMO_EMPTY = empty slot)
+    cdef int shift_goal, shift_cell, shift_locked, words, status_words, memo_keys_for
+    cdef uint64_t max_configs
+    cdef uint64_t* memo_keys
     cdef int* memo_values
     cdef Py_ssize_t memo_capacity, memo_size
     cdef dict configs
 
-    cdef int* _distances(self, int locked) noexcept nogil
-    cdef Py_ssize_t _slot(self, int64_t key) noexcept nogil
-    cdef void _store(self, int64_t key, int value) noexcept nogil
-    cdef void _put(self, int64_t key, int value) noexcept nogil
-    cdef int _value(self, int64_t config, int goal, int cell, int locked, unsigned int status,
-                    int n_keys, const int* key_cell, const int* key_box,
-                    const int* key_colour) noexcept nogil
-    cdef void _clear_memo(self)
+    cdef int* _row(self, uint32_t locked, int source) noexcept nogil
+    cdef void _grow_distances(self) noexcept nogil
+    cdef void _layout_memo(self, int n_keys)
+    cdef Py_ssize_t _slot(self, uint64_t head, const uint64_t* status) noexcept nogil
+    cdef void _store(self, uint64_t head, const uint64_t* status, int value) noexcept nogil
+    cdef int _put(self, uint64_t head, const uint64_t* status, int value) noexcept nogil
+    cdef int _value(self, Query* q, int goal, int cell, uint32_t locked, int depth,
+                    int budget) noexcept nogil

@@ -23,7 +23,8 @@ cimport numpy as cnp
 from libc.float cimport DBL_MIN
 from libc.math cimport exp, log, INFINITY
 from libc.stdlib cimport malloc, calloc, free
-from libc.stdint cimport int64_t, uint64_t
+from libc.string cimport memcpy
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 
 cnp.import_array()
 
@@ -32,15 +33,45 @@ cdef double Q_FLOOR = -100.0
 UNREACHABLE = -1
 EPSILON = 5e-324
 
-# Limits of the planner's packed memo keys.
-MAX_KEYS = 8
-MAX_DOORS = 8
-MAX_GEMS = 16
-MAX_CELLS = 1024
+# Doors, boxes and held gems are bits of an int32 field of a world row (see
+# btom_ext.reference), so a layout may have at most 31 of each. Keys are not bounded: the
+# planner's memo key takes one more 64-bit word per 32 keys.
+MAX_DOORS = 31
+MAX_BOXES = 31
+MAX_GEMS = 31
+# Cells: 2**20 leaves the memo key's head word at least 8 bits for key configurations
+# (a .scn map is at most 256 x 256 = 65536 cells).
+MAX_CELLS = 1 << 20
+
+cdef int MEMO_EMPTY = -1
+cdef uint32_t NO_MASK = 0xFFFFFFFFu
+
+
+cdef inline int _bit_length(unsigned int n) noexcept nogil:
+    cdef int bits = 0
+    while n:
+        bits += 1
+        n >>= 1
+    return bits
+
+
+cdef inline int _status(const uint64_t* status, int k) noexcept nogil:
+    return <int> ((status[k >> 5] >> (2 * (k & 31))) & 3)
+
+
+cdef inline void _set_status(uint64_t* status, int k, int value) noexcept nogil:
+    cdef int shift = 2 * (k & 31)
+    status[k >> 5] = (status[k >> 5] & ~(<uint64_t> 3 << shift)) | (<uint64_t> value << shift)
 
 
 cdef class Planner:
-    """Optimal path costs ``h_g`` in fully known worlds (subgoal DP, exact; see the module)."""
+    """Optimal path costs ``h_g`` in fully known worlds (subgoal DP, exact; see the module).
+
+    The memo key of a subgoal value is a bit string of as many 64-bit words as the layout
+    needs: the key configuration's id, the goal, the agent's cell, the locked-door mask and
+    two bits per key status. The dataset's maps fit in one word; bigger maps take more,
+    so there is no limit on keys or cells beyond memory.
+    """
 
     def __cinit__(self, walls, width, door_cells, door_colours, box_cells, gem_cells):
         cdef const unsigned char[::1] w = np.ascontiguousarray(walls, dtype=np.uint8).ravel()
@@ -55,11 +86,14 @@ cdef class Planner:
         self.n_doors = dc.shape[0]
         self.n_boxes = bc.shape[0]
         self.n_gems = gc.shape[0]
-        if self.n_cells > MAX_CELLS or self.n_doors > MAX_DOORS or self.n_gems > MAX_GEMS:
+        if self.n_doors > MAX_DOORS or self.n_boxes > MAX_BOXES or self.n_gems > MAX_GEMS:
             raise ValueError(
-                f"map too large for the compiled planner (at most {MAX_CELLS} cells, "
-                f"{MAX_DOORS} doors, {MAX_GEMS} gems)"
+                f"a world row holds doors, boxes and gems as bits of an int32: at most "
+                f"{MAX_DOORS} doors, {MAX_BOXES} boxes and {MAX_GEMS} gems (got {self.n_doors}, "
+                f"{self.n_boxes}, {self.n_gems})"
             )
+        if self.n_cells > MAX_CELLS:
+            raise ValueError(f"at most {MAX_CELLS} cells (got {self.n_cells})")
         self.walls = <unsigned char*> malloc(self.n_cells)
         self.door_at = <int*> malloc(self.n_cells * sizeof(int))
         self.nbr = <int*> malloc(4 * self.n_cells * sizeof(int))
@@ -67,7 +101,6 @@ cdef class Planner:
         self.door_colours = <int*> malloc((self.n_doors + 1) * sizeof(int))
         self.box_cells = <int*> malloc((self.n_boxes + 1) * sizeof(int))
         self.gem_cells = <int*> malloc((self.n_gems + 1) * sizeof(int))
-        self.dist = <int**> calloc(1 << self.n_doors, sizeof(int*))
         for c in range(self.n_cells):
             self.walls[c] = w[c]
             self.door_at[c] = -1
@@ -85,20 +118,37 @@ cdef class Planner:
             self.box_cells[i] = bc[i]
         for i in range(self.n_gems):
             self.gem_cells[i] = gc[i]
-        self.memo_capacity = 1 << 12
-        self.memo_size = 0
-        self.memo_keys = <int64_t*> malloc(self.memo_capacity * sizeof(int64_t))
-        self.memo_values = <int*> malloc(self.memo_capacity * sizeof(int))
-        for i in range(self.memo_capacity):
-            self.memo_keys[i] = -1
+        self.dist_capacity = 16
+        self.dist_size = 0
+        self.dist_masks = <uint32_t*> malloc(self.dist_capacity * sizeof(uint32_t))
+        self.dist_rows = <int***> malloc(self.dist_capacity * sizeof(int**))
+        for i in range(self.dist_capacity):
+            self.dist_masks[i] = NO_MASK
+            self.dist_rows[i] = NULL
+        # The memo key's head word: the interned key configuration in the low bits (as
+        # many as the rest leaves, at most 32), then goal, cell and locked-door mask.
+        self.shift_goal = 64 - self.n_doors - _bit_length(self.n_cells - 1) - _bit_length(self.n_gems - 1)
+        if self.shift_goal > 32:
+            self.shift_goal = 32
+        self.shift_cell = self.shift_goal + _bit_length(self.n_gems - 1)
+        self.shift_locked = self.shift_cell + _bit_length(self.n_cells - 1)
+        self.max_configs = (<uint64_t> 1) << self.shift_goal
+        self.memo_keys = NULL
+        self.memo_values = NULL
+        self._layout_memo(0)
         self.configs = {}
 
     def __dealloc__(self):
-        cdef int m
-        if self.dist != NULL:
-            for m in range(1 << self.n_doors):
-                free(self.dist[m])
-        free(self.dist)
+        cdef Py_ssize_t i
+        cdef int c
+        if self.dist_rows != NULL:
+            for i in range(self.dist_capacity):
+                if self.dist_rows[i] != NULL:
+                    for c in range(self.n_cells):
+                        free(self.dist_rows[i][c])
+                    free(self.dist_rows[i])
+        free(self.dist_rows)
+        free(self.dist_masks)
         free(self.walls)
         free(self.door_at)
         free(self.nbr)
@@ -114,161 +164,289 @@ cdef class Planner:
         """Number of memoized subgoal values."""
         return self.memo_size
 
+    @property
+    def key_words(self):
+        """64-bit words per memo key for the worlds last queried (1 + 1 per 32 keys)."""
+        return self.words
+
     # -- grid distances -------------------------------------------------------------------
-    cdef int* _distances(self, int locked) noexcept nogil:
-        """All-pairs BFS distances with the doors of ``locked`` closed (built on first use)."""
-        cdef int* table = self.dist[locked]
+    cdef int* _row(self, uint32_t locked, int source) noexcept nogil:
+        """BFS distances from ``source`` with the doors of ``locked`` closed (built on first
+        use, kept per locked-door mask and source cell)."""
+        cdef Py_ssize_t mask = self.dist_capacity - 1
+        cdef Py_ssize_t i = <Py_ssize_t> ((<uint64_t> locked * 0x9E3779B97F4A7C15ULL) >> 32) & mask
+        cdef int** rows
+        cdef int* row
         cdef int* queue
-        cdef int n = self.n_cells, src, head, tail, c, i, nb, d
-        if table != NULL:
-            return table
-        table = <int*> malloc(n * n * sizeof(int))
+        cdef int n = self.n_cells, head, tail, c, k, nb, d
+        while self.dist_masks[i] != NO_MASK and self.dist_masks[i] != locked:
+            i = (i + 1) & mask
+        if self.dist_masks[i] == NO_MASK:
+            if 2 * (self.dist_size + 1) > self.dist_capacity:
+                self._grow_distances()
+                return self._row(locked, source)
+            self.dist_masks[i] = locked
+            self.dist_rows[i] = <int**> calloc(n, sizeof(int*))
+            self.dist_size += 1
+        rows = self.dist_rows[i]
+        if rows[source] != NULL:
+            return rows[source]
+        row = <int*> malloc(n * sizeof(int))
         queue = <int*> malloc(n * sizeof(int))
-        for src in range(n):
-            for c in range(n):
-                table[src * n + c] = INF
-            table[src * n + src] = 0
-            head = 0
-            tail = 0
-            queue[tail] = src
-            tail += 1
-            while head < tail:
-                c = queue[head]
-                head += 1
-                d = table[src * n + c] + 1
-                for i in range(4):
-                    nb = self.nbr[4 * c + i]
-                    if nb < 0 or self.walls[nb] or table[src * n + nb] != INF:
-                        continue
-                    if self.door_at[nb] >= 0 and (locked >> self.door_at[nb]) & 1:
-                        continue
-                    table[src * n + nb] = d
-                    queue[tail] = nb
-                    tail += 1
+        for c in range(n):
+            row[c] = INF
+        row[source] = 0
+        head = 0
+        tail = 1
+        queue[0] = source
+        while head < tail:
+            c = queue[head]
+            head += 1
+            d = row[c] + 1
+            for k in range(4):
+                nb = self.nbr[4 * c + k]
+                if nb < 0 or self.walls[nb] or row[nb] != INF:
+                    continue
+                if self.door_at[nb] >= 0 and (locked >> self.door_at[nb]) & 1:
+                    continue
+                row[nb] = d
+                queue[tail] = nb
+                tail += 1
         free(queue)
-        self.dist[locked] = table
-        return table
+        rows[source] = row
+        return row
+
+    cdef void _grow_distances(self) noexcept nogil:
+        cdef uint32_t* old_masks = self.dist_masks
+        cdef int*** old_rows = self.dist_rows
+        cdef Py_ssize_t old_capacity = self.dist_capacity, i, j, mask
+        self.dist_capacity *= 2
+        mask = self.dist_capacity - 1
+        self.dist_masks = <uint32_t*> malloc(self.dist_capacity * sizeof(uint32_t))
+        self.dist_rows = <int***> malloc(self.dist_capacity * sizeof(int**))
+        for i in range(self.dist_capacity):
+            self.dist_masks[i] = NO_MASK
+            self.dist_rows[i] = NULL
+        for i in range(old_capacity):
+            if old_masks[i] == NO_MASK:
+                continue
+            j = <Py_ssize_t> ((<uint64_t> old_masks[i] * 0x9E3779B97F4A7C15ULL) >> 32) & mask
+            while self.dist_masks[j] != NO_MASK:
+                j = (j + 1) & mask
+            self.dist_masks[j] = old_masks[i]
+            self.dist_rows[j] = old_rows[i]
+        free(old_masks)
+        free(old_rows)
 
     # -- memo -----------------------------------------------------------------------------
-    cdef Py_ssize_t _slot(self, int64_t key) noexcept nogil:
-        cdef uint64_t h = <uint64_t> key * <uint64_t> 0x9E3779B97F4A7C15ULL
+    cdef void _layout_memo(self, int n_keys):
+        """An empty memo whose keys fit worlds of ``n_keys`` keys."""
+        cdef Py_ssize_t i
+        self.memo_keys_for = n_keys
+        self.status_words = (2 * n_keys + 63) // 64 if n_keys else 1
+        self.words = 1 + self.status_words
+        self.memo_capacity = 1 << 12
+        self.memo_size = 0
+        free(self.memo_keys)
+        free(self.memo_values)
+        self.memo_keys = <uint64_t*> malloc(self.memo_capacity * self.words * sizeof(uint64_t))
+        self.memo_values = <int*> malloc(self.memo_capacity * sizeof(int))
+        for i in range(self.memo_capacity):
+            self.memo_values[i] = MEMO_EMPTY
+
+    cdef Py_ssize_t _slot(self, uint64_t head, const uint64_t* status) noexcept nogil:
         cdef Py_ssize_t mask = self.memo_capacity - 1
+        cdef int w, n = self.status_words
+        cdef uint64_t h = head * 0x9E3779B97F4A7C15ULL
+        cdef const uint64_t* stored
+        for w in range(n):
+            h = (h ^ (h >> 29) ^ status[w]) * 0x9E3779B97F4A7C15ULL
         cdef Py_ssize_t i = <Py_ssize_t> (h >> 20) & mask
-        while self.memo_keys[i] != -1 and self.memo_keys[i] != key:
+        while self.memo_values[i] != MEMO_EMPTY:
+            stored = self.memo_keys + i * self.words
+            if stored[0] == head:
+                w = 0
+                while w < n and stored[1 + w] == status[w]:
+                    w += 1
+                if w == n:
+                    return i
             i = (i + 1) & mask
         return i
 
-    cdef void _store(self, int64_t key, int value) noexcept nogil:
+    cdef void _store(self, uint64_t head, const uint64_t* status, int value) noexcept nogil:
         cdef Py_ssize_t i, old_capacity
-        cdef int64_t* old_keys
+        cdef uint64_t* old_keys
         cdef int* old_values
-        if 2 * (self.memo_size + 1) > self.memo_capacity:
+        cdef int n = self.words
+        if 2 * (self.memo_size + 1) > self.memo_capacity and \
+                self.memo_values[self._slot(head, status)] == MEMO_EMPTY:
             old_keys = self.memo_keys
             old_values = self.memo_values
             old_capacity = self.memo_capacity
             self.memo_capacity *= 2
-            self.memo_keys = <int64_t*> malloc(self.memo_capacity * sizeof(int64_t))
+            self.memo_keys = <uint64_t*> malloc(self.memo_capacity * n * sizeof(uint64_t))
             self.memo_values = <int*> malloc(self.memo_capacity * sizeof(int))
             for i in range(self.memo_capacity):
-                self.memo_keys[i] = -1
+                self.memo_values[i] = MEMO_EMPTY
             for i in range(old_capacity):
-                if old_keys[i] != -1:
-                    self._put(old_keys[i], old_values[i])
+                if old_values[i] != MEMO_EMPTY:
+                    self._put(old_keys[i * n], old_keys + i * n + 1, old_values[i])
             free(old_keys)
             free(old_values)
-        self._put(key, value)
-        self.memo_size += 1
+        self.memo_size += self._put(head, status, value)
 
-    cdef void _put(self, int64_t key, int value) noexcept nogil:
-        cdef Py_ssize_t i = self._slot(key)
-        self.memo_keys[i] = key
+    cdef int _put(self, uint64_t head, const uint64_t* status, int value) noexcept nogil:
+        """Set a key's value; 1 if the key is new."""
+        cdef Py_ssize_t i = self._slot(head, status)
+        cdef int new = self.memo_values[i] == MEMO_EMPTY
+        self.memo_keys[i * self.words] = head
+        memcpy(self.memo_keys + i * self.words + 1, status, self.status_words * sizeof(uint64_t))
         self.memo_values[i] = value
+        return new
 
     # -- subgoal DP -----------------------------------------------------------------------
-    cdef int _value(self, int64_t config, int goal, int cell, int locked, unsigned int status,
-                    int n_keys, const int* key_cell, const int* key_box,
-                    const int* key_colour) noexcept nogil:
-        """Fewest actions from (cell, locks, statuses) until the goal gem is held."""
-        cdef int64_t key = ((((config << 4 | goal) << 10 | cell) << 8 | locked) << 16) | status
-        cdef Py_ssize_t slot = self._slot(key)
-        if self.memo_keys[slot] == key:
-            return self.memo_values[slot]
-        cdef int* dist = self._distances(locked)
-        cdef int n = self.n_cells
-        cdef int best = INF, k, k2, st, d, i, cost, v, nb, door, target, other
-        cdef unsigned int next_status
+    cdef int _value(self, Query* q, int goal, int cell, uint32_t locked, int depth,
+                    int budget) noexcept nogil:
+        """Fewest actions from (cell, locks, statuses at ``depth``) until the goal gem is held,
+        if fewer than ``budget``; else some number >= ``budget`` (branch and bound: the
+        caller has a plan that costs ``budget`` more than getting here).
+
+        The memo holds exact values (>= 0) and lower bounds ``lb`` stored as ``-lb - 2``
+        (a search cut by its budget): a lower bound answers a query whose budget it
+        reaches, and is searched again, with the larger budget, otherwise.
+
+        Key statuses are 2 bits per key, 32 keys per word, one row of ``status_words`` words
+        of ``q.status`` per recursion depth (each level picks up or uses a key, so there
+        are at most ``2 n_keys + 1``). The memo key is a head word (config, goal, cell,
+        locked doors; the layout decides their widths) followed by the status words.
+        """
+        cdef int n_keys = q.n_keys, sw = self.status_words
+        cdef uint64_t* status = q.status + depth * sw
+        cdef uint64_t* child = status + sw
+        cdef uint64_t head = (q.config | (<uint64_t> goal << self.shift_goal)
+                              | (<uint64_t> cell << self.shift_cell)
+                              | (<uint64_t> locked << self.shift_locked))
+        cdef int k, k2, st, d, i, cost, v, nb, door, target, colour, held, doors
+        cdef int best = INF, limit = budget, stored
         cdef bint duplicate
-        d = dist[cell * n + self.gem_cells[goal]]
+        cdef Py_ssize_t slot = self._slot(head, status)
+        stored = self.memo_values[slot]
+        if stored != MEMO_EMPTY:
+            if stored >= 0:
+                return stored
+            if -stored - 2 >= budget:
+                return -stored - 2
+        cdef int* row = self._row(locked, cell)
+        # Distances to the goal with every door open: a lower bound on the rest of any
+        # plan (branches that cannot beat the best found so far are cut; values stay exact).
+        cdef int* bound = self._row(0, self.gem_cells[goal])
+        d = row[self.gem_cells[goal]]
         if d < INF:
             best = d + 1
+            if best < limit:
+                limit = best
         for k in range(n_keys):
-            st = (status >> (2 * k)) & 3
+            st = _status(status, k)
             if st == IN_PLACE or st == IN_CLOSED_BOX:
-                target = key_cell[k]
-                d = dist[cell * n + target]
+                target = q.key_cell[k]
+                d = row[target]
                 cost = d + 1 + (1 if st == IN_CLOSED_BOX else 0)
-                if d >= INF or cost + 1 >= best:  # every remaining plan costs >= 1 more
+                if d >= INF or cost + bound[target] + 1 >= limit:
                     continue
-                next_status = (status & ~(3u << (2 * k))) | (<unsigned int> HELD << (2 * k))
+                # A key no locked door needs (as many of its colour are held as there are
+                # locked doors of that colour) only costs its pickup: never optimal. This
+                # keeps the search polynomial in the number of such keys.
+                colour = q.key_colour[k]
+                doors = 0
+                for door in range(self.n_doors):
+                    if (locked >> door) & 1 and self.door_colours[door] == colour:
+                        doors += 1
+                held = 0
+                for k2 in range(n_keys):
+                    if held >= doors:
+                        break
+                    if q.key_colour[k2] == colour and _status(status, k2) == HELD:
+                        held += 1
+                if held >= doors:
+                    continue
+                memcpy(child, status, sw * sizeof(uint64_t))
+                _set_status(child, k, HELD)
                 if st == IN_CLOSED_BOX:  # opening the box reveals everything inside
                     for k2 in range(n_keys):
-                        if k2 != k and key_box[k2] == key_box[k] and \
-                                ((next_status >> (2 * k2)) & 3) == IN_CLOSED_BOX:
-                            next_status &= ~(3u << (2 * k2))
-                v = self._value(config, goal, target, locked, next_status,
-                                n_keys, key_cell, key_box, key_colour)
+                        if k2 != k and q.key_box[k2] == q.key_box[k] and \
+                                _status(child, k2) == IN_CLOSED_BOX:
+                            _set_status(child, k2, IN_PLACE)
+                v = self._value(q, goal, target, locked, depth + 1, limit - cost)
                 if v < INF and cost + v < best:
                     best = cost + v
+                    if best < limit:
+                        limit = best
             elif st == HELD:
                 # Held keys of one colour are interchangeable: try only the first of them.
                 duplicate = False
                 for k2 in range(k):
-                    if ((status >> (2 * k2)) & 3) == HELD and key_colour[k2] == key_colour[k]:
+                    if q.key_colour[k2] == q.key_colour[k] and _status(status, k2) == HELD:
                         duplicate = True
                         break
                 if duplicate:
                     continue
-                next_status = status | (<unsigned int> GONE << (2 * k))
                 for door in range(self.n_doors):
-                    if not ((locked >> door) & 1) or self.door_colours[door] != key_colour[k]:
+                    if not ((locked >> door) & 1) or self.door_colours[door] != q.key_colour[k]:
                         continue
                     for i in range(4):
                         nb = self.nbr[4 * self.door_cells[door] + i]
                         if nb < 0:
                             continue
-                        d = dist[cell * n + nb]
-                        if d >= INF or d + 2 >= best:
+                        d = row[nb]
+                        if d >= INF or d + 2 + bound[nb] >= limit:
                             continue
-                        v = self._value(config, goal, nb, locked & ~(1 << door), next_status,
-                                        n_keys, key_cell, key_box, key_colour)
+                        memcpy(child, status, sw * sizeof(uint64_t))
+                        _set_status(child, k, GONE)
+                        v = self._value(q, goal, nb, locked & ~(1u << door), depth + 1,
+                                        limit - d - 1)
                         if v < INF and d + 1 + v < best:
                             best = d + 1 + v
-        self._store(key, best)
-        return best
+                            if best < limit:
+                                limit = best
+        if best < budget:  # every branch cut had a lower bound >= best: exact
+            self._store(head, status, best)
+            return best
+        self._store(head, status, -budget - 2)
+        return budget
 
     def costs(self, worlds):
         """``h[n, g]``: fewest actions from world n until gem g is held (-1 if impossible)."""
         cdef const int[:, ::1] rows = np.ascontiguousarray(worlds, dtype=np.int32)
         cdef Py_ssize_t n_worlds = rows.shape[0], n, k
         cdef int n_keys = (rows.shape[1] - KEYS) // 3
-        if rows.shape[1] != KEYS + 3 * n_keys or n_keys > MAX_KEYS:
-            raise ValueError(f"world rows must have 4 + 3*K columns with K <= {MAX_KEYS}")
+        if rows.shape[1] != KEYS + 3 * n_keys or n_keys < 0:
+            raise ValueError(f"world rows must have 4 + 3*K columns, got {rows.shape[1]}")
+        if n_keys != self.memo_keys_for:
+            self.configs.clear()
+            self._layout_memo(n_keys)
         out = np.empty((n_worlds, self.n_gems), dtype=np.int32)
         cdef int[:, ::1] res = out
         cdef int[::1] key_cell = np.empty(max(n_keys, 1), dtype=np.int32)
         cdef int[::1] key_box = np.empty(max(n_keys, 1), dtype=np.int32)
+        cdef uint64_t[::1] status = np.empty((2 * n_keys + 2) * self.status_words, dtype=np.uint64)
         cdef int g, st, value
-        cdef unsigned int status
-        cdef int64_t config
+        cdef Query q
+        q.n_keys = n_keys
+        q.key_cell = &key_cell[0]
+        q.key_box = &key_box[0]
+        q.status = &status[0]
         for n in range(n_worlds):
             # Key positions and colours are fixed along a plan: intern them as a config id.
             signature = bytes(np.asarray(rows[n, KEYS + n_keys:]).tobytes())
             config = self.configs.setdefault(signature, len(self.configs))
-            if config >= 1 << 16:
+            if config >= self.max_configs:
                 self.configs.clear()
-                self._clear_memo()
+                self._layout_memo(n_keys)
                 config = self.configs.setdefault(signature, 0)
-            status = 0
+            q.config = config
+            q.key_colour = &rows[n, KEYS + 2 * n_keys] if n_keys else &rows[n, 0]
+            for k in range(self.status_words):
+                status[k] = 0
             for k in range(n_keys):
                 st = rows[n, KEYS + k]
                 key_box[k] = -1
@@ -282,23 +460,15 @@ cdef class Planner:
                         st = IN_CLOSED_BOX
                     else:
                         st = IN_PLACE
-                status |= (<unsigned int> st) << (2 * k)
+                _set_status(&status[0], k, st)
             with nogil:
                 for g in range(self.n_gems):
                     if (rows[n, GEMS] >> g) & 1:
                         res[n, g] = 0
                         continue
-                    value = self._value(config, g, rows[n, AGENT], rows[n, LOCKED], status,
-                                        n_keys, &key_cell[0], &key_box[0],
-                                        &rows[n, KEYS + 2 * n_keys] if n_keys else &rows[n, 0])
+                    value = self._value(&q, g, rows[n, AGENT], <uint32_t> rows[n, LOCKED], 0, INF)
                     res[n, g] = value if value < INF else -1
         return out
-
-    cdef void _clear_memo(self):
-        cdef Py_ssize_t i
-        for i in range(self.memo_capacity):
-            self.memo_keys[i] = -1
-        self.memo_size = 0
 
 
 def manhattan_costs(int width, gem_cells, worlds):
@@ -324,11 +494,12 @@ def manhattan_costs(int width, gem_cells, worlds):
 def filter_beliefs(initial, alive):
     """Beliefs after perception, per (true state s, initial belief b) pair.
 
-    ``initial[s, b, j]``: initial weight of state j (count / k, or EPSILON);
+    ``initial[s, b, j]``: initial weight of state j (count / k, or EPSILON), any strides;
     ``alive[s, j]``: state j still agrees with what was seen in true state s. Ruled-out
     states get 0 and the rest are renormalized (summed in index order, then divided).
     """
-    cdef const double[:, :, ::1] w0 = np.ascontiguousarray(initial, dtype=np.float64)
+    # Any strides: the full model's initial beliefs are one table broadcast over s.
+    cdef const double[:, :, :] w0 = np.asarray(initial, dtype=np.float64)
     cdef const unsigned char[:, ::1] ok = np.ascontiguousarray(alive, dtype=np.uint8)
     cdef Py_ssize_t n_s = w0.shape[0], n_b = w0.shape[1], n_j = w0.shape[2], s, b, j
     cdef double total

@@ -191,9 +191,9 @@ def filter_beliefs(initial, alive) -> np.ndarray:
     index order, then divided), so when every counted state is ruled out the EPSILON
     states become uniform.
     """
-    initial = np.ascontiguousarray(initial, dtype=np.float64)
+    initial = np.asarray(initial, dtype=np.float64)
     n_states, n_beliefs, _ = initial.shape
-    out = np.zeros_like(initial)
+    out = np.zeros(initial.shape, dtype=np.float64)
     for s in range(n_states):
         for b in range(n_beliefs):
             kept = [initial[s, b, j] if alive[s, j] else 0.0 for j in range(n_states)]

@@ -99,6 +99,7 @@ def _number(value: float | None) -> str:
 NUMBERS: dict[str, Number] = {
     "beta": Number("beta", False, low=0, open_low=True, example="2.83, the default (2^1.5)"),
     "k": Number("k", True, low=1, example="3, the paper's"),
+    "hidden-keys": Number("hidden-keys", True, low=0, example="2, the dataset's"),
     "time": Number("time", True, low=0, example="0, the start"),
     "samples": Number("samples", True, low=1, high=1_000_000, example="1000, the default"),
     "max-hypotheses": Number("max-hypotheses", True, low=1, example="2000000, the default"),

@@ -141,3 +141,67 @@ def test_dataset_plans_agree(labtom, plan):
     np.testing.assert_allclose(fast.log_weights[finite], slow.log_weights[finite], rtol=0, atol=TOL)
     for t in range(fast.steps + 1):
         np.testing.assert_array_equal(fast.beliefs(t), slow.beliefs(t))
+
+
+def _wide_case(n_keys: int, n_doors: int, n_gems: int, width: int, height: int):
+    """A map past the compiled core's old limits (8 keys, 8 doors, 16 gems, 1024 cells): a
+    long corridor along the top row of a large walled grid, doors across it, gems along a
+    second row, keys on the floor, in boxes and off the map. Worlds keep few keys in play
+    so the reference's full state-space BFS stays small."""
+    walls = np.ones(width * height, dtype=np.uint8)
+    walls[:width] = 0                      # the corridor, row 0
+    walls[width : width + n_gems] = 0      # gem alcoves under its start, row 1
+    doors = np.arange(n_gems + 2, n_gems + 2 + 3 * n_doors, 3, dtype=np.int32)
+    door_colours = np.arange(n_doors, dtype=np.int32) % 3
+    gems = np.concatenate([width + np.arange(n_gems - 1), [width - 1]]).astype(np.int32)
+    boxes = np.array([1, n_gems + 3], dtype=np.int32)
+    rows = []
+    for variant in range(3):
+        status = [3] * n_keys
+        where = [-1] * n_keys
+        colour = [k % 3 for k in range(n_keys)]
+        # two floor keys per colour near the start, one key hidden in each box, the rest
+        # gone; the variants move which key objects are in play (high indices included)
+        in_play = [(variant * 7 + 5 * j) % n_keys for j in range(6)]
+        for j, k in enumerate(in_play[:4]):
+            status[k], where[k], colour[k] = 0, 2 + j % 2 * (n_gems - 2), j % 2
+        for j, k in enumerate(in_play[4:]):
+            status[k], where[k], colour[k] = 1, j, 2 - j
+        # the last three doors are locked (the others open: door bits past the old 8),
+        # and one high-index gem is already held
+        locked = sum(1 << d for d in range(n_doors - 3, n_doors))
+        rows.append([0, locked, 0b11, 1 << (n_gems - 2) if variant else 0, *status, *where, *colour])
+    layout = (walls, width, doors, door_colours, boxes, gems)
+    return layout, np.array(rows, dtype=np.int32)
+
+
+@pytest.mark.parametrize("n_keys, n_doors, n_gems, width, height", [
+    (9, 3, 4, 40, 30),      # 9 keys, 1200 cells
+    (40, 9, 17, 50, 24),    # two status words, 9 doors, 17 gems, 1200 cells
+])
+def test_planner_past_old_limits(n_keys, n_doors, n_gems, width, height):
+    layout, worlds = _wide_case(n_keys, n_doors, n_gems, width, height)
+    fast = core.Planner(*layout).costs(worlds)
+    np.testing.assert_array_equal(fast, ref.Planner(*layout).costs(worlds))
+    assert (fast[:, 0] > 0).all() and (fast >= -1).all()
+
+
+def test_planner_layout_limits():
+    walls = np.zeros(64, dtype=np.uint8)
+    with pytest.raises(ValueError, match="at most 31 doors"):
+        core.Planner(walls, 8, np.arange(32, dtype=np.int32), np.zeros(32, dtype=np.int32),
+                     np.zeros(0, dtype=np.int32), np.array([0], dtype=np.int32))
+
+
+def test_a_map_with_nine_hidden_keys_runs_on_both_backends():
+    """The compiled core used to refuse it ("9 keys (at most 8)")."""
+    from elot.btom.scn import parse_scn_text
+
+    scenario = parse_scn_text("colours: red\nmap:\n  gWWWWWWWWW\n  RWWWWWWWWW\n  ..........\n"
+                              "  FFFFFFFFFh\nactions:\n  up, left x2, down, open box7\n")
+    assert len(scenario.layout.keys) == 9
+    fast = infer(scenario, k=1, backend="core")
+    slow = infer(scenario, k=1, backend="reference")
+    assert np.array_equal(np.isfinite(fast.log_weights), np.isfinite(slow.log_weights))
+    finite = np.isfinite(slow.log_weights)
+    np.testing.assert_allclose(fast.log_weights[finite], slow.log_weights[finite], rtol=0, atol=TOL)

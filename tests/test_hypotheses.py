@@ -13,6 +13,7 @@ from elot.btom.hypotheses import (
     Encoding, belief_weights, build, colour_limits, initial_states, key_pickups, particle_counts,
 )
 from elot.btom.dataset import load_dataset_plan
+from elot.errors import ScenarioError
 from elot.btom.world import KeyState, Layout, WorldState
 
 # Initial states per dataset map: 3, 6, 7 or 9, hence 120/1344/2352/5940 hypotheses.
@@ -86,6 +87,60 @@ def test_encoding_round_numbers():
     assert enc.pos(enc.cell((6, 1))) == (6, 1)
 
 
+THREE_DOORS = """name: three-doors
+colours: red, blue
+
+map:
+  gWWWWW
+  RWWWWW
+  RWWWWW
+  RWWWWW
+  ......
+  hF.F.F
+
+actions:
+  right, open box1
+"""
+
+
+def test_a_map_that_needs_more_hidden_keys_gets_a_family_that_fits():
+    from elot.btom.hypotheses import DEFAULT_MAX_HIDDEN, Prior, build
+    from elot.btom.scn import parse_scn_text
+
+    true = parse_scn_text(THREE_DOORS).initial
+    family = Prior().resolve(true)
+    assert (family.max_hidden, family.needed, family.widened) == (3, 3, True)
+    assert "the dataset's family allows 2" in family.describe()
+    space = build(true)
+    assert space.n_states == 1 and space.states[0] == true and space.family == family
+    with pytest.raises(ScenarioError, match=r"no initial state is consistent .* \(prior: 0-2 hidden keys"):
+        build(true, prior=Prior(max_hidden=DEFAULT_MAX_HIDDEN))
+
+
+def test_prior_colours_and_counts_are_parameters():
+    from elot.btom.hypotheses import Prior, build
+
+    true = corridor(hidden=True)
+    assert build(true).family.is_default
+    # any number up to 2 of red: none, one in box1 (the only closed box)
+    assert build(true, prior=Prior(colours=("red",))).n_states == 2
+    assert build(true, prior=Prior(max_hidden=0)).n_states == 1
+    with pytest.raises(ScenarioError, match="unknown hidden-key colour"):
+        build(true, prior=Prior(colours=("blue",)))
+
+
+def test_run_header_states_a_widened_family(tmp_path):
+    from helpers import run_elot
+
+    path = tmp_path / "three.scn"
+    path.write_text(THREE_DOORS, encoding="utf-8")
+    done = run_elot("run", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "prior: 0-3 hidden keys (the dataset's family allows 2; the doors on the way to the goals need 3)" in done.stdout
+    refused = run_elot("run", str(path), "--hidden-keys", "2")
+    assert refused.returncode == 2 and "--hidden-keys N" in refused.stderr
+
+
 # -- the size of the hypothesis space is estimated and refused before allocation ----------
 
 def _three_doors(n_boxes):
@@ -139,11 +194,34 @@ def test_compiled_planner_limits_are_an_error_naming_the_backend():
     from elot.btom.inference import infer
     from elot.btom.scn import parse_scn_text
 
-    rows = ["h" + "." * 32] + ["." * 33] * 30 + ["g" * 33]
+    # Past the old 1024-cell wall: a 33 x 32 grid runs.
+    rows = ["h" + "." * 32] + ["." * 33] * 30 + ["g" * 2 + "." * 31]
+    scenario = parse_scn_text("map:\n" + "".join(f"  {r}\n" for r in rows) + "actions:\n  down\n")
+    assert infer(scenario).steps == 1
+    # Gems are bits of an int32 in a world row: 33 of them are refused, naming the limit.
+    rows[-1] = "g" * 33
     scenario = parse_scn_text("map:\n" + "".join(f"  {r}\n" for r in rows))
-    with pytest.raises(ScenarioError, match="too large for the compiled core backend: 1056 cells") as info:
+    with pytest.raises(ScenarioError, match="too large for the core backend: 33 gems \\(at most 31\\)") as info:
         infer(scenario)
-    assert "--backend reference" in info.value.hint
+    assert "fewer doors, boxes or gems" in info.value.hint
+
+
+def test_size_estimate_counts_the_belief_tables_and_refuses_for_smc():
+    """Issue 18 item 13: a space under the hypothesis cap whose belief tables (states ×
+    beliefs × states floats) do not fit is refused by bytes, pointing at particle inference."""
+    from elot.errors import ScenarioError
+    from elot.btom.hypotheses import space_size
+    from elot.btom.inference import infer
+    from elot.btom.scn import parse_scn_text
+
+    # 870 states, k = 1: under 2 M hypotheses, but one 870^3 table is 4.9 GiB
+    hypotheses, peak = space_size("full", 1, 870, 1, steps=10, belief_tables=1)
+    assert hypotheses == 870 ** 2 and peak > 870 ** 3 * 8
+    scenario = parse_scn_text(_three_doors(4))
+    with pytest.raises(ScenarioError, match="memory budget is 0.0 GiB.*refused for exact enumeration; "
+                                            "use `--inference smc`"):
+        infer(scenario, k=3, max_bytes=1000)
+    assert infer(scenario, k=1).steps == len(scenario.actions)
 
 
 def test_no_goals_names_the_file_and_a_useful_hint():
@@ -188,5 +266,5 @@ def test_key_pickups_cost_is_the_planners(glyphs, width, agent):
     except ScenarioError:
         assume(False)
     layout = scenario.layout
-    assume(len(layout.keys) <= 8 and len(layout.doors) <= 4)  # within the compiled planner's limits
+    assume(len(layout.keys) <= 8 and len(layout.doors) <= 4)  # key_pickups' search stays small
     _pickup_costs_agree(scenario.initial)

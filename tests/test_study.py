@@ -412,6 +412,26 @@ def test_study_numbers_are_checked_as_every_command_checks_them(tmp_path, capsys
     assert not list(tmp_path.iterdir())
 
 
+def test_chunks_cover_every_task_once_largest_first_and_split_large_scenarios():
+    from elot.study.batch import chunk_tasks, task_cost
+
+    tasks = plan_tasks(expand_scenarios(EXAMPLES), models=("full", "true-belief", "non-planning"),
+                       betas=(0.5, 1.0, 2.0, 4.0), ks=(2, 3, 4))
+    for workers in (1, 2, 16):
+        chunks = chunk_tasks(tasks, workers)
+        assert sorted(t.index for c in chunks for t in c) == [t.index for t in tasks]
+        assert all(len({t.scenario for t in c}) == 1 for c in chunks)
+        costs = [sum(task_cost(t) for t in c) for c in chunks]
+        assert costs == sorted(costs, reverse=True)
+        target = sum(task_cost(t) for t in tasks) / (4 * workers)
+        # a chunk only passes the target by its last task
+        assert all(cost - min(task_cost(t) for t in c) <= target for cost, c in zip(costs, chunks))
+    # more workers, finer chunks: scenarios are split so that no worker is left alone with one
+    assert len(EXAMPLES) < len(chunk_tasks(tasks, 1)) < len(chunk_tasks(tasks, 16))
+    full = [t for t in tasks if t.model == "full" and t.beta == 1.0 and t.scenario == tasks[0].scenario]
+    assert [task_cost(t) for t in sorted(full, key=lambda t: t.k)] == sorted(task_cost(t) for t in full)
+
+
 @pytest.mark.parametrize("wobble", [4e-16, -4e-16])
 def test_fit_breaks_ties_the_same_way_whatever_the_last_bit(wobble):
     """Two β whose r differ only by rounding (numpy 1.26 and 2.x disagree in the last
@@ -572,3 +592,23 @@ def test_fit_samples_are_bounded_before_any_work(capsys):
     with pytest.raises(SystemExit):
         main(["fit", "r.csv", "--samples", "99999999999"])
     assert "between 1 and 1,000,000" in capsys.readouterr().err
+
+
+def test_parallel_results_are_written_one_sync_per_chunk(tmp_path, monkeypatch):
+    """The single writer synced once per task, which capped a parallel batch; a worker's
+    chunk is now appended and synced once, and the table is the serial one."""
+    import os
+
+    from elot.study import batch as batch_module
+    from elot.study.batch import chunk_tasks
+
+    tasks = plan_tasks(expand_scenarios(EXAMPLES), models=("full", "non-planning"), betas=(0.5, 1.0, 2.0),
+                       ks=(2, 3))
+    batch(tasks, tmp_path / "serial.csv")
+    syncs = []
+    real = os.fsync
+    monkeypatch.setattr(batch_module.os, "fsync", lambda fd: (syncs.append(fd), real(fd))[1])
+    batch(tasks, tmp_path / "jobs.csv", jobs=2)
+    assert (tmp_path / "jobs.csv").read_bytes() == (tmp_path / "serial.csv").read_bytes()
+    chunks = len(chunk_tasks(tasks, 2))
+    assert chunks < len(tasks) and len(syncs) <= chunks + 2   # + the finished table's own writes

@@ -27,7 +27,7 @@ from fractions import Fraction
 import numpy as np
 
 from btom_ext.reference import AGENT, EPSILON
-from elot.btom.hypotheses import initial_states
+from elot.btom.hypotheses import Prior, initial_states
 from elot.btom.inference import (
     AgentPlanner,
     check_backend_limits,
@@ -92,13 +92,15 @@ def describe_hidden(state: WorldState) -> str:
     return ", ".join(f"{b}: {held[b] + ' key' if b in held else 'empty'}" for b in boxes)
 
 
-def model_states(true_state: WorldState, max_hidden_keys: int = 2) -> tuple[tuple[WorldState, ...], int]:
-    """The initial states the model considers for a map, and the index of the true one.
+def model_states(true_state: WorldState, prior: Prior = Prior()) -> tuple[tuple[WorldState, ...], int]:
+    """The initial states the model considers for a map (the ``prior``'s family, as
+    inference uses it), and the index of the true one.
 
-    A map whose true hidden keys are not among them (more than ``max_hidden_keys``, or a
+    A map whose true hidden keys are not among them (more than the family allows, or a
     colour no goal needs) is a :class:`SimulationError`: an observer running the model
     could not explain the agent."""
-    states = initial_states(true_state, max_hidden_keys)
+    family = prior.resolve(true_state)
+    states = initial_states(true_state, family)
     truth = hidden_keys(true_state)
     for index, state in enumerate(states):
         if hidden_keys(state) == truth:
@@ -106,7 +108,7 @@ def model_states(true_state: WorldState, max_hidden_keys: int = 2) -> tuple[tupl
     raise SimulationError(
         f"the map's hidden keys ({describe_hidden(true_state)}) are not among the {len(states)} initial "
         "states the model considers, so no observer running the model could explain the agent",
-        hint=f"hide at most {max_hidden_keys} keys, of the colours some goal needs",
+        hint=f"hide at most {family.max_hidden} keys, of the colours some goal needs",
     )
 
 
@@ -241,7 +243,7 @@ def simulate(
     policy: str = "boltzmann",
     seed: int = 0,
     max_steps: int = DEFAULT_MAX_STEPS,
-    max_hidden_keys: int = 2,
+    prior: Prior = Prior(),
     backend: str = "core",
 ) -> Simulation:
     """Simulate the agent of SPEC §5 in ``scenario``'s map (its actions, if any, are
@@ -273,7 +275,7 @@ def simulate(
         can = [gem for gem, h in zip(gems, reachable) if h >= 0]
         raise SimulationError(f"{goal} cannot be reached in the true map: the keys it needs are not there",
                               hint=f"gems the agent can reach: {', '.join(can)}")
-    states, truth = model_states(real, max_hidden_keys)
+    states, truth = model_states(real, prior)
     weights = initial_belief(belief, states, truth, scenario.signature())
     rows = enc.encode_many(states)
     believed = weights > EPSILON

@@ -2,7 +2,8 @@
 
 * **Goals**: every gem, uniform.
 * **Initial states**: every placement of hidden keys in the closed boxes that agrees with
-  what is visible: 0 to ``max_hidden`` hidden keys, at most one per box, and for each colour
+  what is visible, within a family (:class:`Prior`; the dataset's is the default): 0 to
+  ``max_hidden`` hidden keys (2, or what the goals need if more), at most one per box, and for each colour
   c between ``max(min_c, 0)`` and ``max_c`` hidden c-keys, where ``max_c`` is the largest
   number of c-keys an optimal plan for some goal picks up in the *true* map and
   ``min_c = max_c -`` (visible c-keys). Hidden keys are named by reusing the true state's
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from math import comb
 
 import numpy as np
@@ -155,8 +156,7 @@ def key_pickups(state: WorldState, gem: str) -> tuple[int, frozenset[tuple[int, 
     gem cannot be reached.
 
     The costs are those of ``btom_ext``'s planners, but neither can give this: they return
-    costs alone, and the compiled one packs at most 8 keys into its memo, where a map may
-    hold dozens (see :class:`_PickupSearch`).
+    costs alone, not which keys the optimal plans pick up (see :class:`_PickupSearch`).
     """
     zero = (0,) * len(state.layout.colours)
     if gem in state.held_gems:
@@ -287,20 +287,98 @@ def colour_limits(true_state: WorldState) -> dict[str, tuple[int, int]]:
 
 # -- initial states ----------------------------------------------------------------------
 
+#: The dataset's family of hidden-key placements (SPEC §5): at most two hidden keys.
+DEFAULT_MAX_HIDDEN = 2
 
-def initial_states(true_state: WorldState, max_hidden: int = 2,
+
+@dataclass(frozen=True)
+class Prior:
+    """The family of initial states: how many hidden keys, of which colours.
+
+    ``max_hidden`` is the most hidden keys a state may have; None is the dataset's family
+    (:data:`DEFAULT_MAX_HIDDEN`), widened to the number of hidden keys the goals need
+    when that is more (see :meth:`resolve`). ``colours`` None limits each colour as SPEC
+    §5 does, by what optimal plans for the goals pick up; a tuple of colours instead
+    allows 0 to ``max_hidden`` hidden keys of each of them and none of the others.
+    """
+
+    max_hidden: int | None = None
+    colours: tuple[str, ...] | None = None
+
+    def resolve(self, true_state: WorldState) -> "Family":
+        """The family used for ``true_state``: colour limits and the hidden-key bound."""
+        layout = true_state.layout
+        if self.colours is None:
+            limits = dict(_colour_limits_of(true_state))
+        else:
+            unknown = [c for c in self.colours if c not in layout.colours]
+            if unknown:
+                raise ScenarioError(f"unknown hidden-key colour(s): {', '.join(unknown)}",
+                                    hint=f"the map's colours are {', '.join(layout.colours) or 'none'}")
+            wide = DEFAULT_MAX_HIDDEN if self.max_hidden is None else self.max_hidden
+            limits = {c: (0, wide if c in self.colours else 0) for c in layout.colours}
+        needed = sum(low for low, _ in limits.values())
+        if self.max_hidden is not None:
+            return Family(self.max_hidden, limits, needed, False, self.colours)
+        if needed > DEFAULT_MAX_HIDDEN:
+            return Family(needed, limits, needed, True, self.colours)
+        return Family(DEFAULT_MAX_HIDDEN, limits, needed, False, self.colours)
+
+
+@lru_cache(maxsize=256)
+def _colour_limits_of(true_state: WorldState) -> tuple[tuple[str, tuple[int, int]], ...]:
+    # A batch builds the same scenario's space for every model, beta and k, and the
+    # optimal-plan search behind the limits is its slowest Python part: once per state.
+    return tuple(colour_limits(true_state).items())
+
+
+@dataclass(frozen=True)
+class Family:
+    """A resolved :class:`Prior`: at most ``max_hidden`` hidden keys, ``limits[colour] =
+    (least, most)`` of each colour, ``needed`` the least in all; ``widened`` when the
+    dataset's bound was raised because the goals need more hidden keys than it allows;
+    ``colours`` the colours the user allowed (None: as SPEC §5 limits them)."""
+
+    max_hidden: int
+    limits: dict[str, tuple[int, int]]
+    needed: int
+    widened: bool
+    colours: tuple[str, ...] | None = None
+
+    @property
+    def is_default(self) -> bool:
+        """The dataset's family, as it is (not widened, not chosen by the user)."""
+        return self.max_hidden == DEFAULT_MAX_HIDDEN and self.colours is None
+
+    def describe(self) -> str:
+        """One line for a run's header."""
+        text = f"prior: 0-{self.max_hidden} hidden keys"
+        if self.colours is not None:
+            text += f" of colours {', '.join(self.colours) or '(none)'}"
+        if self.widened:
+            text += (f" (the dataset's family allows {DEFAULT_MAX_HIDDEN}; the doors on the way to "
+                     f"the goals need {self.needed})")
+        return text
+
+
+def initial_states(true_state: WorldState, prior: Prior | Family = Prior(),
                    conventions: str = "elot") -> tuple[WorldState, ...]:
-    """Every initial state consistent with what is visible in ``true_state`` (SPEC §5),
-    in elot's order and naming, or the reference's under ``conventions="paper"`` (§7.3)."""
+    """Every initial state consistent with what is visible in ``true_state`` (SPEC §5)
+    within the ``prior``'s family, in elot's order and naming, or the reference's under
+    ``conventions="paper"`` (§7.3)."""
     check_conventions(conventions)
+    family = prior.resolve(true_state) if isinstance(prior, Prior) else prior
     layout = true_state.layout
     closed = [b for b, _ in layout.boxes if b in true_state.closed]
     spare = [k for k in layout.keys if true_state.hidden(k) or true_state.key(k).where == ("offgrid",)]
-    placements = _placements(true_state, closed, len(spare), max_hidden)
+    placements = _placements(true_state, closed, len(spare), family)
     if not placements:
         raise ScenarioError(
-            "no initial state is consistent with the visible map and the colour limits",
-            hint="check that the closed boxes and spare key objects can hold the keys the goals need",
+            f"no initial state is consistent with the visible map and the prior ({family.describe()}; "
+            f"{len(closed)} closed box(es), {len(spare)} spare key object(s); the goals need "
+            f"{family.needed} hidden key(s))",
+            hint="check that the closed boxes and spare key objects can hold the keys the goals "
+                 "need, or widen the prior (--hidden-keys N, --hidden-colours C,...)",
         )
     if conventions == "paper":
         placements.sort(key=lambda p: reference_rank(p, closed, layout.colours))
@@ -317,15 +395,15 @@ def initial_states(true_state: WorldState, max_hidden: int = 2,
     )
 
 
-def _placements(true_state: WorldState, closed: list[str], n_spare: int, max_hidden: int) -> list[dict[str, str]]:
-    """Every placement ``{box: colour}`` of hidden keys within the colour limits (unordered)."""
-    limits = colour_limits(true_state)
+def _placements(true_state: WorldState, closed: list[str], n_spare: int, family: Family) -> list[dict[str, str]]:
+    """Every placement ``{box: colour}`` of hidden keys within the family (unordered)."""
+    limits = family.limits
     colours = list(true_state.layout.colours)
     ranges = [range(limits[c][0], limits[c][1] + 1) for c in colours]
     placements: list[dict[str, str]] = []
     for counts in itertools.product(*ranges):
         total = sum(counts)
-        if total > max_hidden or total > len(closed) or total > n_spare:
+        if total > family.max_hidden or total > len(closed) or total > n_spare:
             continue
         placements += _assign(closed, [c for c, n in zip(colours, counts) for _ in range(n)])
     return list({tuple(sorted(p.items())): p for p in placements}.values())
@@ -412,6 +490,7 @@ class HypothesisSpace:
     initial_beliefs: np.ndarray
     conventions: str = "elot"
     judged_beliefs: np.ndarray | None = None
+    family: Family | None = None
 
     @property
     def n_goals(self) -> int:
@@ -437,33 +516,67 @@ class HypothesisSpace:
         return tuple(np.ascontiguousarray(a.ravel(), dtype=np.int32) for a in (g, s, b))
 
 
-#: Peak bytes per hypothesis during inference, measured by ``benchmarks/bench_btom.py``.
-BYTES_PER_HYPOTHESIS = 610
-
-#: Default of ``build(max_hypotheses=)``: 2 million hypotheses peak at about 1.2 GB, well
-#: within a 24 GiB machine shared with other work (the paper's maps need at most a few
-#: hundred thousand).
+#: Default of ``build(max_hypotheses=)``: the paper's maps need at most a few hundred
+#: thousand hypotheses; past 2 million, exact enumeration is slow even where it fits.
 MAX_HYPOTHESES = 2_000_000
 
+#: Bytes per hypothesis inference keeps or holds at once besides its log weights: the
+#: (goal, state, belief) index arrays (3 x int32), and per step the likelihoods, the
+#: active mask and the new weights (8 + 1 + 8) plus NumPy temporaries of the update.
+BYTES_PER_HYPOTHESIS = 12 + 8 + 1 + 8 + 16
 
-def space_size(model: str, n_goals: int, n_states: int, k: int) -> tuple[int, int]:
-    """The number of hypotheses of a space, and an estimate of the peak bytes inference
-    on it needs (per-hypothesis arrays plus the initial beliefs), before building it."""
-    n_beliefs = 1 if model == "true-belief" else comb(n_states + k - 1, k)
+
+def space_size(model: str, n_goals: int, n_states: int, k: int, *, steps: int = 0,
+               belief_tables: int = 1) -> tuple[int, int]:
+    """The number of hypotheses of a space, and the peak bytes exact inference over
+    ``steps`` actions allocates on it, counted array by array: per hypothesis, the index
+    arrays, one float64 log weight per step kept, and the step's temporaries; the initial
+    beliefs (``n_beliefs x n_states``, shared by every true state); one filtered belief
+    table ``n_states x n_beliefs x n_states`` per distinct ``alive`` table, of which there
+    are at most ``belief_tables`` (1 + the actions that can reveal something); and the
+    ``alive`` tables (``n_states^2`` bytes per step)."""
+    n_beliefs = 1 if model in ("true-belief", "true-belief-paper") else comb(n_states + k - 1, k)
     hypotheses = n_goals * n_states * n_beliefs
-    return hypotheses, hypotheses * BYTES_PER_HYPOTHESIS + n_states * n_beliefs * n_states * 8
+    initial = (n_states if n_beliefs == 1 else 1) * n_beliefs * n_states * 8
+    peak = (hypotheses * (BYTES_PER_HYPOTHESIS + 8 * (steps + 1))
+            + initial + belief_tables * n_states * n_beliefs * n_states * 8
+            + (steps + 1) * n_states * n_states)
+    return hypotheses, peak
 
 
-def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: int) -> None:
-    """Refuse a space larger than ``max_hypotheses`` with its estimated size."""
-    hypotheses, peak = space_size(model, n_goals, n_states, k)
-    if hypotheses > max_hypotheses:
-        beliefs = "1 belief" if model == "true-belief" else f"{hypotheses // (n_goals * n_states):,} beliefs (k={k})"
+def memory_budget() -> int:
+    """Default of ``build(max_bytes=)``: half the memory available now (``MemAvailable``),
+    or 8 GiB where that cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024 // 2
+    except (OSError, ValueError):
+        pass
+    return 8 * 2**30
+
+
+#: What to run instead when exact enumeration is refused for its size.
+SMC_ADVICE = "refused for exact enumeration; use `--inference smc` (particle inference: memory linear in particles)"
+
+
+def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: int, *,
+               steps: int = 0, belief_tables: int = 1, max_bytes: int | None = None) -> None:
+    """Refuse a space of more than ``max_hypotheses`` hypotheses, or whose inference would
+    allocate more than ``max_bytes`` (default: :func:`memory_budget`), with its size."""
+    hypotheses, peak = space_size(model, n_goals, n_states, k, steps=steps, belief_tables=belief_tables)
+    budget = memory_budget() if max_bytes is None else max_bytes
+    if hypotheses > max_hypotheses or peak > budget:
+        beliefs = ("1 belief" if model in ("true-belief", "true-belief-paper")
+                   else f"{hypotheses // (n_goals * n_states):,} beliefs (k={k})")
+        limit = (f"the limit is {max_hypotheses:,} hypotheses" if hypotheses > max_hypotheses
+                 else f"the memory budget is {budget / 2**30:.1f} GiB")
         raise ScenarioError(
             f"the hypothesis space is too large: {n_goals} goal(s) x {n_states:,} initial states x "
-            f"{beliefs} = {hypotheses:,} hypotheses, about {peak / 2**30:.1f} GiB "
-            f"(the limit is {max_hypotheses:,})",
-            hint="use a smaller --k or a map with fewer closed boxes, or raise the limit with "
+            f"{beliefs} = {hypotheses:,} hypotheses, about {peak / 2**30:.1f} GiB to run "
+            f"({limit}): {SMC_ADVICE}",
+            hint="or use a smaller --k or a map with fewer closed boxes, or raise the limit with "
                  "--max-hypotheses (max_hypotheses=) if the machine has the memory",
         )
 
@@ -473,16 +586,22 @@ def build(
     *,
     model: str = DEFAULT_VARIANT,
     k: int = DEFAULT_K,
-    max_hidden_keys: int = 2,
+    prior: Prior = Prior(),
     goals: tuple[str, ...] | None = None,
     conventions: str = "elot",
     max_hypotheses: int = MAX_HYPOTHESES,
+    steps: int = 0,
+    belief_tables: int = 1,
+    max_bytes: int | None = None,
 ) -> HypothesisSpace:
-    """The hypothesis space of a scenario whose true initial state is ``true_state``.
+    """The hypothesis space of a scenario whose true initial state is ``true_state``, its
+    initial states drawn from the ``prior``'s family (:class:`Prior`).
 
     Raises :class:`~elot.settings.VariantError` / :class:`~elot.btom.conventions.ConventionsError` for unknown
     names, and :class:`ScenarioError` (with the estimated size) instead of allocating a space
-    of more than ``max_hypotheses`` hypotheses (see :data:`MAX_HYPOTHESES`).
+    of more than ``max_hypotheses`` hypotheses (see :data:`MAX_HYPOTHESES`), or one whose
+    inference over ``steps`` actions (``belief_tables``: see :func:`space_size`) would
+    allocate more than ``max_bytes`` (default: :func:`memory_budget`).
     """
     check_variant(model)
     check_conventions(conventions)
@@ -497,9 +616,11 @@ def build(
             f"unknown goal gem(s): {', '.join(unknown)}" if unknown else "no goals to infer",
             hint=f"the map's gems are {', '.join(gems)}" if gems else "the map has no gems: put a gem `g` on it",
         )
-    states = initial_states(true_state, max_hidden_keys, conventions)
+    family = prior.resolve(true_state)
+    states = initial_states(true_state, family, conventions)
     n = len(states)
-    check_size(model, len(goals), n, k, max_hypotheses)
+    check_size(model, len(goals), n, k, max_hypotheses, steps=steps, belief_tables=belief_tables,
+               max_bytes=max_bytes)
     if model in ("true-belief", "true-belief-paper"):
         # The full model's belief with all k particles on the true state (ε elsewhere).
         certain = belief_weights(k * np.eye(n, dtype=np.int32), k)
@@ -508,12 +629,13 @@ def build(
             judged = np.zeros((n, 1, n))
             judged[:, 0, reference_first(true_state, states)] = 1.0
         return HypothesisSpace(model, goals, states, np.ascontiguousarray(certain.reshape(n, 1, n)),
-                               conventions, judged)
+                               conventions, judged, family)
     counts = particle_counts(n, k)
     assert len(counts) == comb(n + k - 1, k)
     weights = belief_weights(counts, k)
-    initial = np.ascontiguousarray(np.broadcast_to(weights, (n, *weights.shape)))
-    return HypothesisSpace(model, goals, states, initial, conventions)
+    # The same beliefs for every true state: a read-only view, not n copies (n^2 n_b floats).
+    initial = np.broadcast_to(weights, (n, *weights.shape))
+    return HypothesisSpace(model, goals, states, initial, conventions, family=family)
 
 
 def reference_first(true_state: WorldState, states: tuple[WorldState, ...]) -> int:

@@ -22,7 +22,7 @@ import numpy as np
 
 from btom_ext import CoreMissingError, backend as _backend
 from elot.errors import ExtensionMissingError, ScenarioError
-from elot.btom.hypotheses import MAX_HYPOTHESES, Encoding, HypothesisSpace, build
+from elot.btom.hypotheses import MAX_HYPOTHESES, Encoding, HypothesisSpace, Prior, build
 from btom_ext.reference import AGENT
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_variant
 from elot.btom.world import MOVES, Action, ImpossibleActionError, WorldState
@@ -236,17 +236,17 @@ def _views_agree(views: Sequence) -> np.ndarray:
 
 
 def check_backend_limits(core, backend: str, layout) -> None:
-    """The compiled core has fixed-size tables (``MAX_CELLS`` cells, ``MAX_DOORS`` doors,
-    ``MAX_GEMS`` gems, ``MAX_KEYS`` keys): say so before it fails obscurely, and point at
-    the reference backend, which has no such limits (but is much slower)."""
+    """A world row holds doors, boxes and held gems as bits of an int32 (at most
+    ``MAX_DOORS``, ``MAX_BOXES``, ``MAX_GEMS`` of each, and the compiled core takes grids of
+    up to ``MAX_CELLS`` cells): say so before the core fails obscurely. Keys have no limit."""
     limits = [("cells", layout.width * layout.height, "MAX_CELLS"), ("doors", len(layout.doors), "MAX_DOORS"),
-              ("gems", len(layout.gems), "MAX_GEMS"), ("keys", len(layout.keys), "MAX_KEYS")]
+              ("boxes", len(layout.boxes), "MAX_BOXES"), ("gems", len(layout.gems), "MAX_GEMS")]
     over = [f"{n} {what} (at most {getattr(core, attr)})" for what, n, attr in limits
             if getattr(core, attr, None) is not None and n > getattr(core, attr)]
     if over:
         raise ScenarioError(
-            f"the map is too large for the compiled {backend} backend: {', '.join(over)}",
-            hint="use a smaller map, or the slow reference backend (elot run --backend reference)",
+            f"the map is too large for the {backend} backend: {', '.join(over)}",
+            hint="split the map, or use fewer doors, boxes or gems",
         )
 
 
@@ -265,12 +265,13 @@ def infer(
     model: str = DEFAULT_VARIANT,
     beta: float = DEFAULT_BETA,
     k: int = DEFAULT_K,
-    max_hidden_keys: int = 2,
+    prior: Prior = Prior(),
     goals: Sequence[str] | None = None,
     backend: str = "core",
     progress: Progress | None = None,
     conventions: str = "elot",
     max_hypotheses: int = MAX_HYPOTHESES,
+    max_bytes: int | None = None,
 ) -> Inference:
     """Exact inference of goals, initial states and beliefs from a scenario's actions.
 
@@ -279,19 +280,26 @@ def infer(
     ``model`` is ``"full"``, ``"true-belief"`` or ``"non-planning"`` (SPEC §5), or
     ``"true-belief-paper"``, the reproduction of the reference's True Belief artifact (SPEC
     §7.4); ``conventions="paper"`` enumerates and names initial states as the reference does
-    (§7.3). ``progress(t, T)`` is called after each step. Unknown names raise
-    :class:`~elot.settings.VariantError` / :class:`~elot.btom.conventions.ConventionsError`.
-    A hypothesis space of more than ``max_hypotheses`` hypotheses is refused with its
-    estimated size (:func:`elot.btom.hypotheses.build`).
+    (§7.3); ``prior`` is the family of initial states (how many hidden keys, of which
+    colours; :class:`~elot.btom.hypotheses.Prior`). ``progress(t, T)`` is called after each
+    step. Unknown names raise :class:`~elot.settings.VariantError` /
+    :class:`~elot.btom.conventions.ConventionsError`. A hypothesis space of more than
+    ``max_hypotheses`` hypotheses, or whose inference would allocate more than
+    ``max_bytes`` (default: half the available memory), is refused with its estimated size
+    (:func:`elot.btom.hypotheses.build`).
     """
     check_variant(model)
     core = load_backend(backend)
     layout = scenario.layout
     check_backend_limits(core, backend, layout)
+    actions = tuple(tuple(a) for a in scenario.actions)
+    # Beliefs are refiltered only when an action can reveal something (not a move).
+    reveals = sum(1 for a in actions if a[0] not in MOVES)
     try:
-        space = build(scenario.initial, model=model, k=k, max_hidden_keys=max_hidden_keys,
+        space = build(scenario.initial, model=model, k=k, prior=prior,
                       goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses,
-                      conventions=conventions)
+                      conventions=conventions, steps=len(actions), belief_tables=1 + reveals,
+                      max_bytes=max_bytes)
     except ScenarioError as error:
         raise error.located(path=getattr(scenario, "path", None))
     planner = AgentPlanner(layout, model, core)
@@ -299,7 +307,6 @@ def infer(
     goal_gems = np.array([enc.gem_index(g) for g in space.goals], dtype=np.intp)
     hyp_goal, hyp_state, hyp_belief = space.index
     local = _as_in if conventions == "paper" else (lambda world, action, real: action)
-    actions = tuple(tuple(a) for a in scenario.actions)
 
     real = [scenario.initial]
     for t, action in enumerate(actions, 1):
@@ -356,8 +363,8 @@ def infer(
         if not np.isfinite(logw).any():
             raise ScenarioError(
                 f"no hypothesis explains the observations up to action {t} ({' '.join(action)})",
-                hint="the true map may hide more keys than the hypothesis space allows "
-                "(try a larger max_hidden_keys)",
+                hint=f"the true map may hide more keys than the prior allows ({space.family.describe()}): "
+                "widen it (--hidden-keys N, prior=Prior(max_hidden=N))",
             )
         history_worlds.append(worlds)
         history_alive.append(alive)

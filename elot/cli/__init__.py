@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "elot.cli.study",      # batch, fit, simulate, report
     "elot.cli.plan",       # plan (simulate the agent in a map into a new scenario)
     "elot.cli.materials",  # stimuli, storyboard, design
+    "elot.cli.generate",   # generate (random solvable maps)
 )
 
 

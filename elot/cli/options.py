@@ -111,6 +111,26 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
                    help="the compiled core, or the slow plain-Python reference (default: %(default)s)")
 
 
+def add_prior_options(p: argparse.ArgumentParser) -> None:
+    """``--hidden-keys N`` and ``--hidden-colours C,...``: the family of initial states
+    (:class:`elot.btom.hypotheses.Prior`); read back with :func:`prior_of`."""
+    p.add_argument("--hidden-keys", type=number("hidden-keys"), default=None, metavar="N",
+                   help="at most N hidden keys per initial state (default: the dataset's 2, or "
+                        "as many as the doors on the way to the goals need)")
+    p.add_argument("--hidden-colours", "--hidden-colors", default=None, metavar="C,...",
+                   help="hidden keys may be of these colours only, 0 to N of each (default: the "
+                        "colours, and counts, optimal plans for the goals pick up; SPEC §5)")
+
+
+def prior_of(args):
+    """The :class:`~elot.btom.hypotheses.Prior` that :func:`add_prior_options` asked for."""
+    from elot.btom.hypotheses import Prior
+
+    colours = getattr(args, "hidden_colours", None)
+    return Prior(getattr(args, "hidden_keys", None),
+                 None if colours is None else tuple(c.strip() for c in colours.split(",") if c.strip()))
+
+
 def apply_thresholds_option(args):
     """For a command with ``--thresholds`` and ``--beta`` (default None): Θ from the
     option (defaults when absent), and ``args.beta`` set from the file's β unless

@@ -37,6 +37,7 @@ def register(subparsers) -> None:
     options.add_scenario_options(p)
     options.add_statement_options(p)
     options.add_model_options(p)
+    options.add_prior_options(p)
     options.add_formula_options(p)
     options.add_table_output_options(p)
     p.set_defaults(func=run_command)
@@ -140,16 +141,17 @@ def run_command(args) -> int:
 
 
 def _infer_with_progress(scenario, args, err, infer):
-    options = dict(model=args.model, beta=args.beta, k=args.k, backend=args.backend, conventions=args.conventions)
+    settings = dict(model=args.model, beta=args.beta, k=args.k, backend=args.backend, conventions=args.conventions,
+                    prior=options.prior_of(args))
     if args.max_hypotheses is not None:
-        options["max_hypotheses"] = args.max_hypotheses
+        settings["max_hypotheses"] = args.max_hypotheses
     if not sys.stderr.isatty() or len(scenario.actions) < 2:
-        return infer(scenario, **options)
+        return infer(scenario, **settings)
     from rich.progress import Progress
 
     with Progress(console=err, transient=True) as bar:
         task = bar.add_task(f"inferring ({args.model})", total=len(scenario.actions))
-        return infer(scenario, **options, progress=lambda t, total: bar.update(task, completed=t))
+        return infer(scenario, **settings, progress=lambda t, total: bar.update(task, completed=t))
 
 
 def _print(scenario, inference, statements, table, *, stderr: bool = False) -> None:
@@ -163,6 +165,9 @@ def _print(scenario, inference, statements, table, *, stderr: bool = False) -> N
               f"{count(space.n_beliefs, 'belief')}), {count(inference.steps, 'action')}, model {inference.model}")
     if inference.conventions != "elot":
         out.print(f"conventions: {inference.conventions} (the reference pipeline's, SPEC §7)")
+    family = space.family
+    if family is not None and not family.is_default:
+        out.print(family.describe())
     goals = Table(title="Goal posterior", title_justify="left")
     goals.add_column("t", justify="right")
     for gem in inference.space.goals:

@@ -292,9 +292,12 @@ def run_task(task: Task) -> tuple[int, list[dict]]:
     return task.index, rows
 
 
-def run_tasks(tasks: Sequence[Task]) -> list[tuple[int, list[dict]]]:
-    """:func:`run_task` for several tasks in one worker."""
-    return [run_task(task) for task in tasks]
+def run_tasks(tasks: Sequence[Task], as_text: bool = False) -> list[tuple[int, list[dict] | str]]:
+    """:func:`run_task` for several tasks in one worker; with ``as_text`` each task's rows
+    come back as CSV text (:func:`format_rows`), formatted in the worker rather than by
+    the single process that writes them."""
+    done = [run_task(task) for task in tasks]
+    return [(index, format_rows(rows)) for index, rows in done] if as_text else done
 
 
 def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = None,
@@ -340,15 +343,77 @@ def check_option(name: str, value: float) -> float:
 # -- resources --------------------------------------------------------------------------
 
 
-def estimate_task_bytes(task: Task) -> int:
-    """Peak memory of one task: log weights and beliefs per step, plus a fixed overhead."""
-    from elot.btom.hypotheses import build
+@lru_cache(maxsize=1024)
+def _scenario_counts(ref: ScenarioRef, conventions: str) -> tuple[int, int, int, int, int]:
+    """``(goals, initial states, actions, belief tables, judgment points)`` of a scenario:
+    what the size and cost of its tasks depend on (computed once per scenario)."""
+    from elot.btom.hypotheses import initial_states
+    from elot.btom.world import MOVES
 
-    scenario = task.scenario.load()
-    space = build(scenario.initial, model=task.model if task.model in VARIANTS else "true-belief", k=task.k)
-    steps = len(scenario.actions) + 1
-    per_step = len(space) * 8 * 3 + space.n_states ** 2 * (space.n_beliefs * 8 + 1)
-    return 64 * 2 ** 20 + steps * per_step
+    scenario = ref.load()
+    n_states = len(initial_states(scenario.initial, conventions=conventions))
+    tables = 1 + sum(1 for a in scenario.actions if a[0] not in MOVES)
+    return (len(scenario.layout.gems), n_states, len(scenario.actions), tables,
+            len(scenario.judgments) or 1)
+
+
+def _space(task: Task) -> tuple[int, int]:
+    """Hypotheses and peak bytes of a task's inference (:func:`elot.btom.hypotheses.space_size`)."""
+    from elot.btom.hypotheses import space_size
+
+    n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario, task.conventions)
+    model = task.model if task.model in VARIANTS else "true-belief"
+    return space_size(model, n_goals, n_states, task.k, steps=steps, belief_tables=tables)
+
+
+def estimate_task_bytes(task: Task) -> int:
+    """Peak memory of one task: what its inference allocates, counted as
+    :func:`elot.btom.hypotheses.space_size` does, plus a fixed overhead. A space too large
+    for exact enumeration is refused here, before any work starts."""
+    from elot.btom.hypotheses import MAX_HYPOTHESES, check_size
+
+    n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario, task.conventions)
+    model = task.model if task.model in VARIANTS else "true-belief"
+    check_size(model, n_goals, n_states, task.k, MAX_HYPOTHESES, steps=steps, belief_tables=tables)
+    return 64 * 2 ** 20 + _space(task)[1]
+
+
+def task_cost(task: Task) -> float:
+    """Rough seconds of one task, to schedule the largest first: the weight updates
+    (hypotheses x steps), stepping every initial state's world in Python (states x
+    steps), scoring (items x thresholds x judgment points, each over every (state,
+    belief) pair), and a fixed part. Only the order and the ratios matter."""
+    n_goals, n_states, steps, _, times = _scenario_counts(task.scenario, task.conventions)
+    hypotheses = _space(task)[0]
+    pairs = hypotheses // max(n_goals, 1)
+    scored = len(task.items) * len(task.thresholds) * times
+    return 2e-8 * hypotheses * (steps + 1) + 4e-5 * n_states * steps + scored * (3e-4 + 2e-8 * pairs) + 5e-3
+
+
+def chunk_tasks(tasks: Sequence[Task], workers: int) -> list[list[Task]]:
+    """Tasks in submission order for ``workers`` processes: each scenario's tasks in
+    chunks of about a quarter of a worker's fair share of the work (so one worker loads a
+    scenario and translates its statements once for many settings, while a large
+    scenario is still spread over several workers), largest chunks first (the largest
+    tasks would otherwise finish last, alone)."""
+    costs = {task.index: task_cost(task) for task in tasks}
+    target = sum(costs.values()) / max(4 * workers, 1)
+    chunks: list[tuple[float, list[Task]]] = []
+    by_scenario: dict[ScenarioRef, list[Task]] = {}
+    for task in tasks:
+        by_scenario.setdefault(task.scenario, []).append(task)
+    for group in by_scenario.values():
+        group = sorted(group, key=lambda t: -costs[t.index])
+        current, cost = [], 0.0
+        for task in group:
+            if current and cost + costs[task.index] > target:
+                chunks.append((cost, current))
+                current, cost = [], 0.0
+            current.append(task)
+            cost += costs[task.index]
+        chunks.append((cost, current))
+    chunks.sort(key=lambda c: -c[0])
+    return [chunk for _, chunk in chunks]
 
 
 def available_memory() -> int | None:
@@ -367,7 +432,7 @@ def check_resources(tasks: Sequence[Task], workers: int) -> None:
         return
     seen: dict[tuple, int] = {}
     for task in tasks:
-        key = (task.scenario, task.model, task.k)
+        key = (task.scenario, task.model, task.k, task.conventions)
         if key not in seen:
             seen[key] = estimate_task_bytes(task)
     need = sorted(seen.values(), reverse=True)[:max(1, workers)]
@@ -383,12 +448,16 @@ def check_resources(tasks: Sequence[Task], workers: int) -> None:
 # -- executors --------------------------------------------------------------------------
 
 
-def _serial(tasks: Sequence[Task]) -> Iterator[tuple[int, list[dict]]]:
+Result = tuple[int, "list[dict] | str"]
+
+
+def _serial(tasks: Sequence[Task], as_text: bool) -> Iterator[list[Result]]:
+    # One task at a time: progress, Ctrl-C and --resume count single tasks here.
     for task in tasks:
-        yield run_task(task)
+        yield run_tasks([task], as_text)
 
 
-def _local(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[int, list[dict]]]:
+def _local(tasks: Sequence[Task], jobs: int, as_text: bool) -> Iterator[list[Result]]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -399,15 +468,11 @@ def _local(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[int, list[dict]]]
     lifeline, held = context.Pipe(duplex=False)    # only this process holds the writing end
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_end_with_batch,
                                initargs=(lifeline,))
-    # One submission per scenario: a worker then loads the scenario and translates its
-    # statements once for all its settings, and there are fewer round trips.
-    chunks: dict[ScenarioRef, list[Task]] = {}
-    for task in tasks:
-        chunks.setdefault(task.scenario, []).append(task)
     try:
-        futures = [pool.submit(run_tasks, chunk) for chunk in chunks.values()]
+        # The pool runs submissions in order: largest chunks first (chunk_tasks).
+        futures = [pool.submit(run_tasks, chunk, as_text) for chunk in chunk_tasks(tasks, jobs)]
         for future in as_completed(futures):
-            yield from future.result()
+            yield future.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         held.close()
@@ -432,7 +497,15 @@ def _end_with_batch(lifeline) -> None:
     threading.Thread(target=watch, name="elot-batch-lifeline", daemon=True).start()
 
 
-def _dask(tasks: Sequence[Task], address: str) -> Iterator[tuple[int, list[dict]]]:
+def _warm_worker() -> None:
+    """Import what tasks need (and build the grammar) once per Dask worker, before any task."""
+    from elot.btom import inference, scoring  # noqa: F401
+    from elot.lang.parser import parse
+
+    parse("empty(box1)")
+
+
+def _dask(tasks: Sequence[Task], address: str, as_text: bool) -> Iterator[list[Result]]:
     try:
         from distributed import Client, as_completed
     except ImportError:
@@ -443,26 +516,43 @@ def _dask(tasks: Sequence[Task], address: str) -> Iterator[tuple[int, list[dict]
         raise StudyError(f"cannot reach the Dask scheduler at {address}: {error}",
                          hint="start one with `dask scheduler` and workers with `dask worker ADDRESS`") from None
     with client:
-        futures = [client.submit(run_task, task, key=f"elot-task-{task.index}-{_digest(task)}", pure=False)
-                   for task in tasks]
+        client.run(_warm_worker)
+        workers = sum(client.nthreads().values()) or 1
+        chunks = chunk_tasks(tasks, workers)
+        # Dask runs higher priorities first: the largest chunks, as chunk_tasks orders them.
+        futures = [client.submit(run_tasks, chunk, as_text, priority=len(chunks) - n, pure=False,
+                                 key=f"elot-tasks-{chunk[0].index}-{_digest(chunk)}")
+                   for n, chunk in enumerate(chunks)]
         try:
-            for future in as_completed(futures):
-                yield future.result()
+            # with_results: results come back in batches with the completion events, not
+            # one gather round trip per future
+            for _, done in as_completed(futures, with_results=True):
+                yield done
         finally:
             client.cancel(futures)
 
 
-def results(tasks: Sequence[Task], *, jobs: int = 1, dask: str | None = None) -> Iterator[tuple[int, list[dict]]]:
-    """``(task index, rows)`` for every task, as they finish."""
+def finished(tasks: Sequence[Task], *, jobs: int = 1, dask: str | None = None,
+             as_text: bool = False) -> Iterator[list[Result]]:
+    """``(task index, rows)`` of every task, in groups as they finish (a chunk from a
+    worker; one task when serial), so that a group is written with one sync; with
+    ``as_text`` the rows come as CSV text (formatted where the task ran)."""
     if dask:
-        return _dask(tasks, dask)
+        return _dask(tasks, dask, as_text)
     if jobs > 1 and len(tasks) > 1:
-        return _local(tasks, jobs)
-    return _serial(tasks)
+        return _local(tasks, jobs, as_text)
+    return _serial(tasks, as_text)
 
 
-def _digest(task: Task) -> str:
-    return hashlib.sha1(repr(task).encode()).hexdigest()[:12]
+def results(tasks: Sequence[Task], *, jobs: int = 1, dask: str | None = None,
+            as_text: bool = False) -> Iterator[Result]:
+    """``(task index, rows)`` for every task, as they finish (:func:`finished`, one by one)."""
+    for group in finished(tasks, jobs=jobs, dask=dask, as_text=as_text):
+        yield from group
+
+
+def _digest(value) -> str:
+    return hashlib.sha1(repr(value).encode()).hexdigest()[:12]
 
 
 # -- output -----------------------------------------------------------------------------
@@ -658,14 +748,23 @@ class _Partial:
         self.manifest.truncate(len(text) - len(lines[-1]))
 
     def add(self, index: int, text: str) -> None:
-        data = text.encode("utf-8")
-        start = self.handle.tell()
-        self.handle.write(data)
+        self.add_many([(index, text)])
+
+    def add_many(self, finished: Sequence[tuple[int, str]]) -> None:
+        """Append the rows of several tasks, sync them once, then record each (one sync
+        per task made the single writer the bottleneck of a parallel batch)."""
+        records = []
+        for index, text in finished:
+            data = text.encode("utf-8")
+            start = self.handle.tell()
+            self.handle.write(data)
+            records.append((index, start, start + len(data), hashlib.sha256(data).hexdigest()))
         self.handle.flush()
         os.fsync(self.handle.fileno())
-        self.manifest.write(f"{index} {start} {start + len(data)} {hashlib.sha256(data).hexdigest()}\n".encode())
+        self.manifest.write("".join(f"{i} {a} {b} {digest}\n" for i, a, b, digest in records).encode())
         self.manifest.flush()
-        self.done[index] = (start, start + len(data))
+        for index, start, stop, _ in records:
+            self.done[index] = (start, stop)
 
     def close(self) -> None:
         for name in ("handle", "manifest"):
@@ -870,8 +969,8 @@ def batch(
     try:
         if progress:
             progress(resumed, total)
-        for index, rows in results(todo, jobs=jobs, dask=dask):
-            partial.add(index, format_rows(rows))
+        for group in finished(todo, jobs=jobs, dask=dask, as_text=True):
+            partial.add_many(group)
             if progress:
                 progress(len(partial.done), total)
     except BaseException:

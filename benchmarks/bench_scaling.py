@@ -1,0 +1,158 @@
+"""Scaling of ``elot batch``: serial vs ``--jobs N`` vs a Dask LocalCluster of N workers.
+
+Runs one dataset sweep (every plan of exp1 and exp2 × the three models × B values of β ×
+k ∈ {3, 4}; ``--betas 8`` is the 2,880-task sweep of issue 20) three ways in this process,
+checks the three tables are byte-identical, and prints times and speed-ups against the
+serial run. With ``--old`` it also runs ``--jobs N`` with the scheduling batch used before
+(one chunk per scenario, in table order), for a before/after on the same machine.
+
+Then the breakdown: where the serial time goes per task (the largest tasks, the ideal
+makespan on N workers), what the parent does before any worker starts (size estimates and
+chunking), what is shipped to workers and back per chunk (pickled bytes), and the writer.
+
+    python benchmarks/bench_scaling.py [--jobs N] [--betas B] [--exps exp1 exp2] [--old] [--no-dask]
+
+Speed-ups depend on free cores: say how many the machine had, and how loaded it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from elot.study import batch as batch_module
+from elot.study.batch import (_Partial, _scenario_counts, batch, check_resources, chunk_tasks,
+                              expand_scenarios, plan_tasks, run_task, task_cost)
+
+
+def timed(fn):
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
+def old_chunks(tasks, workers):
+    """batch's scheduling before: one chunk per scenario, in table order."""
+    chunks: dict = {}
+    for task in tasks:
+        chunks.setdefault(task.scenario, []).append(task)
+    return list(chunks.values())
+
+
+def makespan(chunks, seconds: dict[int, float], workers: int) -> float:
+    """When the last worker finishes, if each chunk goes to the first free worker in
+    submission order and takes the sum of its tasks' measured times (no overheads)."""
+    import heapq
+
+    free = [0.0] * workers
+    for chunk in chunks:
+        start = heapq.heappop(free)
+        heapq.heappush(free, start + sum(seconds[t.index] for t in chunk))
+    return max(free)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="workers (default: the CPU count)")
+    parser.add_argument("--betas", type=int, default=2, help="values of β (default: %(default)s; 8: issue 20's sweep)")
+    parser.add_argument("--exps", nargs="+", default=["exp1", "exp2"])
+    parser.add_argument("--old", action="store_true", help="also run --jobs N with the old scheduling")
+    parser.add_argument("--no-dask", action="store_true", help="skip the Dask run")
+    args = parser.parse_args()
+    betas = tuple(np.round(np.geomspace(0.5, 16, args.betas), 6)) if args.betas > 1 else (2 ** 1.5,)
+    refs = expand_scenarios(["all"], exps=args.exps)
+    tasks = plan_tasks(refs, models=("full", "true-belief", "non-planning"), betas=betas, ks=(3, 4))
+    n = args.jobs
+    print(f"{len(tasks)} tasks ({len(refs)} plans x 3 models x {len(betas)} beta x k in {{3, 4}}); "
+          f"{n} workers; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+
+    # -- the parent's work before any worker starts ----------------------------------------
+    setup_counts, _ = timed(lambda: [_scenario_counts(r, "elot") for r in refs])
+    setup_check, _ = timed(lambda: check_resources(tasks, n))
+    setup_chunks, chunks = timed(lambda: chunk_tasks(tasks, n))
+
+    out = Path(tempfile.mkdtemp(prefix="elot-scaling-"))
+    runs: dict[str, float] = {}
+    per_task: dict[int, float] = {}
+
+    def timed_task(task):
+        seconds, value = timed(lambda: run_task(task))
+        per_task[task.index] = seconds
+        return value
+
+    batch_module.run_task = timed_task  # the serial run times each task as it goes
+    try:
+        runs["serial"], _ = timed(lambda: batch(tasks, out / "serial.csv"))
+    finally:
+        batch_module.run_task = run_task
+    if args.old:
+        original = batch_module.chunk_tasks
+        batch_module.chunk_tasks = old_chunks
+        try:
+            runs[f"--jobs {n} (old scheduling)"], _ = timed(lambda: batch(tasks, out / "old.csv", jobs=n))
+        finally:
+            batch_module.chunk_tasks = original
+    runs[f"--jobs {n}"], _ = timed(lambda: batch(tasks, out / "jobs.csv", jobs=n))
+    if not args.no_dask:
+        from distributed import LocalCluster
+
+        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+            runs[f"Dask LocalCluster({n})"], _ = timed(
+                lambda: batch(tasks, out / "dask.csv", dask=cluster.scheduler_address))
+    serial = (out / "serial.csv").read_bytes()
+    same = all((out / f).read_bytes() == serial for f in os.listdir(out) if f.endswith(".csv"))
+    print(f"\n{'run':<34} {'seconds':>8} {'speed-up':>9}")
+    for name, seconds in runs.items():
+        print(f"{name:<34} {seconds:8.2f} {runs['serial'] / seconds:8.2f}x")
+    print(f"tables identical: {'yes' if same else 'NO'} ({len(serial):,} bytes)")
+
+    # -- breakdown ------------------------------------------------------------------------
+    total = sum(per_task.values())
+    largest = sorted(per_task.values(), reverse=True)
+    chunk_seconds = sorted((sum(per_task[t.index] for t in c) for c in chunks), reverse=True)
+    old_seconds = sorted((sum(per_task[t.index] for t in c) for c in old_chunks(tasks, n)), reverse=True)
+    estimate = np.array([task_cost(t) for t in tasks])
+    measured = np.array([per_task[t.index] for t in tasks])
+    print(f"\nper-task time (serial run): total {total:.2f} s, mean {1e3 * total / len(tasks):.1f} ms, "
+          f"largest {1e3 * largest[0]:.0f} ms, 10 largest {sum(largest[:10]):.2f} s")
+    print(f"task_cost estimate vs measured: Spearman rank correlation "
+          f"{np.corrcoef(np.argsort(np.argsort(estimate)), np.argsort(np.argsort(measured)))[0, 1]:.2f}")
+    print(f"chunks: {len(chunks)} (largest {chunk_seconds[0]:.2f} s) vs {len(old_seconds)} per-scenario chunks "
+          f"before (largest {old_seconds[0]:.2f} s); ideal makespan on {n} workers: "
+          f"{max(total / n, chunk_seconds[0]):.2f} s now, {max(total / n, old_seconds[0]):.2f} s with the old chunks")
+    print("simulated makespan from the measured task times (greedy, no overheads), old chunks -> new:")
+    for workers in (2, 4, 8, 16):
+        before = makespan(old_chunks(tasks, workers), per_task, workers)
+        after = makespan(chunk_tasks(tasks, workers), per_task, workers)
+        print(f"  {workers:>2} workers: {before:6.2f} s ({total / before:5.2f}x) -> {after:6.2f} s "
+              f"({total / after:5.2f}x); bound total/N {total / workers:6.2f} s")
+    print(f"parent before the first task: scenario counts {setup_counts:.2f} s, memory check "
+          f"{setup_check:.2f} s, chunking {setup_chunks:.3f} s")
+    shipped = [len(pickle.dumps((batch_module.run_tasks, chunk, True))) for chunk in chunks]
+    back = [len(pickle.dumps(batch_module.run_tasks(chunk, True))) for chunk in chunks[-3:]]
+    print(f"shipped per chunk: mean {np.mean(shipped) / 1024:.1f} KiB (total {sum(shipped) / 2**20:.2f} MiB); "
+          f"returned per chunk (CSV text): about {np.mean(back) / 1024:.1f} KiB")
+    texts = [(t.index, batch_module.format_rows(run_task(t)[1])) for t in tasks[:200]]
+    per_chunk = len(tasks) / len(chunks)
+    seconds = {}
+    for name, write in (("one sync per task", lambda p: [p.add(i, text) for i, text in texts]),
+                        ("one sync per chunk", lambda p: [p.add_many(texts[a:a + round(per_chunk)])
+                                                          for a in range(0, len(texts), round(per_chunk))])):
+        partial = _Partial(out / "writer.csv", "bench", False, len(texts))
+        seconds[name], _ = timed(lambda: write(partial))
+        partial.close()
+        partial.discard()
+        partial.release()
+    print("writer (append + fsync + manifest): " + "; ".join(
+        f"{name} {1e3 * s / len(texts):.2f} ms per task, {s / len(texts) * len(tasks):.2f} s for the sweep"
+        for name, s in seconds.items()) + f" (chunks of {per_chunk:.0f} tasks)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""``elot generate``: a random solvable map as a ``.scn`` scenario (see :mod:`elot.btom.generate`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from elot.output import STDOUT, write_output
+
+
+def register(subparsers) -> None:
+    """Add ``generate``."""
+    p = subparsers.add_parser(
+        "generate",
+        help="Write a random solvable map (boxes, colours, doors, gems) as a .scn scenario.",
+        description="Draw a random solvable Doors-Keys-Gems map from a seed and write it as a "
+        ".scn scenario (the same arguments always give the same file). Gems sit in alcoves "
+        "along the top, doors guard them, keys lie in the hall below or hide in boxes.",
+    )
+    p.add_argument("--boxes", type=_count, default=2, help="boxes (default: %(default)s)")
+    p.add_argument("--colours", "--colors", type=_count, default=1, help="key and door colours (default: %(default)s)")
+    p.add_argument("--doors", type=_count, default=1, help="locked doors (default: %(default)s)")
+    p.add_argument("--gems", type=_count, default=2, help="gems (default: %(default)s)")
+    p.add_argument("--hidden", type=_count, default=None,
+                   help="keys hidden in boxes (default: as many as boxes and keys allow, at most 2)")
+    p.add_argument("--walls", type=float, default=0.15, metavar="SHARE",
+                   help="share of the hall that is inner walls, in [0, 0.5) (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
+    p.add_argument("--steps", type=_count, default=None, metavar="N",
+                   help="add the agent's actions: an optimal plan to the true goal, cut after N "
+                   "actions (0: the whole plan; default: no actions)")
+    p.add_argument("--name", help="the scenario's name (default: from the sizes and seed)")
+    p.add_argument("-o", "--output", default=STDOUT, metavar="OUT.scn", help="where to write (default: stdout)")
+    p.add_argument("--force", action="store_true", help="replace an existing file that elot did not write")
+    p.set_defaults(func=generate_command)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number is needed, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
+    return value
+
+
+def _is_scn(data: bytes) -> bool:
+    return data.startswith(b"name: ") and b"\nmap:\n" in data
+
+
+def generate_command(args) -> int:
+    from elot.btom.generate import Spec, generate
+
+    spec = Spec(boxes=args.boxes, colours=args.colours, doors=args.doors, gems=args.gems,
+                hidden=args.hidden, wall_density=args.walls)
+    steps = None if args.steps is None else (10 ** 9 if args.steps == 0 else args.steps)
+    text = generate(spec, args.seed, steps=steps, name=args.name)
+    write_output(args.output, text, ours=_is_scn, force=args.force, option="--output")
+    return 0
