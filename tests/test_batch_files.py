@@ -206,3 +206,27 @@ def test_kill_9_of_a_parallel_batch_leaves_no_process_behind(tmp_path):
                 child.kill()
         if batch_.poll() is None:
             batch_.kill()
+
+
+@pytest.mark.parametrize("address", ["nonsense", "inproc://x"])
+def test_a_dask_address_that_is_not_one_is_a_clear_error(tmp_path, capsys, address):
+    pytest.importorskip("distributed")
+    from elot.cli import main
+
+    assert main(["batch", "default", "-o", str(tmp_path / "t.csv"), "--dask", address]) == 2
+    err = capsys.readouterr().err
+    assert "is not a Dask scheduler address" in err and "Traceback" not in err
+    assert not (tmp_path / "t.csv").exists()
+
+
+def test_a_lost_cluster_is_told_apart_from_a_bug_in_a_task():
+    """A scheduler that dies mid-batch cancels the futures: that is said with the way to
+    go on (--resume keeps the finished rows), while a task's own exception still raises."""
+    distributed = pytest.importorskip("distributed")
+    from distributed.comm.core import CommClosedError
+
+    from elot.study.batch import _cluster_lost
+
+    assert _cluster_lost(distributed.client.FutureCancelledError("elot-tasks-0", reason="scheduler gone"))
+    assert _cluster_lost(CommClosedError("in <TCP>: Stream is closed"))
+    assert not _cluster_lost(ValueError("a bug"))

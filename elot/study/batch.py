@@ -512,6 +512,9 @@ def _dask(tasks: Sequence[Task], address: str, as_text: bool) -> Iterator[list[R
         raise StudyError("--dask needs the distributed package", hint="pip install 'elot[dask]'") from None
     try:
         client = Client(address, timeout="20s")
+    except ValueError as error:  # not an address distributed can read
+        raise StudyError(f"--dask {address!r} is not a Dask scheduler address: {error}",
+                         hint="give the scheduler's address, e.g. tcp://10.0.0.5:8786") from None
     except (OSError, TimeoutError) as error:
         raise StudyError(f"cannot reach the Dask scheduler at {address}: {error}",
                          hint="start one with `dask scheduler` and workers with `dask worker ADDRESS`") from None
@@ -528,8 +531,25 @@ def _dask(tasks: Sequence[Task], address: str, as_text: bool) -> Iterator[list[R
             # one gather round trip per future
             for _, done in as_completed(futures, with_results=True):
                 yield done
+        except Exception as error:
+            if not _cluster_lost(error):
+                raise
+            raise StudyError(f"the Dask cluster at {address} stopped answering mid-batch "
+                             f"({type(error).__name__}: {error})",
+                             hint="the finished tasks are kept: start the cluster again and rerun the same "
+                                  "command with --resume") from None
         finally:
             client.cancel(futures)
+
+
+def _cluster_lost(error: BaseException) -> bool:
+    """Whether an exception from distributed means the scheduler or its workers are gone
+    (a cancelled future, a closed connection), not a bug in a task."""
+    import concurrent.futures
+
+    names = {cls.__name__ for cls in type(error).__mro__}
+    return (isinstance(error, (concurrent.futures.CancelledError, OSError, TimeoutError))
+            or any("Cancelled" in n or "CommClosed" in n for n in names))
 
 
 def finished(tasks: Sequence[Task], *, jobs: int = 1, dask: str | None = None,
