@@ -80,9 +80,10 @@ def write_output(path: str | os.PathLike, content: Content, *, ours: Recognizer 
     except OSError as error:
         raise ElotError(f"cannot write {target}: cannot create the folder {target.parent}: "
                         f"{error.strerror or error}", hint=f"check the path given to {option}") from None
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    digest, size = hashlib.sha256(), 0
+    digest, size, temporary = hashlib.sha256(), 0, None
     try:
+        # inside the try: a folder that refuses new files (/proc, read-only) is an OSError too
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         with os.fdopen(handle, "wb") as stream:
             if callable(content):
                 content(stream)
@@ -110,7 +111,7 @@ def write_output(path: str | os.PathLike, content: Content, *, ours: Recognizer 
         raise ElotError(f"cannot write {target}: {error.strerror or error}",
                         hint=f"check the path given to {option}") from None
     finally:
-        if os.path.lexists(temporary):
+        if temporary is not None and os.path.lexists(temporary):
             os.unlink(temporary)
     return str(target)
 

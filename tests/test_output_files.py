@@ -150,6 +150,12 @@ def test_links_are_not_followed(tmp_path, capsys, where):
         assert not target.is_symlink() and precious.read_text() == "keep me\n"   # the link replaced, not followed
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
+def test_a_folder_that_refuses_new_files_is_an_error_naming_the_target(capsys):
+    status, err = run(capsys, "run", EXAMPLE, "-s", GOOD, "--csv", "/proc/self/status", "--force")
+    assert status == 2 and "cannot write /proc/self/status: " in err
+
+
 # -- bounded reads, regular files only ---------------------------------------------------------
 
 
