@@ -183,7 +183,7 @@ def test_thresholds_change_run_scores(tmp_path, capsys):
     main(["run", EXAMPLES[0], "-s", formula, "--csv", str(tmp_path / "a.csv")])
     main(["run", EXAMPLES[0], "-s", formula, "--thresholds", str(tmp_path / "strict.json"),
           "--csv", str(tmp_path / "b.csv")])
-    a, b = read_table(tmp_path / "a.csv"), read_table(tmp_path / "b.csv")
+    a, b = (list(csv.DictReader(io.StringIO((tmp_path / name).read_text()))) for name in ("a.csv", "b.csv"))
     assert [r["posterior"] for r in a] != [r["posterior"] for r in b]
 
 
@@ -237,10 +237,26 @@ def test_report_writes_figures_and_summary(tmp_path):
     names = sorted(p.name for p in (tmp_path / "rep").iterdir())
     assert {"scatter.png", "scatter.svg", "summary.md", "summary.csv"} <= set(names)
     assert sum(n.startswith("curves-") for n in names) == 2 * len(EXAMPLES)
-    summary = read_table(tmp_path / "rep" / "summary.csv")
+    summary = list(csv.DictReader(io.StringIO((tmp_path / "rep" / "summary.csv").read_text())))
     assert [r["model"] for r in summary] == ["full", "non-planning"]
     assert all(-1 <= float(r["r"]) <= 1 and float(r["ci_low"]) <= float(r["r"]) <= float(r["ci_high"])
                for r in summary)
+
+
+@pytest.mark.parametrize("header, missing", [
+    ("scenario,mode,t,statement,rating", "map, model, beta"),       # ratings given for the table
+    ("a,b", "scenario, map, model"),
+    ("", "scenario, map, model"),
+])
+@pytest.mark.parametrize("command", ["report", "simulate"])
+def test_a_table_without_a_batch_tables_columns_is_refused_by_name(tmp_path, capsys, header, missing, command):
+    table = tmp_path / "ratings.csv"
+    table.write_text(header + "\n" + ("s,current,1,x,3\n" if "rating" in header else ""), encoding="utf-8")
+    out = tmp_path / ("rep" if command == "report" else "sim.csv")
+    assert main([command, str(table), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{table}: error: not a batch table: it has no {missing}")
+    assert "elot batch" in err and "Traceback" not in err and not out.exists()
 
 
 def test_batch_cli_options(tmp_path, capsys):

@@ -888,11 +888,26 @@ def batch(
 
 
 def read_table(path: str | Path) -> list[dict]:
-    """A batch table (CSV or Parquet) as a list of row dicts (values as strings)."""
+    """A batch table (CSV or Parquet) as a list of row dicts (values as strings), or a
+    StudyError naming the file and the columns of a batch table it lacks (a ratings
+    file given in its place, say)."""
     path = Path(path)
     if path.suffix == ".parquet":
         _, _, pq = pyarrow_modules("reading Parquet")
-        rows = pq.read_table(path).to_pylist()
+        found = pq.read_table(path)
+        _check_columns(path, found.column_names)
         return [{k: "" if v is None else (repr(v) if isinstance(v, float) else str(v)) for k, v in r.items()}
-                for r in rows]
-    return csv_rows(read_input(path, "table"), path=str(path))
+                for r in found.to_pylist()]
+    text = read_input(path, "table")
+    rows = csv_rows(text, path=str(path))      # its own errors (a bad line) come first
+    _check_columns(path, next(csv.reader(io.StringIO(text)), []))
+    return rows
+
+
+def _check_columns(path: Path, header: Sequence[str]) -> None:
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise StudyError(f"not a batch table: it has no {', '.join(missing)} "
+                         f"column{'s' if len(missing) > 1 else ''}", path=str(path),
+                         hint="give the table elot batch wrote (columns " + ", ".join(COLUMNS) + "); "
+                              "a ratings file goes with --ratings")
