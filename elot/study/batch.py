@@ -580,7 +580,7 @@ class _Partial:
         self.done_path = output.with_name(output.name + ".partial.done")
         self.lock_path = output.with_name(output.name + ".partial.lock")
         self.done: dict[int, tuple[int, int]] = {}
-        self.lock = _take_lock(self.lock_path, output)
+        self.lock, made_lock = _take_lock(self.lock_path, output)
         try:
             for path in (self.rows_path, self.done_path):
                 if path.is_symlink():
@@ -588,7 +588,9 @@ class _Partial:
             if os.path.lexists(self.rows_path) or os.path.lexists(self.done_path):
                 if not resume:
                     raise StudyError(f"an interrupted batch left {self.rows_path}",
-                                     hint="add --resume to finish it, or delete it to start over")
+                                     notes=(f"work files: {self._work_files()}",),
+                                     hint=f"add --resume to finish it, or delete {self._work_files()} "
+                                          "to start over")
                 for path in (self.rows_path, self.done_path):
                     if not os.path.lexists(path):
                         raise self._damaged(f"{path} is missing")
@@ -602,17 +604,23 @@ class _Partial:
                 self.manifest.flush()
         except BaseException:
             self.close()
+            if made_lock and self.lock_path.is_file() and not self.lock_path.is_symlink():
+                self.lock_path.unlink()   # a refusal before any work leaves no file of ours (unlinked while locked)
             os.close(self.lock)
             raise
         self.handle.seek(0, os.SEEK_END)
         self.manifest.seek(0, os.SEEK_END)
 
+    def _work_files(self) -> str:
+        return f"{self.rows_path}, {self.done_path} and {self.lock_path}"
+
     def _damaged(self, what: str) -> StudyError:
         return StudyError(
             f"cannot resume {self.output}: {what}; the work files were left as they were",
-            notes=(f"work files: {self.rows_path}, {self.done_path}",),
-            hint=f"delete {self.rows_path} and {self.done_path} and run the command again without "
-                 "--resume (finished tasks run again), or restore both files from a backup")
+            notes=(f"work files: {self._work_files()}",),
+            hint=f"delete {self._work_files()} and run the command again without "
+                 f"--resume (finished tasks run again), or restore {self.rows_path} and "
+                 f"{self.done_path} from a backup")
 
     def _load(self, fingerprint: str, tasks: int) -> None:
         """Read the manifest and check every chunk it records; only then cut what an
@@ -626,7 +634,8 @@ class _Partial:
             header = None
         if not isinstance(header, dict) or header.get("fingerprint") != fingerprint:
             raise StudyError(f"{self.rows_path} was written by a different batch (or another version of elot)",
-                             hint="rerun the same command with --resume, or delete it to start over")
+                             hint=f"rerun the same command with --resume, or delete {self._work_files()} "
+                                  "to start over")
         if len(lines) < 2:
             raise self._damaged(f"{self.done_path} has no complete first line")
         rows = self.handle.read()
@@ -718,13 +727,15 @@ def _link_error(path: Path) -> StudyError:
                       hint=f"remove the link ({path}) and run the command again")
 
 
-def _take_lock(path: Path, output: Path) -> int:
+def _take_lock(path: Path, output: Path) -> tuple[int, bool]:
     """An exclusive ``flock`` on ``path`` (made if missing, never through a link), held
-    until the descriptor is closed; a second writer is refused with the holder's pid."""
+    until the descriptor is closed, and whether this call made the file; a second writer
+    is refused with the holder's pid."""
     import fcntl
 
     output.parent.mkdir(parents=True, exist_ok=True)
     for _ in range(10):
+        made = not os.path.lexists(path)
         handle = _open_work(path, os.O_RDWR | os.O_CREAT)
         fd = os.dup(handle.fileno())
         handle.close()
@@ -742,7 +753,7 @@ def _take_lock(path: Path, output: Path) -> int:
         if same:
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-            return fd
+            return fd, made
         os.close(fd)
     raise StudyError(f"cannot lock {path}: it keeps being replaced")
 
