@@ -44,6 +44,20 @@ def test_batch_table_is_tidy_and_matches_scoring(tmp_path):
     assert float(row["L"]) == expected.normalized_likelihood and float(row["P"]) == expected.posterior
 
 
+def test_a_repeated_setting_value_counts_once(tmp_path, capsys):
+    strict = tmp_path / "strict.json"
+    write_params(strict, literature_thresholds().replace(might=0.9))
+    once, twice = tmp_path / "once.csv", tmp_path / "twice.csv"
+    common = [EXAMPLES[0], "--thresholds", str(strict)]
+    assert main(["batch", *common, "--model", "full", "--beta", "1", "--k", "2", "--conventions", "elot",
+                 "-o", str(once)]) == 0
+    capsys.readouterr()
+    assert main(["batch", *common, "--thresholds", str(strict), "--model", "full,full", "--beta", "1,1.0",
+                 "--k", "2,2", "--conventions", "elot,elot", "-o", str(twice)]) == 0
+    assert "(1 task)" in capsys.readouterr().err
+    assert twice.read_bytes() == once.read_bytes()
+
+
 def test_serial_jobs_and_dask_give_identical_tables(tmp_path):
     distributed = pytest.importorskip("distributed")
     tasks = _tasks()

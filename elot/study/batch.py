@@ -301,7 +301,9 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
                models: Sequence[str] = (DEFAULT_VARIANT,), betas: Sequence[float] = (DEFAULT_BETA,),
                ks: Sequence[int] = (DEFAULT_K,), conventions: Sequence[str] = ("elot",),
                thresholds: Sequence[Params] = (Params(Thresholds()),), bind_free: bool = True) -> list[Task]:
-    """Every (scenario, model, β, k, conventions) task, in table order."""
+    """Every (scenario, model, β, k, conventions) task, in table order. A value repeated
+    in a list (``--model full,full``, ``--beta 1,1.0``) counts once: the same task twice
+    would only duplicate its rows in the table."""
     from elot.btom.scoring import check_conventions
 
     for model in models:
@@ -315,7 +317,9 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
         check_option("beta", beta)
     for k in ks:
         check_option("k", k)
-    labels = tuple((p.label, p.thresholds) for p in thresholds)
+    models, conventions = list(dict.fromkeys(models)), list(dict.fromkeys(conventions))
+    betas, ks = list(dict.fromkeys(float(b) for b in betas)), list(dict.fromkeys(int(k) for k in ks))
+    labels = tuple(dict.fromkeys((p.label, p.thresholds) for p in thresholds))
     tasks = []
     for ref in refs:
         own = tuple(items) if items else scenario_items(ref)
