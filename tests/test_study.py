@@ -58,6 +58,18 @@ def test_a_repeated_setting_value_counts_once(tmp_path, capsys):
     assert twice.read_bytes() == once.read_bytes()
 
 
+def test_a_scenario_without_statements_is_refused_before_any_work(tmp_path, capsys):
+    text = (REPO / "elot" / "scenarios" / "default.scn").read_text(encoding="utf-8")
+    bare = tmp_path / "bare.scn"
+    bare.write_text(text[: text.index("statements current:")], encoding="utf-8")
+    out = tmp_path / "out" / "t.csv"
+    assert main(["batch", EXAMPLES[0], str(bare), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"nothing to score: {bare} has no statements" in err and "--statement" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bare.scn"]       # nothing written, no folder
+    assert main(["batch", str(bare), "-s", "believes(player, formula(empty(box1)))", "-o", str(out)]) == 0
+
+
 def test_serial_jobs_and_dask_give_identical_tables(tmp_path):
     distributed = pytest.importorskip("distributed")
     tasks = _tasks()

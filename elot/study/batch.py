@@ -323,6 +323,10 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
     tasks = []
     for ref in refs:
         own = tuple(items) if items else scenario_items(ref)
+        if not own:     # refused before any work: a table of a header alone looks like a result
+            raise StudyError(f"nothing to score: {ref.name} has no statements",
+                             hint="give statements with --statement TEXT or --statements FILE, or add a "
+                                  "'statements current:' section to the scenario")
         for model in models:
             for beta in betas:
                 for k in ks:
