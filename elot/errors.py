@@ -78,9 +78,11 @@ def read_text(path: str | Path, what: str = "input") -> str:
     except OSError as exc:  # a name too long for the file system, say
         raise ScenarioError(f"cannot read {what} file: {exc.strerror or exc}", path=str(p)[:EXCERPT],
                             hint="check the path") from None
+    if is_dir:
+        raise ScenarioError(f"{what} file {p} is a directory", path=str(p),
+                            hint="give the path of a file in it, not the folder")
     if not found:
-        raise ScenarioError(f"{what} file not found: {p}", path=str(p),
-                            hint="check the path" + (" (it is a directory)" if is_dir else ""))
+        raise ScenarioError(f"{what} file not found: {p}", path=str(p), hint="check the path")
     try:
         data = p.read_bytes()
     except OSError as exc:

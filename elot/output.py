@@ -80,9 +80,10 @@ def write_output(path: str | os.PathLike, content: Content, *, ours: Recognizer 
     except OSError as error:
         raise ElotError(f"cannot write {target}: cannot create the folder {target.parent}: "
                         f"{error.strerror or error}", hint=f"check the path given to {option}") from None
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    digest, size = hashlib.sha256(), 0
+    digest, size, temporary = hashlib.sha256(), 0, None
     try:
+        # inside the try: a folder that refuses new files (/proc, read-only) is an OSError too
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         with os.fdopen(handle, "wb") as stream:
             if callable(content):
                 content(stream)
@@ -110,7 +111,7 @@ def write_output(path: str | os.PathLike, content: Content, *, ours: Recognizer 
         raise ElotError(f"cannot write {target}: {error.strerror or error}",
                         hint=f"check the path given to {option}") from None
     finally:
-        if os.path.lexists(temporary):
+        if temporary is not None and os.path.lexists(temporary):
             os.unlink(temporary)
     return str(target)
 
@@ -139,6 +140,16 @@ def check_target(path: str | os.PathLike, *, ours: Recognizer | None = None, for
     if stat.S_ISDIR(info.st_mode):
         raise ElotError(f"cannot write {target}: it is a directory", hint=f"give a file name for {option}")
     if stat.S_ISLNK(info.st_mode):
+        # --force replaces the link itself; a link to a device, a folder or a process's
+        # descriptor (/dev/stdout -> /proc/self/fd/1, whatever file that is open on) is
+        # system plumbing, not an old output file, and is never replaced
+        plumbing = _system_hop(target)
+        pointed = _stat(target)
+        if plumbing is not None or (pointed is not None and not stat.S_ISREG(pointed.st_mode)):
+            what = f"{plumbing} (a device or process link)" if plumbing else _kind(pointed)
+            raise ElotError(f"cannot write {target}: it is a symbolic link to {what}, which "
+                            f"elot never replaces, not even with --force",
+                            hint=f"give {option} a file name, or - for standard output")
         if not force:
             raise ElotError(f"{target} is a symbolic link; not replacing it (nor what it points to)",
                             hint="choose another name, or add --force to replace the link itself")
@@ -170,6 +181,47 @@ def _lstat(path: Path) -> os.stat_result | None:
         return None
     except OSError as error:
         raise ElotError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    """What a link points to (None for a dangling link or one that cannot be followed)."""
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+#: Folders of the system's pseudo-files: a link into them is never an output file.
+_SYSTEM_FOLDERS = ("/dev", "/proc", "/sys")
+
+
+def _system_hop(path: Path) -> str | None:
+    """The first place in ``path``'s chain of links inside :data:`_SYSTEM_FOLDERS`
+    (None if none)."""
+    here = os.path.abspath(path)
+    for _ in range(40):  # the kernel's own limit on a chain of links
+        if not os.path.islink(here):
+            return None
+        try:
+            here = os.path.normpath(os.path.join(os.path.dirname(here), os.readlink(here)))
+        except OSError:
+            return None
+        if any(here == top or here.startswith(top + "/") for top in _SYSTEM_FOLDERS):
+            return here
+    return None
+
+
+def _kind(info: os.stat_result) -> str:
+    mode = info.st_mode
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISFIFO(mode):
+        return "a pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "something that is not a regular file"
 
 
 def _render(content: Content) -> bytes:

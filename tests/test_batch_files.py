@@ -102,6 +102,8 @@ def test_a_planted_work_file_link_is_refused(tmp_path, name, dangling):
         with pytest.raises(StudyError, match="symbolic link"):
             batch(_tasks(), out, resume=resume)
         assert victim.read_text() == "keep me\n" if not dangling else not victim.exists()
+        # refused before any work: no lock file of this run is left behind
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, *(["victim.txt"] if not dangling else [])])
 
 
 @pytest.mark.parametrize("name", ["table.csv.partial", "table.csv.partial.done", "table.csv.partial.lock"])
@@ -155,6 +157,8 @@ def test_damaged_work_files_are_kept_and_explained(tmp_path, damage):
     with pytest.raises(StudyError, match="cannot resume") as info:
         batch(tasks, out, resume=True)
     assert "left as they were" in info.value.message and "delete" in info.value.hint
+    named = info.value.hint.split(" and run the command again")[0]
+    assert all(f"{out}.partial{end}" in named for end in ("", ".done", ".lock"))   # every work file
     assert _work_files(out) == before and not out.exists()
 
 
@@ -167,6 +171,13 @@ def test_damage_exits_2_through_the_cli(tmp_path):
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "cannot resume" in result.stderr and "line" in result.stderr
     assert _work_files(out) == before and not out.exists()
+
+
+def test_an_interrupted_batch_without_resume_names_every_work_file(tmp_path):
+    tasks, out = _interrupted(tmp_path)
+    with pytest.raises(StudyError, match="an interrupted batch left") as info:
+        batch(tasks, out)
+    assert all(f"{out}.partial{end}" in info.value.hint for end in (",", ".done", ".lock"))
 
 
 # -- no orphans ------------------------------------------------------------------------------------

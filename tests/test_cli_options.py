@@ -268,3 +268,9 @@ def test_plot_refuses_more_statements_than_a_figure_can_show(capsys, tmp_path):
     assert main(["plot", "default", "--statements", str(statements), "-o", str(tmp_path / "p.png")]) == 2
     assert "too many for one figure" in capsys.readouterr().err
     assert not (tmp_path / "p.png").exists()
+
+
+def test_a_folder_given_as_an_input_file_is_called_a_folder(capsys, tmp_path):
+    status, _, err = run(capsys, "check", "--file", str(tmp_path))
+    assert status == 2
+    assert f"formula file {tmp_path} is a directory" in err and "not found" not in err

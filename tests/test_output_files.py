@@ -150,6 +150,30 @@ def test_links_are_not_followed(tmp_path, capsys, where):
         assert not target.is_symlink() and precious.read_text() == "keep me\n"   # the link replaced, not followed
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux devices and /proc")
+@pytest.mark.parametrize("points_to", ["/dev/null", "/proc/self/fd/1", "folder", "chain"])
+def test_force_never_replaces_a_link_to_a_device_folder_or_descriptor(tmp_path, capsys, points_to):
+    # what `--csv /dev/stdout --force` would do (as root: replace /dev/stdout), safely in a temp folder
+    link = tmp_path / "out.csv"
+    if points_to == "folder":
+        (tmp_path / "sub").mkdir()
+        link.symlink_to(tmp_path / "sub")
+    elif points_to == "chain":      # a link to a link to standard output
+        (tmp_path / "stdout").symlink_to("/proc/self/fd/1")
+        link.symlink_to(tmp_path / "stdout")
+    else:
+        link.symlink_to(points_to)
+    status, err = run(capsys, "run", EXAMPLE, "-s", GOOD, "--csv", str(link), "--force")
+    assert status == 2 and "never replaces, not even with --force" in err and "standard output" in err
+    assert link.is_symlink()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
+def test_a_folder_that_refuses_new_files_is_an_error_naming_the_target(capsys):
+    status, err = run(capsys, "run", EXAMPLE, "-s", GOOD, "--csv", "/proc/self/status", "--force")
+    assert status == 2 and "cannot write /proc/self/status: " in err
+
+
 # -- bounded reads, regular files only ---------------------------------------------------------
 
 

@@ -44,6 +44,32 @@ def test_batch_table_is_tidy_and_matches_scoring(tmp_path):
     assert float(row["L"]) == expected.normalized_likelihood and float(row["P"]) == expected.posterior
 
 
+def test_a_repeated_setting_value_counts_once(tmp_path, capsys):
+    strict = tmp_path / "strict.json"
+    write_params(strict, literature_thresholds().replace(might=0.9))
+    once, twice = tmp_path / "once.csv", tmp_path / "twice.csv"
+    common = [EXAMPLES[0], "--thresholds", str(strict)]
+    assert main(["batch", *common, "--model", "full", "--beta", "1", "--k", "2", "--conventions", "elot",
+                 "-o", str(once)]) == 0
+    capsys.readouterr()
+    assert main(["batch", *common, "--thresholds", str(strict), "--model", "full,full", "--beta", "1,1.0",
+                 "--k", "2,2", "--conventions", "elot,elot", "-o", str(twice)]) == 0
+    assert "(1 task)" in capsys.readouterr().err
+    assert twice.read_bytes() == once.read_bytes()
+
+
+def test_a_scenario_without_statements_is_refused_before_any_work(tmp_path, capsys):
+    text = (REPO / "elot" / "scenarios" / "default.scn").read_text(encoding="utf-8")
+    bare = tmp_path / "bare.scn"
+    bare.write_text(text[: text.index("statements current:")], encoding="utf-8")
+    out = tmp_path / "out" / "t.csv"
+    assert main(["batch", EXAMPLES[0], str(bare), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"nothing to score: {bare} has no statements" in err and "--statement" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bare.scn"]       # nothing written, no folder
+    assert main(["batch", str(bare), "-s", "believes(player, formula(empty(box1)))", "-o", str(out)]) == 0
+
+
 def test_serial_jobs_and_dask_give_identical_tables(tmp_path):
     distributed = pytest.importorskip("distributed")
     tasks = _tasks()
@@ -183,7 +209,7 @@ def test_thresholds_change_run_scores(tmp_path, capsys):
     main(["run", EXAMPLES[0], "-s", formula, "--csv", str(tmp_path / "a.csv")])
     main(["run", EXAMPLES[0], "-s", formula, "--thresholds", str(tmp_path / "strict.json"),
           "--csv", str(tmp_path / "b.csv")])
-    a, b = read_table(tmp_path / "a.csv"), read_table(tmp_path / "b.csv")
+    a, b = (list(csv.DictReader(io.StringIO((tmp_path / name).read_text()))) for name in ("a.csv", "b.csv"))
     assert [r["posterior"] for r in a] != [r["posterior"] for r in b]
 
 
@@ -237,10 +263,26 @@ def test_report_writes_figures_and_summary(tmp_path):
     names = sorted(p.name for p in (tmp_path / "rep").iterdir())
     assert {"scatter.png", "scatter.svg", "summary.md", "summary.csv"} <= set(names)
     assert sum(n.startswith("curves-") for n in names) == 2 * len(EXAMPLES)
-    summary = read_table(tmp_path / "rep" / "summary.csv")
+    summary = list(csv.DictReader(io.StringIO((tmp_path / "rep" / "summary.csv").read_text())))
     assert [r["model"] for r in summary] == ["full", "non-planning"]
     assert all(-1 <= float(r["r"]) <= 1 and float(r["ci_low"]) <= float(r["r"]) <= float(r["ci_high"])
                for r in summary)
+
+
+@pytest.mark.parametrize("header, missing", [
+    ("scenario,mode,t,statement,rating", "map, model, beta"),       # ratings given for the table
+    ("a,b", "scenario, map, model"),
+    ("", "scenario, map, model"),
+])
+@pytest.mark.parametrize("command", ["report", "simulate"])
+def test_a_table_without_a_batch_tables_columns_is_refused_by_name(tmp_path, capsys, header, missing, command):
+    table = tmp_path / "ratings.csv"
+    table.write_text(header + "\n" + ("s,current,1,x,3\n" if "rating" in header else ""), encoding="utf-8")
+    out = tmp_path / ("rep" if command == "report" else "sim.csv")
+    assert main([command, str(table), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{table}: error: not a batch table: it has no {missing}")
+    assert "elot batch" in err and "Traceback" not in err and not out.exists()
 
 
 def test_batch_cli_options(tmp_path, capsys):

@@ -304,7 +304,9 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
                models: Sequence[str] = (DEFAULT_VARIANT,), betas: Sequence[float] = (DEFAULT_BETA,),
                ks: Sequence[int] = (DEFAULT_K,), conventions: Sequence[str] = ("elot",),
                thresholds: Sequence[Params] = (Params(Thresholds()),), bind_free: bool = True) -> list[Task]:
-    """Every (scenario, model, β, k, conventions) task, in table order."""
+    """Every (scenario, model, β, k, conventions) task, in table order. A value repeated
+    in a list (``--model full,full``, ``--beta 1,1.0``) counts once: the same task twice
+    would only duplicate its rows in the table."""
     from elot.btom.scoring import check_conventions
 
     for model in models:
@@ -318,10 +320,16 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
         check_option("beta", beta)
     for k in ks:
         check_option("k", k)
-    labels = tuple((p.label, p.thresholds) for p in thresholds)
+    models, conventions = list(dict.fromkeys(models)), list(dict.fromkeys(conventions))
+    betas, ks = list(dict.fromkeys(float(b) for b in betas)), list(dict.fromkeys(int(k) for k in ks))
+    labels = tuple(dict.fromkeys((p.label, p.thresholds) for p in thresholds))
     tasks = []
     for ref in refs:
         own = tuple(items) if items else scenario_items(ref)
+        if not own:     # refused before any work: a table of a header alone looks like a result
+            raise StudyError(f"nothing to score: {ref.name} has no statements",
+                             hint="give statements with --statement TEXT or --statements FILE, or add a "
+                                  "'statements current:' section to the scenario")
         for model in models:
             for beta in betas:
                 for k in ks:
@@ -690,7 +698,7 @@ class _Partial:
         self.done_path = output.with_name(output.name + ".partial.done")
         self.lock_path = output.with_name(output.name + ".partial.lock")
         self.done: dict[int, tuple[int, int]] = {}
-        self.lock = _take_lock(self.lock_path, output)
+        self.lock, made_lock = _take_lock(self.lock_path, output)
         try:
             for path in (self.rows_path, self.done_path):
                 if path.is_symlink():
@@ -698,7 +706,9 @@ class _Partial:
             if os.path.lexists(self.rows_path) or os.path.lexists(self.done_path):
                 if not resume:
                     raise StudyError(f"an interrupted batch left {self.rows_path}",
-                                     hint="add --resume to finish it, or delete it to start over")
+                                     notes=(f"work files: {self._work_files()}",),
+                                     hint=f"add --resume to finish it, or delete {self._work_files()} "
+                                          "to start over")
                 for path in (self.rows_path, self.done_path):
                     if not os.path.lexists(path):
                         raise self._damaged(f"{path} is missing")
@@ -712,17 +722,23 @@ class _Partial:
                 self.manifest.flush()
         except BaseException:
             self.close()
+            if made_lock and self.lock_path.is_file() and not self.lock_path.is_symlink():
+                self.lock_path.unlink()   # a refusal before any work leaves no file of ours (unlinked while locked)
             os.close(self.lock)
             raise
         self.handle.seek(0, os.SEEK_END)
         self.manifest.seek(0, os.SEEK_END)
 
+    def _work_files(self) -> str:
+        return f"{self.rows_path}, {self.done_path} and {self.lock_path}"
+
     def _damaged(self, what: str) -> StudyError:
         return StudyError(
             f"cannot resume {self.output}: {what}; the work files were left as they were",
-            notes=(f"work files: {self.rows_path}, {self.done_path}",),
-            hint=f"delete {self.rows_path} and {self.done_path} and run the command again without "
-                 "--resume (finished tasks run again), or restore both files from a backup")
+            notes=(f"work files: {self._work_files()}",),
+            hint=f"delete {self._work_files()} and run the command again without "
+                 f"--resume (finished tasks run again), or restore {self.rows_path} and "
+                 f"{self.done_path} from a backup")
 
     def _load(self, fingerprint: str, tasks: int) -> None:
         """Read the manifest and check every chunk it records; only then cut what an
@@ -736,7 +752,8 @@ class _Partial:
             header = None
         if not isinstance(header, dict) or header.get("fingerprint") != fingerprint:
             raise StudyError(f"{self.rows_path} was written by a different batch (or another version of elot)",
-                             hint="rerun the same command with --resume, or delete it to start over")
+                             hint=f"rerun the same command with --resume, or delete {self._work_files()} "
+                                  "to start over")
         if len(lines) < 2:
             raise self._damaged(f"{self.done_path} has no complete first line")
         rows = self.handle.read()
@@ -837,13 +854,15 @@ def _link_error(path: Path) -> StudyError:
                       hint=f"remove the link ({path}) and run the command again")
 
 
-def _take_lock(path: Path, output: Path) -> int:
+def _take_lock(path: Path, output: Path) -> tuple[int, bool]:
     """An exclusive ``flock`` on ``path`` (made if missing, never through a link), held
-    until the descriptor is closed; a second writer is refused with the holder's pid."""
+    until the descriptor is closed, and whether this call made the file; a second writer
+    is refused with the holder's pid."""
     import fcntl
 
     output.parent.mkdir(parents=True, exist_ok=True)
     for _ in range(10):
+        made = not os.path.lexists(path)
         handle = _open_work(path, os.O_RDWR | os.O_CREAT)
         fd = os.dup(handle.fileno())
         handle.close()
@@ -861,7 +880,7 @@ def _take_lock(path: Path, output: Path) -> int:
         if same:
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-            return fd
+            return fd, made
         os.close(fd)
     raise StudyError(f"cannot lock {path}: it keeps being replaced")
 
@@ -1007,11 +1026,26 @@ def batch(
 
 
 def read_table(path: str | Path) -> list[dict]:
-    """A batch table (CSV or Parquet) as a list of row dicts (values as strings)."""
+    """A batch table (CSV or Parquet) as a list of row dicts (values as strings), or a
+    StudyError naming the file and the columns of a batch table it lacks (a ratings
+    file given in its place, say)."""
     path = Path(path)
     if path.suffix == ".parquet":
         _, _, pq = pyarrow_modules("reading Parquet")
-        rows = pq.read_table(path).to_pylist()
+        found = pq.read_table(path)
+        _check_columns(path, found.column_names)
         return [{k: "" if v is None else (repr(v) if isinstance(v, float) else str(v)) for k, v in r.items()}
-                for r in rows]
-    return csv_rows(read_input(path, "table"), path=str(path))
+                for r in found.to_pylist()]
+    text = read_input(path, "table")
+    rows = csv_rows(text, path=str(path))      # its own errors (a bad line) come first
+    _check_columns(path, next(csv.reader(io.StringIO(text)), []))
+    return rows
+
+
+def _check_columns(path: Path, header: Sequence[str]) -> None:
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise StudyError(f"not a batch table: it has no {', '.join(missing)} "
+                         f"column{'s' if len(missing) > 1 else ''}", path=str(path),
+                         hint="give the table elot batch wrote (columns " + ", ".join(COLUMNS) + "); "
+                              "a ratings file goes with --ratings")
