@@ -1,6 +1,6 @@
 """Exact BToM inference over a scenario (SPEC §5): per-step posteriors, worlds and beliefs.
 
-:func:`infer` enumerates the hypothesis space (:mod:`elot.btom.hypotheses`), then runs the
+:class:`ExactFilter` enumerates the hypothesis space (:mod:`elot.btom.hypotheses`), then runs the
 observed actions through a BToM backend (the compiled ``btom_ext.core``, or the plain
 ``btom_ext.reference``). Time t = 0 is the initial state and t the state after t actions;
 ``b_t`` is the belief after perceiving ``s_t`` and action ``a_{t+1}`` is chosen from it.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -202,6 +202,187 @@ def load_backend(name: str):
         raise ExtensionMissingError(str(error), hint=error.hint) from error
 
 
+class Filter(Protocol):
+    """The shape every inference method has (exact enumeration, particles): a filter that
+    starts from the prior, takes the observed actions one at a time, and can say at any
+    point what it believes. :func:`infer` drives one over a scenario's actions.
+
+    * ``init()`` — weights of the prior at t = 0 (after the initial observation);
+    * ``step(action)`` — condition on the next observed action and what is seen after it;
+    * ``posterior()`` — the normalized posterior over the filter's hypotheses now;
+    * ``result()`` — everything kept so far, as an object scoring reads (an :class:`Inference`).
+    """
+
+    def init(self) -> None: ...
+
+    def step(self, action: Action) -> None: ...
+
+    def posterior(self) -> np.ndarray: ...
+
+    def result(self) -> Any: ...
+
+
+def true_trajectory(scenario) -> tuple[WorldState, ...]:
+    """The real world at every step of the scenario's plan; an action that is impossible in
+    it is a :class:`ScenarioError` naming the action."""
+    real = [scenario.initial]
+    for t, action in enumerate(scenario.actions, 1):
+        action = tuple(action)
+        if not real[-1].can(action):
+            raise ScenarioError(
+                f"action {t} ({' '.join(action)}) is impossible in the true state: "
+                f"{real[-1].why_not(action)}",
+                hint="check the plan against the map",
+            )
+        real.append(real[-1].step(action))
+    return tuple(real)
+
+
+def _local_identity(world: WorldState, action: Action, real: WorldState) -> Action:
+    return action
+
+
+class ExactFilter:
+    """Exact BToM inference (SPEC §5): every hypothesis of the space, weighted exactly.
+
+    Built from a scenario (its ``layout`` and true ``initial`` state) and the inference
+    settings of :func:`infer`; implements :class:`Filter`. Per step it keeps the log weights,
+    the world of each initial state and the ``alive`` table (which states still agree with
+    which); beliefs are filtered once per distinct ``alive`` table.
+    """
+
+    def __init__(self, scenario, *, model: str = "full", beta: float = DEFAULT_BETA, k: int = 3,
+                 max_hidden_keys: int = 2, goals: Sequence[str] | None = None, backend: str = "core",
+                 conventions: str = "elot", max_hypotheses: int = MAX_HYPOTHESES) -> None:
+        check_model(model)
+        self.core = load_backend(backend)
+        self.scenario = scenario
+        self.layout = layout = scenario.layout
+        _check_backend_limits(self.core, backend, layout)
+        try:
+            self.space = build(scenario.initial, model=model, k=k, max_hidden_keys=max_hidden_keys,
+                               goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses,
+                               conventions=conventions)
+        except ScenarioError as error:
+            raise error.located(path=getattr(scenario, "path", None))
+        self.model, self.beta, self.backend, self.conventions = model, beta, backend, conventions
+        self.enc = Encoding(layout)
+        self.planner = None if model == "non-planning" else self.enc.planner(self.core)
+        self.goal_gems = np.array([self.enc.gem_index(g) for g in self.space.goals], dtype=np.intp)
+        self.local = _as_in if conventions == "paper" else _local_identity
+        self._belief_cache: dict[bytes, np.ndarray] = {}
+
+    def init(self) -> None:
+        """The uniform prior, conditioned on what is seen in the true initial state."""
+        space = self.space
+        self.real = [self.scenario.initial]
+        self.actions: list[Action] = []
+        self.worlds = tuple(space.states)
+        views = [w.view() for w in self.worlds]
+        self.alive = _views_agree(views)
+        seen = self.real[0].view()
+        self.live = np.array([v == seen for v in views], dtype=bool)
+        self.logw = np.where(self.live[space.index[1]], 0.0, -np.inf)
+        self.rows = self.enc.encode_many(self.worlds)
+        self.history_worlds, self.history_alive, self.history_logw = [self.worlds], [self.alive], [self.logw]
+
+    def _beliefs_for(self, alive: np.ndarray) -> np.ndarray:
+        """Filtered beliefs for an ``alive`` table; it changes only when something new is seen."""
+        key = alive.tobytes()
+        if key not in self._belief_cache:
+            self._belief_cache[key] = self.core.filter_beliefs(self.space.initial_beliefs, alive)
+        return self._belief_cache[key]
+
+    def _successor_rows(self, world: WorldState, row: np.ndarray, options: Sequence[Action]) -> np.ndarray:
+        """The encoded world after each action; moves only shift the agent's cell."""
+        out = np.repeat(row[None, :], len(options), axis=0)
+        for n, option in enumerate(options):
+            if option[0] in MOVES:
+                dx, dy = MOVES[option[0]]
+                out[n, AGENT] += dy * self.layout.width + dx
+            else:
+                out[n] = self.enc.encode(world.step(option))
+        return out
+
+    def _path_costs(self, rows: np.ndarray) -> np.ndarray:
+        if self.planner is None:
+            return self.core.manhattan_costs(self.layout.width, self.enc.gem_cells, rows)
+        return self.planner.costs(rows)
+
+    def step(self, action: Action) -> None:
+        """Weight every hypothesis by the probability of ``action`` under its agent's policy,
+        then rule out those that disagree with what is seen after it."""
+        space, core, local = self.space, self.core, self.local
+        hyp_goal, hyp_state, hyp_belief = space.index
+        action = tuple(action)
+        t = len(self.actions) + 1
+        before = self.real[-1]
+        worlds, rows, live, logw = self.worlds, self.rows, self.live, self.logw
+        options = before.available_actions()
+        chosen = options.index(action)
+        beliefs = self._beliefs_for(self.alive)
+        # Every live state looks like the real one, so the actions available in the true
+        # state of a live hypothesis (and in every state its belief keeps) are `options`.
+        costs = np.full((space.n_goals, space.n_states, len(options)), -1, dtype=np.int32)
+        live_states = np.flatnonzero(live)
+        after = np.concatenate([self._successor_rows(worlds[j], rows[j], [local(worlds[j], o, before) for o in options])
+                                for j in live_states])
+        h = self._path_costs(after).reshape(len(live_states), len(options), -1)
+        costs[:, live_states, :] = h[:, :, self.goal_gems].transpose(2, 0, 1)
+        reached = np.array([g in before.held_gems for g in space.goals], dtype=bool)
+        active = (live[hyp_state] & ~reached[hyp_goal] & np.isfinite(logw)).astype(np.uint8)
+        loglik = core.qmdp_loglik(beliefs, costs, chosen, self.beta, hyp_goal, hyp_state, hyp_belief, active)
+        # A state in which the action is impossible was already ruled out; it stays as it is.
+        worlds = tuple(_step_or_stay(w, local(w, action, before)) for w in worlds)
+        if action[0] in MOVES:  # doors are visible, so a move is possible in every world
+            dx, dy = MOVES[action[0]]
+            rows = rows.copy()
+            rows[:, AGENT] += dy * self.layout.width + dx
+        else:
+            rows = self.enc.encode_many(worlds)
+        views = [w.view() for w in worlds]
+        self.alive = self.alive & _views_agree(views)
+        self.real.append(before.step(action))
+        seen = self.real[-1].view()
+        self.live = live = live & np.array([v == seen for v in views], dtype=bool)
+        self.logw = logw = core.update_weights(logw, loglik, live[hyp_state].astype(np.uint8))
+        if not np.isfinite(logw).any():
+            raise ScenarioError(
+                f"no hypothesis explains the observations up to action {t} ({' '.join(action)})",
+                hint="the true map may hide more keys than the hypothesis space allows "
+                "(try a larger max_hidden_keys)",
+            )
+        self.worlds, self.rows = worlds, rows
+        self.actions.append(action)
+        self.history_worlds.append(worlds)
+        self.history_alive.append(self.alive)
+        self.history_logw.append(logw)
+
+    def posterior(self) -> np.ndarray:
+        """The normalized posterior over every hypothesis after the actions so far, ``(N,)``."""
+        top = self.logw.max()
+        w = np.exp(self.logw - top)
+        return w / w.sum()
+
+    def result(self) -> Inference:
+        """The :class:`Inference` of the actions so far."""
+        space = self.space
+        return Inference(
+            scenario=self.scenario,
+            space=space,
+            model=self.model,
+            beta=self.beta,
+            backend=self.backend,
+            actions=tuple(self.actions),
+            real=tuple(self.real),
+            worlds_by_step=tuple(self.history_worlds),
+            alive=np.stack(self.history_alive),
+            log_weights=np.stack(self.history_logw),
+            beliefs_by_step=tuple(self._beliefs_for(a) if space.judged_beliefs is None else space.judged_beliefs
+                                  for a in self.history_alive),
+        )
+
+
 def infer(
     scenario,
     *,
@@ -227,119 +408,19 @@ def infer(
     A hypothesis space of more than ``max_hypotheses`` hypotheses is refused with its
     estimated size (:func:`elot.btom.hypotheses.build`).
     """
-    check_model(model)
-    core = load_backend(backend)
-    layout = scenario.layout
-    _check_backend_limits(core, backend, layout)
-    try:
-        space = build(scenario.initial, model=model, k=k, max_hidden_keys=max_hidden_keys,
-                      goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses,
-                      conventions=conventions)
-    except ScenarioError as error:
-        raise error.located(path=getattr(scenario, "path", None))
-    enc = Encoding(layout)
-    planner = None if model == "non-planning" else enc.planner(core)
-    goal_gems = np.array([enc.gem_index(g) for g in space.goals], dtype=np.intp)
-    hyp_goal, hyp_state, hyp_belief = space.index
-    local = _as_in if conventions == "paper" else (lambda world, action, real: action)
-    n_states = space.n_states
+    filt = ExactFilter(scenario, model=model, beta=beta, k=k, max_hidden_keys=max_hidden_keys, goals=goals,
+                       backend=backend, conventions=conventions, max_hypotheses=max_hypotheses)
+    return run_filter(filt, scenario, progress)
+
+
+def run_filter(filt: Filter, scenario, progress: Progress | None = None):
+    """Run a :class:`Filter` over a scenario's actions (checked against the map first) and
+    return its :meth:`Filter.result`; ``progress(t, T)`` is called after each step."""
+    true_trajectory(scenario)  # an impossible action fails before any inference
     actions = tuple(tuple(a) for a in scenario.actions)
-
-    real = [scenario.initial]
+    filt.init()
     for t, action in enumerate(actions, 1):
-        if not real[-1].can(action):
-            raise ScenarioError(
-                f"action {t} ({' '.join(action)}) is impossible in the true state: "
-                f"{real[-1].why_not(action)}",
-                hint="check the plan against the map",
-            )
-        real.append(real[-1].step(action))
-
-    worlds = tuple(space.states)
-    views = [w.view() for w in worlds]
-    alive = _views_agree(views)
-    seen = real[0].view()
-    live = np.array([v == seen for v in views], dtype=bool)
-    logw = np.where(live[hyp_state], 0.0, -np.inf)
-    history_worlds, history_alive, history_logw = [worlds], [alive], [logw]
-    belief_cache: dict[bytes, np.ndarray] = {}
-
-    def beliefs_for(alive: np.ndarray) -> np.ndarray:
-        """Filtered beliefs for an ``alive`` table; it changes only when something new is seen."""
-        key = alive.tobytes()
-        if key not in belief_cache:
-            belief_cache[key] = core.filter_beliefs(space.initial_beliefs, alive)
-        return belief_cache[key]
-
-    def successor_rows(world: WorldState, row: np.ndarray, options: Sequence[Action]) -> np.ndarray:
-        """The encoded world after each action; moves only shift the agent's cell."""
-        out = np.repeat(row[None, :], len(options), axis=0)
-        for n, option in enumerate(options):
-            if option[0] in MOVES:
-                dx, dy = MOVES[option[0]]
-                out[n, AGENT] += dy * layout.width + dx
-            else:
-                out[n] = enc.encode(world.step(option))
-        return out
-
-    def path_costs(rows: np.ndarray) -> np.ndarray:
-        if planner is None:
-            return core.manhattan_costs(layout.width, enc.gem_cells, rows)
-        return planner.costs(rows)
-
-    rows = enc.encode_many(worlds)
-    for t, action in enumerate(actions, 1):
-        before = real[t - 1]
-        options = before.available_actions()
-        chosen = options.index(action)
-        beliefs = beliefs_for(alive)
-        # Every live state looks like the real one, so the actions available in the true
-        # state of a live hypothesis (and in every state its belief keeps) are `options`.
-        costs = np.full((space.n_goals, n_states, len(options)), -1, dtype=np.int32)
-        live_states = np.flatnonzero(live)
-        after = np.concatenate([successor_rows(worlds[j], rows[j], [local(worlds[j], o, before) for o in options])
-                                for j in live_states])
-        h = path_costs(after).reshape(len(live_states), len(options), -1)
-        costs[:, live_states, :] = h[:, :, goal_gems].transpose(2, 0, 1)
-        reached = np.array([g in before.held_gems for g in space.goals], dtype=bool)
-        active = (live[hyp_state] & ~reached[hyp_goal] & np.isfinite(logw)).astype(np.uint8)
-        loglik = core.qmdp_loglik(beliefs, costs, chosen, beta, hyp_goal, hyp_state, hyp_belief, active)
-        # A state in which the action is impossible was already ruled out; it stays as it is.
-        worlds = tuple(_step_or_stay(w, local(w, action, before)) for w in worlds)
-        if action[0] in MOVES:  # doors are visible, so a move is possible in every world
-            dx, dy = MOVES[action[0]]
-            rows = rows.copy()
-            rows[:, AGENT] += dy * layout.width + dx
-        else:
-            rows = enc.encode_many(worlds)
-        views = [w.view() for w in worlds]
-        alive = alive & _views_agree(views)
-        seen = real[t].view()
-        live = live & np.array([v == seen for v in views], dtype=bool)
-        logw = core.update_weights(logw, loglik, live[hyp_state].astype(np.uint8))
-        if not np.isfinite(logw).any():
-            raise ScenarioError(
-                f"no hypothesis explains the observations up to action {t} ({' '.join(action)})",
-                hint="the true map may hide more keys than the hypothesis space allows "
-                "(try a larger max_hidden_keys)",
-            )
-        history_worlds.append(worlds)
-        history_alive.append(alive)
-        history_logw.append(logw)
+        filt.step(action)
         if progress is not None:
             progress(t, len(actions))
-
-    return Inference(
-        scenario=scenario,
-        space=space,
-        model=model,
-        beta=beta,
-        backend=backend,
-        actions=actions,
-        real=tuple(real),
-        worlds_by_step=tuple(history_worlds),
-        alive=np.stack(history_alive),
-        log_weights=np.stack(history_logw),
-        beliefs_by_step=tuple(beliefs_for(a) if space.judged_beliefs is None else space.judged_beliefs
-                              for a in history_alive),
-    )
+    return filt.result()
