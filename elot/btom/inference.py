@@ -21,8 +21,9 @@ from typing import Any, Callable, Protocol, Sequence
 import numpy as np
 
 from btom_ext import CoreMissingError, backend as _backend
-from elot.errors import ExtensionMissingError, ScenarioError
-from elot.btom.hypotheses import MAX_HYPOTHESES, Encoding, HypothesisSpace, build, check_model
+from elot.errors import ElotError, ExtensionMissingError, ScenarioError
+from elot.btom.hypotheses import (MAX_HYPOTHESES, Encoding, HypothesisSpace, build, check_model, initial_states,
+                                  resolve_goals, space_size)
 from btom_ext.reference import AGENT
 from elot.btom.world import MOVES, Action, ImpossibleActionError, WorldState
 
@@ -30,6 +31,41 @@ from elot.btom.world import MOVES, Action, ImpossibleActionError, WorldState
 DEFAULT_BETA = 2**1.5
 
 Progress = Callable[[int, int], None]
+
+
+#: The inference methods of :func:`infer`: exact enumeration, particles, or exact when the
+#: space fits ``max_hypotheses`` and particles otherwise.
+METHODS = ("exact", "smc", "auto")
+
+
+class InferenceMethodError(ElotError, ValueError):
+    """An unknown inference method name."""
+
+
+def check_method(name: str) -> str:
+    """Return ``name`` if it is one of :data:`METHODS`, else raise :class:`InferenceMethodError`."""
+    if name not in METHODS:
+        raise InferenceMethodError(f"unknown inference method {name!r}",
+                                   hint=f"use one of: {', '.join(METHODS)}")
+    return name
+
+
+@dataclass(frozen=True, eq=False)
+class JudgedRows:
+    """What a statement is judged on (:func:`elot.btom.scoring.score`): rows of hypotheses
+    with their beliefs ``(m, n_s)`` over the worlds of the judged time and their true-state
+    indices ``(m,)``; ``weights`` the posterior mass of each row and ``prior`` its prior mass
+    (relative: π = prior-weighted fraction where the statement holds); ``live`` the prior
+    mass of the row's hypotheses still possible (the ``paper`` conventions' π counts only
+    those). Particle inference adds ``ess`` and ``prior_draws`` (for standard errors)."""
+
+    beliefs: np.ndarray
+    true_index: np.ndarray
+    weights: np.ndarray
+    prior: np.ndarray
+    live: np.ndarray
+    ess: float | None = None
+    prior_draws: int | None = None
 
 
 @dataclass(eq=False)
@@ -52,6 +88,10 @@ class Inference:
     log_weights: np.ndarray    # (T+1, N) unnormalized log posterior weights
     beliefs_by_step: tuple[np.ndarray, ...] = field(repr=False)  # (T+1) x (n_s, n_b, n_s)
     _states: dict = field(default_factory=dict, repr=False)
+    #: ``exact``: how this result was computed (particle results say ``smc``).
+    method: str = "exact"
+    #: Why :func:`infer` chose this method under ``inference="auto"`` ("" otherwise).
+    note: str = ""
 
     @property
     def conventions(self) -> str:
@@ -137,6 +177,27 @@ class Inference:
     def signature(self):
         """The ELoT signature of the scenario's objects (its agent aliased as ``player``)."""
         return self.scenario.signature()
+
+    def live_pairs(self, t: int) -> np.ndarray:
+        """How many hypotheses of each (true state, initial belief) pair are still possible at
+        time t (log weight above −∞), shape ``(n_s * n_b,)``."""
+        space = self.space
+        live = np.isfinite(self.log_weights[t]).reshape(space.n_goals, space.n_states, space.n_beliefs)
+        return live.sum(axis=0).ravel().astype(float)
+
+    def rows(self, t: int, at: int) -> JudgedRows:
+        """Every (true state, initial belief) pair with its beliefs at time ``at`` and its
+        posterior at time t; each stands for one hypothesis per goal of the uniform prior."""
+        beliefs, true_index = self.pairs(at)
+        weights = self.pair_posterior(t).ravel()
+        return JudgedRows(beliefs, true_index, weights, np.full(len(weights), float(self.space.n_goals)),
+                          self.live_pairs(t))
+
+    def average_belief(self, t: int) -> np.ndarray:
+        """Σ_i p_i · b_i(t) over the worlds at t, without building the (N, S) array."""
+        pairs = np.asarray(self.pair_posterior(t), dtype=np.float64)      # (n_s, n_b)
+        table = np.asarray(self.beliefs(t), dtype=np.float64)             # (n_s, n_b, S)
+        return np.einsum("sb,sbj->j", pairs, table)
 
     def hypothesis_belief(self, t: int, i: int) -> np.ndarray:
         """The belief of hypothesis i at time t over :meth:`worlds` ``(t)``."""
@@ -395,8 +456,11 @@ def infer(
     progress: Progress | None = None,
     conventions: str = "elot",
     max_hypotheses: int = MAX_HYPOTHESES,
-) -> Inference:
-    """Exact inference of goals, initial states and beliefs from a scenario's actions.
+    inference: str = "exact",
+    particles: int | None = None,
+    seed: int | None = None,
+):
+    """Inference of goals, initial states and beliefs from a scenario's actions.
 
     ``scenario`` is an :class:`elot.btom.scenario.Scenario`: its ``layout``, ``initial`` (the
     true initial :class:`WorldState`), ``actions`` and ``signature()`` are used.
@@ -405,12 +469,45 @@ def infer(
     §7.4); ``conventions="paper"`` enumerates and names initial states as the reference does
     (§7.3). ``progress(t, T)`` is called after each step. Unknown names raise
     :class:`~elot.btom.hypotheses.ModelError` / :class:`~elot.btom.conventions.ConventionsError`.
-    A hypothesis space of more than ``max_hypotheses`` hypotheses is refused with its
-    estimated size (:func:`elot.btom.hypotheses.build`).
+
+    ``inference="exact"`` enumerates every hypothesis (:class:`ExactFilter`; a space of more
+    than ``max_hypotheses`` is refused with its estimated size) and returns an
+    :class:`Inference`; ``"smc"`` runs ``particles`` particles seeded with ``seed``
+    (:class:`elot.btom.particles.ParticleFilter`) and returns a
+    :class:`~elot.btom.particles.ParticleInference`, which scoring reads the same way;
+    ``"auto"`` is exact when the space fits ``max_hypotheses`` and particles otherwise (the
+    result's ``note`` says which and why).
     """
-    filt = ExactFilter(scenario, model=model, beta=beta, k=k, max_hidden_keys=max_hidden_keys, goals=goals,
-                       backend=backend, conventions=conventions, max_hypotheses=max_hypotheses)
-    return run_filter(filt, scenario, progress)
+    check_method(inference)
+    if particles is not None:
+        from elot.btom.particles import check_particles
+
+        check_particles(particles)
+    note = ""
+    if inference == "auto":
+        check_model(model)
+        try:
+            n_goals = len(resolve_goals(scenario.layout, None if goals is None else tuple(goals)))
+            n_states = len(initial_states(scenario.initial, max_hidden_keys, conventions))
+        except ScenarioError as error:
+            raise error.located(path=getattr(scenario, "path", None))
+        size = space_size(model, n_goals, n_states, k)[0]
+        fits = size <= max_hypotheses or model == "true-belief-paper"
+        inference = "exact" if fits else "smc"
+        note = (f"auto: exact ({size:,} hypotheses fit the budget of {max_hypotheses:,})" if fits else
+                f"auto: smc ({size:,} hypotheses are over the budget of {max_hypotheses:,})")
+    if inference == "exact":
+        filt = ExactFilter(scenario, model=model, beta=beta, k=k, max_hidden_keys=max_hidden_keys, goals=goals,
+                           backend=backend, conventions=conventions, max_hypotheses=max_hypotheses)
+    else:
+        from elot.btom.particles import DEFAULT_PARTICLES, ParticleFilter  # particles builds on this module
+
+        filt = ParticleFilter(scenario, model=model, beta=beta, k=k, max_hidden_keys=max_hidden_keys, goals=goals,
+                              backend=backend, conventions=conventions,
+                              particles=DEFAULT_PARTICLES if particles is None else particles, seed=seed)
+    result = run_filter(filt, scenario, progress)
+    result.note = note
+    return result
 
 
 def run_filter(filt: Filter, scenario, progress: Progress | None = None):

@@ -256,7 +256,7 @@ class Session:
         """The agent's belief over placements at t, averaged over hypotheses by posterior."""
         t = self.t if t is None else t
         inf = self.inference
-        average = _average_belief(inf, t)      # world j at t evolved from initial state j
+        average = inf.average_belief(t)      # world j at t evolved from initial state j
         return [(self.placement(s), float(p)) for s, p in zip(inf.worlds(0), average)]
 
     def placement(self, state) -> str:
@@ -509,8 +509,3 @@ def _bindings(variables: Sequence[str], domains: dict[str, str | None], signatur
             yield {head: Const(name=obj), **more}
 
 
-def _average_belief(inf, t: int) -> np.ndarray:
-    """Σ_i p_i · b_i(t) over the worlds at t, without building the (N, S) array."""
-    pairs = np.asarray(inf.pair_posterior(t), dtype=np.float64)      # (n_s, n_b)
-    table = np.asarray(inf.beliefs(t), dtype=np.float64)             # (n_s, n_b, S)
-    return np.einsum("sb,sbj->j", pairs, table)
