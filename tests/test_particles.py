@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from btom_ext import particles as particle_kernels
 from btom_ext import particles_reference as ref
 from elot.btom.inference import InferenceMethodError, infer, run_filter
+from elot.errors import ElotError
 from elot.btom.particles import ParticleError, ParticleFilter, sample_multisets
 from elot.btom.scenario import load_dataset_plan, load_scenario
 from elot.btom.scoring import score
@@ -226,6 +227,47 @@ def test_auto_chooses_and_says_so():
     big = infer(scenario, inference="auto", max_hypotheses=100, particles=200, seed=1)
     assert small.method == "exact" and "auto: exact" in small.note
     assert big.method == "smc" and "auto: smc (240 hypotheses are over the budget of 100)" in big.note
+
+
+def test_cli_reports_lost_particles():
+    r = run_elot("run", "two-doors", "--inference", "smc", "--particles", "1", "--seed", "2",
+                 env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "lost every particle at action 4 (open box2)" in r.stderr and "--particles" in r.stderr
+
+
+def test_repl_session_runs_particles():
+    from elot.repl.session import Session
+
+    session = Session.open("two-doors")
+    session.set_method("smc")
+    session.set_particles("300")
+    session.set_seed("1")
+    row = session.score("believes(player, formula(empty(box1)))", t=3)
+    assert session.inference.method == "smc" and session.inference.n_particles == 300
+    assert row.stderr is not None and row.ess == pytest.approx(session.inference.ess[3])
+    with pytest.raises(ElotError, match="particles must be a whole number"):
+        session.set_particles("0")
+
+
+def test_batch_tables_carry_particle_columns(tmp_path):
+    from elot.study.batch import ALL_COLUMNS, PARTICLE_COLUMNS, batch, expand_scenarios, plan_tasks, read_table
+
+    refs = expand_scenarios(["two-doors"])
+    exact_only = plan_tasks(refs)
+    mixed = plan_tasks(refs, inferences=("exact", "smc"), particles=300, seed=4)
+    batch(exact_only, tmp_path / "exact.csv")
+    batch(mixed, tmp_path / "mixed.csv")
+    assert list(read_table(tmp_path / "exact.csv")[0]) == list(ALL_COLUMNS)
+    rows = read_table(tmp_path / "mixed.csv")
+    assert list(rows[0]) == list(ALL_COLUMNS + PARTICLE_COLUMNS)
+    smc = [r for r in rows if r["inference"] == "smc"]
+    exact = [r for r in rows if r["inference"] == "exact"]
+    assert len(smc) == len(exact) > 0
+    assert all(r["particles"] == "300" and r["seed"] == "4" and float(r["ess"]) > 0 for r in smc)
+    assert all(r["L_se"] != "" for r in smc if r["L"] != "") and all(r["L_se"] == "" for r in exact)
+    # the exact rows are those of the exact-only table
+    assert [r["L"] for r in exact] == [r["L"] for r in read_table(tmp_path / "exact.csv")]
 
 
 def test_cli_bad_inference_options():

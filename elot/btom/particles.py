@@ -41,6 +41,7 @@ from elot.btom.inference import (DEFAULT_BETA, _as_in, _check_backend_limits, _l
                                  load_backend)
 from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError, ExtensionMissingError, ScenarioError
+from elot.output import count
 
 #: Default number of particles.
 DEFAULT_PARTICLES = 1000
@@ -303,7 +304,7 @@ class ParticleFilter:
         if not np.isfinite(logw).any():
             where = "the initial observation" if t == 0 else f"action {t} ({' '.join(self.actions[-1])})"
             raise ParticleError(
-                f"particle inference lost every particle at {where}: none of the {self.n:,} particles "
+                f"particle inference lost every particle at {where}: none of the {count(self.n, 'particle')} "
                 "agrees with what was seen",
                 hint="use more particles (--particles), or --inference exact if the map is small enough; "
                 "if exact inference fails too, the map may hide more keys than the hypotheses allow",

@@ -72,7 +72,7 @@ def _session(args):
     return Session(scenario=options.load_scenario(args), model=args.model, beta=args.beta,
                    k=args.k, backend=args.backend, bind_free=args.bind_free, mode=args.mode,
                    labtom=args.labtom, conventions=args.conventions, max_hypotheses=args.max_hypotheses,
-                   thresholds=thresholds)
+                   method=args.inference, particles=args.particles, seed=args.seed, thresholds=thresholds)
 
 
 def _repl_command(args) -> int:

@@ -81,6 +81,9 @@ class Session:
     backend: str = "core"
     labtom: str | None = None       # the dataset directory for plan ids (elot repl --labtom)
     max_hypotheses: int | None = None  # None: the library's limit (elot.btom.hypotheses.MAX_HYPOTHESES)
+    method: str = "exact"           # how to infer: exact, smc or auto (elot.btom.inference.METHODS)
+    particles: int | None = None    # for smc/auto; None: the library's default
+    seed: int | None = None         # of particle inference; None: fresh
     t: int = 0
     log: list[dict] = field(default_factory=list)
     _inference: Any = None
@@ -197,6 +200,27 @@ class Session:
             self.conventions = conventions
             self._inference = None
 
+    def set_method(self, method: str) -> None:
+        """``exact``, ``smc`` or ``auto``: how inference runs (SPEC §5, §8)."""
+        from elot.btom.inference import check_method
+
+        check_method(method)
+        if method != self.method:
+            self.method = method
+            self._inference = None
+
+    def set_particles(self, n: int | str) -> None:
+        n = check_number("particles", n)
+        if n != self.particles:
+            self.particles = n
+            self._inference = None
+
+    def set_seed(self, seed: int | str) -> None:
+        seed = check_number("seed", seed)
+        if seed != self.seed:
+            self.seed = seed
+            self._inference = None
+
     @contextlib.contextmanager
     def in_mode(self, mode: str):
         """Score in ``mode`` for the duration of a ``with`` block (then the mode before)."""
@@ -231,9 +255,11 @@ class Session:
             from elot.btom.inference import infer
 
             self._inference = infer(self.scenario, model=self.model, beta=self.beta, k=self.k,
-                                    backend=self.backend, conventions=self.conventions,
+                                    backend=self.backend, conventions=self.conventions, inference=self.method,
                                     **({} if self.max_hypotheses is None else
-                                       {"max_hypotheses": self.max_hypotheses}))
+                                       {"max_hypotheses": self.max_hypotheses}),
+                                    **({} if self.particles is None else {"particles": self.particles}),
+                                    **({} if self.seed is None else {"seed": self.seed}))
         return self._inference
 
     @property
@@ -304,6 +330,8 @@ class Session:
             mode=mode, t=t, posterior=float(result.posterior),
             normalized_likelihood=float(result.normalized_likelihood),
             prior_fraction=float(result.prior_fraction),
+            stderr=result.stderr,
+            ess=float(self.inference.ess[t]) if self.inference.method == "smc" else None,
         )
 
     def query(self, text: str, *, source: str | None = None, weight: float | None = None) -> ScoreRow:

@@ -41,18 +41,23 @@ COLUMNS = ("scenario", "map", "model", "beta", "k", "conventions", "thresholds",
 #: Linguistic factors of the dataset's annotation files, carried when known.
 FACTORS = ("possibility", "probability", "compositional", "knowledge")
 ALL_COLUMNS = COLUMNS + FACTORS
+#: Columns a table gets when a task runs particle inference: the method that ran, the
+#: particles and seed, the effective sample size at t and L's standard error (SPEC §8).
+PARTICLE_COLUMNS = ("inference", "particles", "seed", "ess", "L_se")
 
 #: Dataset experiments: ``exp2`` is both of its conditions.
 EXPERIMENTS = ("exp1", "exp2_current", "exp2_initial")
 EXPERIMENT_ALIASES = {"exp2": ("exp2_current", "exp2_initial"), "all": EXPERIMENTS}
 
 
-def run_inference(scenario, model: str, beta: float, k: int, conventions: str):
+def run_inference(scenario, model: str, beta: float, k: int, conventions: str, *, inference: str = "exact",
+                  particles: int | None = None, seed: int | None = None):
     """The one place studies call :func:`elot.btom.inference.infer` (conventions that change
-    the hypothesis space are passed on here)."""
+    the hypothesis space are passed on here; ``inference``, ``particles``, ``seed`` as there)."""
     from elot.btom.inference import infer
 
-    return infer(scenario, model=model, beta=beta, k=k, conventions=conventions)
+    return infer(scenario, model=model, beta=beta, k=k, conventions=conventions, inference=inference,
+                 particles=particles, seed=seed)
 
 
 # -- scenarios and statements -------------------------------------------------------------
@@ -229,6 +234,9 @@ class Task:
     items: tuple[Item, ...]
     thresholds: tuple[tuple[str, Thresholds], ...]
     bind_free: bool = True
+    inference: str = "exact"
+    particles: int | None = None
+    seed: int | None = None
 
 
 def run_task(task: Task) -> tuple[int, list[dict]]:
@@ -236,10 +244,15 @@ def run_task(task: Task) -> tuple[int, list[dict]]:
     from elot.btom.scoring import compile_statement, score
 
     scenario = task.scenario.load()
-    inference = run_inference(scenario, task.model, task.beta, task.k, task.conventions)
+    inference = run_inference(scenario, task.model, task.beta, task.k, task.conventions, inference=task.inference,
+                              particles=task.particles, seed=task.seed)
     times = tuple(scenario.judgments) or (inference.steps,)
     base = {"scenario": task.scenario.name, "map": task.scenario.map, "model": task.model,
             "beta": task.beta, "k": task.k, "conventions": task.conventions}
+    particles = inference.method == "smc"
+    # (written only in tables with PARTICLE_COLUMNS, see table_columns)
+    base.update(inference=inference.method, particles=inference.n_particles if particles else "",
+                seed="" if task.seed is None or not particles else task.seed)
     rows = []
     for label, thresholds in task.thresholds:
         for item in task.items:
@@ -254,9 +267,13 @@ def run_task(task: Task) -> tuple[int, list[dict]]:
                 error = caught.message
             for t in times:
                 out = {**row, "t": t, "P": "", "L": "", "pi": "", "error": error}
+                if particles:
+                    out["ess"] = float(inference.ess[t])
                 if compiled is not None:
                     s = score(inference, compiled, t, row["mode"], conventions=task.conventions)
                     out.update(P=s.posterior, L=s.normalized_likelihood, pi=s.prior_fraction)
+                    if s.stderr is not None:
+                        out["L_se"] = s.stderr
                 rows.append(out)
     return task.index, rows
 
@@ -269,8 +286,12 @@ def run_tasks(tasks: Sequence[Task]) -> list[tuple[int, list[dict]]]:
 def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = None,
                models: Sequence[str] = ("full",), betas: Sequence[float] = (2 ** 1.5,),
                ks: Sequence[int] = (3,), conventions: Sequence[str] = ("elot",),
-               thresholds: Sequence[Params] = (Params(Thresholds()),), bind_free: bool = True) -> list[Task]:
-    """Every (scenario, model, β, k, conventions) task, in table order."""
+               thresholds: Sequence[Params] = (Params(Thresholds()),), bind_free: bool = True,
+               inferences: Sequence[str] = ("exact",), particles: int | None = None,
+               seed: int | None = None) -> list[Task]:
+    """Every (scenario, model, β, k, conventions, inference method) task, in table order;
+    ``particles`` and ``seed`` are those of every particle inference."""
+    from elot.btom.inference import check_method
     from elot.btom.scoring import check_conventions
 
     for model in models:
@@ -284,6 +305,15 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
         check_option("beta", beta)
     for k in ks:
         check_option("k", k)
+    for name in inferences:
+        try:
+            check_method(name)
+        except ElotError as error:
+            raise StudyError(f"--inference: {error.message}", hint=error.hint) from None
+    if particles is not None:
+        check_option("particles", particles)
+    if seed is not None:
+        check_option("seed", seed)
     labels = tuple((p.label, p.thresholds) for p in thresholds)
     tasks = []
     for ref in refs:
@@ -292,7 +322,9 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
             for beta in betas:
                 for k in ks:
                     for conv in conventions:
-                        tasks.append(Task(len(tasks), ref, model, float(beta), int(k), conv, own, labels, bind_free))
+                        for method in inferences:
+                            tasks.append(Task(len(tasks), ref, model, float(beta), int(k), conv, own, labels,
+                                              bind_free, method, particles, seed))
     return tasks
 
 
@@ -311,13 +343,28 @@ def check_option(name: str, value: float) -> float:
 # -- resources --------------------------------------------------------------------------
 
 
+#: Bytes a particle takes per step kept (goal, state, k belief states, log weight) for
+#: k = 3, and the Q table rows; measured by ``benchmarks/bench_smc.py``.
+BYTES_PER_PARTICLE_STEP = 40
+
+
 def estimate_task_bytes(task: Task) -> int:
-    """Peak memory of one task: log weights and beliefs per step, plus a fixed overhead."""
+    """Peak memory of one task: log weights and beliefs per step (exact) or particles per
+    step (particle inference), plus a fixed overhead."""
     from elot.btom.hypotheses import MODELS, build
+    from elot.btom.particles import DEFAULT_PARTICLES
 
     scenario = task.scenario.load()
-    space = build(scenario.initial, model=task.model if task.model in MODELS else "true-belief", k=task.k)
     steps = len(scenario.actions) + 1
+    smc = 64 * 2 ** 20 + steps * (task.particles or DEFAULT_PARTICLES) * (BYTES_PER_PARTICLE_STEP + 4 * task.k)
+    if task.inference == "smc":
+        return smc
+    try:
+        space = build(scenario.initial, model=task.model if task.model in MODELS else "true-belief", k=task.k)
+    except ElotError:
+        if task.inference == "auto":   # too large for exact: auto runs particles
+            return smc
+        raise
     per_step = len(space) * 8 * 3 + space.n_states ** 2 * (space.n_beliefs * 8 + 1)
     return 64 * 2 ** 20 + steps * per_step
 
@@ -423,16 +470,24 @@ def _cell(value) -> str:
     return "" if value is None else str(value)
 
 
-def format_rows(rows: Iterable[dict]) -> str:
+def table_columns(tasks: Sequence[Task]) -> tuple[str, ...]:
+    """The table's columns: :data:`ALL_COLUMNS`, and :data:`PARTICLE_COLUMNS` when a task
+    may run particle inference (so tables of exact inference stay as they were)."""
+    return ALL_COLUMNS + PARTICLE_COLUMNS if any(t.inference != "exact" for t in tasks) else ALL_COLUMNS
+
+
+def format_rows(rows: Iterable[dict], columns: Sequence[str] = ALL_COLUMNS) -> str:
     """CSV text of rows (no header), floats written exactly."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     for row in rows:
-        writer.writerow([_cell(row.get(c, "")) for c in ALL_COLUMNS])
+        writer.writerow([_cell(row.get(c, "")) for c in columns])
     return buffer.getvalue()
 
 
-HEADER = ",".join(ALL_COLUMNS) + "\n"
+def header(columns: Sequence[str] = ALL_COLUMNS) -> str:
+    """The CSV header line of a table with these columns."""
+    return ",".join(columns) + "\n"
 
 
 @dataclass
@@ -506,12 +561,12 @@ class _Partial:
         self.rows_path.unlink(missing_ok=True)
         self.done_path.unlink(missing_ok=True)
 
-    def finish(self, fmt: str) -> int:
+    def finish(self, fmt: str, columns: Sequence[str] = ALL_COLUMNS) -> int:
         """Write ``OUT`` (rows in task order) and remove the partial files; the row count."""
         self.close()
         data = self.rows_path.read_bytes()
         ordered = b"".join(data[a:b] for _, (a, b) in sorted(self.done.items()))
-        text = HEADER + ordered.decode("utf-8")
+        text = header(columns) + ordered.decode("utf-8")
         write_table_text(self.output, text, fmt)
         self.rows_path.unlink()
         self.done_path.unlink()
@@ -541,8 +596,9 @@ def _arrow_table(text: str):
         import pyarrow.csv as pacsv
     except ImportError:
         raise StudyError("Parquet output needs pyarrow", hint="pip install 'elot[parquet]'") from None
-    types = {c: pa.string() for c in ALL_COLUMNS}
-    types.update(beta=pa.float64(), k=pa.int64(), t=pa.int64(), P=pa.float64(), L=pa.float64(), pi=pa.float64())
+    types = {c: pa.string() for c in ALL_COLUMNS + PARTICLE_COLUMNS}
+    types.update(beta=pa.float64(), k=pa.int64(), t=pa.int64(), P=pa.float64(), L=pa.float64(), pi=pa.float64(),
+                 ess=pa.float64(), L_se=pa.float64())
     return pacsv.read_csv(pa.py_buffer(text.encode("utf-8")),
                           convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=False,
                                                                quoted_strings_can_be_null=False))
@@ -574,8 +630,9 @@ def batch(
         check_replace(output, force=force)
     if fmt not in ("csv", "parquet"):
         raise StudyError(f"unknown table format {fmt!r}", hint="use csv or parquet")
+    columns = table_columns(tasks)
     if fmt == "parquet":
-        _arrow_table(HEADER)  # pyarrow is there before any work starts
+        _arrow_table(header(columns))  # pyarrow is there before any work starts
     check_option("jobs", jobs)
     if not dask:
         check_resources(tasks, jobs)
@@ -593,10 +650,10 @@ def batch(
             raise StudyError("only CSV can be streamed to standard output", hint="give -o FILE for parquet")
         import sys
 
-        sys.stdout.write(HEADER)
+        sys.stdout.write(header(columns))
         count = 0
         for done, (_, rows) in enumerate(results(tasks, jobs=jobs, dask=dask), 1):
-            sys.stdout.write(format_rows(rows))
+            sys.stdout.write(format_rows(rows, columns))
             sys.stdout.flush()
             count += len(rows)
             if progress:
@@ -610,7 +667,7 @@ def batch(
         if progress:
             progress(resumed, total)
         for index, rows in results(todo, jobs=jobs, dask=dask):
-            partial.add(index, format_rows(rows))
+            partial.add(index, format_rows(rows, columns))
             if progress:
                 progress(len(partial.done), total)
     except BaseException:
@@ -618,7 +675,7 @@ def batch(
         if not partial.done:  # nothing finished (a bad option, an unreachable cluster): leave nothing
             partial.discard()
         raise
-    count = partial.finish(fmt)
+    count = partial.finish(fmt, columns)
     return BatchResult(len(todo), resumed, count, str(output))
 
 
