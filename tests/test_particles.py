@@ -65,6 +65,24 @@ def test_systematic_resampling_equals_reference(raw, u):
     assert got.min() >= 0 and got.max() < len(w) and np.all(np.diff(got) >= 0)
 
 
+@given(st.integers(1, 12), st.integers(1, 5), st.integers(1, 30), st.integers(0, 2**32 - 1))
+def test_dense_beliefs_equal_filter_beliefs(n_states, k, m, seed):
+    """Particle rows made dense bit for bit as exact inference filters them (ε included,
+    and the uniform fallback when no particle is kept)."""
+    from btom_ext.core import filter_beliefs
+    from btom_ext.reference import EPSILON
+    from elot.btom.particles import dense_beliefs
+
+    rng = np.random.default_rng(seed)
+    beliefs = rng.integers(0, n_states, (m, k))
+    alive = rng.random((m, n_states)) < 0.5
+    counts = np.zeros((m, n_states))
+    np.add.at(counts, (np.repeat(np.arange(m), k), beliefs.ravel()), 1.0)
+    initial = np.where(counts > 0, counts / k, EPSILON)
+    expected = filter_beliefs(initial[:, None, :], alive.astype(np.uint8))[:, 0, :]
+    np.testing.assert_array_equal(dense_beliefs(beliefs, k, alive), expected)
+
+
 def test_history_of_one_step_is_the_step():
     """history_loglik over one step is step_loglik plus the two observations."""
     rng = np.random.default_rng(3)
