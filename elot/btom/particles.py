@@ -51,7 +51,8 @@ ESS_THRESHOLD = 0.5
 #: standard error is then at most 0.005, and the draws cost only the statement's truth
 #: value in their distinct (state, belief) rows.
 PRIOR_DRAWS = 10_000
-#: Rejuvenation sweeps after each resampling (each sweep: a goal, a state and a belief move).
+#: Rejuvenation sweeps after each resampling (each sweep: a goal move, a true-state move and
+#: k belief moves, each redrawing one belief particle).
 DEFAULT_MOVES = 1
 
 
@@ -331,7 +332,8 @@ class ParticleFilter:
         self.current = Particles(p.goal, p.state, p.beliefs, logw)
         self._after_update(t)
         self.history.append(self.current)
-        self.distinct.append(self.current.distinct())
+        # Only resampling and its moves change which hypotheses the particles hold.
+        self.distinct.append(self.current.distinct() if self.resampled[-1] else self.distinct[-1])
 
     def _after_update(self, t: int) -> None:
         logw = self.current.logw
@@ -384,7 +386,7 @@ class ParticleFilter:
         accepted = tried = 0
         kinds = ["goal"] * (space.n_goals > 1) + ["state"] * (len(live_states) > 1)
         if self.model != "true-belief":
-            kinds.append("belief")
+            kinds += ["belief"] * space.k   # as many belief moves as belief particles
         for _ in range(self.moves):
             for kind in kinds:
                 p = self.current
