@@ -144,6 +144,19 @@ def test_smc_equals_exact_in_distribution():
         assert 0.5 * sum(abs(e.get(key, 0.0) - s.get(key, 0.0)) for key in set(e) | set(s)) < 0.1, t
 
 
+def test_particles_follow_evidence_that_turns():
+    """Non-planning model on two-doors under the paper's conventions: by t = 4 the exact
+    goal posterior is gem3 (> 0.999), then the walk turns it to gem2 (0.67 at t = 9, 0.99
+    at t = 13). Particles that all hold gem3 keep equal weights, so the ESS never calls for
+    resampling; periodic moves bring gem2 back. Within 0.1 of exact at every step after
+    the turn (without them SMC said gem2 0.000 to the end)."""
+    scenario = load_scenario("two-doors")
+    exact = infer(scenario, model="non-planning", conventions="paper")
+    smc = infer(scenario, model="non-planning", conventions="paper", inference="smc", particles=3000, seed=2)
+    for t in range(exact.steps + 1):
+        assert abs(exact.goal_posterior(t)["gem2"] - smc.goal_posterior(t)["gem2"]) < 0.1, t
+
+
 def test_smc_scores_within_their_standard_errors():
     """L of two-doors' statements at every judgment point, with 4,000 particles: within 4
     reported standard errors of exact, plus 0.01 for what the estimator leaves out (the
@@ -237,6 +250,14 @@ def test_losing_every_particle_is_explained():
             assert "lost every particle at action" in error.message and "--particles" in error.hint
             return
     pytest.fail("a single particle never lost its state")
+
+
+def test_refused_exact_points_at_particles():
+    from elot.errors import ScenarioError
+
+    with pytest.raises(ScenarioError, match="hypothesis space is too large") as error:
+        infer(load_scenario("two-doors"), max_hypotheses=100)
+    assert "--inference smc" in error.value.hint
 
 
 def test_auto_chooses_and_says_so():

@@ -474,7 +474,8 @@ def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: 
             f"the hypothesis space is too large: {n_goals} goal(s) x {n_states:,} initial states x "
             f"{beliefs} = {hypotheses:,} hypotheses, about {peak / 2**30:.1f} GiB "
             f"(the limit is {max_hypotheses:,})",
-            hint="use a smaller --k or a map with fewer closed boxes, or raise the limit with "
+            hint="run particle inference instead: --inference smc (inference=\"smc\"), or --inference auto; "
+                 "or use a smaller --k or a map with fewer closed boxes, or raise the limit with "
                  "--max-hypotheses (max_hypotheses=) if the machine has the memory",
         )
 

@@ -13,7 +13,8 @@ exact inference (:func:`elot.btom.hypotheses.initial_states`).
   policy (``btom_ext.particles.step_loglik``) and ruled out (weight 0) when its true state
   disagrees with what is seen after it.
 * **Resampling** (systematic) when the effective sample size falls below
-  ``ess_threshold × N``, followed by **rejuvenation**: Metropolis–Hastings moves that redraw
+  ``ess_threshold × N``, or :data:`REJUVENATE_EVERY` steps after the last moves, followed
+  by **rejuvenation**: Metropolis–Hastings moves that redraw
   the goal, the true state (among the live ones) or one belief particle, accepted by the
   likelihood of the whole history so far (``history_loglik``), so that copies made by
   resampling spread out again. The moves leave the posterior at t invariant.
@@ -47,6 +48,12 @@ from elot.output import count
 DEFAULT_PARTICLES = 1000
 #: Resample when the effective sample size falls below this fraction of the particles.
 ESS_THRESHOLD = 0.5
+#: Resample and rejuvenate when the particles' goals disagree with their own per-goal
+#: likelihoods by more than this total variation. When every particle holds one goal the
+#: weights stay equal and the ESS at N while later actions favour a goal no particle holds
+#: any more (the non-planning model on two-doors: stuck at gem3 while the exact posterior
+#: moved to gem2); the likelihood of every goal, kept per particle, sees it.
+GOAL_DRIFT = 0.05
 #: Least number of prior draws π is estimated from (N when there are more particles): π's
 #: standard error is then at most 0.005, and the draws cost only the statement's truth
 #: value in their distinct (state, belief) rows.
@@ -190,7 +197,7 @@ class ParticleFilter:
                  max_hidden_keys: int = 2, goals: Sequence[str] | None = None, backend: str = "core",
                  conventions: str = "elot", particles: int = DEFAULT_PARTICLES, seed: int | None = None,
                  ess_threshold: float = ESS_THRESHOLD, moves: int = DEFAULT_MOVES,
-                 prior_draws: int | None = None) -> None:
+                 prior_draws: int | None = None, goal_drift: float = GOAL_DRIFT) -> None:
         check_model(model)
         if model == "true-belief-paper":
             raise ParticleError("the true-belief-paper model reproduces an artifact of the reference's "
@@ -212,6 +219,7 @@ class ParticleFilter:
         self.space = ParticleSpace(model, goals, states, k, conventions)
         self.model, self.beta, self.backend, self.conventions = model, beta, backend, conventions
         self.seed, self.ess_threshold, self.moves = seed, ess_threshold, moves
+        self.goal_drift = goal_drift
         self.prior_draws = max(self.n, PRIOR_DRAWS) if prior_draws is None else check_particles(prior_draws)
         self.enc = Encoding(layout)
         self.planner = None if model == "non-planning" else self.enc.planner(self.core)
@@ -245,7 +253,9 @@ class ParticleFilter:
         seen = self.real[0].view()
         self.live = np.array([v == seen for v in views], dtype=np.uint8)
         logw = np.where(self.live[state] > 0, 0.0, -np.inf)
-        self.hist = logw.copy()
+        # The history's log-likelihood under every goal, per particle (N, G): the goal's
+        # full conditional, for Gibbs moves, and the goal posterior given the rest.
+        self.hist_goals = np.repeat(logw[:, None], self.space.n_goals, axis=1)
         # Tables of every step so far, for the history likelihood of rejuvenation moves.
         self.values: list[np.ndarray] = []
         self.fallback: list[np.ndarray] = []
@@ -258,6 +268,7 @@ class ParticleFilter:
         self.resampled: list[bool] = []
         self.accepted: list[float] = []
         self.distinct: list[int] = []
+        self.goal_probs: list[np.ndarray] = []
         self.current = Particles(goal, state, beliefs, logw)
         self._after_update(0)
         self.history = [self.current]
@@ -304,8 +315,10 @@ class ParticleFilter:
         fallback = np.ascontiguousarray(values[:, live_states, :].mean(axis=1))
         reached = np.array([g in before.held_gems for g in self.space.goals], dtype=np.uint8)
         p = self.current
-        loglik = self.kernels.step_loglik(values, fallback, chosen, self.beta, p.goal, p.state, p.beliefs,
-                                          self.live, reached)
+        by_goal = np.stack([self.kernels.step_loglik(values, fallback, chosen, self.beta, np.full(self.n, g, np.int32),
+                                                     p.state, p.beliefs, self.live, reached)
+                            for g in range(self.space.n_goals)], axis=1)
+        loglik = by_goal[np.arange(self.n), p.goal]
         self.worlds = tuple(_step_or_stay(w, self.local(w, action, before)) for w in self.worlds)
         if action[0] in MOVES:
             dx, dy = MOVES[action[0]]
@@ -320,7 +333,7 @@ class ParticleFilter:
         self.live = self.live & np.array([v == seen for v in views], dtype=np.uint8)
         consistent = self.live[p.state] > 0
         logw = np.where(consistent, p.logw + loglik, -np.inf)
-        self.hist = np.where(consistent, self.hist + loglik, -np.inf)
+        self.hist_goals = np.where(consistent[:, None], self.hist_goals + by_goal, -np.inf)
         self.values.append(values)
         self.fallback.append(fallback)
         self.chosen.append(chosen)
@@ -345,20 +358,36 @@ class ParticleFilter:
                 hint="use more particles (--particles), or --inference exact if the map is small enough; "
                 "if exact inference fails too, the map may hide more keys than the hypotheses allow",
             )
-        ess = effective_size(self.current.weights())
+        weights = self.current.weights()
+        ess = effective_size(weights)
         self.ess.append(ess)
-        resample = ess < self.ess_threshold * self.n
+        given = self._goal_given_rest(weights)
+        held = np.bincount(self.current.goal, weights=weights, minlength=self.space.n_goals)
+        drift = 0.5 * np.abs(given - held).sum()
+        resample = ess < self.ess_threshold * self.n or (self.moves > 0 and t > 0 and drift > self.goal_drift)
         self.resampled.append(resample)
         self.accepted.append(np.nan)
         if resample:
             self._resample()
             if self.moves > 0 and t > 0:
                 self.accepted[-1] = self._rejuvenate()
+        self.goal_probs.append(self._goal_given_rest(self.current.weights()))
+
+    def _goal_given_rest(self, weights: np.ndarray) -> np.ndarray:
+        """The goal posterior as Σ_i w_i p(goal | particle i's state, belief, history): the
+        goal prior is uniform and independent of the rest, so that conditional is the
+        normalized likelihood of each goal (Rao–Blackwellized: no noise from sampled goals)."""
+        held = weights > 0
+        h = self.hist_goals[held]
+        top = h.max(axis=1, keepdims=True)
+        p = np.exp(h - top)
+        p /= p.sum(axis=1, keepdims=True)
+        return weights[held] @ p
 
     def _resample(self) -> None:
         p = self.current
         idx = self.kernels.systematic_resample(p.weights(), float(self.rng.random()))
-        self.hist = self.hist[idx]
+        self.hist_goals = self.hist_goals[idx]
         self.current = Particles(p.goal[idx], p.state[idx], np.ascontiguousarray(p.beliefs[idx]),
                                  np.zeros(self.n))
 
@@ -378,30 +407,31 @@ class ParticleFilter:
                 np.stack(self.reached))
 
     def _rejuvenate(self) -> float:
-        """Metropolis–Hastings moves on every particle (goal, true state, one belief
-        particle), accepted by the likelihood of the whole history; the acceptance rate."""
+        """Moves on every particle that leave the posterior invariant: a new true state among
+        the live ones and k belief particles redrawn one at a time (Metropolis–Hastings,
+        accepted by the likelihood of the whole history), then the goal drawn from its full
+        conditional (Gibbs). The MH moves' acceptance rate."""
         tables = self._tables()
         space, rng, n = self.space, self.rng, self.n
+        rows = np.arange(n)
         live_states = np.flatnonzero(self.live).astype(np.int32)
         accepted = tried = 0
-        kinds = ["goal"] * (space.n_goals > 1) + ["state"] * (len(live_states) > 1)
+        kinds = ["state"] * (len(live_states) > 1)
         if self.model != "true-belief":
             kinds += ["belief"] * space.k   # as many belief moves as belief particles
         for _ in range(self.moves):
             for kind in kinds:
                 p = self.current
-                goal, state, beliefs = p.goal, p.state, p.beliefs
+                state, beliefs = p.state, p.beliefs
+                hist = self.hist_goals[rows, p.goal]
                 log_hastings = 0.0
-                if kind == "goal":
-                    goal = ((goal + rng.integers(1, space.n_goals, size=n)) % space.n_goals).astype(np.int32)
-                elif kind == "state":
+                if kind == "state":
                     state = live_states[rng.integers(0, len(live_states), size=n)]
                     if self.model == "true-belief":
                         beliefs = np.ascontiguousarray(np.repeat(state[:, None], space.k, axis=1))
                 else:
                     slot = rng.integers(0, space.k, size=n)
                     new = rng.integers(0, space.n_states, size=n, dtype=np.int32)
-                    rows = np.arange(n)
                     old = beliefs[rows, slot]
                     # Multisets are uniform a priori; replacing a uniformly chosen slot is
                     # not symmetric between multisets, hence the Hastings factor.
@@ -412,22 +442,31 @@ class ParticleFilter:
                     log_hastings = np.log(after_count) - np.log(before_count)
                 if kind == "state" and self.model != "true-belief":
                     # The policy depends on the true state only through which states are
-                    # live, and a state live now was live before: the move always keeps the
-                    # history's likelihood, so it is always accepted.
-                    proposed = self.hist
+                    # live, and a state live now was live before: the move keeps the
+                    # history's likelihood under every goal, so it is always accepted.
+                    proposed = hist
                 else:
-                    proposed = self.kernels.history_loglik(*tables, goal, state, beliefs)
+                    proposed = self.kernels.history_loglik(*tables, p.goal, state, beliefs)
                 with np.errstate(invalid="ignore"):
-                    log_alpha = proposed - self.hist + log_hastings
+                    log_alpha = proposed - hist + log_hastings
                 take = np.log(rng.random(n)) < log_alpha
                 tried += n
                 accepted += int(take.sum())
-                self.hist = np.where(take, proposed, self.hist)
-                self.current = Particles(np.where(take, goal, p.goal).astype(np.int32),
-                                         np.where(take, state, p.state).astype(np.int32),
+                self.current = Particles(p.goal, np.where(take, state, p.state).astype(np.int32),
                                          np.ascontiguousarray(np.where(take[:, None], beliefs, p.beliefs),
                                                               dtype=np.int32),
                                          p.logw)
+            # Gibbs: the goal from its full conditional, which needs the history under every
+            # goal for the particles as they are now (this also refreshes hist_goals).
+            p = self.current
+            self.hist_goals = np.stack([self.kernels.history_loglik(*tables, np.full(n, g, np.int32), p.state,
+                                                                    p.beliefs)
+                                        for g in range(space.n_goals)], axis=1)
+            top = self.hist_goals.max(axis=1, keepdims=True)
+            cumulative = np.cumsum(np.exp(self.hist_goals - top), axis=1)
+            u = rng.random(n) * cumulative[:, -1]
+            goal = np.minimum((cumulative < u[:, None]).sum(axis=1), space.n_goals - 1).astype(np.int32)
+            self.current = Particles(goal, p.state, p.beliefs, p.logw)
         return accepted / tried if tried else np.nan
 
     # -- the protocol's other half ---------------------------------------------------------
@@ -443,7 +482,8 @@ class ParticleFilter:
             actions=tuple(self.actions), real=tuple(self.real), worlds_by_step=tuple(self.history_worlds),
             particles_by_step=tuple(self.history), classes=np.stack(self.history_cls),
             live=np.stack(self.history_live), ess=np.array(self.ess), resampled=np.array(self.resampled),
-            acceptance=np.array(self.accepted), distinct=np.array(self.distinct), prior_sample=self.prior_sample,
+            acceptance=np.array(self.accepted), distinct=np.array(self.distinct),
+            goal_probs=np.array(self.goal_probs), prior_sample=self.prior_sample,
             seed=self.seed,
         )
 
@@ -472,6 +512,7 @@ class ParticleInference:
     resampled: np.ndarray = field(repr=False)
     acceptance: np.ndarray = field(repr=False)
     distinct: np.ndarray = field(repr=False)
+    goal_probs: np.ndarray = field(repr=False)   # (T+1, G): Rao–Blackwellized goal posterior
     prior_sample: tuple = field(repr=False)
     seed: int | None = None
     method: str = "smc"
@@ -504,9 +545,9 @@ class ParticleInference:
         return self.particles_by_step[self._check(t)].weights()
 
     def goal_posterior(self, t: int) -> dict[str, float]:
-        p = self.particles_by_step[self._check(t)]
-        sums = np.bincount(p.goal, weights=p.weights(), minlength=self.space.n_goals)
-        return {g: float(x) for g, x in zip(self.space.goals, sums)}
+        """Posterior probability of each goal at time t: each particle's goal given its true
+        state, belief and the history, averaged over the particles (Rao–Blackwellized)."""
+        return {g: float(x) for g, x in zip(self.space.goals, self.goal_probs[self._check(t)])}
 
     def state_posterior(self, t: int) -> np.ndarray:
         p = self.particles_by_step[self._check(t)]

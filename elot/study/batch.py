@@ -343,9 +343,10 @@ def check_option(name: str, value: float) -> float:
 # -- resources --------------------------------------------------------------------------
 
 
-#: Bytes a particle takes per step kept (goal, state, k belief states, log weight) for
-#: k = 3, and the Q table rows; measured by ``benchmarks/bench_smc.py``.
-BYTES_PER_PARTICLE_STEP = 40
+#: Bytes a particle takes per step kept besides its k belief states (4 bytes each): goal,
+#: true state, log weight and history log-likelihood; ``benchmarks/bench_smc.py`` measures
+#: 36 B at k = 3 (steps without resampling share all but the weights).
+BYTES_PER_PARTICLE_STEP = 24
 
 
 def estimate_task_bytes(task: Task) -> int:
