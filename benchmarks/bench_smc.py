@@ -111,9 +111,10 @@ def memory(scenario, n: int, seed: int) -> None:
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     p = result.particles_by_step[-1]
-    live = (p.goal.nbytes + p.state.nbytes + p.beliefs.nbytes + p.logw.nbytes) // n + 8   # + its history log-likelihood
-    print(f"3. memory, {n:,} particles on plan 2_1 (k=3, {result.steps + 1} steps kept): {live} B per particle "
-          f"per step kept; peak traced {peak / 2**20:.1f} MiB = {peak / n / (result.steps + 1):.0f} B per "
+    kept = (p.goal.nbytes + p.state.nbytes + p.beliefs.nbytes + p.logw.nbytes) // n
+    current = 8 * result.space.n_goals   # the current particles' history likelihood per goal
+    print(f"3. memory, {n:,} particles on plan 2_1 (k=3, {result.steps + 1} steps kept): {kept} B per particle "
+          f"per step kept, {current} B more per current particle; peak traced {peak / 2**20:.1f} MiB = {peak / n / (result.steps + 1):.0f} B per "
           f"particle per step ({peak / n:.0f} B per particle over the run)")
 
 

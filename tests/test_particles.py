@@ -51,9 +51,21 @@ def test_particle_kernels_equal_reference(problem):
     values, fallback, n_actions, chosen, beta, live, reached, goal, state, beliefs = problem
     a = int(n_actions[0])
     step_args = (np.ascontiguousarray(values[0, :, :, :a]), np.ascontiguousarray(fallback[0, :, :a]),
-                 int(chosen[0]), beta, goal, state, beliefs, live[0], reached[0])
+                 int(chosen[0]), beta, state, beliefs, live[0], reached[0])
     np.testing.assert_array_equal(core.step_loglik(*step_args), ref.step_loglik(*step_args))
     np.testing.assert_array_equal(core.history_loglik(*problem), ref.history_loglik(*problem))
+
+
+@given(st.integers(1, 30), st.integers(1, 4), st.integers(0, 2**32 - 1))
+def test_goal_posterior_equals_reference(n, goals, seed):
+    rng = np.random.default_rng(seed)
+    hist = np.where(rng.random((n, goals)) < 0.2, -np.inf, -rng.random((n, goals)) * 50)
+    hist[:, 0] = np.where(np.isinf(hist).all(axis=1), -1.0, hist[:, 0])
+    weights = np.where(rng.random(n) < 0.3, 0.0, rng.random(n))
+    weights /= max(weights.sum(), 1e-300)
+    got = core.goal_posterior(hist, weights)
+    np.testing.assert_array_equal(got, ref.goal_posterior(hist, weights))
+    assert abs(got.sum() - weights.sum()) < 1e-9
 
 
 @given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=50), st.floats(0.0, 0.999))
@@ -84,17 +96,18 @@ def test_dense_beliefs_equal_filter_beliefs(n_states, k, m, seed):
 
 
 def test_history_of_one_step_is_the_step():
-    """history_loglik over one step is step_loglik plus the two observations."""
+    """history_loglik over one step is step_loglik (under each particle's goal) plus the
+    two observations."""
     rng = np.random.default_rng(3)
     values = -1.0 - rng.integers(0, 20, (1, 2, 5, 4)).astype(float)
     fallback = values.mean(axis=2)
     live = np.array([[1, 1, 1, 1, 1], [1, 0, 1, 1, 1]], dtype=np.uint8)
     goal, state = np.array([0, 1, 1], dtype=np.int32), np.array([0, 2, 1], dtype=np.int32)
     beliefs = np.array([[0, 1, 1], [4, 4, 2], [3, 3, 3]], dtype=np.int32)
-    step = core.step_loglik(values[0], fallback[0], 2, 1.5, goal, state, beliefs, live[0], np.zeros(2, np.uint8))
+    step = core.step_loglik(values[0], fallback[0], 2, 1.5, state, beliefs, live[0], np.zeros(2, np.uint8))
     history = core.history_loglik(values, fallback, np.array([4], np.int32), np.array([2], np.int32), 1.5, live,
                                   np.zeros((1, 2), np.uint8), goal, state, beliefs)
-    np.testing.assert_array_equal(history[:2], step[:2])
+    np.testing.assert_array_equal(history[:2], step[np.arange(2), goal[:2]])
     assert history[2] == -np.inf  # state 1 is ruled out after the action
 
 

@@ -11,19 +11,22 @@ exact inference (:func:`elot.btom.hypotheses.initial_states`).
   (drawn by stars and bars), as in :func:`elot.btom.hypotheses.build`.
 * **Step**: each particle is weighted by the probability of the observed action under its
   policy (``btom_ext.particles.step_loglik``) and ruled out (weight 0) when its true state
-  disagrees with what is seen after it.
+  disagrees with what is seen after it. Each particle also keeps the history's
+  likelihood under every goal, so the goal posterior is averaged exactly over goals given
+  each particle's state and belief (Rao–Blackwellized).
 * **Resampling** (systematic) when the effective sample size falls below
-  ``ess_threshold × N``, or :data:`REJUVENATE_EVERY` steps after the last moves, followed
-  by **rejuvenation**: Metropolis–Hastings moves that redraw
-  the goal, the true state (among the live ones) or one belief particle, accepted by the
-  likelihood of the whole history so far (``history_loglik``), so that copies made by
-  resampling spread out again. The moves leave the posterior at t invariant.
+  ``ess_threshold × N``, or when the particles' goals drift from what their per-goal
+  likelihoods say (:data:`GOAL_DRIFT`), followed by **rejuvenation**: Metropolis–Hastings
+  moves that redraw the true state (among the live ones) and each belief particle in
+  turn, accepted by the likelihood of the whole history so far (``history_loglik``), then
+  the goal drawn from its full conditional (Gibbs), so that copies made by resampling
+  spread out again. The moves leave the posterior at t invariant.
 * **Uncertainty**: the ESS after every step; a statement's L carries a standard error
   (delta method from ``Var P ≈ P(1−P)/ESS`` and ``Var π = π(1−π)/M``, see
   :func:`elot.btom.scoring.score`).
-* **π**: the statement prior is estimated from ``M = N`` independent draws of the prior
-  (:meth:`ParticleInference.rows`), never from the particles, whose prior is no longer
-  uniform once they have been weighted and resampled.
+* **π**: the statement prior is estimated from ``M = max(N,`` :data:`PRIOR_DRAWS` ``)``
+  independent draws of the prior (:meth:`ParticleInference.rows`), never from the
+  particles, whose prior is no longer uniform once they have been weighted and resampled.
 """
 
 from __future__ import annotations
@@ -58,8 +61,8 @@ GOAL_DRIFT = 0.05
 #: standard error is then at most 0.005, and the draws cost only the statement's truth
 #: value in their distinct (state, belief) rows.
 PRIOR_DRAWS = 10_000
-#: Rejuvenation sweeps after each resampling (each sweep: a goal move, a true-state move and
-#: k belief moves, each redrawing one belief particle).
+#: Rejuvenation sweeps after each resampling (each sweep: a true-state move, k belief
+#: moves, each redrawing one belief particle, and a Gibbs draw of the goal).
 DEFAULT_MOVES = 1
 
 
@@ -140,8 +143,14 @@ class Particles:
 
     def distinct(self) -> int:
         """How many distinct hypotheses the particles hold (the measure of collapse)."""
-        key = np.concatenate([self.goal[:, None], self.state[:, None], np.sort(self.beliefs, axis=1)], axis=1)
-        return len(np.unique(key, axis=0))
+        columns = [self.goal, self.state, *np.sort(self.beliefs, axis=1).T]
+        radix = int(max(self.goal.max(), self.state.max(), self.beliefs.max())) + 1
+        if radix ** len(columns) < 2**62:   # one integer per hypothesis: a flat sort is much faster
+            key = np.zeros(len(self.goal), dtype=np.int64)
+            for column in columns:
+                key = key * radix + column
+            return len(np.unique(key))
+        return len(np.unique(np.stack(columns, axis=1), axis=0))
 
     def weights(self) -> np.ndarray:
         top = self.logw.max()
@@ -315,9 +324,7 @@ class ParticleFilter:
         fallback = np.ascontiguousarray(values[:, live_states, :].mean(axis=1))
         reached = np.array([g in before.held_gems for g in self.space.goals], dtype=np.uint8)
         p = self.current
-        by_goal = np.stack([self.kernels.step_loglik(values, fallback, chosen, self.beta, np.full(self.n, g, np.int32),
-                                                     p.state, p.beliefs, self.live, reached)
-                            for g in range(self.space.n_goals)], axis=1)
+        by_goal = self.kernels.step_loglik(values, fallback, chosen, self.beta, p.state, p.beliefs, self.live, reached)
         loglik = by_goal[np.arange(self.n), p.goal]
         self.worlds = tuple(_step_or_stay(w, self.local(w, action, before)) for w in self.worlds)
         if action[0] in MOVES:
@@ -371,18 +378,14 @@ class ParticleFilter:
             self._resample()
             if self.moves > 0 and t > 0:
                 self.accepted[-1] = self._rejuvenate()
-        self.goal_probs.append(self._goal_given_rest(self.current.weights()))
+            given = self._goal_given_rest(self.current.weights())
+        self.goal_probs.append(given)
 
     def _goal_given_rest(self, weights: np.ndarray) -> np.ndarray:
         """The goal posterior as Σ_i w_i p(goal | particle i's state, belief, history): the
         goal prior is uniform and independent of the rest, so that conditional is the
         normalized likelihood of each goal (Rao–Blackwellized: no noise from sampled goals)."""
-        held = weights > 0
-        h = self.hist_goals[held]
-        top = h.max(axis=1, keepdims=True)
-        p = np.exp(h - top)
-        p /= p.sum(axis=1, keepdims=True)
-        return weights[held] @ p
+        return self.kernels.goal_posterior(self.hist_goals, weights)
 
     def _resample(self) -> None:
         p = self.current
@@ -452,6 +455,9 @@ class ParticleFilter:
                 take = np.log(rng.random(n)) < log_alpha
                 tried += n
                 accepted += int(take.sum())
+                # Under the particle's own goal; the other goals' likelihoods are stale
+                # until the Gibbs draw below recomputes them all.
+                self.hist_goals[rows, p.goal] = np.where(take, proposed, hist)
                 self.current = Particles(p.goal, np.where(take, state, p.state).astype(np.int32),
                                          np.ascontiguousarray(np.where(take[:, None], beliefs, p.beliefs),
                                                               dtype=np.int32),

@@ -344,8 +344,9 @@ def check_option(name: str, value: float) -> float:
 
 
 #: Bytes a particle takes per step kept besides its k belief states (4 bytes each): goal,
-#: true state, log weight and history log-likelihood; ``benchmarks/bench_smc.py`` measures
-#: 36 B at k = 3 (steps without resampling share all but the weights).
+#: true state and log weight (``benchmarks/bench_smc.py`` measures 28 B at k = 3; steps
+#: without resampling share all but the weights), with room for the current particles'
+#: per-goal likelihoods.
 BYTES_PER_PARTICLE_STEP = 24
 
 
