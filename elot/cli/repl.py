@@ -112,7 +112,9 @@ def _plot_command(args) -> int:
             goals.setdefault(gem, []).append(p)
     fig = plots.statements_figure(
         f"{session.name} — model {session.model}, β={session.beta:.3g}"
-        + ("" if session.conventions == "elot" else f", {session.conventions} conventions"), series, goals,
+        + ("" if session.conventions == "elot" else f", {session.conventions} conventions")
+        + ("" if session.inference.method == "exact" else f", smc with {session.inference.n_particles:,} particles"),
+        series, goals,
         session.judgments(), true_goal=getattr(session.scenario, "true_goal", None))
     out = plots.save(fig, args.output, {"scenario": session.name, "statements": len(series),
                                         "goals": len(goals), "judgments": session.judgments(),
