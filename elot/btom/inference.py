@@ -204,14 +204,16 @@ class Inference:
         return self.beliefs(t)[self.state_index[i], self.belief_index[i]]
 
 
-def _step_or_stay(world: WorldState, action: Action) -> WorldState:
+def step_or_stay(world: WorldState, action: Action) -> WorldState:
+    """``world`` after ``action``, or ``world`` itself where the action is impossible (a
+    hypothesized world the observations already ruled out)."""
     try:
         return world.step(action)
     except ImpossibleActionError:
         return world
 
 
-def _as_in(world: WorldState, action: Action, real: WorldState) -> Action:
+def as_in(world: WorldState, action: Action, real: WorldState) -> Action:
     """The action observed in the real world, with its key named as in ``world``.
 
     Key objects are interchangeable (views describe keys by colour and place), and under
@@ -239,7 +241,7 @@ def _views_agree(views: Sequence) -> np.ndarray:
     return np.array([[views[s] == views[j] for j in range(n)] for s in range(n)], dtype=np.uint8)
 
 
-def _check_backend_limits(core, backend: str, layout) -> None:
+def check_backend_limits(core, backend: str, layout) -> None:
     """The compiled core has fixed-size tables (``MAX_CELLS`` cells, ``MAX_DOORS`` doors,
     ``MAX_GEMS`` gems, ``MAX_KEYS`` keys): say so before it fails obscurely, and point at
     the reference backend, which has no such limits (but is much slower)."""
@@ -299,7 +301,22 @@ def true_trajectory(scenario) -> tuple[WorldState, ...]:
     return tuple(real)
 
 
-def _local_identity(world: WorldState, action: Action, real: WorldState) -> Action:
+def successor_rows(enc: Encoding, world: WorldState, row: np.ndarray, options: Sequence[Action]) -> np.ndarray:
+    """The encoded ``world`` (its row ``row``) after each action; moves only shift the
+    agent's cell, so only the other actions are stepped and encoded."""
+    out = np.repeat(row[None, :], len(options), axis=0)
+    for n, option in enumerate(options):
+        if option[0] in MOVES:
+            dx, dy = MOVES[option[0]]
+            out[n, AGENT] += dy * enc.layout.width + dx
+        else:
+            out[n] = enc.encode(world.step(option))
+    return out
+
+
+def same_action(world: WorldState, action: Action, real: WorldState) -> Action:
+    """The observed action as every world names it (elot's conventions; :func:`as_in` is
+    the paper's)."""
     return action
 
 
@@ -319,7 +336,7 @@ class ExactFilter:
         self.core = load_backend(backend)
         self.scenario = scenario
         self.layout = layout = scenario.layout
-        _check_backend_limits(self.core, backend, layout)
+        check_backend_limits(self.core, backend, layout)
         try:
             self.space = build(scenario.initial, model=model, k=k, max_hidden_keys=max_hidden_keys,
                                goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses,
@@ -330,7 +347,7 @@ class ExactFilter:
         self.enc = Encoding(layout)
         self.planner = None if model == "non-planning" else self.enc.planner(self.core)
         self.goal_gems = np.array([self.enc.gem_index(g) for g in self.space.goals], dtype=np.intp)
-        self.local = _as_in if conventions == "paper" else _local_identity
+        self.local = as_in if conventions == "paper" else same_action
         self._belief_cache: dict[bytes, np.ndarray] = {}
 
     def init(self) -> None:
@@ -354,17 +371,6 @@ class ExactFilter:
             self._belief_cache[key] = self.core.filter_beliefs(self.space.initial_beliefs, alive)
         return self._belief_cache[key]
 
-    def _successor_rows(self, world: WorldState, row: np.ndarray, options: Sequence[Action]) -> np.ndarray:
-        """The encoded world after each action; moves only shift the agent's cell."""
-        out = np.repeat(row[None, :], len(options), axis=0)
-        for n, option in enumerate(options):
-            if option[0] in MOVES:
-                dx, dy = MOVES[option[0]]
-                out[n, AGENT] += dy * self.layout.width + dx
-            else:
-                out[n] = self.enc.encode(world.step(option))
-        return out
-
     def _path_costs(self, rows: np.ndarray) -> np.ndarray:
         if self.planner is None:
             return self.core.manhattan_costs(self.layout.width, self.enc.gem_cells, rows)
@@ -386,7 +392,7 @@ class ExactFilter:
         # state of a live hypothesis (and in every state its belief keeps) are `options`.
         costs = np.full((space.n_goals, space.n_states, len(options)), -1, dtype=np.int32)
         live_states = np.flatnonzero(live)
-        after = np.concatenate([self._successor_rows(worlds[j], rows[j], [local(worlds[j], o, before) for o in options])
+        after = np.concatenate([successor_rows(self.enc, worlds[j], rows[j], [local(worlds[j], o, before) for o in options])
                                 for j in live_states])
         h = self._path_costs(after).reshape(len(live_states), len(options), -1)
         costs[:, live_states, :] = h[:, :, self.goal_gems].transpose(2, 0, 1)
@@ -394,7 +400,7 @@ class ExactFilter:
         active = (live[hyp_state] & ~reached[hyp_goal] & np.isfinite(logw)).astype(np.uint8)
         loglik = core.qmdp_loglik(beliefs, costs, chosen, self.beta, hyp_goal, hyp_state, hyp_belief, active)
         # A state in which the action is impossible was already ruled out; it stays as it is.
-        worlds = tuple(_step_or_stay(w, local(w, action, before)) for w in worlds)
+        worlds = tuple(step_or_stay(w, local(w, action, before)) for w in worlds)
         if action[0] in MOVES:  # doors are visible, so a move is possible in every world
             dx, dy = MOVES[action[0]]
             rows = rows.copy()

@@ -41,8 +41,8 @@ import numpy as np
 from btom_ext import CoreMissingError, particles as _particle_kernels
 from btom_ext.reference import AGENT, EPSILON, Q_FLOOR
 from elot.btom.hypotheses import Encoding, check_model, initial_states, resolve_goals
-from elot.btom.inference import (DEFAULT_BETA, _as_in, _check_backend_limits, _local_identity, _step_or_stay,
-                                 load_backend)
+from elot.btom.inference import (DEFAULT_BETA, as_in, check_backend_limits, same_action, step_or_stay,
+                                 load_backend, successor_rows)
 from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError, ExtensionMissingError, ScenarioError
 from elot.output import count
@@ -219,7 +219,7 @@ class ParticleFilter:
         self.kernels = _kernels(backend)
         self.scenario = scenario
         self.layout = layout = scenario.layout
-        _check_backend_limits(self.core, backend, layout)
+        check_backend_limits(self.core, backend, layout)
         try:
             goals = resolve_goals(layout, None if goals is None else tuple(goals))
             states = initial_states(scenario.initial, max_hidden_keys, conventions)
@@ -233,7 +233,7 @@ class ParticleFilter:
         self.enc = Encoding(layout)
         self.planner = None if model == "non-planning" else self.enc.planner(self.core)
         self.goal_gems = np.array([self.enc.gem_index(g) for g in goals], dtype=np.intp)
-        self.local = _as_in if conventions == "paper" else _local_identity
+        self.local = as_in if conventions == "paper" else same_action
 
     # -- the prior ------------------------------------------------------------------------
 
@@ -248,8 +248,9 @@ class ParticleFilter:
         return goal, state, np.ascontiguousarray(beliefs, dtype=np.int32)
 
     def init(self) -> None:
-        """N draws of the prior, weighted by what is seen in the true initial state, and M = N
-        more (kept apart) from which statement priors π are estimated."""
+        """N draws of the prior, weighted by what is seen in the true initial state, and
+        M = max(N, :data:`PRIOR_DRAWS`) more (kept apart) from which statement priors π are
+        estimated."""
         self.rng = np.random.default_rng(self.seed)
         goal, state, beliefs = self._draw(self.rng, self.n)
         self.prior_sample = self._draw(self.rng, self.prior_draws)
@@ -285,23 +286,14 @@ class ParticleFilter:
 
     # -- a step ---------------------------------------------------------------------------
 
-    def _successor_rows(self, world: WorldState, row: np.ndarray, options: Sequence[Action]) -> np.ndarray:
-        out = np.repeat(row[None, :], len(options), axis=0)
-        for n, option in enumerate(options):
-            if option[0] in MOVES:
-                dx, dy = MOVES[option[0]]
-                out[n, AGENT] += dy * self.layout.width + dx
-            else:
-                out[n] = self.enc.encode(world.step(option))
-        return out
-
     def _values(self, before: WorldState, options: Sequence[Action]) -> np.ndarray:
         """``Q[g, j, a]`` for the live states j (:data:`Q_FLOOR` elsewhere)."""
         space = self.space
         values = np.full((space.n_goals, space.n_states, len(options)), Q_FLOOR)
         live_states = np.flatnonzero(self.live)
         after = np.concatenate([
-            self._successor_rows(self.worlds[j], self.rows[j], [self.local(self.worlds[j], o, before) for o in options])
+            successor_rows(self.enc, self.worlds[j], self.rows[j],
+                           [self.local(self.worlds[j], o, before) for o in options])
             for j in live_states])
         if self.planner is None:
             h = self.core.manhattan_costs(self.layout.width, self.enc.gem_cells, after)
@@ -326,7 +318,7 @@ class ParticleFilter:
         p = self.current
         by_goal = self.kernels.step_loglik(values, fallback, chosen, self.beta, p.state, p.beliefs, self.live, reached)
         loglik = by_goal[np.arange(self.n), p.goal]
-        self.worlds = tuple(_step_or_stay(w, self.local(w, action, before)) for w in self.worlds)
+        self.worlds = tuple(step_or_stay(w, self.local(w, action, before)) for w in self.worlds)
         if action[0] in MOVES:
             dx, dy = MOVES[action[0]]
             self.rows = self.rows.copy()
