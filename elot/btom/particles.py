@@ -10,8 +10,10 @@ exact inference (:func:`elot.btom.hypotheses.initial_states`).
 * **Prior**: goals uniform, true state uniform, belief uniform over multisets of k states
   (drawn by stars and bars), as in :func:`elot.btom.hypotheses.build`.
 * **Step**: each particle is weighted by the probability of the observed action under its
-  policy (``btom_ext.particles.step_loglik``) and ruled out (weight 0) when its true state
-  disagrees with what is seen after it. Each particle also keeps the history's
+  policy (``btom_ext.particles.step_loglik``). A true state that disagrees with what is
+  seen after it is drawn again among the live states (its exact conditional: the policy
+  sees the true state only through which states are live), except under true-belief,
+  where the belief is the true state and such a particle is ruled out (weight 0). Each particle also keeps the history's
   likelihood under every goal, so the goal posterior is averaged exactly over goals given
   each particle's state and belief (Rao–Blackwellized).
 * **Resampling** (systematic) when the effective sample size falls below
@@ -262,6 +264,7 @@ class ParticleFilter:
         self.cls = _classes(views, None)
         seen = self.real[0].view()
         self.live = np.array([v == seen for v in views], dtype=np.uint8)
+        state = self._keep_live(state)
         logw = np.where(self.live[state] > 0, 0.0, -np.inf)
         # The history's log-likelihood under every goal, per particle (N, G): the goal's
         # full conditional, for Gibbs moves, and the goal posterior given the rest.
@@ -330,6 +333,7 @@ class ParticleFilter:
         self.real.append(before.step(action))
         seen = self.real[-1].view()
         self.live = self.live & np.array([v == seen for v in views], dtype=np.uint8)
+        p = Particles(p.goal, self._keep_live(p.state), p.beliefs, p.logw)
         consistent = self.live[p.state] > 0
         logw = np.where(consistent, p.logw + loglik, -np.inf)
         self.hist_goals = np.where(consistent[:, None], self.hist_goals + by_goal, -np.inf)
@@ -346,6 +350,23 @@ class ParticleFilter:
         self.history.append(self.current)
         # Only resampling and its moves change which hypotheses the particles hold.
         self.distinct.append(self.current.distinct() if self.resampled[-1] else self.distinct[-1])
+
+    def _keep_live(self, state: np.ndarray) -> np.ndarray:
+        """The true states, those ruled out by what was just seen redrawn among the live ones.
+
+        Under the full and non-planning models the agent's policy depends on its goal and
+        belief, and on the true state only through which states are live; so given the rest
+        the true state is uniform over the live states (the prior is uniform). A particle
+        whose state is ruled out draws it again from that conditional (a Gibbs step) instead
+        of dying: an observation never empties the particles unless it rules out every
+        state. Under true-belief the belief is the true state, so such particles die."""
+        dead = self.live[state] == 0
+        live_states = np.flatnonzero(self.live)
+        if self.model == "true-belief" or not dead.any() or not len(live_states):
+            return state
+        state = state.copy()
+        state[dead] = live_states[self.rng.integers(0, len(live_states), size=int(dead.sum()))]
+        return state
 
     def _after_update(self, t: int) -> None:
         logw = self.current.logw
@@ -411,11 +432,18 @@ class ParticleFilter:
         rows = np.arange(n)
         live_states = np.flatnonzero(self.live).astype(np.int32)
         accepted = tried = 0
-        kinds = ["state"] * (len(live_states) > 1)
+        kinds = [("state", None)] * (len(live_states) > 1)
         if self.model != "true-belief":
-            kinds += ["belief"] * space.k   # as many belief moves as belief particles
+            kinds += [("belief", i) for i in range(space.k)]   # each belief particle in turn
         for _ in range(self.moves):
-            for kind in kinds:
+            if self.model != "true-belief":
+                # The scan below redraws slot 0, 1, ..., k-1 of the tuple each particle
+                # stores its multiset in; shuffling the tuple first (which changes no
+                # hypothesis) makes the sweep depend on the multiset alone, as it must.
+                p = self.current
+                self.current = Particles(p.goal, p.state, np.ascontiguousarray(rng.permuted(p.beliefs, axis=1)),
+                                         p.logw)
+            for kind, slot in kinds:
                 p = self.current
                 state, beliefs = p.state, p.beliefs
                 hist = self.hist_goals[rows, p.goal]
@@ -425,14 +453,14 @@ class ParticleFilter:
                     if self.model == "true-belief":
                         beliefs = np.ascontiguousarray(np.repeat(state[:, None], space.k, axis=1))
                 else:
-                    slot = rng.integers(0, space.k, size=n)
                     new = rng.integers(0, space.n_states, size=n, dtype=np.int32)
-                    old = beliefs[rows, slot]
-                    # Multisets are uniform a priori; replacing a uniformly chosen slot is
-                    # not symmetric between multisets, hence the Hastings factor.
+                    old = beliefs[:, slot]
+                    # Redrawing one slot is symmetric between ordered k-tuples, whose
+                    # (exchangeable) target is the multiset's probability over its number of
+                    # orderings (multisets are uniform a priori): hence c'(new) / c(old).
                     before_count = (beliefs == old[:, None]).sum(axis=1)
                     beliefs = beliefs.copy()
-                    beliefs[rows, slot] = new
+                    beliefs[:, slot] = new
                     after_count = (beliefs == new[:, None]).sum(axis=1)
                     log_hastings = np.log(after_count) - np.log(before_count)
                 if kind == "state" and self.model != "true-belief":
