@@ -257,17 +257,42 @@ def test_unknown_method():
     assert "exact, smc, auto" in error.value.hint
 
 
+#: two-doors with a yellow key hidden in box 1: no goal needs yellow, so no initial state of
+#: the hypothesis space has one there, and opening box 1 rules every state out.
+SURPRISE = """name: yellow-surprise
+goal: gem2
+colours: red, blue, yellow
+map:
+  gWWWgWWWg
+  RWWWBWWWR
+  .........
+  .WWW.WWW.
+  U.rh...O.
+actions:
+  left x2, open box1
+"""
+
+
 def test_losing_every_particle_is_explained():
-    """Under true-belief the belief is the true state, so a particle whose state is ruled
-    out when box2 is opened dies; with one particle, some seed loses them all."""
+    from elot.btom.scenario import parse_scn_text
+
+    with pytest.raises(ParticleError) as error:
+        infer(parse_scn_text(SURPRISE, "surprise.scn"), inference="smc", particles=100, seed=1)
+    assert "no hypothesis explains the observations up to action 3 (open box1)" in error.value.message
+    assert "max_hidden_keys" in error.value.hint
+
+
+def test_lost_particles_are_drawn_again_from_the_prior():
+    """Under true-belief (belief = true state) one particle dies when box2 is opened in
+    another state than its own; the filter draws the particles again from the prior among
+    the live states, weighted by the whole history, and goes on."""
     scenario = load_scenario("two-doors")
-    for seed in range(50):
-        try:
-            infer(scenario, model="true-belief", inference="smc", particles=1, seed=seed)
-        except ParticleError as error:
-            assert "lost every particle at action" in error.message and "--particles" in error.hint
-            return
-    pytest.fail("a single particle never lost its state")
+    result = infer(scenario, model="true-belief", inference="smc", particles=1, seed=0)
+    assert result.restarts == 1
+    assert result.live[-1][result.particles_by_step[-1].state].all()
+    exact = infer(scenario, model="true-belief")
+    many = infer(scenario, model="true-belief", inference="smc", particles=2000, seed=0)
+    assert abs(many.goal_posterior(many.steps)["gem2"] - exact.goal_posterior(exact.steps)["gem2"]) < 0.02
 
 
 def test_refused_exact_points_at_particles():
@@ -296,11 +321,12 @@ def test_observations_redraw_ruled_out_states():
         assert result.live[-1][result.particles_by_step[-1].state].all()
 
 
-def test_cli_reports_lost_particles():
-    r = run_elot("run", "two-doors", "--model", "true-belief", "--inference", "smc", "--particles", "1", "--seed", "0",
-                 env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+def test_cli_reports_lost_particles(tmp_path):
+    path = tmp_path / "surprise.scn"
+    path.write_text(SURPRISE, encoding="utf-8")
+    r = run_elot("run", str(path), "--inference", "smc", "--seed", "0", env={**os.environ, "PYTHONIOENCODING": "utf-8"})
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert "lost every particle at action 4 (open box2)" in r.stderr and "--particles" in r.stderr
+    assert "no hypothesis explains the observations up to action 3 (open box1)" in r.stderr
 
 
 def test_repl_session_runs_particles():

@@ -13,7 +13,9 @@ exact inference (:func:`elot.btom.hypotheses.initial_states`).
   policy (``btom_ext.particles.step_loglik``). A true state that disagrees with what is
   seen after it is drawn again among the live states (its exact conditional: the policy
   sees the true state only through which states are live), except under true-belief,
-  where the belief is the true state and such a particle is ruled out (weight 0). Each particle also keeps the history's
+  where the belief is the true state and such a particle is ruled out (weight 0); when
+  all are, N particles are drawn again from the prior among the live states and weighted
+  by the whole history (importance sampling). Each particle also keeps the history's
   likelihood under every goal, so the goal posterior is averaged exactly over goals given
   each particle's state and belief (Rao–Blackwellized).
 * **Resampling** (systematic) when the effective sample size falls below
@@ -282,6 +284,7 @@ class ParticleFilter:
         self.accepted: list[float] = []
         self.distinct: list[int] = []
         self.goal_probs: list[np.ndarray] = []
+        self.restarts = 0
         self.current = Particles(goal, state, beliefs, logw)
         self._after_update(0)
         self.history = [self.current]
@@ -368,13 +371,44 @@ class ParticleFilter:
         state[dead] = live_states[self.rng.integers(0, len(live_states), size=int(dead.sum()))]
         return state
 
+    def _restart(self) -> None:
+        """Every particle was ruled out: draw N anew from the prior restricted to the live
+        states and weight each by the likelihood of the whole history (importance sampling
+        from the prior: valid, and its ESS says how noisy). Only true-belief particles die
+        (see :meth:`_keep_live`), when no particle's state agrees with an observation."""
+        live_states = np.flatnonzero(self.live).astype(np.int32)
+        if not len(live_states):
+            return
+        goal, _, beliefs = self._draw(self.rng, self.n)
+        state = live_states[self.rng.integers(0, len(live_states), size=self.n)]
+        if self.model == "true-belief":
+            beliefs = np.ascontiguousarray(np.repeat(state[:, None], self.space.k, axis=1))
+        if self.values:
+            tables = self._tables()
+            self.hist_goals = np.stack([self.kernels.history_loglik(*tables, np.full(self.n, g, np.int32), state,
+                                                                    beliefs)
+                                        for g in range(self.space.n_goals)], axis=1)
+        else:
+            self.hist_goals = np.zeros((self.n, self.space.n_goals))
+        self.current = Particles(goal, state, beliefs, self.hist_goals[np.arange(self.n), goal].copy())
+        self.restarts += 1
+
     def _after_update(self, t: int) -> None:
+        if not np.isfinite(self.current.logw).any():
+            self._restart()
         logw = self.current.logw
         if not np.isfinite(logw).any():
             where = "the initial observation" if t == 0 else f"action {t} ({' '.join(self.actions[-1])})"
+            if not self.live.any():
+                raise ParticleError(
+                    f"no hypothesis explains the observations up to {where}: no initial state the "
+                    "hypotheses allow agrees with what was seen",
+                    hint="the true map may hide more keys than the hypothesis space allows "
+                    "(try a larger max_hidden_keys)",
+                )
             raise ParticleError(
-                f"particle inference lost every particle at {where}: none of the {count(self.n, 'particle')} "
-                "agrees with what was seen",
+                f"particle inference lost every particle at {where}: no hypothesis drawn from the prior "
+                f"({count(self.n, 'particle')}, then as many again) agrees with what was seen",
                 hint="use more particles (--particles), or --inference exact if the map is small enough; "
                 "if exact inference fails too, the map may hide more keys than the hypotheses allow",
             )
@@ -509,7 +543,7 @@ class ParticleFilter:
             particles_by_step=tuple(self.history), classes=np.stack(self.history_cls),
             live=np.stack(self.history_live), ess=np.array(self.ess), resampled=np.array(self.resampled),
             acceptance=np.array(self.accepted), distinct=np.array(self.distinct),
-            goal_probs=np.array(self.goal_probs), prior_sample=self.prior_sample,
+            goal_probs=np.array(self.goal_probs), restarts=self.restarts, prior_sample=self.prior_sample,
             seed=self.seed,
         )
 
@@ -541,6 +575,7 @@ class ParticleInference:
     goal_probs: np.ndarray = field(repr=False)   # (T+1, G): Rao–Blackwellized goal posterior
     prior_sample: tuple = field(repr=False)
     seed: int | None = None
+    restarts: int = 0      # times every particle was lost and drawn again from the prior
     method: str = "smc"
     note: str = ""
     _states: dict = field(default_factory=dict, repr=False)
