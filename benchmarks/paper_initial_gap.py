@@ -18,7 +18,7 @@ import numpy as np
 from elot.study.experiments import in_vs_out
 from elot.btom.inference import infer
 from elot.btom.dataset import dataset_root, load_dataset_plan
-from elot.btom.scoring import compile_statement, live_pairs, normalized_likelihood
+from elot.btom.scoring import compile_statement, normalized_likelihood
 
 #: (inference, compiled formula, judgment point t) -> normalized likelihood
 Reading = Callable[[object, object, int], float]
@@ -41,7 +41,7 @@ def judged(inference, compiled, t: int, *, world: int, belief: int, live: int, o
         padded = np.concatenate([weights, np.zeros_like(weights)], axis=1)
         truth = compiled.truth(worlds, padded, inference._pair_states + n)
     posterior = float(min(1.0, max(0.0, inference.pair_posterior(t).ravel() @ truth)))
-    return normalized_likelihood(posterior, float(live_pairs(inference, live) @ truth / len(inference)))
+    return normalized_likelihood(posterior, float(inference.live_pairs(live) @ truth / len(inference)))
 
 
 def initial_readings() -> dict[str, tuple[Reading, str]]:

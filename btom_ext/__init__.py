@@ -1,7 +1,9 @@
 """The numeric core of elot's Bayesian theory of mind.
 
 ``btom_ext.core`` is a compiled Cython extension; ``btom_ext.reference`` implements the same
-functions in plain Python/NumPy and is the specification the tests hold the core to. Both
+functions in plain Python/NumPy and is the specification the tests hold the core to.
+``btom_ext.particles`` and ``btom_ext.particles_reference`` are the same pair for the
+kernels of particle inference (:func:`particles`). Both
 take the numeric encoding of layouts and worlds described in ``btom_ext.reference``.
 Use :func:`backend` to get either; a core that was never compiled raises
 :class:`CoreMissingError` (an ImportError with a ``hint``), which elot turns into its
@@ -48,3 +50,23 @@ def backend(name: str = "core") -> ModuleType:
             "implementation",
         ) from error
     return core
+
+
+def particles(name: str = "core") -> ModuleType:
+    """The particle-inference kernels of backend ``name``: ``btom_ext.particles`` (compiled)
+    for ``"core"``, ``btom_ext.particles_reference`` (NumPy) for ``"reference"``."""
+    if name == "reference":
+        from btom_ext import particles_reference
+
+        return particles_reference
+    if name != "core":
+        raise ValueError(f"unknown BToM backend {name!r}; expected one of {BACKENDS}")
+    try:
+        return importlib.import_module("btom_ext.particles")
+    except ImportError as error:
+        raise CoreMissingError(
+            f"the compiled particle kernels (btom_ext.particles) do not import: {error}",
+            hint="build them with `pip install .` (or `pip install -e .` in a checkout; a C "
+            "compiler is needed), or pass backend='reference' for the slow pure-Python "
+            "implementation",
+        ) from error

@@ -49,6 +49,8 @@ class ScoreRow:
     posterior: float
     normalized_likelihood: float
     prior_fraction: float | None = None
+    stderr: float | None = None   # L's standard error (particle inference)
+    ess: float | None = None      # the particles' effective sample size at t
     source: str | None = None     # the English sentence it was translated from
     weight: float | None = None   # the translation's weight
 
@@ -100,6 +102,9 @@ class Session:
     backend: str = "core"
     labtom: str | None = None       # the dataset directory for plan ids (elot repl --labtom)
     max_hypotheses: int | None = None  # None: the library's limit (elot.btom.hypotheses.MAX_HYPOTHESES)
+    method: str = "exact"           # how to infer: exact, smc or auto (elot.btom.inference.METHODS)
+    particles: int | None = None    # for smc/auto; None: the library's default
+    seed: int | None = None         # of particle inference; None: fresh
     t: int = 0
     log: list[dict] = field(default_factory=list)
     _inference: Any = None
@@ -213,6 +218,27 @@ class Session:
             raise ElotError(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
         self.mode = mode
 
+    def set_method(self, method: str) -> None:
+        """``exact``, ``smc`` or ``auto``: how inference runs (SPEC §5, §8)."""
+        from elot.btom.inference import check_method
+
+        check_method(method)
+        if method != self.method:
+            self.method = method
+            self._inference = None
+
+    def set_particles(self, n: int | str) -> None:
+        n = check_number("particles", n)
+        if n != self.particles:
+            self.particles = n
+            self._inference = None
+
+    def set_seed(self, seed: int | str) -> None:
+        seed = check_number("seed", seed)
+        if seed != self.seed:
+            self.seed = seed
+            self._inference = None
+
     @contextlib.contextmanager
     def in_mode(self, mode: str):
         """Score in ``mode`` for the duration of a ``with`` block (then the mode before)."""
@@ -247,9 +273,11 @@ class Session:
             from elot.btom.inference import infer
 
             self._inference = infer(self.scenario, model=self.model, beta=self.beta, k=self.k,
-                                    backend=self.backend, conventions=self.conventions,
+                                    backend=self.backend, conventions=self.conventions, inference=self.method,
                                     **({} if self.max_hypotheses is None else
-                                       {"max_hypotheses": self.max_hypotheses}))
+                                       {"max_hypotheses": self.max_hypotheses}),
+                                    **({} if self.particles is None else {"particles": self.particles}),
+                                    **({} if self.seed is None else {"seed": self.seed}))
         return self._inference
 
     @property
@@ -272,7 +300,7 @@ class Session:
         """The agent's belief over placements at t, averaged over hypotheses by posterior."""
         t = self.t if t is None else t
         inf = self.inference
-        average = _average_belief(inf, t)      # world j at t evolved from initial state j
+        average = inf.average_belief(t)      # world j at t evolved from initial state j
         return [(self.placement(s), float(p)) for s, p in zip(inf.worlds(0), average)]
 
     def placement(self, state) -> str:
@@ -320,6 +348,8 @@ class Session:
             mode=mode, t=t, posterior=float(result.posterior),
             normalized_likelihood=float(result.normalized_likelihood),
             prior_fraction=float(result.prior_fraction),
+            stderr=result.stderr,
+            ess=float(self.inference.ess[t]) if self.inference.method == "smc" else None,
         )
 
     def query(self, text: str, *, source: str | None = None, weight: float | None = None) -> ScoreRow:
@@ -672,8 +702,3 @@ def _bindings(variables: Sequence[str], domains: dict[str, str | None], signatur
             yield {head: Const(name=obj), **more}
 
 
-def _average_belief(inf, t: int) -> np.ndarray:
-    """Σ_i p_i · b_i(t) over the worlds at t, without building the (N, S) array."""
-    pairs = np.asarray(inf.pair_posterior(t), dtype=np.float64)      # (n_s, n_b)
-    table = np.asarray(inf.beliefs(t), dtype=np.float64)             # (n_s, n_b, S)
-    return np.einsum("sb,sbj->j", pairs, table)

@@ -15,7 +15,7 @@ from elot.lang.semantics import Belief, State, evaluate
 from elot.btom.hypotheses import build, initial_states, reference_first
 from elot.btom.inference import infer
 from elot.btom.scenario import Scenario
-from elot.btom.scoring import live_pairs, score
+from elot.btom.scoring import score
 from elot.settings import ALL_VARIANTS, VARIANTS, VariantError
 from elot.btom.world import KeyState, Layout, WorldState
 from elot.repl.commands import execute
@@ -51,7 +51,7 @@ def test_ruled_out_hypotheses_change_pi_only_under_paper():
              for i in range(len(inference))]
     assert live.sum() == 8
     assert paper.prior_fraction == sum(t and v for t, v in zip(truth, live)) / len(inference)
-    assert live_pairs(inference, 2).sum() == 8
+    assert inference.live_pairs(2).sum() == 8
 
 
 def test_score_follows_the_inference_conventions():

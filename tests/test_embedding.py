@@ -4,6 +4,7 @@ worked examples (golden text)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -117,6 +118,23 @@ def test_judge_hand_computed():
     value = [(BOX, Belief.of([(BASKET, 0.5), (BOX, 0.5)]), 1.0)]
     claim = "believes(sally, might(inside(marble, basket)))"
     assert judge(claim, text, signature=SIG) == judge(claim, value, signature=SIG)
+
+
+def test_splitting_a_hypothesis_into_copies_changes_nothing():
+    """π is the statement's prior probability, not a count of rows: a hypothesis split into
+    two equal copies (half the weight each) is the same hypothesis (L was 0.700 -> 0.538
+    when π counted rows); a prior given as multiplicity is used as it is."""
+    whole = false_belief(0.3)                                     # P = 0.7, π = 0.5
+    split = [whole[0][:2] + (0.35,), whole[0][:2] + (0.35,), whole[1]]
+    a, b = judge(IN_BASKET, whole, signature=SIG), judge(IN_BASKET, split, signature=SIG)
+    assert (a.P, a.L, a.pi) == pytest.approx((0.7, 0.7, 0.5))
+    assert (b.P, b.L, b.pi) == pytest.approx((a.P, a.L, a.pi))
+    for conventions in ("elot", "paper"):
+        assert judge(IN_BASKET, split, signature=SIG, conventions=conventions).L == pytest.approx(
+            judge(IN_BASKET, whole, signature=SIG, conventions=conventions).L)
+    hypotheses = Hypotheses.of(split, SIG)
+    weighted = dataclasses.replace(hypotheses, multiplicity=np.array([1.0, 1.0, 1.0]))
+    assert judge(IN_BASKET, weighted, signature=SIG).pi == pytest.approx(2 / 3)
 
 
 def test_conventions_differ_only_on_ruled_out_hypotheses():

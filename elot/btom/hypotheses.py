@@ -581,6 +581,19 @@ def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: 
         )
 
 
+def resolve_goals(layout: Layout, goals: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The goals to infer: ``goals`` (checked against the map's gems), or every gem."""
+    gems = tuple(g for g, _ in layout.gems)
+    goals = gems if goals is None else tuple(goals)
+    unknown = [g for g in goals if g not in gems]
+    if unknown or not goals:
+        raise ScenarioError(
+            f"unknown goal gem(s): {', '.join(unknown)}" if unknown else "no goals to infer",
+            hint=f"the map's gems are {', '.join(gems)}" if gems else "the map has no gems: put a gem `g` on it",
+        )
+    return goals
+
+
 def build(
     true_state: WorldState,
     *,
@@ -607,15 +620,7 @@ def build(
     check_conventions(conventions)
     if k < 1:
         raise ValueError("k (particles per belief) must be at least 1")
-    layout = true_state.layout
-    gems = tuple(g for g, _ in layout.gems)
-    goals = gems if goals is None else tuple(goals)
-    unknown = [g for g in goals if g not in gems]
-    if unknown or not goals:
-        raise ScenarioError(
-            f"unknown goal gem(s): {', '.join(unknown)}" if unknown else "no goals to infer",
-            hint=f"the map's gems are {', '.join(gems)}" if gems else "the map has no gems: put a gem `g` on it",
-        )
+    goals = resolve_goals(true_state.layout, goals)
     family = prior.resolve(true_state)
     states = initial_states(true_state, family, conventions)
     n = len(states)

@@ -1,6 +1,6 @@
 """Exact BToM inference over a scenario (SPEC §5): per-step posteriors, worlds and beliefs.
 
-:func:`infer` enumerates the hypothesis space (:mod:`elot.btom.hypotheses`), then runs the
+:class:`ExactFilter` enumerates the hypothesis space (:mod:`elot.btom.hypotheses`), then runs the
 observed actions through a BToM backend (the compiled ``btom_ext.core``, or the plain
 ``btom_ext.reference``). Time t = 0 is the initial state and t the state after t actions;
 ``b_t`` is the belief after perceiving ``s_t`` and action ``a_{t+1}`` is chosen from it.
@@ -16,18 +16,54 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
 from btom_ext import CoreMissingError, backend as _backend
-from elot.errors import ExtensionMissingError, ScenarioError
-from elot.btom.hypotheses import MAX_HYPOTHESES, Encoding, HypothesisSpace, Prior, build
+from elot.errors import ElotError, ExtensionMissingError, ScenarioError
+from elot.btom.hypotheses import (MAX_HYPOTHESES, Encoding, HypothesisSpace, Prior, build, initial_states,
+                                  resolve_goals, space_size)
 from btom_ext.reference import AGENT
-from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_variant
 from elot.btom.world import MOVES, Action, ImpossibleActionError, WorldState
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_variant
 
 Progress = Callable[[int, int], None]
+
+
+#: The inference methods of :func:`infer`: exact enumeration, particles, or exact when the
+#: space fits ``max_hypotheses`` and particles otherwise.
+METHODS = ("exact", "smc", "auto")
+
+
+class InferenceMethodError(ElotError, ValueError):
+    """An unknown inference method name."""
+
+
+def check_method(name: str) -> str:
+    """Return ``name`` if it is one of :data:`METHODS`, else raise :class:`InferenceMethodError`."""
+    if name not in METHODS:
+        raise InferenceMethodError(f"unknown inference method {name!r}",
+                                   hint=f"use one of: {', '.join(METHODS)}")
+    return name
+
+
+@dataclass(frozen=True, eq=False)
+class JudgedRows:
+    """What a statement is judged on (:func:`elot.btom.scoring.score`): rows of hypotheses
+    with their beliefs ``(m, n_s)`` over the worlds of the judged time and their true-state
+    indices ``(m,)``; ``weights`` the posterior mass of each row and ``prior`` its prior mass
+    (relative: π = prior-weighted fraction where the statement holds); ``live`` the prior
+    mass of the row's hypotheses still possible (the ``paper`` conventions' π counts only
+    those). Particle inference adds ``ess`` and ``prior_draws`` (for standard errors)."""
+
+    beliefs: np.ndarray
+    true_index: np.ndarray
+    weights: np.ndarray
+    prior: np.ndarray
+    live: np.ndarray
+    ess: float | None = None
+    prior_draws: int | None = None
 
 
 @dataclass(eq=False)
@@ -50,6 +86,10 @@ class Inference:
     log_weights: np.ndarray    # (T+1, N) unnormalized log posterior weights
     beliefs_by_step: tuple[np.ndarray, ...] = field(repr=False)  # (T+1) x (n_s, n_b, n_s)
     _states: dict = field(default_factory=dict, repr=False)
+    #: ``exact``: how this result was computed (particle results say ``smc``).
+    method: str = "exact"
+    #: Why :func:`infer` chose this method under ``inference="auto"`` ("" otherwise).
+    note: str = ""
 
     @property
     def conventions(self) -> str:
@@ -136,6 +176,27 @@ class Inference:
         """The ELoT signature of the scenario's objects (its agent aliased as ``player``)."""
         return self.scenario.signature()
 
+    def live_pairs(self, t: int) -> np.ndarray:
+        """How many hypotheses of each (true state, initial belief) pair are still possible at
+        time t (log weight above −∞), shape ``(n_s * n_b,)``."""
+        space = self.space
+        live = np.isfinite(self.log_weights[t]).reshape(space.n_goals, space.n_states, space.n_beliefs)
+        return live.sum(axis=0).ravel().astype(float)
+
+    def rows(self, t: int, at: int) -> JudgedRows:
+        """Every (true state, initial belief) pair with its beliefs at time ``at`` and its
+        posterior at time t; each stands for one hypothesis per goal of the uniform prior."""
+        beliefs, true_index = self.pairs(at)
+        weights = self.pair_posterior(t).ravel()
+        return JudgedRows(beliefs, true_index, weights, np.full(len(weights), float(self.space.n_goals)),
+                          self.live_pairs(t))
+
+    def average_belief(self, t: int) -> np.ndarray:
+        """Σ_i p_i · b_i(t) over the worlds at t, without building the (N, S) array."""
+        pairs = np.asarray(self.pair_posterior(t), dtype=np.float64)      # (n_s, n_b)
+        table = np.asarray(self.beliefs(t), dtype=np.float64)             # (n_s, n_b, S)
+        return np.einsum("sb,sbj->j", pairs, table)
+
     def hypothesis_belief(self, t: int, i: int) -> np.ndarray:
         """The belief of hypothesis i at time t over :meth:`worlds` ``(t)``."""
         return self.beliefs(t)[self.state_index[i], self.belief_index[i]]
@@ -159,17 +220,6 @@ class AgentPlanner:
             return self.core.manhattan_costs(self.layout.width, self.encoding.gem_cells, rows)
         return self._planner.costs(rows)
 
-    def successors(self, world: WorldState, row: np.ndarray, options: Sequence[Action]) -> np.ndarray:
-        """The encoded world after each action; moves only shift the agent's cell."""
-        out = np.repeat(row[None, :], len(options), axis=0)
-        for n, option in enumerate(options):
-            if option[0] in MOVES:
-                dx, dy = MOVES[option[0]]
-                out[n, AGENT] += dy * self.layout.width + dx
-            else:
-                out[n] = self.encoding.encode(world.step(option))
-        return out
-
     def action_costs(self, worlds: Sequence[WorldState], rows: np.ndarray, states: np.ndarray,
                      options: Sequence[Action], goal_gems: np.ndarray,
                      rename: Callable[[WorldState, Action], Action] | None = None) -> np.ndarray:
@@ -181,7 +231,8 @@ class AgentPlanner:
         if len(states) == 0:
             return costs
         after = np.concatenate([
-            self.successors(worlds[j], rows[j], options if rename is None else [rename(worlds[j], o) for o in options])
+            successor_rows(self.encoding, worlds[j], rows[j],
+                           options if rename is None else [rename(worlds[j], o) for o in options])
             for j in states])
         h = self.path_costs(after).reshape(len(states), len(options), -1)
         costs[:, states, :] = h[:, :, goal_gems].transpose(2, 0, 1)
@@ -200,14 +251,14 @@ def action_log_probabilities(core, belief: np.ndarray, costs: np.ndarray, beta: 
 
 def step_or_stay(world: WorldState, action: Action) -> WorldState:
     """``world`` after ``action``, or ``world`` itself where the action is impossible (a
-    hypothesized world that disagrees with the real one, already ruled out)."""
+    hypothesized world the observations already ruled out)."""
     try:
         return world.step(action)
     except ImpossibleActionError:
         return world
 
 
-def _as_in(world: WorldState, action: Action, real: WorldState) -> Action:
+def as_in(world: WorldState, action: Action, real: WorldState) -> Action:
     """The action observed in the real world, with its key named as in ``world``.
 
     Key objects are interchangeable (views describe keys by colour and place), and under
@@ -259,6 +310,187 @@ def load_backend(name: str):
         raise ExtensionMissingError(str(error), hint=error.hint) from error
 
 
+class Filter(Protocol):
+    """The shape every inference method has (exact enumeration, particles): a filter that
+    starts from the prior, takes the observed actions one at a time, and can say at any
+    point what it believes. :func:`infer` drives one over a scenario's actions.
+
+    * ``init()`` — weights of the prior at t = 0 (after the initial observation);
+    * ``step(action)`` — condition on the next observed action and what is seen after it;
+    * ``posterior()`` — the normalized posterior over the filter's hypotheses now;
+    * ``result()`` — everything kept so far, as an object scoring reads (an :class:`Inference`).
+    """
+
+    def init(self) -> None: ...
+
+    def step(self, action: Action) -> None: ...
+
+    def posterior(self) -> np.ndarray: ...
+
+    def result(self) -> Any: ...
+
+
+def true_trajectory(scenario) -> tuple[WorldState, ...]:
+    """The real world at every step of the scenario's plan; an action that is impossible in
+    it is a :class:`ScenarioError` naming the action."""
+    real = [scenario.initial]
+    for t, action in enumerate(scenario.actions, 1):
+        action = tuple(action)
+        if not real[-1].can(action):
+            raise ScenarioError(
+                f"action {t} ({' '.join(action)}) is impossible in the true state: "
+                f"{real[-1].why_not(action)}",
+                hint="check the plan against the map",
+            )
+        real.append(real[-1].step(action))
+    return tuple(real)
+
+
+def successor_rows(enc: Encoding, world: WorldState, row: np.ndarray, options: Sequence[Action]) -> np.ndarray:
+    """The encoded ``world`` (its row ``row``) after each action; moves only shift the
+    agent's cell, so only the other actions are stepped and encoded."""
+    out = np.repeat(row[None, :], len(options), axis=0)
+    for n, option in enumerate(options):
+        if option[0] in MOVES:
+            dx, dy = MOVES[option[0]]
+            out[n, AGENT] += dy * enc.layout.width + dx
+        else:
+            out[n] = enc.encode(world.step(option))
+    return out
+
+
+def same_action(world: WorldState, action: Action, real: WorldState) -> Action:
+    """The observed action as every world names it (elot's conventions; :func:`as_in` is
+    the paper's)."""
+    return action
+
+
+class ExactFilter:
+    """Exact BToM inference (SPEC §5): every hypothesis of the space, weighted exactly.
+
+    Built from a scenario (its ``layout`` and true ``initial`` state) and the inference
+    settings of :func:`infer`; implements :class:`Filter`. Per step it keeps the log weights,
+    the world of each initial state and the ``alive`` table (which states still agree with
+    which); beliefs are filtered once per distinct ``alive`` table.
+    """
+
+    def __init__(self, scenario, *, model: str = DEFAULT_VARIANT, beta: float = DEFAULT_BETA, k: int = DEFAULT_K,
+                 prior: Prior = Prior(), goals: Sequence[str] | None = None, backend: str = "core",
+                 conventions: str = "elot", max_hypotheses: int = MAX_HYPOTHESES,
+                 max_bytes: int | None = None) -> None:
+        check_variant(model)
+        self.core = load_backend(backend)
+        self.scenario = scenario
+        self.layout = layout = scenario.layout
+        check_backend_limits(self.core, backend, layout)
+        actions = tuple(tuple(a) for a in scenario.actions)
+        # Beliefs are refiltered only when an action can reveal something (not a move).
+        reveals = sum(1 for a in actions if a[0] not in MOVES)
+        try:
+            self.space = build(scenario.initial, model=model, k=k, prior=prior,
+                               goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses,
+                               conventions=conventions, steps=len(actions), belief_tables=1 + reveals,
+                               max_bytes=max_bytes)
+        except ScenarioError as error:
+            raise error.located(path=getattr(scenario, "path", None))
+        self.model, self.beta, self.backend, self.conventions = model, beta, backend, conventions
+        self.planner = AgentPlanner(layout, model, self.core)
+        self.enc = self.planner.encoding
+        self.goal_gems = np.array([self.enc.gem_index(g) for g in self.space.goals], dtype=np.intp)
+        self.local = as_in if conventions == "paper" else same_action
+        self._belief_cache: dict[bytes, np.ndarray] = {}
+
+    def init(self) -> None:
+        """The uniform prior, conditioned on what is seen in the true initial state."""
+        space = self.space
+        self.real = [self.scenario.initial]
+        self.actions: list[Action] = []
+        self.worlds = tuple(space.states)
+        views = [w.view() for w in self.worlds]
+        self.alive = _views_agree(views)
+        seen = self.real[0].view()
+        self.live = np.array([v == seen for v in views], dtype=bool)
+        self.logw = np.where(self.live[space.index[1]], 0.0, -np.inf)
+        self.rows = self.enc.encode_many(self.worlds)
+        self.history_worlds, self.history_alive, self.history_logw = [self.worlds], [self.alive], [self.logw]
+
+    def _beliefs_for(self, alive: np.ndarray) -> np.ndarray:
+        """Filtered beliefs for an ``alive`` table; it changes only when something new is seen."""
+        key = alive.tobytes()
+        if key not in self._belief_cache:
+            self._belief_cache[key] = self.core.filter_beliefs(self.space.initial_beliefs, alive)
+        return self._belief_cache[key]
+
+    def step(self, action: Action) -> None:
+        """Weight every hypothesis by the probability of ``action`` under its agent's policy,
+        then rule out those that disagree with what is seen after it."""
+        space, core, local = self.space, self.core, self.local
+        hyp_goal, hyp_state, hyp_belief = space.index
+        action = tuple(action)
+        t = len(self.actions) + 1
+        before = self.real[-1]
+        worlds, rows, live, logw = self.worlds, self.rows, self.live, self.logw
+        options = before.available_actions()
+        chosen = options.index(action)
+        beliefs = self._beliefs_for(self.alive)
+        # Every live state looks like the real one, so the actions available in the true
+        # state of a live hypothesis (and in every state its belief keeps) are `options`.
+        costs = self.planner.action_costs(worlds, rows, np.flatnonzero(live), options, self.goal_gems,
+                                          lambda world, option: local(world, option, before))
+        reached = np.array([g in before.held_gems for g in space.goals], dtype=bool)
+        active = (live[hyp_state] & ~reached[hyp_goal] & np.isfinite(logw)).astype(np.uint8)
+        loglik = core.qmdp_loglik(beliefs, costs, chosen, self.beta, hyp_goal, hyp_state, hyp_belief, active)
+        # A state in which the action is impossible was already ruled out; it stays as it is.
+        worlds = tuple(step_or_stay(w, local(w, action, before)) for w in worlds)
+        if action[0] in MOVES:  # doors are visible, so a move is possible in every world
+            dx, dy = MOVES[action[0]]
+            rows = rows.copy()
+            rows[:, AGENT] += dy * self.layout.width + dx
+        else:
+            rows = self.enc.encode_many(worlds)
+        views = [w.view() for w in worlds]
+        self.alive = self.alive & _views_agree(views)
+        self.real.append(before.step(action))
+        seen = self.real[-1].view()
+        self.live = live = live & np.array([v == seen for v in views], dtype=bool)
+        self.logw = logw = core.update_weights(logw, loglik, live[hyp_state].astype(np.uint8))
+        if not np.isfinite(logw).any():
+            raise ScenarioError(
+                f"no hypothesis explains the observations up to action {t} ({' '.join(action)})",
+                hint=f"the true map may hide more keys than the prior allows ({space.family.describe()}): "
+                "widen it (--hidden-keys N, prior=Prior(max_hidden=N))",
+            )
+        self.worlds, self.rows = worlds, rows
+        self.actions.append(action)
+        self.history_worlds.append(worlds)
+        self.history_alive.append(self.alive)
+        self.history_logw.append(logw)
+
+    def posterior(self) -> np.ndarray:
+        """The normalized posterior over every hypothesis after the actions so far, ``(N,)``."""
+        top = self.logw.max()
+        w = np.exp(self.logw - top)
+        return w / w.sum()
+
+    def result(self) -> Inference:
+        """The :class:`Inference` of the actions so far."""
+        space = self.space
+        return Inference(
+            scenario=self.scenario,
+            space=space,
+            model=self.model,
+            beta=self.beta,
+            backend=self.backend,
+            actions=tuple(self.actions),
+            real=tuple(self.real),
+            worlds_by_step=tuple(self.history_worlds),
+            alive=np.stack(self.history_alive),
+            log_weights=np.stack(self.history_logw),
+            beliefs_by_step=tuple(self._beliefs_for(a) if space.judged_beliefs is None else space.judged_beliefs
+                                  for a in self.history_alive),
+        )
+
+
 def infer(
     scenario,
     *,
@@ -272,8 +504,11 @@ def infer(
     conventions: str = "elot",
     max_hypotheses: int = MAX_HYPOTHESES,
     max_bytes: int | None = None,
-) -> Inference:
-    """Exact inference of goals, initial states and beliefs from a scenario's actions.
+    inference: str = "exact",
+    particles: int | None = None,
+    seed: int | None = None,
+):
+    """Inference of goals, initial states and beliefs from a scenario's actions.
 
     ``scenario`` is an :class:`elot.btom.scenario.Scenario`: its ``layout``, ``initial`` (the
     true initial :class:`WorldState`), ``actions`` and ``signature()`` are used.
@@ -283,106 +518,59 @@ def infer(
     (§7.3); ``prior`` is the family of initial states (how many hidden keys, of which
     colours; :class:`~elot.btom.hypotheses.Prior`). ``progress(t, T)`` is called after each
     step. Unknown names raise :class:`~elot.settings.VariantError` /
-    :class:`~elot.btom.conventions.ConventionsError`. A hypothesis space of more than
-    ``max_hypotheses`` hypotheses, or whose inference would allocate more than
-    ``max_bytes`` (default: half the available memory), is refused with its estimated size
-    (:func:`elot.btom.hypotheses.build`).
+    :class:`~elot.btom.conventions.ConventionsError`.
+
+    ``inference="exact"`` enumerates every hypothesis (:class:`ExactFilter`; a space of more
+    than ``max_hypotheses`` hypotheses, or whose inference would allocate more than
+    ``max_bytes`` (default: half the available memory), is refused with its estimated
+    size) and returns an
+    :class:`Inference`; ``"smc"`` runs ``particles`` particles seeded with ``seed``
+    (:class:`elot.btom.particles.ParticleFilter`) and returns a
+    :class:`~elot.btom.particles.ParticleInference`, which scoring reads the same way;
+    ``"auto"`` is exact when the space fits ``max_hypotheses`` and particles otherwise (the
+    result's ``note`` says which and why).
     """
-    check_variant(model)
-    core = load_backend(backend)
-    layout = scenario.layout
-    check_backend_limits(core, backend, layout)
+    check_method(inference)
+    if particles is not None:
+        from elot.btom.particles import check_particles
+
+        check_particles(particles)
+    note = ""
+    if inference == "auto":
+        check_variant(model)
+        try:
+            n_goals = len(resolve_goals(scenario.layout, None if goals is None else tuple(goals)))
+            n_states = len(initial_states(scenario.initial, prior, conventions))
+        except ScenarioError as error:
+            raise error.located(path=getattr(scenario, "path", None))
+        size = space_size(model, n_goals, n_states, k)[0]
+        fits = size <= max_hypotheses or model == "true-belief-paper"
+        inference = "exact" if fits else "smc"
+        note = (f"auto: exact ({size:,} hypotheses fit the budget of {max_hypotheses:,})" if fits else
+                f"auto: smc ({size:,} hypotheses are over the budget of {max_hypotheses:,})")
+    if inference == "exact":
+        filt = ExactFilter(scenario, model=model, beta=beta, k=k, prior=prior, goals=goals,
+                           backend=backend, conventions=conventions, max_hypotheses=max_hypotheses,
+                           max_bytes=max_bytes)
+    else:
+        from elot.btom.particles import DEFAULT_PARTICLES, ParticleFilter  # particles builds on this module
+
+        filt = ParticleFilter(scenario, model=model, beta=beta, k=k, prior=prior, goals=goals,
+                              backend=backend, conventions=conventions,
+                              particles=DEFAULT_PARTICLES if particles is None else particles, seed=seed)
+    result = run_filter(filt, scenario, progress)
+    result.note = note
+    return result
+
+
+def run_filter(filt: Filter, scenario, progress: Progress | None = None):
+    """Run a :class:`Filter` over a scenario's actions (checked against the map first) and
+    return its :meth:`Filter.result`; ``progress(t, T)`` is called after each step."""
+    true_trajectory(scenario)  # an impossible action fails before any inference
     actions = tuple(tuple(a) for a in scenario.actions)
-    # Beliefs are refiltered only when an action can reveal something (not a move).
-    reveals = sum(1 for a in actions if a[0] not in MOVES)
-    try:
-        space = build(scenario.initial, model=model, k=k, prior=prior,
-                      goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses,
-                      conventions=conventions, steps=len(actions), belief_tables=1 + reveals,
-                      max_bytes=max_bytes)
-    except ScenarioError as error:
-        raise error.located(path=getattr(scenario, "path", None))
-    planner = AgentPlanner(layout, model, core)
-    enc = planner.encoding
-    goal_gems = np.array([enc.gem_index(g) for g in space.goals], dtype=np.intp)
-    hyp_goal, hyp_state, hyp_belief = space.index
-    local = _as_in if conventions == "paper" else (lambda world, action, real: action)
-
-    real = [scenario.initial]
+    filt.init()
     for t, action in enumerate(actions, 1):
-        if not real[-1].can(action):
-            raise ScenarioError(
-                f"action {t} ({' '.join(action)}) is impossible in the true state: "
-                f"{real[-1].why_not(action)}",
-                hint="check the plan against the map",
-            )
-        real.append(real[-1].step(action))
-
-    worlds = tuple(space.states)
-    views = [w.view() for w in worlds]
-    alive = _views_agree(views)
-    seen = real[0].view()
-    live = np.array([v == seen for v in views], dtype=bool)
-    logw = np.where(live[hyp_state], 0.0, -np.inf)
-    history_worlds, history_alive, history_logw = [worlds], [alive], [logw]
-    belief_cache: dict[bytes, np.ndarray] = {}
-
-    def beliefs_for(alive: np.ndarray) -> np.ndarray:
-        """Filtered beliefs for an ``alive`` table; it changes only when something new is seen."""
-        key = alive.tobytes()
-        if key not in belief_cache:
-            belief_cache[key] = core.filter_beliefs(space.initial_beliefs, alive)
-        return belief_cache[key]
-
-    rows = enc.encode_many(worlds)
-    for t, action in enumerate(actions, 1):
-        before = real[t - 1]
-        options = before.available_actions()
-        chosen = options.index(action)
-        beliefs = beliefs_for(alive)
-        # Every live state looks like the real one, so the actions available in the true
-        # state of a live hypothesis (and in every state its belief keeps) are `options`.
-        costs = planner.action_costs(worlds, rows, np.flatnonzero(live), options, goal_gems,
-                                     lambda world, option: local(world, option, before))
-        reached = np.array([g in before.held_gems for g in space.goals], dtype=bool)
-        active = (live[hyp_state] & ~reached[hyp_goal] & np.isfinite(logw)).astype(np.uint8)
-        loglik = core.qmdp_loglik(beliefs, costs, chosen, beta, hyp_goal, hyp_state, hyp_belief, active)
-        # A state in which the action is impossible was already ruled out; it stays as it is.
-        worlds = tuple(step_or_stay(w, local(w, action, before)) for w in worlds)
-        if action[0] in MOVES:  # doors are visible, so a move is possible in every world
-            dx, dy = MOVES[action[0]]
-            rows = rows.copy()
-            rows[:, AGENT] += dy * layout.width + dx
-        else:
-            rows = enc.encode_many(worlds)
-        views = [w.view() for w in worlds]
-        alive = alive & _views_agree(views)
-        seen = real[t].view()
-        live = live & np.array([v == seen for v in views], dtype=bool)
-        logw = core.update_weights(logw, loglik, live[hyp_state].astype(np.uint8))
-        if not np.isfinite(logw).any():
-            raise ScenarioError(
-                f"no hypothesis explains the observations up to action {t} ({' '.join(action)})",
-                hint=f"the true map may hide more keys than the prior allows ({space.family.describe()}): "
-                "widen it (--hidden-keys N, prior=Prior(max_hidden=N))",
-            )
-        history_worlds.append(worlds)
-        history_alive.append(alive)
-        history_logw.append(logw)
+        filt.step(action)
         if progress is not None:
             progress(t, len(actions))
-
-    return Inference(
-        scenario=scenario,
-        space=space,
-        model=model,
-        beta=beta,
-        backend=backend,
-        actions=actions,
-        real=tuple(real),
-        worlds_by_step=tuple(history_worlds),
-        alive=np.stack(history_alive),
-        log_weights=np.stack(history_logw),
-        beliefs_by_step=tuple(beliefs_for(a) if space.judged_beliefs is None else space.judged_beliefs
-                              for a in history_alive),
-    )
+    return filt.result()

@@ -5,9 +5,10 @@ A statement about the agent's *current* belief at time t is evaluated on each hy
 weighted by the time-t posterior. With ``⟦φ⟧_i`` that truth value and ``p_i`` the posterior:
 
 * ``P = Σ_i p_i ⟦φ⟧_i`` (posterior probability);
-* ``π`` = the fraction of hypotheses where φ holds (its probability under the uniform prior);
+* ``π`` = the prior probability that φ holds (with exact inference's uniform prior, the
+  fraction of hypotheses where it holds; with particles, estimated from prior draws);
   under the ``paper`` conventions (SPEC §7.1) hypotheses ruled out by time t count as false,
-  so ``π`` = (live hypotheses where φ holds) / (all hypotheses);
+  so ``π`` = prior mass of (live hypotheses where φ holds);
 * ``L = P(1−π) / (P(1−π) + (1−P)π)`` (the normalized likelihood, the paper's score),
   ``L = π`` when π is 0 or 1.
 
@@ -32,16 +33,18 @@ from elot.lang.syntax import Term
 from elot.lang.typesystem import NUMERIC
 
 __all__ = ["CONVENTIONS", "Conventions", "ConventionsError", "Score", "check_conventions",
-           "compile_statement", "live_pairs", "normalized_likelihood", "score", "scores_of", "truth_table"]
+           "compile_statement", "likelihood_stderr", "normalized_likelihood", "score", "scores_of", "truth_table"]
 
 
 @dataclass(frozen=True)
 class Score:
-    """A statement's posterior probability P, normalized likelihood L and prior fraction π."""
+    """A statement's posterior probability P, normalized likelihood L and prior probability
+    π; ``stderr``: the standard error of L when it is estimated (particle inference)."""
 
     posterior: float
     normalized_likelihood: float
     prior_fraction: float
+    stderr: float | None = None
 
 
 def normalized_likelihood(posterior: float, prior: float) -> float:
@@ -98,41 +101,62 @@ def score(
 ) -> Score:
     """Score a statement about the agent's ``current`` (at t) or ``initial`` belief,
     judged after the first t actions, under the ``elot`` or ``paper`` conventions
-    (default: those the inference was run with, :attr:`Inference.conventions`)."""
+    (default: those the inference was run with, :attr:`Inference.conventions`).
+
+    ``inference`` is an exact :class:`Inference` or a particle one
+    (:class:`elot.btom.particles.ParticleInference`): both give the rows to judge
+    (``rows(t, at)``). For particles, π is estimated from draws of the prior and L carries
+    a standard error (:func:`likelihood_stderr`)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {MODES}")
     conventions = check_conventions(inference.conventions if conventions is None else conventions)
     compiled = compile_statement(inference, formula, thresholds=thresholds, bind_free=bind_free)
-    truth = truth_table(inference, compiled, t if mode == "current" else 0)
-    weights = inference.pair_posterior(t).ravel()
-    counts = np.full(len(truth), float(inference.space.n_goals))  # a pair stands for one hypothesis per goal
-    return scores_of(truth, weights, conventions, counts=counts,
-                     live=live_pairs(inference, t) if conventions == "paper" else None)
+    at = t if mode == "current" else 0
+    rows = inference.rows(t, at)
+    truth = compiled.truth(inference.states(at), rows.beliefs, rows.true_index)
+    got = scores_of(truth, rows.weights, conventions, prior=rows.prior,
+                    live=rows.live if conventions == "paper" else None)
+    if rows.ess is None:
+        return got
+    return Score(got.posterior, got.normalized_likelihood, got.prior_fraction,
+                 likelihood_stderr(got.posterior, got.prior_fraction, rows.ess, rows.prior_draws))
+
+
+def likelihood_stderr(posterior: float, prior: float, ess: float, draws: int) -> float:
+    """Standard error of L from estimates of P (from particles with effective sample size
+    ``ess``: ``Var P ≈ P(1−P)/ess``) and of π (from ``draws`` independent prior draws:
+    ``Var π = π(1−π)/draws``), by the delta method on ``L = P(1−π) / (P(1−π) + (1−P)π)``.
+    It ignores the correlation resampling leaves between particles, so it is a lower
+    bound when the particles have collapsed; an edge π (0 or 1) gives 0."""
+    if prior <= 0.0 or prior >= 1.0:
+        return 0.0
+    p, q = posterior, prior
+    d = p * (1 - q) + (1 - p) * q
+    dl_dp = q * (1 - q) / d**2
+    dl_dq = -p * (1 - p) / d**2
+    var = dl_dp**2 * p * (1 - p) / ess + dl_dq**2 * q * (1 - q) / draws
+    return float(np.sqrt(var))
 
 
 def scores_of(truth: np.ndarray, weights: np.ndarray, conventions: Conventions = "elot", *,
-              counts: np.ndarray | None = None, live: np.ndarray | None = None) -> Score:
-    """P, L and π of a statement from its truth value in each row of hypotheses (one
-    hypothesis, or a (true state, initial belief) pair) and the rows' posterior
-    ``weights``: the one computation behind :func:`score` and :func:`elot.judge`.
+              prior: np.ndarray | None = None, live: np.ndarray | None = None) -> Score:
+    """P, L and π of a statement from its truth value in each row of hypotheses and the
+    rows' posterior ``weights``: the one computation behind :func:`score` and
+    :func:`elot.judge`.
 
-    ``counts``: how many hypotheses each row stands for (default one). Under the ``paper``
-    conventions ``live``: how many of those are still possible (default: all of a row's
-    when its weight is above 0, else none); the others count as false in π.
+    ``prior``: the prior mass of each row (relative; default equal), so π is the prior
+    probability that the statement holds, never a count of rows. Under the ``paper``
+    conventions ``live``: the prior mass of a row still possible (default: all of it when
+    the row's weight is above 0, else none); the rest counts as false in π.
     """
     posterior = float(min(1.0, max(0.0, weights @ truth)))
-    counts = np.ones(len(truth)) if counts is None else counts
+    prior = np.ones(len(truth)) if prior is None else prior
+    # The total is summed the way the numerator is, so π is exactly 1 (or 0) when the
+    # statement holds everywhere (nowhere), whatever the masses' rounding.
+    total = prior @ np.ones(len(truth))
     if conventions == "paper":
-        live = counts * (weights > 0) if live is None else live
-        prior = float(live @ truth / counts.sum())
+        live = prior * (weights > 0) if live is None else live
+        pi = float(live @ truth / total)
     else:
-        prior = float(counts @ truth / counts.sum())
-    return Score(posterior, normalized_likelihood(posterior, prior), prior)
-
-
-def live_pairs(inference: Inference, t: int) -> np.ndarray:
-    """How many hypotheses of each (true state, initial belief) pair are still possible at
-    time t (log weight above −∞), shape ``(n_s * n_b,)``."""
-    space = inference.space
-    live = np.isfinite(inference.log_weights[t]).reshape(space.n_goals, space.n_states, space.n_beliefs)
-    return live.sum(axis=0).ravel().astype(float)
+        pi = float(prior @ truth / total)
+    return Score(posterior, normalized_likelihood(posterior, pi), pi)

@@ -47,6 +47,15 @@ def _conventions_type(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{error.message} ({error.hint})") from None
 
 
+def _inference_type(text: str) -> str:
+    from elot.btom.inference import check_method
+
+    try:
+        return check_method(text)
+    except ElotError as error:
+        raise argparse.ArgumentTypeError(f"{error.message} ({error.hint})") from None
+
+
 def _variant_type(text: str) -> str:
     try:
         return check_variant(text)
@@ -109,6 +118,29 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
                    help="refuse a hypothesis space larger than N (default: 2,000,000, about 1.2 GB)")
     p.add_argument("--backend", choices=("core", "reference"), default="core",
                    help="the compiled core, or the slow plain-Python reference (default: %(default)s)")
+    add_inference_options(p)
+
+
+def add_inference_options(p: argparse.ArgumentParser) -> None:
+    """``--inference exact|smc|auto``, ``--particles N``, ``--seed S``: how to infer."""
+    p.add_argument("--inference", type=_inference_type, default="exact", metavar="{exact,smc,auto}",
+                   help="exact enumeration, particle inference (sequential Monte Carlo), or auto: exact "
+                        "when the hypotheses fit --max-hypotheses, else particles (default: %(default)s)")
+    p.add_argument("--particles", type=number("particles"), default=None, metavar="N",
+                   help="particles for --inference smc/auto, a whole number ≥ 1 (default: 1000)")
+    p.add_argument("--seed", type=number("seed"), default=None, metavar="S",
+                   help="seed of particle inference, for a run that can be repeated (default: fresh)")
+
+
+def inference_options(args) -> dict:
+    """The keyword arguments of :func:`elot.btom.inference.infer` that
+    :func:`add_inference_options` sets (those the user gave)."""
+    out = {"inference": args.inference}
+    if args.particles is not None:
+        out["particles"] = args.particles
+    if args.seed is not None:
+        out["seed"] = args.seed
+    return out
 
 
 def add_prior_options(p: argparse.ArgumentParser) -> None:

@@ -71,7 +71,7 @@ def _session(args):
     return Session(scenario=options.scenario_from_args(args), model=args.model, beta=args.beta,
                    k=args.k, backend=args.backend, bind_free=args.bind_free, mode=args.mode,
                    labtom=args.labtom, conventions=args.conventions, max_hypotheses=args.max_hypotheses,
-                   thresholds=thresholds)
+                   method=args.inference, particles=args.particles, seed=args.seed, thresholds=thresholds)
 
 
 def _repl_command(args) -> int:
@@ -120,7 +120,9 @@ def _plot_command(args) -> int:
     fig = plots.statements_figure(
         f"{session.name}: statements' normalized likelihood and the goal posterior over time "
         f"(model {session.model}, β={session.beta:.3g}"
-        + ("" if session.conventions == "elot" else f", {session.conventions} conventions") + ")", series, goals,
+        + ("" if session.conventions == "elot" else f", {session.conventions} conventions")
+        + ("" if session.inference.method == "exact" else f", smc with {session.inference.n_particles:,} particles")
+        + ")", series, goals,
         session.judgments(), true_goal=getattr(session.scenario, "true_goal", None))
     out = plots.save(fig, args.output, {"scenario": session.name, "statements": len(series),
                                         "goals": len(goals), "judgments": session.judgments(),

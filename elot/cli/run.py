@@ -127,7 +127,7 @@ def run_command(args) -> int:
     failures = [st.locate(st.error, n) for n, st in enumerate(statements)
                 if st.error is not None and (st.given or st.formula is not None)]
 
-    _write_outputs(args, scenario, statements, table)
+    _write_outputs(args, scenario, statements, table, inference)
     # with a table on standard output, the summary goes to standard error
     _print(scenario, inference, statements, table, stderr=STDOUT in (args.csv, args.json))
     for error in failures:
@@ -142,7 +142,7 @@ def run_command(args) -> int:
 
 def _infer_with_progress(scenario, args, err, infer):
     settings = dict(model=args.model, beta=args.beta, k=args.k, backend=args.backend, conventions=args.conventions,
-                    prior=options.prior_of(args))
+                    prior=options.prior_of(args), **options.inference_options(args))
     if args.max_hypotheses is not None:
         settings["max_hypotheses"] = args.max_hypotheses
     if not sys.stderr.isatty() or len(scenario.actions) < 2:
@@ -163,6 +163,14 @@ def _print(scenario, inference, statements, table, *, stderr: bool = False) -> N
     out.print(f"[bold]{scenario.name}[/bold]: {count(len(inference), 'hypothesis', 'hypotheses')} "
               f"({count(space.n_goals, 'goal')} × {count(space.n_states, 'state')} × "
               f"{count(space.n_beliefs, 'belief')}), {count(inference.steps, 'action')}, model {inference.model}")
+    particles = inference.method == "smc"
+    if particles:
+        seed = "" if inference.seed is None else f", seed {inference.seed}"
+        out.print(f"inference: smc, {count(inference.n_particles, 'particle')}{seed}; effective sample size "
+                  + ", ".join(f"{inference.ess[t]:.0f} at t={t}" for t, _, _ in table)
+                  + (f" ({inference.note})" if inference.note else ""))
+    elif inference.note:
+        out.print(f"inference: exact ({inference.note})")
     if inference.conventions != "elot":
         out.print(f"conventions: {inference.conventions} (the reference pipeline's, SPEC §7)")
     family = space.family
@@ -177,7 +185,8 @@ def _print(scenario, inference, statements, table, *, stderr: bool = False) -> N
     out.print(goals)
     if not statements:
         return
-    scores = Table(title="Statements: normalized likelihood L (posterior P)", title_justify="left")
+    scores = Table(title="Statements: normalized likelihood L " + ("± its standard error " if particles else "")
+                   + "(posterior P)", title_justify="left")
     scores.add_column("#", justify="right")
     scores.add_column("mode")
     scores.add_column("statement", overflow="fold", max_width=60)
@@ -187,7 +196,8 @@ def _print(scenario, inference, statements, table, *, stderr: bool = False) -> N
         cells = []
         for _, _, got in table:
             s = got.get(n)
-            cells.append("—" if s is None else f"{s.normalized_likelihood:.2f} ({s.posterior:.2f})")
+            error = "" if s is None or s.stderr is None else f" ± {s.stderr:.2f}"
+            cells.append("—" if s is None else f"{s.normalized_likelihood:.2f}{error} ({s.posterior:.2f})")
         text = excerpt(st.text, 300)
         if st.formula not in (None, st.text):
             text += f"\n→ {excerpt(st.formula, 300)}"
@@ -205,16 +215,17 @@ def _rows(statements, table):
                    "normalized_likelihood": "", "prior_fraction": "", **goal_cols}
         for n, s in scores.items():
             st = statements[n]
+            error = {} if s.stderr is None else {"L_stderr": s.stderr}
             yield {"t": t, "statement": st.text, "formula": st.formula, "mode": st.mode,
                    "posterior": s.posterior, "normalized_likelihood": s.normalized_likelihood,
-                   "prior_fraction": s.prior_fraction, **goal_cols}
+                   "prior_fraction": s.prior_fraction, **error, **goal_cols}
 
 
 def _csv_text(statements, table) -> str:
     return csv_text(list(_rows(statements, table)), lineterminator="\r\n")
 
 
-def _json_text(scenario, args, statements, table) -> str:
+def _json_text(scenario, args, statements, table, inference) -> str:
     data = {
         "scenario": scenario.name,
         "model": args.model,
@@ -230,7 +241,8 @@ def _json_text(scenario, args, statements, table) -> str:
                     {"statement": statements[n].text, "formula": statements[n].formula,
                      "mode": statements[n].mode, "posterior": s.posterior,
                      "normalized_likelihood": s.normalized_likelihood,
-                     "prior_fraction": s.prior_fraction}
+                     "prior_fraction": s.prior_fraction,
+                     **({} if s.stderr is None else {"L_stderr": s.stderr})}
                     for n, s in scores.items()
                 ],
             }
@@ -238,6 +250,9 @@ def _json_text(scenario, args, statements, table) -> str:
         ],
         "skipped": [{"statement": st.text, "note": st.note} for st in statements if st.note],
     }
+    if inference.method == "smc":
+        data["inference"] = {"method": "smc", "particles": inference.n_particles, "seed": inference.seed,
+                             "ess": {str(t): float(inference.ess[t]) for t, _, _ in table}}
     return json.dumps(data, indent=2) + "\n"
 
 
@@ -254,10 +269,10 @@ def _check_outputs(args) -> None:
         check_target(args.json, force=args.force, option="--json", inputs=_inputs(args))
 
 
-def _write_outputs(args, scenario, statements, table) -> None:
+def _write_outputs(args, scenario, statements, table, inference) -> None:
     if args.csv:
         write_output(args.csv, _csv_text(statements, table), force=args.force, option="--csv",
                      inputs=_inputs(args))
     if args.json:
-        write_output(args.json, _json_text(scenario, args, statements, table), force=args.force,
+        write_output(args.json, _json_text(scenario, args, statements, table, inference), force=args.force,
                      option="--json", inputs=_inputs(args))

@@ -101,6 +101,14 @@ def register(subparsers) -> None:
     p.add_argument("--thresholds", action="append", default=[], metavar="FILE",
                    help="a parameter file from elot fit, or name=value overrides (repeatable: one grid axis)")
     p.add_argument("--conventions", default="elot", help="elot, paper or both comma-separated (default: %(default)s)")
+    p.add_argument("--inference", default="exact",
+                   help="inference methods, comma-separated: exact, smc (particles) or auto (exact when the "
+                        "hypotheses fit, else particles); particle runs add the columns inference, particles, "
+                        "seed, ess and L_se (default: %(default)s)")
+    p.add_argument("--particles", type=options.number("particles"), default=None, metavar="N",
+                   help="particles of every particle inference (default: 1000)")
+    p.add_argument("--seed", type=options.number("seed"), default=None, metavar="S",
+                   help="seed of every particle inference, so the table can be made again (default: fresh)")
     p.add_argument("-o", "--output", required=True, metavar="OUT", type=options.output_file, help="the table: .csv, .parquet, or - for stdout")
     p.add_argument("--format", choices=("csv", "parquet"), help="table format (default: from OUT's suffix)")
     p.add_argument("--jobs", "-j", type=options.number("jobs"), default=1,
@@ -185,7 +193,8 @@ def batch_command(args) -> int:
     items = given_items(args.statement, args.statements, "initial" if args.initial else "current")
     tasks = plan_tasks(refs, items=items or None, models=_list(args.model, "--model"), betas=betas,
                        ks=_list(args.k, "--k", "k"), conventions=_list(args.conventions, "--conventions"),
-                       thresholds=params)
+                       thresholds=params, inferences=_list(args.inference, "--inference"),
+                       particles=args.particles, seed=args.seed)
     fmt = args.format or ("parquet" if args.output.endswith(".parquet") else "csv")
     inputs = input_files(refs) + list(args.statements) + list(args.thresholds)
     try:

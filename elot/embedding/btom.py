@@ -52,17 +52,14 @@ class BToMModel:
         return "start" if t <= 0 else fmt_action(self.inference.actions[t - 1])
 
     def _rows(self, t_world: int, t_weights: int) -> Hypotheses:
-        from elot.btom.scoring import live_pairs
-
         inf = self.inference
-        beliefs, true_index = inf.pairs(t_world)
-        weights = np.asarray(inf.pair_posterior(t_weights), dtype=np.float64).ravel()
+        rows = inf.rows(t_weights, t_world)
         return Hypotheses(
             signature=self.signature,
             worlds=tuple(inf.states(t_world)),
-            true_index=true_index,
-            beliefs={self.signature.agent: beliefs},
-            weights=weights,
-            multiplicity=np.full(len(weights), float(inf.space.n_goals)),
-            live=live_pairs(inf, t_weights),
+            true_index=rows.true_index,
+            beliefs={self.signature.agent: rows.beliefs},
+            weights=np.asarray(rows.weights, dtype=np.float64),
+            multiplicity=rows.prior,
+            live=rows.live,
         )

@@ -4,9 +4,11 @@ With ``⟦φ⟧_n`` the statement's truth in hypothesis n (its world, its agents
 ``w_n`` its posterior weight:
 
 * ``P = Σ_n w_n ⟦φ⟧_n``;
-* ``π`` = the fraction of hypotheses where φ holds. Under the ``elot`` conventions every
-  hypothesis counts (weighted by its ``multiplicity``, default 1); under ``paper``
-  (SPEC §7.1) a hypothesis ruled out (weight 0, or ``live`` = 0) counts as false;
+* ``π`` = the prior probability that φ holds: the prior-weighted fraction of hypotheses
+  where it holds, each row weighted by its ``multiplicity`` (its prior mass; default: the
+  uniform prior over distinct hypotheses, identical rows sharing one's mass, so splitting
+  a hypothesis into copies changes neither P nor π). Under ``paper`` (SPEC §7.1) a
+  hypothesis ruled out (weight 0, or ``live`` = 0) counts as false;
 * ``L = P(1−π) / (P(1−π) + (1−P)π)``, or π when π is 0 or 1.
 
 The statement is compiled once (typechecked, lowered, cached) and evaluated over all N
@@ -136,8 +138,20 @@ def scores(truth_values: np.ndarray, rows: Hypotheses, conventions: str = "elot"
     """``(P, L, π)`` from the per-hypothesis truth values (see the module docstring;
     :func:`elot.btom.scoring.scores_of` computes them)."""
     holds = np.asarray(truth_values, dtype=np.float64)
-    got = scores_of(holds, rows.weights, conventions, counts=rows.multiplicity, live=rows.live)
+    got = scores_of(holds, rows.weights, conventions, prior=prior_mass(rows), live=rows.live)
     return got.posterior, got.normalized_likelihood, got.prior_fraction
+
+
+def prior_mass(rows: Hypotheses) -> np.ndarray:
+    """Each row's prior mass: its ``multiplicity`` when given, else an equal share of the
+    uniform prior over distinct hypotheses (rows with the same true world and the same
+    beliefs are copies of one hypothesis), so π is a prior probability, not a row count."""
+    if rows.multiplicity is not None:
+        return np.asarray(rows.multiplicity, dtype=np.float64)
+    key = np.column_stack([np.asarray(rows.true_index, dtype=np.float64)]
+                          + [np.asarray(b, dtype=np.float64) for b in rows.beliefs.values()])
+    _, inverse, copies = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+    return 1.0 / copies[inverse.ravel()]
 
 
 # -- helpers ----------------------------------------------------------------------------------

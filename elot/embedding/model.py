@@ -8,8 +8,11 @@ agent's belief (a distribution over world states) and the hypothesis's posterior
 * ``true_index``: (N,) which world each hypothesis takes to be the true one;
 * ``beliefs``: ``{agent: (N, S) array}``, each row a distribution over ``worlds``;
 * ``weights``: (N,) the posterior, summing to 1;
-* ``multiplicity`` / ``live`` (optional): how many hypotheses each row stands for, and
-  how many of those are still possible; they only matter for π (see :func:`elot.judge`).
+* ``multiplicity`` / ``live`` (optional): each row's prior mass (relative: how many
+  equally likely hypotheses it stands for), and how much of it is still possible; they
+  only matter for π, the statement's prior probability (see :func:`elot.judge`). Without
+  them the prior is uniform over the *distinct* hypotheses: identical rows are copies of
+  one hypothesis and share its mass, so splitting a hypothesis changes nothing.
 
 A *belief model* is anything with a ``signature``, a sequence of ``times`` and a method
 ``hypotheses(t)`` returning :class:`Hypotheses` (or (world, belief, weight) triples):

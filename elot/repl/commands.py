@@ -287,13 +287,14 @@ def _current(session: Session, arg: str) -> list[RenderableType]:
 # -- settings -------------------------------------------------------------------------------
 
 _SET_USAGE = (":set threshold NAME VALUE | :set thresholds FILE | :set beta VALUE | :set k N | "
-              ":set conventions elot|paper")
-SETTINGS = ["threshold", "thresholds", "beta", "k", "conventions"]
+              ":set conventions elot|paper | :set inference exact|smc|auto | :set particles N | :set seed S")
+SETTINGS = ["threshold", "thresholds", "beta", "k", "conventions", "inference", "particles", "seed"]
 
 
 @command("set", "SETTING VALUE",
          "change a setting: threshold NAME V, thresholds FILE (elot fit's), beta V (rationality), "
-         "k N (belief particles), conventions elot|paper", "set")
+         "k N (belief particles), conventions elot|paper, inference exact|smc|auto, particles N, seed S",
+         "set")
 def _set(session: Session, arg: str) -> list[RenderableType]:
     words = _need(arg, _SET_USAGE).split()
     what = words[0]
@@ -319,6 +320,15 @@ def _set(session: Session, arg: str) -> list[RenderableType]:
     if what == "conventions" and len(words) == 2:
         session.set_conventions(words[1])
         return [render.message(f"conventions = {session.conventions} (inference reruns on the next query)")]
+    if what == "inference" and len(words) == 2:
+        session.set_method(words[1])
+        return [render.message(f"inference = {session.method} (inference reruns on the next query)")]
+    if what == "particles" and len(words) == 2:
+        session.set_particles(words[1])
+        return [render.message(f"particles = {session.particles} (inference reruns on the next query)")]
+    if what == "seed" and len(words) == 2:
+        session.set_seed(words[1])
+        return [render.message(f"seed = {session.seed} (inference reruns on the next query)")]
     if what in SETTINGS:  # a known setting with the wrong number of values
         raise ElotError(f":set {what} needs {'a name and a value' if what == 'threshold' else 'one value'}, "
                         f"not {len(words) - 1}", hint=f"usage: {_SET_USAGE}")

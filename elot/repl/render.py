@@ -181,10 +181,15 @@ def score_table(row: ScoreRow) -> Table:
         (f"P = {row.posterior:.3f}", "bold"),
         "   normalized L = ",
         (f"{row.normalized_likelihood:.3f}", "bold green"),
+        "" if row.stderr is None else f" ± {row.stderr:.3f}",
         f"   ({label}, t={row.t})",
     ))
-    if row.prior_fraction is not None:
+    if row.prior_fraction is not None and row.stderr is None:
         table.add_row("prior", f"π = {row.prior_fraction:.3f} of hypotheses make it true")
+    elif row.prior_fraction is not None:
+        table.add_row("prior", f"π = {row.prior_fraction:.3f}, the prior probability (estimated from prior draws)")
+    if row.ess is not None:
+        table.add_row("particles", f"effective sample size {row.ess:.0f} at t={row.t}; ± is L's standard error")
     return table
 
 

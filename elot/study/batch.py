@@ -44,18 +44,23 @@ COLUMNS = ("scenario", "map", "model", "beta", "k", "conventions", "thresholds",
 #: Linguistic factors of the dataset's annotation files, carried when known.
 FACTORS = ("possibility", "probability", "compositional", "knowledge")
 ALL_COLUMNS = COLUMNS + FACTORS
+#: Columns a table gets when a task runs particle inference: the method that ran, the
+#: particles and seed, the effective sample size at t and L's standard error (SPEC §8).
+PARTICLE_COLUMNS = ("inference", "particles", "seed", "ess", "L_se")
 
 #: Dataset experiments: ``exp2`` is both of its conditions.
 EXPERIMENTS = ("exp1", "exp2_current", "exp2_initial")
 EXPERIMENT_ALIASES = {"exp2": ("exp2_current", "exp2_initial"), "all": EXPERIMENTS}
 
 
-def run_inference(scenario, model: str, beta: float, k: int, conventions: str):
+def run_inference(scenario, model: str, beta: float, k: int, conventions: str, *, inference: str = "exact",
+                  particles: int | None = None, seed: int | None = None):
     """The one place studies call :func:`elot.btom.inference.infer` (conventions that change
-    the hypothesis space are passed on here)."""
+    the hypothesis space are passed on here; ``inference``, ``particles``, ``seed`` as there)."""
     from elot.btom.inference import infer
 
-    return infer(scenario, model=model, beta=beta, k=k, conventions=conventions)
+    return infer(scenario, model=model, beta=beta, k=k, conventions=conventions, inference=inference,
+                 particles=particles, seed=seed)
 
 
 # -- scenarios and statements -------------------------------------------------------------
@@ -260,6 +265,9 @@ class Task:
     items: tuple[Item, ...]
     thresholds: tuple[tuple[str, Thresholds], ...]
     bind_free: bool = True
+    inference: str = "exact"
+    particles: int | None = None
+    seed: int | None = None
 
 
 def run_task(task: Task) -> tuple[int, list[dict]]:
@@ -267,10 +275,15 @@ def run_task(task: Task) -> tuple[int, list[dict]]:
     from elot.btom.scoring import compile_statement, score
 
     scenario = task.scenario.load()
-    inference = run_inference(scenario, task.model, task.beta, task.k, task.conventions)
+    inference = run_inference(scenario, task.model, task.beta, task.k, task.conventions, inference=task.inference,
+                              particles=task.particles, seed=task.seed)
     times = tuple(scenario.judgments) or (inference.steps,)
     base = {"scenario": task.scenario.name, "map": task.scenario.map, "model": task.model,
             "beta": task.beta, "k": task.k, "conventions": task.conventions}
+    particles = inference.method == "smc"
+    # (written only in tables with PARTICLE_COLUMNS, see table_columns)
+    base.update(inference=inference.method, particles=inference.n_particles if particles else "",
+                seed="" if task.seed is None or not particles else task.seed)
     rows = []
     for label, thresholds in task.thresholds:
         for item in task.items:
@@ -285,28 +298,41 @@ def run_task(task: Task) -> tuple[int, list[dict]]:
                 error = caught.message
             for t in times:
                 out = {**row, "t": t, "P": "", "L": "", "pi": "", "error": error}
+                if particles:
+                    out["ess"] = float(inference.ess[t])
                 if compiled is not None:
                     s = score(inference, compiled, t, row["mode"], conventions=task.conventions)
                     out.update(P=s.posterior, L=s.normalized_likelihood, pi=s.prior_fraction)
+                    if s.stderr is not None:
+                        out["L_se"] = s.stderr
                 rows.append(out)
     return task.index, rows
 
 
-def run_tasks(tasks: Sequence[Task], as_text: bool = False) -> list[tuple[int, list[dict] | str]]:
-    """:func:`run_task` for several tasks in one worker; with ``as_text`` each task's rows
-    come back as CSV text (:func:`format_rows`), formatted in the worker rather than by
-    the single process that writes them."""
+#: What a worker sends back: rows as dicts, or (``as_text``) as CSV text under the table's
+#: columns (a table with particle inference has more of them than one without).
+AsText = Sequence[str] | None
+
+
+def run_tasks(tasks: Sequence[Task], as_text: AsText = None) -> list[tuple[int, list[dict] | str]]:
+    """:func:`run_task` for several tasks in one worker; with ``as_text`` (the table's
+    columns) each task's rows come back as CSV text (:func:`format_rows`), formatted in the
+    worker rather than by the single process that writes them."""
     done = [run_task(task) for task in tasks]
-    return [(index, format_rows(rows)) for index, rows in done] if as_text else done
+    return [(index, format_rows(rows, as_text)) for index, rows in done] if as_text else done
 
 
 def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = None,
                models: Sequence[str] = (DEFAULT_VARIANT,), betas: Sequence[float] = (DEFAULT_BETA,),
                ks: Sequence[int] = (DEFAULT_K,), conventions: Sequence[str] = ("elot",),
-               thresholds: Sequence[Params] = (Params(Thresholds()),), bind_free: bool = True) -> list[Task]:
-    """Every (scenario, model, β, k, conventions) task, in table order. A value repeated
+               thresholds: Sequence[Params] = (Params(Thresholds()),), bind_free: bool = True,
+               inferences: Sequence[str] = ("exact",), particles: int | None = None,
+               seed: int | None = None) -> list[Task]:
+    """Every (scenario, model, β, k, conventions, inference method) task, in table order;
+    ``particles`` and ``seed`` are those of every particle inference. A value repeated
     in a list (``--model full,full``, ``--beta 1,1.0``) counts once: the same task twice
     would only duplicate its rows in the table."""
+    from elot.btom.inference import check_method
     from elot.btom.scoring import check_conventions
 
     for model in models:
@@ -320,8 +346,18 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
         check_option("beta", beta)
     for k in ks:
         check_option("k", k)
+    for name in inferences:
+        try:
+            check_method(name)
+        except ElotError as error:
+            raise StudyError(f"--inference: {error.message}", hint=error.hint) from None
+    if particles is not None:
+        check_option("particles", particles)
+    if seed is not None:
+        check_option("seed", seed)
     models, conventions = list(dict.fromkeys(models)), list(dict.fromkeys(conventions))
     betas, ks = list(dict.fromkeys(float(b) for b in betas)), list(dict.fromkeys(int(k) for k in ks))
+    inferences = list(dict.fromkeys(inferences))
     labels = tuple(dict.fromkeys((p.label, p.thresholds) for p in thresholds))
     tasks = []
     for ref in refs:
@@ -334,7 +370,9 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
             for beta in betas:
                 for k in ks:
                     for conv in conventions:
-                        tasks.append(Task(len(tasks), ref, model, float(beta), int(k), conv, own, labels, bind_free))
+                        for method in inferences:
+                            tasks.append(Task(len(tasks), ref, model, float(beta), int(k), conv, own, labels,
+                                              bind_free, method, particles, seed))
     return tasks
 
 
@@ -374,15 +412,37 @@ def _space(task: Task) -> tuple[int, int]:
     return space_size(model, n_goals, n_states, task.k, steps=steps, belief_tables=tables)
 
 
+#: Bytes a particle takes per step kept besides its k belief states (4 bytes each): goal,
+#: true state and log weight (``benchmarks/bench_smc.py`` measures 28 B at k = 3; steps
+#: without resampling share all but the weights), with room for the current particles'
+#: per-goal likelihoods.
+BYTES_PER_PARTICLE_STEP = 24
+
+
+def _particles(task: Task) -> int:
+    from elot.btom.particles import DEFAULT_PARTICLES
+
+    return task.particles or DEFAULT_PARTICLES
+
+
 def estimate_task_bytes(task: Task) -> int:
-    """Peak memory of one task: what its inference allocates, counted as
-    :func:`elot.btom.hypotheses.space_size` does, plus a fixed overhead. A space too large
-    for exact enumeration is refused here, before any work starts."""
+    """Peak memory of one task: what its exact inference allocates, counted as
+    :func:`elot.btom.hypotheses.space_size` does, or its particles per step (particle
+    inference), plus a fixed overhead. A space too large for exact enumeration is refused
+    here, before any work starts (``auto`` runs particles on it instead)."""
     from elot.btom.hypotheses import MAX_HYPOTHESES, check_size
 
     n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario, task.conventions)
+    smc = 64 * 2 ** 20 + (steps + 1) * _particles(task) * (BYTES_PER_PARTICLE_STEP + 4 * task.k)
+    if task.inference == "smc":
+        return smc
     model = task.model if task.model in VARIANTS else "true-belief"
-    check_size(model, n_goals, n_states, task.k, MAX_HYPOTHESES, steps=steps, belief_tables=tables)
+    try:
+        check_size(model, n_goals, n_states, task.k, MAX_HYPOTHESES, steps=steps, belief_tables=tables)
+    except ElotError:
+        if task.inference == "auto":   # too large for exact: auto runs particles
+            return smc
+        raise
     return 64 * 2 ** 20 + _space(task)[1]
 
 
@@ -393,6 +453,11 @@ def task_cost(task: Task) -> float:
     belief) pair), and a fixed part. Only the order and the ratios matter."""
     n_goals, n_states, steps, _, times = _scenario_counts(task.scenario, task.conventions)
     hypotheses = _space(task)[0]
+    if task.inference != "exact":  # particles stand in for the hypotheses (auto: when exact is too large)
+        from elot.btom.hypotheses import MAX_HYPOTHESES
+
+        if task.inference == "smc" or hypotheses > MAX_HYPOTHESES:
+            hypotheses = _particles(task) * n_goals
     pairs = hypotheses // max(n_goals, 1)
     scored = len(task.items) * len(task.thresholds) * times
     return 2e-8 * hypotheses * (steps + 1) + 4e-5 * n_states * steps + scored * (3e-4 + 2e-8 * pairs) + 5e-3
@@ -459,13 +524,13 @@ def check_resources(tasks: Sequence[Task], workers: int) -> None:
 Result = tuple[int, "list[dict] | str"]
 
 
-def _serial(tasks: Sequence[Task], as_text: bool) -> Iterator[list[Result]]:
+def _serial(tasks: Sequence[Task], as_text: AsText) -> Iterator[list[Result]]:
     # One task at a time: progress, Ctrl-C and --resume count single tasks here.
     for task in tasks:
         yield run_tasks([task], as_text)
 
 
-def _local(tasks: Sequence[Task], jobs: int, as_text: bool) -> Iterator[list[Result]]:
+def _local(tasks: Sequence[Task], jobs: int, as_text: AsText) -> Iterator[list[Result]]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -513,7 +578,7 @@ def _warm_worker() -> None:
     parse("empty(box1)")
 
 
-def _dask(tasks: Sequence[Task], address: str, as_text: bool) -> Iterator[list[Result]]:
+def _dask(tasks: Sequence[Task], address: str, as_text: AsText) -> Iterator[list[Result]]:
     try:
         from distributed import Client, as_completed
     except ImportError:
@@ -561,10 +626,11 @@ def _cluster_lost(error: BaseException) -> bool:
 
 
 def finished(tasks: Sequence[Task], *, jobs: int = 1, dask: str | None = None,
-             as_text: bool = False) -> Iterator[list[Result]]:
+             as_text: AsText = None) -> Iterator[list[Result]]:
     """``(task index, rows)`` of every task, in groups as they finish (a chunk from a
     worker; one task when serial), so that a group is written with one sync; with
-    ``as_text`` the rows come as CSV text (formatted where the task ran)."""
+    ``as_text`` (the table's columns) the rows come as CSV text, formatted where the task
+    ran."""
     if dask:
         return _dask(tasks, dask, as_text)
     if jobs > 1 and len(tasks) > 1:
@@ -573,7 +639,7 @@ def finished(tasks: Sequence[Task], *, jobs: int = 1, dask: str | None = None,
 
 
 def results(tasks: Sequence[Task], *, jobs: int = 1, dask: str | None = None,
-            as_text: bool = False) -> Iterator[Result]:
+            as_text: AsText = None) -> Iterator[Result]:
     """``(task index, rows)`` for every task, as they finish (:func:`finished`, one by one)."""
     for group in finished(tasks, jobs=jobs, dask=dask, as_text=as_text):
         yield from group
@@ -592,12 +658,20 @@ def _cell(value) -> str:
     return "" if value is None else str(value)
 
 
-def format_rows(rows: Iterable[dict]) -> str:
+def table_columns(tasks: Sequence[Task]) -> tuple[str, ...]:
+    """The table's columns: :data:`ALL_COLUMNS`, and :data:`PARTICLE_COLUMNS` when a task
+    may run particle inference (so tables of exact inference stay as they were)."""
+    return ALL_COLUMNS + PARTICLE_COLUMNS if any(t.inference != "exact" for t in tasks) else ALL_COLUMNS
+
+
+def format_rows(rows: Iterable[dict], columns: Sequence[str] = ALL_COLUMNS) -> str:
     """CSV text of rows (no header), floats written exactly."""
-    return csv_text([{c: _cell(row.get(c, "")) for c in ALL_COLUMNS} for row in rows], ALL_COLUMNS, header=False)
+    return csv_text([{c: _cell(row.get(c, "")) for c in columns} for row in rows], columns, header=False)
 
 
-HEADER = ",".join(ALL_COLUMNS) + "\n"
+def header(columns: Sequence[str] = ALL_COLUMNS) -> str:
+    """The CSV header line of a table with these columns."""
+    return ",".join(columns) + "\n"
 
 
 @dataclass
@@ -692,8 +766,10 @@ class _Partial:
     field count) before anything is trusted or cut; damage stops the batch with the files
     kept as they were."""
 
-    def __init__(self, output: Path, fingerprint: str, resume: bool, tasks: int) -> None:
+    def __init__(self, output: Path, fingerprint: str, resume: bool, tasks: int,
+                 columns: Sequence[str] = ALL_COLUMNS) -> None:
         self.output = output
+        self.columns = tuple(columns)
         self.rows_path = output.with_name(output.name + ".partial")
         self.done_path = output.with_name(output.name + ".partial.done")
         self.lock_path = output.with_name(output.name + ".partial.lock")
@@ -776,9 +852,9 @@ class _Partial:
             if hashlib.sha256(chunk).hexdigest() != digest:
                 raise self._damaged(f"the rows of task {index} in {self.rows_path} (bytes {start}-{stop}) "
                                     "do not match their checksum")
-            if not _rows_are_whole(chunk):
+            if not _rows_are_whole(chunk, len(self.columns)):
                 raise self._damaged(f"the rows of task {index} in {self.rows_path} do not have "
-                                    f"{len(ALL_COLUMNS)} fields each")
+                                    f"{len(self.columns)} fields each")
             self.done[index] = (start, stop)
             end = stop
         self.handle.truncate(end)  # rows of a task that was being written when it stopped
@@ -826,7 +902,7 @@ class _Partial:
         self.handle.seek(0)
         data = self.handle.read()
         ordered = b"".join(data[a:b] for _, (a, b) in sorted(self.done.items()))
-        text = HEADER + ordered.decode("utf-8")
+        text = header(self.columns) + ordered.decode("utf-8")
         write_table_text(self.output, text, fmt, force=force, inputs=inputs)
         self.discard()
         return read_table_text(text)
@@ -885,13 +961,13 @@ def _take_lock(path: Path, output: Path) -> tuple[int, bool]:
     raise StudyError(f"cannot lock {path}: it keeps being replaced")
 
 
-def _rows_are_whole(chunk: bytes) -> bool:
-    """Whether ``chunk`` is UTF-8 CSV rows of exactly the table's columns each."""
+def _rows_are_whole(chunk: bytes, fields: int) -> bool:
+    """Whether ``chunk`` is UTF-8 CSV rows of exactly ``fields`` (the table's columns) each."""
     try:
         rows = list(csv.reader(io.StringIO(chunk.decode("utf-8"), newline="")))
     except (UnicodeDecodeError, csv.Error):
         return False
-    return all(len(row) == len(ALL_COLUMNS) for row in rows) and (not chunk or chunk.endswith(b"\n"))
+    return all(len(row) == fields for row in rows) and (not chunk or chunk.endswith(b"\n"))
 
 
 def read_table_text(text: str) -> list[dict]:
@@ -937,8 +1013,9 @@ def pyarrow_modules(what: str):
 
 def _arrow_table(text: str):
     pa, pacsv, _ = pyarrow_modules("Parquet output")
-    types = {c: pa.string() for c in ALL_COLUMNS}
-    types.update(beta=pa.float64(), k=pa.int64(), t=pa.int64(), P=pa.float64(), L=pa.float64(), pi=pa.float64())
+    types = {c: pa.string() for c in ALL_COLUMNS + PARTICLE_COLUMNS}
+    types.update(beta=pa.float64(), k=pa.int64(), t=pa.int64(), P=pa.float64(), L=pa.float64(), pi=pa.float64(),
+                 ess=pa.float64(), L_se=pa.float64())
     return pacsv.read_csv(pa.py_buffer(text.encode("utf-8")),
                           convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=False,
                                                                quoted_strings_can_be_null=False))
@@ -972,8 +1049,9 @@ def batch(
         check_replace(output, force=force, inputs=inputs)
     if fmt not in ("csv", "parquet"):
         raise StudyError(f"unknown table format {fmt!r}", hint="use csv or parquet")
+    columns = table_columns(tasks)
     if fmt == "parquet":
-        _arrow_table(HEADER)  # pyarrow is there before any work starts
+        _arrow_table(header(columns))  # pyarrow is there before any work starts
     check_option("jobs", jobs)
     if not dask:
         check_resources(tasks, jobs)
@@ -991,10 +1069,10 @@ def batch(
             raise StudyError("only CSV can be streamed to standard output", hint="give -o FILE for parquet")
         import sys
 
-        sys.stdout.write(HEADER)
+        sys.stdout.write(header(columns))
         written, tally = 0, _FailureTally()
         for done, (_, rows) in enumerate(results(tasks, jobs=jobs, dask=dask), 1):
-            sys.stdout.write(format_rows(rows))
+            sys.stdout.write(format_rows(rows, columns))
             tally.add(rows)
             sys.stdout.flush()
             written += len(rows)
@@ -1002,13 +1080,13 @@ def batch(
                 progress(done, total)
         return BatchResult(total, 0, written, "-", failures=tally.result())
     output = Path(output)
-    partial = _Partial(output, fingerprint(tasks), resume, total)
+    partial = _Partial(output, fingerprint(tasks), resume, total, columns)
     todo = [t for t in tasks if t.index not in partial.done]
     resumed = total - len(todo)
     try:
         if progress:
             progress(resumed, total)
-        for group in finished(todo, jobs=jobs, dask=dask, as_text=True):
+        for group in finished(todo, jobs=jobs, dask=dask, as_text=columns):
             partial.add_many(group)
             if progress:
                 progress(len(partial.done), total)

@@ -25,7 +25,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Collection
+from typing import Any, Callable, Collection, Mapping
 
 import numpy as np
 
@@ -80,13 +80,16 @@ def in_vs_out(
     *,
     maps: Collection[str] | None = None,
     judge: Judge | None = None,
+    inference: Mapping[str, Any] | None = None,
 ) -> list[InVsOut]:
     """Run the comparison for every condition and model under the ``elot`` or ``paper``
     conventions; inferences are shared (cached by plan, model and conventions).
 
     ``maps`` keeps only the statements of those maps (``{"1", "3"}``); ``judge(inference,
     formula, t, condition)`` replaces the statement's score (default: its normalized
-    likelihood, free variables bound), e.g. to try another reading of the reference.
+    likelihood, free variables bound), e.g. to try another reading of the reference;
+    ``inference``: more keyword arguments of :func:`~elot.btom.inference.infer`, e.g.
+    ``{"inference": "smc", "particles": 10_000, "seed": 1}``.
     """
     check_conventions(conventions)
     for model in models:
@@ -115,7 +118,8 @@ def in_vs_out(
                                     f"judgment point + 1 ({t + 1})", hint="the CSV and the plans disagree")
                 key = (plan, model, conventions)
                 if key not in inferences:
-                    inferences[key] = infer(scenarios[plan], model=model, conventions=conventions)
+                    inferences[key] = infer(scenarios[plan], model=model, conventions=conventions,
+                                            **(inference or {}))
                 try:
                     if judge is None:
                         value = score(inferences[key], row["formula"].strip(), t, condition,

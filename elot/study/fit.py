@@ -356,7 +356,7 @@ def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequenc
                conventions: str = "elot", start: Thresholds | None = None,
                progress: Callable[[int, int], None] | None = None) -> Problem:
     """Run the inferences and tabulate P and π of every key over its thresholds' grid."""
-    from elot.btom.scoring import compile_statement, live_pairs, truth_table
+    from elot.btom.scoring import compile_statement, truth_table
 
     check_variant(model)
     start = start or literature_thresholds()
@@ -372,7 +372,7 @@ def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequenc
         size = len(first)
         weights = {t: np.stack([inf.pair_posterior(t).ravel() for inf in infs], axis=1)
                    for t in {ratings.keys[i].t for i in rows}}
-        live = {t: live_pairs(first, t) for t in weights} if conventions == "paper" else {}
+        live = {t: first.live_pairs(t) for t in weights} if conventions == "paper" else {}
         by_formula: dict[str, list[int]] = defaultdict(list)
         for i in rows:
             by_formula[ratings.keys[i].formula].append(i)

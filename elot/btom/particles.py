@@ -1,0 +1,676 @@
+"""Particle inference (sequential Monte Carlo) over the BToM hypotheses of SPEC §5 and §8.
+
+:class:`ParticleFilter` implements the filter protocol of :mod:`elot.btom.inference` for the
+same target as :class:`~elot.btom.inference.ExactFilter` — the posterior over goals ×
+initial states × the agent's initial beliefs, under the same uniform prior and the same
+Boltzmann QMDP action likelihoods — without enumerating beliefs: a particle is ``(goal,
+true initial state, k belief particles)``, the initial states being enumerated as for
+exact inference (:func:`elot.btom.hypotheses.initial_states`).
+
+* **Prior**: goals uniform, true state uniform, belief uniform over multisets of k states
+  (drawn by stars and bars), as in :func:`elot.btom.hypotheses.build`.
+* **Step**: each particle is weighted by the probability of the observed action under its
+  policy (``btom_ext.particles.step_loglik``). A true state that disagrees with what is
+  seen after it is drawn again among the live states (its exact conditional: the policy
+  sees the true state only through which states are live), except under true-belief,
+  where the belief is the true state and such a particle is ruled out (weight 0); when
+  all are, N particles are drawn again from the prior among the live states and weighted
+  by the whole history (importance sampling). Each particle also keeps the history's
+  likelihood under every goal, so the goal posterior is averaged exactly over goals given
+  each particle's state and belief (Rao–Blackwellized).
+* **Resampling** (systematic) when the effective sample size falls below
+  ``ess_threshold × N``, or when the particles' goals drift from what their per-goal
+  likelihoods say (:data:`GOAL_DRIFT`), followed by **rejuvenation**: Metropolis–Hastings
+  moves that redraw the true state (among the live ones) and each belief particle in
+  turn, accepted by the likelihood of the whole history so far (``history_loglik``), then
+  the goal drawn from its full conditional (Gibbs), so that copies made by resampling
+  spread out again. The moves leave the posterior at t invariant.
+* **Uncertainty**: the ESS after every step; a statement's L carries a standard error
+  (delta method from ``Var P ≈ P(1−P)/ESS`` and ``Var π = π(1−π)/M``, see
+  :func:`elot.btom.scoring.score`).
+* **π**: the statement prior is estimated from ``M = max(N,`` :data:`PRIOR_DRAWS` ``)``
+  independent draws of the prior (:meth:`ParticleInference.rows`), never from the
+  particles, whose prior is no longer uniform once they have been weighted and resampled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from math import comb
+from typing import Any, Sequence
+
+import numpy as np
+
+from btom_ext import CoreMissingError, particles as _particle_kernels
+from btom_ext.reference import AGENT, EPSILON, Q_FLOOR
+from elot.btom.hypotheses import Encoding, Prior, initial_states, resolve_goals
+from elot.btom.inference import (as_in, check_backend_limits, same_action, step_or_stay, load_backend,
+                                 successor_rows)
+from elot.btom.world import MOVES, Action, WorldState
+from elot.errors import ElotError, ExtensionMissingError, ScenarioError
+from elot.output import count
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_variant
+
+#: Default number of particles.
+DEFAULT_PARTICLES = 1000
+#: Resample when the effective sample size falls below this fraction of the particles.
+ESS_THRESHOLD = 0.5
+#: Resample and rejuvenate when the particles' goals disagree with their own per-goal
+#: likelihoods by more than this total variation. When every particle holds one goal the
+#: weights stay equal and the ESS at N while later actions favour a goal no particle holds
+#: any more (the non-planning model on two-doors: stuck at gem3 while the exact posterior
+#: moved to gem2); the likelihood of every goal, kept per particle, sees it.
+GOAL_DRIFT = 0.05
+#: Least number of prior draws π is estimated from (N when there are more particles): π's
+#: standard error is then at most 0.005, and the draws cost only the statement's truth
+#: value in their distinct (state, belief) rows.
+PRIOR_DRAWS = 10_000
+#: Rejuvenation sweeps after each resampling (each sweep: a true-state move, k belief
+#: moves, each redrawing one belief particle, and a Gibbs draw of the goal).
+DEFAULT_MOVES = 1
+
+
+class ParticleError(ElotError):
+    """Particle inference cannot go on (every particle ruled out), or was asked wrongly."""
+
+
+def check_particles(n: Any) -> int:
+    """``n`` as a number of particles (an integer of at least 1), else :class:`ParticleError`."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ParticleError(f"the number of particles must be a whole number of at least 1, not {n!r}",
+                            hint=f"use e.g. --particles {DEFAULT_PARTICLES} (particles={DEFAULT_PARTICLES})")
+    return int(n)
+
+
+def _kernels(backend: str):
+    try:
+        return _particle_kernels(backend)
+    except CoreMissingError as error:
+        raise ExtensionMissingError(str(error), hint=error.hint) from error
+
+
+def sample_multisets(rng: np.random.Generator, n_states: int, k: int, size: int) -> np.ndarray:
+    """``size`` multisets of k states drawn uniformly among all ``C(n+k−1, k)`` (the prior
+    over initial beliefs), as sorted rows ``(size, k)``: a uniform k-subset of
+    ``range(n+k−1)``, sorted, minus ``0..k−1`` (stars and bars)."""
+    if k == 1:
+        return rng.integers(0, n_states, size=(size, 1), dtype=np.int32)
+    keys = rng.random((size, n_states + k - 1))
+    chosen = np.sort(np.argpartition(keys, k - 1, axis=1)[:, :k], axis=1) if n_states + k - 1 > k else \
+        np.tile(np.arange(k), (size, 1))
+    return (chosen - np.arange(k)).astype(np.int32)
+
+
+def _classes(views: Sequence, previous: np.ndarray | None) -> np.ndarray:
+    """Class ids of states that agreed on every view so far: ``alive[s, j]`` of exact
+    inference is ``cls[s] == cls[j]``, without the n × n table."""
+    ids: dict = {}
+    prev = [0] * len(views) if previous is None else previous.tolist()
+    return np.array([ids.setdefault((p, v), len(ids)) for p, v in zip(prev, views)], dtype=np.int32)
+
+
+@dataclass(frozen=True, eq=False)
+class ParticleSpace:
+    """The hypothesis space particles are drawn from: goals, enumerated initial states and
+    k belief particles (beliefs are not enumerated; :attr:`n_beliefs` is how many there are)."""
+
+    model: str
+    goals: tuple[str, ...]
+    states: tuple[WorldState, ...]
+    k: int
+    conventions: str = "elot"
+
+    @property
+    def n_goals(self) -> int:
+        return len(self.goals)
+
+    @property
+    def n_states(self) -> int:
+        return len(self.states)
+
+    @property
+    def n_beliefs(self) -> int:
+        return 1 if self.model == "true-belief" else comb(self.n_states + self.k - 1, self.k)
+
+    def __len__(self) -> int:
+        return self.n_goals * self.n_states * self.n_beliefs
+
+
+@dataclass(frozen=True, eq=False)
+class Particles:
+    """N weighted hypotheses: ``goal (N,)``, ``state (N,)``, ``beliefs (N, k)``, ``logw (N,)``."""
+
+    goal: np.ndarray
+    state: np.ndarray
+    beliefs: np.ndarray
+    logw: np.ndarray
+
+    def distinct(self) -> int:
+        """How many distinct hypotheses the particles hold (the measure of collapse)."""
+        columns = [self.goal, self.state, *np.sort(self.beliefs, axis=1).T]
+        radix = int(max(self.goal.max(), self.state.max(), self.beliefs.max())) + 1
+        if radix ** len(columns) < 2**62:   # one integer per hypothesis: a flat sort is much faster
+            key = np.zeros(len(self.goal), dtype=np.int64)
+            for column in columns:
+                key = key * radix + column
+            return len(np.unique(key))
+        return len(np.unique(np.stack(columns, axis=1), axis=0))
+
+    def weights(self) -> np.ndarray:
+        top = self.logw.max()
+        w = np.exp(self.logw - top)
+        return w / w.sum()
+
+
+def effective_size(weights: np.ndarray) -> float:
+    """Kish's effective sample size ``1 / Σ w²`` of normalized weights."""
+    return float(1.0 / np.square(weights).sum())
+
+
+def dense_beliefs(beliefs: np.ndarray, k: int, alive: np.ndarray) -> np.ndarray:
+    """Rows of k belief particles ``(m, k)`` as the dense beliefs exact inference filters
+    (``filter_beliefs`` of the initial weights count/k, ε elsewhere, with ``alive (m, S)``),
+    bit for bit, in column-major order (the evaluator reads beliefs by world).
+
+    ``filter_beliefs`` sums a row's kept weights in index order: the ε weights vanish in a
+    sum with any particle's weight, so the total is the particles' (summed in state order)
+    or, with no particle kept, (number kept) × ε exactly; ε rows are then filled with one
+    division each instead of arithmetic on denormal numbers in every cell (each such
+    operation costs ~100 times a normal one)."""
+    m, n_s = alive.shape
+    rows = np.arange(m)
+    ordered = np.sort(beliefs, axis=1)
+    first = np.ones(ordered.shape, dtype=bool)
+    first[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    copies = (ordered[:, :, None] == ordered[:, None, :]).sum(axis=2)
+    kept = first & alive[rows[:, None], ordered]
+    weight = np.where(kept, copies / k, 0.0)
+    total = np.zeros(m)
+    for i in range(ordered.shape[1]):   # index order, as filter_beliefs sums
+        total = total + weight[:, i]
+    fallback = total == 0.0
+    n_alive = alive.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = np.where(fallback, n_alive * EPSILON, total)
+        fill = np.where(total > 0.0, EPSILON / np.where(total > 0.0, total, 1.0), 0.0)
+    out = np.zeros((m, n_s), order="F")
+    np.copyto(out, fill[:, None], where=alive)
+    hit = kept & ~fallback[:, None]
+    r, i = np.nonzero(hit)
+    out[r, ordered[r, i]] = weight[r, i] / total[r]
+    return out
+
+
+class ParticleFilter:
+    """Sequential Monte Carlo over BToM hypotheses (see the module); implements
+    :class:`~elot.btom.inference.Filter`. ``particles`` N, ``seed`` for the generator (None:
+    fresh entropy), ``ess_threshold`` and ``moves`` as in the module."""
+
+    def __init__(self, scenario, *, model: str = DEFAULT_VARIANT, beta: float = DEFAULT_BETA, k: int = DEFAULT_K,
+                 prior: Prior = Prior(), goals: Sequence[str] | None = None, backend: str = "core",
+                 conventions: str = "elot", particles: int = DEFAULT_PARTICLES, seed: int | None = None,
+                 ess_threshold: float = ESS_THRESHOLD, moves: int = DEFAULT_MOVES,
+                 prior_draws: int | None = None, goal_drift: float = GOAL_DRIFT) -> None:
+        check_variant(model)
+        if model == "true-belief-paper":
+            raise ParticleError("the true-belief-paper model reproduces an artifact of the reference's "
+                                "exact enumeration; particle inference does not run it",
+                                hint="use --inference exact with this model")
+        if k < 1:
+            raise ValueError("k (particles per belief) must be at least 1")
+        self.n = check_particles(particles)
+        self.core = load_backend(backend)
+        self.kernels = _kernels(backend)
+        self.scenario = scenario
+        self.layout = layout = scenario.layout
+        check_backend_limits(self.core, backend, layout)
+        try:
+            goals = resolve_goals(layout, None if goals is None else tuple(goals))
+            states = initial_states(scenario.initial, prior, conventions)
+        except ScenarioError as error:
+            raise error.located(path=getattr(scenario, "path", None))
+        self.space = ParticleSpace(model, goals, states, k, conventions)
+        self.model, self.beta, self.backend, self.conventions = model, beta, backend, conventions
+        self.seed, self.ess_threshold, self.moves = seed, ess_threshold, moves
+        self.goal_drift = goal_drift
+        self.prior_draws = max(self.n, PRIOR_DRAWS) if prior_draws is None else check_particles(prior_draws)
+        self.enc = Encoding(layout)
+        self.planner = None if model == "non-planning" else self.enc.planner(self.core)
+        self.goal_gems = np.array([self.enc.gem_index(g) for g in goals], dtype=np.intp)
+        self.local = as_in if conventions == "paper" else same_action
+
+    # -- the prior ------------------------------------------------------------------------
+
+    def _draw(self, rng: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        space = self.space
+        goal = rng.integers(0, space.n_goals, size=size, dtype=np.int32)
+        state = rng.integers(0, space.n_states, size=size, dtype=np.int32)
+        if self.model == "true-belief":
+            beliefs = np.repeat(state[:, None], space.k, axis=1)
+        else:
+            beliefs = sample_multisets(rng, space.n_states, space.k, size)
+        return goal, state, np.ascontiguousarray(beliefs, dtype=np.int32)
+
+    def init(self) -> None:
+        """N draws of the prior, weighted by what is seen in the true initial state, and
+        M = max(N, :data:`PRIOR_DRAWS`) more (kept apart) from which statement priors π are
+        estimated."""
+        self.rng = np.random.default_rng(self.seed)
+        goal, state, beliefs = self._draw(self.rng, self.n)
+        self.prior_sample = self._draw(self.rng, self.prior_draws)
+        self.real = [self.scenario.initial]
+        self.actions: list[Action] = []
+        self.worlds = tuple(self.space.states)
+        self.rows = self.enc.encode_many(self.worlds)
+        views = [w.view() for w in self.worlds]
+        self.cls = _classes(views, None)
+        seen = self.real[0].view()
+        self.live = np.array([v == seen for v in views], dtype=np.uint8)
+        state = self._keep_live(state)
+        logw = np.where(self.live[state] > 0, 0.0, -np.inf)
+        # The history's log-likelihood under every goal, per particle (N, G): the goal's
+        # full conditional, for Gibbs moves, and the goal posterior given the rest.
+        self.hist_goals = np.repeat(logw[:, None], self.space.n_goals, axis=1)
+        # Tables of every step so far, for the history likelihood of rejuvenation moves.
+        self.values: list[np.ndarray] = []
+        self.fallback: list[np.ndarray] = []
+        self.chosen: list[int] = []
+        self.reached: list[np.ndarray] = []
+        self.history_live = [self.live]
+        self.history_cls = [self.cls]
+        self.history_worlds = [self.worlds]
+        self.ess: list[float] = []
+        self.resampled: list[bool] = []
+        self.accepted: list[float] = []
+        self.distinct: list[int] = []
+        self.goal_probs: list[np.ndarray] = []
+        self.restarts = 0
+        self.current = Particles(goal, state, beliefs, logw)
+        self._after_update(0)
+        self.history = [self.current]
+        self.distinct.append(self.current.distinct())
+
+    # -- a step ---------------------------------------------------------------------------
+
+    def _values(self, before: WorldState, options: Sequence[Action]) -> np.ndarray:
+        """``Q[g, j, a]`` for the live states j (:data:`Q_FLOOR` elsewhere)."""
+        space = self.space
+        values = np.full((space.n_goals, space.n_states, len(options)), Q_FLOOR)
+        live_states = np.flatnonzero(self.live)
+        after = np.concatenate([
+            successor_rows(self.enc, self.worlds[j], self.rows[j],
+                           [self.local(self.worlds[j], o, before) for o in options])
+            for j in live_states])
+        if self.planner is None:
+            h = self.core.manhattan_costs(self.layout.width, self.enc.gem_cells, after)
+        else:
+            h = self.planner.costs(after)
+        h = h.reshape(len(live_states), len(options), -1)[:, :, self.goal_gems].transpose(2, 0, 1)
+        values[:, live_states, :] = np.where(h < 0, Q_FLOOR, np.maximum(-1.0 - h, Q_FLOOR))
+        return values
+
+    def step(self, action: Action) -> None:
+        """Weight the particles by ``action``, rule out those that disagree with what is seen
+        after it, and resample and rejuvenate when the effective sample size is low."""
+        action = tuple(action)
+        t = len(self.actions) + 1
+        before = self.real[-1]
+        options = before.available_actions()
+        chosen = options.index(action)
+        values = self._values(before, options)
+        live_states = self.live > 0
+        fallback = np.ascontiguousarray(values[:, live_states, :].mean(axis=1))
+        reached = np.array([g in before.held_gems for g in self.space.goals], dtype=np.uint8)
+        p = self.current
+        by_goal = self.kernels.step_loglik(values, fallback, chosen, self.beta, p.state, p.beliefs, self.live, reached)
+        loglik = by_goal[np.arange(self.n), p.goal]
+        self.worlds = tuple(step_or_stay(w, self.local(w, action, before)) for w in self.worlds)
+        if action[0] in MOVES:
+            dx, dy = MOVES[action[0]]
+            self.rows = self.rows.copy()
+            self.rows[:, AGENT] += dy * self.layout.width + dx
+        else:
+            self.rows = self.enc.encode_many(self.worlds)
+        views = [w.view() for w in self.worlds]
+        self.cls = _classes(views, self.cls)
+        self.real.append(before.step(action))
+        seen = self.real[-1].view()
+        self.live = self.live & np.array([v == seen for v in views], dtype=np.uint8)
+        p = Particles(p.goal, self._keep_live(p.state), p.beliefs, p.logw)
+        consistent = self.live[p.state] > 0
+        logw = np.where(consistent, p.logw + loglik, -np.inf)
+        self.hist_goals = np.where(consistent[:, None], self.hist_goals + by_goal, -np.inf)
+        self.values.append(values)
+        self.fallback.append(fallback)
+        self.chosen.append(chosen)
+        self.reached.append(reached)
+        self.history_live.append(self.live)
+        self.history_cls.append(self.cls)
+        self.history_worlds.append(self.worlds)
+        self.actions.append(action)
+        self.current = Particles(p.goal, p.state, p.beliefs, logw)
+        self._after_update(t)
+        self.history.append(self.current)
+        # Only resampling and its moves change which hypotheses the particles hold.
+        self.distinct.append(self.current.distinct() if self.resampled[-1] else self.distinct[-1])
+
+    def _keep_live(self, state: np.ndarray) -> np.ndarray:
+        """The true states, those ruled out by what was just seen redrawn among the live ones.
+
+        Under the full and non-planning models the agent's policy depends on its goal and
+        belief, and on the true state only through which states are live; so given the rest
+        the true state is uniform over the live states (the prior is uniform). A particle
+        whose state is ruled out draws it again from that conditional (a Gibbs step) instead
+        of dying: an observation never empties the particles unless it rules out every
+        state. Under true-belief the belief is the true state, so such particles die."""
+        dead = self.live[state] == 0
+        live_states = np.flatnonzero(self.live)
+        if self.model == "true-belief" or not dead.any() or not len(live_states):
+            return state
+        state = state.copy()
+        state[dead] = live_states[self.rng.integers(0, len(live_states), size=int(dead.sum()))]
+        return state
+
+    def _restart(self) -> None:
+        """Every particle was ruled out: draw N anew from the prior restricted to the live
+        states and weight each by the likelihood of the whole history (importance sampling
+        from the prior: valid, and its ESS says how noisy). Only true-belief particles die
+        (see :meth:`_keep_live`), when no particle's state agrees with an observation."""
+        live_states = np.flatnonzero(self.live).astype(np.int32)
+        if not len(live_states):
+            return
+        goal, _, beliefs = self._draw(self.rng, self.n)
+        state = live_states[self.rng.integers(0, len(live_states), size=self.n)]
+        if self.model == "true-belief":
+            beliefs = np.ascontiguousarray(np.repeat(state[:, None], self.space.k, axis=1))
+        if self.values:
+            tables = self._tables()
+            self.hist_goals = np.stack([self.kernels.history_loglik(*tables, np.full(self.n, g, np.int32), state,
+                                                                    beliefs)
+                                        for g in range(self.space.n_goals)], axis=1)
+        else:
+            self.hist_goals = np.zeros((self.n, self.space.n_goals))
+        self.current = Particles(goal, state, beliefs, self.hist_goals[np.arange(self.n), goal].copy())
+        self.restarts += 1
+
+    def _after_update(self, t: int) -> None:
+        if not np.isfinite(self.current.logw).any():
+            self._restart()
+        logw = self.current.logw
+        if not np.isfinite(logw).any():
+            where = "the initial observation" if t == 0 else f"action {t} ({' '.join(self.actions[-1])})"
+            if not self.live.any():
+                raise ParticleError(
+                    f"no hypothesis explains the observations up to {where}: no initial state the "
+                    "hypotheses allow agrees with what was seen",
+                    hint="the true map may hide more keys than the prior allows: widen it "
+                    "(--hidden-keys N, prior=Prior(max_hidden=N))",
+                )
+            raise ParticleError(
+                f"particle inference lost every particle at {where}: no hypothesis drawn from the prior "
+                f"({count(self.n, 'particle')}, then as many again) agrees with what was seen",
+                hint="use more particles (--particles), or --inference exact if the map is small enough; "
+                "if exact inference fails too, the map may hide more keys than the hypotheses allow",
+            )
+        weights = self.current.weights()
+        ess = effective_size(weights)
+        self.ess.append(ess)
+        given = self._goal_given_rest(weights)
+        held = np.bincount(self.current.goal, weights=weights, minlength=self.space.n_goals)
+        drift = 0.5 * np.abs(given - held).sum()
+        resample = ess < self.ess_threshold * self.n or (self.moves > 0 and t > 0 and drift > self.goal_drift)
+        self.resampled.append(resample)
+        self.accepted.append(np.nan)
+        if resample:
+            self._resample()
+            if self.moves > 0 and t > 0:
+                self.accepted[-1] = self._rejuvenate()
+            given = self._goal_given_rest(self.current.weights())
+        self.goal_probs.append(given)
+
+    def _goal_given_rest(self, weights: np.ndarray) -> np.ndarray:
+        """The goal posterior as Σ_i w_i p(goal | particle i's state, belief, history): the
+        goal prior is uniform and independent of the rest, so that conditional is the
+        normalized likelihood of each goal (Rao–Blackwellized: no noise from sampled goals)."""
+        return self.kernels.goal_posterior(self.hist_goals, weights)
+
+    def _resample(self) -> None:
+        p = self.current
+        idx = self.kernels.systematic_resample(p.weights(), float(self.rng.random()))
+        self.hist_goals = self.hist_goals[idx]
+        self.current = Particles(p.goal[idx], p.state[idx], np.ascontiguousarray(p.beliefs[idx]),
+                                 np.zeros(self.n))
+
+    # -- rejuvenation ---------------------------------------------------------------------
+
+    def _tables(self) -> tuple:
+        steps = len(self.values)
+        width = max(v.shape[2] for v in self.values)
+        space = self.space
+        values = np.zeros((steps, space.n_goals, space.n_states, width))
+        fallback = np.zeros((steps, space.n_goals, width))
+        for t, (v, f) in enumerate(zip(self.values, self.fallback)):
+            values[t, :, :, : v.shape[2]] = v
+            fallback[t, :, : f.shape[1]] = f
+        return (values, fallback, np.array([v.shape[2] for v in self.values], dtype=np.int32),
+                np.array(self.chosen, dtype=np.int32), self.beta, np.stack(self.history_live),
+                np.stack(self.reached))
+
+    def _rejuvenate(self) -> float:
+        """Moves on every particle that leave the posterior invariant: a new true state among
+        the live ones and k belief particles redrawn one at a time (Metropolis–Hastings,
+        accepted by the likelihood of the whole history), then the goal drawn from its full
+        conditional (Gibbs). The MH moves' acceptance rate."""
+        tables = self._tables()
+        space, rng, n = self.space, self.rng, self.n
+        rows = np.arange(n)
+        live_states = np.flatnonzero(self.live).astype(np.int32)
+        accepted = tried = 0
+        kinds = [("state", None)] * (len(live_states) > 1)
+        if self.model != "true-belief":
+            kinds += [("belief", i) for i in range(space.k)]   # each belief particle in turn
+        for _ in range(self.moves):
+            if self.model != "true-belief":
+                # The scan below redraws slot 0, 1, ..., k-1 of the tuple each particle
+                # stores its multiset in; shuffling the tuple first (which changes no
+                # hypothesis) makes the sweep depend on the multiset alone, as it must.
+                p = self.current
+                self.current = Particles(p.goal, p.state, np.ascontiguousarray(rng.permuted(p.beliefs, axis=1)),
+                                         p.logw)
+            for kind, slot in kinds:
+                p = self.current
+                state, beliefs = p.state, p.beliefs
+                hist = self.hist_goals[rows, p.goal]
+                log_hastings = 0.0
+                if kind == "state":
+                    state = live_states[rng.integers(0, len(live_states), size=n)]
+                    if self.model == "true-belief":
+                        beliefs = np.ascontiguousarray(np.repeat(state[:, None], space.k, axis=1))
+                else:
+                    new = rng.integers(0, space.n_states, size=n, dtype=np.int32)
+                    old = beliefs[:, slot]
+                    # Redrawing one slot is symmetric between ordered k-tuples, whose
+                    # (exchangeable) target is the multiset's probability over its number of
+                    # orderings (multisets are uniform a priori): hence c'(new) / c(old).
+                    before_count = (beliefs == old[:, None]).sum(axis=1)
+                    beliefs = beliefs.copy()
+                    beliefs[:, slot] = new
+                    after_count = (beliefs == new[:, None]).sum(axis=1)
+                    log_hastings = np.log(after_count) - np.log(before_count)
+                if kind == "state" and self.model != "true-belief":
+                    # The policy depends on the true state only through which states are
+                    # live, and a state live now was live before: the move keeps the
+                    # history's likelihood under every goal, so it is always accepted.
+                    proposed = hist
+                else:
+                    proposed = self.kernels.history_loglik(*tables, p.goal, state, beliefs)
+                with np.errstate(invalid="ignore"):
+                    log_alpha = proposed - hist + log_hastings
+                take = np.log(rng.random(n)) < log_alpha
+                tried += n
+                accepted += int(take.sum())
+                # Under the particle's own goal; the other goals' likelihoods are stale
+                # until the Gibbs draw below recomputes them all.
+                self.hist_goals[rows, p.goal] = np.where(take, proposed, hist)
+                self.current = Particles(p.goal, np.where(take, state, p.state).astype(np.int32),
+                                         np.ascontiguousarray(np.where(take[:, None], beliefs, p.beliefs),
+                                                              dtype=np.int32),
+                                         p.logw)
+            # Gibbs: the goal from its full conditional, which needs the history under every
+            # goal for the particles as they are now (this also refreshes hist_goals).
+            p = self.current
+            self.hist_goals = np.stack([self.kernels.history_loglik(*tables, np.full(n, g, np.int32), p.state,
+                                                                    p.beliefs)
+                                        for g in range(space.n_goals)], axis=1)
+            top = self.hist_goals.max(axis=1, keepdims=True)
+            cumulative = np.cumsum(np.exp(self.hist_goals - top), axis=1)
+            u = rng.random(n) * cumulative[:, -1]
+            goal = np.minimum((cumulative < u[:, None]).sum(axis=1), space.n_goals - 1).astype(np.int32)
+            self.current = Particles(goal, p.state, p.beliefs, p.logw)
+        return accepted / tried if tried else np.nan
+
+    # -- the protocol's other half ---------------------------------------------------------
+
+    def posterior(self) -> np.ndarray:
+        """The normalized weights of the current particles, ``(N,)``."""
+        return self.current.weights()
+
+    def result(self) -> "ParticleInference":
+        """The :class:`ParticleInference` of the actions so far."""
+        return ParticleInference(
+            scenario=self.scenario, space=self.space, model=self.model, beta=self.beta, backend=self.backend,
+            actions=tuple(self.actions), real=tuple(self.real), worlds_by_step=tuple(self.history_worlds),
+            particles_by_step=tuple(self.history), classes=np.stack(self.history_cls),
+            live=np.stack(self.history_live), ess=np.array(self.ess), resampled=np.array(self.resampled),
+            acceptance=np.array(self.accepted), distinct=np.array(self.distinct),
+            goal_probs=np.array(self.goal_probs), restarts=self.restarts, prior_sample=self.prior_sample,
+            seed=self.seed,
+        )
+
+
+@dataclass(eq=False)
+class ParticleInference:
+    """The result of particle inference, read as an exact :class:`~elot.btom.inference.Inference`
+    is (goal and state posteriors, worlds, the rows scoring judges): particles are weighted
+    hypotheses. ``ess[t]`` is the effective sample size after step t (before any
+    resampling), ``resampled[t]`` whether the particles were resampled then,
+    ``acceptance[t]`` the rejuvenation moves' acceptance rate and ``distinct[t]`` how many
+    distinct hypotheses the particles hold after it (copies left by resampling count once)."""
+
+    scenario: Any
+    space: ParticleSpace
+    model: str
+    beta: float
+    backend: str
+    actions: tuple[Action, ...]
+    real: tuple[WorldState, ...]
+    worlds_by_step: tuple[tuple[WorldState, ...], ...]
+    particles_by_step: tuple[Particles, ...] = field(repr=False)
+    classes: np.ndarray = field(repr=False)   # (T+1, n_s): states agree up to t iff same class
+    live: np.ndarray = field(repr=False)      # (T+1, n_s): state agrees with the real world up to t
+    ess: np.ndarray = field(repr=False)
+    resampled: np.ndarray = field(repr=False)
+    acceptance: np.ndarray = field(repr=False)
+    distinct: np.ndarray = field(repr=False)
+    goal_probs: np.ndarray = field(repr=False)   # (T+1, G): Rao–Blackwellized goal posterior
+    prior_sample: tuple = field(repr=False)
+    seed: int | None = None
+    restarts: int = 0      # times every particle was lost and drawn again from the prior
+    method: str = "smc"
+    note: str = ""
+    _states: dict = field(default_factory=dict, repr=False)
+    _rows: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def conventions(self) -> str:
+        return self.space.conventions
+
+    @property
+    def steps(self) -> int:
+        return len(self.actions)
+
+    @property
+    def n_particles(self) -> int:
+        return len(self.particles_by_step[0].goal)
+
+    def __len__(self) -> int:
+        return len(self.space)
+
+    def _check(self, t: int) -> int:
+        if not 0 <= t <= self.steps:
+            raise IndexError(f"time {t} is outside 0..{self.steps}")
+        return t
+
+    def posterior(self, t: int) -> np.ndarray:
+        """Normalized weights of the particles of time t, ``(N,)``."""
+        return self.particles_by_step[self._check(t)].weights()
+
+    def goal_posterior(self, t: int) -> dict[str, float]:
+        """Posterior probability of each goal at time t: each particle's goal given its true
+        state, belief and the history, averaged over the particles (Rao–Blackwellized)."""
+        return {g: float(x) for g, x in zip(self.space.goals, self.goal_probs[self._check(t)])}
+
+    def state_posterior(self, t: int) -> np.ndarray:
+        p = self.particles_by_step[self._check(t)]
+        return np.bincount(p.state, weights=p.weights(), minlength=self.space.n_states)
+
+    def worlds(self, t: int) -> tuple[WorldState, ...]:
+        return self.worlds_by_step[self._check(t)]
+
+    def states(self, t: int):
+        """:meth:`worlds` as ``elot.lang.semantics.State`` values, for ELoT evaluation."""
+        if t not in self._states:
+            from elot.lang.semantics import State
+
+            self._states[t] = tuple(State(w.atoms()) for w in self.worlds(t))
+        return self._states[t]
+
+    @cached_property
+    def signature(self):
+        return self.scenario.signature()
+
+    def _dense(self, state: np.ndarray, beliefs: np.ndarray, at: int) -> np.ndarray:
+        """Beliefs at time ``at`` over :meth:`worlds` of the given (true state, k particles)
+        rows: :func:`dense_beliefs` with the agreement of time ``at``."""
+        cls = self.classes[self._check(at)]
+        return dense_beliefs(beliefs, self.space.k, cls[state][:, None] == cls[None, :])
+
+    @staticmethod
+    def _distinct(state: np.ndarray, beliefs: np.ndarray, weights: np.ndarray):
+        key = np.concatenate([state[:, None], np.sort(beliefs, axis=1)], axis=1)
+        rows, inverse = np.unique(key, axis=0, return_inverse=True)
+        return rows[:, 0], np.ascontiguousarray(rows[:, 1:]), np.bincount(inverse.ravel(), weights=weights,
+                                                                           minlength=len(rows))
+
+    def rows(self, t: int, at: int) -> "JudgedRows":
+        """The rows a statement is judged on at time t with the beliefs of time ``at`` (t, or
+        0 for statements about the initial belief): the distinct particles of time t with
+        their posterior weight (prior mass 0), then the distinct prior draws with their
+        prior mass (posterior weight 0); ``live``: prior mass still consistent at t."""
+        from elot.btom.inference import JudgedRows
+
+        if (t, at) in self._rows:
+            return self._rows[(t, at)]
+        p = self.particles_by_step[self._check(t)]
+        s1, b1, w1 = self._distinct(p.state, p.beliefs, p.weights())
+        keep = w1 > 0
+        s1, b1, w1 = s1[keep], b1[keep], w1[keep]
+        _, prior_state, prior_beliefs = self.prior_sample
+        m = len(prior_state)
+        s2, b2, w2 = self._distinct(prior_state, prior_beliefs, np.full(m, 1.0 / m))
+        state = np.concatenate([s1, s2]).astype(np.intp)
+        beliefs = self._dense(state, np.concatenate([b1, b2]), at)
+        weights = np.concatenate([w1, np.zeros(len(s2))])
+        prior = np.concatenate([np.zeros(len(s1)), w2])
+        live = prior * self.live[t][state]
+        rows = JudgedRows(beliefs, state, weights, prior, live, ess=float(self.ess[t]), prior_draws=m)
+        if len(self._rows) >= 2:   # statements are judged at one or two (t, at) at a time
+            self._rows.clear()
+        self._rows[(t, at)] = rows
+        return rows
+
+    def average_belief(self, t: int) -> np.ndarray:
+        """Σ_i p_i · b_i(t) over the worlds at t."""
+        rows = self.rows(t, t)
+        return rows.weights @ rows.beliefs

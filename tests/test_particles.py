@@ -1,0 +1,371 @@
+"""Particle inference (SMC): its kernels against their NumPy reference, convergence to exact
+inference in distribution, determinism with a seed, rejuvenation, and bad input."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from btom_ext import particles as particle_kernels
+from btom_ext import particles_reference as ref
+from elot.btom.inference import InferenceMethodError, infer, run_filter
+from elot.errors import ElotError
+from elot.btom.particles import ParticleError, ParticleFilter, sample_multisets
+from elot.btom.dataset import load_dataset_plan
+from elot.btom.load import load_scenario
+from elot.btom.scoring import score
+from helpers import run_elot
+
+core = particle_kernels("core")
+
+
+@st.composite
+def particle_problems(draw):
+    """Random Q tables over T steps, liveness shrinking over time, and particles."""
+    steps = draw(st.integers(1, 4))
+    goals, states, k = draw(st.integers(1, 3)), draw(st.integers(1, 6)), draw(st.integers(1, 4))
+    width = draw(st.integers(1, 5))
+    n_actions = np.array([draw(st.integers(1, width)) for _ in range(steps)], dtype=np.int32)
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    values = np.where(rng.random((steps, goals, states, width)) < 0.1, -100.0,
+                      -1.0 - rng.integers(0, 30, (steps, goals, states, width)))
+    fallback = values.mean(axis=2)
+    live = np.ones((steps + 1, states), dtype=np.uint8)
+    for t in range(1, steps + 1):
+        live[t] = live[t - 1] & (rng.random(states) < 0.8)
+    reached = (rng.random((steps, goals)) < 0.2).astype(np.uint8)
+    chosen = np.array([rng.integers(0, a) for a in n_actions], dtype=np.int32)
+    n = draw(st.integers(1, 20))
+    goal = rng.integers(0, goals, n, dtype=np.int32)
+    state = rng.integers(0, states, n, dtype=np.int32)
+    beliefs = rng.integers(0, states, (n, k), dtype=np.int32)
+    beta = draw(st.floats(0.1, 5.0))
+    return values, fallback, n_actions, chosen, beta, live, reached, goal, state, beliefs
+
+
+@given(particle_problems())
+def test_particle_kernels_equal_reference(problem):
+    values, fallback, n_actions, chosen, beta, live, reached, goal, state, beliefs = problem
+    a = int(n_actions[0])
+    step_args = (np.ascontiguousarray(values[0, :, :, :a]), np.ascontiguousarray(fallback[0, :, :a]),
+                 int(chosen[0]), beta, state, beliefs, live[0], reached[0])
+    np.testing.assert_array_equal(core.step_loglik(*step_args), ref.step_loglik(*step_args))
+    np.testing.assert_array_equal(core.history_loglik(*problem), ref.history_loglik(*problem))
+
+
+@given(st.integers(1, 30), st.integers(1, 4), st.integers(0, 2**32 - 1))
+def test_goal_posterior_equals_reference(n, goals, seed):
+    rng = np.random.default_rng(seed)
+    hist = np.where(rng.random((n, goals)) < 0.2, -np.inf, -rng.random((n, goals)) * 50)
+    hist[:, 0] = np.where(np.isinf(hist).all(axis=1), -1.0, hist[:, 0])
+    weights = np.where(rng.random(n) < 0.3, 0.0, rng.random(n))
+    weights /= max(weights.sum(), 1e-300)
+    got = core.goal_posterior(hist, weights)
+    np.testing.assert_array_equal(got, ref.goal_posterior(hist, weights))
+    assert abs(got.sum() - weights.sum()) < 1e-9
+
+
+@given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=50), st.floats(0.0, 0.999))
+def test_systematic_resampling_equals_reference(raw, u):
+    w = np.array(raw) + 1e-3
+    w /= w.sum()
+    got = core.systematic_resample(w, u)
+    np.testing.assert_array_equal(got, ref.systematic_resample(w, u))
+    assert got.min() >= 0 and got.max() < len(w) and np.all(np.diff(got) >= 0)
+
+
+@given(st.integers(1, 12), st.integers(1, 5), st.integers(1, 30), st.integers(0, 2**32 - 1))
+def test_dense_beliefs_equal_filter_beliefs(n_states, k, m, seed):
+    """Particle rows made dense bit for bit as exact inference filters them (ε included,
+    and the uniform fallback when no particle is kept)."""
+    from btom_ext.core import filter_beliefs
+    from btom_ext.reference import EPSILON
+    from elot.btom.particles import dense_beliefs
+
+    rng = np.random.default_rng(seed)
+    beliefs = rng.integers(0, n_states, (m, k))
+    alive = rng.random((m, n_states)) < 0.5
+    counts = np.zeros((m, n_states))
+    np.add.at(counts, (np.repeat(np.arange(m), k), beliefs.ravel()), 1.0)
+    initial = np.where(counts > 0, counts / k, EPSILON)
+    expected = filter_beliefs(initial[:, None, :], alive.astype(np.uint8))[:, 0, :]
+    np.testing.assert_array_equal(dense_beliefs(beliefs, k, alive), expected)
+
+
+def test_history_of_one_step_is_the_step():
+    """history_loglik over one step is step_loglik (under each particle's goal) plus the
+    two observations."""
+    rng = np.random.default_rng(3)
+    values = -1.0 - rng.integers(0, 20, (1, 2, 5, 4)).astype(float)
+    fallback = values.mean(axis=2)
+    live = np.array([[1, 1, 1, 1, 1], [1, 0, 1, 1, 1]], dtype=np.uint8)
+    goal, state = np.array([0, 1, 1], dtype=np.int32), np.array([0, 2, 1], dtype=np.int32)
+    beliefs = np.array([[0, 1, 1], [4, 4, 2], [3, 3, 3]], dtype=np.int32)
+    step = core.step_loglik(values[0], fallback[0], 2, 1.5, state, beliefs, live[0], np.zeros(2, np.uint8))
+    history = core.history_loglik(values, fallback, np.array([4], np.int32), np.array([2], np.int32), 1.5, live,
+                                  np.zeros((1, 2), np.uint8), goal, state, beliefs)
+    np.testing.assert_array_equal(history[:2], step[np.arange(2), goal[:2]])
+    assert history[2] == -np.inf  # state 1 is ruled out after the action
+
+
+def test_multisets_are_uniform():
+    """Stars and bars: each of the C(3+2-1, 2) = 6 multisets of 2 over 3 states is equally likely."""
+    rows = sample_multisets(np.random.default_rng(0), 3, 2, 60_000)
+    assert np.all(np.diff(rows, axis=1) >= 0)
+    _, counts = np.unique(rows, axis=0, return_counts=True)
+    assert len(counts) == 6
+    assert np.abs(counts / 60_000 - 1 / 6).max() < 0.01   # 5 standard errors (0.0015)
+
+
+# -- convergence to exact inference ---------------------------------------------------------
+
+
+def _pair_posterior_smc(result, t):
+    """Posterior of particles over (true state, belief multiset), as a dict."""
+    p = result.particles_by_step[t]
+    out: dict = {}
+    for s, b, w in zip(p.state, np.sort(p.beliefs, axis=1), p.weights()):
+        out[(int(s), tuple(int(x) for x in b))] = out.get((int(s), tuple(int(x) for x in b)), 0.0) + w
+    return out
+
+
+def _pair_posterior_exact(inference, t, k):
+    from elot.btom.hypotheses import particle_counts
+
+    counts = particle_counts(inference.space.n_states, k)
+    rows = [tuple(int(j) for j in np.repeat(np.arange(len(c)), c)) for c in counts]
+    table = inference.pair_posterior(t)
+    return {(s, rows[b]): float(table[s, b]) for s in range(table.shape[0]) for b in range(table.shape[1])}
+
+
+def test_smc_equals_exact_in_distribution():
+    """two-doors (6 states, 336 hypotheses), 4,000 particles, seed 7: at every step the goal
+    posterior is within 0.04 of exact, and the total variation over (state, belief) pairs
+    within 0.1. With an ESS of at least ~1,000 a probability's standard error is at most
+    0.016, so 0.04 is 2.5 of them; the pairs' distance adds the noise of 56 cells."""
+    scenario = load_scenario("two-doors")
+    exact = infer(scenario)
+    smc = infer(scenario, inference="smc", particles=4000, seed=7)
+    assert smc.method == "smc" and exact.method == "exact"
+    for t in range(exact.steps + 1):
+        goals_e, goals_s = exact.goal_posterior(t), smc.goal_posterior(t)
+        assert max(abs(goals_e[g] - goals_s[g]) for g in goals_e) < 0.04, t
+        e, s = _pair_posterior_exact(exact, t, 3), _pair_posterior_smc(smc, t)
+        assert 0.5 * sum(abs(e.get(key, 0.0) - s.get(key, 0.0)) for key in set(e) | set(s)) < 0.1, t
+
+
+def test_particles_follow_evidence_that_turns():
+    """Non-planning model on two-doors under the paper's conventions: by t = 4 the exact
+    goal posterior is gem3 (> 0.999), then the walk turns it to gem2 (0.67 at t = 9, 0.99
+    at t = 13). Particles that all hold gem3 keep equal weights, so the ESS never calls for
+    resampling; periodic moves bring gem2 back. Within 0.1 of exact at every step after
+    the turn (without them SMC said gem2 0.000 to the end)."""
+    scenario = load_scenario("two-doors")
+    exact = infer(scenario, model="non-planning", conventions="paper")
+    smc = infer(scenario, model="non-planning", conventions="paper", inference="smc", particles=3000, seed=2)
+    for t in range(exact.steps + 1):
+        assert abs(exact.goal_posterior(t)["gem2"] - smc.goal_posterior(t)["gem2"]) < 0.1, t
+
+
+def test_smc_scores_within_their_standard_errors():
+    """L of two-doors' statements at every judgment point, with 4,000 particles: within 4
+    reported standard errors of exact, plus 0.01 for what the estimator leaves out (the
+    correlation resampling leaves between particles)."""
+    scenario = load_scenario("two-doors")
+    exact = infer(scenario)
+    smc = infer(scenario, inference="smc", particles=4000, seed=11)
+    formulas = [(st_.text, st_.mode) for st_ in scenario.statements if st_.text.startswith("believes(")]
+    assert len(formulas) >= 4
+    for formula, mode in formulas:
+        for t in scenario.judgments:
+            a = score(exact, formula, t, mode)
+            b = score(smc, formula, t, mode)
+            assert a.stderr is None and b.stderr is not None
+            assert abs(a.normalized_likelihood - b.normalized_likelihood) <= 4 * b.stderr + 0.01, (formula, t)
+
+
+def test_same_seed_same_result_other_seed_another():
+    scenario = load_scenario("two-doors")
+    a = infer(scenario, inference="smc", particles=300, seed=5)
+    b = infer(scenario, inference="smc", particles=300, seed=5)
+    c = infer(scenario, inference="smc", particles=300, seed=6)
+    for pa, pb in zip(a.particles_by_step, b.particles_by_step):
+        np.testing.assert_array_equal(pa.beliefs, pb.beliefs)
+        np.testing.assert_array_equal(pa.logw, pb.logw)
+    np.testing.assert_array_equal(a.ess, b.ess)
+    assert any(not np.array_equal(pa.beliefs, pc.beliefs) for pa, pc in zip(a.particles_by_step, c.particles_by_step))
+
+
+def test_reference_kernels_give_the_same_run():
+    """The whole filter on the NumPy reference backend follows the compiled one."""
+    scenario = load_scenario("two-doors")
+    a = infer(scenario, inference="smc", particles=200, seed=2)
+    b = infer(scenario, inference="smc", particles=200, seed=2, backend="reference")
+    np.testing.assert_allclose(a.ess, b.ess, rtol=1e-9)
+    for t in range(a.steps + 1):
+        ga, gb = a.goal_posterior(t), b.goal_posterior(t)
+        assert all(abs(ga[g] - gb[g]) < 1e-9 for g in ga)
+
+
+def _distinct(result, t):
+    p = result.particles_by_step[t]
+    key = np.concatenate([p.goal[:, None], p.state[:, None], np.sort(p.beliefs, axis=1)], axis=1)
+    return len(np.unique(key, axis=0))
+
+
+def test_rejuvenation_keeps_particles_apart(labtom):
+    """Plan 2_1: at the end the exact posterior over the agent's initial belief has a
+    perplexity (its effective number of beliefs) of about 33. Resampling copies particles,
+    so after it the ESS of the weights says nothing about collapse; what does is how many
+    *distinct* beliefs the particles hold. With 300 particles resampled whenever the ESS
+    falls below 0.9 N, plain resampling (no moves) ends with fewer than half that number;
+    with rejuvenation the particles cover at least 0.9 of it."""
+    scenario = load_dataset_plan(labtom, "2_1")
+    exact = infer(scenario)
+    beliefs = exact.pair_posterior(exact.steps).sum(axis=0)
+    held = beliefs[beliefs > 0]
+    perplexity = float(np.exp(-(held * np.log(held)).sum()))
+    n = 300
+    plain = run_filter(ParticleFilter(scenario, particles=n, seed=3, moves=0, ess_threshold=0.9), scenario)
+    moved = run_filter(ParticleFilter(scenario, particles=n, seed=3, ess_threshold=0.9), scenario)
+
+    def distinct_beliefs(result):
+        return len(np.unique(np.sort(result.particles_by_step[-1].beliefs, axis=1), axis=0))
+
+    assert plain.resampled.sum() >= 4 and moved.resampled.sum() >= 4
+    assert distinct_beliefs(plain) < 0.5 * perplexity
+    assert distinct_beliefs(moved) > 0.9 * perplexity
+    assert moved.distinct[-1] == _distinct(moved, moved.steps)
+    assert np.nanmin(moved.acceptance) > 0.2
+
+
+# -- bad input --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("particles", [0, -3, 2.5, True])
+def test_bad_particle_counts(particles):
+    with pytest.raises(ParticleError, match="number of particles"):
+        infer(load_scenario("two-doors"), inference="smc", particles=particles)
+
+
+def test_unknown_method():
+    with pytest.raises(InferenceMethodError, match="nonsense") as error:
+        infer(load_scenario("two-doors"), inference="nonsense")
+    assert "exact, smc, auto" in error.value.hint
+
+
+#: two-doors with a yellow key hidden in box 1: no goal needs yellow, so no initial state of
+#: the hypothesis space has one there, and opening box 1 rules every state out.
+SURPRISE = """name: yellow-surprise
+goal: gem2
+colours: red, blue, yellow
+map:
+  gWWWgWWWg
+  RWWWBWWWR
+  .........
+  .WWW.WWW.
+  U.rh...O.
+actions:
+  left x2, open box1
+"""
+
+
+def test_losing_every_particle_is_explained():
+    from elot.btom.scn import parse_scn_text
+
+    with pytest.raises(ParticleError) as error:
+        infer(parse_scn_text(SURPRISE, "surprise.scn"), inference="smc", particles=100, seed=1)
+    assert "no hypothesis explains the observations up to action 3 (open box1)" in error.value.message
+    assert "--hidden-keys" in error.value.hint
+
+
+def test_lost_particles_are_drawn_again_from_the_prior():
+    """Under true-belief (belief = true state) one particle dies when box2 is opened in
+    another state than its own; the filter draws the particles again from the prior among
+    the live states, weighted by the whole history, and goes on."""
+    scenario = load_scenario("two-doors")
+    result = infer(scenario, model="true-belief", inference="smc", particles=1, seed=0)
+    assert result.restarts == 1
+    assert result.live[-1][result.particles_by_step[-1].state].all()
+    exact = infer(scenario, model="true-belief")
+    many = infer(scenario, model="true-belief", inference="smc", particles=2000, seed=0)
+    assert abs(many.goal_posterior(many.steps)["gem2"] - exact.goal_posterior(exact.steps)["gem2"]) < 0.02
+
+
+def test_refused_exact_points_at_particles():
+    from elot.errors import ScenarioError
+
+    with pytest.raises(ScenarioError, match="hypothesis space is too large") as error:
+        infer(load_scenario("two-doors"), max_hypotheses=100)
+    assert "refused for exact enumeration; use `--inference smc`" in error.value.message
+
+
+def test_auto_chooses_and_says_so():
+    scenario = load_scenario("two-doors")
+    small = infer(scenario, inference="auto")
+    big = infer(scenario, inference="auto", max_hypotheses=100, particles=200, seed=1)
+    assert small.method == "exact" and "auto: exact" in small.note
+    assert big.method == "smc" and "auto: smc (240 hypotheses are over the budget of 100)" in big.note
+
+
+def test_observations_redraw_ruled_out_states():
+    """Under the full model a particle whose true state is ruled out draws another live
+    one: a single particle survives opening box2, in the state seen there."""
+    scenario = load_scenario("two-doors")
+    for seed in range(10):
+        result = infer(scenario, inference="smc", particles=1, seed=seed)
+        assert np.isfinite(result.particles_by_step[-1].logw).all()
+        assert result.live[-1][result.particles_by_step[-1].state].all()
+
+
+def test_cli_reports_lost_particles(tmp_path):
+    path = tmp_path / "surprise.scn"
+    path.write_text(SURPRISE, encoding="utf-8")
+    r = run_elot("run", str(path), "--inference", "smc", "--seed", "0", env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "no hypothesis explains the observations up to action 3 (open box1)" in r.stderr
+
+
+def test_repl_session_runs_particles():
+    from elot.session import Session
+
+    session = Session.open("two-doors")
+    session.set_method("smc")
+    session.set_particles("300")
+    session.set_seed("1")
+    row = session.score("believes(player, formula(empty(box1)))", t=3)
+    assert session.inference.method == "smc" and session.inference.n_particles == 300
+    assert row.stderr is not None and row.ess == pytest.approx(session.inference.ess[3])
+    with pytest.raises(ElotError, match="particles must be a whole number"):
+        session.set_particles("0")
+
+
+def test_batch_tables_carry_particle_columns(tmp_path):
+    from elot.study.batch import ALL_COLUMNS, PARTICLE_COLUMNS, batch, expand_scenarios, plan_tasks, read_table
+
+    refs = expand_scenarios(["two-doors"])
+    exact_only = plan_tasks(refs)
+    mixed = plan_tasks(refs, inferences=("exact", "smc"), particles=300, seed=4)
+    batch(exact_only, tmp_path / "exact.csv")
+    batch(mixed, tmp_path / "mixed.csv")
+    assert list(read_table(tmp_path / "exact.csv")[0]) == list(ALL_COLUMNS)
+    rows = read_table(tmp_path / "mixed.csv")
+    assert list(rows[0]) == list(ALL_COLUMNS + PARTICLE_COLUMNS)
+    smc = [r for r in rows if r["inference"] == "smc"]
+    exact = [r for r in rows if r["inference"] == "exact"]
+    assert len(smc) == len(exact) > 0
+    assert all(r["particles"] == "300" and r["seed"] == "4" and float(r["ess"]) > 0 for r in smc)
+    assert all(r["L_se"] != "" for r in smc if r["L"] != "") and all(r["L_se"] == "" for r in exact)
+    # the exact rows are those of the exact-only table
+    assert [r["L"] for r in exact] == [r["L"] for r in read_table(tmp_path / "exact.csv")]
+
+
+def test_cli_bad_inference_options():
+    for args, message in ((["--particles", "0"], "particles"), (["--inference", "nonsense"], "nonsense")):
+        r = run_elot("run", "two-doors", *args, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+        assert r.returncode == 2, r.stderr
+        assert message in r.stderr and "Traceback" not in r.stderr
