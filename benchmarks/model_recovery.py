@@ -41,7 +41,8 @@ import numpy as np
 
 from elot.btom.agent import SimulationError, simulate
 from elot.btom.hypotheses import build
-from elot.btom.inference import AgentPlanner, infer, load_backend
+from elot.btom.engine import AgentPlanner, load_backend
+from elot.btom.inference import infer
 from elot.settings import DEFAULT_BETA
 from elot.btom.dataset import dataset_root, load_dataset_scenario
 from elot.btom.scn import parse_scn_text

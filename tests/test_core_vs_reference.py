@@ -115,7 +115,7 @@ def test_missing_extension_is_explained(monkeypatch):
     import sys
 
     from btom_ext import CoreMissingError
-    from elot.btom.inference import load_backend
+    from elot.btom.engine import load_backend
 
     monkeypatch.setitem(sys.modules, "btom_ext.core", None)  # makes the import fail
     with pytest.raises(CoreMissingError):  # the engine's own error, an ImportError

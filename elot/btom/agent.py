@@ -28,7 +28,7 @@ import numpy as np
 
 from btom_ext.reference import AGENT, EPSILON
 from elot.btom.hypotheses import Prior, initial_states
-from elot.btom.inference import (
+from elot.btom.engine import (
     AgentPlanner,
     check_backend_limits,
     step_or_stay,

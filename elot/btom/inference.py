@@ -20,12 +20,13 @@ from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
-from btom_ext import CoreMissingError, backend as _backend
-from elot.errors import ElotError, ExtensionMissingError, ScenarioError
-from elot.btom.hypotheses import (MAX_HYPOTHESES, Encoding, HypothesisSpace, Prior, build, initial_states,
+from elot.btom.engine import (AgentPlanner, JudgedRows, as_in, check_backend_limits, load_backend, same_action,
+                              step_or_stay)
+from elot.errors import ElotError, ScenarioError
+from elot.btom.hypotheses import (MAX_HYPOTHESES, HypothesisSpace, Prior, build, initial_states,
                                   resolve_goals, space_size)
 from btom_ext.reference import AGENT
-from elot.btom.world import MOVES, Action, ImpossibleActionError, WorldState
+from elot.btom.world import MOVES, Action, WorldState
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_variant
 
 Progress = Callable[[int, int], None]
@@ -46,24 +47,6 @@ def check_method(name: str) -> str:
         raise InferenceMethodError(f"unknown inference method {name!r}",
                                    hint=f"use one of: {', '.join(METHODS)}")
     return name
-
-
-@dataclass(frozen=True, eq=False)
-class JudgedRows:
-    """What a statement is judged on (:func:`elot.btom.scoring.score`): rows of hypotheses
-    with their beliefs ``(m, n_s)`` over the worlds of the judged time and their true-state
-    indices ``(m,)``; ``weights`` the posterior mass of each row and ``prior`` its prior mass
-    (relative: π = prior-weighted fraction where the statement holds); ``live`` the prior
-    mass of the row's hypotheses still possible (the ``paper`` conventions' π counts only
-    those). Particle inference adds ``ess`` and ``prior_draws`` (for standard errors)."""
-
-    beliefs: np.ndarray
-    true_index: np.ndarray
-    weights: np.ndarray
-    prior: np.ndarray
-    live: np.ndarray
-    ess: float | None = None
-    prior_draws: int | None = None
 
 
 @dataclass(eq=False)
@@ -202,112 +185,9 @@ class Inference:
         return self.beliefs(t)[self.state_index[i], self.belief_index[i]]
 
 
-class AgentPlanner:
-    """The agent's path costs ``h_g`` (SPEC §5) for one layout and model: what its QMDP
-    policy reads. Inference scores observed actions with it and the simulated agent
-    (:mod:`elot.btom.agent`) chooses actions with it, so the two are one model run in
-    opposite directions. The non-planning ablation's costs are Manhattan distances."""
-
-    def __init__(self, layout, model: str, core) -> None:
-        self.layout = layout
-        self.core = core
-        self.encoding = Encoding(layout)
-        self._planner = None if model == "non-planning" else self.encoding.planner(core)
-
-    def path_costs(self, rows: np.ndarray) -> np.ndarray:
-        """``h[n, g]``: fewest actions from encoded world n until gem g is held (-1: never)."""
-        if self._planner is None:
-            return self.core.manhattan_costs(self.layout.width, self.encoding.gem_cells, rows)
-        return self._planner.costs(rows)
-
-    def action_costs(self, worlds: Sequence[WorldState], rows: np.ndarray, states: np.ndarray,
-                     options: Sequence[Action], goal_gems: np.ndarray,
-                     rename: Callable[[WorldState, Action], Action] | None = None) -> np.ndarray:
-        """``costs[g, j, a]``: the path cost to goal ``goal_gems[g]`` after action
-        ``options[a]`` in world ``worlds[j]`` (encoded as ``rows[j]``), for the worlds
-        ``states``; -1 elsewhere (the QMDP likelihood reads only states a belief keeps).
-        ``rename(world, action)`` names the action's objects as ``world`` does."""
-        costs = np.full((len(goal_gems), len(worlds), len(options)), -1, dtype=np.int32)
-        if len(states) == 0:
-            return costs
-        after = np.concatenate([
-            successor_rows(self.encoding, worlds[j], rows[j],
-                           options if rename is None else [rename(worlds[j], o) for o in options])
-            for j in states])
-        h = self.path_costs(after).reshape(len(states), len(options), -1)
-        costs[:, states, :] = h[:, :, goal_gems].transpose(2, 0, 1)
-        return costs
-
-
-def action_log_probabilities(core, belief: np.ndarray, costs: np.ndarray, beta: float) -> np.ndarray:
-    """``log π(a)`` of the Boltzmann QMDP policy for every action of ``costs`` (``(1, n_s,
-    n_a)``, one goal) under the filtered ``belief`` (``(n_s,)``), computed by the same
-    ``qmdp_loglik`` that scores observed actions in :func:`infer`."""
-    beliefs = np.ascontiguousarray(belief, dtype=np.float64).reshape(1, 1, -1)
-    zero, one = np.zeros(1, dtype=np.int32), np.ones(1, dtype=np.uint8)
-    return np.array([core.qmdp_loglik(beliefs, costs, a, beta, zero, zero, zero, one)[0]
-                     for a in range(costs.shape[2])])
-
-
-def step_or_stay(world: WorldState, action: Action) -> WorldState:
-    """``world`` after ``action``, or ``world`` itself where the action is impossible (a
-    hypothesized world the observations already ruled out)."""
-    try:
-        return world.step(action)
-    except ImpossibleActionError:
-        return world
-
-
-def as_in(world: WorldState, action: Action, real: WorldState) -> Action:
-    """The action observed in the real world, with its key named as in ``world``.
-
-    Key objects are interchangeable (views describe keys by colour and place), and under
-    the ``paper`` conventions a hypothesized world may call the real key by another name
-    (SPEC §7.3): ``pickup`` takes the key at the same place with the same colour, and
-    ``unlock`` a held key of the same colour. Under elot's naming it is the identity in
-    every live world, so it is applied under ``paper`` only (a ruled-out world keeps
-    elot's behaviour: an action it cannot take leaves it as it was).
-    """
-    if len(action) < 2 or action[0] not in ("pickup", "unlock") or action[1] not in world.layout.keys:
-        return action
-    wanted = real.key(action[1])
-    if action[0] == "pickup":
-        if world.key(action[1]) == wanted:
-            return action
-        found = [k for k, ks in world.keys if ks.where == wanted.where and ks.colour == wanted.colour]
-    else:
-        held = [k for k, ks in world.keys if ks.where == ("held",) and ks.colour == wanted.colour]
-        found = [] if action[1] in held else held
-    return (action[0], found[0], *action[2:]) if found else action
-
-
 def _views_agree(views: Sequence) -> np.ndarray:
     n = len(views)
     return np.array([[views[s] == views[j] for j in range(n)] for s in range(n)], dtype=np.uint8)
-
-
-def check_backend_limits(core, backend: str, layout) -> None:
-    """A world row holds doors, boxes and held gems as bits of an int32 (at most
-    ``MAX_DOORS``, ``MAX_BOXES``, ``MAX_GEMS`` of each, and the compiled core takes grids of
-    up to ``MAX_CELLS`` cells): say so before the core fails obscurely. Keys have no limit."""
-    limits = [("cells", layout.width * layout.height, "MAX_CELLS"), ("doors", len(layout.doors), "MAX_DOORS"),
-              ("boxes", len(layout.boxes), "MAX_BOXES"), ("gems", len(layout.gems), "MAX_GEMS")]
-    over = [f"{n} {what} (at most {getattr(core, attr)})" for what, n, attr in limits
-            if getattr(core, attr, None) is not None and n > getattr(core, attr)]
-    if over:
-        raise ScenarioError(
-            f"the map is too large for the {backend} backend: {', '.join(over)}",
-            hint="split the map, or use fewer doors, boxes or gems",
-        )
-
-
-def load_backend(name: str):
-    """The BToM core called ``name`` (``"core"`` or ``"reference"``); a compiled core that
-    does not import is an :class:`~elot.errors.ExtensionMissingError` with its hint."""
-    try:
-        return _backend(name)
-    except CoreMissingError as error:
-        raise ExtensionMissingError(str(error), hint=error.hint) from error
 
 
 class Filter(Protocol):
@@ -344,25 +224,6 @@ def true_trajectory(scenario) -> tuple[WorldState, ...]:
             )
         real.append(real[-1].step(action))
     return tuple(real)
-
-
-def successor_rows(enc: Encoding, world: WorldState, row: np.ndarray, options: Sequence[Action]) -> np.ndarray:
-    """The encoded ``world`` (its row ``row``) after each action; moves only shift the
-    agent's cell, so only the other actions are stepped and encoded."""
-    out = np.repeat(row[None, :], len(options), axis=0)
-    for n, option in enumerate(options):
-        if option[0] in MOVES:
-            dx, dy = MOVES[option[0]]
-            out[n, AGENT] += dy * enc.layout.width + dx
-        else:
-            out[n] = enc.encode(world.step(option))
-    return out
-
-
-def same_action(world: WorldState, action: Action, real: WorldState) -> Action:
-    """The observed action as every world names it (elot's conventions; :func:`as_in` is
-    the paper's)."""
-    return action
 
 
 class ExactFilter:

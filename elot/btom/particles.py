@@ -45,8 +45,8 @@ import numpy as np
 from btom_ext import CoreMissingError, particles as _particle_kernels
 from btom_ext.reference import AGENT, EPSILON, Q_FLOOR
 from elot.btom.hypotheses import Encoding, Prior, initial_states, resolve_goals
-from elot.btom.inference import (as_in, check_backend_limits, same_action, step_or_stay, load_backend,
-                                 successor_rows)
+from elot.btom.engine import (JudgedRows, as_in, check_backend_limits, load_backend, same_action,
+                              step_or_stay, successor_rows)
 from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError, ExtensionMissingError, ScenarioError
 from elot.output import count
@@ -643,12 +643,11 @@ class ParticleInference:
         return rows[:, 0], np.ascontiguousarray(rows[:, 1:]), np.bincount(inverse.ravel(), weights=weights,
                                                                            minlength=len(rows))
 
-    def rows(self, t: int, at: int) -> "JudgedRows":
+    def rows(self, t: int, at: int) -> JudgedRows:
         """The rows a statement is judged on at time t with the beliefs of time ``at`` (t, or
         0 for statements about the initial belief): the distinct particles of time t with
         their posterior weight (prior mass 0), then the distinct prior draws with their
         prior mass (posterior weight 0); ``live``: prior mass still consistent at t."""
-        from elot.btom.inference import JudgedRows
 
         if (t, at) in self._rows:
             return self._rows[(t, at)]

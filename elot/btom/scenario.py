@@ -19,7 +19,7 @@ from typing import Iterable, Sequence
 
 from elot.errors import ElotError, ScenarioError, Span, read_text
 from elot.lang.parser import looks_like_formula
-from elot.settings import MODES, Mode
+from elot.settings import CURRENT, Mode
 from elot.btom.world import ARITY, Action, Layout, Pos, WorldState, fmt_pos
 
 
@@ -31,7 +31,7 @@ class Statement:
     ``offset`` where it starts there, when known."""
 
     text: str
-    mode: Mode = "current"
+    mode: Mode = CURRENT
     line: int | None = None
     offset: int | None = None  # where the text starts in its file (0-based character offset)
     path: str | None = None    # the statements file, when it came from one

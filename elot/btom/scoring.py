@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from elot.btom.conventions import CONVENTIONS, Conventions, ConventionsError, check_conventions
-from elot.errors import ElotError, ElotTypeError, Span
+from elot.errors import ElotTypeError, Span
 from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
 from elot.btom.inference import Inference
 from elot.settings import MODES, Mode

@@ -31,7 +31,7 @@ from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from elot.errors import ElotError, EvaluationError, ScenarioError, expect
+from elot.errors import ElotError, expect
 from elot.lang.semantics import Belief, State
 from elot.lang.signature import Signature
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import Iterable, Mapping
 
 from elot.errors import ScenarioError, expect

@@ -921,7 +921,7 @@ def _open_work(path: Path, flags: int):
         raise StudyError(f"cannot open {path}: {error.strerror or error}") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise StudyError(f"{path} is not a regular file", hint=f"remove it and run the command again")
+        raise StudyError(f"{path} is not a regular file", hint="remove it and run the command again")
     return os.fdopen(fd, "r+b")
 
 
