@@ -68,12 +68,16 @@ def test_a_command_never_writes_over_its_own_input(study, capsys, argv, victim, 
 
 
 @pytest.mark.parametrize("exp, name", [("exp2", "exp2_current_annotations.csv"), ("exp1", "exp1/exp1_initial.csv")])
-def test_a_batch_never_writes_over_the_datasets_statements(capsys, exp, name):
+def test_a_batch_never_writes_over_the_datasets_statements(capsys, tmp_path, exp, name):
+    import shutil
+
     from conftest import labtom_path
 
-    root = labtom_path()
-    if root is None:
+    if labtom_path() is None:
         pytest.skip("reads the LaBToM dataset")
+    # A copy: were the protection ever to fail, the shared dataset must not be what is lost.
+    root = tmp_path / "labtom"
+    shutil.copytree(labtom_path(), root)
     target = root / "statements" / name
     before = target.read_bytes()
     status, err = run(capsys, "batch", "1_1", "--exp", exp, "--labtom", str(root), "-o", str(target), "--force")
