@@ -64,7 +64,9 @@ setup(
         # guidance runs the constrained decoder in the tests with its random Mock model; the
         # llama.cpp models themselves stay in the llm extra (a long native build).
         "test": ["pytest>=7", "hypothesis>=6.80", "pexpect>=4.8", "guidance==0.3.1",
-                 "distributed>=2024.1", "pyarrow>=14,<26"],
+                 "distributed>=2024.1", "pyarrow>=14,<26",
+                 # stimuli.json is validated against its JSON schema in the tests
+                 "jsonschema>=4"],
         # elot batch --dask (a Dask distributed cluster) and Parquet tables.
         "dask": ["dask[distributed]>=2024.1"],
         # pyarrow 26 needs numpy 2; up to 25 it works with numpy 1.26 and 2.x alike.

@@ -5,6 +5,7 @@ argument, never a TypeError, AttributeError or wrong answer from deep inside."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ import elot
 from elot import Belief, Signature, State, Thresholds
 from elot.errors import ElotError
 
+REPO = Path(__file__).resolve().parent.parent
 STATE = State.parse("inside(key1, box1), iscolor(key1, red), closed(box1)")
 OTHER = State.parse("closed(box1)")
 BELIEF = Belief.of([(STATE, 0.7), (OTHER, 0.3)])
@@ -65,13 +67,13 @@ def _call(fn, args, kwargs):
 
 @pytest.mark.parametrize("name, fn, args, kwargs", [pytest.param(*c, id=c[0]) for c in CALLS])
 def test_the_calls_work(name, fn, args, kwargs, monkeypatch):
-    monkeypatch.chdir(elot.__file__.rsplit("/elot/", 1)[0])
+    monkeypatch.chdir(REPO)  # the examples are files of the checkout, not of the installed package
     _call(fn, args, kwargs)
 
 
 @pytest.mark.parametrize("fn, args, kwargs", list(_variants()))
 def test_wrong_arguments_are_elot_errors(fn, args, kwargs, monkeypatch):
-    monkeypatch.chdir(elot.__file__.rsplit("/elot/", 1)[0])
+    monkeypatch.chdir(REPO)  # the examples are files of the checkout, not of the installed package
     try:
         _call(fn, args, kwargs)
     except ElotError as error:
