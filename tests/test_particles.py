@@ -369,3 +369,12 @@ def test_cli_bad_inference_options():
         r = run_elot("run", "two-doors", *args, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
         assert r.returncode == 2, r.stderr
         assert message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_cli_run_prints_the_particle_header_and_scores():
+    """`elot run --inference smc` printed nothing: the header read the prior family of an
+    exact space, which a particle space lacked."""
+    done = run_elot("run", "two-doors", "--inference", "smc", "--particles", "300", "--seed", "1",
+                    "-s", "believes(player, formula(empty(box1)))")
+    assert done.returncode == 0, done.stderr
+    assert "inference: smc, 300 particles, seed 1" in done.stdout and "±" in done.stdout

@@ -44,7 +44,7 @@ import numpy as np
 
 from btom_ext import CoreMissingError, particles as _particle_kernels
 from btom_ext.reference import AGENT, EPSILON, Q_FLOOR
-from elot.btom.hypotheses import Encoding, Prior, initial_states, resolve_goals
+from elot.btom.hypotheses import Encoding, Family, Prior, initial_states, resolve_goals
 from elot.btom.engine import (JudgedRows, as_in, check_backend_limits, load_backend, same_action,
                               step_or_stay, successor_rows)
 from elot.btom.world import MOVES, Action, WorldState
@@ -120,6 +120,8 @@ class ParticleSpace:
     states: tuple[WorldState, ...]
     k: int
     conventions: str = "elot"
+    #: The prior family the states come from (how many hidden keys, of which colours).
+    family: Family | None = None
 
     @property
     def n_goals(self) -> int:
@@ -227,10 +229,11 @@ class ParticleFilter:
         check_backend_limits(self.core, backend, layout)
         try:
             goals = resolve_goals(layout, None if goals is None else tuple(goals))
-            states = initial_states(scenario.initial, prior, conventions)
+            family = prior.resolve(scenario.initial)
+            states = initial_states(scenario.initial, family, conventions)
         except ScenarioError as error:
             raise error.located(path=getattr(scenario, "path", None))
-        self.space = ParticleSpace(model, goals, states, k, conventions)
+        self.space = ParticleSpace(model, goals, states, k, conventions, family)
         self.model, self.beta, self.backend, self.conventions = model, beta, backend, conventions
         self.seed, self.ess_threshold, self.moves = seed, ess_threshold, moves
         self.goal_drift = goal_drift
