@@ -165,6 +165,14 @@ class Particles:
         return w / w.sum()
 
 
+def _logsumexp(values: np.ndarray) -> np.ndarray:
+    """log Σ exp over the last axis, row by row (-inf where a row is all -inf)."""
+    top = values.max(axis=-1)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return safe + np.log(np.exp(values - safe[..., None]).sum(axis=-1))
+
+
 def effective_size(weights: np.ndarray) -> float:
     """Kish's effective sample size ``1 / Σ w²`` of normalized weights."""
     return float(1.0 / np.square(weights).sum())
@@ -501,7 +509,29 @@ class ParticleFilter:
                     beliefs[:, slot] = new
                     after_count = (beliefs == new[:, None]).sum(axis=1)
                     log_hastings = np.log(after_count) - np.log(before_count)
-                if kind == "state" and self.model != "true-belief":
+                if kind == "state" and self.model == "true-belief":
+                    # The belief is the true state, so a hypothesis is (goal, state) and the
+                    # state's posterior with the goal summed out is the same for every
+                    # particle: draw it from there (a Gibbs step from the exact conditional).
+                    # A move judged under the particle's own goal mixes too slowly when that
+                    # goal explains two states equally and another goal tells them apart.
+                    goals = np.repeat(np.arange(space.n_goals, dtype=np.int32), len(live_states))
+                    states = np.tile(live_states, space.n_goals)
+                    every = self.kernels.history_loglik(
+                        *tables, goals, states, np.ascontiguousarray(np.repeat(states[:, None], space.k, axis=1))
+                    ).reshape(space.n_goals, len(live_states))
+                    marginal = _logsumexp(every.T)
+                    weights = np.exp(marginal - marginal.max())
+                    pick = rng.choice(len(live_states), size=n, p=weights / weights.sum())
+                    state = live_states[pick]
+                    self.hist_goals = np.ascontiguousarray(every.T[pick])
+                    self.current = Particles(p.goal, state.astype(np.int32),
+                                             np.ascontiguousarray(np.repeat(state[:, None], space.k, axis=1),
+                                                                  dtype=np.int32), p.logw)
+                    tried += n
+                    accepted += int((state != p.state).sum())
+                    continue
+                if kind == "state":
                     # The policy depends on the true state only through which states are
                     # live, and a state live now was live before: the move keeps the
                     # history's likelihood under every goal, so it is always accepted.
