@@ -10,6 +10,7 @@ Monte Carlo) both build on this module; neither imports the other's internals.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable, Sequence
 
 import numpy as np
@@ -159,3 +160,45 @@ class JudgedRows:
     live: np.ndarray
     ess: float | None = None
     prior_draws: int | None = None
+
+
+class Trajectory:
+    """What every inference result answers the same way, exact or particles: the steps,
+    the world of each initial state at every step (and as ELoT states), the signature.
+    A result holds ``scenario``, ``space``, ``actions``, ``worlds_by_step`` and a
+    ``_states`` cache."""
+
+    @property
+    def conventions(self) -> str:
+        """``elot`` or ``paper``: how the space was built; scores follow it by default."""
+        return self.space.conventions
+
+    @property
+    def steps(self) -> int:
+        """T, the number of observed actions."""
+        return len(self.actions)
+
+    def __len__(self) -> int:
+        return len(self.space)
+
+    def _check(self, t: int) -> int:
+        if not 0 <= t <= self.steps:
+            raise IndexError(f"time {t} is outside 0..{self.steps}")
+        return t
+
+    def worlds(self, t: int) -> tuple[WorldState, ...]:
+        """The world at time t of each initial state (one per state index)."""
+        return self.worlds_by_step[self._check(t)]
+
+    def states(self, t: int):
+        """:meth:`worlds` as ``elot.lang.semantics.State`` values, for ELoT evaluation."""
+        if t not in self._states:
+            from elot.lang.semantics import State
+
+            self._states[t] = tuple(State(w.atoms()) for w in self.worlds(t))
+        return self._states[t]
+
+    @cached_property
+    def signature(self):
+        """The ELoT signature of the scenario's objects (its agent aliased as ``player``)."""
+        return self.scenario.signature()

@@ -20,7 +20,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
-from elot.btom.engine import (AgentPlanner, JudgedRows, as_in, check_backend_limits, load_backend, same_action,
+from elot.btom.engine import (AgentPlanner, JudgedRows, Trajectory, as_in, check_backend_limits, load_backend, same_action,
                               step_or_stay)
 from elot.errors import ElotError, ScenarioError
 from elot.btom.hypotheses import (MAX_HYPOTHESES, HypothesisSpace, Prior, build, initial_states,
@@ -50,7 +50,7 @@ def check_method(name: str) -> str:
 
 
 @dataclass(eq=False)
-class Inference:
+class Inference(Trajectory):
     """The result of :func:`infer`: hypotheses and, for every step t = 0..T, their weights.
 
     Hypothesis i has goal ``space.goals[goal_index[i]]``, true initial state
@@ -75,19 +75,6 @@ class Inference:
     note: str = ""
 
     @property
-    def conventions(self) -> str:
-        """``elot`` or ``paper``: how the space was built; scores follow it by default."""
-        return self.space.conventions
-
-    @property
-    def steps(self) -> int:
-        """T, the number of observed actions."""
-        return len(self.actions)
-
-    def __len__(self) -> int:
-        return len(self.space)
-
-    @property
     def goal_index(self) -> np.ndarray:
         return self.space.index[0]
 
@@ -99,11 +86,6 @@ class Inference:
     @property
     def belief_index(self) -> np.ndarray:
         return self.space.index[2]
-
-    def _check(self, t: int) -> int:
-        if not 0 <= t <= self.steps:
-            raise IndexError(f"time {t} is outside 0..{self.steps}")
-        return t
 
     def posterior(self, t: int) -> np.ndarray:
         """Normalized posterior over hypotheses after the first t actions, ``(N,)``."""
@@ -126,18 +108,6 @@ class Inference:
         space = self.space
         return self.posterior(t).reshape(space.n_goals, space.n_states, space.n_beliefs).sum(axis=0)
 
-    def worlds(self, t: int) -> tuple[WorldState, ...]:
-        """The world at time t of each initial state (one per state index)."""
-        return self.worlds_by_step[self._check(t)]
-
-    def states(self, t: int):
-        """:meth:`worlds` as ``elot.lang.semantics.State`` values, for ELoT evaluation."""
-        if t not in self._states:
-            from elot.lang.semantics import State
-
-            self._states[t] = tuple(State(w.atoms()) for w in self.worlds(t))
-        return self._states[t]
-
     def beliefs(self, t: int) -> np.ndarray:
         """``b[s, b, j]``: weight of state j at time t in the belief of every hypothesis with
         true state s and initial belief b (the hypothesis's goal does not matter)."""
@@ -153,11 +123,6 @@ class Inference:
     @cached_property
     def _pair_states(self) -> np.ndarray:
         return np.repeat(np.arange(self.space.n_states), self.space.n_beliefs)
-
-    @cached_property
-    def signature(self):
-        """The ELoT signature of the scenario's objects (its agent aliased as ``player``)."""
-        return self.scenario.signature()
 
     def live_pairs(self, t: int) -> np.ndarray:
         """How many hypotheses of each (true state, initial belief) pair are still possible at

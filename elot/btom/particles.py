@@ -36,7 +36,6 @@ exact inference (:func:`elot.btom.hypotheses.initial_states`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from math import comb
 from typing import Any, Sequence
 
@@ -45,7 +44,7 @@ import numpy as np
 from btom_ext import CoreMissingError, particles as _particle_kernels
 from btom_ext.reference import AGENT, EPSILON, Q_FLOOR
 from elot.btom.hypotheses import Encoding, Family, Prior, initial_states, resolve_goals
-from elot.btom.engine import (JudgedRows, as_in, check_backend_limits, load_backend, same_action,
+from elot.btom.engine import (JudgedRows, Trajectory, as_in, check_backend_limits, load_backend, same_action,
                               step_or_stay, successor_rows)
 from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError, ExtensionMissingError, ScenarioError
@@ -583,7 +582,7 @@ class ParticleFilter:
 
 
 @dataclass(eq=False)
-class ParticleInference:
+class ParticleInference(Trajectory):
     """The result of particle inference, read as an exact :class:`~elot.btom.inference.Inference`
     is (goal and state posteriors, worlds, the rows scoring judges): particles are weighted
     hypotheses. ``ess[t]`` is the effective sample size after step t (before any
@@ -616,24 +615,8 @@ class ParticleInference:
     _rows: dict = field(default_factory=dict, repr=False)
 
     @property
-    def conventions(self) -> str:
-        return self.space.conventions
-
-    @property
-    def steps(self) -> int:
-        return len(self.actions)
-
-    @property
     def n_particles(self) -> int:
         return len(self.particles_by_step[0].goal)
-
-    def __len__(self) -> int:
-        return len(self.space)
-
-    def _check(self, t: int) -> int:
-        if not 0 <= t <= self.steps:
-            raise IndexError(f"time {t} is outside 0..{self.steps}")
-        return t
 
     def posterior(self, t: int) -> np.ndarray:
         """Normalized weights of the particles of time t, ``(N,)``."""
@@ -647,21 +630,6 @@ class ParticleInference:
     def state_posterior(self, t: int) -> np.ndarray:
         p = self.particles_by_step[self._check(t)]
         return np.bincount(p.state, weights=p.weights(), minlength=self.space.n_states)
-
-    def worlds(self, t: int) -> tuple[WorldState, ...]:
-        return self.worlds_by_step[self._check(t)]
-
-    def states(self, t: int):
-        """:meth:`worlds` as ``elot.lang.semantics.State`` values, for ELoT evaluation."""
-        if t not in self._states:
-            from elot.lang.semantics import State
-
-            self._states[t] = tuple(State(w.atoms()) for w in self.worlds(t))
-        return self._states[t]
-
-    @cached_property
-    def signature(self):
-        return self.scenario.signature()
 
     def _dense(self, state: np.ndarray, beliefs: np.ndarray, at: int) -> np.ndarray:
         """Beliefs at time ``at`` over :meth:`worlds` of the given (true state, k particles)
