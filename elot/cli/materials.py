@@ -9,7 +9,7 @@ import os
 import sys
 
 from elot.cli import options
-from elot.settings import DEFAULT_BETA, DEFAULT_K, check_variant
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_variant
 
 
 def _default_jobs() -> int:
@@ -29,6 +29,15 @@ def _cell_pixels(text: str) -> int:
     return value
 
 
+def _add_scenario_list(p) -> None:
+    """Several scenarios, as stimuli and design take them, with the dataset's options."""
+    p.add_argument("scenarios", nargs="+", metavar="SCENARIO",
+                   help=".scn files or globs, example names, dataset plan ids (1_1, exp2_current/1_1), or 'all'")
+    options.add_labtom_option(p)
+    p.add_argument("--exp", default="exp2_current", help="dataset experiments for plan ids and 'all' "
+                   "(default: %(default)s)")
+
+
 def register(subparsers) -> None:
     """Add ``stimuli``, ``storyboard`` and ``design``."""
     p = subparsers.add_parser(
@@ -37,11 +46,7 @@ def register(subparsers) -> None:
         "ffmpeg is on the PATH), showing the agent's trail, the inventory, doors, keys and gems, and numbered "
         "boxes; plus stimuli.json in the schema of the paper's survey (name, goal, images, times, statements, "
         "relevant_colors, relevant_boxes, length). The folder is written whole or not at all.")
-    p.add_argument("scenarios", nargs="+", metavar="SCENARIO",
-                   help=".scn files or globs, example names, dataset plan ids (1_1, exp2_current/1_1), or 'all'")
-    options.add_labtom_option(p)
-    p.add_argument("--exp", default="exp2_current", help="dataset experiments for plan ids and 'all' "
-                   "(default: %(default)s)")
+    _add_scenario_list(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR", type=options.output_file,
                    help="the folder to write (created; replaced only if it is a stimulus set elot wrote)")
     p.add_argument("--jobs", "-j", type=options.number("jobs"), default=_default_jobs(),
@@ -65,7 +70,7 @@ def register(subparsers) -> None:
     options.add_scenario_options(p, plan=False)
     options.add_statement_options(p)
     p.add_argument("--ratings", metavar="RATINGS.csv", help="human ratings (elot fit's format)")
-    p.add_argument("--model", default="full", help="models, comma-separated; the first solid, the others "
+    p.add_argument("--model", default=DEFAULT_VARIANT, help="models, comma-separated; the first solid, the others "
                    "dashed (default: %(default)s)")
     p.add_argument("--beta", type=options.number("beta"), default=None, help="β (default: 2^1.5)")
     p.add_argument("--k", type=options.number("k"), default=DEFAULT_K, help="particles per belief")
@@ -81,11 +86,7 @@ def register(subparsers) -> None:
         "point under the full model, its range over the points, how far each ablation's L is from the full "
         "model's, and flags for statements that are useless to ask (constant, or ill-typed). Sorted by "
         "informativeness (range, then disagreement).")
-    p.add_argument("scenarios", nargs="+", metavar="SCENARIO",
-                   help=".scn files, example names, dataset plan ids, or 'all'")
-    options.add_labtom_option(p)
-    p.add_argument("--exp", default="exp2_current", help="dataset experiments for plan ids and 'all' "
-                   "(default: %(default)s)")
+    _add_scenario_list(p)
     p.add_argument("--statements", required=True, metavar="FILE", help="candidate statements, one per line")
     options.add_mode_option(p)
     p.add_argument("--ablations", default="true-belief,non-planning",
