@@ -26,9 +26,14 @@ from pathlib import Path
 
 import numpy as np
 
-from elot.study import batch as batch_module
-from elot.study.batch import (_Partial, _scenario_counts, batch, check_resources, chunk_tasks,
-                              expand_scenarios, plan_tasks, run_task, task_cost)
+from elot.study import executors
+from elot.study.batch import batch
+from elot.study.executors import chunk_tasks
+from elot.study.journal import Journal
+from elot.study.references import expand_scenarios
+from elot.study.resources import _scenario_counts, check_resources, task_cost
+from elot.study.tables import format_rows
+from elot.study.tasks import plan_tasks, run_task
 
 
 def timed(fn):
@@ -86,18 +91,18 @@ def main() -> None:
         per_task[task.index] = seconds
         return value
 
-    batch_module.run_task = timed_task  # the serial run times each task as it goes
+    executors.run_task = timed_task  # the serial run times each task as it goes
     try:
         runs["serial"], _ = timed(lambda: batch(tasks, out / "serial.csv"))
     finally:
-        batch_module.run_task = run_task
+        executors.run_task = run_task
     if args.old:
-        original = batch_module.chunk_tasks
-        batch_module.chunk_tasks = old_chunks
+        original = executors.chunk_tasks
+        executors.chunk_tasks = old_chunks
         try:
             runs[f"--jobs {n} (old scheduling)"], _ = timed(lambda: batch(tasks, out / "old.csv", jobs=n))
         finally:
-            batch_module.chunk_tasks = original
+            executors.chunk_tasks = original
     runs[f"--jobs {n}"], _ = timed(lambda: batch(tasks, out / "jobs.csv", jobs=n))
     if not args.no_dask:
         from distributed import LocalCluster
@@ -134,17 +139,17 @@ def main() -> None:
               f"({total / after:5.2f}x); bound total/N {total / workers:6.2f} s")
     print(f"parent before the first task: scenario counts {setup_counts:.2f} s, memory check "
           f"{setup_check:.2f} s, chunking {setup_chunks:.3f} s")
-    shipped = [len(pickle.dumps((batch_module.run_tasks, chunk, True))) for chunk in chunks]
-    back = [len(pickle.dumps(batch_module.run_tasks(chunk, True))) for chunk in chunks[-3:]]
+    shipped = [len(pickle.dumps((executors.run_tasks, chunk, True))) for chunk in chunks]
+    back = [len(pickle.dumps(executors.run_tasks(chunk, True))) for chunk in chunks[-3:]]
     print(f"shipped per chunk: mean {np.mean(shipped) / 1024:.1f} KiB (total {sum(shipped) / 2**20:.2f} MiB); "
           f"returned per chunk (CSV text): about {np.mean(back) / 1024:.1f} KiB")
-    texts = [(t.index, batch_module.format_rows(run_task(t)[1])) for t in tasks[:200]]
+    texts = [(t.index, format_rows(run_task(t)[1])) for t in tasks[:200]]
     per_chunk = len(tasks) / len(chunks)
     seconds = {}
     for name, write in (("one sync per task", lambda p: [p.add(i, text) for i, text in texts]),
                         ("one sync per chunk", lambda p: [p.add_many(texts[a:a + round(per_chunk)])
                                                           for a in range(0, len(texts), round(per_chunk))])):
-        partial = _Partial(out / "writer.csv", "bench", False, len(texts))
+        partial = Journal(out / "writer.csv", "bench", False, len(texts))
         seconds[name], _ = timed(lambda: write(partial))
         partial.close()
         partial.discard()

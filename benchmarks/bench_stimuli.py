@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from elot.study.batch import expand_scenarios
+from elot.study.references import expand_scenarios
 from elot.study.stimuli import make_stimuli
 
 

@@ -27,10 +27,12 @@ from pathlib import Path
 import numpy as np
 
 import elot.lang.semantics
-from elot.study import batch as study_batch
-from elot.study.batch import batch, expand_scenarios, plan_tasks
+from elot.study import references
+from elot.study.batch import batch
 from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
 from elot.study.params import LITERATURE, Params, literature_thresholds
+from elot.study.references import expand_scenarios
+from elot.study.tasks import plan_tasks
 from elot.settings import DEFAULT_BETA, VARIANTS
 
 BETAS = tuple(2 ** (n / 2 - 1) for n in range(8))
@@ -38,8 +40,8 @@ BETAS = tuple(2 ** (n / 2 - 1) for n in range(8))
 
 def cold() -> None:
     """Forget every per-process cache, so each run starts as a fresh process would."""
-    study_batch.resolve.cache_clear()
-    study_batch._load_ref.cache_clear()
+    references.resolve.cache_clear()
+    references._load_ref.cache_clear()
     elot.lang.semantics._compile.cache_clear()
     elot.lang.semantics._compile_text.cache_clear()
 

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from elot.study.batch import batch, expand_scenarios, plan_tasks
+from elot.study.batch import batch
 from elot.study.params import StudyError
+from elot.study.references import expand_scenarios
+from elot.study.tasks import plan_tasks
 
 from helpers import ELOT
 
@@ -236,7 +238,7 @@ def test_a_lost_cluster_is_told_apart_from_a_bug_in_a_task():
     distributed = pytest.importorskip("distributed")
     from distributed.comm.core import CommClosedError
 
-    from elot.study.batch import _cluster_lost
+    from elot.study.executors import _cluster_lost
 
     assert _cluster_lost(distributed.client.FutureCancelledError("elot-tasks-0", reason="scheduler gone"))
     assert _cluster_lost(CommClosedError("in <TCP>: Stream is closed"))

@@ -345,7 +345,10 @@ def test_repl_session_runs_particles():
 
 
 def test_batch_tables_carry_particle_columns(tmp_path):
-    from elot.study.batch import ALL_COLUMNS, PARTICLE_COLUMNS, batch, expand_scenarios, plan_tasks, read_table
+    from elot.study.batch import batch
+    from elot.study.references import expand_scenarios
+    from elot.study.tables import ALL_COLUMNS, PARTICLE_COLUMNS, read_table
+    from elot.study.tasks import plan_tasks
 
     refs = expand_scenarios(["two-doors"])
     exact_only = plan_tasks(refs)

@@ -16,7 +16,7 @@ from PIL import Image
 from elot.btom.scn import load_example, parse_scn_text
 from elot.draw.animation import Renderer
 from elot.study import stimuli
-from elot.study.batch import ScenarioRef, expand_scenarios
+from elot.study.references import ScenarioRef, expand_scenarios
 from elot.study.params import StudyError
 
 GOLDEN = Path(__file__).parent / "golden" / "draw"
@@ -206,9 +206,9 @@ def test_dataset_plans_keep_the_dataset_judgment_points(tmp_path):
 
 
 def test_a_set_too_big_for_memory_is_refused_with_an_estimate(tmp_path, monkeypatch):
-    from elot.study import batch
+    from elot.study import resources
 
-    monkeypatch.setattr(batch, "available_memory", lambda: 10 * 2 ** 20)
+    monkeypatch.setattr(resources, "available_memory", lambda: 10 * 2 ** 20)
     with pytest.raises(StudyError, match=r"about 0\.\d GiB .* GiB is free"):
         stimuli.make_stimuli([ScenarioRef("two-doors")], tmp_path / "set", mp4=False, cell_px=44)
     assert list(tmp_path.iterdir()) == []

@@ -194,7 +194,7 @@ def test_report_scatter_labels_do_not_overlap(tmp_path):
     assert run_elot("simulate", str(table), "--model", "full", "-o", str(ratings)).returncode == 0
     import unittest.mock as mock
 
-    from elot.study.batch import read_table
+    from elot.study.tables import read_table
     from elot.study.fit import read_ratings
 
     with mock.patch.object(report_module, "_save_keep", keep):

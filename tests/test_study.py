@@ -13,7 +13,10 @@ import pytest
 
 from elot.cli import main
 from elot.output import csv_text
-from elot.study.batch import ALL_COLUMNS, _load_ref, batch, expand_scenarios, plan_tasks, read_table
+from elot.study.batch import batch
+from elot.study.references import _load_ref, expand_scenarios
+from elot.study.tables import ALL_COLUMNS, read_table
+from elot.study.tasks import plan_tasks
 from elot.errors import ElotError
 from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
 from elot.study.params import LITERATURE, Params, StudyError, literature_thresholds, read_params, write_params
@@ -327,9 +330,9 @@ def test_repl_set_thresholds_and_plot_read_the_file(tmp_path, capsys):
 
 
 def test_batch_refuses_work_that_would_exhaust_memory(tmp_path, monkeypatch):
-    from elot.study import batch as study_batch
+    from elot.study import resources
 
-    monkeypatch.setattr(study_batch, "available_memory", lambda: 100 * 2 ** 20)
+    monkeypatch.setattr(resources, "available_memory", lambda: 100 * 2 ** 20)
     with pytest.raises(StudyError, match=r"would need about .* GiB at once \(2 worker\(s\)") as info:
         batch(_tasks(), tmp_path / "t.csv", jobs=2)
     assert "fewer --jobs" in info.value.hint and not list(tmp_path.iterdir())
@@ -392,7 +395,7 @@ def test_study_inputs_that_are_not_utf8_are_located_errors(tmp_path, capsys):
 
 
 def test_dataset_files_that_are_not_utf8_are_located_errors(tmp_path):
-    from elot.study.batch import ScenarioRef, dataset_items
+    from elot.study.references import ScenarioRef, dataset_items
 
     (tmp_path / "domain.pddl").write_text("(define (domain d))\n", encoding="utf-8")
     (tmp_path / "statements").mkdir()
@@ -455,7 +458,8 @@ def test_study_numbers_are_checked_as_every_command_checks_them(tmp_path, capsys
 
 
 def test_chunks_cover_every_task_once_largest_first_and_split_large_scenarios():
-    from elot.study.batch import chunk_tasks, task_cost
+    from elot.study.executors import chunk_tasks
+    from elot.study.resources import task_cost
 
     tasks = plan_tasks(expand_scenarios(EXAMPLES), models=("full", "true-belief", "non-planning"),
                        betas=(0.5, 1.0, 2.0, 4.0), ks=(2, 3, 4))
@@ -531,7 +535,7 @@ def test_an_installed_pyarrow_that_does_not_import_is_named_with_numpy(monkeypat
 
     if importlib.util.find_spec("pyarrow") is None:
         pytest.skip("pyarrow is not installed")
-    from elot.study.batch import pyarrow_modules
+    from elot.study.tables import pyarrow_modules
 
     real = builtins.__import__
 
@@ -641,15 +645,15 @@ def test_parallel_results_are_written_one_sync_per_chunk(tmp_path, monkeypatch):
     chunk is now appended and synced once, and the table is the serial one."""
     import os
 
-    from elot.study import batch as batch_module
-    from elot.study.batch import chunk_tasks
+    from elot.study import journal
+    from elot.study.executors import chunk_tasks
 
     tasks = plan_tasks(expand_scenarios(EXAMPLES), models=("full", "non-planning"), betas=(0.5, 1.0, 2.0),
                        ks=(2, 3))
     batch(tasks, tmp_path / "serial.csv")
     syncs = []
     real = os.fsync
-    monkeypatch.setattr(batch_module.os, "fsync", lambda fd: (syncs.append(fd), real(fd))[1])
+    monkeypatch.setattr(journal.os, "fsync", lambda fd: (syncs.append(fd), real(fd))[1])
     batch(tasks, tmp_path / "jobs.csv", jobs=2)
     assert (tmp_path / "jobs.csv").read_bytes() == (tmp_path / "serial.csv").read_bytes()
     chunks = len(chunk_tasks(tasks, 2))

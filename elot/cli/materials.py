@@ -116,7 +116,7 @@ def _progress(label: str):
 
 def stimuli_command(args) -> int:
     from elot.output import count
-    from elot.study.batch import expand_scenarios
+    from elot.study.references import expand_scenarios
     from elot.study.stimuli import check_folder, make_stimuli
 
     check_folder(args.output)            # before the scenarios are read and drawn
@@ -164,7 +164,7 @@ def _refuse_failures(statements, candidates) -> None:
 
 def storyboard_command(args) -> int:
     from elot.draw.storyboard import check_figure_target, save_figure
-    from elot.study.batch import expand_scenarios, scenario_items
+    from elot.study.references import expand_scenarios, scenario_items
     from elot.study.params import StudyError
     from elot.study.storyboard import attach_ratings, judgment_points, score_candidates, storyboard
 
@@ -209,7 +209,7 @@ def design_command(args) -> int:
     from elot.btom.dataset import read_statements
     from elot.draw.storyboard import check_figure_target, design_figure, save_figure
     from elot.output import check_target, write_output
-    from elot.study.batch import expand_scenarios
+    from elot.study.references import expand_scenarios
     from elot.study.design import design_csv, design_rows
     from elot.study.params import StudyError
     from elot.study.storyboard import Candidate

@@ -180,8 +180,10 @@ def register(subparsers) -> None:
 
 
 def batch_command(args) -> int:
-    from elot.study.batch import batch, expand_scenarios, given_items, input_files, plan_tasks
+    from elot.study.batch import batch
     from elot.study.params import Params, thresholds_option
+    from elot.study.references import expand_scenarios, given_items, input_files
+    from elot.study.tasks import plan_tasks
     from elot.lang.semantics import Thresholds
 
     params = [thresholds_option(t) for t in args.thresholds] or [Params(Thresholds())]
@@ -304,7 +306,7 @@ def _print_fit(result) -> None:
 
 def simulate_command(args) -> int:
     from elot.output import csv_text
-    from elot.study.batch import read_table
+    from elot.study.tables import read_table
     from elot.study.fit import synthetic_ratings
     from elot.study.params import atomic_output, check_replace
 
@@ -326,7 +328,7 @@ def simulate_command(args) -> int:
 
 
 def report_command(args) -> int:
-    from elot.study.batch import Failures, read_table
+    from elot.study.tables import Failures, read_table
     from elot.study.fit import read_ratings
     from elot.study.report import report
 

@@ -32,8 +32,9 @@ import numpy as np
 from elot.errors import ElotError, Span, csv_records, read_text
 from elot.lang.semantics import Thresholds
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MODES, check_variant
-from elot.study.batch import ScenarioRef, resolve, run_inference
 from elot.study.params import LITERATURE, StudyError, literature_thresholds, read_input
+from elot.study.references import ScenarioRef, resolve
+from elot.study.tasks import run_inference
 
 #: β grid: 0.5 to 4 in steps of ×√2.
 BETA_GRID = tuple(2 ** (n / 2 - 1) for n in range(7))
@@ -251,7 +252,7 @@ def _standard_error(total: float, squares: float, n: int) -> float:
 
 
 def _statement_by_id(ref: ScenarioRef, statement_id: str) -> str | None:
-    from elot.study.batch import scenario_items
+    from elot.study.references import scenario_items
 
     return next((item.text for item in scenario_items(ref) if item.statement_id == statement_id), None)
 

@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from elot.errors import ElotError
-from elot.study.batch import ScenarioRef, scenario_items
 from elot.study.params import StudyError
+from elot.study.references import ScenarioRef, scenario_items
 
 #: The file a survey reads.
 INDEX = "stimuli.json"
@@ -289,7 +289,7 @@ def segment_bytes(scenario, cell_px: int, from_start: bool = False) -> int:
 
 def check_memory(scenarios, jobs: int, cell_px: int, from_start: bool = False) -> None:
     """Refuse a set whose concurrent segments would not fit in memory, with the estimate."""
-    from elot.study.batch import available_memory
+    from elot.study.resources import available_memory
 
     need = sorted((segment_bytes(s, cell_px, from_start) for s in scenarios), reverse=True)[:max(1, jobs)]
     total, free = sum(need), available_memory()

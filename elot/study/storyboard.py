@@ -9,7 +9,7 @@ from typing import Sequence
 
 from elot.draw.storyboard import StoryStatement, storyboard_figure
 from elot.errors import ElotError
-from elot.study.batch import run_inference
+from elot.study.tasks import run_inference
 
 
 @dataclass(frozen=True)

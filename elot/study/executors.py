@@ -1,0 +1,183 @@
+"""Where tasks run: serially, in local worker processes (``jobs``) or on a Dask cluster
+(``dask``), through the futures pattern (``submit`` / ``as_completed``) that both
+:mod:`concurrent.futures` and ``distributed`` offer. Workers get tasks in chunks
+(:func:`chunk_tasks`) and send back each task's rows, as dicts or as CSV text."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Iterator, Sequence
+
+from elot.study.params import StudyError
+from elot.study.references import ScenarioRef
+from elot.study.resources import task_cost
+from elot.study.tables import format_rows
+from elot.study.tasks import Task, run_task
+
+
+#: What a worker sends back: rows as dicts, or (``as_text``) as CSV text under the table's
+#: columns (a table with particle inference has more of them than one without).
+AsText = Sequence[str] | None
+
+
+def run_tasks(tasks: Sequence[Task], as_text: AsText = None) -> list[tuple[int, list[dict] | str]]:
+    """:func:`run_task` for several tasks in one worker; with ``as_text`` (the table's
+    columns) each task's rows come back as CSV text (:func:`format_rows`), formatted in the
+    worker rather than by the single process that writes them."""
+    done = [run_task(task) for task in tasks]
+    return [(index, format_rows(rows, as_text)) for index, rows in done] if as_text else done
+
+
+def chunk_tasks(tasks: Sequence[Task], workers: int) -> list[list[Task]]:
+    """Tasks in submission order for ``workers`` processes: each scenario's tasks in
+    chunks of about a quarter of a worker's fair share of the work (so one worker loads a
+    scenario and translates its statements once for many settings, while a large
+    scenario is still spread over several workers), largest chunks first (the largest
+    tasks would otherwise finish last, alone)."""
+    costs = {task.index: task_cost(task) for task in tasks}
+    target = sum(costs.values()) / max(4 * workers, 1)
+    chunks: list[tuple[float, list[Task]]] = []
+    by_scenario: dict[ScenarioRef, list[Task]] = {}
+    for task in tasks:
+        by_scenario.setdefault(task.scenario, []).append(task)
+    for group in by_scenario.values():
+        group = sorted(group, key=lambda t: -costs[t.index])
+        current, cost = [], 0.0
+        for task in group:
+            if current and cost + costs[task.index] > target:
+                chunks.append((cost, current))
+                current, cost = [], 0.0
+            current.append(task)
+            cost += costs[task.index]
+        chunks.append((cost, current))
+    chunks.sort(key=lambda c: -c[0])
+    return [chunk for _, chunk in chunks]
+
+
+Result = tuple[int, "list[dict] | str"]
+
+
+def _serial(tasks: Sequence[Task], as_text: AsText) -> Iterator[list[Result]]:
+    # One task at a time: progress, Ctrl-C and --resume count single tasks here.
+    for task in tasks:
+        yield run_tasks([task], as_text)
+
+
+def _local(tasks: Sequence[Task], jobs: int, as_text: AsText) -> Iterator[list[Result]]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    # forkserver: workers fork from a clean server that already imported elot, never from
+    # this process (whose progress-bar thread must not be forked).
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["elot.study.executors", "elot.btom.scoring", "elot.btom.inference"])
+    lifeline, held = context.Pipe(duplex=False)    # only this process holds the writing end
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_end_with_batch,
+                               initargs=(lifeline,))
+    try:
+        # The pool runs submissions in order: largest chunks first (chunk_tasks).
+        futures = [pool.submit(run_tasks, chunk, as_text) for chunk in chunk_tasks(tasks, jobs)]
+        for future in as_completed(futures):
+            yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        held.close()
+        lifeline.close()
+
+
+def _end_with_batch(lifeline) -> None:
+    """Worker initializer: end this worker as soon as the batch that started it is gone,
+    however it ended (``kill -9`` included). The worker's parent is the forkserver, which
+    itself lives while any worker does (and the resource tracker while either does), so
+    neither a parent-death signal nor the pool notices; instead a thread waits on a pipe
+    whose writing end only the batch process holds: end of file means it is gone."""
+    import threading
+
+    def watch() -> None:
+        try:
+            lifeline.recv_bytes()
+        except (EOFError, OSError):
+            pass
+        os._exit(1)
+
+    threading.Thread(target=watch, name="elot-batch-lifeline", daemon=True).start()
+
+
+def _warm_worker() -> None:
+    """Import what tasks need (and build the grammar) once per Dask worker, before any task."""
+    from elot.btom import inference, scoring  # noqa: F401
+    from elot.lang.parser import parse
+
+    parse("empty(box1)")
+
+
+def _dask(tasks: Sequence[Task], address: str, as_text: AsText) -> Iterator[list[Result]]:
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise StudyError("--dask needs the distributed package", hint="pip install 'elot[dask]'") from None
+    try:
+        client = Client(address, timeout="20s")
+    except ValueError as error:  # not an address distributed can read
+        raise StudyError(f"--dask {address!r} is not a Dask scheduler address: {error}",
+                         hint="give the scheduler's address, e.g. tcp://10.0.0.5:8786") from None
+    except (OSError, TimeoutError) as error:
+        raise StudyError(f"cannot reach the Dask scheduler at {address}: {error}",
+                         hint="start one with `dask scheduler` and workers with `dask worker ADDRESS`") from None
+    with client:
+        client.run(_warm_worker)
+        workers = sum(client.nthreads().values()) or 1
+        chunks = chunk_tasks(tasks, workers)
+        # Dask runs higher priorities first: the largest chunks, as chunk_tasks orders them.
+        futures = [client.submit(run_tasks, chunk, as_text, priority=len(chunks) - n, pure=False,
+                                 key=f"elot-tasks-{chunk[0].index}-{_digest(chunk)}")
+                   for n, chunk in enumerate(chunks)]
+        try:
+            # with_results: results come back in batches with the completion events, not
+            # one gather round trip per future
+            for _, done in as_completed(futures, with_results=True):
+                yield done
+        except Exception as error:
+            if not _cluster_lost(error):
+                raise
+            raise StudyError(f"the Dask cluster at {address} stopped answering mid-batch "
+                             f"({type(error).__name__}: {error})",
+                             hint="the finished tasks are kept: start the cluster again and rerun the same "
+                                  "command with --resume") from None
+        finally:
+            client.cancel(futures)
+
+
+def _cluster_lost(error: BaseException) -> bool:
+    """Whether an exception from distributed means the scheduler or its workers are gone
+    (a cancelled future, a closed connection), not a bug in a task."""
+    import concurrent.futures
+
+    names = {cls.__name__ for cls in type(error).__mro__}
+    return (isinstance(error, (concurrent.futures.CancelledError, OSError, TimeoutError))
+            or any("Cancelled" in n or "CommClosed" in n for n in names))
+
+
+def finished(tasks: Sequence[Task], *, jobs: int = 1, dask: str | None = None,
+             as_text: AsText = None) -> Iterator[list[Result]]:
+    """``(task index, rows)`` of every task, in groups as they finish (a chunk from a
+    worker; one task when serial), so that a group is written with one sync; with
+    ``as_text`` (the table's columns) the rows come as CSV text, formatted where the task
+    ran."""
+    if dask:
+        return _dask(tasks, dask, as_text)
+    if jobs > 1 and len(tasks) > 1:
+        return _local(tasks, jobs, as_text)
+    return _serial(tasks, as_text)
+
+
+def results(tasks: Sequence[Task], *, jobs: int = 1, dask: str | None = None,
+            as_text: AsText = None) -> Iterator[Result]:
+    """``(task index, rows)`` for every task, as they finish (:func:`finished`, one by one)."""
+    for group in finished(tasks, jobs=jobs, dask=dask, as_text=as_text):
+        yield from group
+
+
+def _digest(value) -> str:
+    return hashlib.sha1(repr(value).encode()).hexdigest()[:12]

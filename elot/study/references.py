@@ -1,0 +1,204 @@
+"""What a study runs on: scenarios by reference (a dataset plan, a file, an example name),
+loadable in any worker, and the statements scored on them (the dataset's statements files
+with their annotated factors, the command line's, a scenario's own)."""
+
+from __future__ import annotations
+
+import dataclasses
+import glob as globmod
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from elot.errors import csv_rows, read_text
+from elot.settings import MODES
+from elot.study.params import StudyError, read_input
+from elot.study.tables import FACTORS
+
+#: Dataset experiments: ``exp2`` is both of its conditions.
+EXPERIMENTS = ("exp1", "exp2_current", "exp2_initial")
+EXPERIMENT_ALIASES = {"exp2": ("exp2_current", "exp2_initial"), "all": EXPERIMENTS}
+
+
+@dataclass(frozen=True)
+class Item:
+    """A statement to score: its id, text as written, mode, and known factors."""
+
+    statement_id: str
+    text: str
+    mode: str = "current"
+    factors: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class ScenarioRef:
+    """A scenario by reference, loadable in any worker: a dataset plan (``exp`` and plan
+    id, under ``root``), a file path, or an example name. ``name`` is the table's
+    ``scenario`` column. A ``.scn`` file travels with its ``text``, so that workers on
+    other machines need no copy of it (dataset plans and PDDL files are read where the
+    task runs)."""
+
+    name: str
+    exp: str | None = None
+    plan_id: str | None = None
+    root: str | None = None
+    text: str | None = None
+
+    @classmethod
+    def of_path(cls, path: str) -> "ScenarioRef":
+        if path.endswith(".scn") and Path(path).is_file():
+            return cls(path, text=read_text(path, "scenario"))
+        return cls(path)
+
+    def load(self):
+        return _load_ref(self)
+
+    @property
+    def map(self) -> str:
+        if self.plan_id is not None:
+            return self.plan_id.split("_")[0]
+        return self.load().name
+
+
+@lru_cache(maxsize=128)
+def _load_ref(ref: ScenarioRef):
+    from elot.btom.dataset import load_dataset_plan
+    from elot.btom.load import load_scenario
+    from elot.btom.scn import parse_scn_text
+
+    if ref.text is not None:
+        return parse_scn_text(ref.text, ref.name)
+    if ref.plan_id is None:
+        return load_scenario(ref.name)
+    scenario = load_dataset_plan(ref.root, ref.plan_id, exp=ref.exp)
+    return dataclasses.replace(scenario, statements=())  # the study's own statements: dataset_items
+
+
+def dataset_items(ref: ScenarioRef) -> tuple[Item, ...]:
+    """A dataset plan's statements in its experiment, with their annotated factors (an
+    exp2 plan's: its statements file read as every statements file is, ids by line)."""
+    from elot.btom.dataset import dataset_root, read_statements
+
+    root = dataset_root(ref.root)
+    items: list[Item] = []
+    if ref.exp == "exp1":
+        for mode in MODES:
+            rows = [r for r in _read_csv(_exp1_statements(root, mode)) if r.get("plan_id") == ref.plan_id]
+            for n, row in enumerate(rows, 1):
+                items.append(Item(f"{mode}-{n}", row["statement"].strip(), mode, _factors(row)))
+        return tuple(items)
+    mode = "initial" if ref.exp == "exp2_initial" else "current"
+    path, annotations = _exp2_statements(root, mode, ref.plan_id)
+    notes = {(r.get("plan_id"), r.get("statement_id")): r for r in _read_csv(annotations)}
+    if path.is_file():
+        for s in read_statements(path, mode):
+            items.append(Item(str(s.line), s.text, s.mode, _factors(notes.get((ref.plan_id, str(s.line)), {}))))
+    return tuple(items)
+
+
+def _exp1_statements(root: Path, mode: str) -> Path:
+    return root / "statements" / "exp1" / f"exp1_{mode}.csv"
+
+
+def _exp2_statements(root: Path, mode: str, plan_id: str) -> tuple[Path, Path]:
+    """An exp2 plan's statements file and the experiment's annotations file."""
+    return (root / "statements" / f"exp2_{mode}" / f"{plan_id}.txt",
+            root / "statements" / f"exp2_{mode}_annotations.csv")
+
+
+def input_files(refs: Iterable[ScenarioRef]) -> list[str]:
+    """The files a batch over ``refs`` reads: scenario files, and each dataset plan's
+    statements and annotations (never to be written over by the batch's output)."""
+    from elot.btom.dataset import dataset_root
+
+    out: list[str] = []
+    for ref in refs:
+        if ref.plan_id is None:
+            out.append(ref.name)
+        elif ref.exp == "exp1":
+            out += [str(_exp1_statements(dataset_root(ref.root), mode)) for mode in MODES]
+        else:
+            mode = "initial" if ref.exp == "exp2_initial" else "current"
+            out += [str(p) for p in _exp2_statements(dataset_root(ref.root), mode, ref.plan_id)]
+    return list(dict.fromkeys(out))
+
+
+def _read_csv(path: Path) -> list[dict]:
+    if not path.is_file():
+        return []
+    return csv_rows(read_input(path, "dataset statements"), path=str(path), what="dataset statements file")
+
+
+def _factors(row: dict) -> tuple[tuple[str, str], ...]:
+    return tuple((f, row[f].strip()) for f in FACTORS if row.get(f) is not None)
+
+
+def expand_scenarios(specs: Sequence[str], *, root: str | None = None,
+                     exps: Sequence[str] = ("exp1", "exp2")) -> list[ScenarioRef]:
+    """Scenario arguments → references: ``all`` (every plan of each experiment in
+    ``exps``), dataset plan ids (``1_1``, ``exp1/1_1``), ``.scn`` files or globs, and
+    example names."""
+    from elot.btom.dataset import PLAN_ID, dataset_root
+    from elot.btom.scn import list_examples
+
+    experiments = [e for name in exps for e in EXPERIMENT_ALIASES.get(name, (name,))]
+    for exp in experiments:
+        if exp not in EXPERIMENTS:
+            raise StudyError(f"unknown dataset experiment {exp!r}",
+                             hint=f"use {', '.join((*EXPERIMENTS, 'exp2'))}")
+    refs: list[ScenarioRef] = []
+    for spec in specs:
+        if spec == "all":
+            base = dataset_root(root)
+            for exp in experiments:
+                ids = sorted(p.stem for p in (base / "plans" / exp).glob("*.pddl") if p.stem != "demo")
+                refs += [ScenarioRef(f"{exp}/{i}", exp, i, str(base)) for i in ids]
+            continue
+        match = PLAN_ID.match(spec)
+        if match and not Path(spec).exists() and spec not in list_examples():
+            base = dataset_root(root)
+            for exp in ([match["exp"]] if match["exp"] else experiments):
+                if (base / "plans" / exp / f"{match['id']}.pddl").is_file():
+                    refs.append(ScenarioRef(f"{exp}/{match['id']}", exp, match["id"], str(base)))
+            continue
+        if any(c in spec for c in "*?[") and not Path(spec).exists():
+            paths = sorted(globmod.glob(spec))
+            if not paths:
+                raise StudyError(f"no file matches {spec!r}", hint="check the pattern")
+            refs += [ScenarioRef.of_path(p) for p in paths]
+            continue
+        refs.append(ScenarioRef.of_path(spec))
+    if not refs:
+        raise StudyError("no scenarios to run", hint="give .scn files, plan ids, or all (with the dataset)")
+    for ref in dict.fromkeys(refs):
+        ref.load()  # bad input is reported now, not in a worker
+    return list(dict.fromkeys(refs))
+
+
+def given_items(statements: Sequence[str] = (), files: Sequence[str] = (), mode: str = "current") -> tuple[Item, ...]:
+    """Statements given on the command line (``s1``, ``s2``, ...) and in statements files
+    (``FILE:LINE``)."""
+    from elot.btom.dataset import read_statements
+
+    items = [Item(f"s{n}", text, mode) for n, text in enumerate(statements, 1)]
+    for path in files:
+        items += [Item(f"{Path(path).name}:{s.line}", s.text, s.mode) for s in read_statements(path, mode)]
+    return tuple(items)
+
+
+def scenario_items(ref: ScenarioRef) -> tuple[Item, ...]:
+    """The scenario's own statements."""
+    if ref.plan_id is not None:
+        return dataset_items(ref)
+    return tuple(Item(str(s.line) if s.line is not None else f"s{n}", s.text, s.mode)
+                 for n, s in enumerate(ref.load().statements, 1))
+
+
+@lru_cache(maxsize=4096)
+def resolve(ref: ScenarioRef, text: str, mode: str) -> tuple[str, str]:
+    """A statement's formula and mode (English is translated); raises ElotError."""
+    from elot.translate import resolve_statement
+
+    formula, mode, _ = resolve_statement(text, mode=mode, scenario=ref.load())
+    return formula, mode

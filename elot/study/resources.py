@@ -1,0 +1,117 @@
+"""What a task costs before it runs: its peak memory (refused when a batch's concurrent
+tasks would not fit) and its rough time (to schedule the largest first)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+from elot.errors import ElotError
+from elot.settings import VARIANTS
+from elot.study.params import StudyError
+from elot.study.references import ScenarioRef
+from elot.study.tasks import Task
+
+
+@lru_cache(maxsize=1024)
+def _scenario_counts(ref: ScenarioRef, conventions: str) -> tuple[int, int, int, int, int]:
+    """``(goals, initial states, actions, belief tables, judgment points)`` of a scenario:
+    what the size and cost of its tasks depend on (computed once per scenario)."""
+    from elot.btom.hypotheses import initial_states
+    from elot.btom.world import MOVES
+
+    scenario = ref.load()
+    n_states = len(initial_states(scenario.initial, conventions=conventions))
+    tables = 1 + sum(1 for a in scenario.actions if a[0] not in MOVES)
+    return (len(scenario.layout.gems), n_states, len(scenario.actions), tables,
+            len(scenario.judgments) or 1)
+
+
+def _space(task: Task) -> tuple[int, int]:
+    """Hypotheses and peak bytes of a task's inference (:func:`elot.btom.hypotheses.space_size`)."""
+    from elot.btom.hypotheses import space_size
+
+    n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario, task.conventions)
+    model = task.model if task.model in VARIANTS else "true-belief"
+    return space_size(model, n_goals, n_states, task.k, steps=steps, belief_tables=tables)
+
+
+#: Bytes a particle takes per step kept besides its k belief states (4 bytes each): goal,
+#: true state and log weight (``benchmarks/bench_smc.py`` measures 28 B at k = 3; steps
+#: without resampling share all but the weights), with room for the current particles'
+#: per-goal likelihoods.
+BYTES_PER_PARTICLE_STEP = 24
+
+
+def _particles(task: Task) -> int:
+    from elot.btom.particles import DEFAULT_PARTICLES
+
+    return task.particles or DEFAULT_PARTICLES
+
+
+def estimate_task_bytes(task: Task) -> int:
+    """Peak memory of one task: what its exact inference allocates, counted as
+    :func:`elot.btom.hypotheses.space_size` does, or its particles per step (particle
+    inference), plus a fixed overhead. A space too large for exact enumeration is refused
+    here, before any work starts (``auto`` runs particles on it instead)."""
+    from elot.btom.hypotheses import MAX_HYPOTHESES, check_size
+
+    n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario, task.conventions)
+    smc = 64 * 2 ** 20 + (steps + 1) * _particles(task) * (BYTES_PER_PARTICLE_STEP + 4 * task.k)
+    if task.inference == "smc":
+        return smc
+    model = task.model if task.model in VARIANTS else "true-belief"
+    try:
+        check_size(model, n_goals, n_states, task.k, MAX_HYPOTHESES, steps=steps, belief_tables=tables)
+    except ElotError:
+        if task.inference == "auto":   # too large for exact: auto runs particles
+            return smc
+        raise
+    return 64 * 2 ** 20 + _space(task)[1]
+
+
+def task_cost(task: Task) -> float:
+    """Rough seconds of one task, to schedule the largest first: the weight updates
+    (hypotheses x steps), stepping every initial state's world in Python (states x
+    steps), scoring (items x thresholds x judgment points, each over every (state,
+    belief) pair), and a fixed part. Only the order and the ratios matter."""
+    n_goals, n_states, steps, _, times = _scenario_counts(task.scenario, task.conventions)
+    hypotheses = _space(task)[0]
+    if task.inference != "exact":  # particles stand in for the hypotheses (auto: when exact is too large)
+        from elot.btom.hypotheses import MAX_HYPOTHESES
+
+        if task.inference == "smc" or hypotheses > MAX_HYPOTHESES:
+            hypotheses = _particles(task) * n_goals
+    pairs = hypotheses // max(n_goals, 1)
+    scored = len(task.items) * len(task.thresholds) * times
+    return 2e-8 * hypotheses * (steps + 1) + 4e-5 * n_states * steps + scored * (3e-4 + 2e-8 * pairs) + 5e-3
+
+
+def available_memory() -> int | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def check_resources(tasks: Sequence[Task], workers: int) -> None:
+    """Refuse a batch whose concurrent tasks would not fit in memory, with the estimate."""
+    if not tasks:
+        return
+    seen: dict[tuple, int] = {}
+    for task in tasks:
+        key = (task.scenario, task.model, task.k, task.conventions)
+        if key not in seen:
+            seen[key] = estimate_task_bytes(task)
+    need = sorted(seen.values(), reverse=True)[:max(1, workers)]
+    total, free = sum(need), available_memory()
+    if free is not None and total > 0.8 * free:
+        raise StudyError(
+            f"this batch would need about {total / 2**30:.1f} GiB at once ({workers} worker(s), "
+            f"the largest task about {need[0] / 2**30:.1f} GiB), and {free / 2**30:.1f} GiB is free",
+            hint="use fewer --jobs, a smaller --k, or fewer scenarios at a time",
+        )

@@ -1,0 +1,154 @@
+"""Tasks: one per (scenario, model, β, k, conventions, inference method). A task runs the
+inference once and scores every statement, at every judgment point, under every set of
+thresholds (thresholds and statements never re-run inference). :func:`run_task` is a
+plain top-level function, so the same task runs anywhere an executor sends it
+(:mod:`elot.study.executors`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from elot.errors import ElotError
+from elot.lang.semantics import Thresholds
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_number, check_variant
+from elot.study.params import Params, StudyError
+from elot.study.references import Item, ScenarioRef, resolve, scenario_items
+from elot.study.tables import ALL_COLUMNS, PARTICLE_COLUMNS
+
+
+def run_inference(scenario, model: str, beta: float, k: int, conventions: str, *, inference: str = "exact",
+                  particles: int | None = None, seed: int | None = None):
+    """The one place studies call :func:`elot.btom.inference.infer` (conventions that change
+    the hypothesis space are passed on here; ``inference``, ``particles``, ``seed`` as there)."""
+    from elot.btom.inference import infer
+
+    return infer(scenario, model=model, beta=beta, k=k, conventions=conventions, inference=inference,
+                 particles=particles, seed=seed)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One inference and everything scored on it."""
+
+    index: int
+    scenario: ScenarioRef
+    model: str
+    beta: float
+    k: int
+    conventions: str
+    items: tuple[Item, ...]
+    thresholds: tuple[tuple[str, Thresholds], ...]
+    bind_free: bool = True
+    inference: str = "exact"
+    particles: int | None = None
+    seed: int | None = None
+
+
+def run_task(task: Task) -> tuple[int, list[dict]]:
+    """Run one task: ``(task.index, rows)``. Statement errors become rows with ``error``."""
+    from elot.btom.scoring import compile_statement, score
+
+    scenario = task.scenario.load()
+    inference = run_inference(scenario, task.model, task.beta, task.k, task.conventions, inference=task.inference,
+                              particles=task.particles, seed=task.seed)
+    times = tuple(scenario.judgments) or (inference.steps,)
+    base = {"scenario": task.scenario.name, "map": task.scenario.map, "model": task.model,
+            "beta": task.beta, "k": task.k, "conventions": task.conventions}
+    particles = inference.method == "smc"
+    # (written only in tables with PARTICLE_COLUMNS, see table_columns)
+    base.update(inference=inference.method, particles=inference.n_particles if particles else "",
+                seed="" if task.seed is None or not particles else task.seed)
+    rows = []
+    for label, thresholds in task.thresholds:
+        for item in task.items:
+            row = {**base, "thresholds": label, "statement_id": item.statement_id, "statement": item.text,
+                   "formula": "", "mode": item.mode, **dict(item.factors)}
+            compiled, error = None, ""
+            try:
+                row["formula"], row["mode"] = resolve(task.scenario, item.text, item.mode)
+                compiled = compile_statement(inference, row["formula"], thresholds=thresholds,
+                                             bind_free=task.bind_free)
+            except ElotError as caught:
+                error = caught.message
+            for t in times:
+                out = {**row, "t": t, "P": "", "L": "", "pi": "", "error": error}
+                if particles:
+                    out["ess"] = float(inference.ess[t])
+                if compiled is not None:
+                    s = score(inference, compiled, t, row["mode"], conventions=task.conventions)
+                    out.update(P=s.posterior, L=s.normalized_likelihood, pi=s.prior_fraction)
+                    if s.stderr is not None:
+                        out["L_se"] = s.stderr
+                rows.append(out)
+    return task.index, rows
+
+
+def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = None,
+               models: Sequence[str] = (DEFAULT_VARIANT,), betas: Sequence[float] = (DEFAULT_BETA,),
+               ks: Sequence[int] = (DEFAULT_K,), conventions: Sequence[str] = ("elot",),
+               thresholds: Sequence[Params] = (Params(Thresholds()),), bind_free: bool = True,
+               inferences: Sequence[str] = ("exact",), particles: int | None = None,
+               seed: int | None = None) -> list[Task]:
+    """Every (scenario, model, β, k, conventions, inference method) task, in table order;
+    ``particles`` and ``seed`` are those of every particle inference. A value repeated
+    in a list (``--model full,full``, ``--beta 1,1.0``) counts once: the same task twice
+    would only duplicate its rows in the table."""
+    from elot.btom.inference import check_method
+    from elot.btom.scoring import check_conventions
+
+    for model in models:
+        check_variant(model)
+    for name in conventions:
+        try:
+            check_conventions(name)
+        except ElotError as error:
+            raise StudyError(f"--conventions: {error.message}", hint=error.hint) from None
+    for beta in betas:
+        check_option("beta", beta)
+    for k in ks:
+        check_option("k", k)
+    for name in inferences:
+        try:
+            check_method(name)
+        except ElotError as error:
+            raise StudyError(f"--inference: {error.message}", hint=error.hint) from None
+    if particles is not None:
+        check_option("particles", particles)
+    if seed is not None:
+        check_option("seed", seed)
+    models, conventions = list(dict.fromkeys(models)), list(dict.fromkeys(conventions))
+    betas, ks = list(dict.fromkeys(float(b) for b in betas)), list(dict.fromkeys(int(k) for k in ks))
+    inferences = list(dict.fromkeys(inferences))
+    labels = tuple(dict.fromkeys((p.label, p.thresholds) for p in thresholds))
+    tasks = []
+    for ref in refs:
+        own = tuple(items) if items else scenario_items(ref)
+        if not own:     # refused before any work: a table of a header alone looks like a result
+            raise StudyError(f"nothing to score: {ref.name} has no statements",
+                             hint="give statements with --statement TEXT or --statements FILE, or add a "
+                                  "'statements current:' section to the scenario")
+        for model in models:
+            for beta in betas:
+                for k in ks:
+                    for conv in conventions:
+                        for method in inferences:
+                            tasks.append(Task(len(tasks), ref, model, float(beta), int(k), conv, own, labels,
+                                              bind_free, method, particles, seed))
+    return tasks
+
+
+def check_option(name: str, value: float) -> float:
+    """``value`` checked as the CLI checks ``--NAME`` (:func:`elot.settings.check_number`:
+    the same limits and words everywhere), or a :class:`StudyError` naming the option. A
+    large ``k`` is limited by the size of its hypothesis space (``elot.btom.hypotheses.build``)."""
+    try:
+        return check_number(name, value)
+    except ElotError as error:
+        raise StudyError(f"--{name}: {error.message}", hint=error.hint) from None
+
+
+def table_columns(tasks: Sequence[Task]) -> tuple[str, ...]:
+    """The table's columns: :data:`ALL_COLUMNS`, and :data:`PARTICLE_COLUMNS` when a task
+    may run particle inference (so tables of exact inference stay as they were)."""
+    return ALL_COLUMNS + PARTICLE_COLUMNS if any(t.inference != "exact" for t in tasks) else ALL_COLUMNS
