@@ -5,7 +5,8 @@ formula once and compiles it into a vectorized program whose ``truth`` evaluates
 over many (true state, belief) rows at once — what BToM scoring needs: base formulas
 are evaluated once per distinct world (and cached), ``prob_of`` adds each row's belief
 weights over the worlds where its body holds (in world order, :mod:`elot.numeric`), and
-comparisons, connectives and quantifiers are NumPy operations. :func:`evaluate` is its one-row case.
+comparisons, connectives and quantifiers are NumPy operations. :func:`evaluate` is its
+one-row case.
 
 Quantifiers outside ``prob_of`` range over the objects of the variable's type, with
 the condition evaluated in each row's true world; inside ``prob_of`` they are part of
