@@ -33,6 +33,7 @@ from elot.lang.printer import pretty
 from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
 from elot.lang.signature import Signature
 from elot.lang.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
+from elot.numeric import dot
 from elot.output import count, csv_text, write_output
 from elot.settings import CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, INITIAL, MODES, check_number, check_variant
 
@@ -418,7 +419,7 @@ class Session:
         ordered = sorted(((v, m, c) for v, (m, c) in groups.items()), key=lambda g: (-g[1], g[0]))
         return NumericValue(
             formula=pretty(compiled.term), type=str(compiled.type), mode=self.mode, t=self.t,
-            mean=float(weights @ values), distribution=ordered[:max_rows],
+            mean=dot(weights, values), distribution=ordered[:max_rows],
             hidden=max(0, len(ordered) - max_rows))
 
     def explain(self, text: str, *, max_columns: int = 6, max_groups: int = 12) -> Explanation:

@@ -48,6 +48,7 @@ from elot.btom.engine import (JudgedRows, Trajectory, as_in, check_backend_limit
                               step_or_stay, successor_rows)
 from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError, ExtensionMissingError, ScenarioError
+from elot.numeric import dot_columns
 from elot.output import count
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_variant
 
@@ -673,4 +674,4 @@ class ParticleInference(Trajectory):
     def average_belief(self, t: int) -> np.ndarray:
         """Σ_i p_i · b_i(t) over the worlds at t."""
         rows = self.rows(t, t)
-        return rows.weights @ rows.beliefs
+        return dot_columns(rows.weights, rows.beliefs)

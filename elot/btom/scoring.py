@@ -25,6 +25,7 @@ import numpy as np
 
 from elot.btom.conventions import CONVENTIONS, Conventions, ConventionsError, check_conventions
 from elot.errors import ElotTypeError, Span
+from elot.numeric import dot, fsum
 from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
 from elot.btom.inference import Inference
 from elot.settings import MODES, Mode
@@ -149,14 +150,14 @@ def scores_of(truth: np.ndarray, weights: np.ndarray, conventions: Conventions =
     conventions ``live``: the prior mass of a row still possible (default: all of it when
     the row's weight is above 0, else none); the rest counts as false in π.
     """
-    posterior = float(min(1.0, max(0.0, weights @ truth)))
+    posterior = min(1.0, max(0.0, dot(weights, truth)))
     prior = np.ones(len(truth)) if prior is None else prior
     # The total is summed the way the numerator is, so π is exactly 1 (or 0) when the
     # statement holds everywhere (nowhere), whatever the masses' rounding.
-    total = prior @ np.ones(len(truth))
+    total = fsum(prior)
     if conventions == "paper":
         live = prior * (weights > 0) if live is None else live
-        pi = float(live @ truth / total)
+        pi = dot(live, truth) / total
     else:
-        pi = float(prior @ truth / total)
+        pi = dot(prior, truth) / total
     return Score(posterior, normalized_likelihood(posterior, pi), pi)

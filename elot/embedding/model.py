@@ -34,6 +34,7 @@ import numpy as np
 from elot.errors import ElotError, expect
 from elot.lang.semantics import Belief, State
 from elot.lang.signature import Signature
+from elot.numeric import dot_columns
 
 #: How far weights may be from summing to 1 (float rounding over many rows).
 TOLERANCE = 1e-6
@@ -160,7 +161,7 @@ class Hypotheses:
         checked = {}
         for agent, rows in table.items():
             name = _agent(agent, signature)
-            # Column-major: the evaluator reads beliefs by world (column), see masked_row_sums.
+            # Column-major: the evaluator reads beliefs by world (column), see sum_columns_in_order.
             rows = np.asfortranarray(_floats(rows, f"{name}'s beliefs"))
             if rows.shape != (n, len(worlds)):
                 raise BeliefModelError(f"{name}'s beliefs must be an (N, S) = ({n}, {len(worlds)}) array, got {rows.shape}",
@@ -191,7 +192,7 @@ class Hypotheses:
         agent = self.signature.resolve(agent or self.signature.agent)
         if agent not in self.beliefs:
             raise BeliefModelError(f"no belief of {agent} is given", hint="agents with beliefs: " + ", ".join(self.beliefs))
-        return self.weights @ self.beliefs[agent]
+        return dot_columns(self.weights, self.beliefs[agent])
 
 
 def _state(world, signature: Signature, where: str) -> State:

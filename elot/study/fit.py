@@ -31,6 +31,7 @@ import numpy as np
 
 from elot.errors import ElotError, Span, csv_records, read_text
 from elot.lang.semantics import Thresholds
+from elot.numeric import dot, dot_columns
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MODES, check_variant
 from elot.study.params import LITERATURE, StudyError, literature_thresholds, read_input
 from elot.study.references import ScenarioRef, resolve
@@ -392,8 +393,8 @@ def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequenc
                     if when not in truth_at:
                         truth_at[when] = truth_table(first, compiled, when).astype(float)
                     truth = truth_at[when]
-                    P[(m, *combo)] = np.clip(truth @ weights[key.t], 0.0, 1.0)
-                    pi[(m, *combo)] = (live[key.t] @ truth / size) if conventions == "paper" else truth.mean()
+                    P[(m, *combo)] = np.clip(dot_columns(truth, weights[key.t]), 0.0, 1.0)
+                    pi[(m, *combo)] = (dot(live[key.t], truth) / size) if conventions == "paper" else truth.mean()
             for m, i in enumerate(members):
                 tables[names][i] = (P[m], pi[m])
         if progress:
