@@ -311,3 +311,40 @@ def test_the_memory_budget_respects_the_address_space_limit():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert int(result.stdout) < 1.5 * 2**30
+
+
+# -- 11. ratings and tables saved with CR-only line ends (Excel's "CSV (Macintosh)") ------------
+
+
+@pytest.fixture(scope="module")
+def cr_study(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cr")
+    example = str(Path(__file__).resolve().parent.parent / "elot" / "scenarios" / "default.scn")
+    table, ratings = folder / "t.csv", folder / "r.csv"
+    assert _elot("batch", example, "--model", "full", "--beta", "2", "-o", str(table)).returncode == 0
+    assert _elot("simulate", str(table), "-o", str(ratings)).returncode == 0
+    for path in (table, ratings):
+        data = path.read_bytes().replace(b"\r\n", b"\n")
+        (folder / f"cr-{path.name}").write_bytes(data.replace(b"\n", b"\r"))
+        (folder / f"crlf-{path.name}").write_bytes(data.replace(b"\n", b"\r\n"))
+    return folder, example
+
+
+@pytest.mark.parametrize("ends", ["cr", "crlf"])
+@pytest.mark.parametrize("command", ["fit", "storyboard", "report", "simulate"])
+def test_cr_and_crlf_line_ends_read_as_lf(cr_study, ends, command):
+    folder, example = cr_study
+    table, ratings = str(folder / f"{ends}-t.csv"), str(folder / f"{ends}-r.csv")
+    argv = {"fit": ["fit", ratings, "--model", "full", "--beta", "2", "--samples", "20"],
+            "storyboard": ["storyboard", example, "--ratings", ratings, "-o", str(folder / f"{ends}.png")],
+            "report": ["report", table, "--ratings", ratings, "--no-curves", "-o", str(folder / f"{ends}-rep")],
+            "simulate": ["simulate", table, "-o", str(folder / f"{ends}-sim.csv")]}[command]
+    result = _elot(*argv)
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_ratings_header_the_csv_module_cannot_read_is_an_error(tmp_path):
+    ratings = tmp_path / "r.csv"
+    ratings.write_text("scenario," + "x" * 200_000 + "\n")        # a field over the csv module's limit
+    result = _elot("fit", str(ratings))
+    assert result.returncode == 2 and "cannot read this ratings file" in result.stderr
