@@ -348,3 +348,24 @@ def test_a_ratings_header_the_csv_module_cannot_read_is_an_error(tmp_path):
     ratings.write_text("scenario," + "x" * 200_000 + "\n")        # a field over the csv module's limit
     result = _elot("fit", str(ratings))
     assert result.returncode == 2 and "cannot read this ratings file" in result.stderr
+
+
+_PLAN_PAST_ITS_ESTIMATE = """
+import resource, sys
+import elot.btom.agent as agent
+from elot.cli import main
+agent.BYTES_PER_STATE_CELL = agent.BASE_BYTES = 0       # an estimate that lets it start
+used = next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, (used + 150 * 2**20, resource.RLIM_INFINITY))
+sys.exit(main(["plan", sys.argv[1], "--goal", "gem1", "--judge", "events", "-o", sys.argv[2]]))
+"""
+
+
+def test_a_simulation_that_runs_out_of_memory_is_an_error_with_the_estimate(tmp_path):
+    scn = _generate(tmp_path, 14)
+    out = tmp_path / "out.scn"
+    result = subprocess.run([sys.executable, "-c", _PLAN_PAST_ITS_ESTIMATE, str(scn), str(out)],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 2, (result.returncode, result.stderr[-2000:])
+    assert "ran out of memory" in result.stderr and "24,024 initial states" in result.stderr
+    assert "Traceback" not in result.stderr and not out.exists()
