@@ -32,7 +32,6 @@ folder.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
@@ -345,8 +344,14 @@ def _write_manifest(folder: Path) -> None:
 def _own_folder(target: Path, suffix: str) -> tuple[Path, int]:
     """A new hidden folder beside ``target`` marked as this run's (:data:`RUN_MARK`,
     locked until the returned descriptor is closed)."""
+    import fcntl
+
     folder = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=suffix))
-    fd = os.open(folder / RUN_MARK, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        fd = os.open(folder / RUN_MARK, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     fcntl.flock(fd, fcntl.LOCK_EX)
     os.write(fd, f"{os.getpid()}\n".encode())
     return folder, fd
@@ -356,6 +361,8 @@ def clean_stale(target: str | Path) -> list[Path]:
     """Remove the temporary folders beside ``target`` that runs of elot stimuli left when
     they were killed: only folders named as elot names them, holding elot's run mark,
     whose lock no live run holds. Returns what was removed."""
+    import fcntl
+
     target = Path(target).expanduser()
     pattern = re.compile(rf"\.{re.escape(target.name)}\.[A-Za-z0-9_]{{8}}\.(tmp|old)")
     removed = []
