@@ -545,16 +545,37 @@ def space_size(model: str, n_goals: int, n_states: int, k: int, *, steps: int = 
 
 
 def memory_budget() -> int:
-    """Default of ``build(max_bytes=)``: half the memory available now (``MemAvailable``),
-    or 8 GiB where that cannot be read."""
+    """Default of ``build(max_bytes=)``: half the memory available now (``MemAvailable``,
+    or what the process's address-space limit, ``ulimit -v``, still leaves if that is
+    less), or 8 GiB where neither can be read."""
+    free = [n for n in (_meminfo_available(), _address_space_left()) if n is not None]
+    return min(free) // 2 if free else 8 * 2**30
+
+
+def _meminfo_available() -> int | None:
     try:
         with open("/proc/meminfo", encoding="ascii") as handle:
             for line in handle:
                 if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024 // 2
+                    return int(line.split()[1]) * 1024
     except (OSError, ValueError):
         pass
-    return 8 * 2**30
+    return None
+
+
+def _address_space_left() -> int | None:
+    """What ``RLIMIT_AS`` leaves beyond the address space in use (None: no limit)."""
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if limit == resource.RLIM_INFINITY:
+            return None
+        with open("/proc/self/status", encoding="ascii") as handle:
+            used = next(int(line.split()[1]) * 1024 for line in handle if line.startswith("VmSize:"))
+        return max(limit - used, 0)
+    except (ImportError, OSError, ValueError, StopIteration):
+        return None
 
 
 #: What to run instead when exact enumeration is refused for its size.

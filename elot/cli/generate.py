@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from elot.output import STDOUT, write_output
+from elot.output import STDOUT, check_target, write_output
 
 
 def register(subparsers) -> None:
@@ -44,16 +44,16 @@ def _count(text: str) -> int:
     return value
 
 
-def _is_scn(data: bytes) -> bool:
-    return data.startswith(b"name: ") and b"\nmap:\n" in data
-
-
 def generate_command(args) -> int:
     from elot.btom.generate import Spec, generate
 
     spec = Spec(boxes=args.boxes, colours=args.colours, doors=args.doors, gems=args.gems,
                 hidden=args.hidden, wall_density=args.walls)
     steps = None if args.steps is None else (10 ** 9 if args.steps == 0 else args.steps)
+    # before drawing the map (a large one takes a while); the file is elot's only while it
+    # is byte for byte what elot wrote (its sidecar), so a hand-written or edited
+    # scenario is never replaced without --force
+    check_target(args.output, force=args.force, option="--output")
     text = generate(spec, args.seed, steps=steps, name=args.name)
-    write_output(args.output, text, ours=_is_scn, force=args.force, option="--output")
+    write_output(args.output, text, force=args.force, option="--output")
     return 0

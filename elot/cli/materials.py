@@ -48,7 +48,8 @@ def register(subparsers) -> None:
         "relevant_colors, relevant_boxes, length). The folder is written whole or not at all.")
     _add_scenario_list(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR", type=options.output_file,
-                   help="the folder to write (created; replaced only if it is a stimulus set elot wrote)")
+                   help="the folder to write (created; replaced only if it is a stimulus set elot wrote, "
+                        "unchanged, or with --force)")
     p.add_argument("--jobs", "-j", type=options.number("jobs"), default=_default_jobs(),
                    help="worker processes (default: %(default)s)")
     p.add_argument("--cell", type=_cell_pixels, default=44, metavar="PX",
@@ -60,6 +61,9 @@ def register(subparsers) -> None:
     mp4.add_argument("--mp4", action="store_true", default=None, help="also write MP4 (needs ffmpeg; the "
                      "default when ffmpeg is on the PATH)")
     mp4.add_argument("--no-mp4", dest="mp4", action="store_false", help="GIF only")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing folder even if it is not a stimulus set elot wrote, or was changed "
+                        "since (a symbolic link: the link itself)")
     p.set_defaults(func=stimuli_command)
 
     p = subparsers.add_parser(
@@ -119,12 +123,12 @@ def stimuli_command(args) -> int:
     from elot.study.references import expand_scenarios
     from elot.study.stimuli import check_folder, make_stimuli
 
-    check_folder(args.output)            # before the scenarios are read and drawn
+    check_folder(args.output, force=args.force)     # before the scenarios are read and drawn
     refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[e for e in args.exp.split(",") if e])
     try:
         with _progress(f"stimuli ({count(len(refs), 'scenario')})") as progress:
             made = make_stimuli(refs, args.output, jobs=args.jobs, mp4=args.mp4, cell_px=args.cell,
-                                from_start=args.from_start, progress=progress)
+                                from_start=args.from_start, force=args.force, progress=progress)
     except KeyboardInterrupt:
         print(f"interrupted: {args.output} was not written", file=sys.stderr)
         return 130

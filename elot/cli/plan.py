@@ -70,12 +70,6 @@ def register(subparsers) -> None:
     p.set_defaults(func=plan_command)
 
 
-def _is_plan(data: bytes) -> bool:
-    from elot.study.plan import HEADER
-
-    return data.lstrip(b"\xef\xbb\xbf").startswith(HEADER.encode("utf-8"))
-
-
 def _belief_text(spec: str) -> str:
     """The belief as text: a file's content, or the option's text."""
     from elot.errors import read_text
@@ -90,14 +84,16 @@ def plan_command(args) -> int:
     from elot.output import STDOUT, check_target, count, write_output
     from elot.study.plan import plan
 
-    # the files the command reads: never written over, not even with --force
+    # the files the command reads: never written over, not even with --force. An existing
+    # output is elot's only while it is byte for byte what elot wrote (its sidecar records
+    # size and SHA-256): judgment points or statements edited into it need --force
     inputs = [spec for spec in (args.scenario, args.belief) if spec and Path(spec).is_file()]
-    check_target(args.output, ours=_is_plan, force=args.force, option="--output", inputs=inputs)  # before simulating
+    check_target(args.output, force=args.force, option="--output", inputs=inputs)  # before simulating
     scenario = options.scenario_from_args(args)
     name = Path(args.output).stem if args.output != STDOUT else None
     result = plan(scenario, goal=args.goal, belief=_belief_text(args.belief), beta=args.beta, policy=args.policy,
                   seed=args.seed, max_steps=args.max_steps, judge=args.judge, points=args.points, name=name)
-    where = write_output(args.output, result.text, ours=_is_plan, force=args.force, option="--output",
+    where = write_output(args.output, result.text, force=args.force, option="--output",
                          inputs=inputs)
     read = result.scenario
     points = ", ".join(map(str, read.judgments)) or "none"

@@ -33,7 +33,7 @@ from elot.errors import ElotError, Span, csv_records, read_text
 from elot.lang.semantics import Thresholds
 from elot.numeric import dot, dot_columns
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MODES, check_variant
-from elot.study.params import LITERATURE, StudyError, literature_thresholds, read_input
+from elot.study.params import LITERATURE, StudyError, literature_thresholds, one_newline, read_input
 from elot.study.references import ScenarioRef, resolve
 from elot.study.tasks import run_inference
 
@@ -144,11 +144,14 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
     Errors name the file, line and column; rows of a batch table with an ``error`` are
     skipped."""
     path = Path(path)
-    if text is None:
-        text = read_input(path, "ratings")
+    text = read_input(path, "ratings") if text is None else one_newline(text)
     lines = text.splitlines()
     reader = csv.DictReader(io.StringIO(text))
-    header = reader.fieldnames or []
+    try:
+        header = reader.fieldnames or []
+    except csv.Error as error:       # the header is read here, before csv_records' guard
+        raise StudyError(f"cannot read this ratings file: {error}", path=f"{path}:1",
+                         hint="save it as CSV (comma-separated, UTF-8)") from None
 
     def fail(message: str, line: int, column: str | None, hint: str | None = None) -> StudyError:
         source_line = lines[line - 1] if 0 < line <= len(lines) else ""
