@@ -21,7 +21,7 @@ from helpers import run_elot
 from elot.errors import ElotError
 from elot.output import HEAD_BYTES, check_target, write_output
 from elot.study import stimuli
-from elot.study.batch import ScenarioRef
+from elot.study.references import ScenarioRef
 from elot.study.params import StudyError
 
 HAND_WRITTEN = textwrap.dedent("""\
