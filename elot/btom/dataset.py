@@ -20,7 +20,8 @@ from typing import Sequence
 
 from elot.btom import pddl
 from elot.btom.scenario import Scenario, Statement, check_gems_reachable, check_judgments, replay
-from elot.btom.world import Action, world_from_problem
+from elot.btom.pddl import world_from_problem
+from elot.btom.world import Action
 from elot.settings import MODES, Mode
 from elot.errors import ScenarioError, read_text
 
