@@ -480,3 +480,13 @@ def draw(layout: Layout, marks: Iterable[tuple[Pos, str]]) -> list[str]:
     for (x, y), char in marks:
         grid[y - 1][x - 1] = char
     return ["".join(row) for row in grid]
+
+
+def describe_placement(layout: Layout, state: WorldState) -> str:
+    """The colour of the key in each box, ``–`` for an empty box: ``box1: red, box2: –``."""
+    inside: dict[str, str] = {}
+    for _, key in state.keys:
+        if key.where[0] == "box":
+            inside[key.where[1]] = key.colour or "spare"
+    boxes = [name for name, _ in layout.boxes]
+    return ", ".join(f"{b}: {inside.get(b, '–')}" for b in boxes)
