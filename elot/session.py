@@ -106,6 +106,7 @@ class Session:
     method: str = "exact"           # how to infer: exact, smc or auto (elot.btom.inference.METHODS)
     particles: int | None = None    # for smc/auto; None: the library's default
     seed: int | None = None         # of particle inference; None: fresh
+    language_model: Any = None      # translates what the offline parser refuses (elot.translate.LanguageModel or a path)
     t: int = 0
     log: list[dict] = field(default_factory=list)
     _inference: Any = None
@@ -369,7 +370,7 @@ class Session:
         """English → ranked ELoT candidates (formula text, weight, the mode it is judged in)."""
         from elot.translate import judged_mode, translate
 
-        result = translate(sentence, scenario=self.scenario)
+        result = translate(sentence, scenario=self.scenario, language_model=self.language_model)
         return [(c.formula, float(c.weight), judged_mode(c.mode, self.mode)) for c in result.candidates]
 
     def trace(self, text: str, mode: str | None = None) -> list[float]:
@@ -383,7 +384,8 @@ class Session:
         """A statement as (formula, mode): see :func:`elot.translate.resolve_statement`."""
         from elot.translate import resolve_statement
 
-        formula, mode, _ = resolve_statement(text, mode=mode or self.mode, scenario=self.scenario)
+        formula, mode, _ = resolve_statement(text, mode=mode or self.mode, scenario=self.scenario,
+                                             language_model=self.language_model)
         return formula, mode
 
     def hypotheses(self, t: int | None = None, mode: str | None = None):
@@ -603,13 +605,13 @@ class ModelSession(Session):
         try:
             return super().translate(sentence)
         except TranslationError as error:
-            raise translation_note(error, self.signature)
+            raise translation_note(error, self.signature, self.language_model)
 
     def resolve(self, text: str, mode: str | None = None):
         try:
             return super().resolve(text, mode)
         except TranslationError as error:
-            raise translation_note(error, self.signature)
+            raise translation_note(error, self.signature, self.language_model)
 
     def _score(self, text: str, compiled, t: int, mode: str) -> ScoreRow:
         rows = self.hypotheses(t, mode)
