@@ -31,7 +31,7 @@ def register(subparsers) -> None:
                    "actions (0: the whole plan; default: no actions)")
     p.add_argument("--name", help="the scenario's name (default: from the sizes and seed)")
     p.add_argument("-o", "--output", default=STDOUT, metavar="OUT.scn", help="where to write (default: stdout)")
-    p.add_argument("--force", action="store_true", help="replace an existing file that elot did not write")
+    options.add_force_option(p)
     p.set_defaults(func=generate_command)
 
 

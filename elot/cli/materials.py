@@ -34,8 +34,7 @@ def _add_scenario_list(p) -> None:
     p.add_argument("scenarios", nargs="+", metavar="SCENARIO",
                    help=".scn files or globs, example names, dataset plan ids (1_1, exp2_current/1_1), or 'all'")
     options.add_labtom_option(p)
-    p.add_argument("--exp", default="exp2_current", help="dataset experiments for plan ids and 'all' "
-                   "(default: %(default)s)")
+    options.add_exp_option(p, how=options.MANY)
 
 
 def register(subparsers) -> None:

@@ -84,8 +84,18 @@ def add_scenario_options(p: argparse.ArgumentParser, *, plan: bool = True) -> No
     if plan:
         p.add_argument("--plan", metavar="PLAN", help="the plan of a dataset problem: a .pddl file or a plan id")
     add_labtom_option(p)
-    p.add_argument("--exp", default="exp2_current", metavar="EXP",
-                   help="the dataset experiment of a plan id (default: %(default)s)")
+    add_exp_option(p)
+
+
+def add_exp_option(p, *, how: str = "one", default: str = "exp2_current") -> None:
+    """``--exp``: the dataset experiment(s) plan ids (and ``all``) are read from."""
+    text = "the dataset experiment of plan ids (exp1, exp2_current, exp2_initial"
+    if how == "one":
+        p.add_argument("--exp", default=default, metavar="EXP", help=text + ") (default: %(default)s)")
+    else:
+        p.add_argument("--exp", default=default, metavar="EXP,...",
+                       help=text + ", or exp2 for both) and of 'all'; several, comma-separated "
+                                   "(default: %(default)s)")
 
 
 class _FromEnvironment(str):
@@ -193,11 +203,24 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 def add_inference_options(p: argparse.ArgumentParser) -> None:
     """``--inference exact|smc|auto``, ``--particles N``, ``--seed S``: how to infer."""
-    p.add_argument("--inference", type=_inference_type, default="exact", metavar="{exact,smc,auto}",
-                   help="exact enumeration, particle inference (sequential Monte Carlo), or auto: exact "
-                        "when the hypotheses fit --max-hypotheses, else particles (default: %(default)s)")
+    add_inference_method_option(p)
     add_particles_option(p)
     add_seed_option(p, of="particle inference")
+
+
+_INFERENCE_HELP = ("exact enumeration, particle inference (smc, sequential Monte Carlo), or auto: exact "
+                   "when the hypothesis space fits its limit (--max-hypotheses), else particles")
+
+
+def add_inference_method_option(p, *, how: str = ONE) -> None:
+    """``--inference exact|smc|auto``: how to infer."""
+    if how == ONE:
+        p.add_argument("--inference", type=_inference_type, default="exact", metavar="{exact,smc,auto}",
+                       help=_help(_INFERENCE_HELP, how))
+    else:
+        p.add_argument("--inference", default="exact", metavar="METHOD,...",
+                       help=_help(_INFERENCE_HELP, how, many="several, comma-separated; particle runs add the "
+                                  "columns inference, particles, seed, ess and L_se"))
 
 
 def add_particles_option(p) -> None:
@@ -319,8 +342,23 @@ def add_formula_options(p: argparse.ArgumentParser) -> None:
     """``--bind-free`` and ``--thresholds``: how formulas are read and judged."""
     p.add_argument("--bind-free", action="store_true",
                    help="bind free variables existentially at the top (as the reference does)")
-    p.add_argument("--thresholds", metavar="FILE",
-                   help="thresholds (and β) from elot fit's JSON file, or name=value,... overrides")
+    add_thresholds_option(p)
+
+
+_THRESHOLDS_HELP = "thresholds (and β) from elot fit's JSON file, or name=value,... overrides"
+
+
+def add_thresholds_option(p, *, how: str = ONE) -> None:
+    """``--thresholds``: a parameter file or overrides (repeatable: a grid axis), or the
+    thresholds column's value to pick."""
+    if how == ONE:
+        p.add_argument("--thresholds", metavar="FILE", help=_THRESHOLDS_HELP)
+    elif how == MANY:
+        p.add_argument("--thresholds", action="append", default=[], metavar="FILE",
+                       help=_THRESHOLDS_HELP + "; repeatable, one grid axis")
+    else:
+        p.add_argument("--thresholds", metavar="NAME",
+                       help=_THRESHOLDS_HELP + ", named as in the table's thresholds column (one of the table's)")
 
 
 def add_mode_option(p: argparse.ArgumentParser) -> None:

@@ -88,8 +88,7 @@ def register(subparsers) -> None:
     p.add_argument("scenarios", nargs="+", metavar="SCENARIO",
                    help=".scn files or globs, example names, dataset plan ids (1_1, exp1/1_1), or 'all'")
     options.add_labtom_option(p)
-    p.add_argument("--exp", default="exp1,exp2", help="dataset experiments for plan ids and 'all': exp1, "
-                   "exp2_current, exp2_initial, exp2 (both) (default: %(default)s)")
+    options.add_exp_option(p, how=options.MANY, default="exp1,exp2")
     p.add_argument("--statement", "-s", action="append", default=[], metavar="F",
                    help="a statement to score in every scenario (repeatable; default: each scenario's own)")
     p.add_argument("--statements", action="append", default=[], metavar="FILE", help="statements file (repeatable)")
@@ -97,13 +96,9 @@ def register(subparsers) -> None:
     options.add_variant_option(p, how=options.MANY)
     options.add_beta_option(p, how=options.MANY, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
     options.add_k_option(p, how=options.MANY)
-    p.add_argument("--thresholds", action="append", default=[], metavar="FILE",
-                   help="a parameter file from elot fit, or name=value overrides (repeatable: one grid axis)")
+    options.add_thresholds_option(p, how=options.MANY)
     options.add_conventions_option(p, how=options.MANY)
-    p.add_argument("--inference", default="exact",
-                   help="inference methods, comma-separated: exact, smc (particles) or auto (exact when the "
-                        "hypotheses fit, else particles); particle runs add the columns inference, particles, "
-                        "seed, ess and L_se (default: %(default)s)")
+    options.add_inference_method_option(p, how=options.MANY)
     options.add_particles_option(p)
     options.add_seed_option(p, of="every particle inference")
     p.add_argument("-o", "--output", required=True, metavar="OUT", type=options.output_file, help="the table: .csv, .parquet, or - for stdout")
@@ -153,7 +148,7 @@ def register(subparsers) -> None:
     options.add_beta_option(setting, how=options.PICK)
     options.add_k_option(setting, how=options.PICK)
     options.add_conventions_option(setting, how=options.PICK)
-    setting.add_argument("--thresholds", metavar="NAME", help="the thresholds column's value (a parameter file's name)")
+    options.add_thresholds_option(setting, how=options.PICK)
     p.add_argument("-o", "--output", required=True, metavar="OUT.csv", type=options.output_file)
     options.add_force_option(p)
     p.set_defaults(func=simulate_command)
