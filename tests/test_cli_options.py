@@ -299,6 +299,7 @@ def _helps() -> dict[str, dict[str, list[str]]]:
     ("--particles", "the particles of particle inference"), ("--inference", "exact enumeration, particle"),
     ("--exp", "the dataset experiment of plan ids"), ("--jobs", "local worker processes"),
     ("--thresholds", "thresholds (and β) from elot fit's JSON file"), ("--force", "replace an existing output"),
+    ("--statement", "an ELoT formula (or English sentence) to score"), ("--statements", "statements to score, one per"),
 ])
 def test_a_shared_option_says_the_same_thing_in_every_command(option, phrase):
     helps = _helps()[option]

@@ -84,7 +84,7 @@ def register(subparsers) -> None:
         "model's, and flags for statements that are useless to ask (constant, or ill-typed). Sorted by "
         "informativeness (range, then disagreement).")
     _add_scenario_list(p)
-    p.add_argument("--statements", required=True, metavar="FILE", help="candidate statements, one per line")
+    options.add_statements_file_option(p, required=True)
     options.add_mode_option(p)
     p.add_argument("--ablations", default="true-belief,non-planning",
                    help="models compared with the full one (default: %(default)s; '' for none)")

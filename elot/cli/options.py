@@ -372,14 +372,33 @@ def add_mode_option(p: argparse.ArgumentParser) -> None:
                        help="the same as --mode initial")
 
 
-def add_statement_options(p: argparse.ArgumentParser) -> None:
-    """``--statement/-s F`` (repeatable), ``--statements FILE`` and the mode."""
+_STATEMENT_HELP = "an ELoT formula (or English sentence) to score; repeatable"
+_STATEMENTS_HELP = "statements to score, one per line, optionally prefixed by 'initial:' or 'current:' (# comments)"
+
+
+def add_statement_options(p: argparse.ArgumentParser, *, mode: bool = True) -> None:
+    """``--statement/-s F`` (repeatable), ``--statements FILE`` and (with ``mode``) the mode."""
+    p.add_argument("--statement", "-s", action="append", default=[], metavar="F", help=_STATEMENT_HELP)
+    p.add_argument("--statements", metavar="FILE", help=_STATEMENTS_HELP)
+    if mode:
+        add_mode_option(p)
+
+
+def add_statements_file_option(p: argparse.ArgumentParser, *, how: str = ONE, required: bool = False) -> None:
+    """``--statements FILE`` alone: required (elot design's candidates), or repeatable (``how=MANY``)."""
+    if how == MANY:
+        p.add_argument("--statements", action="append", default=[], metavar="FILE",
+                       help=_STATEMENTS_HELP + "; repeatable")
+    else:
+        p.add_argument("--statements", required=required, metavar="FILE", help=_STATEMENTS_HELP)
+
+
+def add_batch_statement_options(p: argparse.ArgumentParser) -> None:
+    """``--statement/-s F`` and ``--statements FILE``, both repeatable, for every scenario of
+    a batch (default: each scenario's own)."""
     p.add_argument("--statement", "-s", action="append", default=[], metavar="F",
-                   help="an ELoT formula (or English sentence) to score; repeatable")
-    p.add_argument("--statements", metavar="FILE",
-                   help="statements to score, one per line, optionally prefixed by 'initial:' or "
-                        "'current:' (# comments)")
-    add_mode_option(p)
+                   help=_STATEMENT_HELP + " (in every scenario; default: each scenario's own)")
+    add_statements_file_option(p, how=MANY)
 
 
 def add_table_output_options(p: argparse.ArgumentParser) -> None:

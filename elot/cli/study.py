@@ -89,9 +89,7 @@ def register(subparsers) -> None:
                    help=".scn files or globs, example names, dataset plan ids (1_1, exp1/1_1), or 'all'")
     options.add_labtom_option(p)
     options.add_exp_option(p, how=options.MANY, default="exp1,exp2")
-    p.add_argument("--statement", "-s", action="append", default=[], metavar="F",
-                   help="a statement to score in every scenario (repeatable; default: each scenario's own)")
-    p.add_argument("--statements", action="append", default=[], metavar="FILE", help="statements file (repeatable)")
+    options.add_batch_statement_options(p)
     p.add_argument("--initial", action="store_true", help="given statements are about the initial belief")
     options.add_variant_option(p, how=options.MANY)
     options.add_beta_option(p, how=options.MANY, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
