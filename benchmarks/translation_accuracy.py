@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import dataclasses
 import os
 import statistics
 import sys
@@ -176,12 +177,12 @@ def shortcuts_off(model):
     """The LLM engine without its KV branches (every prompt continues from the head) and
     without draft tokens: what it did before them, with today's prompt."""
     engine = llm.load_language_model(model)._interpreter.engine
-    saved = engine.branches, llm.DRAFT_BATCH
-    engine.branches, llm.DRAFT_BATCH = (), 0
+    saved = engine.branches, engine.draft_batch
+    engine.branches, engine.draft_batch = (), 0
     try:
         yield
     finally:
-        engine.branches, llm.DRAFT_BATCH = saved
+        engine.branches, engine.draft_batch = saved
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -209,8 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     if any(b not in ("offline", "llm", "auto") for b in backends):
         parser.error(f"--translator: choose among offline, llm, auto, got {args.translator!r}")
     args.language_model = options.language_model(args.language_model)   # and $ELOT_LLM_THREADS, $ELOT_CACHE_DIR
-    if args.similar is not None:
-        llm.SIMILAR_EXAMPLES = args.similar
+    if args.similar is not None and args.language_model is not None:
+        args.language_model = dataclasses.replace(args.language_model, similar_examples=args.similar)
     files = args.gold or [CORPUS]
     status = 0
     for path in files:

@@ -166,3 +166,22 @@ def test_forget_trace_drops_dead_references_of_finished_samples():
     assert list.__len__(node.children) >= 5          # guidance keeps a reference per call
     llm.forget_trace(lm)
     assert list.__len__(node.children) == 0           # none of them is alive any more
+
+
+def test_how_many_similar_examples_the_prompt_repeats_is_a_setting_of_the_model(monkeypatch):
+    asked = []
+
+    class Stop(Exception):
+        pass
+
+    def build_prompt(sentence, k=None):
+        asked.append(k)
+        raise Stop
+
+    monkeypatch.setattr(llm, "load_language_model", lambda model: object())
+    monkeypatch.setattr(llm, "build_prompt", build_prompt)
+    for setting in (llm.LanguageModel("m.gguf", similar_examples=2), "m.gguf"):
+        with pytest.raises(Stop):
+            llm.sample("The player thinks box 1 is empty.", Signature.default(), setting, 1)
+    assert asked == [2, llm.SIMILAR_EXAMPLES]
+    assert llm.prompt_tail("The player thinks box 1 is empty.", 2).count("Sentence:") == 3

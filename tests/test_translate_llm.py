@@ -172,7 +172,7 @@ again = llm.load_language_model(path)._interpreter.engine           # restores t
 restored = rows(again)
 llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(again.model_obj.ctx), True)
 again._cached_token_ids, again._rows, again.branches = [], {}, ()
-llm.DRAFT_BATCH = 0
+again.draft_batch = 0
 plain = rows(again)                                        # from scratch, no branch, no draft
 def gap(a, b):
     return max(float(np.abs(x["logits"] - y["logits"]).max() / np.abs(y["logits"]).max()) for x, y in zip(a, b))

@@ -89,13 +89,15 @@ class LanguageModel:
     (None: every core this process may run on, see :func:`threads`); ``cache_dir`` where
     llama.cpp's state after the prompt's fixed part is kept between processes (None:
     ``~/.cache/elot``); ``verbose`` shows third-party warnings and llama.cpp's log
-    (``elot translate --verbose``), silenced otherwise.
+    (``elot translate --verbose``), silenced otherwise; ``similar_examples`` how many of
+    the examples most like a sentence are repeated right before it (:func:`prompt_tail`).
     """
 
     path: str
     threads: int | None = None
     cache_dir: str | None = None
     verbose: bool = False
+    similar_examples: int = SIMILAR_EXAMPLES
 
 
 def language_model(model: "str | os.PathLike | LanguageModel | None") -> LanguageModel | None:
@@ -217,7 +219,7 @@ def prompt_tail(sentence: str, k: int | None = None) -> str:
     with ``ELoT:`` left for the model to complete. The scenario's objects are not named:
     the decoding grammar allows only those (naming them cost about 30 tokens, a second
     per new scenario, and no accuracy on our corpus: docs/translation.md)."""
-    k = SIMILAR_EXAMPLES if k is None else k   # read at call time, so that it can be set
+    k = SIMILAR_EXAMPLES if k is None else k
     parts = [example_block(example) for example in (similar_examples(sentence, k) if k else [])]
     parts.append(f"Sentence: {sentence.strip()}\nELoT: ")
     return "\n\n".join(parts)
@@ -309,6 +311,7 @@ def _engine_class():
 
         timings = Timings()
         branches: tuple[tuple[int, list[int]], ...] = ()
+        draft_batch = DRAFT_BATCH   # 0 on an engine turns drafting off (benchmarks compare)
         reserved = 0   # cells the branches hold beyond the head
         _rows: dict = {}   # prompt length -> the logits row after it (the last prompt token's, a draft's)
         _confirmed = 0   # how much of _cached_token_ids guidance has asked for
@@ -333,7 +336,7 @@ def _engine_class():
             n_cached = min(n_cached, n - 1)
             new = n - n_cached   # 1, or a token and those the grammar forces after it, or a prompt
             prompt = n_cached < self._confirmed or source   # not a continuation of the last answer
-            draft = prompt_lookup(token_ids, tokens=DRAFT_BATCH - new) if new < DRAFT_BATCH else []
+            draft = prompt_lookup(token_ids, tokens=self.draft_batch - new) if new < self.draft_batch else []
             ctx = self.model_obj.ctx
             room = self.model_obj.n_ctx() - self.reserved
             if room <= n + len(draft):
@@ -583,14 +586,15 @@ def sample(sentence: str, signature: Signature, model: "str | LanguageModel", n:
     import guidance
 
     start = time.perf_counter()
+    model = language_model(model)
     lm = load_language_model(model)
     loaded = time.perf_counter()
     grammar = _grammar(signature)
-    prompt = build_prompt(sentence)
+    prompt = build_prompt(sentence, model.similar_examples)
     counters = _engine_timings(lm)
     before = counters.snapshot() if counters else None
     out = []
-    with quiet(getattr(model, "verbose", False)):
+    with quiet(model.verbose):
         for index in range(max(1, n)):
             temperature = 0.0 if index == 0 else TEMPERATURE
             state = lm + prompt + guidance.lark(grammar, name="formula", temperature=temperature, max_tokens=MAX_TOKENS)
