@@ -185,3 +185,35 @@ def test_how_many_similar_examples_the_prompt_repeats_is_a_setting_of_the_model(
             llm.sample("The player thinks box 1 is empty.", Signature.default(), setting, 1)
     assert asked == [2, llm.SIMILAR_EXAMPLES]
     assert llm.prompt_tail("The player thinks box 1 is empty.", 2).count("Sentence:") == 3
+
+
+def test_the_kv_sequences_are_set_on_the_models_own_context_not_on_llama_cpps_defaults(monkeypatch):
+    """llama_cpp.Llama takes no n_seq_max/kv_unified: its context is made again from its own
+    parameters (read against llama-cpp-python 0.3.36's Llama and _internals.LlamaContext)."""
+    import contextlib
+    import types
+
+    made = []
+
+    class Context:
+        def __init__(self, *, model, params, verbose):
+            made.append((model, params.n_seq_max, params.kv_unified, verbose))
+            self.closed = False
+
+        def close(self):
+            self.closed = True
+
+    package = types.ModuleType("llama_cpp")
+    internals = types.ModuleType("llama_cpp._internals")
+    internals.LlamaContext = Context
+    package._internals = internals
+    monkeypatch.setitem(sys.modules, "llama_cpp", package)
+    monkeypatch.setitem(sys.modules, "llama_cpp._internals", internals)
+    first = Context(model="m", params=types.SimpleNamespace(n_seq_max=1, kv_unified=False), verbose=False)
+    llama = types.SimpleNamespace(context_params=types.SimpleNamespace(n_seq_max=1, kv_unified=False, n_ctx=4096),
+                                  _ctx=first, _model="m", verbose=False, _stack=contextlib.ExitStack())
+    llm._with_sequences(llama, 7)
+    assert made[-1] == ("m", 7, True, False) and first.closed and llama._ctx is not first
+    assert llama.context_params.n_ctx == 4096
+    llama._stack.close()
+    assert llama._ctx.closed      # freed with the Llama, as its first context was

@@ -471,25 +471,20 @@ def threads(wanted: int | None = None) -> int:
         return os.cpu_count() or 1
 
 
-@contextlib.contextmanager
-def _context_params(**fields):
-    """Context settings that ``llama_cpp.Llama`` does not take as arguments (several
-    sequences in one unified KV cache), set on the defaults it starts from."""
-    import llama_cpp.llama_cpp as api
+def _with_sequences(llama, n_seq_max: int) -> None:
+    """Give ``llama`` (a ``llama_cpp.Llama``) a context of ``n_seq_max`` sequences in one
+    unified KV cache. ``Llama`` takes neither setting as an argument (it sets them for
+    embeddings only), so its context is made again from its own parameters with these
+    two changed, and the first one freed; llama_cpp's own defaults are left alone."""
+    import llama_cpp._internals as internals
 
-    defaults = api.llama_context_default_params
-
-    def params():
-        value = defaults()
-        for name, setting in fields.items():
-            setattr(value, name, setting)
-        return value
-
-    api.llama_context_default_params = params
-    try:
-        yield
-    finally:
-        api.llama_context_default_params = defaults
+    params = llama.context_params
+    params.n_seq_max = n_seq_max
+    params.kv_unified = True
+    first = llama._ctx
+    llama._ctx = llama._stack.enter_context(contextlib.closing(
+        internals.LlamaContext(model=llama._model, params=params, verbose=llama.verbose)))
+    first.close()
 
 
 @lru_cache(maxsize=2)
@@ -511,11 +506,11 @@ def load_language_model(model: "str | os.PathLike | LanguageModel"):
 
         try:
             with quiet(model.verbose):
-                with _context_params(n_seq_max=1 + len(branch_texts()), kv_unified=True):
-                    n_threads = threads(model.threads)
-                    llama = llama_cpp.Llama(model_path=str(p), n_ctx=CONTEXT_TOKENS, n_batch=256,
-                                            n_threads=n_threads, n_threads_batch=n_threads, logits_all=False,
-                                            verbose=model.verbose)
+                n_threads = threads(model.threads)
+                llama = llama_cpp.Llama(model_path=str(p), n_ctx=CONTEXT_TOKENS, n_batch=256,
+                                        n_threads=n_threads, n_threads_batch=n_threads, logits_all=False,
+                                        verbose=model.verbose)
+                _with_sequences(llama, 1 + len(branch_texts()))
                 engine = _engine_class()(llama, enable_monitoring=False)
                 engine.timings = Timings()
                 prepare_prefixes(engine, prefix_state_path(p, model.cache_dir))
