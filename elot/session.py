@@ -17,22 +17,23 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from elot.btom.conventions import check_conventions
-from elot.btom.world import fmt_action
+from elot.btom.world import describe_placement, fmt_action
 from elot.embedding.btom import BToMModel
 from elot.embedding.judge import scores, translation_note, truth
 from elot.embedding.model import BeliefModelError, check_belief_model, hypotheses_of, load_belief_model, model_name
 from elot.errors import ElotError, TranslationError
-from elot.lang.checker import Checked, check, infer_bindings
+from elot.lang.analysis import prob_columns, thresholds_used
+from elot.lang.checker import Checked, check
 from elot.lang.lowering import lower
 from elot.lang.printer import pretty
 from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
 from elot.lang.signature import Signature
-from elot.lang.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
+from elot.lang.syntax import Term
 from elot.numeric import dot
 from elot.output import count, csv_text, write_output
 from elot.settings import CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, INITIAL, MODES, check_number, check_variant
@@ -106,6 +107,7 @@ class Session:
     method: str = "exact"           # how to infer: exact, smc or auto (elot.btom.inference.METHODS)
     particles: int | None = None    # for smc/auto; None: the library's default
     seed: int | None = None         # of particle inference; None: fresh
+    language_model: Any = None      # translates what the offline parser refuses (elot.translate.LanguageModel or a path)
     t: int = 0
     log: list[dict] = field(default_factory=list)
     _inference: Any = None
@@ -369,7 +371,7 @@ class Session:
         """English → ranked ELoT candidates (formula text, weight, the mode it is judged in)."""
         from elot.translate import judged_mode, translate
 
-        result = translate(sentence, scenario=self.scenario)
+        result = translate(sentence, scenario=self.scenario, language_model=self.language_model)
         return [(c.formula, float(c.weight), judged_mode(c.mode, self.mode)) for c in result.candidates]
 
     def trace(self, text: str, mode: str | None = None) -> list[float]:
@@ -383,7 +385,8 @@ class Session:
         """A statement as (formula, mode): see :func:`elot.translate.resolve_statement`."""
         from elot.translate import resolve_statement
 
-        formula, mode, _ = resolve_statement(text, mode=mode or self.mode, scenario=self.scenario)
+        formula, mode, _ = resolve_statement(text, mode=mode or self.mode, scenario=self.scenario,
+                                             language_model=self.language_model)
         return formula, mode
 
     def hypotheses(self, t: int | None = None, mode: str | None = None):
@@ -428,13 +431,7 @@ class Session:
         row = self._score(text, compiled, self.t, self.mode)
         lowered = compiled.lowered
         worlds, beliefs, true_index, weights = self.rows()
-        columns: list[tuple[str, np.ndarray]] = []
-        for term in _prob_terms(lowered, self.signature):
-            column = compile_formula(term, self.signature, self.thresholds)
-            columns.append((pretty(term), column.value(worlds, beliefs, true_index)))
-        # the informative columns first: those whose value varies across hypotheses
-        columns.sort(key=lambda c: -float(np.ptp(c[1])))
-        columns = columns[:max_columns]
+        columns = prob_columns(lowered, self.signature, self.thresholds, worlds, beliefs, true_index)[:max_columns]
         holds = compiled.truth(worlds, beliefs, true_index)
         groups: dict[tuple, list] = {}
         for n in range(len(weights)):
@@ -443,16 +440,9 @@ class Session:
             entry[0] += float(weights[n])
             entry[1] += 1
         ordered = sorted(((k[0], k[1], m, c) for k, (m, c) in groups.items()), key=lambda g: -g[2])
-        names = sorted({a.args[0].name for a in subterms(lowered)
-                        if isinstance(a, Call) and a.name == "threshold" and a.args
-                        and isinstance(a.args[0], Const)})
-        used = [(name, self.thresholds.value(name)) for name in names]
-        for a in subterms(lowered):
-            if isinstance(a, Call) and a.name == "threshold" and a.args and isinstance(a.args[0], Call):
-                used.append((pretty(a.args[0]), self.thresholds.most(a.args[0].args[0].name)))
         return Explanation(
             formula=row.formula, lowered=row.lowered, columns=[c for c, _ in columns],
-            thresholds=list(dict.fromkeys(used)), groups=ordered[:max_groups], score=row,
+            thresholds=thresholds_used(lowered, self.thresholds), groups=ordered[:max_groups], score=row,
             hidden_groups=max(0, len(ordered) - max_groups),
         )
 
@@ -616,13 +606,13 @@ class ModelSession(Session):
         try:
             return super().translate(sentence)
         except TranslationError as error:
-            raise translation_note(error, self.signature)
+            raise translation_note(error, self.signature, self.language_model)
 
     def resolve(self, text: str, mode: str | None = None):
         try:
             return super().resolve(text, mode)
         except TranslationError as error:
-            raise translation_note(error, self.signature)
+            raise translation_note(error, self.signature, self.language_model)
 
     def _score(self, text: str, compiled, t: int, mode: str) -> ScoreRow:
         rows = self.hypotheses(t, mode)
@@ -649,57 +639,3 @@ def open_scenario(spec: str | None, root: str | None = None):
     if spec is None:
         return default_example()
     return load_scenario(spec, root=root)
-
-
-def describe_placement(layout, state) -> str:
-    """The colour of the key in each box, ``–`` for an empty box: ``box1: red, box2: –``."""
-    inside: dict[str, str] = {}
-    for _, key in state.keys:
-        if key.where[0] == "box":
-            inside[key.where[1]] = key.colour or "spare"
-    boxes = [name for name, _ in layout.boxes]
-    return ", ".join(f"{b}: {inside.get(b, '–')}" for b in boxes)
-
-
-def _prob_terms(lowered: Term, signature: Signature) -> list[Term]:
-    """The ``prob_of`` terms of a lowered formula, ground: a term under quantifiers is
-    instantiated with every object its bound variables can take (by their inferred
-    domain types), so each column of the explanation is one number per hypothesis."""
-    found: list[Term] = []
-
-    def walk(node: Term, domains: dict[str, str | None]) -> None:
-        if not isinstance(node, Call):
-            return
-        bound = frozenset(domains)
-        if node.name == "prob_of":
-            # The outer variables φ mentions, including those an inner condition tests
-            # (SPEC §2: a condition does not rebind an outer variable).
-            variables = sorted(free_variables(node, bound))
-            for binding in _bindings(variables, domains, signature):
-                found.append(substitute(node, binding, bound))
-            return
-        if node.name in QUANTIFIERS and len(node.args) == 2:
-            inner = dict(domains)
-            inner.update(infer_bindings(node.args[0], node.args[1:], signature, bound))
-            for arg in node.args:
-                walk(arg, inner)
-            return
-        for arg in node.args:
-            walk(arg, domains)
-
-    walk(lowered, {})
-    return list(dict.fromkeys(found))
-
-
-def _bindings(variables: Sequence[str], domains: dict[str, str | None], signature: Signature):
-    if not variables:
-        yield {}
-        return
-    head, rest = variables[0], variables[1:]
-    domain = domains.get(head)
-    objects = signature.objects_of(domain) if domain else ()
-    for obj in objects:
-        for more in _bindings(rest, domains, signature):
-            yield {head: Const(name=obj), **more}
-
-

@@ -23,7 +23,7 @@ from elot.errors import ElotError
 
 #: β = 1/τ with τ = 2^(-3/2), the paper's fitted inverse temperature.
 DEFAULT_BETA = 2 ** 1.5
-#: Particles per initial belief, the paper's k.
+#: The belief size k (the paper's k): an initial belief puts k equal shares on initial states.
 DEFAULT_K = 3
 
 # -- statement modes -----------------------------------------------------------------------

@@ -73,13 +73,15 @@ def _given_statements(args, scenario) -> list[_Statement]:
 
 
 def _translate(statements: list[_Statement], scenario) -> None:
-    """Give every statement a formula (its own text, or a translation of the English)
-    and the mode it is judged in."""
+    """Give every statement a formula (its own text, or a translation of the English,
+    with ``$ELOT_MODEL`` for what the offline parser refuses) and the mode it is judged in."""
     from elot.translate import resolve_statement
 
+    language_model = options.language_model()
     for st in statements:
         try:
-            st.formula, st.mode, _ = resolve_statement(st.text, mode=st.mode, scenario=scenario)
+            st.formula, st.mode, _ = resolve_statement(st.text, mode=st.mode, scenario=scenario,
+                                                       language_model=language_model)
         except ElotError as error:
             st.note = f"not translated: {error.message}"
             st.error = error
@@ -92,7 +94,8 @@ def run_command(args) -> int:
     from elot.btom.scoring import compile_statement, score
 
     _check_outputs(args)    # before the inference: a refused output path fails fast
-    thresholds = options.apply_thresholds_option(args)
+    thresholds, beta = options.thresholds_and_beta(args)
+    args = options.with_beta(args, beta)    # the β the run uses, in its header and table
     scenario = options.scenario_from_args(args)
     statements = _given_statements(args, scenario)
     _translate(statements, scenario)

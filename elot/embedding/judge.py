@@ -215,11 +215,10 @@ def _compile(statement, signature: Signature, thresholds, bind_free: bool, mode:
     return Compiled(pretty(compiled.term), mode, compiled, formula if isinstance(formula, str) else None)
 
 
-def translation_note(error: TranslationError, signature: Signature) -> TranslationError:
-    """Say why the offline translator fails on a domain without its vocabulary."""
-    import os
-
-    if not signature.objects_of("box") and not os.environ.get("ELOT_MODEL"):
+def translation_note(error: TranslationError, signature: Signature, language_model=None) -> TranslationError:
+    """Say why the offline translator fails on a domain without its vocabulary (when no
+    ``language_model`` was given to translate with)."""
+    if not signature.objects_of("box") and not language_model:
         error.notes += ("the offline translator reads sentences about boxes, keys and colours, and this "
                         "domain has no boxes: write the statement in ELoT, or set ELOT_MODEL to a local "
                         "language model (docs/translation.md)",)

@@ -97,7 +97,7 @@ class Hypotheses:
             entry = {}
             for agent, b in table.items():
                 b = _belief(b, signature, f"{where}, {agent}'s belief")
-                for state, _ in b.particles:
+                for state, _ in b.support:
                     worlds.setdefault(state, len(worlds))
                 entry[_agent(agent, signature)] = b
             per_agent.append(entry)
@@ -110,7 +110,7 @@ class Hypotheses:
                 if agent not in entry:
                     raise BeliefModelError(f"hypothesis {n} gives no belief of {agent}",
                                      hint="give every hypothesis a belief for the same agents")
-                for state, w in entry[agent].particles:
+                for state, w in entry[agent].support:
                     array[n, worlds[state]] += w
             beliefs[agent] = np.asfortranarray(array)
         weights_array = np.asarray(weights, dtype=np.float64)
