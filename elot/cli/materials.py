@@ -59,9 +59,7 @@ def register(subparsers) -> None:
     mp4.add_argument("--mp4", action="store_true", default=None, help="also write MP4 (needs ffmpeg; the "
                      "default when ffmpeg is on the PATH)")
     mp4.add_argument("--no-mp4", dest="mp4", action="store_false", help="GIF only")
-    p.add_argument("--force", action="store_true",
-                   help="replace an existing folder even if it is not a stimulus set elot wrote, or was changed "
-                        "since (a symbolic link: the link itself)")
+    options.add_force_option(p, "folder", ", or was changed since (a symbolic link: the link itself)")
     p.set_defaults(func=stimuli_command)
 
     p = subparsers.add_parser(

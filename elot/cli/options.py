@@ -416,6 +416,6 @@ def add_figure_output_options(p: argparse.ArgumentParser) -> None:
     add_force_option(p)
 
 
-def add_force_option(p: argparse.ArgumentParser) -> None:
+def add_force_option(p: argparse.ArgumentParser, what: str = "file", more: str = "") -> None:
     p.add_argument("--force", action="store_true",
-                   help="replace an existing output file even if it does not look like one elot wrote")
+                   help=f"replace an existing output {what} even if it does not look like one elot wrote{more}")
