@@ -23,14 +23,16 @@ import numpy as np
 
 from elot.btom.conventions import check_conventions
 from elot.btom.world import fmt_action
-from elot.embedding.btom import BToMModel
-from elot.embedding.judge import scores, translation_note, truth
-from elot.embedding.model import BeliefModelError, check_belief_model, hypotheses_of, load_belief_model, model_name
+from elot import judging
+from elot.embedding.judge import translation_note
+from elot.embedding.model import (BeliefModelError, average_belief, check_belief_model, hypotheses_of,
+                                  load_belief_model, model_name)
 from elot.errors import ElotError, TranslationError
 from elot.lang.checker import Checked, check, infer_bindings
 from elot.lang.lowering import lower
 from elot.lang.printer import pretty
 from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
+from elot.judging import Score, truth
 from elot.lang.signature import Signature
 from elot.lang.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
 from elot.output import count, csv_text, write_output
@@ -39,20 +41,36 @@ from elot.settings import CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, INI
 
 @dataclass(frozen=True)
 class ScoreRow:
-    """What a query answers: the formula, its type, lowered form and score now."""
+    """What a query answers: the formula, its type, lowered form and :class:`Score` now
+    (with L's standard error and the effective sample size when the hypotheses are
+    particles)."""
 
     formula: str
     type: str
     lowered: str
     mode: str
     t: int
-    posterior: float
-    normalized_likelihood: float
-    prior_fraction: float | None = None
-    stderr: float | None = None   # L's standard error (particle inference)
+    score: Score
     ess: float | None = None      # the particles' effective sample size at t
     source: str | None = None     # the English sentence it was translated from
     weight: float | None = None   # the translation's weight
+
+    @property
+    def posterior(self) -> float:
+        return self.score.posterior
+
+    @property
+    def normalized_likelihood(self) -> float:
+        return self.score.normalized_likelihood
+
+    @property
+    def prior_fraction(self) -> float:
+        return self.score.prior_fraction
+
+    @property
+    def stderr(self) -> float | None:
+        """L's standard error (particle inference)."""
+        return self.score.stderr
 
 
 @dataclass
@@ -337,19 +355,11 @@ class Session:
         return self._score(text, self.compile(text), self.t if t is None else t, mode or self.mode)
 
     def _score(self, text: str, compiled: CompiledFormula, t: int, mode: str) -> ScoreRow:
-        from elot.btom.scoring import score
-
-        try:
-            result = score(self.inference, compiled, t, mode=mode)
-        except ElotError as error:
-            raise error.located(source=text, path="<formula>")
+        hypotheses = self.hypotheses(t, mode)
+        got = judging.score_truth(truth(compiled, hypotheses, text), hypotheses, self.conventions)
         return ScoreRow(
             formula=pretty(compiled.term), type=str(compiled.type), lowered=pretty(compiled.lowered),
-            mode=mode, t=t, posterior=float(result.posterior),
-            normalized_likelihood=float(result.normalized_likelihood),
-            prior_fraction=float(result.prior_fraction),
-            stderr=result.stderr,
-            ess=float(self.inference.ess[t]) if self.inference.method == "smc" else None,
+            mode=mode, t=t, score=got, ess=hypotheses.ess,
         )
 
     def query(self, text: str, *, source: str | None = None, weight: float | None = None) -> ScoreRow:
@@ -385,12 +395,12 @@ class Session:
         formula, mode, _ = resolve_statement(text, mode=mode or self.mode, scenario=self.scenario)
         return formula, mode
 
-    def hypotheses(self, t: int | None = None, mode: str | None = None):
+    def hypotheses(self, t: int | None = None, mode: str | None = None) -> judging.Hypotheses:
         """The hypotheses judged at t (default now) about the ``mode`` belief: one row per
-        (true state, initial belief) pair, since the goal does not change beliefs
-        (:class:`elot.embedding.BToMModel`'s rows over the inference)."""
-        model, t = BToMModel(self.inference), self.t if t is None else t
-        return model.initial_hypotheses(t) if (mode or self.mode) == "initial" else model.hypotheses(t)
+        (true state, initial belief) pair, since the goal does not change beliefs (the
+        inference's :meth:`~elot.btom.engine.Trajectory.judged`)."""
+        t = self.t if t is None else t
+        return self.inference.judged(t, 0 if (mode or self.mode) == INITIAL else t)
 
     def rows(self) -> tuple[list, Any, np.ndarray, np.ndarray]:
         """The hypotheses judged now as ``(worlds, beliefs, true_index, posterior)`` for
@@ -606,7 +616,7 @@ class ModelSession(Session):
 
     def belief_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
         rows = self.hypotheses(t, "current")
-        return [(self.placement(w), float(p)) for w, p in zip(rows.worlds, rows.average_belief())]
+        return [(self.placement(w), float(p)) for w, p in zip(rows.worlds, average_belief(rows))]
 
     def placement(self, state) -> str:
         return str(state) or "(no atoms)"
@@ -622,18 +632,6 @@ class ModelSession(Session):
             return super().resolve(text, mode)
         except TranslationError as error:
             raise translation_note(error, self.signature)
-
-    def _score(self, text: str, compiled, t: int, mode: str) -> ScoreRow:
-        rows = self.hypotheses(t, mode)
-        conventions = getattr(self, "conventions", "elot")
-        try:
-            posterior, likelihood, prior = scores(truth(compiled, rows, text), rows, conventions)
-        except ElotError as error:
-            raise error.located(source=text, path="<formula>")
-        return ScoreRow(
-            formula=self.show(compiled.term), type=str(compiled.type), lowered=self.show(compiled.lowered),
-            mode=mode, t=t, posterior=posterior, normalized_likelihood=likelihood, prior_fraction=prior,
-        )
 
 # -- loading ------------------------------------------------------------------------------
 

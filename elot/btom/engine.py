@@ -1,7 +1,8 @@
 """What every BToM filter shares with the numeric core (SPEC §5): loading a backend and
 its limits, stepping and encoding hypothesized worlds, naming an observed action in each
 world, the agent's path costs and policy (inference scores actions with them, the
-simulated agent chooses with them), and the rows a filter hands to scoring.
+simulated agent chooses with them), and what every result hands to scoring
+(:meth:`Trajectory.judged`, an :class:`elot.judging.Hypotheses`).
 
 :mod:`elot.btom.inference` (exact enumeration) and :mod:`elot.btom.particles` (sequential
 Monte Carlo) both build on this module; neither imports the other's internals.
@@ -19,7 +20,8 @@ from btom_ext import CoreMissingError, backend as _backend
 from btom_ext.reference import AGENT
 from elot.btom.hypotheses import Encoding
 from elot.btom.world import MOVES, Action, ImpossibleActionError, WorldState
-from elot.errors import ExtensionMissingError, ScenarioError
+from elot.errors import ArgumentError, ExtensionMissingError, ScenarioError
+from elot.judging import Hypotheses
 
 
 def load_backend(name: str):
@@ -144,22 +146,8 @@ def action_log_probabilities(core, belief: np.ndarray, costs: np.ndarray, beta: 
                      for a in range(costs.shape[2])])
 
 
-@dataclass(frozen=True, eq=False)
-class JudgedRows:
-    """What a statement is judged on (:func:`elot.btom.scoring.score`): rows of hypotheses
-    with their beliefs ``(m, n_s)`` over the worlds of the judged time and their true-state
-    indices ``(m,)``; ``weights`` the posterior mass of each row and ``prior`` its prior mass
-    (relative: π = prior-weighted fraction where the statement holds); ``live`` the prior
-    mass of the row's hypotheses still possible (the ``paper`` conventions' π counts only
-    those). Particle inference adds ``ess`` and ``prior_draws`` (for standard errors)."""
-
-    beliefs: np.ndarray
-    true_index: np.ndarray
-    weights: np.ndarray
-    prior: np.ndarray
-    live: np.ndarray
-    ess: float | None = None
-    prior_draws: int | None = None
+class TimeError(ArgumentError, IndexError):
+    """A time step outside 0..T (also an ``IndexError``, what it used to be)."""
 
 
 class Trajectory:
@@ -183,7 +171,7 @@ class Trajectory:
 
     def _check(self, t: int) -> int:
         if not 0 <= t <= self.steps:
-            raise IndexError(f"time {t} is outside 0..{self.steps}")
+            raise TimeError(f"time {t} is outside 0..{self.steps}", hint=f"times run from 0 to {self.steps}")
         return t
 
     def worlds(self, t: int) -> tuple[WorldState, ...]:
@@ -197,6 +185,15 @@ class Trajectory:
 
             self._states[t] = tuple(State(w.atoms()) for w in self.worlds(t))
         return self._states[t]
+
+    def judged(self, t: int, at: int | None = None) -> Hypotheses:
+        """The hypotheses a statement is judged on at time t (:mod:`elot.judging`): their
+        worlds and beliefs at time ``at`` (t, or 0 for a statement about the initial
+        belief) weighted by the posterior at t, with their prior masses."""
+        at = t if at is None else at
+        beliefs, true_index, weights, prior, live, ess, draws = self._judged_rows(self._check(t), self._check(at))
+        return Hypotheses(self.signature, self.states(at), true_index, {self.signature.agent: beliefs}, weights,
+                          prior, live, ess=ess, prior_draws=draws)
 
     @cached_property
     def signature(self):

@@ -20,7 +20,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
-from elot.btom.engine import (AgentPlanner, JudgedRows, Trajectory, as_in, check_backend_limits, load_backend, same_action,
+from elot.btom.engine import (AgentPlanner, Trajectory, as_in, check_backend_limits, load_backend, same_action,
                               step_or_stay)
 from elot.errors import ElotError, ScenarioError
 from elot.btom.hypotheses import (MAX_HYPOTHESES, HypothesisSpace, Prior, build, initial_states,
@@ -131,13 +131,14 @@ class Inference(Trajectory):
         live = np.isfinite(self.log_weights[t]).reshape(space.n_goals, space.n_states, space.n_beliefs)
         return live.sum(axis=0).ravel().astype(float)
 
-    def rows(self, t: int, at: int) -> JudgedRows:
+    def _judged_rows(self, t: int, at: int) -> tuple:
         """Every (true state, initial belief) pair with its beliefs at time ``at`` and its
-        posterior at time t; each stands for one hypothesis per goal of the uniform prior."""
+        posterior at time t; each stands for one hypothesis per goal of the uniform prior
+        (see :meth:`~elot.btom.engine.Trajectory.judged`)."""
         beliefs, true_index = self.pairs(at)
         weights = self.pair_posterior(t).ravel()
-        return JudgedRows(beliefs, true_index, weights, np.full(len(weights), float(self.space.n_goals)),
-                          self.live_pairs(t))
+        return (beliefs, true_index, weights, np.full(len(weights), float(self.space.n_goals)),
+                self.live_pairs(t), None, None)
 
     def average_belief(self, t: int) -> np.ndarray:
         """Σ_i p_i · b_i(t) over the worlds at t, without building the (N, S) array."""

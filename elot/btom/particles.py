@@ -44,7 +44,7 @@ import numpy as np
 from btom_ext import CoreMissingError, particles as _particle_kernels
 from btom_ext.reference import AGENT, EPSILON, Q_FLOOR
 from elot.btom.hypotheses import Encoding, Family, Prior, initial_states, resolve_goals
-from elot.btom.engine import (JudgedRows, Trajectory, as_in, check_backend_limits, load_backend, same_action,
+from elot.btom.engine import (Trajectory, as_in, check_backend_limits, load_backend, same_action,
                               step_or_stay, successor_rows)
 from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError, ExtensionMissingError, ScenarioError
@@ -227,7 +227,7 @@ class ParticleFilter:
                                 "exact enumeration; particle inference does not run it",
                                 hint="use --inference exact with this model")
         if k < 1:
-            raise ValueError("k (particles per belief) must be at least 1")
+            raise ParticleError("k (particles per belief) must be at least 1", hint="use e.g. k=3, the paper's")
         self.n = check_particles(particles)
         self.core = load_backend(backend)
         self.kernels = _kernels(backend)
@@ -644,11 +644,12 @@ class ParticleInference(Trajectory):
         return rows[:, 0], np.ascontiguousarray(rows[:, 1:]), np.bincount(inverse.ravel(), weights=weights,
                                                                            minlength=len(rows))
 
-    def rows(self, t: int, at: int) -> JudgedRows:
+    def _judged_rows(self, t: int, at: int) -> tuple:
         """The rows a statement is judged on at time t with the beliefs of time ``at`` (t, or
         0 for statements about the initial belief): the distinct particles of time t with
         their posterior weight (prior mass 0), then the distinct prior draws with their
-        prior mass (posterior weight 0); ``live``: prior mass still consistent at t."""
+        prior mass (posterior weight 0); ``live``: prior mass still consistent at t (see
+        :meth:`~elot.btom.engine.Trajectory.judged`)."""
 
         if (t, at) in self._rows:
             return self._rows[(t, at)]
@@ -664,7 +665,7 @@ class ParticleInference(Trajectory):
         weights = np.concatenate([w1, np.zeros(len(s2))])
         prior = np.concatenate([np.zeros(len(s1)), w2])
         live = prior * self.live[t][state]
-        rows = JudgedRows(beliefs, state, weights, prior, live, ess=float(self.ess[t]), prior_draws=m)
+        rows = (beliefs, state, weights, prior, live, float(self.ess[t]), m)
         if len(self._rows) >= 2:   # statements are judged at one or two (t, at) at a time
             self._rows.clear()
         self._rows[(t, at)] = rows
@@ -672,5 +673,5 @@ class ParticleInference(Trajectory):
 
     def average_belief(self, t: int) -> np.ndarray:
         """Σ_i p_i · b_i(t) over the worlds at t."""
-        rows = self.rows(t, t)
-        return rows.weights @ rows.beliefs
+        beliefs, _, weights, *_ = self._judged_rows(t, t)
+        return weights @ beliefs
