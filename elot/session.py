@@ -22,6 +22,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from elot.btom.conventions import check_conventions
+from elot.btom.inference import InferenceConfig, infer
 from elot.btom.world import fmt_action
 from elot import judging
 from elot.embedding.judge import translation_note
@@ -36,7 +37,7 @@ from elot.judging import Score, truth
 from elot.lang.signature import Signature
 from elot.lang.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
 from elot.output import count, csv_text, write_output
-from elot.settings import CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, INITIAL, MODES, check_number, check_variant
+from elot.settings import CURRENT, INITIAL, MODES, check_number, check_variant
 
 
 @dataclass(frozen=True)
@@ -110,19 +111,11 @@ class Session:
     its BToM inference."""
 
     scenario: Any
-    model: str = DEFAULT_VARIANT
-    conventions: str = "elot"
-    beta: float = DEFAULT_BETA
-    k: int = DEFAULT_K
+    config: InferenceConfig = field(default_factory=InferenceConfig)   # how to infer, whole
     thresholds: Thresholds = field(default_factory=Thresholds)
     mode: str = CURRENT
     bind_free: bool = False
-    backend: str = "core"
     labtom: str | None = None       # the dataset directory for plan ids (elot repl --labtom)
-    max_hypotheses: int | None = None  # None: the library's limit (elot.btom.hypotheses.MAX_HYPOTHESES)
-    method: str = "exact"           # how to infer: exact, smc or auto (elot.btom.inference.METHODS)
-    particles: int | None = None    # for smc/auto; None: the library's default
-    seed: int | None = None         # of particle inference; None: fresh
     t: int = 0
     log: list[dict] = field(default_factory=list)
     _inference: Any = None
@@ -203,32 +196,59 @@ class Session:
     def set_threshold(self, name: str, value: float) -> None:
         self.thresholds = self.thresholds.replace(**{name: value})
 
+    # -- the inference settings: one InferenceConfig, changed as a whole ---------------------
+
+    @property
+    def model(self) -> str:
+        """The BToM variant (``--model``, ``:model``)."""
+        return self.config.variant
+
+    @property
+    def beta(self) -> float:
+        return self.config.beta
+
+    @property
+    def k(self) -> int:
+        return self.config.k
+
+    @property
+    def conventions(self) -> str:
+        return self.config.conventions
+
+    @property
+    def method(self) -> str:
+        """How inference runs: exact, smc or auto (``:set inference``)."""
+        return self.config.method
+
+    @property
+    def particles(self) -> int:
+        return self.config.particles
+
+    @property
+    def seed(self) -> int | None:
+        return self.config.seed
+
+    def configure(self, **changes) -> None:
+        """Change the inference settings (:class:`~elot.btom.inference.InferenceConfig`'s
+        fields, checked there); inference reruns on the next query if they changed."""
+        config = self.config.replace(**changes)
+        if config != self.config:
+            self.config, self._inference = config, None
+
     # β, k and the model are checked as the command line checks them (elot.settings).
 
     def set_beta(self, beta: float | str) -> None:
-        beta = check_number("beta", beta)
-        if beta != self.beta:
-            self.beta = beta
-            self._inference = None
+        self.configure(beta=check_number("beta", beta))
 
     def set_k(self, k: int | str) -> None:
-        k = check_number("k", k)
-        if k != self.k:
-            self.k = k
-            self._inference = None
+        self.configure(k=check_number("k", k))
 
     def set_model(self, model: str) -> None:
-        check_variant(model)
-        if model != self.model:
-            self.model = model
-            self._inference = None
+        self.configure(variant=check_variant(model))
 
     def set_conventions(self, conventions: str) -> None:
         """``elot`` or ``paper`` (SPEC §7): how states are named and π is counted."""
-        check_conventions(conventions)
-        if conventions != self.conventions:
-            self.conventions = conventions
-            self._inference = None
+        self.configure(conventions=check_conventions(conventions))
 
     def set_mode(self, mode: str) -> None:
         """Judge statements about the agent's ``current`` or ``initial`` belief from now on."""
@@ -238,24 +258,13 @@ class Session:
 
     def set_method(self, method: str) -> None:
         """``exact``, ``smc`` or ``auto``: how inference runs (SPEC §5, §8)."""
-        from elot.btom.inference import check_method
-
-        check_method(method)
-        if method != self.method:
-            self.method = method
-            self._inference = None
+        self.configure(method=method)
 
     def set_particles(self, n: int | str) -> None:
-        n = check_number("particles", n)
-        if n != self.particles:
-            self.particles = n
-            self._inference = None
+        self.configure(particles=check_number("particles", n))
 
     def set_seed(self, seed: int | str) -> None:
-        seed = check_number("seed", seed)
-        if seed != self.seed:
-            self.seed = seed
-            self._inference = None
+        self.configure(seed=check_number("seed", seed))
 
     @contextlib.contextmanager
     def in_mode(self, mode: str):
@@ -286,16 +295,9 @@ class Session:
 
     @property
     def inference(self):
-        """The BToM inference for the current scenario, model, conventions, β and k (run once)."""
+        """The BToM inference for the current scenario and :attr:`config` (run once)."""
         if self._inference is None:
-            from elot.btom.inference import infer
-
-            self._inference = infer(self.scenario, model=self.model, beta=self.beta, k=self.k,
-                                    backend=self.backend, conventions=self.conventions, inference=self.method,
-                                    **({} if self.max_hypotheses is None else
-                                       {"max_hypotheses": self.max_hypotheses}),
-                                    **({} if self.particles is None else {"particles": self.particles}),
-                                    **({} if self.seed is None else {"seed": self.seed}))
+            self._inference = infer(self.scenario, self.config)
         return self._inference
 
     @property
@@ -510,7 +512,7 @@ class ModelSession(Session):
     def open_model(model: Any, **settings: Any) -> "ModelSession":
         """A session on a model object or a spec (``file.py``, ``file.py:ATTR``, ``module:ATTR``)."""
         model = load_belief_model(model) if isinstance(model, str) else check_belief_model(model)
-        session = ModelSession(scenario=model, model=model_name(model), **settings)
+        session = ModelSession(scenario=model, **settings)
         session._check_times()
         return session
 
@@ -529,12 +531,17 @@ class ModelSession(Session):
         except ElotError:
             self.scenario = previous
             raise
-        self.model, self.t = model_name(model), 0
+        self.t = 0
 
     # -- what the scenario answered --------------------------------------------------------
 
     @property
     def name(self) -> str:
+        return model_name(self.scenario)
+
+    @property
+    def model(self) -> str:
+        """The belief model's name (where a scenario session names its BToM variant)."""
         return model_name(self.scenario)
 
     @property

@@ -25,6 +25,8 @@ from elot.errors import ElotError
 DEFAULT_BETA = 2 ** 1.5
 #: Particles per initial belief, the paper's k.
 DEFAULT_K = 3
+#: Particles of particle inference (``--inference smc``).
+DEFAULT_PARTICLES = 1000
 
 # -- statement modes -----------------------------------------------------------------------
 

@@ -169,6 +169,34 @@ class Trajectory:
     def __len__(self) -> int:
         return len(self.space)
 
+    # -- what the result says about itself: the one hook through which commands show how
+    # inference ran, so that none of them asks which method it was --------------------------
+
+    #: Whether scores carry a standard error (estimated hypotheses, e.g. particles).
+    estimated = False
+
+    def describe(self, times: Sequence[int]) -> str:
+        """A line saying how inference ran, for a run's header ('' when there is nothing
+        to say beyond the hypothesis count)."""
+        return f"inference: {self.method} ({self.note})" if self.note else ""
+
+    def summary(self) -> str:
+        """How inference ran in a few words, for a figure's title ('' for exact inference)."""
+        return ""
+
+    def report(self, times: Sequence[int]) -> dict | None:
+        """How inference ran as data for a JSON report (None: nothing beyond the settings)."""
+        return None
+
+    def columns(self) -> dict:
+        """The table columns that say how inference ran (``inference``, ``particles``,
+        ``seed``; written only in tables where some task ran particles)."""
+        return {"inference": self.method, "particles": "", "seed": ""}
+
+    def diagnostics(self, t: int) -> dict:
+        """Per-time diagnostics as table columns (particles: ``ess``)."""
+        return {}
+
     def _check(self, t: int) -> int:
         if not 0 <= t <= self.steps:
             raise TimeError(f"time {t} is outside 0..{self.steps}", hint=f"times run from 0 to {self.steps}")

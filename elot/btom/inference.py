@@ -14,6 +14,7 @@ and steps with the same ``alive`` table share one.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Protocol, Sequence
@@ -27,7 +28,8 @@ from elot.btom.hypotheses import (MAX_HYPOTHESES, HypothesisSpace, Prior, build,
                                   resolve_goals, space_size)
 from btom_ext.reference import AGENT
 from elot.btom.world import MOVES, Action, WorldState
-from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_variant
+from elot.btom.particles import ParticleFilter, check_particles
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, check_variant
 
 Progress = Callable[[int, int], None]
 
@@ -318,36 +320,70 @@ class ExactFilter:
         )
 
 
-def infer(
-    scenario,
-    *,
-    model: str = DEFAULT_VARIANT,
-    beta: float = DEFAULT_BETA,
-    k: int = DEFAULT_K,
-    prior: Prior = Prior(),
-    goals: Sequence[str] | None = None,
-    backend: str = "core",
-    progress: Progress | None = None,
-    conventions: str = "elot",
-    max_hypotheses: int = MAX_HYPOTHESES,
-    max_bytes: int | None = None,
-    inference: str = "exact",
-    particles: int | None = None,
-    seed: int | None = None,
-):
+@dataclass(frozen=True)
+class InferenceConfig:
+    """How to infer, as one value: built once (by the command line's
+    :func:`elot.cli.options.inference_config`, by the REPL's session, by a batch task) and
+    passed whole to :func:`infer`. Every field is checked when the value is made.
+
+    ``variant``: the BToM model (``full``, ``true-belief``, ``non-planning`` or
+    ``true-belief-paper``, SPEC §5, §7.4; ``--model`` on the command line); ``beta`` the
+    agent's rationality; ``k`` particles per initial belief; ``conventions`` ``elot`` or
+    ``paper`` (§7.3); ``prior`` the family of initial states; ``goals`` the goals
+    considered (default: every gem); ``method`` ``exact``, ``smc`` or ``auto`` with
+    ``particles`` and ``seed`` for particle inference; ``backend`` the numeric core;
+    ``max_hypotheses`` and ``max_bytes`` the limits of exact inference.
+    """
+
+    variant: str = DEFAULT_VARIANT
+    beta: float = DEFAULT_BETA
+    k: int = DEFAULT_K
+    conventions: str = "elot"
+    method: str = "exact"
+    particles: int = DEFAULT_PARTICLES
+    seed: int | None = None
+    prior: Prior = Prior()
+    goals: tuple[str, ...] | None = None
+    backend: str = "core"
+    max_hypotheses: int = MAX_HYPOTHESES
+    max_bytes: int | None = None
+
+    def __post_init__(self) -> None:
+        check_method(self.method)
+        check_particles(self.particles)
+        check_variant(self.variant)
+        if self.goals is not None and not isinstance(self.goals, tuple):
+            object.__setattr__(self, "goals", tuple(self.goals))
+
+    @property
+    def may_sample(self) -> bool:
+        """Whether this inference may run particles (``smc``, or ``auto`` on a large space):
+        its results may then carry diagnostics and standard errors."""
+        return self.method != "exact"
+
+    def replace(self, **changes: Any) -> "InferenceConfig":
+        """This configuration with ``changes`` (checked again)."""
+        return dataclasses.replace(self, **changes)
+
+
+#: ``infer``'s keyword arguments that name a field of :class:`InferenceConfig` otherwise.
+_KEYWORDS = {"model": "variant", "inference": "method"}
+
+
+def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress | None = None, **settings: Any):
     """Inference of goals, initial states and beliefs from a scenario's actions.
 
     ``scenario`` is an :class:`elot.btom.scenario.Scenario`: its ``layout``, ``initial`` (the
-    true initial :class:`WorldState`), ``actions`` and ``signature()`` are used.
-    ``model`` is ``"full"``, ``"true-belief"`` or ``"non-planning"`` (SPEC §5), or
-    ``"true-belief-paper"``, the reproduction of the reference's True Belief artifact (SPEC
-    §7.4); ``conventions="paper"`` enumerates and names initial states as the reference does
-    (§7.3); ``prior`` is the family of initial states (how many hidden keys, of which
-    colours; :class:`~elot.btom.hypotheses.Prior`). ``progress(t, T)`` is called after each
-    step. Unknown names raise :class:`~elot.settings.VariantError` /
-    :class:`~elot.btom.conventions.ConventionsError`.
+    true initial :class:`WorldState`), ``actions`` and ``signature()`` are used. ``config``
+    (:class:`InferenceConfig`) says how to infer; the same settings may be given as keyword
+    arguments instead (``model=``, ``beta=``, ``k=``, ``prior=``, ``goals=``, ``backend=``,
+    ``conventions=``, ``max_hypotheses=``, ``max_bytes=``, ``inference=``, ``particles=``,
+    ``seed=``; None leaves a default), or on top of a config to change it.
+    ``progress(t, T)`` is called after each step. Unknown names raise
+    :class:`~elot.settings.VariantError` / :class:`~elot.btom.conventions.ConventionsError`
+    / :class:`InferenceMethodError`.
 
-    ``inference="exact"`` enumerates every hypothesis (:class:`ExactFilter`; a space of more
+    ``method="exact"`` enumerates every hypothesis (:class:`ExactFilter`; a space of more
     than ``max_hypotheses`` hypotheses, or whose inference would allocate more than
     ``max_bytes`` (default: half the available memory), is refused with its estimated
     size) and returns an
@@ -357,34 +393,31 @@ def infer(
     ``"auto"`` is exact when the space fits ``max_hypotheses`` and particles otherwise (the
     result's ``note`` says which and why).
     """
-    check_method(inference)
-    if particles is not None:
-        from elot.btom.particles import check_particles
-
-        check_particles(particles)
-    note = ""
-    if inference == "auto":
-        check_variant(model)
+    changes = {_KEYWORDS.get(name, name): value for name, value in settings.items() if value is not None}
+    unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(InferenceConfig)})
+    if unknown:
+        raise TypeError(f"infer() got an unexpected keyword argument {unknown[0]!r}")
+    config = config or InferenceConfig()
+    if changes:
+        config = config.replace(**changes)
+    method, note = config.method, ""
+    if method == "auto":
         try:
-            n_goals = len(resolve_goals(scenario.layout, None if goals is None else tuple(goals)))
-            n_states = len(initial_states(scenario.initial, prior, conventions))
+            n_goals = len(resolve_goals(scenario.layout, config.goals))
+            n_states = len(initial_states(scenario.initial, config.prior, config.conventions))
         except ScenarioError as error:
             raise error.located(path=getattr(scenario, "path", None))
-        size = space_size(model, n_goals, n_states, k)[0]
-        fits = size <= max_hypotheses or model == "true-belief-paper"
-        inference = "exact" if fits else "smc"
-        note = (f"auto: exact ({size:,} hypotheses fit the budget of {max_hypotheses:,})" if fits else
-                f"auto: smc ({size:,} hypotheses are over the budget of {max_hypotheses:,})")
-    if inference == "exact":
-        filt = ExactFilter(scenario, model=model, beta=beta, k=k, prior=prior, goals=goals,
-                           backend=backend, conventions=conventions, max_hypotheses=max_hypotheses,
-                           max_bytes=max_bytes)
+        size = space_size(config.variant, n_goals, n_states, config.k)[0]
+        fits = size <= config.max_hypotheses or config.variant == "true-belief-paper"
+        method = "exact" if fits else "smc"
+        note = (f"auto: exact ({size:,} hypotheses fit the budget of {config.max_hypotheses:,})" if fits else
+                f"auto: smc ({size:,} hypotheses are over the budget of {config.max_hypotheses:,})")
+    common = dict(model=config.variant, beta=config.beta, k=config.k, prior=config.prior, goals=config.goals,
+                  backend=config.backend, conventions=config.conventions)
+    if method == "exact":
+        filt = ExactFilter(scenario, **common, max_hypotheses=config.max_hypotheses, max_bytes=config.max_bytes)
     else:
-        from elot.btom.particles import DEFAULT_PARTICLES, ParticleFilter  # particles builds on this module
-
-        filt = ParticleFilter(scenario, model=model, beta=beta, k=k, prior=prior, goals=goals,
-                              backend=backend, conventions=conventions,
-                              particles=DEFAULT_PARTICLES if particles is None else particles, seed=seed)
+        filt = ParticleFilter(scenario, **common, particles=config.particles, seed=config.seed)
     result = run_filter(filt, scenario, progress)
     result.note = note
     return result

@@ -49,10 +49,8 @@ from elot.btom.engine import (Trajectory, as_in, check_backend_limits, load_back
 from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError, ExtensionMissingError, ScenarioError
 from elot.output import count
-from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_variant
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, check_variant
 
-#: Default number of particles.
-DEFAULT_PARTICLES = 1000
 #: Resample when the effective sample size falls below this fraction of the particles.
 ESS_THRESHOLD = 0.5
 #: Resample and rejuvenate when the particles' goals disagree with their own per-goal
@@ -617,6 +615,30 @@ class ParticleInference(Trajectory):
     @property
     def n_particles(self) -> int:
         return len(self.particles_by_step[0].goal)
+
+    # -- what the result says about itself (see engine.Trajectory) ----------------------------
+
+    #: Scores carry a standard error (the particles are an estimate).
+    estimated = True
+
+    def describe(self, times: Sequence[int]) -> str:
+        seed = "" if self.seed is None else f", seed {self.seed}"
+        return (f"inference: smc, {count(self.n_particles, 'particle')}{seed}; effective sample size "
+                + ", ".join(f"{self.ess[t]:.0f} at t={t}" for t in times)
+                + (f" ({self.note})" if self.note else ""))
+
+    def summary(self) -> str:
+        return f"smc with {self.n_particles:,} particles"
+
+    def report(self, times: Sequence[int]) -> dict | None:
+        return {"method": "smc", "particles": self.n_particles, "seed": self.seed,
+                "ess": {str(t): float(self.ess[t]) for t in times}}
+
+    def columns(self) -> dict:
+        return {"inference": self.method, "particles": self.n_particles, "seed": "" if self.seed is None else self.seed}
+
+    def diagnostics(self, t: int) -> dict:
+        return {"ess": float(self.ess[self._check(t)])}
 
     def posterior(self, t: int) -> np.ndarray:
         """Normalized weights of the particles of time t, ``(N,)``."""

@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 
 from elot.errors import ElotError
-from elot.settings import CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, MODES, VARIANTS, check_number, check_variant
+from elot.settings import (CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, MODES, VARIANTS,
+                           check_number, check_variant)
 
 
 def output_file(text: str) -> str:
@@ -126,21 +127,24 @@ def add_inference_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--inference", type=_inference_type, default="exact", metavar="{exact,smc,auto}",
                    help="exact enumeration, particle inference (sequential Monte Carlo), or auto: exact "
                         "when the hypotheses fit --max-hypotheses, else particles (default: %(default)s)")
-    p.add_argument("--particles", type=number("particles"), default=None, metavar="N",
-                   help="particles for --inference smc/auto, a whole number ≥ 1 (default: 1000)")
+    p.add_argument("--particles", type=number("particles"), default=DEFAULT_PARTICLES, metavar="N",
+                   help="particles for --inference smc/auto, a whole number ≥ 1 (default: %(default)s)")
     p.add_argument("--seed", type=number("seed"), default=None, metavar="S",
                    help="seed of particle inference, for a run that can be repeated (default: fresh)")
 
 
-def inference_options(args) -> dict:
-    """The keyword arguments of :func:`elot.btom.inference.infer` that
-    :func:`add_inference_options` sets (those the user gave)."""
-    out = {"inference": args.inference}
-    if args.particles is not None:
-        out["particles"] = args.particles
-    if args.seed is not None:
-        out["seed"] = args.seed
-    return out
+def inference_config(args):
+    """The :class:`~elot.btom.inference.InferenceConfig` that :func:`add_model_options` and
+    :func:`add_prior_options` (where the command has them) ask for, built once and passed
+    whole. Call it after :func:`apply_thresholds_option`, which settles ``--beta``."""
+    from elot.btom.inference import InferenceConfig
+
+    config = InferenceConfig(variant=args.model, beta=args.beta, k=args.k, conventions=args.conventions,
+                             method=args.inference, particles=args.particles, seed=args.seed,
+                             prior=prior_of(args), backend=args.backend)
+    if args.max_hypotheses is not None:
+        config = config.replace(max_hypotheses=args.max_hypotheses)
+    return config
 
 
 def add_prior_options(p: argparse.ArgumentParser) -> None:

@@ -97,7 +97,7 @@ def run_command(args) -> int:
     statements = _given_statements(args, scenario)
     _translate(statements, scenario)
     err = Console(stderr=True, highlight=False)
-    inference = _infer_with_progress(scenario, args, err, infer)
+    inference = _infer_with_progress(scenario, options.inference_config(args), err, infer)
 
     compiled = {}
     for n, st in enumerate(statements):
@@ -140,18 +140,14 @@ def run_command(args) -> int:
     return 0
 
 
-def _infer_with_progress(scenario, args, err, infer):
-    settings = dict(model=args.model, beta=args.beta, k=args.k, backend=args.backend, conventions=args.conventions,
-                    prior=options.prior_of(args), **options.inference_options(args))
-    if args.max_hypotheses is not None:
-        settings["max_hypotheses"] = args.max_hypotheses
+def _infer_with_progress(scenario, config, err, infer):
     if not sys.stderr.isatty() or len(scenario.actions) < 2:
-        return infer(scenario, **settings)
+        return infer(scenario, config)
     from rich.progress import Progress
 
     with Progress(console=err, transient=True) as bar:
-        task = bar.add_task(f"inferring ({args.model})", total=len(scenario.actions))
-        return infer(scenario, **settings, progress=lambda t, total: bar.update(task, completed=t))
+        task = bar.add_task(f"inferring ({config.variant})", total=len(scenario.actions))
+        return infer(scenario, config, progress=lambda t, total: bar.update(task, completed=t))
 
 
 def _print(scenario, inference, statements, table, *, stderr: bool = False) -> None:
@@ -163,14 +159,9 @@ def _print(scenario, inference, statements, table, *, stderr: bool = False) -> N
     out.print(f"[bold]{scenario.name}[/bold]: {count(len(inference), 'hypothesis', 'hypotheses')} "
               f"({count(space.n_goals, 'goal')} × {count(space.n_states, 'state')} × "
               f"{count(space.n_beliefs, 'belief')}), {count(inference.steps, 'action')}, model {inference.model}")
-    particles = inference.method == "smc"
-    if particles:
-        seed = "" if inference.seed is None else f", seed {inference.seed}"
-        out.print(f"inference: smc, {count(inference.n_particles, 'particle')}{seed}; effective sample size "
-                  + ", ".join(f"{inference.ess[t]:.0f} at t={t}" for t, _, _ in table)
-                  + (f" ({inference.note})" if inference.note else ""))
-    elif inference.note:
-        out.print(f"inference: exact ({inference.note})")
+    how = inference.describe([t for t, _, _ in table])
+    if how:
+        out.print(how)
     if inference.conventions != "elot":
         out.print(f"conventions: {inference.conventions} (the reference pipeline's, SPEC §7)")
     family = space.family
@@ -185,7 +176,7 @@ def _print(scenario, inference, statements, table, *, stderr: bool = False) -> N
     out.print(goals)
     if not statements:
         return
-    scores = Table(title="Statements: normalized likelihood L " + ("± its standard error " if particles else "")
+    scores = Table(title="Statements: normalized likelihood L " + ("± its standard error " if inference.estimated else "")
                    + "(posterior P)", title_justify="left")
     scores.add_column("#", justify="right")
     scores.add_column("mode")
@@ -250,9 +241,9 @@ def _json_text(scenario, args, statements, table, inference) -> str:
         ],
         "skipped": [{"statement": st.text, "note": st.note} for st in statements if st.note],
     }
-    if inference.method == "smc":
-        data["inference"] = {"method": "smc", "particles": inference.n_particles, "seed": inference.seed,
-                             "ess": {str(t): float(inference.ess[t]) for t, _, _ in table}}
+    report = inference.report([t for t, _, _ in table])
+    if report is not None:
+        data["inference"] = report
     return json.dumps(data, indent=2) + "\n"
 
 

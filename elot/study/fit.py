@@ -34,7 +34,6 @@ from elot.lang.semantics import Thresholds
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MODES, check_variant
 from elot.study.params import LITERATURE, StudyError, literature_thresholds, read_input
 from elot.study.references import ScenarioRef, resolve
-from elot.study.tasks import run_inference
 
 #: β grid: 0.5 to 4 in steps of ×√2.
 BETA_GRID = tuple(2 ** (n / 2 - 1) for n in range(7))
@@ -357,6 +356,7 @@ def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequenc
                conventions: str = "elot", start: Thresholds | None = None,
                progress: Callable[[int, int], None] | None = None) -> Problem:
     """Run the inferences and tabulate P and π of every key over its thresholds' grid."""
+    from elot.btom.inference import InferenceConfig, infer
     from elot.btom.scoring import compile_statement, truth_table
 
     check_variant(model)
@@ -368,7 +368,8 @@ def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequenc
     tables: dict[tuple[str, ...], dict[int, tuple[np.ndarray, np.ndarray]]] = defaultdict(dict)
     for done, (name, rows) in enumerate(by_scenario.items()):
         scenario = ratings.refs[name].load()
-        infs = [run_inference(scenario, model, b, k, conventions) for b in betas]
+        config = InferenceConfig(variant=model, k=k, conventions=conventions)
+        infs = [infer(scenario, config.replace(beta=b)) for b in betas]
         first = infs[0]
         size = len(first)
         weights = {t: np.stack([inf.pair_posterior(t).ravel() for inf in infs], axis=1)

@@ -9,7 +9,6 @@ from typing import Sequence
 
 from elot.draw.storyboard import StoryStatement, storyboard_figure
 from elot.errors import ElotError
-from elot.study.tasks import run_inference
 
 
 @dataclass(frozen=True)
@@ -33,6 +32,7 @@ def score_candidates(scenario, candidates: Sequence[Candidate], models: Sequence
     """Each candidate's L at ``points`` (default :func:`judgment_points`) under each model.
     A candidate that cannot be translated, typechecked or evaluated keeps its error as
     its ``note`` (and its ``error``), with no values."""
+    from elot.btom.inference import InferenceConfig, infer
     from elot.btom.scoring import compile_statement, score
     from elot.translate import resolve_statement
 
@@ -51,7 +51,7 @@ def score_candidates(scenario, candidates: Sequence[Candidate], models: Sequence
             st.note, st.error = f"not scored: {error.message}", error
         out.append(st)
     for model in models:
-        inference = run_inference(scenario, model, beta, k, conventions)
+        inference = infer(scenario, InferenceConfig(variant=model, beta=beta, k=k, conventions=conventions))
         for st, formula in zip(out, formulas):
             if formula is None or getattr(st, "error", None) is not None:
                 continue
