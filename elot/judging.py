@@ -25,12 +25,13 @@ their hypotheses to the same code.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 import numpy as np
 
 from elot.errors import ArgumentError, ElotError, ElotTypeError, Span, read_text
+from elot.lang.parser import looks_like_formula
 from elot.lang.printer import pretty
 from elot.lang.semantics import CompiledFormula, State, Thresholds, compile_formula
 from elot.lang.signature import Signature
@@ -236,28 +237,38 @@ def compile_statement(formula: str | Term | CompiledFormula, signature: Signatur
 # -- statements and the score loop -------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class Statement:
-    """A statement from where it was written to its scores: its ``text`` (ELoT or English)
-    and ``mode``; where it came from (``path``, ``line`` and ``offset`` in a statements
-    file, with the file's ``source`` text, kept so that an error is pointed at its place
-    without reading the file again); ``given`` (by the user: an error in it is bad input;
-    else a scenario's own); then the ``formula`` it is judged as (its own text, or the
-    English's translation), its ``compiled`` program, and the ``error`` that stopped it."""
+    """A statement from where it was written to its scores, one record all the way: its
+    ``text`` (ELoT or English) and ``mode``; where it came from (``line`` and ``offset`` in
+    the file ``path``, with the file's ``source`` text, kept so that an error is pointed at
+    its place without reading the file again); ``given`` (by the user: an error in it is
+    bad input; else a scenario's own); ``id`` and ``factors`` (a study's statement id and
+    annotations); then what the steps of :func:`resolve_statements`,
+    :func:`compile_statements` and :func:`score_statements` add, each returning new
+    records: the ``formula`` it is judged as (its own text, or the English's translation),
+    its ``compiled`` program, and the ``error`` that stopped it (with a ``note`` for tables).
+    """
 
     text: str
     mode: Mode = CURRENT
     line: int | None = None
-    offset: int | None = None
-    path: str | None = None
+    offset: int | None = None  # where the text starts in its file (0-based character offset)
+    path: str | None = None    # the statements file, when it came from one
     given: bool = True
     id: str = ""
     factors: tuple[tuple[str, str], ...] = ()
-    source: str | None = field(default=None, repr=False)
+    source: str | None = field(default=None, repr=False, compare=False)
     formula: str | None = None
-    compiled: CompiledFormula | None = field(default=None, repr=False)
-    error: ElotError | None = field(default=None, repr=False)
+    compiled: CompiledFormula | None = field(default=None, repr=False, compare=False)
+    error: ElotError | None = field(default=None, repr=False, compare=False)
     note: str | None = None
+
+    @property
+    def is_formula(self) -> bool:
+        """Whether the text is ELoT (else it is English to translate): see
+        :func:`~elot.lang.parser.looks_like_formula`."""
+        return looks_like_formula(self.text)
 
     @property
     def origin(self) -> str:
@@ -279,9 +290,9 @@ class Statement:
             return error
         return error.within(source, self.offset, len(self.text), self.path)
 
-    def fail(self, error: ElotError, note: str) -> None:
-        """Keep ``error`` as what stopped this statement, with ``note`` for tables."""
-        self.error, self.note, self.compiled = error, note, None
+    def failed(self, error: ElotError, note: str) -> "Statement":
+        """This statement stopped by ``error``, with ``note`` for tables."""
+        return replace(self, error=error, note=note, compiled=None)
 
 
 class Judged(Protocol):
@@ -298,36 +309,46 @@ class Judged(Protocol):
 Resolve = Callable[[str, str], tuple[str, str]]
 
 
-def resolve_statements(statements: Iterable[Statement], resolve: Resolve) -> None:
-    """Give each statement its ``formula`` and the ``mode`` it is judged in:
-    ``resolve(text, mode)`` (ELoT as written, English translated); a failure is kept as
-    the statement's error, noted ``not translated: ...``."""
+def resolve_statements(statements: Iterable[Statement], resolve: Resolve) -> list[Statement]:
+    """Each statement with its ``formula`` and the ``mode`` it is judged in:
+    ``resolve(text, mode)`` (ELoT as written, English translated, e.g.
+    :func:`elot.translate.resolve_statement`); a failure is kept as the statement's error,
+    noted ``not translated: ...``."""
+    out = []
     for st in statements:
         try:
-            st.formula, st.mode = resolve(st.text, st.mode)
+            formula, mode = resolve(st.text, st.mode)
         except ElotError as error:
-            st.fail(error, f"not translated: {error.message}")
+            out.append(st.failed(error, f"not translated: {error.message}"))
+            continue
+        out.append(replace(st, formula=formula, mode=mode))
+    return out
 
 
 def compile_statements(statements: Iterable[Statement], signature: Signature, *,
-                       thresholds: Thresholds | None = None, bind_free: bool = False) -> None:
-    """Compile each statement that has a formula (and no error yet); a failure is kept as
-    its error, noted with the error's kind."""
+                       thresholds: Thresholds | None = None, bind_free: bool = False) -> list[Statement]:
+    """Each statement that has a formula (and no error yet) compiled against
+    ``signature``; a failure is kept as its error, noted with the error's kind."""
+    out = []
     for st in statements:
-        if st.formula is None or st.error is not None:
-            continue
-        try:
-            st.compiled = compile_statement(st.formula, signature, thresholds=thresholds, bind_free=bind_free)
-        except ElotError as error:
-            st.fail(error, error.kind)
+        if st.formula is not None and st.error is None:
+            try:
+                st = replace(st, compiled=compile_statement(st.formula, signature, thresholds=thresholds,
+                                                            bind_free=bind_free))
+            except ElotError as error:
+                st = st.failed(error, error.kind)
+        out.append(st)
+    return out
 
 
 def score_statements(source: Judged, statements: Sequence[Statement], times: Sequence[int], *,
-                     conventions: str | None = None) -> list[dict[int, Score]]:
-    """Score every compiled statement at every time: for each time, ``{index: Score}``
-    (a statement whose scoring fails keeps the error and is left out at every time).
-    ``conventions``: default the source's."""
+                     conventions: str | None = None) -> tuple[list[Statement], list[dict[int, Score]]]:
+    """Score every compiled statement at every time (the loop every command runs): the
+    statements (one whose scoring failed now holds its error) and, for each time,
+    ``{index: Score}`` of the statements scored at every time. ``conventions``: default
+    the source's."""
     conventions = source.conventions if conventions is None else conventions
+    statements = list(statements)
     table: list[dict[int, Score]] = []
     for t in times:
         scores: dict[int, Score] = {}
@@ -338,9 +359,10 @@ def score_statements(source: Judged, statements: Sequence[Statement], times: Seq
                 hypotheses = source.judged(t, t if st.mode == CURRENT else 0)
                 scores[n] = score(st.compiled, hypotheses, conventions)
             except ElotError as error:   # that statement's error; the others are scored
-                st.fail(error, error.kind)
+                statements[n] = st.failed(error, error.kind)
         table.append(scores)
-    return [{n: s for n, s in scores.items() if statements[n].compiled is not None} for scores in table]
+    return statements, [{n: s for n, s in scores.items() if statements[n].compiled is not None}
+                        for scores in table]
 
 
 __all__ = ["Hypotheses", "Judged", "ModeError", "Score", "Statement", "check_mode", "holds", "compile_statement", "compile_statements", "likelihood_stderr", "normalized_likelihood",

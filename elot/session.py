@@ -358,6 +358,10 @@ class Session:
 
     def _score(self, text: str, compiled: CompiledFormula, t: int, mode: str) -> ScoreRow:
         hypotheses = self.hypotheses(t, mode)
+        try:
+            judging.compile_statement(compiled, self.signature)   # a number has no score: say so
+        except ElotError as error:
+            raise error.located(source=text, path="<formula>")
         got = judging.score_truth(truth(compiled, hypotheses, text), hypotheses, self.conventions)
         return ScoreRow(
             formula=pretty(compiled.term), type=str(compiled.type), lowered=pretty(compiled.lowered),

@@ -67,7 +67,7 @@ def run_task(task: Task) -> tuple[int, list[dict]]:
     inference result itself (:meth:`~elot.btom.engine.Trajectory.columns`,
     :meth:`~elot.btom.engine.Trajectory.diagnostics`)."""
     from elot.btom.inference import infer
-    from elot.judging import Statement, compile_statements, score_statements
+    from elot.judging import Statement, compile_statements, resolve_statements, score_statements
 
     scenario = task.scenario.load()
     inference = infer(scenario, task.config)
@@ -80,13 +80,10 @@ def run_task(task: Task) -> tuple[int, list[dict]]:
     for label, thresholds in task.thresholds:
         statements = [Statement(item.text, item.mode, id=item.statement_id, factors=item.factors)
                       for item in task.items]
-        for st in statements:
-            try:
-                st.formula, st.mode = resolve(task.scenario, st.text, st.mode)
-            except ElotError as caught:
-                st.fail(caught, caught.message)
-        compile_statements(statements, inference.signature, thresholds=thresholds, bind_free=task.bind_free)
-        table = score_statements(inference, statements, times)
+        statements = resolve_statements(statements, lambda text, mode: resolve(task.scenario, text, mode))
+        statements = compile_statements(statements, inference.signature, thresholds=thresholds,
+                                        bind_free=task.bind_free)
+        statements, table = score_statements(inference, statements, times)
         for n, st in enumerate(statements):
             row = {**base, "thresholds": label, "statement_id": st.id, "statement": st.text,
                    "formula": st.formula or "", "mode": st.mode, **dict(st.factors)}
