@@ -162,26 +162,43 @@ def likelihood_stderr(posterior: float, prior: float, ess: float, draws: int) ->
     return float(np.sqrt(var))
 
 
+def posterior_probability(true_in: np.ndarray, weights: np.ndarray) -> float | np.ndarray:
+    """``P = Σ_n w_n ⟦φ⟧_n``, clipped to [0, 1] (rounding); ``weights`` (N,) for one
+    posterior or (N, B) for B posteriors over the same rows at once (a fit's β grid)."""
+    if np.ndim(weights) == 1:
+        return float(min(1.0, max(0.0, weights @ true_in)))
+    return np.clip(true_in @ weights, 0.0, 1.0)
+
+
+def prior_probability(true_in: np.ndarray, weights: np.ndarray, conventions: str = "elot", *,
+                      prior: np.ndarray | None = None, live: np.ndarray | None = None) -> float:
+    """π, the prior probability that the statement holds: the ``prior`` mass of the rows
+    where it holds (default: equal masses) over the total; under the ``paper`` conventions
+    only the ``live`` mass counts (default: all of a row's mass when its posterior weight
+    is above 0, else none), so ruled-out rows count as false."""
+    prior = np.ones(len(true_in)) if prior is None else prior
+    # The total is summed the way the numerator is, so π is exactly 1 (or 0) when the
+    # statement holds everywhere (nowhere), whatever the masses' rounding.
+    total = prior @ np.ones(len(true_in))
+    if conventions == "paper":
+        live = prior * (weights > 0) if live is None else live
+        return float(live @ true_in / total)
+    return float(prior @ true_in / total)
+
+
 def scores_of(truth: np.ndarray, weights: np.ndarray, conventions: str = "elot", *,
               prior: np.ndarray | None = None, live: np.ndarray | None = None) -> Score:
     """P, L and π of a statement from its truth value in each row of hypotheses and the
-    rows' posterior ``weights``: the one computation behind every score.
+    rows' posterior ``weights``: the one computation behind every score
+    (:func:`posterior_probability`, :func:`prior_probability`, :func:`normalized_likelihood`).
 
     ``prior``: the prior mass of each row (relative; default equal), so π is the prior
     probability that the statement holds, never a count of rows. Under the ``paper``
     conventions ``live``: the prior mass of a row still possible (default: all of it when
     the row's weight is above 0, else none); the rest counts as false in π.
     """
-    posterior = float(min(1.0, max(0.0, weights @ truth)))
-    prior = np.ones(len(truth)) if prior is None else prior
-    # The total is summed the way the numerator is, so π is exactly 1 (or 0) when the
-    # statement holds everywhere (nowhere), whatever the masses' rounding.
-    total = prior @ np.ones(len(truth))
-    if conventions == "paper":
-        live = prior * (weights > 0) if live is None else live
-        pi = float(live @ truth / total)
-    else:
-        pi = float(prior @ truth / total)
+    posterior = posterior_probability(truth, weights)
+    pi = prior_probability(truth, weights, conventions, prior=prior, live=live)
     return Score(posterior, normalized_likelihood(posterior, pi), pi)
 
 
@@ -366,4 +383,4 @@ def score_statements(source: Judged, statements: Sequence[Statement], times: Seq
 
 
 __all__ = ["Hypotheses", "Judged", "ModeError", "Score", "Statement", "check_mode", "holds", "compile_statement", "compile_statements", "likelihood_stderr", "normalized_likelihood",
-           "resolve_statements", "score", "score_statements", "score_truth", "scores_of", "truth"]
+           "posterior_probability", "prior_probability", "resolve_statements", "score", "score_statements", "score_truth", "scores_of", "truth"]

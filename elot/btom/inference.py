@@ -165,15 +165,14 @@ class Filter(Protocol):
 
     * ``init()`` — weights of the prior at t = 0 (after the initial observation);
     * ``step(action)`` — condition on the next observed action and what is seen after it;
-    * ``posterior()`` — the normalized posterior over the filter's hypotheses now;
-    * ``result()`` — everything kept so far, as an object scoring reads (an :class:`Inference`).
+    * ``result()`` — everything kept so far, as an object scoring reads (an :class:`Inference`
+      or a :class:`~elot.btom.particles.ParticleInference`: the posterior at every step, and
+      :meth:`~elot.btom.engine.Trajectory.judged`, the hypotheses scoring reads).
     """
 
     def init(self) -> None: ...
 
     def step(self, action: Action) -> None: ...
-
-    def posterior(self) -> np.ndarray: ...
 
     def result(self) -> Any: ...
 
@@ -294,12 +293,6 @@ class ExactFilter:
         self.history_worlds.append(worlds)
         self.history_alive.append(self.alive)
         self.history_logw.append(logw)
-
-    def posterior(self) -> np.ndarray:
-        """The normalized posterior over every hypothesis after the actions so far, ``(N,)``."""
-        top = self.logw.max()
-        w = np.exp(self.logw - top)
-        return w / w.sum()
 
     def result(self) -> Inference:
         """The :class:`Inference` of the actions so far."""

@@ -562,10 +562,6 @@ class ParticleFilter:
 
     # -- the protocol's other half ---------------------------------------------------------
 
-    def posterior(self) -> np.ndarray:
-        """The normalized weights of the current particles, ``(N,)``."""
-        return self.current.weights()
-
     def result(self) -> "ParticleInference":
         """The :class:`ParticleInference` of the actions so far."""
         return ParticleInference(
