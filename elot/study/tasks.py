@@ -128,8 +128,6 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
             check_method(name)
         except ElotError as error:
             raise StudyError(f"--inference: {error.message}", hint=error.hint) from None
-    if particles is not None:
-        check_option("particles", particles)
     if seed is not None:
         check_option("seed", seed)
     models, conventions = list(dict.fromkeys(models)), list(dict.fromkeys(conventions))
