@@ -348,11 +348,16 @@ class InferenceConfig:
         if self.goals is not None and not isinstance(self.goals, tuple):
             object.__setattr__(self, "goals", tuple(self.goals))
 
+    def runs_particles(self, fits: bool) -> bool:
+        """Whether inference runs particles on a space that ``fits`` exact enumeration or
+        not: always under ``smc``, never under ``exact``, under ``auto`` when it does not fit."""
+        return self.method == "smc" or (self.method == "auto" and not fits)
+
     @property
     def may_sample(self) -> bool:
         """Whether this inference may run particles (``smc``, or ``auto`` on a large space):
         its results may then carry diagnostics and standard errors."""
-        return self.method != "exact"
+        return self.runs_particles(fits=False)
 
     def replace(self, **changes: Any) -> "InferenceConfig":
         """This configuration with ``changes`` (checked again)."""
@@ -361,6 +366,17 @@ class InferenceConfig:
 
 #: ``infer``'s keyword arguments that name a field of :class:`InferenceConfig` otherwise.
 _KEYWORDS = {"model": "variant", "inference": "method"}
+
+
+def infer_config(config: InferenceConfig | None = None, **settings: Any) -> InferenceConfig:
+    """``config`` (default: the defaults) with ``settings`` given as :func:`infer`'s keyword
+    arguments (``model=``, ``inference=``, ...; None leaves a setting as it is)."""
+    changes = {_KEYWORDS.get(name, name): value for name, value in settings.items() if value is not None}
+    unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(InferenceConfig)})
+    if unknown:
+        raise TypeError(f"unexpected inference setting {unknown[0]!r}")
+    config = config or InferenceConfig()
+    return config.replace(**changes) if changes else config
 
 
 def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress | None = None, **settings: Any):
@@ -386,13 +402,7 @@ def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress
     ``"auto"`` is exact when the space fits ``max_hypotheses`` and particles otherwise (the
     result's ``note`` says which and why).
     """
-    changes = {_KEYWORDS.get(name, name): value for name, value in settings.items() if value is not None}
-    unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(InferenceConfig)})
-    if unknown:
-        raise TypeError(f"infer() got an unexpected keyword argument {unknown[0]!r}")
-    config = config or InferenceConfig()
-    if changes:
-        config = config.replace(**changes)
+    config = infer_config(config, **settings)
     method, note = config.method, ""
     if method == "auto":
         try:
@@ -402,7 +412,7 @@ def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress
             raise error.located(path=getattr(scenario, "path", None))
         size = space_size(config.variant, n_goals, n_states, config.k)[0]
         fits = size <= config.max_hypotheses or config.variant == "true-belief-paper"
-        method = "exact" if fits else "smc"
+        method = "smc" if config.runs_particles(fits) else "exact"
         note = (f"auto: exact ({size:,} hypotheses fit the budget of {config.max_hypotheses:,})" if fits else
                 f"auto: smc ({size:,} hypotheses are over the budget of {config.max_hypotheses:,})")
     common = dict(model=config.variant, beta=config.beta, k=config.k, prior=config.prior, goals=config.goals,
