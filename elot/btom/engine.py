@@ -10,7 +10,6 @@ Monte Carlo) both build on this module; neither imports the other's internals.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, Sequence
 

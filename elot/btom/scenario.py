@@ -19,7 +19,7 @@ from typing import Iterable, Sequence
 
 from elot.errors import ScenarioError, Span
 from elot.judging import Statement  # the one statement record, from a file to its scores
-from elot.settings import CURRENT, Mode
+from elot.settings import Mode
 from elot.btom.world import ARITY, Action, Layout, Pos, WorldState, fmt_pos
 
 

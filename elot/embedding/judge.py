@@ -21,8 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple
 
-import numpy as np
-
 from elot import judging
 from elot.btom.conventions import check_conventions
 from elot.errors import ElotError, EvaluationError, TranslationError

@@ -25,7 +25,6 @@ import importlib
 import importlib.util
 import math
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
