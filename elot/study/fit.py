@@ -253,7 +253,7 @@ def _standard_error(total: float, squares: float, n: int) -> float:
 def _statement_by_id(ref: ScenarioRef, statement_id: str) -> str | None:
     from elot.study.references import scenario_items
 
-    return next((item.text for item in scenario_items(ref) if item.statement_id == statement_id), None)
+    return next((item.text for item in scenario_items(ref) if item.id == statement_id), None)
 
 
 def _check_formula(formula: str, scenario) -> None:

@@ -14,7 +14,8 @@ from elot.errors import ElotError
 from elot.lang.semantics import Thresholds
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_number, check_variant
 from elot.study.params import Params, StudyError
-from elot.study.references import Item, ScenarioRef, resolve, scenario_items
+from elot.judging import Statement
+from elot.study.references import ScenarioRef, resolve, scenario_items
 from elot.study.tables import ALL_COLUMNS, PARTICLE_COLUMNS
 
 
@@ -26,7 +27,7 @@ class Task:
     index: int
     scenario: ScenarioRef
     config: InferenceConfig
-    items: tuple[Item, ...]
+    items: tuple[Statement, ...]   # each with its study id and factors
     thresholds: tuple[tuple[str, Thresholds], ...]
     bind_free: bool = True
 
@@ -67,7 +68,7 @@ def run_task(task: Task) -> tuple[int, list[dict]]:
     inference result itself (:meth:`~elot.btom.engine.Trajectory.columns`,
     :meth:`~elot.btom.engine.Trajectory.diagnostics`)."""
     from elot.btom.inference import infer
-    from elot.judging import Statement, compile_statements, resolve_statements, score_statements
+    from elot.judging import compile_statements, resolve_statements, score_statements
 
     scenario = task.scenario.load()
     inference = infer(scenario, task.config)
@@ -78,9 +79,7 @@ def run_task(task: Task) -> tuple[int, list[dict]]:
     diagnostics = {t: inference.diagnostics(t) for t in times}
     rows = []
     for label, thresholds in task.thresholds:
-        statements = [Statement(item.text, item.mode, id=item.statement_id, factors=item.factors)
-                      for item in task.items]
-        statements = resolve_statements(statements, lambda text, mode: resolve(task.scenario, text, mode))
+        statements = resolve_statements(task.items, lambda text, mode: resolve(task.scenario, text, mode))
         statements = compile_statements(statements, inference.signature, thresholds=thresholds,
                                         bind_free=task.bind_free)
         statements, table = score_statements(inference, statements, times)
@@ -99,7 +98,7 @@ def run_task(task: Task) -> tuple[int, list[dict]]:
     return task.index, rows
 
 
-def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = None,
+def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Statement] | None = None,
                models: Sequence[str] = (DEFAULT_VARIANT,), betas: Sequence[float] = (DEFAULT_BETA,),
                ks: Sequence[int] = (DEFAULT_K,), conventions: Sequence[str] = ("elot",),
                thresholds: Sequence[Params] = (Params(Thresholds()),), bind_free: bool = True,
