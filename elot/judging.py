@@ -69,6 +69,9 @@ class Hypotheses:
     labels: tuple[str, ...] | None = field(default=None)
     ess: float | None = None
     prior_draws: int | None = None
+    #: False when ``beliefs`` holds the observed agent's belief alone (BToM's hypotheses),
+    #: which the evaluator then reads as one array, as it does a single agent's belief.
+    per_agent: bool = True
 
     def __len__(self) -> int:
         return len(self.weights)
@@ -204,7 +207,10 @@ def scores_of(truth: np.ndarray, weights: np.ndarray, conventions: str = "elot",
 
 def holds(compiled: CompiledFormula, hypotheses: Hypotheses) -> np.ndarray:
     """``⟦φ⟧_n`` for every hypothesis, (N,) bool."""
-    return compiled.truth(hypotheses.worlds, dict(hypotheses.beliefs) or None, hypotheses.true_index)
+    if hypotheses.per_agent:
+        return compiled.truth(hypotheses.worlds, dict(hypotheses.beliefs) or None, hypotheses.true_index)
+    (beliefs,) = hypotheses.beliefs.values()
+    return compiled.truth(hypotheses.worlds, beliefs, hypotheses.true_index)
 
 
 def truth(compiled: CompiledFormula, hypotheses: Hypotheses, source: str | None = None) -> np.ndarray:

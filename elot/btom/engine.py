@@ -220,7 +220,7 @@ class Trajectory:
         at = t if at is None else at
         beliefs, true_index, weights, prior, live, ess, draws = self._judged_rows(self._check(t), self._check(at))
         return Hypotheses(self.signature, self.states(at), true_index, {self.signature.agent: beliefs}, weights,
-                          prior, live, ess=ess, prior_draws=draws)
+                          prior, live, ess=ess, prior_draws=draws, per_agent=False)
 
     @cached_property
     def signature(self):
