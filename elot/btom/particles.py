@@ -29,8 +29,9 @@ exact inference (:func:`elot.btom.hypotheses.initial_states`).
   (delta method from ``Var P ≈ P(1−P)/ESS`` and ``Var π = π(1−π)/M``, see
   :func:`elot.btom.scoring.score`).
 * **π**: the statement prior is estimated from ``M = max(N,`` :data:`PRIOR_DRAWS` ``)``
-  independent draws of the prior (:meth:`ParticleInference.rows`), never from the
-  particles, whose prior is no longer uniform once they have been weighted and resampled.
+  independent draws of the prior (the rows of :meth:`~elot.btom.engine.Trajectory.judged`
+  that carry prior mass), never from the particles, whose prior is no longer uniform
+  once they have been weighted and resampled.
 """
 
 from __future__ import annotations
