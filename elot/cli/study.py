@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from elot.cli import options
-from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_number, check_variant
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, check_number, check_variant
 from elot.output import count
 from elot.study.params import StudyError
 
@@ -105,8 +105,8 @@ def register(subparsers) -> None:
                    help="inference methods, comma-separated: exact, smc (particles) or auto (exact when the "
                         "hypotheses fit, else particles); particle runs add the columns inference, particles, "
                         "seed, ess and L_se (default: %(default)s)")
-    p.add_argument("--particles", type=options.number("particles"), default=None, metavar="N",
-                   help="particles of every particle inference (default: 1000)")
+    p.add_argument("--particles", type=options.number("particles"), default=DEFAULT_PARTICLES, metavar="N",
+                   help="particles of every particle inference (default: %(default)s)")
     p.add_argument("--seed", type=options.number("seed"), default=None, metavar="S",
                    help="seed of every particle inference, so the table can be made again (default: fresh)")
     p.add_argument("-o", "--output", required=True, metavar="OUT", type=options.output_file, help="the table: .csv, .parquet, or - for stdout")
