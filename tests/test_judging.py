@@ -86,6 +86,8 @@ def test_one_config_passed_whole(scenario):
         InferenceConfig(particles=0)
     with pytest.raises(ElotError, match="nonsense"):
         InferenceConfig(method="nonsense")
+    with pytest.raises(ArgumentError, match="modle"):     # a typo is an ElotError, not a TypeError
+        infer(scenario, modle="full")
     session = Session.open("default")
     session.set_particles("300")
     session.set_method("smc")

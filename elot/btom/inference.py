@@ -23,7 +23,8 @@ import numpy as np
 
 from elot.btom.engine import (AgentPlanner, Trajectory, as_in, check_backend_limits, load_backend, same_action,
                               step_or_stay)
-from elot.errors import ElotError, ScenarioError
+from elot.btom.conventions import check_conventions
+from elot.errors import ArgumentError, ElotError, ScenarioError
 from elot.btom.hypotheses import (MAX_HYPOTHESES, HypothesisSpace, Prior, build, initial_states,
                                   resolve_goals, space_size)
 from btom_ext.reference import AGENT
@@ -345,6 +346,7 @@ class InferenceConfig:
         check_method(self.method)
         check_particles(self.particles)
         check_variant(self.variant)
+        check_conventions(self.conventions)
         if self.goals is not None and not isinstance(self.goals, tuple):
             object.__setattr__(self, "goals", tuple(self.goals))
 
@@ -372,9 +374,11 @@ def infer_config(config: InferenceConfig | None = None, **settings: Any) -> Infe
     """``config`` (default: the defaults) with ``settings`` given as :func:`infer`'s keyword
     arguments (``model=``, ``inference=``, ...; None leaves a setting as it is)."""
     changes = {_KEYWORDS.get(name, name): value for name, value in settings.items() if value is not None}
-    unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(InferenceConfig)})
+    fields = [f.name for f in dataclasses.fields(InferenceConfig)]
+    unknown = sorted(set(changes) - set(fields))
     if unknown:
-        raise TypeError(f"unexpected inference setting {unknown[0]!r}")
+        raise ArgumentError(f"unknown inference setting {unknown[0]!r}",
+                            hint="settings: " + ", ".join(sorted({*fields, *_KEYWORDS} - set(_KEYWORDS.values()))))
     config = config or InferenceConfig()
     return config.replace(**changes) if changes else config
 
