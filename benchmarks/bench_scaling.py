@@ -33,7 +33,7 @@ from elot.study.journal import Journal
 from elot.study.references import expand_scenarios
 from elot.study.resources import _scenario_counts, check_resources, task_cost
 from elot.study.tables import format_rows
-from elot.study.tasks import plan_tasks, run_task
+from elot.study.tasks import plan_tasks, run_task, table_columns
 
 
 def timed(fn):
@@ -139,8 +139,9 @@ def main() -> None:
               f"({total / after:5.2f}x); bound total/N {total / workers:6.2f} s")
     print(f"parent before the first task: scenario counts {setup_counts:.2f} s, memory check "
           f"{setup_check:.2f} s, chunking {setup_chunks:.3f} s")
-    shipped = [len(pickle.dumps((executors.run_tasks, chunk, True))) for chunk in chunks]
-    back = [len(pickle.dumps(executors.run_tasks(chunk, True))) for chunk in chunks[-3:]]
+    columns = table_columns(tasks)   # what batch passes as as_text: rows come back as CSV text
+    shipped = [len(pickle.dumps((executors.run_tasks, chunk, columns))) for chunk in chunks]
+    back = [len(pickle.dumps(executors.run_tasks(chunk, columns))) for chunk in chunks[-3:]]
     print(f"shipped per chunk: mean {np.mean(shipped) / 1024:.1f} KiB (total {sum(shipped) / 2**20:.2f} MiB); "
           f"returned per chunk (CSV text): about {np.mean(back) / 1024:.1f} KiB")
     texts = [(t.index, format_rows(run_task(t)[1])) for t in tasks[:200]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from elot.errors import ElotError
 from elot.settings import VARIANTS
@@ -97,18 +97,22 @@ def available_memory() -> int | None:
 
 def check_resources(tasks: Sequence[Task], workers: int) -> None:
     """Refuse a batch whose concurrent tasks would not fit in memory, with the estimate."""
-    if not tasks:
-        return
     seen: dict[tuple, int] = {}
     for task in tasks:
         key = (task.scenario, task.model, task.k, task.conventions)
         if key not in seen:
             seen[key] = estimate_task_bytes(task)
-    need = sorted(seen.values(), reverse=True)[:max(1, workers)]
+    check_fits_in_memory(seen.values(), workers, work="this batch", largest="the largest task",
+                         hint="use fewer --jobs, a smaller --k, or fewer scenarios at a time")
+
+
+def check_fits_in_memory(sizes: Iterable[int], workers: int, *, work: str, largest: str, hint: str) -> None:
+    """Refuse work whose ``workers`` largest parts (``sizes``, bytes) would take more than
+    80% of the free memory at once: "WORK would need about X GiB at once (N worker(s),
+    LARGEST about Y GiB), and Z GiB is free" with ``hint`` (batch tasks, stimulus segments)."""
+    need = sorted(sizes, reverse=True)[:max(1, workers)]
     total, free = sum(need), available_memory()
-    if free is not None and total > 0.8 * free:
-        raise StudyError(
-            f"this batch would need about {total / 2**30:.1f} GiB at once ({workers} worker(s), "
-            f"the largest task about {need[0] / 2**30:.1f} GiB), and {free / 2**30:.1f} GiB is free",
-            hint="use fewer --jobs, a smaller --k, or fewer scenarios at a time",
-        )
+    if need and free is not None and total > 0.8 * free:
+        raise StudyError(f"{work} would need about {total / 2**30:.1f} GiB at once ({workers} worker(s), "
+                         f"{largest} about {need[0] / 2**30:.1f} GiB), and {free / 2**30:.1f} GiB is free",
+                         hint=hint)

@@ -289,13 +289,10 @@ def segment_bytes(scenario, cell_px: int, from_start: bool = False) -> int:
 
 def check_memory(scenarios, jobs: int, cell_px: int, from_start: bool = False) -> None:
     """Refuse a set whose concurrent segments would not fit in memory, with the estimate."""
-    from elot.study.resources import available_memory
+    from elot.study.resources import check_fits_in_memory
 
-    need = sorted((segment_bytes(s, cell_px, from_start) for s in scenarios), reverse=True)[:max(1, jobs)]
-    total, free = sum(need), available_memory()
-    if free is not None and total > 0.8 * free:
-        raise StudyError(f"rendering would need about {total / 2**30:.1f} GiB at once ({jobs} worker(s), the "
-                         f"longest segment about {need[0] / 2**30:.1f} GiB), and {free / 2**30:.1f} GiB is free",
+    check_fits_in_memory((segment_bytes(s, cell_px, from_start) for s in scenarios), jobs, work="rendering",
+                         largest="the longest segment",
                          hint="add judgment points to cut long segments, use a smaller --cell or fewer --jobs")
 
 

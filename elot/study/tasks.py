@@ -7,7 +7,7 @@ plain top-level function, so the same task runs anywhere an executor sends it
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from elot.btom.inference import InferenceConfig
 from elot.errors import ElotError
@@ -114,19 +114,13 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Statement] | None
     for model in models:
         check_variant(model)
     for name in conventions:
-        try:
-            check_conventions(name)
-        except ElotError as error:
-            raise StudyError(f"--conventions: {error.message}", hint=error.hint) from None
+        as_option("conventions", check_conventions, name)
     for beta in betas:
         check_option("beta", beta)
     for k in ks:
         check_option("k", k)
     for name in inferences:
-        try:
-            check_method(name)
-        except ElotError as error:
-            raise StudyError(f"--inference: {error.message}", hint=error.hint) from None
+        as_option("inference", check_method, name)
     if seed is not None:
         check_option("seed", seed)
     models, conventions = list(dict.fromkeys(models)), list(dict.fromkeys(conventions))
@@ -156,10 +150,16 @@ def check_option(name: str, value: float) -> float:
     """``value`` checked as the CLI checks ``--NAME`` (:func:`elot.settings.check_number`:
     the same limits and words everywhere), or a :class:`StudyError` naming the option. A
     large ``k`` is limited by the size of its hypothesis space (``elot.btom.hypotheses.build``)."""
+    return as_option(name, check_number, name, value)
+
+
+def as_option(option: str, check: Callable, *args):
+    """``check(*args)``, its :class:`ElotError` restated as a :class:`StudyError` about
+    ``--OPTION`` (the same message and hint)."""
     try:
-        return check_number(name, value)
+        return check(*args)
     except ElotError as error:
-        raise StudyError(f"--{name}: {error.message}", hint=error.hint) from None
+        raise StudyError(f"--{option}: {error.message}", hint=error.hint) from None
 
 
 def table_columns(tasks: Sequence[Task]) -> tuple[str, ...]:
