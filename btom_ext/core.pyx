@@ -23,7 +23,7 @@ cimport numpy as cnp
 from libc.float cimport DBL_MIN
 from libc.math cimport exp, log, INFINITY
 from libc.stdlib cimport malloc, calloc, free
-from libc.string cimport memcpy
+from libc.string cimport memcmp, memcpy
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 
 cnp.import_array()
@@ -559,16 +559,32 @@ def filter_beliefs(initial, alive):
     ``initial[s, b, j]``: initial weight of state j (count / k, or EPSILON), any strides;
     ``alive[s, j]``: state j still agrees with what was seen in true state s. Ruled-out
     states get 0 and the rest are renormalized (summed in index order, then divided).
+    Two true states with the same initial table (the full model's is one table broadcast
+    over s) and the same ``alive`` row filter alike: the later one copies the earlier's.
     """
     # Any strides: the full model's initial beliefs are one table broadcast over s.
     cdef const double[:, :, :] w0 = np.asarray(initial, dtype=np.float64)
     cdef const unsigned char[:, ::1] ok = np.ascontiguousarray(alive, dtype=np.uint8)
-    cdef Py_ssize_t n_s = w0.shape[0], n_b = w0.shape[1], n_j = w0.shape[2], s, b, j
+    cdef Py_ssize_t n_s = w0.shape[0], n_b = w0.shape[1], n_j = w0.shape[2], s, s2, b, j
     cdef double total
+    cdef bint shared = w0.strides[0] == 0, same
     out = np.zeros((n_s, n_b, n_j), dtype=np.float64)
     cdef double[:, :, ::1] res = out
     with nogil:
         for s in range(n_s):
+            same = False
+            if shared:
+                for s2 in range(s):
+                    same = True
+                    for j in range(n_j):
+                        if ok[s, j] != ok[s2, j]:
+                            same = False
+                            break
+                    if same:
+                        memcpy(&res[s, 0, 0], &res[s2, 0, 0], n_b * n_j * sizeof(double))
+                        break
+            if same:
+                continue
             for b in range(n_b):
                 total = 0.0
                 for j in range(n_j):
@@ -651,4 +667,147 @@ def update_weights(logw, loglik, consistent):
     with nogil:
         for i in range(n):
             res[i] = w[i] + ll[i] if ok[i] else -INFINITY
+    return out
+
+
+cdef inline uint64_t _row_hash(const double* row, Py_ssize_t n) noexcept nogil:
+    # A hash of the row's 64-bit words: equal rows (bit for bit) hash alike.
+    cdef const uint64_t* p = <const uint64_t*> row
+    cdef uint64_t h = 0x9E3779B97F4A7C15ULL
+    cdef Py_ssize_t i
+    for i in range(n):
+        h = (h ^ p[i]) * 0xBF58476D1CE4E5B9ULL
+        h = h ^ (h >> 31)
+    return h
+
+
+def qmdp_table(beliefs, costs, int action, double beta, goal_on):
+    """:func:`qmdp_loglik` once per (goal, belief row) rather than once per hypothesis.
+
+    ``beliefs[r, j]``: R filtered belief rows; ``costs[g, j, a]`` as in :func:`qmdp_loglik`;
+    ``goal_on[g]``: 0 for a goal whose likelihood is not wanted (its gem is held). Returns
+    ``table[g, r]``, the log-probability of ``action`` under belief row r and goal g (0
+    where the goal is off), by the same arithmetic in the same order as
+    :func:`qmdp_loglik`, so a hypothesis whose belief is row r gets the same double. Rows
+    equal bit for bit (beliefs that differ only on ruled-out states) are computed once.
+    """
+    cdef const double[:, ::1] bel = np.ascontiguousarray(beliefs, dtype=np.float64)
+    cdef const int[:, :, ::1] h = np.ascontiguousarray(costs, dtype=np.int32)
+    cdef const unsigned char[::1] on = np.ascontiguousarray(goal_on, dtype=np.uint8)
+    cdef Py_ssize_t n_r = bel.shape[0], n_g = h.shape[0], n_j = h.shape[1]
+    cdef Py_ssize_t n_a = h.shape[2], r, r2, j, a, g, n_kept, slot, mask
+    cdef double total, top, norm
+    cdef uint64_t hash_value
+    if n_a == 0 or not 0 <= action < n_a:
+        raise ValueError(f"action index {action} out of range for {n_a} actions")
+    if bel.shape[1] != n_j or on.shape[0] != n_g:
+        raise ValueError("beliefs, costs and goal_on disagree on the number of states or goals")
+    values_arr = np.empty((n_g, n_a, n_j), dtype=np.float64)   # transposed: j innermost
+    cdef double[:, :, ::1] q = values_arr
+    logits_arr = np.empty(n_a, dtype=np.float64)
+    cdef double[::1] logits = logits_arr
+    kept_arr = np.empty(max(n_j, 1), dtype=np.intp)
+    cdef Py_ssize_t[::1] kept = kept_arr
+    mask = 1
+    while mask < 2 * n_r:
+        mask = mask * 2
+    slots_arr = np.full(mask, -1, dtype=np.intp)   # open addressing: row index or -1
+    cdef Py_ssize_t[::1] slots = slots_arr
+    mask = mask - 1
+    out = np.zeros((n_g, n_r), dtype=np.float64)
+    cdef double[:, ::1] res = out
+    with nogil:
+        for g in range(n_g):
+            for j in range(n_j):
+                for a in range(n_a):
+                    if h[g, j, a] < 0:
+                        q[g, a, j] = Q_FLOOR
+                    else:
+                        q[g, a, j] = -1.0 - h[g, j, a]
+                        if q[g, a, j] < Q_FLOOR:
+                            q[g, a, j] = Q_FLOOR
+        for r in range(n_r):
+            # An earlier row equal to this one, bit for bit, has its likelihoods already.
+            hash_value = _row_hash(&bel[r, 0], n_j) if n_j > 0 else 0
+            slot = <Py_ssize_t> (hash_value & <uint64_t> mask)
+            r2 = -1
+            while slots[slot] >= 0:
+                if memcmp(&bel[slots[slot], 0], &bel[r, 0], n_j * sizeof(double)) == 0:
+                    r2 = slots[slot]
+                    break
+                slot = (slot + 1) & mask
+            if r2 >= 0:
+                for g in range(n_g):
+                    res[g, r] = res[g, r2]
+                continue
+            slots[slot] = r
+            # The states this row keeps (weight >= DBL_MIN, as qmdp_loglik skips the rest),
+            # in index order, so the sums below add the same terms in the same order.
+            n_kept = 0
+            for j in range(n_j):
+                if bel[r, j] >= DBL_MIN:
+                    kept[n_kept] = j
+                    n_kept = n_kept + 1
+            for g in range(n_g):
+                if not on[g]:
+                    continue
+                top = -INFINITY
+                for a in range(n_a):
+                    total = 0.0
+                    for j in range(n_kept):
+                        total = total + bel[r, kept[j]] * q[g, a, kept[j]]
+                    logits[a] = beta * total
+                    if logits[a] > top:
+                        top = logits[a]
+                norm = 0.0
+                for a in range(n_a):
+                    norm = norm + exp(logits[a] - top)
+                res[g, r] = logits[action] - (top + log(norm))
+    return out
+
+
+def update_weights_table(logw, table, int n_states, int row_stride, live, goal_on, out=None):
+    """The observer's update for every hypothesis from a :func:`qmdp_table`.
+
+    Hypothesis ``i = (g * n_states + s) * n_beliefs + b`` (``n_beliefs = len(logw) //
+    (n_goals * n_states)``) reads ``table[g, s * row_stride + b]`` (``row_stride`` 0 when
+    every true state shares the belief rows). As :func:`update_weights` after
+    :func:`qmdp_loglik`: -inf where state s is not ``live``; ``logw + loglik`` where the
+    goal is on and the weight finite; ``logw + 0`` elsewhere. Written into ``out`` (a
+    float64 array of ``logw``'s length) when given.
+    """
+    cdef const double[::1] w = np.ascontiguousarray(logw, dtype=np.float64)
+    cdef const double[:, ::1] ll = np.ascontiguousarray(table, dtype=np.float64)
+    cdef const unsigned char[::1] ok = np.ascontiguousarray(live, dtype=np.uint8)
+    cdef const unsigned char[::1] on = np.ascontiguousarray(goal_on, dtype=np.uint8)
+    cdef Py_ssize_t n_g = ll.shape[0], n = w.shape[0], n_b, g, s, b, i, r
+    cdef double x
+    if n_states <= 0 or n_g == 0 or n % (n_g * n_states) or ok.shape[0] != n_states or on.shape[0] != n_g:
+        raise ValueError("the weights, table, live states and goals disagree on the space's shape")
+    n_b = n // (n_g * n_states)
+    if ll.shape[1] < (n_states - 1) * row_stride + n_b:
+        raise ValueError("the table has fewer belief rows than the space reads")
+    if out is None:
+        out = np.empty(n, dtype=np.float64)
+    cdef double[::1] res = out
+    if res.shape[0] != n:
+        raise ValueError(f"out has {res.shape[0]} entries for {n} weights")
+    with nogil:
+        for g in range(n_g):
+            for s in range(n_states):
+                i = (g * n_states + s) * n_b
+                r = s * row_stride
+                if not ok[s]:
+                    for b in range(n_b):
+                        res[i + b] = -INFINITY
+                elif not on[g]:
+                    for b in range(n_b):
+                        res[i + b] = w[i + b] + 0.0
+                else:
+                    for b in range(n_b):
+                        x = w[i + b]
+                        if x > -INFINITY and x < INFINITY:
+                            res[i + b] = x + ll[g, r + b]
+                        else:
+                            res[i + b] = x + 0.0
     return out

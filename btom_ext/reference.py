@@ -243,3 +243,42 @@ def update_weights(logw, loglik, consistent) -> np.ndarray:
     for i in range(len(logw)):
         out[i] = logw[i] + loglik[i] if consistent[i] else -math.inf
     return out
+
+
+def qmdp_table(beliefs, costs, action, beta, goal_on) -> np.ndarray:
+    """:func:`qmdp_loglik` once per (goal, belief row): ``beliefs[r, j]`` are R filtered
+    belief rows, ``goal_on[g]`` 0 for a goal whose gem is held. Returns ``table[g, r]``,
+    the log-probability of ``action`` under row r and goal g (0 where the goal is off)."""
+    beliefs = np.asarray(beliefs, dtype=np.float64)
+    costs = np.asarray(costs, dtype=np.int32)
+    values = np.vectorize(action_value, otypes=[np.float64])(costs)  # values[g, j, a]
+    out = np.zeros((costs.shape[0], len(beliefs)), dtype=np.float64)
+    for g in range(costs.shape[0]):
+        if not goal_on[g]:
+            continue
+        for r, weights in enumerate(beliefs):
+            held = weights > 0.0
+            logits = beta * (weights[held] @ values[g][held])
+            top = logits.max()
+            out[g, r] = logits[action] - (top + math.log(np.exp(logits - top).sum()))
+    return out
+
+
+def update_weights_table(logw, table, n_states, row_stride, live, goal_on, out=None) -> np.ndarray:
+    """The observer's update of every hypothesis ``i = (g * n_states + s) * n_beliefs + b``
+    from a :func:`qmdp_table`: it reads ``table[g, s * row_stride + b]`` where its
+    goal is on and its weight finite, and is -inf where state s is not ``live`` (written
+    into ``out`` when given)."""
+    n_goals = len(table)
+    n_beliefs = len(logw) // (n_goals * n_states)
+    out = np.empty(len(logw), dtype=np.float64) if out is None else out
+    for i in range(len(logw)):
+        g, rest = divmod(i, n_states * n_beliefs)
+        s, b = divmod(rest, n_beliefs)
+        if not live[s]:
+            out[i] = -math.inf
+        elif goal_on[g] and math.isfinite(logw[i]):
+            out[i] = logw[i] + table[g][s * row_stride + b]
+        else:
+            out[i] = logw[i] + 0.0
+    return out

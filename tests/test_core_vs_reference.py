@@ -105,6 +105,44 @@ def test_filter_qmdp_update_agree(problem):
                                   ref.update_weights(fast, slow, consistent))
 
 
+@given(belief_problems())
+def test_likelihood_table_is_the_per_hypothesis_likelihood(problem):
+    """qmdp_table + update_weights_table (once per (goal, belief row), equal rows once) give
+    exactly the doubles of qmdp_loglik + update_weights (once per hypothesis), on both
+    backends, whether the true states share one belief table (read through stride 0) or not."""
+    initial, alive, costs, g, s, b, active, beta, action = problem
+    n_g, n_s, n_b = costs.shape[0], initial.shape[0], initial.shape[1]
+    live = alive[0].copy()   # the live states: those that agree with state 0
+    alive = (live[:, None] & live[None, :]) | np.eye(n_s, dtype=np.uint8)
+    goal_on = np.array([1] + [i % 2 for i in range(1, n_g)], dtype=np.uint8)
+    logw = np.where(np.arange(len(g)) % 7 == 3, -np.inf, -np.arange(len(g)) / 10.0)
+    for shared in (True, False):
+        w0 = np.broadcast_to(initial[0], initial.shape) if shared else initial
+        beliefs = core.filter_beliefs(w0, alive)
+        np.testing.assert_array_equal(beliefs, ref.filter_beliefs(w0, alive))
+        active = (live[s] & goal_on[g] & np.isfinite(logw)).astype(np.uint8)
+        per_hypothesis = core.update_weights(logw, core.qmdp_loglik(beliefs, costs, action, beta, g, s, b, active),
+                                             live[s])
+        rows, stride = (beliefs[0], 0) if shared else (beliefs.reshape(-1, n_s), n_b)
+        table = core.qmdp_table(rows, costs, action, beta, goal_on)
+        np.testing.assert_allclose(table, ref.qmdp_table(rows, costs, action, beta, goal_on), rtol=0, atol=TOL)
+        out = np.empty_like(logw)
+        fast = core.update_weights_table(logw, table, n_s, stride, live, goal_on, out=out)
+        assert fast is out
+        np.testing.assert_array_equal(fast, per_hypothesis)   # bit for bit
+        np.testing.assert_array_equal(fast, ref.update_weights_table(logw, table, n_s, stride, live, goal_on))
+
+
+def test_likelihood_table_scores_equal_rows_once():
+    beliefs = np.array([[0.5, 0.5, 0.0], [1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [1.0, 0.0, 0.0]])
+    costs = np.array([[[3, 1], [2, 7], [-1, -1]]], dtype=np.int32)
+    table = core.qmdp_table(beliefs, costs, 1, 2.0, np.ones(1, dtype=np.uint8))
+    assert table[0, 0] == table[0, 2] and table[0, 1] == table[0, 3] and table[0, 0] != table[0, 1]
+    np.testing.assert_allclose(table, ref.qmdp_table(beliefs, costs, 1, 2.0, [1]), rtol=0, atol=TOL)
+    with pytest.raises(ValueError):
+        core.update_weights_table(np.zeros(8), table, 3, 0, np.ones(3, dtype=np.uint8), np.ones(1, dtype=np.uint8))
+
+
 def test_backend_names():
     assert backend("core") is core and backend("reference") is ref
     with pytest.raises(ValueError):

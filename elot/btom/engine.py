@@ -10,13 +10,14 @@ Monte Carlo) both build on this module; neither imports the other's internals.
 
 from __future__ import annotations
 
+from collections.abc import Sequence as SequenceABC
 from functools import cached_property
 from typing import Callable, Sequence
 
 import numpy as np
 
 from btom_ext import CoreMissingError, backend as _backend
-from btom_ext.reference import AGENT
+from btom_ext.reference import AGENT, CLOSED, GEMS
 from elot.btom.hypotheses import Encoding
 from elot.btom.world import MOVES, Action, ImpossibleActionError, WorldState
 from elot.errors import ArgumentError, ExtensionMissingError, ScenarioError
@@ -109,6 +110,7 @@ class AgentPlanner:
         self.core = core
         self.encoding = Encoding(layout)
         self._planner = None if model == "non-planning" else self.encoding.planner(core)
+        self._shift_cache: dict[tuple[Action, ...], np.ndarray] = {}
 
     def path_costs(self, rows: np.ndarray) -> np.ndarray:
         """``h[n, g]``: fewest actions from encoded world n until gem g is held (-1: never)."""
@@ -116,23 +118,113 @@ class AgentPlanner:
             return self.core.manhattan_costs(self.layout.width, self.encoding.gem_cells, rows)
         return self._planner.costs(rows)
 
+    def _shifts(self, options: tuple[Action, ...]) -> np.ndarray:
+        """How each option moves the agent's cell (0 for the actions that are not moves)."""
+        shifts = self._shift_cache.get(options)
+        if shifts is None:
+            width = self.layout.width
+            shifts = np.array([MOVES[o[0]][1] * width + MOVES[o[0]][0] if o[0] in MOVES else 0 for o in options],
+                              dtype=np.int32)
+            self._shift_cache[options] = shifts
+        return shifts
+
+    def _successor_bits(self, option: Action) -> tuple[int, int, int] | None:
+        """Opening a box clears its bit of the closed boxes and taking a gem sets its bit of
+        the held gems, in every world where it is possible (the states whose costs are asked
+        for look like the real one, where it is): ``(field, clear, set)`` masks; None for
+        the other actions (a key may be named differently in each world)."""
+        enc = self.encoding
+        if option[0] == "open":
+            return CLOSED, 1 << enc.box_index(option[1]), 0
+        if option[0] == "pickup" and self.layout.is_gem(option[1]):
+            return GEMS, 0, 1 << enc.gem_index(option[1])
+        return None
+
     def action_costs(self, worlds: Sequence[WorldState], rows: np.ndarray, states: np.ndarray,
                      options: Sequence[Action], goal_gems: np.ndarray,
                      rename: Callable[[WorldState, Action], Action] | None = None) -> np.ndarray:
         """``costs[g, j, a]``: the path cost to goal ``goal_gems[g]`` after action
         ``options[a]`` in world ``worlds[j]`` (encoded as ``rows[j]``), for the worlds
         ``states``; -1 elsewhere (the QMDP likelihood reads only states a belief keeps).
-        ``rename(world, action)`` names the action's objects as ``world`` does."""
+        ``rename(world, action)`` names the action's objects as ``world`` does (a move is
+        never renamed). Moves shift the agent's cell of every row at once; only the other
+        actions step and encode worlds."""
         costs = np.full((len(goal_gems), len(worlds), len(options)), -1, dtype=np.int32)
+        states = np.asarray(states, dtype=np.intp)
         if len(states) == 0:
             return costs
-        after = np.concatenate([
-            successor_rows(self.encoding, worlds[j], rows[j],
-                           options if rename is None else [rename(worlds[j], o) for o in options])
-            for j in states])
-        h = self.path_costs(after).reshape(len(states), len(options), -1)
+        after = np.repeat(rows[states][:, None, :], len(options), axis=1)   # (states, options, row)
+        after[:, :, AGENT] += self._shifts(tuple(options))
+        for a, option in enumerate(options):
+            if option[0] in MOVES:
+                continue
+            bits = self._successor_bits(option)
+            if bits is not None:   # opening a box, taking a gem: one bit of every row
+                field, clear, put = bits
+                after[:, a, field] = (after[:, a, field] & ~clear) | put
+                continue
+            for n, j in enumerate(states):
+                world = worlds[j]
+                after[n, a] = self.encoding.encode(world.step(option if rename is None else rename(world, option)))
+        h = self.path_costs(after.reshape(len(states) * len(options), -1)).reshape(len(states), len(options), -1)
         costs[:, states, :] = h[:, :, goal_gems].transpose(2, 0, 1)
         return costs
+
+
+class MovedWorlds(SequenceABC):
+    """Worlds after moves made alike in every one of them: ``base`` (a tuple of worlds that
+    all had the agent on one cell) with the agent at ``pos``. The worlds are made when first
+    read; a filter steps them each move but reads them at few steps."""
+
+    __slots__ = ("base", "pos", "_worlds")
+
+    def __init__(self, base: tuple[WorldState, ...], pos) -> None:
+        self.base, self.pos, self._worlds = base, pos, None
+
+    def worlds(self) -> tuple[WorldState, ...]:
+        if self._worlds is None:
+            self._worlds = tuple(w.moved(self.pos) for w in self.base)
+        return self._worlds
+
+    def __len__(self) -> int:
+        return len(self.base)
+
+    def __getitem__(self, index):
+        return self.worlds()[index]
+
+    def __iter__(self):
+        return iter(self.worlds())
+
+
+def as_worlds(worlds: Sequence[WorldState]) -> tuple[WorldState, ...]:
+    """``worlds`` as a tuple (a :class:`MovedWorlds` made)."""
+    return worlds.worlds() if isinstance(worlds, MovedWorlds) else tuple(worlds)
+
+
+def step_worlds(worlds: Sequence[WorldState], action: Action,
+                rename: Callable[[WorldState, Action], Action] | None = None) -> tuple[Sequence[WorldState], bool]:
+    """Every world after ``action`` (renamed per world by ``rename``; a world in which it is
+    impossible stays as it is, :func:`step_or_stay`), and whether it was a move made in
+    step: every world had the agent on one cell and could make the move, so every view
+    changed in the agent's cell alone and which worlds agree with which is unchanged (the
+    worlds are then a :class:`MovedWorlds`, made when read)."""
+    if action[0] in MOVES and len(worlds):
+        if isinstance(worlds, MovedWorlds):
+            base, here, together = worlds.base, worlds.pos, True
+        else:
+            base, here = tuple(worlds), worlds[0].agent_pos
+            together = all(w.agent_pos == here for w in base)
+        dx, dy = MOVES[action[0]]
+        target = (here[0] + dx, here[1] + dy)
+        layout = base[0].layout
+        if together and layout.in_bounds(target) and target not in layout.walls:
+            door = layout.door_at(target)
+            if door is None or all(door not in w.locked for w in base):   # moves leave doors be
+                return MovedWorlds(base, target), True
+    worlds = as_worlds(worlds)
+    if rename is None:
+        return tuple(step_or_stay(w, action) for w in worlds), False
+    return tuple(step_or_stay(w, rename(w, action)) for w in worlds), False
 
 
 def action_log_probabilities(core, belief: np.ndarray, costs: np.ndarray, beta: float) -> np.ndarray:
@@ -203,7 +295,7 @@ class Trajectory:
 
     def worlds(self, t: int) -> tuple[WorldState, ...]:
         """The world at time t of each initial state (one per state index)."""
-        return self.worlds_by_step[self._check(t)]
+        return as_worlds(self.worlds_by_step[self._check(t)])
 
     def states(self, t: int):
         """:meth:`worlds` as ``elot.lang.semantics.State`` values, for ELoT evaluation."""

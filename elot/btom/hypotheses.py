@@ -99,6 +99,9 @@ class Encoding:
     def gem_index(self, gem: str) -> int:
         return self._index["gem"][gem]
 
+    def box_index(self, box: str) -> int:
+        return self._index["box"][box]
+
     @property
     def row_width(self) -> int:
         return KEYS + 3 * len(self.layout.keys)
@@ -473,10 +476,12 @@ def _assign(boxes: list[str], colours: list[str]) -> list[dict[str, str]]:
 
 def particle_counts(n_states: int, k: int) -> np.ndarray:
     """Every multiset of ``k`` particles over ``n_states`` states as counts, ``(C(n+k-1, k), n)``."""
-    rows = []
-    for combo in itertools.combinations_with_replacement(range(n_states), k):
-        rows.append(np.bincount(np.array(combo, dtype=np.int64), minlength=n_states))
-    return np.array(rows, dtype=np.int32).reshape(-1, n_states)
+    combos = np.array(list(itertools.combinations_with_replacement(range(n_states), k)), dtype=np.intp)
+    counts = np.zeros((len(combos), n_states), dtype=np.int32)
+    rows = np.arange(len(combos))
+    for particle in range(k):
+        np.add.at(counts, (rows, combos[:, particle]), 1)
+    return counts
 
 
 def belief_weights(counts: np.ndarray, k: int) -> np.ndarray:

@@ -22,7 +22,7 @@ from typing import Any, Callable, Protocol, Sequence
 import numpy as np
 
 from elot.btom.engine import (AgentPlanner, Trajectory, as_in, check_backend_limits, load_backend, same_action,
-                              step_or_stay)
+                              step_worlds)
 from elot.btom.conventions import check_conventions
 from elot.errors import ArgumentError, ElotError, ScenarioError
 from elot.btom.hypotheses import (MAX_HYPOTHESES, HypothesisSpace, Prior, build, initial_states,
@@ -154,9 +154,16 @@ class Inference(Trajectory):
         return self.beliefs(t)[self.state_index[i], self.belief_index[i]]
 
 
+def _view_labels(views: Sequence) -> np.ndarray:
+    """One integer per view, equal where the views are equal."""
+    labels: dict = {}
+    return np.array([labels.setdefault(v, len(labels)) for v in views], dtype=np.intp)
+
+
 def _views_agree(views: Sequence) -> np.ndarray:
-    n = len(views)
-    return np.array([[views[s] == views[j] for j in range(n)] for s in range(n)], dtype=np.uint8)
+    """``agree[s, j]``: views s and j are equal, as ``uint8``."""
+    labels = _view_labels(views)
+    return (labels[:, None] == labels[None, :]).astype(np.uint8)
 
 
 class Filter(Protocol):
@@ -228,6 +235,8 @@ class ExactFilter:
         self.goal_gems = np.array([self.enc.gem_index(g) for g in self.space.goals], dtype=np.intp)
         self.local = as_in if conventions == "paper" else same_action
         self._belief_cache: dict[bytes, np.ndarray] = {}
+        # The full model's initial beliefs are one table broadcast over the true states.
+        self.shared_beliefs = self.space.initial_beliefs.strides[0] == 0
 
     def init(self) -> None:
         """The uniform prior, conditioned on what is seen in the true initial state."""
@@ -239,9 +248,12 @@ class ExactFilter:
         self.alive = _views_agree(views)
         seen = self.real[0].view()
         self.live = np.array([v == seen for v in views], dtype=bool)
-        self.logw = np.where(self.live[space.index[1]], 0.0, -np.inf)
+        # Every step's weights in one table, grown if more actions come than the scenario has.
+        self._weights = np.empty((len(self.scenario.actions) + 1, len(space)), dtype=np.float64)
+        self.logw = self._weights[0]
+        self.logw[:] = np.where(self.live[space.index[1]], 0.0, -np.inf)
         self.rows = self.enc.encode_many(self.worlds)
-        self.history_worlds, self.history_alive, self.history_logw = [self.worlds], [self.alive], [self.logw]
+        self.history_worlds, self.history_alive = [self.worlds], [self.alive]
 
     def _beliefs_for(self, alive: np.ndarray) -> np.ndarray:
         """Filtered beliefs for an ``alive`` table; it changes only when something new is seen."""
@@ -252,38 +264,54 @@ class ExactFilter:
 
     def step(self, action: Action) -> None:
         """Weight every hypothesis by the probability of ``action`` under its agent's policy,
-        then rule out those that disagree with what is seen after it."""
-        space, core, local = self.space, self.core, self.local
-        hyp_goal, hyp_state, hyp_belief = space.index
+        then rule out those that disagree with what is seen after it.
+
+        The likelihood of a live hypothesis depends only on its goal and its filtered belief,
+        and every live true state filters a belief the same way (it agrees with exactly the
+        live states), so the QMDP likelihood is computed once per (goal, belief) and read
+        by every hypothesis of that pair (:func:`qmdp_table`, :func:`update_weights_table`:
+        the same arithmetic as per hypothesis, so the weights are the same doubles)."""
+        space, core = self.space, self.core
         action = tuple(action)
         t = len(self.actions) + 1
         before = self.real[-1]
         worlds, rows, live, logw = self.worlds, self.rows, self.live, self.logw
         options = before.available_actions()
         chosen = options.index(action)
-        beliefs = self._beliefs_for(self.alive)
+        live_states = np.flatnonzero(live)
         # Every live state looks like the real one, so the actions available in the true
         # state of a live hypothesis (and in every state its belief keeps) are `options`.
-        costs = self.planner.action_costs(worlds, rows, np.flatnonzero(live), options, self.goal_gems,
-                                          lambda world, option: local(world, option, before))
-        reached = np.array([g in before.held_gems for g in space.goals], dtype=bool)
-        active = (live[hyp_state] & ~reached[hyp_goal] & np.isfinite(logw)).astype(np.uint8)
-        loglik = core.qmdp_loglik(beliefs, costs, chosen, self.beta, hyp_goal, hyp_state, hyp_belief, active)
+        rename = None if self.local is same_action else (lambda world, option: self.local(world, option, before))
+        costs = self.planner.action_costs(worlds, rows, live_states, options, self.goal_gems, rename)
+        goal_on = np.array([g not in before.held_gems for g in space.goals], dtype=np.uint8)
+        beliefs = self._beliefs_for(self.alive)
+        if self.shared_beliefs:   # every live true state filters alike: read one of them
+            table_rows, stride = beliefs[live_states[0]], 0
+        else:
+            table_rows, stride = beliefs.reshape(-1, beliefs.shape[2]), space.n_beliefs
+        table = core.qmdp_table(table_rows, costs, chosen, self.beta, goal_on)
         # A state in which the action is impossible was already ruled out; it stays as it is.
-        worlds = tuple(step_or_stay(w, local(w, action, before)) for w in worlds)
-        if action[0] in MOVES:  # doors are visible, so a move is possible in every world
+        worlds, in_step = step_worlds(worlds, action, rename)
+        self.real.append(before.step(action))
+        if in_step:   # a move made alike in every world: the same worlds agree, the same are live
             dx, dy = MOVES[action[0]]
             rows = rows.copy()
             rows[:, AGENT] += dy * self.layout.width + dx
         else:
-            rows = self.enc.encode_many(worlds)
-        views = [w.view() for w in worlds]
-        self.alive = self.alive & _views_agree(views)
-        self.real.append(before.step(action))
-        seen = self.real[-1].view()
-        self.live = live = live & np.array([v == seen for v in views], dtype=bool)
-        self.logw = logw = core.update_weights(logw, loglik, live[hyp_state].astype(np.uint8))
-        if not np.isfinite(logw).any():
+            labels = _view_labels([w.view() for w in worlds] + [self.real[-1].view()])
+            self.alive = self.alive & (labels[:-1, None] == labels[None, :-1])
+            self.live = live = live & (labels[:-1] == labels[-1])
+            # Only live worlds' rows are read again (costs are asked for live states only).
+            rows = rows.copy()
+            for j in np.flatnonzero(live):
+                rows[j] = self.enc.encode(worlds[j])
+        if t >= len(self._weights):
+            grown = np.empty((2 * len(self._weights), len(space)), dtype=np.float64)
+            grown[:t] = self._weights[:t]
+            self._weights = grown
+        self.logw = logw = core.update_weights_table(logw, table, space.n_states, stride, live.astype(np.uint8),
+                                                      goal_on, out=self._weights[t])
+        if not live.any() or not np.isfinite(logw).any():
             raise ScenarioError(
                 f"no hypothesis explains the observations up to action {t} ({' '.join(action)})",
                 hint=f"the true map may hide more keys than the prior allows ({space.family.describe()}): "
@@ -293,7 +321,6 @@ class ExactFilter:
         self.actions.append(action)
         self.history_worlds.append(worlds)
         self.history_alive.append(self.alive)
-        self.history_logw.append(logw)
 
     def result(self) -> Inference:
         """The :class:`Inference` of the actions so far."""
@@ -308,7 +335,7 @@ class ExactFilter:
             real=tuple(self.real),
             worlds_by_step=tuple(self.history_worlds),
             alive=np.stack(self.history_alive),
-            log_weights=np.stack(self.history_logw),
+            log_weights=self._weights[:len(self.actions) + 1],
             beliefs_by_step=tuple(self._beliefs_for(a) if space.judged_beliefs is None else space.judged_beliefs
                                   for a in self.history_alive),
         )
