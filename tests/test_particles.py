@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from btom_ext import particles as particle_kernels
 from btom_ext import particles_reference as ref
 from elot.btom.inference import InferenceMethodError, infer, run_filter
-from elot.errors import ElotError
+from elot.errors import ElotError, ScenarioError
 from elot.btom.particles import ParticleError, ParticleFilter, sample_multisets
 from elot.btom.dataset import load_dataset_plan
 from elot.btom.load import load_scenario
@@ -310,6 +310,19 @@ def test_auto_chooses_and_says_so():
     big = infer(scenario, inference="auto", max_hypotheses=100, particles=200, seed=1)
     assert small.method == "exact" and "auto: exact" in small.note
     assert big.method == "smc" and "auto: smc (240 hypotheses are over the budget of 100)" in big.note
+
+
+def test_auto_falls_back_on_memory():
+    """A space within the hypothesis budget whose exact inference would not fit the memory
+    budget runs particles under auto, saying why, where exact refuses it on memory."""
+    scenario = load_scenario("two-doors")
+    with pytest.raises(ScenarioError, match="memory budget"):
+        infer(scenario, max_hypotheses=10**6, max_bytes=20_000)
+    result = infer(scenario, inference="auto", max_hypotheses=10**6, max_bytes=20_000, particles=200, seed=1)
+    assert result.method == "smc"
+    assert "auto: smc (240 hypotheses would need about" in result.note
+    assert "over the memory budget of 19.5 KiB" in result.note
+    assert infer(scenario, inference="auto", max_bytes=10**9).method == "exact"
 
 
 def test_observations_redraw_ruled_out_states():

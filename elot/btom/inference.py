@@ -26,7 +26,7 @@ from elot.btom.engine import (AgentPlanner, Trajectory, as_in, check_backend_lim
 from elot.btom.conventions import check_conventions
 from elot.errors import ArgumentError, ElotError, ScenarioError
 from elot.btom.hypotheses import (MAX_HYPOTHESES, HypothesisSpace, Prior, build, initial_states,
-                                  resolve_goals, space_size)
+                                  memory_budget, resolve_goals, space_size)
 from btom_ext.reference import AGENT
 from elot.btom.world import MOVES, Action, WorldState
 from elot.btom.particles import ParticleFilter, check_particles
@@ -221,7 +221,7 @@ class ExactFilter:
         check_backend_limits(self.core, backend, layout)
         actions = tuple(tuple(a) for a in scenario.actions)
         # Beliefs are refiltered only when an action can reveal something (not a move).
-        reveals = sum(1 for a in actions if a[0] not in MOVES)
+        reveals = revealing_actions(actions)
         try:
             self.space = build(scenario.initial, model=model, k=k, prior=prior,
                                goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses,
@@ -410,6 +410,19 @@ def infer_config(config: InferenceConfig | None = None, **settings: Any) -> Infe
     return config.replace(**changes) if changes else config
 
 
+def _gib(n: int) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20)):
+        if n >= size / 8:
+            return f"{n / size:.1f} {unit}"
+    return f"{n / 2**10:.1f} KiB"
+
+
+def revealing_actions(actions) -> int:
+    """How many actions can reveal something (all but moves): beliefs are filtered again
+    only after those."""
+    return sum(1 for a in actions if tuple(a)[0] not in MOVES)
+
+
 def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress | None = None, **settings: Any):
     """Inference of goals, initial states and beliefs from a scenario's actions.
 
@@ -430,8 +443,9 @@ def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress
     :class:`Inference`; ``"smc"`` runs ``particles`` particles seeded with ``seed``
     (:class:`elot.btom.particles.ParticleFilter`) and returns a
     :class:`~elot.btom.particles.ParticleInference`, which scoring reads the same way;
-    ``"auto"`` is exact when the space fits ``max_hypotheses`` and particles otherwise (the
-    result's ``note`` says which and why).
+    ``"auto"`` is exact when the space fits ``max_hypotheses`` and its estimated inference
+    fits ``max_bytes`` (what exact would refuse on), and particles otherwise (the result's
+    ``note`` says which and why).
     """
     config = infer_config(config, **settings)
     method, note = config.method, ""
@@ -441,11 +455,20 @@ def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress
             n_states = len(initial_states(scenario.initial, config.prior, config.conventions))
         except ScenarioError as error:
             raise error.located(path=getattr(scenario, "path", None))
-        size = space_size(config.variant, n_goals, n_states, config.k)[0]
-        fits = size <= config.max_hypotheses or config.variant == "true-belief-paper"
+        # What exact inference would allocate, as ExactFilter counts it (and refuses on).
+        size, peak = space_size(config.variant, n_goals, n_states, config.k, steps=len(scenario.actions),
+                                belief_tables=1 + revealing_actions(scenario.actions))
+        budget = memory_budget() if config.max_bytes is None else config.max_bytes
+        always = config.variant == "true-belief-paper"   # particles cannot run it
+        fits = always or (size <= config.max_hypotheses and peak <= budget)
         method = "smc" if config.runs_particles(fits) else "exact"
-        note = (f"auto: exact ({size:,} hypotheses fit the budget of {config.max_hypotheses:,})" if fits else
-                f"auto: smc ({size:,} hypotheses are over the budget of {config.max_hypotheses:,})")
+        if fits:
+            note = f"auto: exact ({size:,} hypotheses fit the budget of {config.max_hypotheses:,})"
+        elif size > config.max_hypotheses:
+            note = f"auto: smc ({size:,} hypotheses are over the budget of {config.max_hypotheses:,})"
+        else:
+            note = (f"auto: smc ({size:,} hypotheses would need about {_gib(peak)} for exact inference, "
+                    f"over the memory budget of {_gib(budget)})")
     common = dict(model=config.variant, beta=config.beta, k=config.k, prior=config.prior, goals=config.goals,
                   backend=config.backend, conventions=config.conventions)
     if method == "exact":
