@@ -44,9 +44,9 @@ import numpy as np
 
 from btom_ext import CoreMissingError, particles as _particle_kernels
 from btom_ext.reference import AGENT, EPSILON, Q_FLOOR
-from elot.btom.hypotheses import Encoding, Family, Prior, initial_states, resolve_goals
-from elot.btom.engine import (Trajectory, as_in, check_backend_limits, load_backend, same_action,
-                              step_or_stay, successor_rows)
+from elot.btom.hypotheses import Family, Prior, initial_states, resolve_goals
+from elot.btom.engine import (AgentPlanner, Trajectory, as_in, check_backend_limits, load_backend, same_action,
+                              step_worlds)
 from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError, ExtensionMissingError, ScenarioError
 from elot.numeric import dot_columns
@@ -245,8 +245,8 @@ class ParticleFilter:
         self.seed, self.ess_threshold, self.moves = seed, ess_threshold, moves
         self.goal_drift = goal_drift
         self.prior_draws = max(self.n, PRIOR_DRAWS) if prior_draws is None else check_particles(prior_draws)
-        self.enc = Encoding(layout)
-        self.planner = None if model == "non-planning" else self.enc.planner(self.core)
+        self.agent = AgentPlanner(layout, model, self.core)
+        self.enc = self.agent.encoding
         self.goal_gems = np.array([self.enc.gem_index(g) for g in goals], dtype=np.intp)
         self.local = as_in if conventions == "paper" else same_action
 
@@ -305,19 +305,12 @@ class ParticleFilter:
 
     def _values(self, before: WorldState, options: Sequence[Action]) -> np.ndarray:
         """``Q[g, j, a]`` for the live states j (:data:`Q_FLOOR` elsewhere)."""
-        space = self.space
-        values = np.full((space.n_goals, space.n_states, len(options)), Q_FLOOR)
         live_states = np.flatnonzero(self.live)
-        after = np.concatenate([
-            successor_rows(self.enc, self.worlds[j], self.rows[j],
-                           [self.local(self.worlds[j], o, before) for o in options])
-            for j in live_states])
-        if self.planner is None:
-            h = self.core.manhattan_costs(self.layout.width, self.enc.gem_cells, after)
-        else:
-            h = self.planner.costs(after)
-        h = h.reshape(len(live_states), len(options), -1)[:, :, self.goal_gems].transpose(2, 0, 1)
-        values[:, live_states, :] = np.where(h < 0, Q_FLOOR, np.maximum(-1.0 - h, Q_FLOOR))
+        rename = None if self.local is same_action else (lambda world, option: self.local(world, option, before))
+        h = self.agent.action_costs(self.worlds, self.rows, live_states, options, self.goal_gems, rename)
+        values = np.full(h.shape, Q_FLOOR)
+        values[:, live_states, :] = np.where(h[:, live_states] < 0, Q_FLOOR,
+                                             np.maximum(-1.0 - h[:, live_states], Q_FLOOR))
         return values
 
     def step(self, action: Action) -> None:
@@ -335,18 +328,19 @@ class ParticleFilter:
         p = self.current
         by_goal = self.kernels.step_loglik(values, fallback, chosen, self.beta, p.state, p.beliefs, self.live, reached)
         loglik = by_goal[np.arange(self.n), p.goal]
-        self.worlds = tuple(step_or_stay(w, self.local(w, action, before)) for w in self.worlds)
-        if action[0] in MOVES:
+        rename = None if self.local is same_action else (lambda world, option: self.local(world, option, before))
+        self.worlds, in_step = step_worlds(self.worlds, action, rename)
+        self.real.append(before.step(action))
+        if in_step:   # a move made alike in every world: the same states agree, the same are live
             dx, dy = MOVES[action[0]]
             self.rows = self.rows.copy()
             self.rows[:, AGENT] += dy * self.layout.width + dx
         else:
             self.rows = self.enc.encode_many(self.worlds)
-        views = [w.view() for w in self.worlds]
-        self.cls = _classes(views, self.cls)
-        self.real.append(before.step(action))
-        seen = self.real[-1].view()
-        self.live = self.live & np.array([v == seen for v in views], dtype=np.uint8)
+            views = [w.view() for w in self.worlds]
+            self.cls = _classes(views, self.cls)
+            seen = self.real[-1].view()
+            self.live = self.live & np.array([v == seen for v in views], dtype=np.uint8)
         p = Particles(p.goal, self._keep_live(p.state), p.beliefs, p.logw)
         consistent = self.live[p.state] > 0
         logw = np.where(consistent, p.logw + loglik, -np.inf)
@@ -481,6 +475,7 @@ class ParticleFilter:
         if self.model != "true-belief":
             kinds += [("belief", i) for i in range(space.k)]   # each belief particle in turn
         for _ in range(self.moves):
+            sweep_start = self.current
             if self.model != "true-belief":
                 # The scan below redraws slot 0, 1, ..., k-1 of the tuple each particle
                 # stores its multiset in; shuffling the tuple first (which changes no
@@ -550,11 +545,16 @@ class ParticleFilter:
                                                               dtype=np.int32),
                                          p.logw)
             # Gibbs: the goal from its full conditional, which needs the history under every
-            # goal for the particles as they are now (this also refreshes hist_goals).
+            # goal for the particles as they are now. A particle whose belief no move changed
+            # keeps its row of hist_goals (kept step by step, the same sum in the same order
+            # as history_loglik's, and a new true state keeps it); the others are computed.
             p = self.current
-            self.hist_goals = np.stack([self.kernels.history_loglik(*tables, np.full(n, g, np.int32), p.state,
-                                                                    p.beliefs)
-                                        for g in range(space.n_goals)], axis=1)
+            changed = np.flatnonzero((np.sort(p.beliefs, axis=1) != np.sort(sweep_start.beliefs, axis=1)).any(axis=1))
+            if len(changed):
+                state, beliefs = p.state[changed], np.ascontiguousarray(p.beliefs[changed])
+                self.hist_goals[changed] = np.stack(
+                    [self.kernels.history_loglik(*tables, np.full(len(changed), g, np.int32), state, beliefs)
+                     for g in range(space.n_goals)], axis=1)
             top = self.hist_goals.max(axis=1, keepdims=True)
             cumulative = np.cumsum(np.exp(self.hist_goals - top), axis=1)
             u = rng.random(n) * cumulative[:, -1]
