@@ -409,3 +409,42 @@ def test_true_belief_states_follow_the_evidence_of_every_goal(labtom):
     particles = infer(scenario, model="true-belief", inference="smc", particles=10_000, seed=1)
     for t in range(exact.steps + 1):
         assert np.abs(np.asarray(particles.state_posterior(t)) - np.asarray(exact.state_posterior(t))).max() < 0.05, t
+
+
+@pytest.mark.parametrize("model", ["full", "non-planning", "true-belief"])
+def test_incremental_history_equals_the_history_from_scratch(model):
+    """The per-goal history log-likelihoods the filter keeps step by step (and the rows
+    rejuvenation leaves as they were) equal history_loglik over the whole history, bit for
+    bit, for every particle and goal: what lets the Gibbs pass re-score only the particles
+    a move changed."""
+    from elot.btom.particles import ParticleFilter
+
+    scenario = load_scenario("two-doors")
+    filt = ParticleFilter(scenario, model=model, particles=300, seed=4)
+    run_filter(filt, scenario)
+    assert filt.resampled.count(True) >= 1
+    p = filt.current
+    scratch = np.stack([filt.kernels.history_loglik(*filt._tables(), np.full(len(p.goal), g, np.int32), p.state,
+                                                    p.beliefs) for g in range(filt.space.n_goals)], axis=1)
+    np.testing.assert_array_equal(filt.hist_goals, scratch)
+
+
+@pytest.mark.dataset
+def test_pooled_ess_counts_copies_once_and_warns_when_the_ess_looks_too_good(labtom):
+    """After resampling, copies of one hypothesis carry equal weights, so Kish's ESS reads
+    N while the particles may hold a handful of hypotheses; ess_distinct pools them, and a
+    run whose pooled ESS is low while the ESS looks fine says the filter may have
+    degenerated (no moves and resampling at every step: nothing spreads the copies out)."""
+    from elot.btom.dataset import load_dataset_plan
+    from elot.btom.particles import ParticleFilter
+
+    scenario = load_dataset_plan(labtom, "2_1")   # 5,940 hypotheses for 400 particles
+    healthy = infer(scenario, inference="smc", particles=400, seed=2)
+    filt = ParticleFilter(scenario, particles=400, seed=2, moves=0, ess_threshold=1.0)
+    stuck = run_filter(filt, scenario)
+    for result in (healthy, stuck):
+        assert (result.ess_distinct <= result.ess + 1e-9).all()
+    times = list(range(stuck.steps + 1))
+    assert not any(healthy.degenerate(t) for t in times) and "warning" not in healthy.describe(times)
+    low = [t for t in times if stuck.degenerate(t)]
+    assert low and "warning: the particles hold few distinct hypotheses" in stuck.describe(times)

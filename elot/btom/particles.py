@@ -27,7 +27,11 @@ exact inference (:func:`elot.btom.hypotheses.initial_states`).
   spread out again. The moves leave the posterior at t invariant.
 * **Uncertainty**: the ESS after every step; a statement's L carries a standard error
   (delta method from ``Var P ≈ P(1−P)/ESS`` and ``Var π = π(1−π)/M``, see
-  :func:`elot.btom.scoring.score`).
+  :func:`elot.btom.scoring.score`). The ESS is computed again with the copies resampling
+  leaves pooled (``ess_distinct``: particles holding one (true state, belief) count once,
+  with their summed weight); where that falls below :data:`FEW_DISTINCT` while the ESS
+  reads :data:`DEGENERATE_RATIO` times more, the run warns that the filter may have
+  degenerated.
 * **π**: the statement prior is estimated from ``M = max(N,`` :data:`PRIOR_DRAWS` ``)``
   independent draws of the prior (the rows of :meth:`~elot.btom.engine.Trajectory.judged`
   that carry prior mass), never from the particles, whose prior is no longer uniform
@@ -65,9 +69,22 @@ GOAL_DRIFT = 0.05
 #: standard error is then at most 0.005, and the draws cost only the statement's truth
 #: value in their distinct (state, belief) rows.
 PRIOR_DRAWS = 10_000
+#: An effective sample size (copies of one hypothesis pooled) below which a run says the
+#: filter degenerated: the normal approximation behind the standard errors needs more.
+FEW_DISTINCT = 30
+#: ... while the ESS over particles counts this many times as many: copies look like
+#: independent draws.
+DEGENERATE_RATIO = 4
 #: Rejuvenation sweeps after each resampling (each sweep: a true-state move, k belief
 #: moves, each redrawing one belief particle, and a Gibbs draw of the goal).
 DEFAULT_MOVES = 1
+#: Belief moves are accepted by the likelihood of the whole history, O(N t) at time t, so
+#: they run at a resampling only once the history has grown by this fraction since they
+#: last ran (and always at the first): their total cost over T actions is then at most
+#: ``(1 + 1/SPACING)`` N T history terms, O(N) per action whatever T is. The other moves
+#: (the true state, and the goal from its full conditional) need no history pass and run
+#: at every resampling.
+BELIEF_MOVE_SPACING = 0.25
 
 
 class ParticleError(ElotError):
@@ -291,11 +308,14 @@ class ParticleFilter:
         self.history_cls = [self.cls]
         self.history_worlds = [self.worlds]
         self.ess: list[float] = []
+        self.ess_distinct: list[float] = []
+        self._ids_of: tuple | None = None
         self.resampled: list[bool] = []
         self.accepted: list[float] = []
         self.distinct: list[int] = []
         self.goal_probs: list[np.ndarray] = []
         self.restarts = 0
+        self.belief_moves_at = 0   # when belief moves last ran (see BELIEF_MOVE_SPACING)
         self.current = Particles(goal, state, beliefs, logw)
         self._after_update(0)
         self.history = [self.current]
@@ -420,6 +440,10 @@ class ParticleFilter:
         weights = self.current.weights()
         ess = effective_size(weights)
         self.ess.append(ess)
+        # The same with the copies resampling left pooled: particles that hold one (state,
+        # belief) are one judged row however many they are, so an ESS near N while the
+        # particles share a few hypotheses shows here (and in the run's warning).
+        self.ess_distinct.append(effective_size(np.bincount(self._judged_ids(), weights=weights)))
         given = self._goal_given_rest(weights)
         held = np.bincount(self.current.goal, weights=weights, minlength=self.space.n_goals)
         drift = 0.5 * np.abs(given - held).sum()
@@ -429,9 +453,30 @@ class ParticleFilter:
         if resample:
             self._resample()
             if self.moves > 0 and t > 0:
-                self.accepted[-1] = self._rejuvenate()
+                beliefs_too = t >= self.belief_moves_at + BELIEF_MOVE_SPACING * self.belief_moves_at
+                self.accepted[-1] = self._rejuvenate(beliefs_too)
+                if beliefs_too:
+                    self.belief_moves_at = t
             given = self._goal_given_rest(self.current.weights())
         self.goal_probs.append(given)
+
+    def _judged_ids(self) -> np.ndarray:
+        """One integer per particle, equal for particles holding the same (true state,
+        belief multiset); recomputed only when the particles changed."""
+        p = self.current
+        if self._ids_of is not None and self._ids_of[0] is p.state and self._ids_of[1] is p.beliefs:
+            return self._ids_of[2]
+        key = np.concatenate([p.state[:, None], np.sort(p.beliefs, axis=1)], axis=1)
+        radix = self.space.n_states + 1
+        if radix ** key.shape[1] < 2**62:   # one integer per row: a flat sort is much faster
+            flat = np.zeros(len(key), dtype=np.int64)
+            for column in key.T:
+                flat = flat * radix + column
+            ids = np.unique(flat, return_inverse=True)[1].ravel()
+        else:
+            ids = np.unique(key, axis=0, return_inverse=True)[1].ravel()
+        self._ids_of = (p.state, p.beliefs, ids)
+        return ids
 
     def _goal_given_rest(self, weights: np.ndarray) -> np.ndarray:
         """The goal posterior as Σ_i w_i p(goal | particle i's state, belief, history): the
@@ -461,22 +506,30 @@ class ParticleFilter:
                 np.array(self.chosen, dtype=np.int32), self.beta, np.stack(self.history_live),
                 np.stack(self.reached))
 
-    def _rejuvenate(self) -> float:
+    def _rejuvenate(self, beliefs_too: bool = True) -> float:
         """Moves on every particle that leave the posterior invariant: a new true state among
-        the live ones and k belief particles redrawn one at a time (Metropolis–Hastings,
-        accepted by the likelihood of the whole history), then the goal drawn from its full
-        conditional (Gibbs). The MH moves' acceptance rate."""
-        tables = self._tables()
+        the live ones, k belief particles redrawn one at a time (Metropolis–Hastings,
+        accepted by the likelihood of the whole history; only when ``beliefs_too``), then
+        the goal drawn from its full conditional (Gibbs). Each is a kernel that leaves the
+        posterior at t invariant, so any of them may be skipped at any resampling (see
+        :data:`BELIEF_MOVE_SPACING`). The MH moves' acceptance rate."""
         space, rng, n = self.space, self.rng, self.n
+        built: list[tuple] = []
+
+        def history_loglik(goal, state, beliefs):   # the step tables are built once, when needed
+            if not built:
+                built.append(self._tables())
+            return self.kernels.history_loglik(*built[0], goal, state, beliefs)
+
         rows = np.arange(n)
         live_states = np.flatnonzero(self.live).astype(np.int32)
         accepted = tried = 0
         kinds = [("state", None)] * (len(live_states) > 1)
-        if self.model != "true-belief":
+        if self.model != "true-belief" and beliefs_too:
             kinds += [("belief", i) for i in range(space.k)]   # each belief particle in turn
         for _ in range(self.moves):
             sweep_start = self.current
-            if self.model != "true-belief":
+            if self.model != "true-belief" and beliefs_too:
                 # The scan below redraws slot 0, 1, ..., k-1 of the tuple each particle
                 # stores its multiset in; shuffling the tuple first (which changes no
                 # hypothesis) makes the sweep depend on the multiset alone, as it must.
@@ -511,8 +564,8 @@ class ParticleFilter:
                     # goal explains two states equally and another goal tells them apart.
                     goals = np.repeat(np.arange(space.n_goals, dtype=np.int32), len(live_states))
                     states = np.tile(live_states, space.n_goals)
-                    every = self.kernels.history_loglik(
-                        *tables, goals, states, np.ascontiguousarray(np.repeat(states[:, None], space.k, axis=1))
+                    every = history_loglik(
+                        goals, states, np.ascontiguousarray(np.repeat(states[:, None], space.k, axis=1))
                     ).reshape(space.n_goals, len(live_states))
                     marginal = _logsumexp(every.T)
                     weights = np.exp(marginal - marginal.max())
@@ -531,7 +584,7 @@ class ParticleFilter:
                     # history's likelihood under every goal, so it is always accepted.
                     proposed = hist
                 else:
-                    proposed = self.kernels.history_loglik(*tables, p.goal, state, beliefs)
+                    proposed = history_loglik(p.goal, state, beliefs)
                 with np.errstate(invalid="ignore"):
                     log_alpha = proposed - hist + log_hastings
                 take = np.log(rng.random(n)) < log_alpha
@@ -553,7 +606,7 @@ class ParticleFilter:
             if len(changed):
                 state, beliefs = p.state[changed], np.ascontiguousarray(p.beliefs[changed])
                 self.hist_goals[changed] = np.stack(
-                    [self.kernels.history_loglik(*tables, np.full(len(changed), g, np.int32), state, beliefs)
+                    [history_loglik(np.full(len(changed), g, np.int32), state, beliefs)
                      for g in range(space.n_goals)], axis=1)
             top = self.hist_goals.max(axis=1, keepdims=True)
             cumulative = np.cumsum(np.exp(self.hist_goals - top), axis=1)
@@ -570,7 +623,8 @@ class ParticleFilter:
             scenario=self.scenario, space=self.space, model=self.model, beta=self.beta, backend=self.backend,
             actions=tuple(self.actions), real=tuple(self.real), worlds_by_step=tuple(self.history_worlds),
             particles_by_step=tuple(self.history), classes=np.stack(self.history_cls),
-            live=np.stack(self.history_live), ess=np.array(self.ess), resampled=np.array(self.resampled),
+            live=np.stack(self.history_live), ess=np.array(self.ess), ess_distinct=np.array(self.ess_distinct),
+            resampled=np.array(self.resampled),
             acceptance=np.array(self.accepted), distinct=np.array(self.distinct),
             goal_probs=np.array(self.goal_probs), restarts=self.restarts, prior_sample=self.prior_sample,
             seed=self.seed,
@@ -598,6 +652,9 @@ class ParticleInference(Trajectory):
     classes: np.ndarray = field(repr=False)   # (T+1, n_s): states agree up to t iff same class
     live: np.ndarray = field(repr=False)      # (T+1, n_s): state agrees with the real world up to t
     ess: np.ndarray = field(repr=False)
+    #: The ESS with copies of one (true state, belief) pooled: at most ``ess``, and far below
+    #: it when resampling left many copies of a few hypotheses.
+    ess_distinct: np.ndarray = field(repr=False)
     resampled: np.ndarray = field(repr=False)
     acceptance: np.ndarray = field(repr=False)
     distinct: np.ndarray = field(repr=False)
@@ -621,9 +678,24 @@ class ParticleInference(Trajectory):
 
     def describe(self, times: Sequence[int]) -> str:
         seed = "" if self.seed is None else f", seed {self.seed}"
+        low = [t for t in times if self.degenerate(t)]
+        warning = (f"; warning: the particles hold few distinct hypotheses at t={', '.join(map(str, low))} "
+                   f"(effective sample size {', '.join(f'{self.ess_distinct[t]:.0f}' for t in low)} with copies "
+                   "pooled: the filter may have degenerated, and the standard errors are then too small; "
+                   "compare a run with more particles or another seed)" if low else "")
         return (f"inference: smc, {count(self.n_particles, 'particle')}{seed}; effective sample size "
                 + ", ".join(f"{self.ess[t]:.0f} at t={t}" for t in times)
-                + (f" ({self.note})" if self.note else ""))
+                + (f" ({self.note})" if self.note else "") + warning)
+
+    def degenerate(self, t: int) -> bool:
+        """Whether the ESS looks far better than the particles are at time t: fewer than
+        :data:`FEW_DISTINCT` effective distinct hypotheses while the ESS counts
+        :data:`DEGENERATE_RATIO` times as many (copies of a few hypotheses), in a space
+        larger than the particles."""
+        pooled = self.ess_distinct[self._check(t)]
+        # In a space no larger than the particles, copies are what covering it looks like.
+        return (pooled < FEW_DISTINCT and self.ess[t] >= DEGENERATE_RATIO * pooled
+                and len(self.space) > self.n_particles)
 
     def summary(self) -> str:
         return f"smc with {self.n_particles:,} particles"
