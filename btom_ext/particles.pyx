@@ -275,6 +275,109 @@ def history_loglik(values, fallback, n_actions, chosen, double beta, live, reach
     return out
 
 
+def history_change(values, fallback, n_actions, chosen, double beta, live, reached, goal, state, old_beliefs,
+                   new_beliefs, base):
+    """:func:`history_loglik` of ``new_beliefs`` for particles whose ``old_beliefs`` have
+    the history log-likelihood ``base`` (same goal and true state), reading only the steps
+    where the two disagree.
+
+    A belief's kept set at step t is its particles that are live then; live sets only
+    shrink, so once the old and new kept sets agree they agree for good. The steps after
+    the last disagreement (``W``: the last step at which a particle of one and not the other
+    is live) add the same terms to both, so ``new = base + Σ_{t<W} (term_new − term_old)``.
+    Where ``2 W`` is not below the number of steps the new history is summed from scratch
+    instead (cheaper, and exactly :func:`history_loglik`); otherwise the result equals it
+    up to rounding (the terms are added in another order).
+    """
+    cdef const double[:, :, :, ::1] v = np.ascontiguousarray(values, dtype=np.float64)
+    cdef const double[:, :, ::1] fb = np.ascontiguousarray(fallback, dtype=np.float64)
+    cdef const int[::1] na = np.ascontiguousarray(n_actions, dtype=np.int32)
+    cdef const int[::1] ch = np.ascontiguousarray(chosen, dtype=np.int32)
+    cdef const unsigned char[:, ::1] lv = np.ascontiguousarray(live, dtype=np.uint8)
+    cdef const unsigned char[:, ::1] rg = np.ascontiguousarray(reached, dtype=np.uint8)
+    cdef const int[::1] gs = np.ascontiguousarray(goal, dtype=np.int32)
+    cdef const int[::1] ss = np.ascontiguousarray(state, dtype=np.int32)
+    cdef const int[:, ::1] bo = np.ascontiguousarray(old_beliefs, dtype=np.int32)
+    cdef const int[:, ::1] bn = np.ascontiguousarray(new_beliefs, dtype=np.int32)
+    cdef const double[::1] b0 = np.ascontiguousarray(base, dtype=np.float64)
+    cdef Py_ssize_t n = gs.shape[0], i, j
+    cdef int steps = ch.shape[0], t, width = v.shape[3] if v.shape[0] else 1, k = bn.shape[1], m, m2
+    cdef Py_ssize_t n_goals = v.shape[1], n_states = v.shape[2]
+    cdef Py_ssize_t per_goal = n_states * width, per_step = n_goals * per_goal
+    cdef long long span = _radix_limit(n_states, k, steps * n_goals)
+    cdef double total, delta
+    cdef int window, d, c
+    cdef bint same
+    if bo.shape[0] != n or bn.shape[0] != n or b0.shape[0] != n or bo.shape[1] != k:
+        raise ValueError("goal, state, old_beliefs, new_beliefs and base disagree on the particles")
+    # death[j]: the first time at which state j is no longer live (steps + 1: never)
+    death_arr = np.full(max(n_states, 1), steps + 1, dtype=np.int32)
+    cdef int[::1] death = death_arr
+    for j in range(n_states):
+        for t in range(steps + 1):
+            if not lv[t, j]:
+                death[j] = t
+                break
+    out = np.empty(n, dtype=np.float64)
+    cdef double[::1] res = out
+    cdef double* qbar = <double*> malloc(max(width, 1) * sizeof(double))
+    cdef int* kept = <int*> malloc(max(k, 1) * sizeof(int))
+    cdef int* kept2 = <int*> malloc(max(k, 1) * sizeof(int))
+    cdef Memo memo = _memo_new(span > 0)
+    try:
+        with nogil:
+            for i in range(n):
+                # W: past the death of every state the two multisets hold different counts of
+                window = 0
+                for j in range(k):
+                    for d in range(2):
+                        c = bo[i, j] if d == 0 else bn[i, j]
+                        same = _count(&bo[i, 0], k, c) == _count(&bn[i, 0], k, c)
+                        if not same and death[c] > window:
+                            window = death[c]
+                if window > steps:
+                    window = steps
+                if 2 * window >= steps or not (b0[i] > -INFINITY):
+                    total = 0.0 if lv[0, ss[i]] else -INFINITY
+                    for t in range(steps):
+                        if total == -INFINITY:
+                            break
+                        if not rg[t, gs[i]]:
+                            m = _kept(&lv[t, 0], &bn[i, 0], k, kept)
+                            total += _memo_loglik(&memo, (t * n_goals + gs[i]) * span, n_states + 1,
+                                                  &v[0, 0, 0, 0] + t * per_step + gs[i] * per_goal,
+                                                  &fb[t, gs[i], 0], na[t], width, ch[t], beta, kept, m, qbar)
+                        if not lv[t + 1, ss[i]]:
+                            total = -INFINITY
+                    res[i] = total
+                    continue
+                delta = 0.0
+                for t in range(window):
+                    if not rg[t, gs[i]]:
+                        m = _kept(&lv[t, 0], &bn[i, 0], k, kept)
+                        m2 = _kept(&lv[t, 0], &bo[i, 0], k, kept2)
+                        delta += _memo_loglik(&memo, (t * n_goals + gs[i]) * span, n_states + 1,
+                                              &v[0, 0, 0, 0] + t * per_step + gs[i] * per_goal,
+                                              &fb[t, gs[i], 0], na[t], width, ch[t], beta, kept, m, qbar)
+                        delta -= _memo_loglik(&memo, (t * n_goals + gs[i]) * span, n_states + 1,
+                                              &v[0, 0, 0, 0] + t * per_step + gs[i] * per_goal,
+                                              &fb[t, gs[i], 0], na[t], width, ch[t], beta, kept2, m2, qbar)
+                res[i] = b0[i] + delta
+    finally:
+        free(qbar)
+        free(kept)
+        free(kept2)
+        _memo_free(&memo)
+    return out
+
+
+cdef inline int _count(const int* row, int k, int value) noexcept nogil:
+    cdef int j, c = 0
+    for j in range(k):
+        c += row[j] == value
+    return c
+
+
 def goal_posterior(hist_goals, weights):
     """Σ_i w_i p(goal | particle i): each particle's goal given its state, belief and history
     is the softmax of its per-goal log-likelihoods ``hist_goals (N, G)`` (uniform goal

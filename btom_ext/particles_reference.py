@@ -83,6 +83,15 @@ def history_loglik(values, fallback, n_actions, chosen, beta, live, reached, goa
     return out
 
 
+def history_change(values, fallback, n_actions, chosen, beta, live, reached, goal, state, old_beliefs, new_beliefs,
+                   base) -> np.ndarray:
+    """:func:`history_loglik` of ``new_beliefs`` for particles whose ``old_beliefs`` have the
+    history log-likelihood ``base``: the compiled kernel reads only the steps where the two
+    beliefs' kept sets differ and adds the difference to ``base`` (equal up to rounding);
+    this specification sums the new history from scratch."""
+    return history_loglik(values, fallback, n_actions, chosen, beta, live, reached, goal, state, new_beliefs)
+
+
 def goal_posterior(hist_goals, weights) -> np.ndarray:
     """Σ_i w_i p(goal | particle i): each particle's goal given its state, belief and history
     is the softmax of its per-goal log-likelihoods ``hist_goals (N, G)`` (uniform goal

@@ -57,6 +57,29 @@ def test_particle_kernels_equal_reference(problem):
     np.testing.assert_array_equal(core.history_loglik(*problem), ref.history_loglik(*problem))
 
 
+@given(particle_problems(), st.integers(0, 2**32 - 1), st.integers(8, 40))
+def test_history_change_equals_the_new_history(problem, seed, steps):
+    """history_change (the old history plus the difference over the steps where the two
+    beliefs' kept sets differ) equals history_loglik of the new beliefs, as the reference
+    computes it, up to rounding; states die early so that most changes read a short window."""
+    values, fallback, n_actions, chosen, beta, live, reached, goal, state, old = problem
+    rng = np.random.default_rng(seed)
+    reps = -(-steps // len(chosen))   # a longer history: the problem's steps repeated
+    values, fallback = np.concatenate([values] * reps)[:steps], np.concatenate([fallback] * reps)[:steps]
+    n_actions, chosen, reached = (np.concatenate([a] * reps)[:steps] for a in (n_actions, chosen, reached))
+    live = np.concatenate([live[:1], np.repeat(live[1:2], steps, axis=0)])   # deaths at step 1 only
+    live[1:, rng.integers(0, live.shape[1])] = 1 if live[0].any() else 0
+    new = old.copy()
+    new[:, 0] = rng.integers(0, live.shape[1], len(new))
+    tables = (values, fallback, n_actions, chosen, beta, live, reached)
+    base = core.history_loglik(*tables, goal, state, old)
+    fast = core.history_change(*tables, goal, state, old, new, base)
+    slow = ref.history_change(*tables, goal, state, old, new, base)
+    assert np.array_equal(np.isfinite(fast), np.isfinite(slow))
+    np.testing.assert_allclose(fast[np.isfinite(slow)], slow[np.isfinite(slow)], rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(slow, core.history_loglik(*tables, goal, state, new))
+
+
 @given(st.integers(1, 30), st.integers(1, 4), st.integers(0, 2**32 - 1))
 def test_goal_posterior_equals_reference(n, goals, seed):
     rng = np.random.default_rng(seed)
@@ -427,6 +450,26 @@ def test_incremental_history_equals_the_history_from_scratch(model):
     scratch = np.stack([filt.kernels.history_loglik(*filt._tables(), np.full(len(p.goal), g, np.int32), p.state,
                                                     p.beliefs) for g in range(filt.space.n_goals)], axis=1)
     np.testing.assert_array_equal(filt.hist_goals, scratch)
+
+
+@pytest.mark.dataset
+def test_incremental_history_after_changed_factor_moves(labtom):
+    """On a plan whose states die early, belief moves read only the steps where the old and
+    new beliefs differ (history_change): the histories kept then equal the histories from
+    scratch up to rounding (the terms are added in another order)."""
+    from elot.btom.dataset import load_dataset_plan
+    from elot.btom.particles import ParticleFilter
+
+    scenario = load_dataset_plan(labtom, "2_1")
+    filt = ParticleFilter(scenario, particles=500, seed=3)
+    run_filter(filt, scenario)
+    assert filt.resampled.count(True) >= 2
+    p = filt.current
+    scratch = np.stack([filt.kernels.history_loglik(*filt._tables(), np.full(len(p.goal), g, np.int32), p.state,
+                                                    p.beliefs) for g in range(filt.space.n_goals)], axis=1)
+    assert np.array_equal(np.isfinite(filt.hist_goals), np.isfinite(scratch))
+    finite = np.isfinite(scratch)
+    np.testing.assert_allclose(filt.hist_goals[finite], scratch[finite], rtol=0, atol=1e-9)
 
 
 @pytest.mark.dataset

@@ -22,9 +22,11 @@ exact inference (:func:`elot.btom.hypotheses.initial_states`).
   ``ess_threshold × N``, or when the particles' goals drift from what their per-goal
   likelihoods say (:data:`GOAL_DRIFT`), followed by **rejuvenation**: Metropolis–Hastings
   moves that redraw the true state (among the live ones) and each belief particle in
-  turn, accepted by the likelihood of the whole history so far (``history_loglik``), then
-  the goal drawn from its full conditional (Gibbs), so that copies made by resampling
-  spread out again. The moves leave the posterior at t invariant.
+  turn, accepted by the likelihood of the whole history so far (``history_change``: the
+  old history plus the steps where the old and new beliefs differ), then the goal drawn
+  from its full conditional (Gibbs), so that copies made by resampling spread out again.
+  The moves leave the posterior at t invariant; the belief moves run at geometrically
+  spaced resamplings (:data:`BELIEF_MOVE_SPACING`), so their cost is O(N) per action.
 * **Uncertainty**: the ESS after every step; a statement's L carries a standard error
   (delta method from ``Var P ≈ P(1−P)/ESS`` and ``Var π = π(1−π)/M``, see
   :func:`elot.btom.scoring.score`). The ESS is computed again with the copies resampling
@@ -516,10 +518,17 @@ class ParticleFilter:
         space, rng, n = self.space, self.rng, self.n
         built: list[tuple] = []
 
-        def history_loglik(goal, state, beliefs):   # the step tables are built once, when needed
+        def tables() -> tuple:   # the step tables are built once, when needed
             if not built:
                 built.append(self._tables())
-            return self.kernels.history_loglik(*built[0], goal, state, beliefs)
+            return built[0]
+
+        def history_loglik(goal, state, beliefs):
+            return self.kernels.history_loglik(*tables(), goal, state, beliefs)
+
+        def history_change(goal, state, old, new, base):
+            # the history of `new` from that of `old`, reading only the steps where they differ
+            return self.kernels.history_change(*tables(), goal, state, old, new, base)
 
         rows = np.arange(n)
         live_states = np.flatnonzero(self.live).astype(np.int32)
@@ -528,7 +537,7 @@ class ParticleFilter:
         if self.model != "true-belief" and beliefs_too:
             kinds += [("belief", i) for i in range(space.k)]   # each belief particle in turn
         for _ in range(self.moves):
-            sweep_start = self.current
+            sweep_start, start_hist = self.current, self.hist_goals.copy()
             if self.model != "true-belief" and beliefs_too:
                 # The scan below redraws slot 0, 1, ..., k-1 of the tuple each particle
                 # stores its multiset in; shuffling the tuple first (which changes no
@@ -584,7 +593,7 @@ class ParticleFilter:
                     # history's likelihood under every goal, so it is always accepted.
                     proposed = hist
                 else:
-                    proposed = history_loglik(p.goal, state, beliefs)
+                    proposed = history_change(p.goal, state, p.beliefs, beliefs, hist)
                 with np.errstate(invalid="ignore"):
                     log_alpha = proposed - hist + log_hastings
                 take = np.log(rng.random(n)) < log_alpha
@@ -600,13 +609,16 @@ class ParticleFilter:
             # Gibbs: the goal from its full conditional, which needs the history under every
             # goal for the particles as they are now. A particle whose belief no move changed
             # keeps its row of hist_goals (kept step by step, the same sum in the same order
-            # as history_loglik's, and a new true state keeps it); the others are computed.
+            # as history_loglik's, and a new true state keeps it); for the others, each
+            # goal's history at the sweep's start plus the steps where the beliefs differ.
             p = self.current
             changed = np.flatnonzero((np.sort(p.beliefs, axis=1) != np.sort(sweep_start.beliefs, axis=1)).any(axis=1))
             if len(changed):
                 state, beliefs = p.state[changed], np.ascontiguousarray(p.beliefs[changed])
+                old = np.ascontiguousarray(sweep_start.beliefs[changed])
                 self.hist_goals[changed] = np.stack(
-                    [history_loglik(np.full(len(changed), g, np.int32), state, beliefs)
+                    [history_change(np.full(len(changed), g, np.int32), state, old, beliefs,
+                                    np.ascontiguousarray(start_hist[changed, g]))
                      for g in range(space.n_goals)], axis=1)
             top = self.hist_goals.max(axis=1, keepdims=True)
             cumulative = np.cumsum(np.exp(self.hist_goals - top), axis=1)
