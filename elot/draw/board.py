@@ -272,7 +272,7 @@ class Board:
 
     def _key(self, ax: Axes, pos, colour: str | None, *, scale: float = 1.0) -> None:
         x, y = pos
-        s = 0.38 * scale
+        s = 0.44 * scale
         fill = palette.colour(colour)
         lw = self.lw(0.6)
         # a bow (ring) on the left, a shaft to the right, two teeth below it
