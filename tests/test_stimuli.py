@@ -339,3 +339,30 @@ def test_from_start_replays_the_plan_up_to_each_point(tmp_path):
     for image, end in zip(entry["images"][1:], ends):
         assert len(_frames(made.folder / image)) == end + 1
     assert entry["times"] == [1, *(t + 1 for t in scenario.judgments), scenario.T + 1]     # the same points
+
+
+def test_red_reads_red_and_gems_differ_in_shape_and_colour():
+    """Statements say "the red key": red used to be Okabe–Ito's vermillion, which reads as
+    orange. Gems all shared one pink and differed by shape only."""
+    import colorsys
+
+    from matplotlib.colors import to_rgb
+
+    from elot.draw import palette
+
+    def hue(name):
+        return colorsys.rgb_to_hsv(*to_rgb(palette.colour(name)))[0] * 360
+
+    assert min(hue("red"), 360 - hue("red")) < 10                    # a red hue, not orange (~25°)
+    assert abs(hue("orange") - hue("red")) > 25
+    shapes, fills = palette.GEM_SHAPES[:6], [fill for fill, _, _ in palette.GEM_COLOURS[:6]]
+    assert len(set(shapes)) == len(shapes) and len(set(fills)) == len(fills)
+    # in a frame: each gem's cell is painted with its own fill, and with no other gem's
+    scenario = load_example("two-doors")
+    cell = 48
+    frame = Renderer(scenario.states(), cell_px=cell).frame(0).astype(int)
+    for n, (gem, (x, y)) in enumerate(scenario.layout.gems):
+        # half a cell of margin: cell (x, y) spans pixels (x - 0.5 .. x + 0.5) × cell
+        patch = frame[int((y - 0.5) * cell): int((y + 0.5) * cell), int((x - 0.5) * cell): int((x + 0.5) * cell)]
+        share = [(np.abs(patch - np.array(to_rgb(fill)) * 255).max(axis=2) < 8).mean() for fill in fills[:3]]
+        assert share[n] > 0.03 and all(s < 0.005 for m, s in enumerate(share) if m != n), (gem, share)
