@@ -45,9 +45,10 @@ def read_statements(path: str | Path, mode: Mode = "current") -> list[Statement]
         head, sep, rest = line.partition(":")
         if sep and head.strip() in MODES:
             body = rest.strip()
-            out.append(Statement(body, head.strip(), number, text.index(body, at), str(path)))  # type: ignore[arg-type]
+            out.append(Statement(body, head.strip(), number, text.index(body, at), str(path),  # type: ignore[arg-type]
+                                 source=text))
         else:
-            out.append(Statement(line, mode, number, at, str(path)))
+            out.append(Statement(line, mode, number, at, str(path), source=text))
     return out
 
 

@@ -24,7 +24,8 @@ import argparse
 import os
 
 from elot.errors import ElotError
-from elot.settings import CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, MODES, VARIANTS, check_number, check_variant
+from elot.settings import (CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, MODES, VARIANTS,
+                           check_number, check_variant)
 
 
 def output_file(text: str) -> str:
@@ -225,9 +226,9 @@ def add_inference_method_option(p, *, how: str = ONE) -> None:
 
 def add_particles_option(p) -> None:
     """``--particles N``: the particles of particle inference (not the belief size: that is ``--k``)."""
-    p.add_argument("--particles", type=number("particles"), default=None, metavar="N",
+    p.add_argument("--particles", type=number("particles"), default=DEFAULT_PARTICLES, metavar="N",
                    help="the particles of particle inference (--inference smc or auto), a whole number ≥ 1 "
-                        "(default: 1000)")
+                        "(default: %(default)s)")
 
 
 def add_seed_option(p, *, of: str, default: int | None = None) -> None:
@@ -237,15 +238,18 @@ def add_seed_option(p, *, of: str, default: int | None = None) -> None:
                         + ("fresh" if default is None else "%(default)s") + ")")
 
 
-def inference_options(args) -> dict:
-    """The keyword arguments of :func:`elot.btom.inference.infer` that
-    :func:`add_inference_options` sets (those the user gave)."""
-    out = {"inference": args.inference}
-    if args.particles is not None:
-        out["particles"] = args.particles
-    if args.seed is not None:
-        out["seed"] = args.seed
-    return out
+def inference_config(args):
+    """The :class:`~elot.btom.inference.InferenceConfig` that :func:`add_model_options` and
+    :func:`add_prior_options` (where the command has them) ask for, built once and passed
+    whole. Give it the arguments :func:`with_beta` returns, which settle ``--beta``."""
+    from elot.btom.inference import InferenceConfig
+
+    config = InferenceConfig(variant=args.model, beta=args.beta, k=args.k, conventions=args.conventions,
+                             method=args.inference, particles=args.particles, seed=args.seed,
+                             prior=prior_of(args), backend=args.backend)
+    if args.max_hypotheses is not None:
+        config = config.replace(max_hypotheses=args.max_hypotheses)
+    return config
 
 
 def add_prior_options(p: argparse.ArgumentParser) -> None:
