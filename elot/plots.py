@@ -110,8 +110,8 @@ def map_figure(states: Sequence, t: int | None = None, *, title: str | None = No
     :class:`elot.draw.board.Board` as stimuli and storyboards draw it: walls, doors
     (filled with a keyhole while locked, dashed once unlocked), numbered boxes (pale once
     opened), keys that can be seen, gems (dashed once collected), the agent, where it
-    started and the path walked so far, the inventory row; a legend, and a line saying
-    what the agent holds."""
+    started and the path walked so far; a legend, a line saying what the agent holds, and
+    the inventory row when it holds something."""
     from elot.draw.board import Board
 
     if not states:
@@ -119,14 +119,19 @@ def map_figure(states: Sequence, t: int | None = None, *, title: str | None = No
     t = len(states) - 1 if t is None else t
     state = states[t]
     layout = state.layout
-    fig = Figure(figsize=(0.55 * layout.width + 3.4, max(0.55 * (layout.height + 1.4) + 1.3, 3.8)),
+    held = [f"{key} ({ks.colour} key)" if ks.colour else key
+            for key, ks in state.keys if ks.where[0] == "held"] + sorted(state.held_gems)
+    # the inventory row only when it holds something ("holds: nothing" says the rest)
+    rows = 1.4 if held else 0.0
+    fig = Figure(figsize=(0.55 * layout.width + 3.4, max(0.55 * (layout.height + rows) + 1.3, 3.8)),
                  constrained_layout=True)
-    ax, inventory = fig.subplots(2, 1, gridspec_kw={"height_ratios": [layout.height, 1.0]})
+    if held:
+        ax, inventory = fig.subplots(2, 1, gridspec_kw={"height_ratios": [layout.height, 1.0]})
+    else:
+        ax, inventory = fig.subplots(1, 1), None
     board = Board(ax, layout, inventory_ax=inventory, trail=None, labels=True)
     board.draw_static()
     board.draw_state(states, t)
-    held = [f"{key} ({ks.colour} key)" if ks.colour else key
-            for key, ks in state.keys if ks.where[0] == "held"] + sorted(state.held_gems)
     ax.set_title(title or f"t = {t}", loc="left", fontsize=10)
     ax.set_xlabel("holds: " + (", ".join(held) if held else "nothing"), fontsize=8, loc="left")
     colours = sorted({c for _, _, c in layout.doors} | {ks.colour for _, ks in state.keys if ks.colour})
@@ -151,7 +156,7 @@ def _map_legend(colours: Sequence[str]) -> list:
         Patch(facecolor=palette.BOX_OPEN, edgecolor=palette.BOX_EDGE, linestyle="--", label="opened box"),
         L([], [], marker=r"$\multimap$", color="0.3", linestyle="none", markersize=9, label="key (its colour)"),
         L([], [], marker="h", color=palette.GEM_FILL, markeredgecolor=palette.GEM_EDGE, linestyle="none",
-          markersize=8, label="gem (one shape each)"),
+          markersize=8, label="gem (own shape, colour)"),
         L([], [], marker="h", markerfacecolor="none", markeredgecolor=palette.GEM_EDGE, linestyle="none",
           markersize=8, label="gem collected ✓"),
         L([], [], marker="o", color=palette.AGENT, linestyle="none", markersize=8, label="agent"),

@@ -44,6 +44,56 @@ map:
 """
 
 
+#: 20 × 20, 12 boxes (the red key the goal's door needs is in one of them, the blue key lies
+#: in the hall): the model's own agent, optimal or not, never reached its goal in 500 steps.
+BIG = """name: big
+goal: gem2
+colours: red, blue
+
+map:
+  WWWgWWWWWgWWWWWgWWWW
+  WWW.WWWWWRWWWWWBWWWW
+  .W..W..W..WC.WW.W...
+  .......W..........W.
+  ........W..W.WC.....
+  .W....W......W..W...
+  WWW.W...hW..W...W...
+  .....W..........W..W
+  CW...WWW.W.........W
+  W.b.......W......WW.
+  ..W.W..W.W.WW.W.WWW.
+  .WW...W.....W..W..W.
+  WW............W.....
+  .W................WW
+  .CW...W...WW.....C..
+  W......W.....W......
+  ..W.W.WW..W.W..C....
+  .WW....WW.W.WWF.W...
+  .W.W.WC.WW..CWC.....
+  .WC....W..CW.W....W.
+"""
+
+MOVES = ("up", "down", "left", "right")
+OPPOSITE = {"up": "down", "down": "up", "left": "right", "right": "left"}
+
+
+def wandering(initial, actions) -> tuple[int, int]:
+    """Between two things the agent learns (every action but a move): the most immediate
+    reversals (``left, right``) and the most times it stood on one cell."""
+    reversals = most = 0
+    state, since, turns, last = initial, {initial.agent_pos: 1}, 0, None
+    for action in actions:
+        state = state.step(action)
+        if action[0] not in MOVES:
+            since, turns, last = {state.agent_pos: 1}, 0, None
+            continue
+        turns += last == OPPOSITE[action[0]]
+        last = action[0]
+        since[state.agent_pos] = since.get(state.agent_pos, 0) + 1
+        reversals, most = max(reversals, turns), max(most, since[state.agent_pos])
+    return reversals, most
+
+
 def elot(*args, cwd=None):
     return run_elot("plan", *args, env=dict(os.environ, COLUMNS="160"), cwd=cwd, timeout=300)
 
@@ -147,6 +197,60 @@ def test_step_limit_is_named():
         run_agent(load_example("default"), max_steps=3)
 
 
+@pytest.mark.parametrize("policy", ["optimal", "boltzmann"])
+def test_the_model_agent_dithers_on_a_big_map_and_says_why(policy):
+    """On 20 × 20 with 12 boxes the model's own agent steps back and forth where its
+    belief leaves it undecided: the step-limit error says how far it got and what to do."""
+    with pytest.raises(SimulationError) as error:
+        run_agent(parse_scn_text(BIG), policy=policy)
+    assert "within 500 steps" in error.value.message and "box(es)" in error.value.message
+    assert "purposeful" in error.value.hint
+
+
+@pytest.mark.parametrize("policy, seed", [("optimal", 0), ("boltzmann", 0), ("boltzmann", 1)])
+def test_the_purposeful_agent_reaches_its_goal_on_a_big_map(policy, seed):
+    scenario = parse_scn_text(BIG)
+    sim = run_agent(scenario, policy=policy, seed=seed, purposeful=True)
+    state = scenario.initial
+    for action in sim.actions:
+        state = state.step(action)
+    assert state.goal_reached("gem2") and len(sim.actions) < 250
+    reversals, most = wandering(scenario.initial, sim.actions)
+    assert reversals <= 1 and most <= 2      # it turns back at most once, and never in circles
+    p = plan(scenario, policy=policy, seed=seed, judge="events")          # elot plan's default
+    assert p.simulation.actions == sim.actions and "purposeful" in p.scenario.description
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_plans_do_not_step_back_on_a_whim(seed):
+    """The default Boltzmann agent used to jitter (``left, right | up, down``): between two
+    things it learns, `elot plan`'s agent turns back at most once and stands on a cell at
+    most twice, and none of its moves is aimless."""
+    scenario = load_example("default")
+    p = plan(scenario, seed=seed, judge="events")
+    assert wandering(scenario.initial, p.simulation.actions) <= (1, 2)
+    assert not any(p.simulation.aimless)
+    model = plan(scenario, seed=seed, judge="events", purposeful=False)   # the model's agent, as before
+    assert model.simulation.actions == run_agent(scenario, seed=seed).actions
+
+
+def test_aimless_moves_are_those_the_belief_did_not_favour_or_that_step_back():
+    scenario = load_example("default")
+    sims = [run_agent(scenario, seed=seed) for seed in range(6)]
+    assert any(any(s.aimless) for s in sims)
+    for sim in sims:
+        assert len(sim.aimless) == len(sim.actions)
+        state, since = scenario.initial, {scenario.initial.agent_pos}
+        for action, aimless, logp in zip(sim.actions, sim.aimless, sim.log_probabilities):
+            state = state.step(action)
+            if action[0] not in MOVES:
+                assert not aimless
+                since = set()
+            elif state.agent_pos in since:
+                assert aimless                  # back onto a cell without news
+            since.add(state.agent_pos)
+
+
 # -- subgoals and judgment points ----------------------------------------------------------
 
 
@@ -186,6 +290,21 @@ def test_choose_points_rules(move, n):
         assert blocked or full
 
 
+def test_choose_points_skips_times_right_after_an_aimless_move():
+    move = np.array([0, 0.1, 0.9, 0.8, 0.0, 0.5, 0.2, 0.7, 0])
+    aimless = [False, True, False, False, False, False, True, False]     # actions 2 and 7
+    assert choose_points(move, 3, aimless) == (1, 3, 5)
+    assert choose_points(move, 3, [False] * 8) == choose_points(move, 3) == (2, 5, 7)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_auto_points_never_follow_an_aimless_move(seed):
+    """Even for the model's own agent, which has aimless moves."""
+    p = plan(load_example("default"), seed=seed, purposeful=False)
+    assert not any(p.simulation.aimless[t - 1] for t in p.scenario.judgments)
+    assert p.scenario.judgments == choose_points(p.movement, 3, p.simulation.aimless)
+
+
 def test_choose_points_picks_the_largest_movements():
     move = np.array([0, 0.1, 0.9, 0.8, 0.0, 0.5, 0.2, 0.7, 0])
     assert choose_points(move, 3) == (2, 5, 7)    # 3 is next to 2
@@ -200,7 +319,7 @@ def test_auto_points_are_where_inference_moves_most():
     move = movement(inference)
     assert move[0] == 0 and (move >= 0).all()
     assert np.allclose(move, p.movement)
-    assert p.scenario.judgments == choose_points(move, 3) and p.scenario.judgments
+    assert p.scenario.judgments == choose_points(move, 3, p.simulation.aimless) and p.scenario.judgments
 
 
 # -- the written scenario ------------------------------------------------------------------
@@ -259,6 +378,21 @@ def test_cli_map_without_actions_and_optimal_policy(tmp_path):
     assert parse_scn_text(out.read_text()).actions[-1] == ("pickup", "gem1")
     # a file elot plan wrote is replaced without --force
     assert elot(str(scn), "--seed", "1", "-o", str(out)).returncode == 0
+
+
+def test_cli_purposeful_by_default(tmp_path):
+    """`elot plan` simulates the purposeful agent unless --no-purposeful asks for the
+    model's own (the same actions as run_agent's default, SPEC §8)."""
+    scenario = load_example("default")
+    purposeful, model = tmp_path / "p.scn", tmp_path / "m.scn"
+    assert elot("default", "--seed", "1", "--judge", "events", "-o", str(purposeful)).returncode == 0
+    assert elot("default", "--seed", "1", "--judge", "events", "--no-purposeful", "-o", str(model)).returncode == 0
+    read = parse_scn_text(purposeful.read_text())
+    assert "purposeful" in read.description
+    assert read.actions == plan(scenario, seed=1, judge="events").simulation.actions
+    read = parse_scn_text(model.read_text())
+    assert "purposeful" not in read.description and read.actions == run_agent(scenario, seed=1).actions
+    assert wandering(scenario.initial, read.actions) > (1, 2)          # seed 1's model agent jitters
 
 
 @pytest.mark.parametrize("args, message", [

@@ -70,3 +70,12 @@ def test_map_has_a_legend_and_shows_what_is_held_and_collected():
     holding_key = next(t for t, s in enumerate(states) if any(k.where[0] == "held" for _, k in s.keys))
     assert plots.map_figure(states, holding_key).axes[0].get_xlabel() == "holds: key1 (red key)"
     assert plots.map_figure(states, 0).axes[0].get_xlabel() == "holds: nothing"
+
+
+def test_map_shows_no_empty_inventory_row():
+    """"holds: nothing" used to sit over an empty inventory row: the row now comes only
+    with something in it."""
+    states = default_example().states()
+    assert len(plots.map_figure(states, 0).axes) == 1
+    holding_key = next(t for t, s in enumerate(states) if any(k.where[0] == "held" for _, k in s.keys))
+    assert len(plots.map_figure(states, holding_key).axes) == 2

@@ -105,21 +105,117 @@ def test_a_missing_image_is_found(made, tmp_path):
     assert any("missing" in p for p in stimuli.check_stimuli(data, tmp_path))
 
 
-def test_golden_frame():
-    """A frame compared with a stored one within a pixel tolerance (fonts may differ a
-    little between machines; a changed drawing differs a lot).
-    ELOT_UPDATE_GOLDEN=1 writes the golden file anew."""
-    scenario = load_example("two-doors")
-    frame = Renderer(scenario.states(), cell_px=24).frame(9)
-    path = GOLDEN / "two-doors-t9.png"
+def _golden(frame: np.ndarray, name: str) -> np.ndarray:
+    """The stored frame ``name`` (ELOT_UPDATE_GOLDEN=1 writes it anew from ``frame``)."""
+    path = GOLDEN / name
     if os.environ.get("ELOT_UPDATE_GOLDEN"):
         path.parent.mkdir(parents=True, exist_ok=True)
         Image.fromarray(frame).save(path, optimize=True)
-    golden = np.asarray(Image.open(path).convert("RGB"), dtype=int)
+    return np.asarray(Image.open(path).convert("RGB"), dtype=int)
+
+
+def _close_to(golden: np.ndarray, frame: np.ndarray) -> None:
     assert golden.shape == frame.shape
     diff = np.abs(golden - frame.astype(int)).max(axis=2)
     # one step of the agent changes 0.4% of the pixels by more than 64 levels
     assert (diff > 64).mean() < 0.002 and diff.mean() < 0.5
+
+
+def test_golden_frame():
+    """A frame compared with a stored one within a pixel tolerance (fonts may differ a
+    little between machines; a changed drawing differs a lot)."""
+    scenario = load_example("two-doors")
+    frame = Renderer(scenario.states(), cell_px=24).frame(9)
+    _close_to(_golden(frame, "two-doors-t9.png"), frame)
+
+
+def _pixels(renderer: Renderer, artist) -> tuple[slice, slice]:
+    """The rows and columns of a frame an artist covers."""
+    box = artist.get_window_extent(renderer.canvas.get_renderer())
+    height = renderer.size[1]
+    return slice(int(height - box.y1), int(height - box.y0) + 1), slice(int(box.x0), int(box.x1) + 1)
+
+
+def test_an_opened_box_keeps_a_large_number_beside_the_key_and_the_agent_on_it():
+    """At t = 5 of two-doors the agent stands on box 2, opened, with the blue key in it.
+    Its number used to shrink to a grey 7-pt corner numeral under the key, and the agent
+    hid the box: now the number is as large as a closed box's, dark on the pale box, and
+    neither the key nor the agent covers it (golden frame within a pixel tolerance)."""
+    scenario = load_example("two-doors")
+    cell = 48
+    renderer = Renderer(scenario.states(), cell_px=cell)
+    frame = renderer.frame(5)
+    assert "box2" not in scenario.states()[5].closed and scenario.states()[5].agent_pos == (8, 5)
+    _close_to(_golden(frame, "two-doors-t5-open-box.png"), frame)
+    board = renderer.board
+    (number,) = [a for a in board._objects if getattr(a, "get_text", None) and a.get_text() == "2"]
+    rows, cols = _pixels(renderer, number)
+    assert rows.stop - rows.start >= 0.3 * cell                     # at least a third of the cell high
+    glyph = frame[rows, cols].max(axis=2) < 110                       # dark ink on the pale box
+    assert 0.1 < glyph.mean() < 0.7
+    for artist in board._moving + [a for a in board._objects if a is not number and a.get_zorder() > 3]:
+        r, c = _pixels(renderer, artist)                               # the agent and the key lie elsewhere
+        assert r.stop <= rows.start or r.start >= rows.stop or c.stop <= cols.start or c.start >= cols.stop, artist
+
+
+@pytest.mark.parametrize("t", [0, 5, 9])
+def test_text_scales_with_the_cell(t):
+    """Every text of a frame (box numbers, door and key initials, "Inventory") is the same
+    fraction of a cell at 44 and 96 pixels a cell: it used to stay at about 8 pt."""
+    scenario = load_example("two-doors")
+    sizes = {}
+    for cell in (44, 96):
+        renderer = Renderer(scenario.states(), cell_px=cell)
+        renderer.frame(t)
+        board = renderer.board
+        texts = [a for a in board._objects if hasattr(a, "get_fontsize")]
+        texts.append(board.inventory_title)
+        sizes[cell] = [(a.get_text(), a.get_fontsize() / board.cell_pt) for a in texts]
+        assert board.cell_pt == pytest.approx(cell * 72 / 100)
+        numbers = [size for text, size in sizes[cell] if text in ("1", "2")]
+        assert len(numbers) == 2 and min(numbers) >= 0.35              # box numbers large in every state
+    assert [text for text, _ in sizes[44]] == [text for text, _ in sizes[96]]
+    assert [size for _, size in sizes[44]] == pytest.approx([size for _, size in sizes[96]])
+
+
+def test_the_trail_has_one_mark_a_cell_and_none_under_the_agent():
+    """two-doors walks right to box 2 and back left: each cell left shows one arrow (its
+    latest direction), none where the agent stands, and the one in box 2's cell sits in
+    a corner, off the box's number."""
+    scenario = load_example("two-doors")
+    renderer = Renderer(scenario.states(), cell_px=24)
+    renderer.frame(9)
+    marks = [(x, y) for line in renderer.board._moving if getattr(line, "get_gid", None) and line.get_gid() == "trail"
+             for x, y in zip(line.get_xdata(), line.get_ydata())]
+    assert len(marks) == len(set(marks))
+    agent = scenario.states()[9].agent_pos
+    assert agent not in marks and (8, 5) not in marks
+    assert (8 - 0.36, 5 + 0.36) in marks
+
+
+def test_gifs_play_once_unless_asked_to_loop(made, tmp_path):
+    """The paper's stimuli play once: no looping extension (browsers stop on the last
+    frame); ``loop=True`` (``--loop``) writes one that loops forever."""
+    from elot.draw.animation import write_gif
+
+    entry = made.entries[0]
+    with Image.open(made.folder / entry["images"][1]) as image:
+        assert "loop" not in image.info
+    frames = _frames(made.folder / entry["images"][1])
+    write_gif([np.asarray(f) for f in frames], tmp_path / "loop.gif", loop=True)
+    with Image.open(tmp_path / "loop.gif") as image:
+        assert image.info["loop"] == 0
+
+
+def test_size_gives_the_frame_its_longer_side(tmp_path):
+    """``--size``: each map's cells as large as fit, the frame's longer side at most that."""
+    from elot.draw.board import FRAME_SIZE, cell_for_size
+
+    made = stimuli.make_stimuli([ScenarioRef("two-doors")], tmp_path / "set", mp4=False, size_px=300)
+    (frame,) = _frames(made.folder / made.entries[0]["images"][0])
+    layout = load_example("two-doors").layout
+    assert max(frame.size) <= 300 and max(frame.size) > 300 - max(layout.width + 1, layout.height + 3)
+    assert cell_for_size(layout, FRAME_SIZE) * (layout.width + 1) >= 600     # fills a survey screen
 
 
 def test_a_scenario_without_judgment_points_is_refused(tmp_path):
@@ -185,12 +281,14 @@ def test_segments_need_points_inside_the_plan():
 
 
 def test_cli_in_processes(tmp_path):
-    result = run_elot("stimuli", "two-doors", "default", "-j", "2", "--cell", "16", "--no-mp4",
+    result = run_elot("stimuli", "two-doors", "default", "-j", "2", "--cell", "16", "--no-mp4", "--loop",
                       "-o", str(tmp_path / "set"))
     assert result.returncode == 0, result.stderr
     assert "wrote 2 scenarios" in result.stderr
     data = json.loads((tmp_path / "set" / "stimuli.json").read_text())
     assert stimuli.check_stimuli(data, tmp_path / "set") == []
+    with Image.open(tmp_path / "set" / data[0]["images"][1]) as image:
+        assert image.info["loop"] == 0                                  # --loop
 
 
 @pytest.mark.skipif(labtom_path() is None, reason="needs the LaBToM dataset")
@@ -241,3 +339,30 @@ def test_from_start_replays_the_plan_up_to_each_point(tmp_path):
     for image, end in zip(entry["images"][1:], ends):
         assert len(_frames(made.folder / image)) == end + 1
     assert entry["times"] == [1, *(t + 1 for t in scenario.judgments), scenario.T + 1]     # the same points
+
+
+def test_red_reads_red_and_gems_differ_in_shape_and_colour():
+    """Statements say "the red key": red used to be Okabe–Ito's vermillion, which reads as
+    orange. Gems all shared one pink and differed by shape only."""
+    import colorsys
+
+    from matplotlib.colors import to_rgb
+
+    from elot.draw import palette
+
+    def hue(name):
+        return colorsys.rgb_to_hsv(*to_rgb(palette.colour(name)))[0] * 360
+
+    assert min(hue("red"), 360 - hue("red")) < 10                    # a red hue, not orange (~25°)
+    assert abs(hue("orange") - hue("red")) > 25
+    shapes, fills = palette.GEM_SHAPES[:6], [fill for fill, _, _ in palette.GEM_COLOURS[:6]]
+    assert len(set(shapes)) == len(shapes) and len(set(fills)) == len(fills)
+    # in a frame: each gem's cell is painted with its own fill, and with no other gem's
+    scenario = load_example("two-doors")
+    cell = 48
+    frame = Renderer(scenario.states(), cell_px=cell).frame(0).astype(int)
+    for n, (gem, (x, y)) in enumerate(scenario.layout.gems):
+        # half a cell of margin: cell (x, y) spans pixels (x - 0.5 .. x + 0.5) × cell
+        patch = frame[int((y - 0.5) * cell): int((y + 0.5) * cell), int((x - 0.5) * cell): int((x + 0.5) * cell)]
+        share = [(np.abs(patch - np.array(to_rgb(fill)) * 255).max(axis=2) < 8).mean() for fill in fills[:3]]
+        assert share[n] > 0.03 and all(s < 0.005 for m, s in enumerate(share) if m != n), (gem, share)

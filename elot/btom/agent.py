@@ -10,6 +10,21 @@ agent repeats until it holds its goal:
    the policy likes best (``policy="optimal"``, ties broken by the seeded generator);
 3. the world moves on.
 
+A QMDP agent that has learnt nothing new can dither: under a belief spread over many
+boxes the expected cost to go has local minima away from every box, where it steps back
+and forth for ever (a 20×20 map with 12 boxes never saw its goal in 500 steps, whatever
+the policy), and a Boltzmann agent steps back on a whim (``left, right``). The
+*purposeful* agent (``purposeful=True``: ``elot plan``'s default, for stimuli; the default
+here stays the model's own agent of SPEC §8, which model recovery needs) does not step
+back on a whim: when the policy's action would take it back to a cell it has stood on
+since it last learnt something (a box opened, an observation that ruled states out, a
+key or gem picked up, a door unlocked), it commits to the world it believes most likely
+(the cheapest to its goal among equally likely ones) and follows that world's shortest
+plan until it learns something. That plan may turn back once, through cells it walked,
+but never goes in circles, and it ends by opening the box the world puts the key in,
+which either succeeds or rules the world out: the agent always gets closer to its goal
+and reaches it if it can.
+
 Each step reads the path costs of :class:`~elot.btom.inference.AgentPlanner` and the action
 probabilities of :func:`~elot.btom.inference.action_log_probabilities`: the code that
 scores an observed action during inference, so that simulating and inverting are one
@@ -86,6 +101,11 @@ class Simulation:
     beta: float
     policy: str
     seed: int
+    #: per action: a move that gained nothing (not one of the best under the agent's belief
+    #: then, or back onto a cell it stood on since it last learnt something; a purposeful
+    #: agent's moves on the plan of the world it committed to gain something there)
+    aimless: tuple[bool, ...] = ()
+    purposeful: bool = False
 
 
 def hidden_keys(state: WorldState) -> tuple[tuple[str, str | None], ...]:
@@ -301,10 +321,13 @@ def run_agent(
     max_steps: int = DEFAULT_MAX_STEPS,
     prior: Prior = Prior(),
     backend: str = "core",
+    purposeful: bool = False,
 ) -> Simulation:
     """Simulate the agent of SPEC §5 in ``scenario``'s map (its actions, if any, are
     ignored) from its true initial state until it holds ``goal`` (default: the scenario's
-    goal). ``belief`` is read by :func:`initial_belief`. Raises :class:`SimulationError`
+    goal). ``belief`` is read by :func:`initial_belief`; ``purposeful`` keeps the agent from
+    returning where it stood without having learnt anything (see the module; off, the
+    agent is exactly the model's). Raises :class:`SimulationError`
     for an unknown goal, a goal that cannot be reached in the true map or in any state
     the belief counts, a belief that matches no initial state, or an agent that has not
     reached its goal after ``max_steps`` actions."""
@@ -321,7 +344,7 @@ def run_agent(
     real = scenario.initial
     n_states = check_simulation_size(real, prior)     # before any work
     try:
-        return _simulate(scenario, core, goal, belief, beta, policy, seed, max_steps, prior)
+        return _simulate(scenario, core, goal, belief, beta, policy, seed, max_steps, prior, purposeful)
     except MemoryError as error:
         need = estimate_simulation_bytes(layout, n_states)
         raise SimulationError(
@@ -330,7 +353,7 @@ def run_agent(
             hint="use a map with fewer closed boxes or fewer hidden keys, or free memory") from None
 
 
-def _simulate(scenario, core, goal, belief, beta, policy, seed, max_steps, prior) -> Simulation:
+def _simulate(scenario, core, goal, belief, beta, policy, seed, max_steps, prior, purposeful) -> Simulation:
     layout = scenario.layout
     real = scenario.initial
     planner = AgentPlanner(layout, "full", core)
@@ -362,11 +385,13 @@ def _simulate(scenario, core, goal, belief, beta, policy, seed, max_steps, prior
     alive = np.array([w.view() == real.view() for w in worlds], dtype=np.uint8)
     actions: list[Action] = []
     logps: list[float] = []
+    aimless: list[bool] = []
+    visited = {real.agent_pos}     # cells stood on since the agent last learnt something
+    committed: int | None = None   # the world it follows (purposeful, after a would-be return)
+    opened = 0
     while not real.goal_reached(goal):
         if len(actions) >= max_steps:
-            raise SimulationError(
-                f"the agent did not reach {goal} within {max_steps} steps (the step limit)",
-                hint="raise the limit (--max-steps), or give the agent a higher β or the optimal policy")
+            raise _too_long(goal, max_steps, real, opened, policy, beta, purposeful)
         filtered = core.filter_beliefs(initial, alive.reshape(1, -1))[0, 0]
         options = real.available_actions()
         costs = planner.action_costs(worlds, rows, np.flatnonzero(filtered > 0), options, goal_gems)
@@ -377,7 +402,17 @@ def _simulate(scenario, core, goal, belief, beta, policy, seed, max_steps, prior
         else:
             p = np.exp(logp - logp.max())
             chosen = int(rng.choice(len(options), p=p / p.sum()))
+        returns = [_destination(real, o) in visited for o in options]
+        following = purposeful and (committed is not None or returns[chosen])
+        if following:
+            if committed is None or filtered[committed] <= 0:
+                committed = _most_likely(filtered, costs[0])
+            chosen = _follow(costs[0, committed], logp)
         action = options[chosen]
+        # regret in cost units (the QMDP policy is a softmax of -β × expected cost); a move
+        # on the committed world's shortest plan gains something in that world
+        regret = (logp.max() - logp[chosen]) / beta
+        aimless.append(action[0] in MOVES and not following and (returns[chosen] or regret > 1e-9))
         actions.append(action)
         logps.append(float(logp[chosen]))
         real = real.step(action)
@@ -388,7 +423,56 @@ def _simulate(scenario, core, goal, belief, beta, policy, seed, max_steps, prior
             rows[:, AGENT] += dy * layout.width + dx
         else:
             rows = enc.encode_many(worlds)
+            opened += action[0] == "open"
         seen = real.view()
+        before = alive.copy()
         alive &= np.array([w.view() == seen for w in worlds], dtype=np.uint8)
+        if action[0] not in MOVES or not np.array_equal(alive, before):    # it learnt something
+            visited, committed = set(), None
+        visited.add(real.agent_pos)
     simulated = replace(scenario, actions=tuple(actions), judgments=(), markers=(), action_lines=(), true_goal=goal)
-    return Simulation(simulated, goal, states, weights, truth, tuple(actions), tuple(logps), beta, policy, seed)
+    return Simulation(simulated, goal, states, weights, truth, tuple(actions), tuple(logps), beta, policy, seed,
+                      tuple(aimless), purposeful)
+
+
+def _destination(state: WorldState, action: Action):
+    """The cell a move leads to (None for any other action)."""
+    if action[0] not in MOVES:
+        return None
+    dx, dy = MOVES[action[0]]
+    return state.agent_pos[0] + dx, state.agent_pos[1] + dy
+
+
+def _most_likely(belief: np.ndarray, costs: np.ndarray) -> int:
+    """The world a purposeful agent commits to: the most likely one under ``belief``, the
+    cheapest to the goal among equally likely ones (``costs[j, a]``: path cost after
+    action a in world j, -1 where the goal cannot be reached), then the first."""
+    reach = np.where(costs >= 0, costs, np.iinfo(np.int32).max).min(axis=1)
+    top = belief >= belief.max() * (1 - 1e-9)
+    candidates = np.flatnonzero(top & (reach < np.iinfo(np.int32).max))
+    if len(candidates) == 0:      # no likeliest world where the goal is reachable: any believed one
+        candidates = np.flatnonzero((belief > 0) & (reach < np.iinfo(np.int32).max))
+    return int(candidates[np.argmin(reach[candidates])])
+
+
+def _follow(costs: np.ndarray, logp: np.ndarray) -> int:
+    """The action of the shortest plan in one world (``costs[a]``), the one the policy
+    likes most among equally short ones."""
+    valid = costs >= 0
+    best = np.flatnonzero(valid & (costs == costs[valid].min()))
+    return int(best[np.argmax(logp[best])])
+
+
+def _too_long(goal: str, max_steps: int, state: WorldState, opened: int, policy: str, beta: float,
+              purposeful: bool) -> SimulationError:
+    """Why the agent has not reached its goal in ``max_steps`` actions, and what to change."""
+    closed = sum(1 for b, _ in state.layout.boxes if b in state.closed)
+    done = f"it opened {opened} box(es), {closed} still closed, and holds " + (
+        ", ".join(k for k, ks in state.keys if ks.where == ("held",)) or "no key")
+    if purposeful:
+        hint = "raise the limit (--max-steps): a map with many boxes can take the agent to each in turn"
+    else:
+        hint = "the agent is not purposeful: it can step back and forth for ever where its belief leaves it " \
+               "undecided; leave it purposeful, or raise the limit (--max-steps)"
+    return SimulationError(f"the agent did not reach {goal} within {max_steps} steps (the step limit): {done}",
+                           hint=hint)

@@ -9,6 +9,7 @@ import os
 import sys
 
 from elot.cli import options
+from elot.draw.palette import FRAME_SIZE
 from elot.settings import check_variant
 
 
@@ -26,6 +27,17 @@ def _cell_pixels(text: str) -> int:
         raise argparse.ArgumentTypeError(f"--cell must be a whole number of pixels, not {text!r}") from None
     if not 16 <= value <= 200:
         raise argparse.ArgumentTypeError(f"--cell must be between 16 and 200 pixels, not {value}")
+    return value
+
+
+def _frame_pixels(text: str) -> int:
+    """``--size``: a whole number of pixels, 160 to 4000."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--size must be a whole number of pixels, not {text!r}") from None
+    if not 160 <= value <= 4000:
+        raise argparse.ArgumentTypeError(f"--size must be between 160 and 4000 pixels, not {value}")
     return value
 
 
@@ -50,8 +62,14 @@ def register(subparsers) -> None:
                    help="the folder to write (created; replaced only if it is a stimulus set elot wrote, "
                         "unchanged, or with --force)")
     options.add_jobs_option(p, default=_default_jobs())
-    p.add_argument("--cell", type=_cell_pixels, default=44, metavar="PX",
-                   help="pixels per map cell (default: %(default)s)")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--size", type=_frame_pixels, default=None, metavar="PX",
+                      help=f"pixels on a frame's longer side; each map's cells are as large as fit (default: "
+                      f"{FRAME_SIZE})")
+    size.add_argument("--cell", type=_cell_pixels, default=None, metavar="PX",
+                      help="pixels per map cell instead (frames of larger maps are then larger)")
+    p.add_argument("--loop", action="store_true",
+                   help="GIFs play forever (default: once, stopping on the last frame, as the paper's stimuli)")
     p.add_argument("--from-start", action="store_true",
                    help="each animation replays the plan from its start up to its judgment point (default: "
                    "from the previous judgment point)")
@@ -123,7 +141,8 @@ def stimuli_command(args) -> int:
     try:
         with _progress(f"stimuli ({count(len(refs), 'scenario')})") as progress:
             made = make_stimuli(refs, args.output, jobs=args.jobs, mp4=args.mp4, cell_px=args.cell,
-                                from_start=args.from_start, force=args.force, progress=progress)
+                                size_px=args.size, loop=args.loop, from_start=args.from_start, force=args.force,
+                                progress=progress)
     except KeyboardInterrupt:
         print(f"interrupted: {args.output} was not written", file=sys.stderr)
         return 130

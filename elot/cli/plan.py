@@ -36,7 +36,8 @@ def register(subparsers) -> None:
         help="Simulate the agent in a map and write the scenario (.scn) with suggested judgment points.",
         description="Simulate the model's own agent (SPEC §5, §8) in a map: it wants its goal gem, starts "
         "from its initial belief about what the closed boxes hold, perceives, updates its belief and acts by "
-        "the Boltzmann QMDP policy. Writes a complete .scn (map, hidden state, goal, description, the "
+        "the Boltzmann QMDP policy, never stepping back without having learnt something (--no-purposeful: "
+        "exactly the model's agent). Writes a complete .scn (map, hidden state, goal, description, the "
         "actions one line per subgoal, judgment points) that elot run, repl and batch read. The "
         "scenario's own actions, if any, are replaced; its statements are kept.")
     options.add_scenario_options(p, plan=False)
@@ -52,13 +53,18 @@ def register(subparsers) -> None:
     p.add_argument("--policy", choices=POLICIES, default="boltzmann",
                    help="boltzmann: sample from the QMDP policy at β; optimal: its best action, ties "
                         "broken by the seed (default: %(default)s)")
+    p.add_argument("--purposeful", action=argparse.BooleanOptionalAction, default=True,
+                   help="the agent never steps back to where it stood without having learnt something: it "
+                        "follows the plan of the world it finds likeliest instead, so it looks purposeful and "
+                        "reaches its goal on large maps (default); --no-purposeful: exactly the model's agent "
+                        "(SPEC §8), which can step back and forth where its belief leaves it undecided")
     options.add_seed_option(p, of="the agent's choices", default=0)
     p.add_argument("--max-steps", type=options.number("max-steps"), default=DEFAULT_MAX_STEPS, metavar="N",
                    help="give up when the agent has not reached its goal after N actions "
                         "(default: %(default)s)")
     p.add_argument("--judge", type=_judge, default="auto", metavar="auto|events|T,...",
                    help="judgment points: auto (where the observer's inference moves most, never two "
-                        "adjacent), events (after a box is opened, a key picked up, a door unlocked), "
+                        "adjacent, never right after a move that gained nothing), events (after a box is opened, a key picked up, a door unlocked), "
                         "or times such as 4,9,15 (default: %(default)s)")
     p.add_argument("--points", type=options.number("points"), default=DEFAULT_POINTS, metavar="N",
                    help="at most N judgment points with --judge auto (default: %(default)s)")
@@ -90,7 +96,8 @@ def plan_command(args) -> int:
     scenario = options.scenario_from_args(args)
     name = Path(args.output).stem if args.output != STDOUT else None
     result = plan(scenario, goal=args.goal, belief=_belief_text(args.belief), beta=args.beta, policy=args.policy,
-                  seed=args.seed, max_steps=args.max_steps, judge=args.judge, points=args.points, name=name)
+                  seed=args.seed, max_steps=args.max_steps, judge=args.judge, points=args.points, name=name,
+                  purposeful=args.purposeful)
     where = write_output(args.output, result.text, force=args.force, option="--output",
                          inputs=inputs)
     read = result.scenario

@@ -135,7 +135,8 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser(
         "simulate", help="Make synthetic ratings from a batch table (L plus noise) to test a fit.",
-        description="Ratings from a batch table: each scored row's L plus Gaussian noise.")
+        description="Ratings from a batch table: each scored row's L plus Gaussian noise, clipped to the "
+        "rating scale [0, 1].")
     p.add_argument("table", metavar="TABLE")
     p.add_argument("--noise", type=options.number("noise"), default=0.05,
                    help="noise standard deviation (default: %(default)s)")

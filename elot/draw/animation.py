@@ -78,18 +78,20 @@ def palette_for(frames: Sequence[np.ndarray], colors: int = 96):
 
 
 def write_gif(frames: Sequence[np.ndarray], path: str | Path, *, palette=None, fps: float = FPS,
-              hold: float = HOLD) -> None:
-    """Write ``frames`` as a looping GIF (on ``palette``, a ``P`` image from
-    :func:`palette_for`, else one made from these frames); the last frame stays up
-    ``hold`` seconds."""
+              hold: float = HOLD, loop: bool = False) -> None:
+    """Write ``frames`` as a GIF (on ``palette``, a ``P`` image from :func:`palette_for`,
+    else one made from these frames); the last frame stays up ``hold`` seconds. It plays
+    once, as the paper's stimuli do (no looping extension: browsers then stop on the last
+    frame), or forever with ``loop``."""
     from PIL import Image
 
     palette = palette if palette is not None else palette_for(frames)
     images = [Image.fromarray(f).quantize(palette=palette, dither=Image.Dither.NONE) for f in frames]
     step = int(round(1000 / fps))
     durations = [step] * (len(images) - 1) + [max(step, int(hold * 1000))]
-    images[0].save(path, format="GIF", save_all=True, append_images=images[1:], duration=durations, loop=0,
-                   optimize=False, disposal=1)
+    repeat = {"loop": 0} if loop else {}     # Pillow writes the looping extension only when asked
+    images[0].save(path, format="GIF", save_all=True, append_images=images[1:], duration=durations,
+                   optimize=False, disposal=1, **repeat)
 
 
 def ffmpeg() -> str | None:

@@ -11,13 +11,20 @@ so an animation can blit them over a saved picture of the static layer
 What is drawn (and why it reads without colour): walls black; a locked door fills its
 cell in its colour with a keyhole and the colour's initial, an unlocked one is a dashed
 outline; a closed box is a cardboard box with its number (box 3 is "3", as statements
-name it), an opened box is pale and shows what was inside; keys are key-shaped with the
-colour's initial; gems share one hue and each has its own shape; the agent is a black
-figure; the trail is an arrow in each cell it left, pointing where it went.
+name it), an opened box is pale, open, and keeps its number as large (a key found in it
+is drawn small above the number); keys are key-shaped with the colour's initial; each gem
+has its own shape and its own colour; the agent is a black figure, drawn small in a corner
+of a cell that holds a box, key or gem so that the thing stays visible; the trail is one
+arrow in each cell the agent left (the latest way it went, so a reversal never stacks two
+marks), none under the agent.
+
+Every size (text, lines, marks) is a fraction of the cell, so a frame drawn larger is the
+same picture, larger: :data:`TEXT` holds the text sizes as fractions of a cell's height.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Sequence
 
@@ -33,6 +40,13 @@ from elot.draw import palette
 TRAIL = 10
 
 _ARROW = {(0, -1): "^", (0, 1): "v", (-1, 0): "<", (1, 0): ">"}
+
+#: Text sizes as fractions of a cell's height: a box's number, the initial on a door, the
+#: initial on a key (on the map; a key in an opened box or the inventory scales it), the
+#: word "Inventory", a gem's name (figures for researchers only).
+TEXT = {"box": 0.44, "door": 0.24, "key": 0.22, "inventory": 0.36, "label": 0.17}
+#: The cell size (in points) the line widths were chosen at: lines scale by cell / this.
+_BASE_CELL_PT = 32.0
 
 
 def box_number(name: str, index: int) -> str:
@@ -65,10 +79,29 @@ class Board:
         self._objects: list = []   # doors, boxes, keys, gems, inventory
         self._moving: list = []    # the agent and its trail
         self._artists: list = self._objects   # where the piece being drawn goes
+        self.inventory_title = None           # the word "Inventory" over the row (drawn by draw_static)
         self.gem_index = {gem: n for n, (gem, _) in enumerate(layout.gems)}
         self.box_numbers = {box: box_number(box, n) for n, (box, _) in enumerate(layout.boxes)}
         #: inventory slots: as many as the map is wide (every key and gem fits in the dataset's maps)
         self.slots = max(layout.width, 1)
+
+    @property
+    def cell_pt(self) -> float:
+        """The height of a map cell in points, from the axes' place in the figure (read
+        when drawing, so a layout engine that moved the axes is followed)."""
+        fig = self.ax.figure
+        box = self.ax.get_position()
+        width = box.width * fig.get_figwidth() / max(self.layout.width, 1)
+        height = box.height * fig.get_figheight() / max(self.layout.height, 1)
+        return 72.0 * min(width, height)      # the aspect is equal: the smaller side is the cell
+
+    def font(self, kind: str, scale: float = 1.0) -> float:
+        """The size in points of text of ``kind`` (a key of :data:`TEXT`)."""
+        return max(TEXT[kind] * scale * self.cell_pt, 1.0)
+
+    def lw(self, width: float) -> float:
+        """A line width chosen for a 32-point cell, scaled to this board's cells."""
+        return width * self.cell_pt / _BASE_CELL_PT
 
     # -- the static layer -----------------------------------------------------------------
 
@@ -84,11 +117,15 @@ class Board:
         for spine in ax.spines.values():
             spine.set_color(palette.WALL)
         grid = [x + 0.5 for x in range(1, layout.width)]
-        ax.vlines(grid, 0.5, layout.height + 0.5, colors=palette.GRID, linewidths=0.6, linestyles=(0, (3, 3)))
+        ax.vlines(grid, 0.5, layout.height + 0.5, colors=palette.GRID, linewidths=self.lw(0.6),
+                  linestyles=(0, (3, 3)), zorder=1)
         grid = [y + 0.5 for y in range(1, layout.height)]
-        ax.hlines(grid, 0.5, layout.width + 0.5, colors=palette.GRID, linewidths=0.6, linestyles=(0, (3, 3)))
+        ax.hlines(grid, 0.5, layout.width + 0.5, colors=palette.GRID, linewidths=self.lw(0.6),
+                  linestyles=(0, (3, 3)), zorder=1)
         walls = [Rectangle((x - 0.5, y - 0.5), 1, 1) for x, y in sorted(layout.walls)]
-        ax.add_collection(PatchCollection(walls, facecolor=palette.WALL, edgecolor=palette.WALL, linewidth=0.5))
+        # over the grid: the dashed lines run between floor cells only, as in the paper's stimuli
+        ax.add_collection(PatchCollection(walls, facecolor=palette.WALL, edgecolor=palette.WALL, linewidth=0.5,
+                                          zorder=1.5))
         inv = self.inventory_ax
         if inv is not None:
             inv.set_xlim(0.5, self.slots + 0.5)
@@ -96,8 +133,11 @@ class Board:
             inv.set_aspect("equal")
             inv.set_xticks([])
             inv.set_yticks([])
-            inv.vlines([x + 0.5 for x in range(1, self.slots)], 0.5, 1.5, colors="black", linewidths=0.8)
-            inv.set_title("Inventory", loc="left", fontsize=10, pad=3)
+            inv.vlines([x + 0.5 for x in range(1, self.slots)], 0.5, 1.5, colors="black", linewidths=self.lw(0.8))
+            for spine in inv.spines.values():
+                spine.set_linewidth(self.lw(0.8))
+            self.inventory_title = inv.set_title("Inventory", loc="left", fontsize=self.font("inventory"),
+                                                 pad=0.12 * self.cell_pt)
 
     # -- the changing layer ---------------------------------------------------------------
 
@@ -138,8 +178,11 @@ class Board:
         for box, pos in layout.boxes:
             self._box(pos, self.box_numbers[box], box in state.closed)
         for key, ks in state.keys:
-            if ks.where[0] == "cell" or (ks.where[0] == "box" and ks.where[1] not in state.closed):
-                self._key(self.ax, state.item_pos(key), ks.colour, scale=0.75 if ks.where[0] == "box" else 1.0)
+            if ks.where[0] == "cell":
+                self._key(self.ax, state.item_pos(key), ks.colour)
+            elif ks.where[0] == "box" and ks.where[1] not in state.closed:
+                x, y = state.item_pos(key)       # above the box's number, which stays readable
+                self._key(self.ax, (x + 0.04, y - 0.33), ks.colour, scale=0.55)
         for gem, pos in layout.gems:
             if layout.in_bounds(pos):
                 self._gem(self.ax, pos, self.gem_index[gem], collected=gem in state.held_gems,
@@ -153,8 +196,18 @@ class Board:
         self.clear_agent()
         self._artists = self._moving
         self._trail(states, t)
-        self._agent(states[t].agent_pos)
+        self._agent(states[t].agent_pos, small=self.occupied(states[t], states[t].agent_pos))
         return self._moving
+
+    def occupied(self, state, pos) -> bool:
+        """Whether the cell ``pos`` shows a box, a key or a gem at ``state`` (the agent is
+        then drawn small in a corner, so that the thing stays visible)."""
+        layout = self.layout
+        if any(p == pos for _, p in layout.boxes):
+            return True
+        if any(ks.where == ("cell", pos) for _, ks in state.keys):
+            return True
+        return any(p == pos for _, p in layout.gems)     # a collected gem leaves its dashed outline
 
     def held(self, state) -> list[tuple[str, str | None]]:
         """What the agent holds at ``state``, as (kind, colour or gem name), keys first."""
@@ -179,98 +232,131 @@ class Board:
     def _door(self, pos, colour: str, locked: bool) -> None:
         x, y = pos
         fill = palette.colour(colour)
+        lw = self.lw
         if locked:
             self._add(self.ax, Rectangle((x - 0.5, y - 0.5), 1, 1, facecolor=fill, edgecolor="black",
-                                         linewidth=1.0, zorder=2))
-            self._add(self.ax, Rectangle((x - 0.4, y - 0.4), 0.8, 0.8, facecolor="none",
-                                         edgecolor=palette.ink(fill), linewidth=0.6, zorder=2))
+                                         linewidth=lw(1.0), zorder=2))
             hole = palette.ink(fill)
-            self._add(self.ax, Circle((x, y - 0.06), 0.09, facecolor=hole, edgecolor="none", zorder=3))
-            self._add(self.ax, Polygon([(x - 0.06, y + 0.2), (x + 0.06, y + 0.2), (x, y - 0.04)],
+            self._add(self.ax, Rectangle((x - 0.4, y - 0.4), 0.8, 0.8, facecolor="none",
+                                         edgecolor=hole, linewidth=lw(0.6), zorder=2))
+            self._add(self.ax, Circle((x, y - 0.02), 0.09, facecolor=hole, edgecolor="none", zorder=3))
+            self._add(self.ax, Polygon([(x - 0.07, y + 0.24), (x + 0.07, y + 0.24), (x, y)],
                                        facecolor=hole, edgecolor="none", zorder=3))
-            self._text(self.ax, x - 0.27, y - 0.27, palette.letter(colour), fontsize=6, color=hole,
+            self._text(self.ax, x - 0.24, y - 0.22, palette.letter(colour), fontsize=self.font("door"), color=hole,
                        fontweight="bold", zorder=3)
         else:
             self._add(self.ax, Rectangle((x - 0.42, y - 0.42), 0.84, 0.84, facecolor="none", edgecolor=fill,
-                                         linewidth=1.2, linestyle=(0, (2, 2)), zorder=2))
+                                         linewidth=lw(1.6), linestyle=(0, (2, 2)), zorder=2))
 
     def _box(self, pos, number: str, closed: bool) -> None:
         x, y = pos
+        lw = self.lw
         if closed:
-            self._add(self.ax, Rectangle((x - 0.32, y - 0.2), 0.64, 0.5, facecolor=palette.BOX,
-                                         edgecolor=palette.BOX_EDGE, linewidth=1.0, zorder=2))
-            self._add(self.ax, Rectangle((x - 0.36, y - 0.3), 0.72, 0.12, facecolor="#dcc3a4",
-                                         edgecolor=palette.BOX_EDGE, linewidth=1.0, zorder=2))
-            self._text(self.ax, x, y + 0.06, number, fontsize=11, fontweight="bold", color="black", zorder=3)
+            self._add(self.ax, Rectangle((x - 0.32, y - 0.2), 0.64, 0.52, facecolor=palette.BOX,
+                                         edgecolor=palette.BOX_EDGE, linewidth=lw(1.0), zorder=2))
+            self._add(self.ax, Rectangle((x - 0.36, y - 0.3), 0.72, 0.12, facecolor=palette.BOX_LID,
+                                         edgecolor=palette.BOX_EDGE, linewidth=lw(1.0), zorder=2))
+            self._text(self.ax, x, y + 0.07, number, fontsize=self.font("box"), fontweight="bold",
+                       color=palette.BOX_NUMBER, zorder=3)
         else:
-            self._add(self.ax, Rectangle((x - 0.36, y - 0.3), 0.72, 0.6, facecolor=palette.BOX_OPEN,
-                                         edgecolor=palette.BOX_EDGE, linewidth=0.8, linestyle=(0, (2, 1.5)),
-                                         zorder=2))
-            self._text(self.ax, x - 0.24, y - 0.2, number, fontsize=7, fontweight="bold", color="#7a6a5a",
-                       zorder=3)
+            # an open box: pale, its lid flaps folded out, the number as large as when closed
+            self._add(self.ax, Rectangle((x - 0.32, y - 0.14), 0.64, 0.46, facecolor=palette.BOX_OPEN,
+                                         edgecolor=palette.BOX_EDGE, linewidth=lw(1.0), zorder=2))
+            for side in (-1, 1):
+                self._add(self.ax, Polygon([(x + side * 0.32, y - 0.14), (x + side * 0.47, y - 0.3),
+                                            (x + side * 0.36, y - 0.36), (x + side * 0.12, y - 0.14)],
+                                           facecolor=palette.BOX_OPEN, edgecolor=palette.BOX_EDGE,
+                                           linewidth=lw(0.8), zorder=2))
+            self._text(self.ax, x, y + 0.11, number, fontsize=self.font("box", 0.9), fontweight="bold",
+                       color=palette.BOX_NUMBER_OPEN, zorder=3)
 
     def _key(self, ax: Axes, pos, colour: str | None, *, scale: float = 1.0) -> None:
         x, y = pos
-        s = 0.38 * scale
+        s = 0.44 * scale
         fill = palette.colour(colour)
+        lw = self.lw(0.6)
         # a bow (ring) on the left, a shaft to the right, two teeth below it
-        self._add(ax, Circle((x - 0.55 * s, y), 0.42 * s, facecolor=fill, edgecolor="black", linewidth=0.6,
+        self._add(ax, Circle((x - 0.55 * s, y), 0.46 * s, facecolor=fill, edgecolor="black", linewidth=lw,
                              zorder=4))
         self._add(ax, Rectangle((x - 0.2 * s, y - 0.12 * s), 1.05 * s, 0.24 * s, facecolor=fill,
-                                edgecolor="black", linewidth=0.6, zorder=4))
+                                edgecolor="black", linewidth=lw, zorder=4))
         for dx in (0.45, 0.7):
             self._add(ax, Rectangle((x + dx * s, y + 0.1 * s), 0.15 * s, 0.3 * s, facecolor=fill,
-                                    edgecolor="black", linewidth=0.5, zorder=4))
-        self._text(ax, x - 0.55 * s, y, palette.letter(colour), fontsize=5 * scale + 1, color=palette.ink(fill),
-                   fontweight="bold", zorder=5)
+                                    edgecolor="black", linewidth=lw, zorder=4))
+        self._text(ax, x - 0.55 * s, y, palette.letter(colour), fontsize=self.font("key", scale),
+                   color=palette.ink(fill), fontweight="bold", zorder=5)
 
     def _gem(self, ax: Axes, pos, index: int, *, collected: bool = False, label: str | None = None) -> None:
         corners, rotation = gem_shape(index)
-        style = (dict(facecolor="none", edgecolor=palette.GEM_EDGE, linewidth=1.0, linestyle=(0, (2, 2)))
-                 if collected else dict(facecolor=palette.GEM_FILL, edgecolor=palette.GEM_EDGE, linewidth=1.2))
-        if corners == 0:
-            self._add(ax, Circle(pos, 0.27, zorder=3, **style))
-        else:
-            import math
+        fill, edge, facet = palette.gem_colours(index)
+        lw = self.lw(1.2)
+        style = (dict(facecolor="none", edgecolor=edge, linewidth=lw, linestyle=(0, (2, 2)))
+                 if collected else dict(facecolor=fill, edgecolor=edge, linewidth=lw))
 
-            self._add(ax, RegularPolygon(pos, corners, radius=0.32, orientation=math.radians(rotation),
-                                         zorder=3, **style))
+        def shape(radius: float, **kw):
+            if corners == 0:
+                return Circle(pos, radius * 0.85, zorder=3, **kw)
+            return RegularPolygon(pos, corners, radius=radius, orientation=math.radians(rotation), zorder=3, **kw)
+
+        self._add(ax, shape(0.32, **style))
+        if not collected:      # a paler facet inside, as a cut stone has
+            self._add(ax, shape(0.16, facecolor=facet, edgecolor="none"))
         if label:
-            self._text(ax, pos[0], pos[1] + 0.42, label, fontsize=6, zorder=5)
+            self._text(ax, pos[0], pos[1] + 0.42, label, fontsize=self.font("label"), zorder=5)
 
-    def _agent(self, pos) -> None:
+    def _agent(self, pos, *, small: bool = False) -> None:
+        """A black figure (head, body with arms, legs) filling the cell, or small in its
+        lower-left corner when the cell shows a box, key or gem."""
         x, y = pos
-        self._add(self.ax, Circle((x, y - 0.2), 0.13, facecolor=palette.AGENT, edgecolor="white",
-                                  linewidth=0.6, zorder=6))
-        self._add(self.ax, Polygon([(x - 0.22, y + 0.35), (x + 0.22, y + 0.35), (x + 0.13, y - 0.06),
-                                    (x - 0.13, y - 0.06)], facecolor=palette.AGENT, edgecolor="white",
-                                   linewidth=0.6, zorder=6))
+        s = 1.15
+        if small:
+            s = 0.6
+            x, y = x - 0.3, y + 0.18
+        outline = dict(facecolor=palette.AGENT, edgecolor="white", linewidth=self.lw(0.6 if small else 0.8),
+                       zorder=6)
+        self._add(self.ax, Polygon([(x - 0.1 * s, y + 0.22 * s), (x - 0.08 * s, y + 0.4 * s),
+                                    (x - 0.01 * s, y + 0.4 * s), (x - 0.01 * s, y + 0.22 * s),
+                                    (x + 0.01 * s, y + 0.22 * s), (x + 0.01 * s, y + 0.4 * s),
+                                    (x + 0.08 * s, y + 0.4 * s), (x + 0.1 * s, y + 0.22 * s)], **outline))
+        self._add(self.ax, Polygon([(x - 0.13 * s, y - 0.08 * s), (x + 0.13 * s, y - 0.08 * s),
+                                    (x + 0.24 * s, y + 0.14 * s), (x + 0.17 * s, y + 0.2 * s),
+                                    (x + 0.14 * s, y + 0.1 * s), (x + 0.17 * s, y + 0.26 * s),
+                                    (x - 0.17 * s, y + 0.26 * s), (x - 0.14 * s, y + 0.1 * s),
+                                    (x - 0.17 * s, y + 0.2 * s), (x - 0.24 * s, y + 0.14 * s)], **outline))
+        self._add(self.ax, Circle((x, y - 0.22 * s), 0.15 * s, **outline))
 
     def _trail(self, states: Sequence, t: int) -> None:
         first = 0 if self.trail is None else max(0, t - self.trail)
         cells = [s.agent_pos for s in states[first: t + 1]]
-        self._add(self.ax, Line2D([c[0] for c in cells], [c[1] for c in cells], color=palette.TRAIL, linewidth=1.0,
-                                  alpha=0.35, gid="path", zorder=2.5))
-        latest: dict = {}    # a cell walked through twice shows its latest direction
+        if self.trail is None:      # a figure for researchers: the whole path as a line too
+            self._add(self.ax, Line2D([c[0] for c in cells], [c[1] for c in cells], color=palette.TRAIL,
+                                      linewidth=self.lw(1.0), alpha=0.35, gid="path", zorder=2.5))
+        latest: dict = {}    # one mark a cell: the latest way the agent left it
         for here, there in zip(cells, cells[1:]):
             step = (there[0] - here[0], there[1] - here[1])
             if step in _ARROW:
                 latest.pop(here, None)
                 latest[here] = _ARROW[step]
-        arrows: dict[str, list] = {}
+        latest.pop(cells[-1], None)     # the agent stands there
+        arrows: dict[tuple[str, float], list] = {}
         for cell, marker in latest.items():
-            arrows.setdefault(marker, []).append(cell)
-        for marker, where in arrows.items():
+            if self.occupied(states[t], cell):      # in a corner, off a box's number, a key or a gem
+                arrows.setdefault((marker, 0.15), []).append((cell[0] - 0.36, cell[1] + 0.36))
+            else:
+                arrows.setdefault((marker, 0.2), []).append(cell)
+        for (marker, size), where in arrows.items():
             self._add(self.ax, Line2D([p[0] for p in where], [p[1] for p in where], linestyle="none",
-                                      marker=marker, markersize=6, color=palette.TRAIL, alpha=0.8, zorder=2.6))
+                                      marker=marker, markersize=size * self.cell_pt, markeredgewidth=0,
+                                      color=palette.TRAIL, alpha=0.85, gid="trail", zorder=2.6))
         if self.trail is None:
-            self._add(self.ax, Circle(states[0].agent_pos, 0.1, facecolor="white", edgecolor="black", zorder=5))
+            self._add(self.ax, Circle(states[0].agent_pos, 0.1, facecolor="white", edgecolor="black",
+                                      linewidth=self.lw(1.0), zorder=5))
 
     def _inventory(self, state) -> None:
         inv = self.inventory_ax
         for n, (kind, what) in enumerate(self.held(state)[: self.slots], start=1):
             if kind == "key":
-                self._key(inv, (n, 1), what)
+                self._key(inv, (n + 0.05, 1), what)
             else:
                 self._gem(inv, (n, 1), self.gem_index[what])
 
@@ -290,6 +376,20 @@ def map_axes(fig: Figure, layout, rect: tuple[float, float, float, float] = (0, 
 
 #: Rows a frame adds under the map: a gap with the word "Inventory", then the row.
 INVENTORY_ROWS = 2
+
+FRAME_SIZE = palette.FRAME_SIZE
+
+
+def frame_cells(layout) -> tuple[int, int]:
+    """(columns, rows) of cells a frame takes: the map, the inventory rows and half a cell
+    of margin all round."""
+    return layout.width + 1, layout.height + INVENTORY_ROWS + 1
+
+
+def cell_for_size(layout, size_px: int) -> int:
+    """The whole number of pixels a cell gets so that the frame's longer side is at most
+    ``size_px`` pixels."""
+    return max(1, size_px // max(frame_cells(layout)))
 
 
 def frame_figure(layout, *, cell_px: int = 44, dpi: int = 100, animated: bool = False,

@@ -1,16 +1,24 @@
-"""Colours and shapes of the map painter.
+"""Colours, shapes and the default size of the map painter (a module light to import).
 
-Colours come from the Okabe–Ito palette, which stays distinct under the common forms of
-colour blindness; every coloured thing also carries its colour's initial letter, and the
-kinds of thing differ by shape (a door fills its cell and has a keyhole, a key is a key,
-gems are solid shapes, one shape per gem), so no distinction rests on colour alone.
+Colours are those of the Okabe–Ito palette, which stays distinct under the common forms of
+colour blindness, except red: Okabe–Ito's vermillion reads as orange, and statements say
+"red key", so red is a true red, darker than orange and yellow (it stays apart from them
+in lightness for readers who cannot see the hue). Every coloured door or key also carries
+its colour's initial letter, and the kinds of thing differ by shape (a door fills its cell
+and has a keyhole, a key is a key, gems are solid shapes), so no distinction rests on
+colour alone. Gems differ in shape *and* colour (:data:`GEM_SHAPES`, :data:`GEM_COLOURS`),
+as the paper's do.
 """
 
 from __future__ import annotations
 
+#: The default size of a stimulus frame's longer side in pixels: a picture that fills a
+#: survey page (the paper's team rendered 1600 px, shown at about 800).
+FRAME_SIZE = 800
+
 #: Okabe–Ito colours for the colour names scenarios use.
 COLOURS = {
-    "red": "#D55E00",      # vermillion
+    "red": "#D7263D",      # a red that reads red (Okabe–Ito's vermillion reads orange)
     "blue": "#0072B2",
     "yellow": "#F0E442",
     "green": "#009E73",    # bluish green
@@ -27,14 +35,36 @@ FLOOR = "#ffffff"
 GRID = "#b0b0b0"
 BOX = "#c8a27a"        # cardboard
 BOX_EDGE = "#6b4a2b"
-BOX_OPEN = "#efe3d3"
-GEM_FILL = "#CC79A7"   # gems share one hue; their shapes tell them apart
+BOX_LID = "#dcc3a4"
+BOX_OPEN = "#f3eadf"
+BOX_NUMBER = "#000000"
+BOX_NUMBER_OPEN = "#4a3826"   # an opened box's number: as large, a little softer, still dark
+GEM_FILL = "#CC79A7"   # the legend's generic gem
 GEM_EDGE = "#5a2a48"
 AGENT = "#000000"
 TRAIL = "#555555"
 
 #: One polygon per gem, in gem order: (number of corners, rotation in degrees), 0 = circle.
-GEM_SHAPES = ((3, 0), (4, 45), (6, 0), (0, 0), (5, 0), (4, 0), (8, 22.5), (3, 180))
+#: The map's y axis points down, so a rotation of 180 draws a triangle pointing up.
+GEM_SHAPES = ((3, 180), (4, 45), (6, 0), (0, 0), (5, 180), (4, 0), (8, 22.5), (3, 0))
+
+#: One colour per gem, in gem order (as the paper's gems, which differ in shape and
+#: colour): (fill, edge, the paler facet inside).
+GEM_COLOURS = (
+    ("#7FCDBB", "#1B6E5E", "#D3EFE7"),   # teal
+    ("#B4A7F5", "#46389A", "#E4DEFC"),   # lavender
+    ("#F5B27A", "#9A4E14", "#FBE3CE"),   # apricot
+    ("#F0A8D0", "#942C69", "#FBDEEE"),   # pink
+    ("#F3DE6B", "#7D6E0C", "#FBF3C6"),   # yellow
+    ("#8EC9F0", "#1D5A85", "#DAEEFB"),   # sky
+    ("#B5D98B", "#4A7419", "#E4F1D3"),   # leaf
+    ("#D9B38C", "#684727", "#F1E3D4"),   # sand
+)
+
+
+def gem_colours(index: int) -> tuple[str, str, str]:
+    """(fill, edge, facet) of the ``index``-th gem."""
+    return GEM_COLOURS[index % len(GEM_COLOURS)]
 
 
 def colour(name: str | None) -> str:

@@ -8,7 +8,11 @@ is constant over the points, or cannot be typed or translated, is useless to ask
 For each (scenario, candidate): L at every judgment point under the full model, its
 range (max − min), each ablation's largest |L_full − L_ablation| over the points, and a
 flag. ``informativeness`` = range + mean disagreement over the ablations; rows are
-sorted by it, useless ones last.
+sorted by it, useless ones last. Two candidates that score the same at every point under
+every model (with k = 3 a belief's probabilities are 0, ⅓, ⅔ and 1, so ``believes``,
+``likely`` and ``certain`` often coincide) cannot be told apart by any rating: the more
+informative is kept, the others flagged ``same L as #n``. A scenario without actions has
+nothing to judge and is refused, as ``elot stimuli`` refuses it.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Sequence
 from elot.errors import ElotSyntaxError, ElotTypeError, TranslationError
 from elot.judging import Statement
 from elot.settings import DEFAULT_K
+from elot.study.params import StudyError
 from elot.study.storyboard import judgment_points, score_candidates
 
 #: A range below this is "constant" (L is a ratio of sums of floating-point weights).
@@ -33,6 +38,11 @@ def design_rows(scenarios: Sequence[tuple[str, object]], candidates: Sequence[St
     docstring); ``scenarios`` holds (name, Scenario) pairs."""
     rows: list[dict] = []
     models = ["full", *[a for a in ablations if a != "full"]]
+    for name, scenario in scenarios:      # every scenario checked before any is scored
+        if not scenario.actions:
+            raise StudyError(f"{name} has no actions: there is nothing to judge, and every statement would "
+                             "score its prior", path=getattr(scenario, "path", None),
+                             hint="add the agent's actions (elot plan simulates them) and judgment points (|)")
     for name, scenario in scenarios:
         points = judgment_points(scenario)
         scored = score_candidates(scenario, candidates, models, beta=beta, k=k, thresholds=thresholds,
@@ -55,13 +65,36 @@ def design_rows(scenarios: Sequence[tuple[str, object]], candidates: Sequence[St
                 row[f"disagree_{a}"] = gap
                 gaps.append(gap)
             row["informativeness"] = (high - low) + (sum(gaps) / len(gaps) if gaps else 0.0)
+            row["_scores"] = [st.model[m] for m in models]
             if high - low < CONSTANT:
                 row["flag"] = f"constant (L = {low:.2f})"
             rows.append(row)
-    rows.sort(key=lambda r: (bool(r["flag"]), -(r["informativeness"] or 0.0)))
+    same = _indistinguishable(rows)
+    rows.sort(key=lambda r: (bool(r["flag"]) or id(r) in same, -(r["informativeness"] or 0.0)))
     for n, row in enumerate(rows, 1):
         row["rank"] = n
+        row.pop("_scores", None)
+    for row in rows:
+        if id(row) in same:
+            row["flag"] = f"same L as #{same[id(row)]['rank']}"
     return rows
+
+
+def _indistinguishable(rows: Sequence[dict]) -> dict[int, dict]:
+    """Rows (by id) that score as another unflagged row of their scenario does at every
+    point under every model (within :data:`CONSTANT`), each mapped to the most informative
+    of its group, the one kept."""
+    out: dict[int, dict] = {}
+    kept: list[dict] = []
+    for row in sorted((r for r in rows if not r["flag"] and "_scores" in r),
+                      key=lambda r: -(r["informativeness"] or 0.0)):
+        twin = next((k for k in kept if k["scenario"] == row["scenario"] and all(
+            abs(a - b) < CONSTANT for x, y in zip(k["_scores"], row["_scores"]) for a, b in zip(x, y))), None)
+        if twin is None:
+            kept.append(row)
+        else:
+            out[id(row)] = twin
+    return out
 
 
 def flag_of(error) -> str:

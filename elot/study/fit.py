@@ -672,11 +672,13 @@ def simulated_outside(ratings: "Ratings", models: Sequence[str], betas: Sequence
 
 def synthetic_ratings(table: Sequence[dict], *, noise: float = 0.05, seed: int = 0) -> list[dict]:
     """Ratings made from a batch table: each scored row's L plus Gaussian noise of standard
-    deviation ``noise`` (a known generator, to check that a fit recovers it)."""
+    deviation ``noise`` (a known generator, to check that a fit recovers it), clipped to
+    the rating scale [0, 1] as a participant's slider would be."""
     rng = np.random.default_rng(seed)
     out = []
     for row in table:
         if row.get("error") or row.get("L") in ("", None):
             continue
-        out.append({**row, "rating": repr(float(row["L"]) + float(rng.normal(0.0, noise)))})
+        rating = min(1.0, max(0.0, float(row["L"]) + float(rng.normal(0.0, noise))))
+        out.append({**row, "rating": repr(rating)})
     return out

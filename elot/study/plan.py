@@ -6,7 +6,8 @@ one line per subgoal, judgment points — that ``elot run``, ``repl`` and ``batc
 back unchanged. Judgment points come
 
 * ``"auto"``: at most ``points`` times where the observer's inference moves most
-  (:func:`movement`), never two adjacent (:func:`choose_points`);
+  (:func:`movement`), never two adjacent, never right after a move that gained nothing
+  (:func:`choose_points`);
 * ``"events"``: right after a box is opened, a key picked up or a door unlocked
   (:func:`event_points`);
 * or as given (times t = number of actions taken, in 0..T).
@@ -137,14 +138,18 @@ def movement(inference) -> np.ndarray:
     return out
 
 
-def choose_points(move: np.ndarray, n: int) -> tuple[int, ...]:
+def choose_points(move: np.ndarray, n: int, aimless: Sequence[bool] = ()) -> tuple[int, ...]:
     """At most ``n`` times in 1..T-1 where ``move`` is largest (earlier first among equals),
-    never two adjacent, and none where it moves less than :data:`STILL`."""
+    never two adjacent, none where it moves less than :data:`STILL`, and none right after
+    a move that gained nothing (``aimless[t - 1]``: a participant asked there would judge
+    a whim of the simulation, not the agent's mind)."""
     T = len(move) - 1
     chosen: list[int] = []
     for t in sorted(range(1, T), key=lambda t: (-move[t], t)):
         if len(chosen) == n or move[t] < STILL:
             break
+        if t <= len(aimless) and aimless[t - 1]:
+            continue
         if all(abs(t - c) > 1 for c in chosen):
             chosen.append(t)
     return tuple(sorted(chosen))
@@ -240,11 +245,15 @@ def plan(
     points: int = DEFAULT_POINTS,
     name: str | None = None,
     backend: str = "core",
+    purposeful: bool = True,
 ) -> Plan:
     """Simulate the agent in ``scenario``'s map (see :func:`elot.btom.agent.run_agent` for
     ``goal``, ``belief``, ``beta``, ``policy``, ``seed`` and ``max_steps``) and write the
     result as a ``.scn`` text with judgment points (``judge``: ``"auto"`` with at most
-    ``points`` points, ``"events"``, or the times). The scenario's statements are kept;
+    ``points`` points, ``"events"``, or the times). The agent is purposeful by default
+    (it never returns to a cell without having learnt something, so that it looks like
+    the paper's agents and reaches its goal on large maps); ``purposeful=False`` simulates
+    the model's own agent exactly (SPEC §8). The scenario's statements are kept;
     its actions are replaced. Raises :class:`~elot.btom.agent.SimulationError` for what
     the simulation refuses and for judgment points past the end."""
     if isinstance(judge, str) and judge not in JUDGE_MODES:
@@ -260,9 +269,11 @@ def plan(
     # errors use is one the written file uses too (the dataset's names are the same).
     simulation = run_agent(bare, goal=None if goal is None else names.get(goal, goal),
                           belief=_renamed_belief(belief, scenario, names), beta=beta, policy=policy,
-                          seed=seed, max_steps=max_steps, backend=backend)
+                          seed=seed, max_steps=max_steps, backend=backend, purposeful=purposeful)
     actions, out_goal = simulation.actions, simulation.goal
     agent = "an optimal agent" if policy == "optimal" else f"a Boltzmann QMDP agent (β = {beta:.3g})"
+    if purposeful:      # "a purposeful optimal agent", "a purposeful Boltzmann QMDP agent (β = 2.83)"
+        agent = f"a purposeful {agent.split(' ', 1)[1]}, which never steps back without news,"
     description = (f"Simulated by elot plan: {agent} wants {out_goal} and initially believes "
                    f"{describe_belief(simulation.states, simulation.belief)}; the true state is "
                    f"{{{describe_hidden(simulation.states[simulation.true_state])}}}. Seed {seed}.")
@@ -272,7 +283,7 @@ def plan(
     move = None
     if judge == "auto":
         move = movement(infer(out, beta=beta, backend=backend))
-        chosen = choose_points(move, points)
+        chosen = choose_points(move, points, simulation.aimless)
         how = f"auto: at most {points} points where the observer's inference moves most"
     elif judge == "events":
         chosen = event_points(out.initial, actions)

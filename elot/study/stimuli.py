@@ -215,6 +215,7 @@ class Job:
     mp4: bool
     cell_px: int = 44
     from_start: bool = False
+    loop: bool = False
 
 
 def render(job: Job) -> tuple[dict, list[int]]:
@@ -234,7 +235,7 @@ def render(job: Job) -> tuple[dict, list[int]]:
         for part in parts:
             frames = [renderer.frame(t) for t in part.steps]
             image = f"{job.name}_{part.index}.gif"
-            write_gif(frames, Path(job.folder) / image, palette=palette)
+            write_gif(frames, Path(job.folder) / image, palette=palette, loop=job.loop)
             if job.mp4:
                 write_mp4(frames, Path(job.folder) / f"{job.name}_{part.index}.mp4")
             images.append(image)
@@ -413,12 +414,17 @@ def check_memory(scenarios, jobs: int, cell_px: int, from_start: bool = False) -
 
 
 def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int = 1, mp4: bool | None = None,
-                 cell_px: int = 44, from_start: bool = False, force: bool = False,
+                 cell_px: int | None = None, size_px: int | None = None, loop: bool = False,
+                 from_start: bool = False, force: bool = False,
                  progress: Callable[[int, int], None] | None = None) -> StimulusSet:
     """Render a stimulus set for ``refs`` into ``folder`` (see the module's docstring),
-    in ``jobs`` processes. ``mp4`` defaults to whether ``ffmpeg`` is on the PATH;
-    ``force`` replaces a folder elot did not write (or one changed since)."""
+    in ``jobs`` processes. Frames are ``cell_px`` pixels a cell if given, else as large as
+    fits ``size_px`` pixels (default :data:`~elot.draw.board.FRAME_SIZE`) on their longer
+    side; the GIFs play once, or forever with ``loop``. ``mp4`` defaults to whether
+    ``ffmpeg`` is on the PATH; ``force`` replaces a folder elot did not write (or one
+    changed since)."""
     from elot.draw.animation import ffmpeg
+    from elot.draw.board import FRAME_SIZE, cell_for_size
 
     target = check_folder(folder, force=force)
     if mp4 is None:
@@ -431,7 +437,8 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
         if scenario.true_goal is None:
             raise StudyError(f"{scenario.name} has no true goal", path=scenario.path,
                              hint="name it with `goal: gemN` or mark its gem G on the map")
-    check_memory(scenarios, jobs, cell_px, from_start)
+    cells = [cell_px or cell_for_size(s.layout, size_px or FRAME_SIZE) for s in scenarios]
+    check_memory(scenarios, jobs, max(cells), from_start)
     names: list[str] = []
     for ref, scenario in zip(refs, scenarios):
         name = stimulus_name(ref, scenario)
@@ -448,7 +455,8 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
     except OSError as error:
         raise StudyError(f"cannot write {target}: {error.strerror or error}", hint="choose another -o") from None
     try:
-        work = [Job(ref, name, str(temporary), mp4, cell_px, from_start) for ref, name in zip(refs, names)]
+        work = [Job(ref, name, str(temporary), mp4, cell, from_start, loop)
+                for ref, name, cell in zip(refs, names, cells)]
         results = _run(work, jobs, progress)
         entries = [r[0] for r in results]
         problems = check_stimuli(entries, temporary)
