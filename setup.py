@@ -40,6 +40,8 @@ setup(
     package_data={
         "elot": ["grammar.lark", "data/*", "translate/data/*"],
         "elot.scenarios": ["*.scn"],
+        # the survey's page and experiment templates (jsPsych itself is never shipped: npm installs it)
+        "elot.survey": ["template/*"],
         "btom_ext": ["*.pxd", "*.pyx"],
     },
     ext_modules=cythonize(
