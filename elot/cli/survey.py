@@ -110,6 +110,28 @@ def register(subparsers) -> None:
     e.add_argument("--jatos", action="store_true", help="load jatos.js, so JATOS receives the data")
     e.set_defaults(func=export_command)
 
+    i = sub.add_parser(
+        "import", help="Make participants' answers into the ratings file elot fit reads, and the goal answers.",
+        description="Reads the server's database (a survey folder or its responses.sqlite) and jsPsych's JSON or "
+        "CSV exports; excludes participants by rules (incomplete, a failed comprehension check, a low goal "
+        "score) and says who and why; writes the ratings (scenario, mode, t, statement, rating in [0, 1], "
+        "participant) and the goal answers.")
+    i.add_argument("data", nargs="+", metavar="DATA", help="a served survey folder, a responses.sqlite, or "
+                   "jsPsych .json/.csv exports")
+    i.add_argument("-o", "--output", required=True, metavar="RATINGS.csv", type=options.output_file,
+                   help="the ratings file")
+    i.add_argument("--goals", metavar="GOALS.csv", type=options.output_file,
+                   help="the goal answers (default: RATINGS-goals.csv beside the ratings)")
+    i.add_argument("--survey", metavar="SURVEY", help="the survey folder (needed for exports; a survey folder or "
+                   "its database says it itself)")
+    i.add_argument("--min-goal-score", type=float, default=0.5, metavar="X",
+                   help="exclude participants whose mean goal score is below X (default: %(default)s; 0 keeps all)")
+    i.add_argument("--keep-incomplete", action="store_true", help="keep sessions that stopped early")
+    i.add_argument("--keep-failed-check", action="store_true", help="keep participants who failed the "
+                   "comprehension check")
+    options.add_force_option(i)
+    i.set_defaults(func=import_command)
+
 
 def _settings(args):
     from elot.survey.design import Settings, read_settings
@@ -183,3 +205,42 @@ def export_command(args) -> int:
     target, files = export_survey(args.survey, args.output, jatos=args.jatos)
     print(f"wrote {files} files to {target}", file=sys.stderr)
     return 0
+
+
+def import_command(args) -> int:
+    from elot.output import count, csv_text, write_output
+    from elot.survey.answers import GOAL_COLUMNS, RATING_COLUMNS, Rules, import_answers, survey_of
+
+    config = survey_of(args.data, args.survey)
+    rules = Rules(min_goal_score=args.min_goal_score, exclude_incomplete=not args.keep_incomplete,
+                  exclude_failed_check=not args.keep_failed_check)
+    result = import_answers(args.data, config, rules)
+    if not result.ratings:
+        from elot.survey import SurveyError
+
+        raise SurveyError(f"every participant was excluded ({len(result.participants)}); "
+                          f"{args.output} was not written",
+                          notes=tuple(f"{p.participant}: {'; '.join(p.reasons)}" for p in result.excluded[:20]),
+                          hint="check the rules (--min-goal-score, --keep-incomplete, --keep-failed-check)")
+    goals_path = args.goals or _beside(args.output, "-goals.csv")
+    written = write_output(args.output, csv_text(result.ratings, RATING_COLUMNS), force=args.force,
+                           option="-o", inputs=args.data)
+    goals_written = write_output(goals_path, csv_text(result.goals, GOAL_COLUMNS), force=args.force,
+                                 option="--goals", inputs=args.data)
+    kept = len(result.participants) - len(result.excluded)
+    print(f"{count(len(result.participants), 'participant')}: {kept} kept, {len(result.excluded)} excluded",
+          file=sys.stderr)
+    for person in result.excluded:
+        print(f"  excluded {person.participant}: {'; '.join(person.reasons)}", file=sys.stderr)
+    print(f"wrote {count(len(result.ratings), 'rating')} to {written} and {count(len(result.goals), 'goal answer')} "
+          f"to {goals_written}", file=sys.stderr)
+    return 0
+
+
+def _beside(path: str, suffix: str) -> str:
+    if path == "-":
+        return "goals.csv"
+    from pathlib import Path
+
+    p = Path(path)
+    return str(p.with_name(p.stem + suffix))
