@@ -157,8 +157,8 @@ def test_cli_build_copies_jspsych_from_the_npm_cache(stimulus_set, tmp_path):
 
 def test_jspsych_never_enters_the_repository():
     tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True).stdout.split()
-    assert not [f for f in tracked if "node_modules" in f or Path(f).name.startswith("jspsych")
-                or Path(f).name.startswith("plugin-")]
+    assert not [f for f in tracked if "node_modules" in f or Path(f).name in ("jspsych.js", "jspsych.css")
+                or Path(f).name.startswith(("jspsych.", "plugin-")) and Path(f).suffix in (".js", ".css")]
 
 
 # -- bad input to build -------------------------------------------------------------------
