@@ -80,7 +80,7 @@ def test_the_folder_holds_the_page_the_animations_and_the_gems(survey):
         for segment in scenario["segments"]:
             data = (survey / segment["image"]).read_bytes()
             assert data.startswith(b"GIF89a") and b"NETSCAPE2.0" not in data    # plays once
-            assert segment["duration_ms"] > 0
+            assert segment["duration_ms"] > 0 and segment["frames"] >= 1
     for icon in config["gem_icons"]:
         assert (survey / icon).read_bytes().startswith(b"\x89PNG")
 

@@ -163,7 +163,7 @@ class Participant:
         scenario = next(s for s in self.config["scenarios"] if s["name"] == name)
         image = page.locator("#elot-stimulus")
         segment = next(s for s in scenario["segments"] if s["t"] == t)
-        if check_animation and self.frames_changed is None and segment["duration_ms"] > 2000:   # several frames
+        if check_animation and self.frames_changed is None and segment["frames"] >= 4:
             await image.evaluate("img => img.decode()")
             first = await image.screenshot()
             await page.wait_for_timeout(700)

@@ -135,8 +135,9 @@ def describe(entries: list[dict], refs: dict, folder: Path) -> list[dict]:
         segments = []
         for k, (image, time) in enumerate(zip(entry["images"], entry["times"])):
             t = time - 1
-            segments.append({"image": f"stimuli/{image}", "t": t, "judged": t in judged,
-                             "duration_ms": _duration_ms(folder / image)})
+            frames, duration = _timing(folder / image)
+            segments.append({"image": f"stimuli/{image}", "t": t, "judged": t in judged, "frames": frames,
+                             "duration_ms": duration})
         if not any(s["judged"] for s in segments):
             raise SurveyError(f"scenario {entry['name']} has no judgment point to ask at")
         out.append({"name": entry["name"], "scenario": ref.name, "goal": entry["goal"],
@@ -144,16 +145,17 @@ def describe(entries: list[dict], refs: dict, folder: Path) -> list[dict]:
     return out
 
 
-def _duration_ms(path: Path) -> int:
-    """How long one play of an animated GIF takes."""
+def _timing(path: Path) -> tuple[int, int]:
+    """The frames of an animated GIF and how long one play takes (ms)."""
     from PIL import Image
 
     with Image.open(path) as image:
+        frames = getattr(image, "n_frames", 1)
         total = 0
-        for n in range(getattr(image, "n_frames", 1)):
+        for n in range(frames):
             image.seek(n)
             total += int(image.info.get("duration", 0) or 0)
-    return total
+    return frames, total
 
 
 def play_once(data: bytes) -> bytes:

@@ -221,7 +221,8 @@ function segmentScreen(order, position, k) {
   const stimulus = '<div class="elot-stimulus"><div class="elot-caption">' + esc(caption) + "</div>" +
     (k === 0 && !segment.judged ? TEXT.scenarioStart(position + 1, order.trials.length) : "") +
     '<img id="elot-stimulus" src="' + esc(segment.image) + '" alt="the maze, part ' + (k + 1) + '">' +
-    '<div><button type="button" class="elot-replay" id="elot-replay">' + esc(TEXT.replay) + "</button></div></div>";
+    '<div' + (segment.frames > 1 ? "" : " hidden") + '><button type="button" class="elot-replay" id="elot-replay">' +
+    esc(TEXT.replay) + "</button></div></div>";
   const data = {elot_step: step, elot_kind: segment.judged ? "judgment" : "watch", elot_scenario: scenario.name,
                 elot_segment: k, elot_t: segment.t, elot_control: trial.control};
   if (!segment.judged) {
