@@ -310,3 +310,59 @@ async def _check_escaped(url, config, sneaky):  # noqa: ARG001
         assert await page.locator(".elot-statement img, .elot-statement script").count() == 0
         assert await page.evaluate("window.pwned") is None
         await browser.close()
+
+
+def test_an_exported_survey_on_a_static_host_gives_jspsych_exports_that_import_reads(study, tmp_path):
+    """No server: jsPsych keeps the data; its own JSON and CSV (the last screen's
+    downloads, what JATOS or Pavlovia give back) import to the same ratings."""
+    import functools
+    import http.server
+    import threading
+
+    base, survey, L = study
+    config = load_config(survey)
+    done = run_elot("survey", "export", str(survey), "-o", str(tmp_path / "site"))
+    assert done.returncode == 0, done.stderr
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(tmp_path / "site"))
+    host = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=host.serve_forever, daemon=True).start()
+    try:
+        person = asyncio.run(_static_participant(f"http://127.0.0.1:{host.server_address[1]}/", config, L, tmp_path))
+    finally:
+        host.shutdown()
+        host.server_close()
+    imported = {}
+    for name in ("answers.json", "answers.csv"):
+        done = run_elot("survey", "import", str(tmp_path / name), "--survey", str(survey), "-o",
+                        str(tmp_path / f"{name}.ratings.csv"), "--min-goal-score", "0")
+        assert done.returncode == 0, done.stderr
+        imported[name] = list(csv.DictReader(open(tmp_path / f"{name}.ratings.csv")))
+    assert imported["answers.json"] == imported["answers.csv"] and imported["answers.json"]
+    scenarios = {s["scenario"]: s for s in config["scenarios"]}
+    got = {(scenarios[r["scenario"]]["name"], int(r["t"]),
+            [(st["text"], st["mode"]) for st in scenarios[r["scenario"]]["statements"]].index(
+                (r["statement"], r["mode"]))): float(r["rating"])
+           for r in imported["answers.json"]}
+    assert got == {key: round((value - 1) / 6, 6) for key, value in person.answers.items()}
+
+
+async def _static_participant(url, config, L, folder):
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        context = await browser.new_context(accept_downloads=True)
+        page = await context.new_page()
+        await page.goto(f"{url}?PROLIFIC_PID=STATIC1")
+        person = Participant("STATIC1", config, L, seed=9)
+        assert await person.take(page)
+        for kind in ("json", "csv"):
+            async with page.expect_download() as info:
+                await page.locator(f"button:has-text('({kind.upper()})')").click()
+            await (await info.value).save_as(folder / f"answers.{kind}")
+        await browser.close()
+        return person

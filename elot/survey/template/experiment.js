@@ -369,12 +369,15 @@ async function finish(jsPsych, session) {
   }
   if (typeof jatos !== "undefined") { jatos.endStudy(); return; }
   display.innerHTML = '<div class="elot-text">' + TEXT.saved + "</div>";
-  if (!session.online) {
-    const button = document.createElement("button");
-    button.className = "jspsych-btn";
-    button.textContent = TEXT.download;
-    button.addEventListener("click", () => jsPsych.data.get().localSave("json", "answers-" + session.participant + ".json"));
-    display.querySelector(".elot-text").appendChild(button);
+  if (!session.online) {     // no server, no JATOS: the participant can keep the data (jsPsych's JSON or CSV)
+    for (const format of ["json", "csv"]) {
+      const button = document.createElement("button");
+      button.className = "jspsych-btn";
+      button.textContent = TEXT.download + " (" + format.toUpperCase() + ")";
+      button.addEventListener("click",
+        () => jsPsych.data.get().localSave(format, "answers-" + session.participant + "." + format));
+      display.querySelector(".elot-text").appendChild(button);
+    }
   }
 }
 
