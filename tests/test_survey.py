@@ -407,3 +407,13 @@ def test_export_writes_a_static_site_without_the_database(survey, tmp_path):
     assert not list((tmp_path / "site").rglob("*sqlite*"))
     done = run_elot("survey", "export", str(survey), "-o", str(tmp_path / "site"))
     assert done.returncode == 2 and "exists; not replacing it" in done.stderr
+
+
+def test_serving_or_importing_a_folder_that_is_not_a_survey_is_refused(stimulus_set, survey, tmp_path):
+    done = run_elot("survey", "serve", str(stimulus_set), "--port", "0", timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: {stimulus_set} is not a survey: it has no survey.json")
+    done = run_elot("survey", "import", str(survey), "-o", str(tmp_path / "r.csv"))
+    assert done.returncode == 2 and f"error: {survey} holds no answers (responses.sqlite)" in done.stderr
+    done = run_elot("survey", "import", str(tmp_path / "answers.json"), "-o", str(tmp_path / "r.csv"))
+    assert done.returncode == 2 and "which survey are these answers to?" in done.stderr
