@@ -19,6 +19,7 @@ from elot.study.experiments import in_vs_out
 from elot.btom.inference import infer
 from elot.btom.dataset import dataset_root, load_dataset_plan
 from elot.btom.scoring import compile_statement, normalized_likelihood
+from elot.numeric import dot
 
 #: (inference, compiled formula, judgment point t) -> normalized likelihood
 Reading = Callable[[object, object, int], float]
@@ -40,8 +41,8 @@ def judged(inference, compiled, t: int, *, world: int, belief: int, live: int, o
         worlds = tuple(inference.states(over)) + tuple(inference.states(world))
         padded = np.concatenate([weights, np.zeros_like(weights)], axis=1)
         truth = compiled.truth(worlds, padded, inference._pair_states + n)
-    posterior = float(min(1.0, max(0.0, inference.pair_posterior(t).ravel() @ truth)))
-    return normalized_likelihood(posterior, float(inference.live_pairs(live) @ truth / len(inference)))
+    posterior = min(1.0, max(0.0, dot(inference.pair_posterior(t).ravel(), truth)))
+    return normalized_likelihood(posterior, dot(inference.live_pairs(live), truth) / len(inference))
 
 
 def initial_readings() -> dict[str, tuple[Reading, str]]:

@@ -54,10 +54,13 @@ cdef class Planner:
     cdef int* memo_values
     cdef Py_ssize_t memo_capacity, memo_size
     cdef dict configs
+    # set when an allocation fails inside the nogil search: the search unwinds returning
+    # INF, nothing more is stored, and costs() raises MemoryError
+    cdef bint out_of_memory
 
     cdef int* _row(self, uint32_t locked, int source) noexcept nogil
-    cdef void _grow_distances(self) noexcept nogil
-    cdef void _layout_memo(self, int n_keys)
+    cdef int _grow_distances(self) noexcept nogil
+    cdef int _layout_memo(self, int n_keys) except -1
     cdef Py_ssize_t _slot(self, uint64_t head, const uint64_t* status) noexcept nogil
     cdef void _store(self, uint64_t head, const uint64_t* status, int value) noexcept nogil
     cdef int _put(self, uint64_t head, const uint64_t* status, int value) noexcept nogil

@@ -101,6 +101,9 @@ cdef class Planner:
         self.door_colours = <int*> malloc((self.n_doors + 1) * sizeof(int))
         self.box_cells = <int*> malloc((self.n_boxes + 1) * sizeof(int))
         self.gem_cells = <int*> malloc((self.n_gems + 1) * sizeof(int))
+        if self.walls == NULL or self.door_at == NULL or self.nbr == NULL or self.door_cells == NULL \
+                or self.door_colours == NULL or self.box_cells == NULL or self.gem_cells == NULL:
+            raise MemoryError("not enough memory for the planner's map")
         for c in range(self.n_cells):
             self.walls[c] = w[c]
             self.door_at[c] = -1
@@ -121,10 +124,12 @@ cdef class Planner:
         self.dist_capacity = 16
         self.dist_size = 0
         self.dist_masks = <uint32_t*> malloc(self.dist_capacity * sizeof(uint32_t))
-        self.dist_rows = <int***> malloc(self.dist_capacity * sizeof(int**))
+        # calloc: every row pointer NULL, so that __dealloc__ after a failure frees nothing wild
+        self.dist_rows = <int***> calloc(self.dist_capacity, sizeof(int**))
+        if self.dist_masks == NULL or self.dist_rows == NULL:
+            raise MemoryError("not enough memory for the planner's distance table")
         for i in range(self.dist_capacity):
             self.dist_masks[i] = NO_MASK
-            self.dist_rows[i] = NULL
         # The memo key's head word: the interned key configuration in the low bits (as
         # many as the rest leaves, at most 32), then goal, cell and locked-door mask.
         self.shift_goal = 64 - self.n_doors - _bit_length(self.n_cells - 1) - _bit_length(self.n_gems - 1)
@@ -172,7 +177,8 @@ cdef class Planner:
     # -- grid distances -------------------------------------------------------------------
     cdef int* _row(self, uint32_t locked, int source) noexcept nogil:
         """BFS distances from ``source`` with the doors of ``locked`` closed (built on first
-        use, kept per locked-door mask and source cell)."""
+        use, kept per locked-door mask and source cell); NULL, with ``out_of_memory`` set,
+        when memory for it cannot be had (nothing half-built is kept)."""
         cdef Py_ssize_t mask = self.dist_capacity - 1
         cdef Py_ssize_t i = <Py_ssize_t> ((<uint64_t> locked * 0x9E3779B97F4A7C15ULL) >> 32) & mask
         cdef int** rows
@@ -183,16 +189,26 @@ cdef class Planner:
             i = (i + 1) & mask
         if self.dist_masks[i] == NO_MASK:
             if 2 * (self.dist_size + 1) > self.dist_capacity:
-                self._grow_distances()
+                if self._grow_distances() < 0:
+                    return NULL
                 return self._row(locked, source)
+            rows = <int**> calloc(n, sizeof(int*))
+            if rows == NULL:
+                self.out_of_memory = True
+                return NULL
             self.dist_masks[i] = locked
-            self.dist_rows[i] = <int**> calloc(n, sizeof(int*))
+            self.dist_rows[i] = rows
             self.dist_size += 1
         rows = self.dist_rows[i]
         if rows[source] != NULL:
             return rows[source]
         row = <int*> malloc(n * sizeof(int))
         queue = <int*> malloc(n * sizeof(int))
+        if row == NULL or queue == NULL:
+            free(row)
+            free(queue)
+            self.out_of_memory = True
+            return NULL
         for c in range(n):
             row[c] = INF
         row[source] = 0
@@ -216,14 +232,23 @@ cdef class Planner:
         rows[source] = row
         return row
 
-    cdef void _grow_distances(self) noexcept nogil:
+    cdef int _grow_distances(self) noexcept nogil:
+        """Double the distance table; -1 (``out_of_memory`` set, the table as it was) when
+        memory for the larger one cannot be had."""
         cdef uint32_t* old_masks = self.dist_masks
         cdef int*** old_rows = self.dist_rows
         cdef Py_ssize_t old_capacity = self.dist_capacity, i, j, mask
+        cdef uint32_t* new_masks = <uint32_t*> malloc(2 * old_capacity * sizeof(uint32_t))
+        cdef int*** new_rows = <int***> malloc(2 * old_capacity * sizeof(int**))
+        if new_masks == NULL or new_rows == NULL:
+            free(new_masks)
+            free(new_rows)
+            self.out_of_memory = True
+            return -1
         self.dist_capacity *= 2
         mask = self.dist_capacity - 1
-        self.dist_masks = <uint32_t*> malloc(self.dist_capacity * sizeof(uint32_t))
-        self.dist_rows = <int***> malloc(self.dist_capacity * sizeof(int**))
+        self.dist_masks = new_masks
+        self.dist_rows = new_rows
         for i in range(self.dist_capacity):
             self.dist_masks[i] = NO_MASK
             self.dist_rows[i] = NULL
@@ -237,20 +262,31 @@ cdef class Planner:
             self.dist_rows[j] = old_rows[i]
         free(old_masks)
         free(old_rows)
+        return 0
 
     # -- memo -----------------------------------------------------------------------------
-    cdef void _layout_memo(self, int n_keys):
-        """An empty memo whose keys fit worlds of ``n_keys`` keys."""
+    cdef int _layout_memo(self, int n_keys) except -1:
+        """An empty memo whose keys fit worlds of ``n_keys`` keys (MemoryError when it cannot
+        be had; the next ``costs`` call lays it out again)."""
         cdef Py_ssize_t i
         self.memo_keys_for = n_keys
         self.status_words = (2 * n_keys + 63) // 64 if n_keys else 1
         self.words = 1 + self.status_words
         self.memo_capacity = 1 << 12
         self.memo_size = 0
+        self.out_of_memory = False
         free(self.memo_keys)
         free(self.memo_values)
         self.memo_keys = <uint64_t*> malloc(self.memo_capacity * self.words * sizeof(uint64_t))
         self.memo_values = <int*> malloc(self.memo_capacity * sizeof(int))
+        if self.memo_keys == NULL or self.memo_values == NULL:
+            free(self.memo_keys)
+            free(self.memo_values)
+            self.memo_keys = NULL
+            self.memo_values = NULL
+            self.memo_capacity = 0
+            self.memo_keys_for = -1
+            raise MemoryError("not enough memory for the planner's memo")
         for i in range(self.memo_capacity):
             self.memo_values[i] = MEMO_EMPTY
 
@@ -277,15 +313,25 @@ cdef class Planner:
         cdef Py_ssize_t i, old_capacity
         cdef uint64_t* old_keys
         cdef int* old_values
+        cdef uint64_t* new_keys
+        cdef int* new_values
         cdef int n = self.words
         if 2 * (self.memo_size + 1) > self.memo_capacity and \
                 self.memo_values[self._slot(head, status)] == MEMO_EMPTY:
             old_keys = self.memo_keys
             old_values = self.memo_values
             old_capacity = self.memo_capacity
+            new_keys = <uint64_t*> malloc(2 * old_capacity * n * sizeof(uint64_t))
+            new_values = <int*> malloc(2 * old_capacity * sizeof(int))
+            if new_keys == NULL or new_values == NULL:
+                # the memo stays as it was, and this value is not kept: the search stops
+                free(new_keys)
+                free(new_values)
+                self.out_of_memory = True
+                return
             self.memo_capacity *= 2
-            self.memo_keys = <uint64_t*> malloc(self.memo_capacity * n * sizeof(uint64_t))
-            self.memo_values = <int*> malloc(self.memo_capacity * sizeof(int))
+            self.memo_keys = new_keys
+            self.memo_values = new_values
             for i in range(self.memo_capacity):
                 self.memo_values[i] = MEMO_EMPTY
             for i in range(old_capacity):
@@ -329,6 +375,8 @@ cdef class Planner:
         cdef int k, k2, st, d, i, cost, v, nb, door, target, colour, held, doors
         cdef int best = INF, limit = budget, stored
         cdef bint duplicate
+        if self.out_of_memory:    # unwinding: nothing more is searched or stored
+            return INF
         cdef Py_ssize_t slot = self._slot(head, status)
         stored = self.memo_values[slot]
         if stored != MEMO_EMPTY:
@@ -340,6 +388,8 @@ cdef class Planner:
         # Distances to the goal with every door open: a lower bound on the rest of any
         # plan (branches that cannot beat the best found so far are cut; values stay exact).
         cdef int* bound = self._row(0, self.gem_cells[goal])
+        if row == NULL or bound == NULL:
+            return INF
         d = row[self.gem_cells[goal]]
         if d < INF:
             best = d + 1
@@ -408,6 +458,8 @@ cdef class Planner:
                             best = d + 1 + v
                             if best < limit:
                                 limit = best
+        if self.out_of_memory:   # a branch was cut short: best is not a value to keep
+            return INF
         if best < budget:  # every branch cut had a lower bound >= best: exact
             self._store(head, status, best)
             return best
@@ -467,7 +519,17 @@ cdef class Planner:
                         res[n, g] = 0
                         continue
                     value = self._value(&q, g, rows[n, AGENT], <uint32_t> rows[n, LOCKED], 0, INF)
+                    if self.out_of_memory:
+                        break
                     res[n, g] = value if value < INF else -1
+            if self.out_of_memory:
+                entries = self.memo_size
+                # give back what the memo holds (its values are exact, but a caller out
+                # of memory is better off with the memory); the next call starts afresh
+                self.configs.clear()
+                self._layout_memo(n_keys)
+                raise MemoryError(f"the path planner ran out of memory after {n} of {n_worlds} worlds "
+                                  f"({entries:,} subgoal values memoized)")
         return out
 
 

@@ -14,7 +14,8 @@ Every command that writes a file goes through :func:`write_output`, which
 * writes atomically: to a new temporary file in the same directory (``O_EXCL``), then
   renamed over the target, so an interrupted or failed write leaves the old file as it was.
 
-A file is *ours* when elot marked it when writing it. Figures carry the mark inside
+A file is *ours* when elot marked it when writing it (a file that is empty or blank
+through and through holds nothing to lose and may be replaced too). Figures carry the mark inside
 (a PNG text chunk, SVG metadata); the caller passes a recognizer that looks at the first
 :data:`HEAD_BYTES` of the file. Tables, JSON and Markdown have no place for a mark that
 keeps them plain (a ``#`` line breaks ``pandas.read_csv`` and R's ``read.csv``; a key
@@ -265,11 +266,14 @@ def read_head(path: str | os.PathLike, limit: int = HEAD_BYTES) -> bytes | None:
 
 
 def _is_ours(target: Path, ours: Recognizer | None) -> bool:
-    head = read_head(target)
+    # one byte more than the recognizer sees: a file is blank (nothing to lose) only if
+    # the whole of it is, not when its first HEAD_BYTES are and data follows
+    head = read_head(target, HEAD_BYTES + 1)
     if head is None:
         return False
-    if not head.strip():
+    if len(head) <= HEAD_BYTES and not head.strip():
         return True
+    head = head[:HEAD_BYTES]
     return _has_sidecar(target) if ours is None else ours(head)
 
 
@@ -277,6 +281,12 @@ def sidecar(path: str | os.PathLike) -> Path:
     """The hidden file beside ``path`` in which elot records what it wrote there."""
     path = Path(path)
     return path.with_name(f".{path.name}.elot")
+
+
+def file_digest(path: str | os.PathLike, size: int) -> str:
+    """The SHA-256 (hex) of the first ``size`` bytes of the regular file ``path`` (never
+    more is read; an OSError for what is not a regular file)."""
+    return _file_digest(path, size).hexdigest()
 
 
 def _file_digest(path: str | os.PathLike, size: int):

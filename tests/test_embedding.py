@@ -133,7 +133,7 @@ def test_splitting_a_hypothesis_into_copies_changes_nothing():
         assert judge(IN_BASKET, split, signature=SIG, conventions=conventions).L == pytest.approx(
             judge(IN_BASKET, whole, signature=SIG, conventions=conventions).L)
     hypotheses = Hypotheses.of(split, SIG)
-    weighted = dataclasses.replace(hypotheses, multiplicity=np.array([1.0, 1.0, 1.0]))
+    weighted = dataclasses.replace(hypotheses, prior=np.array([1.0, 1.0, 1.0]))
     assert judge(IN_BASKET, weighted, signature=SIG).pi == pytest.approx(2 / 3)
 
 
@@ -361,19 +361,27 @@ from hypothesis import strategies as st  # noqa: E402
 
 @settings(max_examples=200)
 @given(st.integers(1, 300), st.integers(1, 20), st.integers(0, 2**32 - 1), st.floats(0, 1))
-def test_masked_row_sums_are_numpys_row_sums_bit_for_bit(size, n, seed, density):
-    """prob_of reads only the columns of the worlds where φ holds, yet gives exactly the
-    floats of (beliefs * mask).sum(axis=1), ε = 5e-324 weights included (SPEC §5)."""
-    from elot.lang.semantics import _PAIRWISE_MATCHES_NUMPY, masked_row_sums, masked_sum_reference
+def test_prob_of_adds_the_selected_worlds_in_order(size, n, seed, density):
+    """prob_of reads only the columns of the worlds where φ holds and adds them left to
+    right, ε = 5e-324 weights included (SPEC §5): each row is the plain sequential sum of
+    its own terms, whether it is evaluated alone or among many rows."""
+    from elot.numeric import sum_columns_in_order
 
-    assert _PAIRWISE_MATCHES_NUMPY()  # else elot silently falls back to the slow sum
     rng = np.random.default_rng(seed)
     rows = rng.dirichlet(np.full(size, 0.3), size=n)
     rows[:, rng.integers(0, size)] = 5e-324
     mask = rng.random(size) < density
+    expected = []
+    for i in range(n):
+        total = 0.0   # 0.0 + x == x exactly
+        for j in np.flatnonzero(mask):
+            total += float(rows[i, j])
+        expected.append(total)
     for layout in (rows, np.asfortranarray(rows)):
-        got = masked_row_sums(layout, np.ascontiguousarray(layout.T), mask)
-        assert np.array_equal(got, masked_sum_reference(rows, mask))
+        got = sum_columns_in_order(np.ascontiguousarray(layout.T), mask)
+        assert got.tolist() == expected
+        for i in range(n):   # one row alone: the same bits
+            assert sum_columns_in_order(np.ascontiguousarray(layout[i:i + 1].T), mask)[0] == expected[i]
 
 
 def test_the_docs_show_the_examples_as_they_print():

@@ -82,8 +82,8 @@ def test_stimuli_json_matches_the_schema(made):
     assert two["goal"] == 2                                            # goal: gem2
     assert two["relevant_colors"] == ["blue"] and two["relevant_boxes"] == [1, 2]
     assert two["statements"] == [s.text for s in scenario.statements]
-    assert sorted(p.name for p in made.folder.iterdir()) == sorted(["stimuli.json", *[i for e in data
-                                                                                       for i in e["images"]]])
+    assert sorted(p.name for p in made.folder.iterdir()) == sorted([stimuli.MANIFEST, "stimuli.json",
+                                                                    *[i for e in data for i in e["images"]]])
 
 
 @pytest.mark.parametrize("change, problem", [

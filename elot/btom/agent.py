@@ -21,13 +21,15 @@ still possible.
 from __future__ import annotations
 
 import difflib
+import itertools
+import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import numpy as np
 
 from btom_ext.reference import AGENT, EPSILON
-from elot.btom.hypotheses import Prior, initial_states
+from elot.btom.hypotheses import Prior, initial_states, memory_budget
 from elot.btom.engine import (
     AgentPlanner,
     check_backend_limits,
@@ -50,6 +52,15 @@ BELIEF_WORDS = ("uniform", "true")
 
 #: Action log probabilities closer than this are a tie for the optimal policy.
 _TIE = 1e-12
+
+#: Bytes a simulation holds per initial state the agent's belief ranges over and per map
+#: cell: the planner's memo of subgoal values for that state's key configuration (cells x
+#: locked doors x key statuses, per goal), the state itself and its encoded rows. Measured
+#: 0.36-0.58 KB on generated maps of 55-77 cells with 6 gems, 4 doors and 4 hidden keys
+#: (1,680-24,024 states); rounded up.
+BYTES_PER_STATE_CELL = 640
+#: What a simulation holds whatever the map (the interpreter, NumPy, the compiled core).
+BASE_BYTES = 64 * 2**20
 
 
 class SimulationError(ElotError):
@@ -112,6 +123,51 @@ def model_states(true_state: WorldState, prior: Prior = Prior()) -> tuple[tuple[
     )
 
 
+def count_model_states(true_state: WorldState, prior: Prior = Prior()) -> int:
+    """How many initial states :func:`model_states` would enumerate, counted without
+    enumerating them: for each number of hidden keys of each colour the family allows,
+    the ways to put them in distinct closed boxes (the placements of
+    :func:`elot.btom.hypotheses.initial_states`)."""
+    family = prior.resolve(true_state)
+    layout = true_state.layout
+    closed = sum(1 for b, _ in layout.boxes if b in true_state.closed)
+    spare = sum(1 for k in layout.keys if true_state.hidden(k) or true_state.key(k).where == ("offgrid",))
+    ranges = [range(family.limits[c][0], family.limits[c][1] + 1) for c in layout.colours]
+    total = 0
+    for counts in itertools.product(*ranges):
+        hidden = sum(counts)
+        if hidden > family.max_hidden or hidden > closed or hidden > spare:
+            continue
+        total += math.perm(closed, hidden) // math.prod(math.factorial(n) for n in counts)
+    return total
+
+
+def estimate_simulation_bytes(layout, n_states: int) -> int:
+    """Peak memory of :func:`simulate` in ``layout`` with ``n_states`` initial states
+    (see :data:`BYTES_PER_STATE_CELL`)."""
+    return BASE_BYTES + n_states * layout.width * layout.height * BYTES_PER_STATE_CELL
+
+
+def check_simulation_size(true_state: WorldState, prior: Prior = Prior(), *,
+                          max_bytes: int | None = None) -> int:
+    """Refuse a simulation that would need more than ``max_bytes`` (default: the memory
+    budget exact inference uses, :func:`elot.btom.hypotheses.memory_budget`), before any
+    work, with the estimate and what to change; else the number of initial states."""
+    n_states = count_model_states(true_state, prior)
+    need = estimate_simulation_bytes(true_state.layout, n_states)
+    budget = memory_budget() if max_bytes is None else max_bytes
+    if need > budget:
+        family = prior.resolve(true_state)
+        closed = sum(1 for b, _ in true_state.layout.boxes if b in true_state.closed)
+        raise SimulationError(
+            f"simulating the agent would need about {need / 2**30:.1f} GiB: its belief ranges over "
+            f"{n_states:,} initial states ({family.max_hidden} hidden key(s) in {closed} closed boxes), and "
+            f"the memory budget is {budget / 2**30:.1f} GiB (half the memory available now)",
+            hint="use a map with fewer closed boxes or fewer hidden keys (elot generate --boxes N --hidden N), "
+                 "or free memory")
+    return n_states
+
+
 def read_belief(spec: str, signature=None):
     """A belief option's text: ``"uniform"`` or ``"true"`` as they are, else a
     :class:`~elot.lang.semantics.Belief` read by ``Belief.parse`` (errors point into the
@@ -170,7 +226,7 @@ def _match(belief, states: tuple[WorldState, ...], signature) -> np.ndarray:
     closed = states[0].closed
     filled = [{b for b, _ in hidden_keys(s)} for s in states]
     weights = np.zeros(len(states))
-    for n, (part, weight) in enumerate(belief.particles, 1):
+    for n, (part, weight) in enumerate(belief.support, 1):
         boxes = [a[2] for a in part.atoms if a[0] == "inside" and a[2] in closed]
         if len(boxes) != len(set(boxes)):
             raise SimulationError(f"part {n} of the belief ({weight:g}: {part}) puts two keys in one box",
@@ -234,7 +290,7 @@ def check_goal(scenario, goal: str | None) -> str:
     return goal
 
 
-def simulate(
+def run_agent(
     scenario,
     *,
     goal: str | None = None,
@@ -262,6 +318,20 @@ def simulate(
     core = load_backend(backend)
     layout = scenario.layout
     check_backend_limits(core, backend, layout)
+    real = scenario.initial
+    n_states = check_simulation_size(real, prior)     # before any work
+    try:
+        return _simulate(scenario, core, goal, belief, beta, policy, seed, max_steps, prior)
+    except MemoryError as error:
+        need = estimate_simulation_bytes(layout, n_states)
+        raise SimulationError(
+            f"the simulation ran out of memory ({error}); it was estimated at about {need / 2**30:.1f} GiB "
+            f"for {n_states:,} initial states",
+            hint="use a map with fewer closed boxes or fewer hidden keys, or free memory") from None
+
+
+def _simulate(scenario, core, goal, belief, beta, policy, seed, max_steps, prior) -> Simulation:
+    layout = scenario.layout
     real = scenario.initial
     planner = AgentPlanner(layout, "full", core)
     enc = planner.encoding

@@ -38,7 +38,7 @@ import numpy as np
 
 from btom_ext.reference import AGENT, BOX, CLOSED, EPSILON, FLOOR, GEMS, GONE, HELD, KEYS, LOCKED
 from elot.btom.conventions import check_conventions
-from elot.errors import ScenarioError
+from elot.errors import ArgumentError, ScenarioError, expect, expect_int
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, check_variant
 from elot.btom.world import OFFGRID, KeyState, Layout, Pos, WorldState
 
@@ -305,6 +305,16 @@ class Prior:
     max_hidden: int | None = None
     colours: tuple[str, ...] | None = None
 
+    def __post_init__(self) -> None:
+        if self.max_hidden is not None:
+            _whole(self.max_hidden, "Prior.max_hidden", 0)
+        if self.colours is not None:
+            if isinstance(self.colours, str) or not all(isinstance(c, str) for c in expect(
+                    self.colours, (tuple, list), "Prior.colours", hint='e.g. Prior(colours=("red",))')):
+                raise ArgumentError("Prior.colours must be a tuple of colour names",
+                                    hint='e.g. Prior(colours=("red",)), or None for the colours the goals need')
+            object.__setattr__(self, "colours", tuple(self.colours))
+
     def resolve(self, true_state: WorldState) -> "Family":
         """The family used for ``true_state``: colour limits and the hidden-key bound."""
         layout = true_state.layout
@@ -545,16 +555,37 @@ def space_size(model: str, n_goals: int, n_states: int, k: int, *, steps: int = 
 
 
 def memory_budget() -> int:
-    """Default of ``build(max_bytes=)``: half the memory available now (``MemAvailable``),
-    or 8 GiB where that cannot be read."""
+    """Default of ``build(max_bytes=)``: half the memory available now (``MemAvailable``,
+    or what the process's address-space limit, ``ulimit -v``, still leaves if that is
+    less), or 8 GiB where neither can be read."""
+    free = [n for n in (_meminfo_available(), _address_space_left()) if n is not None]
+    return min(free) // 2 if free else 8 * 2**30
+
+
+def _meminfo_available() -> int | None:
     try:
         with open("/proc/meminfo", encoding="ascii") as handle:
             for line in handle:
                 if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024 // 2
+                    return int(line.split()[1]) * 1024
     except (OSError, ValueError):
         pass
-    return 8 * 2**30
+    return None
+
+
+def _address_space_left() -> int | None:
+    """What ``RLIMIT_AS`` leaves beyond the address space in use (None: no limit)."""
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if limit == resource.RLIM_INFINITY:
+            return None
+        with open("/proc/self/status", encoding="ascii") as handle:
+            used = next(int(line.split()[1]) * 1024 for line in handle if line.startswith("VmSize:"))
+        return max(limit - used, 0)
+    except (ImportError, OSError, ValueError, StopIteration):
+        return None
 
 
 #: What to run instead when exact enumeration is refused for its size.
@@ -581,9 +612,18 @@ def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: 
         )
 
 
+def _whole(value, name: str, minimum: int) -> int:
+    """``value`` as a whole number at least ``minimum`` (NumPy integers too), else an
+    :class:`~elot.errors.ArgumentError` naming ``name``."""
+    return expect_int(int(value) if isinstance(value, np.integer) else value, name, minimum=minimum)
+
+
 def resolve_goals(layout: Layout, goals: tuple[str, ...] | None) -> tuple[str, ...]:
     """The goals to infer: ``goals`` (checked against the map's gems), or every gem."""
     gems = tuple(g for g, _ in layout.gems)
+    if isinstance(goals, str):
+        raise ArgumentError(f"goals must be a tuple of gem names, not the string {goals!r}",
+                            hint=f"goals=({goals!r},)")
     goals = gems if goals is None else tuple(goals)
     unknown = [g for g in goals if g not in gems]
     if unknown or not goals:
@@ -618,8 +658,9 @@ def build(
     """
     check_variant(model)
     check_conventions(conventions)
-    if k < 1:
-        raise ValueError("k (particles per belief) must be at least 1")
+    _whole(k, "k (the belief size)", 1)
+    _whole(max_hypotheses, "max_hypotheses", 1)
+    expect(prior, Prior, "prior", hint="elot.btom.hypotheses.Prior(max_hidden=2)")
     goals = resolve_goals(true_state.layout, goals)
     family = prior.resolve(true_state)
     states = initial_states(true_state, family, conventions)

@@ -64,6 +64,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except MemoryError as error:  # past the estimates made before the work (they refuse what they count)
+        print(ElotError(f"out of memory{': ' + str(error) if str(error) else ''}",
+                        hint="use a smaller map or fewer scenarios, fewer --jobs, or free memory").render(),
+              file=sys.stderr)
+        return EXIT_USAGE
     except OSError as error:  # a path the system refuses (too long, no permission, ...)
         print(from_os_error(error).render(), file=sys.stderr)
         return EXIT_USAGE

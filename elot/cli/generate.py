@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from elot.output import STDOUT, write_output
+from elot.cli import options
+from elot.output import STDOUT, check_target, write_output
 
 
 def register(subparsers) -> None:
@@ -24,13 +25,13 @@ def register(subparsers) -> None:
                    help="keys hidden in boxes (default: as many as boxes and keys allow, at most 2)")
     p.add_argument("--walls", type=float, default=0.15, metavar="SHARE",
                    help="share of the hall that is inner walls, in [0, 0.5) (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
+    options.add_seed_option(p, of="the map", default=0)
     p.add_argument("--steps", type=_count, default=None, metavar="N",
                    help="add the agent's actions: an optimal plan to the true goal, cut after N "
                    "actions (0: the whole plan; default: no actions)")
     p.add_argument("--name", help="the scenario's name (default: from the sizes and seed)")
     p.add_argument("-o", "--output", default=STDOUT, metavar="OUT.scn", help="where to write (default: stdout)")
-    p.add_argument("--force", action="store_true", help="replace an existing file that elot did not write")
+    options.add_force_option(p)
     p.set_defaults(func=generate_command)
 
 
@@ -44,16 +45,16 @@ def _count(text: str) -> int:
     return value
 
 
-def _is_scn(data: bytes) -> bool:
-    return data.startswith(b"name: ") and b"\nmap:\n" in data
-
-
 def generate_command(args) -> int:
     from elot.btom.generate import Spec, generate
 
     spec = Spec(boxes=args.boxes, colours=args.colours, doors=args.doors, gems=args.gems,
                 hidden=args.hidden, wall_density=args.walls)
     steps = None if args.steps is None else (10 ** 9 if args.steps == 0 else args.steps)
+    # before drawing the map (a large one takes a while); the file is elot's only while it
+    # is byte for byte what elot wrote (its sidecar), so a hand-written or edited
+    # scenario is never replaced without --force
+    check_target(args.output, force=args.force, option="--output")
     text = generate(spec, args.seed, steps=steps, name=args.name)
-    write_output(args.output, text, ours=_is_scn, force=args.force, option="--output")
+    write_output(args.output, text, force=args.force, option="--output")
     return 0

@@ -48,13 +48,11 @@ def register(subparsers) -> None:
                         "boxes hold such as '0.5: inside(key1, box1), iscolor(key1, red) | 0.5: "
                         "inside(key1, box2)' (boxes a part leaves out are empty; key names stand for any "
                         "key), or a file holding one (default: %(default)s)")
-    p.add_argument("--beta", type=options.number("beta"), default=DEFAULT_BETA, metavar="BETA",
-                   help="the agent's rationality β, a positive number (default: 2^1.5 ≈ 2.83, the "
-                        "paper's fit)")
+    options.add_beta_option(p, default=DEFAULT_BETA, shown="2^1.5 ≈ 2.83, the paper's fit")
     p.add_argument("--policy", choices=POLICIES, default="boltzmann",
                    help="boltzmann: sample from the QMDP policy at β; optimal: its best action, ties "
                         "broken by the seed (default: %(default)s)")
-    p.add_argument("--seed", type=options.number("seed"), default=0, help="random seed (default: %(default)s)")
+    options.add_seed_option(p, of="the agent's choices", default=0)
     p.add_argument("--max-steps", type=options.number("max-steps"), default=DEFAULT_MAX_STEPS, metavar="N",
                    help="give up when the agent has not reached its goal after N actions "
                         "(default: %(default)s)")
@@ -68,12 +66,6 @@ def register(subparsers) -> None:
                    help="the scenario file to write (- for standard output)")
     options.add_force_option(p)
     p.set_defaults(func=plan_command)
-
-
-def _is_plan(data: bytes) -> bool:
-    from elot.study.plan import HEADER
-
-    return data.lstrip(b"\xef\xbb\xbf").startswith(HEADER.encode("utf-8"))
 
 
 def _belief_text(spec: str) -> str:
@@ -90,14 +82,16 @@ def plan_command(args) -> int:
     from elot.output import STDOUT, check_target, count, write_output
     from elot.study.plan import plan
 
-    # the files the command reads: never written over, not even with --force
+    # the files the command reads: never written over, not even with --force. An existing
+    # output is elot's only while it is byte for byte what elot wrote (its sidecar records
+    # size and SHA-256): judgment points or statements edited into it need --force
     inputs = [spec for spec in (args.scenario, args.belief) if spec and Path(spec).is_file()]
-    check_target(args.output, ours=_is_plan, force=args.force, option="--output", inputs=inputs)  # before simulating
+    check_target(args.output, force=args.force, option="--output", inputs=inputs)  # before simulating
     scenario = options.scenario_from_args(args)
     name = Path(args.output).stem if args.output != STDOUT else None
     result = plan(scenario, goal=args.goal, belief=_belief_text(args.belief), beta=args.beta, policy=args.policy,
                   seed=args.seed, max_steps=args.max_steps, judge=args.judge, points=args.points, name=name)
-    where = write_output(args.output, result.text, ours=_is_plan, force=args.force, option="--output",
+    where = write_output(args.output, result.text, force=args.force, option="--output",
                          inputs=inputs)
     read = result.scenario
     points = ", ".join(map(str, read.judgments)) or "none"

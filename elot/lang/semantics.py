@@ -3,9 +3,10 @@
 One implementation serves two uses. :func:`compile_formula` typechecks and lowers a
 formula once and compiles it into a vectorized program whose ``truth`` evaluates it
 over many (true state, belief) rows at once — what BToM scoring needs: base formulas
-are evaluated once per distinct world (and cached), ``prob_of`` is a row-wise dot
-product of the beliefs with that per-world truth vector, and comparisons, connectives
-and quantifiers are NumPy operations. :func:`evaluate` is its one-row case.
+are evaluated once per distinct world (and cached), ``prob_of`` adds each row's belief
+weights over the worlds where its body holds (in world order, :mod:`elot.numeric`), and
+comparisons, connectives and quantifiers are NumPy operations. :func:`evaluate` is its
+one-row case.
 
 Quantifiers outside ``prob_of`` range over the objects of the variable's type, with
 the condition evaluated in each row's true world; inside ``prob_of`` they are part of
@@ -23,6 +24,7 @@ import dataclasses
 import itertools
 import math
 from math import prod
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
@@ -36,6 +38,7 @@ from elot.lang.parser import parse, parse_atoms
 from elot.lang.signature import Signature
 from elot.lang.syntax import Call, Const, Num, Term, Var, call, free_variables, guard_depth, subterms
 from elot.lang.typesystem import BASE, EPISTEMIC, NUMERIC
+from elot.numeric import sum_columns_in_order
 
 Atom = tuple[str, ...]
 #: The variables bound around a node being compiled.
@@ -115,16 +118,17 @@ class Belief:
     """A finite distribution over states: ``(state, weight)`` pairs, weights summing to 1.
 
     Weights are float64 and may be as small as 5e-324 (the ε of SPEC §5); they are
-    compared exactly, never rounded.
+    compared exactly, never rounded. ``support`` holds the pairs (not "particles": in
+    elot those are particle inference's).
     """
 
-    particles: tuple[tuple[State, float], ...]
+    support: tuple[tuple[State, float], ...]
 
     def __post_init__(self) -> None:
-        if not self.particles:
+        if not self.support:
             raise EvaluationError("a belief needs at least one state", hint="e.g. 1: inside(key1, box1)")
         total = 0.0
-        for state, weight in self.particles:
+        for state, weight in self.support:
             if not isinstance(state, State):
                 raise EvaluationError(f"a belief holds States, not {type(state).__name__}")
             if not (isinstance(weight, (int, float)) and math.isfinite(weight) and weight >= 0):
@@ -213,15 +217,15 @@ class Belief:
 
     def check(self, signature: Signature, *, path: str | None = "<belief>") -> "Belief":
         """This belief, after typechecking every state's atoms against ``signature``."""
-        for state, _ in self.particles:
+        for state, _ in self.support:
             state.check(signature, path=path)
         return self
 
     def states(self) -> list[State]:
-        return [s for s, _ in self.particles]
+        return [s for s, _ in self.support]
 
     def __str__(self) -> str:
-        return " | ".join(f"{w:g}: {s}" for s, w in self.particles)
+        return " | ".join(f"{w:g}: {s}" for s, w in self.support)
 
 
 def _weight(text: str) -> float:
@@ -376,7 +380,7 @@ class _Context:
         vec = self.cache.get(ck)
         if vec is None:
             vec = np.fromiter((fn(w, env) for w in self.worlds), dtype=bool, count=len(self.worlds))
-            self.cache[ck] = vec
+            vec = self.cache.setdefault(ck, vec)  # another thread may have filled it
         return vec
 
     def at_truth(self, vec: np.ndarray) -> np.ndarray:
@@ -397,84 +401,16 @@ class _Context:
                                       hint="write prob_of(player, φ)")
             raise EvaluationError(f"no belief of {agent} was given (beliefs are given for {known})",
                                   hint="give every agent the formula asks about a belief")
-        # An elementwise product summed along each contiguous row is deterministic per
-        # row whatever N is, so one row and many rows give bit-identical probabilities.
-        # masked_row_sums computes exactly that sum from the selected columns only.
+        # The selected worlds' weights added in world order (elot.numeric): the same
+        # floats for one row as for many, on any machine, reading only those columns.
         columns = self.columns.get(agent)
         if columns is None:
             columns = self.columns[agent] = np.ascontiguousarray(rows.T)
-        p = masked_row_sums(rows, columns, vec)
+        p = sum_columns_in_order(columns, vec)
         return p[:, None] if self.grid else p
 
 
 VecFn = Callable[[_Context, dict], Any]
-
-
-def masked_row_sums(rows: np.ndarray, columns: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """``(rows * mask).sum(axis=1)``, bit for bit, from the columns where ``mask`` holds.
-
-    ``columns`` is ``rows.T`` as a C-contiguous (S, N) array. NumPy sums each contiguous
-    row pairwise (:func:`_pairwise_columns`); adding the same products in the same
-    grouping, leaving out the zeros (x + 0.0 = x exactly), gives the same floats while
-    touching only the selected columns, which is several times faster for N ≫ S. If this
-    NumPy sums differently (checked once), the plain product is used.
-    """
-    if not _PAIRWISE_MATCHES_NUMPY():
-        return masked_sum_reference(np.ascontiguousarray(rows), mask)
-    out = _pairwise_columns(columns, np.asarray(mask, dtype=bool), 0, len(mask))
-    return np.zeros(columns.shape[1]) if out is None else out
-
-
-def _add(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
-    if a is None:
-        return b
-    return a if b is None else a + b
-
-
-def _pairwise_columns(columns: np.ndarray, mask: np.ndarray, lo: int, n: int) -> np.ndarray | None:
-    """Σ of ``columns[lo:lo+n]`` where ``mask``, grouped as NumPy's pairwise summation of
-    a row of n: below 8 terms sequentially; up to 128 in 8 interleaved partial sums
-    combined as ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)) plus the tail in order; above that
-    the two halves (split at a multiple of 8) separately. None when nothing is selected."""
-    if n < 8:
-        total = None
-        for i in range(lo, lo + n):
-            if mask[i]:
-                total = columns[i].copy() if total is None else total.__iadd__(columns[i])
-        return total
-    if n <= 128:
-        partial: list[np.ndarray | None] = [None] * 8
-        whole = n - n % 8
-        for i in range(0, whole):
-            if mask[lo + i]:
-                k, column = i % 8, columns[lo + i]
-                partial[k] = column.copy() if partial[k] is None else partial[k].__iadd__(column)
-        total = _add(_add(_add(partial[0], partial[1]), _add(partial[2], partial[3])),
-                     _add(_add(partial[4], partial[5]), _add(partial[6], partial[7])))
-        for i in range(whole, n):
-            if mask[lo + i]:
-                total = columns[lo + i].copy() if total is None else total.__iadd__(columns[lo + i])
-        return total
-    half = n // 2
-    half -= half % 8
-    return _add(_pairwise_columns(columns, mask, lo, half), _pairwise_columns(columns, mask, lo + half, n - half))
-
-
-@lru_cache(maxsize=1)
-def _PAIRWISE_MATCHES_NUMPY() -> bool:  # noqa: N802 - a constant, computed once
-    rng = np.random.default_rng(0)
-    for size in (1, 5, 8, 9, 17, 64, 129, 300):
-        rows = rng.random((3, size)) / size
-        mask = rng.random(size) < 0.6
-        if not np.array_equal(masked_sum_reference(rows, mask), _pairwise_columns(
-                np.ascontiguousarray(rows.T), mask, 0, size) if mask.any() else np.zeros(3)):
-            return False
-    return True
-
-
-def masked_sum_reference(rows: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The definition :func:`masked_row_sums` reproduces."""
-    return (rows * mask).sum(axis=1)
 
 
 #: The work one evaluation of a formula may do enumerating the bindings of its
@@ -558,24 +494,31 @@ class _Meter:
     def __init__(self) -> None:
         self.left = MAX_WORK
 
-    def reset(self) -> None:
-        self.left = MAX_WORK
 
-    def spender(self, node: Call, size: int) -> Callable[[int], None]:
-        """A function charging ``n`` units to this budget, failing at ``node`` when spent."""
+#: The budget of the evaluation running in this thread. Each call of a compiled formula
+#: starts its own (:meth:`CompiledFormula._run`): compiled formulas are cached and shared,
+#: and Dask runs tasks in threads, so a budget kept on the formula would be spent by every
+#: thread judging with it at once.
+_BUDGET: ContextVar[_Meter] = ContextVar("elot_work_budget")
 
-        def spend(n: int) -> None:
-            self.left -= n
-            if self.left < 0:
-                raise EvaluationError(
-                    f"evaluating this {node.name}(...) needs too much work (more than {MAX_WORK:,} "
-                    f"binding checks; its condition alone has {size:,} bindings)",
-                    span=node.span,
-                    hint="bind fewer variables in one condition or nest fewer quantifiers: each "
-                         "variable ranges over every object of its type",
-                )
 
-        return spend
+def _spender(node: Call, size: int) -> Callable[[int], None]:
+    """A function charging ``n`` units to the running evaluation's budget, failing at
+    ``node`` when it is spent."""
+
+    def spend(n: int) -> None:
+        meter = _BUDGET.get()
+        meter.left -= n
+        if meter.left < 0:
+            raise EvaluationError(
+                f"evaluating this {node.name}(...) needs too much work (more than {MAX_WORK:,} "
+                f"binding checks; its condition alone has {size:,} bindings)",
+                span=node.span,
+                hint="bind fewer variables in one condition or nest fewer quantifiers: each "
+                     "variable ranges over every object of its type",
+            )
+
+    return spend
 
 
 # -- the compiled program ----------------------------------------------------------------
@@ -588,6 +531,11 @@ class CompiledFormula:
     ``value(...)`` does the same for a numeric term (``prob_of(...)``). Per-world truth
     values of base formulas are cached per tuple of worlds, so calling again with the
     same worlds only redoes the vector arithmetic.
+
+    One compiled formula may be used by several threads at once (``compile_formula`` caches
+    and shares it; Dask runs tasks in threads): each call has its own work budget, and the
+    caches are only ever filled with ``setdefault``, so concurrent calls store and read the
+    same values.
     """
 
     def __init__(self, term: Term, lowered: Term, type_, signature: Signature, thresholds: Thresholds) -> None:
@@ -598,7 +546,6 @@ class CompiledFormula:
         self.thresholds = thresholds
         self.needs_belief = any(isinstance(n, Call) and n.name == "prob_of" for n in subterms(lowered))
         self._keys = itertools.count()
-        self._meter = _Meter()
         self._index_cache: dict[State, _World] = {}
         self._vector_cache: dict[tuple, dict] = {}
         self._program = self._vec(lowered, frozenset())
@@ -644,7 +591,7 @@ class CompiledFormula:
         if cache is None:
             if len(self._vector_cache) > 256:  # bounded: old worlds are rarely revisited
                 self._vector_cache.clear()
-            cache = self._vector_cache[key] = {}
+            cache = self._vector_cache.setdefault(key, {})
         indexed = [self._world(s) for s in worlds]
         # One (N, S) array is the observed agent's belief; a mapping gives each agent's.
         by_agent = isinstance(beliefs, Mapping)
@@ -663,15 +610,18 @@ class CompiledFormula:
             raise EvaluationError("true_index points outside the list of worlds")
         ctx = _Context(indexed, cache, beliefs, true_index, grid)
         ctx.by_agent = by_agent
-        self._meter.reset()
-        return self._program(ctx, {})
+        budget = _BUDGET.set(_Meter())
+        try:
+            return self._program(ctx, {})
+        finally:
+            _BUDGET.reset(budget)
 
     def _world(self, state: State) -> _World:
         world = self._index_cache.get(state)
         if world is None:
             if len(self._index_cache) > 100_000:
                 self._index_cache.clear()
-            world = self._index_cache[state] = _World(state, self.signature)
+            world = self._index_cache.setdefault(state, _World(state, self.signature))
         return world
 
     # -- compiling: base formulas, evaluated in one world ------------------------------
@@ -731,7 +681,7 @@ class CompiledFormula:
             parts = _conjuncts(cond_node) + body_parts
             found = _Bindings(names, pools, [
                 (self._base(c, inner), free_variables(c, inner)) for c in parts])
-            meter = self._meter.spender(node, found.size)
+            meter = _spender(node, found.size)
             spend = lambda: meter(1)  # noqa: E731
 
             def witness(w, env):
@@ -841,7 +791,7 @@ class CompiledFormula:
             parts.append(((key, fn, tuple(sorted(free))), free))
         found = _Bindings(names, pools, parts)
         body = self._vec(body_node, inner_bound)
-        meter = self._meter.spender(node, found.size)
+        meter = _spender(node, found.size)
         if not any(found.levels[:-1]):
             # Nothing to prune (one variable, or every conjunct needs them all): the plain
             # loop over bindings, testing the whole condition, is the fastest.
@@ -1009,7 +959,7 @@ def evaluate(
         worlds = list(dict.fromkeys([state, *belief.states()]))
         position = {s: i for i, s in enumerate(worlds)}
         row = np.zeros((1, len(worlds)))
-        for s, w in belief.particles:
+        for s, w in belief.support:
             row[0, position[s]] += w
     index = np.zeros(1, dtype=np.intp)
     try:

@@ -4,12 +4,16 @@ Each statement of ``statements/exp1/exp1_{current,initial}_in_vs_out.csv`` is sc
 (normalized likelihood, free variables bound existentially) in its own plan (in context)
 and in the other plans of its map (out of context), at each plan's exp1 judgment point.
 A statement is classified correctly when its in-context score is higher than the mean of
-its out-of-context scores. Scores within :data:`TIE` of each other count as equal:
-floating-point sums of posterior weights differ in their last bits (a normalized likelihood
-that is exactly 0.5 can come out as 0.5000000000000001), and counting that as "higher"
-would reward noise; the literal float comparison is kept as ``strict`` (the accuracy the
-reference pipeline reports, SPEC §7.2). Formulas that do not parse or typecheck score 0.5
-and are counted.
+its out-of-context scores by more than :data:`TIE` (``accuracy``): scores that are equal in
+exact arithmetic can differ in their last bits after rounding (a normalized likelihood
+that is exactly 0.5 can come out as 0.5000000000000001 in one plan and 0.5 in another),
+and counting that as "higher" would reward rounding. The literal float comparison is kept
+as ``strict`` (the rule of the reference pipeline's accuracy, SPEC §7.2). Every sum behind
+both is machine-independent (:mod:`elot.numeric`: the scores' P and π, and the means here
+are correctly rounded), so both figures are the same on every machine, BLAS and executor;
+``strict`` still counts last-bit differences as wins, so it reproduces the reference's
+*rule*, not the figure its own rounding gave. Formulas that do not parse or typecheck
+score 0.5 and are counted.
 
 ``conventions="paper"`` runs the whole comparison as the reference pipeline does (SPEC §7:
 π with ruled-out hypotheses false, its state order and key names); the paper's True Belief
@@ -30,8 +34,9 @@ from typing import Any, Callable, Collection, Mapping
 import numpy as np
 
 from elot.errors import ElotError, ScenarioError, read_text
+from elot.numeric import fsum
 from elot.btom.conventions import Conventions, check_conventions
-from elot.btom.inference import Inference, infer
+from elot.btom.inference import Inference, InferenceConfig, infer, infer_config
 from elot.btom.dataset import dataset_root, load_dataset_plan
 from elot.btom.scenario import Scenario
 from elot.btom.scoring import score
@@ -66,8 +71,8 @@ class InVsOut:
     out_of_context: float  # mean of the per-statement out-of-context means
     diff: float
     se: float              # standard error of the per-statement difference
-    accuracy: float        # in > out + TIE
-    strict: float          # in > out in floating point (the paper's accuracy, SPEC §7.2)
+    accuracy: float        # in > out + TIE (ties by a stated rule)
+    strict: float          # in > out in floating point (the reference's rule, SPEC §7.2)
     ill_typed: int         # formulas scored 0.5 because they did not parse or typecheck
     conventions: str = "elot"
 
@@ -80,7 +85,7 @@ def in_vs_out(
     *,
     maps: Collection[str] | None = None,
     judge: Judge | None = None,
-    inference: Mapping[str, Any] | None = None,
+    inference: InferenceConfig | Mapping[str, Any] | None = None,
 ) -> list[InVsOut]:
     """Run the comparison for every condition and model under the ``elot`` or ``paper``
     conventions; inferences are shared (cached by plan, model and conventions).
@@ -88,10 +93,13 @@ def in_vs_out(
     ``maps`` keeps only the statements of those maps (``{"1", "3"}``); ``judge(inference,
     formula, t, condition)`` replaces the statement's score (default: its normalized
     likelihood, free variables bound), e.g. to try another reading of the reference;
-    ``inference``: more keyword arguments of :func:`~elot.btom.inference.infer`, e.g.
-    ``{"inference": "smc", "particles": 10_000, "seed": 1}``.
+    ``inference``: how to infer, an :class:`~elot.btom.inference.InferenceConfig` or its
+    settings as keyword arguments of :func:`~elot.btom.inference.infer`, e.g.
+    ``{"inference": "smc", "particles": 10_000, "seed": 1}`` (the model and conventions
+    are the comparison's own).
     """
     check_conventions(conventions)
+    base = inference if isinstance(inference, InferenceConfig) else infer_config(**(inference or {}))
     for model in models:
         check_variant(model)
     root = dataset_root(root)
@@ -118,8 +126,7 @@ def in_vs_out(
                                     f"judgment point + 1 ({t + 1})", hint="the CSV and the plans disagree")
                 key = (plan, model, conventions)
                 if key not in inferences:
-                    inferences[key] = infer(scenarios[plan], model=model, conventions=conventions,
-                                            **(inference or {}))
+                    inferences[key] = infer(scenarios[plan], base, model=model, conventions=conventions)
                 try:
                     if judge is None:
                         value = score(inferences[key], row["formula"].strip(), t, condition,
@@ -135,15 +142,15 @@ def in_vs_out(
                     outs[row["statement_id"]].append(value)
             ids = [s for s in ins if outs[s]]
             in_scores = np.array([ins[s] for s in ids])
-            out_scores = np.array([np.mean(outs[s]) for s in ids])
+            out_scores = np.array([fsum(outs[s]) / len(outs[s]) for s in ids])
             diff = in_scores - out_scores
             out.append(InVsOut(
                 condition=condition,
                 model=model,
                 n=len(ids),
-                in_context=float(in_scores.mean()),
-                out_of_context=float(out_scores.mean()),
-                diff=float(diff.mean()),
+                in_context=fsum(in_scores) / len(ids),
+                out_of_context=fsum(out_scores) / len(ids),
+                diff=fsum(diff) / len(ids),
                 se=float(diff.std(ddof=1) / math.sqrt(len(diff))),
                 accuracy=float((in_scores > out_scores + TIE).mean()),
                 strict=float((in_scores > out_scores).mean()),

@@ -51,13 +51,19 @@ class Params:
     label: str = "default"
 
 
+def one_newline(text: str) -> str:
+    """``text`` with CR LF (Windows) and lone CR (Excel's "CSV (Macintosh)") line ends read
+    as LF, so that every study input reads alike whatever saved it."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def read_input(path: str | Path, what: str, hint: str | None = None) -> str:
     """The text of a study's input file (:func:`elot.errors.read_text`: UTF-8, a leading
-    byte-order mark dropped), or a :class:`StudyError` "cannot read WHAT file PATH" at the
+    byte-order mark dropped; CR, LF and CR LF line ends alike, see :func:`one_newline`), or a :class:`StudyError` "cannot read WHAT file PATH" at the
     file (and line, for text that is not UTF-8) with the reason as a note and ``hint``
     after read_text's own."""
     try:
-        return read_text(path, what)
+        return one_newline(read_text(path, what))
     except ElotError as error:
         hints = "; ".join(h for h in (error.hint, hint) if h) or None
         raise StudyError(f"cannot read {what} file {path}", path=error.path, notes=(error.message,),

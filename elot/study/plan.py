@@ -1,6 +1,6 @@
 """New scenarios from a map: simulate the agent and suggest judgment points (``elot plan``).
 
-:func:`plan` runs the model's own agent (:func:`elot.btom.agent.simulate`) in a map and
+:func:`plan` runs the model's own agent (:func:`elot.btom.agent.run_agent`) in a map and
 returns a complete ``.scn`` text — map, hidden state, goal, a description, the actions
 one line per subgoal, judgment points — that ``elot run``, ``repl`` and ``batch`` read
 back unchanged. Judgment points come
@@ -19,13 +19,14 @@ from typing import Sequence
 
 import numpy as np
 
-from elot.btom.agent import (DEFAULT_MAX_STEPS, Simulation, SimulationError, describe_belief, describe_hidden,
-                             simulate)
+from elot.btom.agent import (DEFAULT_MAX_STEPS, Simulation, SimulationError, check_simulation_size,
+                             describe_belief, describe_hidden, run_agent)
 from elot.btom.inference import infer
 from elot.btom.scenario import Scenario
 from elot.btom.scn import format_scn, parse_scn_text
 from elot.btom.world import Action, WorldState
-from elot.settings import DEFAULT_BETA
+from elot.errors import ElotError
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT
 
 #: The ways ``judge=`` names judgment points (besides a list of times).
 JUDGE_MODES = ("auto", "events")
@@ -194,7 +195,7 @@ def _renamed_belief(belief, scenario: Scenario, names: dict[str, str]):
     keys = set(scenario.layout.keys)
     return Belief.of((State(frozenset((a[0], *(x if x in keys else names.get(x, x) for x in a[1:]))
                                       for a in state.atoms)), w)
-                     for state, w in belief.particles)
+                     for state, w in belief.support)
 
 
 def _explicit_points(points: Sequence[int], T: int) -> tuple[int, ...]:
@@ -204,6 +205,26 @@ def _explicit_points(points: Sequence[int], T: int) -> tuple[int, ...]:
                 f"judgment point t={t} is past the end of the plan: the agent took {T} actions",
                 hint=f"give judgment points in 0..{T}, or --judge auto")
     return tuple(sorted(set(points)))
+
+
+def check_inference_size(scenario: Scenario, n_states: int) -> None:
+    """Refuse ``judge="auto"`` where the observer's exact inference it runs would be
+    refused for its size (:func:`elot.btom.hypotheses.check_size`: the same limit and
+    memory budget), before anything is simulated; the simulated plan's length is not
+    known yet and is counted as none, a lower bound."""
+    from elot.btom.hypotheses import MAX_HYPOTHESES, check_size, space_size
+
+    n_goals = len(scenario.layout.gems)
+    try:
+        check_size(DEFAULT_VARIANT, n_goals, n_states, DEFAULT_K, MAX_HYPOTHESES)
+    except ElotError:
+        hypotheses, peak = space_size(DEFAULT_VARIANT, n_goals, n_states, DEFAULT_K)
+        raise SimulationError(
+            f"--judge auto runs the observer's exact inference, and its hypothesis space is too large: "
+            f"{hypotheses:,} hypotheses for {n_states:,} initial states, at least {peak / 2**30:,.1f} GiB "
+            f"(the limit is {MAX_HYPOTHESES:,} hypotheses and half the memory available now)",
+            hint="give the judgment points (--judge events, or times such as --judge 4,9,15), or use a map "
+                 "with fewer closed boxes or fewer hidden keys") from None
 
 
 def plan(
@@ -220,7 +241,7 @@ def plan(
     name: str | None = None,
     backend: str = "core",
 ) -> Plan:
-    """Simulate the agent in ``scenario``'s map (see :func:`elot.btom.agent.simulate` for
+    """Simulate the agent in ``scenario``'s map (see :func:`elot.btom.agent.run_agent` for
     ``goal``, ``belief``, ``beta``, ``policy``, ``seed`` and ``max_steps``) and write the
     result as a ``.scn`` text with judgment points (``judge``: ``"auto"`` with at most
     ``points`` points, ``"events"``, or the times). The scenario's statements are kept;
@@ -232,9 +253,12 @@ def plan(
     if points < 1:
         raise SimulationError(f"the number of judgment points must be at least 1, not {points}")
     bare, names = _scn_form(scenario)
+    n_states = check_simulation_size(bare.initial)      # before any work, as the inference below
+    if judge == "auto":
+        check_inference_size(bare, n_states)
     # Simulated in the map as the .scn names it, so that every name the simulation and its
     # errors use is one the written file uses too (the dataset's names are the same).
-    simulation = simulate(bare, goal=None if goal is None else names.get(goal, goal),
+    simulation = run_agent(bare, goal=None if goal is None else names.get(goal, goal),
                           belief=_renamed_belief(belief, scenario, names), beta=beta, policy=policy,
                           seed=seed, max_steps=max_steps, backend=backend)
     actions, out_goal = simulation.actions, simulation.goal

@@ -20,7 +20,14 @@ of the paper's survey (:data:`SCHEMA`):
 * ``length`` — segments after the first, ``len(times) − 1``.
 
 The folder is written to a temporary folder beside it and renamed into place when every
-scenario is rendered, so a failure or an interrupt leaves nothing half-written.
+scenario is rendered, so a failure or an interrupt leaves nothing half-written. Its hidden
+:data:`MANIFEST` records every file elot wrote there with its size and SHA-256: an
+existing folder is replaced only while it is exactly that (or empty), and with ``force``
+otherwise; a symbolic link only with ``force`` (the link itself, never the folder it
+points to). The check is made before rendering and again at the swap, so files put in the
+folder meanwhile are never deleted. A temporary folder carries :data:`RUN_MARK`, locked
+while its run lives; one left by a killed run is removed by the next run into the same
+folder.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +48,12 @@ from elot.study.references import ScenarioRef, scenario_items
 
 #: The file a survey reads.
 INDEX = "stimuli.json"
+#: The hidden file in which elot records what it wrote in a set: each file's size and SHA-256.
+MANIFEST = ".elot"
+#: What the manifest says first.
+_KIND = "elot stimuli"
+#: The file that marks a temporary folder as a live run's own (locked while the run lives).
+RUN_MARK = ".elot-run"
 
 #: ``stimuli.json`` as JSON Schema (draft 2020-12): a list of scenario objects.
 SCHEMA: dict = {
@@ -240,10 +254,12 @@ class StimulusSet:
     mp4: bool
 
 
-def check_folder(folder: str | Path) -> Path:
+def check_folder(folder: str | Path, *, force: bool = False) -> Path:
     """The checks made before any rendering: the folder can be made where it is asked
     for (missing parent folders are created, as every study output's are), and an
-    existing ``folder`` is empty or a stimulus set elot wrote (it is replaced)."""
+    existing ``folder`` is empty or a stimulus set elot wrote and nobody changed since
+    (it is replaced), or ``force`` is given. A symbolic link is replaced (the link, not
+    what it points to) only with ``force``; a file never."""
     target = Path(folder).expanduser()
     existing = target.parent
     while not existing.exists() and existing != existing.parent:
@@ -252,27 +268,127 @@ def check_folder(folder: str | Path) -> Path:
         raise StudyError(f"cannot write {target}: {existing} is a file, not a folder", hint="choose another -o")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise StudyError(f"cannot write {target}: {existing} is not writable", hint="choose another -o")
-    if target.exists() and not _is_ours(target):
-        raise StudyError(f"{target} exists and is not a stimulus set elot wrote; not replacing it",
-                         hint="choose a new folder name (elot stimuli replaces only a folder it wrote)")
+    _check_replaceable(target, force)
     return target
 
 
-def _is_ours(folder: Path) -> bool:
-    if not folder.is_dir():
-        return False
-    files = {p.name for p in folder.iterdir()}
-    if not files:
-        return True
+def _check_replaceable(target: Path, force: bool) -> None:
     try:
-        data = json.loads((folder / INDEX).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        info = os.lstat(target)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise StudyError(f"cannot write {target}: {error.strerror or error}", hint="choose another -o") from None
+    if stat.S_ISLNK(info.st_mode):
+        if not force:
+            raise StudyError(f"{target} is a symbolic link; not replacing it (nor the folder it points to)",
+                             hint="choose another folder name, or add --force to replace the link itself")
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        raise StudyError(f"cannot write {target}: it is a file, not a folder", hint="choose another -o")
+    if not force and not _is_ours(target):
+        raise StudyError(f"{target} exists and is not a stimulus set elot wrote (or its files were changed "
+                         "since); not replacing it",
+                         hint="choose a new folder name, or add --force to replace it (elot stimuli replaces "
+                              "only a folder it wrote, unchanged)")
+
+
+def _is_ours(folder: Path) -> bool:
+    """Whether ``folder`` is empty, or holds exactly the files its :data:`MANIFEST` lists,
+    each of the size and SHA-256 recorded there."""
+    from elot.output import file_digest, read_head
+
+    try:
+        if os.path.islink(folder) or not folder.is_dir():
+            return False
+        names = {p.name for p in folder.iterdir()}
+    except OSError:
         return False
-    if check_stimuli(data):
+    if not names:
+        return True
+    head = read_head(folder / MANIFEST, 1 << 20)
+    try:
+        mark = json.loads(head.decode("utf-8")) if head else None
+    except (ValueError, UnicodeDecodeError):
         return False
-    listed = {INDEX} | {i for e in data for i in e["images"]}
-    listed |= {i[: -len(".gif")] + ".mp4" for i in listed if i.endswith(".gif")}
-    return files <= listed
+    if not isinstance(mark, dict) or mark.get("kind") != _KIND or not isinstance(mark.get("files"), dict):
+        return False
+    files = mark["files"]
+    if names != set(files) | {MANIFEST}:
+        return False
+    for name, record in files.items():
+        size = record.get("size") if isinstance(record, dict) else None
+        try:
+            info = os.lstat(folder / name)
+            if not isinstance(size, int) or not stat.S_ISREG(info.st_mode) or info.st_size != size \
+                    or file_digest(folder / name, size) != record.get("sha256"):
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _write_manifest(folder: Path) -> None:
+    """Record every file of ``folder`` (but the run mark) with its size and SHA-256."""
+    from elot.output import file_digest
+
+    files = {}
+    for path in sorted(folder.iterdir()):
+        if path.name in (MANIFEST, RUN_MARK):
+            continue
+        size = path.stat().st_size
+        files[path.name] = {"size": size, "sha256": file_digest(path, size)}
+    (folder / MANIFEST).write_text(json.dumps({"kind": _KIND, "files": files}, indent=1) + "\n", encoding="utf-8")
+
+
+def _own_folder(target: Path, suffix: str) -> tuple[Path, int]:
+    """A new hidden folder beside ``target`` marked as this run's (:data:`RUN_MARK`,
+    locked until the returned descriptor is closed)."""
+    import fcntl
+
+    folder = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=suffix))
+    try:
+        fd = os.open(folder / RUN_MARK, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return folder, fd
+
+
+def clean_stale(target: str | Path) -> list[Path]:
+    """Remove the temporary folders beside ``target`` that runs of elot stimuli left when
+    they were killed: only folders named as elot names them, holding elot's run mark,
+    whose lock no live run holds. Returns what was removed."""
+    import fcntl
+
+    target = Path(target).expanduser()
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.[A-Za-z0-9_]{{8}}\.(tmp|old)")
+    removed = []
+    try:
+        candidates = [p for p in target.parent.iterdir() if pattern.fullmatch(p.name)]
+    except OSError:
+        return removed
+    for folder in candidates:
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        try:
+            fd = os.open(folder / RUN_MARK, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            continue
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue        # a live run's
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+        finally:
+            os.close(fd)
+    return removed
 
 
 def segment_bytes(scenario, cell_px: int, from_start: bool = False) -> int:
@@ -297,13 +413,14 @@ def check_memory(scenarios, jobs: int, cell_px: int, from_start: bool = False) -
 
 
 def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int = 1, mp4: bool | None = None,
-                 cell_px: int = 44, from_start: bool = False,
+                 cell_px: int = 44, from_start: bool = False, force: bool = False,
                  progress: Callable[[int, int], None] | None = None) -> StimulusSet:
     """Render a stimulus set for ``refs`` into ``folder`` (see the module's docstring),
-    in ``jobs`` processes. ``mp4`` defaults to whether ``ffmpeg`` is on the PATH."""
+    in ``jobs`` processes. ``mp4`` defaults to whether ``ffmpeg`` is on the PATH;
+    ``force`` replaces a folder elot did not write (or one changed since)."""
     from elot.draw.animation import ffmpeg
 
-    target = check_folder(folder)
+    target = check_folder(folder, force=force)
     if mp4 is None:
         mp4 = ffmpeg() is not None
     elif mp4 and ffmpeg() is None:
@@ -326,7 +443,8 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
         names.append(name)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
+        clean_stale(target)
+        temporary, lock = _own_folder(target, ".tmp")
     except OSError as error:
         raise StudyError(f"cannot write {target}: {error.strerror or error}", hint="choose another -o") from None
     try:
@@ -337,21 +455,47 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
         if problems:   # a bug, not bad input: say so rather than write a set a survey cannot read
             raise ElotError("the stimulus set does not match its schema: " + "; ".join(problems))
         (temporary / INDEX).write_text(json.dumps(entries, indent=2) + "\n", encoding="utf-8")
+        _write_manifest(temporary)
+        os.unlink(temporary / RUN_MARK)     # still locked through ``lock``: the set is whole now
         os.chmod(temporary, 0o777 & ~_umask())
-        if target.exists():
-            old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".old"))
-            os.replace(target, old / "set")
-            os.replace(temporary, target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(temporary, target)
+        _swap(temporary, target, force)
     except OSError as error:
         raise StudyError(f"cannot write {target}: {error.strerror or error}", hint="check the folder given to -o") \
             from None
     finally:
         if temporary.exists():
             shutil.rmtree(temporary, ignore_errors=True)
+        os.close(lock)
     return StimulusSet(target, entries, {e["name"]: r[1] for e, r in zip(entries, results)}, mp4)
+
+
+def _swap(new: Path, target: Path, force: bool) -> None:
+    """Put ``new`` in place of ``target``. Without ``force`` an existing ``target`` is
+    checked again (files may have been put there while the set was rendered): before it
+    is moved aside, and once moved, so that nothing added up to the move is deleted."""
+    if not os.path.lexists(target):
+        os.replace(new, target)
+        return
+    changed = StudyError(f"{target} changed while the set was rendered; not replacing it (the new set is "
+                         "discarded)", hint="choose a new folder name, or add --force to replace it")
+    try:
+        _check_replaceable(target, force)
+    except StudyError:
+        raise changed from None
+    old, lock = _own_folder(target, ".old")
+    try:
+        os.replace(target, old / "set")
+        if not force and not _is_ours(old / "set"):
+            os.replace(old / "set", target)
+            raise changed
+        try:
+            os.replace(new, target)
+        except OSError:
+            os.replace(old / "set", target)
+            raise
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
+        os.close(lock)
 
 
 def _umask() -> int:
