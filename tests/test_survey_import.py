@@ -101,23 +101,27 @@ def test_database_and_exports_give_the_ratings_fit_reads(survey, tmp_path):
 
 def test_exclusions_are_rules_and_the_summary_says_who_and_why(survey, tmp_path):
     config = load_config(survey)
+    declined = session(config, 0, "no", stop_after=1)
+    declined[0]["elot_agreed"] = False
     trials = (session(config, 0, "good") + session(config, 1, "guesser", goal_right=False)
-              + session(config, 0, "quitter", stop_after=7) + session(config, 1, "confused", passed=False))
+              + session(config, 0, "quitter", stop_after=7) + session(config, 1, "confused", passed=False)
+              + declined)
     (tmp_path / "all.json").write_text(json.dumps(trials))
     done = run_elot("survey", "import", str(tmp_path / "all.json"), "--survey", str(survey),
                     "-o", str(tmp_path / "ratings.csv"))
     assert done.returncode == 0, done.stderr
     judged = sum(1 for k, _, _ in steps_of(config, config["orders"][0]).values() if k == "judgment")
-    assert done.stderr.splitlines()[:4] == [
-        "4 participants: 1 kept, 3 excluded",
+    assert done.stderr.splitlines()[:5] == [
+        "5 participants: 1 kept, 4 excluded",
         "  excluded guesser: goal score 0.00 < 0.5",
         f"  excluded quitter: incomplete (2 of {judged} judgment points)",
         "  excluded confused: failed the comprehension check (1 attempt)",
+        "  excluded no: did not consent",
     ]
     assert {r["participant"] for r in csv.DictReader(open(tmp_path / "ratings.csv"))} == {"good"}
     done = run_elot("survey", "import", str(tmp_path / "all.json"), "--survey", str(survey), "-o",
                     str(tmp_path / "r2.csv"), "--min-goal-score", "0", "--keep-incomplete", "--keep-failed-check")
-    assert done.returncode == 0 and done.stderr.splitlines()[0] == "4 participants: 4 kept, 0 excluded"
+    assert done.returncode == 0 and done.stderr.splitlines()[0] == "5 participants: 4 kept, 1 excluded"
 
 
 @pytest.mark.parametrize("name, text, message", [

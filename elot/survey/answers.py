@@ -237,7 +237,10 @@ def import_answers(paths: Sequence[str | Path], config: dict, rules: Rules = Rul
                 raise SurveyError(f"{where}: {problem}", hint="the file is not an intact export of this survey")
         answered = [s for s in judged if s in person.trials]
         person.complete = len(answered) == len(judged) and "debrief" in person.trials
-        if not person.complete and rules.exclude_incomplete:
+        declined = "consent" in person.trials and person.trials["consent"][0].get("elot_agreed") is False
+        if declined:
+            person.reasons.append("did not consent")
+        elif not person.complete and rules.exclude_incomplete:
             person.reasons.append(f"incomplete ({len(answered)} of {len(judged)} judgment points)")
         checks = [person.trials[s][0] for s in ("check-1", "check-2") if s in person.trials]
         if rules.exclude_failed_check and checks and not any(c.get("elot_passed") is True for c in checks):
