@@ -417,3 +417,16 @@ def test_serving_or_importing_a_folder_that_is_not_a_survey_is_refused(stimulus_
     assert done.returncode == 2 and f"error: {survey} holds no answers (responses.sqlite)" in done.stderr
     done = run_elot("survey", "import", str(tmp_path / "answers.json"), "-o", str(tmp_path / "r.csv"))
     assert done.returncode == 2 and "which survey are these answers to?" in done.stderr
+
+
+@pytest.mark.dataset
+def test_a_dataset_stimulus_set_needs_no_scenarios_named(labtom, tmp_path):
+    """Plan ids are found by their names: the survey names them as batch does."""
+    stimuli.make_stimuli([ScenarioRef("exp2_current/1_1", "exp2_current", "1_1", str(labtom))], tmp_path / "set",
+                         jobs=1, mp4=False, cell_px=16)
+    done = run_elot("survey", "build", str(tmp_path / "set"), "-o", str(tmp_path / "survey"), "--cdn",
+                    "--labtom", str(labtom))
+    assert done.returncode == 0, done.stderr
+    scenario = load_config(tmp_path / "survey")["scenarios"][0]
+    assert scenario["name"] == "1_1" and scenario["scenario"] == "exp2_current/1_1"
+    assert scenario["gems"] == 4 and {s["mode"] for s in scenario["statements"]} == {"current"}

@@ -256,6 +256,10 @@ def test_participants_take_the_survey_in_a_browser_and_fit_recovers_the_setting(
             assert stored[(person.name, name, t, n)] == value
     assert db.execute("SELECT COUNT(*) FROM participants WHERE completed IS NOT NULL").fetchone()[0] == 4
     assert sorted(r[0] for r in db.execute("SELECT order_index FROM participants")) == [0, 1, 2, 3]
+    # Prolific's URL parameters are kept with the participant and with every trial
+    assert sorted(db.execute("SELECT prolific_pid, study_id, session_id FROM participants")) == \
+        [(f"P{n}", "S1", f"X{n}") for n in range(4)]
+    assert {json.loads(d)["session_id"] for (d,) in db.execute("SELECT data FROM trials")} == {f"X{n}" for n in range(4)}
     db.close()
     # import -> fit: the setting the participants answered from comes back
     done = run_elot("survey", "import", str(survey), "-o", str(tmp_path / "ratings.csv"))
