@@ -94,11 +94,14 @@ def find_scenarios(entries: list[dict], refs: Sequence | None, *, root: str | No
         name = entry["name"]
         if refs:
             ref = by_name.get(name)
-        else:
-            try:
-                ref = expand_scenarios([name], root=root, exps=list(exps))[0]
-            except ElotError:
-                ref = None
+        else:   # the scenario as stimuli.json names it (elot stimuli writes it), else its name
+            ref = None
+            for candidate in ([entry["scenario"]] if isinstance(entry.get("scenario"), str) else []) + [name]:
+                try:
+                    ref = expand_scenarios([candidate], root=root, exps=list(exps))[0]
+                    break
+                except ElotError:
+                    continue
         if ref is None:
             raise SurveyError(f"cannot tell which scenario the stimulus {name!r} shows",
                               hint="give the scenarios elot stimuli was given with --scenarios (the .scn files, "
@@ -123,7 +126,10 @@ def describe(entries: list[dict], refs: dict, folder: Path) -> list[dict]:
         ref = refs[entry["name"]]
         scenario = ref.load()
         items = scenario_items(ref)
-        if [item.text for item in items] == list(entry["statements"]):   # as elot stimuli lists them
+        given = entry.get("modes")
+        if isinstance(given, list) and len(given) == len(entry["statements"]):   # stimuli.json says
+            modes = list(given)
+        elif [item.text for item in items] == list(entry["statements"]):   # as elot stimuli lists them
             modes = [item.mode for item in items]
         else:
             by_text = {}
