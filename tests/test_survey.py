@@ -180,8 +180,9 @@ def test_a_stimulus_whose_scenario_cannot_be_found_is_refused(stimulus_set, tmp_
     odd = tmp_path / "odd"
     shutil.copytree(stimulus_set, odd)
     entries = json.loads((odd / "stimuli.json").read_text())
-    for entry in entries:
+    for entry in entries:      # the paper's schema: no scenario field to go by
         entry["name"] = "renamed-" + entry["name"]
+        del entry["scenario"]
     (odd / "stimuli.json").write_text(json.dumps(entries))
     done = run_elot("survey", "build", str(odd), "-o", str(tmp_path / "survey"), "--cdn")
     assert done.returncode == 2 and "cannot tell which scenario the stimulus 'renamed-empty-box' shows" in done.stderr
@@ -430,3 +431,28 @@ def test_a_dataset_stimulus_set_needs_no_scenarios_named(labtom, tmp_path):
     scenario = load_config(tmp_path / "survey")["scenarios"][0]
     assert scenario["name"] == "1_1" and scenario["scenario"] == "exp2_current/1_1"
     assert scenario["gems"] == 4 and {s["mode"] for s in scenario["statements"]} == {"current"}
+
+
+def test_stimuli_with_chosen_statements_say_each_ones_mode_and_the_scenario(tmp_path):
+    """`elot stimuli --statements FILE` (the ones chosen with design): stimuli.json gives
+    each statement's mode and the scenario as batch and fit name it, and the survey takes
+    both from there (no --scenarios)."""
+    chosen = tmp_path / "chosen.txt"
+    chosen.write_text("# chosen with elot design\nbelieves(player, formula(empty(box2)))\n"
+                      "initial: The player initially believed that box 2 was empty.\n"
+                      "believes(player, might(exists(key(K), inside(K, box2))))\n")
+    done = run_elot("stimuli", "empty-box", "-o", str(tmp_path / "set"), "--no-mp4", "--cell", "16",
+                    "--statements", str(chosen))
+    assert done.returncode == 0, done.stderr
+    (entry,) = json.loads((tmp_path / "set" / "stimuli.json").read_text())
+    assert entry["statements"] == ["believes(player, formula(empty(box2)))",
+                                   "The player initially believed that box 2 was empty.",
+                                   "believes(player, might(exists(key(K), inside(K, box2))))"]
+    assert entry["modes"] == ["current", "initial", "current"] and entry["scenario"] == "empty-box"
+    assert not stimuli.check_stimuli([entry], tmp_path / "set")
+    done = run_elot("survey", "build", str(tmp_path / "set"), "-o", str(tmp_path / "survey"), "--cdn",
+                    "--condition", "both", "--orders", "2")
+    assert done.returncode == 0, done.stderr
+    config = load_config(tmp_path / "survey")
+    assert [s["mode"] for s in config["scenarios"][0]["statements"]] == ["current", "initial", "current"]
+    assert [t["statements"] for o in config["orders"] for t in o["trials"]][:2] == [[0, 2], [1]]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,52 @@ def test_a_database_of_another_survey_is_refused(survey, tmp_path):
                     str(tmp_path / "r.csv"))
     assert done.returncode == 2 and "holds the answers of another survey" in done.stderr
     assert not (tmp_path / "r.csv").exists()
+
+
+# -- what fit makes of the imported ratings ---------------------------------------------
+
+
+def _ratings(tmp_path, rows) -> Path:
+    path = tmp_path / "ratings.csv"
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, ["scenario", "mode", "t", "statement", "rating", "participant"])
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def _rows(participants=("A", "B", "C", "D"), shift=0):
+    scenario = ScenarioRef("empty-box").load()
+    statements = [s.text for s in scenario.statements if s.mode == "current"][:3]
+    rows = []
+    for n, person in enumerate(participants):
+        for t in scenario.judgments:
+            for k, text in enumerate(statements):
+                rows.append({"scenario": "empty-box", "mode": "current", "t": t + shift, "statement": text,
+                             "rating": round((k + t % 3 + 0.1 * n) / 10, 3), "participant": person})
+    return rows
+
+
+def test_fit_refuses_a_rating_at_a_t_that_is_not_a_judgment_point(tmp_path):
+    """stimuli.json's times are t + 1: ratings at them were silently scored at steps no one
+    was asked about. Now the row is named."""
+    path = _ratings(tmp_path, _rows(shift=1))
+    done = run_elot("fit", str(path), "--samples", "10")
+    assert done.returncode == 2
+    # judgment points 4, 5, 8: the ratings at 5 (from 4) pass, the first at 6 is refused
+    assert f"{path}:5:19: error: t = 6 is not a judgment point of empty-box (its points: 4, 5, 8)" in done.stderr
+    assert "stimuli.json's times are t + 1" in done.stderr
+
+
+def test_fit_takes_a_participant_column_as_repeated_measures_not_a_factor(tmp_path):
+    path = _ratings(tmp_path, _rows())
+    done = run_elot("fit", str(path), "--model", "full", "--samples", "10", "-o", str(tmp_path / "fit.json"))
+    assert done.returncode == 0, done.stderr
+    assert "By participant" not in done.stdout
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("9 rated statements (36 ratings)")
+    said = re.fullmatch(r"4 participants; split-half reliability of the human means (\S+) \(Spearman–Brown, "
+                        r"200 splits\)", lines[1])
+    assert said and float(said.group(1)) > 0.9
+    fit = json.loads((tmp_path / "fit.json").read_text())
+    assert fit["participants"] == 4 and fit["split_half"] > 0.9

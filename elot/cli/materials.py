@@ -52,6 +52,8 @@ def register(subparsers) -> None:
     options.add_jobs_option(p, default=_default_jobs())
     p.add_argument("--cell", type=_cell_pixels, default=44, metavar="PX",
                    help="pixels per map cell (default: %(default)s)")
+    options.add_statements_file_option(p)
+    options.add_mode_option(p)
     p.add_argument("--from-start", action="store_true",
                    help="each animation replays the plan from its start up to its judgment point (default: "
                    "from the previous judgment point)")
@@ -120,10 +122,20 @@ def stimuli_command(args) -> int:
 
     check_folder(args.output, force=args.force)     # before the scenarios are read and drawn
     refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[e for e in args.exp.split(",") if e])
+    statements = None
+    if args.statements:     # the ones chosen with elot design, asked in every scenario
+        from elot.study.references import given_items
+
+        statements = given_items(files=[args.statements], mode=args.mode)
+        if not statements:
+            from elot.study.params import StudyError
+
+            raise StudyError(f"{args.statements} holds no statements", hint="one statement a line; # comments")
     try:
         with _progress(f"stimuli ({count(len(refs), 'scenario')})") as progress:
             made = make_stimuli(refs, args.output, jobs=args.jobs, mp4=args.mp4, cell_px=args.cell,
-                                from_start=args.from_start, force=args.force, progress=progress)
+                                from_start=args.from_start, force=args.force, statements=statements,
+                                progress=progress)
     except KeyboardInterrupt:
         print(f"interrupted: {args.output} was not written", file=sys.stderr)
         return 130

@@ -260,6 +260,13 @@ def _print_fit(result) -> None:
     skipped = f", {ratings.skipped} rows with errors skipped" if ratings.skipped else ""
     out.print(f"{len(ratings.keys)} rated statements ({int(ratings.count.sum())} ratings{skipped}); "
               f"{'minimizing' if result.minimize else 'maximizing'} Pearson r")
+    if ratings.participants:
+        from elot.study.fit import split_half
+
+        reliability = split_half(ratings)
+        said = "—" if reliability is None else f"{reliability:.2f}"
+        out.print(f"{len(ratings.participants)} participants; split-half reliability of the human means {said} "
+                  f"(Spearman–Brown, 200 splits)")
     table = Table(title="Fit: Pearson r (bootstrap 95% CI)", title_justify="left")
     for column in ("model", "β", "all", "current", "initial"):
         table.add_column(column, justify="left" if column == "model" else "right")

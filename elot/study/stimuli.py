@@ -17,7 +17,16 @@ of the paper's survey (:data:`SCHEMA`):
 * ``relevant_colors`` — colours of the keys some optimal plan to the true goal picks up;
 * ``relevant_boxes`` — numbers of the boxes closed at the start (where such a key may
   hide), empty when no key is needed;
-* ``length`` — segments after the first, ``len(times) − 1``.
+* ``length`` — segments after the first, ``len(times) − 1``;
+
+and, beyond the paper's schema (optional when read):
+
+* ``modes`` — each statement's mode (``current`` or ``initial``);
+* ``scenario`` — the scenario as ``elot batch`` and ``elot fit`` name it, so ratings can
+  say which scenario they rate.
+
+The statements are the scenario's own, or the ones given (``elot stimuli --statements``,
+chosen with ``elot design``).
 
 The folder is written to a temporary folder beside it and renamed into place when every
 scenario is rendered, so a failure or an interrupt leaves nothing half-written. Its hidden
@@ -72,6 +81,10 @@ SCHEMA: dict = {
             "relevant_colors": {"type": "array", "items": {"type": "string"}},
             "relevant_boxes": {"type": "array", "items": {"type": "integer", "minimum": 1}},
             "length": {"type": "integer", "minimum": 1},
+            # beyond the paper's schema, optional: each statement's mode, and the scenario as
+            # elot batch and elot fit name it (the ratings' scenario column)
+            "modes": {"type": "array", "items": {"type": "string", "enum": ["current", "initial"]}},
+            "scenario": {"type": "string", "minLength": 1},
         },
     },
 }
@@ -96,7 +109,8 @@ def check_stimuli(data, folder: str | Path | None = None) -> list[str]:
         where = f"scenario {entry.get('name', n + 1)!s}"
         for name, rule in fields.items():
             if name not in entry:
-                problems.append(f"{where}: no {name!r}")
+                if name in SCHEMA["items"]["required"]:
+                    problems.append(f"{where}: no {name!r}")
                 continue
             value = entry[name]
             if not isinstance(value, kinds[rule["type"]]) or isinstance(value, bool):
@@ -112,6 +126,9 @@ def check_stimuli(data, folder: str | Path | None = None) -> list[str]:
             problems.append(f"{where}: the name is used twice")
         names.add(entry["name"])
         times, images = entry["times"], entry["images"]
+        if "modes" in entry and (len(entry["modes"]) != len(entry["statements"])
+                                 or not set(entry["modes"]) <= {"current", "initial"}):
+            problems.append(f"{where}: 'modes' must give current or initial for each statement")
         if entry["length"] != len(times) - 1:
             problems.append(f"{where}: length {entry['length']} is not len(times) - 1 = {len(times) - 1}")
         if len(images) != len(times):
@@ -192,16 +209,19 @@ def stimulus_name(ref: ScenarioRef, scenario) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "scenario"
 
 
-def entry(ref: ScenarioRef, scenario, name: str, images: Sequence[str]) -> dict:
-    """The ``stimuli.json`` object of one scenario."""
+def entry(ref: ScenarioRef, scenario, name: str, images: Sequence[str], items: Sequence | None = None) -> dict:
+    """The ``stimuli.json`` object of one scenario; its statements are ``items`` (the
+    ones chosen with ``elot design``), else the scenario's own."""
     if scenario.true_goal is None:
         raise StudyError(f"{scenario.name} has no true goal", path=scenario.path,
                          hint="name it with `goal: gemN` or mark its gem G on the map")
     goal = [g for g, _ in scenario.layout.gems].index(scenario.true_goal) + 1
     colours, boxes = relevant(scenario)
     point_times = times(scenario)
+    asked = list(items) if items is not None else list(scenario_items(ref))
     return {"name": name, "goal": goal, "images": list(images), "times": point_times,
-            "statements": [item.text for item in scenario_items(ref)],
+            "statements": [item.text for item in asked], "modes": [item.mode for item in asked],
+            "scenario": ref.name,
             "relevant_colors": colours, "relevant_boxes": boxes, "length": len(point_times) - 1}
 
 
@@ -215,6 +235,7 @@ class Job:
     mp4: bool
     cell_px: int = 44
     from_start: bool = False
+    items: tuple | None = None
 
 
 def render(job: Job) -> tuple[dict, list[int]]:
@@ -241,7 +262,7 @@ def render(job: Job) -> tuple[dict, list[int]]:
             counts.append(len(frames))
     finally:
         renderer.close()
-    return entry(job.ref, scenario, job.name, images), counts
+    return entry(job.ref, scenario, job.name, images, job.items), counts
 
 
 @dataclass
@@ -414,6 +435,7 @@ def check_memory(scenarios, jobs: int, cell_px: int, from_start: bool = False) -
 
 def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int = 1, mp4: bool | None = None,
                  cell_px: int = 44, from_start: bool = False, force: bool = False,
+                 statements: Sequence | None = None,
                  progress: Callable[[int, int], None] | None = None) -> StimulusSet:
     """Render a stimulus set for ``refs`` into ``folder`` (see the module's docstring),
     in ``jobs`` processes. ``mp4`` defaults to whether ``ffmpeg`` is on the PATH;
@@ -448,7 +470,8 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
     except OSError as error:
         raise StudyError(f"cannot write {target}: {error.strerror or error}", hint="choose another -o") from None
     try:
-        work = [Job(ref, name, str(temporary), mp4, cell_px, from_start) for ref, name in zip(refs, names)]
+        items = tuple(statements) if statements else None     # the same for every scenario
+        work = [Job(ref, name, str(temporary), mp4, cell_px, from_start, items) for ref, name in zip(refs, names)]
         results = _run(work, jobs, progress)
         entries = [r[0] for r in results]
         problems = check_stimuli(entries, temporary)
