@@ -208,3 +208,35 @@ def test_fit_takes_a_participant_column_as_repeated_measures_not_a_factor(tmp_pa
     assert said and float(said.group(1)) > 0.9
     fit = json.loads((tmp_path / "fit.json").read_text())
     assert fit["participants"] == 4 and fit["split_half"] > 0.9
+
+
+def test_report_sets_the_goal_answers_beside_the_models_goal_posterior(survey, tmp_path):
+    from elot.btom.inference import infer
+
+    config = load_config(survey)
+    trials = session(config, 0, "A") + session(config, 1, "B", goal_right=False)
+    (tmp_path / "all.json").write_text(json.dumps(trials))
+    done = run_elot("survey", "import", str(tmp_path / "all.json"), "--survey", str(survey), "-o",
+                    str(tmp_path / "ratings.csv"), "--min-goal-score", "0")
+    assert done.returncode == 0, done.stderr
+    done = run_elot("batch", *SCENARIOS, "--beta", "2", "-o", str(tmp_path / "table.csv"), timeout=600)
+    assert done.returncode == 0, done.stderr
+    done = run_elot("report", str(tmp_path / "table.csv"), "--ratings", str(tmp_path / "ratings.csv"), "--goals",
+                    str(tmp_path / "ratings-goals.csv"), "--no-curves", "--no-storyboards", "--format", "png",
+                    "-o", str(tmp_path / "report"), timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "report" / "goals.png").read_bytes().startswith(b"\x89PNG")
+    rows = list(csv.DictReader(open(tmp_path / "report" / "goals.csv")))
+    assert list(rows[0]) == ["scenario", "t", "gem", "n", "ticked", "human", "model"]
+    for name in SCENARIOS:
+        scenario = ScenarioRef(name).load()
+        posterior = infer(scenario, model="full", beta=2.0)
+        true = scenario.true_goal
+        for t in scenario.judgments:
+            here = {r["gem"]: r for r in rows if r["scenario"] == name and int(r["t"]) == t}
+            assert set(here) == {g for g, _ in scenario.layout.gems}
+            for gem, row in here.items():
+                assert float(row["model"]) == pytest.approx(posterior.goal_posterior(t)[gem], abs=1e-4)
+                assert row["n"] == "2"
+            # A ticked the true goal, B another gem: half each
+            assert float(here[true]["ticked"]) == 0.5 and float(here[true]["human"]) == 0.5
