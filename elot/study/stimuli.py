@@ -14,9 +14,11 @@ of the paper's survey (:data:`SCHEMA`):
 * ``times`` — the judgment points as 1-based step indices (actions + 1), starting with 1
   (the start) and ending with the plan's last step;
 * ``statements`` — the sentences asked;
-* ``relevant_colors`` — colours of the keys some optimal plan to the true goal picks up;
-* ``relevant_boxes`` — numbers of the boxes closed at the start (where such a key may
-  hide), empty when no key is needed;
+* ``relevant_colors`` — the colours of the hidden keys an optimal completion picks up
+  from the end of the shown plan (its last judgment point) to the true goal, in pickup
+  order (see :func:`relevant`);
+* ``relevant_boxes`` — the numbers of the boxes holding those keys; both empty when the
+  completion picks up no hidden key;
 * ``length`` — segments after the first, ``len(times) − 1``;
 
 and, beyond the paper's schema (optional when read):
@@ -185,21 +187,68 @@ def times(scenario) -> list[int]:
 
 
 def relevant(scenario) -> tuple[list[str], list[int]]:
-    """(relevant_colors, relevant_boxes): see the module's docstring."""
-    from elot.btom.hypotheses import key_pickups
+    """(relevant_colors, relevant_boxes) as the reference computed them (SPEC §8): from the
+    state at the end of the shown plan (its last judgment point; the rest is the
+    completion), an optimal completion to the true goal is planned (breadth-first over the
+    true world's actions, the first shortest plan in the order of
+    :meth:`~elot.btom.world.WorldState.available_actions`); the keys it picks up that are
+    still hidden there give the colours, in pickup order (a colour repeats when two such
+    keys share it), and the numbers of the boxes holding them. Both are empty when the
+    completion picks up no hidden key."""
     from elot.draw.board import box_number
 
-    layout, initial = scenario.layout, scenario.initial
     goal = scenario.true_goal
-    found = key_pickups(initial, goal) if goal else None
-    colours = []
-    if found is not None:
-        for n, colour in enumerate(layout.colours):
-            if any(vec[n] > 0 for vec in found[1]):
-                colours.append(colour)
-    boxes = [int(box_number(box, n)) for n, (box, _) in enumerate(layout.boxes)
-             if box in initial.closed and box_number(box, n).isdigit()] if colours else []
+    judged = [t for t in scenario.judgments if 0 < t < scenario.T]
+    start = scenario.state_at(judged[-1] if judged else 0)
+    if goal is None:
+        return [], []
+    plan = optimal_completion(start, goal)
+    numbers = {box: box_number(box, n) for n, (box, _) in enumerate(scenario.layout.boxes)}
+    colours, boxes = [], []
+    for action in plan or ():
+        if action[0] == "pickup" and start.layout.is_key(action[1]) and start.hidden(action[1]):
+            key = start.key(action[1])
+            colours.append(key.colour)
+            number = numbers[key.where[1]]
+            boxes.append(int(number) if number.isdigit() else list(numbers).index(key.where[1]) + 1)
     return colours, boxes
+
+
+#: States a completion search may visit before it gives up (a map far beyond any study's).
+MAX_COMPLETION_STATES = 2_000_000
+
+
+def optimal_completion(state, goal: str) -> list | None:
+    """A shortest sequence of actions from ``state`` (the true world, fully known) to
+    holding ``goal``; None when it cannot be reached."""
+    from collections import deque
+
+    def key(s):
+        return (s.agent_pos, s.keys, s.locked, s.closed, s.held_gems)
+
+    if state.goal_reached(goal):
+        return []
+    parents = {key(state): None}
+    queue = deque([state])
+    while queue:
+        current = queue.popleft()
+        for action in current.available_actions():
+            following = current.step(action)
+            k = key(following)
+            if k in parents:
+                continue
+            parents[k] = (key(current), action)
+            if following.goal_reached(goal):
+                plan = []
+                while parents[k] is not None:
+                    k, step = parents[k]
+                    plan.append(step)
+                return plan[::-1]
+            if len(parents) > MAX_COMPLETION_STATES:
+                raise StudyError(f"no completion to {goal} found within {MAX_COMPLETION_STATES} states",
+                                 hint="the map is too large for relevant_colors; cut it down")
+            queue.append(following)
+    return None
 
 
 def stimulus_name(ref: ScenarioRef, scenario) -> str:
