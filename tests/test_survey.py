@@ -146,7 +146,10 @@ def test_cli_build_copies_jspsych_from_the_npm_cache(stimulus_set, tmp_path):
     done = run_elot("survey", "build", str(stimulus_set), "-o", str(tmp_path / "survey"), "--scenarios",
                     *SCENARIOS, "--settings", str(settings), "--orders", "3", timeout=600)
     assert done.returncode == 0, done.stderr
-    assert done.stderr.strip() == f"wrote a survey of 2 scenarios (3 orders, current) to {tmp_path / 'survey'}"
+    lines = done.stderr.splitlines()
+    assert lines[0] == f"wrote a survey of 2 scenarios (3 orders, current) to {tmp_path / 'survey'}"
+    # the built-in scenarios' statements are ELoT: participants would read them so
+    assert lines[1].startswith("note: 13 statements are ELoT formulas, shown to participants as written (e.g. ")
     for name, version in jspsych.PACKAGES.items():
         assert (tmp_path / "survey" / jspsych.FILES[name]).stat().st_size > 1000
     assert f"lib/jspsych.js" in (tmp_path / "survey" / "index.html").read_text()

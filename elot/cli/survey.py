@@ -167,6 +167,9 @@ def build_command(args) -> int:
     print(f"wrote a survey of {count(len(config['scenarios']), 'scenario')} "
           f"({count(len(config['orders']), 'order')}, {' and '.join(conditions)}) to {built.folder}",
           file=sys.stderr)
+    if built.formulas:
+        print(f"note: {count(len(built.formulas), 'statement')} are ELoT formulas, shown to participants as written "
+              f"(e.g. {built.formulas[0]}); give English ones with elot stimuli --statements FILE", file=sys.stderr)
     return 0
 
 

@@ -51,6 +51,13 @@ class Built:
     folder: Path
     config: dict
 
+    @property
+    def formulas(self) -> list[str]:
+        """The statements participants would read as ELoT formulas (not English)."""
+        from elot.lang.parser import looks_like_formula
+
+        return [st["text"] for s in self.config["scenarios"] for st in s["statements"] if looks_like_formula(st["text"])]
+
 
 def read_stimulus_set(folder: str | Path) -> list[dict]:
     """The entries of a stimulus set's ``stimuli.json``, checked (with its images)."""
