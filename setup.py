@@ -40,6 +40,8 @@ setup(
     package_data={
         "elot": ["grammar.lark", "data/*", "translate/data/*"],
         "elot.scenarios": ["*.scn"],
+        # the survey's page and experiment templates (jsPsych itself is never shipped: npm installs it)
+        "elot.survey": ["template/*"],
         "btom_ext": ["*.pxd", "*.pyx"],
     },
     ext_modules=cythonize(
@@ -66,7 +68,9 @@ setup(
         "test": ["pytest>=7", "hypothesis>=6.80", "pexpect>=4.8", "guidance==0.3.1",
                  "distributed>=2024.1", "pyarrow>=14,<26",
                  # stimuli.json is validated against its JSON schema in the tests
-                 "jsonschema>=4"],
+                 "jsonschema>=4",
+                 # drives the system's Chromium through the built survey (never downloads a browser)
+                 "playwright>=1.40"],
         # elot batch --dask (a Dask distributed cluster) and Parquet tables.
         "dask": ["dask[distributed]>=2024.1"],
         # pyarrow 26 needs numpy 2; up to 25 it works with numpy 1.26 and 2.x alike.

@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("elot.embedding",),                              # your own domain and belief model; the session model
     ("elot.draw", "elot.plots"),                      # figures, maps and animations
     ("elot.study", "elot.session"),                   # studies; the session model the REPL shows
+    ("elot.survey",),                                 # the survey participants take in a browser
     ("elot.repl",),                                   # the interactive UI
     ("elot.cli", "elot.__main__"),                    # the command line
 ]

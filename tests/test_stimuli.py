@@ -80,7 +80,9 @@ def test_stimuli_json_matches_the_schema(made):
     assert two["times"] == [1, *(t + 1 for t in scenario.judgments), scenario.T + 1]
     assert two["length"] == len(two["times"]) - 1 == len(two["images"]) - 1
     assert two["goal"] == 2                                            # goal: gem2
-    assert two["relevant_colors"] == ["blue"] and two["relevant_boxes"] == [1, 2]
+    # from the last judgment point (t = 11) the player already holds the blue key: the
+    # completion picks up no hidden key (SPEC §8)
+    assert two["relevant_colors"] == [] and two["relevant_boxes"] == []
     assert two["statements"] == [s.text for s in scenario.statements]
     assert sorted(p.name for p in made.folder.iterdir()) == sorted([stimuli.MANIFEST, "stimuli.json",
                                                                     *[i for e in data for i in e["images"]]])
@@ -366,3 +368,18 @@ def test_red_reads_red_and_gems_differ_in_shape_and_colour():
         patch = frame[int((y - 0.5) * cell): int((y + 0.5) * cell), int((x - 0.5) * cell): int((x + 0.5) * cell)]
         share = [(np.abs(patch - np.array(to_rgb(fill)) * 255).max(axis=2) < 8).mean() for fill in fills[:3]]
         assert share[n] > 0.03 and all(s < 0.005 for m, s in enumerate(share) if m != n), (gem, share)
+@pytest.mark.dataset
+def test_relevant_keys_are_the_hidden_ones_an_optimal_completion_picks_up_in_order(labtom):
+    """SPEC §8: from the end of the shown plan (its last judgment point), an optimal
+    completion to the true goal; its pickups of still-hidden keys, in order, and their boxes."""
+    refs = {r.plan_id: r for r in expand_scenarios(["1_2", "6_1", "6_3"], root=str(labtom), exps=["exp2_current"])}
+    assert stimuli.relevant(refs["1_2"].load()) == (["blue"], [3])
+    assert stimuli.relevant(refs["6_1"].load()) == (["red", "blue"], [1, 2])     # two keys, in pickup order
+    assert stimuli.relevant(refs["6_3"].load()) == ([], [])                       # no hidden key needed
+    scenario = refs["6_1"].load()
+    start = scenario.state_at(scenario.judgments[-1])
+    plan = stimuli.optimal_completion(start, scenario.true_goal)
+    end = start
+    for action in plan:
+        end = end.step(action)
+    assert end.goal_reached(scenario.true_goal)

@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "elot.cli.plan",       # plan (simulate the agent in a map into a new scenario)
     "elot.cli.materials",  # stimuli, storyboard, design
     "elot.cli.generate",   # generate (random solvable maps)
+    "elot.cli.survey",     # survey build, serve, export, import
 )
 
 

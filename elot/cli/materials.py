@@ -70,6 +70,8 @@ def register(subparsers) -> None:
                       help="pixels per map cell instead (frames of larger maps are then larger)")
     p.add_argument("--loop", action="store_true",
                    help="GIFs play forever (default: once, stopping on the last frame, as the paper's stimuli)")
+    options.add_statements_file_option(p)
+    options.add_mode_option(p)
     p.add_argument("--from-start", action="store_true",
                    help="each animation replays the plan from its start up to its judgment point (default: "
                    "from the previous judgment point)")
@@ -138,10 +140,20 @@ def stimuli_command(args) -> int:
 
     check_folder(args.output, force=args.force)     # before the scenarios are read and drawn
     refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[e for e in args.exp.split(",") if e])
+    statements = None
+    if args.statements:     # the ones chosen with elot design, asked in every scenario
+        from elot.study.references import given_items
+
+        statements = given_items(files=[args.statements], mode=args.mode)
+        if not statements:
+            from elot.study.params import StudyError
+
+            raise StudyError(f"{args.statements} holds no statements", hint="one statement a line; # comments")
     try:
         with _progress(f"stimuli ({count(len(refs), 'scenario')})") as progress:
             made = make_stimuli(refs, args.output, jobs=args.jobs, mp4=args.mp4, cell_px=args.cell,
                                 size_px=args.size, loop=args.loop, from_start=args.from_start, force=args.force,
+                                statements=statements,
                                 progress=progress)
     except KeyboardInterrupt:
         print(f"interrupted: {args.output} was not written", file=sys.stderr)

@@ -159,6 +159,8 @@ def register(subparsers) -> None:
         "storyboard per rated scenario (the paper's Figure 4).")
     p.add_argument("table", metavar="TABLE")
     p.add_argument("--ratings", metavar="RATINGS.csv")
+    p.add_argument("--goals", metavar="GOALS.csv", help="participants' goal answers (elot survey import): a table "
+                   "and a figure against the model's goal posterior (the table's first model and β)")
     options.add_labtom_option(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR", type=options.output_file, help="the folder to write into")
     p.add_argument("--format", default="png,svg", help="figure formats (default: %(default)s)")
@@ -261,6 +263,13 @@ def _print_fit(result) -> None:
     skipped = f", {ratings.skipped} rows with errors skipped" if ratings.skipped else ""
     out.print(f"{len(ratings.keys)} rated statements ({int(ratings.count.sum())} ratings{skipped}); "
               f"{'minimizing' if result.minimize else 'maximizing'} Pearson r")
+    if ratings.participants:
+        from elot.study.fit import split_half
+
+        reliability = split_half(ratings)
+        said = "—" if reliability is None else f"{reliability:.2f}"
+        out.print(f"{len(ratings.participants)} participants; split-half reliability of the human means {said} "
+                  f"(Spearman–Brown, 200 splits)")
     table = Table(title="Fit: Pearson r (bootstrap 95% CI)", title_justify="left")
     for column in ("model", "β", "all", "current", "initial"):
         table.add_column(column, justify="left" if column == "model" else "right")
@@ -328,9 +337,19 @@ def report_command(args) -> int:
     for fmt in formats:
         if fmt not in ("png", "svg"):
             raise StudyError(f"--format: unknown figure format {fmt!r}", hint="use png, svg or png,svg")
+    goals = None
+    if args.goals:
+        from elot.study.goals import compare_goals, read_goal_answers
+
+        first = table[0] if table else {}
+        goals = compare_goals(read_goal_answers(args.goals), model=first.get("model") or "full",
+                              beta=float(first["beta"]) if first.get("beta") else None,
+                              k=int(first["k"]) if first.get("k") else None,
+                              conventions=first.get("conventions") or None, root=args.labtom,
+                              base=Path(args.goals).parent)
     written = report(table, Path(args.output), ratings, force=args.force, formats=formats,
                      curves=not args.no_curves, storyboards=not args.no_storyboards, root=args.labtom,
-                     inputs=[p for p in (args.table, args.ratings) if p])
+                     inputs=[p for p in (args.table, args.ratings, args.goals) if p], goals=goals)
     print(f"wrote {count(len(written), 'file')} to {args.output}", file=sys.stderr)
     for line in Failures.of(table).lines():
         print(line, file=sys.stderr)

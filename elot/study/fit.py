@@ -49,7 +49,7 @@ L_TOLERANCE = 1e-12
 BOOTSTRAP_CHUNK = 1 << 21
 REQUIRED = ("scenario", "mode", "t", "statement", "rating")
 #: Columns of a ratings or batch file that are not factors.
-KNOWN = frozenset(REQUIRED) | {"map", "model", "beta", "k", "conventions", "thresholds", "statement_id",
+KNOWN = frozenset(REQUIRED) | {"participant"} | {"map", "model", "beta", "k", "conventions", "thresholds", "statement_id",
                                "formula", "P", "L", "pi", "error", "plan_id"}
 
 
@@ -81,6 +81,9 @@ class Ratings:
     settings: dict[str, set[str]] = field(default_factory=dict)
     #: standard error of each mean rating (0 where a key has one rating)
     se: np.ndarray | None = None
+    #: each participant's mean rating of each key they rated (a ``participant`` column:
+    #: repeated measures, averaged per key, never a factor)
+    participants: dict[str, dict[Key, float]] = field(default_factory=dict)
 
     @cached_property
     def by_key(self) -> dict[tuple[str, str, int, str], float]:
@@ -175,6 +178,7 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
     refs: dict[str, ScenarioRef] = {}
     skipped = 0
     settings: dict[str, set[str]] = {}
+    people: dict[str, dict[Key, list[float]]] = defaultdict(lambda: defaultdict(list))
     for row in csv_records(reader, path=str(path), what="ratings file"):
         line = reader.line_num
         for column in SETTINGS:
@@ -205,6 +209,11 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
             raise fail(f"judgment point t = {row['t']!r} is not a whole number", line, "t") from None
         if not 0 <= t <= scenario.T:
             raise fail(f"t = {t} is outside {name}'s plan (0..{scenario.T})", line, "t")
+        if t not in scenario.judgments:
+            points = ", ".join(map(str, scenario.judgments)) or "none"
+            raise fail(f"t = {t} is not a judgment point of {name} (its points: {points})", line, "t",
+                       hint="t counts the actions taken, 0 at the start (stimuli.json's times are t + 1); "
+                            "rate at the scenario's judgment points")
         try:
             rating = float(row["rating"])
             if not math.isfinite(rating):
@@ -226,6 +235,12 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
             raise fail(f"unknown statement {statement!r}: {error.message}", line, "statement",
                        hint="give the formula in a formula column, or a sentence the translator reads") from None
         key = Key(name, mode, t, formula)
+        if "participant" in header:
+            person = (row.get("participant") or "").strip()
+            if not person:
+                raise fail("the participant is blank", line, "participant",
+                           hint="name every rating's participant, or leave the column out")
+            people[person][key].append(rating)
         sums[key] += rating
         squares[key] += rating * rating
         counts[key] += 1
@@ -243,7 +258,41 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
         factors={f: [factors[k][f] for k in keys] for f in factor_names},
         refs=refs, skipped=skipped, settings=settings,
         se=np.array([_standard_error(sums[k], squares[k], counts[k]) for k in keys]),
+        participants={p: {k: sum(v) / len(v) for k, v in rated.items()} for p, rated in people.items()},
     )
+
+
+def split_half(ratings: Ratings, *, splits: int = 200, seed: int = 0) -> float | None:
+    """Split-half reliability of the human mean ratings: the participants split at random
+    into two halves, each key's mean in one half correlated with its mean in the other
+    (over the keys both halves rated), Spearman–Brown corrected (2r / (1 + r)), averaged
+    over ``splits`` splits. None without a participant column, with fewer than two
+    participants, or when no split leaves three keys rated in both halves."""
+    people = sorted(ratings.participants)
+    if len(people) < 2:
+        return None
+    index = {key: n for n, key in enumerate(ratings.keys)}
+    values = np.zeros((len(people), len(index)))
+    rated = np.zeros((len(people), len(index)), dtype=bool)
+    for p, person in enumerate(people):
+        for key, value in ratings.participants[person].items():
+            values[p, index[key]] = value
+            rated[p, index[key]] = True
+    rng = np.random.default_rng(seed)
+    found = []
+    for _ in range(splits):
+        order = rng.permutation(len(people))
+        halves = order[: len(people) // 2], order[len(people) // 2:]
+        counts = [rated[h].sum(axis=0) for h in halves]
+        both = (counts[0] > 0) & (counts[1] > 0)
+        if both.sum() < 3:
+            continue
+        a, b = (values[h].sum(axis=0)[both] / c[both] for h, c in zip(halves, counts))
+        if np.ptp(a) == 0 or np.ptp(b) == 0:
+            continue
+        r = float(np.corrcoef(a, b)[0, 1])
+        found.append(2 * r / (1 + r) if r > -1 else -1.0)
+    return float(np.mean(found)) if found else None
 
 
 def _standard_error(total: float, squares: float, n: int) -> float:
@@ -600,6 +649,8 @@ def fit_json(result: FitResult) -> dict:
         "r": best.overall.r, "r_ci95": [best.overall.low, best.overall.high],
         "conditions": {c: f.as_dict() for c, f in best.conditions.items()},
         "ties": best.ties,
+        **({"participants": len(result.ratings.participants), "split_half": split_half(result.ratings)}
+           if result.ratings.participants else {}),
         "ablations": {m: {"beta": f.beta, **f.overall.as_dict(), "ties": f.ties}
                       for m, f in list(result.models.items())[1:]},
     }

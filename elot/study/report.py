@@ -81,10 +81,13 @@ def summary_markdown(rows: Sequence[dict]) -> str:
 
 def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = None, *, force: bool = False,
            formats: Sequence[str] = ("png", "svg"), curves: bool = True, storyboards: bool = True,
-           root: str | None = None, inputs: Sequence[str | Path] = ()) -> list[Path]:
+           root: str | None = None, inputs: Sequence[str | Path] = (), goals: Sequence[dict] | None = None) \
+        -> list[Path]:
     """Write the summary table and figures into ``outdir``; returns the files written
     (never over ``inputs``, the files the report was made from). ``root`` is the dataset
-    folder, for drawing the maps of dataset scenarios in storyboards."""
+    folder, for drawing the maps of dataset scenarios in storyboards. ``goals`` (the rows
+    of :func:`elot.study.goals.compare_goals`) adds ``goals.csv`` and a figure of the
+    participants' goal answers against the model's goal posterior."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -155,6 +158,37 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
             plt.close(fig)
     if ratings is not None and storyboards:
         written += _storyboards(table, ratings, outdir, formats, force, root, inputs)
+    if goals:
+        written += _goals(goals, outdir, formats, force, inputs)
+    return written
+
+
+def _goals(rows: Sequence[dict], outdir: Path, formats: Sequence[str], force: bool, inputs: Sequence) -> list[Path]:
+    """``goals.csv`` and ``goals.png``/``.svg``: each gem's human share against the
+    model's goal posterior at each judgment point."""
+    import matplotlib.pyplot as plt
+
+    from elot.study.goals import COLUMNS
+
+    written: list[Path] = []
+    table = [{**r, **{c: f"{r[c]:.4g}" for c in ("ticked", "human", "model")}} for r in rows]
+    with atomic_output(outdir / "goals.csv", force=force, inputs=inputs) as handle:
+        handle.write(csv_text(table, COLUMNS))
+    written.append(outdir / "goals.csv")
+    model = np.array([r["model"] for r in rows])
+    human = np.array([r["human"] for r in rows])
+    r = np.corrcoef(model, human)[0, 1] if len(rows) >= 3 and model.std() > 0 and human.std() > 0 else float("nan")
+    fig, ax = plt.subplots(figsize=(4.6, 4.2), constrained_layout=True)
+    ax.plot([0, 1], [0, 1], color="grey", lw=0.6, ls=":")
+    ax.scatter(model, human, s=14, alpha=0.7)
+    ax.set_xlim(-0.03, 1.03)
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_xlabel("model: posterior probability of the goal")
+    ax.set_ylabel("participants: share of their goal ticks")
+    ax.set_title(f"Goal answers at each judgment point, per gem  r = {r:.2f}", fontsize=9)
+    for fmt in formats:
+        _save_keep(fig, outdir / f"goals.{fmt}", written, force, inputs)
+    plt.close(fig)
     return written
 
 

@@ -14,10 +14,21 @@ of the paper's survey (:data:`SCHEMA`):
 * ``times`` — the judgment points as 1-based step indices (actions + 1), starting with 1
   (the start) and ending with the plan's last step;
 * ``statements`` — the sentences asked;
-* ``relevant_colors`` — colours of the keys some optimal plan to the true goal picks up;
-* ``relevant_boxes`` — numbers of the boxes closed at the start (where such a key may
-  hide), empty when no key is needed;
-* ``length`` — segments after the first, ``len(times) − 1``.
+* ``relevant_colors`` — the colours of the hidden keys an optimal completion picks up
+  from the end of the shown plan (its last judgment point) to the true goal, in pickup
+  order (see :func:`relevant`);
+* ``relevant_boxes`` — the numbers of the boxes holding those keys; both empty when the
+  completion picks up no hidden key;
+* ``length`` — segments after the first, ``len(times) − 1``;
+
+and, beyond the paper's schema (optional when read):
+
+* ``modes`` — each statement's mode (``current`` or ``initial``);
+* ``scenario`` — the scenario as ``elot batch`` and ``elot fit`` name it, so ratings can
+  say which scenario they rate.
+
+The statements are the scenario's own, or the ones given (``elot stimuli --statements``,
+chosen with ``elot design``).
 
 The folder is written to a temporary folder beside it and renamed into place when every
 scenario is rendered, so a failure or an interrupt leaves nothing half-written. Its hidden
@@ -72,6 +83,10 @@ SCHEMA: dict = {
             "relevant_colors": {"type": "array", "items": {"type": "string"}},
             "relevant_boxes": {"type": "array", "items": {"type": "integer", "minimum": 1}},
             "length": {"type": "integer", "minimum": 1},
+            # beyond the paper's schema, optional: each statement's mode, and the scenario as
+            # elot batch and elot fit name it (the ratings' scenario column)
+            "modes": {"type": "array", "items": {"type": "string", "enum": ["current", "initial"]}},
+            "scenario": {"type": "string", "minLength": 1},
         },
     },
 }
@@ -96,7 +111,8 @@ def check_stimuli(data, folder: str | Path | None = None) -> list[str]:
         where = f"scenario {entry.get('name', n + 1)!s}"
         for name, rule in fields.items():
             if name not in entry:
-                problems.append(f"{where}: no {name!r}")
+                if name in SCHEMA["items"]["required"]:
+                    problems.append(f"{where}: no {name!r}")
                 continue
             value = entry[name]
             if not isinstance(value, kinds[rule["type"]]) or isinstance(value, bool):
@@ -112,6 +128,9 @@ def check_stimuli(data, folder: str | Path | None = None) -> list[str]:
             problems.append(f"{where}: the name is used twice")
         names.add(entry["name"])
         times, images = entry["times"], entry["images"]
+        if "modes" in entry and (len(entry["modes"]) != len(entry["statements"])
+                                 or not set(entry["modes"]) <= {"current", "initial"}):
+            problems.append(f"{where}: 'modes' must give current or initial for each statement")
         if entry["length"] != len(times) - 1:
             problems.append(f"{where}: length {entry['length']} is not len(times) - 1 = {len(times) - 1}")
         if len(images) != len(times):
@@ -168,21 +187,68 @@ def times(scenario) -> list[int]:
 
 
 def relevant(scenario) -> tuple[list[str], list[int]]:
-    """(relevant_colors, relevant_boxes): see the module's docstring."""
-    from elot.btom.hypotheses import key_pickups
+    """(relevant_colors, relevant_boxes) as the reference computed them (SPEC §8): from the
+    state at the end of the shown plan (its last judgment point; the rest is the
+    completion), an optimal completion to the true goal is planned (breadth-first over the
+    true world's actions, the first shortest plan in the order of
+    :meth:`~elot.btom.world.WorldState.available_actions`); the keys it picks up that are
+    still hidden there give the colours, in pickup order (a colour repeats when two such
+    keys share it), and the numbers of the boxes holding them. Both are empty when the
+    completion picks up no hidden key."""
     from elot.draw.board import box_number
 
-    layout, initial = scenario.layout, scenario.initial
     goal = scenario.true_goal
-    found = key_pickups(initial, goal) if goal else None
-    colours = []
-    if found is not None:
-        for n, colour in enumerate(layout.colours):
-            if any(vec[n] > 0 for vec in found[1]):
-                colours.append(colour)
-    boxes = [int(box_number(box, n)) for n, (box, _) in enumerate(layout.boxes)
-             if box in initial.closed and box_number(box, n).isdigit()] if colours else []
+    judged = [t for t in scenario.judgments if 0 < t < scenario.T]
+    start = scenario.state_at(judged[-1] if judged else 0)
+    if goal is None:
+        return [], []
+    plan = optimal_completion(start, goal)
+    numbers = {box: box_number(box, n) for n, (box, _) in enumerate(scenario.layout.boxes)}
+    colours, boxes = [], []
+    for action in plan or ():
+        if action[0] == "pickup" and start.layout.is_key(action[1]) and start.hidden(action[1]):
+            key = start.key(action[1])
+            colours.append(key.colour)
+            number = numbers[key.where[1]]
+            boxes.append(int(number) if number.isdigit() else list(numbers).index(key.where[1]) + 1)
     return colours, boxes
+
+
+#: States a completion search may visit before it gives up (a map far beyond any study's).
+MAX_COMPLETION_STATES = 2_000_000
+
+
+def optimal_completion(state, goal: str) -> list | None:
+    """A shortest sequence of actions from ``state`` (the true world, fully known) to
+    holding ``goal``; None when it cannot be reached."""
+    from collections import deque
+
+    def key(s):
+        return (s.agent_pos, s.keys, s.locked, s.closed, s.held_gems)
+
+    if state.goal_reached(goal):
+        return []
+    parents = {key(state): None}
+    queue = deque([state])
+    while queue:
+        current = queue.popleft()
+        for action in current.available_actions():
+            following = current.step(action)
+            k = key(following)
+            if k in parents:
+                continue
+            parents[k] = (key(current), action)
+            if following.goal_reached(goal):
+                plan = []
+                while parents[k] is not None:
+                    k, step = parents[k]
+                    plan.append(step)
+                return plan[::-1]
+            if len(parents) > MAX_COMPLETION_STATES:
+                raise StudyError(f"no completion to {goal} found within {MAX_COMPLETION_STATES} states",
+                                 hint="the map is too large for relevant_colors; cut it down")
+            queue.append(following)
+    return None
 
 
 def stimulus_name(ref: ScenarioRef, scenario) -> str:
@@ -192,16 +258,19 @@ def stimulus_name(ref: ScenarioRef, scenario) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "scenario"
 
 
-def entry(ref: ScenarioRef, scenario, name: str, images: Sequence[str]) -> dict:
-    """The ``stimuli.json`` object of one scenario."""
+def entry(ref: ScenarioRef, scenario, name: str, images: Sequence[str], items: Sequence | None = None) -> dict:
+    """The ``stimuli.json`` object of one scenario; its statements are ``items`` (the
+    ones chosen with ``elot design``), else the scenario's own."""
     if scenario.true_goal is None:
         raise StudyError(f"{scenario.name} has no true goal", path=scenario.path,
                          hint="name it with `goal: gemN` or mark its gem G on the map")
     goal = [g for g, _ in scenario.layout.gems].index(scenario.true_goal) + 1
     colours, boxes = relevant(scenario)
     point_times = times(scenario)
+    asked = list(items) if items is not None else list(scenario_items(ref))
     return {"name": name, "goal": goal, "images": list(images), "times": point_times,
-            "statements": [item.text for item in scenario_items(ref)],
+            "statements": [item.text for item in asked], "modes": [item.mode for item in asked],
+            "scenario": ref.name,
             "relevant_colors": colours, "relevant_boxes": boxes, "length": len(point_times) - 1}
 
 
@@ -216,6 +285,7 @@ class Job:
     cell_px: int = 44
     from_start: bool = False
     loop: bool = False
+    items: tuple | None = None
 
 
 def render(job: Job) -> tuple[dict, list[int]]:
@@ -242,7 +312,7 @@ def render(job: Job) -> tuple[dict, list[int]]:
             counts.append(len(frames))
     finally:
         renderer.close()
-    return entry(job.ref, scenario, job.name, images), counts
+    return entry(job.ref, scenario, job.name, images, job.items), counts
 
 
 @dataclass
@@ -415,7 +485,7 @@ def check_memory(scenarios, jobs: int, cell_px: int, from_start: bool = False) -
 
 def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int = 1, mp4: bool | None = None,
                  cell_px: int | None = None, size_px: int | None = None, loop: bool = False,
-                 from_start: bool = False, force: bool = False,
+                 from_start: bool = False, force: bool = False, statements: Sequence | None = None,
                  progress: Callable[[int, int], None] | None = None) -> StimulusSet:
     """Render a stimulus set for ``refs`` into ``folder`` (see the module's docstring),
     in ``jobs`` processes. Frames are ``cell_px`` pixels a cell if given, else as large as
@@ -455,7 +525,8 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
     except OSError as error:
         raise StudyError(f"cannot write {target}: {error.strerror or error}", hint="choose another -o") from None
     try:
-        work = [Job(ref, name, str(temporary), mp4, cell, from_start, loop)
+        items = tuple(statements) if statements else None     # the same for every scenario
+        work = [Job(ref, name, str(temporary), mp4, cell, from_start, loop, items)
                 for ref, name, cell in zip(refs, names, cells)]
         results = _run(work, jobs, progress)
         entries = [r[0] for r in results]

@@ -1,0 +1,327 @@
+"""``elot survey build``: a stimulus set made into a jsPsych experiment.
+
+The survey is a folder a researcher can read, adapt and host:
+
+* ``index.html`` — the page (plain HTML and CSS) that loads jsPsych and ``experiment.js``;
+* ``experiment.js`` — the experiment, from the readable template in
+  ``elot/survey/template/``: consent, instructions, a tutorial with a comprehension check,
+  then per scenario its start and each segment (an ``<img>`` of the animation, so it
+  animates and can be replayed), at each judgment point the goal checkboxes (the gems drawn
+  as in the stimuli) and the statements on 1–7 sliders that must be moved, and a debrief.
+  The survey's description (:data:`CONFIG`) sits at its top as one JSON value;
+* ``survey.json`` — the same description, which the server and ``elot survey import``
+  read: each scenario with its id as ``elot batch`` and ``elot fit`` name it, its segments
+  with the judgment point ``t`` each ends at (fit's convention: the number of actions
+  taken; ``stimuli.json``'s ``times`` count from 1, so ``t = times[k] − 1``), its
+  statements with their mode, and the counterbalanced orders (:mod:`elot.survey.design`);
+* ``stimuli/`` — the animations, each set to play once (the stimulus set's loop forever);
+* ``icons/`` — one small picture of each gem; ``lib/`` — jsPsych, copied from the npm cache.
+
+The folder is written to a temporary folder beside it and renamed into place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Sequence
+
+from elot.errors import ElotError, load_json, read_text
+from elot.survey import SurveyError
+from elot.survey.design import Settings, make_orders, settings_dict
+
+#: The description of a survey, in the survey folder.
+CONFIG = "survey.json"
+#: What ``survey.json`` says it is (how a survey folder is told from other folders).
+KIND = "elot survey"
+#: The database ``elot survey serve`` keeps in the survey folder unless told otherwise.
+DATABASE = "responses.sqlite"
+#: The 1–7 scale: a rating r is (r − 1) / 6 in the ratings file.
+SCALE = (1, 7)
+
+
+@dataclass(frozen=True)
+class Built:
+    folder: Path
+    config: dict
+
+    @property
+    def formulas(self) -> list[str]:
+        """The statements participants would read as ELoT formulas (not English)."""
+        from elot.lang.parser import looks_like_formula
+
+        return [st["text"] for s in self.config["scenarios"] for st in s["statements"] if looks_like_formula(st["text"])]
+
+
+def read_stimulus_set(folder: str | Path) -> list[dict]:
+    """The entries of a stimulus set's ``stimuli.json``, checked (with its images)."""
+    from elot.study.stimuli import INDEX, check_stimuli
+
+    folder = Path(folder)
+    hint = "give a folder written by elot stimuli (it holds stimuli.json and the animations)"
+    if not folder.is_dir():
+        raise SurveyError(f"{folder} is not a stimulus set: {'it is a file' if folder.exists() else 'no such folder'}",
+                          hint=hint)
+    index = folder / INDEX
+    if not index.is_file():
+        raise SurveyError(f"{folder} is not a stimulus set: it has no {INDEX}", hint=hint)
+    data = load_json(read_text(index, "stimulus set"), path=str(index), hint=hint, error=SurveyError)
+    problems = check_stimuli(data, folder)
+    if problems:
+        raise SurveyError(f"{index} is not a stimulus set elot can use: {problems[0]}", path=str(index),
+                          notes=tuple(problems[1:6]), hint=hint)
+    if not data:
+        raise SurveyError(f"{index} lists no scenarios", path=str(index), hint=hint)
+    return data
+
+
+def find_scenarios(entries: list[dict], refs: Sequence | None, *, root: str | None = None,
+                   exps: Sequence[str] = ("exp2_current",)) -> dict[str, object]:
+    """The scenario each stimulus shows (a :class:`ScenarioRef` by stimulus name): among
+    ``refs`` (what ``elot stimuli`` was given) by the name it gave them; without ``refs``,
+    each name as a dataset plan id or a built-in scenario. A scenario whose judgment points
+    or goal are not the stimulus set's is another scenario: refused."""
+    from elot.study.references import expand_scenarios
+    from elot.study.stimuli import stimulus_name, times
+
+    found: dict[str, object] = {}
+    if refs:
+        by_name = {}
+        for ref in refs:
+            by_name.setdefault(stimulus_name(ref, ref.load()), ref)
+            if ref.exp:
+                by_name.setdefault(f"{ref.exp}_{stimulus_name(ref, ref.load())}", ref)
+    for entry in entries:
+        name = entry["name"]
+        if refs:
+            ref = by_name.get(name)
+        else:   # the scenario as stimuli.json names it (elot stimuli writes it), else its name
+            ref = None
+            for candidate in ([entry["scenario"]] if isinstance(entry.get("scenario"), str) else []) + [name]:
+                try:
+                    ref = expand_scenarios([candidate], root=root, exps=list(exps))[0]
+                    break
+                except ElotError:
+                    continue
+        if ref is None:
+            raise SurveyError(f"cannot tell which scenario the stimulus {name!r} shows",
+                              hint="give the scenarios elot stimuli was given with --scenarios (the .scn files, "
+                                   "plan ids or built-in names)")
+        scenario = ref.load()
+        goal = [g for g, _ in scenario.layout.gems].index(scenario.true_goal) + 1 if scenario.true_goal else None
+        if times(scenario) != entry["times"] or goal != entry["goal"]:
+            raise SurveyError(f"the stimulus {name!r} does not show the scenario {ref.name}: its judgment points or "
+                              "goal differ", hint="render the stimulus set again, or give the scenarios it was "
+                                                  "made from with --scenarios")
+        found[name] = ref
+    return found
+
+
+def describe(entries: list[dict], refs: dict, folder: Path) -> list[dict]:
+    """The survey's scenario objects: id, gems, segments with their t and whether it is
+    judged, statements with their mode."""
+    from elot.study.references import scenario_items
+
+    out = []
+    for entry in entries:
+        ref = refs[entry["name"]]
+        scenario = ref.load()
+        items = scenario_items(ref)
+        given = entry.get("modes")
+        if isinstance(given, list) and len(given) == len(entry["statements"]):   # stimuli.json says
+            modes = list(given)
+        elif [item.text for item in items] == list(entry["statements"]):   # as elot stimuli lists them
+            modes = [item.mode for item in items]
+        else:
+            by_text = {}
+            for item in items:
+                by_text.setdefault(item.text, item.mode)
+            modes = [by_text.get(text, "current") for text in entry["statements"]]
+        statements = [{"text": text, "mode": mode} for text, mode in zip(entry["statements"], modes)]
+        judged = set(scenario.judgments)
+        segments = []
+        for k, (image, time) in enumerate(zip(entry["images"], entry["times"])):
+            t = time - 1
+            frames, duration = _timing(folder / image)
+            segments.append({"image": f"stimuli/{image}", "t": t, "judged": t in judged, "frames": frames,
+                             "duration_ms": duration})
+        if not any(s["judged"] for s in segments):
+            raise SurveyError(f"scenario {entry['name']} has no judgment point to ask at")
+        out.append({"name": entry["name"], "scenario": ref.name, "goal": entry["goal"],
+                    "gems": len(scenario.layout.gems), "segments": segments, "statements": statements})
+    return out
+
+
+def _timing(path: Path) -> tuple[int, int]:
+    """The frames of an animated GIF and how long one play takes (ms)."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        frames = getattr(image, "n_frames", 1)
+        total = 0
+        for n in range(frames):
+            image.seek(n)
+            total += int(image.info.get("duration", 0) or 0)
+    return frames, total
+
+
+def play_once(data: bytes) -> bytes:
+    """A GIF that plays once and stays on its last frame: the same bytes without the
+    NETSCAPE2.0 loop block (the stimulus set's animations loop forever)."""
+    marker = b"\x21\xff\x0bNETSCAPE2.0\x03\x01"
+    at = data.find(marker)
+    if at < 0:
+        return data
+    return data[:at] + data[at + len(marker) + 3:]
+
+
+def gem_icon(index: int, path: Path, size_px: int = 64) -> None:
+    """A PNG of the ``index``-th gem (0-based) as the stimuli draw it, on transparent."""
+    import math
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Circle, RegularPolygon
+
+    from elot.draw import palette
+    from elot.draw.board import gem_shape
+
+    figure = Figure(figsize=(1, 1), dpi=size_px)
+    ax = figure.add_axes((0, 0, 1, 1))
+    ax.set_xlim(-0.4, 0.4)
+    ax.set_ylim(-0.4, 0.4)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    corners, rotation = gem_shape(index)
+    style = dict(facecolor=palette.GEM_FILL, edgecolor=palette.GEM_EDGE, linewidth=2.0)
+    if corners == 0:
+        ax.add_patch(Circle((0, 0), 0.27, **style))
+    else:
+        ax.add_patch(RegularPolygon((0, 0), corners, radius=0.34, orientation=math.radians(rotation), **style))
+    figure.savefig(path, transparent=True)
+
+
+def is_survey(folder: Path) -> bool:
+    try:
+        return json.loads((folder / CONFIG).read_text(encoding="utf-8")).get("kind") == KIND
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def check_target(folder: str | Path) -> Path:
+    """An existing ``folder`` is replaced only if it is a survey elot built that holds no
+    answers yet."""
+    target = Path(folder).expanduser()
+    if target.exists():
+        if not target.is_dir() or (any(target.iterdir()) and not is_survey(target)):
+            raise SurveyError(f"{target} exists and is not a survey elot built; not replacing it",
+                              hint="choose a new folder for -o")
+        if (target / DATABASE).exists():
+            raise SurveyError(f"{target} holds answers ({DATABASE}); not replacing it",
+                              hint="build the new survey into another folder (or move the answers away first)")
+    return target
+
+
+def load_config(folder: str | Path) -> dict:
+    """A built survey's ``survey.json``."""
+    folder = Path(folder)
+    path = folder / CONFIG
+    hint = "give a folder written by elot survey build"
+    if not folder.is_dir() or not path.is_file():
+        raise SurveyError(f"{folder} is not a survey: it has no {CONFIG}", hint=hint)
+    data = load_json(read_text(path, "survey"), path=str(path), hint=hint, error=SurveyError)
+    if not isinstance(data, dict) or data.get("kind") != KIND or not isinstance(data.get("id"), str):
+        raise SurveyError(f"{path} is not a survey elot built", path=str(path), hint=hint)
+    return data
+
+
+def survey_id(config: dict) -> str:
+    body = {k: v for k, v in config.items() if k != "id"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def build_survey(stimuli: str | Path, output: str | Path, settings: Settings, *, refs: Sequence | None = None,
+                 root: str | None = None, exps: Sequence[str] = ("exp2_current",), npm_cache: str | Path | None = None,
+                 cdn: bool = False) -> Built:
+    """Build the survey of the stimulus set ``stimuli`` into ``output`` (see the module's
+    docstring). jsPsych is installed into ``npm_cache`` with npm (once) and copied in, or,
+    with ``cdn``, loaded from unpkg.com by the page."""
+    from elot.survey import jspsych
+
+    stimuli = Path(stimuli)
+    entries = read_stimulus_set(stimuli)
+    target = check_target(output)
+    found = find_scenarios(entries, refs, root=root, exps=exps)
+    scenarios = describe(entries, found, stimuli)
+    orders = make_orders(scenarios, settings)
+    library = None if cdn else jspsych.install(npm_cache)
+    scripts, css = jspsych.urls(cdn)
+    config = {"kind": KIND, "version": 1, "title": settings.title, "settings": settings_dict(settings),
+              "scale": list(SCALE), "scenarios": scenarios, "orders": orders,
+              "gem_icons": [f"icons/gem-{n + 1}.png" for n in range(max(s["gems"] for s in scenarios))]}
+    config["id"] = survey_id(config)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
+    except OSError as error:
+        raise SurveyError(f"cannot write {target}: {error.strerror or error}", hint="choose another -o") from None
+    try:
+        (temporary / "stimuli").mkdir()
+        (temporary / "icons").mkdir()
+        for entry in entries:
+            for image in entry["images"]:
+                (temporary / "stimuli" / image).write_bytes(play_once((stimuli / image).read_bytes()))
+        for n, icon in enumerate(config["gem_icons"]):
+            gem_icon(n, temporary / icon)
+        if library is not None:
+            jspsych.copy_into(library, temporary)
+        (temporary / CONFIG).write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
+        (temporary / "experiment.js").write_text(render_script(config), encoding="utf-8")
+        (temporary / "index.html").write_text(render_page(config, scripts, css), encoding="utf-8")
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(temporary, 0o777 & ~mask)
+        if target.exists():
+            old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".old"))
+            os.replace(target, old / "survey")
+            os.replace(temporary, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(temporary, target)
+    except OSError as error:
+        raise SurveyError(f"cannot write {target}: {error.strerror or error}", hint="check the folder given to -o") \
+            from None
+    finally:
+        if temporary.exists():
+            shutil.rmtree(temporary, ignore_errors=True)
+    return Built(target, config)
+
+
+def _template(name: str) -> str:
+    return resources.files("elot.survey").joinpath("template", name).read_text(encoding="utf-8")
+
+
+def render_script(config: dict) -> str:
+    """``experiment.js``: the template with the survey's description at its top. The JSON
+    is written with ``<``, ``>`` and ``&`` escaped, so no text in it can close a script."""
+    text = json.dumps(config, indent=1, ensure_ascii=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return _template("experiment.js").replace("/*SURVEY*/null", text, 1)
+
+
+def render_page(config: dict, scripts: list[str], css: str) -> str:
+    """``index.html``: the page that loads jsPsych, its plugins and ``experiment.js``."""
+    from html import escape
+
+    tags = "\n".join(f'  <script src="{escape(src)}"></script>' for src in scripts)
+    return (_template("index.html").replace("{{title}}", escape(config["title"]))
+            .replace("{{css}}", escape(css)).replace("{{scripts}}", tags))
