@@ -419,6 +419,7 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
     in ``jobs`` processes. ``mp4`` defaults to whether ``ffmpeg`` is on the PATH;
     ``force`` replaces a folder elot did not write (or one changed since)."""
     from elot.draw.animation import ffmpeg
+    from elot.study.executors import WorkersLost
 
     target = check_folder(folder, force=force)
     if mp4 is None:
@@ -449,7 +450,11 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
         raise StudyError(f"cannot write {target}: {error.strerror or error}", hint="choose another -o") from None
     try:
         work = [Job(ref, name, str(temporary), mp4, cell_px, from_start) for ref, name in zip(refs, names)]
-        results = _run(work, jobs, progress)
+        try:
+            results = _run(work, jobs, progress)
+        except WorkersLost as error:
+            raise error.saying(f"{target} was not written: rerun with fewer --jobs or a smaller --cell if memory "
+                               "ran out") from None
         entries = [r[0] for r in results]
         problems = check_stimuli(entries, temporary)
         if problems:   # a bug, not bad input: say so rather than write a set a survey cannot read
@@ -513,17 +518,11 @@ def _run(work: Sequence[Job], jobs: int, progress) -> list[tuple[dict, list[int]
             if progress:
                 progress(n + 1, len(work))
         return results
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from elot.study.executors import in_workers
 
-    with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
-        futures = {pool.submit(render, job): n for n, job in enumerate(work)}
-        try:
-            for done, future in enumerate(as_completed(futures), start=1):
-                results[futures[future]] = future.result()
-                if progress:
-                    progress(done, len(work))
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
+    finished = in_workers(render, [(job,) for job in work], min(jobs, len(work)), preload=("elot.draw.animation",))
+    for done, (n, result) in enumerate(finished, start=1):
+        results[n] = result
+        if progress:
+            progress(done, len(work))
     return results
