@@ -89,13 +89,10 @@ def task_cost(task: Task) -> float:
 
 
 def available_memory() -> int | None:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
+    """The memory available now, counting ``ulimit -v`` (:func:`elot.btom.hypotheses.memory_available`)."""
+    from elot.btom.hypotheses import memory_available
+
+    return memory_available()
 
 
 def check_resources(tasks: Sequence[Task], workers: int) -> None:
