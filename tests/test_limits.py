@@ -86,3 +86,25 @@ def test_the_stimuli_estimate_counts_the_figure_and_the_palette():
         large = parse_scn_text(_open_map(Path(folder) / "open.scn", 100).read_text())
     assert stimuli.segment_bytes(large, 200) > 10 * 2**30
     assert stimuli.segment_bytes(large, 20) < 0.6 * 2**30          # the palette sample is bounded
+
+
+# -- 9, 10. generate: counts past the core's limits are refused at once ------------------------
+
+
+@pytest.mark.parametrize("argv", [["--boxes", "100000"], ["--boxes", "3000"], ["--boxes", "32"],
+                                  ["--doors", "32"], ["--gems", "40"]])
+def test_generate_refuses_counts_past_the_cores_limits_at_once(tmp_path, argv):
+    out = tmp_path / "g.scn"
+    started = time.monotonic()
+    result = run_elot("generate", *argv, "-o", str(out), timeout=120)
+    assert time.monotonic() - started < 10
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "at most 31" in result.stderr and not out.exists()
+
+
+def test_generate_limits_are_the_cores():
+    from btom_ext import core
+
+    from elot.btom.generate import MAX_EACH
+
+    assert MAX_EACH == core.MAX_BOXES == core.MAX_DOORS == core.MAX_GEMS
