@@ -369,3 +369,40 @@ def test_a_simulation_that_runs_out_of_memory_is_an_error_with_the_estimate(tmp_
     assert result.returncode == 2, (result.returncode, result.stderr[-2000:])
     assert "ran out of memory" in result.stderr and "24,024 initial states" in result.stderr
     assert "Traceback" not in result.stderr and not out.exists()
+
+
+# -- 14. inputs that never end, names too long for a file ------------------------------------
+
+
+def test_a_device_that_never_ends_is_refused_not_called_missing(tmp_path):
+    result = _elot("run", "default", "--statements", "/dev/zero", timeout=120)
+    assert result.returncode == 2
+    assert "not found" not in result.stderr and "larger than 256 MiB" in result.stderr
+
+
+def test_a_pipe_is_read_like_a_file(tmp_path):
+    from elot.errors import read_text
+
+    read, write = os.pipe()
+    os.write(write, "believes(player, formula(empty(box1)))\n".encode())
+    os.close(write)
+    try:
+        assert read_text(f"/dev/fd/{read}", "statements").startswith("believes")
+    finally:
+        os.close(read)
+
+
+def test_a_scenario_name_too_long_for_a_file_name_is_cut(tmp_path):
+    from elot.output import STEM_LENGTH, file_stem
+
+    long = "a" * 300
+    scn = tmp_path / "long.scn"
+    scn.write_text(Path(__file__).resolve().parent.parent.joinpath("elot/scenarios/two-doors.scn").read_text()
+                   .replace("name: two-doors", f"name: {long}"))
+    out = tmp_path / "set"
+    result = _elot("stimuli", str(scn), "--cell", "16", "--no-mp4", "-j", "1", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    names = [p.name for p in out.iterdir()]
+    assert all(len(n) < 120 for n in names) and f"{file_stem(long)}_0.gif" in names
+    assert len(file_stem(long)) == STEM_LENGTH and file_stem(long) != file_stem("a" * 301)
+    assert file_stem("two-doors") == "two-doors"

@@ -187,9 +187,10 @@ def relevant(scenario) -> tuple[list[str], list[int]]:
 
 def stimulus_name(ref: ScenarioRef, scenario) -> str:
     """The ``name`` of a scenario in ``stimuli.json``: its plan id, else its name made
-    safe for file names."""
-    name = ref.plan_id or scenario.name
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "scenario"
+    safe for file names (:func:`elot.output.file_stem`: a long one is cut)."""
+    from elot.output import file_stem
+
+    return file_stem(ref.plan_id or scenario.name)
 
 
 def entry(ref: ScenarioRef, scenario, name: str, images: Sequence[str]) -> dict:
