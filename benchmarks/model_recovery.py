@@ -1,7 +1,7 @@
 """Model recovery: simulate the model's agent on every dataset map, infer it back (SPEC §8).
 
 For every problem of the dataset (``problems/*.pddl``: a map with its true hidden state),
-simulate agents with ``elot.btom.agent.simulate`` — each goal the agent can reach in the
+simulate agents with ``elot.btom.agent.run_agent`` — each goal the agent can reach in the
 true map × beliefs drawn from the model's own belief space (k = 3 particles over the
 initial states), at least ``--agents`` per map, Boltzmann QMDP policy at β (default
 2^1.5, the paper's fit) — then run exact inference on each agent's actions alone, and
@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from elot.btom.agent import SimulationError, simulate
+from elot.btom.agent import SimulationError, run_agent
 from elot.btom.hypotheses import build
 from elot.btom.engine import AgentPlanner, load_backend
 from elot.btom.inference import infer
@@ -95,7 +95,7 @@ def recover(scenario, agents: int, beta: float, seed: int) -> MapResult:
             if done == per_goal:
                 break
             try:
-                sim = simulate(scenario, goal=goal, belief=space.initial_beliefs[0, b], beta=beta,
+                sim = run_agent(scenario, goal=goal, belief=space.initial_beliefs[0, b], beta=beta,
                                seed=int(rng.integers(2**31)))
             except SimulationError:
                 result.redrawn += 1

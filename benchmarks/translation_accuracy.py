@@ -1,8 +1,8 @@
-"""Translation accuracy and speed per backend (offline, llm, auto) on gold sets.
+"""Translation accuracy and speed per translator (offline, llm, auto) on gold sets.
 
 For each row of a gold CSV (a ``statement`` column and a gold formula column; an optional
 ``plan_id`` names the dataset problem whose objects form the signature), translate the
-statement with each backend asked for and score:
+statement with each translator asked for and score:
 
 * exact: canonical text equality after parse + pretty;
 * equivalent: :func:`elot.lang.equivalence.equivalent` on the row's signature (free variables
@@ -15,8 +15,8 @@ The gold column is taken by name: ``gold_formula`` if the file has one, else
 ``gold_elot``, else ``formula`` (the exp1 in-vs-out files, whose pairs repeat); the one
 used is printed. ``--gold-column`` overrides.
 
-    python benchmarks/translation_accuracy.py [GOLD.csv ...] [--backend offline,llm,auto]
-        [--model PATH] [-n N] [--limit K] [--show-misses]
+    python benchmarks/translation_accuracy.py [GOLD.csv ...] [--translator offline,llm,auto]
+        [--language-model PATH] [-n N] [--limit K] [--show-misses]
 
 Default gold: our own corpus (``tests/fixtures/translation_corpus.csv``, written for
 elot, not from any dataset). The dataset's statement files are development sets: the
@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import dataclasses
 import os
 import statistics
 import sys
@@ -41,6 +42,7 @@ from elot.errors import ElotError
 from elot.lang.parser import parse
 from elot.lang.printer import pretty
 from elot.btom.pddl import signature_of
+from elot.cli import options
 from elot.lang.signature import Signature
 from elot.translate import llm, translate
 
@@ -90,7 +92,7 @@ def score(row: dict, root: Path, backend: str, model: str | None, n: int) -> dic
     start = time.perf_counter()
     timings: dict = {}
     try:
-        result = translate(row["statement"], signature=signature, backend=backend, model=model, n=n)
+        result = translate(row["statement"], signature=signature, translator=backend, language_model=model, n=n)
         got, error, used, timings = result.formula, None, result.backend, result.timings
     except ElotError as exc:
         got, error, used = None, exc.message, "refused"
@@ -159,7 +161,7 @@ def _score_all(rows: list[dict], root: Path, backend: str, args) -> tuple[list[d
         task = progress.add_task(backend, total=len(rows))
     try:
         for row in rows:
-            results.append(score(row, root, backend, args.model, args.samples))
+            results.append(score(row, root, backend, args.language_model, args.samples))
             if progress:
                 progress.advance(task)
     except KeyboardInterrupt:
@@ -171,16 +173,16 @@ def _score_all(rows: list[dict], root: Path, backend: str, args) -> tuple[list[d
 
 
 @contextlib.contextmanager
-def shortcuts_off(model: str | None):
+def shortcuts_off(model):
     """The LLM engine without its KV branches (every prompt continues from the head) and
     without draft tokens: what it did before them, with today's prompt."""
-    engine = llm.load_language_model(str(llm._model_path(model)))._interpreter.engine
-    saved = engine.branches, llm.DRAFT_BATCH
-    engine.branches, llm.DRAFT_BATCH = (), 0
+    engine = llm.load_language_model(model)._interpreter.engine
+    saved = engine.branches, engine.draft_batch
+    engine.branches, engine.draft_batch = (), 0
     try:
         yield
     finally:
-        engine.branches, llm.DRAFT_BATCH = saved
+        engine.branches, engine.draft_batch = saved
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -190,9 +192,10 @@ def main(argv: list[str] | None = None) -> int:
                                      "statements/exp1/exp1_{current,initial}_in_vs_out.csv")
     parser.add_argument("gold", nargs="*", type=Path, help=f"gold CSV files (default: {CORPUS.relative_to(REPO)})")
     parser.add_argument("--gold-column", help=f"the gold formula column (default: the first of {', '.join(GOLD_COLUMNS)})")
-    parser.add_argument("--backend", default="offline",
-                        help="comma-separated backends among offline, llm, auto (default: offline)")
-    parser.add_argument("--model", help="local GGUF file or transformers directory (llm, auto; default $ELOT_MODEL)")
+    parser.add_argument("--translator", default="offline",
+                        help="comma-separated translators among offline, llm, auto (default: offline)")
+    parser.add_argument("--language-model", metavar="PATH",
+                        help="local GGUF file or transformers directory (llm, auto; default $ELOT_MODEL)")
     parser.add_argument("-n", "--samples", type=int, default=1, help="LLM samples per sentence (default 1)")
     parser.add_argument("--similar", type=int, help="examples most like the sentence repeated in the LLM prompt")
     parser.add_argument("--limit", type=int, help="only the first K rows of each file")
@@ -203,11 +206,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="llm: run the rows again with the engine's KV branches and draft tokens off, "
                              "in the same process, and print the ratio of median warm times")
     args = parser.parse_args(argv)
-    backends = [b.strip() for b in args.backend.split(",") if b.strip()]
+    backends = [b.strip() for b in args.translator.split(",") if b.strip()]
     if any(b not in ("offline", "llm", "auto") for b in backends):
-        parser.error(f"--backend: choose among offline, llm, auto, got {args.backend!r}")
-    if args.similar is not None:
-        llm.SIMILAR_EXAMPLES = args.similar
+        parser.error(f"--translator: choose among offline, llm, auto, got {args.translator!r}")
+    args.language_model = options.language_model(args.language_model)   # and $ELOT_LLM_THREADS, $ELOT_CACHE_DIR
+    if args.similar is not None and args.language_model is not None:
+        args.language_model = dataclasses.replace(args.language_model, similar_examples=args.similar)
     files = args.gold or [CORPUS]
     status = 0
     for path in files:
@@ -228,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
             if interrupted:
                 return 130
             if args.baseline and backend == "llm" and len(results) > 1:
-                with shortcuts_off(args.model):
+                with shortcuts_off(args.language_model):
                     slow, interrupted = _score_all(rows, root, backend, args)
                 print("\n".join(["  baseline (KV branches and drafts off):"] + report(path.name, column, backend, slow)))
                 if interrupted:

@@ -17,43 +17,63 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from elot.btom.conventions import check_conventions
-from elot.btom.world import fmt_action
-from elot.embedding.btom import BToMModel
-from elot.embedding.judge import scores, translation_note, truth
-from elot.embedding.model import BeliefModelError, check_belief_model, hypotheses_of, load_belief_model, model_name
+from elot.btom.inference import InferenceConfig, infer
+from elot.btom.world import describe_placement, fmt_action
+from elot import judging
+from elot.embedding.judge import translation_note
+from elot.embedding.model import (BeliefModelError, average_belief, check_belief_model, hypotheses_of,
+                                  load_belief_model, model_name)
 from elot.errors import ElotError, TranslationError
-from elot.lang.checker import Checked, check, infer_bindings
+from elot.lang.analysis import prob_columns, thresholds_used
+from elot.lang.checker import Checked, check
 from elot.lang.lowering import lower
 from elot.lang.printer import pretty
 from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
+from elot.judging import Score, truth
 from elot.lang.signature import Signature
-from elot.lang.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
+from elot.lang.syntax import Term
 from elot.numeric import dot
 from elot.output import count, csv_text, write_output
-from elot.settings import CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, INITIAL, MODES, check_number, check_variant
+from elot.settings import CURRENT, INITIAL, MODES, check_number, check_variant
 
 
 @dataclass(frozen=True)
 class ScoreRow:
-    """What a query answers: the formula, its type, lowered form and score now."""
+    """What a query answers: the formula, its type, lowered form and :class:`Score` now
+    (with L's standard error and the effective sample size when the hypotheses are
+    particles)."""
 
     formula: str
     type: str
     lowered: str
     mode: str
     t: int
-    posterior: float
-    normalized_likelihood: float
-    prior_fraction: float | None = None
-    stderr: float | None = None   # L's standard error (particle inference)
+    score: Score
     ess: float | None = None      # the particles' effective sample size at t
     source: str | None = None     # the English sentence it was translated from
     weight: float | None = None   # the translation's weight
+
+    @property
+    def posterior(self) -> float:
+        return self.score.posterior
+
+    @property
+    def normalized_likelihood(self) -> float:
+        return self.score.normalized_likelihood
+
+    @property
+    def prior_fraction(self) -> float:
+        return self.score.prior_fraction
+
+    @property
+    def stderr(self) -> float | None:
+        """L's standard error (particle inference)."""
+        return self.score.stderr
 
 
 @dataclass
@@ -93,19 +113,12 @@ class Session:
     its BToM inference."""
 
     scenario: Any
-    model: str = DEFAULT_VARIANT
-    conventions: str = "elot"
-    beta: float = DEFAULT_BETA
-    k: int = DEFAULT_K
+    config: InferenceConfig = field(default_factory=InferenceConfig)   # how to infer, whole
     thresholds: Thresholds = field(default_factory=Thresholds)
     mode: str = CURRENT
     bind_free: bool = False
-    backend: str = "core"
     labtom: str | None = None       # the dataset directory for plan ids (elot repl --labtom)
-    max_hypotheses: int | None = None  # None: the library's limit (elot.btom.hypotheses.MAX_HYPOTHESES)
-    method: str = "exact"           # how to infer: exact, smc or auto (elot.btom.inference.METHODS)
-    particles: int | None = None    # for smc/auto; None: the library's default
-    seed: int | None = None         # of particle inference; None: fresh
+    language_model: Any = None      # translates what the offline parser refuses (elot.translate.LanguageModel or a path)
     t: int = 0
     log: list[dict] = field(default_factory=list)
     _inference: Any = None
@@ -186,32 +199,59 @@ class Session:
     def set_threshold(self, name: str, value: float) -> None:
         self.thresholds = self.thresholds.replace(**{name: value})
 
+    # -- the inference settings: one InferenceConfig, changed as a whole ---------------------
+
+    @property
+    def model(self) -> str:
+        """The BToM variant (``--model``, ``:model``)."""
+        return self.config.variant
+
+    @property
+    def beta(self) -> float:
+        return self.config.beta
+
+    @property
+    def k(self) -> int:
+        return self.config.k
+
+    @property
+    def conventions(self) -> str:
+        return self.config.conventions
+
+    @property
+    def method(self) -> str:
+        """How inference runs: exact, smc or auto (``:set inference``)."""
+        return self.config.method
+
+    @property
+    def particles(self) -> int:
+        return self.config.particles
+
+    @property
+    def seed(self) -> int | None:
+        return self.config.seed
+
+    def configure(self, **changes) -> None:
+        """Change the inference settings (:class:`~elot.btom.inference.InferenceConfig`'s
+        fields, checked there); inference reruns on the next query if they changed."""
+        config = self.config.replace(**changes)
+        if config != self.config:
+            self.config, self._inference = config, None
+
     # β, k and the model are checked as the command line checks them (elot.settings).
 
     def set_beta(self, beta: float | str) -> None:
-        beta = check_number("beta", beta)
-        if beta != self.beta:
-            self.beta = beta
-            self._inference = None
+        self.configure(beta=check_number("beta", beta))
 
     def set_k(self, k: int | str) -> None:
-        k = check_number("k", k)
-        if k != self.k:
-            self.k = k
-            self._inference = None
+        self.configure(k=check_number("k", k))
 
     def set_model(self, model: str) -> None:
-        check_variant(model)
-        if model != self.model:
-            self.model = model
-            self._inference = None
+        self.configure(variant=check_variant(model))
 
     def set_conventions(self, conventions: str) -> None:
         """``elot`` or ``paper`` (SPEC §7): how states are named and π is counted."""
-        check_conventions(conventions)
-        if conventions != self.conventions:
-            self.conventions = conventions
-            self._inference = None
+        self.configure(conventions=check_conventions(conventions))
 
     def set_mode(self, mode: str) -> None:
         """Judge statements about the agent's ``current`` or ``initial`` belief from now on."""
@@ -221,24 +261,13 @@ class Session:
 
     def set_method(self, method: str) -> None:
         """``exact``, ``smc`` or ``auto``: how inference runs (SPEC §5, §8)."""
-        from elot.btom.inference import check_method
-
-        check_method(method)
-        if method != self.method:
-            self.method = method
-            self._inference = None
+        self.configure(method=method)
 
     def set_particles(self, n: int | str) -> None:
-        n = check_number("particles", n)
-        if n != self.particles:
-            self.particles = n
-            self._inference = None
+        self.configure(particles=check_number("particles", n))
 
     def set_seed(self, seed: int | str) -> None:
-        seed = check_number("seed", seed)
-        if seed != self.seed:
-            self.seed = seed
-            self._inference = None
+        self.configure(seed=check_number("seed", seed))
 
     @contextlib.contextmanager
     def in_mode(self, mode: str):
@@ -269,16 +298,9 @@ class Session:
 
     @property
     def inference(self):
-        """The BToM inference for the current scenario, model, conventions, β and k (run once)."""
+        """The BToM inference for the current scenario and :attr:`config` (run once)."""
         if self._inference is None:
-            from elot.btom.inference import infer
-
-            self._inference = infer(self.scenario, model=self.model, beta=self.beta, k=self.k,
-                                    backend=self.backend, conventions=self.conventions, inference=self.method,
-                                    **({} if self.max_hypotheses is None else
-                                       {"max_hypotheses": self.max_hypotheses}),
-                                    **({} if self.particles is None else {"particles": self.particles}),
-                                    **({} if self.seed is None else {"seed": self.seed}))
+            self._inference = infer(self.scenario, self.config)
         return self._inference
 
     @property
@@ -338,19 +360,15 @@ class Session:
         return self._score(text, self.compile(text), self.t if t is None else t, mode or self.mode)
 
     def _score(self, text: str, compiled: CompiledFormula, t: int, mode: str) -> ScoreRow:
-        from elot.btom.scoring import score
-
+        hypotheses = self.hypotheses(t, mode)
         try:
-            result = score(self.inference, compiled, t, mode=mode)
+            judging.compile_statement(compiled, self.signature)   # a number has no score: say so
         except ElotError as error:
             raise error.located(source=text, path="<formula>")
+        got = judging.score_truth(truth(compiled, hypotheses, text), hypotheses, self.conventions)
         return ScoreRow(
             formula=pretty(compiled.term), type=str(compiled.type), lowered=pretty(compiled.lowered),
-            mode=mode, t=t, posterior=float(result.posterior),
-            normalized_likelihood=float(result.normalized_likelihood),
-            prior_fraction=float(result.prior_fraction),
-            stderr=result.stderr,
-            ess=float(self.inference.ess[t]) if self.inference.method == "smc" else None,
+            mode=mode, t=t, score=got, ess=hypotheses.ess,
         )
 
     def query(self, text: str, *, source: str | None = None, weight: float | None = None) -> ScoreRow:
@@ -369,7 +387,7 @@ class Session:
         """English → ranked ELoT candidates (formula text, weight, the mode it is judged in)."""
         from elot.translate import judged_mode, translate
 
-        result = translate(sentence, scenario=self.scenario)
+        result = translate(sentence, scenario=self.scenario, language_model=self.language_model)
         return [(c.formula, float(c.weight), judged_mode(c.mode, self.mode)) for c in result.candidates]
 
     def trace(self, text: str, mode: str | None = None) -> list[float]:
@@ -383,15 +401,16 @@ class Session:
         """A statement as (formula, mode): see :func:`elot.translate.resolve_statement`."""
         from elot.translate import resolve_statement
 
-        formula, mode, _ = resolve_statement(text, mode=mode or self.mode, scenario=self.scenario)
+        formula, mode, _ = resolve_statement(text, mode=mode or self.mode, scenario=self.scenario,
+                                             language_model=self.language_model)
         return formula, mode
 
-    def hypotheses(self, t: int | None = None, mode: str | None = None):
+    def hypotheses(self, t: int | None = None, mode: str | None = None) -> judging.Hypotheses:
         """The hypotheses judged at t (default now) about the ``mode`` belief: one row per
-        (true state, initial belief) pair, since the goal does not change beliefs
-        (:class:`elot.embedding.BToMModel`'s rows over the inference)."""
-        model, t = BToMModel(self.inference), self.t if t is None else t
-        return model.initial_hypotheses(t) if (mode or self.mode) == "initial" else model.hypotheses(t)
+        (true state, initial belief) pair, since the goal does not change beliefs (the
+        inference's :meth:`~elot.btom.engine.Trajectory.judged`)."""
+        t = self.t if t is None else t
+        return self.inference.judged(t, 0 if (mode or self.mode) == INITIAL else t)
 
     def rows(self) -> tuple[list, Any, np.ndarray, np.ndarray]:
         """The hypotheses judged now as ``(worlds, beliefs, true_index, posterior)`` for
@@ -428,13 +447,7 @@ class Session:
         row = self._score(text, compiled, self.t, self.mode)
         lowered = compiled.lowered
         worlds, beliefs, true_index, weights = self.rows()
-        columns: list[tuple[str, np.ndarray]] = []
-        for term in _prob_terms(lowered, self.signature):
-            column = compile_formula(term, self.signature, self.thresholds)
-            columns.append((pretty(term), column.value(worlds, beliefs, true_index)))
-        # the informative columns first: those whose value varies across hypotheses
-        columns.sort(key=lambda c: -float(np.ptp(c[1])))
-        columns = columns[:max_columns]
+        columns = prob_columns(lowered, self.signature, self.thresholds, worlds, beliefs, true_index)[:max_columns]
         holds = compiled.truth(worlds, beliefs, true_index)
         groups: dict[tuple, list] = {}
         for n in range(len(weights)):
@@ -443,16 +456,9 @@ class Session:
             entry[0] += float(weights[n])
             entry[1] += 1
         ordered = sorted(((k[0], k[1], m, c) for k, (m, c) in groups.items()), key=lambda g: -g[2])
-        names = sorted({a.args[0].name for a in subterms(lowered)
-                        if isinstance(a, Call) and a.name == "threshold" and a.args
-                        and isinstance(a.args[0], Const)})
-        used = [(name, self.thresholds.value(name)) for name in names]
-        for a in subterms(lowered):
-            if isinstance(a, Call) and a.name == "threshold" and a.args and isinstance(a.args[0], Call):
-                used.append((pretty(a.args[0]), self.thresholds.most(a.args[0].args[0].name)))
         return Explanation(
             formula=row.formula, lowered=row.lowered, columns=[c for c, _ in columns],
-            thresholds=list(dict.fromkeys(used)), groups=ordered[:max_groups], score=row,
+            thresholds=thresholds_used(lowered, self.thresholds), groups=ordered[:max_groups], score=row,
             hidden_groups=max(0, len(ordered) - max_groups),
         )
 
@@ -501,7 +507,7 @@ class ModelSession(Session):
     def open_model(model: Any, **settings: Any) -> "ModelSession":
         """A session on a model object or a spec (``file.py``, ``file.py:ATTR``, ``module:ATTR``)."""
         model = load_belief_model(model) if isinstance(model, str) else check_belief_model(model)
-        session = ModelSession(scenario=model, model=model_name(model), **settings)
+        session = ModelSession(scenario=model, **settings)
         session._check_times()
         return session
 
@@ -520,12 +526,17 @@ class ModelSession(Session):
         except ElotError:
             self.scenario = previous
             raise
-        self.model, self.t = model_name(model), 0
+        self.t = 0
 
     # -- what the scenario answered --------------------------------------------------------
 
     @property
     def name(self) -> str:
+        return model_name(self.scenario)
+
+    @property
+    def model(self) -> str:
+        """The belief model's name (where a scenario session names its BToM variant)."""
         return model_name(self.scenario)
 
     @property
@@ -607,7 +618,7 @@ class ModelSession(Session):
 
     def belief_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
         rows = self.hypotheses(t, "current")
-        return [(self.placement(w), float(p)) for w, p in zip(rows.worlds, rows.average_belief())]
+        return [(self.placement(w), float(p)) for w, p in zip(rows.worlds, average_belief(rows))]
 
     def placement(self, state) -> str:
         return str(state) or "(no atoms)"
@@ -616,25 +627,13 @@ class ModelSession(Session):
         try:
             return super().translate(sentence)
         except TranslationError as error:
-            raise translation_note(error, self.signature)
+            raise translation_note(error, self.signature, self.language_model)
 
     def resolve(self, text: str, mode: str | None = None):
         try:
             return super().resolve(text, mode)
         except TranslationError as error:
-            raise translation_note(error, self.signature)
-
-    def _score(self, text: str, compiled, t: int, mode: str) -> ScoreRow:
-        rows = self.hypotheses(t, mode)
-        conventions = getattr(self, "conventions", "elot")
-        try:
-            posterior, likelihood, prior = scores(truth(compiled, rows, text), rows, conventions)
-        except ElotError as error:
-            raise error.located(source=text, path="<formula>")
-        return ScoreRow(
-            formula=self.show(compiled.term), type=str(compiled.type), lowered=self.show(compiled.lowered),
-            mode=mode, t=t, posterior=posterior, normalized_likelihood=likelihood, prior_fraction=prior,
-        )
+            raise translation_note(error, self.signature, self.language_model)
 
 # -- loading ------------------------------------------------------------------------------
 
@@ -649,57 +648,3 @@ def open_scenario(spec: str | None, root: str | None = None):
     if spec is None:
         return default_example()
     return load_scenario(spec, root=root)
-
-
-def describe_placement(layout, state) -> str:
-    """The colour of the key in each box, ``–`` for an empty box: ``box1: red, box2: –``."""
-    inside: dict[str, str] = {}
-    for _, key in state.keys:
-        if key.where[0] == "box":
-            inside[key.where[1]] = key.colour or "spare"
-    boxes = [name for name, _ in layout.boxes]
-    return ", ".join(f"{b}: {inside.get(b, '–')}" for b in boxes)
-
-
-def _prob_terms(lowered: Term, signature: Signature) -> list[Term]:
-    """The ``prob_of`` terms of a lowered formula, ground: a term under quantifiers is
-    instantiated with every object its bound variables can take (by their inferred
-    domain types), so each column of the explanation is one number per hypothesis."""
-    found: list[Term] = []
-
-    def walk(node: Term, domains: dict[str, str | None]) -> None:
-        if not isinstance(node, Call):
-            return
-        bound = frozenset(domains)
-        if node.name == "prob_of":
-            # The outer variables φ mentions, including those an inner condition tests
-            # (SPEC §2: a condition does not rebind an outer variable).
-            variables = sorted(free_variables(node, bound))
-            for binding in _bindings(variables, domains, signature):
-                found.append(substitute(node, binding, bound))
-            return
-        if node.name in QUANTIFIERS and len(node.args) == 2:
-            inner = dict(domains)
-            inner.update(infer_bindings(node.args[0], node.args[1:], signature, bound))
-            for arg in node.args:
-                walk(arg, inner)
-            return
-        for arg in node.args:
-            walk(arg, domains)
-
-    walk(lowered, {})
-    return list(dict.fromkeys(found))
-
-
-def _bindings(variables: Sequence[str], domains: dict[str, str | None], signature: Signature):
-    if not variables:
-        yield {}
-        return
-    head, rest = variables[0], variables[1:]
-    domain = domains.get(head)
-    objects = signature.objects_of(domain) if domain else ()
-    for obj in objects:
-        for more in _bindings(rest, domains, signature):
-            yield {head: Const(name=obj), **more}
-
-

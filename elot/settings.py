@@ -23,8 +23,10 @@ from elot.errors import ElotError
 
 #: β = 1/τ with τ = 2^(-3/2), the paper's fitted inverse temperature.
 DEFAULT_BETA = 2 ** 1.5
-#: Particles per initial belief, the paper's k.
+#: The belief size k (the paper's k): an initial belief puts k equal shares on initial states.
 DEFAULT_K = 3
+#: Particles of particle inference (``--inference smc``).
+DEFAULT_PARTICLES = 1000
 
 # -- statement modes -----------------------------------------------------------------------
 
@@ -106,7 +108,7 @@ NUMBERS: dict[str, Number] = {
     "jobs": Number("jobs", True, low=1, example="2, one per core"),
     "noise": Number("noise", False, low=0, example="0.05"),
     "seed": Number("seed", True, low=0, example="0"),
-    "particles": Number("particles", True, low=1, example="1000, the default"),
+    "particles": Number("particles", True, low=1, example=f"{DEFAULT_PARTICLES}, the default"),
     "max-steps": Number("max-steps", True, low=1, example="500, the default"),
     "points": Number("points", True, low=1, example="3, the default"),
 }

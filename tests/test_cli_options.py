@@ -274,3 +274,78 @@ def test_a_folder_given_as_an_input_file_is_called_a_folder(capsys, tmp_path):
     status, _, err = run(capsys, "check", "--file", str(tmp_path))
     assert status == 2
     assert f"formula file {tmp_path} is a directory" in err and "not found" not in err
+
+
+# -- one word, one meaning; each shared option declared once ---------------------------------
+
+def _helps() -> dict[str, dict[str, list[str]]]:
+    """option -> help text -> the commands that show it."""
+    import argparse
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    out: dict[str, dict[str, list[str]]] = {}
+    for name, parser in sub.choices.items():
+        for action in parser._actions:
+            if action.help == argparse.SUPPRESS:
+                continue
+            for option in action.option_strings:
+                out.setdefault(option, {}).setdefault(action.help, []).append(name)
+    return out
+
+
+@pytest.mark.parametrize("option, phrase", [
+    ("--model", "the BToM model: "), ("--k", "the belief size k: "), ("--beta", "the agent's rationality β"),
+    ("--conventions", "the conventions: "), ("--seed", "the random seed of "),
+    ("--particles", "the particles of particle inference"), ("--inference", "exact enumeration, particle"),
+    ("--exp", "the dataset experiment of plan ids"), ("--jobs", "local worker processes"),
+    ("--thresholds", "thresholds (and β) from elot fit's JSON file"), ("--force", "replace an existing output"),
+    ("--statement", "an ELoT formula (or English sentence) to score"), ("--statements", "statements to score, one per"),
+])
+def test_a_shared_option_says_the_same_thing_in_every_command(option, phrase):
+    helps = _helps()[option]
+    if option == "--thresholds":      # eval's --thresholds overrides the thresholds of one formula
+        helps = {text: names for text, names in helps.items() if names != ["eval"]}
+    assert all(text.startswith(phrase) for text in helps), helps
+
+
+def test_no_help_text_calls_the_belief_size_particles():
+    for option, helps in _helps().items():
+        for text in helps:
+            if text and option != "--particles":
+                assert "particles per" not in text and "belief particles" not in text, (option, text)
+
+
+def test_reading_the_thresholds_option_leaves_the_arguments_as_parsed(tmp_path):
+    from elot.cli import options
+
+    params = tmp_path / "fit.json"
+    params.write_text(json.dumps({"thresholds": {"believes": 0.8}, "beta": 1.5}))
+    args = build_parser().parse_args(["run", "--thresholds", str(params)])
+    thresholds, beta = options.thresholds_and_beta(args)
+    assert (thresholds.value("believes"), beta) == (0.8, 1.5) and args.beta is None
+    given = build_parser().parse_args(["run", "--thresholds", str(params), "--beta", "2"])
+    assert options.thresholds_and_beta(given)[1] == 2 and options.with_beta(args, 3).beta == 3 and args.beta is None
+
+
+def test_the_library_reads_no_environment_variable():
+    """Only the command line (elot/cli) and the REPL's entry (elot/repl) read $ELOT_*:
+    everything else takes its settings as arguments."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "elot"
+    readers = []
+    for path in root.rglob("*.py"):
+        if path.relative_to(root).parts[0] in ("cli", "repl"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv") \
+                    and isinstance(node.value, ast.Name) and node.value.id == "os":
+                readers.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert readers == []
+
+
+def test_no_module_flag_for_callers_to_set():
+    from elot.translate import llm
+
+    assert not hasattr(llm, "VERBOSE")

@@ -89,7 +89,7 @@ def big_scenario(tmp_path_factory) -> Path:
                     "--steps", "0", "--seed", "1", "-o", str(path), env=_env())
     assert made.returncode == 0, made.stderr
     inference = infer(load_scenario(str(path)))
-    assert len(inference) == 39_168 and len(inference.rows(inference.steps, 0).weights) == 13_056
+    assert len(inference) == 39_168 and len(inference.judged(inference.steps, 0).weights) == 13_056
     return path
 
 

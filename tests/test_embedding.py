@@ -133,7 +133,7 @@ def test_splitting_a_hypothesis_into_copies_changes_nothing():
         assert judge(IN_BASKET, split, signature=SIG, conventions=conventions).L == pytest.approx(
             judge(IN_BASKET, whole, signature=SIG, conventions=conventions).L)
     hypotheses = Hypotheses.of(split, SIG)
-    weighted = dataclasses.replace(hypotheses, multiplicity=np.array([1.0, 1.0, 1.0]))
+    weighted = dataclasses.replace(hypotheses, prior=np.array([1.0, 1.0, 1.0]))
     assert judge(IN_BASKET, weighted, signature=SIG).pi == pytest.approx(2 / 3)
 
 

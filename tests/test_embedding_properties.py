@@ -181,7 +181,7 @@ def rows(sig: Signature, world: State, beliefs: dict[str, Belief]):
     table = {}
     for a, b in beliefs.items():
         row = np.zeros((1, len(worlds)))
-        for s, w in b.particles:
+        for s, w in b.support:
             row[0, worlds.index(s)] += w
         table[a] = row
     return worlds, table, np.zeros(1, dtype=np.intp)
@@ -242,7 +242,7 @@ def test_judging_random_hypotheses_over_a_user_domain(data):
         out = []
         for agent in sorted(beliefs):
             mass: dict = {}
-            for s, w in beliefs[agent].particles:
+            for s, w in beliefs[agent].support:
                 mass[s] = mass.get(s, 0.0) + w
             out.append((agent, frozenset(mass.items())))
         return world, tuple(out)

@@ -26,7 +26,7 @@ def test_state_and_belief_values():
     assert ("inside", "key1", "box1") in S1 and str(EMPTY) == "closed(box1), closed(box2)"
     assert State.of([("closed", "box1"), ["closed", "box2"]]) == EMPTY
     belief = Belief.parse("1/2: inside(key1, box1) | 0.25: inside(key1, box2)\n0.25:  # comment")
-    assert [w for _, w in belief.particles] == [0.5, 0.25, 0.25]
+    assert [w for _, w in belief.support] == [0.5, 0.25, 0.25]
     assert belief.states()[2] == State.of([])
     with pytest.raises(EvaluationError, match="sum to 0.9"):
         Belief.parse("0.5: closed(box1) | 0.4: closed(box2)")

@@ -220,7 +220,7 @@ def scn_pipeline(text: str) -> None:
 
 def problem_pipeline(text: str) -> None:
     from elot.btom.pddl import parse_problem_text
-    from elot.btom.world import world_from_problem
+    from elot.btom.pddl import world_from_problem
 
     world_from_problem(parse_problem_text(text, "fuzz.pddl"))
 

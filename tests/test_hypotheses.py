@@ -268,3 +268,33 @@ def test_key_pickups_cost_is_the_planners(glyphs, width, agent):
     layout = scenario.layout
     assume(len(layout.keys) <= 8 and len(layout.doors) <= 4)  # key_pickups' search stays small
     _pickup_costs_agree(scenario.initial)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"k": 0}, r"k \(the belief size\) must be at least 1"),
+    ({"k": 2.5}, r"k \(the belief size\) must be a int, not float"),
+    ({"k": "3"}, r"k \(the belief size\) must be a int, not str"),
+    ({"max_hypotheses": "x"}, "max_hypotheses must be a int"),
+    ({"goals": "gem1"}, "goals must be a tuple of gem names"),
+    ({"prior": 3}, "prior must be a Prior"),
+])
+def test_bad_arguments_to_build_are_argument_errors_naming_the_argument(kwargs, message):
+    from elot.btom.scn import default_example
+    from elot.errors import ArgumentError
+
+    with pytest.raises(ArgumentError, match=message):
+        build(default_example().initial, **kwargs)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"max_hidden": -1}, "Prior.max_hidden must be at least 0"),
+    ({"max_hidden": 1.5}, "Prior.max_hidden must be a int"),
+    ({"colours": "red"}, "Prior.colours must be a tuple of colour names"),
+])
+def test_a_bad_prior_is_refused_when_it_is_made(kwargs, message):
+    from elot.btom.hypotheses import Prior
+    from elot.errors import ArgumentError
+
+    with pytest.raises(ArgumentError, match=message):
+        Prior(**kwargs)
+    assert Prior(colours=["red"]).colours == ("red",)

@@ -21,6 +21,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("btom_ext",),                                   # the numeric engine: knows nothing of elot
     ("elot.errors", "elot.settings", "elot.output", "elot.numeric", "elot.scenarios"),  # shared by every stage
     ("elot.lang", "elot.api"),                        # the language: parse, check, lower, evaluate
+    ("elot.judging",),                                # where the halves meet: hypotheses, scores, the score loop
     ("elot.btom",),                                   # the gridworld: map, hypotheses, inference, scoring
     ("elot.translate",),                              # English to ELoT
     ("elot.embedding",),                              # your own domain and belief model; the session model

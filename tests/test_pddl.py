@@ -232,7 +232,7 @@ def _problem(objects="red - color key1 - key human - agent gem1 - gem box1 box2 
 
 def _world(text):
     from elot.btom.pddl import parse_problem_text
-    from elot.btom.world import world_from_problem
+    from elot.btom.pddl import world_from_problem
 
     return world_from_problem(parse_problem_text(text, "p.pddl"))
 

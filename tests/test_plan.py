@@ -14,7 +14,7 @@ from helpers import run_elot
 from hypothesis import given
 from hypothesis import strategies as st
 
-from elot.btom.agent import SimulationError, initial_belief, model_states, simulate
+from elot.btom.agent import SimulationError, initial_belief, model_states, run_agent
 from elot.btom.hypotheses import key_pickups
 from elot.btom.inference import infer
 from elot.btom.load import load_scenario
@@ -71,7 +71,7 @@ def bfs(layout, start, goal) -> int:
 def test_optimal_agent_takes_a_shortest_path_on_an_open_map():
     scenario = parse_scn_text(OPEN)
     for seed in range(5):
-        sim = simulate(scenario, policy="optimal", seed=seed)
+        sim = run_agent(scenario, policy="optimal", seed=seed)
         assert sim.actions[-1] == ("pickup", "gem1")
         assert len(sim.actions) == bfs(scenario.layout, scenario.initial.agent_pos, (1, 1)) + 1
 
@@ -80,7 +80,7 @@ def test_optimal_agent_that_knows_the_map_matches_the_independent_planner():
     """key_pickups (plain Python, in elot.btom.hypotheses) and the compiled planner the
     agent acts on agree on the optimal cost with keys, boxes and doors."""
     for scenario in (parse_scn_text(BEHIND), load_example("default"), load_example("two-doors")):
-        sim = simulate(scenario, belief="true", policy="optimal", seed=1)
+        sim = run_agent(scenario, belief="true", policy="optimal", seed=1)
         cost, _ = key_pickups(scenario.initial, sim.goal)
         assert len(sim.actions) == cost
         assert sim.scenario.states()[-1].goal_reached(sim.goal)
@@ -88,7 +88,7 @@ def test_optimal_agent_that_knows_the_map_matches_the_independent_planner():
 
 def test_same_seed_same_agent_other_seeds_other_agents():
     scenario = load_example("default")
-    runs = [simulate(scenario, seed=seed).actions for seed in (0, 0, 1, 2, 3, 4)]
+    runs = [run_agent(scenario, seed=seed).actions for seed in (0, 0, 1, 2, 3, 4)]
     assert runs[0] == runs[1]
     assert len(set(runs[1:])) > 1
     assert plan(scenario, seed=3).text == plan(scenario, seed=3).text
@@ -96,7 +96,7 @@ def test_same_seed_same_agent_other_seeds_other_agents():
 
 def test_every_action_is_one_the_policy_gave_positive_probability_and_inference_explains_it():
     scenario = load_example("default")
-    sim = simulate(scenario, seed=2)
+    sim = run_agent(scenario, seed=2)
     assert all(np.isfinite(lp) and lp <= 0 for lp in sim.log_probabilities)
     inference = infer(sim.scenario)       # raises if no hypothesis explains the actions
     truth = (inference.goal_index == inference.space.goals.index(sim.goal)) \
@@ -108,7 +108,7 @@ def test_the_agent_perceives_an_empty_box_and_goes_elsewhere():
     """Believing the red key is in box2 (it is in box1), the agent opens box2 first; what
     it sees rules that state out, and it then fetches the key from box1."""
     scenario = load_example("default")
-    sim = simulate(scenario, belief="1: inside(key1, box2), iscolor(key1, red)", policy="optimal")
+    sim = run_agent(scenario, belief="1: inside(key1, box2), iscolor(key1, red)", policy="optimal")
     opened = [a[1] for a in sim.actions if a[0] == "open"]
     assert opened == ["box2", "box1"]
     assert sim.actions[-1] == ("pickup", "gem2")
@@ -138,13 +138,13 @@ def test_beliefs_name_states_by_what_the_boxes_hold():
 def test_impossible_beliefs(belief, message):
     scenario = load_example("default")
     with pytest.raises(Exception) as error:
-        simulate(scenario, belief=belief)
+        run_agent(scenario, belief=belief)
     assert message in str(error.value)
 
 
 def test_step_limit_is_named():
     with pytest.raises(SimulationError, match="within 3 steps"):
-        simulate(load_example("default"), max_steps=3)
+        run_agent(load_example("default"), max_steps=3)
 
 
 # -- subgoals and judgment points ----------------------------------------------------------

@@ -273,8 +273,8 @@ class Reference:
         return out
 
     def pr(self, phi: Term, b: Belief, env: dict) -> float:
-        weights = np.array([w for _, w in b.particles])
-        truth = np.array([self.holds(phi, st_, env) for st_, _ in b.particles])
+        weights = np.array([w for _, w in b.support])
+        truth = np.array([self.holds(phi, st_, env) for st_, _ in b.support])
         return float((weights * truth).sum())
 
     def deg(self, adj: Term, phi: Term, b: Belief, env: dict) -> float:
@@ -469,7 +469,7 @@ def test_vectorized_truth_agrees_with_evaluate_row_by_row(phi, belief_list, data
     worlds = list(dict.fromkeys(worlds + extra))
     rows = np.zeros((len(belief_list), len(worlds)))
     for i, b in enumerate(belief_list):
-        for s, w in b.particles:
+        for s, w in b.support:
             rows[i, worlds.index(s)] += w
     true_index = np.array([data.draw(st.integers(0, len(worlds) - 1)) for _ in belief_list])
     got = compile_formula(phi, SIG).truth(worlds, rows, true_index)

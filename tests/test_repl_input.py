@@ -222,7 +222,7 @@ def test_a_colour_in_a_domain_without_colours_gets_a_whole_hint():
 
     sig = declare({"ann": "agent", "box1": "box", "key1": "key"}, {"inside": ["key", "box"]})
     with pytest.raises(ElotError) as info:
-        translate("The player thinks the red key is in box 1.", signature=sig, backend="offline")
+        translate("The player thinks the red key is in box 1.", signature=sig, translator="offline")
     assert info.value.hint and not info.value.hint.rstrip().endswith("are")
 
 

@@ -244,11 +244,10 @@ def test_dataset_scenario_details(labtom):
 
 
 def test_load_scenario_auto_detects(labtom, monkeypatch):
-    monkeypatch.setenv("ELOT_LABTOM_DATA", str(labtom))
-    by_id = load_scenario("1_2")
+    by_id = load_scenario("1_2", root=labtom)
     assert by_id.name == "exp2_current/1_2"
-    assert load_scenario("exp1/1_2").name == "exp1/1_2"
-    assert load_scenario("1_2", exp="exp2_initial").name == "exp2_initial/1_2"
+    assert load_scenario("exp1/1_2", root=labtom).name == "exp1/1_2"
+    assert load_scenario("1_2", exp="exp2_initial", root=labtom).name == "exp2_initial/1_2"
     by_plan = load_scenario(labtom / "plans" / "exp1" / "3_1.pddl")
     assert by_plan.name == "exp1/3_1" and by_plan.T == 45
     by_problem = load_scenario(labtom / "problems" / "3_1.pddl", plan="3_1", exp="exp1")
@@ -390,3 +389,18 @@ def test_a_missing_dataset_names_every_place_searched_and_how_to_point_at_it(tmp
     assert "--labtom" in info.value.hint and "ELOT_LABTOM_DATA" in info.value.hint
     with pytest.raises(ScenarioError, match=r"in .*nowhere \(from --labtom\)"):
         dataset_root(tmp_path / "nowhere")
+
+
+def test_the_library_reads_no_elot_labtom_data_the_command_line_does(labtom, tmp_path, monkeypatch, capsys):
+    from elot.btom.dataset import dataset_root
+    from elot.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ELOT_LABTOM_DATA", str(labtom))
+    with pytest.raises(ScenarioError, match="in any of the"):
+        dataset_root()                        # the library looks only where it is told, and around
+    assert main(["run", "2_1", "-s", "believes(player, formula(empty(box1)))"]) == 0   # the CLI's default
+    capsys.readouterr()
+    monkeypatch.setenv("ELOT_LABTOM_DATA", str(tmp_path / "nowhere"))
+    assert main(["run", "2_1"]) == 2
+    assert "nowhere (from ELOT_LABTOM_DATA)" in capsys.readouterr().err

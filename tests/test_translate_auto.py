@@ -31,21 +31,22 @@ def fake_model(monkeypatch, tmp_path):
         return [SPLIT, SPLIT_TOO, MIGHT, "empty(player)"][:n]
 
     monkeypatch.setattr(llm, "sample", sample)
-    monkeypatch.setenv("ELOT_MODEL", str(model))
-    return calls
+    return calls, str(model)
 
 
 def test_auto_answers_offline_first_even_with_a_model(fake_model):
-    result = translate("The player thinks box 1 is empty.")
+    calls, model = fake_model
+    result = translate("The player thinks box 1 is empty.", language_model=model)
     assert result.backend == "offline" and result.formula == "believes(player, formula(empty(box1)))"
-    assert fake_model == []
+    assert calls == []
 
 
 def test_auto_asks_the_model_only_for_refusals_and_groups_by_meaning(fake_model):
+    calls, model = fake_model
     with pytest.raises(TranslationError):
-        translate(REFUSED, backend="offline")
-    result = translate(REFUSED, n=4)
-    assert fake_model == [REFUSED]
+        translate(REFUSED, translator="offline", language_model=model)
+    result = translate(REFUSED, n=4, language_model=model)
+    assert calls == [REFUSED]
     assert result.backend == "llm:fake.gguf"
     # SPLIT and SPLIT_TOO mean the same: one candidate with two of the three good samples
     assert [(c.formula, round(c.weight, 3)) for c in result.candidates] == [(SPLIT, 0.667), (MIGHT, 0.333)]
@@ -54,15 +55,51 @@ def test_auto_asks_the_model_only_for_refusals_and_groups_by_meaning(fake_model)
 
 
 def test_auto_does_not_pass_on_unknown_objects(fake_model):
+    calls, model = fake_model
     with pytest.raises(TranslationError, match="no box9"):
-        translate("The player thinks box 9 is empty.")
-    assert fake_model == []
+        translate("The player thinks box 9 is empty.", language_model=model)
+    assert calls == []
+
+
+def test_the_library_reads_no_elot_model_the_command_line_does(monkeypatch, fake_model, capsys):
+    calls, model = fake_model
+    monkeypatch.setenv("ELOT_MODEL", model)
+    with pytest.raises(TranslationError) as caught:
+        translate(REFUSED, n=1)                  # no language model given: the offline answer stands
+    assert calls == [] and not any("language model" in note for note in caught.value.notes)
+    assert main(["translate", "--json", "-n", "4", REFUSED]) == 0     # elot translate reads $ELOT_MODEL
+    assert calls == [REFUSED] and json.loads(capsys.readouterr().out)["backend"] == "llm:fake.gguf"
+
+
+def test_llm_settings_come_from_the_command_lines_environment(monkeypatch, fake_model, tmp_path):
+    from elot.cli import options
+
+    _, model = fake_model
+    monkeypatch.setenv("ELOT_MODEL", model)
+    monkeypatch.setenv("ELOT_LLM_THREADS", "3")
+    monkeypatch.setenv("ELOT_CACHE_DIR", str(tmp_path))
+    assert options.language_model(verbose=True) == llm.LanguageModel(model, threads=3, cache_dir=str(tmp_path),
+                                                                      verbose=True)
+    assert options.language_model("other.gguf").path == "other.gguf"
+    monkeypatch.delenv("ELOT_MODEL")
+    assert options.language_model() is None
+    assert llm.threads(2) == 2 and llm.threads() >= 1
+    assert llm.prefix_state_path.__defaults__ == (None,)      # the cache folder is an argument
+
+
+def test_old_spellings_of_translate_options_name_the_new_ones(capsys):
+    for old, new in (("--backend", "--translator"), ("--model", "--language-model")):
+        with pytest.raises(SystemExit) as exit_:
+            main(["translate", old, "offline", "The player thinks box 1 is empty."])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and f"{old} is now {new}: write {new} offline" in err
 
 
 def test_auto_keeps_the_offline_refusal_when_the_model_gives_nothing(monkeypatch, fake_model):
+    _, model = fake_model
     monkeypatch.setattr(llm, "sample", lambda *a, **k: ["empty(player)"])
     with pytest.raises(TranslationError) as caught:
-        translate(REFUSED, n=1)
+        translate(REFUSED, n=1, language_model=model)
     assert "attitude" in caught.value.message
     assert any("language model did not help" in note for note in caught.value.notes)
 
@@ -81,7 +118,8 @@ def test_without_llama_cpp_the_llm_backend_is_a_clear_error(monkeypatch, tmp_pat
     model = tmp_path / "m.gguf"
     model.write_bytes(b"GGUF")
     llm.load_language_model.cache_clear()
-    status = main(["translate", "--backend", "llm", "--model", str(model), "The player thinks box 1 is empty."])
+    status = main(["translate", "--translator", "llm", "--language-model", str(model),
+                   "The player thinks box 1 is empty."])
     err = capsys.readouterr().err
     assert status == 2 and "llama-cpp-python" in err and "Traceback" not in err
 
@@ -128,3 +166,54 @@ def test_forget_trace_drops_dead_references_of_finished_samples():
     assert list.__len__(node.children) >= 5          # guidance keeps a reference per call
     llm.forget_trace(lm)
     assert list.__len__(node.children) == 0           # none of them is alive any more
+
+
+def test_how_many_similar_examples_the_prompt_repeats_is_a_setting_of_the_model(monkeypatch):
+    asked = []
+
+    class Stop(Exception):
+        pass
+
+    def build_prompt(sentence, k=None):
+        asked.append(k)
+        raise Stop
+
+    monkeypatch.setattr(llm, "load_language_model", lambda model: object())
+    monkeypatch.setattr(llm, "build_prompt", build_prompt)
+    for setting in (llm.LanguageModel("m.gguf", similar_examples=2), "m.gguf"):
+        with pytest.raises(Stop):
+            llm.sample("The player thinks box 1 is empty.", Signature.default(), setting, 1)
+    assert asked == [2, llm.SIMILAR_EXAMPLES]
+    assert llm.prompt_tail("The player thinks box 1 is empty.", 2).count("Sentence:") == 3
+
+
+def test_the_kv_sequences_are_set_on_the_models_own_context_not_on_llama_cpps_defaults(monkeypatch):
+    """llama_cpp.Llama takes no n_seq_max/kv_unified: its context is made again from its own
+    parameters (read against llama-cpp-python 0.3.36's Llama and _internals.LlamaContext)."""
+    import contextlib
+    import types
+
+    made = []
+
+    class Context:
+        def __init__(self, *, model, params, verbose):
+            made.append((model, params.n_seq_max, params.kv_unified, verbose))
+            self.closed = False
+
+        def close(self):
+            self.closed = True
+
+    package = types.ModuleType("llama_cpp")
+    internals = types.ModuleType("llama_cpp._internals")
+    internals.LlamaContext = Context
+    package._internals = internals
+    monkeypatch.setitem(sys.modules, "llama_cpp", package)
+    monkeypatch.setitem(sys.modules, "llama_cpp._internals", internals)
+    first = Context(model="m", params=types.SimpleNamespace(n_seq_max=1, kv_unified=False), verbose=False)
+    llama = types.SimpleNamespace(context_params=types.SimpleNamespace(n_seq_max=1, kv_unified=False, n_ctx=4096),
+                                  _ctx=first, _model="m", verbose=False, _stack=contextlib.ExitStack())
+    llm._with_sequences(llama, 7)
+    assert made[-1] == ("m", 7, True, False) and first.closed and llama._ctx is not first
+    assert llama.context_params.n_ctx == 4096
+    llama._stack.close()
+    assert llama._ctx.closed      # freed with the Llama, as its first context was

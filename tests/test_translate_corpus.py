@@ -40,7 +40,7 @@ def _accuracy(rows: list[dict]) -> tuple[float, dict[str, float], list[str]]:
     for row in rows:
         total[row["phenomenon"]] += 1
         try:
-            t = translate(row["statement"], backend="offline")
+            t = translate(row["statement"], translator="offline")
             ok = (t.formula, t.mode) == (row["gold_elot"], row["mode"])
         except TranslationError:
             ok = False

@@ -25,7 +25,7 @@ def test_prompt_examples_typecheck_and_agree_with_the_offline_parser():
     for example in data["examples"]:
         check(example["formula"])
         assert pretty(parse(example["formula"])) == example["formula"]
-        assert translate(example["sentence"], backend="offline").formula == example["formula"]
+        assert translate(example["sentence"], translator="offline").formula == example["formula"]
 
 
 def test_prompt_continues_a_cached_branch_and_ends_with_the_sentence():
@@ -62,7 +62,7 @@ def test_falls_back_to_offline_when_no_sample_typechecks(monkeypatch, tmp_path):
     model = tmp_path / "fake.gguf"
     model.write_bytes(b"")
     monkeypatch.setattr(llm, "sample", lambda *a, **k: ["empty(player)", "inside(box1, box2)"])
-    result = translate("The player thinks box 1 is empty.", backend="llm", model=str(model), n=2)
+    result = translate("The player thinks box 1 is empty.", translator="llm", language_model=str(model), n=2)
     assert result.backend == "offline"
     assert result.formula == "believes(player, formula(empty(box1)))"
     assert any("offline" in note for note in result.notes)
@@ -73,7 +73,7 @@ def test_llm_weights_and_mode(monkeypatch, tmp_path):
     model.write_bytes(b"")
     f = "believes(player, formula(empty(box1)))"
     monkeypatch.setattr(llm, "sample", lambda *a, **k: [f, f, f, "believes(player, might(empty(box1)))"])
-    result = translate("The player initially thought box 1 was empty.", backend="llm", model=str(model), n=4)
+    result = translate("The player initially thought box 1 was empty.", translator="llm", language_model=str(model), n=4)
     assert result.backend == "llm:fake.gguf"
     assert result.candidates[0] == (f, 0.75, "initial")
     assert sum(c.weight for c in result.candidates) == pytest.approx(1.0)
@@ -82,9 +82,9 @@ def test_llm_weights_and_mode(monkeypatch, tmp_path):
 def test_missing_model_is_a_clear_error(monkeypatch):
     monkeypatch.delenv("ELOT_MODEL", raising=False)
     with pytest.raises(TranslationError, match="no language model"):
-        translate("The player thinks box 1 is empty.", backend="llm")
+        translate("The player thinks box 1 is empty.", translator="llm")
     with pytest.raises(TranslationError, match="model not found"):
-        translate("The player thinks box 1 is empty.", backend="llm", model="/nonexistent/model.gguf")
+        translate("The player thinks box 1 is empty.", translator="llm", language_model="/nonexistent/model.gguf")
 
 
 def test_statement_mode():
@@ -108,7 +108,7 @@ from elot.translate import translate
 from elot.lang.checker import check
 out = []
 for s in json.loads(sys.argv[2]):
-    t = translate(s, backend="llm", model=sys.argv[1], n=2)
+    t = translate(s, translator="llm", language_model=sys.argv[1], n=2)
     out.append({"backend": t.backend, "candidates": [list(c) for c in t.candidates], "notes": list(t.notes)})
 print(json.dumps(out))
 """
@@ -153,7 +153,7 @@ import json, sys
 import llama_cpp, numpy as np
 from elot.translate import llm
 
-path = sys.argv[1]
+path = llm.LanguageModel(sys.argv[1], cache_dir=sys.argv[2])
 engine = llm.load_language_model(path)._interpreter.engine          # builds and saves the branches
 example = llm.similar_examples("The player thinks box 2 might hold the red key.")[-1]
 ids = list(engine.tokenizer.encode((llm.build_prompt("The player thinks box 2 might hold the red key.")
@@ -172,7 +172,7 @@ again = llm.load_language_model(path)._interpreter.engine           # restores t
 restored = rows(again)
 llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(again.model_obj.ctx), True)
 again._cached_token_ids, again._rows, again.branches = [], {}, ()
-llm.DRAFT_BATCH = 0
+again.draft_batch = 0
 plain = rows(again)                                        # from scratch, no branch, no draft
 def gap(a, b):
     return max(float(np.abs(x["logits"] - y["logits"]).max() / np.abs(y["logits"]).max()) for x, y in zip(a, b))
@@ -189,9 +189,8 @@ def test_branches_drafts_and_saved_state_give_the_models_own_logits(tmp_path):
     # The engine's shortcuts (a cached branch per example, draft tokens evaluated ahead,
     # the state saved for the next process) must not change what the model computes.
     model = _model()
-    env = dict(os.environ, ELOT_CACHE_DIR=str(tmp_path))
-    run = subprocess.run([sys.executable, "-c", _ENGINE, model], capture_output=True, text=True,
-                         timeout=900, env=env)
+    run = subprocess.run([sys.executable, "-c", _ENGINE, model, str(tmp_path)], capture_output=True, text=True,
+                         timeout=900)
     if run.returncode < 0:
         pytest.skip(f"llama.cpp crashed on this machine (signal {-run.returncode}); rebuild llama-cpp-python")
     assert run.returncode == 0, run.stderr[-2000:]
@@ -247,7 +246,7 @@ def test_random_model_samples_are_grammatical_statements_that_parse(random_model
 def test_translate_with_a_random_model_returns_only_typechecked_statements(random_model, sentence):
     from elot.lang.typesystem import EPISTEMIC, is_subtype
 
-    result = translate(sentence, backend="llm", signature=SIG, n=8)
+    result = translate(sentence, translator="llm", signature=SIG, n=8)
     assert result.candidates
     for formula, weight, mode in result.candidates:
         assert is_subtype(check(formula, SIG).type, EPISTEMIC, SIG.is_subdomain)

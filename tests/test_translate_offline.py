@@ -89,7 +89,7 @@ CASES = [
 
 @pytest.mark.parametrize("sentence, expected", CASES, ids=[c[0][:50] for c in CASES])
 def test_offline_exact(sentence, expected):
-    result = translate(sentence, backend="offline")
+    result = translate(sentence, translator="offline")
     assert result.formula == expected
     assert result.mode == "current"
     assert result.candidates == ((expected, 1.0, "current"),)
@@ -103,7 +103,7 @@ def test_offline_exact(sentence, expected):
     ("The player knew box 4 was empty.", "knows_that(player, formula(empty(box4)))"),
 ])
 def test_initial_statements(sentence, expected):
-    result = translate(sentence, backend="offline")
+    result = translate(sentence, translator="offline")
     assert (result.formula, result.mode) == (expected, "initial")
 
 
@@ -120,13 +120,13 @@ UNTRANSLATABLE = [
 @pytest.mark.parametrize("sentence", UNTRANSLATABLE)
 def test_untranslatable_raises(sentence):
     with pytest.raises(TranslationError) as info:
-        translate(sentence, backend="offline")
+        translate(sentence, translator="offline")
     assert info.value.hint  # always says how to fix it
 
 
 def test_error_says_what_was_not_understood():
     with pytest.raises(TranslationError) as info:
-        translate("The player believes the weather is nice.", backend="offline")
+        translate("The player believes the weather is nice.", translator="offline")
     assert "the weather is nice" in info.value.message
 
 
@@ -140,9 +140,9 @@ def test_scenario_objects_limit_boxes_and_colours():
         translate("The player believes box 1 has a red key.", signature=small)
 
 
-def test_unknown_backend():
-    with pytest.raises(TranslationError):
-        translate("The player thinks box 1 is empty.", backend="oracle")
+def test_unknown_translator():
+    with pytest.raises(TranslationError, match="unknown translator 'oracle'"):
+        translate("The player thinks box 1 is empty.", translator="oracle")
 
 
 def test_auto_is_offline_without_a_model(monkeypatch):
@@ -199,7 +199,7 @@ def test_cli_scenario_pddl(labtom):
 ])
 def test_adverb_between_copula_and_location(sentence, formula):
     # 'is likely empty' once crashed the parser (IndexError) instead of translating
-    assert translate(sentence, backend="offline").formula == formula
+    assert translate(sentence, translator="offline").formula == formula
 
 
 _WORDS = ("the player", "thinks", "believes", "believed", "initially", "knows", "is", "was",
@@ -230,7 +230,7 @@ _sentences = st.one_of(
 def test_any_sentence_translates_or_raises_translation_error(sentence):
     """Bad English is a clear TranslationError, never another exception."""
     try:
-        result = translate(sentence, backend="offline")
+        result = translate(sentence, translator="offline")
     except TranslationError:
         return
     check(result.formula)

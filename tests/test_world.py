@@ -13,8 +13,8 @@ from elot.btom.world import (
     ImpossibleActionError,
     KeyState,
     WorldState,
-    world_from_problem,
 )
+from elot.btom.pddl import world_from_problem
 
 # A small map of our own: agent at (3,3); red key at (2,3); box1 at (4,3) hides a blue
 # key; box2 at (3,4) is empty; red door1 at (3,2) guards gem1 at (3,1); blue door2 at

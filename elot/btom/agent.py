@@ -226,7 +226,7 @@ def _match(belief, states: tuple[WorldState, ...], signature) -> np.ndarray:
     closed = states[0].closed
     filled = [{b for b, _ in hidden_keys(s)} for s in states]
     weights = np.zeros(len(states))
-    for n, (part, weight) in enumerate(belief.particles, 1):
+    for n, (part, weight) in enumerate(belief.support, 1):
         boxes = [a[2] for a in part.atoms if a[0] == "inside" and a[2] in closed]
         if len(boxes) != len(set(boxes)):
             raise SimulationError(f"part {n} of the belief ({weight:g}: {part}) puts two keys in one box",
@@ -290,7 +290,7 @@ def check_goal(scenario, goal: str | None) -> str:
     return goal
 
 
-def simulate(
+def run_agent(
     scenario,
     *,
     goal: str | None = None,

@@ -13,14 +13,14 @@ as a ``.scn`` one is (:mod:`elot.btom.scenario`).
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Sequence
 
 from elot.btom import pddl
 from elot.btom.scenario import Scenario, Statement, check_gems_reachable, check_judgments, replay
-from elot.btom.world import Action, world_from_problem
+from elot.btom.pddl import world_from_problem
+from elot.btom.world import Action
 from elot.settings import MODES, Mode
 from elot.errors import ScenarioError, read_text
 
@@ -45,9 +45,10 @@ def read_statements(path: str | Path, mode: Mode = "current") -> list[Statement]
         head, sep, rest = line.partition(":")
         if sep and head.strip() in MODES:
             body = rest.strip()
-            out.append(Statement(body, head.strip(), number, text.index(body, at), str(path)))  # type: ignore[arg-type]
+            out.append(Statement(body, head.strip(), number, text.index(body, at), str(path),  # type: ignore[arg-type]
+                                 source=text))
         else:
-            out.append(Statement(line, mode, number, at, str(path)))
+            out.append(Statement(line, mode, number, at, str(path), source=text))
     return out
 
 
@@ -138,20 +139,19 @@ def load_dataset_scenario(
 
 
 def dataset_root(root: str | Path | None = None) -> Path:
-    """The LaBToM dataset directory: ``root`` if given, else ``$ELOT_LABTOM_DATA``, else a
-    ``shared/labtom`` (or ``labtom``) directory beside the working directory or one of its
-    parents."""
+    """The LaBToM dataset directory: ``root`` if given (the command line's ``--labtom``,
+    default ``$ELOT_LABTOM_DATA``), else a ``shared/labtom`` (or ``labtom``) directory
+    beside the working directory or one of its parents. No environment variable is read
+    here."""
     if root is not None:
         candidates = [Path(root)]
-    elif os.environ.get("ELOT_LABTOM_DATA"):
-        candidates = [Path(os.environ["ELOT_LABTOM_DATA"])]
     else:
         here = Path.cwd().resolve()
         candidates = [p / sub for p in (here, *here.parents) for sub in ("labtom", "shared/labtom")]
     for candidate in candidates:
         if (candidate / "domain.pddl").is_file():
             return candidate
-    given = "--labtom" if root is not None else "ELOT_LABTOM_DATA" if os.environ.get("ELOT_LABTOM_DATA") else None
+    given = getattr(root, "origin", "--labtom") if root is not None else None
     shown = candidates if len(candidates) <= 8 else [*candidates[:6], "...", *candidates[-2:]]
     raise ScenarioError(
         "LaBToM dataset not found: no domain.pddl " + (f"in {candidates[0]} (from {given})" if given else

@@ -1,7 +1,8 @@
 """What every BToM filter shares with the numeric core (SPEC §5): loading a backend and
 its limits, stepping and encoding hypothesized worlds, naming an observed action in each
 world, the agent's path costs and policy (inference scores actions with them, the
-simulated agent chooses with them), and the rows a filter hands to scoring.
+simulated agent chooses with them), and what every result hands to scoring
+(:meth:`Trajectory.judged`, an :class:`elot.judging.Hypotheses`).
 
 :mod:`elot.btom.inference` (exact enumeration) and :mod:`elot.btom.particles` (sequential
 Monte Carlo) both build on this module; neither imports the other's internals.
@@ -9,7 +10,6 @@ Monte Carlo) both build on this module; neither imports the other's internals.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, Sequence
 
@@ -19,7 +19,8 @@ from btom_ext import CoreMissingError, backend as _backend
 from btom_ext.reference import AGENT
 from elot.btom.hypotheses import Encoding
 from elot.btom.world import MOVES, Action, ImpossibleActionError, WorldState
-from elot.errors import ExtensionMissingError, ScenarioError
+from elot.errors import ArgumentError, ExtensionMissingError, ScenarioError
+from elot.judging import Hypotheses
 
 
 def load_backend(name: str):
@@ -144,22 +145,8 @@ def action_log_probabilities(core, belief: np.ndarray, costs: np.ndarray, beta: 
                      for a in range(costs.shape[2])])
 
 
-@dataclass(frozen=True, eq=False)
-class JudgedRows:
-    """What a statement is judged on (:func:`elot.btom.scoring.score`): rows of hypotheses
-    with their beliefs ``(m, n_s)`` over the worlds of the judged time and their true-state
-    indices ``(m,)``; ``weights`` the posterior mass of each row and ``prior`` its prior mass
-    (relative: π = prior-weighted fraction where the statement holds); ``live`` the prior
-    mass of the row's hypotheses still possible (the ``paper`` conventions' π counts only
-    those). Particle inference adds ``ess`` and ``prior_draws`` (for standard errors)."""
-
-    beliefs: np.ndarray
-    true_index: np.ndarray
-    weights: np.ndarray
-    prior: np.ndarray
-    live: np.ndarray
-    ess: float | None = None
-    prior_draws: int | None = None
+class TimeError(ArgumentError, IndexError):
+    """A time step outside 0..T (also an ``IndexError``, what it used to be)."""
 
 
 class Trajectory:
@@ -181,9 +168,37 @@ class Trajectory:
     def __len__(self) -> int:
         return len(self.space)
 
+    # -- what the result says about itself: the one hook through which commands show how
+    # inference ran, so that none of them asks which method it was --------------------------
+
+    #: Whether scores carry a standard error (estimated hypotheses, e.g. particles).
+    estimated = False
+
+    def describe(self, times: Sequence[int]) -> str:
+        """A line saying how inference ran, for a run's header ('' when there is nothing
+        to say beyond the hypothesis count)."""
+        return f"inference: {self.method} ({self.note})" if self.note else ""
+
+    def summary(self) -> str:
+        """How inference ran in a few words, for a figure's title ('' for exact inference)."""
+        return ""
+
+    def report(self, times: Sequence[int]) -> dict | None:
+        """How inference ran as data for a JSON report (None: nothing beyond the settings)."""
+        return None
+
+    def columns(self) -> dict:
+        """The table columns that say how inference ran (``inference``, ``particles``,
+        ``seed``; written only in tables where some task ran particles)."""
+        return {"inference": self.method, "particles": "", "seed": ""}
+
+    def diagnostics(self, t: int) -> dict:
+        """Per-time diagnostics as table columns (particles: ``ess``)."""
+        return {}
+
     def _check(self, t: int) -> int:
         if not 0 <= t <= self.steps:
-            raise IndexError(f"time {t} is outside 0..{self.steps}")
+            raise TimeError(f"time {t} is outside 0..{self.steps}", hint=f"times run from 0 to {self.steps}")
         return t
 
     def worlds(self, t: int) -> tuple[WorldState, ...]:
@@ -197,6 +212,15 @@ class Trajectory:
 
             self._states[t] = tuple(State(w.atoms()) for w in self.worlds(t))
         return self._states[t]
+
+    def judged(self, t: int, at: int | None = None) -> Hypotheses:
+        """The hypotheses a statement is judged on at time t (:mod:`elot.judging`): their
+        worlds and beliefs at time ``at`` (t, or 0 for a statement about the initial
+        belief) weighted by the posterior at t, with their prior masses."""
+        at = t if at is None else at
+        beliefs, true_index, weights, prior, live, ess, draws = self._judged_rows(self._check(t), self._check(at))
+        return Hypotheses(self.signature, self.states(at), true_index, {self.signature.agent: beliefs}, weights,
+                          prior, live, ess=ess, prior_draws=draws, per_agent=False)
 
     @cached_property
     def signature(self):

@@ -38,7 +38,7 @@ import numpy as np
 
 from btom_ext.reference import AGENT, BOX, CLOSED, EPSILON, FLOOR, GEMS, GONE, HELD, KEYS, LOCKED
 from elot.btom.conventions import check_conventions
-from elot.errors import ScenarioError
+from elot.errors import ArgumentError, ScenarioError, expect, expect_int
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, check_variant
 from elot.btom.world import OFFGRID, KeyState, Layout, Pos, WorldState
 
@@ -304,6 +304,16 @@ class Prior:
 
     max_hidden: int | None = None
     colours: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_hidden is not None:
+            _whole(self.max_hidden, "Prior.max_hidden", 0)
+        if self.colours is not None:
+            if isinstance(self.colours, str) or not all(isinstance(c, str) for c in expect(
+                    self.colours, (tuple, list), "Prior.colours", hint='e.g. Prior(colours=("red",))')):
+                raise ArgumentError("Prior.colours must be a tuple of colour names",
+                                    hint='e.g. Prior(colours=("red",)), or None for the colours the goals need')
+            object.__setattr__(self, "colours", tuple(self.colours))
 
     def resolve(self, true_state: WorldState) -> "Family":
         """The family used for ``true_state``: colour limits and the hidden-key bound."""
@@ -609,9 +619,18 @@ def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: 
         )
 
 
+def _whole(value, name: str, minimum: int) -> int:
+    """``value`` as a whole number at least ``minimum`` (NumPy integers too), else an
+    :class:`~elot.errors.ArgumentError` naming ``name``."""
+    return expect_int(int(value) if isinstance(value, np.integer) else value, name, minimum=minimum)
+
+
 def resolve_goals(layout: Layout, goals: tuple[str, ...] | None) -> tuple[str, ...]:
     """The goals to infer: ``goals`` (checked against the map's gems), or every gem."""
     gems = tuple(g for g, _ in layout.gems)
+    if isinstance(goals, str):
+        raise ArgumentError(f"goals must be a tuple of gem names, not the string {goals!r}",
+                            hint=f"goals=({goals!r},)")
     goals = gems if goals is None else tuple(goals)
     unknown = [g for g in goals if g not in gems]
     if unknown or not goals:
@@ -646,8 +665,9 @@ def build(
     """
     check_variant(model)
     check_conventions(conventions)
-    if k < 1:
-        raise ValueError("k (particles per belief) must be at least 1")
+    _whole(k, "k (the belief size)", 1)
+    _whole(max_hypotheses, "max_hypotheses", 1)
+    expect(prior, Prior, "prior", hint="elot.btom.hypotheses.Prior(max_hidden=2)")
     goals = resolve_goals(true_state.layout, goals)
     family = prior.resolve(true_state)
     states = initial_states(true_state, family, conventions)

@@ -14,20 +14,23 @@ and steps with the same ``alive`` table share one.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
-from elot.btom.engine import (AgentPlanner, JudgedRows, Trajectory, as_in, check_backend_limits, load_backend, same_action,
+from elot.btom.engine import (AgentPlanner, Trajectory, as_in, check_backend_limits, load_backend, same_action,
                               step_or_stay)
-from elot.errors import ElotError, ScenarioError
+from elot.btom.conventions import check_conventions
+from elot.errors import ArgumentError, ElotError, ScenarioError
 from elot.btom.hypotheses import (MAX_HYPOTHESES, HypothesisSpace, Prior, build, initial_states,
                                   resolve_goals, space_size)
 from btom_ext.reference import AGENT
 from elot.btom.world import MOVES, Action, WorldState
-from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_variant
+from elot.btom.particles import ParticleFilter, check_particles
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, check_variant
 
 Progress = Callable[[int, int], None]
 
@@ -131,13 +134,14 @@ class Inference(Trajectory):
         live = np.isfinite(self.log_weights[t]).reshape(space.n_goals, space.n_states, space.n_beliefs)
         return live.sum(axis=0).ravel().astype(float)
 
-    def rows(self, t: int, at: int) -> JudgedRows:
+    def _judged_rows(self, t: int, at: int) -> tuple:
         """Every (true state, initial belief) pair with its beliefs at time ``at`` and its
-        posterior at time t; each stands for one hypothesis per goal of the uniform prior."""
+        posterior at time t; each stands for one hypothesis per goal of the uniform prior
+        (see :meth:`~elot.btom.engine.Trajectory.judged`)."""
         beliefs, true_index = self.pairs(at)
         weights = self.pair_posterior(t).ravel()
-        return JudgedRows(beliefs, true_index, weights, np.full(len(weights), float(self.space.n_goals)),
-                          self.live_pairs(t))
+        return (beliefs, true_index, weights, np.full(len(weights), float(self.space.n_goals)),
+                self.live_pairs(t), None, None)
 
     def average_belief(self, t: int) -> np.ndarray:
         """Σ_i p_i · b_i(t) over the worlds at t, without building the (N, S) array."""
@@ -162,15 +166,14 @@ class Filter(Protocol):
 
     * ``init()`` — weights of the prior at t = 0 (after the initial observation);
     * ``step(action)`` — condition on the next observed action and what is seen after it;
-    * ``posterior()`` — the normalized posterior over the filter's hypotheses now;
-    * ``result()`` — everything kept so far, as an object scoring reads (an :class:`Inference`).
+    * ``result()`` — everything kept so far, as an object scoring reads (an :class:`Inference`
+      or a :class:`~elot.btom.particles.ParticleInference`: the posterior at every step, and
+      :meth:`~elot.btom.engine.Trajectory.judged`, the hypotheses scoring reads).
     """
 
     def init(self) -> None: ...
 
     def step(self, action: Action) -> None: ...
-
-    def posterior(self) -> np.ndarray: ...
 
     def result(self) -> Any: ...
 
@@ -292,12 +295,6 @@ class ExactFilter:
         self.history_alive.append(self.alive)
         self.history_logw.append(logw)
 
-    def posterior(self) -> np.ndarray:
-        """The normalized posterior over every hypothesis after the actions so far, ``(N,)``."""
-        top = self.logw.max()
-        w = np.exp(self.logw - top)
-        return w / w.sum()
-
     def result(self) -> Inference:
         """The :class:`Inference` of the actions so far."""
         space = self.space
@@ -317,36 +314,89 @@ class ExactFilter:
         )
 
 
-def infer(
-    scenario,
-    *,
-    model: str = DEFAULT_VARIANT,
-    beta: float = DEFAULT_BETA,
-    k: int = DEFAULT_K,
-    prior: Prior = Prior(),
-    goals: Sequence[str] | None = None,
-    backend: str = "core",
-    progress: Progress | None = None,
-    conventions: str = "elot",
-    max_hypotheses: int = MAX_HYPOTHESES,
-    max_bytes: int | None = None,
-    inference: str = "exact",
-    particles: int | None = None,
-    seed: int | None = None,
-):
+@dataclass(frozen=True)
+class InferenceConfig:
+    """How to infer, as one value: built once (by the command line's
+    :func:`elot.cli.options.inference_config`, by the REPL's session, by a batch task) and
+    passed whole to :func:`infer`. Every field is checked when the value is made.
+
+    ``variant``: the BToM model (``full``, ``true-belief``, ``non-planning`` or
+    ``true-belief-paper``, SPEC §5, §7.4; ``--model`` on the command line); ``beta`` the
+    agent's rationality; ``k`` particles per initial belief; ``conventions`` ``elot`` or
+    ``paper`` (§7.3); ``prior`` the family of initial states; ``goals`` the goals
+    considered (default: every gem); ``method`` ``exact``, ``smc`` or ``auto`` with
+    ``particles`` and ``seed`` for particle inference; ``backend`` the numeric core;
+    ``max_hypotheses`` and ``max_bytes`` the limits of exact inference.
+    """
+
+    variant: str = DEFAULT_VARIANT
+    beta: float = DEFAULT_BETA
+    k: int = DEFAULT_K
+    conventions: str = "elot"
+    method: str = "exact"
+    particles: int = DEFAULT_PARTICLES
+    seed: int | None = None
+    prior: Prior = Prior()
+    goals: tuple[str, ...] | None = None
+    backend: str = "core"
+    max_hypotheses: int = MAX_HYPOTHESES
+    max_bytes: int | None = None
+
+    def __post_init__(self) -> None:
+        check_method(self.method)
+        check_particles(self.particles)
+        check_variant(self.variant)
+        check_conventions(self.conventions)
+        if self.goals is not None and not isinstance(self.goals, tuple):
+            object.__setattr__(self, "goals", tuple(self.goals))
+
+    def runs_particles(self, fits: bool) -> bool:
+        """Whether inference runs particles on a space that ``fits`` exact enumeration or
+        not: always under ``smc``, never under ``exact``, under ``auto`` when it does not fit."""
+        return self.method == "smc" or (self.method == "auto" and not fits)
+
+    @property
+    def may_sample(self) -> bool:
+        """Whether this inference may run particles (``smc``, or ``auto`` on a large space):
+        its results may then carry diagnostics and standard errors."""
+        return self.runs_particles(fits=False)
+
+    def replace(self, **changes: Any) -> "InferenceConfig":
+        """This configuration with ``changes`` (checked again)."""
+        return dataclasses.replace(self, **changes)
+
+
+#: ``infer``'s keyword arguments that name a field of :class:`InferenceConfig` otherwise.
+_KEYWORDS = {"model": "variant", "inference": "method"}
+
+
+def infer_config(config: InferenceConfig | None = None, **settings: Any) -> InferenceConfig:
+    """``config`` (default: the defaults) with ``settings`` given as :func:`infer`'s keyword
+    arguments (``model=``, ``inference=``, ...; None leaves a setting as it is)."""
+    changes = {_KEYWORDS.get(name, name): value for name, value in settings.items() if value is not None}
+    fields = [f.name for f in dataclasses.fields(InferenceConfig)]
+    unknown = sorted(set(changes) - set(fields))
+    if unknown:
+        raise ArgumentError(f"unknown inference setting {unknown[0]!r}",
+                            hint="settings: " + ", ".join(sorted({*fields, *_KEYWORDS} - set(_KEYWORDS.values()))))
+    config = config or InferenceConfig()
+    return config.replace(**changes) if changes else config
+
+
+def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress | None = None, **settings: Any):
     """Inference of goals, initial states and beliefs from a scenario's actions.
 
     ``scenario`` is an :class:`elot.btom.scenario.Scenario`: its ``layout``, ``initial`` (the
-    true initial :class:`WorldState`), ``actions`` and ``signature()`` are used.
-    ``model`` is ``"full"``, ``"true-belief"`` or ``"non-planning"`` (SPEC §5), or
-    ``"true-belief-paper"``, the reproduction of the reference's True Belief artifact (SPEC
-    §7.4); ``conventions="paper"`` enumerates and names initial states as the reference does
-    (§7.3); ``prior`` is the family of initial states (how many hidden keys, of which
-    colours; :class:`~elot.btom.hypotheses.Prior`). ``progress(t, T)`` is called after each
-    step. Unknown names raise :class:`~elot.settings.VariantError` /
-    :class:`~elot.btom.conventions.ConventionsError`.
+    true initial :class:`WorldState`), ``actions`` and ``signature()`` are used. ``config``
+    (:class:`InferenceConfig`) says how to infer; the same settings may be given as keyword
+    arguments instead (``model=``, ``beta=``, ``k=``, ``prior=``, ``goals=``, ``backend=``,
+    ``conventions=``, ``max_hypotheses=``, ``max_bytes=``, ``inference=``, ``particles=``,
+    ``seed=``; None leaves a default), or on top of a config to change it.
+    ``progress(t, T)`` is called after each step. Unknown names raise
+    :class:`~elot.settings.VariantError` / :class:`~elot.btom.conventions.ConventionsError`
+    / :class:`InferenceMethodError`.
 
-    ``inference="exact"`` enumerates every hypothesis (:class:`ExactFilter`; a space of more
+    ``method="exact"`` enumerates every hypothesis (:class:`ExactFilter`; a space of more
     than ``max_hypotheses`` hypotheses, or whose inference would allocate more than
     ``max_bytes`` (default: half the available memory), is refused with its estimated
     size) and returns an
@@ -356,34 +406,25 @@ def infer(
     ``"auto"`` is exact when the space fits ``max_hypotheses`` and particles otherwise (the
     result's ``note`` says which and why).
     """
-    check_method(inference)
-    if particles is not None:
-        from elot.btom.particles import check_particles
-
-        check_particles(particles)
-    note = ""
-    if inference == "auto":
-        check_variant(model)
+    config = infer_config(config, **settings)
+    method, note = config.method, ""
+    if method == "auto":
         try:
-            n_goals = len(resolve_goals(scenario.layout, None if goals is None else tuple(goals)))
-            n_states = len(initial_states(scenario.initial, prior, conventions))
+            n_goals = len(resolve_goals(scenario.layout, config.goals))
+            n_states = len(initial_states(scenario.initial, config.prior, config.conventions))
         except ScenarioError as error:
             raise error.located(path=getattr(scenario, "path", None))
-        size = space_size(model, n_goals, n_states, k)[0]
-        fits = size <= max_hypotheses or model == "true-belief-paper"
-        inference = "exact" if fits else "smc"
-        note = (f"auto: exact ({size:,} hypotheses fit the budget of {max_hypotheses:,})" if fits else
-                f"auto: smc ({size:,} hypotheses are over the budget of {max_hypotheses:,})")
-    if inference == "exact":
-        filt = ExactFilter(scenario, model=model, beta=beta, k=k, prior=prior, goals=goals,
-                           backend=backend, conventions=conventions, max_hypotheses=max_hypotheses,
-                           max_bytes=max_bytes)
+        size = space_size(config.variant, n_goals, n_states, config.k)[0]
+        fits = size <= config.max_hypotheses or config.variant == "true-belief-paper"
+        method = "smc" if config.runs_particles(fits) else "exact"
+        note = (f"auto: exact ({size:,} hypotheses fit the budget of {config.max_hypotheses:,})" if fits else
+                f"auto: smc ({size:,} hypotheses are over the budget of {config.max_hypotheses:,})")
+    common = dict(model=config.variant, beta=config.beta, k=config.k, prior=config.prior, goals=config.goals,
+                  backend=config.backend, conventions=config.conventions)
+    if method == "exact":
+        filt = ExactFilter(scenario, **common, max_hypotheses=config.max_hypotheses, max_bytes=config.max_bytes)
     else:
-        from elot.btom.particles import DEFAULT_PARTICLES, ParticleFilter  # particles builds on this module
-
-        filt = ParticleFilter(scenario, model=model, beta=beta, k=k, prior=prior, goals=goals,
-                              backend=backend, conventions=conventions,
-                              particles=DEFAULT_PARTICLES if particles is None else particles, seed=seed)
+        filt = ParticleFilter(scenario, **common, particles=config.particles, seed=config.seed)
     result = run_filter(filt, scenario, progress)
     result.note = note
     return result

@@ -29,8 +29,9 @@ exact inference (:func:`elot.btom.hypotheses.initial_states`).
   (delta method from ``Var P ≈ P(1−P)/ESS`` and ``Var π = π(1−π)/M``, see
   :func:`elot.btom.scoring.score`).
 * **π**: the statement prior is estimated from ``M = max(N,`` :data:`PRIOR_DRAWS` ``)``
-  independent draws of the prior (:meth:`ParticleInference.rows`), never from the
-  particles, whose prior is no longer uniform once they have been weighted and resampled.
+  independent draws of the prior (the rows of :meth:`~elot.btom.engine.Trajectory.judged`
+  that carry prior mass), never from the particles, whose prior is no longer uniform
+  once they have been weighted and resampled.
 """
 
 from __future__ import annotations
@@ -44,16 +45,14 @@ import numpy as np
 from btom_ext import CoreMissingError, particles as _particle_kernels
 from btom_ext.reference import AGENT, EPSILON, Q_FLOOR
 from elot.btom.hypotheses import Encoding, Family, Prior, initial_states, resolve_goals
-from elot.btom.engine import (JudgedRows, Trajectory, as_in, check_backend_limits, load_backend, same_action,
+from elot.btom.engine import (Trajectory, as_in, check_backend_limits, load_backend, same_action,
                               step_or_stay, successor_rows)
 from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError, ExtensionMissingError, ScenarioError
 from elot.numeric import dot_columns
 from elot.output import count
-from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_variant
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, check_variant
 
-#: Default number of particles.
-DEFAULT_PARTICLES = 1000
 #: Resample when the effective sample size falls below this fraction of the particles.
 ESS_THRESHOLD = 0.5
 #: Resample and rejuvenate when the particles' goals disagree with their own per-goal
@@ -228,7 +227,7 @@ class ParticleFilter:
                                 "exact enumeration; particle inference does not run it",
                                 hint="use --inference exact with this model")
         if k < 1:
-            raise ValueError("k (particles per belief) must be at least 1")
+            raise ParticleError("k (particles per belief) must be at least 1", hint="use e.g. k=3, the paper's")
         self.n = check_particles(particles)
         self.core = load_backend(backend)
         self.kernels = _kernels(backend)
@@ -565,10 +564,6 @@ class ParticleFilter:
 
     # -- the protocol's other half ---------------------------------------------------------
 
-    def posterior(self) -> np.ndarray:
-        """The normalized weights of the current particles, ``(N,)``."""
-        return self.current.weights()
-
     def result(self) -> "ParticleInference":
         """The :class:`ParticleInference` of the actions so far."""
         return ParticleInference(
@@ -619,6 +614,30 @@ class ParticleInference(Trajectory):
     def n_particles(self) -> int:
         return len(self.particles_by_step[0].goal)
 
+    # -- what the result says about itself (see engine.Trajectory) ----------------------------
+
+    #: Scores carry a standard error (the particles are an estimate).
+    estimated = True
+
+    def describe(self, times: Sequence[int]) -> str:
+        seed = "" if self.seed is None else f", seed {self.seed}"
+        return (f"inference: smc, {count(self.n_particles, 'particle')}{seed}; effective sample size "
+                + ", ".join(f"{self.ess[t]:.0f} at t={t}" for t in times)
+                + (f" ({self.note})" if self.note else ""))
+
+    def summary(self) -> str:
+        return f"smc with {self.n_particles:,} particles"
+
+    def report(self, times: Sequence[int]) -> dict | None:
+        return {"method": "smc", "particles": self.n_particles, "seed": self.seed,
+                "ess": {str(t): float(self.ess[t]) for t in times}}
+
+    def columns(self) -> dict:
+        return {"inference": self.method, "particles": self.n_particles, "seed": "" if self.seed is None else self.seed}
+
+    def diagnostics(self, t: int) -> dict:
+        return {"ess": float(self.ess[self._check(t)])}
+
     def posterior(self, t: int) -> np.ndarray:
         """Normalized weights of the particles of time t, ``(N,)``."""
         return self.particles_by_step[self._check(t)].weights()
@@ -645,11 +664,12 @@ class ParticleInference(Trajectory):
         return rows[:, 0], np.ascontiguousarray(rows[:, 1:]), np.bincount(inverse.ravel(), weights=weights,
                                                                            minlength=len(rows))
 
-    def rows(self, t: int, at: int) -> JudgedRows:
+    def _judged_rows(self, t: int, at: int) -> tuple:
         """The rows a statement is judged on at time t with the beliefs of time ``at`` (t, or
         0 for statements about the initial belief): the distinct particles of time t with
         their posterior weight (prior mass 0), then the distinct prior draws with their
-        prior mass (posterior weight 0); ``live``: prior mass still consistent at t."""
+        prior mass (posterior weight 0); ``live``: prior mass still consistent at t (see
+        :meth:`~elot.btom.engine.Trajectory.judged`)."""
 
         if (t, at) in self._rows:
             return self._rows[(t, at)]
@@ -665,7 +685,7 @@ class ParticleInference(Trajectory):
         weights = np.concatenate([w1, np.zeros(len(s2))])
         prior = np.concatenate([np.zeros(len(s1)), w2])
         live = prior * self.live[t][state]
-        rows = JudgedRows(beliefs, state, weights, prior, live, ess=float(self.ess[t]), prior_draws=m)
+        rows = (beliefs, state, weights, prior, live, float(self.ess[t]), m)
         if len(self._rows) >= 2:   # statements are judged at one or two (t, at) at a time
             self._rows.clear()
         self._rows[(t, at)] = rows
@@ -673,5 +693,5 @@ class ParticleInference(Trajectory):
 
     def average_belief(self, t: int) -> np.ndarray:
         """Σ_i p_i · b_i(t) over the worlds at t."""
-        rows = self.rows(t, t)
-        return dot_columns(rows.weights, rows.beliefs)
+        beliefs, _, weights, *_ = self._judged_rows(t, t)
+        return dot_columns(weights, beliefs)

@@ -17,43 +17,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable, Sequence
 
-from elot.errors import ElotError, ScenarioError, Span, read_text
-from elot.lang.parser import looks_like_formula
-from elot.settings import CURRENT, Mode
+from elot.errors import ScenarioError, Span
+from elot.judging import Statement  # the one statement record, from a file to its scores
+from elot.settings import Mode
 from elot.btom.world import ARITY, Action, Layout, Pos, WorldState, fmt_pos
 
-
-
-@dataclass(frozen=True)
-class Statement:
-    """A statement to judge, as written (an ELoT formula or an English sentence), about the
-    agent's ``current`` or ``initial`` belief; ``line`` is its line in the source file and
-    ``offset`` where it starts there, when known."""
-
-    text: str
-    mode: Mode = CURRENT
-    line: int | None = None
-    offset: int | None = None  # where the text starts in its file (0-based character offset)
-    path: str | None = None    # the statements file, when it came from one
-
-    def locate(self, error: ElotError) -> ElotError:
-        """Point an error about this statement's text at its place in its statements file
-        (an error about something else, such as its translation, is left as it is)."""
-        if self.path is None or self.offset is None or error.source not in (None, self.text):
-            return error
-        try:
-            source = read_text(self.path)
-        except ElotError:
-            return error
-        if source[self.offset:self.offset + len(self.text)] != self.text:
-            return error
-        return error.within(source, self.offset, len(self.text), self.path)
-
-    @property
-    def is_formula(self) -> bool:
-        """Whether the text is ELoT (else it is English to translate): see
-        :func:`looks_like_formula`."""
-        return looks_like_formula(self.text)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from elot.cli import options
 from elot.output import STDOUT, check_target, write_output
 
 
@@ -24,13 +25,13 @@ def register(subparsers) -> None:
                    help="keys hidden in boxes (default: as many as boxes and keys allow, at most 2)")
     p.add_argument("--walls", type=float, default=0.15, metavar="SHARE",
                    help="share of the hall that is inner walls, in [0, 0.5) (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
+    options.add_seed_option(p, of="the map", default=0)
     p.add_argument("--steps", type=_count, default=None, metavar="N",
                    help="add the agent's actions: an optimal plan to the true goal, cut after N "
                    "actions (0: the whole plan; default: no actions)")
     p.add_argument("--name", help="the scenario's name (default: from the sizes and seed)")
     p.add_argument("-o", "--output", default=STDOUT, metavar="OUT.scn", help="where to write (default: stdout)")
-    p.add_argument("--force", action="store_true", help="replace an existing file that elot did not write")
+    options.add_force_option(p)
     p.set_defaults(func=generate_command)
 
 

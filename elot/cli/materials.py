@@ -9,7 +9,7 @@ import os
 import sys
 
 from elot.cli import options
-from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_variant
+from elot.settings import check_variant
 
 
 def _default_jobs() -> int:
@@ -34,8 +34,7 @@ def _add_scenario_list(p) -> None:
     p.add_argument("scenarios", nargs="+", metavar="SCENARIO",
                    help=".scn files or globs, example names, dataset plan ids (1_1, exp2_current/1_1), or 'all'")
     options.add_labtom_option(p)
-    p.add_argument("--exp", default="exp2_current", help="dataset experiments for plan ids and 'all' "
-                   "(default: %(default)s)")
+    options.add_exp_option(p, how=options.MANY)
 
 
 def register(subparsers) -> None:
@@ -50,8 +49,7 @@ def register(subparsers) -> None:
     p.add_argument("-o", "--output", required=True, metavar="DIR", type=options.output_file,
                    help="the folder to write (created; replaced only if it is a stimulus set elot wrote, "
                         "unchanged, or with --force)")
-    p.add_argument("--jobs", "-j", type=options.number("jobs"), default=_default_jobs(),
-                   help="worker processes (default: %(default)s)")
+    options.add_jobs_option(p, default=_default_jobs())
     p.add_argument("--cell", type=_cell_pixels, default=44, metavar="PX",
                    help="pixels per map cell (default: %(default)s)")
     p.add_argument("--from-start", action="store_true",
@@ -61,9 +59,7 @@ def register(subparsers) -> None:
     mp4.add_argument("--mp4", action="store_true", default=None, help="also write MP4 (needs ffmpeg; the "
                      "default when ffmpeg is on the PATH)")
     mp4.add_argument("--no-mp4", dest="mp4", action="store_false", help="GIF only")
-    p.add_argument("--force", action="store_true",
-                   help="replace an existing folder even if it is not a stimulus set elot wrote, or was changed "
-                        "since (a symbolic link: the link itself)")
+    options.add_force_option(p, "folder", ", or was changed since (a symbolic link: the link itself)")
     p.set_defaults(func=stimuli_command)
 
     p = subparsers.add_parser(
@@ -74,10 +70,9 @@ def register(subparsers) -> None:
     options.add_scenario_options(p, plan=False)
     options.add_statement_options(p)
     p.add_argument("--ratings", metavar="RATINGS.csv", help="human ratings (elot fit's format)")
-    p.add_argument("--model", default=DEFAULT_VARIANT, help="models, comma-separated; the first solid, the others "
-                   "dashed (default: %(default)s)")
-    p.add_argument("--beta", type=options.number("beta"), default=None, help="β (default: 2^1.5)")
-    p.add_argument("--k", type=options.number("k"), default=DEFAULT_K, help="particles per belief")
+    options.add_variant_option(p, how=options.MANY, note="; the first solid, the others dashed")
+    options.add_beta_option(p, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
+    options.add_k_option(p)
     options.add_formula_options(p)
     p.add_argument("-o", "--output", required=True, metavar="FILE", type=options.output_file,
                    help="a .png, .svg or .pdf file")
@@ -91,11 +86,11 @@ def register(subparsers) -> None:
         "model's, and flags for statements that are useless to ask (constant, or ill-typed). Sorted by "
         "informativeness (range, then disagreement).")
     _add_scenario_list(p)
-    p.add_argument("--statements", required=True, metavar="FILE", help="candidate statements, one per line")
+    options.add_statements_file_option(p, required=True)
     options.add_mode_option(p)
     p.add_argument("--ablations", default="true-belief,non-planning",
                    help="models compared with the full one (default: %(default)s; '' for none)")
-    p.add_argument("--beta", type=options.number("beta"), default=None, help="β (default: 2^1.5)")
+    options.add_beta_option(p, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
     options.add_formula_options(p)
     p.add_argument("--csv", metavar="OUT.csv", type=options.output_file, help="write the table as CSV")
     p.add_argument("--figure", metavar="OUT", type=options.output_file, help="write the chart (.png, .svg or .pdf)")
@@ -177,13 +172,11 @@ def storyboard_command(args) -> int:
     models = [check_variant(m.strip()) for m in args.model.split(",") if m.strip()]
     if not models:
         raise StudyError("--model needs at least one model", hint="e.g. --model full,non-planning")
-    thresholds = options.apply_thresholds_option(args)
-    beta = args.beta if args.beta is not None else DEFAULT_BETA
-    if args.scenario is None:
-        args.scenario = "default"
-    refs = expand_scenarios([args.scenario], root=args.labtom, exps=[args.exp])
+    thresholds, beta = options.thresholds_and_beta(args)
+    spec = "default" if args.scenario is None else args.scenario
+    refs = expand_scenarios([spec], root=args.labtom, exps=[args.exp])
     if len(refs) != 1:
-        raise StudyError(f"{args.scenario!r} names {len(refs)} scenarios; a storyboard draws one",
+        raise StudyError(f"{spec!r} names {len(refs)} scenarios; a storyboard draws one",
                          hint="give one .scn file, example or plan id (elot report draws one per scenario)")
     (ref,) = refs
     scenario = ref.load()
@@ -224,8 +217,7 @@ def design_command(args) -> int:
     if args.figure:
         check_figure_target(args.figure, force=args.force, option="--figure", inputs=inputs)
     ablations = [check_variant(m.strip()) for m in args.ablations.split(",") if m.strip()]
-    thresholds = options.apply_thresholds_option(args)
-    beta = args.beta if args.beta is not None else DEFAULT_BETA
+    thresholds, beta = options.thresholds_and_beta(args)
     candidates = [Candidate(s.text, s.mode) for s in read_statements(args.statements, args.mode)]
     if not candidates:
         raise StudyError(f"{args.statements} holds no statements", path=args.statements,

@@ -4,18 +4,28 @@ Each ``add_*`` function adds one group of options with the same spelling, defaul
 and validation wherever it is used; a new option of a group goes here once. Numbers are
 checked by :data:`elot.settings.NUMBERS` (finite, in range) both on the command line
 (argparse then prints ``elot run: error: argument --k: ...`` and exits 2) and in the REPL's
-``:set`` (:func:`elot.settings.check_number`), so the two accept the same values. ``--model``
-names a BToM variant (:data:`elot.settings.ALL_VARIANTS`, :func:`elot.settings.check_variant`).
+``:set`` (:func:`elot.settings.check_number`), so the two accept the same values.
 
-Spellings kept as aliases: ``--initial`` (= ``--mode initial``).
+One word, one meaning: ``--model`` is always a BToM variant (:data:`elot.settings.ALL_VARIANTS`,
+:func:`elot.settings.check_variant`), ``--backend`` the compiled core or the plain-Python
+reference, ``--k`` the belief size, ``--particles`` the particles of particle inference;
+a language model is ``--language-model`` and the translation method ``--translator``.
+An option several commands share is declared by one function here, with one help text;
+a command that takes several values (comma-separated) or picks one setting of a table
+says so after it (:data:`MANY`, :data:`PICK`).
+
+Spellings kept as aliases: ``--initial`` (= ``--mode initial``). Refused with the new
+name: ``elot translate --backend`` and ``--model`` (see :func:`add_renamed_option`).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 
 from elot.errors import ElotError
-from elot.settings import CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, MODES, VARIANTS, check_number, check_variant
+from elot.settings import (CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, MODES, VARIANTS,
+                           check_number, check_variant)
 
 
 def output_file(text: str) -> str:
@@ -75,13 +85,31 @@ def add_scenario_options(p: argparse.ArgumentParser, *, plan: bool = True) -> No
     if plan:
         p.add_argument("--plan", metavar="PLAN", help="the plan of a dataset problem: a .pddl file or a plan id")
     add_labtom_option(p)
-    p.add_argument("--exp", default="exp2_current", metavar="EXP",
-                   help="the dataset experiment of a plan id (default: %(default)s)")
+    add_exp_option(p)
+
+
+def add_exp_option(p, *, how: str = "one", default: str = "exp2_current") -> None:
+    """``--exp``: the dataset experiment(s) plan ids (and ``all``) are read from."""
+    text = "the dataset experiment of plan ids (exp1, exp2_current, exp2_initial"
+    if how == "one":
+        p.add_argument("--exp", default=default, metavar="EXP", help=text + ") (default: %(default)s)")
+    else:
+        p.add_argument("--exp", default=default, metavar="EXP,...",
+                       help=text + ", or exp2 for both) and of 'all'; several, comma-separated "
+                                   "(default: %(default)s)")
+
+
+class _FromEnvironment(str):
+    """A default read from ``$ELOT_LABTOM_DATA``: errors say where it came from."""
+
+    origin = "ELOT_LABTOM_DATA"
 
 
 def add_labtom_option(p: argparse.ArgumentParser) -> None:
-    """``--labtom DIR``: where the dataset's plan ids are looked up."""
-    p.add_argument("--labtom", metavar="DIR",
+    """``--labtom DIR``: where the dataset's plan ids are looked up; its default,
+    ``$ELOT_LABTOM_DATA``, is read here (the library reads no environment variable)."""
+    env = os.environ.get("ELOT_LABTOM_DATA")
+    p.add_argument("--labtom", metavar="DIR", default=_FromEnvironment(env) if env else None,
                    help="the LaBToM dataset directory, for plan ids (default: $ELOT_LABTOM_DATA, else a "
                         "labtom or shared/labtom folder in or above the working directory)")
 
@@ -100,20 +128,73 @@ def scenario_from_args(args):
     return load.load_scenario(args.scenario, plan, exp=args.exp, root=args.labtom)
 
 
+# -- the BToM settings: one declaration each, for one value, several, or a table's pick ---------
+
+#: How a command takes a setting: one value (checked here), several comma-separated
+#: (checked by the command, which names the bad one), or one setting of a table to pick.
+ONE, MANY, PICK = "one", "many", "pick"
+
+_VARIANT_HELP = "the BToM model: " + ", ".join(VARIANTS) + " (the last two the paper's ablations)"
+_CONVENTIONS_HELP = "the conventions: elot (SPEC §4-5) or paper, the paper's reference pipeline (SPEC §7)"
+_BETA_HELP = "the agent's rationality β = 1/τ, a positive number"
+_K_HELP = "the belief size k: an initial belief puts k equal shares of probability on initial states"
+
+
+def _help(text: str, how: str, default: str | None = "%(default)s", many: str = "several, comma-separated") -> str:
+    if how == PICK:
+        return text + " (one of the table's)"
+    return text + (f"; {many}" if how == MANY else "") + (f" (default: {default})" if default else "")
+
+
+def add_variant_option(p, *, how: str = ONE, default: str | None = DEFAULT_VARIANT, note: str = "") -> None:
+    """``--model``: the BToM variant (never a language model: that is ``--language-model``)."""
+    if how == ONE:
+        p.add_argument("--model", type=_variant_type, default=default, metavar="MODEL",
+                       help=_VARIANT_HELP + "; or true-belief-paper, a reproduction of an artifact of the "
+                            "paper's evaluation code (default: %(default)s)")
+    else:
+        p.add_argument("--model", default=default, metavar="MODEL" if how == PICK else "MODEL,...",
+                       help=_help(_VARIANT_HELP, how, many="several, comma-separated" + note))
+
+
+def add_conventions_option(p, *, how: str = ONE) -> None:
+    """``--conventions elot|paper``."""
+    if how == ONE:
+        p.add_argument("--conventions", type=_conventions_type, default="elot", metavar="{elot,paper}",
+                       help=_help(_CONVENTIONS_HELP, how))
+    else:
+        p.add_argument("--conventions", default=None if how == PICK else "elot",
+                       metavar="{elot,paper}" if how == PICK else "C,...",
+                       help=_help(_CONVENTIONS_HELP, how, many="or both, comma-separated"))
+
+
+def add_beta_option(p, *, how: str = ONE, default: float | None = None, shown: str = "2^1.5 ≈ 2.83") -> None:
+    """``--beta``: β; ``shown`` is the default as the help says it. Several values may be
+    a list (0.5,1,2) or a range (0.5:4:x1.41421356)."""
+    if how == ONE:
+        p.add_argument("--beta", type=number("beta"), default=default, metavar="BETA",
+                       help=_help(_BETA_HELP, how, shown))
+    else:
+        p.add_argument("--beta", type=number("beta") if how == PICK else None, default=None,
+                       metavar="BETA" if how == PICK else "B,...",
+                       help=_help(_BETA_HELP, how, shown, many="several as 0.5,1,2 or a range 0.5:4:x1.41421356"))
+
+
+def add_k_option(p, *, how: str = ONE) -> None:
+    """``--k``: the belief size (not particles: those are ``--particles``)."""
+    if how == MANY:
+        p.add_argument("--k", default=str(DEFAULT_K), metavar="K,...", help=_help(_K_HELP, how))
+    else:
+        p.add_argument("--k", type=number("k"), default=DEFAULT_K if how == ONE else None, metavar="K",
+                       help=_help(_K_HELP + (", a whole number ≥ 1" if how == ONE else ""), how))
+
+
 def add_model_options(p: argparse.ArgumentParser) -> None:
     """``--model``, ``--beta``, ``--k``, ``--backend``: the BToM inference to run."""
-    p.add_argument("--model", type=_variant_type, default=DEFAULT_VARIANT, metavar="MODEL",
-                   help="the BToM model or one of the paper's ablations: " + ", ".join(VARIANTS)
-                        + "; or true-belief-paper, a reproduction of an artifact of the paper's "
-                        "evaluation code (default: %(default)s)")
-    p.add_argument("--conventions", type=_conventions_type, default="elot", metavar="{elot,paper}",
-                   help="elot (SPEC §4-5) or the paper's reference pipeline (SPEC §7) "
-                        "(default: %(default)s)")
-    p.add_argument("--beta", type=number("beta"), default=None, metavar="BETA",
-                   help="the agent's rationality β = 1/τ, a positive number (default: the "
-                        "--thresholds file's, else 2^1.5 ≈ 2.83)")
-    p.add_argument("--k", type=number("k"), default=DEFAULT_K, metavar="K",
-                   help="particles per initial belief, a whole number ≥ 1 (default: %(default)s)")
+    add_variant_option(p)
+    add_conventions_option(p)
+    add_beta_option(p, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
+    add_k_option(p)
     p.add_argument("--max-hypotheses", type=number("max-hypotheses"), default=None, metavar="N",
                    help="refuse a hypothesis space larger than N (default: 2,000,000, about 1.2 GB)")
     p.add_argument("--backend", choices=("core", "reference"), default="core",
@@ -123,24 +204,52 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 def add_inference_options(p: argparse.ArgumentParser) -> None:
     """``--inference exact|smc|auto``, ``--particles N``, ``--seed S``: how to infer."""
-    p.add_argument("--inference", type=_inference_type, default="exact", metavar="{exact,smc,auto}",
-                   help="exact enumeration, particle inference (sequential Monte Carlo), or auto: exact "
-                        "when the hypotheses fit --max-hypotheses, else particles (default: %(default)s)")
-    p.add_argument("--particles", type=number("particles"), default=None, metavar="N",
-                   help="particles for --inference smc/auto, a whole number ≥ 1 (default: 1000)")
-    p.add_argument("--seed", type=number("seed"), default=None, metavar="S",
-                   help="seed of particle inference, for a run that can be repeated (default: fresh)")
+    add_inference_method_option(p)
+    add_particles_option(p)
+    add_seed_option(p, of="particle inference")
 
 
-def inference_options(args) -> dict:
-    """The keyword arguments of :func:`elot.btom.inference.infer` that
-    :func:`add_inference_options` sets (those the user gave)."""
-    out = {"inference": args.inference}
-    if args.particles is not None:
-        out["particles"] = args.particles
-    if args.seed is not None:
-        out["seed"] = args.seed
-    return out
+_INFERENCE_HELP = ("exact enumeration, particle inference (smc, sequential Monte Carlo), or auto: exact "
+                   "when the hypothesis space fits its limit (--max-hypotheses), else particles")
+
+
+def add_inference_method_option(p, *, how: str = ONE) -> None:
+    """``--inference exact|smc|auto``: how to infer."""
+    if how == ONE:
+        p.add_argument("--inference", type=_inference_type, default="exact", metavar="{exact,smc,auto}",
+                       help=_help(_INFERENCE_HELP, how))
+    else:
+        p.add_argument("--inference", default="exact", metavar="METHOD,...",
+                       help=_help(_INFERENCE_HELP, how, many="several, comma-separated; particle runs add the "
+                                  "columns inference, particles, seed, ess and L_se"))
+
+
+def add_particles_option(p) -> None:
+    """``--particles N``: the particles of particle inference (not the belief size: that is ``--k``)."""
+    p.add_argument("--particles", type=number("particles"), default=DEFAULT_PARTICLES, metavar="N",
+                   help="the particles of particle inference (--inference smc or auto), a whole number ≥ 1 "
+                        "(default: %(default)s)")
+
+
+def add_seed_option(p, *, of: str, default: int | None = None) -> None:
+    """``--seed S``: the seed of ``of`` (what is random in this command)."""
+    p.add_argument("--seed", type=number("seed"), default=default, metavar="S",
+                   help=f"the random seed of {of}, so that a run can be repeated (default: "
+                        + ("fresh" if default is None else "%(default)s") + ")")
+
+
+def inference_config(args):
+    """The :class:`~elot.btom.inference.InferenceConfig` that :func:`add_model_options` and
+    :func:`add_prior_options` (where the command has them) ask for, built once and passed
+    whole. Give it the arguments :func:`with_beta` returns, which settle ``--beta``."""
+    from elot.btom.inference import InferenceConfig
+
+    config = InferenceConfig(variant=args.model, beta=args.beta, k=args.k, conventions=args.conventions,
+                             method=args.inference, particles=args.particles, seed=args.seed,
+                             prior=prior_of(args), backend=args.backend)
+    if args.max_hypotheses is not None:
+        config = config.replace(max_hypotheses=args.max_hypotheses)
+    return config
 
 
 def add_prior_options(p: argparse.ArgumentParser) -> None:
@@ -163,25 +272,97 @@ def prior_of(args):
                  None if colours is None else tuple(c.strip() for c in colours.split(",") if c.strip()))
 
 
-def apply_thresholds_option(args):
+def thresholds_and_beta(args):
     """For a command with ``--thresholds`` and ``--beta`` (default None): Θ from the
-    option (defaults when absent), and ``args.beta`` set from the file's β unless
-    ``--beta`` was given (else :data:`elot.settings.DEFAULT_BETA`)."""
+    option (defaults when absent), and β: ``--beta`` when given, else the file's, else
+    :data:`elot.settings.DEFAULT_BETA`. ``args`` is read, not changed."""
     from elot.lang.semantics import Thresholds
     from elot.study.params import Params, thresholds_option
 
     params = thresholds_option(args.thresholds) if getattr(args, "thresholds", None) else Params(Thresholds())
-    if getattr(args, "beta", None) is None:
-        args.beta = params.beta if params.beta is not None else DEFAULT_BETA
-    return params.thresholds
+    beta = getattr(args, "beta", None)
+    if beta is None:
+        beta = params.beta if params.beta is not None else DEFAULT_BETA
+    return params.thresholds, beta
+
+
+def with_beta(args: argparse.Namespace, beta: float) -> argparse.Namespace:
+    """A copy of ``args`` with ``beta`` (the caller's namespace is left as parsed)."""
+    return argparse.Namespace(**{**vars(args), "beta": beta})
+
+
+def add_jobs_option(p, *, default: int = 1) -> None:
+    """``--jobs/-j N``: local worker processes."""
+    p.add_argument("--jobs", "-j", type=number("jobs"), default=default, metavar="N",
+                   help="local worker processes (default: %(default)s)")
+
+
+# -- translation ----------------------------------------------------------------------------
+
+
+def add_translator_options(p: argparse.ArgumentParser) -> None:
+    """``--translator auto|offline|llm``, ``--language-model PATH`` and ``--verbose``: how
+    English is translated. ``--backend`` and ``--model``, their old spellings here, are
+    refused with the new name (they mean the BToM backend and variant elsewhere)."""
+    from elot.translate import TRANSLATORS
+
+    p.add_argument("--translator", choices=TRANSLATORS, default="auto",
+                   help="auto (default): the offline parser, and the language model (when one is configured) "
+                        "for the sentences it refuses; offline; or llm")
+    p.add_argument("--language-model", metavar="PATH",
+                   help="a local GGUF file or transformers directory (default: $ELOT_MODEL; elot models fetches one)")
+    p.add_argument("--verbose", action="store_true", help="show the language model's and its libraries' log")
+    add_renamed_option(p, "--backend", "--translator", "elsewhere --backend is the BToM backend, core or reference")
+    add_renamed_option(p, "--model", "--language-model", "elsewhere --model is the BToM model")
+
+
+def add_renamed_option(p: argparse.ArgumentParser, old: str, new: str, why: str) -> None:
+    """Refuse ``old`` (hidden from the help) with a usage error naming ``new``."""
+
+    class Renamed(argparse.Action):
+        def __call__(self, parser, namespace, values, option_string=None):
+            parser.error(f"{old} is now {new}: write {new} {values} ({why})")
+
+    p.add_argument(old, action=Renamed, help=argparse.SUPPRESS)
+
+
+def language_model(path: str | None = None, *, verbose: bool = False):
+    """The local language model a command translates with, as an
+    :class:`elot.translate.LanguageModel`: ``path`` (``--language-model``), else
+    ``$ELOT_MODEL``, run with ``$ELOT_LLM_THREADS`` threads and its prompt cache under
+    ``$ELOT_CACHE_DIR``; None when none is configured. The environment is read here, by
+    the command line, and nowhere in the library."""
+    from elot.translate import LanguageModel
+
+    path = path or os.environ.get("ELOT_MODEL")
+    if not path:
+        return None
+    threads = os.environ.get("ELOT_LLM_THREADS", "")
+    return LanguageModel(path, threads=int(threads) if threads.isdigit() and int(threads) > 0 else None,
+                         cache_dir=os.environ.get("ELOT_CACHE_DIR") or None, verbose=verbose)
 
 
 def add_formula_options(p: argparse.ArgumentParser) -> None:
     """``--bind-free`` and ``--thresholds``: how formulas are read and judged."""
     p.add_argument("--bind-free", action="store_true",
                    help="bind free variables existentially at the top (as the reference does)")
-    p.add_argument("--thresholds", metavar="FILE",
-                   help="thresholds (and β) from elot fit's JSON file, or name=value,... overrides")
+    add_thresholds_option(p)
+
+
+_THRESHOLDS_HELP = "thresholds (and β) from elot fit's JSON file, or name=value,... overrides"
+
+
+def add_thresholds_option(p, *, how: str = ONE) -> None:
+    """``--thresholds``: a parameter file or overrides (repeatable: a grid axis), or the
+    thresholds column's value to pick."""
+    if how == ONE:
+        p.add_argument("--thresholds", metavar="FILE", help=_THRESHOLDS_HELP)
+    elif how == MANY:
+        p.add_argument("--thresholds", action="append", default=[], metavar="FILE",
+                       help=_THRESHOLDS_HELP + "; repeatable, one grid axis")
+    else:
+        p.add_argument("--thresholds", metavar="NAME",
+                       help=_THRESHOLDS_HELP + ", named as in the table's thresholds column (one of the table's)")
 
 
 def add_mode_option(p: argparse.ArgumentParser) -> None:
@@ -195,14 +376,33 @@ def add_mode_option(p: argparse.ArgumentParser) -> None:
                        help="the same as --mode initial")
 
 
-def add_statement_options(p: argparse.ArgumentParser) -> None:
-    """``--statement/-s F`` (repeatable), ``--statements FILE`` and the mode."""
+_STATEMENT_HELP = "an ELoT formula (or English sentence) to score; repeatable"
+_STATEMENTS_HELP = "statements to score, one per line, optionally prefixed by 'initial:' or 'current:' (# comments)"
+
+
+def add_statement_options(p: argparse.ArgumentParser, *, mode: bool = True) -> None:
+    """``--statement/-s F`` (repeatable), ``--statements FILE`` and (with ``mode``) the mode."""
+    p.add_argument("--statement", "-s", action="append", default=[], metavar="F", help=_STATEMENT_HELP)
+    p.add_argument("--statements", metavar="FILE", help=_STATEMENTS_HELP)
+    if mode:
+        add_mode_option(p)
+
+
+def add_statements_file_option(p: argparse.ArgumentParser, *, how: str = ONE, required: bool = False) -> None:
+    """``--statements FILE`` alone: required (elot design's candidates), or repeatable (``how=MANY``)."""
+    if how == MANY:
+        p.add_argument("--statements", action="append", default=[], metavar="FILE",
+                       help=_STATEMENTS_HELP + "; repeatable")
+    else:
+        p.add_argument("--statements", required=required, metavar="FILE", help=_STATEMENTS_HELP)
+
+
+def add_batch_statement_options(p: argparse.ArgumentParser) -> None:
+    """``--statement/-s F`` and ``--statements FILE``, both repeatable, for every scenario of
+    a batch (default: each scenario's own)."""
     p.add_argument("--statement", "-s", action="append", default=[], metavar="F",
-                   help="an ELoT formula (or English sentence) to score; repeatable")
-    p.add_argument("--statements", metavar="FILE",
-                   help="statements to score, one per line, optionally prefixed by 'initial:' or "
-                        "'current:' (# comments)")
-    add_mode_option(p)
+                   help=_STATEMENT_HELP + " (in every scenario; default: each scenario's own)")
+    add_statements_file_option(p, how=MANY)
 
 
 def add_table_output_options(p: argparse.ArgumentParser) -> None:
@@ -220,6 +420,6 @@ def add_figure_output_options(p: argparse.ArgumentParser) -> None:
     add_force_option(p)
 
 
-def add_force_option(p: argparse.ArgumentParser) -> None:
+def add_force_option(p: argparse.ArgumentParser, what: str = "file", more: str = "") -> None:
     p.add_argument("--force", action="store_true",
-                   help="replace an existing output file even if it does not look like one elot wrote")
+                   help=f"replace an existing output {what} even if it does not look like one elot wrote{more}")

@@ -48,13 +48,11 @@ def register(subparsers) -> None:
                         "boxes hold such as '0.5: inside(key1, box1), iscolor(key1, red) | 0.5: "
                         "inside(key1, box2)' (boxes a part leaves out are empty; key names stand for any "
                         "key), or a file holding one (default: %(default)s)")
-    p.add_argument("--beta", type=options.number("beta"), default=DEFAULT_BETA, metavar="BETA",
-                   help="the agent's rationality β, a positive number (default: 2^1.5 ≈ 2.83, the "
-                        "paper's fit)")
+    options.add_beta_option(p, default=DEFAULT_BETA, shown="2^1.5 ≈ 2.83, the paper's fit")
     p.add_argument("--policy", choices=POLICIES, default="boltzmann",
                    help="boltzmann: sample from the QMDP policy at β; optimal: its best action, ties "
                         "broken by the seed (default: %(default)s)")
-    p.add_argument("--seed", type=options.number("seed"), default=0, help="random seed (default: %(default)s)")
+    options.add_seed_option(p, of="the agent's choices", default=0)
     p.add_argument("--max-steps", type=options.number("max-steps"), default=DEFAULT_MAX_STEPS, metavar="N",
                    help="give up when the agent has not reached its goal after N actions "
                         "(default: %(default)s)")

@@ -64,14 +64,15 @@ def _session(args):
         if args.scenario:
             raise ElotError("give a scenario or --belief-model, not both",
                             hint=f"elot repl --belief-model {args.belief_model}")
-        session = ModelSession.open_model(args.belief_model, bind_free=args.bind_free)
+        session = ModelSession.open_model(args.belief_model, bind_free=args.bind_free,
+                                          language_model=options.language_model())
         session.set_mode(args.mode)  # --initial needs the model's initial_hypotheses(t)
         return session
-    thresholds = options.apply_thresholds_option(args)   # and β from the file unless --beta is given
-    return Session(scenario=options.scenario_from_args(args), model=args.model, beta=args.beta,
-                   k=args.k, backend=args.backend, bind_free=args.bind_free, mode=args.mode,
-                   labtom=args.labtom, conventions=args.conventions, max_hypotheses=args.max_hypotheses,
-                   method=args.inference, particles=args.particles, seed=args.seed, thresholds=thresholds)
+    thresholds, beta = options.thresholds_and_beta(args)   # β from the file unless --beta is given
+    return Session(scenario=options.scenario_from_args(args),
+                   config=options.inference_config(options.with_beta(args, beta)),
+                   bind_free=args.bind_free, mode=args.mode, labtom=args.labtom, thresholds=thresholds,
+                   language_model=options.language_model())
 
 
 def _repl_command(args) -> int:
@@ -121,7 +122,7 @@ def _plot_command(args) -> int:
         f"{session.name}: statements' normalized likelihood and the goal posterior over time "
         f"(model {session.model}, β={session.beta:.3g}"
         + ("" if session.conventions == "elot" else f", {session.conventions} conventions")
-        + ("" if session.inference.method == "exact" else f", smc with {session.inference.n_particles:,} particles")
+        + (f", {session.inference.summary()}" if session.inference.summary() else "")
         + ")", series, goals,
         session.judgments(), true_goal=getattr(session.scenario, "true_goal", None))
     out = plots.save(fig, args.output, {"scenario": session.name, "statements": len(series),

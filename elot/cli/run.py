@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
-
 from typing import TYPE_CHECKING
 
 from elot.cli import options
@@ -23,7 +21,7 @@ from elot.errors import ElotError
 from elot.output import STDOUT, check_target, count, csv_text, excerpt, write_output
 
 if TYPE_CHECKING:
-    from elot.btom.scenario import Statement
+    from elot.judging import Statement
 
 
 def register(subparsers) -> None:
@@ -43,88 +41,54 @@ def register(subparsers) -> None:
     p.set_defaults(func=run_command)
 
 
-@dataclass
-class _Statement:
-    text: str
-    mode: str
-    formula: str | None = None
-    note: str | None = None
-    error: ElotError | None = None
-    given: bool = True               # by the user (else the scenario's own)
-    origin: Statement | None = None  # where it was read from, if a statements file
+def _given_statements(args, scenario) -> list[Statement]:
+    """The statements to score: those given (``--statement``, ``--statements``), else the
+    scenario's own (``given=False``: one the translator cannot read is only noted)."""
+    from dataclasses import replace
 
-    def locate(self, error: ElotError, n: int) -> ElotError:
-        """Point an error at this statement: its place in its file, or ``<statement n>``."""
-        if self.origin is not None:
-            self.origin.locate(error)
-        return error.located(source=self.formula, path=f"<statement {n + 1}>")
-
-
-def _given_statements(args, scenario) -> list[_Statement]:
     from elot.btom.dataset import read_statements
+    from elot.judging import Statement
 
-    mode = args.mode
-    given = [_Statement(text, mode) for text in args.statement]
+    given = [Statement(text, args.mode) for text in args.statement]
     if args.statements:
-        given += [_Statement(s.text, s.mode, origin=s) for s in read_statements(args.statements, mode)]
+        given += read_statements(args.statements, args.mode)
     if args.statement or args.statements:
         return given
-    return [_Statement(s.text, s.mode, given=False) for s in scenario.statements]
+    return [replace(s, given=False) for s in scenario.statements]
 
 
-def _translate(statements: list[_Statement], scenario) -> None:
-    """Give every statement a formula (its own text, or a translation of the English)
-    and the mode it is judged in."""
-    from elot.translate import resolve_statement
-
-    for st in statements:
-        try:
-            st.formula, st.mode, _ = resolve_statement(st.text, mode=st.mode, scenario=scenario)
-        except ElotError as error:
-            st.note = f"not translated: {error.message}"
-            st.error = error
+def _locate(st: Statement, n: int) -> ElotError:
+    """Point a statement's error at it: its place in its statements file, or ``<statement n>``."""
+    error = st.locate(st.error) if st.given else st.error
+    return error.located(source=st.formula, path=f"<statement {n + 1}>")
 
 
 def run_command(args) -> int:
     from rich.console import Console
 
     from elot.btom.inference import infer
-    from elot.btom.scoring import compile_statement, score
+    from elot.judging import compile_statements, resolve_statements, score_statements
+    from elot.translate import resolve_statement
 
     _check_outputs(args)    # before the inference: a refused output path fails fast
-    thresholds = options.apply_thresholds_option(args)
+    thresholds, beta = options.thresholds_and_beta(args)
+    args = options.with_beta(args, beta)    # the β the run uses, in its header and table
     scenario = options.scenario_from_args(args)
-    statements = _given_statements(args, scenario)
-    _translate(statements, scenario)
+    language_model = options.language_model()   # $ELOT_MODEL for what the offline parser refuses
+    statements = resolve_statements(_given_statements(args, scenario),
+                                    lambda text, mode: resolve_statement(text, mode=mode, scenario=scenario,
+                                                                         language_model=language_model)[:2])
     err = Console(stderr=True, highlight=False)
-    inference = _infer_with_progress(scenario, args, err, infer)
+    inference = _infer_with_progress(scenario, options.inference_config(args), err, infer)
 
-    compiled = {}
-    for n, st in enumerate(statements):
-        if st.formula is None:
-            continue
-        try:
-            compiled[n] = compile_statement(inference, st.formula, thresholds=thresholds,
-                                             bind_free=args.bind_free)
-        except ElotError as error:
-            st.error = error
-            st.note = f"{error.kind}"
+    statements = compile_statements(statements, inference.signature, thresholds=thresholds,
+                                    bind_free=args.bind_free)
     times = tuple(scenario.judgments) or (inference.steps,)
-    table = []
-    for t in times:
-        goals = inference.goal_posterior(t)
-        scores = {}
-        for n, c in list(compiled.items()):
-            try:
-                scores[n] = score(inference, c, t, statements[n].mode)
-            except ElotError as error:   # that statement's error; the others are scored
-                statements[n].error, statements[n].note = error, error.kind
-                del compiled[n]
-        table.append((t, goals, scores))
-    table = [(t, goals, {n: s for n, s in scores.items() if n in compiled}) for t, goals, scores in table]
+    statements, scores = score_statements(inference, statements, times)
+    table = [(t, inference.goal_posterior(t), got) for t, got in zip(times, scores)]
     # A sentence of the scenario's own that the translator cannot read is noted in the
     # table; a statement the user gave that cannot be scored is bad input.
-    failures = [st.locate(st.error, n) for n, st in enumerate(statements)
+    failures = [_locate(st, n) for n, st in enumerate(statements)
                 if st.error is not None and (st.given or st.formula is not None)]
 
     _write_outputs(args, scenario, statements, table, inference)
@@ -140,18 +104,14 @@ def run_command(args) -> int:
     return 0
 
 
-def _infer_with_progress(scenario, args, err, infer):
-    settings = dict(model=args.model, beta=args.beta, k=args.k, backend=args.backend, conventions=args.conventions,
-                    prior=options.prior_of(args), **options.inference_options(args))
-    if args.max_hypotheses is not None:
-        settings["max_hypotheses"] = args.max_hypotheses
+def _infer_with_progress(scenario, config, err, infer):
     if not sys.stderr.isatty() or len(scenario.actions) < 2:
-        return infer(scenario, **settings)
+        return infer(scenario, config)
     from rich.progress import Progress
 
     with Progress(console=err, transient=True) as bar:
-        task = bar.add_task(f"inferring ({args.model})", total=len(scenario.actions))
-        return infer(scenario, **settings, progress=lambda t, total: bar.update(task, completed=t))
+        task = bar.add_task(f"inferring ({config.variant})", total=len(scenario.actions))
+        return infer(scenario, config, progress=lambda t, total: bar.update(task, completed=t))
 
 
 def _print(scenario, inference, statements, table, *, stderr: bool = False) -> None:
@@ -163,14 +123,9 @@ def _print(scenario, inference, statements, table, *, stderr: bool = False) -> N
     out.print(f"[bold]{scenario.name}[/bold]: {count(len(inference), 'hypothesis', 'hypotheses')} "
               f"({count(space.n_goals, 'goal')} × {count(space.n_states, 'state')} × "
               f"{count(space.n_beliefs, 'belief')}), {count(inference.steps, 'action')}, model {inference.model}")
-    particles = inference.method == "smc"
-    if particles:
-        seed = "" if inference.seed is None else f", seed {inference.seed}"
-        out.print(f"inference: smc, {count(inference.n_particles, 'particle')}{seed}; effective sample size "
-                  + ", ".join(f"{inference.ess[t]:.0f} at t={t}" for t, _, _ in table)
-                  + (f" ({inference.note})" if inference.note else ""))
-    elif inference.note:
-        out.print(f"inference: exact ({inference.note})")
+    how = inference.describe([t for t, _, _ in table])
+    if how:
+        out.print(how)
     if inference.conventions != "elot":
         out.print(f"conventions: {inference.conventions} (the reference pipeline's, SPEC §7)")
     family = space.family
@@ -185,7 +140,7 @@ def _print(scenario, inference, statements, table, *, stderr: bool = False) -> N
     out.print(goals)
     if not statements:
         return
-    scores = Table(title="Statements: normalized likelihood L " + ("± its standard error " if particles else "")
+    scores = Table(title="Statements: normalized likelihood L " + ("± its standard error " if inference.estimated else "")
                    + "(posterior P)", title_justify="left")
     scores.add_column("#", justify="right")
     scores.add_column("mode")
@@ -250,9 +205,9 @@ def _json_text(scenario, args, statements, table, inference) -> str:
         ],
         "skipped": [{"statement": st.text, "note": st.note} for st in statements if st.note],
     }
-    if inference.method == "smc":
-        data["inference"] = {"method": "smc", "particles": inference.n_particles, "seed": inference.seed,
-                             "ess": {str(t): float(inference.ess[t]) for t, _, _ in table}}
+    report = inference.report([t for t, _, _ in table])
+    if report is not None:
+        data["inference"] = report
     return json.dumps(data, indent=2) + "\n"
 
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from elot.cli import options
-from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_number, check_variant
+from elot.settings import DEFAULT_BETA, check_number, check_variant
 from elot.output import count
 from elot.study.params import StudyError
 
@@ -88,31 +88,20 @@ def register(subparsers) -> None:
     p.add_argument("scenarios", nargs="+", metavar="SCENARIO",
                    help=".scn files or globs, example names, dataset plan ids (1_1, exp1/1_1), or 'all'")
     options.add_labtom_option(p)
-    p.add_argument("--exp", default="exp1,exp2", help="dataset experiments for plan ids and 'all': exp1, "
-                   "exp2_current, exp2_initial, exp2 (both) (default: %(default)s)")
-    p.add_argument("--statement", "-s", action="append", default=[], metavar="F",
-                   help="a statement to score in every scenario (repeatable; default: each scenario's own)")
-    p.add_argument("--statements", action="append", default=[], metavar="FILE", help="statements file (repeatable)")
+    options.add_exp_option(p, how=options.MANY, default="exp1,exp2")
+    options.add_batch_statement_options(p)
     p.add_argument("--initial", action="store_true", help="given statements are about the initial belief")
-    p.add_argument("--model", default=DEFAULT_VARIANT, help="models, comma-separated (default: %(default)s)")
-    p.add_argument("--beta", default=None, help="β values (0.5,1,2) or a range 0.5:4:x1.41421356 (default: 2^1.5, "
-                   "or the --thresholds file's)")
-    p.add_argument("--k", default="3", help="particles per belief, comma-separated (default: %(default)s)")
-    p.add_argument("--thresholds", action="append", default=[], metavar="FILE",
-                   help="a parameter file from elot fit, or name=value overrides (repeatable: one grid axis)")
-    p.add_argument("--conventions", default="elot", help="elot, paper or both comma-separated (default: %(default)s)")
-    p.add_argument("--inference", default="exact",
-                   help="inference methods, comma-separated: exact, smc (particles) or auto (exact when the "
-                        "hypotheses fit, else particles); particle runs add the columns inference, particles, "
-                        "seed, ess and L_se (default: %(default)s)")
-    p.add_argument("--particles", type=options.number("particles"), default=None, metavar="N",
-                   help="particles of every particle inference (default: 1000)")
-    p.add_argument("--seed", type=options.number("seed"), default=None, metavar="S",
-                   help="seed of every particle inference, so the table can be made again (default: fresh)")
+    options.add_variant_option(p, how=options.MANY)
+    options.add_beta_option(p, how=options.MANY, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
+    options.add_k_option(p, how=options.MANY)
+    options.add_thresholds_option(p, how=options.MANY)
+    options.add_conventions_option(p, how=options.MANY)
+    options.add_inference_method_option(p, how=options.MANY)
+    options.add_particles_option(p)
+    options.add_seed_option(p, of="every particle inference")
     p.add_argument("-o", "--output", required=True, metavar="OUT", type=options.output_file, help="the table: .csv, .parquet, or - for stdout")
     p.add_argument("--format", choices=("csv", "parquet"), help="table format (default: from OUT's suffix)")
-    p.add_argument("--jobs", "-j", type=options.number("jobs"), default=1,
-                   help="local worker processes (default: %(default)s)")
+    options.add_jobs_option(p)
     p.add_argument("--dask", metavar="ADDRESS", default=os.environ.get("ELOT_DASK_SCHEDULER"),
                    help="a Dask scheduler (tcp://host:8786; default: $ELOT_DASK_SCHEDULER)")
     p.add_argument("--resume", action="store_true", help="finish an interrupted batch writing OUT")
@@ -129,16 +118,16 @@ def register(subparsers) -> None:
         "rating column is one); other columns are factors.")
     p.add_argument("ratings", metavar="RATINGS.csv")
     options.add_labtom_option(p)
-    p.add_argument("--model", default="full,true-belief,non-planning", help="models (default: %(default)s)")
-    p.add_argument("--beta", default=None, help="the β grid (default: 0.5 to 4 in ×√2 steps)")
-    p.add_argument("--k", type=options.number("k"), default=DEFAULT_K,
-                   help="particles per belief (default: %(default)s)")
-    p.add_argument("--conventions", default="elot", help="elot or paper (default: %(default)s)")
+    options.add_variant_option(p, how=options.MANY, default="full,true-belief,non-planning",
+                               note="; the first primary, the others ablations")
+    options.add_beta_option(p, how=options.MANY, shown="0.5 to 4 in ×√2 steps")
+    options.add_k_option(p)
+    options.add_conventions_option(p)
     p.add_argument("--start", metavar="FILE", help="starting thresholds (default: the literature values)")
     p.add_argument("--minimize", action="store_true", help="minimize r instead (the adversarial check)")
     p.add_argument("--samples", type=options.number("samples"), default=1000,
                    help="bootstrap samples (default: %(default)s)")
-    p.add_argument("--seed", type=options.number("seed"), default=0, help="bootstrap seed (default: %(default)s)")
+    options.add_seed_option(p, of="the bootstrap", default=0)
     p.add_argument("-o", "--output", metavar="FILE", type=options.output_file, help="write the fitted Θ and β as JSON (- for stdout)")
     p.add_argument("--evaluations", metavar="FILE", type=options.output_file, help="write every evaluation of the search as CSV")
     options.add_force_option(p)
@@ -150,14 +139,14 @@ def register(subparsers) -> None:
     p.add_argument("table", metavar="TABLE")
     p.add_argument("--noise", type=options.number("noise"), default=0.05,
                    help="noise standard deviation (default: %(default)s)")
-    p.add_argument("--seed", type=options.number("seed"), default=0, help="random seed (default: %(default)s)")
+    options.add_seed_option(p, of="the noise", default=0)
     setting = p.add_argument_group(
         "the setting to simulate", "one value each; needed where the table holds more than one")
-    setting.add_argument("--model", help="the BToM model variant (full, true-belief, non-planning)")
-    setting.add_argument("--beta", type=options.number("beta"), help="β, one of the table's")
-    setting.add_argument("--k", type=options.number("k"), help="belief particles k")
-    setting.add_argument("--conventions", help="elot or paper")
-    setting.add_argument("--thresholds", metavar="NAME", help="the thresholds column's value (a parameter file's name)")
+    options.add_variant_option(setting, how=options.PICK, default=None)
+    options.add_beta_option(setting, how=options.PICK)
+    options.add_k_option(setting, how=options.PICK)
+    options.add_conventions_option(setting, how=options.PICK)
+    options.add_thresholds_option(setting, how=options.PICK)
     p.add_argument("-o", "--output", required=True, metavar="OUT.csv", type=options.output_file)
     options.add_force_option(p)
     p.set_defaults(func=simulate_command)

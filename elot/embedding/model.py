@@ -8,7 +8,7 @@ agent's belief (a distribution over world states) and the hypothesis's posterior
 * ``true_index``: (N,) which world each hypothesis takes to be the true one;
 * ``beliefs``: ``{agent: (N, S) array}``, each row a distribution over ``worlds``;
 * ``weights``: (N,) the posterior, summing to 1;
-* ``multiplicity`` / ``live`` (optional): each row's prior mass (relative: how many
+* ``prior`` / ``live`` (optional; ``multiplicity`` is ``prior``'s older name): each row's prior mass (relative: how many
   equally likely hypotheses it stands for), and how much of it is still possible; they
   only matter for π, the statement's prior probability (see :func:`elot.judge`). Without
   them the prior is uniform over the *distinct* hypotheses: identical rows are copies of
@@ -25,12 +25,12 @@ import importlib
 import importlib.util
 import math
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from elot import judging
 from elot.errors import ElotError, expect
 from elot.lang.semantics import Belief, State
 from elot.lang.signature import Signature
@@ -46,27 +46,10 @@ class BeliefModelError(ElotError):
     kind = "model error"
 
 
-@dataclass(frozen=True, eq=False)
-class Hypotheses:
-    """N hypotheses as arrays, checked against a signature (build with :meth:`of` or
-    :meth:`from_arrays`, which validate; the constructor trusts its arguments)."""
-
-    signature: Signature
-    worlds: tuple[State, ...]
-    true_index: np.ndarray
-    beliefs: Mapping[str, np.ndarray]
-    weights: np.ndarray
-    multiplicity: np.ndarray | None = None
-    live: np.ndarray | None = None
-    labels: tuple[str, ...] | None = field(default=None)
-
-    def __len__(self) -> int:
-        return len(self.weights)
-
-    @property
-    def agents(self) -> tuple[str, ...]:
-        """The agents whose beliefs are given."""
-        return tuple(self.beliefs)
+class Hypotheses(judging.Hypotheses):
+    """N hypotheses as arrays, checked against a signature: :class:`elot.judging.Hypotheses`
+    (what every source of hypotheses hands to scoring) with the checked constructors
+    :meth:`of` and :meth:`from_arrays` (the constructor trusts its arguments)."""
 
     # -- construction ------------------------------------------------------------------
 
@@ -97,7 +80,7 @@ class Hypotheses:
             entry = {}
             for agent, b in table.items():
                 b = _belief(b, signature, f"{where}, {agent}'s belief")
-                for state, _ in b.particles:
+                for state, _ in b.support:
                     worlds.setdefault(state, len(worlds))
                 entry[_agent(agent, signature)] = b
             per_agent.append(entry)
@@ -110,7 +93,7 @@ class Hypotheses:
                 if agent not in entry:
                     raise BeliefModelError(f"hypothesis {n} gives no belief of {agent}",
                                      hint="give every hypothesis a belief for the same agents")
-                for state, w in entry[agent].particles:
+                for state, w in entry[agent].support:
                     array[n, worlds[state]] += w
             beliefs[agent] = np.asfortranarray(array)
         weights_array = np.asarray(weights, dtype=np.float64)
@@ -126,9 +109,10 @@ class Hypotheses:
         weights: np.ndarray,
         true_index: np.ndarray | None = None,
         *,
-        multiplicity: np.ndarray | None = None,
+        prior: np.ndarray | None = None,
         live: np.ndarray | None = None,
         labels: Sequence[str] | None = None,
+        multiplicity: np.ndarray | None = None,
     ) -> "Hypotheses":
         """Hypotheses given as arrays (the vectorized path): ``worlds`` the S world states,
         ``beliefs`` an (N, S) array for the observed agent or ``{agent: (N, S) array}``,
@@ -173,26 +157,30 @@ class Hypotheses:
                 raise BeliefModelError(f"row {bad[0]} of {name}'s beliefs sums to {sums[bad[0]]:g}, not 1",
                                  hint="each row is a distribution over the worlds: divide by its sum")
             checked[name] = rows
-        for extra, what in ((multiplicity, "multiplicity"), (live, "live")):
+        if multiplicity is not None:
+            if prior is not None:
+                raise BeliefModelError("give prior= or multiplicity= (its older name), not both")
+            prior = multiplicity
+        for extra, what in ((prior, "prior"), (live, "live")):
             if extra is not None and (np.shape(_floats(extra, what)) != (n,) or np.any(_floats(extra, what) < 0)):
                 raise BeliefModelError(f"{what} must be an (N,) array of non-negative counts")
         return Hypotheses(signature, worlds, true_index.astype(np.intp), checked, weights,
-                          None if multiplicity is None else np.asarray(multiplicity, dtype=np.float64),
+                          None if prior is None else np.asarray(prior, dtype=np.float64),
                           None if live is None else np.asarray(live, dtype=np.float64),
                           tuple(labels) if labels is not None else None)
 
-    # -- views --------------------------------------------------------------------------
-
-    def world_posterior(self) -> np.ndarray:
-        """The posterior of each world being the true one, (S,)."""
-        return np.bincount(self.true_index, weights=self.weights, minlength=len(self.worlds))
-
     def average_belief(self, agent: str | None = None) -> np.ndarray:
         """``agent``'s belief over the worlds, averaged over hypotheses by posterior, (S,)."""
-        agent = self.signature.resolve(agent or self.signature.agent)
-        if agent not in self.beliefs:
-            raise BeliefModelError(f"no belief of {agent} is given", hint="agents with beliefs: " + ", ".join(self.beliefs))
-        return dot_columns(self.weights, self.beliefs[agent])
+        return average_belief(self, agent)
+
+
+def average_belief(hypotheses: judging.Hypotheses, agent: str | None = None) -> np.ndarray:
+    """``agent``'s belief over the worlds, averaged over hypotheses by posterior, (S,)."""
+    signature = hypotheses.signature
+    agent = signature.resolve(agent or signature.agent)
+    if agent not in hypotheses.beliefs:
+        raise BeliefModelError(f"no belief of {agent} is given", hint="agents with beliefs: " + ", ".join(hypotheses.beliefs))
+    return dot_columns(hypotheses.weights, hypotheses.beliefs[agent])
 
 
 def _state(world, signature: Signature, where: str) -> State:
@@ -307,7 +295,7 @@ def hypotheses_of(model: BeliefModel, t: int, *, initial: bool = False) -> Hypot
         raise BeliefModelError(f"{model_name(model)}.{method.__name__}({t}) failed: {type(error).__name__}: {error}",
                          hint="this is an error in the model's code; call it directly to see the traceback",
                          ) from error
-    if isinstance(found, Hypotheses):
+    if isinstance(found, judging.Hypotheses):
         return found
     if isinstance(found, (str, bytes, Mapping)) or not isinstance(found, Iterable):
         raise BeliefModelError(f"{model_name(model)}.hypotheses({t}) returned a {type(found).__name__}",
@@ -383,4 +371,4 @@ def load_belief_model(spec: str) -> BeliefModel:
     return check_belief_model(model)
 
 
-__all__ = ["Hypotheses", "BeliefModel", "BeliefModelError", "hypotheses_of", "check_belief_model", "load_belief_model"]
+__all__ = ["Hypotheses", "average_belief", "BeliefModel", "BeliefModelError", "hypotheses_of", "check_belief_model", "load_belief_model"]

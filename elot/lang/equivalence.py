@@ -85,9 +85,9 @@ class Counterexample:
     g_value: bool | float
 
     def __str__(self) -> str:
-        shown = [(s, w) for s, w in self.belief.particles if w > 1e-300]
+        shown = [(s, w) for s, w in self.belief.support if w > 1e-300]
         belief = " | ".join(f"{w:.6g}: {s}" for s, w in shown)
-        rest = len(self.belief.particles) - len(shown)
+        rest = len(self.belief.support) - len(shown)
         if rest:
             belief += f"  (+ {rest} states at ε)"
         return f"state: {self.state}\nbelief: {belief}\nfirst: {self.f_value}, second: {self.g_value}"

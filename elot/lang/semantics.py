@@ -118,16 +118,17 @@ class Belief:
     """A finite distribution over states: ``(state, weight)`` pairs, weights summing to 1.
 
     Weights are float64 and may be as small as 5e-324 (the ε of SPEC §5); they are
-    compared exactly, never rounded.
+    compared exactly, never rounded. ``support`` holds the pairs (not "particles": in
+    elot those are particle inference's).
     """
 
-    particles: tuple[tuple[State, float], ...]
+    support: tuple[tuple[State, float], ...]
 
     def __post_init__(self) -> None:
-        if not self.particles:
+        if not self.support:
             raise EvaluationError("a belief needs at least one state", hint="e.g. 1: inside(key1, box1)")
         total = 0.0
-        for state, weight in self.particles:
+        for state, weight in self.support:
             if not isinstance(state, State):
                 raise EvaluationError(f"a belief holds States, not {type(state).__name__}")
             if not (isinstance(weight, (int, float)) and math.isfinite(weight) and weight >= 0):
@@ -216,15 +217,15 @@ class Belief:
 
     def check(self, signature: Signature, *, path: str | None = "<belief>") -> "Belief":
         """This belief, after typechecking every state's atoms against ``signature``."""
-        for state, _ in self.particles:
+        for state, _ in self.support:
             state.check(signature, path=path)
         return self
 
     def states(self) -> list[State]:
-        return [s for s, _ in self.particles]
+        return [s for s, _ in self.support]
 
     def __str__(self) -> str:
-        return " | ".join(f"{w:g}: {s}" for s, w in self.particles)
+        return " | ".join(f"{w:g}: {s}" for s, w in self.support)
 
 
 def _weight(text: str) -> float:
@@ -958,7 +959,7 @@ def evaluate(
         worlds = list(dict.fromkeys([state, *belief.states()]))
         position = {s: i for i, s in enumerate(worlds)}
         row = np.zeros((1, len(worlds)))
-        for s, w in belief.particles:
+        for s, w in belief.support:
             row[0, position[s]] += w
     index = np.zeros(1, dtype=np.intp)
     try:

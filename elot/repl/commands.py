@@ -293,7 +293,7 @@ SETTINGS = ["threshold", "thresholds", "beta", "k", "conventions", "inference", 
 
 @command("set", "SETTING VALUE",
          "change a setting: threshold NAME V, thresholds FILE (elot fit's), beta V (rationality), "
-         "k N (belief particles), conventions elot|paper, inference exact|smc|auto, particles N, seed S",
+         "k N (belief size), conventions elot|paper, inference exact|smc|auto, particles N, seed S",
          "set")
 def _set(session: Session, arg: str) -> list[RenderableType]:
     words = _need(arg, _SET_USAGE).split()

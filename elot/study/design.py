@@ -17,14 +17,17 @@ import csv
 import io
 from typing import Sequence
 
-from elot.study.storyboard import Candidate, judgment_points, score_candidates
+from elot.errors import ElotSyntaxError, ElotTypeError, TranslationError
+from elot.judging import Statement
+from elot.settings import DEFAULT_K
+from elot.study.storyboard import judgment_points, score_candidates
 
 #: A range below this is "constant" (L is a ratio of sums of floating-point weights).
 CONSTANT = 1e-6
 
 
-def design_rows(scenarios: Sequence[tuple[str, object]], candidates: Sequence[Candidate], *,
-                ablations: Sequence[str] = ("true-belief", "non-planning"), beta: float, k: int = 3,
+def design_rows(scenarios: Sequence[tuple[str, object]], candidates: Sequence[Statement], *,
+                ablations: Sequence[str] = ("true-belief", "non-planning"), beta: float, k: int = DEFAULT_K,
                 thresholds=None, bind_free: bool = False) -> list[dict]:
     """One row per (scenario, candidate), sorted by informativeness (see the module's
     docstring); ``scenarios`` holds (name, Scenario) pairs."""
@@ -40,9 +43,7 @@ def design_rows(scenarios: Sequence[tuple[str, object]], candidates: Sequence[Ca
                    "points": list(points), "values": full or [], "min": "", "max": "", "range": "",
                    **{f"disagree_{a}": "" for a in models[1:]}, "informativeness": "", "flag": ""}
             if st.error is not None or not full:
-                kind = getattr(st.error, "kind", "error")
-                row["flag"] = "ill-typed" if kind in ("type error", "syntax error") else \
-                    "not translated" if kind == "translation error" else "not scored"
+                row["flag"] = flag_of(st.error)
                 row["note"] = getattr(st.error, "message", st.note)
                 rows.append(row)
                 continue
@@ -61,6 +62,14 @@ def design_rows(scenarios: Sequence[tuple[str, object]], candidates: Sequence[Ca
     for n, row in enumerate(rows, 1):
         row["rank"] = n
     return rows
+
+
+def flag_of(error) -> str:
+    """Why a candidate is useless to ask: it does not parse or typecheck, the translator
+    cannot read it, or it could not be scored otherwise."""
+    if isinstance(error, (ElotTypeError, ElotSyntaxError)):
+        return "ill-typed"
+    return "not translated" if isinstance(error, TranslationError) else "not scored"
 
 
 def design_csv(rows: Sequence[dict]) -> str:

@@ -36,7 +36,7 @@ import numpy as np
 from elot.errors import ElotError, ScenarioError, read_text
 from elot.numeric import fsum
 from elot.btom.conventions import Conventions, check_conventions
-from elot.btom.inference import Inference, infer
+from elot.btom.inference import Inference, InferenceConfig, infer, infer_config
 from elot.btom.dataset import dataset_root, load_dataset_plan
 from elot.btom.scenario import Scenario
 from elot.btom.scoring import score
@@ -85,7 +85,7 @@ def in_vs_out(
     *,
     maps: Collection[str] | None = None,
     judge: Judge | None = None,
-    inference: Mapping[str, Any] | None = None,
+    inference: InferenceConfig | Mapping[str, Any] | None = None,
 ) -> list[InVsOut]:
     """Run the comparison for every condition and model under the ``elot`` or ``paper``
     conventions; inferences are shared (cached by plan, model and conventions).
@@ -93,10 +93,13 @@ def in_vs_out(
     ``maps`` keeps only the statements of those maps (``{"1", "3"}``); ``judge(inference,
     formula, t, condition)`` replaces the statement's score (default: its normalized
     likelihood, free variables bound), e.g. to try another reading of the reference;
-    ``inference``: more keyword arguments of :func:`~elot.btom.inference.infer`, e.g.
-    ``{"inference": "smc", "particles": 10_000, "seed": 1}``.
+    ``inference``: how to infer, an :class:`~elot.btom.inference.InferenceConfig` or its
+    settings as keyword arguments of :func:`~elot.btom.inference.infer`, e.g.
+    ``{"inference": "smc", "particles": 10_000, "seed": 1}`` (the model and conventions
+    are the comparison's own).
     """
     check_conventions(conventions)
+    base = inference if isinstance(inference, InferenceConfig) else infer_config(**(inference or {}))
     for model in models:
         check_variant(model)
     root = dataset_root(root)
@@ -123,8 +126,7 @@ def in_vs_out(
                                     f"judgment point + 1 ({t + 1})", hint="the CSV and the plans disagree")
                 key = (plan, model, conventions)
                 if key not in inferences:
-                    inferences[key] = infer(scenarios[plan], model=model, conventions=conventions,
-                                            **(inference or {}))
+                    inferences[key] = infer(scenarios[plan], base, model=model, conventions=conventions)
                 try:
                     if judge is None:
                         value = score(inferences[key], row["formula"].strip(), t, condition,

@@ -23,7 +23,7 @@ import io
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -35,7 +35,6 @@ from elot.numeric import dot, dot_columns
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MODES, check_variant
 from elot.study.params import LITERATURE, StudyError, literature_thresholds, one_newline, read_input
 from elot.study.references import ScenarioRef, resolve
-from elot.study.tasks import run_inference
 
 #: β grid: 0.5 to 4 in steps of ×√2.
 BETA_GRID = tuple(2 ** (n / 2 - 1) for n in range(7))
@@ -258,7 +257,7 @@ def _standard_error(total: float, squares: float, n: int) -> float:
 def _statement_by_id(ref: ScenarioRef, statement_id: str) -> str | None:
     from elot.study.references import scenario_items
 
-    return next((item.text for item in scenario_items(ref) if item.statement_id == statement_id), None)
+    return next((item.text for item in scenario_items(ref) if item.id == statement_id), None)
 
 
 def _check_formula(formula: str, scenario) -> None:
@@ -361,7 +360,9 @@ def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequenc
                conventions: str = "elot", start: Thresholds | None = None,
                progress: Callable[[int, int], None] | None = None) -> Problem:
     """Run the inferences and tabulate P and π of every key over its thresholds' grid."""
-    from elot.btom.scoring import compile_statement, truth_table
+    from elot.btom.inference import InferenceConfig, infer
+    from elot.btom.scoring import compile_statement
+    from elot.judging import holds, posterior_probability, prior_probability
 
     check_variant(model)
     start = start or literature_thresholds()
@@ -372,12 +373,12 @@ def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequenc
     tables: dict[tuple[str, ...], dict[int, tuple[np.ndarray, np.ndarray]]] = defaultdict(dict)
     for done, (name, rows) in enumerate(by_scenario.items()):
         scenario = ratings.refs[name].load()
-        infs = [run_inference(scenario, model, b, k, conventions) for b in betas]
+        config = InferenceConfig(variant=model, k=k, conventions=conventions)
+        infs = [infer(scenario, config.replace(beta=b)) for b in betas]
         first = infs[0]
-        size = len(first)
         weights = {t: np.stack([inf.pair_posterior(t).ravel() for inf in infs], axis=1)
                    for t in {ratings.keys[i].t for i in rows}}
-        live = {t: first.live_pairs(t) for t in weights} if conventions == "paper" else {}
+        judged = lru_cache(maxsize=None)(first.judged)   # the rows of (t, at): beliefs, prior, live
         by_formula: dict[str, list[int]] = defaultdict(list)
         for i in rows:
             by_formula[ratings.keys[i].formula].append(i)
@@ -393,11 +394,14 @@ def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequenc
                 for m, i in enumerate(members):
                     key = ratings.keys[i]
                     when = key.t if key.mode == "current" else 0
-                    if when not in truth_at:
-                        truth_at[when] = truth_table(first, compiled, when).astype(float)
+                    hypotheses = judged(key.t, when)
+                    if when not in truth_at:   # the truth depends on the beliefs of `when` only
+                        truth_at[when] = holds(compiled, hypotheses).astype(float)
                     truth = truth_at[when]
-                    P[(m, *combo)] = np.clip(dot_columns(truth, weights[key.t]), 0.0, 1.0)
-                    pi[(m, *combo)] = (dot(live[key.t], truth) / size) if conventions == "paper" else truth.mean()
+                    # P under every β at once; π from the rows' prior masses, as every score
+                    P[(m, *combo)] = posterior_probability(truth, weights[key.t])
+                    pi[(m, *combo)] = prior_probability(truth, hypotheses.weights, conventions,
+                                                        prior=hypotheses.prior_mass(), live=hypotheses.live)
             for m, i in enumerate(members):
                 tables[names][i] = (P[m], pi[m])
         if progress:

@@ -1,6 +1,6 @@
 """New scenarios from a map: simulate the agent and suggest judgment points (``elot plan``).
 
-:func:`plan` runs the model's own agent (:func:`elot.btom.agent.simulate`) in a map and
+:func:`plan` runs the model's own agent (:func:`elot.btom.agent.run_agent`) in a map and
 returns a complete ``.scn`` text — map, hidden state, goal, a description, the actions
 one line per subgoal, judgment points — that ``elot run``, ``repl`` and ``batch`` read
 back unchanged. Judgment points come
@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from elot.btom.agent import (DEFAULT_MAX_STEPS, Simulation, SimulationError, check_simulation_size,
-                             describe_belief, describe_hidden, simulate)
+                             describe_belief, describe_hidden, run_agent)
 from elot.btom.inference import infer
 from elot.btom.scenario import Scenario
 from elot.btom.scn import format_scn, parse_scn_text
@@ -195,7 +195,7 @@ def _renamed_belief(belief, scenario: Scenario, names: dict[str, str]):
     keys = set(scenario.layout.keys)
     return Belief.of((State(frozenset((a[0], *(x if x in keys else names.get(x, x) for x in a[1:]))
                                       for a in state.atoms)), w)
-                     for state, w in belief.particles)
+                     for state, w in belief.support)
 
 
 def _explicit_points(points: Sequence[int], T: int) -> tuple[int, ...]:
@@ -241,7 +241,7 @@ def plan(
     name: str | None = None,
     backend: str = "core",
 ) -> Plan:
-    """Simulate the agent in ``scenario``'s map (see :func:`elot.btom.agent.simulate` for
+    """Simulate the agent in ``scenario``'s map (see :func:`elot.btom.agent.run_agent` for
     ``goal``, ``belief``, ``beta``, ``policy``, ``seed`` and ``max_steps``) and write the
     result as a ``.scn`` text with judgment points (``judge``: ``"auto"`` with at most
     ``points`` points, ``"events"``, or the times). The scenario's statements are kept;
@@ -258,7 +258,7 @@ def plan(
         check_inference_size(bare, n_states)
     # Simulated in the map as the .scn names it, so that every name the simulation and its
     # errors use is one the written file uses too (the dataset's names are the same).
-    simulation = simulate(bare, goal=None if goal is None else names.get(goal, goal),
+    simulation = run_agent(bare, goal=None if goal is None else names.get(goal, goal),
                           belief=_renamed_belief(belief, scenario, names), beta=beta, policy=policy,
                           seed=seed, max_steps=max_steps, backend=backend)
     actions, out_goal = simulation.actions, simulation.goal

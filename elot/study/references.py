@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from elot.errors import csv_rows, read_text
-from elot.settings import MODES
+from elot.judging import Statement
+from elot.settings import CURRENT, MODES
 from elot.study.params import StudyError, read_input
 from elot.study.tables import FACTORS
 
@@ -21,14 +22,10 @@ EXPERIMENTS = ("exp1", "exp2_current", "exp2_initial")
 EXPERIMENT_ALIASES = {"exp2": ("exp2_current", "exp2_initial"), "all": EXPERIMENTS}
 
 
-@dataclass(frozen=True)
-class Item:
-    """A statement to score: its id, text as written, mode, and known factors."""
-
-    statement_id: str
-    text: str
-    mode: str = "current"
-    factors: tuple[tuple[str, str], ...] = ()
+def item(statement_id: str, text: str, mode: str = CURRENT, factors: tuple[tuple[str, str], ...] = ()) -> Statement:
+    """A statement to score in a study (the one statement record, :class:`elot.judging.Statement`):
+    its id, text as written, mode, and known factors."""
+    return Statement(text, mode, id=statement_id, factors=factors)
 
 
 @dataclass(frozen=True)
@@ -75,25 +72,25 @@ def _load_ref(ref: ScenarioRef):
     return dataclasses.replace(scenario, statements=())  # the study's own statements: dataset_items
 
 
-def dataset_items(ref: ScenarioRef) -> tuple[Item, ...]:
+def dataset_items(ref: ScenarioRef) -> tuple[Statement, ...]:
     """A dataset plan's statements in its experiment, with their annotated factors (an
     exp2 plan's: its statements file read as every statements file is, ids by line)."""
     from elot.btom.dataset import dataset_root, read_statements
 
     root = dataset_root(ref.root)
-    items: list[Item] = []
+    items: list[Statement] = []
     if ref.exp == "exp1":
         for mode in MODES:
             rows = [r for r in _read_csv(_exp1_statements(root, mode)) if r.get("plan_id") == ref.plan_id]
             for n, row in enumerate(rows, 1):
-                items.append(Item(f"{mode}-{n}", row["statement"].strip(), mode, _factors(row)))
+                items.append(item(f"{mode}-{n}", row["statement"].strip(), mode, _factors(row)))
         return tuple(items)
     mode = "initial" if ref.exp == "exp2_initial" else "current"
     path, annotations = _exp2_statements(root, mode, ref.plan_id)
     notes = {(r.get("plan_id"), r.get("statement_id")): r for r in _read_csv(annotations)}
     if path.is_file():
         for s in read_statements(path, mode):
-            items.append(Item(str(s.line), s.text, s.mode, _factors(notes.get((ref.plan_id, str(s.line)), {}))))
+            items.append(item(str(s.line), s.text, s.mode, _factors(notes.get((ref.plan_id, str(s.line)), {}))))
     return tuple(items)
 
 
@@ -176,22 +173,22 @@ def expand_scenarios(specs: Sequence[str], *, root: str | None = None,
     return list(dict.fromkeys(refs))
 
 
-def given_items(statements: Sequence[str] = (), files: Sequence[str] = (), mode: str = "current") -> tuple[Item, ...]:
+def given_items(statements: Sequence[str] = (), files: Sequence[str] = (), mode: str = "current") -> tuple[Statement, ...]:
     """Statements given on the command line (``s1``, ``s2``, ...) and in statements files
     (``FILE:LINE``)."""
     from elot.btom.dataset import read_statements
 
-    items = [Item(f"s{n}", text, mode) for n, text in enumerate(statements, 1)]
+    items = [item(f"s{n}", text, mode) for n, text in enumerate(statements, 1)]
     for path in files:
-        items += [Item(f"{Path(path).name}:{s.line}", s.text, s.mode) for s in read_statements(path, mode)]
+        items += [item(f"{Path(path).name}:{s.line}", s.text, s.mode) for s in read_statements(path, mode)]
     return tuple(items)
 
 
-def scenario_items(ref: ScenarioRef) -> tuple[Item, ...]:
+def scenario_items(ref: ScenarioRef) -> tuple[Statement, ...]:
     """The scenario's own statements."""
     if ref.plan_id is not None:
         return dataset_items(ref)
-    return tuple(Item(str(s.line) if s.line is not None else f"s{n}", s.text, s.mode)
+    return tuple(item(str(s.line) if s.line is not None else f"s{n}", s.text, s.mode)
                  for n, s in enumerate(ref.load().statements, 1))
 
 

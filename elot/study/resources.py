@@ -45,9 +45,7 @@ BYTES_PER_PARTICLE_STEP = 24
 
 
 def _particles(task: Task) -> int:
-    from elot.btom.particles import DEFAULT_PARTICLES
-
-    return task.particles or DEFAULT_PARTICLES
+    return task.config.particles
 
 
 def estimate_task_bytes(task: Task) -> int:
@@ -59,13 +57,13 @@ def estimate_task_bytes(task: Task) -> int:
 
     n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario, task.conventions)
     smc = 64 * 2 ** 20 + (steps + 1) * _particles(task) * (BYTES_PER_PARTICLE_STEP + 4 * task.k)
-    if task.inference == "smc":
+    if task.config.runs_particles(fits=True):   # particles whatever the space
         return smc
     model = task.model if task.model in VARIANTS else "true-belief"
     try:
         check_size(model, n_goals, n_states, task.k, MAX_HYPOTHESES, steps=steps, belief_tables=tables)
     except ElotError:
-        if task.inference == "auto":   # too large for exact: auto runs particles
+        if task.config.runs_particles(fits=False):   # too large for exact: auto runs particles
             return smc
         raise
     return 64 * 2 ** 20 + _space(task)[1]
@@ -78,11 +76,10 @@ def task_cost(task: Task) -> float:
     belief) pair), and a fixed part. Only the order and the ratios matter."""
     n_goals, n_states, steps, _, times = _scenario_counts(task.scenario, task.conventions)
     hypotheses = _space(task)[0]
-    if task.inference != "exact":  # particles stand in for the hypotheses (auto: when exact is too large)
-        from elot.btom.hypotheses import MAX_HYPOTHESES
+    from elot.btom.hypotheses import MAX_HYPOTHESES
 
-        if task.inference == "smc" or hypotheses > MAX_HYPOTHESES:
-            hypotheses = _particles(task) * n_goals
+    if task.config.runs_particles(fits=hypotheses <= MAX_HYPOTHESES):  # particles stand in for the hypotheses
+        hypotheses = _particles(task) * n_goals
     pairs = hypotheses // max(n_goals, 1)
     scored = len(task.items) * len(task.thresholds) * times
     return 2e-8 * hypotheses * (steps + 1) + 4e-5 * n_states * steps + scored * (3e-4 + 2e-8 * pairs) + 5e-3

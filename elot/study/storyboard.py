@@ -4,22 +4,16 @@ given. The numbers are computed here; :mod:`elot.draw.storyboard` draws them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
 from elot.draw.storyboard import StoryStatement, storyboard_figure
-from elot.errors import ElotError
-from elot.study.tasks import run_inference
+from elot.judging import Statement, compile_statements, resolve_statements, score_statements
+from elot.settings import DEFAULT_K
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """A statement to score: its text (English or ELoT) and mode; ``given`` when the user
-    gave it (an error in it is then bad input), else it is the scenario's own."""
-
-    text: str
-    mode: str = "current"
-    given: bool = True
+#: A statement to score (English or ELoT, with its mode; ``given=False`` for a scenario's
+#: own, whose errors are not bad input): the one statement record of :mod:`elot.judging`.
+Candidate = Statement
 
 
 def judgment_points(scenario) -> tuple[int, ...]:
@@ -27,41 +21,36 @@ def judgment_points(scenario) -> tuple[int, ...]:
     return tuple(scenario.judgments) or (scenario.T,)
 
 
-def score_candidates(scenario, candidates: Sequence[Candidate], models: Sequence[str], *, beta: float, k: int = 3,
-                     conventions: str = "elot", thresholds=None, bind_free: bool = False,
+def score_candidates(scenario, candidates: Sequence[Statement], models: Sequence[str], *, beta: float,
+                     k: int = DEFAULT_K, conventions: str = "elot", thresholds=None, bind_free: bool = False,
                      points: Sequence[int] | None = None) -> list[StoryStatement]:
-    """Each candidate's L at ``points`` (default :func:`judgment_points`) under each model.
+    """Each candidate's L at ``points`` (default :func:`judgment_points`) under each model,
+    through the score loop every command runs (:func:`elot.judging.score_statements`).
     A candidate that cannot be translated, typechecked or evaluated keeps its error as
     its ``note`` (and its ``error``), with no values."""
-    from elot.btom.scoring import compile_statement, score
+    from elot.btom.inference import InferenceConfig, infer
     from elot.translate import resolve_statement
 
     points = tuple(points if points is not None else judgment_points(scenario))
-    out: list[StoryStatement] = []
-    formulas: list[tuple[str, str] | None] = []
-    for c in candidates:
-        st = StoryStatement(c.text, c.mode)
-        try:
-            formula, mode, _ = resolve_statement(c.text, mode=c.mode, scenario=scenario)
-            formulas.append((formula, mode))
-            st.mode = mode
-            st.formula = formula
-        except ElotError as error:
-            formulas.append(None)
-            st.note, st.error = f"not scored: {error.message}", error
-        out.append(st)
+    statements = resolve_statements(candidates, lambda text, mode: resolve_statement(text, mode=mode,
+                                                                                      scenario=scenario)[:2])
+    out = [StoryStatement(st.text, st.mode, formula=st.formula, error=st.error,
+                          note="" if st.error is None else f"not scored: {st.error.message}")
+           for st in statements]
+    config = InferenceConfig(beta=beta, k=k, conventions=conventions)
     for model in models:
-        inference = run_inference(scenario, model, beta, k, conventions)
-        for st, formula in zip(out, formulas):
-            if formula is None or getattr(st, "error", None) is not None:
+        inference = infer(scenario, config.replace(variant=model))
+        compiled = compile_statements(statements, inference.signature, thresholds=thresholds, bind_free=bind_free)
+        compiled, scores = score_statements(inference, compiled, points, conventions=conventions)
+        for n, (st, board) in enumerate(zip(compiled, out)):
+            if statements[n].error is not None:
                 continue
-            try:
-                compiled = compile_statement(inference, formula[0], thresholds=thresholds, bind_free=bind_free)
-                st.model[model] = [score(inference, compiled, t, formula[1], conventions=conventions)
-                                   .normalized_likelihood for t in points]
-            except ElotError as error:
-                st.model.clear()
-                st.note, st.error = f"not scored: {error.kind}: {error.message}", error
+            if st.error is not None:
+                statements[n] = st
+                board.model.clear()
+                board.note, board.error = f"not scored: {st.error.kind}: {st.error.message}", st.error
+            else:
+                board.model[model] = [got[n].normalized_likelihood for got in scores]
     return out
 
 

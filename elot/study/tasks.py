@@ -9,74 +9,88 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from elot.btom.inference import InferenceConfig
 from elot.errors import ElotError
 from elot.lang.semantics import Thresholds
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_number, check_variant
 from elot.study.params import Params, StudyError
-from elot.study.references import Item, ScenarioRef, resolve, scenario_items
+from elot.judging import Statement
+from elot.study.references import ScenarioRef, resolve, scenario_items
 from elot.study.tables import ALL_COLUMNS, PARTICLE_COLUMNS
-
-
-def run_inference(scenario, model: str, beta: float, k: int, conventions: str, *, inference: str = "exact",
-                  particles: int | None = None, seed: int | None = None):
-    """The one place studies call :func:`elot.btom.inference.infer` (conventions that change
-    the hypothesis space are passed on here; ``inference``, ``particles``, ``seed`` as there)."""
-    from elot.btom.inference import infer
-
-    return infer(scenario, model=model, beta=beta, k=k, conventions=conventions, inference=inference,
-                 particles=particles, seed=seed)
 
 
 @dataclass(frozen=True)
 class Task:
-    """One inference and everything scored on it."""
+    """One inference (its :class:`~elot.btom.inference.InferenceConfig`) and everything
+    scored on it."""
 
     index: int
     scenario: ScenarioRef
-    model: str
-    beta: float
-    k: int
-    conventions: str
-    items: tuple[Item, ...]
+    config: InferenceConfig
+    items: tuple[Statement, ...]   # each with its study id and factors
     thresholds: tuple[tuple[str, Thresholds], ...]
     bind_free: bool = True
-    inference: str = "exact"
-    particles: int | None = None
-    seed: int | None = None
+
+    # The settings a table row and the resource estimates read, from the config.
+
+    @property
+    def model(self) -> str:
+        return self.config.variant
+
+    @property
+    def beta(self) -> float:
+        return self.config.beta
+
+    @property
+    def k(self) -> int:
+        return self.config.k
+
+    @property
+    def conventions(self) -> str:
+        return self.config.conventions
+
+    @property
+    def inference(self) -> str:
+        return self.config.method
+
+    @property
+    def particles(self) -> int:
+        return self.config.particles
+
+    @property
+    def seed(self) -> int | None:
+        return self.config.seed
 
 
 def run_task(task: Task) -> tuple[int, list[dict]]:
-    """Run one task: ``(task.index, rows)``. Statement errors become rows with ``error``."""
-    from elot.btom.scoring import compile_statement, score
+    """Run one task: ``(task.index, rows)``. Statement errors become rows with ``error``.
+    Columns that say how inference ran, and its diagnostics at each t, come from the
+    inference result itself (:meth:`~elot.btom.engine.Trajectory.columns`,
+    :meth:`~elot.btom.engine.Trajectory.diagnostics`)."""
+    from elot.btom.inference import infer
+    from elot.judging import compile_statements, resolve_statements, score_statements
 
     scenario = task.scenario.load()
-    inference = run_inference(scenario, task.model, task.beta, task.k, task.conventions, inference=task.inference,
-                              particles=task.particles, seed=task.seed)
+    inference = infer(scenario, task.config)
     times = tuple(scenario.judgments) or (inference.steps,)
     base = {"scenario": task.scenario.name, "map": task.scenario.map, "model": task.model,
-            "beta": task.beta, "k": task.k, "conventions": task.conventions}
-    particles = inference.method == "smc"
-    # (written only in tables with PARTICLE_COLUMNS, see table_columns)
-    base.update(inference=inference.method, particles=inference.n_particles if particles else "",
-                seed="" if task.seed is None or not particles else task.seed)
+            "beta": task.beta, "k": task.k, "conventions": task.conventions,
+            **inference.columns()}   # (written only in tables with PARTICLE_COLUMNS, see table_columns)
+    diagnostics = {t: inference.diagnostics(t) for t in times}
     rows = []
     for label, thresholds in task.thresholds:
-        for item in task.items:
-            row = {**base, "thresholds": label, "statement_id": item.statement_id, "statement": item.text,
-                   "formula": "", "mode": item.mode, **dict(item.factors)}
-            compiled, error = None, ""
-            try:
-                row["formula"], row["mode"] = resolve(task.scenario, item.text, item.mode)
-                compiled = compile_statement(inference, row["formula"], thresholds=thresholds,
-                                             bind_free=task.bind_free)
-            except ElotError as caught:
-                error = caught.message
-            for t in times:
-                out = {**row, "t": t, "P": "", "L": "", "pi": "", "error": error}
-                if particles:
-                    out["ess"] = float(inference.ess[t])
-                if compiled is not None:
-                    s = score(inference, compiled, t, row["mode"], conventions=task.conventions)
+        statements = resolve_statements(task.items, lambda text, mode: resolve(task.scenario, text, mode))
+        statements = compile_statements(statements, inference.signature, thresholds=thresholds,
+                                        bind_free=task.bind_free)
+        statements, table = score_statements(inference, statements, times)
+        for n, st in enumerate(statements):
+            row = {**base, "thresholds": label, "statement_id": st.id, "statement": st.text,
+                   "formula": st.formula or "", "mode": st.mode, **dict(st.factors)}
+            error = "" if st.error is None else st.error.message
+            for t, scores in zip(times, table):
+                out = {**row, "t": t, "P": "", "L": "", "pi": "", "error": error, **diagnostics[t]}
+                s = scores.get(n)
+                if s is not None:
                     out.update(P=s.posterior, L=s.normalized_likelihood, pi=s.prior_fraction)
                     if s.stderr is not None:
                         out["L_se"] = s.stderr
@@ -84,7 +98,7 @@ def run_task(task: Task) -> tuple[int, list[dict]]:
     return task.index, rows
 
 
-def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = None,
+def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Statement] | None = None,
                models: Sequence[str] = (DEFAULT_VARIANT,), betas: Sequence[float] = (DEFAULT_BETA,),
                ks: Sequence[int] = (DEFAULT_K,), conventions: Sequence[str] = ("elot",),
                thresholds: Sequence[Params] = (Params(Thresholds()),), bind_free: bool = True,
@@ -107,8 +121,6 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
         check_option("k", k)
     for name in inferences:
         as_option("inference", check_method, name)
-    if particles is not None:
-        check_option("particles", particles)
     if seed is not None:
         check_option("seed", seed)
     models, conventions = list(dict.fromkeys(models)), list(dict.fromkeys(conventions))
@@ -127,8 +139,10 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Item] | None = No
                 for k in ks:
                     for conv in conventions:
                         for method in inferences:
-                            tasks.append(Task(len(tasks), ref, model, float(beta), int(k), conv, own, labels,
-                                              bind_free, method, particles, seed))
+                            config = InferenceConfig(variant=model, beta=float(beta), k=int(k), conventions=conv,
+                                                     method=method, seed=seed,
+                                                     **({} if particles is None else {"particles": particles}))
+                            tasks.append(Task(len(tasks), ref, config, own, labels, bind_free))
     return tasks
 
 
@@ -151,4 +165,4 @@ def as_option(option: str, check: Callable, *args):
 def table_columns(tasks: Sequence[Task]) -> tuple[str, ...]:
     """The table's columns: :data:`ALL_COLUMNS`, and :data:`PARTICLE_COLUMNS` when a task
     may run particle inference (so tables of exact inference stay as they were)."""
-    return ALL_COLUMNS + PARTICLE_COLUMNS if any(t.inference != "exact" for t in tasks) else ALL_COLUMNS
+    return ALL_COLUMNS + PARTICLE_COLUMNS if any(t.config.may_sample for t in tasks) else ALL_COLUMNS

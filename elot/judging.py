@@ -1,0 +1,393 @@
+"""Where the two halves of elot meet: hypotheses about an agent, and a statement's score.
+
+The language (parse → check → lower → compile) gives a compiled statement; a source of
+hypotheses (exact BToM inference, particle inference, or a user's own belief model) gives
+:class:`Hypotheses`: N rows, each a true world, the agents' beliefs over the worlds, its
+posterior weight and its prior mass. :func:`score` evaluates the statement on every row in
+one vectorized call and returns a :class:`Score` (SPEC §4, "the observer's judgment"):
+
+* ``P = Σ_n w_n ⟦φ⟧_n`` (the posterior probability);
+* ``π`` = the prior probability that φ holds: the prior-weighted fraction of rows where it
+  holds (each row weighted by its ``prior`` mass; without one, the uniform prior over the
+  *distinct* rows, so identical rows share one hypothesis's mass). Under the ``paper``
+  conventions (SPEC §7.1) a row's mass counts only as far as it is ``live`` (still possible);
+* ``L = P(1−π) / (P(1−π) + (1−P)π)`` (the normalized likelihood), or π when π is 0 or 1;
+* with rows that are estimates (particles: ``ess`` and ``prior_draws`` given), L's
+  standard error.
+
+:func:`score_statements` is the loop every command runs: each :class:`Statement` compiled
+once against the source's signature, then scored at every judgment point.
+
+This module sits below the gridworld (it imports only the language, the settings and the
+errors), so :mod:`elot.btom`, :mod:`elot.embedding`, the session and the studies all hand
+their hypotheses to the same code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterable, Mapping, Protocol, Sequence
+
+import numpy as np
+
+from elot.errors import ArgumentError, ElotError, ElotTypeError, Span, read_text
+from elot.lang.parser import looks_like_formula
+from elot.lang.printer import pretty
+from elot.lang.semantics import CompiledFormula, State, Thresholds, compile_formula
+from elot.lang.signature import Signature
+from elot.lang.syntax import Term
+from elot.lang.typesystem import NUMERIC
+from elot.settings import CURRENT, MODES, Mode
+from elot.numeric import dot, dot_columns, fsum
+
+# -- the hypotheses ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Hypotheses:
+    """N hypotheses about an agent as arrays, the one form every source hands to scoring.
+
+    ``worlds``: the S distinct world states; ``true_index (N,)``: each row's true world;
+    ``beliefs``: ``{agent: (N, S) array}``, each row a distribution over ``worlds``;
+    ``weights (N,)``: the posterior; ``prior (N,)`` (optional): each row's prior mass
+    (relative; default: the uniform prior over distinct rows); ``live (N,)`` (optional):
+    how much of that mass is still possible (the ``paper`` conventions' π counts only it;
+    default: all of it where the weight is above 0). Rows that are estimates carry ``ess``
+    (the effective sample size of the weights) and ``prior_draws`` (how many draws the
+    prior masses come from), from which L's standard error follows.
+
+    The constructor trusts its arguments; :class:`elot.embedding.Hypotheses` adds checked
+    constructors for users' own models.
+    """
+
+    signature: Signature | None
+    worlds: tuple[State, ...]
+    true_index: np.ndarray
+    beliefs: Mapping[str, np.ndarray]
+    weights: np.ndarray
+    prior: np.ndarray | None = None
+    live: np.ndarray | None = None
+    labels: tuple[str, ...] | None = field(default=None)
+    ess: float | None = None
+    prior_draws: int | None = None
+    #: False when ``beliefs`` holds the observed agent's belief alone (BToM's hypotheses),
+    #: which the evaluator then reads as one array, as it does a single agent's belief.
+    per_agent: bool = True
+
+    def __len__(self) -> int:
+        return len(self.weights)
+
+    @property
+    def multiplicity(self) -> np.ndarray | None:
+        """The rows' prior mass as the embedding API first called it (:attr:`prior`)."""
+        return self.prior
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        """The agents whose beliefs are given."""
+        return tuple(self.beliefs)
+
+    def prior_mass(self) -> np.ndarray:
+        """Each row's prior mass: :attr:`prior` when given, else an equal share of the
+        uniform prior over distinct hypotheses (rows with the same true world and the same
+        beliefs are copies of one hypothesis), so π is a prior probability, not a row count."""
+        if self.prior is not None:
+            return np.asarray(self.prior, dtype=np.float64)
+        key = np.column_stack([np.asarray(self.true_index, dtype=np.float64)]
+                              + [np.asarray(b, dtype=np.float64) for b in self.beliefs.values()])
+        _, inverse, copies = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+        return 1.0 / copies[inverse.ravel()]
+
+    def world_posterior(self) -> np.ndarray:
+        """The posterior of each world being the true one, (S,)."""
+        return np.bincount(self.true_index, weights=self.weights, minlength=len(self.worlds))
+
+
+# -- the score ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Score:
+    """A statement's posterior probability P, normalized likelihood L and prior probability
+    π; ``stderr``: the standard error of L when it is estimated (particle inference)."""
+
+    posterior: float
+    normalized_likelihood: float
+    prior_fraction: float
+    stderr: float | None = None
+
+    @property
+    def P(self) -> float:  # noqa: N802 - the paper's names
+        return self.posterior
+
+    @property
+    def L(self) -> float:  # noqa: N802
+        return self.normalized_likelihood
+
+    @property
+    def pi(self) -> float:
+        return self.prior_fraction
+
+
+class ModeError(ArgumentError, ValueError):
+    """A statement mode that is neither ``current`` nor ``initial`` (also a ``ValueError``,
+    what it used to be)."""
+
+
+def check_mode(mode: str) -> str:
+    """Return ``mode`` if it is ``current`` or ``initial``, else a :class:`ModeError`."""
+    if mode not in MODES:
+        raise ModeError(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
+    return mode
+
+
+def normalized_likelihood(posterior: float, prior: float) -> float:
+    """``P(1−π) / (P(1−π) + (1−P)π)``, or π when π is 0 or 1 (no evidence either way)."""
+    if prior <= 0.0 or prior >= 1.0:
+        return float(prior)
+    yes = posterior * (1.0 - prior)
+    no = (1.0 - posterior) * prior
+    return float(yes / (yes + no))
+
+
+def likelihood_stderr(posterior: float, prior: float, ess: float, draws: int) -> float:
+    """Standard error of L from estimates of P (from particles with effective sample size
+    ``ess``: ``Var P ≈ P(1−P)/ess``) and of π (from ``draws`` independent prior draws:
+    ``Var π = π(1−π)/draws``), by the delta method on ``L = P(1−π) / (P(1−π) + (1−P)π)``.
+    It ignores the correlation resampling leaves between particles, so it is a lower
+    bound when the particles have collapsed; an edge π (0 or 1) gives 0."""
+    if prior <= 0.0 or prior >= 1.0:
+        return 0.0
+    p, q = posterior, prior
+    d = p * (1 - q) + (1 - p) * q
+    dl_dp = q * (1 - q) / d**2
+    dl_dq = -p * (1 - p) / d**2
+    var = dl_dp**2 * p * (1 - p) / ess + dl_dq**2 * q * (1 - q) / draws
+    return float(np.sqrt(var))
+
+
+def posterior_probability(true_in: np.ndarray, weights: np.ndarray) -> float | np.ndarray:
+    """``P = Σ_n w_n ⟦φ⟧_n``, clipped to [0, 1] (rounding); ``weights`` (N,) for one
+    posterior or (N, B) for B posteriors over the same rows at once (a fit's β grid)."""
+    if np.ndim(weights) == 1:
+        return min(1.0, max(0.0, dot(weights, true_in)))
+    return np.clip(dot_columns(true_in, weights), 0.0, 1.0)
+
+
+def prior_probability(true_in: np.ndarray, weights: np.ndarray, conventions: str = "elot", *,
+                      prior: np.ndarray | None = None, live: np.ndarray | None = None) -> float:
+    """π, the prior probability that the statement holds: the ``prior`` mass of the rows
+    where it holds (default: equal masses) over the total; under the ``paper`` conventions
+    only the ``live`` mass counts (default: all of a row's mass when its posterior weight
+    is above 0, else none), so ruled-out rows count as false."""
+    prior = np.ones(len(true_in)) if prior is None else prior
+    # The total is summed the way the numerator is, so π is exactly 1 (or 0) when the
+    # statement holds everywhere (nowhere), whatever the masses' rounding.
+    total = fsum(prior)
+    if conventions == "paper":
+        live = prior * (weights > 0) if live is None else live
+        return dot(live, true_in) / total
+    return dot(prior, true_in) / total
+
+
+def scores_of(truth: np.ndarray, weights: np.ndarray, conventions: str = "elot", *,
+              prior: np.ndarray | None = None, live: np.ndarray | None = None) -> Score:
+    """P, L and π of a statement from its truth value in each row of hypotheses and the
+    rows' posterior ``weights``: the one computation behind every score
+    (:func:`posterior_probability`, :func:`prior_probability`, :func:`normalized_likelihood`).
+
+    ``prior``: the prior mass of each row (relative; default equal), so π is the prior
+    probability that the statement holds, never a count of rows. Under the ``paper``
+    conventions ``live``: the prior mass of a row still possible (default: all of it when
+    the row's weight is above 0, else none); the rest counts as false in π.
+    """
+    posterior = posterior_probability(truth, weights)
+    pi = prior_probability(truth, weights, conventions, prior=prior, live=live)
+    return Score(posterior, normalized_likelihood(posterior, pi), pi)
+
+
+def holds(compiled: CompiledFormula, hypotheses: Hypotheses) -> np.ndarray:
+    """``⟦φ⟧_n`` for every hypothesis, (N,) bool."""
+    if hypotheses.per_agent:
+        return compiled.truth(hypotheses.worlds, dict(hypotheses.beliefs) or None, hypotheses.true_index)
+    (beliefs,) = hypotheses.beliefs.values()
+    return compiled.truth(hypotheses.worlds, beliefs, hypotheses.true_index)
+
+
+def truth(compiled: CompiledFormula, hypotheses: Hypotheses, source: str | None = None) -> np.ndarray:
+    """:func:`holds`, with errors pointed into ``source`` (the text the formula was
+    compiled from, default its canonical text)."""
+    try:
+        return holds(compiled, hypotheses)
+    except ElotError as error:
+        raise error.located(source=pretty(compiled.term) if source is None else source, path="<formula>")
+
+
+def score_truth(true_in: np.ndarray, hypotheses: Hypotheses, conventions: str = "elot") -> Score:
+    """The :class:`Score` of a statement true in the rows ``true_in`` of ``hypotheses``
+    (with L's standard error when the rows are estimates)."""
+    got = scores_of(np.asarray(true_in, dtype=np.float64), hypotheses.weights, conventions, prior=hypotheses.prior_mass(),
+                    live=hypotheses.live if conventions == "paper" else None)
+    if hypotheses.ess is None:
+        return got
+    return Score(got.posterior, got.normalized_likelihood, got.prior_fraction,
+                 likelihood_stderr(got.posterior, got.prior_fraction, hypotheses.ess, hypotheses.prior_draws))
+
+
+def score(compiled: CompiledFormula, hypotheses: Hypotheses, conventions: str = "elot") -> Score:
+    """Score a compiled statement against hypotheses (see the module)."""
+    return score_truth(holds(compiled, hypotheses), hypotheses, conventions)
+
+
+def compile_statement(formula: str | Term | CompiledFormula, signature: Signature, *,
+                      thresholds: Thresholds | None = None, bind_free: bool = False) -> CompiledFormula:
+    """Parse, typecheck (against ``signature``) and compile a statement; a numeric term
+    (``prob_of(...)``), which has no truth value to score, is an
+    :class:`~elot.errors.ElotTypeError` at the statement."""
+    if isinstance(formula, CompiledFormula):
+        compiled = formula
+    else:
+        compiled = compile_formula(formula, signature, thresholds or Thresholds(), bind_free)
+    if compiled.type == NUMERIC:
+        source = formula if isinstance(formula, str) else None
+        raise ElotTypeError(
+            f"{pretty(compiled.term)} is a number (type {NUMERIC}), not a statement that is true or false",
+            span=Span.of(source, 0, len(source)) if source else None, source=source,
+            hint=f"compare it, e.g. >=({pretty(compiled.term)}, 0.5); the REPL shows a number's value",
+        )
+    return compiled
+
+
+# -- statements and the score loop -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A statement from where it was written to its scores, one record all the way: its
+    ``text`` (ELoT or English) and ``mode``; where it came from (``line`` and ``offset`` in
+    the file ``path``, with the file's ``source`` text, kept so that an error is pointed at
+    its place without reading the file again); ``given`` (by the user: an error in it is
+    bad input; else a scenario's own); ``id`` and ``factors`` (a study's statement id and
+    annotations); then what the steps of :func:`resolve_statements`,
+    :func:`compile_statements` and :func:`score_statements` add, each returning new
+    records: the ``formula`` it is judged as (its own text, or the English's translation),
+    its ``compiled`` program, and the ``error`` that stopped it (with a ``note`` for tables).
+    """
+
+    text: str
+    mode: Mode = CURRENT
+    line: int | None = None
+    offset: int | None = None  # where the text starts in its file (0-based character offset)
+    path: str | None = None    # the statements file, when it came from one
+    given: bool = True
+    id: str = ""
+    factors: tuple[tuple[str, str], ...] = ()
+    source: str | None = field(default=None, repr=False, compare=False)
+    formula: str | None = None
+    compiled: CompiledFormula | None = field(default=None, repr=False, compare=False)
+    error: ElotError | None = field(default=None, repr=False, compare=False)
+    note: str | None = None
+
+    @property
+    def is_formula(self) -> bool:
+        """Whether the text is ELoT (else it is English to translate): see
+        :func:`~elot.lang.parser.looks_like_formula`."""
+        return looks_like_formula(self.text)
+
+    @property
+    def origin(self) -> str:
+        """``FILE:LINE`` when the statement came from a file, else ''."""
+        return f"{self.path}:{self.line}" if self.path and self.line is not None else ""
+
+    def locate(self, error: ElotError) -> ElotError:
+        """Point an error about this statement's text at its place in its statements file
+        (an error about something else, such as its translation, is left as it is)."""
+        if self.path is None or self.offset is None or error.source not in (None, self.text):
+            return error
+        source = self.source
+        if source is None:
+            try:
+                source = read_text(self.path)
+            except ElotError:
+                return error
+        if source[self.offset:self.offset + len(self.text)] != self.text:
+            return error
+        return error.within(source, self.offset, len(self.text), self.path)
+
+    def failed(self, error: ElotError, note: str) -> "Statement":
+        """This statement stopped by ``error``, with ``note`` for tables."""
+        return replace(self, error=error, note=note, compiled=None)
+
+
+class Judged(Protocol):
+    """What :func:`score_statements` reads from a source of hypotheses (an inference result
+    or a belief model): its ``signature``, its ``conventions`` and ``judged(t, at)``, the
+    hypotheses with their beliefs at ``at`` weighted by the posterior at t."""
+
+    signature: Signature
+    conventions: str
+
+    def judged(self, t: int, at: int) -> Hypotheses: ...
+
+
+Resolve = Callable[[str, str], tuple[str, str]]
+
+
+def resolve_statements(statements: Iterable[Statement], resolve: Resolve) -> list[Statement]:
+    """Each statement with its ``formula`` and the ``mode`` it is judged in:
+    ``resolve(text, mode)`` (ELoT as written, English translated, e.g.
+    :func:`elot.translate.resolve_statement`); a failure is kept as the statement's error,
+    noted ``not translated: ...``."""
+    out = []
+    for st in statements:
+        try:
+            formula, mode = resolve(st.text, st.mode)
+        except ElotError as error:
+            out.append(st.failed(error, f"not translated: {error.message}"))
+            continue
+        out.append(replace(st, formula=formula, mode=mode))
+    return out
+
+
+def compile_statements(statements: Iterable[Statement], signature: Signature, *,
+                       thresholds: Thresholds | None = None, bind_free: bool = False) -> list[Statement]:
+    """Each statement that has a formula (and no error yet) compiled against
+    ``signature``; a failure is kept as its error, noted with the error's kind."""
+    out = []
+    for st in statements:
+        if st.formula is not None and st.error is None:
+            try:
+                st = replace(st, compiled=compile_statement(st.formula, signature, thresholds=thresholds,
+                                                            bind_free=bind_free))
+            except ElotError as error:
+                st = st.failed(error, error.kind)
+        out.append(st)
+    return out
+
+
+def score_statements(source: Judged, statements: Sequence[Statement], times: Sequence[int], *,
+                     conventions: str | None = None) -> tuple[list[Statement], list[dict[int, Score]]]:
+    """Score every compiled statement at every time (the loop every command runs): the
+    statements (one whose scoring failed now holds its error) and, for each time,
+    ``{index: Score}`` of the statements scored at every time. ``conventions``: default
+    the source's."""
+    conventions = source.conventions if conventions is None else conventions
+    statements = list(statements)
+    table: list[dict[int, Score]] = []
+    for t in times:
+        scores: dict[int, Score] = {}
+        for n, st in enumerate(statements):
+            if st.compiled is None:
+                continue
+            try:
+                hypotheses = source.judged(t, t if st.mode == CURRENT else 0)
+                scores[n] = score(st.compiled, hypotheses, conventions)
+            except ElotError as error:   # that statement's error; the others are scored
+                statements[n] = st.failed(error, error.kind)
+        table.append(scores)
+    return statements, [{n: s for n, s in scores.items() if statements[n].compiled is not None}
+                        for scores in table]
+
+
+__all__ = ["Hypotheses", "Judged", "ModeError", "Score", "Statement", "check_mode", "holds", "compile_statement", "compile_statements", "likelihood_stderr", "normalized_likelihood",
+           "posterior_probability", "prior_probability", "resolve_statements", "score", "score_statements", "score_truth", "scores_of", "truth"]
