@@ -96,14 +96,16 @@ def _number(value: float | None) -> str:
     return f"{value:g}" if value is not None else ""
 
 
-#: Every numeric option or setting, by name. ``k`` has no upper bound of its own: the
-#: size of the hypothesis space it leads to is what is limited.
+#: Every numeric option or setting, by name. ``k`` has no upper bound of its own but the
+#: 32 bits it is counted in: the size of the hypothesis space it leads to is what is limited.
 NUMBERS: dict[str, Number] = {
     # β multiplies plan costs in the agent's softmax: far past 1e9 the agent is already
     # strictly rational, and past about 1e306 the products overflow a float64
     "beta": Number("beta", False, low=0, high=1e9, open_low=True,
                    example="2.83, the default (2^1.5); larger β overflows the agent's choice probabilities"),
-    "k": Number("k", True, low=1, example="3, the paper's"),
+    # k is counted in 32-bit integers (belief counts); within that, the size of the
+    # hypothesis space, or the particles' cost, is what limits it
+    "k": Number("k", True, low=1, high=2**31 - 1, example="3, the paper's"),
     "hidden-keys": Number("hidden-keys", True, low=0, example="2, the dataset's"),
     "time": Number("time", True, low=0, example="0, the start"),
     "samples": Number("samples", True, low=1, high=1_000_000, example="1000, the default"),

@@ -108,3 +108,66 @@ def test_generate_limits_are_the_cores():
     from elot.btom.generate import MAX_EACH
 
     assert MAX_EACH == core.MAX_BOXES == core.MAX_DOORS == core.MAX_GEMS
+
+
+# -- 7, 9. particle inference: memory and time estimated before any work -----------------------
+
+
+def _b30(tmp_path):
+    out = tmp_path / "b30.scn"
+    result = run_elot("generate", "--boxes", "30", "--colours", "4", "--doors", "4", "--gems", "6", "--hidden", "4",
+                      "--seed", "1", "--steps", "0", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+@pytest.mark.parametrize("argv, figure", [
+    (["default", "--inference", "smc", "--particles", "100000000"], "GiB"),
+    (["default", "--inference", "smc", "--k", "1000000"], "GiB"),
+    (["default", "--inference", "smc", "--k", "5000"], "hours"),
+    (["B30", "--inference", "smc"], "657,720 initial states"),
+    (["B30", "--inference", "smc", "--k", "7"], "657,720 initial states"),
+])
+def test_particle_inference_is_refused_with_its_estimate_before_work(tmp_path, argv, figure):
+    argv = [str(_b30(tmp_path)) if a == "B30" else a for a in argv]
+    started = time.monotonic()
+    result = _limited([*ELOT, "run", *argv], 3000 * 2**20, timeout=120)
+    assert time.monotonic() - started < 30
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert "particle inference would" in result.stderr and figure in result.stderr
+    assert "--particles" in result.stderr or "--k" in result.stderr
+
+
+def test_batch_refuses_particle_tasks_that_would_not_fit(tmp_path):
+    out = tmp_path / "t.csv"
+    result = _limited([*ELOT, "batch", str(_b30(tmp_path)), "--model", "full", "--inference", "smc", "--statement",
+                       "believes(player, formula(empty(box1)))",
+                       "-o", str(out)], 3000 * 2**20, timeout=120)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert "GiB" in result.stderr and not out.exists()
+
+
+def test_the_repl_refuses_particle_inference_that_would_not_fit_as_an_error():
+    result = run_elot("repl", "default", stdin=":set inference smc\n:set particles 100000000\n:goals\n",
+                      timeout=120)
+    assert "internal error" not in result.stdout + result.stderr
+    assert "particle inference would need about" in result.stdout + result.stderr
+
+
+# -- 10. k past 32 bits ------------------------------------------------------------------------
+
+
+def test_k_past_32_bits_is_refused_in_run_and_in_the_repl():
+    result = run_elot("run", "default", "--model", "true-belief", "--k", "2147483648")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "2,147,483,647" in result.stderr
+    result = run_elot("repl", "default", stdin=":set k 2147483648\n", timeout=120)
+    assert "OverflowError" not in result.stdout + result.stderr and "2,147,483,647" in result.stdout
+
+
+def test_design_refuses_full_as_an_ablation(tmp_path):
+    statements = tmp_path / "F.txt"
+    statements.write_text("believes(player, formula(empty(box1)))\nbelieves(player, might(empty(box2)))\n")
+    result = run_elot("design", "default", "--statements", str(statements), "--ablations", "full")
+    assert result.returncode == 2 and "Traceback" not in result.stderr and "KeyError" not in result.stderr
+    assert "full is the model the ablations are compared with" in result.stderr

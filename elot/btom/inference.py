@@ -27,10 +27,11 @@ from elot.btom.conventions import check_conventions
 from elot.errors import ArgumentError, ElotError, ScenarioError
 from elot.btom.hypotheses import (MAX_HYPOTHESES, HypothesisSpace, Prior, build, initial_states,
                                   resolve_goals, space_size)
+from btom_ext import BACKENDS
 from btom_ext.reference import AGENT
 from elot.btom.world import MOVES, Action, WorldState
 from elot.btom.particles import ParticleFilter, check_particles
-from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, check_variant
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, check_number, check_variant
 
 Progress = Callable[[int, int], None]
 
@@ -347,6 +348,20 @@ class InferenceConfig:
         check_particles(self.particles)
         check_variant(self.variant)
         check_conventions(self.conventions)
+        for name in ("beta", "k", "seed"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float, np.number))):
+                raise ArgumentError(f"{name} must be a number, not {type(value).__name__} {value!r}")
+            try:
+                if value is not None:
+                    object.__setattr__(self, name, check_number(name, value))
+            except ElotError as error:
+                raise ArgumentError(error.message, hint=error.hint) from None
+        if self.backend not in BACKENDS:
+            raise ArgumentError(f"unknown backend {self.backend!r}", hint=f"use one of: {', '.join(BACKENDS)}")
+        if not isinstance(self.prior, Prior):
+            raise ArgumentError(f"prior must be a Prior, not {type(self.prior).__name__} {self.prior!r}",
+                                hint="e.g. Prior(max_hidden=2)")
         if self.goals is not None and not isinstance(self.goals, tuple):
             object.__setattr__(self, "goals", tuple(self.goals))
 
@@ -407,6 +422,9 @@ def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress
     result's ``note`` says which and why).
     """
     config = infer_config(config, **settings)
+    if not all(hasattr(scenario, name) for name in ("layout", "initial", "actions")):
+        raise ArgumentError(f"scenario must be a Scenario (with a layout, initial state and actions), not "
+                            f"{type(scenario).__name__}", hint="load one with elot.load_scenario(NAME or PATH)")
     method, note = config.method, ""
     if method == "auto":
         try:
