@@ -98,7 +98,14 @@ def read_text(path: str | Path, what: str = "input") -> str:
         raise too_large
     try:
         with open(p, "rb") as handle:
-            data = handle.read(MAX_INPUT_BYTES + 1)
+            if stat.S_ISREG(info.st_mode):   # read(n) allocates n bytes at once: ask for what is there
+                data = handle.read(info.st_size + 1) + handle.read()
+            else:                            # a device or a pipe: in pieces, up to the limit
+                pieces, size = [], 0
+                while size <= MAX_INPUT_BYTES and (piece := handle.read(1 << 20)):
+                    pieces.append(piece)
+                    size += len(piece)
+                data = b"".join(pieces)
     except OSError as exc:
         raise ScenarioError(f"cannot read {what} file: {exc.strerror or exc}", path=str(p)) from None
     if len(data) > MAX_INPUT_BYTES:
