@@ -105,8 +105,11 @@ def _case(rng: random.Random, files: dict[str, Path], targets: dict[str, Path]) 
     scn = lambda: str(rng.choice([*(SCENARIOS / f"{n}.scn" for n in ("default", "two-doors")),  # noqa: E731
                                   "default", files["hand.scn"], files["empty"], files["dir"], files["binary"],
                                   files["missing"], files["zero"]]))
-    out_file = str(rng.choice([targets["file"], targets["link"], targets["folder"]]))
-    out_dir = str(rng.choice([targets["folder"], targets["link"], targets["file"]]))
+    # half the cases write somewhere new, so that they get past the output checks to the work
+    fresh = str(targets["file"].parent / "new" / "out")
+    out_file = str(rng.choice([targets["file"], targets["link"], targets["folder"], fresh + ".scn", fresh + ".csv",
+                               fresh + ".txt"]))
+    out_dir = str(rng.choice([targets["folder"], targets["link"], targets["file"], fresh, fresh, fresh]))
     any_file = lambda: str(rng.choice(list(files.values())))                   # noqa: E731
     kind = rng.choice(["generate", "plan", "stimuli", "storyboard", "design", "batch", "fit", "run", "repl"])
     if kind == "generate":
