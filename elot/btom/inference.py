@@ -30,7 +30,7 @@ from elot.btom.hypotheses import (MAX_HYPOTHESES, HypothesisSpace, Prior, build,
 from btom_ext import BACKENDS
 from btom_ext.reference import AGENT
 from elot.btom.world import MOVES, Action, WorldState
-from elot.btom.particles import ParticleFilter, check_particles
+from elot.btom.particles import ParticleError, ParticleFilter, check_particles
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, check_number, check_variant
 
 Progress = Callable[[int, int], None]
@@ -315,6 +315,12 @@ class ExactFilter:
         )
 
 
+class SettingError(ArgumentError, ParticleError, ValueError):
+    """A setting of :class:`InferenceConfig` of the wrong type or out of range (also a
+    :class:`~elot.btom.particles.ParticleError` and a ``ValueError``: what particle
+    inference and NumPy raised for it before)."""
+
+
 @dataclass(frozen=True)
 class InferenceConfig:
     """How to infer, as one value: built once (by the command line's
@@ -351,16 +357,16 @@ class InferenceConfig:
         for name in ("beta", "k", "seed"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float, np.number))):
-                raise ArgumentError(f"{name} must be a number, not {type(value).__name__} {value!r}")
+                raise SettingError(f"{name} must be a number, not {type(value).__name__} {value!r}")
             try:
                 if value is not None:
                     object.__setattr__(self, name, check_number(name, value))
             except ElotError as error:
-                raise ArgumentError(error.message, hint=error.hint) from None
+                raise SettingError(error.message, hint=error.hint) from None
         if self.backend not in BACKENDS:
-            raise ArgumentError(f"unknown backend {self.backend!r}", hint=f"use one of: {', '.join(BACKENDS)}")
+            raise SettingError(f"unknown backend {self.backend!r}", hint=f"use one of: {', '.join(BACKENDS)}")
         if not isinstance(self.prior, Prior):
-            raise ArgumentError(f"prior must be a Prior, not {type(self.prior).__name__} {self.prior!r}",
+            raise SettingError(f"prior must be a Prior, not {type(self.prior).__name__} {self.prior!r}",
                                 hint="e.g. Prior(max_hidden=2)")
         if self.goals is not None and not isinstance(self.goals, tuple):
             object.__setattr__(self, "goals", tuple(self.goals))
