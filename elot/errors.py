@@ -68,25 +68,48 @@ class LineIndex:
 EXCERPT = 160
 
 
+#: The most bytes elot reads of one input file (a scenario, statements, ratings, a table).
+MAX_INPUT_BYTES = 256 * 2**20
+
+
 def read_text(path: str | Path, what: str = "input") -> str:
     """The text of a UTF-8 file (a leading byte-order mark dropped), or an
-    :class:`ElotError` naming the path when it is missing, unreadable or not UTF-8.
-    Every reader of a user's file goes through this."""
+    :class:`ElotError` naming the path when it is missing, unreadable, larger than
+    :data:`MAX_INPUT_BYTES` (a device such as ``/dev/zero`` never ends) or not UTF-8.
+    A pipe (``<(command)``) is read like a file. Every reader of a user's file goes
+    through this."""
+    import stat
+
     p = Path(path)
     try:
-        found, is_dir = p.is_file(), p.is_dir()
+        info = p.stat()
+    except FileNotFoundError:
+        raise ScenarioError(f"{what} file not found: {p}", path=str(p)[:EXCERPT], hint="check the path") from None
     except OSError as exc:  # a name too long for the file system, say
         raise ScenarioError(f"cannot read {what} file: {exc.strerror or exc}", path=str(p)[:EXCERPT],
                             hint="check the path") from None
-    if is_dir:
+    if stat.S_ISDIR(info.st_mode):
         raise ScenarioError(f"{what} file {p} is a directory", path=str(p),
                             hint="give the path of a file in it, not the folder")
-    if not found:
-        raise ScenarioError(f"{what} file not found: {p}", path=str(p), hint="check the path")
+    too_large = ScenarioError(f"{what} file {p} is larger than {MAX_INPUT_BYTES // 2**20} MiB"
+                              + ("" if stat.S_ISREG(info.st_mode) else " (a device or a pipe, which may never end)"),
+                              path=str(p), hint="give a file of the input's own format")
+    if stat.S_ISREG(info.st_mode) and info.st_size > MAX_INPUT_BYTES:
+        raise too_large
     try:
-        data = p.read_bytes()
+        with open(p, "rb") as handle:
+            if stat.S_ISREG(info.st_mode):   # read(n) allocates n bytes at once: ask for what is there
+                data = handle.read(info.st_size + 1) + handle.read()
+            else:                            # a device or a pipe: in pieces, up to the limit
+                pieces, size = [], 0
+                while size <= MAX_INPUT_BYTES and (piece := handle.read(1 << 20)):
+                    pieces.append(piece)
+                    size += len(piece)
+                data = b"".join(pieces)
     except OSError as exc:
         raise ScenarioError(f"cannot read {what} file: {exc.strerror or exc}", path=str(p)) from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise too_large
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -164,6 +164,23 @@ def check_target(path: str | os.PathLike, *, ours: Recognizer | None = None, for
     return target
 
 
+#: Longest part of a file name elot makes from a name the user chose (a scenario's): file
+#: systems take 255 bytes, and elot adds a prefix or a suffix (``curves-``, ``_12.gif``).
+STEM_LENGTH = 100
+
+
+def file_stem(name: str, fallback: str = "scenario") -> str:
+    """``name`` made safe for a file name: letters, digits, ``_.-`` (runs of anything else
+    become ``_``), at most :data:`STEM_LENGTH` characters; a longer name keeps its start
+    and ends in 8 hex digits of its SHA-1, so different names stay apart."""
+    import re
+
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or fallback
+    if len(stem) > STEM_LENGTH:
+        stem = stem[:STEM_LENGTH - 9] + "-" + hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return stem
+
+
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     """Whether ``a`` and ``b`` name the same file (same inode, or the same resolved path)."""
     try:

@@ -556,7 +556,20 @@ class ModelSession(Session):
 
     def action_before(self, t: int) -> str | None:
         label = getattr(self.scenario, "label", None)
-        return None if t <= 0 or label is None else str(label(t))
+        return None if t <= 0 or label is None else str(self._model_call(label, t))
+
+    def _model_call(self, method, t: int):
+        """``method(t)`` of the user's model; its own failure is the model's error (naming
+        the method), not an internal error of elot."""
+        try:
+            return method(t)
+        except ElotError:
+            raise
+        except Exception as error:
+            raise BeliefModelError(f"{self.name}.{getattr(method, '__name__', 'method')}({t}) failed: "
+                                   f"{type(error).__name__}: {error}",
+                                   hint="this is an error in the model's code; call it directly to see the "
+                                        "traceback") from error
 
     def statements(self) -> list[tuple[str, str]]:
         return [tuple(s) for s in getattr(self.scenario, "statements", ())]
@@ -610,7 +623,20 @@ class ModelSession(Session):
         method = getattr(self.scenario, "goal_posterior", None)
         if method is None:
             raise ElotError(f"the belief model {self.name} has no goals", hint="add goal_posterior(t) to the model")
-        return [(str(g), float(p)) for g, p in dict(method(self.t if t is None else t)).items()]
+        when = self.t if t is None else t
+        found = self._model_call(method, when)
+        try:
+            rows = [(str(g), float(p)) for g, p in dict(found).items()]
+        except (TypeError, ValueError) as error:
+            raise BeliefModelError(f"{self.name}.goal_posterior({when}) did not return goal: probability pairs "
+                                   f"({type(error).__name__}: {error})",
+                                   hint="return a dict such as {'gem1': 0.7, 'gem2': 0.3}") from None
+        bad = [(g, p) for g, p in rows if not 0.0 <= p <= 1.0]       # NaN fails this too
+        if bad:
+            raise BeliefModelError(f"{self.name}.goal_posterior({when}) gave {bad[0][0]} the probability "
+                                   f"{bad[0][1]}, not a number between 0 and 1",
+                                   hint="return probabilities between 0 and 1 (no NaN)")
+        return rows
 
     def world_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
         rows = self.hypotheses(t, "current")

@@ -83,7 +83,7 @@ class Number:
     def range(self) -> str:
         low, high = _number(self.low), _number(self.high)
         if self.low is not None and self.high is not None:
-            return f"between {low} and {high}"
+            return f"greater than {low} and at most {high}" if self.open_low else f"between {low} and {high}"
         if self.low is not None:
             return f"greater than {low}" if self.open_low else f"at least {low}"
         return f"at most {high}" if self.high is not None else "finite"
@@ -96,11 +96,16 @@ def _number(value: float | None) -> str:
     return f"{value:g}" if value is not None else ""
 
 
-#: Every numeric option or setting, by name. ``k`` has no upper bound of its own: the
-#: size of the hypothesis space it leads to is what is limited.
+#: Every numeric option or setting, by name. ``k`` has no upper bound of its own but the
+#: 32 bits it is counted in: the size of the hypothesis space it leads to is what is limited.
 NUMBERS: dict[str, Number] = {
-    "beta": Number("beta", False, low=0, open_low=True, example="2.83, the default (2^1.5)"),
-    "k": Number("k", True, low=1, example="3, the paper's"),
+    # β multiplies plan costs in the agent's softmax: far past 1e9 the agent is already
+    # strictly rational, and past about 1e306 the products overflow a float64
+    "beta": Number("beta", False, low=0, high=1e9, open_low=True,
+                   example="2.83, the default (2^1.5); larger β overflows the agent's choice probabilities"),
+    # k is counted in 32-bit integers (belief counts); within that, the size of the
+    # hypothesis space, or the particles' cost, is what limits it
+    "k": Number("k", True, low=1, high=2**31 - 1, example="3, the paper's"),
     "hidden-keys": Number("hidden-keys", True, low=0, example="2, the dataset's"),
     "time": Number("time", True, low=0, example="0, the start"),
     "samples": Number("samples", True, low=1, high=1_000_000, example="1000, the default"),
@@ -121,11 +126,16 @@ def check_number(name: str, text: str | float | int) -> float | int:
     spec = NUMBERS[name]
     wanted = f"{name} must be {'a whole number' if spec.integer else 'a finite number'} {spec.range()}"
     hint = f"e.g. {spec.example}" if spec.example else None
+    if isinstance(text, bool):
+        raise ElotError(f"{wanted}, not {text!r}", hint=hint)
+    whole = (text.strip().lstrip("+-").isdigit() if isinstance(text, str)
+             else isinstance(text, int) or (isinstance(text, float) and text.is_integer()))
     try:
-        value: float | int = float(text)
-    except (TypeError, ValueError):
+        # a whole number is read as one: through a float, 9007199254740993 became ...992
+        value: float | int = (int(text.strip()) if isinstance(text, str) else int(text)) \
+            if spec.integer and whole else float(text)
+    except (TypeError, ValueError, OverflowError):
         raise ElotError(f"{wanted}, not {text!r}", hint=hint) from None
-    whole = not isinstance(text, str) or text.strip().lstrip("+-").isdigit()
     too_low = spec.low is not None and (value <= spec.low if spec.open_low else value < spec.low)
     too_high = spec.high is not None and value > spec.high
     if not math.isfinite(value) or (spec.integer and not whole) or too_low or too_high:

@@ -94,3 +94,87 @@ def test_thresholds_must_be_probabilities(value):
 def test_errors_name_the_argument(kwargs, argument):
     with pytest.raises(ElotError, match=argument):
         elot.equivalent("empty(box1)", "empty(box1)", **kwargs)
+
+
+# -- issue #24 item 13: inference, scoring and belief models ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def inference():
+    from elot.btom.inference import infer
+    from elot.btom.scn import load_example
+
+    return infer(load_example("default"))
+
+
+@pytest.mark.parametrize("t", [-1, True, 1.5, None, 10**6])
+def test_score_names_a_bad_time(inference, t):
+    from elot.btom.scoring import score
+
+    with pytest.raises(elot.ArgumentError, match="time"):
+        score(inference, "believes(player, formula(empty(box1)))", t)
+
+
+@pytest.mark.parametrize("settings, name", [
+    ({"k": 0}, "k"), ({"k": "3"}, "k"), ({"beta": "2"}, "beta"), ({"seed": 1.5}, "seed"), ({"seed": -1}, "seed"),
+    ({"backend": "x"}, "backend"), ({"prior": "x"}, "prior"), ({"k": 2**31}, "k"),
+])
+def test_infer_names_a_bad_setting(settings, name):
+    from elot.btom.inference import infer
+    from elot.btom.scn import load_example
+
+    with pytest.raises(elot.ArgumentError, match=name):
+        infer(load_example("default"), **settings)
+
+
+def test_infer_names_a_scenario_that_is_not_one():
+    from elot.btom.inference import infer
+
+    with pytest.raises(elot.ArgumentError, match="scenario"):
+        infer(None)
+
+
+@pytest.mark.parametrize("times", [None, "abc", range(10**12), "count", [0, 2.5]], ids=repr)
+def test_judge_names_model_times_it_cannot_use(times):
+    import itertools
+
+    class Model:
+        signature = elot.declare({"box1": "box", "ann": "agent"}, {"closed": ["box"]})
+
+        def hypotheses(self, t):
+            return []
+
+    model = Model()
+    model.times = itertools.count() if times == "count" else times     # count() used to hang, past Ctrl-C
+    with pytest.raises(elot.ArgumentError, match="times"):
+        elot.judge("closed(box1)", model)
+
+
+def _session_over(**methods):
+    from elot.embedding.btom import BToMModel
+    from elot.session import ModelSession, Session
+
+    model = BToMModel(Session.open("default").inference)
+    for name, method in methods.items():
+        setattr(model, name, method)
+    return ModelSession.open_model(model)
+
+
+def test_a_models_own_failing_label_is_the_models_error_not_an_internal_one():
+    from elot.embedding.model import BeliefModelError
+
+    def label(t):
+        raise RuntimeError("no label here")
+
+    session = _session_over(label=label)
+    with pytest.raises(BeliefModelError, match="label.*RuntimeError: no label here"):
+        session.action_before(2)
+
+
+@pytest.mark.parametrize("value", [math.nan, -0.5, 1.5, "x"])
+def test_a_goal_posterior_that_is_not_a_probability_is_refused(value):
+    from elot.embedding.model import BeliefModelError
+
+    session = _session_over(goal_posterior=lambda t: {"gem1": value, "gem2": 0.5})
+    with pytest.raises(BeliefModelError, match="goal_posterior"):
+        session.goal_posterior(2)

@@ -34,14 +34,14 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 @pytest.mark.parametrize("argv, option, says", [
-    (["run", "--k", "0"], "--k", "at least 1"),
+    (["run", "--k", "0"], "--k", "between 1 and 2,147,483,647"),
     (["run", "--k", "2.5"], "--k", "whole number"),
     (["run", "--k", "1e99"], "--k", "whole number"),
     (["run", "--beta", "nan"], "--beta", "finite"),
     (["run", "--beta", "inf"], "--beta", "finite"),
     (["run", "--beta", "-1"], "--beta", "greater than 0"),
     (["run", "--beta", "0"], "--beta", "greater than 0"),
-    (["plot", "--k", "-3", "-o", "x.png"], "--k", "at least 1"),
+    (["plot", "--k", "-3", "-o", "x.png"], "--k", "between 1 and 2,147,483,647"),
     (["repl", "--beta", "nan"], "--beta", "finite"),
     (["map", "-t", "-1", "-o", "x.png"], "--time", "at least 0"),
     (["run", "--model", "ful"], "--model", "did you mean full?"),

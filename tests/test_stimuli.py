@@ -314,7 +314,8 @@ def test_a_set_too_big_for_memory_is_refused_with_an_estimate(tmp_path, monkeypa
     assert list(tmp_path.iterdir()) == []
     scenario = load_example("two-doors")
     longest = max(len(p.steps) for p in stimuli.segments(scenario))
-    assert stimuli.segment_bytes(scenario, 20) - 32 * 2 ** 20 == longest * 10 * 8 * 400 * 8
+    pixels, sampled = 10 * 8 * 400, len(stimuli.palette_steps(scenario, stimuli.segments(scenario), 10 * 8 * 400 * 3))
+    assert stimuli.segment_bytes(scenario, 20) - 96 * 2 ** 20 == pixels * (10 + max(17 * sampled, longest * 8 + 4))
 
 
 def test_mp4_needs_ffmpeg(tmp_path):

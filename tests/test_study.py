@@ -435,7 +435,7 @@ def test_study_numbers_are_checked_as_every_command_checks_them(tmp_path, capsys
         assert info.value.code == 2
         return capsys.readouterr().err
 
-    wanted = "k must be a whole number at least 1, not 0"
+    wanted = "k must be a whole number between 1 and 2,147,483,647, not 0"
     assert wanted in refused(["run", EXAMPLES[0], "--k", "0"])
     assert wanted in refused(["fit", "r.csv", "--k", "0"])
     assert main(["batch", EXAMPLES[0], "--k", "3,0", "-o", "-"]) == 2
@@ -443,7 +443,7 @@ def test_study_numbers_are_checked_as_every_command_checks_them(tmp_path, capsys
     with pytest.raises(StudyError, match=f"--k: {wanted}"):
         plan_tasks(expand_scenarios(EXAMPLES[:1]), ks=(0,))
     assert main(["batch", EXAMPLES[0], "--beta", "1,0", "-o", "-"]) == 2
-    assert "--beta: beta must be a finite number greater than 0, not 0" in capsys.readouterr().err
+    assert "--beta: beta must be a finite number greater than 0 and at most 1,000,000,000, not 0" in capsys.readouterr().err
     with pytest.raises(StudyError, match="--beta: beta must be a finite number greater than 0"):
         plan_tasks(expand_scenarios(EXAMPLES[:1]), betas=(-1.0,))
     assert [t.k for t in plan_tasks(expand_scenarios(EXAMPLES[:1]), ks=(7,))] == [7]

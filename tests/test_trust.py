@@ -369,3 +369,111 @@ def test_a_simulation_that_runs_out_of_memory_is_an_error_with_the_estimate(tmp_
     assert result.returncode == 2, (result.returncode, result.stderr[-2000:])
     assert "ran out of memory" in result.stderr and "24,024 initial states" in result.stderr
     assert "Traceback" not in result.stderr and not out.exists()
+
+
+# -- 14. inputs that never end, names too long for a file ------------------------------------
+
+
+def test_a_device_that_never_ends_is_refused_not_called_missing(tmp_path):
+    result = _elot("run", "default", "--statements", "/dev/zero", timeout=120)
+    assert result.returncode == 2
+    assert "not found" not in result.stderr and "larger than 256 MiB" in result.stderr
+
+
+def test_a_pipe_is_read_like_a_file(tmp_path):
+    from elot.errors import read_text
+
+    read, write = os.pipe()
+    os.write(write, "believes(player, formula(empty(box1)))\n".encode())
+    os.close(write)
+    try:
+        assert read_text(f"/dev/fd/{read}", "statements").startswith("believes")
+    finally:
+        os.close(read)
+
+
+def test_a_scenario_name_too_long_for_a_file_name_is_cut(tmp_path):
+    from elot.output import STEM_LENGTH, file_stem
+
+    long = "a" * 300
+    scn = tmp_path / "long.scn"
+    scn.write_text(Path(__file__).resolve().parent.parent.joinpath("elot/scenarios/two-doors.scn").read_text()
+                   .replace("name: two-doors", f"name: {long}"))
+    out = tmp_path / "set"
+    result = _elot("stimuli", str(scn), "--cell", "16", "--no-mp4", "-j", "1", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    names = [p.name for p in out.iterdir()]
+    assert all(len(n) < 120 for n in names) and f"{file_stem(long)}_0.gif" in names
+    assert len(file_stem(long)) == STEM_LENGTH and file_stem(long) != file_stem("a" * 301)
+    assert file_stem("two-doors") == "two-doors"
+
+
+# -- 14. numbers: integers read as integers, β that overflows, ratings r cannot use ------------
+
+
+def test_an_integer_option_is_read_exactly(tmp_path):
+    out = tmp_path / "s.csv"
+    result = _elot("batch", "default", "--model", "full", "--inference", "smc", "--particles", "20",
+                   "--seed", "9007199254740993", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    import csv
+
+    assert {row["seed"] for row in csv.DictReader(out.open())} == {"9007199254740993"}
+
+
+def test_an_integer_setting_is_never_truncated():
+    from elot.settings import check_number
+
+    assert check_number("seed", "9007199254740993") == 9007199254740993
+    for bad in (2.5, True, "1.5"):
+        with pytest.raises(ElotError, match="whole number"):
+            check_number("k", bad)
+
+
+def test_a_beta_that_would_overflow_is_refused_as_such():
+    result = _elot("run", "default", "--beta", "1e308")
+    assert result.returncode == 2
+    assert "at most 1,000,000,000" in result.stderr and "overflows" in result.stderr
+    assert "hidden keys" not in result.stderr and "more keys" not in result.stderr
+
+
+def _ratings_with(folder: Path, name: str, values) -> Path:
+    import csv
+
+    table, ratings = folder / "t.csv", folder / "r.csv"
+    if not ratings.exists():
+        assert _elot("batch", "default", "--model", "full", "--beta", "2", "-o", str(table)).returncode == 0
+        assert _elot("simulate", str(table), "-o", str(ratings)).returncode == 0
+    rows = list(csv.DictReader(ratings.open()))
+    for n, row in enumerate(rows):
+        row["rating"] = values(n)
+    path = folder / name
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def test_constant_ratings_have_no_r_to_fit(tmp_path):
+    ratings = _ratings_with(tmp_path, "const.csv", lambda n: "4")
+    result = _elot("fit", str(ratings), "--model", "full", "--beta", "2", "--samples", "20")
+    assert result.returncode == 2
+    assert "Pearson r with them is undefined" in result.stderr and "0.00 [0.00, 0.00]" not in result.stdout
+    assert "fitted" not in result.stdout
+
+
+def test_ratings_constant_in_one_condition_print_r_as_undefined(tmp_path):
+    from elot.study.fit import bootstrap
+
+    import numpy as np
+
+    figure = bootstrap(np.array([0.1, 0.5, 0.9]), np.array([3.0, 3.0, 3.0]), samples=10)
+    assert np.isnan(figure.r) and figure.as_dict()["r"] is None
+
+
+def test_ratings_too_large_for_a_scale_are_refused_without_numpy_warnings(tmp_path):
+    ratings = _ratings_with(tmp_path, "huge.csv", lambda n: "1e308" if n % 2 else "-1e308")
+    result = _elot("fit", str(ratings), "--model", "full", "--beta", "2", "--samples", "20")
+    assert result.returncode == 2
+    assert "RuntimeWarning" not in result.stderr and "not a point on a rating scale" in result.stderr

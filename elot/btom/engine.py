@@ -289,6 +289,9 @@ class Trajectory:
         return {}
 
     def _check(self, t: int) -> int:
+        if isinstance(t, bool) or not isinstance(t, (int, np.integer)):
+            raise TimeError(f"time t must be a whole number, not {type(t).__name__} {t!r}",
+                            hint=f"times run from 0 to {self.steps}")
         if not 0 <= t <= self.steps:
             raise TimeError(f"time {t} is outside 0..{self.steps}", hint=f"times run from 0 to {self.steps}")
         return t

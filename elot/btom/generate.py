@@ -37,6 +37,11 @@ _BUILTIN = {"red": ("R", "r", "F"), "blue": ("B", "b", "O"), "yellow": ("Y", "y"
 _EXTRA_DOORS, _EXTRA_KEYS, _EXTRA_BOXES = "DIJKLMNPS", "dijklmnps", "123456789"
 
 
+#: At most this many boxes, doors and gems: the compiled core's ``MAX_BOXES``,
+#: ``MAX_DOORS`` and ``MAX_GEMS`` (one bit each of an int32 field of a world row).
+MAX_EACH = 31
+
+
 class GenerateError(ElotError):
     """Arguments no map can satisfy (negative counts, too many colours, ...)."""
 
@@ -59,6 +64,11 @@ class Spec:
                 raise GenerateError(f"--{name} must be at least 0, got {getattr(self, name)}")
         if self.gems < 1:
             raise GenerateError("a map needs at least one gem", hint="use --gems 1 or more")
+        for name in ("boxes", "doors", "gems"):   # checked first: a huge count is refused at once
+            if getattr(self, name) > MAX_EACH:
+                raise GenerateError(f"at most {MAX_EACH} {name}, got {getattr(self, name):,}",
+                                    hint="a world holds each door, box and gem as one bit of a 32-bit "
+                                         "number (the compiled core's limit)")
         if self.colours > len(COLOURS):
             raise GenerateError(f"at most {len(COLOURS)} colours, got {self.colours}")
         if self.doors and self.colours < 1:

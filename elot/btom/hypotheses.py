@@ -563,8 +563,15 @@ def memory_budget() -> int:
     """Default of ``build(max_bytes=)``: half the memory available now (``MemAvailable``,
     or what the process's address-space limit, ``ulimit -v``, still leaves if that is
     less), or 8 GiB where neither can be read."""
+    free = memory_available()
+    return free // 2 if free is not None else 8 * 2**30
+
+
+def memory_available() -> int | None:
+    """The memory available now: ``MemAvailable``, or what the process's address-space
+    limit (``ulimit -v``) still leaves if that is less; None where neither can be read."""
     free = [n for n in (_meminfo_available(), _address_space_left()) if n is not None]
-    return min(free) // 2 if free else 8 * 2**30
+    return min(free) if free else None
 
 
 def _meminfo_available() -> int | None:

@@ -27,10 +27,11 @@ from elot.btom.conventions import check_conventions
 from elot.errors import ArgumentError, ElotError, ScenarioError
 from elot.btom.hypotheses import (MAX_HYPOTHESES, HypothesisSpace, Prior, build, initial_states,
                                   memory_budget, resolve_goals, space_size)
+from btom_ext import BACKENDS
 from btom_ext.reference import AGENT
 from elot.btom.world import MOVES, Action, WorldState
-from elot.btom.particles import ParticleFilter, check_particles
-from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, check_variant
+from elot.btom.particles import ParticleError, ParticleFilter, check_particles
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, check_number, check_variant
 
 Progress = Callable[[int, int], None]
 
@@ -341,6 +342,12 @@ class ExactFilter:
         )
 
 
+class SettingError(ArgumentError, ParticleError, ValueError):
+    """A setting of :class:`InferenceConfig` of the wrong type or out of range (also a
+    :class:`~elot.btom.particles.ParticleError` and a ``ValueError``: what particle
+    inference and NumPy raised for it before)."""
+
+
 @dataclass(frozen=True)
 class InferenceConfig:
     """How to infer, as one value: built once (by the command line's
@@ -374,6 +381,20 @@ class InferenceConfig:
         check_particles(self.particles)
         check_variant(self.variant)
         check_conventions(self.conventions)
+        for name in ("beta", "k", "seed"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float, np.number))):
+                raise SettingError(f"{name} must be a number, not {type(value).__name__} {value!r}")
+            try:
+                if value is not None:
+                    object.__setattr__(self, name, check_number(name, value))
+            except ElotError as error:
+                raise SettingError(error.message, hint=error.hint) from None
+        if self.backend not in BACKENDS:
+            raise SettingError(f"unknown backend {self.backend!r}", hint=f"use one of: {', '.join(BACKENDS)}")
+        if not isinstance(self.prior, Prior):
+            raise SettingError(f"prior must be a Prior, not {type(self.prior).__name__} {self.prior!r}",
+                                hint="e.g. Prior(max_hidden=2)")
         if self.goals is not None and not isinstance(self.goals, tuple):
             object.__setattr__(self, "goals", tuple(self.goals))
 
@@ -448,6 +469,9 @@ def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress
     ``note`` says which and why).
     """
     config = infer_config(config, **settings)
+    if not all(hasattr(scenario, name) for name in ("layout", "initial", "actions")):
+        raise ArgumentError(f"scenario must be a Scenario (with a layout, initial state and actions), not "
+                            f"{type(scenario).__name__}", hint="load one with elot.load_scenario(NAME or PATH)")
     method, note = config.method, ""
     if method == "auto":
         try:

@@ -93,6 +93,59 @@ class ParticleError(ElotError):
     """Particle inference cannot go on (every particle ruled out), or was asked wrongly."""
 
 
+#: Bytes of one initial state held as a world (its Python objects, its encoded row, view).
+BYTES_PER_WORLD = 2048
+#: Seconds of a particle's belief moves per step, per k²: 1.2e-8 (measured on the
+#: default scenario: k = 200 ran 6.4 s, k = 400 32 s with 1000 particles).
+SECONDS_PER_MOVE = 1.2e-8
+#: The longest particle inference started: one estimated past it is refused.
+MAX_SECONDS = 3600.0
+
+
+def particle_cost(n_states: int, n_goals: int, k: int, particles: int, prior_draws: int, steps: int,
+                  actions: int = 6) -> tuple[int, float]:
+    """(peak bytes, rough seconds) of particle inference, counted before any work: the
+    initial states as worlds; every step's action values ``Q[g, s, a]`` (float64), kept
+    and copied once into the rejuvenation tables; the particles of every step (goal,
+    state, weight, k beliefs) and their per-goal likelihoods; the prior draws; and
+    scoring's dense beliefs over the states, for the particles or the prior draws. Time:
+    the belief moves, k² per particle and step."""
+    peak = (64 * 2**20 + n_states * BYTES_PER_WORLD
+            + 2 * steps * n_goals * n_states * actions * 8
+            + (steps + 1) * particles * (24 + 4 * k) + 3 * particles * n_goals * 8
+            + prior_draws * (8 + 4 * k)
+            + max(particles, prior_draws) * n_states * 8)
+    return peak, SECONDS_PER_MOVE * particles * k * k * (steps + 1)
+
+
+def check_particle_cost(scenario, *, k: int, particles: int, prior_draws: int, prior: Prior = Prior(),
+                        goals: int | None = None, max_bytes: int | None = None) -> None:
+    """Refuse, before any work, particle inference whose memory (:func:`particle_cost`)
+    would not fit ``max_bytes`` (default: half the memory available now) or that would
+    run past :data:`MAX_SECONDS`, with the figures and what to change."""
+    from elot.btom.agent import count_model_states
+    from elot.btom.hypotheses import memory_budget
+
+    layout = scenario.layout
+    n_states = count_model_states(scenario.initial, prior)
+    n_goals = goals if goals is not None else len(layout.gems)
+    steps = len(scenario.actions)
+    peak, seconds = particle_cost(n_states, n_goals, k, particles, prior_draws, steps)
+    budget = memory_budget() if max_bytes is None else max_bytes
+    what = (f"{particles:,} particles with k={k:,} over {n_states:,} initial states, {n_goals} goal(s) and "
+            f"{steps} step(s)")
+    if peak > budget:
+        raise ParticleError(
+            f"particle inference would need about {peak / 2**30:.1f} GiB ({what}; {prior_draws:,} prior draws), "
+            f"and the memory budget is {budget / 2**30:.1f} GiB",
+            hint="use fewer particles (--particles), a smaller --k, or a map with fewer closed boxes or hidden keys")
+    if seconds > MAX_SECONDS:
+        raise ParticleError(
+            f"particle inference would run about {seconds / 3600:,.1f} hours ({what}: the belief moves grow as "
+            "particles x k²)",
+            hint="use a smaller --k (k = 3 is the paper's) or fewer particles (--particles)")
+
+
 def check_particles(n: Any) -> int:
     """``n`` as a number of particles (an integer of at least 1), else :class:`ParticleError`."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
@@ -248,6 +301,9 @@ class ParticleFilter:
         if k < 1:
             raise ParticleError("k (particles per belief) must be at least 1", hint="use e.g. k=3, the paper's")
         self.n = check_particles(particles)
+        self.prior_draws = max(self.n, PRIOR_DRAWS) if prior_draws is None else check_particles(prior_draws)
+        check_particle_cost(scenario, k=k, particles=self.n, prior_draws=self.prior_draws, prior=prior,
+                            goals=None if goals is None else len(tuple(goals)))
         self.core = load_backend(backend)
         self.kernels = _kernels(backend)
         self.scenario = scenario
@@ -263,7 +319,6 @@ class ParticleFilter:
         self.model, self.beta, self.backend, self.conventions = model, beta, backend, conventions
         self.seed, self.ess_threshold, self.moves = seed, ess_threshold, moves
         self.goal_drift = goal_drift
-        self.prior_draws = max(self.n, PRIOR_DRAWS) if prior_draws is None else check_particles(prior_draws)
         self.agent = AgentPlanner(layout, model, self.core)
         self.enc = self.agent.encoding
         self.goal_gems = np.array([self.enc.gem_index(g) for g in goals], dtype=np.intp)

@@ -247,7 +247,10 @@ def design_command(args) -> int:
         check_target(args.csv, force=args.force, option="--csv", inputs=inputs)
     if args.figure:
         check_figure_target(args.figure, force=args.force, option="--figure", inputs=inputs)
-    ablations = [check_variant(m.strip()) for m in args.ablations.split(",") if m.strip()]
+    ablations = list(dict.fromkeys(check_variant(m.strip()) for m in args.ablations.split(",") if m.strip()))
+    if "full" in ablations:
+        raise StudyError("--ablations: full is the model the ablations are compared with, not an ablation",
+                         hint="give the ablations only, e.g. --ablations true-belief,non-planning")
     thresholds, beta = options.thresholds_and_beta(args)
     candidates = [Candidate(s.text, s.mode) for s in read_statements(args.statements, args.mode)]
     if not candidates:

@@ -276,7 +276,7 @@ def _print_fit(result) -> None:
     for fit in result.models.values():
         cells = [fit.overall, fit.conditions.get("current"), fit.conditions.get("initial")]
         table.add_row(fit.model, f"{fit.beta:.3g}",
-                      *("—" if f is None else f"{f.r:.2f} [{f.low:.2f}, {f.high:.2f}] n={f.n}" for f in cells))
+                      *("—" if f is None else f"{_figure(f)} n={f.n}" for f in cells))
     out.print(table)
     flat = [fit for fit in result.models.values() if fit.ties]
     if flat:
@@ -299,8 +299,14 @@ def _print_fit(result) -> None:
         for column in ("value", "n", "r", "95% CI"):
             factor.add_column(column, justify="left" if column == "value" else "right")
         for value, f in values.items():
-            factor.add_row(value, str(f.n), f"{f.r:.2f}", f"[{f.low:.2f}, {f.high:.2f}]")
+            factor.add_row(value, str(f.n), *(("undefined", "") if math.isnan(f.r) else
+                                              (f"{f.r:.2f}", f"[{f.low:.2f}, {f.high:.2f}]")))
         out.print(factor)
+
+
+def _figure(f) -> str:
+    """r and its interval; "undefined" where the ratings compared are all the same."""
+    return "undefined (constant ratings)" if math.isnan(f.r) else f"{f.r:.2f} [{f.low:.2f}, {f.high:.2f}]"
 
 
 def simulate_command(args) -> int:

@@ -312,7 +312,33 @@ def check_belief_model(model: Any) -> BeliefModel:
     if not isinstance(model.signature, Signature):
         raise BeliefModelError(f"the signature of {model_name(model)} is a {type(model.signature).__name__}",
                          hint="build one with elot.embedding.declare(...) or read_domain(path)")
+    _check_times(model)
     return model
+
+
+#: The most time steps a belief model may list (each is judged, or listed in a message).
+MAX_TIMES = 1_000_000
+
+
+def _check_times(model: Any) -> None:
+    """A model's ``times`` is a finite sequence of whole numbers (a ``range``, a list, a
+    tuple) of at most :data:`MAX_TIMES`: an endless iterator (``itertools.count()``)
+    would hang whatever reads it, where neither an alarm nor Ctrl-C reaches."""
+    from collections.abc import Sequence as SequenceType
+
+    from elot.errors import ArgumentError
+
+    times = model.times
+    name = f"{model_name(model)}.times"
+    hint = "give the model's time steps as a range or a list, e.g. range(T + 1)"
+    if isinstance(times, (str, bytes)) or not isinstance(times, (SequenceType, np.ndarray)):
+        raise ArgumentError(f"{name} must be a sequence of whole numbers, not {type(times).__name__}", hint=hint)
+    if len(times) > MAX_TIMES:
+        raise ArgumentError(f"{name} holds {len(times):,} times; at most {MAX_TIMES:,}", hint=hint)
+    if isinstance(times, range):
+        return
+    if not all(isinstance(t, (int, np.integer)) and not isinstance(t, bool) for t in times):
+        raise ArgumentError(f"{name} must hold whole numbers only", hint=hint)
 
 
 def model_name(model: Any) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from elot.study.executors import finished, results
+from elot.study.executors import WorkersLost, finished, results
 from elot.study.journal import Journal
 from elot.study.params import StudyError, check_replace
 from elot.study.resources import check_resources
@@ -104,11 +104,16 @@ def batch(
             partial.add_many(group)
             if progress:
                 progress(len(partial.done), total)
-    except BaseException:
+    except BaseException as error:
         partial.close()
         if not partial.done:  # nothing finished (a bad option, an unreachable cluster): leave nothing
             partial.discard()
         partial.release()
+        if isinstance(error, WorkersLost):
+            raise error.saying(
+                f"the {len(partial.done):,} finished tasks are kept in {partial.rows_path}: rerun the same command "
+                "with --resume to finish (with fewer --jobs if memory ran out)" if partial.done else
+                "no task had finished, so nothing was kept: rerun with fewer --jobs if memory ran out") from None
         raise
     try:
         table = partial.finish(fmt, force=force, inputs=inputs)

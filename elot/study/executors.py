@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from typing import Iterator, Sequence
@@ -65,34 +66,119 @@ def _serial(tasks: Sequence[Task], as_text: AsText) -> Iterator[list[Result]]:
 
 
 def _local(tasks: Sequence[Task], jobs: int, as_text: AsText) -> Iterator[list[Result]]:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    # The pool runs submissions in order: largest chunks first (chunk_tasks).
+    calls = [(chunk, as_text) for chunk in chunk_tasks(tasks, jobs)]
+    for _, done in in_workers(run_tasks, calls, jobs, preload=("elot.btom.scoring", "elot.btom.inference")):
+        yield done
 
-    # forkserver: workers fork from a clean server that already imported elot, never from
-    # this process (whose progress-bar thread must not be forked).
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["elot.study.executors", "elot.btom.scoring", "elot.btom.inference"])
-    lifeline, held = context.Pipe(duplex=False)    # only this process holds the writing end
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_end_with_batch,
-                               initargs=(lifeline,))
+
+class WorkersLost(StudyError):
+    """A worker process ended abruptly: killed (as the system's out-of-memory killer does)
+    or crashed. What the command keeps of its work is for the command to say
+    (:meth:`saying`)."""
+
+    def saying(self, hint: str) -> "WorkersLost":
+        """The same error with ``hint``."""
+        return WorkersLost(self.message, hint=hint)
+
+
+def in_workers(function, calls: Sequence[tuple], workers: int, *,
+               preload: Sequence[str] = ()) -> Iterator[tuple[int, object]]:
+    """``(n, function(*calls[n]))`` for every call, as they finish, in ``workers``
+    processes forked from a clean forkserver (never from this process, whose
+    progress-bar thread must not be forked) that imported ``preload`` once.
+
+    The workers leave interruption to this process: they ignore SIGINT (Ctrl-C reaches
+    the whole process group), and however this generator ends early (an interrupt, an
+    error, ``kill -9`` of this process) every worker ends at once, through a pipe whose
+    writing end only this process holds (:func:`_end_with_parent`), rather than after its
+    current call. A worker that ends abruptly (killed) is a :class:`WorkersLost`, not a
+    ``BrokenProcessPool``."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    context = _forkserver(["elot.study.executors", *preload])
+    lifeline, held = context.Pipe(duplex=False)
     try:
-        # The pool runs submissions in order: largest chunks first (chunk_tasks).
-        futures = [pool.submit(run_tasks, chunk, as_text) for chunk in chunk_tasks(tasks, jobs)]
+        with _interrupts_held():    # a pool half-started by an interrupt cannot be shut down cleanly
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_end_with_parent,
+                                       initargs=(lifeline,))
+            futures = {pool.submit(function, *args): n for n, args in enumerate(calls)}
+    except BaseException:
+        held.close()
+        lifeline.close()
+        raise
+    try:
         for future in as_completed(futures):
-            yield future.result()
+            yield futures[future], future.result()
+    except BaseException as error:
+        held.close()            # every worker ends now
+        for future in futures:
+            future.cancel()
+        try:
+            pool.shutdown(wait=True, cancel_futures=True)
+        except Exception:       # a pool broken mid-way: its workers are ending anyway
+            pass
+        if isinstance(error, BrokenProcessPool):
+            raise WorkersLost("a worker process ended abruptly: it was killed (the system does that when memory "
+                              "runs out) or crashed",
+                              hint="rerun with fewer --jobs, or free memory") from None
+        raise
+    else:
+        pool.shutdown(wait=True)
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
         held.close()
         lifeline.close()
 
 
-def _end_with_batch(lifeline) -> None:
-    """Worker initializer: end this worker as soon as the batch that started it is gone,
-    however it ended (``kill -9`` included). The worker's parent is the forkserver, which
-    itself lives while any worker does (and the resource tracker while either does), so
-    neither a parent-death signal nor the pool notices; instead a thread waits on a pipe
-    whose writing end only the batch process holds: end of file means it is gone."""
+def _forkserver(preload: Sequence[str]):
+    import multiprocessing
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(preload))
+    return context
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Hold Ctrl-C back until the block ends and raise it there, once the pool is whole;
+    start the forkserver with SIGINT blocked, which it and its children, the workers,
+    inherit (they never see it). Only the main thread handles signals."""
+    import signal
     import threading
+    from multiprocessing import forkserver, resource_tracker
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: caught.append(number))
+    try:
+        resource_tracker.ensure_running()     # first: starting it unblocks SIGINT when done
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            forkserver.ensure_running()
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})   # one that came is caught now
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
+
+
+def _end_with_parent(lifeline) -> None:
+    """Worker initializer: ignore SIGINT (the parent handles interruptions and ends its
+    workers), and end this worker as soon as the process that started the pool is gone
+    or lets go, however it ended (``kill -9`` included). The worker's parent is the
+    forkserver, which itself lives while any worker does (and the resource tracker while
+    either does), so neither a parent-death signal nor the pool notices; instead a thread
+    waits on a pipe whose writing end only that process holds: end of file means it is
+    gone, or ending its workers."""
+    import signal
+    import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
         try:
@@ -101,7 +187,7 @@ def _end_with_batch(lifeline) -> None:
             pass
         os._exit(1)
 
-    threading.Thread(target=watch, name="elot-batch-lifeline", daemon=True).start()
+    threading.Thread(target=watch, name="elot-lifeline", daemon=True).start()
 
 
 def _warm_worker() -> None:

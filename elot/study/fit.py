@@ -92,6 +92,11 @@ class Ratings:
         return {(k.scenario, k.mode, k.t, k.formula): float(y) for k, y in zip(self.keys, self.rating)}
 
 
+#: The largest rating (either way) a ratings file may hold: any scale people answer on is
+#: far inside it, and sums of squares of larger ones overflow.
+MAX_RATING = 1e9
+
+
 def _field_starts(line: str) -> list[int]:
     """Where each CSV field of a line starts (1-based columns)."""
     starts, quoted, i = [1], False, 0
@@ -220,6 +225,9 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
                 raise ValueError
         except (TypeError, ValueError):
             raise fail(f"rating {row['rating']!r} is not a number", line, "rating") from None
+        if abs(rating) > MAX_RATING:
+            raise fail(f"rating {row['rating']!r} is not a point on a rating scale (at most {MAX_RATING:g} "
+                       "either way)", line, "rating", hint="give ratings on their scale, e.g. 1 to 7 or 0 to 1")
         statement = (row["statement"] or "").strip()
         formula = (row.get("formula") or "").strip()
         if not statement and not formula and (row.get("statement_id") or "").strip():
@@ -476,7 +484,11 @@ class Figure:
     n: int
 
     def as_dict(self) -> dict:
-        return {"r": self.r, "ci": [self.low, self.high], "n": self.n}
+        """As JSON: an undefined r (constant ratings) is null, as JSON has no NaN."""
+        def number(x: float) -> float | None:
+            return None if math.isnan(x) else x
+
+        return {"r": number(self.r), "ci": [number(self.low), number(self.high)], "n": self.n}
 
 
 @dataclass
@@ -594,7 +606,10 @@ def flat_settings(problem: Problem, y: np.ndarray, index: dict[str, int], b: int
 
 
 def bootstrap(L: np.ndarray, y: np.ndarray, *, samples: int = 1000, seed: int = 0) -> Figure:
-    """r of L and y with a percentile bootstrap 95% interval (keys resampled)."""
+    """r of L and y with a percentile bootstrap 95% interval (keys resampled); all NaN
+    where the ratings ``y`` are all the same (r is undefined then)."""
+    if len(y) and np.ptp(y) == 0:
+        return Figure(math.nan, math.nan, math.nan, len(y))
     r = float(pearson(L[:, None], y)[0])
     rng = np.random.default_rng(seed)
     rs = np.empty(samples)
@@ -618,6 +633,10 @@ def fit(ratings: Ratings, *, models: Sequence[str] = ("full", "true-belief", "no
     report r with bootstrap intervals overall, per condition and per factor value."""
     out = {}
     y = ratings.rating
+    if np.ptp(y) == 0:
+        raise StudyError(f"{ratings.path}: every rating is {y[0]:g}, so Pearson r with them is undefined: "
+                         "there is nothing to fit", path=ratings.path,
+                         hint="fit ratings that differ between statements")
     for model in models:
         problem = precompute(ratings, model, betas=betas, k=k, conventions=conventions, start=start,
                              progress=(lambda d, t, m=model: progress(m, d, t)) if progress else None)

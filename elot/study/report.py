@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import re
 import textwrap
 from collections import defaultdict
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from elot.output import csv_text
+from elot.output import csv_text, file_stem
 from elot.study.fit import Ratings, bootstrap
 from elot.study.params import FIGURE_MARK, StudyError, atomic_output, check_replace
 
@@ -152,7 +151,7 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
                          f"each statement's L over the judgment points ({first[0]}, "
                          f"β={float(first[1]):.3g})", fontsize=9, loc="left")
             ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-            slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", scenario).strip("_")
+            slug = file_stem(scenario)
             for fmt in formats:
                 _save_keep(fig, outdir / f"curves-{slug}.{fmt}", written, force, inputs)
             plt.close(fig)
@@ -232,7 +231,7 @@ def _storyboards(table: Sequence[dict], ratings: Ratings, outdir: Path, formats:
         first = models[next(iter(models))]
         fig = storyboard(scenario, chosen, list(models), points=points, beta=float(first[1]),
                          name=scenario_name if scenario_name.startswith("exp") else scenario.name)
-        slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", scenario_name).strip("_")
+        slug = file_stem(scenario_name)
         for fmt in formats:
             _save_keep(fig, outdir / f"storyboard-{slug}.{fmt}", written, force, inputs)
     return written

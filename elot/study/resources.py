@@ -37,15 +37,16 @@ def _space(task: Task) -> tuple[int, int]:
     return space_size(model, n_goals, n_states, task.k, steps=steps, belief_tables=tables)
 
 
-#: Bytes a particle takes per step kept besides its k belief states (4 bytes each): goal,
-#: true state and log weight (``benchmarks/bench_smc.py`` measures 28 B at k = 3; steps
-#: without resampling share all but the weights), with room for the current particles'
-#: per-goal likelihoods.
-BYTES_PER_PARTICLE_STEP = 24
-
-
 def _particles(task: Task) -> int:
     return task.config.particles
+
+
+def _particle_bytes(task: Task, n_goals: int, n_states: int, steps: int) -> int:
+    """Peak memory of a task's particle inference (:func:`elot.btom.particles.particle_cost`)."""
+    from elot.btom.particles import PRIOR_DRAWS, particle_cost
+
+    particles = _particles(task)
+    return particle_cost(n_states, n_goals, task.k, particles, max(particles, PRIOR_DRAWS), steps)[0]
 
 
 def estimate_task_bytes(task: Task) -> int:
@@ -56,7 +57,7 @@ def estimate_task_bytes(task: Task) -> int:
     from elot.btom.hypotheses import MAX_HYPOTHESES, check_size
 
     n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario, task.conventions)
-    smc = 64 * 2 ** 20 + (steps + 1) * _particles(task) * (BYTES_PER_PARTICLE_STEP + 4 * task.k)
+    smc = _particle_bytes(task, n_goals, n_states, steps)
     if task.config.runs_particles(fits=True):   # particles whatever the space
         return smc
     model = task.model if task.model in VARIANTS else "true-belief"
@@ -86,13 +87,10 @@ def task_cost(task: Task) -> float:
 
 
 def available_memory() -> int | None:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
+    """The memory available now, counting ``ulimit -v`` (:func:`elot.btom.hypotheses.memory_available`)."""
+    from elot.btom.hypotheses import memory_available
+
+    return memory_available()
 
 
 def check_resources(tasks: Sequence[Task], workers: int) -> None:

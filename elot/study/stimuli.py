@@ -253,9 +253,10 @@ def optimal_completion(state, goal: str) -> list | None:
 
 def stimulus_name(ref: ScenarioRef, scenario) -> str:
     """The ``name`` of a scenario in ``stimuli.json``: its plan id, else its name made
-    safe for file names."""
-    name = ref.plan_id or scenario.name
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "scenario"
+    safe for file names (:func:`elot.output.file_stem`: a long one is cut)."""
+    from elot.output import file_stem
+
+    return file_stem(ref.plan_id or scenario.name)
 
 
 def entry(ref: ScenarioRef, scenario, name: str, images: Sequence[str], items: Sequence | None = None) -> dict:
@@ -288,20 +289,55 @@ class Job:
     items: tuple | None = None
 
 
+#: At most this many bytes of frames (RGB) are sampled for a set's GIF palette: a map
+#: past it is sampled at fewer steps (:func:`palette_steps`).
+PALETTE_SAMPLE_BYTES = 64 * 2 ** 20
+
+
+def palette_steps(scenario, parts: Sequence[Segment], frame_bytes: int, objects_key=None) -> list[int]:
+    """The steps whose frames make a scenario's GIF palette: the start, the end, every
+    segment's end and eight steps between (every colour that appears is in one of them,
+    and a long plan is never held whole), at most :data:`PALETTE_SAMPLE_BYTES` of them
+    (:func:`palette_size`). Past that, the start and the end come first, then (with
+    ``objects_key``, a step's picture of the doors, boxes and keys) each step where that
+    picture changes, then the others, evenly."""
+    T = scenario.T
+    sample = sorted({0, T, *(p.steps[-1] for p in parts), *range(0, T, max(1, T // 8))})
+    room = palette_size(len(sample), frame_bytes)
+    if room >= len(sample):
+        return sample
+    first = [0, T]
+    if objects_key is not None:
+        keys = [objects_key(t) for t in range(T + 1)]
+        first += [t for t in range(1, T + 1) if keys[t] != keys[t - 1]]
+    chosen = list(dict.fromkeys(first))[:room]
+    rest = [t for t in sample if t not in set(chosen)]
+    left = room - len(chosen)
+    if left > 0:
+        chosen += rest if left >= len(rest) else [rest[n * len(rest) // left] for n in range(left)]
+    return sorted(chosen)
+
+
+def palette_size(sampled: int, frame_bytes: int) -> int:
+    """How many of ``sampled`` frames of ``frame_bytes`` the palette is made from: as many
+    as :data:`PALETTE_SAMPLE_BYTES` holds, at least the start and the end."""
+    return min(sampled, max(2, PALETTE_SAMPLE_BYTES // max(frame_bytes, 1)))
+
+
 def render(job: Job) -> tuple[dict, list[int]]:
     """Render one scenario's segments into ``job.folder``; returns its ``stimuli.json``
     object and the number of frames of each segment."""
-    from elot.draw.animation import Renderer, palette_for, write_gif, write_mp4
+    from elot.draw.animation import Renderer, palette_of, write_gif, write_mp4
 
     scenario = job.ref.load()
     parts = segments(scenario, from_start=job.from_start)
-    renderer = Renderer(scenario.states(), cell_px=job.cell_px)
+    states = scenario.states()
+    renderer = Renderer(states, cell_px=job.cell_px)
     images, counts = [], []
     try:
-        # the palette from the segments' ends and a few steps between: every colour that
-        # appears is in one of them, and a long plan is never held in memory whole
-        sample = sorted({0, scenario.T, *(p.steps[-1] for p in parts), *range(0, scenario.T, max(1, scenario.T // 8))})
-        palette = palette_for([renderer.frame(t) for t in sample])
+        width, height = renderer.size
+        palette = palette_of(renderer, palette_steps(scenario, parts, width * height * 3,
+                                                     lambda t: renderer.board.objects_key(states[t])))
         for part in parts:
             frames = [renderer.frame(t) for t in part.steps]
             image = f"{job.name}_{part.index}.gif"
@@ -463,15 +499,23 @@ def clean_stale(target: str | Path) -> list[Path]:
 
 
 def segment_bytes(scenario, cell_px: int, from_start: bool = False) -> int:
-    """Memory one worker needs for the scenario's longest segment: every frame as RGB
-    while it is drawn and as a palette image while the GIF is written (Pillow holds a
-    GIF's frames until it writes them), plus the figure."""
+    """Memory one worker needs to render the scenario (as measured on maps of 1 to 25
+    million pixels a frame): the interpreter with matplotlib and Pillow (96 MiB), the
+    figure (Agg's canvas, the layers it saves and a frame: 10 bytes a pixel), and the
+    larger of the palette (:data:`~elot.draw.animation.PALETTE_BYTES_PER_PIXEL` for each
+    frame of its sample, :func:`palette_steps`) and the longest segment (each frame as
+    RGB while it is drawn and as a palette image while the GIF is written, since Pillow
+    holds a GIF's frames until it writes them, counted twice; and the encoder's copies
+    of one frame)."""
+    from elot.draw.animation import PALETTE_BYTES_PER_PIXEL
     from elot.draw.board import INVENTORY_ROWS
 
     layout = scenario.layout
     pixels = (layout.width + 1) * (layout.height + INVENTORY_ROWS + 1) * cell_px * cell_px
-    longest = max(len(part.steps) for part in segments(scenario, from_start=from_start))
-    return 32 * 2 ** 20 + longest * pixels * (3 + 1) * 2
+    parts = segments(scenario, from_start=from_start)
+    longest = max(len(part.steps) for part in parts)
+    sampled = len(palette_steps(scenario, parts, 3 * pixels))
+    return 96 * 2 ** 20 + pixels * (10 + max(sampled * PALETTE_BYTES_PER_PIXEL, longest * (3 + 1) * 2 + 4))
 
 
 def check_memory(scenarios, jobs: int, cell_px: int, from_start: bool = False) -> None:
@@ -479,8 +523,8 @@ def check_memory(scenarios, jobs: int, cell_px: int, from_start: bool = False) -
     from elot.study.resources import check_fits_in_memory
 
     check_fits_in_memory((segment_bytes(s, cell_px, from_start) for s in scenarios), jobs, work="rendering",
-                         largest="the longest segment",
-                         hint="add judgment points to cut long segments, use a smaller --cell or fewer --jobs")
+                         largest="the largest scenario",
+                         hint="use a smaller --cell or fewer --jobs, or add judgment points to cut long segments")
 
 
 def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int = 1, mp4: bool | None = None,
@@ -495,6 +539,7 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
     changed since)."""
     from elot.draw.animation import ffmpeg
     from elot.draw.board import FRAME_SIZE, cell_for_size
+    from elot.study.executors import WorkersLost
 
     target = check_folder(folder, force=force)
     if mp4 is None:
@@ -528,7 +573,11 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
         items = tuple(statements) if statements else None     # the same for every scenario
         work = [Job(ref, name, str(temporary), mp4, cell, from_start, loop, items)
                 for ref, name, cell in zip(refs, names, cells)]
-        results = _run(work, jobs, progress)
+        try:
+            results = _run(work, jobs, progress)
+        except WorkersLost as error:
+            raise error.saying(f"{target} was not written: rerun with fewer --jobs or a smaller --cell or --size if "
+                               "memory ran out") from None
         entries = [r[0] for r in results]
         problems = check_stimuli(entries, temporary)
         if problems:   # a bug, not bad input: say so rather than write a set a survey cannot read
@@ -592,17 +641,11 @@ def _run(work: Sequence[Job], jobs: int, progress) -> list[tuple[dict, list[int]
             if progress:
                 progress(n + 1, len(work))
         return results
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from elot.study.executors import in_workers
 
-    with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
-        futures = {pool.submit(render, job): n for n, job in enumerate(work)}
-        try:
-            for done, future in enumerate(as_completed(futures), start=1):
-                results[futures[future]] = future.result()
-                if progress:
-                    progress(done, len(work))
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
+    finished = in_workers(render, [(job,) for job in work], min(jobs, len(work)), preload=("elot.draw.animation",))
+    for done, (n, result) in enumerate(finished, start=1):
+        results[n] = result
+        if progress:
+            progress(done, len(work))
     return results

@@ -1,0 +1,218 @@
+"""An adversarial pass over the commands of issue #24 (generate, plan, stimuli, storyboard,
+design, batch, fit, run with particles, the REPL's :set): N cases of mutated arguments and
+files through the real ``elot`` entry point, each in its own process under a memory limit
+(``RLIMIT_AS``) and a time limit.
+
+It counts:
+
+* ``cases`` run;
+* ``tracebacks``: a Python traceback on stderr, or an exit status other than 0, 1, 2 or
+  130 (a crash) — must be 0;
+* ``data_loss``: a file or folder that existed before the command (hand-written, not
+  elot's) and was changed or removed, with no ``--force`` given — must be 0;
+* ``refusals_with_estimates``: refusals that give a size or time figure (GiB, hours,
+  initial states, ...);
+* ``timeouts``: cases still running at the time limit (a hang, or work never refused).
+
+Usage::
+
+    python benchmarks/adversarial.py [--cases N] [--seed S] [--jobs J] [--memory MB] [--timeout S]
+
+Prints one JSON object with the counts and the first failing cases. Not a timed test:
+the numbers go in the issue's notes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SCENARIOS = REPO / "elot" / "scenarios"
+ELOT = [sys.executable, "-m", "elot"]
+
+#: Values that have broken options before: out of range, past 32 or 53 bits, not numbers.
+NUMBERS = ["0", "-1", "1", "2", "1.5", "1e308", "-1e308", "nan", "inf", "2147483648", "9007199254740993",
+           "100000", "3000", "32", "x", "", "0x10", "1_000", "٣"]
+STATEMENT = "believes(player, formula(empty(box1)))"
+HAND_WRITTEN = "name: mine\n\nmap:\n  W.g.W\n  ..a..\n  W...W\n\nstatements:\n  " + STATEMENT + "\n"
+
+
+def _files(folder: Path) -> dict[str, Path]:
+    """Inputs a user might give by mistake, or on purpose."""
+    made = {
+        "empty": "", "blank": " \n" * 10, "cr": "scenario,mode,t,statement,rating\rdefault,current,1,x,3\r",
+        "binary": b"\x00\xff\xfe" * 100, "junk": "not, a, table\n\"unclosed\n",
+        "statements": STATEMENT + "\nbelieves(player, might(empty(box2)))\n",
+        "hand.scn": HAND_WRITTEN,
+    }
+    paths = {}
+    for name, content in made.items():
+        path = folder / name
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        paths[name] = path
+    (folder / "dir").mkdir(exist_ok=True)
+    paths["dir"] = folder / "dir"
+    paths["missing"] = folder / "missing"
+    paths["zero"] = Path("/dev/zero")
+    return paths
+
+
+def _targets(folder: Path, n: int) -> dict[str, Path]:
+    """Outputs that already exist and are not elot's: a hand-written file, a folder with a
+    file in it, a link to a file: none may change without --force."""
+    hand = folder / f"out{n}.scn"
+    hand.write_text(HAND_WRITTEN)
+    full = folder / f"set{n}"
+    full.mkdir()
+    (full / "notes.txt").write_text("mine")
+    target = folder / f"target{n}.txt"
+    target.write_text("pointed at")
+    link = folder / f"link{n}"
+    link.symlink_to(target)
+    return {"file": hand, "folder": full, "link": link}
+
+
+def _snapshot(paths) -> dict[str, str]:
+    out = {}
+    for path in paths:
+        path = Path(path)
+        if path.is_symlink():
+            out[str(path)] = "link:" + os.readlink(path) + ":" + (path.resolve().read_text()
+                                                                 if path.resolve().is_file() else "")
+        elif path.is_dir():
+            out[str(path)] = "dir:" + json.dumps(sorted((p.name, p.read_bytes().hex()) for p in path.iterdir()
+                                                        if p.is_file()))
+        elif path.exists():
+            out[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+        else:
+            out[str(path)] = "absent"
+    return out
+
+
+def _case(rng: random.Random, files: dict[str, Path], targets: dict[str, Path]) -> tuple[list[str], str | None]:
+    """One mutated command line, and the REPL input when it is a REPL case."""
+    num = lambda: rng.choice(NUMBERS)                                         # noqa: E731
+    scn = lambda: str(rng.choice([*(SCENARIOS / f"{n}.scn" for n in ("default", "two-doors")),  # noqa: E731
+                                  "default", files["hand.scn"], files["empty"], files["dir"], files["binary"],
+                                  files["missing"], files["zero"]]))
+    # half the cases write somewhere new, so that they get past the output checks to the work
+    fresh = str(targets["file"].parent / "new" / "out")
+    out_file = str(rng.choice([targets["file"], targets["link"], targets["folder"], fresh + ".scn", fresh + ".csv",
+                               fresh + ".txt"]))
+    out_dir = str(rng.choice([targets["folder"], targets["link"], targets["file"], fresh, fresh, fresh]))
+    any_file = lambda: str(rng.choice(list(files.values())))                   # noqa: E731
+    kind = rng.choice(["generate", "plan", "stimuli", "storyboard", "design", "batch", "fit", "run", "repl"])
+    if kind == "generate":
+        argv = ["generate", *rng.choice([["--boxes", num()], ["--doors", num()], ["--gems", num()],
+                                         ["--colours", num()], ["--hidden", num()], ["--seed", num()],
+                                         ["--walls", num()], ["--steps", num()]]), "-o", out_file]
+    elif kind == "plan":
+        argv = ["plan", scn(), *rng.choice([["--seed", num()], ["--points", num()], ["--judge", num()],
+                                            ["--max-steps", num()], ["--beta", num()]]), "-o", out_file]
+    elif kind == "stimuli":
+        argv = ["stimuli", scn(), *rng.choice([["--cell", num()], ["--jobs", num()], []]), "--no-mp4", "-o", out_dir]
+    elif kind == "storyboard":
+        argv = ["storyboard", scn(), *rng.choice([["--ratings", any_file()], ["--beta", num()], []]),
+                "-o", out_file + ".png"]
+    elif kind == "design":
+        argv = ["design", scn(), "--statements", rng.choice([str(files["statements"]), any_file()]),
+                *rng.choice([["--ablations", rng.choice(["full", "x", "", "true-belief,true-belief"])],
+                             ["--beta", num()], []])]
+    elif kind == "batch":
+        argv = ["batch", scn(), "--statement", STATEMENT, "--model", "full",
+                *rng.choice([["--k", num()], ["--beta", num()], ["--jobs", num()], ["--seed", num()],
+                             ["--inference", "smc", "--particles", num()], ["--inference", "smc", "--k", num()]]),
+                "-o", out_file]
+    elif kind == "fit":
+        argv = ["fit", any_file(), *rng.choice([["--beta", num()], ["--samples", num()], ["--k", num()], []]),
+                *rng.choice([["-o", out_file], []])]
+    elif kind == "run":
+        argv = ["run", scn(), "--inference", "smc",
+                *rng.choice([["--particles", num()], ["--k", num()], ["--seed", num()], ["--beta", num()]])]
+    else:
+        lines = [f":set {rng.choice(['k', 'beta', 'particles', 'seed', 'inference', 'model', 't'])} {num()}"
+                 for _ in range(3)]
+        return ["repl", scn()], "\n".join([*lines, ":goals", F":score {STATEMENT}"]) + "\n"
+    return argv, None
+
+
+ESTIMATE_WORDS = ("GiB", "MiB", " hours", "initial states", "would need about", "would run about")
+
+
+def run(cases: int, seed: int, jobs: int, memory_mb: int, timeout: float) -> dict:
+    rng = random.Random(seed)
+    counts = {"cases": 0, "tracebacks": 0, "data_loss": 0, "refusals_with_estimates": 0, "timeouts": 0,
+              "exit_0": 0, "exit_2": 0}
+    failures: list[dict] = []
+    with tempfile.TemporaryDirectory(prefix="elot-adversarial-") as root:
+        root = Path(root)
+        files = _files(root)
+        plans = []
+        for n in range(cases):
+            folder = root / f"case{n}"
+            folder.mkdir()
+            targets = _targets(folder, n)
+            argv, stdin = _case(rng, files, targets)
+            plans.append((n, argv, stdin, targets, folder))
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (memory_mb * 2**20, memory_mb * 2**20))
+
+        def one(plan):
+            n, argv, stdin, targets, folder = plan
+            watched = [*targets.values(), *files.values()]
+            before = _snapshot(p for p in watched if p != files["zero"])
+            try:
+                result = subprocess.run([*ELOT, *argv], input=stdin, capture_output=True, text=True,
+                                        timeout=timeout, cwd=folder, preexec_fn=limit)
+                rc, err = result.returncode, result.stdout + result.stderr
+            except subprocess.TimeoutExpired:
+                rc, err = None, ""
+            after = _snapshot(p for p in watched if p != files["zero"])
+            return n, argv, stdin, rc, err, before, after
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for n, argv, stdin, rc, err, before, after in pool.map(one, plans):
+                counts["cases"] += 1
+                case = {"argv": argv, "stdin": stdin, "rc": rc}
+                if rc is None:
+                    counts["timeouts"] += 1
+                    failures.append({**case, "why": "timeout"})
+                    continue
+                counts["exit_0"] += rc == 0
+                counts["exit_2"] += rc == 2
+                if "Traceback" in err or "internal error" in err or rc not in (0, 1, 2, 130):
+                    counts["tracebacks"] += 1
+                    failures.append({**case, "why": "traceback", "tail": err[-1500:]})
+                changed = [p for p in before if before[p] != after[p]]
+                if changed and "--force" not in argv:
+                    counts["data_loss"] += 1
+                    failures.append({**case, "why": "data loss", "changed": changed})
+                if rc == 2 and any(word in err for word in ESTIMATE_WORDS):
+                    counts["refusals_with_estimates"] += 1
+    return {**counts, "failures": failures[:20]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--memory", type=int, default=3000, help="address-space limit per case, MB")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per case")
+    args = parser.parse_args()
+    print(json.dumps(run(args.cases, args.seed, args.jobs, args.memory, args.timeout), indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+"""Worker processes that die under a command (issue #24 item 12): a worker killed for real
+(as the system's out-of-memory killer does) is one clear error, never a
+``BrokenProcessPool`` traceback; a batch keeps its finished tasks and ``--resume`` then
+gives the very table an uninterrupted run gives; Ctrl-C while workers start is the CLI's
+plain interruption (exit 130), with no traceback from any process."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import ELOT
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = [str(REPO / "elot" / "scenarios" / f"{name}.scn") for name in ("default", "two-doors")]
+#: about a thousand small tasks: long enough to kill a worker while others are done
+BATCH = ["batch", *EXAMPLES, "--model", "full,non-planning", "--beta", "0.5:8:x1.01"]
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="signals")
+
+
+def _wait_for(predicate, what: str, limit: float = 120.0):
+    deadline = time.monotonic() + limit
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.005)
+
+
+def _workers(parent) -> list:
+    """The pool's worker processes: under the command, neither the resource tracker nor
+    the forkserver (whose children the workers are)."""
+    import psutil
+
+    found = []
+    for child in parent.children(recursive=True):
+        try:
+            command = " ".join(child.cmdline())
+            if "resource_tracker" not in command and not (child.ppid() == parent.pid and "forkserver" in command):
+                found.append(child)
+        except psutil.NoSuchProcess:
+            pass
+    return found
+
+
+def _done_tasks(out: Path) -> int:
+    done = out.with_name(out.name + ".partial.done")
+    try:
+        return max(0, len(done.read_bytes().splitlines()) - 1)
+    except OSError:
+        return 0
+
+
+def test_a_killed_batch_worker_is_one_error_and_resume_is_exact(tmp_path):
+    psutil = pytest.importorskip("psutil")
+    out, whole = tmp_path / "t.csv", tmp_path / "whole.csv"
+    batch = subprocess.Popen([*ELOT, *BATCH, "--jobs", "2", "-o", str(out)], stderr=subprocess.PIPE, text=True,
+                             cwd=tmp_path)
+    try:
+        parent = psutil.Process(batch.pid)
+        _wait_for(lambda: _done_tasks(out) > 0 and len(_workers(parent)) >= 2, "a finished task")
+        os.kill(_workers(parent)[0].pid, signal.SIGKILL)
+        _, err = batch.communicate(timeout=300)
+    finally:
+        if batch.poll() is None:
+            batch.kill()
+    assert "Traceback" not in err and "BrokenProcessPool" not in err, err
+    assert batch.returncode == 2, err
+    assert "ended abruptly" in err and "--resume" in err and f"{out}.partial" in err, err
+    assert not out.exists() and _done_tasks(out) > 0
+    resumed = subprocess.run([*ELOT, *BATCH, "--jobs", "2", "-o", str(out), "--resume"], capture_output=True,
+                             text=True, cwd=tmp_path, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "already done" in resumed.stderr
+    serial = subprocess.run([*ELOT, *BATCH, "-o", str(whole)], capture_output=True, text=True, cwd=tmp_path,
+                            timeout=600)
+    assert serial.returncode == 0, serial.stderr
+    assert out.read_bytes() == whole.read_bytes()
+
+
+def test_a_killed_stimuli_worker_is_one_error_and_nothing_is_written(tmp_path):
+    psutil = pytest.importorskip("psutil")
+    out = tmp_path / "set"
+    command = [*ELOT, "stimuli", "default", "two-doors", "yellow-green", "empty-box", "--cell", "40", "--no-mp4",
+               "--jobs", "2", "-o", str(out)]
+    stimuli = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        parent = psutil.Process(stimuli.pid)
+        _wait_for(lambda: len(_workers(parent)) >= 1, "a worker")
+        os.kill(_workers(parent)[0].pid, signal.SIGKILL)
+        _, err = stimuli.communicate(timeout=300)
+    finally:
+        if stimuli.poll() is None:
+            stimuli.kill()
+    assert "Traceback" not in err and "BrokenProcessPool" not in err, err
+    assert stimuli.returncode == 2, err
+    assert "ended abruptly" in err and f"{out} was not written" in err, err
+    assert not out.exists() and os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("moment", [1, 2, 3, 4])
+def test_ctrl_c_while_workers_start_is_a_plain_interruption(tmp_path, moment):
+    """SIGINT to the whole process group (what Ctrl-C in a terminal does) as the
+    forkserver and the workers come up (``moment``: processes under the batch)."""
+    psutil = pytest.importorskip("psutil")
+    for attempt in range(3):
+        out = tmp_path / f"t{attempt}.csv"
+        batch = subprocess.Popen([*ELOT, *BATCH, "--jobs", "2", "-o", str(out)], stderr=subprocess.PIPE, text=True,
+                                 cwd=tmp_path, start_new_session=True)
+        try:
+            parent = psutil.Process(batch.pid)
+
+            def started() -> bool:
+                try:
+                    return batch.poll() is not None or len(parent.children(recursive=True)) >= moment
+                except psutil.NoSuchProcess:
+                    return True
+
+            _wait_for(started, "the workers to start")
+            os.killpg(batch.pid, signal.SIGINT)
+            _, err = batch.communicate(timeout=300)
+        finally:
+            if batch.poll() is None:
+                os.killpg(batch.pid, signal.SIGKILL)
+        assert "Traceback" not in err, err
+        assert batch.returncode == 130 and err.startswith("interrupted"), err
