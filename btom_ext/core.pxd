@@ -57,6 +57,12 @@ cdef class Planner:
     # set when an allocation fails inside the nogil search: the search unwinds returning
     # INF, nothing more is stored, and costs() raises MemoryError
     cdef bint out_of_memory
+    # the most bytes the distance table and the memo may hold (0: no limit), and what the
+    # distance rows hold now; going past the limit is handled as a failed allocation
+    cdef public Py_ssize_t max_bytes
+    cdef Py_ssize_t dist_bytes
+
+    cdef bint _over(self, Py_ssize_t extra) noexcept nogil
 
     cdef int* _row(self, uint32_t locked, int source) noexcept nogil
     cdef int _grow_distances(self) noexcept nogil

@@ -123,6 +123,8 @@ cdef class Planner:
             self.gem_cells[i] = gc[i]
         self.dist_capacity = 16
         self.dist_size = 0
+        self.dist_bytes = 0
+        self.max_bytes = 0
         self.dist_masks = <uint32_t*> malloc(self.dist_capacity * sizeof(uint32_t))
         # calloc: every row pointer NULL, so that __dealloc__ after a failure frees nothing wild
         self.dist_rows = <int***> calloc(self.dist_capacity, sizeof(int**))
@@ -174,6 +176,20 @@ cdef class Planner:
         """64-bit words per memo key for the worlds last queried (1 + 1 per 32 keys)."""
         return self.words
 
+    # -- memory ---------------------------------------------------------------------------
+    cdef bint _over(self, Py_ssize_t extra) noexcept nogil:
+        """Whether holding ``extra`` more bytes would pass ``max_bytes`` (the distance rows,
+        both tables and the memo counted); if so ``out_of_memory`` is set, as when an
+        allocation fails, so that the search unwinds the same way."""
+        if self.max_bytes <= 0:
+            return False
+        cdef Py_ssize_t held = self.dist_bytes + self.dist_capacity * (sizeof(uint32_t) + sizeof(int**)) \
+            + self.memo_capacity * (self.words * sizeof(uint64_t) + sizeof(int))
+        if held + extra > self.max_bytes:
+            self.out_of_memory = True
+            return True
+        return False
+
     # -- grid distances -------------------------------------------------------------------
     cdef int* _row(self, uint32_t locked, int source) noexcept nogil:
         """BFS distances from ``source`` with the doors of ``locked`` closed (built on first
@@ -192,16 +208,21 @@ cdef class Planner:
                 if self._grow_distances() < 0:
                     return NULL
                 return self._row(locked, source)
+            if self._over(n * sizeof(int*)):
+                return NULL
             rows = <int**> calloc(n, sizeof(int*))
             if rows == NULL:
                 self.out_of_memory = True
                 return NULL
+            self.dist_bytes += n * sizeof(int*)
             self.dist_masks[i] = locked
             self.dist_rows[i] = rows
             self.dist_size += 1
         rows = self.dist_rows[i]
         if rows[source] != NULL:
             return rows[source]
+        if self._over(2 * n * sizeof(int)):     # the row, and the queue while it is built
+            return NULL
         row = <int*> malloc(n * sizeof(int))
         queue = <int*> malloc(n * sizeof(int))
         if row == NULL or queue == NULL:
@@ -209,6 +230,7 @@ cdef class Planner:
             free(queue)
             self.out_of_memory = True
             return NULL
+        self.dist_bytes += n * sizeof(int)
         for c in range(n):
             row[c] = INF
         row[source] = 0
@@ -238,6 +260,8 @@ cdef class Planner:
         cdef uint32_t* old_masks = self.dist_masks
         cdef int*** old_rows = self.dist_rows
         cdef Py_ssize_t old_capacity = self.dist_capacity, i, j, mask
+        if self._over(2 * old_capacity * (sizeof(uint32_t) + sizeof(int**))):
+            return -1
         cdef uint32_t* new_masks = <uint32_t*> malloc(2 * old_capacity * sizeof(uint32_t))
         cdef int*** new_rows = <int***> malloc(2 * old_capacity * sizeof(int**))
         if new_masks == NULL or new_rows == NULL:
@@ -321,6 +345,8 @@ cdef class Planner:
             old_keys = self.memo_keys
             old_values = self.memo_values
             old_capacity = self.memo_capacity
+            if self._over(2 * old_capacity * (n * sizeof(uint64_t) + sizeof(int))):
+                return      # as a failed allocation: this value is not kept, the search stops
             new_keys = <uint64_t*> malloc(2 * old_capacity * n * sizeof(uint64_t))
             new_values = <int*> malloc(2 * old_capacity * sizeof(int))
             if new_keys == NULL or new_values == NULL:
@@ -529,8 +555,9 @@ cdef class Planner:
                 # of memory is better off with the memory); the next call starts afresh
                 self.configs.clear()
                 self._layout_memo(n_keys)
-                raise MemoryError(f"the path planner ran out of memory after {n} of {n_worlds} worlds "
-                                  f"({entries:,} subgoal values memoized)")
+                limit = (f" (its limit is {self.max_bytes / 2**30:.1f} GiB)" if self.max_bytes > 0 else "")
+                raise MemoryError(f"the path planner ran out of memory{limit} after {n} of {n_worlds} "
+                                  f"worlds ({entries:,} subgoal values memoized)")
         return out
 
 

@@ -171,3 +171,37 @@ def test_design_refuses_full_as_an_ablation(tmp_path):
     result = run_elot("design", "default", "--statements", str(statements), "--ablations", "full")
     assert result.returncode == 2 and "Traceback" not in result.stderr and "KeyError" not in result.stderr
     assert "full is the model the ablations are compared with" in result.stderr
+
+
+# -- the compiled planner holds at most its byte limit ------------------------------------------
+
+
+def test_the_planner_stops_at_its_byte_limit_and_answers_again_without_it():
+    """A map with many doors and key colours asks the planner's memo for more than any
+    machine has: past its limit it raises MemoryError (the search unwinds as after a failed
+    allocation) and keeps giving exact answers once the limit allows them."""
+    from btom_ext import backend
+    from elot.btom.hypotheses import Encoding, memory_budget
+    from elot.btom.load import load_scenario
+
+    scenario = load_scenario("two-doors")
+    enc = Encoding(scenario.layout)
+    rows = enc.encode_many([scenario.initial])
+    want = enc.planner(backend("reference")).costs(rows)
+    planner = enc.planner(backend("core"), max_bytes=1)
+    with pytest.raises(MemoryError, match="limit is"):
+        planner.costs(rows)
+    planner.max_bytes = 0
+    assert (planner.costs(rows) == want).all()
+    assert 0 < enc.planner(backend("core")).max_bytes <= memory_budget() + 2**20
+
+
+def test_generate_on_a_map_too_hard_to_plan_ends_with_an_error_within_its_budget(tmp_path):
+    """31 doors, 8 colours, 31 gems, 31 boxes: the memo grew until the machine ran out (or a
+    ``ulimit -v`` killed it); now it stops at half the memory left and says so, exit 2."""
+    started = time.monotonic()
+    done = _limited([*ELOT, "generate", "--doors", "31", "--colours", "8", "--gems", "31", "--boxes", "31",
+                     "--seed", "1", "-o", str(tmp_path / "g.scn")], 1_500_000_000, timeout=240)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "limit is" in done.stderr and not (tmp_path / "g.scn").exists()
+    assert time.monotonic() - started < 200

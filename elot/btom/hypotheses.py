@@ -138,12 +138,19 @@ class Encoding:
             return np.empty((0, self.row_width), dtype=np.int32)
         return np.stack(rows)
 
-    def planner(self, backend):
-        """A path-cost planner for this layout from a backend module (``btom_ext.backend``)."""
-        return backend.Planner(
+    def planner(self, backend, max_bytes: int | None = None):
+        """A path-cost planner for this layout from a backend module (``btom_ext.backend``).
+        The compiled planner holds at most ``max_bytes`` (default: :func:`memory_budget`)
+        in its tables and memo; past that its ``costs`` raise MemoryError instead of
+        taking the machine's memory (a map with many doors and key colours can ask for
+        more than any machine has)."""
+        planner = backend.Planner(
             self.walls, self.layout.width, self.door_cells, self.door_colours,
             self.box_cells, self.gem_cells,
         )
+        if hasattr(planner, "max_bytes"):
+            planner.max_bytes = memory_budget() if max_bytes is None else max_bytes
+        return planner
 
 
 # -- colour limits from optimal plans in the true map -------------------------------------
