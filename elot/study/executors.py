@@ -198,12 +198,26 @@ def _warm_worker() -> None:
     parse("empty(box1)")
 
 
+def _check_address(address: str) -> None:
+    """ValueError unless ``address`` can name a scheduler in another process: checked
+    before a ``Client`` starts its event loop (an ``inproc://`` address, which names
+    nothing outside this process, sometimes left that loop waiting instead of failing)."""
+    from distributed.comm.addressing import get_address_host_port, parse_address
+
+    scheme, _ = parse_address(address)
+    if scheme == "inproc":
+        raise ValueError("an in-process address names no scheduler another process can reach")
+    if scheme in ("tcp", "tls"):
+        get_address_host_port(address)
+
+
 def _dask(tasks: Sequence[Task], address: str, as_text: AsText) -> Iterator[list[Result]]:
     try:
         from distributed import Client, as_completed
     except ImportError:
         raise StudyError("--dask needs the distributed package", hint="pip install 'elot[dask]'") from None
     try:
+        _check_address(address)
         client = Client(address, timeout="20s")
     except ValueError as error:  # not an address distributed can read
         raise StudyError(f"--dask {address!r} is not a Dask scheduler address: {error}",
