@@ -199,14 +199,18 @@ def _warm_worker() -> None:
 
 
 def _check_address(address: str) -> None:
-    """ValueError unless ``address`` can name a scheduler in another process: checked
-    before a ``Client`` starts its event loop (an ``inproc://`` address, which names
-    nothing outside this process, sometimes left that loop waiting instead of failing)."""
+    """ValueError unless ``address`` can name a scheduler: checked before a ``Client``
+    starts its event loop (an ``inproc://`` address with no scheduler of this process
+    behind it sometimes left that loop waiting instead of failing)."""
     from distributed.comm.addressing import get_address_host_port, parse_address
 
-    scheme, _ = parse_address(address)
+    scheme, location = parse_address(address)
     if scheme == "inproc":
-        raise ValueError("an in-process address names no scheduler another process can reach")
+        from distributed.comm.inproc import global_manager
+
+        if global_manager.get_listener_for(location) is None:
+            raise ValueError("no scheduler in this process listens there (an in-process address "
+                             "reaches only a cluster started in the same process)")
     if scheme in ("tcp", "tls"):
         get_address_host_port(address)
 
