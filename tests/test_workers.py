@@ -7,6 +7,7 @@ plain interruption (exit 130), with no traceback from any process."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -86,19 +87,25 @@ def test_a_killed_batch_worker_is_one_error_and_resume_is_exact(tmp_path):
 
 def test_a_killed_stimuli_worker_is_one_error_and_nothing_is_written(tmp_path):
     psutil = pytest.importorskip("psutil")
-    out = tmp_path / "set"
-    command = [*ELOT, "stimuli", "default", "two-doors", "yellow-green", "empty-box", "--cell", "40", "--no-mp4",
-               "--jobs", "2", "-o", str(out)]
-    stimuli = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    try:
-        parent = psutil.Process(stimuli.pid)
-        _wait_for(lambda: len(_workers(parent)) >= 1, "a worker")
-        os.kill(_workers(parent)[0].pid, signal.SIGKILL)
-        _, err = stimuli.communicate(timeout=300)
-    finally:
-        if stimuli.poll() is None:
-            stimuli.kill()
-    assert "Traceback" not in err and "BrokenProcessPool" not in err, err
+    for attempt in range(3):     # on a busy machine the set can be done before the kill lands
+        out = tmp_path / "set"
+        command = [*ELOT, "stimuli", "default", "two-doors", "yellow-green", "empty-box", "--cell", "40",
+                   "--no-mp4", "--jobs", "2", "-o", str(out)]
+        stimuli = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+        try:
+            parent = psutil.Process(stimuli.pid)
+            _wait_for(lambda: len(_workers(parent)) >= 1, "a worker")
+            os.kill(_workers(parent)[0].pid, signal.SIGKILL)
+            _, err = stimuli.communicate(timeout=300)
+        finally:
+            if stimuli.poll() is None:
+                stimuli.kill()
+        assert "Traceback" not in err and "BrokenProcessPool" not in err, err
+        if stimuli.returncode != 0:
+            break
+        shutil.rmtree(out)
+        for name in os.listdir(tmp_path):      # the set's sidecar marks
+            os.remove(tmp_path / name)
     assert stimuli.returncode == 2, err
     assert "ended abruptly" in err and f"{out} was not written" in err, err
     assert not out.exists() and os.listdir(tmp_path) == []

@@ -196,9 +196,12 @@ def batch_command(args) -> int:
             result = batch(tasks, args.output, fmt=fmt, jobs=args.jobs, dask=args.dask, resume=args.resume,
                            force=args.force, progress=progress, inputs=inputs)
     except KeyboardInterrupt:
-        if args.output != "-":
+        if args.output != "-" and os.path.exists(f"{args.output}.partial"):
             print(f"interrupted: finished tasks are kept in {args.output}.partial; "
                   "rerun the same command with --resume to finish", file=sys.stderr)
+        elif args.output != "-":
+            print(f"interrupted before any task was kept: nothing was written to {args.output}",
+                  file=sys.stderr)
         return 130
     where = "standard output" if args.output == "-" else args.output
     resumed = f", {result.resumed} already done" if result.resumed else ""
