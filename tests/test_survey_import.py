@@ -226,6 +226,10 @@ def test_report_sets_the_goal_answers_beside_the_models_goal_posterior(survey, t
                     "-o", str(tmp_path / "report"), timeout=600)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "report" / "goals.png").read_bytes().startswith(b"\x89PNG")
+    # the ratings' participant column: repeated measures, with n per item and reliability
+    note = (tmp_path / "report" / "summary.md").read_text().splitlines()[-1]
+    assert re.fullmatch(r"Human ratings: 2 participants, \d+ items, n per item \d+–\d+ \(mean [\d.]+\); "
+                        r"split-half reliability of the item means \(Spearman–Brown\): .+", note), note
     rows = list(csv.DictReader(open(tmp_path / "report" / "goals.csv")))
     assert list(rows[0]) == ["scenario", "t", "gem", "n", "ticked", "human", "model"]
     for name in SCENARIOS:

@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from elot.output import csv_text, file_stem
-from elot.study.fit import Ratings, bootstrap
+from elot.study.fit import Ratings, bootstrap, split_half
 from elot.study.params import FIGURE_MARK, StudyError, atomic_output, check_replace
 
 
@@ -67,6 +67,19 @@ def _pairs(rows: Sequence[dict], rated: dict) -> tuple[np.ndarray, np.ndarray]:
     return np.array(L), np.array(y)
 
 
+def humans_note(ratings: Ratings | None) -> str:
+    """With a participant column (repeated measures): how many people rated, how many
+    rated each item (the mean rating's n) and the split-half reliability of the means."""
+    if ratings is None or not ratings.participants:
+        return ""
+    raters = [sum(key in rated for rated in ratings.participants.values()) for key in ratings.keys]
+    reliability = split_half(ratings)
+    shown = "undefined (too few participants or shared items)" if reliability is None else f"{reliability:.3f}"
+    return (f"\nHuman ratings: {len(ratings.participants)} participants, {len(raters)} items, "
+            f"n per item {min(raters)}–{max(raters)} (mean {np.mean(raters):.1f}); "
+            f"split-half reliability of the item means (Spearman–Brown): {shown}\n")
+
+
 def summary_markdown(rows: Sequence[dict]) -> str:
     columns = ["model", "beta", "k", "conventions", "thresholds", "rows", "errors", "mean_L", "n", "r", "95% CI"]
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
@@ -99,7 +112,7 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
         check_replace(outdir / name, force=force, inputs=inputs)   # before anything is written
     written: list[Path] = []
     rows = summary(table, ratings)
-    for name, text in (("summary.csv", csv_text(rows)), ("summary.md", summary_markdown(rows))):
+    for name, text in (("summary.csv", csv_text(rows)), ("summary.md", summary_markdown(rows) + humans_note(ratings))):
         with atomic_output(outdir / name, force=force, inputs=inputs) as handle:
             handle.write(text)
         written.append(outdir / name)
