@@ -129,6 +129,42 @@ class Score:
         return self.prior_fraction
 
 
+class Scored:
+    """A record that holds a :class:`Score` as ``score`` (the embedding API's judgment,
+    the REPL's query row) reads its figures as its own: P, L, π and L's standard error."""
+
+    score: Score
+
+    @property
+    def posterior(self) -> float:
+        return self.score.posterior
+
+    @property
+    def normalized_likelihood(self) -> float:
+        return self.score.normalized_likelihood
+
+    @property
+    def prior_fraction(self) -> float:
+        return self.score.prior_fraction
+
+    @property
+    def stderr(self) -> float | None:
+        """L's standard error when the hypotheses are estimates (particles), else None."""
+        return self.score.stderr
+
+    @property
+    def P(self) -> float:  # noqa: N802 - the paper's names
+        return self.score.posterior
+
+    @property
+    def L(self) -> float:  # noqa: N802
+        return self.score.normalized_likelihood
+
+    @property
+    def pi(self) -> float:
+        return self.score.prior_fraction
+
+
 class ModeError(ArgumentError, ValueError):
     """A statement mode that is neither ``current`` nor ``initial`` (also a ``ValueError``,
     what it used to be)."""

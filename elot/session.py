@@ -34,7 +34,7 @@ from elot.lang.checker import Checked, check
 from elot.lang.lowering import lower
 from elot.lang.printer import pretty
 from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
-from elot.judging import Score, truth
+from elot.judging import Score, Scored, truth
 from elot.lang.signature import Signature
 from elot.lang.syntax import Term
 from elot.numeric import dot
@@ -43,7 +43,7 @@ from elot.settings import CURRENT, INITIAL, MODES, check_number, check_variant
 
 
 @dataclass(frozen=True)
-class ScoreRow:
+class ScoreRow(Scored):
     """What a query answers: the formula, its type, lowered form and :class:`Score` now
     (with L's standard error and the effective sample size when the hypotheses are
     particles)."""
@@ -57,23 +57,6 @@ class ScoreRow:
     ess: float | None = None      # the particles' effective sample size at t
     source: str | None = None     # the English sentence it was translated from
     weight: float | None = None   # the translation's weight
-
-    @property
-    def posterior(self) -> float:
-        return self.score.posterior
-
-    @property
-    def normalized_likelihood(self) -> float:
-        return self.score.normalized_likelihood
-
-    @property
-    def prior_fraction(self) -> float:
-        return self.score.prior_fraction
-
-    @property
-    def stderr(self) -> float | None:
-        """L's standard error (particle inference)."""
-        return self.score.stderr
 
 
 @dataclass

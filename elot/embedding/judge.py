@@ -24,7 +24,7 @@ from typing import Any, Iterable, NamedTuple
 from elot import judging
 from elot.btom.conventions import check_conventions
 from elot.errors import ElotError, EvaluationError, TranslationError
-from elot.judging import Score, truth
+from elot.judging import Score, Scored, truth
 from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
 from elot.embedding.model import Hypotheses, BeliefModelError, check_belief_model, hypotheses_of, model_name
 from elot.lang.printer import pretty
@@ -35,7 +35,7 @@ from elot.settings import CURRENT, MODES
 
 
 @dataclass(frozen=True)
-class Judgment:
+class Judgment(Scored):
     """A statement's :class:`~elot.judging.Score` (posterior probability ``P``, normalized
     likelihood ``L``, prior probability ``π``, and L's standard error when the hypotheses
     are estimates), with the statement, the formula that was judged (the translation, for
@@ -46,34 +46,6 @@ class Judgment:
     score: Score
     t: int | None = None
     mode: str = CURRENT
-
-    @property
-    def posterior(self) -> float:
-        return self.score.posterior
-
-    @property
-    def normalized_likelihood(self) -> float:
-        return self.score.normalized_likelihood
-
-    @property
-    def prior_fraction(self) -> float:
-        return self.score.prior_fraction
-
-    @property
-    def stderr(self) -> float | None:
-        return self.score.stderr
-
-    @property
-    def P(self) -> float:  # noqa: N802 - the paper's names
-        return self.score.posterior
-
-    @property
-    def L(self) -> float:  # noqa: N802
-        return self.score.normalized_likelihood
-
-    @property
-    def pi(self) -> float:
-        return self.score.prior_fraction
 
     def __str__(self) -> str:
         return f"P={self.posterior:.3f} L={self.normalized_likelihood:.3f} π={self.prior_fraction:.3f}"
