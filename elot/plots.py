@@ -16,6 +16,7 @@ from typing import Mapping, Sequence
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from elot.draw.palette import statement_colour
 from elot.errors import ElotError
 from elot.output import check_target, elot_png, write_output
 
@@ -48,11 +49,11 @@ def statements_figure(
     top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [max(1.0, height / 6.5 * 1.2), 1]})
     horizon = max([len(v) for _, v in statements] + [len(v) for v in goals.values()] + [1]) - 1
     every = max(1, horizon // 6)
-    for n, ((_, values), label) in enumerate(zip(statements, labels)):
+    for n, ((_, values), label) in enumerate(zip(statements, labels), 1):
         ts = range(len(values))
-        (line,) = top.plot(ts, values, label=label, linewidth=1.6, gid="statement",
-                           linestyle=LINESTYLES[n % len(LINESTYLES)], marker=MARKERS[n % len(MARKERS)],
-                           markersize=5, markevery=(n % every, every), alpha=0.9)
+        (line,) = top.plot(ts, values, label=label, linewidth=1.6, gid="statement", color=statement_colour(n - 1),
+                           linestyle=LINESTYLES[(n - 1) % len(LINESTYLES)], marker=MARKERS[(n - 1) % len(MARKERS)],
+                           markersize=5, markevery=((n - 1) % every, every), alpha=0.9)
         marked = [t for t in judgments if 0 <= t < len(values)]
         top.scatter(marked, [values[t] for t in marked], color=line.get_color(), zorder=3, s=30,
                     edgecolors="white", linewidths=0.6)
@@ -85,6 +86,39 @@ def statements_figure(
                    handlelength=3.2, title="statements ([cur]rent / [ini]tial belief)", title_fontsize=7.5,
                    alignment="left")
     bottom.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.07, 1.0), frameon=False, handlelength=3.2)
+    return fig
+
+
+def judgment_curves_figure(title: str, points: Sequence[int],
+                           statements: Sequence[tuple[str, str, Sequence[float | None]]]) -> Figure:
+    """Each statement's L at the judgment points ``points`` (steps t): one marker per
+    point on a categorical axis of the points (thin lines join a statement's markers;
+    nothing is drawn between points, where nothing was judged). ``statements`` holds
+    (text, mode, L at each point, None where not scored); statement n has the n-th
+    statement colour and marker, as in storyboards, and coincident values stay visible
+    (each statement sits at its own small offset). The legend gives each in full."""
+    labels = [_wrap(f"S{n} [{mode[:3]}] {text}", 70) for n, (text, mode, _) in enumerate(statements, 1)]
+    lines = sum(label.count("\n") + 1 for label in labels)
+    fig = Figure(figsize=(11, max(3.5, 0.9 + 0.15 * lines)), constrained_layout=True)
+    ax = fig.subplots()
+    xs = list(range(1, len(points) + 1))
+    spread = min(0.3, 0.04 * max(len(statements) - 1, 0))
+    for n, ((_, _, values), label) in enumerate(zip(statements, labels)):
+        dx = (n / (len(statements) - 1) - 0.5) * spread if len(statements) > 1 else 0.0
+        pairs = [(x + dx, v) for x, v in zip(xs, values) if v is not None]
+        ax.plot([p[0] for p in pairs], [p[1] for p in pairs], color=statement_colour(n), linewidth=0.9,
+                marker=MARKERS[n % len(MARKERS)], markersize=6, label=label, clip_on=False, gid="statement")
+    for x in xs[1:]:
+        ax.axvline(x - 0.5, color="0.85", linewidth=0.6, zorder=0)
+    ax.set_xticks(xs, [f"{x}\n(t = {t})" for x, t in zip(xs, points)], fontsize=8)
+    ax.set_xlim(0.5, len(xs) + 0.5)
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_xlabel("judgment point")
+    ax.set_ylabel("normalized likelihood L")
+    ax.grid(axis="y", alpha=0.25)
+    ax.set_title(title, fontsize=9, loc="left")
+    if statements:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return fig
 
 

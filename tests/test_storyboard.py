@@ -3,6 +3,7 @@ drawn is checked on the figure objects (panels, curves, texts), files through th
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import re
@@ -14,6 +15,7 @@ from helpers import run_elot
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from elot.btom.scn import load_example
+from elot.draw import palette
 from elot.study.design import design_csv, design_rows
 from elot.study.storyboard import Candidate, score_candidates, storyboard
 
@@ -25,7 +27,7 @@ LONG = ("believes(player, formula(exists(and(key(K), iscolor(K, blue)), inside(K
 def _texts(fig) -> str:
     out = [t.get_text() for t in fig.texts]
     for ax in fig.axes:
-        out += [t.get_text() for t in ax.texts]
+        out += [t.get_text() for t in ax.texts] + [ax.get_title(loc=loc) for loc in ("left", "center")]
     return re.sub(r"\s+", " ", " ".join(out))
 
 
@@ -36,23 +38,88 @@ def scored():
     return scenario, score_candidates(scenario, candidates, ["full", "non-planning"], beta=2 ** 1.5)
 
 
+def _panels(fig):
+    """The statement panels of a storyboard, in S-number order."""
+    panels = [ax for ax in fig.axes if re.match(r"S\d+ \(", ax.get_title(loc="left"))]
+    return sorted(panels, key=lambda ax: int(re.match(r"S(\d+)", ax.get_title(loc="left")).group(1)))
+
+
 def test_storyboard_layout(scored):
+    """The paper's Figure 4: maps at the judgment points, then one panel per statement
+    with its text as the title and each model's L at the points."""
     scenario, statements = scored
     fig = storyboard(scenario, statements, ["full", "non-planning"], beta=2 ** 1.5)
     maps = [ax for ax in fig.axes if ax.get_title().startswith("Judgment point")]
     assert len(maps) == len(scenario.judgments)
-    (curves,) = [ax for ax in fig.axes if ax.get_ylabel().startswith("normalized likelihood")]
-    full = [line for line in curves.get_lines() if line.get_gid() == "model:full"]
-    ablation = [line for line in curves.get_lines() if line.get_gid() == "model:non-planning"]
-    assert len(full) == len(ablation) == len(statements)
-    assert {line.get_linestyle() for line in full} == {"-"} and "-" not in {l.get_linestyle() for l in ablation}
-    # each curve is the statement's L at the points, in order
-    for line, st in zip(full, statements):
-        assert np.allclose(line.get_ydata(), st.model["full"])
-    text = _texts(fig)
-    for n, st in enumerate(statements, 1):
-        assert f"S{n} [{st.mode}] {st.text}" in text                   # the whole text, never cut
+    panels = _panels(fig)
+    assert len(panels) == len(statements)
+    for n, (ax, st) in enumerate(zip(panels, statements), 1):
+        assert re.sub(r"\s+", " ", ax.get_title(loc="left")) == f"S{n} ({st.mode}) {st.text}"   # whole, wrapped
+        (full,) = [line for line in ax.get_lines() if line.get_gid() == "model:full"]
+        (ablation,) = [line for line in ax.get_lines() if line.get_gid() == "model:non-planning"]
+        assert full.get_linestyle() == "-" and ablation.get_linestyle() != "-"
+        assert np.allclose(full.get_ydata(), st.model["full"])            # the statement's L at the points, in order
+        assert np.allclose(np.round(full.get_xdata()), range(1, len(scenario.judgments) + 1))
+        assert full.get_color() == palette.statement_colour(n - 1)        # the one palette
+    # current statements first, the initial ones from a new row
+    modes = [st.mode for st in statements]
+    first_initial = panels[modes.index("initial")]
+    assert all(first_initial.get_position().y1 < ax.get_position().y0 for ax, m in zip(panels, modes)
+               if m == "current")
     assert "two-doors" in fig._suptitle.get_text()
+    # no empty inventory strip, no "Inventory" over nothing
+    assert "Inventory" not in _texts(fig) and not any(ax.get_title(loc="left") == "Inventory" for ax in fig.axes)
+
+
+def _rated(statements, points):
+    """Ratings known in advance: at the top and bottom of the scale with large errors."""
+    for n, st in enumerate(statements):
+        st.human = [(1.0, 0.12) if (n + j) % 3 == 0 else (0.0, 0.09) if (n + j) % 3 == 1 else (0.5, 0.2)
+                    for j in range(len(points))]
+    return statements
+
+
+def test_human_and_model_side_by_side_never_clipped(scored):
+    """Every series of a statement panel has its own x offset at each judgment point,
+    and no human marker or error bar is cut off at the top or bottom of its panel."""
+    scenario, statements = scored
+    statements = _rated(copy.deepcopy(statements), scenario.judgments)
+    fig = storyboard(scenario, statements, ["full", "non-planning"])
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    for ax, st in zip(_panels(fig), statements):
+        box = ax.get_window_extent(renderer)
+        human = [a for a in ax.get_children() if a.get_gid() == "human"]
+        assert human, "the human means are drawn"
+        for artist in human:
+            extent = artist.get_window_extent(renderer)
+            if np.isfinite(extent.y0):      # (a LineCollection's extent is empty; its caps are checked)
+                assert box.y0 - 0.5 <= extent.y0 and extent.y1 <= box.y1 + 0.5, st.text
+        assert ax.get_ylim()[0] <= -0.09 - 0.0 and ax.get_ylim()[1] >= 1.12
+        xs = {}
+        for line in ax.get_lines():
+            if line.get_gid() in ("human", "model:full", "model:non-planning"):
+                for x in line.get_xdata():
+                    xs.setdefault(round(x), []).append(x - round(x))
+        for point, offsets in xs.items():
+            assert len(offsets) == 3 and len({round(o, 6) for o in offsets}) == 3     # three series, three places
+            assert max(offsets) - min(offsets) <= 0.6                                   # still at their point
+
+
+def test_maps_number_the_judgment_points_and_pale_picked_keys(scored):
+    scenario, statements = scored
+    fig = storyboard(scenario, statements, ["full"])
+    maps = [ax for ax in fig.axes if ax.get_title().startswith("Judgment point")]
+    states = scenario.states()
+    for j, (ax, t) in enumerate(zip(maps, scenario.judgments)):
+        badges = [p for p in ax.patches if p.get_gid() == "judgment-point"]
+        assert len(badges) == j + 1                        # every point reached so far, numbered
+        numbers = sorted(t.get_text() for t in ax.texts if t.get_text().isdigit() and t.get_zorder() == 8)
+        assert numbers == [str(i) for i in range(1, j + 2)]
+        picked = any(ks.where[0] in ("held", "used") for _, ks in states[t].keys)
+        assert any(a.get_gid() == "picked-key" for a in ax.get_children()) == picked
+    assert any(a.get_gid() == "picked-key" for a in maps[-1].get_children())     # two-doors picks up a key
 
 
 def test_long_statements_are_wrapped_not_cut(scored):
@@ -64,7 +131,7 @@ def test_long_statements_are_wrapped_not_cut(scored):
     renderer = fig.canvas.get_renderer()
     width = fig.bbox.width
     for ax in fig.axes:
-        for t in ax.texts:
+        for t in [*ax.texts, ax.title, ax._left_title]:
             box = t.get_window_extent(renderer)
             assert box.x1 <= width + 1                                  # nothing runs off the figure
 
@@ -214,3 +281,133 @@ def test_report_scatter_labels_do_not_overlap(tmp_path):
     assert any("inside(K, box2))))" in re.sub(r"\s+", " ", t) for t in legend)        # not cut at 40 characters
     assert "each statement's L" in curves.axes[0].get_title(loc="left")
     plt.close("all")
+
+
+# -- the report's setting, scatter grid and curves ------------------------------------------------
+
+
+BETAS = "0.5:4:x1.2"          # twelve values: 0.5, 0.6, ..., 3.72
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory):
+    """A 12-setting β sweep of two-doors and ratings simulated from its 7th β (1.49)."""
+    here = tmp_path_factory.mktemp("sweep")
+    table, ratings = here / "sweep.csv", here / "ratings.csv"
+    assert run_elot("batch", TWO_DOORS, "--model", "full", "--beta", BETAS, "-o", str(table)).returncode == 0
+    betas = sorted({float(r["beta"]) for r in csv.DictReader(table.open())})
+    assert len(betas) == 12
+    made = run_elot("simulate", str(table), "--beta", repr(betas[6]), "--noise", "0.03", "-o", str(ratings))
+    assert made.returncode == 0, made.stderr
+    return table, ratings, betas
+
+
+def _drawn_beta(folder: Path) -> float:
+    """The β the summary says the figures draw, and the one its PNG metadata names."""
+    rows = [r for r in csv.DictReader((folder / "summary.csv").open()) if r["drawn"] == "yes"]
+    assert len(rows) == 1
+    beta = float(rows[0]["beta"])
+    assert f"full at β {beta:.3g}" in (folder / "summary.md").read_text()
+    from PIL import Image
+
+    (curves,) = folder.glob("curves-*.png")
+    with Image.open(curves) as image:
+        assert image.text["Description"].startswith(f"full at β {beta:.3g} ")
+    return beta
+
+
+def test_report_draws_the_setting_of_best_r_and_says_so(tmp_path, sweep):
+    table, ratings, betas = sweep
+    out = tmp_path / "rep"
+    result = run_elot("report", str(table), "--ratings", str(ratings), "-o", str(out), "--format", "png")
+    assert result.returncode == 0, result.stderr
+    scored = {float(r["beta"]): float(r["r"]) for r in csv.DictReader((out / "summary.csv").open())}
+    best = max(scored.values())
+    assert _drawn_beta(out) == min(b for b, r in scored.items() if r == best)     # not the table's first (0.5)
+    assert "drawn: full at β" in result.stderr and "best r" in result.stderr and "--fit or --beta" in result.stderr
+
+
+def test_report_draws_the_beta_or_fit_asked_for(tmp_path, sweep):
+    table, ratings, betas = sweep
+    asked = run_elot("report", str(table), "--ratings", str(ratings), "--beta", repr(betas[2]), "--no-storyboards",
+                     "-o", str(tmp_path / "beta"), "--format", "png")
+    assert asked.returncode == 0, asked.stderr
+    assert _drawn_beta(tmp_path / "beta") == pytest.approx(betas[2])
+    fit = tmp_path / "fit.json"
+    fit.write_text('{"thresholds": {}, "beta": %r, "model": "full"}' % betas[9])
+    fitted = run_elot("report", str(table), "--ratings", str(ratings), "--fit", str(fit), "--no-storyboards",
+                      "-o", str(tmp_path / "fit"), "--format", "png")
+    assert fitted.returncode == 0, fitted.stderr
+    assert _drawn_beta(tmp_path / "fit") == pytest.approx(betas[9])
+    assert "the fitted setting of fit.json" in (tmp_path / "fit" / "summary.md").read_text()
+    fit.write_text('{"thresholds": {}, "beta": 7.5, "model": "full"}')
+    missing = run_elot("report", str(table), "--fit", str(fit), "-o", str(tmp_path / "none"))
+    assert missing.returncode == 2 and "no rows of model full at β 7.5" in missing.stderr
+    assert "0.5, 0.6" in missing.stderr and not (tmp_path / "none").exists()
+    both = run_elot("report", str(table), "--fit", str(fit), "--beta", "1", "-o", str(tmp_path / "none"))
+    assert both.returncode == 2 and "not allowed with" in both.stderr
+
+
+def test_report_without_ratings_names_the_setting_it_draws(tmp_path, sweep):
+    table, _, _ = sweep
+    result = run_elot("report", str(table), "-o", str(tmp_path / "rep"), "--format", "png")
+    assert result.returncode == 0, result.stderr
+    assert _drawn_beta(tmp_path / "rep") == pytest.approx(2 ** 1.5, rel=0.2) or "default β" in result.stderr
+    assert "the table's own setting" in result.stderr
+
+
+def test_report_scatter_is_a_grid_with_identity_and_modes(sweep):
+    """Twelve settings: three rows of four panels (not one row of twelve), each with the
+    identity line and current and initial statements drawn with their own markers."""
+    from elot.study.fit import read_ratings
+    from elot.study.report import choose_drawn, scatter_figure
+    from elot.study.tables import read_table
+
+    table, ratings, betas = sweep
+    rows, read = read_table(table), read_ratings(ratings)
+    fig = scatter_figure(rows, read, choose_drawn(rows, read))
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(panels) == 12
+    assert len({round(ax.get_position().x0, 3) for ax in panels}) == 4           # four columns
+    assert len({round(ax.get_position().y0, 3) for ax in panels}) == 3           # three rows
+    width, height = fig.get_size_inches()
+    assert width < 2 * height
+    for ax in panels:
+        (identity,) = [line for line in ax.get_lines() if line.get_gid() == "identity"]
+        assert list(identity.get_xdata()) == [0, 1] == list(identity.get_ydata())
+        current, initial = ([c for c in ax.collections if c.get_gid() == f"mode:{m}"] for m in ("current", "initial"))
+        assert len(current) == len(initial) == 1
+        assert current[0].get_paths()[0] != initial[0].get_paths()[0]           # circles and triangles
+    assert sum("drawn" in ax.get_title() for ax in panels) == 1
+    labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    assert labels == ["current belief", "initial belief", "identity (L = rating)"]
+
+
+def test_curves_at_judgment_points_share_the_storyboards_colours(sweep):
+    """The report's curves: markers at the judgment points on a categorical axis (not
+    lines over a continuous t), statement n in the n-th statement colour."""
+    from elot import plots
+
+    fig = plots.judgment_curves_figure("t", [3, 4, 6, 11], [("a", "current", [0.1, 0.5, None, 0.9]),
+                                                             ("b", "initial", [0.2, 0.2, 0.2, 0.2])])
+    ax = fig.axes[0]
+    lines = plots.curves(fig, "statement")
+    assert [line.get_color() for line in lines] == palette.statement_colours(2)
+    assert list(np.round(lines[0].get_xdata())) == [1, 2, 4]                     # the point not scored is left out
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1\n(t = 3)", "2\n(t = 4)", "3\n(t = 6)", "4\n(t = 11)"]
+    assert all(line.get_marker() not in (None, "None", "") for line in lines)
+    walk = plots.statements_figure("t", [("a", [0.1, 0.2]), ("b", [0.3, 0.4])], {"gem1": [1.0, 1.0]})
+    assert [line.get_color() for line in plots.curves(walk, "statement")] == palette.statement_colours(2)
+
+
+def test_design_chart_colours_candidates_as_given_and_shows_the_direction():
+    from elot.draw.storyboard import design_figure
+
+    rows = [{"rank": 1, "scenario": "s", "mode": "current", "statement": "b", "values": [0.9, 0.5, 0.1], "flag": ""},
+            {"rank": 2, "scenario": "s", "mode": "current", "statement": "a", "values": [0.2, 0.6], "flag": ""}]
+    fig = design_figure(rows, title="t", order=["a", "b"])
+    ax = fig.axes[0]
+    ranges = [line for line in ax.get_lines() if line.get_gid() == "range"]
+    assert [line.get_color() for line in ranges] == [palette.statement_colour(1), palette.statement_colour(0)]
+    arrows = [a for a in ax.texts if a.get_gid() == "direction"]
+    assert [(a.xyann[0], a.xy[0]) for a in arrows] == [(0.9, 0.1), (0.2, 0.6)]    # first point → last point

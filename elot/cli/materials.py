@@ -266,7 +266,7 @@ def design_command(args) -> int:
     if args.figure:
         where = scenarios[0][0] if len(scenarios) == 1 else f"{len(scenarios)} scenarios"
         fig = design_figure(rows, title=f"How informative each candidate statement is at the judgment points "
-                                        f"of {where} (β = {beta:.3g})")
+                                        f"of {where} (β = {beta:.3g})", order=[c.text for c in candidates])
         save_figure(fig, args.figure, force=args.force, option="--figure", inputs=inputs)
     return 0
 

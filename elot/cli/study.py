@@ -155,12 +155,23 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "report", help="Figures and a summary table from a batch table (and ratings).",
         description="Write summary.md/.csv (per settings: mean L; r and 95% CI with ratings), a model-vs-human "
-        "scatter per model (with --ratings), score-over-time curves per scenario, and with --ratings a "
-        "storyboard per rated scenario (the paper's Figure 4).")
+        "scatter per settings in a grid (with --ratings), each scenario's curves of L at its judgment points, and "
+        "with --ratings a storyboard per rated scenario (the paper's Figure 4). Curves, storyboards and goals draw "
+        "one setting per model: --fit's, --beta's, else the best r in the table; the report says which.")
     p.add_argument("table", metavar="TABLE")
     p.add_argument("--ratings", metavar="RATINGS.csv")
     p.add_argument("--goals", metavar="GOALS.csv", help="participants' goal answers (elot survey import): a table "
-                   "and a figure against the model's goal posterior (the table's first model and β)")
+                   "and a figure against the model's goal posterior (at the drawn setting)")
+    setting = p.add_argument_group(
+        "the setting curves, storyboards and goals draw",
+        "default: with --ratings, each model's setting of best r in the table; else the table's own; the "
+        "report says which")
+    which = setting.add_mutually_exclusive_group()
+    which.add_argument("--fit", metavar="FIT.json", help="the fitted setting elot fit -o wrote (its model, β and "
+                       "each ablation's β)")
+    options.add_beta_option(which, how=options.PICK, shown="see above")
+    options.add_variant_option(setting, how=options.PICK, default=None,
+                               note="; the model drawn first (default: the fit's, else the table's first)")
     options.add_labtom_option(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR", type=options.output_file, help="the folder to write into")
     p.add_argument("--format", default="png,svg", help="figure formats (default: %(default)s)")
@@ -338,28 +349,36 @@ def simulate_command(args) -> int:
 def report_command(args) -> int:
     from elot.study.tables import Failures, read_table
     from elot.study.fit import read_ratings
-    from elot.study.report import report
+    from elot.study.report import choose_drawn, read_fit, report
 
-    table = read_table(args.table)
-    ratings = read_ratings(args.ratings, root=args.labtom) if args.ratings else None
     formats = _list(args.format, "--format")
     for fmt in formats:
         if fmt not in ("png", "svg"):
             raise StudyError(f"--format: unknown figure format {fmt!r}", hint="use png, svg or png,svg")
+    model = check_variant(args.model) if args.model else None
+    fit = read_fit(args.fit) if args.fit else None
+    table = read_table(args.table)
+    if not table:
+        raise StudyError("the batch table has no rows", hint="run elot batch first")
+    ratings = read_ratings(args.ratings, root=args.labtom) if args.ratings else None
+    drawn = choose_drawn(table, ratings, fit=fit, fit_name=Path(args.fit).name if args.fit else "",
+                         beta=args.beta, model=model)
     goals = None
     if args.goals:
         from elot.study.goals import compare_goals, read_goal_answers
 
-        first = table[0] if table else {}
-        goals = compare_goals(read_goal_answers(args.goals), model=first.get("model") or "full",
-                              beta=float(first["beta"]) if first.get("beta") else None,
-                              k=int(first["k"]) if first.get("k") else None,
-                              conventions=first.get("conventions") or None, root=args.labtom,
-                              base=Path(args.goals).parent)
+        model, beta, k, conventions, _ = drawn.primary
+        goals = compare_goals(read_goal_answers(args.goals), model=model or "full",
+                              beta=float(beta) if beta else None, k=int(k) if k else None,
+                              conventions=conventions or None, root=args.labtom, base=Path(args.goals).parent)
     written = report(table, Path(args.output), ratings, force=args.force, formats=formats,
                      curves=not args.no_curves, storyboards=not args.no_storyboards, root=args.labtom,
-                     inputs=[p for p in (args.table, args.ratings, args.goals) if p], goals=goals)
+                     inputs=[p for p in (args.table, args.ratings, args.goals, args.fit) if p], goals=goals,
+                     drawn=drawn)
     print(f"wrote {count(len(written), 'file')} to {args.output}", file=sys.stderr)
+    print(f"drawn: {drawn.describe()}: {drawn.said()}", file=sys.stderr)
+    for note in drawn.notes:
+        print(f"note: {note}", file=sys.stderr)
     for line in Failures.of(table).lines():
         print(line, file=sys.stderr)
     return 0

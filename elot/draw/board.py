@@ -89,10 +89,11 @@ class Board:
     def cell_pt(self) -> float:
         """The height of a map cell in points, from the axes' place in the figure (read
         when drawing, so a layout engine that moved the axes is followed)."""
-        fig = self.ax.figure
-        box = self.ax.get_position()
-        width = box.width * fig.get_figwidth() / max(self.layout.width, 1)
-        height = box.height * fig.get_figheight() / max(self.layout.height, 1)
+        self.ax.get_position()                 # applies the equal aspect to the axes' box
+        box = self.ax.get_window_extent()      # in pixels, in a figure or a subfigure alike
+        dpi = self.ax.figure.dpi
+        width = box.width / dpi / max(self.layout.width, 1)
+        height = box.height / dpi / max(self.layout.height, 1)
         return 72.0 * min(width, height)      # the aspect is equal: the smaller side is the cell
 
     def font(self, kind: str, scale: float = 1.0) -> float:
@@ -270,21 +271,43 @@ class Board:
             self._text(self.ax, x, y + 0.11, number, fontsize=self.font("box", 0.9), fontweight="bold",
                        color=palette.BOX_NUMBER_OPEN, zorder=3)
 
-    def _key(self, ax: Axes, pos, colour: str | None, *, scale: float = 1.0) -> None:
+    def _key(self, ax: Axes, pos, colour: str | None, *, scale: float = 1.0, pale: bool = False) -> None:
         x, y = pos
         s = 0.44 * scale
         fill = palette.colour(colour)
+        edge = "black"
+        if pale:       # a key already picked up, where it lay: light, its outline grey
+            fill, edge = palette.paler(fill), palette.paler("black", 0.55)
         lw = self.lw(0.6)
+        gid = "picked-key" if pale else None
         # a bow (ring) on the left, a shaft to the right, two teeth below it
-        self._add(ax, Circle((x - 0.55 * s, y), 0.46 * s, facecolor=fill, edgecolor="black", linewidth=lw,
-                             zorder=4))
+        self._add(ax, Circle((x - 0.55 * s, y), 0.46 * s, facecolor=fill, edgecolor=edge, linewidth=lw,
+                             zorder=4, gid=gid))
         self._add(ax, Rectangle((x - 0.2 * s, y - 0.12 * s), 1.05 * s, 0.24 * s, facecolor=fill,
-                                edgecolor="black", linewidth=lw, zorder=4))
+                                edgecolor=edge, linewidth=lw, zorder=4, gid=gid))
         for dx in (0.45, 0.7):
             self._add(ax, Rectangle((x + dx * s, y + 0.1 * s), 0.15 * s, 0.3 * s, facecolor=fill,
-                                    edgecolor="black", linewidth=lw, zorder=4))
+                                    edgecolor=edge, linewidth=lw, zorder=4, gid=gid))
         self._text(ax, x - 0.55 * s, y, palette.letter(colour), fontsize=self.font("key", scale),
-                   color=palette.ink(fill), fontweight="bold", zorder=5)
+                   color=edge if pale else palette.ink(fill), fontweight="bold", zorder=5)
+
+    def draw_picked_keys(self, first, state) -> list:
+        """Keys the agent has picked up by ``state`` (held or used), drawn pale where they
+        lay at ``first`` (the scenario's start), as the paper's Figure 4 draws them; call
+        after :meth:`draw_state` (the next one removes them). Returns the artists drawn."""
+        self._artists = self._objects
+        drawn = len(self._objects)
+        lay = dict(first.keys)
+        for key, ks in state.keys:
+            start = lay.get(key)
+            if ks.where[0] not in ("held", "used") or start is None or start.where[0] not in ("cell", "box"):
+                continue
+            x, y = first.item_pos(key)
+            if start.where[0] == "box":     # above the box's number, as a key found in a box is drawn
+                self._key(self.ax, (x + 0.04, y - 0.33), ks.colour, scale=0.55, pale=True)
+            else:
+                self._key(self.ax, (x, y), ks.colour, pale=True)
+        return self._objects[drawn:]
 
     def _gem(self, ax: Axes, pos, index: int, *, collected: bool = False, label: str | None = None) -> None:
         corners, rotation = gem_shape(index)

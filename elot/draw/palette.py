@@ -91,3 +91,38 @@ def ink(background: str) -> str:
 
     r, g, b = to_rgb(background)
     return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.55 else "white"
+
+
+#: The colour of each statement in every figure that draws statements (score curves,
+#: storyboards, the design chart), in statement order: S1 is blue wherever it is drawn.
+#: The first six are Okabe–Ito's (without its black, which reads as "no colour", and its
+#: yellow, unreadable as text or thin lines on white); the next four are Paul Tol's
+#: (indigo, wine, olive, teal), as dark. More statements than colours cycle: a figure
+#: tells statements apart by their S-number and marker too, never by colour alone.
+STATEMENT_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
+                     "#332288", "#882255", "#999933", "#44AA99")
+
+
+def statement_colour(index: int) -> str:
+    """The colour of the ``index``-th statement (0-based: S1 is index 0)."""
+    return STATEMENT_COLOURS[index % len(STATEMENT_COLOURS)]
+
+
+def statement_colours(n: int) -> list[str]:
+    """The colours of statements S1..Sn, in order (see :data:`STATEMENT_COLOURS`)."""
+    return [statement_colour(i) for i in range(n)]
+
+
+def darker(colour: str, amount: float = 0.35) -> str:
+    """``colour`` mixed with ``amount`` of black: the same hue, dark enough for text."""
+    from matplotlib.colors import to_hex, to_rgb
+
+    return to_hex(tuple(c * (1 - amount) for c in to_rgb(colour)))
+
+
+def paler(colour: str, amount: float = 0.6) -> str:
+    """``colour`` mixed with ``amount`` of white: what was and is no longer there (a key
+    already picked up, drawn where it lay)."""
+    from matplotlib.colors import to_hex, to_rgb
+
+    return to_hex(tuple(c + (1 - c) * amount for c in to_rgb(colour)))

@@ -1,14 +1,17 @@
 """The paper's Figure-4 layout (a storyboard) and the statement-design chart.
 
-:func:`storyboard_figure` draws a row of map frames at the judgment points (each with the
-trail walked since the previous point, and the inventory), below them one line per
-statement over the judgment points (the first model solid, the others dashed; human
-means ± standard errors as points with error bars beside the model's), and the statements'
-full text below the plot, labelled S1…Sn, wrapped to the figure's width and never cut.
+:func:`storyboard_figure` draws, as the paper's Figure 4 does, a row of map frames at the
+judgment points (each with the trail walked since the previous point, every judgment
+point reached so far numbered where the agent stood, and the keys already picked up drawn
+pale where they lay), and under them one small panel per statement: at each judgment
+point the human mean ± s.e. and each model's L side by side, at their own x offsets (so
+no error bar hides another), the statement's text as the panel's title. A statement has
+one colour in every figure (:func:`elot.draw.palette.statement_colour`).
 """
 
 from __future__ import annotations
 
+import math
 import textwrap
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
@@ -19,13 +22,15 @@ from matplotlib.lines import Line2D
 from elot.draw import palette
 from elot.draw.board import Board
 
-#: Statement colours (Okabe–Ito, then greys): curves are told apart by colour, marker
-#: and their S-number at the line's end.
-STATEMENT_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#8C6D31",
-                     "#666666", "#7B3294")
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
-#: Line styles of the second, third, ... model (the first is solid).
-DASHES = ((0, (5, 2)), (0, (2, 2)), (0, (6, 2, 1, 2)), (0, (1, 1)))
+#: Markers of the series in a statement panel: humans, then the models in order.
+HUMAN_MARKER = "o"
+MODEL_MARKERS = ("s", "^", "D", "v", "P")
+#: Line styles of the first, second, ... model (thin lines joining its points).
+DASHES = ("-", (0, (4, 2)), (0, (1.5, 1.5)), (0, (6, 2, 1, 2)), (0, (1, 1)))
+#: The widest spread of a judgment point's series (x units: points are 1 apart).
+SPREAD = 0.56
+#: Statement panels per row, at most.
+COLUMNS = 4
 
 
 @dataclass
@@ -43,94 +48,149 @@ class StoryStatement:
     error: object = None
 
 
+def series_offsets(count: int) -> list[float]:
+    """The x offsets of ``count`` series at a judgment point: evenly spread over at most
+    :data:`SPREAD`, centred on the point."""
+    if count <= 1:
+        return [0.0] * count
+    step = min(SPREAD / (count - 1), 0.2)
+    return [(i - (count - 1) / 2) * step for i in range(count)]
+
+
+def rating_limits(statements: Sequence[StoryStatement]) -> tuple[float, float]:
+    """The y range of the statement panels: −0.05..1.05, widened to hold every error bar."""
+    low, high = -0.05, 1.05
+    for st in statements:
+        for h in st.human or ():
+            if h is not None:
+                low, high = min(low, h[0] - h[1] - 0.05), max(high, h[0] + h[1] + 0.05)
+    return low, high
+
+
 def storyboard_figure(states: Sequence, points: Sequence[int], statements: Sequence[StoryStatement],
-                      models: Sequence[str], *, title: str) -> Figure:
+                      models: Sequence[str], *, title: str, model_labels: Mapping[str, str] | None = None) -> Figure:
     """The storyboard of a scenario's true states ``s_0..s_T`` at judgment points
-    ``points`` (steps t). ``models`` orders the models of each statement's ``model``
-    (the first is drawn solid)."""
+    ``points`` (steps t). ``models`` orders the models of each statement's ``model``;
+    ``model_labels`` names them in the legend (default: their names)."""
     layout = states[0].layout
     n = max(1, len(points))
-    width = max(9.0, 2.4 * n + 1.5)
-    panel_w = (width - 1.0) / n
-    map_h = panel_w * (layout.height + 1.4) / layout.width
-    labels = [f"S{i}" for i in range(1, len(statements) + 1)]
-    chars = int(width * 72 / (8.5 * 0.55))     # characters per line of 8.5-pt text
-    blocks = []
-    for label, st in zip(labels, statements):
-        text = f"{label} [{st.mode}] {st.text}" + (f"  ({st.note})" if st.note else "")
-        blocks.append(textwrap.fill(text, chars, subsequent_indent="      ", break_long_words=True,
-                                    break_on_hyphens=False))
-    text_lines = sum(b.count("\n") + 1 for b in blocks) + 1
-    text_h = 0.17 * text_lines + 0.2
-    curve_h = 3.0
-    fig = Figure(figsize=(width, 0.6 + map_h + curve_h + text_h), constrained_layout=True)
+    humans = any(st.human for st in statements)
+    width = 12.0
+    # the maps: one row, each panel at most 3.6 inches wide
+    panel_w = min((width - 0.4) / n, 3.6)
+    map_h = panel_w * layout.height / layout.width + 0.45
+    # the statements: current ones first, then initial ones, each group starting a row
+    groups = [[i for i, st in enumerate(statements) if st.mode == mode]
+              for mode in dict.fromkeys(st.mode for st in statements)]
+    columns = max(1, min(COLUMNS, max((len(g) for g in groups), default=1)))
+    rows = [g[c:c + columns] for g in groups for c in range(0, len(g), columns)]
+    chars = int((width / columns) * 72 / (7.5 * 0.55))      # characters per title line of 7.5-pt text
+    titles = [textwrap.fill(f"S{i + 1} ({st.mode}) {st.text}", chars, break_long_words=True,
+                            break_on_hyphens=False) for i, st in enumerate(statements)]
+    row_heights = [1.55 + 0.14 * max(titles[i].count("\n") + 1 for i in row) for row in rows] or [1.0]
+    legend_h = 0.35
+    fig = Figure(figsize=(width, 0.5 + map_h + legend_h + sum(row_heights)), constrained_layout=True)
     fig.suptitle(title, fontsize=11, x=0.01, ha="left")
-    grid = fig.add_gridspec(4, n, height_ratios=[map_h * layout.height / (layout.height + 1.4),
-                                                  map_h * 1.4 / (layout.height + 1.4), curve_h, text_h])
+    top, bottom = fig.subfigures(2, 1, height_ratios=[map_h, legend_h + sum(row_heights)])
+    maps = top.subplots(1, n, squeeze=False)[0]
     previous = 0
-    for j, t in enumerate(points):
-        ax = fig.add_subplot(grid[0, j])
-        inventory = fig.add_subplot(grid[1, j])
-        board = Board(ax, layout, inventory_ax=inventory, trail=max(t - previous, 0))
+    for j, (ax, t) in enumerate(zip(maps, points)):
+        board = Board(ax, layout, inventory_ax=None, trail=max(t - previous, 0))
         board.draw_static()
         board.draw_state(states, t)
-        inventory.set_title("")
+        board.draw_picked_keys(states[0], states[t])
+        stacked: dict = {}      # points where the agent stood in one cell go side by side
+        for i, u in enumerate(points[: j + 1]):
+            pos = states[u].agent_pos
+            _judgment_badge(ax, board, pos, i + 1, current=i == j, place=stacked.get(pos, 0))
+            stacked[pos] = stacked.get(pos, 0) + 1
         ax.set_title(f"Judgment point {j + 1} (t = {t})", fontsize=9)
+        held = [ks.colour or key for key, ks in states[t].keys if ks.where[0] == "held"]
+        if held:
+            ax.set_xlabel("holds: " + ", ".join(f"{c} key" for c in held), fontsize=7.5, color="0.25", labelpad=2)
         previous = t
-    ax = fig.add_subplot(grid[2, :])
+    low, high = rating_limits(statements)
+    grid = bottom.add_gridspec(len(rows) + 1, columns, height_ratios=[legend_h, *row_heights])
     xs = list(range(1, len(points) + 1))
-    offset = 0.06 if any(st.human for st in statements) else 0.0
-    ends: dict[float, list[int]] = {}     # statements whose solid line ends at one value share a label
-    for i, st in enumerate(statements):
-        colour = STATEMENT_COLOURS[i % len(STATEMENT_COLOURS)]
-        marker = MARKERS[i % len(MARKERS)]
-        for m, model in enumerate(models):
-            values = st.model.get(model)
-            if not values:
-                continue
-            pairs = [(x, v) for x, v in zip(xs, values) if v is not None]
-            ax.plot([p[0] - offset for p in pairs], [p[1] for p in pairs], color=colour, marker=marker,
-                    markersize=5 if m == 0 else 3.5, linewidth=1.8 if m == 0 else 1.1,
-                    linestyle="-" if m == 0 else DASHES[(m - 1) % len(DASHES)], alpha=1.0 if m == 0 else 0.75,
-                    gid=f"model:{model}")
-            if m == 0 and pairs:
-                ends.setdefault(round(pairs[-1][1], 2), []).append(i)
-        if st.human:
-            rated = [(x, h) for x, h in zip(xs, st.human) if h is not None]
-            if rated:
-                ax.errorbar([x + offset for x, _ in rated], [h[0] for _, h in rated], yerr=[h[1] for _, h in rated],
-                            color=colour, marker=marker, markerfacecolor="white", markersize=5, linestyle="none",
-                            capsize=2.5, elinewidth=1.0, gid="human")
-    placed = -1.0
-    for value, which in sorted(ends.items()):
-        placed = max(value, placed + 0.055)    # labels of nearby ends are moved apart, never on top
-        ax.annotate(", ".join(labels[i] for i in which), (len(points) - offset, value),
-                    xytext=(len(points) + 0.2, placed), textcoords="data", fontsize=8, va="center",
-                    fontweight="bold", annotation_clip=False,
-                    color=STATEMENT_COLOURS[which[0] % len(STATEMENT_COLOURS)] if len(which) == 1 else "0.2",
-                    arrowprops=dict(arrowstyle="-", color="0.6", linewidth=0.5, shrinkA=0, shrinkB=3))
-    ax.set_xticks(xs, [f"{x}\n(t = {t})" for x, t in zip(xs, points)], fontsize=8)
-    ax.set_xlim(0.6, len(points) + 0.75)
-    ax.set_ylim(-0.04, 1.04)
-    ax.set_ylabel("normalized likelihood L\n(human: mean rating ± s.e.)" if offset else "normalized likelihood L",
-                  fontsize=9)
-    ax.set_xlabel("judgment point", fontsize=9)
-    ax.grid(alpha=0.25)
-    handles = [Line2D([], [], color="0.2", linewidth=1.8, marker="o", markersize=4, label=f"model: {models[0]}")]
-    handles += [Line2D([], [], color="0.2", linewidth=1.1, linestyle=DASHES[(m - 1) % len(DASHES)],
-                       label=f"model: {model}") for m, model in enumerate(models) if m > 0]
-    if offset:
-        handles.append(Line2D([], [], color="0.2", marker="o", markerfacecolor="white", linestyle="none",
-                              label="humans: mean ± s.e."))
-    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    text = fig.add_subplot(grid[3, :])
-    text.axis("off")
-    y = 1.0
-    for i, block in enumerate(blocks):
-        text.text(0.0, y, block, transform=text.transAxes, fontsize=8.5, va="top", ha="left",
-                  color=STATEMENT_COLOURS[i % len(STATEMENT_COLOURS)])
-        y -= (block.count("\n") + 1) / text_lines
+    series = (["humans"] if humans else []) + list(models)
+    offsets = dict(zip(series, series_offsets(len(series))))
+    for r, row in enumerate(rows):
+        for c, i in enumerate(row):
+            ax = bottom.add_subplot(grid[r + 1, c])
+            _statement_panel(ax, statements[i], i, titles[i], xs, points, models, offsets, (low, high))
+            if c == 0:
+                ax.set_ylabel("rating / L" if humans else "L", fontsize=8)
+            else:
+                ax.tick_params(labelleft=False)
+            if r == len(rows) - 1 or (r + 1 < len(rows) and c >= len(rows[r + 1])):
+                ax.set_xlabel("judgment point", fontsize=8)
+    legend = bottom.add_subplot(grid[0, :])
+    legend.axis("off")
+    labels = dict(model_labels or {})
+    handles = []
+    if humans:
+        handles.append(Line2D([], [], color="0.35", marker=HUMAN_MARKER, markerfacecolor="white", linestyle="none",
+                              markersize=5.5, label="humans: mean ± s.e."))
+    for m, model in enumerate(models):
+        handles.append(Line2D([], [], color="0.35", marker=MODEL_MARKERS[m % len(MODEL_MARKERS)], markersize=5,
+                              linewidth=1.0, linestyle=DASHES[m % len(DASHES)],
+                              label=f"model L: {labels.get(model, model)}"))
+    legend.legend(handles=handles, loc="center left", ncols=len(handles), fontsize=8, frameon=False,
+                  title="each statement has its own colour; at each judgment point:", title_fontsize=8,
+                  alignment="left")
     return fig
+
+
+def _judgment_badge(ax, board: Board, pos, number: int, *, current: bool, place: int = 0) -> None:
+    """The number of a judgment point in the upper right corner of the cell where the
+    agent stood (black for the panel's own point, grey for the earlier ones); the
+    ``place``-th badge of one cell sits left of the ones before it."""
+    from matplotlib.patches import Circle
+
+    x, y = pos[0] + 0.3 - 0.42 * place, pos[1] - 0.3
+    colour = "black" if current else "0.45"
+    ax.add_patch(Circle((x, y), 0.2, facecolor="white", edgecolor=colour, linewidth=board.lw(1.0), zorder=7,
+                        gid="judgment-point"))
+    ax.text(x, y, str(number), ha="center", va="center", fontsize=max(0.26 * board.cell_pt, 5.0),
+            fontweight="bold", color=colour, zorder=8)
+
+
+def _statement_panel(ax, st: StoryStatement, index: int, title: str, xs, points, models, offsets,
+                     limits) -> None:
+    """One statement's panel: its human mean ± s.e. and each model's L at each point,
+    side by side (see :func:`storyboard_figure`)."""
+    colour = palette.statement_colour(index)
+    ax.set_title(title, fontsize=7.5, loc="left", color=palette.darker(colour), pad=3)
+    ax.set_xlim(0.5, len(xs) + 0.5)
+    ax.set_ylim(*limits)
+    ax.set_xticks(xs, [str(x) for x in xs], fontsize=7.5)
+    ax.set_yticks([0, 0.5, 1], ["0", ".5", "1"], fontsize=7.5)
+    ax.grid(axis="y", alpha=0.3)
+    for x in xs[1:]:
+        ax.axvline(x - 0.5, color="0.88", linewidth=0.6, zorder=0)
+    if st.note and not st.model:
+        ax.text(0.5, 0.5, textwrap.fill(st.note, 45), transform=ax.transAxes, ha="center", va="center",
+                fontsize=7, color="0.35")
+        return
+    for m, model in enumerate(models):
+        values = st.model.get(model)
+        if not values:
+            continue
+        pairs = [(x + offsets[model], v) for x, v in zip(xs, values) if v is not None]
+        ax.plot([p[0] for p in pairs], [p[1] for p in pairs], color=colour,
+                marker=MODEL_MARKERS[m % len(MODEL_MARKERS)], markersize=5 if m == 0 else 4.5,
+                linewidth=1.0 if m == 0 else 0.8, linestyle=DASHES[m % len(DASHES)], alpha=1.0 if m == 0 else 0.7,
+                clip_on=False, zorder=3, gid=f"model:{model}")
+    rated = [(x, h) for x, h in zip(xs, st.human or ()) if h is not None]
+    if rated:
+        means, caps, bars = ax.errorbar([x + offsets["humans"] for x, _ in rated], [h[0] for _, h in rated],
+                                        yerr=[h[1] for _, h in rated], color=colour, marker=HUMAN_MARKER,
+                                        markerfacecolor="white", markeredgewidth=1.2, markersize=5.5,
+                                        linestyle="none", capsize=2.5, elinewidth=1.0, clip_on=False, zorder=4)
+        means.set_gid("human")
+        for artist in (*caps, *bars):
+            artist.set_gid("human-error")
+            artist.set_clip_on(False)
 
 
 def save_figure(fig: Figure, path, *, force: bool = False, option: str = "-o", inputs=()) -> str:
@@ -177,11 +237,14 @@ def check_figure_target(path, *, force: bool = False, option: str = "-o", inputs
     return check_target(path, ours=_recognizer(_figure_suffix(path)), force=force, option=option, inputs=inputs)
 
 
-def design_figure(rows: Sequence[Mapping], *, title: str) -> Figure:
+def design_figure(rows: Sequence[Mapping], *, title: str, order: Sequence[str] = ()) -> Figure:
     """The statement-design chart: one row per candidate (most informative at the top),
     the range of its L over the judgment points as a bar from min to max with a dot per
-    point, and each ablation's largest disagreement with the full model beside it;
-    useless candidates (constant, ill-typed) greyed with the reason."""
+    point and an arrow from the first point's L to the last's (the direction of change),
+    and each ablation's largest disagreement with the full model beside it; useless
+    candidates (constant, ill-typed) greyed with the reason. ``order`` lists the
+    candidates' texts as given: the n-th has the n-th statement colour, as it will as
+    S<n> in a storyboard of those statements."""
     n = max(1, len(rows))
     several = len({r["scenario"] for r in rows}) > 1
     labels = [textwrap.fill(f"{r['rank']}. [{r['scenario'] + ', ' if several else ''}{r['mode'][:3]}] "
@@ -191,24 +254,32 @@ def design_figure(rows: Sequence[Mapping], *, title: str) -> Figure:
     fig.suptitle(title, fontsize=11, x=0.01, ha="left")
     ax, dis = fig.subplots(1, 2, sharey=True, gridspec_kw={"width_ratios": [3, 1.2]})
     ablations = sorted({k[len("disagree_"):] for r in rows for k in r if k.startswith("disagree_")})
+    given = {text: i for i, text in reversed(list(enumerate(order)))}
+    for r in rows:                       # candidates not in ``order`` follow, in the rows' order
+        given.setdefault(r["statement"], len(given))
     for y, row in enumerate(rows):
         values = [v for v in row.get("values", []) if v is not None]
         useless = row.get("flag", "")
-        colour = "0.65" if useless else palette.COLOURS["blue"]
+        colour = "0.65" if useless else palette.statement_colour(given[row["statement"]])
         if values:
-            ax.plot([min(values), max(values)], [y, y], color=colour, linewidth=5, alpha=0.5, solid_capstyle="round")
+            ax.plot([min(values), max(values)], [y, y], color=colour, linewidth=5, alpha=0.35,
+                    solid_capstyle="round", gid="range")
             ax.scatter(values, [y] * len(values), color=colour, s=14, zorder=3)
+            if abs(values[-1] - values[0]) > 0.01:
+                ax.annotate("", xy=(values[-1], y - 0.28), xytext=(values[0], y - 0.28), gid="direction",
+                            arrowprops=dict(arrowstyle="-|>", color=palette.darker(colour), linewidth=1.0,
+                                            shrinkA=0, shrinkB=0, mutation_scale=8))
         if useless:
             ax.text(1.02, y, useless, va="center", fontsize=7, color="0.35", transform=ax.get_yaxis_transform())
         for a, name in enumerate(ablations):
             value = row.get(f"disagree_{name}")
             if value not in (None, ""):
                 dis.barh(y + (a - (len(ablations) - 1) / 2) * 0.3, float(value), height=0.28,
-                         color=STATEMENT_COLOURS[a + 1], label=name if y == 0 else None)
+                         color=ABLATION_GREYS[a % len(ABLATION_GREYS)], label=name if y == 0 else None)
     ax.set_yticks(range(n), labels or [""], fontsize=7.5)
     ax.set_ylim(n - 0.5, -0.5)
     ax.set_xlim(-0.02, 1.02)
-    ax.set_xlabel("L at the judgment points (bar: range)")
+    ax.set_xlabel("L at the judgment points (bar: range; arrow: from the first point to the last)")
     ax.grid(axis="x", alpha=0.25)
     dis.set_xlim(0, 1)
     dis.set_xlabel("largest |L(full) − L(ablation)|")
@@ -216,3 +287,8 @@ def design_figure(rows: Sequence[Mapping], *, title: str) -> Figure:
     if ablations:
         dis.legend(fontsize=7.5, loc="lower right", frameon=False)
     return fig
+
+
+#: The ablations' bars in the design chart: greys, so that no ablation takes a
+#: statement's colour.
+ABLATION_GREYS = ("0.3", "0.6", "0.8")

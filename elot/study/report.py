@@ -1,25 +1,32 @@
 """``elot report``: figures and a summary table from a batch table (and ratings).
 
-* ``scatter.{png,svg}`` — model L vs mean human rating, one panel per model, with r
-  (like the paper's Figure 4, first row); only with ratings;
-* ``curves-<scenario>.{png,svg}`` — each statement's L over the judgment points;
+* ``scatter.{png,svg}`` — model L vs mean human rating, one panel per settings in a grid
+  of at most four columns, with the identity line, current and initial statements told
+  apart by marker, and r (the paper's Figure 3); only with ratings;
+* ``curves-<scenario>.{png,svg}`` — each statement's L at the judgment points;
 * ``storyboard-<scenario>.{png,svg}`` — with ratings, the paper's Figure-4 layout per
-  rated scenario: its map at each judgment point over each statement's L under every
-  model in the table (the first solid) and the human mean ± s.e. beside it;
+  rated scenario: its map at each judgment point over one panel per statement, the human
+  mean ± s.e. beside each model's L;
 * ``summary.md`` / ``summary.csv`` — per model (and β): statements, mean L, and r with
-  its bootstrap interval when ratings are given.
+  its bootstrap interval when ratings are given; which settings the figures draw.
+
+Curves and storyboards draw one setting per model (:class:`Drawn`, chosen by
+:func:`choose_drawn`): the fitted one (``--fit``), the one asked for (``--beta``), else
+with ratings the table's setting of best r, else the table's own; the report says which.
 """
 
 from __future__ import annotations
 
-import textwrap
+import math
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from elot.output import csv_text, file_stem
+from elot.settings import DEFAULT_BETA
 from elot.study.fit import Ratings, bootstrap, split_half
 from elot.study.params import FIGURE_MARK, StudyError, atomic_output, check_replace
 
@@ -35,7 +42,134 @@ def _settings(row: dict) -> tuple[str, str, str, str, str]:
     return (row["model"], row["beta"], row["k"], row["conventions"], row["thresholds"])
 
 
-def summary(table: Sequence[dict], ratings: Ratings | None = None, *, seed: int = 0) -> list[dict]:
+def _r(L: np.ndarray, y: np.ndarray) -> float:
+    """Pearson r, NaN where undefined (fewer than three pairs, or a constant side)."""
+    return float(np.corrcoef(L, y)[0, 1]) if len(L) >= 3 and L.std() > 0 and y.std() > 0 else float("nan")
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """The settings that curves, storyboards and goal figures draw: one per model, the
+    primary model first (``settings`` maps a model to its (model, β, k, conventions,
+    thresholds)), and why they were chosen (said by the command and in summary.md)."""
+
+    settings: dict
+    why: str
+    notes: tuple[str, ...] = ()
+    chosen: bool = False       # by --fit or --beta (else the report's default)
+
+    @property
+    def primary(self) -> tuple:
+        return next(iter(self.settings.values()))
+
+    def describe(self) -> str:
+        """``full at β 2.83 (k 3, conventions elot, thresholds default); non-planning at β 0.5``."""
+        out = []
+        for n, (model, beta, k, conventions, thresholds) in enumerate(self.settings.values()):
+            rest = f" (k {k}, conventions {conventions}, thresholds {thresholds})" if n == 0 else ""
+            out.append(f"{model} at β {float(beta):.3g}{rest}")
+        return "; ".join(out)
+
+    def said(self) -> str:
+        """Why these settings, and how to choose others when the report chose."""
+        return self.why if self.chosen else f"{self.why}; choose with --fit or --beta"
+
+    def label(self, model: str) -> str:
+        """The model and its β, as a legend names it."""
+        return f"{model} (β = {float(self.settings[model][1]):.3g})"
+
+
+def choose_drawn(table: Sequence[dict], ratings: Ratings | None = None, *, fit: dict | None = None,
+                 fit_name: str = "", beta: float | None = None, model: str | None = None) -> Drawn:
+    """The settings a report draws (see :class:`Drawn`): for each model of the table,
+    the setting of ``fit`` (a parameter file ``elot fit -o`` wrote, read as JSON: its
+    model and β, each ablation's β), or of ``beta``, else the one of best r with
+    ``ratings`` (ties: the smallest β), else the table's own (the default β if the table
+    has it, else its first). ``model`` (default: the fit's, else the table's first)
+    is drawn first. A model without the chosen β is left out, the primary one is an
+    error naming the β the table has."""
+    settings = [s for s in dict.fromkeys(_settings(r) for r in table if _float(r["L"]) is not None)]
+    if not settings:
+        raise StudyError("the batch table has no scored rows: nothing to draw",
+                         hint="see its error column; elot batch says why rows could not be scored")
+    models = list(dict.fromkeys(s[0] for s in settings))
+    primary = model or (fit or {}).get("model") or models[0]
+    if primary not in models:
+        raise StudyError(f"the table has no scored rows of model {primary}",
+                         hint=f"its models: {', '.join(models)}" + ("; run elot batch with that model"
+                                                                    if fit else ""))
+    order = [primary] + [m for m in models if m != primary]
+    wanted: dict[str, float | None] = {}
+    if fit is not None:
+        wanted[primary] = fit.get("beta")
+        for name, entry in (fit.get("ablations") or {}).items():
+            if isinstance(entry, dict) and entry.get("beta") is not None:
+                wanted[name] = entry["beta"]
+        why = f"the fitted setting of {fit_name or 'the fit'}"
+    elif beta is not None:
+        wanted = {m: beta for m in order}
+        why = "chosen with --beta"
+    elif ratings is not None:
+        why = "the table's setting of best r for each model"
+    else:
+        why = "the table's own setting" + (" (the default β where it has several)" if len(settings) > 1 else "")
+    rated = {} if ratings is None else ratings.by_key
+    chosen, notes = {}, []
+    for m in order:
+        mine = [s for s in settings if s[0] == m]
+        if wanted.get(m) is not None:
+            matching = [s for s in mine if math.isclose(float(s[1]), float(wanted[m]), rel_tol=1e-6)]
+            if not matching:
+                said = ", ".join(f"{float(s[1]):.3g}" for s in dict.fromkeys(mine))
+                if m == primary:
+                    raise StudyError(f"the table has no rows of model {m} at β {float(wanted[m]):.3g} ({why})",
+                                     hint=f"its β for {m}: {said}; run elot batch at that β"
+                                          + (f" (--thresholds {fit_name})" if fit is not None and fit_name else ""))
+                if fit is None:
+                    notes.append(f"{m} is not drawn: the table has it at β {said}, not {float(wanted[m]):.3g}")
+                    continue
+                matching = mine      # an ablation the fit gave no β the table has: its best below
+            mine = matching
+        if fit is not None and fit_name:
+            named = [s for s in mine if s[4] == fit_name]
+            if named:
+                mine = named
+            elif m == primary:
+                notes.append(f"the table's thresholds for {m} are {mine[0][4]!r}, not {fit_name}'s: L is drawn "
+                             f"as the table scored it (elot batch --thresholds {fit_name} scores the fitted ones)")
+        if len(mine) > 1 and rated:
+            scored = {s: _r(*_pairs([r for r in table if _settings(r) == s and _float(r["L"]) is not None], rated))
+                      for s in mine}
+            defined = [s for s in mine if not math.isnan(scored[s])]
+            if defined:
+                best = max(scored[s] for s in defined)
+                # ties within rounding noise go to the smallest β, as fit reports them
+                mine = sorted((s for s in defined if scored[s] >= best - 1e-9), key=lambda s: float(s[1]))
+            elif m == primary:
+                notes.append("r is undefined at every setting (constant L or ratings): the table's first is drawn")
+        elif len(mine) > 1:
+            default = [s for s in mine if math.isclose(float(s[1]), DEFAULT_BETA, rel_tol=1e-6)]
+            mine = default or mine
+        chosen[m] = mine[0]
+    return Drawn(chosen, why, tuple(notes), chosen=fit is not None or beta is not None)
+
+
+def read_fit(path: str | Path) -> dict:
+    """The parameter file ``elot fit -o`` wrote, as a dict (checked as ``--thresholds``
+    checks it, and needing a β)."""
+    from elot.errors import load_json
+    from elot.study.params import read_input, read_params
+
+    params = read_params(path)          # every error of a parameter file, at its key
+    if params.beta is None:
+        raise StudyError(f"{path}: no \"beta\": the report draws the fitted β", path=str(path),
+                         hint="give the file elot fit -o wrote, or --beta")
+    data = load_json(read_input(path, "fit"), path=str(path), error=StudyError, hint="give the file elot fit -o wrote")
+    return {**data, "beta": params.beta}
+
+
+def summary(table: Sequence[dict], ratings: Ratings | None = None, *, seed: int = 0,
+            drawn: Drawn | None = None) -> list[dict]:
     """One row per settings (model, β, k, conventions, thresholds): scored rows, errors,
     mean L and, with ratings, r and its bootstrap 95% interval."""
     groups: dict[tuple, list[dict]] = defaultdict(list)
@@ -48,7 +182,9 @@ def summary(table: Sequence[dict], ratings: Ratings | None = None, *, seed: int 
         entry = {"model": model, "beta": beta, "k": k, "conventions": conv, "thresholds": thresholds,
                  "rows": len(rows), "errors": len(rows) - len(scored),
                  "mean_L": float(np.mean([float(r["L"]) for r in scored])) if scored else float("nan"),
-                 "n": "", "r": "", "ci_low": "", "ci_high": ""}
+                 "n": "", "r": "", "ci_low": "", "ci_high": "",
+                 "drawn": "yes" if drawn is not None and (model, beta, k, conv, thresholds) in
+                 drawn.settings.values() else ""}
         pairs = _pairs(scored, rated)
         if len(pairs[0]) >= 3:
             fig = bootstrap(pairs[0], pairs[1], seed=seed)
@@ -81,25 +217,34 @@ def humans_note(ratings: Ratings | None) -> str:
 
 
 def summary_markdown(rows: Sequence[dict]) -> str:
-    columns = ["model", "beta", "k", "conventions", "thresholds", "rows", "errors", "mean_L", "n", "r", "95% CI"]
+    columns = ["model", "beta", "k", "conventions", "thresholds", "rows", "errors", "mean_L", "n", "r", "95% CI",
+               "drawn"]
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for r in rows:
         ci = f"[{r['ci_low']:.2f}, {r['ci_high']:.2f}]" if r["r"] != "" else ""
         cells = [r["model"], f"{float(r['beta']):.3g}", r["k"], r["conventions"], r["thresholds"], str(r["rows"]),
-                 str(r["errors"]), f"{r['mean_L']:.3f}", str(r["n"]), f"{r['r']:.3f}" if r["r"] != "" else "", ci]
+                 str(r["errors"]), f"{r['mean_L']:.3f}", str(r["n"]), f"{r['r']:.3f}" if r["r"] != "" else "", ci,
+                 r.get("drawn", "")]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
+def drawn_note(drawn: Drawn) -> str:
+    """summary.md's paragraph on the settings the figures draw."""
+    notes = "".join(f"\n* {note}" for note in drawn.notes)
+    return f"\nCurves and storyboards draw {drawn.describe()}: {drawn.said()}.{notes}\n"
+
+
 def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = None, *, force: bool = False,
            formats: Sequence[str] = ("png", "svg"), curves: bool = True, storyboards: bool = True,
-           root: str | None = None, inputs: Sequence[str | Path] = (), goals: Sequence[dict] | None = None) \
-        -> list[Path]:
+           root: str | None = None, inputs: Sequence[str | Path] = (), goals: Sequence[dict] | None = None,
+           drawn: Drawn | None = None) -> list[Path]:
     """Write the summary table and figures into ``outdir``; returns the files written
     (never over ``inputs``, the files the report was made from). ``root`` is the dataset
     folder, for drawing the maps of dataset scenarios in storyboards. ``goals`` (the rows
     of :func:`elot.study.goals.compare_goals`) adds ``goals.csv`` and a figure of the
-    participants' goal answers against the model's goal posterior."""
+    participants' goal answers against the model's goal posterior. ``drawn`` is the
+    setting curves and storyboards draw (default :func:`choose_drawn`)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -110,69 +255,126 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
     outdir = Path(outdir)
     for name in ("summary.csv", "summary.md", *(f"scatter.{fmt}" for fmt in formats)):
         check_replace(outdir / name, force=force, inputs=inputs)   # before anything is written
+    drawn = drawn or choose_drawn(table, ratings)
     written: list[Path] = []
-    rows = summary(table, ratings)
-    for name, text in (("summary.csv", csv_text(rows)), ("summary.md", summary_markdown(rows) + humans_note(ratings))):
+    rows = summary(table, ratings, drawn=drawn)
+    for name, text in (("summary.csv", csv_text(rows)),
+                       ("summary.md", summary_markdown(rows) + drawn_note(drawn) + humans_note(ratings))):
         with atomic_output(outdir / name, force=force, inputs=inputs) as handle:
             handle.write(text)
         written.append(outdir / name)
+    described = drawn.describe()
     if ratings is not None:
-        rated = ratings.by_key
-        settings = [s for s in dict.fromkeys(_settings(r) for r in table)]
-        # constrained layout: each panel's axis labels get their own room
-        fig, axes = plt.subplots(1, len(settings), figsize=(3.8 * len(settings) + 0.4, 4.0), squeeze=False,
-                                 constrained_layout=True)
-        fig.suptitle("Model L against the mean human rating of each statement at each judgment point",
-                     fontsize=10)
-        for ax, setting in zip(axes[0], settings):
-            scored = [r for r in table if _settings(r) == setting and _float(r["L"]) is not None]
-            L, y = _pairs(scored, rated)
-            ax.scatter(L, y, s=10, alpha=0.6)
-            r = np.corrcoef(L, y)[0, 1] if len(L) >= 3 and L.std() > 0 and y.std() > 0 else float("nan")
-            ax.set_title(f"{setting[0]} (β={float(setting[1]):.3g})  r = {r:.2f}", fontsize=9)
-            ax.set_xlabel("model L")
-            ax.set_ylabel("mean human rating")
+        fig = scatter_figure(table, ratings, drawn)
         for fmt in formats:
-            _save_keep(fig, outdir / f"scatter.{fmt}", written, force, inputs)
+            _save_keep(fig, outdir / f"scatter.{fmt}", written, force, inputs, described)
         plt.close(fig)
     if curves:
-        first = _settings(table[0])
+        from elot.plots import judgment_curves_figure
+
+        first = drawn.primary
         by_scenario: dict[str, list[dict]] = defaultdict(list)
         for r in table:
-            if _settings(r) == first and _float(r["L"]) is not None:
+            if _settings(r) == first:
                 by_scenario[r["scenario"]].append(r)
         for scenario, rows_ in by_scenario.items():
-            series: dict[tuple, list[tuple[int, float]]] = defaultdict(list)
+            points = sorted({int(r["t"]) for r in rows_})
+            series: dict[tuple, dict[int, float]] = {}
             for r in rows_:
-                series[(r["statement_id"], r["mode"], r["statement"])].append((int(r["t"]), float(r["L"])))
-            # every statement in full in the legend (wrapped, never cut): the figure grows with it
-            labels = {key: textwrap.fill(f"[{key[1][:3]}] {key[2]}", 70, subsequent_indent="      ")
-                      for key in series}
-            lines = sum(label.count("\n") + 1 for label in labels.values())
-            fig, ax = plt.subplots(figsize=(11, max(3.5, 0.9 + 0.15 * lines)), constrained_layout=True)
-            times = sorted({t for s in series.values() for t, _ in s})
-            for (sid, mode, text), points in series.items():
-                points.sort()
-                ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3,
-                        label=labels[(sid, mode, text)])
-            for t in times:
-                ax.axvline(t, color="grey", lw=0.5, ls=":")
-            ax.set_ylim(-0.05, 1.05)
-            ax.set_xlabel("judgment point t")
-            ax.set_ylabel("L")
-            ax.set_title(f"{rows_[0]['map'] if '/' in scenario and not scenario.startswith('exp') else scenario}: "
-                         f"each statement's L over the judgment points ({first[0]}, "
-                         f"β={float(first[1]):.3g})", fontsize=9, loc="left")
-            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+                values = series.setdefault((r["statement_id"], r["mode"], r["statement"]), {})
+                if _float(r["L"]) is not None:
+                    values[int(r["t"])] = float(r["L"])
+            name = rows_[0]["map"] if "/" in scenario and not scenario.startswith("exp") else scenario
+            fig = judgment_curves_figure(
+                f"{name}: each statement's L at the judgment points ({first[0]}, β = {float(first[1]):.3g}: "
+                f"{drawn.why})", points,
+                [(text, mode, [values.get(t) for t in points]) for (_, mode, text), values in series.items()])
             slug = file_stem(scenario)
             for fmt in formats:
-                _save_keep(fig, outdir / f"curves-{slug}.{fmt}", written, force, inputs)
-            plt.close(fig)
+                _save_keep(fig, outdir / f"curves-{slug}.{fmt}", written, force, inputs, described)
     if ratings is not None and storyboards:
-        written += _storyboards(table, ratings, outdir, formats, force, root, inputs)
+        written += _storyboards(table, ratings, outdir, formats, force, root, inputs, drawn)
     if goals:
         written += _goals(goals, outdir, formats, force, inputs)
     return written
+
+
+#: Markers of the scatter: a statement about the current belief, about the initial one.
+MODE_MARKERS = {"current": "o", "initial": "^"}
+#: Panels a row of the scatter holds, at most.
+SCATTER_COLUMNS = 4
+
+
+#: The scatter's ink: not a statement colour (a point is a statement at a point, of any).
+MODE_INK = "#3b3b3b"
+
+
+def _mode_style(mode: str) -> dict:
+    """Current: filled circles; initial: hollow triangles (told apart without colour)."""
+    if mode == "initial":
+        return dict(s=20, marker="^", facecolors="none", edgecolors=MODE_INK, linewidths=0.8, alpha=0.8)
+    return dict(s=14, marker=MODE_MARKERS.get(mode, "s"), color=MODE_INK, alpha=0.55, linewidths=0)
+
+
+def scatter_figure(table: Sequence[dict], ratings: Ratings, drawn: Drawn | None = None):
+    """Model L against the mean human rating, one panel per settings in a grid of at
+    most :data:`SCATTER_COLUMNS` columns, each with r, the identity line (when the
+    ratings are on the model's scale, 0 to 1) and current / initial statements as
+    circles / triangles; the panel of the drawn setting says so."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    rated = ratings.by_key
+    settings = [s for s in dict.fromkeys(_settings(r) for r in table)]
+    varying = [i for i in (2, 3, 4) if len({s[i] for s in settings}) > 1]     # k, conventions, thresholds
+    columns = min(SCATTER_COLUMNS, len(settings))
+    rows = math.ceil(len(settings) / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(3.1 * columns + 0.4, 3.1 * rows + 0.9), squeeze=False,
+                             constrained_layout=True, sharex=True, sharey=True)
+    fig.suptitle("Model L against the mean human rating of each statement at each judgment point", fontsize=10)
+    values = np.array(list(rated.values())) if rated else np.array([0.0])
+    unit = bool(values.min() >= -1e-9 and values.max() <= 1 + 1e-9)
+    chosen = set(drawn.settings.values()) if drawn is not None else set()
+    modes = []
+    for n, setting in enumerate(settings):
+        ax = axes[n // columns][n % columns]
+        scored = [r for r in table if _settings(r) == setting and _float(r["L"]) is not None]
+        if unit:
+            ax.plot([0, 1], [0, 1], color="0.55", linewidth=0.8, linestyle="--", zorder=1, gid="identity")
+        for mode in dict.fromkeys(r["mode"] for r in scored):
+            L, y = _pairs([r for r in scored if r["mode"] == mode], rated)
+            if len(L):
+                ax.scatter(L, y, zorder=2, gid=f"mode:{mode}", **_mode_style(mode))
+                modes.append(mode)
+        r = _r(*_pairs(scored, rated))
+        extra = "".join(f", {('k', 'conv.', 'Θ')[i - 2]} {setting[i]}" for i in varying)
+        mark = setting in chosen
+        ax.set_title(f"{setting[0]} (β={float(setting[1]):.3g}{extra})\n"
+                     f"r = {'undefined' if math.isnan(r) else f'{r:.3f}'}" + ("  · drawn" if mark else ""),
+                     fontsize=8.5, fontweight="bold" if mark else "normal")
+        if mark:
+            for spine in ax.spines.values():
+                spine.set_linewidth(2.0)
+        if unit:
+            ax.set_xlim(-0.04, 1.04)
+            ax.set_ylim(-0.04, 1.04)
+            ax.set_aspect("equal")
+        ax.grid(alpha=0.2)
+        if n // columns == rows - 1 or n + columns >= len(settings):
+            ax.set_xlabel("model L", fontsize=8)
+            ax.tick_params(labelbottom=True)
+        if n % columns == 0:
+            ax.set_ylabel("mean human rating", fontsize=8)
+        ax.tick_params(labelsize=7.5)
+    for n in range(len(settings), rows * columns):
+        axes[n // columns][n % columns].set_visible(False)
+    handles = [Line2D([], [], linestyle="none", marker=MODE_MARKERS.get(m, "s"), markersize=6, color=MODE_INK,
+                      markerfacecolor="none" if m == "initial" else MODE_INK, label=f"{m} belief")
+               for m in dict.fromkeys(modes)]
+    if unit:
+        handles.append(Line2D([], [], color="0.55", linewidth=0.8, linestyle="--", label="identity (L = rating)"))
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False)
+    return fig
 
 
 def _goals(rows: Sequence[dict], outdir: Path, formats: Sequence[str], force: bool, inputs: Sequence) -> list[Path]:
@@ -205,9 +407,9 @@ def _goals(rows: Sequence[dict], outdir: Path, formats: Sequence[str], force: bo
 
 
 def _storyboards(table: Sequence[dict], ratings: Ratings, outdir: Path, formats: Sequence[str], force: bool,
-                 root: str | None, inputs: Sequence[str | Path] = ()) -> list[Path]:
-    """One storyboard per rated scenario: its statements' L under each model in the table
-    (each model's first settings) and the human mean ± s.e. (see module docstring)."""
+                 root: str | None, inputs: Sequence[str | Path], drawn: Drawn) -> list[Path]:
+    """One storyboard per rated scenario: its statements' L under each model of
+    ``drawn`` at that model's setting, and the human mean ± s.e. (see module docstring)."""
     from elot.draw.storyboard import StoryStatement
     from elot.errors import ElotError
     from elot.study.fit import ref_for
@@ -215,9 +417,7 @@ def _storyboards(table: Sequence[dict], ratings: Ratings, outdir: Path, formats:
 
     written: list[Path] = []
     rated = {k.scenario for k in ratings.keys}
-    models: dict[str, tuple] = {}
-    for r in table:
-        models.setdefault(r["model"], _settings(r))
+    models = drawn.settings
     for scenario_name in dict.fromkeys(r["scenario"] for r in table):
         if scenario_name not in rated:
             continue
@@ -241,19 +441,24 @@ def _storyboards(table: Sequence[dict], ratings: Ratings, outdir: Path, formats:
             statements[key].model[model] = [by_t.get(t) for t in points]
         chosen = list(statements.values())
         attach_ratings(chosen, ratings, scenario_name, points)
-        first = models[next(iter(models))]
-        fig = storyboard(scenario, chosen, list(models), points=points, beta=float(first[1]),
-                         name=scenario_name if scenario_name.startswith("exp") else scenario.name)
+        fig = storyboard(scenario, chosen, list(models), points=points,
+                         name=scenario_name if scenario_name.startswith("exp") else scenario.name,
+                         model_labels={m: drawn.label(m) for m in models})
         slug = file_stem(scenario_name)
         for fmt in formats:
-            _save_keep(fig, outdir / f"storyboard-{slug}.{fmt}", written, force, inputs)
+            _save_keep(fig, outdir / f"storyboard-{slug}.{fmt}", written, force, inputs, drawn.describe())
     return written
 
 
-def _save_keep(fig, path: Path, written: list[Path], force: bool = False, inputs: Sequence = ()) -> None:
+def _save_keep(fig, path: Path, written: list[Path], force: bool = False, inputs: Sequence = (),
+               description: str = "") -> None:
+    """Save ``fig`` marked as the report's, with ``description`` (the settings drawn) in
+    its metadata."""
     suffix = path.suffix.lstrip(".")
     mark = FIGURE_MARK.decode()
     metadata = {"Date": None, "Creator": mark} if suffix == "svg" else {"Software": mark}
+    if description:
+        metadata["Description"] = description
     with atomic_output(path, "wb", force=force, inputs=inputs) as handle:
         fig.savefig(handle, format=suffix, dpi=120, bbox_inches="tight", metadata=metadata)
     written.append(path)

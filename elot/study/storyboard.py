@@ -77,10 +77,13 @@ def attach_ratings(statements: Sequence[StoryStatement], ratings, scenario_name:
 
 
 def storyboard(scenario, statements: Sequence[StoryStatement], models: Sequence[str], *,
-               points: Sequence[int] | None = None, beta: float | None = None, name: str | None = None):
-    """The storyboard figure of ``scenario`` with scored ``statements``."""
+               points: Sequence[int] | None = None, beta: float | None = None, name: str | None = None,
+               model_labels: dict[str, str] | None = None):
+    """The storyboard figure of ``scenario`` with scored ``statements``: ``beta`` is the
+    one β of every model, ``model_labels`` names each model with its own."""
     points = tuple(points if points is not None else judgment_points(scenario))
     what = "L at the judgment points" + (" and human ratings" if any(s.human for s in statements) else "")
-    settings = ", ".join(models) + (f"; β = {beta:.3g}" if beta is not None else "")
-    return storyboard_figure(scenario.states(), points, statements, models,
-                             title=f"{name or scenario.name}: {what} ({settings})")
+    shown = [(model_labels or {}).get(m, m) for m in models]
+    settings = ", ".join(shown) + (f"; β = {beta:.3g}" if beta is not None else "")
+    return storyboard_figure(scenario.states(), points, statements, models, model_labels=model_labels,
+                             title=f"{name or scenario.name}: {what} — {settings}")
