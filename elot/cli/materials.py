@@ -83,14 +83,16 @@ def register(subparsers) -> None:
     p.set_defaults(func=stimuli_command)
 
     p = subparsers.add_parser(
-        "storyboard", help="The paper's Figure-4 layout: map frames at the judgment points over statement curves.",
-        description="A row of map frames at the judgment points; below them each statement's normalized "
-        "likelihood L over the judgment points (solid: the first --model; dashed: the others), with the human "
-        "mean ± s.e. beside it when --ratings are given; statements labelled S1..Sn with their full text below.")
+        "storyboard", help="The paper's Figure-4 layout: map frames at the judgment points over one panel per "
+        "statement.",
+        description="A row of map frames at the judgment points (the points reached so far numbered where the "
+        "agent stood, keys picked up drawn pale); below them one panel per statement (S1..Sn, its text as the "
+        "title): at each judgment point the human mean ± s.e. (with --ratings) and each --model's normalized "
+        "likelihood L side by side.")
     options.add_scenario_options(p, plan=False)
     options.add_statement_options(p)
     p.add_argument("--ratings", metavar="RATINGS.csv", help="human ratings (elot fit's format)")
-    options.add_variant_option(p, how=options.MANY, note="; the first solid, the others dashed")
+    options.add_variant_option(p, how=options.MANY, note="; drawn side by side, the first solid")
     options.add_beta_option(p, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
     options.add_k_option(p)
     options.add_formula_options(p)

@@ -30,7 +30,7 @@ DASHES = ("-", (0, (4, 2)), (0, (1.5, 1.5)), (0, (6, 2, 1, 2)), (0, (1, 1)))
 #: The widest spread of a judgment point's series (x units: points are 1 apart).
 SPREAD = 0.56
 #: Statement panels per row, at most.
-COLUMNS = 4
+COLUMNS = 5
 
 
 @dataclass
@@ -76,8 +76,8 @@ def storyboard_figure(states: Sequence, points: Sequence[int], statements: Seque
     n = max(1, len(points))
     humans = any(st.human for st in statements)
     width = 12.0
-    # the maps: one row, each panel at most 3.6 inches wide
-    panel_w = min((width - 0.4) / n, 3.6)
+    # the maps: one row, each panel at most 3.3 inches wide
+    panel_w = min((width - 0.4) / n, 3.3)
     map_h = panel_w * layout.height / layout.width + 0.45
     # the statements: current ones first, then initial ones, each group starting a row
     groups = [[i for i, st in enumerate(statements) if st.mode == mode]
@@ -87,7 +87,7 @@ def storyboard_figure(states: Sequence, points: Sequence[int], statements: Seque
     chars = int((width / columns) * 72 / (7.5 * 0.55))      # characters per title line of 7.5-pt text
     titles = [textwrap.fill(f"S{i + 1} ({st.mode}) {st.text}", chars, break_long_words=True,
                             break_on_hyphens=False) for i, st in enumerate(statements)]
-    row_heights = [1.55 + 0.14 * max(titles[i].count("\n") + 1 for i in row) for row in rows] or [1.0]
+    row_heights = [1.75 + 0.14 * max(titles[i].count("\n") + 1 for i in row) for row in rows] or [1.0]
     legend_h = 0.35
     fig = Figure(figsize=(width, 0.5 + map_h + legend_h + sum(row_heights)), constrained_layout=True)
     fig.suptitle(title, fontsize=11, x=0.01, ha="left")
@@ -99,11 +99,10 @@ def storyboard_figure(states: Sequence, points: Sequence[int], statements: Seque
         board.draw_static()
         board.draw_state(states, t)
         board.draw_picked_keys(states[0], states[t])
-        stacked: dict = {}      # points where the agent stood in one cell go side by side
-        for i, u in enumerate(points[: j + 1]):
-            pos = states[u].agent_pos
-            _judgment_badge(ax, board, pos, i + 1, current=i == j, place=stacked.get(pos, 0))
-            stacked[pos] = stacked.get(pos, 0) + 1
+        # points where the agent stood in one cell go side by side, in order from the left
+        cells = [states[u].agent_pos for u in points[: j + 1]]
+        for i, pos in enumerate(cells):
+            _judgment_badge(ax, board, pos, i + 1, current=i == j, place=cells[i + 1:].count(pos))
         ax.set_title(f"Judgment point {j + 1} (t = {t})", fontsize=9)
         held = [ks.colour or key for key, ks in states[t].keys if ks.where[0] == "held"]
         if held:

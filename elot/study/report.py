@@ -56,7 +56,7 @@ class Drawn:
     settings: dict
     why: str
     notes: tuple[str, ...] = ()
-    chosen: bool = False       # by --fit or --beta (else the report's default)
+    chosen: bool = False       # by --fit or --beta, or the table's only one (else the report chose)
 
     @property
     def primary(self) -> tuple:
@@ -64,11 +64,13 @@ class Drawn:
 
     def describe(self) -> str:
         """``full at β 2.83 (k 3, conventions elot, thresholds default); non-planning at β 0.5``."""
-        out = []
-        for n, (model, beta, k, conventions, thresholds) in enumerate(self.settings.values()):
-            rest = f" (k {k}, conventions {conventions}, thresholds {thresholds})" if n == 0 else ""
-            out.append(f"{model} at β {float(beta):.3g}{rest}")
-        return "; ".join(out)
+        _, _, k, conventions, thresholds = self.primary
+        rest = f" (k {k}, conventions {conventions}, thresholds {thresholds})"
+        by_beta: dict[str, list[str]] = {}
+        for model, beta, *_ in self.settings.values():
+            by_beta.setdefault(f"{float(beta):.3g}", []).append(model)
+        return "; ".join(f"{', '.join(models)} at β {beta}" + (rest if n == 0 else "")
+                         for n, (beta, models) in enumerate(by_beta.items()))
 
     def said(self) -> str:
         """Why these settings, and how to choose others when the report chose."""
@@ -109,6 +111,8 @@ def choose_drawn(table: Sequence[dict], ratings: Ratings | None = None, *, fit: 
     elif beta is not None:
         wanted = {m: beta for m in order}
         why = "chosen with --beta"
+    elif len(settings) == len(models):
+        why = "the table's only setting" + (" of each model" if len(models) > 1 else "")
     elif ratings is not None:
         why = "the table's setting of best r for each model"
     else:
@@ -128,15 +132,17 @@ def choose_drawn(table: Sequence[dict], ratings: Ratings | None = None, *, fit: 
                 if fit is None:
                     notes.append(f"{m} is not drawn: the table has it at β {said}, not {float(wanted[m]):.3g}")
                     continue
+                notes.append(f"the table has no rows of {m} at the fit's β {float(wanted[m]):.3g}: drawn at its "
+                             + ("β of best r" if rated else "first β"))
                 matching = mine      # an ablation the fit gave no β the table has: its best below
             mine = matching
         if fit is not None and fit_name:
             named = [s for s in mine if s[4] == fit_name]
             if named:
                 mine = named
-            elif m == primary:
-                notes.append(f"the table's thresholds for {m} are {mine[0][4]!r}, not {fit_name}'s: L is drawn "
-                             f"as the table scored it (elot batch --thresholds {fit_name} scores the fitted ones)")
+            elif m == primary and not (mine[0][4] == "default" and fit.get("default_thresholds")):
+                notes.append(f"{m}'s L is the table's, scored with thresholds {mine[0][4]!r}, not {fit_name}'s "
+                             f"(elot batch --thresholds {fit_name} scores those)")
         if len(mine) > 1 and rated:
             scored = {s: _r(*_pairs([r for r in table if _settings(r) == s and _float(r["L"]) is not None], rated))
                       for s in mine}
@@ -151,7 +157,8 @@ def choose_drawn(table: Sequence[dict], ratings: Ratings | None = None, *, fit: 
             default = [s for s in mine if math.isclose(float(s[1]), DEFAULT_BETA, rel_tol=1e-6)]
             mine = default or mine
         chosen[m] = mine[0]
-    return Drawn(chosen, why, tuple(notes), chosen=fit is not None or beta is not None)
+    only = len(settings) == len(models)
+    return Drawn(chosen, why, tuple(notes), chosen=fit is not None or beta is not None or only)
 
 
 def read_fit(path: str | Path) -> dict:
@@ -165,7 +172,9 @@ def read_fit(path: str | Path) -> dict:
         raise StudyError(f"{path}: no \"beta\": the report draws the fitted β", path=str(path),
                          hint="give the file elot fit -o wrote, or --beta")
     data = load_json(read_input(path, "fit"), path=str(path), error=StudyError, hint="give the file elot fit -o wrote")
-    return {**data, "beta": params.beta}
+    from elot.lang.semantics import Thresholds
+
+    return {**data, "beta": params.beta, "default_thresholds": params.thresholds == Thresholds()}
 
 
 def summary(table: Sequence[dict], ratings: Ratings | None = None, *, seed: int = 0,
@@ -340,7 +349,7 @@ def scatter_figure(table: Sequence[dict], ratings: Ratings, drawn: Drawn | None 
         ax = axes[n // columns][n % columns]
         scored = [r for r in table if _settings(r) == setting and _float(r["L"]) is not None]
         if unit:
-            ax.plot([0, 1], [0, 1], color="0.55", linewidth=0.8, linestyle="--", zorder=1, gid="identity")
+            ax.plot([0, 1], [0, 1], color="black", linewidth=0.9, linestyle="--", alpha=0.6, zorder=3, gid="identity")
         for mode in dict.fromkeys(r["mode"] for r in scored):
             L, y = _pairs([r for r in scored if r["mode"] == mode], rated)
             if len(L):
@@ -372,7 +381,8 @@ def scatter_figure(table: Sequence[dict], ratings: Ratings, drawn: Drawn | None 
                       markerfacecolor="none" if m == "initial" else MODE_INK, label=f"{m} belief")
                for m in dict.fromkeys(modes)]
     if unit:
-        handles.append(Line2D([], [], color="0.55", linewidth=0.8, linestyle="--", label="identity (L = rating)"))
+        handles.append(Line2D([], [], color="black", alpha=0.6, linewidth=0.9, linestyle="--",
+                              label="identity (L = rating)"))
     fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False)
     return fig
 
