@@ -411,3 +411,27 @@ def test_design_chart_colours_candidates_as_given_and_shows_the_direction():
     assert [line.get_color() for line in ranges] == [palette.statement_colour(1), palette.statement_colour(0)]
     arrows = [a for a in ax.texts if a.get_gid() == "direction"]
     assert [(a.xyann[0], a.xy[0]) for a in arrows] == [(0.9, 0.1), (0.2, 0.6)]    # first point → last point
+
+
+def test_choose_drawn_follows_the_fit_and_says_what_it_could_not():
+    from elot.study.params import StudyError
+    from elot.study.report import choose_drawn
+
+    def row(model, beta):
+        return {"scenario": "s", "mode": "current", "t": "1", "formula": "f", "model": model, "beta": beta, "k": "3",
+                "conventions": "elot", "thresholds": "default", "L": "0.5"}
+
+    table = [row("full", "1"), row("full", "2"), row("non-planning", "1")]
+    fit = {"model": "full", "beta": 2.0, "ablations": {"non-planning": {"beta": 0.5}}, "default_thresholds": False}
+    drawn = choose_drawn(table, fit=fit, fit_name="fit.json")
+    assert [s[:2] for s in drawn.settings.values()] == [("full", "2"), ("non-planning", "1")]
+    assert drawn.describe().startswith("full at β 2 (k 3") and "non-planning at β 1" in drawn.describe()
+    assert any("non-planning at the fit's β 0.5" in n for n in drawn.notes)
+    assert any("thresholds 'default', not fit.json's" in n for n in drawn.notes)
+    asked = choose_drawn(table, beta=2.0, model="full")
+    assert list(asked.settings) == ["full"] and "non-planning is not drawn" in asked.notes[0]
+    assert choose_drawn(table, model="non-planning").primary[:2] == ("non-planning", "1")
+    plain = choose_drawn(table)          # no ratings: the default β where the table has several, else its first
+    assert plain.primary[:2] == ("full", "1") and "choose with --fit or --beta" in plain.said()
+    with pytest.raises(StudyError, match="no scored rows of model true-belief"):
+        choose_drawn(table, model="true-belief")
