@@ -121,6 +121,8 @@ def test_an_undefined_r_is_printed_as_undefined(tmp_path, capsys):
     assert main(["simulate", str(table), "--seed", "1", "-o", str(ratings)]) == 0
     assert main(["fit", str(ratings), "--model", "non-planning,full", "--samples", "50", "-o", str(out)]) == 0
     shown = capsys.readouterr().out
-    assert "undefined (constant L)" in shown and "0.00 [0.00, 0.00]" not in shown
+    assert "r is undefined (L or the ratings are the same for every statement) for non-planning, initial " \
+           "(constant L)" in " ".join(shown.split())
+    assert "0.00 [0.00, 0.00]" not in shown
     data = json.loads(out.read_text())
     assert data["conditions"]["initial"] == {"r": None, "ci": [None, None], "n": data["conditions"]["initial"]["n"]}

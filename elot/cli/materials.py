@@ -308,7 +308,11 @@ def _print_design(rows, ablations) -> None:
     table.add_column("flag", overflow="fold", min_width=10, max_width=14)
 
     def number(value, signed: bool = False) -> str:
-        return "—" if value == "" else f"{value:+.2f}".replace("-", "−") if signed else f"{value:.2f}"
+        if value == "":
+            return "—"
+        if signed and round(value, 2):
+            return f"{value:+.2f}".replace("-", "−")
+        return f"{abs(value) if signed else value:.2f}"
 
     for row in rows:
         values = " ".join(f"{v:.2f}" for v in row["values"]) if row["values"] else "—"

@@ -278,11 +278,17 @@ def _print_fit(result) -> None:
     table = Table(title="Fit: Pearson r (bootstrap 95% CI)", title_justify="left")
     for column in ("model", "β", "all", "current", "initial"):
         table.add_column(column, justify="left" if column == "model" else "right")
+    undefined = []
     for fit in result.models.values():
-        cells = [fit.overall, fit.conditions.get("current"), fit.conditions.get("initial")]
-        table.add_row(fit.model, f"{fit.beta:.3g}",
-                      *("—" if f is None else f"{f} n={f.n}" for f in cells))
+        cells = {"all": fit.overall, "current": fit.conditions.get("current"), "initial": fit.conditions.get("initial")}
+        for column, f in cells.items():
+            if f is not None and math.isnan(f.r):
+                undefined.append(f"{fit.model}, {column} ({f.undefined})")
+        table.add_row(fit.model, f"{fit.beta:.3g}", *("—" if f is None else f"undefined n={f.n}" if math.isnan(f.r)
+                                                      else f"{f} n={f.n}" for f in cells.values()))
     out.print(table)
+    if undefined:       # the reason beside the table, which stays narrow
+        out.print("r is undefined (L or the ratings are the same for every statement) for " + "; ".join(undefined))
     flat = [fit for fit in result.models.values() if fit.ties]
     if flat:
         out.print(f"Flat optima (r within {R_TOLERANCE:g} of the best; reported: the smallest β, "
