@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Sequence
 
 from elot.errors import ElotError, load_json, read_text
-from elot.output import OwnedFolder
+from elot.output import OwnedFolder, same_file
 from elot.survey import SurveyError
 from elot.survey.design import Settings, make_orders, settings_dict
 
@@ -262,6 +262,9 @@ def build_survey(stimuli: str | Path, output: str | Path, settings: Settings, *,
     stimuli = Path(stimuli)
     entries = read_stimulus_set(stimuli)
     owned = owned_folder(output, force=force)
+    if os.path.lexists(owned.target) and same_file(owned.target, stimuli):
+        raise SurveyError(f"cannot write {owned.target}: it is the stimulus set the survey is built from",
+                          hint="choose another folder for -o")
     target = owned.check()
     found = find_scenarios(entries, refs, root=root, exps=exps)
     scenarios = describe(entries, found, stimuli)
