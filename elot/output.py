@@ -425,7 +425,10 @@ class OwnedFolder:
         if not os.access(existing, os.W_OK | os.X_OK):
             raise self.error(f"cannot write {target}: {existing} is not writable", hint=f"choose another {self.option}")
         if self._replaceable():
-            self._review(target, None)
+            try:
+                self._review(target, None)
+            except OSError as error:
+                raise self._cannot(error) from None
         return target
 
     def __enter__(self) -> Path:
@@ -527,7 +530,9 @@ class OwnedFolder:
                 if error.errno not in (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR, errno.EISDIR):
                     raise
         self._replaceable()
-        old, lock = _own_folder(target, ".old")
+        # no run mark here: a run killed during the swap leaves the old folder in it, which
+        # clean_stale must never take for a temporary of elot's own
+        old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".old"))
         aside, swapped = old / "folder", False
         try:
             os.replace(target, aside)
@@ -549,11 +554,8 @@ class OwnedFolder:
                                      hint=f"move {aside} back to {target}") from None
                 raise
         finally:
-            if swapped or not os.path.lexists(aside):
+            if swapped or not os.path.lexists(aside):     # else the old folder is there to put back
                 shutil.rmtree(old, ignore_errors=True)
-            elif os.path.lexists(old / RUN_MARK):
-                os.unlink(old / RUN_MARK)       # never cleaned as stale: the user's folder is in it
-            os.close(lock)
 
 
 def _leaves(folder: Path, prefix: str = "") -> Iterator[str]:
@@ -631,14 +633,15 @@ def _own_folder(target: Path, suffix: str) -> tuple[Path, int]:
 
 
 def clean_stale(target: str | os.PathLike) -> list[Path]:
-    """Remove the temporary folders beside ``target`` that runs writing it left when they
+    """Remove the staging folders beside ``target`` that runs writing it left when they
     were killed: only folders named as :class:`OwnedFolder` names them, holding its run
-    mark, whose lock no live run holds. Returns what was removed."""
+    mark, whose lock no live run holds (never a ``.old`` one, which may hold the folder
+    being replaced). Returns what was removed."""
     import fcntl
     import re
 
     target = Path(target).expanduser()
-    pattern = re.compile(rf"\.{re.escape(target.name)}\.[A-Za-z0-9_]{{8}}\.(tmp|old)")
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.[A-Za-z0-9_]{{8}}\.tmp")
     removed: list[Path] = []
     try:
         candidates = [p for p in target.parent.iterdir() if pattern.fullmatch(p.name)]

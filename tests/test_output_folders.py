@@ -110,6 +110,25 @@ def test_files_put_in_the_folder_while_elot_works_are_seen_at_the_swap(tmp_path)
     assert (target / "notes.txt").read_text() == "kept" and leftovers(target) == []
 
 
+def test_a_swap_that_fails_puts_the_old_folder_back_with_what_was_moved_out_of_it(tmp_path, monkeypatch):
+    target = tmp_path / "out"
+    write(target, {"a.txt": b"one"})
+    (target / "notes" / "monday.txt").parent.mkdir()
+    (target / "notes" / "monday.txt").write_text("kept")
+    before = tree(target)
+    rename = os.rename
+
+    def failing(source, destination):     # the last step, the new folder into place, fails
+        if Path(destination) == target and Path(source).name.endswith(".tmp"):
+            raise OSError(28, "No space left on device")
+        rename(source, destination)
+
+    monkeypatch.setattr(os, "rename", failing)
+    with pytest.raises(ElotError, match="cannot write .*No space left on device"):
+        write(target, {"a.txt": b"ONE"})
+    assert tree(target) == before and leftovers(target) == []
+
+
 def test_the_guard_refuses_at_the_swap_whatever_force_says(tmp_path):
     target = tmp_path / "out"
     write(target, {"a.txt": b"one"})
