@@ -30,7 +30,7 @@ import elot.lang.semantics
 from elot.study import references
 from elot.study.batch import batch
 from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
-from elot.study.params import LITERATURE, Params, literature_thresholds
+from elot.study.params import FITTED, Params
 from elot.study.references import expand_scenarios
 from elot.study.tasks import plan_tasks
 from elot.settings import DEFAULT_BETA, VARIANTS
@@ -76,7 +76,7 @@ def main() -> None:
             print(f"batch --jobs {args.jobs}: {parallel:.1f} s; speed-up {serial / parallel:.2f}× "
                   f"(target ≥ 1.8× for 2 jobs); tables identical: {same}")
         beta = DEFAULT_BETA
-        generator = literature_thresholds().replace(believes=0.85, might=0.35, may=0.45)
+        generator = elot.lang.semantics.Thresholds().replace(believes=0.85, might=0.35, may=0.45)
         moved = ("believes", "might", "may")
         gen_tasks = plan_tasks(refs, models=("full",), betas=(beta,),
                                thresholds=(Params(generator, beta, "generator"),))
@@ -98,7 +98,7 @@ def main() -> None:
         fitted = problem.thresholds(index)
         source = {n: int(np.argmin(abs(problem.grids[n] - getattr(generator, n)))) for n in index}
         L_source = problem.scores(source)[2][:, b]
-        for name in LITERATURE:
+        for name in FITTED:
             mark = "moved" if name in moved else "     "
             ok = abs(getattr(fitted, name) - getattr(generator, name)) <= 0.05 + 1e-9
             if ok:
@@ -109,7 +109,7 @@ def main() -> None:
                 verdict = "elsewhere, but no L changes between the two values (not identifiable here)"
             else:
                 verdict = "OFF (changes L: noise or a local optimum)"
-            print(f"  {mark} {name:9s} start {LITERATURE[name]:.2f}  generator {getattr(generator, name):.2f}  "
+            print(f"  {mark} {name:9s} start {getattr(problem.start, name):.2f}  generator {getattr(generator, name):.2f}  "
                   f"fitted {getattr(fitted, name):.2f}  {verdict}")
         truth = np.array([float(row["L"]) for row in rows])
         noisy = np.array([float(row["rating"]) for row in rows])

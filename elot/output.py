@@ -25,20 +25,29 @@ byte for byte what elot wrote; a file edited or replaced by anyone since, or cop
 without its sidecar, is not, and needs ``--force``. Nothing is ever read without bound:
 an existing target is read only up to :data:`HEAD_BYTES`, or, to check a sidecar, up to
 the size the sidecar records once the sizes agree.
+
+A folder elot writes whole (a stimulus set, a survey) goes through :class:`OwnedFolder`:
+made in a hidden folder beside it and swapped into place, with a :data:`MANIFEST` inside
+recording every file elot wrote there (its path, size and SHA-256). A file elot wrote and
+nobody changed since may be replaced or removed; one changed since, or one elot never
+wrote that the new folder would replace, needs ``--force``; one elot never wrote where
+the new folder has nothing is kept (moved into the new folder), ``--force`` or not.
 """
 
 from __future__ import annotations
 
 import csv
+import errno
 import hashlib
 import io
 import json
 import os
+import shutil
 import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable, Sequence, Union
+from typing import BinaryIO, Callable, Iterable, Iterator, Sequence, Union
 
 from elot.errors import ElotError
 
@@ -102,9 +111,7 @@ def write_output(path: str | os.PathLike, content: Content, *, ours: Recognizer 
         if info is not None and stat.S_ISREG(info.st_mode):
             os.chmod(temporary, info.st_mode & 0o7777)
         else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temporary, 0o666 & ~umask)
+            os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, target)
         if ours is None:
             _write_sidecar(target, size, digest)
@@ -352,6 +359,319 @@ def _has_sidecar(target: Path) -> bool:
         return _file_digest(target, size).hexdigest() == mark.get("sha256")
     except OSError:
         return False
+
+
+# -- folders elot writes whole ------------------------------------------------------------
+
+
+#: The hidden file inside a folder elot wrote whole: what it is (the ``kind``) and each
+#: file elot wrote there, by its path inside the folder, with its size and SHA-256.
+MANIFEST = ".elot"
+#: The file that marks a temporary folder as a live run's own (locked while the run lives).
+RUN_MARK = ".elot-run"
+#: The longest manifest read (some 100,000 files); a longer one is not elot's.
+MANIFEST_BYTES = 16 * 2 ** 20
+#: Files named in a refusal; the others are counted.
+_NAMED = 5
+
+
+class OwnedFolder:
+    """A folder elot writes whole: built in a hidden staging folder beside ``target``,
+    then swapped into place with its :data:`MANIFEST` (which says ``kind``).
+
+    An existing ``target`` is a folder elot wrote when it holds a manifest of ``kind``, or
+    nothing; another folder needs ``force``. Each of its files is then
+
+    * one elot wrote and nobody changed since: replaced or removed;
+    * one elot wrote that was changed since, or one elot never wrote at a path the new
+      folder writes: a refusal, naming the files (with ``force``: replaced or removed);
+    * one elot never wrote at a path the new folder leaves free (a user's notes, a
+      survey's answers): kept, moved into the new folder, with ``force`` too.
+
+    :meth:`check` says so before any work; :meth:`commit` again at the swap, once the old
+    folder is moved aside (so that nothing can arrive in it unseen), and puts it back on
+    a refusal. ``guard`` sees the old folder at both times and raises to refuse it
+    whatever ``force`` says. A symbolic link is replaced only with ``force`` (the link,
+    never what it points to); a file never. Errors are ``error`` (an :class:`ElotError`
+    class) with hints naming ``option``. Use::
+
+        owned = OwnedFolder(target, "elot stimuli", what="stimulus set", force=force)
+        owned.check()                   # before any work
+        with owned as staging:          # a new hidden folder beside target
+            ...                         # write the files into staging
+            owned.commit()              # the manifest, the swap
+    """
+
+    def __init__(self, target: str | os.PathLike, kind: str, *, what: str = "folder", force: bool = False,
+                 guard: Callable[[Path], None] | None = None, error: type[ElotError] = ElotError,
+                 option: str = "-o") -> None:
+        self.target = Path(target).expanduser()
+        self.kind, self.what, self.force, self.guard = kind, what, force, guard
+        self.error, self.option = error, option
+        self.staging: Path | None = None
+        self._lock: int | None = None
+
+    def check(self) -> Path:
+        """The checks made before any work: the folder can be made where it is asked for
+        (missing parent folders are made when it is written), and an existing one may be
+        replaced. Returns the target."""
+        target = self.target
+        existing = target.parent
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        if not existing.is_dir():
+            raise self.error(f"cannot write {target}: {existing} is a file, not a folder",
+                             hint=f"choose another {self.option}")
+        if not os.access(existing, os.W_OK | os.X_OK):
+            raise self.error(f"cannot write {target}: {existing} is not writable", hint=f"choose another {self.option}")
+        if self._replaceable():
+            try:
+                self._review(target, None)
+            except OSError as error:
+                raise self._cannot(error) from None
+        return target
+
+    def __enter__(self) -> Path:
+        try:
+            self.target.parent.mkdir(parents=True, exist_ok=True)
+            clean_stale(self.target)
+            self.staging, self._lock = _own_folder(self.target, ".tmp")
+        except OSError as error:
+            raise self._cannot(error) from None
+        return self.staging
+
+    def __exit__(self, kind, value, traceback) -> None:
+        if self.staging is not None and self.staging.exists():
+            shutil.rmtree(self.staging, ignore_errors=True)
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
+        if isinstance(value, OSError):
+            raise self._cannot(value) from None
+
+    def commit(self) -> None:
+        """Write the manifest of the staging folder and swap it into place."""
+        _write_manifest(self.staging, self.kind)
+        os.chmod(self.staging, 0o777 & ~_umask())
+        self._swap()
+        try:
+            os.unlink(self.target / RUN_MARK)   # still locked through ``_lock`` until the swap
+        except OSError:
+            pass
+
+    def _cannot(self, error: OSError) -> ElotError:
+        return self.error(f"cannot write {self.target}: {error.strerror or error}",
+                          hint=f"check the folder given to {self.option}")
+
+    def _replaceable(self) -> bool:
+        """Whether the target exists (a folder, or with ``force`` a link); refuses the rest."""
+        info = _lstat(self.target)
+        if info is None:
+            return False
+        if stat.S_ISLNK(info.st_mode):
+            if not self.force:
+                raise self.error(f"{self.target} is a symbolic link; not replacing it (nor the folder it points to)",
+                                 hint="choose another folder name, or add --force to replace the link itself")
+        elif not stat.S_ISDIR(info.st_mode):
+            raise self.error(f"cannot write {self.target}: it is a file, not a folder",
+                             hint=f"choose another {self.option}")
+        return True
+
+    def _review(self, folder: Path, new: Path | None) -> list[str]:
+        """What ``folder`` (the target, or the old one moved aside) holds that would be lost
+        to the ``new`` folder (None: not made yet): refused without ``force``. Returns the
+        paths to keep."""
+        if os.path.islink(folder):
+            return []
+        if self.guard is not None:
+            self.guard(folder)
+        files = _read_manifest(folder, self.kind)
+        if files is None:
+            with os.scandir(folder) as entries:
+                if next(entries, None) is None:
+                    return []
+            if not self.force:
+                raise self.error(f"{self.target} exists and is not a {self.what} elot wrote; not replacing it",
+                                 hint=f"choose a new folder name, or add --force to write into it (its files are "
+                                      f"kept unless the {self.what} has files of the same names)")
+            files = {}
+        changed, foreign, keep = [], [], []
+        for relative in _leaves(folder):
+            if relative in (MANIFEST, RUN_MARK):
+                continue
+            if relative in files:
+                if not _unchanged(folder / relative, files[relative]):
+                    changed.append(relative)
+            elif new is None or _free(new, relative):
+                keep.append(relative)
+            else:
+                foreign.append(relative)
+        if (changed or foreign) and not self.force:
+            lost = [f"{name} (changed since elot wrote it)" for name in changed]
+            lost += [f"{name} (not written by elot)" for name in foreign]
+            shown = ", ".join(lost[:_NAMED]) + (f" and {len(lost) - _NAMED} more" if len(lost) > _NAMED else "")
+            raise self.error(f"{self.target} holds {count(len(lost), 'file')} that the new {self.what} would replace "
+                             f"or remove: {shown}; not replacing "
+                             f"{'it' if new is None else 'it (the new ' + self.what + ' was discarded)'}",
+                             hint=f"keep your edits under other names, or choose another {self.option}; add --force "
+                                  f"to replace them (files elot never wrote stay unless the {self.what} has files "
+                                  "of the same names)")
+        return keep
+
+    def _swap(self) -> None:
+        """Put the staging folder in place of the target, keeping what :meth:`_review`
+        keeps; on a refusal or a failure the old folder is put back as it was."""
+        target, new = self.target, self.staging
+        if not os.path.lexists(target):
+            try:
+                os.rename(new, target)      # an empty folder made meanwhile is replaced too
+                return
+            except OSError as error:
+                if error.errno not in (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR, errno.EISDIR):
+                    raise
+        self._replaceable()
+        # no run mark here: a run killed during the swap leaves the old folder in it, which
+        # clean_stale must never take for a temporary of elot's own
+        old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".old"))
+        aside, swapped = old / "folder", False
+        try:
+            os.replace(target, aside)
+            moved: list[str] = []
+            try:
+                for relative in self._review(aside, new):
+                    (new / relative).parent.mkdir(parents=True, exist_ok=True)
+                    os.rename(aside / relative, new / relative)
+                    moved.append(relative)
+                os.rename(new, target)
+                swapped = True
+            except BaseException:
+                try:
+                    for relative in reversed(moved):
+                        os.rename(new / relative, aside / relative)
+                    os.rename(aside, target)
+                except OSError as error:
+                    raise self.error(f"could not put {target} back ({error.strerror or error}); it is in {aside}",
+                                     hint=f"move {aside} back to {target}") from None
+                raise
+        finally:
+            if swapped or not os.path.lexists(aside):     # else the old folder is there to put back
+                shutil.rmtree(old, ignore_errors=True)
+
+
+def _leaves(folder: Path, prefix: str = "") -> Iterator[str]:
+    """Every entry under ``folder`` that is not a folder (links not followed), as its path
+    inside ``folder`` with ``/``, in name order."""
+    with os.scandir(folder) as entries:
+        found = sorted(entries, key=lambda entry: entry.name)
+    for entry in found:
+        if entry.is_dir(follow_symlinks=False):
+            yield from _leaves(Path(entry.path), f"{prefix}{entry.name}/")
+        else:
+            yield prefix + entry.name
+
+
+def _free(folder: Path, relative: str) -> bool:
+    """Whether ``folder`` has nothing at ``relative`` (nor a file where it has a folder)."""
+    here = folder
+    for part in relative.split("/"):
+        here = here / part
+        info = _lstat(here)
+        if info is None:
+            return True
+        if not stat.S_ISDIR(info.st_mode):
+            return False
+    return False
+
+
+def _unchanged(path: Path, record) -> bool:
+    """Whether ``path`` is a regular file of the size and SHA-256 ``record`` gives."""
+    size = record.get("size") if isinstance(record, dict) else None
+    try:
+        info = os.lstat(path)
+        return (isinstance(size, int) and stat.S_ISREG(info.st_mode) and info.st_size == size
+                and file_digest(path, size) == record.get("sha256"))
+    except OSError:
+        return False
+
+
+def _read_manifest(folder: Path, kind: str) -> dict | None:
+    """The files ``folder``'s :data:`MANIFEST` lists, if it is one of ``kind``."""
+    head = read_head(folder / MANIFEST, MANIFEST_BYTES)
+    try:
+        mark = json.loads(head.decode("utf-8")) if head else None
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(mark, dict) or mark.get("kind") != kind or not isinstance(mark.get("files"), dict):
+        return None
+    return mark["files"]
+
+
+def _write_manifest(folder: Path, kind: str) -> None:
+    """Record every regular file under ``folder`` (but the manifest and the run mark)."""
+    files = {}
+    for relative in _leaves(folder):
+        info = os.lstat(folder / relative)
+        if relative not in (MANIFEST, RUN_MARK) and stat.S_ISREG(info.st_mode):
+            files[relative] = {"size": info.st_size, "sha256": file_digest(folder / relative, info.st_size)}
+    (folder / MANIFEST).write_text(json.dumps({"kind": kind, "files": files}, indent=1) + "\n", encoding="utf-8")
+
+
+def _own_folder(target: Path, suffix: str) -> tuple[Path, int]:
+    """A new hidden folder beside ``target`` marked as this run's (:data:`RUN_MARK`,
+    locked until the returned descriptor is closed)."""
+    import fcntl
+
+    folder = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=suffix))
+    try:
+        fd = os.open(folder / RUN_MARK, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return folder, fd
+
+
+def clean_stale(target: str | os.PathLike) -> list[Path]:
+    """Remove the staging folders beside ``target`` that runs writing it left when they
+    were killed: only folders named as :class:`OwnedFolder` names them, holding its run
+    mark, whose lock no live run holds (never a ``.old`` one, which may hold the folder
+    being replaced). Returns what was removed."""
+    import fcntl
+    import re
+
+    target = Path(target).expanduser()
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.[A-Za-z0-9_]{{8}}\.tmp")
+    removed: list[Path] = []
+    try:
+        candidates = [p for p in target.parent.iterdir() if pattern.fullmatch(p.name)]
+    except OSError:
+        return removed
+    for folder in candidates:
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        try:
+            fd = os.open(folder / RUN_MARK, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            continue
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue        # a live run's
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 # -- in-file marks and CSV text -------------------------------------------------------------

@@ -5,6 +5,8 @@ ratings off the rating scale (issue 26)."""
 from __future__ import annotations
 
 import csv
+import io
+import os
 
 import pytest
 from helpers import run_elot
@@ -80,3 +82,64 @@ def test_simulate_cli_ratings_on_the_scale(tmp_path):
     assert done.returncode == 0, done.stderr
     values = [float(row["rating"]) for row in csv.DictReader(ratings.open())]
     assert values and all(0.0 <= v <= 1.0 for v in values)
+
+
+CANDIDATES = ("The player thinks the red key is in box 2.\n"
+              "believes(player, might(empty(box1)))\n"
+              "believes(player, formula(empty(box1)))\n"
+              "believes(player, likely(empty(box1)))\n"
+              "certain(player, formula(empty(box1)))\n"
+              "knows_that(player, empty(box1))\n")
+
+
+def test_design_fits_100_columns_says_what_it_wrote_and_lists_twins(tmp_path):
+    """Through the entry point at COLUMNS=100: no line wider (the table was 131 columns),
+    the CSV and PNG named, the statements no point tells apart listed as one group, and
+    each statement's change from the first point to the last signed."""
+    statements, table, figure = tmp_path / "c.txt", tmp_path / "d.csv", tmp_path / "d.png"
+    statements.write_text(CANDIDATES)
+    env = {**os.environ, "COLUMNS": "100", "PYTHONIOENCODING": "utf-8"}
+    result = run_elot("design", "two-doors", "--statements", "c.txt", "--csv", "d.csv", "--figure", "d.png",
+                      env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = (result.stdout + result.stderr).splitlines()
+    assert max(len(line) for line in lines) <= 100, max(lines, key=len)
+    assert "wrote the table (6 rows) to d.csv and the chart to d.png" in result.stderr
+    assert table.exists() and figure.read_bytes().startswith(b"\x89PNG")
+    rows = {row["statement"]: row for row in csv.DictReader(table.open())}
+    kept = rows["believes(player, formula(empty(box1)))"]["rank"]
+    twins = sorted(int(rows[s]["rank"]) for s in ("believes(player, likely(empty(box1)))",
+                                                    "certain(player, formula(empty(box1)))"))
+    assert [rows[s]["same_as"] for s in ("believes(player, likely(empty(box1)))",
+                                         "certain(player, formula(empty(box1)))")] == [kept, kept]
+    said = " ".join(result.stdout.split())
+    assert f"so ask one of each: #{kept} = #{twins[0]} = #{twins[1]}" in said
+    red = rows["The player thinks the red key is in box 2."]
+    values = [float(v) for v in red["L"].split(";")]
+    assert float(red["change"]) == pytest.approx(values[-1] - values[0], abs=1e-4) and float(red["change"]) < 0
+    assert f"−{abs(float(red['change'])):.2f}" in result.stdout     # the table keeps the sign
+
+
+def test_figures_refuse_ratings_off_the_scale_where_fit_takes_any(tmp_path):
+    """A rating of 1.07 (as simulate once wrote) drawn beside L on [0, 1] would be cut off
+    or mislead: report and storyboard name its line; fit, whose r does not depend on
+    the scale, reads it."""
+    table, ratings = tmp_path / "t.csv", tmp_path / "r.csv"
+    assert run_elot("batch", "two-doors", "-o", str(table)).returncode == 0
+    assert run_elot("simulate", str(table), "-o", str(ratings)).returncode == 0
+    lines = ratings.read_text().splitlines()
+    header = lines[0].split(",")
+    cells = next(csv.reader([lines[3]]))
+    cells[header.index("rating")] = "1.07"
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="").writerow(cells)
+    lines[3] = buffer.getvalue()
+    ratings.write_text("\n".join(lines) + "\n")
+    report = run_elot("report", str(table), "--ratings", str(ratings), "-o", str(tmp_path / "rep"))
+    assert report.returncode == 2 and "Traceback" not in report.stderr
+    assert f"{ratings}:4" in report.stderr and "outside the scale 0 to 1" in report.stderr
+    assert not (tmp_path / "rep").exists()
+    storyboard = run_elot("storyboard", "two-doors", "--ratings", str(ratings), "-o", str(tmp_path / "s.png"))
+    assert storyboard.returncode == 2 and f"{ratings}:4" in storyboard.stderr
+    fit = run_elot("fit", str(ratings), "--model", "full", "--samples", "20")
+    assert fit.returncode == 0, fit.stderr

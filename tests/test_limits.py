@@ -139,11 +139,13 @@ def test_particle_inference_is_refused_with_its_estimate_before_work(tmp_path, a
 
 
 def test_batch_refuses_particle_tasks_that_would_not_fit(tmp_path):
-    out = tmp_path / "t.csv"
-    result = _limited([*ELOT, "batch", str(_b30(tmp_path)), "--model", "full", "--inference", "smc", "--statement",
+    out, scenario = tmp_path / "t.csv", _b30(tmp_path)
+    started = time.monotonic()   # the initial states are counted, not listed (listing took ~20 s and 1 GB)
+    result = _limited([*ELOT, "batch", str(scenario), "--model", "full", "--inference", "smc", "--statement",
                        "believes(player, formula(empty(box1)))",
                        "-o", str(out)], 3000 * 2**20, timeout=120)
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert time.monotonic() - started < 30
     assert "GiB" in result.stderr and not out.exists()
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +19,9 @@ from elot.study.references import _load_ref, expand_scenarios
 from elot.study.tables import ALL_COLUMNS, read_table
 from elot.study.tasks import plan_tasks
 from elot.errors import ElotError
+from elot.lang.semantics import Thresholds
 from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
-from elot.study.params import LITERATURE, Params, StudyError, literature_thresholds, read_params, write_params
+from elot.study.params import Params, StudyError, read_params, write_params
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = [str(REPO / "elot" / "scenarios" / f"{name}.scn") for name in ("default", "two-doors")]
@@ -49,7 +51,7 @@ def test_batch_table_is_tidy_and_matches_scoring(tmp_path):
 
 def test_a_repeated_setting_value_counts_once(tmp_path, capsys):
     strict = tmp_path / "strict.json"
-    write_params(strict, literature_thresholds().replace(might=0.9))
+    write_params(strict, Thresholds().replace(might=0.9))
     once, twice = tmp_path / "once.csv", tmp_path / "twice.csv"
     common = [EXAMPLES[0], "--thresholds", str(strict)]
     assert main(["batch", *common, "--model", "full", "--beta", "1", "--k", "2", "--conventions", "elot",
@@ -161,7 +163,7 @@ def test_fit_recovers_the_generator(tmp_path, request, dataset):
     """Ratings from known Θ (thresholds 0.1–0.15 off their start) and β plus noise: the fit
     finds every threshold within one grid step, β exactly, and r within 0.02."""
     beta = 2 ** 1.5
-    generator = literature_thresholds().replace(believes=0.85, might=0.35)
+    generator = Thresholds().replace(believes=0.85, might=0.35)
     scenarios = None
     if dataset:
         root = request.getfixturevalue("labtom")
@@ -190,7 +192,7 @@ def test_fit_recovers_the_generator(tmp_path, request, dataset):
 
 
 def test_fit_cli_writes_params_that_run_reads_back(tmp_path, capsys):
-    path, _ = _ratings(tmp_path, literature_thresholds(), 2.0, noise=0.05)
+    path, _ = _ratings(tmp_path, Thresholds(), 2.0, noise=0.05)
     params = tmp_path / "fit.json"
     assert main(["fit", str(path), "--model", "full,non-planning", "--samples", "200", "-o", str(params)]) == 0
     shown = capsys.readouterr().out
@@ -208,7 +210,7 @@ def test_fit_cli_writes_params_that_run_reads_back(tmp_path, capsys):
 
 def test_thresholds_change_run_scores(tmp_path, capsys):
     formula = "believes(player, might(exists(key(K), inside(K, box1))))"
-    write_params(tmp_path / "strict.json", literature_thresholds().replace(might=0.99))
+    write_params(tmp_path / "strict.json", Thresholds().replace(might=0.99))
     main(["run", EXAMPLES[0], "-s", formula, "--csv", str(tmp_path / "a.csv")])
     main(["run", EXAMPLES[0], "-s", formula, "--thresholds", str(tmp_path / "strict.json"),
           "--csv", str(tmp_path / "b.csv")])
@@ -260,7 +262,7 @@ def test_bad_parameter_files(tmp_path, capsys):
 
 
 def test_report_writes_figures_and_summary(tmp_path):
-    path, _ = _ratings(tmp_path, literature_thresholds(), 2.0, noise=0.05, scenarios=EXAMPLES)
+    path, _ = _ratings(tmp_path, Thresholds(), 2.0, noise=0.05, scenarios=EXAMPLES)
     batch(plan_tasks(expand_scenarios(EXAMPLES), models=("full", "non-planning"), betas=(2.0,)), tmp_path / "t.csv")
     assert main(["report", str(tmp_path / "t.csv"), "--ratings", str(path), "-o", str(tmp_path / "rep")]) == 0
     names = sorted(p.name for p in (tmp_path / "rep").iterdir())
@@ -319,10 +321,11 @@ def test_repl_set_thresholds_and_plot_read_the_file(tmp_path, capsys):
     from elot.session import Session
 
     params = tmp_path / "fit.json"
-    write_params(params, literature_thresholds().replace(might=0.4), beta=1.5)
+    write_params(params, Thresholds().replace(might=0.4), beta=1.5)
     session = Session.open(EXAMPLES[0])
     execute(session, f":set thresholds {params}")
-    assert session.thresholds.might == 0.4 and session.thresholds.uncertain == 0.5 and session.beta == 1.5
+    assert session.thresholds.might == 0.4 and session.thresholds.uncertain == Thresholds().uncertain
+    assert session.beta == 1.5
     with pytest.raises(StudyError, match="cannot read thresholds file"):
         execute(session, f":set thresholds {tmp_path / 'missing.json'}")
     assert main(["plot", EXAMPLES[0], "--thresholds", str(params), "-o", str(tmp_path / "p.png")]) == 0
@@ -418,7 +421,7 @@ def test_dataset_files_that_are_not_utf8_are_located_errors(tmp_path):
 def test_ratings_with_a_byte_order_mark(tmp_path):
     """A ratings CSV saved with a BOM (as spreadsheet programs do) reads like one without
     (it used to say the ratings had no 'scenario' column)."""
-    path, _ = _ratings(tmp_path, literature_thresholds(), 2.0, noise=0.05, scenarios=EXAMPLES)
+    path, _ = _ratings(tmp_path, Thresholds(), 2.0, noise=0.05, scenarios=EXAMPLES)
     plain = read_ratings(path)
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     marked = read_ratings(path)
@@ -603,14 +606,16 @@ def test_simulate_takes_one_setting_and_fit_warns_outside_its_grid(tmp_path, cap
 
 def test_a_constant_l_has_no_correlation_whatever_its_last_bits():
     """Non-planning's L for initial statements was 0.5 up to rounding; r of those last
-    bits came out -0.08 on numpy 2.x and 0.07 on numpy 1.26. L constant to 1e-12 has r 0."""
+    bits came out -0.08 on numpy 2.x and 0.07 on numpy 1.26. L constant to 1e-12 has r 0
+    as the search's objective, and no r (undefined, NaN) as a reported figure."""
     from elot.study.fit import bootstrap, pearson
 
     rng = np.random.default_rng(0)
     y = rng.random(14)
     L = 0.5 + rng.choice([-1.1e-16, 0.0, 1.1e-16], size=14)
     assert pearson(L[:, None], y)[0] == 0.0
-    assert bootstrap(L, y, samples=50).r == 0.0
+    figure = bootstrap(L, y, samples=50)
+    assert math.isnan(figure.r) and figure.undefined == "constant L" and str(figure) == "undefined (constant L)"
     assert pearson((L + 1e-6 * y)[:, None], y)[0] > 0.99  # a real spread still correlates
 
 

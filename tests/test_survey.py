@@ -202,6 +202,45 @@ def test_a_survey_holding_answers_is_never_rebuilt_over(survey, stimulus_set):
     done = run_elot("survey", "build", str(stimulus_set), "-o", str(survey), "--cdn")
     assert done.returncode == 2 and "holds answers (responses.sqlite); not replacing it" in done.stderr
     assert (survey / DATABASE).read_bytes() == b"answers"
+    done = run_elot("survey", "build", str(stimulus_set), "-o", str(survey), "--cdn", "--force")
+    assert done.returncode == 2 and "not even with --force" in done.stderr
+    assert (survey / DATABASE).read_bytes() == b"answers"
+
+
+def test_a_hand_edited_page_is_kept_without_force_and_replaced_with_it(survey, stimulus_set):
+    script = survey / "experiment.js"
+    edited = script.read_text().replace("TEXT", "TEXT /* our wording */", 1)
+    script.write_text(edited)
+    (survey / "notes.md").write_text("pilot on Monday")
+    done = run_elot("survey", "build", str(stimulus_set), "-o", str(survey), "--cdn")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "experiment.js (changed since elot wrote it)" in done.stderr and "--force" in done.stderr
+    assert script.read_text() == edited and (survey / "notes.md").read_text() == "pilot on Monday"
+    done = run_elot("survey", "build", str(stimulus_set), "-o", str(survey), "--cdn", "--force")
+    assert done.returncode == 0, done.stderr
+    assert "our wording" not in script.read_text() and load_config(survey)["kind"] == "elot survey"
+    assert (survey / "notes.md").read_text() == "pilot on Monday"      # never elot's: kept, --force or not
+    assert sorted(p.name for p in survey.parent.iterdir()) == ["survey"]
+    done = run_elot("survey", "build", str(stimulus_set), "-o", str(stimulus_set), "--cdn", "--force")
+    assert done.returncode == 2 and "it is the stimulus set the survey is built from" in done.stderr
+
+
+def test_answers_arriving_during_the_build_stop_the_swap(survey, stimulus_set, monkeypatch):
+    from elot.survey import build
+
+    before = {p.relative_to(survey): p.read_bytes() for p in survey.rglob("*") if p.is_file()}
+    real = build.gem_icon
+
+    def gem_icon(index, path, size_px=64):      # a participant answers while the survey is rebuilt
+        (survey / DATABASE).write_bytes(b"a participant's answers")
+        real(index, path, size_px)
+
+    monkeypatch.setattr(build, "gem_icon", gem_icon)
+    with pytest.raises(SurveyError, match=r"holds answers \(responses.sqlite\)"):
+        build_survey(stimulus_set, survey, Settings(condition="current", pairs=[], orders=2), cdn=True, force=True)
+    after = {p.relative_to(survey): p.read_bytes() for p in survey.rglob("*") if p.is_file()}
+    assert after.pop(Path(DATABASE)) == b"a participant's answers" and after == before
+    assert sorted(p.name for p in survey.parent.iterdir()) == ["survey"]        # no temporary left
 
 
 # -- the server ---------------------------------------------------------------------------

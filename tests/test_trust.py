@@ -140,6 +140,7 @@ def test_stimuli_keeps_files_put_in_the_folder_while_it_renders(tmp_path, monkey
     refs = [ScenarioRef("two-doors")]
     stimuli.make_stimuli(refs, out, mp4=False, cell_px=16)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
+    gif = json.loads((out / "stimuli.json").read_text())[0]["images"][1]
     real = stimuli.render
 
     def render(job):      # the user saves notes into the folder while elot renders
@@ -147,11 +148,21 @@ def test_stimuli_keeps_files_put_in_the_folder_while_it_renders(tmp_path, monkey
         return real(job)
 
     monkeypatch.setattr(stimuli, "render", render)
-    with pytest.raises(StudyError, match="changed while the set was rendered"):
-        stimuli.make_stimuli(refs, out, mp4=False, cell_px=16)
-    assert (out / "notes.txt").read_text() == "keep me"
-    assert {p.name: p.read_bytes() for p in out.iterdir() if p.name != "notes.txt"} == before
+    stimuli.make_stimuli(refs, out, mp4=False, cell_px=8)      # files elot never wrote are kept
+    assert (out / "notes.txt").read_text() == "keep me" and (out / gif).read_bytes() != before[gif]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]        # no temporary left
+
+    def touch_up(job):    # ... and touches up one of elot's GIFs: the swap is refused
+        (out / gif).write_bytes(b"GIF89a touched up")
+        return real(job)
+
+    monkeypatch.setattr(stimuli, "render", touch_up)
+    written = {p.name: p.read_bytes() for p in out.iterdir() if p.name != gif}
+    with pytest.raises(StudyError, match=f"{gif} \\(changed since elot wrote it\\).*discarded"):
+        stimuli.make_stimuli(refs, out, mp4=False, cell_px=16)
+    assert (out / gif).read_bytes() == b"GIF89a touched up"
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.name != gif} == written
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
 def test_stimuli_does_not_replace_a_link_without_force(tmp_path):

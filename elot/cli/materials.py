@@ -221,9 +221,9 @@ def storyboard_command(args) -> int:
                                   bind_free=args.bind_free, points=points)
     _refuse_failures(statements, candidates)
     if args.ratings:
-        from elot.study.fit import read_ratings
+        from elot.study.fit import UNIT_SCALE, read_ratings
 
-        ratings = read_ratings(args.ratings, root=args.labtom)
+        ratings = read_ratings(args.ratings, root=args.labtom, scale=UNIT_SCALE)
         if not attach_ratings(statements, ratings, ref.name, points):
             names = sorted({k.scenario for k in ratings.keys})
             raise StudyError(f"{args.ratings} rates no statement of {ref.name} at its judgment points",
@@ -270,31 +270,61 @@ def design_command(args) -> int:
         fig = design_figure(rows, title=f"How informative each candidate statement is at the judgment points "
                                         f"of {where} (β = {beta:.3g})", order=[c.text for c in candidates])
         save_figure(fig, args.figure, force=args.force, option="--figure", inputs=inputs)
+    _say_written(args.csv, args.figure, len(rows))
     return 0
+
+
+def _say_written(table: str | None, figure: str | None, rows: int) -> None:
+    """Which files ``design`` wrote (on standard error, as every command says it)."""
+    from elot.output import count
+
+    said = []
+    if table:
+        said.append(f"the table ({count(rows, 'row')}) to " + ("standard output" if table == "-" else table))
+    if figure:
+        said.append(f"the chart to {figure}")
+    if said:
+        print("wrote " + " and ".join(said), file=sys.stderr)
 
 
 def _print_design(rows, ablations) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    # wide: statements are long and every column counts (a terminal's own width if wider)
-    out = Console(highlight=False, soft_wrap=False, width=max(130, Console().width))
+    from elot.study.design import indistinguishable_groups
+
+    # the terminal's width ($COLUMNS; 80 when piped): long statements and flags fold
+    out = Console(highlight=False, soft_wrap=False)
     table = Table(title="Candidate statements, most informative first (L under the full model)",
                   title_justify="left")
     several = len({row["scenario"] for row in rows}) > 1
     table.add_column("#", justify="right", no_wrap=True)
     if several:
         table.add_column("scenario", overflow="fold", max_width=12)
-    table.add_column("statement", overflow="fold", min_width=30)
-    table.add_column("L at the points", max_width=10)
+    table.add_column("statement", overflow="fold", min_width=12)
+    table.add_column("L at the points", max_width=9)
+    table.add_column("first→\nlast", justify="right", no_wrap=True)    # signed: the direction of change
     table.add_column("range", justify="right", no_wrap=True)
     for a in ablations:     # the largest |L(full) - L(ablation)| over the points
-        table.add_column(f"Δ {a}", justify="right", overflow="fold")
-    table.add_column("flag", overflow="fold", max_width=24)
+        table.add_column(f"Δ {a}".replace("-", "-\n"), justify="right", no_wrap=True)
+    table.add_column("flag", overflow="fold", min_width=10, max_width=14)
+
+    def number(value, signed: bool = False) -> str:
+        if value == "":
+            return "—"
+        if signed and round(value, 2):
+            return f"{value:+.2f}".replace("-", "−")
+        return f"{abs(value) if signed else value:.2f}"
+
     for row in rows:
         values = " ".join(f"{v:.2f}" for v in row["values"]) if row["values"] else "—"
         table.add_row(str(row["rank"]), *([row["scenario"]] if several else []), row["statement"], values,
-                      f"{row['range']:.2f}" if row["range"] != "" else "—",
-                      *(f"{row[f'disagree_{a}']:.2f}" if row[f"disagree_{a}"] != "" else "—" for a in ablations),
+                      number(row["change"], signed=True), number(row["range"]),
+                      *(number(row[f"disagree_{a}"]) for a in ablations),
                       row["flag"] + (f": {row['note']}" if row.get("note") else ""))
     out.print(table, crop=False)
+    groups = indistinguishable_groups(rows)
+    if groups:
+        said = "; ".join(" = ".join(f"#{r['rank']}" for r in group) for group in groups)
+        out.print(f"No judgment point tells these apart (the same L at every point under every model), so ask one "
+                  f"of each: {said}")

@@ -112,10 +112,11 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser(
         "fit", help="Fit thresholds Θ and β to human ratings (Pearson r), with bootstrap intervals.",
-        description="Fit Θ by grid coordinate ascent (step 0.05, ±0.2 around the literature values) and β over "
-        "a grid, maximizing Pearson r between L and the mean rating, for each model (the first is primary, "
-        "the others ablations). Ratings: CSV with scenario,mode,t,statement,rating (a batch table with a "
-        "rating column is one); other columns are factors.")
+        description="Fit Θ by grid coordinate ascent (step 0.05, ±0.2 around the defaults every command uses) "
+        "and β over a grid, maximizing Pearson r between L and the mean rating, for each model (the first is "
+        "primary, the others ablations). A threshold the ratings do not constrain is reported and left at its "
+        "start. Ratings: CSV with scenario,mode,t,statement,rating (a batch table with a rating column is one); "
+        "other columns are factors.")
     p.add_argument("ratings", metavar="RATINGS.csv")
     options.add_labtom_option(p)
     options.add_variant_option(p, how=options.MANY, default="full,true-belief,non-planning",
@@ -123,7 +124,8 @@ def register(subparsers) -> None:
     options.add_beta_option(p, how=options.MANY, shown="0.5 to 4 in ×√2 steps")
     options.add_k_option(p)
     options.add_conventions_option(p)
-    p.add_argument("--start", metavar="FILE", help="starting thresholds (default: the literature values)")
+    p.add_argument("--start", metavar="FILE", help="starting thresholds (default: the defaults every command "
+                   "uses, the paper's fitted values)")
     p.add_argument("--minimize", action="store_true", help="minimize r instead (the adversarial check)")
     p.add_argument("--samples", type=options.number("samples"), default=1000,
                    help="bootstrap samples (default: %(default)s)")
@@ -270,7 +272,7 @@ def _print_fit(result) -> None:
     from rich.table import Table
 
     from elot.study.fit import R_TOLERANCE
-    from elot.study.params import LITERATURE
+    from elot.study.params import FITTED
 
     out = Console(highlight=False, soft_wrap=False, width=max(100, Console().width))
     ratings = result.ratings
@@ -287,11 +289,17 @@ def _print_fit(result) -> None:
     table = Table(title="Fit: Pearson r (bootstrap 95% CI)", title_justify="left")
     for column in ("model", "β", "all", "current", "initial"):
         table.add_column(column, justify="left" if column == "model" else "right")
+    undefined = []
     for fit in result.models.values():
-        cells = [fit.overall, fit.conditions.get("current"), fit.conditions.get("initial")]
-        table.add_row(fit.model, f"{fit.beta:.3g}",
-                      *("—" if f is None else f"{_figure(f)} n={f.n}" for f in cells))
+        cells = {"all": fit.overall, "current": fit.conditions.get("current"), "initial": fit.conditions.get("initial")}
+        for column, f in cells.items():
+            if f is not None and math.isnan(f.r):
+                undefined.append(f"{fit.model}, {column} ({f.undefined})")
+        table.add_row(fit.model, f"{fit.beta:.3g}", *("—" if f is None else f"undefined n={f.n}" if math.isnan(f.r)
+                                                      else f"{f} n={f.n}" for f in cells.values()))
     out.print(table)
+    if undefined:       # the reason beside the table, which stays narrow
+        out.print("r is undefined (L or the ratings are the same for every statement) for " + "; ".join(undefined))
     flat = [fit for fit in result.models.values() if fit.ties]
     if flat:
         out.print(f"Flat optima (r within {R_TOLERANCE:g} of the best; reported: the smallest β, "
@@ -305,22 +313,22 @@ def _print_fit(result) -> None:
     thresholds.add_column("threshold")
     thresholds.add_column("start", justify="right")
     thresholds.add_column("fitted", justify="right")
-    for name, start in LITERATURE.items():
-        thresholds.add_row(name, f"{start:.2f}", f"{getattr(best.thresholds, name):.2f}")
+    thresholds.add_column("")
+    for name in FITTED:
+        thresholds.add_row(name, f"{getattr(result.start, name):.2f}", f"{getattr(best.thresholds, name):.2f}",
+                           "unconstrained" if name in best.unconstrained else "")
     out.print(thresholds)
+    if best.unconstrained:
+        out.print(f"Unconstrained: {', '.join(best.unconstrained)} (no rated statement uses them, or r is the same "
+                  "at every value tried): left at their start")
     for name, values in best.factors.items():
         factor = Table(title=f"By {name} ({best.model})", title_justify="left")
         for column in ("value", "n", "r", "95% CI"):
             factor.add_column(column, justify="left" if column == "value" else "right")
         for value, f in values.items():
-            factor.add_row(value, str(f.n), *(("undefined", "") if math.isnan(f.r) else
+            factor.add_row(value, str(f.n), *((str(f), "") if math.isnan(f.r) else
                                               (f"{f.r:.2f}", f"[{f.low:.2f}, {f.high:.2f}]")))
         out.print(factor)
-
-
-def _figure(f) -> str:
-    """r and its interval; "undefined" where the ratings compared are all the same."""
-    return "undefined (constant ratings)" if math.isnan(f.r) else f"{f.r:.2f} [{f.low:.2f}, {f.high:.2f}]"
 
 
 def simulate_command(args) -> int:
@@ -348,7 +356,7 @@ def simulate_command(args) -> int:
 
 def report_command(args) -> int:
     from elot.study.tables import Failures, read_table
-    from elot.study.fit import read_ratings
+    from elot.study.fit import UNIT_SCALE, read_ratings
     from elot.study.report import choose_drawn, read_fit, report
 
     formats = _list(args.format, "--format")
@@ -360,7 +368,7 @@ def report_command(args) -> int:
     table = read_table(args.table)
     if not table:
         raise StudyError("the batch table has no rows", hint="run elot batch first")
-    ratings = read_ratings(args.ratings, root=args.labtom) if args.ratings else None
+    ratings = read_ratings(args.ratings, root=args.labtom, scale=UNIT_SCALE) if args.ratings else None
     drawn = choose_drawn(table, ratings, fit=fit, fit_name=Path(args.fit).name if args.fit else "",
                          beta=args.beta, model=model)
     goals = None

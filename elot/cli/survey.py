@@ -57,7 +57,8 @@ def register(subparsers) -> None:
         "orders are made here; jsPsych is installed with npm into a cache (once) and copied into the survey.")
     b.add_argument("stimuli", metavar="STIMULI", help="a stimulus set folder written by elot stimuli")
     b.add_argument("-o", "--output", required=True, metavar="SURVEY", type=options.output_file,
-                   help="the folder to write (replaced only if it is a survey elot built that holds no answers)")
+                   help="the folder to write (replaced only if it is a survey elot built that holds no answers; files "
+                        "you put there are kept)")
     b.add_argument("--scenarios", nargs="+", metavar="SCENARIO",
                    help="the scenarios elot stimuli was given (default: each stimulus name as a dataset plan id "
                         "or a built-in scenario)")
@@ -85,6 +86,8 @@ def register(subparsers) -> None:
     b.add_argument("--npm-cache", metavar="DIR", help="where npm installs jsPsych (default: $ELOT_NPM_CACHE, else "
                    "~/.cache/elot/npm)")
     b.add_argument("--cdn", action="store_true", help="load jsPsych from unpkg.com instead of copying it in")
+    options.add_force_option(b, "folder", ", or files elot wrote there were edited since (experiment.js, index.html); "
+                             "files elot never wrote are kept, and a survey holding answers is never replaced")
     b.set_defaults(func=build_command)
 
     s = sub.add_parser(
@@ -156,12 +159,12 @@ def build_command(args) -> int:
     from elot.survey.build import build_survey, check_target, read_stimulus_set
 
     read_stimulus_set(args.stimuli)
-    check_target(args.output)
+    check_target(args.output, force=args.force)
     settings = _settings(args)
     refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[args.exp]) if args.scenarios else None
     cache = args.npm_cache or os.environ.get("ELOT_NPM_CACHE") or None
     built = build_survey(args.stimuli, args.output, settings, refs=refs, root=args.labtom, exps=[args.exp],
-                         npm_cache=cache, cdn=args.cdn)
+                         npm_cache=cache, cdn=args.cdn, force=args.force)
     config = built.config
     conditions = sorted({o["condition"] for o in config["orders"]})
     print(f"wrote a survey of {count(len(config['scenarios']), 'scenario')} "

@@ -12,6 +12,6 @@
 * :mod:`elot.study.experiments` — the paper's in- vs out-of-context comparison (``in_vs_out``).
 """
 
-from elot.study.params import LITERATURE, Params, StudyError, literature_thresholds, read_params, write_params
+from elot.study.params import FITTED, Params, StudyError, read_params, write_params
 
-__all__ = ["LITERATURE", "Params", "StudyError", "literature_thresholds", "read_params", "write_params"]
+__all__ = ["FITTED", "Params", "StudyError", "read_params", "write_params"]

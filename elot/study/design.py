@@ -6,12 +6,14 @@ model and its ablations disagree on it (the ratings then tell the models apart).
 is constant over the points, or cannot be typed or translated, is useless to ask.
 
 For each (scenario, candidate): L at every judgment point under the full model, its
-range (max − min), each ablation's largest |L_full − L_ablation| over the points, and a
-flag. ``informativeness`` = range + mean disagreement over the ablations; rows are
+range (max − min), its change from the first point to the last (signed: the direction the
+model's answer moves), each ablation's largest |L_full − L_ablation| over the points, and
+a flag. ``informativeness`` = range + mean disagreement over the ablations; rows are
 sorted by it, useless ones last. Two candidates that score the same at every point under
 every model (with k = 3 a belief's probabilities are 0, ⅓, ⅔ and 1, so ``believes``,
 ``likely`` and ``certain`` often coincide) cannot be told apart by any rating: the more
-informative is kept, the others flagged ``same L as #n``. A scenario without actions has
+informative is kept, the others flagged ``same L as #n`` (``same_as`` holds n;
+:func:`indistinguishable_groups` lists the groups). A scenario without actions has
 nothing to judge and is refused, as ``elot stimuli`` refuses it.
 """
 
@@ -50,15 +52,15 @@ def design_rows(scenarios: Sequence[tuple[str, object]], candidates: Sequence[St
         for st in scored:
             full = st.model.get("full")
             row = {"rank": 0, "scenario": name, "statement": st.text, "mode": st.mode, "formula": st.formula or "",
-                   "points": list(points), "values": full or [], "min": "", "max": "", "range": "",
-                   **{f"disagree_{a}": "" for a in models[1:]}, "informativeness": "", "flag": ""}
+                   "points": list(points), "values": full or [], "min": "", "max": "", "range": "", "change": "",
+                   **{f"disagree_{a}": "" for a in models[1:]}, "informativeness": "", "flag": "", "same_as": ""}
             if st.error is not None or not full:
                 row["flag"] = flag_of(st.error)
                 row["note"] = getattr(st.error, "message", st.note)
                 rows.append(row)
                 continue
             low, high = min(full), max(full)
-            row.update({"min": low, "max": high, "range": high - low})
+            row.update({"min": low, "max": high, "range": high - low, "change": full[-1] - full[0]})
             gaps = []
             for a in models[1:]:
                 gap = max(abs(x - y) for x, y in zip(full, st.model[a]))
@@ -76,8 +78,22 @@ def design_rows(scenarios: Sequence[tuple[str, object]], candidates: Sequence[St
         row.pop("_scores", None)
     for row in rows:
         if id(row) in same:
-            row["flag"] = f"same L as #{same[id(row)]['rank']}"
+            row["same_as"] = same[id(row)]["rank"]
+            row["flag"] = f"same L as #{row['same_as']}"
     return rows
+
+
+def indistinguishable_groups(rows: Sequence[dict]) -> list[list[dict]]:
+    """The groups of rows that no judgment point tells apart (the same L at every point
+    under every model), each the kept row then those flagged ``same L as`` it, in rank
+    order."""
+    by_rank = {(row["scenario"], row["rank"]): row for row in rows}
+    groups: dict[tuple, list[dict]] = {}
+    for row in rows:
+        if row.get("same_as") not in ("", None):
+            kept = by_rank[(row["scenario"], row["same_as"])]
+            groups.setdefault((kept["scenario"], kept["rank"]), [kept]).append(row)
+    return [groups[key] for key in sorted(groups, key=lambda k: k[1])]
 
 
 def _indistinguishable(rows: Sequence[dict]) -> dict[int, dict]:
@@ -114,7 +130,8 @@ def design_csv(rows: Sequence[dict]) -> str:
     for row in rows:
         out = {**row, "points": ";".join(str(t) for t in row["points"]),
                "L": ";".join(f"{v:.4f}" for v in row["values"]), "note": row.get("note", "")}
-        for key in ("min", "max", "range", "informativeness", *(c for c in row if c.startswith("disagree_"))):
+        for key in ("min", "max", "range", "change", "informativeness",
+                    *(c for c in row if c.startswith("disagree_"))):
             if isinstance(out[key], float):
                 out[key] = f"{out[key]:.4f}"
         writer.writerow(out)

@@ -3,7 +3,11 @@
 Ratings are keyed by (scenario, mode, t, statement); rows with the same key are averaged.
 The fit maximizes (or, with ``minimize``, minimizes) Pearson r between the model's
 normalized likelihood L and the mean rating: β over a grid, and each threshold by grid
-coordinate ascent (step 0.05, within ±0.2 of its literature starting value).
+coordinate ascent (step 0.05, within ±0.2 of where it starts: the defaults of
+:class:`~elot.lang.semantics.Thresholds`, as every other command has them, unless given
+another start). A threshold the ratings do not constrain (no rated statement compares
+with it, or r is the same over its whole grid) is reported as unconstrained and left where
+it started, so that reading the fit back changes nothing the data did not decide.
 
 Why it is fast, and exact. A statement's truth table at (scenario, t) depends on Θ only
 through the thresholds its lowered form mentions (``threshold(name)`` nodes, usually one
@@ -33,7 +37,7 @@ from elot.errors import ElotError, Span, csv_records, read_text
 from elot.lang.semantics import Thresholds
 from elot.numeric import dot, dot_columns
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MODES, check_variant
-from elot.study.params import LITERATURE, StudyError, literature_thresholds, one_newline, read_input
+from elot.study.params import FITTED, StudyError, one_newline, read_input
 from elot.study.references import ScenarioRef, resolve
 
 #: β grid: 0.5 to 4 in steps of ×√2.
@@ -146,10 +150,18 @@ def ref_for(name: str, root: str | None = None, base: Path | None = None,
                      hint="run from the folder the batch ran in, or give the batch absolute paths")
 
 
-def read_ratings(path: str | Path, *, root: str | None = None, text: str | None = None) -> Ratings:
+#: The scale of ratings drawn beside L (storyboards, the report's scatter): L's own, as
+#: ``elot survey import`` and ``elot simulate`` write ratings.
+UNIT_SCALE = (0.0, 1.0)
+
+
+def read_ratings(path: str | Path, *, root: str | None = None, text: str | None = None,
+                 scale: tuple[float, float] | None = None) -> Ratings:
     """Read and validate a ratings file (a batch table with a ``rating`` column is one).
     Errors name the file, line and column; rows of a batch table with an ``error`` are
-    skipped."""
+    skipped. Ratings may be on any scale (Pearson r does not depend on it) unless
+    ``scale`` is given: a rating outside it is then an error at its line, not clipped
+    (clipping would change the data a figure shows)."""
     path = Path(path)
     text = read_input(path, "ratings") if text is None else one_newline(text)
     lines = text.splitlines()
@@ -228,6 +240,11 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
         if abs(rating) > MAX_RATING:
             raise fail(f"rating {row['rating']!r} is not a point on a rating scale (at most {MAX_RATING:g} "
                        "either way)", line, "rating", hint="give ratings on their scale, e.g. 1 to 7 or 0 to 1")
+        if scale is not None and not scale[0] <= rating <= scale[1]:
+            raise fail(f"rating {row['rating']!r} is outside the scale {scale[0]:g} to {scale[1]:g} the figures "
+                       "draw ratings on, beside L", line, "rating",
+                       hint=f"rescale the ratings to {scale[0]:g} to {scale[1]:g} (a 1–7 answer r as (r − 1) / 6, "
+                            "as elot survey import writes it); elot fit reads any scale")
         statement = (row["statement"] or "").strip()
         formula = (row.get("formula") or "").strip()
         if not statement and not formula and (row.get("statement_id") or "").strip():
@@ -341,7 +358,7 @@ def threshold_names(lowered) -> tuple[str, ...]:
             elif isinstance(arg, Call):
                 adjective = arg.args[0].name
                 names.add(adjective if arg.name == "most" else ADJECTIVES[adjective])
-    return tuple(sorted(n for n in names if n in LITERATURE))
+    return tuple(sorted(n for n in names if n in FITTED))
 
 
 def grid_values(name: str, start: Thresholds) -> np.ndarray:
@@ -398,19 +415,20 @@ def likelihood(P: np.ndarray, pi: np.ndarray) -> np.ndarray:
 
 
 def pearson(L: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson r of every column of L (n, m) with y (n,); 0 where L is constant."""
+    """Pearson r of every column of L (n, m) with y (n,); 0 where L is constant (the
+    search's objective: a setting that makes every L the same explains nothing)."""
     return _correlation(L - L.mean(axis=0), (y - y.mean())[:, None])
 
 
-def _correlation(Lc: np.ndarray, yc: np.ndarray) -> np.ndarray:
-    """r of centred columns; 0 where L is constant to within :data:`L_TOLERANCE` (values
-    that differ only by rounding have no correlation to speak of, and the one computed
-    from their last bits differs between numpy versions)."""
+def _correlation(Lc: np.ndarray, yc: np.ndarray, undefined: float = 0.0) -> np.ndarray:
+    """r of centred columns; ``undefined`` where L is constant to within
+    :data:`L_TOLERANCE` (values that differ only by rounding have no correlation to speak
+    of, and the one computed from their last bits differs between numpy versions) or y is."""
     den = np.sqrt((Lc ** 2).sum(axis=0) * (yc ** 2).sum(axis=0))
     flat = np.abs(Lc).max(axis=0) <= L_TOLERANCE
     with np.errstate(invalid="ignore", divide="ignore"):
         r = (Lc * yc).sum(axis=0) / den
-    return np.where((den > 0) & ~flat, r, 0.0)
+    return np.where((den > 0) & ~flat, r, undefined)
 
 
 def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequence[float] = BETA_GRID, k: int = DEFAULT_K,
@@ -422,8 +440,8 @@ def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequenc
     from elot.judging import holds, posterior_probability, prior_probability
 
     check_variant(model)
-    start = start or literature_thresholds()
-    grids = {n: grid_values(n, start) for n in LITERATURE}
+    start = Thresholds.given(start, "start")
+    grids = {n: grid_values(n, start) for n in FITTED}
     by_scenario: dict[str, list[int]] = defaultdict(list)
     for i, key in enumerate(ratings.keys):
         by_scenario[key.scenario].append(i)
@@ -474,21 +492,31 @@ def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequenc
 # -- fitting --------------------------------------------------------------------------
 
 
+def _number(x: float) -> float | None:
+    """A figure as JSON: NaN (undefined) is null, as JSON has no NaN."""
+    return None if math.isnan(x) else x
+
+
 @dataclass
 class Figure:
-    """r with a bootstrap 95% interval over n keys."""
+    """r with a bootstrap 95% interval over n keys; all NaN where r is undefined, with
+    ``undefined`` saying why ("constant ratings" or "constant L")."""
 
     r: float
     low: float
     high: float
     n: int
+    undefined: str = ""
 
     def as_dict(self) -> dict:
-        """As JSON: an undefined r (constant ratings) is null, as JSON has no NaN."""
-        def number(x: float) -> float | None:
-            return None if math.isnan(x) else x
+        """As JSON: an undefined r is null."""
+        return {"r": _number(self.r), "ci": [_number(self.low), _number(self.high)], "n": self.n}
 
-        return {"r": number(self.r), "ci": [number(self.low), number(self.high)], "n": self.n}
+    def __str__(self) -> str:
+        """``r [low, high]``, or ``undefined (why)``."""
+        if math.isnan(self.r):
+            return f"undefined ({self.undefined or 'no variation'})"
+        return f"{self.r:.2f} [{self.low:.2f}, {self.high:.2f}]"
 
 
 @dataclass
@@ -505,8 +533,11 @@ class ModelFit:
     evaluations: list[dict] = field(repr=False, default_factory=list)
     #: Where the optimum is flat: each setting (``"beta"`` or a threshold) with every value
     #: whose r is within :data:`R_TOLERANCE` of the fit's, the others held at the fit. Only
-    #: settings with more than one such value are listed.
+    #: settings with more than one such value are listed (unconstrained thresholds are not).
     ties: dict[str, list[float]] = field(default_factory=dict)
+    #: The fitted thresholds the ratings do not constrain, left where the fit started: no
+    #: rated statement compares with them, or r is the same over their whole grid.
+    unconstrained: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -516,6 +547,8 @@ class FitResult:
     ratings: Ratings
     models: dict[str, ModelFit]
     minimize: bool
+    #: where every model's thresholds started
+    start: Thresholds = field(default_factory=Thresholds)
 
     @property
     def best(self) -> ModelFit:
@@ -583,9 +616,39 @@ def ascend(problem: Problem, y: np.ndarray, *, minimize: bool = False,
     return index, best_b, sign * best, evaluations
 
 
+def _tied_values(problem: Problem, y: np.ndarray, index: dict[str, int], b: int, name: str, best: float,
+                 sign: float) -> list[int]:
+    """The grid positions of ``name`` whose r at β index ``b`` (the others held at
+    ``index``) is within :data:`R_TOLERANCE` of ``best`` (signed as the search's)."""
+    here = dict(index)
+    tied = []
+    for j in range(len(problem.grids[name])):
+        here[name] = j
+        if sign * pearson(problem.scores(here)[2][:, b:b + 1], y)[0] >= best - R_TOLERANCE:
+            tied.append(j)
+    return tied
+
+
+def unconstrained(problem: Problem, y: np.ndarray, index: dict[str, int], b: int, *,
+                  minimize: bool = False) -> list[str]:
+    """The fitted thresholds the ratings do not constrain, each put back at its start in
+    ``index``: those no rated statement compares with, and those whose every grid value
+    gives the fit's r (within :data:`R_TOLERANCE`). One put back may make another matter,
+    so each is tested with the ones before it already back at their start."""
+    sign = -1.0 if minimize else 1.0
+    out = [name for name in FITTED if name not in index]
+    for name in sorted(index):
+        best = sign * float(pearson(problem.scores(index)[2][:, b:b + 1], y)[0])
+        if len(_tied_values(problem, y, index, b, name, best, sign)) == len(problem.grids[name]):
+            index[name] = SPAN
+            out.append(name)
+    return [name for name in FITTED if name in out]
+
+
 def flat_settings(problem: Problem, y: np.ndarray, index: dict[str, int], b: int, *,
-                  minimize: bool = False) -> dict[str, list[float]]:
-    """The settings along which the fit's optimum is flat (see :attr:`ModelFit.ties`)."""
+                  minimize: bool = False, skip: Sequence[str] = ()) -> dict[str, list[float]]:
+    """The settings along which the fit's optimum is flat (see :attr:`ModelFit.ties`),
+    but for the thresholds in ``skip`` (the unconstrained ones)."""
     sign = -1.0 if minimize else 1.0
     values = sign * pearson(problem.scores(index)[2], y)
     best = values[b]
@@ -593,24 +656,22 @@ def flat_settings(problem: Problem, y: np.ndarray, index: dict[str, int], b: int
     betas = [problem.betas[i] for i in np.flatnonzero(values >= best - R_TOLERANCE)]
     if len(betas) > 1:
         ties["beta"] = betas
-    for name in sorted(index):
-        here = dict(index)
-        grid = []
-        for j, value in enumerate(problem.grids[name]):
-            here[name] = j
-            if sign * pearson(problem.scores(here)[2][:, b:b + 1], y)[0] >= best - R_TOLERANCE:
-                grid.append(float(value))
-        if len(set(grid)) > 1:
-            ties[name] = sorted(set(grid))
+    for name in sorted(set(index) - set(skip)):
+        grid = sorted({float(problem.grids[name][j]) for j in _tied_values(problem, y, index, b, name, best, sign)})
+        if len(grid) > 1:
+            ties[name] = grid
     return ties
 
 
 def bootstrap(L: np.ndarray, y: np.ndarray, *, samples: int = 1000, seed: int = 0) -> Figure:
     """r of L and y with a percentile bootstrap 95% interval (keys resampled); all NaN
-    where the ratings ``y`` are all the same (r is undefined then)."""
+    where the ratings ``y`` or the model's ``L`` are all the same (r is undefined then).
+    Resamples whose r is undefined are left out of the interval."""
     if len(y) and np.ptp(y) == 0:
-        return Figure(math.nan, math.nan, math.nan, len(y))
-    r = float(pearson(L[:, None], y)[0])
+        return Figure(math.nan, math.nan, math.nan, len(y), "constant ratings")
+    r = float(_correlation(L[:, None] - L.mean(), (y - y.mean())[:, None], math.nan)[0])
+    if math.isnan(r):
+        return Figure(math.nan, math.nan, math.nan, len(y), "constant L")
     rng = np.random.default_rng(seed)
     rs = np.empty(samples)
     # Samples in chunks of about BOOTSTRAP_CHUNK values, so memory stays bounded however
@@ -620,8 +681,9 @@ def bootstrap(L: np.ndarray, y: np.ndarray, *, samples: int = 1000, seed: int = 
         count = min(step, samples - first)
         picks = rng.integers(0, len(y), size=(count, len(y)))
         Ls, ys = L[picks].T, y[picks].T  # (n, count)
-        rs[first:first + count] = _correlation(Ls - Ls.mean(axis=0), ys - ys.mean(axis=0))
-    low, high = np.percentile(rs, [2.5, 97.5])
+        rs[first:first + count] = _correlation(Ls - Ls.mean(axis=0), ys - ys.mean(axis=0), math.nan)
+    rs = rs[~np.isnan(rs)]
+    low, high = np.percentile(rs, [2.5, 97.5]) if len(rs) else (math.nan, math.nan)
     return Figure(r, float(low), float(high), len(y))
 
 
@@ -641,7 +703,8 @@ def fit(ratings: Ratings, *, models: Sequence[str] = ("full", "true-belief", "no
         problem = precompute(ratings, model, betas=betas, k=k, conventions=conventions, start=start,
                              progress=(lambda d, t, m=model: progress(m, d, t)) if progress else None)
         index, b, _, evaluations = ascend(problem, y, minimize=minimize)
-        ties = flat_settings(problem, y, index, b, minimize=minimize)
+        free = unconstrained(problem, y, index, b, minimize=minimize)
+        ties = flat_settings(problem, y, index, b, minimize=minimize, skip=free)
         L = problem.scores(index)[2][:, b]
         modes = np.array([key.mode for key in ratings.keys])
         conditions = {m: bootstrap(L[modes == m], y[modes == m], samples=samples, seed=seed)
@@ -655,8 +718,8 @@ def fit(ratings: Ratings, *, models: Sequence[str] = ("full", "true-belief", "no
                 factors[name] = groups
         out[model] = ModelFit(model, problem.thresholds(index), problem.betas[b],
                               bootstrap(L, y, samples=samples, seed=seed), conditions, factors, L,
-                              [{"model": model, **e} for e in evaluations], ties)
-    return FitResult(ratings, out, minimize)
+                              [{"model": model, **e} for e in evaluations], ties, free)
+    return FitResult(ratings, out, minimize, Thresholds.given(start, "start"))
 
 
 def fit_json(result: FitResult) -> dict:
@@ -665,12 +728,12 @@ def fit_json(result: FitResult) -> dict:
     return {
         "model": best.model, "objective": "min r" if result.minimize else "max r",
         "ratings": result.ratings.path, "n": best.overall.n,
-        "r": best.overall.r, "r_ci95": [best.overall.low, best.overall.high],
+        "r": _number(best.overall.r), "r_ci95": [_number(best.overall.low), _number(best.overall.high)],
         "conditions": {c: f.as_dict() for c, f in best.conditions.items()},
-        "ties": best.ties,
+        "ties": best.ties, "unconstrained": best.unconstrained,
         **({"participants": len(result.ratings.participants), "split_half": split_half(result.ratings)}
            if result.ratings.participants else {}),
-        "ablations": {m: {"beta": f.beta, **f.overall.as_dict(), "ties": f.ties}
+        "ablations": {m: {"beta": f.beta, **f.overall.as_dict(), "ties": f.ties, "unconstrained": f.unconstrained}
                       for m, f in list(result.models.items())[1:]},
     }
 

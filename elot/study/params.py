@@ -29,17 +29,10 @@ class StudyError(ElotError):
     """Bad input to a study command: a parameter or ratings file, an option value."""
 
 
-#: The thresholds a fit adjusts, and where it starts: the literature values the paper
-#: starts from (its Table 1a), not elot's fitted defaults.
-LITERATURE = {
-    "believes": 0.75, "certain": 0.95, "uncertain": 0.50, "likely": 0.60, "unlikely": 0.40,
-    "could": 0.20, "might": 0.20, "may": 0.30, "should": 0.80, "must": 0.95,
-}
-
-
-def literature_thresholds() -> Thresholds:
-    """:class:`Thresholds` with the fitted ones at their literature values."""
-    return Thresholds().replace(**LITERATURE)
+#: The thresholds a fit adjusts. It starts them where every other command has them, at
+#: the defaults of :class:`Thresholds` (the paper's fitted values), so that a threshold the
+#: ratings say nothing about is written back unchanged.
+FITTED = ("believes", "certain", "uncertain", "likely", "unlikely", "could", "might", "may", "should", "must")
 
 
 @dataclass(frozen=True)

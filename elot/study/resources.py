@@ -15,14 +15,14 @@ from elot.study.tasks import Task
 
 
 @lru_cache(maxsize=1024)
-def _scenario_counts(ref: ScenarioRef, conventions: str) -> tuple[int, int, int, int, int]:
+def _scenario_counts(ref: ScenarioRef) -> tuple[int, int, int, int, int]:
     """``(goals, initial states, actions, belief tables, judgment points)`` of a scenario:
     what the size and cost of its tasks depend on (computed once per scenario)."""
-    from elot.btom.hypotheses import initial_states
+    from elot.btom.agent import count_model_states
     from elot.btom.world import MOVES
 
     scenario = ref.load()
-    n_states = len(initial_states(scenario.initial, conventions=conventions))
+    n_states = count_model_states(scenario.initial)   # counted, not listed: b30 has 657,720
     tables = 1 + sum(1 for a in scenario.actions if a[0] not in MOVES)
     return (len(scenario.layout.gems), n_states, len(scenario.actions), tables,
             len(scenario.judgments) or 1)
@@ -32,7 +32,7 @@ def _space(task: Task) -> tuple[int, int]:
     """Hypotheses and peak bytes of a task's inference (:func:`elot.btom.hypotheses.space_size`)."""
     from elot.btom.hypotheses import space_size
 
-    n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario, task.conventions)
+    n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario)
     model = task.model if task.model in VARIANTS else "true-belief"
     return space_size(model, n_goals, n_states, task.k, steps=steps, belief_tables=tables)
 
@@ -56,7 +56,7 @@ def estimate_task_bytes(task: Task) -> int:
     here, before any work starts (``auto`` runs particles on it instead)."""
     from elot.btom.hypotheses import MAX_HYPOTHESES, check_size
 
-    n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario, task.conventions)
+    n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario)
     smc = _particle_bytes(task, n_goals, n_states, steps)
     if task.config.runs_particles(fits=True):   # particles whatever the space
         return smc
@@ -75,7 +75,7 @@ def task_cost(task: Task) -> float:
     (hypotheses x steps), stepping every initial state's world in Python (states x
     steps), scoring (items x thresholds x judgment points, each over every (state,
     belief) pair), and a fixed part. Only the order and the ratios matter."""
-    n_goals, n_states, steps, _, times = _scenario_counts(task.scenario, task.conventions)
+    n_goals, n_states, steps, _, times = _scenario_counts(task.scenario)
     hypotheses = _space(task)[0]
     from elot.btom.hypotheses import MAX_HYPOTHESES
 

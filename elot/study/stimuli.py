@@ -30,41 +30,32 @@ and, beyond the paper's schema (optional when read):
 The statements are the scenario's own, or the ones given (``elot stimuli --statements``,
 chosen with ``elot design``).
 
-The folder is written to a temporary folder beside it and renamed into place when every
-scenario is rendered, so a failure or an interrupt leaves nothing half-written. Its hidden
-:data:`MANIFEST` records every file elot wrote there with its size and SHA-256: an
-existing folder is replaced only while it is exactly that (or empty), and with ``force``
-otherwise; a symbolic link only with ``force`` (the link itself, never the folder it
-points to). The check is made before rendering and again at the swap, so files put in the
-folder meanwhile are never deleted. A temporary folder carries :data:`RUN_MARK`, locked
-while its run lives; one left by a killed run is removed by the next run into the same
-folder.
+The folder is an :class:`~elot.output.OwnedFolder`: written to a temporary folder beside
+it and swapped into place when every scenario is rendered, so a failure or an interrupt
+leaves nothing half-written. Its hidden :data:`MANIFEST` records every file elot wrote
+there: files changed since are replaced only with ``force``, files elot never wrote are
+kept, and a folder elot did not write, or a symbolic link, needs ``force``. The check is
+made before rendering and again at the swap. A temporary folder carries :data:`RUN_MARK`,
+locked while its run lives; one left by a killed run is removed by the next run into the
+same folder (:func:`clean_stale`).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import re
-import shutil
-import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 from elot.errors import ElotError
+from elot.output import MANIFEST, RUN_MARK, OwnedFolder, clean_stale  # noqa: F401 (the set's names)
 from elot.study.params import StudyError
 from elot.study.references import ScenarioRef, scenario_items
 
 #: The file a survey reads.
 INDEX = "stimuli.json"
-#: The hidden file in which elot records what it wrote in a set: each file's size and SHA-256.
-MANIFEST = ".elot"
-#: What the manifest says first.
+#: What the set's manifest says it is.
 _KIND = "elot stimuli"
-#: The file that marks a temporary folder as a live run's own (locked while the run lives).
-RUN_MARK = ".elot-run"
 
 #: ``stimuli.json`` as JSON Schema (draft 2020-12): a list of scenario objects.
 SCHEMA: dict = {
@@ -361,141 +352,15 @@ class StimulusSet:
     mp4: bool
 
 
+def owned_folder(folder: str | Path, *, force: bool = False) -> OwnedFolder:
+    """The stimulus set ``folder`` as elot writes it (see the module's docstring)."""
+    return OwnedFolder(folder, _KIND, what="stimulus set", force=force, error=StudyError)
+
+
 def check_folder(folder: str | Path, *, force: bool = False) -> Path:
-    """The checks made before any rendering: the folder can be made where it is asked
-    for (missing parent folders are created, as every study output's are), and an
-    existing ``folder`` is empty or a stimulus set elot wrote and nobody changed since
-    (it is replaced), or ``force`` is given. A symbolic link is replaced (the link, not
-    what it points to) only with ``force``; a file never."""
-    target = Path(folder).expanduser()
-    existing = target.parent
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise StudyError(f"cannot write {target}: {existing} is a file, not a folder", hint="choose another -o")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise StudyError(f"cannot write {target}: {existing} is not writable", hint="choose another -o")
-    _check_replaceable(target, force)
-    return target
-
-
-def _check_replaceable(target: Path, force: bool) -> None:
-    try:
-        info = os.lstat(target)
-    except FileNotFoundError:
-        return
-    except OSError as error:
-        raise StudyError(f"cannot write {target}: {error.strerror or error}", hint="choose another -o") from None
-    if stat.S_ISLNK(info.st_mode):
-        if not force:
-            raise StudyError(f"{target} is a symbolic link; not replacing it (nor the folder it points to)",
-                             hint="choose another folder name, or add --force to replace the link itself")
-        return
-    if not stat.S_ISDIR(info.st_mode):
-        raise StudyError(f"cannot write {target}: it is a file, not a folder", hint="choose another -o")
-    if not force and not _is_ours(target):
-        raise StudyError(f"{target} exists and is not a stimulus set elot wrote (or its files were changed "
-                         "since); not replacing it",
-                         hint="choose a new folder name, or add --force to replace it (elot stimuli replaces "
-                              "only a folder it wrote, unchanged)")
-
-
-def _is_ours(folder: Path) -> bool:
-    """Whether ``folder`` is empty, or holds exactly the files its :data:`MANIFEST` lists,
-    each of the size and SHA-256 recorded there."""
-    from elot.output import file_digest, read_head
-
-    try:
-        if os.path.islink(folder) or not folder.is_dir():
-            return False
-        names = {p.name for p in folder.iterdir()}
-    except OSError:
-        return False
-    if not names:
-        return True
-    head = read_head(folder / MANIFEST, 1 << 20)
-    try:
-        mark = json.loads(head.decode("utf-8")) if head else None
-    except (ValueError, UnicodeDecodeError):
-        return False
-    if not isinstance(mark, dict) or mark.get("kind") != _KIND or not isinstance(mark.get("files"), dict):
-        return False
-    files = mark["files"]
-    if names != set(files) | {MANIFEST}:
-        return False
-    for name, record in files.items():
-        size = record.get("size") if isinstance(record, dict) else None
-        try:
-            info = os.lstat(folder / name)
-            if not isinstance(size, int) or not stat.S_ISREG(info.st_mode) or info.st_size != size \
-                    or file_digest(folder / name, size) != record.get("sha256"):
-                return False
-        except OSError:
-            return False
-    return True
-
-
-def _write_manifest(folder: Path) -> None:
-    """Record every file of ``folder`` (but the run mark) with its size and SHA-256."""
-    from elot.output import file_digest
-
-    files = {}
-    for path in sorted(folder.iterdir()):
-        if path.name in (MANIFEST, RUN_MARK):
-            continue
-        size = path.stat().st_size
-        files[path.name] = {"size": size, "sha256": file_digest(path, size)}
-    (folder / MANIFEST).write_text(json.dumps({"kind": _KIND, "files": files}, indent=1) + "\n", encoding="utf-8")
-
-
-def _own_folder(target: Path, suffix: str) -> tuple[Path, int]:
-    """A new hidden folder beside ``target`` marked as this run's (:data:`RUN_MARK`,
-    locked until the returned descriptor is closed)."""
-    import fcntl
-
-    folder = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=suffix))
-    try:
-        fd = os.open(folder / RUN_MARK, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
-    except OSError:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    os.write(fd, f"{os.getpid()}\n".encode())
-    return folder, fd
-
-
-def clean_stale(target: str | Path) -> list[Path]:
-    """Remove the temporary folders beside ``target`` that runs of elot stimuli left when
-    they were killed: only folders named as elot names them, holding elot's run mark,
-    whose lock no live run holds. Returns what was removed."""
-    import fcntl
-
-    target = Path(target).expanduser()
-    pattern = re.compile(rf"\.{re.escape(target.name)}\.[A-Za-z0-9_]{{8}}\.(tmp|old)")
-    removed = []
-    try:
-        candidates = [p for p in target.parent.iterdir() if pattern.fullmatch(p.name)]
-    except OSError:
-        return removed
-    for folder in candidates:
-        if folder.is_symlink() or not folder.is_dir():
-            continue
-        try:
-            fd = os.open(folder / RUN_MARK, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
-        except OSError:
-            continue
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                continue        # a live run's
-            shutil.rmtree(folder, ignore_errors=True)
-            removed.append(folder)
-        finally:
-            os.close(fd)
-    return removed
+    """The checks made before any rendering (:meth:`OwnedFolder.check`): the folder can be
+    made where it is asked for, and an existing one may be replaced."""
+    return owned_folder(folder, force=force).check()
 
 
 def segment_bytes(scenario, cell_px: int, from_start: bool = False) -> int:
@@ -541,7 +406,8 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
     from elot.draw.board import FRAME_SIZE, cell_for_size
     from elot.study.executors import WorkersLost
 
-    target = check_folder(folder, force=force)
+    owned = owned_folder(folder, force=force)
+    target = owned.check()
     if mp4 is None:
         mp4 = ffmpeg() is not None
     elif mp4 and ffmpeg() is None:
@@ -563,13 +429,7 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
         while name in names:
             name, n = f"{base}-{n}", n + 1
         names.append(name)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        clean_stale(target)
-        temporary, lock = _own_folder(target, ".tmp")
-    except OSError as error:
-        raise StudyError(f"cannot write {target}: {error.strerror or error}", hint="choose another -o") from None
-    try:
+    with owned as temporary:
         items = tuple(statements) if statements else None     # the same for every scenario
         work = [Job(ref, name, str(temporary), mp4, cell, from_start, loop, items)
                 for ref, name, cell in zip(refs, names, cells)]
@@ -583,53 +443,8 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
         if problems:   # a bug, not bad input: say so rather than write a set a survey cannot read
             raise ElotError("the stimulus set does not match its schema: " + "; ".join(problems))
         (temporary / INDEX).write_text(json.dumps(entries, indent=2) + "\n", encoding="utf-8")
-        _write_manifest(temporary)
-        os.unlink(temporary / RUN_MARK)     # still locked through ``lock``: the set is whole now
-        os.chmod(temporary, 0o777 & ~_umask())
-        _swap(temporary, target, force)
-    except OSError as error:
-        raise StudyError(f"cannot write {target}: {error.strerror or error}", hint="check the folder given to -o") \
-            from None
-    finally:
-        if temporary.exists():
-            shutil.rmtree(temporary, ignore_errors=True)
-        os.close(lock)
+        owned.commit()
     return StimulusSet(target, entries, {e["name"]: r[1] for e, r in zip(entries, results)}, mp4)
-
-
-def _swap(new: Path, target: Path, force: bool) -> None:
-    """Put ``new`` in place of ``target``. Without ``force`` an existing ``target`` is
-    checked again (files may have been put there while the set was rendered): before it
-    is moved aside, and once moved, so that nothing added up to the move is deleted."""
-    if not os.path.lexists(target):
-        os.replace(new, target)
-        return
-    changed = StudyError(f"{target} changed while the set was rendered; not replacing it (the new set is "
-                         "discarded)", hint="choose a new folder name, or add --force to replace it")
-    try:
-        _check_replaceable(target, force)
-    except StudyError:
-        raise changed from None
-    old, lock = _own_folder(target, ".old")
-    try:
-        os.replace(target, old / "set")
-        if not force and not _is_ours(old / "set"):
-            os.replace(old / "set", target)
-            raise changed
-        try:
-            os.replace(new, target)
-        except OSError:
-            os.replace(old / "set", target)
-            raise
-    finally:
-        shutil.rmtree(old, ignore_errors=True)
-        os.close(lock)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _run(work: Sequence[Job], jobs: int, progress) -> list[tuple[dict, list[int]]]:

@@ -17,7 +17,12 @@ The survey is a folder a researcher can read, adapt and host:
 * ``stimuli/`` — the animations, each set to play once (the stimulus set's loop forever);
 * ``icons/`` — one small picture of each gem; ``lib/`` — jsPsych, copied from the npm cache.
 
-The folder is written to a temporary folder beside it and renamed into place.
+The folder is an :class:`~elot.output.OwnedFolder`: written to a temporary folder beside
+it and swapped into place, with a hidden manifest of the files elot wrote. An existing
+survey is replaced without ``force`` only while every file elot wrote there is as it was
+(a hand-edited ``experiment.js`` needs ``force``); files elot never wrote are kept; and
+one that holds answers (:data:`DATABASE`) is never replaced, not even with ``force``,
+checked before the build and again at the swap.
 """
 
 from __future__ import annotations
@@ -25,14 +30,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
 from elot.errors import ElotError, load_json, read_text
+from elot.output import OwnedFolder, same_file
 from elot.survey import SurveyError
 from elot.survey.design import Settings, make_orders, settings_dict
 
@@ -209,25 +213,23 @@ def gem_icon(index: int, path: Path, size_px: int = 64) -> None:
     figure.savefig(path, transparent=True)
 
 
-def is_survey(folder: Path) -> bool:
-    try:
-        return json.loads((folder / CONFIG).read_text(encoding="utf-8")).get("kind") == KIND
-    except (OSError, ValueError, AttributeError):
-        return False
-
-
-def check_target(folder: str | Path) -> Path:
-    """An existing ``folder`` is replaced only if it is a survey elot built that holds no
-    answers yet."""
+def owned_folder(folder: str | Path, *, force: bool = False) -> OwnedFolder:
+    """The survey ``folder`` as elot writes it (see the module's docstring)."""
     target = Path(folder).expanduser()
-    if target.exists():
-        if not target.is_dir() or (any(target.iterdir()) and not is_survey(target)):
-            raise SurveyError(f"{target} exists and is not a survey elot built; not replacing it",
-                              hint="choose a new folder for -o")
-        if (target / DATABASE).exists():
-            raise SurveyError(f"{target} holds answers ({DATABASE}); not replacing it",
+
+    def no_answers(folder: Path) -> None:
+        held = [name for name in (DATABASE, f"{DATABASE}-wal", f"{DATABASE}-journal") if os.path.lexists(folder / name)]
+        if held:
+            raise SurveyError(f"{target} holds answers ({held[0]}); not replacing it, not even with --force",
                               hint="build the new survey into another folder (or move the answers away first)")
-    return target
+
+    return OwnedFolder(target, KIND, what="survey", force=force, guard=no_answers, error=SurveyError)
+
+
+def check_target(folder: str | Path, *, force: bool = False) -> Path:
+    """The checks made before the build (:meth:`OwnedFolder.check`): an existing ``folder``
+    may be replaced."""
+    return owned_folder(folder, force=force).check()
 
 
 def load_config(folder: str | Path) -> dict:
@@ -250,15 +252,20 @@ def survey_id(config: dict) -> str:
 
 def build_survey(stimuli: str | Path, output: str | Path, settings: Settings, *, refs: Sequence | None = None,
                  root: str | None = None, exps: Sequence[str] = ("exp2_current",), npm_cache: str | Path | None = None,
-                 cdn: bool = False) -> Built:
+                 cdn: bool = False, force: bool = False) -> Built:
     """Build the survey of the stimulus set ``stimuli`` into ``output`` (see the module's
-    docstring). jsPsych is installed into ``npm_cache`` with npm (once) and copied in, or,
-    with ``cdn``, loaded from unpkg.com by the page."""
+    docstring; ``force`` replaces files changed since elot wrote them). jsPsych is
+    installed into ``npm_cache`` with npm (once) and copied in, or, with ``cdn``, loaded
+    from unpkg.com by the page."""
     from elot.survey import jspsych
 
     stimuli = Path(stimuli)
     entries = read_stimulus_set(stimuli)
-    target = check_target(output)
+    owned = owned_folder(output, force=force)
+    if os.path.lexists(owned.target) and same_file(owned.target, stimuli):
+        raise SurveyError(f"cannot write {owned.target}: it is the stimulus set the survey is built from",
+                          hint="choose another folder for -o")
+    target = owned.check()
     found = find_scenarios(entries, refs, root=root, exps=exps)
     scenarios = describe(entries, found, stimuli)
     orders = make_orders(scenarios, settings)
@@ -268,12 +275,7 @@ def build_survey(stimuli: str | Path, output: str | Path, settings: Settings, *,
               "scale": list(SCALE), "scenarios": scenarios, "orders": orders,
               "gem_icons": [f"icons/gem-{n + 1}.png" for n in range(max(s["gems"] for s in scenarios))]}
     config["id"] = survey_id(config)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
-    except OSError as error:
-        raise SurveyError(f"cannot write {target}: {error.strerror or error}", hint="choose another -o") from None
-    try:
+    with owned as temporary:
         (temporary / "stimuli").mkdir()
         (temporary / "icons").mkdir()
         for entry in entries:
@@ -286,22 +288,7 @@ def build_survey(stimuli: str | Path, output: str | Path, settings: Settings, *,
         (temporary / CONFIG).write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
         (temporary / "experiment.js").write_text(render_script(config), encoding="utf-8")
         (temporary / "index.html").write_text(render_page(config, scripts, css), encoding="utf-8")
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(temporary, 0o777 & ~mask)
-        if target.exists():
-            old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".old"))
-            os.replace(target, old / "survey")
-            os.replace(temporary, target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(temporary, target)
-    except OSError as error:
-        raise SurveyError(f"cannot write {target}: {error.strerror or error}", hint="check the folder given to -o") \
-            from None
-    finally:
-        if temporary.exists():
-            shutil.rmtree(temporary, ignore_errors=True)
+        owned.commit()
     return Built(target, config)
 
 
