@@ -621,14 +621,23 @@ def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: 
         beliefs = ("1 belief" if model in ("true-belief", "true-belief-paper")
                    else f"{hypotheses // (n_goals * n_states):,} beliefs (k={k})")
         limit = (f"the limit is {max_hypotheses:,} hypotheses" if hypotheses > max_hypotheses
-                 else f"the memory budget is {budget / 2**30:.1f} GiB")
+                 else f"the memory budget is {format_bytes(budget)}")
         raise ScenarioError(
             f"the hypothesis space is too large: {n_goals} goal(s) x {n_states:,} initial states x "
-            f"{beliefs} = {hypotheses:,} hypotheses, about {peak / 2**30:.1f} GiB to run "
+            f"{beliefs} = {hypotheses:,} hypotheses, about {format_bytes(peak)} to run "
             f"({limit}): {SMC_ADVICE}",
-            hint="or use a smaller --k or a map with fewer closed boxes, or raise the limit with "
-                 "--max-hypotheses (max_hypotheses=) if the machine has the memory",
+            hint="or `--inference auto`, or use a smaller --k or a map with fewer closed boxes, or raise the "
+                 "limits with --max-hypotheses N and --max-memory SIZE (max_hypotheses=, max_bytes=) if the "
+                 "machine has the memory",
         )
+
+
+def format_bytes(n: int) -> str:
+    """A byte count for messages: ``3.1 GiB``, ``53.9 KiB``."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20)):
+        if n >= size / 8:
+            return f"{n / size:.1f} {unit}"
+    return f"{n / 2**10:.1f} KiB"
 
 
 def _whole(value, name: str, minimum: int) -> int:

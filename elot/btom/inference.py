@@ -25,7 +25,7 @@ from elot.btom.engine import (AgentPlanner, Trajectory, as_in, check_backend_lim
                               step_worlds)
 from elot.btom.conventions import check_conventions
 from elot.errors import ArgumentError, ElotError, ScenarioError
-from elot.btom.hypotheses import (MAX_HYPOTHESES, HypothesisSpace, Prior, build, initial_states,
+from elot.btom.hypotheses import (MAX_HYPOTHESES, HypothesisSpace, Prior, build, format_bytes, initial_states,
                                   memory_budget, resolve_goals, space_size)
 from btom_ext import BACKENDS
 from btom_ext.reference import AGENT
@@ -431,13 +431,6 @@ def infer_config(config: InferenceConfig | None = None, **settings: Any) -> Infe
     return config.replace(**changes) if changes else config
 
 
-def _gib(n: int) -> str:
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20)):
-        if n >= size / 8:
-            return f"{n / size:.1f} {unit}"
-    return f"{n / 2**10:.1f} KiB"
-
-
 def revealing_actions(actions) -> int:
     """How many actions can reveal something (all but moves): beliefs are filtered again
     only after those."""
@@ -491,8 +484,8 @@ def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress
         elif size > config.max_hypotheses:
             note = f"auto: smc ({size:,} hypotheses are over the budget of {config.max_hypotheses:,})"
         else:
-            note = (f"auto: smc ({size:,} hypotheses would need about {_gib(peak)} for exact inference, "
-                    f"over the memory budget of {_gib(budget)})")
+            note = (f"auto: smc ({size:,} hypotheses would need about {format_bytes(peak)} for exact inference, "
+                    f"over the memory budget of {format_bytes(budget)})")
     common = dict(model=config.variant, beta=config.beta, k=config.k, prior=config.prior, goals=config.goals,
                   backend=config.backend, conventions=config.conventions)
     if method == "exact":
