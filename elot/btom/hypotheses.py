@@ -36,13 +36,17 @@ from math import comb
 
 import numpy as np
 
-from btom_ext.reference import AGENT, BOX, CLOSED, EPSILON, FLOOR, GEMS, GONE, HELD, KEYS, LOCKED
+from btom_ext.reference import (AGENT, BOX, CLOSED, DOWN, EPSILON, FLOOR, GEMS, GONE, HELD, KEYS, LEFT, LOCKED,
+                                NO_ACTION, OPEN, PICKUP_GEM, PICKUP_KEY, RIGHT, UNLOCK, UP)
 from elot.btom.conventions import check_conventions
 from elot.errors import ArgumentError, ScenarioError, expect, expect_int
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, check_variant
 from elot.btom.world import OFFGRID, KeyState, Layout, Pos, WorldState
 
 # -- numeric encoding ----------------------------------------------------------------------
+
+#: The backends' codes of the moves.
+_MOVE_CODES = {"up": UP, "down": DOWN, "left": LEFT, "right": RIGHT}
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,6 +141,38 @@ class Encoding:
         if not rows:
             return np.empty((0, self.row_width), dtype=np.int32)
         return np.stack(rows)
+
+    @cached_property
+    def _key_index(self) -> dict[str, int]:
+        return {k: i for i, k in enumerate(self.layout.keys)}
+
+    def action_code(self, action) -> tuple[int, int, int]:
+        """An action as the ``(code, a, b)`` triple of a backend's ``Rules.apply`` (see
+        :mod:`btom_ext.reference`); an action naming no object of the layout is
+        ``NO_ACTION``, possible nowhere."""
+        name, args = action[0], action[1:]
+        index = self._index
+        if name in _MOVE_CODES and not args:
+            return _MOVE_CODES[name], 0, 0
+        if name == "pickup" and len(args) == 1:
+            if args[0] in self._key_index:
+                return PICKUP_KEY, self._key_index[args[0]], 0
+            if args[0] in index["gem"]:
+                return PICKUP_GEM, index["gem"][args[0]], 0
+        if name == "open" and len(args) == 1 and args[0] in index["box"]:
+            return OPEN, index["box"][args[0]], 0
+        if name == "unlock" and len(args) == 2 and args[0] in self._key_index and args[1] in index["door"]:
+            return UNLOCK, self._key_index[args[0]], index["door"][args[1]]
+        return NO_ACTION, 0, 0
+
+    def action_codes(self, actions) -> np.ndarray:
+        """:meth:`action_code` of each action, ``(len(actions), 3)`` ``int32``."""
+        return np.array([self.action_code(a) for a in actions], dtype=np.int32).reshape(len(actions), 3)
+
+    def rules(self, backend):
+        """The rules of the domain on this layout's world rows, from a backend module."""
+        return backend.Rules(self.walls, self.layout.width, self.door_cells, self.door_colours,
+                             self.box_cells, self.gem_cells)
 
     def planner(self, backend, max_bytes: int | None = None):
         """A path-cost planner for this layout from a backend module (``btom_ext.backend``).
