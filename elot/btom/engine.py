@@ -103,13 +103,14 @@ class AgentPlanner:
     """The agent's path costs ``h_g`` (SPEC §5) for one layout and model: what its QMDP
     policy reads. Inference scores observed actions with it and the simulated agent
     (:mod:`elot.btom.agent`) chooses actions with it, so the two are one model run in
-    opposite directions. The non-planning ablation's costs are Manhattan distances."""
+    opposite directions. The non-planning ablation's costs are Manhattan distances. The
+    planner holds at most ``max_bytes`` (default: :func:`~elot.btom.hypotheses.memory_budget`)."""
 
-    def __init__(self, layout, model: str, core) -> None:
+    def __init__(self, layout, model: str, core, max_bytes: int | None = None) -> None:
         self.layout = layout
         self.core = core
         self.encoding = Encoding(layout)
-        self._planner = None if model == "non-planning" else self.encoding.planner(core)
+        self._planner = None if model == "non-planning" else self.encoding.planner(core, max_bytes)
         self._shift_cache: dict[tuple[Action, ...], np.ndarray] = {}
 
     def path_costs(self, rows: np.ndarray) -> np.ndarray:

@@ -30,6 +30,7 @@ This module also owns the numeric encoding of worlds that ``btom_ext`` works on
 from __future__ import annotations
 
 import itertools
+import os
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from math import comb
@@ -519,11 +520,13 @@ def _assign(boxes: list[str], colours: list[str]) -> list[dict[str, str]]:
 
 def particle_counts(n_states: int, k: int) -> np.ndarray:
     """Every multiset of ``k`` particles over ``n_states`` states as counts, ``(C(n+k-1, k), n)``."""
-    combos = np.array(list(itertools.combinations_with_replacement(range(n_states), k)), dtype=np.intp)
-    counts = np.zeros((len(combos), n_states), dtype=np.int32)
-    rows = np.arange(len(combos))
-    for particle in range(k):
-        np.add.at(counts, (rows, combos[:, particle]), 1)
+    size = comb(n_states + k - 1, k)
+    combos = np.fromiter(itertools.chain.from_iterable(itertools.combinations_with_replacement(range(n_states), k)),
+                         dtype=np.intp, count=size * k).reshape(size, k)
+    counts = np.zeros((size, n_states), dtype=np.int32)
+    rows = np.arange(size)
+    for particle in range(k):   # one particle per row each time: no index repeats within a column
+        counts[rows, combos[:, particle]] += 1
     return counts
 
 
@@ -618,14 +621,17 @@ def memory_available() -> int | None:
 
 
 def _meminfo_available() -> int | None:
+    # One read of the whole file (it is a few KiB): inference asks before every run.
     try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError):
-        pass
-    return None
+        fd = os.open("/proc/meminfo", os.O_RDONLY)
+        try:
+            data = os.read(fd, 1 << 16)
+        finally:
+            os.close(fd)
+        start = data.index(b"MemAvailable:") + len(b"MemAvailable:")
+        return int(data[start:data.index(b"\n", start)].split()[0]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _address_space_left() -> int | None:

@@ -174,19 +174,25 @@ class Filter(Protocol):
     def result(self) -> Any: ...
 
 
+def _after(world: WorldState, action: Action) -> WorldState:
+    """``world`` after ``action``, known to be possible (a move only moves the agent)."""
+    if action[0] in MOVES:
+        dx, dy = MOVES[action[0]]
+        return world.moved((world.agent_pos[0] + dx, world.agent_pos[1] + dy))
+    return world.step(action)
+
+
 def true_trajectory(scenario) -> tuple[WorldState, ...]:
     """The real world at every step of the scenario's plan; an action that is impossible in
     it is a :class:`ScenarioError` naming the action."""
     real = [scenario.initial]
     for t, action in enumerate(scenario.actions, 1):
         action = tuple(action)
-        if not real[-1].can(action):
-            raise ScenarioError(
-                f"action {t} ({' '.join(action)}) is impossible in the true state: "
-                f"{real[-1].why_not(action)}",
-                hint="check the plan against the map",
-            )
-        real.append(real[-1].step(action))
+        reason = real[-1].why_not(action)
+        if reason is not None:
+            raise ScenarioError(f"action {t} ({' '.join(action)}) is impossible in the true state: {reason}",
+                                hint="check the plan against the map")
+        real.append(_after(real[-1], action))
     return tuple(real)
 
 
@@ -211,15 +217,17 @@ class ExactFilter:
         actions = tuple(tuple(a) for a in scenario.actions)
         # Beliefs are refiltered only when an action can reveal something (not a move).
         reveals = revealing_actions(actions)
+        free = memory_budget()   # read once, for the space's check and the planner's limit
+        budget = free if max_bytes is None else max_bytes
         try:
             self.space = build(scenario.initial, model=model, k=k, prior=prior,
                                goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses,
                                conventions=conventions, steps=len(actions), belief_tables=1 + reveals,
-                               max_bytes=max_bytes)
+                               max_bytes=budget)
         except ScenarioError as error:
             raise error.located(path=getattr(scenario, "path", None))
         self.model, self.beta, self.backend, self.conventions = model, beta, backend, conventions
-        self.planner = AgentPlanner(layout, model, self.core)
+        self.planner = AgentPlanner(layout, model, self.core, free)
         self.enc = self.planner.encoding
         self.goal_gems = np.array([self.enc.gem_index(g) for g in self.space.goals], dtype=np.intp)
         self.local = as_in if conventions == "paper" else same_action
@@ -317,7 +325,7 @@ class ExactFilter:
         everything = self._all_rows
         codes = self._action_codes((action,), before, everything, self.worlds)
         self.rows = rows = self.rules.apply(rows, everything, codes)
-        real = before.moved(self.enc.pos(int(rows[-1, AGENT]))) if move else before.step(action)
+        real = _after(before, action)   # possible: it is one of the options
         self.real.append(real)
         rename = None if self.local is same_action else (lambda world, option: self.local(world, option, before))
         if move and self.together and (rows[:, AGENT] == rows[-1, AGENT]).all():
