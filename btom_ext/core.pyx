@@ -582,7 +582,8 @@ def manhattan_costs(int width, gem_cells, worlds):
 
 
 # Action codes of Rules.apply (see btom_ext.reference).
-UP, DOWN, LEFT, RIGHT, PICKUP_KEY, PICKUP_GEM, OPEN, UNLOCK, NO_ACTION = 0, 1, 2, 3, 4, 5, 6, 7, -1
+UP, DOWN, LEFT, RIGHT = ACT_UP, ACT_DOWN, ACT_LEFT, ACT_RIGHT
+PICKUP_KEY, PICKUP_GEM, OPEN, UNLOCK, NO_ACTION = ACT_PICKUP_KEY, ACT_PICKUP_GEM, ACT_OPEN, ACT_UNLOCK, ACT_NONE
 
 
 cdef inline int _near(int a, int b, int width) noexcept nogil:
@@ -616,12 +617,12 @@ cdef class Rules:
         # row, in place, after one action (unchanged where it is impossible)
         cdef int agent = row[AGENT], x = agent % self.width, y = agent // self.width, target, d, place
         cdef int status, where
-        if code == 0 or code == 1 or code == 2 or code == 3:
-            if code == 0:
+        if code == ACT_UP or code == ACT_DOWN or code == ACT_LEFT or code == ACT_RIGHT:
+            if code == ACT_UP:
                 y = y - 1
-            elif code == 1:
+            elif code == ACT_DOWN:
                 y = y + 1
-            elif code == 2:
+            elif code == ACT_LEFT:
                 x = x - 1
             else:
                 x = x + 1
@@ -634,7 +635,7 @@ cdef class Rules:
                 if self.door_cells[d] == target and (row[LOCKED] >> d) & 1:
                     return
             row[AGENT] = target
-        elif code == 4:
+        elif code == ACT_PICKUP_KEY:
             if not 0 <= a < n_keys:
                 return
             status = row[KEYS + a]
@@ -649,16 +650,16 @@ cdef class Rules:
                 return
             row[KEYS + a] = HELD
             row[KEYS + n_keys + a] = -1
-        elif code == 5:
+        elif code == ACT_PICKUP_GEM:
             if not 0 <= a < self.gem_cells.shape[0] or (row[GEMS] >> a) & 1 or self.gem_cells[a] != agent:
                 return
             row[GEMS] = row[GEMS] | (1 << a)
-        elif code == 6:
+        elif code == ACT_OPEN:
             if not 0 <= a < self.box_cells.shape[0] or not (row[CLOSED] >> a) & 1 \
                     or _near(self.box_cells[a], agent, self.width) > 1:
                 return
             row[CLOSED] = row[CLOSED] & ~(1 << a)
-        elif code == 7:
+        elif code == ACT_UNLOCK:
             if not 0 <= a < n_keys or not 0 <= b < self.door_cells.shape[0]:
                 return
             if row[KEYS + a] != HELD or not (row[LOCKED] >> b) & 1 \

@@ -225,3 +225,9 @@ def test_kernels_refuse_shapes_that_disagree():
     with pytest.raises(ValueError, match="out of range"):
         core.qmdp_update(np.zeros(2), np.ones((1, 1)), np.zeros((1, 1), dtype=np.int32), np.array([0]),
                          np.array([0]), 3, 1.0, np.ones(1, dtype=np.uint8), 1, 0, np.ones(1, dtype=np.uint8))
+
+
+def test_both_backends_name_the_actions_alike():
+    names = ["UP", "DOWN", "LEFT", "RIGHT", "PICKUP_KEY", "PICKUP_GEM", "OPEN", "UNLOCK", "NO_ACTION"]
+    assert [getattr(core, n) for n in names] == [getattr(ref, n) for n in names]
+    assert len({getattr(ref, n) for n in names}) == len(names)
