@@ -15,6 +15,7 @@ and steps with the same ``alive`` table share one.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Protocol, Sequence
@@ -327,7 +328,7 @@ class ExactFilter:
         self.rows = rows = self.rules.apply(rows, everything, codes)
         real = _after(before, action)   # possible: it is one of the options
         self.real.append(real)
-        rename = None if self.local is same_action else (lambda world, option: self.local(world, option, before))
+        rename = None if self.local is same_action else functools.partial(self.local, real=before)   # picklable
         if move and self.together and (rows[:, AGENT] == rows[-1, AGENT]).all():
             # a move made alike in every world: the same worlds agree, the same are live
             base = self.worlds.base if isinstance(self.worlds, MovedWorlds) else self.worlds
