@@ -113,35 +113,40 @@ class Encoding:
 
     def encode(self, state: WorldState) -> np.ndarray:
         """One world as an ``int32`` row (see :mod:`btom_ext.reference`)."""
+        return np.array(self._values(state), dtype=np.int32)
+
+    def encode_many(self, states) -> np.ndarray:
+        """Many worlds as an ``(n, row_width)`` array."""
+        return np.array([self._values(s) for s in states], dtype=np.int32).reshape(-1, self.row_width)
+
+    def _values(self, state: WorldState) -> list[int]:
         index = self._index
-        n_keys = len(self.layout.keys)
-        row = np.empty(self.row_width, dtype=np.int32)
-        row[AGENT] = self.cell(state.agent_pos)
-        row[LOCKED] = sum(1 << index["door"][d] for d in state.locked)
-        row[CLOSED] = sum(1 << index["box"][b] for b in state.closed)
-        row[GEMS] = sum(1 << index["gem"][g] for g in state.held_gems)
-        for k, name in enumerate(self.layout.keys):
-            ks = state.key(name)
+        keys = [self._key_values(state.key(name)) for name in self.layout.keys]
+        return [self.cell(state.agent_pos),
+                sum(1 << index["door"][d] for d in state.locked),
+                sum(1 << index["box"][b] for b in state.closed),
+                sum(1 << index["gem"][g] for g in state.held_gems),
+                *(k[0] for k in keys), *(k[1] for k in keys), *(k[2] for k in keys)]
+
+    def _key_values(self, ks: KeyState) -> tuple[int, int, int]:
+        """A key's (status, where, colour) in a row; a world has few distinct key states."""
+        got = self._key_cache.get(ks)
+        if got is None:
             kind = ks.where[0]
             if kind == "cell":
                 status, where = FLOOR, self.cell(ks.where[1])
             elif kind == "box":
-                status, where = BOX, index["box"][ks.where[1]]
+                status, where = BOX, self._index["box"][ks.where[1]]
             elif kind == "held":
                 status, where = HELD, -1
             else:  # used, or never on the map
                 status, where = GONE, -1
-            row[KEYS + k] = status
-            row[KEYS + n_keys + k] = where
-            row[KEYS + 2 * n_keys + k] = -1 if ks.colour is None else self.colour_index[ks.colour]
-        return row
+            got = self._key_cache[ks] = (status, where, -1 if ks.colour is None else self.colour_index[ks.colour])
+        return got
 
-    def encode_many(self, states) -> np.ndarray:
-        """Many worlds as an ``(n, row_width)`` array."""
-        rows = [self.encode(s) for s in states]
-        if not rows:
-            return np.empty((0, self.row_width), dtype=np.int32)
-        return np.stack(rows)
+    @cached_property
+    def _key_cache(self) -> dict[KeyState, tuple[int, int, int]]:
+        return {}
 
     @cached_property
     def _key_index(self) -> dict[str, int]:
