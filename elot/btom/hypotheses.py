@@ -121,7 +121,8 @@ class Encoding:
 
     def _values(self, state: WorldState) -> list[int]:
         index = self._index
-        keys = [self._key_values(state.key(name)) for name in self.layout.keys]
+        named = dict(state.keys)
+        keys = [self._key_values(named[name]) for name in self.layout.keys]
         return [self.cell(state.agent_pos),
                 sum(1 << index["door"][d] for d in state.locked),
                 sum(1 << index["box"][b] for b in state.closed),
@@ -130,7 +131,7 @@ class Encoding:
 
     def _key_values(self, ks: KeyState) -> tuple[int, int, int]:
         """A key's (status, where, colour) in a row; a world has few distinct key states."""
-        got = self._key_cache.get(ks)
+        got = self._key_cache.get((ks.colour, ks.where))   # a tuple hashes faster than the dataclass
         if got is None:
             kind = ks.where[0]
             if kind == "cell":
@@ -141,11 +142,12 @@ class Encoding:
                 status, where = HELD, -1
             else:  # used, or never on the map
                 status, where = GONE, -1
-            got = self._key_cache[ks] = (status, where, -1 if ks.colour is None else self.colour_index[ks.colour])
+            got = (status, where, -1 if ks.colour is None else self.colour_index[ks.colour])
+            self._key_cache[ks.colour, ks.where] = got
         return got
 
     @cached_property
-    def _key_cache(self) -> dict[KeyState, tuple[int, int, int]]:
+    def _key_cache(self) -> dict[tuple, tuple[int, int, int]]:
         return {}
 
     @cached_property
