@@ -450,10 +450,13 @@ def initial_states(true_state: WorldState, prior: Prior | Family = Prior(),
     else:
         colours = list(layout.colours)
         placements.sort(key=lambda p: (len(p), tuple(colours.index(p[b]) if b in p else -1 for b in closed)))
-        names = [_elot_names(p, true_state, closed, spare) for p in placements]
+        true_hidden = {(true_state.key(k).where[1], true_state.key(k).colour): k
+                       for k in layout.keys if true_state.hidden(k)}
+        names = [_elot_names(p, true_hidden, closed, spare) for p in placements]
+    spares = set(spare)
     return tuple(
         WorldState(layout, true_state.agent_pos,
-                   tuple((k, named.get(k, OFFGRID) if k in spare else true_state.key(k)) for k, _ in true_state.keys),
+                   tuple((k, named.get(k, OFFGRID) if k in spares else ks) for k, ks in true_state.keys),
                    true_state.locked, true_state.closed, true_state.held_gems)
         for named in names
     )
@@ -492,14 +495,11 @@ def _reference_names(placement: dict[str, str], closed: list[str], spare: list[s
     return {spare[slots.index(box)]: KeyState(placement[box], ("box", box)) for box in filled}
 
 
-def _elot_names(placement: dict[str, str], true_state: WorldState, closed: list[str],
+def _elot_names(placement: dict[str, str], true_hidden: dict[tuple[str, str], str], closed: list[str],
                 spare: list[str]) -> dict[str, KeyState]:
-    """True hidden keys whose box and colour match keep their object; the other filled
-    boxes (in box order) take the unused spare objects in key order."""
-    true_hidden = {
-        (true_state.key(k).where[1], true_state.key(k).colour): k
-        for k in true_state.layout.keys if true_state.hidden(k)
-    }
+    """True hidden keys (``true_hidden[(box, colour)]``) whose box and colour match keep
+    their object; the other filled boxes (in box order) take the unused spare objects in
+    key order."""
     names: dict[str, KeyState] = {}
     for box in closed:
         if box in placement and (box, placement[box]) in true_hidden:
