@@ -957,7 +957,8 @@ cdef void _likelihood_table(const double[:, ::1] bel, const double[:, :, ::1] q,
                     top = logits[a]
             norm = 0.0
             for a in range(n_a):
-                norm = norm + exp(logits[a] - top)
+                # exp(0) is 1 exactly: the best actions need no call (exp dominates this loop)
+                norm = norm + (1.0 if logits[a] == top else exp(logits[a] - top))
             res[g, r] = logits[action] - (top + log(norm))
 
 
