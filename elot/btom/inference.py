@@ -317,9 +317,9 @@ class ExactFilter:
         live_states, rows = self.live_states, self.rows
         after = self.rules.apply(rows, live_states, self._action_codes(options, before, live_states, self.worlds))
         path_costs = self.planner.path_costs(after)
-        beliefs, live_before = self._beliefs, self.live_states
+        beliefs = self._beliefs
         if self.shared_beliefs:   # every live true state filters alike: read one of them
-            table_rows, stride = beliefs[live_before[0]], 0
+            table_rows, stride = beliefs[live_states[0]], 0
         else:
             table_rows, stride = beliefs.reshape(-1, beliefs.shape[2]), space.n_beliefs
         # The worlds after the action: a state in which it is impossible stays as it is.
@@ -346,7 +346,7 @@ class ExactFilter:
             grown = np.empty((2 * len(self._weights), len(space)), dtype=np.float64)
             grown[:t] = self._weights[:t]
             self._weights = grown
-        self.logw = logw = core.qmdp_update(self.logw, table_rows, path_costs, live_before, self.goal_gems, chosen,
+        self.logw = logw = core.qmdp_update(self.logw, table_rows, path_costs, live_states, self.goal_gems, chosen,
                                             self.beta, self.goal_on, space.n_states, stride, self.live_u8,
                                             out=self._weights[t])
         # A finite weight stays finite (a likelihood is never -inf): only a step that rules
