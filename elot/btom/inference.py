@@ -259,8 +259,10 @@ class ExactFilter:
         # Every step's weights in one table, grown if more actions come than the scenario has.
         self._weights = np.empty((len(self.scenario.actions) + 1, len(space)), dtype=np.float64)
         self.logw = self._weights[0]
-        self.logw[:] = np.where(self.live[space.index[1]], 0.0, -np.inf)
-        self.history_worlds, self.history_alive = [self.worlds], [self.alive]
+        # hypothesis (g, s, b) is index (g * n_s + s) * n_b + b: a weight per state, repeated
+        self.logw.reshape(space.n_goals, space.n_states, space.n_beliefs)[:] = \
+            np.where(self.live, 0.0, -np.inf)[None, :, None]
+        self.history_worlds, self.history_alive, self.history_beliefs = [self.worlds], [self.alive], [self._beliefs]
 
     def _live(self, live: np.ndarray) -> None:
         self.live, self.live_u8, self.live_states = live, live.astype(np.uint8), np.flatnonzero(live)
@@ -364,6 +366,7 @@ class ExactFilter:
         self.actions.append(action)
         self.history_worlds.append(worlds)
         self.history_alive.append(self.alive)
+        self.history_beliefs.append(self._beliefs)
 
     def result(self) -> Inference:
         """The :class:`Inference` of the actions so far."""
@@ -379,8 +382,8 @@ class ExactFilter:
             worlds_by_step=tuple(self.history_worlds),
             alive=np.stack(self.history_alive),
             log_weights=self._weights[:len(self.actions) + 1],
-            beliefs_by_step=tuple(self._beliefs_for(a) if space.judged_beliefs is None else space.judged_beliefs
-                                  for a in self.history_alive),
+            beliefs_by_step=(tuple(self.history_beliefs) if space.judged_beliefs is None
+                             else (space.judged_beliefs,) * len(self.history_beliefs)),
         )
 
 
