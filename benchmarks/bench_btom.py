@@ -44,7 +44,7 @@ def best_of(repeat: int, fn) -> float:
 
 
 class TimedBackend:
-    """A backend whose functions (and planner costs) add their run time to ``seconds``.
+    """A backend whose functions (and its planner's and rules' methods) add their run time to ``seconds``.
 
     Wrapping both backends the same way separates the numeric core from the Python work
     that inference shares between them (stepping worlds, views, bookkeeping).
@@ -65,13 +65,29 @@ class TimedBackend:
 
     def __getattr__(self, name: str):
         attr = getattr(self._inner, name)
-        if name == "Planner":
+        if isinstance(attr, type):   # Planner, Rules: their methods are timed too
             def make(*args, **kwargs):
-                planner = self._timed(attr)(*args, **kwargs)
-                planner_costs = self._timed(planner.costs)
-                return type("TimedPlanner", (), {"costs": staticmethod(planner_costs)})()
+                made = self._timed(attr)(*args, **kwargs)
+                return _Timed(made, self._timed)
             return make
         return self._timed(attr) if callable(attr) else attr
+
+
+class _Timed:
+    """An object of a backend (a planner, the rules) whose method calls are timed."""
+
+    def __init__(self, inner, timed) -> None:
+        self._inner, self._timed_call = inner, timed
+
+    def __getattr__(self, name: str):
+        attr = getattr(self._inner, name)
+        return self._timed_call(attr) if callable(attr) else attr
+
+    def __setattr__(self, name: str, value) -> None:
+        if name.startswith("_"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._inner, name, value)
 
 
 def kernel_seconds(scenario, name: str) -> float:

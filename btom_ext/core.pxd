@@ -20,6 +20,16 @@ cdef enum:
     IN_CLOSED_BOX = 1
     # Path cost standing for "unreachable" inside the planner.
     INF = 1 << 29
+    # Action codes of Rules.apply (btom_ext.reference.UP and so on).
+    ACT_UP = 0
+    ACT_DOWN = 1
+    ACT_LEFT = 2
+    ACT_RIGHT = 3
+    ACT_PICKUP_KEY = 4
+    ACT_PICKUP_GEM = 5
+    ACT_OPEN = 6
+    ACT_UNLOCK = 7
+    ACT_NONE = -1
 
 
 cdef struct Query:

@@ -581,6 +581,184 @@ def manhattan_costs(int width, gem_cells, worlds):
     return out
 
 
+# Action codes of Rules.apply (see btom_ext.reference).
+UP, DOWN, LEFT, RIGHT = ACT_UP, ACT_DOWN, ACT_LEFT, ACT_RIGHT
+PICKUP_KEY, PICKUP_GEM, OPEN, UNLOCK, NO_ACTION = ACT_PICKUP_KEY, ACT_PICKUP_GEM, ACT_OPEN, ACT_UNLOCK, ACT_NONE
+
+
+cdef inline int _near(int a, int b, int width) noexcept nogil:
+    return abs(a % width - b % width) + abs(a // width - b // width)
+
+
+cdef class Rules:
+    """The domain's actions on world rows: each action's precondition and effect (as
+    :class:`btom_ext.reference.Rules`, and ``elot.btom.world.WorldState``'s rules)."""
+
+    cdef int width, height
+    cdef object _walls, _door_cells, _door_colours, _box_cells, _gem_cells
+    cdef const unsigned char[::1] walls
+    cdef const int[::1] door_cells
+    cdef const int[::1] door_colours
+    cdef const int[::1] box_cells
+    cdef const int[::1] gem_cells
+
+    def __init__(self, walls, width, door_cells, door_colours, box_cells, gem_cells):
+        self._walls = np.ascontiguousarray(walls, dtype=np.uint8).ravel()
+        self._door_cells = np.ascontiguousarray(door_cells, dtype=np.int32)
+        self._door_colours = np.ascontiguousarray(door_colours, dtype=np.int32)
+        self._box_cells = np.ascontiguousarray(box_cells, dtype=np.int32)
+        self._gem_cells = np.ascontiguousarray(gem_cells, dtype=np.int32)
+        self.walls, self.door_cells, self.door_colours = self._walls, self._door_cells, self._door_colours
+        self.box_cells, self.gem_cells = self._box_cells, self._gem_cells
+        self.width = width
+        self.height = self.walls.shape[0] // width
+
+    cdef void _step(self, int* row, int n_keys, int code, int a, int b) noexcept nogil:
+        # row, in place, after one action (unchanged where it is impossible)
+        cdef int agent = row[AGENT], x = agent % self.width, y = agent // self.width, target, d, place
+        cdef int status, where
+        if code == ACT_UP or code == ACT_DOWN or code == ACT_LEFT or code == ACT_RIGHT:
+            if code == ACT_UP:
+                y = y - 1
+            elif code == ACT_DOWN:
+                y = y + 1
+            elif code == ACT_LEFT:
+                x = x - 1
+            else:
+                x = x + 1
+            if x < 0 or x >= self.width or y < 0 or y >= self.height:
+                return
+            target = y * self.width + x
+            if self.walls[target]:
+                return
+            for d in range(self.door_cells.shape[0]):
+                if self.door_cells[d] == target and (row[LOCKED] >> d) & 1:
+                    return
+            row[AGENT] = target
+        elif code == ACT_PICKUP_KEY:
+            if not 0 <= a < n_keys:
+                return
+            status = row[KEYS + a]
+            where = row[KEYS + n_keys + a]
+            if status == FLOOR:
+                place = where
+            elif status == BOX and 0 <= where < self.box_cells.shape[0] and not (row[CLOSED] >> where) & 1:
+                place = self.box_cells[where]
+            else:
+                return
+            if place != agent:
+                return
+            row[KEYS + a] = HELD
+            row[KEYS + n_keys + a] = -1
+        elif code == ACT_PICKUP_GEM:
+            if not 0 <= a < self.gem_cells.shape[0] or (row[GEMS] >> a) & 1 or self.gem_cells[a] != agent:
+                return
+            row[GEMS] = row[GEMS] | (1 << a)
+        elif code == ACT_OPEN:
+            if not 0 <= a < self.box_cells.shape[0] or not (row[CLOSED] >> a) & 1 \
+                    or _near(self.box_cells[a], agent, self.width) > 1:
+                return
+            row[CLOSED] = row[CLOSED] & ~(1 << a)
+        elif code == ACT_UNLOCK:
+            if not 0 <= a < n_keys or not 0 <= b < self.door_cells.shape[0]:
+                return
+            if row[KEYS + a] != HELD or not (row[LOCKED] >> b) & 1 \
+                    or row[KEYS + 2 * n_keys + a] != self.door_colours[b] \
+                    or _near(self.door_cells[b], agent, self.width) != 1:
+                return
+            row[KEYS + a] = GONE
+            row[KEYS + n_keys + a] = -1
+            row[LOCKED] = row[LOCKED] & ~(1 << b)
+
+    def apply(self, worlds, states, actions):
+        """Every world ``worlds[states[i]]`` after each of its actions ``actions[i, a]``
+        (``(code, a, b)`` triples; ``actions`` is ``(len(states), n_a, 3)``, or ``(1, n_a,
+        3)`` for the same actions in every world; any strides): row ``i * n_a + a`` of the
+        result. An impossible action leaves the world as it is."""
+        cdef const int[:, ::1] rows = np.ascontiguousarray(worlds, dtype=np.int32)
+        cdef const Py_ssize_t[::1] at = np.ascontiguousarray(states, dtype=np.intp)
+        cdef const int[:, :, :] codes = np.asarray(actions, dtype=np.int32)
+        cdef Py_ssize_t n_l = at.shape[0], n_a = codes.shape[1], width = rows.shape[1], i, a, c
+        cdef bint shared = codes.shape[0] == 1
+        cdef int n_keys = (width - KEYS) // 3
+        if width != KEYS + 3 * n_keys or n_keys < 0:
+            raise ValueError(f"world rows must have 4 + 3*K columns, got {width}")
+        if (codes.shape[0] != n_l and not shared) or codes.shape[2] != 3:
+            raise ValueError(f"actions must be ({n_l}, n_a, 3), got ({codes.shape[0]}, {codes.shape[1]}, {codes.shape[2]})")
+        for i in range(n_l):
+            if not 0 <= at[i] < rows.shape[0]:
+                raise ValueError(f"state {at[i]} out of range for {rows.shape[0]} worlds")
+        out = np.empty((n_l * n_a, width), dtype=np.int32)
+        cdef int[:, ::1] res = out
+        with nogil:
+            for i in range(n_l):
+                c = 0 if shared else i
+                for a in range(n_a):
+                    memcpy(&res[i * n_a + a, 0], &rows[at[i], 0], width * sizeof(int))
+                    self._step(&res[i * n_a + a, 0], n_keys, codes[c, a, 0], codes[c, a, 1], codes[c, a, 2])
+        return out
+
+
+def view_labels(worlds):
+    """One integer per world row, equal where the worlds look alike (see
+    :func:`btom_ext.reference.view_labels`), numbered in order of first appearance."""
+    cdef const int[:, ::1] rows = np.ascontiguousarray(worlds, dtype=np.int32)
+    cdef Py_ssize_t n = rows.shape[0], n_keys = (rows.shape[1] - KEYS) // 3, i, k, m, words, slot, mask
+    cdef Py_ssize_t other, n_labels = 0
+    cdef int status, where
+    cdef uint64_t item, h
+    if rows.shape[1] != KEYS + 3 * n_keys:
+        raise ValueError(f"world rows must have 4 + 3*K columns, got {rows.shape[1]}")
+    words = 5 + n_keys
+    # Each row's view as words: cell, gems, locked, closed, number of visible keys, then
+    # the visible keys as (status, where, colour) words in sorted order, 0 after them.
+    views_arr = np.zeros((max(n, 1), words), dtype=np.uint64)
+    cdef uint64_t[:, ::1] views = views_arr
+    mask = 1
+    while mask < 2 * n:
+        mask = mask * 2
+    slots_arr = np.full(mask, -1, dtype=np.intp)
+    cdef Py_ssize_t[::1] slots = slots_arr
+    mask = mask - 1
+    out = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] res = out
+    with nogil:
+        for i in range(n):
+            views[i, 0] = <uint32_t> rows[i, AGENT]
+            views[i, 1] = <uint32_t> rows[i, GEMS]
+            views[i, 2] = <uint32_t> rows[i, LOCKED]
+            views[i, 3] = <uint32_t> rows[i, CLOSED]
+            m = 0
+            for k in range(n_keys):
+                status = rows[i, KEYS + k]
+                where = rows[i, KEYS + n_keys + k]
+                if status == FLOOR or status == HELD or (status == BOX and not (rows[i, CLOSED] >> where) & 1):
+                    item = ((<uint64_t> status) << 62) | ((<uint64_t> <uint32_t> (where + 1)) << 31) \
+                        | (<uint64_t> <uint32_t> (rows[i, KEYS + 2 * n_keys + k] + 1) & 0x7FFFFFFFULL)
+                    # insertion sort: a row has few keys
+                    other = m   # the sorted keys so far are views[i, 5 : 5 + m]
+                    while other > 0 and views[i, 5 + other - 1] > item:
+                        views[i, 5 + other] = views[i, 5 + other - 1]
+                        other = other - 1
+                    views[i, 5 + other] = item
+                    m = m + 1
+            views[i, 4] = m
+            h = 0x9E3779B97F4A7C15ULL
+            for k in range(words):
+                h = (h ^ views[i, k]) * 0xBF58476D1CE4E5B9ULL
+                h = h ^ (h >> 31)
+            slot = <Py_ssize_t> (h & <uint64_t> mask)
+            while slots[slot] >= 0 and memcmp(&views[slots[slot], 0], &views[i, 0], words * sizeof(uint64_t)) != 0:
+                slot = (slot + 1) & mask
+            if slots[slot] >= 0:
+                res[i] = res[slots[slot]]
+            else:
+                slots[slot] = i
+                res[i] = n_labels
+                n_labels = n_labels + 1
+    return out
+
+
 def filter_beliefs(initial, alive):
     """Beliefs after perception, per (true state s, initial belief b) pair.
 
@@ -724,6 +902,85 @@ cdef inline uint64_t _row_hash(const double* row, Py_ssize_t n) noexcept nogil:
     return h
 
 
+cdef struct TableScratch:
+    # What _likelihood_table needs besides its inputs: the kept states of a row, the logits
+    # of a row, and the open-addressing table of rows seen (row index or -1; mask + 1 slots).
+    Py_ssize_t* kept
+    double* logits
+    Py_ssize_t* slots
+    Py_ssize_t mask
+
+
+cdef void _likelihood_table(const double[:, ::1] bel, const double[:, :, ::1] q, int action, double beta,
+                            const unsigned char[::1] on, TableScratch* scratch,
+                            double[:, ::1] res) noexcept nogil:
+    # res[g, r]: log pi(action) under belief row r and goal g, from action values q[g, a, j]
+    # (see qmdp_table); rows equal bit for bit are computed once.
+    cdef Py_ssize_t n_r = bel.shape[0], n_j = bel.shape[1], n_g = q.shape[0], n_a = q.shape[1]
+    cdef Py_ssize_t r, r2, j, a, g, n_kept, slot
+    cdef Py_ssize_t* kept = scratch.kept
+    cdef double* logits = scratch.logits
+    cdef double total, top, norm
+    cdef uint64_t hash_value
+    for r in range(n_r):
+        # An earlier row equal to this one, bit for bit, has its likelihoods already.
+        hash_value = _row_hash(&bel[r, 0], n_j) if n_j > 0 else 0
+        slot = <Py_ssize_t> (hash_value & <uint64_t> scratch.mask)
+        r2 = -1
+        while scratch.slots[slot] >= 0:
+            if memcmp(&bel[scratch.slots[slot], 0], &bel[r, 0], n_j * sizeof(double)) == 0:
+                r2 = scratch.slots[slot]
+                break
+            slot = (slot + 1) & scratch.mask
+        if r2 >= 0:
+            for g in range(n_g):
+                res[g, r] = res[g, r2]
+            continue
+        scratch.slots[slot] = r
+        # The states this row keeps (weight >= DBL_MIN, as qmdp_loglik skips the rest),
+        # in index order, so the sums below add the same terms in the same order.
+        n_kept = 0
+        for j in range(n_j):
+            if bel[r, j] >= DBL_MIN:
+                kept[n_kept] = j
+                n_kept = n_kept + 1
+        for g in range(n_g):
+            if not on[g]:
+                continue
+            top = -INFINITY
+            for a in range(n_a):
+                total = 0.0
+                for j in range(n_kept):
+                    total = total + bel[r, kept[j]] * q[g, a, kept[j]]
+                logits[a] = beta * total
+                if logits[a] > top:
+                    top = logits[a]
+            norm = 0.0
+            for a in range(n_a):
+                # exp(0) is 1 exactly: the best actions need no call (exp dominates this loop)
+                norm = norm + (1.0 if logits[a] == top else exp(logits[a] - top))
+            res[g, r] = logits[action] - (top + log(norm))
+
+
+cdef inline double _action_value(int cost) noexcept nogil:
+    # Q_j(a) = -1 - h, floored at Q_FLOOR; an unreachable goal (h < 0) is the floor.
+    cdef double value
+    if cost < 0:
+        return Q_FLOOR
+    value = -1.0 - cost
+    return Q_FLOOR if value < Q_FLOOR else value
+
+
+def _table_scratch(Py_ssize_t n_r, Py_ssize_t n_j, Py_ssize_t n_a):
+    """The arrays a :func:`_likelihood_table` of ``n_r`` rows over ``n_j`` states and
+    ``n_a`` actions works in (kept states, logits, the hash slots)."""
+    mask = 1
+    while mask < 2 * n_r:
+        mask = mask * 2
+    return (np.empty(max(n_j, 1), dtype=np.intp), np.empty(max(n_a, 1), dtype=np.float64),
+            np.full(mask, -1, dtype=np.intp))
+
+
 def qmdp_table(beliefs, costs, int action, double beta, goal_on):
     """:func:`qmdp_loglik` once per (goal, belief row) rather than once per hypothesis.
 
@@ -738,75 +995,69 @@ def qmdp_table(beliefs, costs, int action, double beta, goal_on):
     cdef const int[:, :, ::1] h = np.ascontiguousarray(costs, dtype=np.int32)
     cdef const unsigned char[::1] on = np.ascontiguousarray(goal_on, dtype=np.uint8)
     cdef Py_ssize_t n_r = bel.shape[0], n_g = h.shape[0], n_j = h.shape[1]
-    cdef Py_ssize_t n_a = h.shape[2], r, r2, j, a, g, n_kept, slot, mask
-    cdef double total, top, norm
-    cdef uint64_t hash_value
+    cdef Py_ssize_t n_a = h.shape[2], j, a, g
     if n_a == 0 or not 0 <= action < n_a:
         raise ValueError(f"action index {action} out of range for {n_a} actions")
     if bel.shape[1] != n_j or on.shape[0] != n_g:
         raise ValueError("beliefs, costs and goal_on disagree on the number of states or goals")
     values_arr = np.empty((n_g, n_a, n_j), dtype=np.float64)   # transposed: j innermost
     cdef double[:, :, ::1] q = values_arr
-    logits_arr = np.empty(n_a, dtype=np.float64)
-    cdef double[::1] logits = logits_arr
-    kept_arr = np.empty(max(n_j, 1), dtype=np.intp)
+    kept_arr, logits_arr, slots_arr = _table_scratch(n_r, n_j, n_a)
     cdef Py_ssize_t[::1] kept = kept_arr
-    mask = 1
-    while mask < 2 * n_r:
-        mask = mask * 2
-    slots_arr = np.full(mask, -1, dtype=np.intp)   # open addressing: row index or -1
+    cdef double[::1] logits = logits_arr
     cdef Py_ssize_t[::1] slots = slots_arr
-    mask = mask - 1
+    cdef TableScratch scratch
+    scratch.kept, scratch.logits, scratch.slots, scratch.mask = &kept[0], &logits[0], &slots[0], slots.shape[0] - 1
     out = np.zeros((n_g, n_r), dtype=np.float64)
     cdef double[:, ::1] res = out
     with nogil:
         for g in range(n_g):
             for j in range(n_j):
                 for a in range(n_a):
-                    if h[g, j, a] < 0:
-                        q[g, a, j] = Q_FLOOR
-                    else:
-                        q[g, a, j] = -1.0 - h[g, j, a]
-                        if q[g, a, j] < Q_FLOOR:
-                            q[g, a, j] = Q_FLOOR
-        for r in range(n_r):
-            # An earlier row equal to this one, bit for bit, has its likelihoods already.
-            hash_value = _row_hash(&bel[r, 0], n_j) if n_j > 0 else 0
-            slot = <Py_ssize_t> (hash_value & <uint64_t> mask)
-            r2 = -1
-            while slots[slot] >= 0:
-                if memcmp(&bel[slots[slot], 0], &bel[r, 0], n_j * sizeof(double)) == 0:
-                    r2 = slots[slot]
-                    break
-                slot = (slot + 1) & mask
-            if r2 >= 0:
-                for g in range(n_g):
-                    res[g, r] = res[g, r2]
-                continue
-            slots[slot] = r
-            # The states this row keeps (weight >= DBL_MIN, as qmdp_loglik skips the rest),
-            # in index order, so the sums below add the same terms in the same order.
-            n_kept = 0
-            for j in range(n_j):
-                if bel[r, j] >= DBL_MIN:
-                    kept[n_kept] = j
-                    n_kept = n_kept + 1
-            for g in range(n_g):
-                if not on[g]:
-                    continue
-                top = -INFINITY
-                for a in range(n_a):
-                    total = 0.0
-                    for j in range(n_kept):
-                        total = total + bel[r, kept[j]] * q[g, a, kept[j]]
-                    logits[a] = beta * total
-                    if logits[a] > top:
-                        top = logits[a]
-                norm = 0.0
-                for a in range(n_a):
-                    norm = norm + exp(logits[a] - top)
-                res[g, r] = logits[action] - (top + log(norm))
+                    q[g, a, j] = _action_value(h[g, j, a])
+        _likelihood_table(bel, q, action, beta, on, &scratch, res)
     return out
+
+
+cdef void _update_from_table(const double[::1] w, const double[:, ::1] ll, Py_ssize_t n_states,
+                             Py_ssize_t row_stride, const unsigned char[::1] ok,
+                             const unsigned char[::1] on, double[::1] res) noexcept nogil:
+    # See update_weights_table.
+    cdef Py_ssize_t n_g = ll.shape[0], n_b = w.shape[0] // (ll.shape[0] * n_states), g, s, b, i, r
+    cdef double x
+    for g in range(n_g):
+        for s in range(n_states):
+            i = (g * n_states + s) * n_b
+            r = s * row_stride
+            if not ok[s]:
+                for b in range(n_b):
+                    res[i + b] = -INFINITY
+            elif not on[g]:
+                for b in range(n_b):
+                    res[i + b] = w[i + b] + 0.0
+            else:
+                for b in range(n_b):
+                    x = w[i + b]
+                    if x > -INFINITY and x < INFINITY:
+                        res[i + b] = x + ll[g, r + b]
+                    else:
+                        res[i + b] = x + 0.0
+
+
+cdef object _checked_out(out, Py_ssize_t n):
+    if out is None:
+        return np.empty(n, dtype=np.float64)
+    if out.shape[0] != n:
+        raise ValueError(f"out has {out.shape[0]} entries for {n} weights")
+    return out
+
+
+cdef _check_table_shape(Py_ssize_t n, Py_ssize_t n_g, Py_ssize_t n_rows, int n_states, int row_stride,
+                        Py_ssize_t n_live, Py_ssize_t n_on):
+    if n_states <= 0 or n_g == 0 or n % (n_g * n_states) or n_live != n_states or n_on != n_g:
+        raise ValueError("the weights, table, live states and goals disagree on the space's shape")
+    if n_rows < (n_states - 1) * row_stride + n // (n_g * n_states):
+        raise ValueError("the table has fewer belief rows than the space reads")
 
 
 def update_weights_table(logw, table, int n_states, int row_stride, live, goal_on, out=None):
@@ -823,34 +1074,60 @@ def update_weights_table(logw, table, int n_states, int row_stride, live, goal_o
     cdef const double[:, ::1] ll = np.ascontiguousarray(table, dtype=np.float64)
     cdef const unsigned char[::1] ok = np.ascontiguousarray(live, dtype=np.uint8)
     cdef const unsigned char[::1] on = np.ascontiguousarray(goal_on, dtype=np.uint8)
-    cdef Py_ssize_t n_g = ll.shape[0], n = w.shape[0], n_b, g, s, b, i, r
-    cdef double x
-    if n_states <= 0 or n_g == 0 or n % (n_g * n_states) or ok.shape[0] != n_states or on.shape[0] != n_g:
-        raise ValueError("the weights, table, live states and goals disagree on the space's shape")
-    n_b = n // (n_g * n_states)
-    if ll.shape[1] < (n_states - 1) * row_stride + n_b:
-        raise ValueError("the table has fewer belief rows than the space reads")
-    if out is None:
-        out = np.empty(n, dtype=np.float64)
+    _check_table_shape(w.shape[0], ll.shape[0], ll.shape[1], n_states, row_stride, ok.shape[0], on.shape[0])
+    out = _checked_out(out, w.shape[0])
     cdef double[::1] res = out
-    if res.shape[0] != n:
-        raise ValueError(f"out has {res.shape[0]} entries for {n} weights")
+    with nogil:
+        _update_from_table(w, ll, n_states, row_stride, ok, on, res)
+    return out
+
+
+def qmdp_update(logw, beliefs, path_costs, states, goal_gems, int action, double beta, goal_on,
+                int n_states, int row_stride, live, out=None):
+    """One exact step from the planner's answer: :func:`qmdp_table` then
+    :func:`update_weights_table` in one call, the costs read in place.
+
+    ``path_costs[i * n_a + a, gem]``: the path cost to ``gem`` of world ``states[i]`` after
+    action a (the rows of :meth:`Rules.apply`), read as ``costs[g, states[i], a]`` of goal
+    g's gem ``goal_gems[g]``; the other states' costs are -1 (a belief row keeps none of
+    them). The same doubles as the two calls.
+    """
+    cdef const double[::1] w = np.ascontiguousarray(logw, dtype=np.float64)
+    cdef const double[:, ::1] bel = np.ascontiguousarray(beliefs, dtype=np.float64)
+    cdef const int[:, ::1] h = np.ascontiguousarray(path_costs, dtype=np.int32)
+    cdef const Py_ssize_t[::1] at = np.ascontiguousarray(states, dtype=np.intp)
+    cdef const Py_ssize_t[::1] gem = np.ascontiguousarray(goal_gems, dtype=np.intp)
+    cdef const unsigned char[::1] ok = np.ascontiguousarray(live, dtype=np.uint8)
+    cdef const unsigned char[::1] on = np.ascontiguousarray(goal_on, dtype=np.uint8)
+    cdef Py_ssize_t n_r = bel.shape[0], n_j = bel.shape[1], n_g = gem.shape[0], n_l = at.shape[0]
+    cdef Py_ssize_t n_a = h.shape[0] // n_l if n_l else 0, i, j, a, g
+    if n_a == 0 or not 0 <= action < n_a or h.shape[0] != n_l * n_a:
+        raise ValueError(f"action index {action} out of range for {n_a} actions, or path costs not "
+                         f"{n_l} states x {n_a} actions")
+    for g in range(n_g):
+        if not 0 <= gem[g] < h.shape[1]:
+            raise ValueError(f"goal gem {gem[g]} out of range for {h.shape[1]} gems")
+    for i in range(n_l):
+        if not 0 <= at[i] < n_j:
+            raise ValueError(f"state {at[i]} out of range for {n_j} states")
+    _check_table_shape(w.shape[0], n_g, n_r, n_states, row_stride, ok.shape[0], on.shape[0])
+    values_arr = np.full((n_g, n_a, n_j), Q_FLOOR, dtype=np.float64)   # -1 costs: the floor
+    cdef double[:, :, ::1] q = values_arr
+    kept_arr, logits_arr, slots_arr = _table_scratch(n_r, n_j, n_a)
+    cdef Py_ssize_t[::1] kept = kept_arr
+    cdef double[::1] logits = logits_arr
+    cdef Py_ssize_t[::1] slots = slots_arr
+    cdef TableScratch scratch
+    scratch.kept, scratch.logits, scratch.slots, scratch.mask = &kept[0], &logits[0], &slots[0], slots.shape[0] - 1
+    table = np.zeros((n_g, n_r), dtype=np.float64)
+    cdef double[:, ::1] ll = table
+    out = _checked_out(out, w.shape[0])
+    cdef double[::1] res = out
     with nogil:
         for g in range(n_g):
-            for s in range(n_states):
-                i = (g * n_states + s) * n_b
-                r = s * row_stride
-                if not ok[s]:
-                    for b in range(n_b):
-                        res[i + b] = -INFINITY
-                elif not on[g]:
-                    for b in range(n_b):
-                        res[i + b] = w[i + b] + 0.0
-                else:
-                    for b in range(n_b):
-                        x = w[i + b]
-                        if x > -INFINITY and x < INFINITY:
-                            res[i + b] = x + ll[g, r + b]
-                        else:
-                            res[i + b] = x + 0.0
+            for i in range(n_l):
+                for a in range(n_a):
+                    q[g, a, at[i]] = _action_value(h[i * n_a + a, gem[g]])
+        _likelihood_table(bel, q, action, beta, on, &scratch, ll)
+        _update_from_table(w, ll, n_states, row_stride, ok, on, res)
     return out

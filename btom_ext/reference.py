@@ -35,6 +35,10 @@ UNREACHABLE = -1
 EPSILON = 5e-324
 #: Floor of a per-state action value (an unreachable goal costs this much).
 Q_FLOOR = -100.0
+#: Action codes of :meth:`Rules.apply`: an action is ``(code, a, b)`` with ``a`` the key,
+#: gem or box index (``PICKUP_KEY``, ``PICKUP_GEM``, ``OPEN``) or the key and ``b`` the door
+#: (``UNLOCK``); the moves take no index. ``NO_ACTION`` is possible nowhere.
+UP, DOWN, LEFT, RIGHT, PICKUP_KEY, PICKUP_GEM, OPEN, UNLOCK, NO_ACTION = 0, 1, 2, 3, 4, 5, 6, 7, -1
 
 
 def n_keys_of(worlds: np.ndarray) -> int:
@@ -168,6 +172,103 @@ class Planner:
         return out
 
 
+class Rules:
+    """The domain's actions on world rows: each action's precondition and effect (SPEC §5;
+    the same rules as :class:`elot.btom.world.WorldState`'s ``why_not`` and ``step``, on the
+    numeric encoding)."""
+
+    def __init__(self, walls, width, door_cells, door_colours, box_cells, gem_cells):
+        self.walls = np.ascontiguousarray(walls, dtype=np.uint8).ravel()
+        self.width = int(width)
+        self.height = len(self.walls) // self.width
+        self.door_cells = [int(c) for c in door_cells]
+        self.door_colours = [int(c) for c in door_colours]
+        self.box_cells = [int(c) for c in box_cells]
+        self.gem_cells = [int(c) for c in gem_cells]
+
+    def _near(self, a: int, b: int) -> int:
+        """Manhattan distance between cells a and b."""
+        return abs(a % self.width - b % self.width) + abs(a // self.width - b // self.width)
+
+    def _step(self, row: list[int], n_keys: int, code: int, a: int, b: int) -> list[int]:
+        """``row`` after one action, or ``row`` itself where the action is impossible."""
+        agent = row[AGENT]
+        if code in (UP, DOWN, LEFT, RIGHT):
+            x, y = agent % self.width, agent // self.width
+            dx, dy = {UP: (0, -1), DOWN: (0, 1), LEFT: (-1, 0), RIGHT: (1, 0)}[code]
+            if not (0 <= x + dx < self.width and 0 <= y + dy < self.height):
+                return row
+            target = agent + dy * self.width + dx
+            locked = [d for d, cell in enumerate(self.door_cells) if cell == target and row[LOCKED] >> d & 1]
+            if self.walls[target] or locked:
+                return row
+            return [target, *row[1:]]
+        out = list(row)
+        named = {PICKUP_KEY: (n_keys, 1), PICKUP_GEM: (len(self.gem_cells), 1), OPEN: (len(self.box_cells), 1),
+                 UNLOCK: (n_keys, len(self.door_cells))}.get(code, (0, 0))
+        if not (0 <= a < named[0] and (code != UNLOCK or 0 <= b < named[1])):
+            return row   # no such object: possible nowhere (NO_ACTION and unknown codes too)
+        if code == PICKUP_KEY:
+            status, where = row[KEYS + a], row[KEYS + n_keys + a]
+            boxed = status == BOX and 0 <= where < len(self.box_cells)
+            place = where if status == FLOOR else self.box_cells[where] if boxed else None
+            if place != agent or (status == BOX and row[CLOSED] >> where & 1):
+                return row
+            out[KEYS + a], out[KEYS + n_keys + a] = HELD, -1
+        elif code == PICKUP_GEM:
+            if row[GEMS] >> a & 1 or self.gem_cells[a] != agent:
+                return row
+            out[GEMS] |= 1 << a
+        elif code == OPEN:
+            if not row[CLOSED] >> a & 1 or self._near(self.box_cells[a], agent) > 1:
+                return row
+            out[CLOSED] &= ~(1 << a)
+        else:   # UNLOCK
+            if (row[KEYS + a] != HELD or not row[LOCKED] >> b & 1
+                    or row[KEYS + 2 * n_keys + a] != self.door_colours[b]
+                    or self._near(self.door_cells[b], agent) != 1):
+                return row
+            out[KEYS + a], out[KEYS + n_keys + a] = GONE, -1
+            out[LOCKED] &= ~(1 << b)
+        return out
+
+    def apply(self, worlds, states, actions) -> np.ndarray:
+        """Every world ``worlds[states[i]]`` after each of its actions ``actions[i, a]``
+        (``(code, a, b)`` triples, see :data:`UP` and friends; ``actions`` is ``(len(states),
+        n_a, 3)``, or ``(1, n_a, 3)`` for the same actions in every world): row ``i * n_a +
+        a`` of the result. A world in which an action is impossible is left as it is."""
+        worlds = np.asarray(worlds, dtype=np.int32)
+        actions = np.broadcast_to(np.asarray(actions, dtype=np.int32), (len(states), *np.shape(actions)[1:]))
+        n_keys = n_keys_of(worlds)
+        n_a = actions.shape[1]
+        out = np.empty((len(states) * n_a, worlds.shape[1]), dtype=np.int32)
+        for i, s in enumerate(states):
+            row = worlds[s].tolist()
+            for a in range(n_a):
+                out[i * n_a + a] = self._step(row, n_keys, *actions[i, a].tolist())
+        return out
+
+
+def view_labels(worlds) -> np.ndarray:
+    """One integer per world row, equal where the worlds look alike to the agent (what
+    :meth:`elot.btom.world.WorldState.view` compares), numbered in order of first
+    appearance: the agent's cell, the held gems, the locked doors and closed boxes, and
+    the multiset of visible keys as (status, where, colour): on the floor, held, or in an
+    opened box (key objects are interchangeable)."""
+    worlds = np.asarray(worlds, dtype=np.int32)
+    n_keys = n_keys_of(worlds)
+    labels: dict = {}
+    out = np.empty(len(worlds), dtype=np.intp)
+    for n, row in enumerate(worlds.tolist()):
+        keys = []
+        for k in range(n_keys):
+            status, where, colour = row[KEYS + k], row[KEYS + n_keys + k], row[KEYS + 2 * n_keys + k]
+            if status in (FLOOR, HELD) or (status == BOX and not row[CLOSED] >> where & 1):
+                keys.append((status, where, colour))
+        out[n] = labels.setdefault((row[AGENT], row[GEMS], row[LOCKED], row[CLOSED], tuple(sorted(keys))), len(labels))
+    return out
+
+
 def manhattan_costs(width, gem_cells, worlds) -> np.ndarray:
     """The non-planning ablation's ``h[n, g]``: Manhattan distance to gem g plus 1, 0 once held."""
     worlds = np.ascontiguousarray(worlds, dtype=np.int32)
@@ -282,3 +383,22 @@ def update_weights_table(logw, table, n_states, row_stride, live, goal_on, out=N
         else:
             out[i] = logw[i] + 0.0
     return out
+
+
+def qmdp_update(logw, beliefs, path_costs, states, goal_gems, action, beta, goal_on, n_states, row_stride,
+                live, out=None) -> np.ndarray:
+    """One exact step from the planner's answer: ``path_costs[i * n_a + a, gem]`` (worlds
+    ``states[i]`` after action a, :meth:`Rules.apply`) read as ``costs[g, states[i], a]``
+    for goal g's gem ``goal_gems[g]`` (-1 at the other states), then :func:`qmdp_table`
+    over the belief rows and :func:`update_weights_table` with the ``live`` states."""
+    path_costs = np.asarray(path_costs, dtype=np.int32)
+    states = np.asarray(states, dtype=np.intp)
+    goal_gems = np.asarray(goal_gems, dtype=np.intp)
+    n_a = len(path_costs) // max(len(states), 1)
+    costs = np.full((len(goal_gems), np.asarray(beliefs).shape[1], n_a), -1, dtype=np.int32)
+    h = path_costs.reshape(len(states), n_a, -1)
+    for i, s in enumerate(states):
+        for g, gem in enumerate(goal_gems):
+            costs[g, s, :] = h[i, :, gem]
+    table = qmdp_table(beliefs, costs, action, beta, goal_on)
+    return update_weights_table(logw, table, n_states, row_stride, live, goal_on, out)

@@ -111,3 +111,27 @@ def test_past_tense_english_statement_is_scored_as_initial(tmp_path):
     r = elot("default", "--statement", "The player initially thought box 1 was empty.", "--json", str(out))
     assert r.returncode == 0, r.stderr
     assert '"initial"' in out.read_text()
+
+
+def test_auto_falls_back_to_particles_on_memory():
+    """Issue 27 item 4: with --max-memory below what exact inference would allocate,
+    --inference exact is refused (exit 2, saying how much it needs) and --inference auto
+    runs particles instead, the header saying why."""
+    refused = elot("two-doors", "--max-memory", "20K")
+    assert refused.returncode == 2
+    assert "memory budget is 20.0 KiB" in refused.stderr and "--inference auto" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    done = elot("two-doors", "--inference", "auto", "--max-memory", "20K", "--particles", "200", "--seed", "1")
+    assert done.returncode == 0, done.stderr
+    header = " ".join(done.stdout.split())
+    assert "inference: smc, 200 particles, seed 1" in header
+    assert "auto: smc (240 hypotheses would need about" in header
+    assert "over the memory budget of 20.0 KiB" in header
+    roomy = elot("two-doors", "--inference", "auto", "--max-memory", "1G")
+    assert roomy.returncode == 0, roomy.stderr
+    assert "auto: exact (240 hypotheses" in " ".join(roomy.stdout.split())
+
+
+def test_max_memory_takes_sizes():
+    done = elot("two-doors", "--max-memory", "lots")
+    assert done.returncode == 2 and "is not a memory size" in done.stderr

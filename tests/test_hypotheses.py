@@ -218,7 +218,7 @@ def test_size_estimate_counts_the_belief_tables_and_refuses_for_smc():
     hypotheses, peak = space_size("full", 1, 870, 1, steps=10, belief_tables=1)
     assert hypotheses == 870 ** 2 and peak > 870 ** 3 * 8
     scenario = parse_scn_text(_three_doors(4))
-    with pytest.raises(ScenarioError, match="memory budget is 0.0 GiB.*refused for exact enumeration; "
+    with pytest.raises(ScenarioError, match="memory budget is 1.0 KiB.*refused for exact enumeration; "
                                             "use `--inference smc`"):
         infer(scenario, k=3, max_bytes=1000)
     assert infer(scenario, k=1).steps == len(scenario.actions)

@@ -103,13 +103,14 @@ class AgentPlanner:
     """The agent's path costs ``h_g`` (SPEC §5) for one layout and model: what its QMDP
     policy reads. Inference scores observed actions with it and the simulated agent
     (:mod:`elot.btom.agent`) chooses actions with it, so the two are one model run in
-    opposite directions. The non-planning ablation's costs are Manhattan distances."""
+    opposite directions. The non-planning ablation's costs are Manhattan distances. The
+    planner holds at most ``max_bytes`` (default: :func:`~elot.btom.hypotheses.memory_budget`)."""
 
-    def __init__(self, layout, model: str, core) -> None:
+    def __init__(self, layout, model: str, core, max_bytes: int | None = None) -> None:
         self.layout = layout
         self.core = core
         self.encoding = Encoding(layout)
-        self._planner = None if model == "non-planning" else self.encoding.planner(core)
+        self._planner = None if model == "non-planning" else self.encoding.planner(core, max_bytes)
         self._shift_cache: dict[tuple[Action, ...], np.ndarray] = {}
 
     def path_costs(self, rows: np.ndarray) -> np.ndarray:
@@ -171,23 +172,19 @@ class AgentPlanner:
         return costs
 
 
-class MovedWorlds(SequenceABC):
-    """Worlds after moves made alike in every one of them: ``base`` (a tuple of worlds that
-    all had the agent on one cell) with the agent at ``pos``. The worlds are made when first
-    read; a filter steps them each move but reads them at few steps."""
+class LazyWorlds(SequenceABC):
+    """Worlds made when first read (:meth:`worlds`): a filter steps every hypothesized
+    world at each action but reads the worlds themselves at few steps."""
 
-    __slots__ = ("base", "pos", "_worlds")
-
-    def __init__(self, base: tuple[WorldState, ...], pos) -> None:
-        self.base, self.pos, self._worlds = base, pos, None
+    __slots__ = ("_worlds",)
 
     def worlds(self) -> tuple[WorldState, ...]:
         if self._worlds is None:
-            self._worlds = tuple(w.moved(self.pos) for w in self.base)
+            self._worlds = self._make()
         return self._worlds
 
-    def __len__(self) -> int:
-        return len(self.base)
+    def _make(self) -> tuple[WorldState, ...]:
+        raise NotImplementedError
 
     def __getitem__(self, index):
         return self.worlds()[index]
@@ -196,9 +193,44 @@ class MovedWorlds(SequenceABC):
         return iter(self.worlds())
 
 
+class MovedWorlds(LazyWorlds):
+    """Worlds after moves made alike in every one of them: ``base`` (worlds that all had
+    the agent on one cell) with the agent at ``pos``."""
+
+    __slots__ = ("base", "pos")
+
+    def __init__(self, base: Sequence[WorldState], pos) -> None:
+        self.base, self.pos, self._worlds = base, pos, None
+
+    def _make(self) -> tuple[WorldState, ...]:
+        return tuple(w.moved(self.pos) for w in self.base)
+
+    def __len__(self) -> int:
+        return len(self.base)
+
+
+class SteppedWorlds(LazyWorlds):
+    """Every world of ``previous`` after ``action``, renamed per world by ``rename``
+    (:func:`step_or_stay`: a world in which it is impossible stays as it is)."""
+
+    __slots__ = ("previous", "action", "rename")
+
+    def __init__(self, previous: Sequence[WorldState], action: Action,
+                 rename: Callable[[WorldState, Action], Action] | None = None) -> None:
+        self.previous, self.action, self.rename, self._worlds = previous, action, rename, None
+
+    def _make(self) -> tuple[WorldState, ...]:
+        if self.rename is None:
+            return tuple(step_or_stay(w, self.action) for w in self.previous)
+        return tuple(step_or_stay(w, self.rename(w, self.action)) for w in self.previous)
+
+    def __len__(self) -> int:
+        return len(self.previous)
+
+
 def as_worlds(worlds: Sequence[WorldState]) -> tuple[WorldState, ...]:
-    """``worlds`` as a tuple (a :class:`MovedWorlds` made)."""
-    return worlds.worlds() if isinstance(worlds, MovedWorlds) else tuple(worlds)
+    """``worlds`` as a tuple (a :class:`LazyWorlds` made)."""
+    return worlds.worlds() if isinstance(worlds, LazyWorlds) else tuple(worlds)
 
 
 def step_worlds(worlds: Sequence[WorldState], action: Action,

@@ -30,19 +30,24 @@ This module also owns the numeric encoding of worlds that ``btom_ext`` works on
 from __future__ import annotations
 
 import itertools
+import os
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from math import comb
 
 import numpy as np
 
-from btom_ext.reference import AGENT, BOX, CLOSED, EPSILON, FLOOR, GEMS, GONE, HELD, KEYS, LOCKED
+from btom_ext.reference import (AGENT, BOX, CLOSED, DOWN, EPSILON, FLOOR, GEMS, GONE, HELD, KEYS, LEFT, LOCKED,
+                                NO_ACTION, OPEN, PICKUP_GEM, PICKUP_KEY, RIGHT, UNLOCK, UP)
 from elot.btom.conventions import check_conventions
 from elot.errors import ArgumentError, ScenarioError, expect, expect_int
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, check_variant
 from elot.btom.world import OFFGRID, KeyState, Layout, Pos, WorldState
 
 # -- numeric encoding ----------------------------------------------------------------------
+
+#: The backends' codes of the moves.
+_MOVE_CODES = {"up": UP, "down": DOWN, "left": LEFT, "right": RIGHT}
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,35 +113,74 @@ class Encoding:
 
     def encode(self, state: WorldState) -> np.ndarray:
         """One world as an ``int32`` row (see :mod:`btom_ext.reference`)."""
+        return np.array(self._values(state), dtype=np.int32)
+
+    def encode_many(self, states) -> np.ndarray:
+        """Many worlds as an ``(n, row_width)`` array."""
+        return np.array([self._values(s) for s in states], dtype=np.int32).reshape(-1, self.row_width)
+
+    def _values(self, state: WorldState) -> list[int]:
         index = self._index
-        n_keys = len(self.layout.keys)
-        row = np.empty(self.row_width, dtype=np.int32)
-        row[AGENT] = self.cell(state.agent_pos)
-        row[LOCKED] = sum(1 << index["door"][d] for d in state.locked)
-        row[CLOSED] = sum(1 << index["box"][b] for b in state.closed)
-        row[GEMS] = sum(1 << index["gem"][g] for g in state.held_gems)
-        for k, name in enumerate(self.layout.keys):
-            ks = state.key(name)
+        named = dict(state.keys)
+        keys = [self._key_values(named[name]) for name in self.layout.keys]
+        return [self.cell(state.agent_pos),
+                sum(1 << index["door"][d] for d in state.locked),
+                sum(1 << index["box"][b] for b in state.closed),
+                sum(1 << index["gem"][g] for g in state.held_gems),
+                *(k[0] for k in keys), *(k[1] for k in keys), *(k[2] for k in keys)]
+
+    def _key_values(self, ks: KeyState) -> tuple[int, int, int]:
+        """A key's (status, where, colour) in a row; a world has few distinct key states."""
+        got = self._key_cache.get((ks.colour, ks.where))   # a tuple hashes faster than the dataclass
+        if got is None:
             kind = ks.where[0]
             if kind == "cell":
                 status, where = FLOOR, self.cell(ks.where[1])
             elif kind == "box":
-                status, where = BOX, index["box"][ks.where[1]]
+                status, where = BOX, self._index["box"][ks.where[1]]
             elif kind == "held":
                 status, where = HELD, -1
             else:  # used, or never on the map
                 status, where = GONE, -1
-            row[KEYS + k] = status
-            row[KEYS + n_keys + k] = where
-            row[KEYS + 2 * n_keys + k] = -1 if ks.colour is None else self.colour_index[ks.colour]
-        return row
+            got = (status, where, -1 if ks.colour is None else self.colour_index[ks.colour])
+            self._key_cache[ks.colour, ks.where] = got
+        return got
 
-    def encode_many(self, states) -> np.ndarray:
-        """Many worlds as an ``(n, row_width)`` array."""
-        rows = [self.encode(s) for s in states]
-        if not rows:
-            return np.empty((0, self.row_width), dtype=np.int32)
-        return np.stack(rows)
+    @cached_property
+    def _key_cache(self) -> dict[tuple, tuple[int, int, int]]:
+        return {}
+
+    @cached_property
+    def _key_index(self) -> dict[str, int]:
+        return {k: i for i, k in enumerate(self.layout.keys)}
+
+    def action_code(self, action) -> tuple[int, int, int]:
+        """An action as the ``(code, a, b)`` triple of a backend's ``Rules.apply`` (see
+        :mod:`btom_ext.reference`); an action naming no object of the layout is
+        ``NO_ACTION``, possible nowhere."""
+        name, args = action[0], action[1:]
+        index = self._index
+        if name in _MOVE_CODES and not args:
+            return _MOVE_CODES[name], 0, 0
+        if name == "pickup" and len(args) == 1:
+            if args[0] in self._key_index:
+                return PICKUP_KEY, self._key_index[args[0]], 0
+            if args[0] in index["gem"]:
+                return PICKUP_GEM, index["gem"][args[0]], 0
+        if name == "open" and len(args) == 1 and args[0] in index["box"]:
+            return OPEN, index["box"][args[0]], 0
+        if name == "unlock" and len(args) == 2 and args[0] in self._key_index and args[1] in index["door"]:
+            return UNLOCK, self._key_index[args[0]], index["door"][args[1]]
+        return NO_ACTION, 0, 0
+
+    def action_codes(self, actions) -> np.ndarray:
+        """:meth:`action_code` of each action, ``(len(actions), 3)`` ``int32``."""
+        return np.array([self.action_code(a) for a in actions], dtype=np.int32).reshape(len(actions), 3)
+
+    def rules(self, backend):
+        """The rules of the domain on this layout's world rows, from a backend module."""
+        return backend.Rules(self.walls, self.layout.width, self.door_cells, self.door_colours,
+                             self.box_cells, self.gem_cells)
 
     def planner(self, backend, max_bytes: int | None = None):
         """A path-cost planner for this layout from a backend module (``btom_ext.backend``).
@@ -406,10 +450,13 @@ def initial_states(true_state: WorldState, prior: Prior | Family = Prior(),
     else:
         colours = list(layout.colours)
         placements.sort(key=lambda p: (len(p), tuple(colours.index(p[b]) if b in p else -1 for b in closed)))
-        names = [_elot_names(p, true_state, closed, spare) for p in placements]
+        true_hidden = {(true_state.key(k).where[1], true_state.key(k).colour): k
+                       for k in layout.keys if true_state.hidden(k)}
+        names = [_elot_names(p, true_hidden, closed, spare) for p in placements]
+    spares = set(spare)
     return tuple(
         WorldState(layout, true_state.agent_pos,
-                   tuple((k, named.get(k, OFFGRID) if k in spare else true_state.key(k)) for k, _ in true_state.keys),
+                   tuple((k, named.get(k, OFFGRID) if k in spares else ks) for k, ks in true_state.keys),
                    true_state.locked, true_state.closed, true_state.held_gems)
         for named in names
     )
@@ -448,14 +495,11 @@ def _reference_names(placement: dict[str, str], closed: list[str], spare: list[s
     return {spare[slots.index(box)]: KeyState(placement[box], ("box", box)) for box in filled}
 
 
-def _elot_names(placement: dict[str, str], true_state: WorldState, closed: list[str],
+def _elot_names(placement: dict[str, str], true_hidden: dict[tuple[str, str], str], closed: list[str],
                 spare: list[str]) -> dict[str, KeyState]:
-    """True hidden keys whose box and colour match keep their object; the other filled
-    boxes (in box order) take the unused spare objects in key order."""
-    true_hidden = {
-        (true_state.key(k).where[1], true_state.key(k).colour): k
-        for k in true_state.layout.keys if true_state.hidden(k)
-    }
+    """True hidden keys (``true_hidden[(box, colour)]``) whose box and colour match keep
+    their object; the other filled boxes (in box order) take the unused spare objects in
+    key order."""
     names: dict[str, KeyState] = {}
     for box in closed:
         if box in placement and (box, placement[box]) in true_hidden:
@@ -483,11 +527,13 @@ def _assign(boxes: list[str], colours: list[str]) -> list[dict[str, str]]:
 
 def particle_counts(n_states: int, k: int) -> np.ndarray:
     """Every multiset of ``k`` particles over ``n_states`` states as counts, ``(C(n+k-1, k), n)``."""
-    combos = np.array(list(itertools.combinations_with_replacement(range(n_states), k)), dtype=np.intp)
-    counts = np.zeros((len(combos), n_states), dtype=np.int32)
-    rows = np.arange(len(combos))
-    for particle in range(k):
-        np.add.at(counts, (rows, combos[:, particle]), 1)
+    size = comb(n_states + k - 1, k)
+    combos = np.fromiter(itertools.chain.from_iterable(itertools.combinations_with_replacement(range(n_states), k)),
+                         dtype=np.intp, count=size * k).reshape(size, k)
+    counts = np.zeros((size, n_states), dtype=np.int32)
+    rows = np.arange(size)
+    for particle in range(k):   # one particle per row each time: no index repeats within a column
+        counts[rows, combos[:, particle]] += 1
     return counts
 
 
@@ -582,14 +628,17 @@ def memory_available() -> int | None:
 
 
 def _meminfo_available() -> int | None:
+    # One read of the whole file (it is a few KiB): inference asks before every run.
     try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError):
-        pass
-    return None
+        fd = os.open("/proc/meminfo", os.O_RDONLY)
+        try:
+            data = os.read(fd, 1 << 16)
+        finally:
+            os.close(fd)
+        start = data.index(b"MemAvailable:") + len(b"MemAvailable:")
+        return int(data[start:data.index(b"\n", start)].split()[0]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _address_space_left() -> int | None:
@@ -621,14 +670,23 @@ def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: 
         beliefs = ("1 belief" if model in ("true-belief", "true-belief-paper")
                    else f"{hypotheses // (n_goals * n_states):,} beliefs (k={k})")
         limit = (f"the limit is {max_hypotheses:,} hypotheses" if hypotheses > max_hypotheses
-                 else f"the memory budget is {budget / 2**30:.1f} GiB")
+                 else f"the memory budget is {format_bytes(budget)}")
         raise ScenarioError(
             f"the hypothesis space is too large: {n_goals} goal(s) x {n_states:,} initial states x "
-            f"{beliefs} = {hypotheses:,} hypotheses, about {peak / 2**30:.1f} GiB to run "
+            f"{beliefs} = {hypotheses:,} hypotheses, about {format_bytes(peak)} to run "
             f"({limit}): {SMC_ADVICE}",
-            hint="or use a smaller --k or a map with fewer closed boxes, or raise the limit with "
-                 "--max-hypotheses (max_hypotheses=) if the machine has the memory",
+            hint="or `--inference auto`, or use a smaller --k or a map with fewer closed boxes, or raise the "
+                 "limits with --max-hypotheses N and --max-memory SIZE (max_hypotheses=, max_bytes=) if the "
+                 "machine has the memory",
         )
+
+
+def format_bytes(n: int) -> str:
+    """A byte count for messages: ``3.1 GiB``, ``53.9 KiB``."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20)):
+        if n >= size / 8:
+            return f"{n / size:.1f} {unit}"
+    return f"{n / 2**10:.1f} KiB"
 
 
 def _whole(value, name: str, minimum: int) -> int:

@@ -15,17 +15,18 @@ and steps with the same ``alive`` table share one.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
-from elot.btom.engine import (AgentPlanner, Trajectory, as_in, check_backend_limits, load_backend, same_action,
-                              step_worlds)
+from elot.btom.engine import (AgentPlanner, MovedWorlds, SteppedWorlds, Trajectory, as_in, as_worlds,
+                              check_backend_limits, load_backend, same_action)
 from elot.btom.conventions import check_conventions
 from elot.errors import ArgumentError, ElotError, ScenarioError
-from elot.btom.hypotheses import (MAX_HYPOTHESES, HypothesisSpace, Prior, build, initial_states,
+from elot.btom.hypotheses import (MAX_HYPOTHESES, HypothesisSpace, Prior, build, format_bytes, initial_states,
                                   memory_budget, resolve_goals, space_size)
 from btom_ext import BACKENDS
 from btom_ext.reference import AGENT
@@ -155,18 +156,6 @@ class Inference(Trajectory):
         return self.beliefs(t)[self.state_index[i], self.belief_index[i]]
 
 
-def _view_labels(views: Sequence) -> np.ndarray:
-    """One integer per view, equal where the views are equal."""
-    labels: dict = {}
-    return np.array([labels.setdefault(v, len(labels)) for v in views], dtype=np.intp)
-
-
-def _views_agree(views: Sequence) -> np.ndarray:
-    """``agree[s, j]``: views s and j are equal, as ``uint8``."""
-    labels = _view_labels(views)
-    return (labels[:, None] == labels[None, :]).astype(np.uint8)
-
-
 class Filter(Protocol):
     """The shape every inference method has (exact enumeration, particles): a filter that
     starts from the prior, takes the observed actions one at a time, and can say at any
@@ -186,19 +175,25 @@ class Filter(Protocol):
     def result(self) -> Any: ...
 
 
+def _after(world: WorldState, action: Action) -> WorldState:
+    """``world`` after ``action``, known to be possible (a move only moves the agent)."""
+    if action[0] in MOVES:
+        dx, dy = MOVES[action[0]]
+        return world.moved((world.agent_pos[0] + dx, world.agent_pos[1] + dy))
+    return world.step(action)
+
+
 def true_trajectory(scenario) -> tuple[WorldState, ...]:
     """The real world at every step of the scenario's plan; an action that is impossible in
     it is a :class:`ScenarioError` naming the action."""
     real = [scenario.initial]
     for t, action in enumerate(scenario.actions, 1):
         action = tuple(action)
-        if not real[-1].can(action):
-            raise ScenarioError(
-                f"action {t} ({' '.join(action)}) is impossible in the true state: "
-                f"{real[-1].why_not(action)}",
-                hint="check the plan against the map",
-            )
-        real.append(real[-1].step(action))
+        reason = real[-1].why_not(action)
+        if reason is not None:
+            raise ScenarioError(f"action {t} ({' '.join(action)}) is impossible in the true state: {reason}",
+                                hint="check the plan against the map")
+        real.append(_after(real[-1], action))
     return tuple(real)
 
 
@@ -223,18 +218,22 @@ class ExactFilter:
         actions = tuple(tuple(a) for a in scenario.actions)
         # Beliefs are refiltered only when an action can reveal something (not a move).
         reveals = revealing_actions(actions)
+        free = memory_budget()   # read once, for the space's check and the planner's limit
+        budget = free if max_bytes is None else max_bytes
         try:
             self.space = build(scenario.initial, model=model, k=k, prior=prior,
                                goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses,
                                conventions=conventions, steps=len(actions), belief_tables=1 + reveals,
-                               max_bytes=max_bytes)
+                               max_bytes=budget)
         except ScenarioError as error:
             raise error.located(path=getattr(scenario, "path", None))
         self.model, self.beta, self.backend, self.conventions = model, beta, backend, conventions
-        self.planner = AgentPlanner(layout, model, self.core)
+        self.planner = AgentPlanner(layout, model, self.core, free)
         self.enc = self.planner.encoding
         self.goal_gems = np.array([self.enc.gem_index(g) for g in self.space.goals], dtype=np.intp)
         self.local = as_in if conventions == "paper" else same_action
+        self.rules = self.enc.rules(self.core)
+        self._all_rows = np.arange(self.space.n_states + 1)   # every state's world, and the real one
         self._belief_cache: dict[bytes, np.ndarray] = {}
         # The full model's initial beliefs are one table broadcast over the true states.
         self.shared_beliefs = self.space.initial_beliefs.strides[0] == 0
@@ -244,17 +243,33 @@ class ExactFilter:
         space = self.space
         self.real = [self.scenario.initial]
         self.actions: list[Action] = []
-        self.worlds = tuple(space.states)
-        views = [w.view() for w in self.worlds]
-        self.alive = _views_agree(views)
-        seen = self.real[0].view()
-        self.live = np.array([v == seen for v in views], dtype=bool)
+        self.worlds: Sequence[WorldState] = tuple(space.states)
+        # Every state's world as a row, and the real world's last: the core steps them and
+        # compares what each shows (its view) at every action.
+        self.rows = self.enc.encode_many((*self.worlds, self.real[0]))
+        labels = self.core.view_labels(self.rows)
+        self.alive = (labels[:-1, None] == labels[None, :-1]).astype(np.uint8)
+        self._live(labels[:-1] == labels[-1])
+        self._beliefs = self._beliefs_for(self.alive)
+        # Whether every world has the agent on the real one's cell: a move then changes no view.
+        self.together = bool((self.rows[:, AGENT] == self.rows[-1, AGENT]).all())
+        self._options: dict = {}   # the real world's actions per agent cell, until a non-move
+        self._codes: dict = {}     # the action codes of each tuple of options
+        self._goal_on()
         # Every step's weights in one table, grown if more actions come than the scenario has.
         self._weights = np.empty((len(self.scenario.actions) + 1, len(space)), dtype=np.float64)
         self.logw = self._weights[0]
-        self.logw[:] = np.where(self.live[space.index[1]], 0.0, -np.inf)
-        self.rows = self.enc.encode_many(self.worlds)
-        self.history_worlds, self.history_alive = [self.worlds], [self.alive]
+        # hypothesis (g, s, b) is index (g * n_s + s) * n_b + b: a weight per state, repeated
+        self.logw.reshape(space.n_goals, space.n_states, space.n_beliefs)[:] = \
+            np.where(self.live, 0.0, -np.inf)[None, :, None]
+        self.history_worlds, self.history_alive, self.history_beliefs = [self.worlds], [self.alive], [self._beliefs]
+
+    def _live(self, live: np.ndarray) -> None:
+        self.live, self.live_u8, self.live_states = live, live.astype(np.uint8), np.flatnonzero(live)
+
+    def _goal_on(self) -> None:
+        held = self.real[-1].held_gems
+        self.goal_on = np.array([g not in held for g in self.space.goals], dtype=np.uint8)
 
     def _beliefs_for(self, alive: np.ndarray) -> np.ndarray:
         """Filtered beliefs for an ``alive`` table; it changes only when something new is seen."""
@@ -263,6 +278,20 @@ class ExactFilter:
             self._belief_cache[key] = self.core.filter_beliefs(self.space.initial_beliefs, alive)
         return self._belief_cache[key]
 
+    def _action_codes(self, options: tuple[Action, ...], before: WorldState, states: np.ndarray,
+                      worlds: Sequence[WorldState]) -> np.ndarray:
+        """``codes[i, a]``: option a as the world of ``states[i]`` names it (``(1, n_a, 3)``,
+        read for every state, under elot's conventions)."""
+        codes = self._codes.get(options)
+        if codes is None:
+            codes = self._codes[options] = self.enc.action_codes(options)[None]
+        if self.local is same_action or not any(o[0] in ("pickup", "unlock") for o in options):
+            return codes
+        worlds = as_worlds(worlds)
+        return np.array([[self.enc.action_code(self.local(worlds[s], o, before)) if s < len(worlds) else code
+                          for o, code in zip(options, codes[0].tolist())] for s in states],
+                        dtype=np.int32).reshape(len(states), len(options), 3)
+
     def step(self, action: Action) -> None:
         """Weight every hypothesis by the probability of ``action`` under its agent's policy,
         then rule out those that disagree with what is seen after it.
@@ -270,58 +299,74 @@ class ExactFilter:
         The likelihood of a live hypothesis depends only on its goal and its filtered belief,
         and every live true state filters a belief the same way (it agrees with exactly the
         live states), so the QMDP likelihood is computed once per (goal, belief) and read
-        by every hypothesis of that pair (:func:`qmdp_table`, :func:`update_weights_table`:
-        the same arithmetic as per hypothesis, so the weights are the same doubles)."""
+        by every hypothesis of that pair (:func:`qmdp_update`: the same arithmetic as per
+        hypothesis, so the weights are the same doubles). The worlds are stepped as rows
+        by the core (``Rules.apply``) and compared by their views there (``view_labels``);
+        the worlds themselves are made when read (:class:`~elot.btom.engine.SteppedWorlds`)."""
         space, core = self.space, self.core
         action = tuple(action)
         t = len(self.actions) + 1
         before = self.real[-1]
-        worlds, rows, live, logw = self.worlds, self.rows, self.live, self.logw
-        options = before.available_actions()
+        move = action[0] in MOVES
+        options = self._options.get(before.agent_pos) if move else None
+        if options is None:
+            options = before.available_actions()
+            if move:
+                self._options[before.agent_pos] = options
         chosen = options.index(action)
-        live_states = np.flatnonzero(live)
         # Every live state looks like the real one, so the actions available in the true
         # state of a live hypothesis (and in every state its belief keeps) are `options`.
-        rename = None if self.local is same_action else (lambda world, option: self.local(world, option, before))
-        costs = self.planner.action_costs(worlds, rows, live_states, options, self.goal_gems, rename)
-        goal_on = np.array([g not in before.held_gems for g in space.goals], dtype=np.uint8)
-        beliefs = self._beliefs_for(self.alive)
+        live_states, rows = self.live_states, self.rows
+        after = self.rules.apply(rows, live_states, self._action_codes(options, before, live_states, self.worlds))
+        path_costs = self.planner.path_costs(after)
+        beliefs = self._beliefs
         if self.shared_beliefs:   # every live true state filters alike: read one of them
             table_rows, stride = beliefs[live_states[0]], 0
         else:
             table_rows, stride = beliefs.reshape(-1, beliefs.shape[2]), space.n_beliefs
-        table = core.qmdp_table(table_rows, costs, chosen, self.beta, goal_on)
-        # A state in which the action is impossible was already ruled out; it stays as it is.
-        worlds, in_step = step_worlds(worlds, action, rename)
-        self.real.append(before.step(action))
-        if in_step:   # a move made alike in every world: the same worlds agree, the same are live
-            dx, dy = MOVES[action[0]]
-            rows = rows.copy()
-            rows[:, AGENT] += dy * self.layout.width + dx
+        # The worlds after the action: a state in which it is impossible stays as it is.
+        everything = self._all_rows
+        codes = self._action_codes((action,), before, everything, self.worlds)
+        self.rows = rows = self.rules.apply(rows, everything, codes)
+        real = _after(before, action)   # possible: it is one of the options
+        self.real.append(real)
+        rename = None if self.local is same_action else functools.partial(self.local, real=before)   # picklable
+        if move and self.together and (rows[:, AGENT] == rows[-1, AGENT]).all():
+            # a move made alike in every world: the same worlds agree, the same are live
+            base = self.worlds.base if isinstance(self.worlds, MovedWorlds) else self.worlds
+            worlds = MovedWorlds(base, real.agent_pos)
+            changed = False
         else:
-            labels = _view_labels([w.view() for w in worlds] + [self.real[-1].view()])
+            worlds = SteppedWorlds(self.worlds, action, rename)
+            labels = core.view_labels(rows)
             self.alive = self.alive & (labels[:-1, None] == labels[None, :-1])
-            self.live = live = live & (labels[:-1] == labels[-1])
-            # Only live worlds' rows are read again (costs are asked for live states only).
-            rows = rows.copy()
-            for j in np.flatnonzero(live):
-                rows[j] = self.enc.encode(worlds[j])
+            self._live(self.live & (labels[:-1] == labels[-1]))
+            self.together = bool((rows[:, AGENT] == rows[-1, AGENT]).all())
+            self._beliefs = self._beliefs_for(self.alive)
+            changed = True
         if t >= len(self._weights):
             grown = np.empty((2 * len(self._weights), len(space)), dtype=np.float64)
             grown[:t] = self._weights[:t]
             self._weights = grown
-        self.logw = logw = core.update_weights_table(logw, table, space.n_states, stride, live.astype(np.uint8),
-                                                      goal_on, out=self._weights[t])
-        if not live.any() or not np.isfinite(logw).any():
+        self.logw = logw = core.qmdp_update(self.logw, table_rows, path_costs, live_states, self.goal_gems, chosen,
+                                            self.beta, self.goal_on, space.n_states, stride, self.live_u8,
+                                            out=self._weights[t])
+        # A finite weight stays finite (a likelihood is never -inf): only a step that rules
+        # states out can leave no hypothesis.
+        if changed and (not self.live.any() or not np.isfinite(logw).any()):
             raise ScenarioError(
                 f"no hypothesis explains the observations up to action {t} ({' '.join(action)})",
                 hint=f"the true map may hide more keys than the prior allows ({space.family.describe()}): "
                 "widen it (--hidden-keys N, prior=Prior(max_hidden=N))",
             )
-        self.worlds, self.rows = worlds, rows
+        if not move:   # what the real world offers and which goals are held may have changed
+            self._options.clear()
+            self._goal_on()
+        self.worlds = worlds
         self.actions.append(action)
         self.history_worlds.append(worlds)
         self.history_alive.append(self.alive)
+        self.history_beliefs.append(self._beliefs)
 
     def result(self) -> Inference:
         """The :class:`Inference` of the actions so far."""
@@ -337,8 +382,8 @@ class ExactFilter:
             worlds_by_step=tuple(self.history_worlds),
             alive=np.stack(self.history_alive),
             log_weights=self._weights[:len(self.actions) + 1],
-            beliefs_by_step=tuple(self._beliefs_for(a) if space.judged_beliefs is None else space.judged_beliefs
-                                  for a in self.history_alive),
+            beliefs_by_step=(tuple(self.history_beliefs) if space.judged_beliefs is None
+                             else (space.judged_beliefs,) * len(self.history_beliefs)),
         )
 
 
@@ -431,13 +476,6 @@ def infer_config(config: InferenceConfig | None = None, **settings: Any) -> Infe
     return config.replace(**changes) if changes else config
 
 
-def _gib(n: int) -> str:
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20)):
-        if n >= size / 8:
-            return f"{n / size:.1f} {unit}"
-    return f"{n / 2**10:.1f} KiB"
-
-
 def revealing_actions(actions) -> int:
     """How many actions can reveal something (all but moves): beliefs are filtered again
     only after those."""
@@ -491,8 +529,8 @@ def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress
         elif size > config.max_hypotheses:
             note = f"auto: smc ({size:,} hypotheses are over the budget of {config.max_hypotheses:,})"
         else:
-            note = (f"auto: smc ({size:,} hypotheses would need about {_gib(peak)} for exact inference, "
-                    f"over the memory budget of {_gib(budget)})")
+            note = (f"auto: smc ({size:,} hypotheses would need about {format_bytes(peak)} for exact inference, "
+                    f"over the memory budget of {format_bytes(budget)})")
     common = dict(model=config.variant, beta=config.beta, k=config.k, prior=config.prior, goals=config.goals,
                   backend=config.backend, conventions=config.conventions)
     if method == "exact":

@@ -66,6 +66,25 @@ def _inference_type(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{error.message} ({error.hint})") from None
 
 
+#: Binary size suffixes of ``--max-memory`` (a plain number is bytes).
+_SIZE_UNITS = {"": 1, "B": 1, "K": 2**10, "KB": 2**10, "KIB": 2**10, "M": 2**20, "MB": 2**20, "MIB": 2**20,
+               "G": 2**30, "GB": 2**30, "GIB": 2**30, "T": 2**40, "TB": 2**40, "TIB": 2**40}
+
+
+def memory_size(text: str) -> int:
+    """An argparse ``type=`` for a memory size: bytes, or a number with a binary suffix
+    (``512M``, ``1.5G``, ``2GiB``), at least one byte."""
+    number_part = text.strip().rstrip("bBiIkKmMgGtT")
+    unit = text.strip()[len(number_part):].upper()
+    try:
+        value = float(number_part) * _SIZE_UNITS[unit]
+    except (ValueError, KeyError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a memory size (e.g. 512M, 1.5G, 2GiB)") from None
+    if not 1 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a memory size of at least one byte")
+    return int(value)
+
+
 def _variant_type(text: str) -> str:
     try:
         return check_variant(text)
@@ -197,6 +216,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     add_k_option(p)
     p.add_argument("--max-hypotheses", type=number("max-hypotheses"), default=None, metavar="N",
                    help="refuse a hypothesis space larger than N (default: 2,000,000, about 1.2 GB)")
+    p.add_argument("--max-memory", type=memory_size, default=None, metavar="SIZE",
+                   help="refuse exact inference whose estimated memory is over SIZE (512M, 2G; default: half "
+                        "the memory available); --inference auto runs particles instead")
     p.add_argument("--backend", choices=("core", "reference"), default="core",
                    help="the compiled core, or the slow plain-Python reference (default: %(default)s)")
     add_inference_options(p)
@@ -210,7 +232,8 @@ def add_inference_options(p: argparse.ArgumentParser) -> None:
 
 
 _INFERENCE_HELP = ("exact enumeration, particle inference (smc, sequential Monte Carlo), or auto: exact "
-                   "when the hypothesis space fits its limit (--max-hypotheses), else particles")
+                   "when the hypothesis space fits its limits (--max-hypotheses, --max-memory), else particles "
+                   "(the run says which and why)")
 
 
 def add_inference_method_option(p, *, how: str = ONE) -> None:
@@ -249,6 +272,8 @@ def inference_config(args):
                              prior=prior_of(args), backend=args.backend)
     if args.max_hypotheses is not None:
         config = config.replace(max_hypotheses=args.max_hypotheses)
+    if getattr(args, "max_memory", None) is not None:
+        config = config.replace(max_bytes=args.max_memory)
     return config
 
 
