@@ -29,6 +29,7 @@ def register(subparsers) -> None:
     options.add_exp_option(p, how=options.MANY, default="exp1,exp2")
     options.add_batch_statement_options(p)
     p.add_argument("--initial", action="store_true", help="given statements are about the initial belief")
+    p.add_argument("--at", metavar="T,...", help="only these judgment points (default: each scenario's own)")
     p.add_argument("--condition", default="plan", metavar="C,...",
                    help="prompt conditions, comma-separated: plan (the actions and what they showed) and/or "
                         "narrative (the scene and the moves told) (default: %(default)s)")
@@ -186,6 +187,12 @@ def _prompts(args, conditions):
         refs = expand_scenarios(args.scenarios, root=args.labtom, exps=_list(args.exp, "--exp"))
         given = given_items(args.statement, args.statements, "initial" if args.initial else "current")
         items, scenarios = scenario_items(refs, given)
+    if args.at:
+        wanted = {_positive("--at", int, zero=True)(t.strip()) for t in args.at.split(",") if t.strip()}
+        items = [item for item in items if item.t in wanted]
+        if not items:
+            raise BaselineError(f"no statement is judged at t = {args.at}",
+                                hint="give judgment points of the scenarios (elot run SCENARIO lists them)")
     shots = read_shots(args.few_shot) if args.few_shot else None
     scenes: dict = {}
     prompts = []
