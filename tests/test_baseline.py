@@ -433,6 +433,11 @@ def test_cli_a_killed_run_resumes_where_it_stopped(tmp_path):
     assert [r["llm_rating"] for r in csv.DictReader(open(out))] == ["6.0"] * 8
 
 
+def test_cli_a_statement_without_a_scenario_is_exit_2():
+    run = elot("-s", STATEMENT, "--dry-run")
+    assert run.returncode == 2 and "no scenarios to rate" in run.stderr and "Traceback" not in run.stderr
+
+
 def test_cli_a_scenario_without_statements_is_exit_2(tmp_path):
     scn = tmp_path / "bare.scn"
     scn.write_text("name: bare\ngoal: gem1\ncolours: red\n\nmap:\n  g.h\n\nactions:\n  left |\n  left\n")

@@ -14,8 +14,6 @@ of ``elot fit``'s ratings file.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import defaultdict
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -105,10 +103,3 @@ def read_shots(path: str | Path) -> dict[tuple[str, str], list[tuple[str, float]
         out[(scenario, mode)].append((text, sum(values) / len(values)))
     return dict(out)
 
-
-def csv_of(rows: list[dict], columns: Sequence[str]) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
-from elot.baseline.endpoint import Answer, EndpointError
+from elot.baseline.endpoint import Answer
 from elot.baseline.parse import normalized
 from elot.baseline.prompts import BaselineError, Prompt
 from elot.numeric import fsum
@@ -197,4 +197,4 @@ def manifest_text(manifest: dict) -> str:
     return json.dumps(manifest, indent=2, sort_keys=False) + "\n"
 
 
-__all__ = ["Backend", "COLUMNS", "EndpointError", "Journal", "RunResult", "cache_key", "run_baseline", "table_row"]
+__all__ = ["Backend", "COLUMNS", "Journal", "RunResult", "cache_key", "run_baseline", "table_row"]
