@@ -21,9 +21,9 @@ from typing import Iterable, Sequence
 from elot.baseline.prompts import HIGH, LOW, BaselineError, Item
 from elot.btom.dataset import dataset_root, load_dataset_plan
 from elot.btom.scenario import Scenario
-from elot.errors import csv_rows, read_text
+from elot.errors import ElotError, csv_rows, read_text
 from elot.settings import MODES
-from elot.study.references import ScenarioRef, scenario_items as statements_of
+from elot.study.references import ScenarioRef, resolve, scenario_items as statements_of
 
 FACTORS = ("possibility", "probability", "compositional", "knowledge")
 
@@ -44,10 +44,20 @@ def scenario_items(refs: Sequence[ScenarioRef], given: Sequence = ()) -> tuple[l
         if not scenario.judgments:
             raise BaselineError(f"{ref.name}: the scenario has no judgment points",
                                 hint="mark judgment points in the plan (';' in PDDL, judge: in .scn)")
-        for t in scenario.judgments:
-            for s in statements:
-                items.append(Item(ref.name, ref.map, t, s.id, s.text, s.mode, factors=s.factors))
+        for s in statements:
+            formula = formula_of(ref, s.text, s.mode)
+            items += [Item(ref.name, ref.map, t, s.id, s.text, s.mode, formula, s.factors) for t in scenario.judgments]
     return items, scenarios
+
+
+def formula_of(ref: ScenarioRef, text: str, mode: str) -> str:
+    """The formula a batch table gives the statement (English translated as batch does),
+    so that a baseline's rows meet the same ratings and batch rows by
+    ``(scenario, mode, t, formula)``; '' when it has none (the rating does not need one)."""
+    try:
+        return resolve(ref, text, mode)[0]
+    except ElotError:
+        return ""
 
 
 def in_vs_out_path(root: Path, condition: str) -> Path:
