@@ -54,14 +54,14 @@ def llm_table(labtom, tables: list[str], maps: str | None = None) -> list[str]:
     width = max([17] + [len(m) for path in tables for m in {r["model"] for r in read_table(path)}])
     lines = ["language models (elot baseline --in-vs-out; the value is (rating - 1) / 6"
              + (f"; maps {maps} only" if chosen else "") + ")",
-             f"{'condition':<9} {'model':<{width}} {'n':>4} {'in':>5} {'out':>5} {'diff ± s.e.':>14} {'acc':>5} "
+             f"{'condition':<9} {'model':<{width}} {'n':>4} {'in':>5} {'out':>5} {'diff ± s.e.':>16} {'acc':>5} "
              f"{'strict':>6} {'ill':>4}   paper GPT-4o: in / out / diff / acc"]
     for path in tables:
         for row in in_vs_out_of_table(read_table(path), labtom, maps=chosen):
             gpt = PAPER_LLM[row.condition]
             full = PAPER[(row.condition, "full")]
             lines.append(f"{row.condition:<9} {row.model:<{width}} {row.n:>4} {row.in_context:>5.2f} "
-                         f"{row.out_of_context:>5.2f} {row.diff:>+7.2f} ± {row.se:.2f} {row.accuracy:>5.2f} "
+                         f"{row.out_of_context:>5.2f} {row.diff:>+7.3f} ± {row.se:.3f} {row.accuracy:>5.2f} "
                          f"{row.strict:>6.2f} {row.ill_typed:>4}   {gpt[0]:.2f} / {gpt[1]:.2f} / {gpt[2]:+.2f} / "
                          f"{gpt[3]:.2f} (LaBToM: acc {full[4]:.2f})")
     lines.append("ill: prompts no answer rated, left out (never scored 0.5)")
