@@ -42,6 +42,8 @@ setup(
         "elot.scenarios": ["*.scn"],
         # the survey's page and experiment templates (jsPsych itself is never shipped: npm installs it)
         "elot.survey": ["template/*"],
+        # the language-model baselines' prompt templates (elot baseline --show-template)
+        "elot.baseline": ["templates/*"],
         "btom_ext": ["*.pxd", "*.pyx"],
     },
     ext_modules=cythonize(

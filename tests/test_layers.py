@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("elot.translate",),                              # English to ELoT
     ("elot.embedding",),                              # your own domain and belief model; the session model
     ("elot.draw", "elot.plots"),                      # figures, maps and animations
-    ("elot.study", "elot.session"),                   # studies; the session model the REPL shows
+    ("elot.study", "elot.session", "elot.baseline"),  # studies; the session model; language-model baselines
     ("elot.survey",),                                 # the survey participants take in a browser
     ("elot.repl",),                                   # the interactive UI
     ("elot.cli", "elot.__main__"),                    # the command line

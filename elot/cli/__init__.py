@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "elot.cli.materials",  # stimuli, storyboard, design
     "elot.cli.generate",   # generate (random solvable maps)
     "elot.cli.survey",     # survey build, serve, export, import
+    "elot.cli.baseline",   # baseline (statements rated by a language model)
 )
 
 

@@ -29,7 +29,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Collection, Mapping
+from typing import Any, Callable, Collection, Mapping, Sequence
 
 import numpy as np
 
@@ -57,6 +57,9 @@ PAPER = {
     ("initial", "non-planning"): (0.70, 0.70, -0.01, 0.01, 0.39),
     ("initial", "true-belief"): (0.51, 0.50, 0.00, 0.01, 0.16),
 }
+#: The paper's best language-model row of the same table, GPT-4o given the image and the
+#: narrative: (in, out, diff, accuracy) per condition (no s.e. is given for it).
+PAPER_LLM = {"current": (0.80, 0.62, 0.18, 0.59), "initial": (0.76, 0.68, 0.07, 0.38)}
 PAPER.update({(condition, "true-belief-paper"): PAPER[(condition, "true-belief")] for condition in MODES})
 
 
@@ -140,21 +143,77 @@ def in_vs_out(
                     ins[row["statement_id"]] = value
                 else:
                     outs[row["statement_id"]].append(value)
-            ids = [s for s in ins if outs[s]]
-            in_scores = np.array([ins[s] for s in ids])
-            out_scores = np.array([fsum(outs[s]) / len(outs[s]) for s in ids])
-            diff = in_scores - out_scores
-            out.append(InVsOut(
-                condition=condition,
-                model=model,
-                n=len(ids),
-                in_context=fsum(in_scores) / len(ids),
-                out_of_context=fsum(out_scores) / len(ids),
-                diff=fsum(diff) / len(ids),
-                se=float(diff.std(ddof=1) / math.sqrt(len(diff))),
-                accuracy=float((in_scores > out_scores + TIE).mean()),
-                strict=float((in_scores > out_scores).mean()),
-                ill_typed=len(ill),
-                conventions=conventions,
-            ))
+            out.append(summarize(condition, model, ins, outs, len(ill), conventions))
+    return out
+
+
+def summarize(condition: str, model: str, ins: Mapping[str, float], outs: Mapping[str, list[float]],
+              ill: int, conventions: str = "elot") -> InVsOut:
+    """One row from each statement's in-context score (``ins``) and out-of-context scores
+    (``outs``); statements without both are left out."""
+    ids = [s for s in ins if outs.get(s)]
+    if not ids:
+        raise ScenarioError(f"{condition}, {model}: no statement has both an in- and an out-of-context score",
+                            hint="score (or rate) the statements in their own plan and in the other plans of their map")
+    in_scores = np.array([ins[s] for s in ids])
+    out_scores = np.array([fsum(outs[s]) / len(outs[s]) for s in ids])
+    diff = in_scores - out_scores
+    return InVsOut(
+        condition=condition,
+        model=model,
+        n=len(ids),
+        in_context=fsum(in_scores) / len(ids),
+        out_of_context=fsum(out_scores) / len(ids),
+        diff=fsum(diff) / len(ids),
+        se=float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(ids) > 1 else float("nan"),
+        accuracy=float((in_scores > out_scores + TIE).mean()),
+        strict=float((in_scores > out_scores).mean()),
+        ill_typed=ill,
+        conventions=conventions,
+    )
+
+
+def in_vs_out_of_table(rows: Sequence[Mapping[str, str]], root: str | Path | None = None,
+                       conditions: tuple[str, ...] = MODES, *, models: Sequence[str] | None = None,
+                       maps: Collection[str] | None = None) -> list[InVsOut]:
+    """The comparison from a study table's ``L`` values instead of inference: each
+    statement of the in-vs-out files is looked up by plan (``scenario`` ``exp1/PLAN``),
+    ``statement_id`` and mode, for each ``model`` of the table (all by default) — a
+    language model's ratings from ``elot baseline --in-vs-out``, say. A row without a
+    value (a prompt no answer rated) is left out of its statement's scores and counted in
+    ``ill_typed``; a statement without its in-context value or any out-of-context one is
+    left out. ``maps`` keeps only those maps' statements (the maps the table rated)."""
+    root = dataset_root(root)
+    values: dict[tuple[str, str, str, str], float | None] = {}
+    for row in rows:
+        value = row.get("L")
+        values[(row["model"], row["scenario"], row["statement_id"], row["mode"])] = \
+            float(value) if value not in ("", None) else None
+    chosen = list(dict.fromkeys(m for m, *_ in values)) if models is None else list(models)
+    out = []
+    for condition in conditions:
+        path = root / "statements" / "exp1" / f"exp1_{condition}_in_vs_out.csv"
+        if not path.is_file():
+            raise ScenarioError(f"{path}: file not found", hint="the dataset's statements/exp1 folder is incomplete")
+        lines = [r for r in csv.DictReader(io.StringIO(read_text(path, "in-vs-out statements")))
+                 if maps is None or r["map_id"] in maps]
+        for model in chosen:
+            ins: dict[str, float] = {}
+            outs: dict[str, list[float]] = defaultdict(list)
+            missing = 0
+            for row in lines:
+                key = (model, f"exp1/{row['plan_id']}", row["statement_id"], condition)
+                if key not in values:
+                    raise ScenarioError(f"the table has no {model} row for statement {row['statement_id']} in plan "
+                                        f"{row['plan_id']} ({condition})",
+                                        hint="rate every in-vs-out statement (elot baseline --in-vs-out), or "
+                                             "give --maps the maps the table covers")
+                value = values[key]
+                if value is None:
+                    missing += 1
+                elif row["match"].strip().upper() == "TRUE":
+                    ins[row["statement_id"]] = value
+                else:
+                    outs[row["statement_id"]].append(value)
+            out.append(summarize(condition, model, ins, outs, missing))
     return out

@@ -1,0 +1,196 @@
+"""Prompts: a statement about a scenario at a judgment point, rendered through a
+template into chat messages.
+
+A template is a text file (``templates/plan.txt`` and ``templates/narrative.txt`` ship
+with elot; ``--template FILE`` replaces them) with a ``[system]`` and a ``[user]``
+section and ``$scene``, ``$question``, ``$examples`` and ``$statement`` placeholders
+(``string.Template``). The scene comes from :mod:`elot.baseline.describe`, never from
+hand-written text; few-shot examples are people's ratings of the *other* statements of
+the same scenario and mode, never the one asked.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import string
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from elot.baseline.describe import CONDITIONS
+from elot.btom.scenario import Scenario
+from elot.errors import ElotError, read_text
+
+#: The rating scale every prompt asks for, and the value a rating is mapped to in [0, 1].
+LOW, HIGH = 1, 7
+
+QUESTIONS = {
+    "current": "The statement below is about what the player believes now, at this point of its plan.",
+    "initial": "The statement below is about what the player believed at the start, before it acted "
+               "(judge it from everything it did so far).",
+}
+
+
+class BaselineError(ElotError):
+    """Bad input or a failure of a language-model baseline (a template, an endpoint, a key)."""
+
+
+@dataclass(frozen=True)
+class Template:
+    """A prompt template: its system and user text with ``$`` placeholders, and where it came from."""
+
+    system: str
+    user: str
+    origin: str
+
+    @classmethod
+    def parse(cls, text: str, origin: str) -> "Template":
+        sections: dict[str, list[str]] = {}
+        current = None
+        for number, line in enumerate(text.splitlines(), 1):
+            if current is None and line.startswith("#"):  # comments, before the first section only
+                continue
+            if line.strip() in ("[system]", "[user]"):
+                current = line.strip()[1:-1]
+                if current in sections:
+                    raise BaselineError(f"{origin}:{number}: a second [{current}] section",
+                                        hint="a template has one [system] and one [user] section")
+                sections[current] = []
+            elif current is not None:
+                sections[current].append(line)
+            elif line.strip():
+                raise BaselineError(f"{origin}:{number}: text before the [system] section",
+                                    hint="start the template with [system] (comments start with '#')")
+        if "user" not in sections:
+            raise BaselineError(f"{origin}: no [user] section", hint="a template has a [system] and a [user] section")
+        user = "\n".join(sections["user"]).strip("\n")
+        for name in ("scene", "statement"):
+            if f"${name}" not in user and f"${{{name}}}" not in user:
+                raise BaselineError(f"{origin}: the [user] section has no ${name}",
+                                    hint="a prompt must show the scene ($scene) and the statement ($statement)")
+        template = cls("\n".join(sections.get("system", [])).strip("\n"), user, origin)
+        try:
+            template.fill(scene="", question="", examples="", statement="")
+        except (KeyError, ValueError) as error:
+            raise BaselineError(f"{origin}: cannot use the template: {error}",
+                                hint="placeholders are $scene, $question, $examples and $statement; write $$ for a $") from None
+        return template
+
+    def fill(self, **values: str) -> tuple[str, str]:
+        return (string.Template(self.system).substitute(values), string.Template(self.user).substitute(values))
+
+
+def packaged_template(condition: str) -> str:
+    """The text of the template elot ships for a prompt condition."""
+    return resources.files("elot.baseline").joinpath("templates", f"{condition}.txt").read_text(encoding="utf-8")
+
+
+def load_template(condition: str, path: str | Path | None = None) -> Template:
+    """The template of ``condition`` (``plan``/``narrative``), or the one in ``path``."""
+    check_condition(condition)
+    if path is None:
+        return Template.parse(packaged_template(condition), f"templates/{condition}.txt")
+    return Template.parse(read_text(path, "prompt template"), str(path))
+
+
+def check_condition(condition: str) -> None:
+    if condition not in CONDITIONS:
+        raise BaselineError(f"unknown prompt condition {condition!r}", hint=f"use {' or '.join(CONDITIONS)}")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One statement to rate: the scenario it is about (``scenario`` as a study table names
+    it), the judgment point ``t``, the statement and its mode, and what the table carries
+    along (its id, formula, factors)."""
+
+    scenario: str
+    map: str
+    t: int
+    statement_id: str
+    statement: str
+    mode: str
+    formula: str = ""
+    factors: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A rendered prompt: its chat messages (the user's may carry an image) and the
+    part of the user text before the statement's own (shared across a scenario)."""
+
+    item: Item
+    condition: str
+    system: str
+    user: str
+    image: bytes | None = field(default=None, repr=False)
+
+    def messages(self) -> list[dict]:
+        """OpenAI chat messages; an image goes as a PNG ``data:`` URL after the text."""
+        out = [{"role": "system", "content": self.system}] if self.system else []
+        if self.image is None:
+            out.append({"role": "user", "content": self.user})
+        else:
+            url = "data:image/png;base64," + base64.b64encode(self.image).decode("ascii")
+            out.append({"role": "user", "content": [{"type": "text", "text": self.user},
+                                                    {"type": "image_url", "image_url": {"url": url}}]})
+        return out
+
+    def text(self) -> str:
+        """The prompt as a person reads it (``--dry-run``)."""
+        image = f"\n[image: the stimulus frame at t={self.item.t}, PNG, {len(self.image):,} bytes]" if self.image else ""
+        return f"[system]\n{self.system}\n[user]\n{self.user}{image}\n"
+
+    def digest(self) -> str:
+        """SHA-256 of what the model is sent (the image by its bytes)."""
+        payload = json.dumps([self.system, self.user, hashlib.sha256(self.image).hexdigest() if self.image else None])
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def examples_block(item: Item, ratings: Mapping[tuple[str, str], Sequence[tuple[str, float]]]) -> str:
+    """People's mean ratings of the scenario's other statements of the same mode (never
+    the one asked), as the prompt shows them; '' when there are none."""
+    shots = [(text, r) for text, r in ratings.get((item.scenario, item.mode), ()) if text.strip() != item.statement.strip()]
+    if not shots:
+        return ""
+    lines = [f'- "{text}": {r:.1f}' for text, r in shots]
+    return ("\nFor comparison, people who watched the same scene rated these other statements "
+            f"({LOW} to {HIGH}):\n" + "\n".join(lines) + "\n")
+
+
+def frame_png(scenario: Scenario, t: int, cell_px: int = 44) -> bytes:
+    """The stimulus frame at ``t`` (what participants saw at the judgment), as PNG bytes."""
+    from PIL import Image
+
+    from elot.draw.animation import Renderer
+
+    renderer = Renderer(scenario.states(), cell_px=cell_px)
+    try:
+        pixels = renderer.frame(t)
+    finally:
+        renderer.close()
+    buffer = io.BytesIO()
+    Image.fromarray(pixels).save(buffer, format="PNG", optimize=True)
+    return buffer.getvalue()
+
+
+def render(item: Item, scenario: Scenario, condition: str, template: Template, *,
+           ratings: Mapping[tuple[str, str], Sequence[tuple[str, float]]] | None = None,
+           image: bool = False, _scenes: dict | None = None) -> Prompt:
+    """The prompt for ``item`` on ``scenario`` in ``condition``."""
+    check_condition(condition)
+    if not 0 <= item.t <= scenario.T:
+        raise BaselineError(f"{item.scenario}: judgment point t={item.t} is outside the plan (0..{scenario.T})",
+                            hint="rate statements at the scenario's judgment points")
+    key = (item.scenario, item.t, condition)
+    scenes = {} if _scenes is None else _scenes
+    if key not in scenes:
+        scenes[key] = (CONDITIONS[condition](scenario, item.t), frame_png(scenario, item.t) if image else None)
+    scene, png = scenes[key]
+    system, user = template.fill(scene=scene, question=QUESTIONS[item.mode],
+                                 examples=examples_block(item, ratings or {}), statement=item.statement)
+    return Prompt(item, condition, system, user, png)

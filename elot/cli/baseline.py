@@ -1,0 +1,232 @@
+"""``elot baseline``: rate statements with a language model, as the paper's LLM baselines
+(see docs/baselines.md and :mod:`elot.baseline`)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from elot.cli import options
+from elot.settings import EXIT_OK, EXIT_USAGE
+
+
+def register(subparsers) -> None:
+    """Add ``baseline``."""
+    p = subparsers.add_parser(
+        "baseline", help="Rate statements with a language model (an OpenAI-compatible endpoint or a local model).",
+        description="Ask a language model how likely each statement is (1 to 7) after watching the scenario up "
+        "to the judgment point, described in words from the scenario (--condition plan or narrative). The "
+        "results are a study table with the language model as one more model (L = (rating - 1) / 6), a "
+        "manifest (model, settings, token usage, answers without a rating) beside it, and every answer in a "
+        "cache: a rerun costs nothing and a killed run resumes.")
+    p.add_argument("scenarios", nargs="*", metavar="SCENARIO",
+                   help=".scn files or globs, example names, dataset plan ids (1_1, exp1/1_1), or 'all'")
+    p.add_argument("--in-vs-out", action="store_true",
+                   help="rate the dataset's in- vs out-of-context statements (statements/exp1/*_in_vs_out.csv)")
+    p.add_argument("--maps", metavar="M,...", help="with --in-vs-out: only these maps (e.g. 1,2)")
+    options.add_labtom_option(p)
+    options.add_exp_option(p, how=options.MANY, default="exp1,exp2")
+    options.add_batch_statement_options(p)
+    p.add_argument("--initial", action="store_true", help="given statements are about the initial belief")
+    p.add_argument("--at", metavar="T,...", help="only these judgment points (default: each scenario's own)")
+    p.add_argument("--condition", default="plan", metavar="C,...",
+                   help="prompt conditions, comma-separated: plan (the actions and what they showed) and/or "
+                        "narrative (the scene and the moves told) (default: %(default)s)")
+    p.add_argument("--template", metavar="FILE",
+                   help="a prompt template of your own (see elot baseline --show-template plan)")
+    p.add_argument("--show-template", metavar="CONDITION", help="print the packaged template of a condition and exit")
+    p.add_argument("--image", action="store_true",
+                   help="add the stimulus frame at the judgment point (PNG) to each prompt, for multimodal endpoints")
+    p.add_argument("--few-shot", metavar="RATINGS.csv",
+                   help="show people's ratings of the scenario's other statements (columns scenario, mode, "
+                        "statement, rating on 1 to 7)")
+    backend = p.add_argument_group("the model")
+    backend.add_argument("--endpoint", metavar="URL", default=_env("ELOT_BASE_URL", "OPENAI_BASE_URL"),
+                         help="an OpenAI-compatible API base URL, e.g. https://api.openai.com/v1 or "
+                              "http://localhost:8080/v1 (default: $ELOT_BASE_URL or $OPENAI_BASE_URL; "
+                              "without one, the local model runs in this process)")
+    backend.add_argument("--llm", metavar="NAME", help="the model the endpoint serves (e.g. gpt-4o)")
+    backend.add_argument("--api-key", metavar="KEY",
+                         help="the endpoint's key (default: $ELOT_API_KEY or $OPENAI_API_KEY; never written anywhere)")
+    backend.add_argument("--no-json", action="store_true",
+                         help="do not ask the endpoint for a JSON answer (response_format)")
+    backend.add_argument("--logprobs", action="store_true",
+                         help="ask the endpoint for token probabilities; the rating is the expected one over 1-7")
+    backend.add_argument("--language-model", metavar="PATH",
+                         help="the local GGUF model (default: $ELOT_MODEL; elot models fetches the built-in one)")
+    backend.add_argument("--timeout", type=_positive("timeout", float), default=None, metavar="S",
+                         help="seconds to wait for one answer (default: 120)")
+    backend.add_argument("--retries", type=_positive("retries", int), default=None, metavar="N",
+                         help="tries of one request on rate limits, server errors and timeouts before the "
+                              "endpoint counts as down (default: 6, waiting 1, 2, 4, ... s between them)")
+    backend.add_argument("--verbose", action="store_true", help="show llama.cpp's log")
+    p.add_argument("--label", metavar="NAME", help="the model column's name before /CONDITION "
+                   "(default: the model's name)")
+    p.add_argument("--repeats", type=_positive("repeats", int), default=1, metavar="N",
+                   help="answers per prompt, averaged (endpoints; default: %(default)s)")
+    p.add_argument("--temperature", type=_positive("temperature", float, zero=True), default=0.0, metavar="T", help="sampling temperature (default: 0)")
+    options.add_seed_option(p, of="the endpoint's sampling (repeat r uses S + r)", default=0)
+    p.add_argument("--dry-run", action="store_true",
+                   help="write the rendered prompts (to -o, or standard output) instead of asking a model")
+    p.add_argument("-o", "--output", metavar="OUT", type=options.output_file,
+                   help="the table (.csv); OUT.manifest.json goes beside it")
+    p.add_argument("--cache", metavar="FILE", help="the answer cache (default: OUT.cache.jsonl)")
+    p.add_argument("--force", action="store_true", help="replace an output file elot did not write")
+    p.set_defaults(func=baseline_command)
+
+
+def _positive(name: str, kind: type, *, zero: bool = False):
+    """An argparse type: a positive (or, with ``zero``, non-negative) finite number."""
+    import argparse
+    import math
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+            raise argparse.ArgumentTypeError(f"{name} must be a {'whole' if kind is int else 'finite'} number "
+                                             f"{'>= 0' if zero else '> 0'}, not {text!r}")
+        return value
+
+    parse.__name__ = name
+    return parse
+
+
+def _env(*names: str) -> str | None:
+    return next((os.environ[n] for n in names if os.environ.get(n)), None)
+
+
+def baseline_command(args) -> int:
+    from elot.baseline import BaselineError
+    from elot.baseline.prompts import packaged_template
+
+    if args.show_template:
+        from elot.baseline.prompts import check_condition
+
+        check_condition(args.show_template)
+        sys.stdout.write(packaged_template(args.show_template))
+        return EXIT_OK
+    conditions = [c.strip() for c in args.condition.split(",") if c.strip()]
+    prompts = _prompts(args, conditions)
+    if args.dry_run:
+        text = "".join(f"### {p.item.scenario} t={p.item.t} {p.item.mode} #{p.item.statement_id} ({p.condition})\n"
+                       f"{p.text()}\n" for p in prompts)
+        if args.output in (None, "-"):
+            sys.stdout.write(text)
+        else:
+            from elot.output import write_output
+            from elot.study.params import study_mark
+
+            write_output(args.output, text, ours=study_mark(args.output), force=args.force)
+            print(f"{len(prompts)} prompts written to {args.output}", file=sys.stderr)
+        return EXIT_OK
+    if not args.output:
+        raise BaselineError("elot baseline needs -o OUT for its table (or --dry-run to see the prompts)")
+    backend, label = _backend(args)
+    from elot.baseline.run import manifest_text, run_baseline
+    from elot.cli.study import _progress_bar
+    from elot.output import count
+    from elot.study.params import atomic_output
+
+    cache = args.cache or (f"{args.output}.cache.jsonl" if args.output != "-" else None)
+    if cache is None:
+        raise BaselineError("with -o - give the answer cache with --cache FILE")
+    settings = {"conditions": conditions, "template": args.template or "packaged", "image": args.image,
+                "few_shot": args.few_shot, "in_vs_out": args.in_vs_out}
+    try:
+        with _progress_bar("rating") as progress:
+            result = run_baseline(prompts, backend, cache, label=args.label or label, repeats=args.repeats,
+                                  temperature=args.temperature, seed=args.seed, settings=settings, progress=progress)
+    except KeyboardInterrupt:
+        print(f"interrupted: every answer so far is kept in {cache}; run the same command again to go on",
+              file=sys.stderr)
+        return 130
+    except BaselineError as error:
+        error.notes = (*getattr(error, "notes", ()), f"every answer so far is kept in {cache}")
+        raise
+    with atomic_output(args.output, force=args.force) as handle:
+        handle.write(result.table_text())
+    if args.output != "-":
+        with atomic_output(f"{args.output}.manifest.json", force=args.force) as handle:
+            handle.write(manifest_text(result.manifest))
+    m = result.manifest
+    missing = sum(m["no_rating"].values())
+    print(f"{count(m['prompts'], 'prompt')}, {count(m['answers'], 'answer')} ({m['asked']} asked, "
+          f"{m['from_cache']} from the cache) in {m['seconds']:.1f} s; "
+          f"{m['rated']} rated, {missing} without a rating"
+          + (" (" + ", ".join(f"{n} {s}" for s, n in m["no_rating"].items()) + ")" if missing else ""),
+          file=sys.stderr)
+    if m["answers"] and not m["rated"]:
+        print(f"error: no answer gave a rating (the table says why in its error column); check the model and "
+              f"the template (elot baseline --dry-run shows the prompts)", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+def _prompts(args, conditions):
+    from elot.baseline import BaselineError
+    from elot.baseline.items import in_vs_out_items, read_shots, scenario_items
+    from elot.baseline.prompts import load_template, render
+
+    if args.in_vs_out:
+        if args.scenarios or args.statement or args.statements:
+            raise BaselineError("--in-vs-out rates the dataset's own statements",
+                                hint="leave out the scenarios and statements, or --in-vs-out")
+        maps = [m.strip() for m in args.maps.split(",")] if args.maps else None
+        items, scenarios = in_vs_out_items(args.labtom, maps=maps)
+    else:
+        if not args.scenarios:
+            raise BaselineError("no scenarios to rate", hint="give scenarios (or 'all'), or --in-vs-out")
+        from elot.study.references import expand_scenarios, given_items
+
+        from elot.cli.study import _list
+
+        refs = expand_scenarios(args.scenarios, root=args.labtom, exps=_list(args.exp, "--exp"))
+        given = given_items(args.statement, args.statements, "initial" if args.initial else "current")
+        items, scenarios = scenario_items(refs, given)
+    if args.at:
+        wanted = {_positive("--at", int, zero=True)(t.strip()) for t in args.at.split(",") if t.strip()}
+        items = [item for item in items if item.t in wanted]
+        if not items:
+            raise BaselineError(f"no statement is judged at t = {args.at}",
+                                hint="give judgment points of the scenarios (elot run SCENARIO lists them)")
+    shots = read_shots(args.few_shot) if args.few_shot else None
+    scenes: dict = {}
+    prompts = []
+    for condition in conditions:
+        template = load_template(condition, args.template)
+        prompts += [render(item, scenarios[item.scenario], condition, template, ratings=shots, image=args.image,
+                           _scenes=scenes) for item in items]
+    return prompts
+
+
+def _backend(args):
+    from elot.baseline import BaselineError
+
+    if args.endpoint:
+        from elot.baseline.endpoint import Endpoint
+
+        if not args.llm:
+            raise BaselineError("--endpoint needs --llm NAME, the model to ask there", hint="e.g. --llm gpt-4o")
+        kwargs = {} if args.timeout is None else {"timeout": args.timeout}
+        if args.retries is not None:
+            kwargs["retries"] = args.retries
+        endpoint = Endpoint(args.endpoint, args.llm, api_key=args.api_key or _env("ELOT_API_KEY", "OPENAI_API_KEY"),
+                            json_mode=not args.no_json, logprobs=args.logprobs, **kwargs)
+        return endpoint, args.llm
+    from elot.baseline.local import LocalModel
+
+    path = args.language_model or os.environ.get("ELOT_MODEL")
+    if not path:
+        raise BaselineError("no model to ask", hint="give --endpoint URL --llm NAME, or a local GGUF model with "
+                                                    "--language-model PATH or $ELOT_MODEL (elot models fetches one)")
+    threads = os.environ.get("ELOT_LLM_THREADS", "")
+    model = LocalModel(str(Path(path).expanduser()), threads=int(threads) if threads.isdigit() and int(threads) else None,
+                       verbose=args.verbose)
+    if args.repeats != 1 or args.temperature:
+        raise BaselineError("the local model gives the expected rating, the same every time",
+                            hint="leave out --repeats and --temperature with a local model")
+    return model, Path(path).stem.replace("-instruct", "").replace("-q4_k_m", "")
