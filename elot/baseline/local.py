@@ -17,7 +17,6 @@ common prefix with the previous prompt are evaluated. Rating the prompts in scen
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 from dataclasses import dataclass, field
@@ -56,7 +55,7 @@ class LocalModel:
     def load(self):
         if self._llama is not None:
             return self._llama
-        from elot.translate.llm import available, quiet, threads
+        from elot.translate.llm import available, no_repacking, quiet, threads
 
         why = available(self.path)
         if why is not None and "guidance" not in why:
@@ -66,7 +65,7 @@ class LocalModel:
                                 hint="fetch the built-in model with elot models, or give a GGUF file with --local-model")
         import llama_cpp
 
-        with quiet(self.verbose), _no_repacking():
+        with quiet(self.verbose), no_repacking():
             try:
                 self._llama = llama_cpp.Llama(model_path=str(self.path), n_ctx=self.context, n_batch=512,
                                               n_threads=threads(self.threads), n_threads_batch=threads(self.threads),
@@ -156,30 +155,6 @@ class LocalModel:
         rating = fsum([r * p for r, p in zip(range(LOW, HIGH + 1), probs)]) / mass
         shown = " ".join(f"{r}:{p / mass:.3f}" for r, p in zip(range(LOW, HIGH + 1), probs))
         return Answer(shown, Parsed(rating), mass, len(tokens), 0)
-
-
-@contextlib.contextmanager
-def _no_repacking():
-    """Load without llama.cpp's extra weight buffer types (runtime repacking for AMX and
-    the like): with them, llama-cpp-python 0.3.36 built on this machine (an AMX CPU)
-    crashes in the first batch of more than one token. ``Llama`` takes no argument for
-    it, so its default model parameters are changed while it is made."""
-    import llama_cpp
-    import llama_cpp.llama as module
-
-    original = llama_cpp.llama_model_default_params
-
-    def params():
-        value = original()
-        if hasattr(value, "use_extra_bufts"):
-            value.use_extra_bufts = False
-        return value
-
-    module.llama_cpp.llama_model_default_params = params
-    try:
-        yield
-    finally:
-        module.llama_cpp.llama_model_default_params = original
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:

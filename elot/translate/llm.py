@@ -487,6 +487,30 @@ def _with_sequences(llama, n_seq_max: int) -> None:
     first.close()
 
 
+@contextlib.contextmanager
+def no_repacking():
+    """Load without llama.cpp's extra weight buffer types (runtime repacking for AMX and
+    the like): with them, llama-cpp-python 0.3.36 built on this machine (an AMX CPU)
+    crashes in the first batch of more than one token. ``Llama`` takes no argument for
+    it, so its default model parameters are changed while it is made."""
+    import llama_cpp
+    import llama_cpp.llama as module
+
+    original = llama_cpp.llama_model_default_params
+
+    def params():
+        value = original()
+        if hasattr(value, "use_extra_bufts"):
+            value.use_extra_bufts = False
+        return value
+
+    module.llama_cpp.llama_model_default_params = params
+    try:
+        yield
+    finally:
+        module.llama_cpp.llama_model_default_params = original
+
+
 @lru_cache(maxsize=2)
 def load_language_model(model: "str | os.PathLike | LanguageModel"):
     """Load a local model (a path, or a :class:`LanguageModel` with its settings) once:
@@ -505,7 +529,7 @@ def load_language_model(model: "str | os.PathLike | LanguageModel"):
         from guidance.models._engine import EngineInterpreter
 
         try:
-            with quiet(model.verbose):
+            with quiet(model.verbose), no_repacking():
                 n_threads = threads(model.threads)
                 llama = llama_cpp.Llama(model_path=str(p), n_ctx=CONTEXT_TOKENS, n_batch=256,
                                         n_threads=n_threads, n_threads_batch=n_threads, logits_all=False,
