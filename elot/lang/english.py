@@ -1,0 +1,606 @@
+"""ELoT formula → an English sentence, for people and language models to read.
+
+:func:`english` verbalizes a formula deterministically from its syntax tree, in the style
+of the dataset's own sentences: ``believes(player, formula(exists(and(key(K),
+iscolor(K, blue)), inside(K, box2))))`` reads "The player believes that box 2 has a blue
+key." A statement about the initial belief (``mode="initial"``) is told in the past:
+"The player initially believed that box 2 had a blue key." :func:`shown` is what a survey
+or a prompt shows for a statement as written: English stays as written, ELoT becomes
+English.
+
+The verbalizer never typechecks and never fails on a parsed tree: a node it has no words
+for (an unknown operator or predicate, a wrong number of arguments) is shown as its
+formula text inside the sentence. Small clauses (a subject, ``be`` or ``have``, a
+complement) are kept apart from finished text until the end, so that negation, modal
+verbs ("might"), adverbs ("probably") and comparisons ("more likely to ... than ...")
+go inside them where English puts them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Callable
+
+from elot.errors import ElotError
+from elot.lang.checker import predicate_domains
+from elot.lang.parser import looks_like_formula, parse
+from elot.lang.printer import pretty
+from elot.lang.signature import PLAYER, Signature
+from elot.lang.syntax import Call, Const, Num, Term, Var, binding, guard_depth
+
+#: Nouns of the domain types.
+NOUNS = {"key": "key", "box": "box", "gem": "gem", "door": "door", "color": "colour", "item": "item",
+         "agent": "agent", "physical": "object", "object": "thing"}
+PLURALS = {"box": "boxes"}
+#: One-place predicates read as adjectives ("box 1 is empty", "an empty box").
+ADJECTIVES = {"empty": "empty", "closed": "closed", "locked": "locked", "hidden": "hidden",
+              "offgrid": "off the grid"}
+#: Modal verbs and their past forms (sequence of tenses: "initially believed it might ...").
+MODAL_VERBS = {"might": "might", "may": "might", "could": "could", "can": "could", "should": "should",
+               "must": "must"}
+#: What an attitude is called, present and past (the past carries "initially").
+ATTITUDES = {
+    "believes": ("believes", "initially believed"),
+    "thinks": ("thinks", "initially thought"),
+    "certain": ("is certain", "was initially certain"),
+    "hopes": ("hopes", "initially hoped"),
+    "knows": ("knows", "initially knew"),
+    "not_knows": ("does not know", "did not initially know"),
+    "unsure": ("is unsure", "was initially unsure"),
+}
+POSSIBILITY = frozenset({"might", "may", "could", "can"})
+COMPARISONS = {">=": "is at least", ">": "is greater than", "<": "is less than", "<=": "is at most",
+               "==": "equals"}
+HOLE = "\x00"   # marks a variable while a clause is built around it
+
+
+def hole(var: str) -> str:
+    """A stand-in for the variable ``var`` in text (one per variable: nested binders differ)."""
+    return f"{HOLE}{var}{HOLE}"
+
+
+class _Unsayable(Exception):
+    """A node without words: the caller shows its formula text instead."""
+
+
+def constant(name: str, signature: Signature | None = None) -> str:
+    """How an object is named: ``box2`` → "box 2", ``player`` → "the player"."""
+    signature = Signature.given(signature)
+    if name == PLAYER or name == signature.agent or signature.object_types.get(name) == "agent":
+        return "the player" if name in (PLAYER, signature.agent) else f"the {name.replace('_', ' ')}"
+    match = re.fullmatch(r"([a-z]+)_?(\d+)", name)
+    if match:
+        return f"{match[1]} {match[2]}"
+    return name.replace("_", " ")
+
+
+# -- clauses ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Clause:
+    """``subject`` + ``be``/``have`` + ``complement``, or with ``there`` "there is
+    <subject> <complement>". ``negative`` is the clause's own negation when English says
+    it otherwise ("there is no red key in box 3", "not every box is empty")."""
+
+    subject: str
+    verb: str
+    complement: str
+    past: bool
+    plural: bool = False
+    negated: bool = False
+    there: bool = False
+    negative: "Clause | None" = None
+
+    def negate(self) -> "Clause":
+        if self.negative is not None:
+            return replace(self.negative, negative=self)
+        if self.there and not self.negated and re.match(r"(a|an|some) ", self.subject):
+            return replace(self, subject="no " + self.subject.split(" ", 1)[1], negative=self)
+        return replace(self, negated=not self.negated, negative=None)
+
+    def text(self, modal: str | None = None) -> str:
+        """The clause, with a modal verb (``might``), an adverb (``probably``) or a
+        raising adjective (``unlikely`` → "is unlikely to") put in."""
+        subject, rest = (f"there", f"{self.subject} {self.complement}".strip()) if self.there \
+            else (self.subject, self.complement)
+        plural = self.plural and not self.there or self.there and _plural_np(self.subject)
+        if modal is None:
+            return _join(subject, self._finite(plural), rest)
+        if modal in MODAL_VERBS:
+            word = MODAL_VERBS[modal] if self.past else modal
+            return _join(subject, word, "not" if self.negated else "", self.verb, rest)
+        if modal in ("probably", "most likely"):
+            if self.verb == "be":
+                return _join(subject, self._be(plural), modal, "not" if self.negated else "", rest)
+            if self.negated:
+                return _join(subject, modal, self._do(plural), "not", self.verb, rest)
+            return _join(subject, modal, self._have(plural), rest)
+        # a raising adjective: "box 1 is unlikely to have a key"
+        return _join(subject, self._be(plural), modal, "to", "not" if self.negated else "", self.verb, rest)
+
+    def infinitive(self) -> str:
+        """The verb phrase after "to": "have a red key", "not be empty"."""
+        return _join("not" if self.negated else "", self.verb, self.complement)
+
+    def _be(self, plural: bool) -> str:
+        return ("were" if plural else "was") if self.past else ("are" if plural else "is")
+
+    def _have(self, plural: bool) -> str:
+        return "had" if self.past else ("have" if plural else "has")
+
+    def _do(self, plural: bool) -> str:
+        return "did" if self.past else ("do" if plural else "does")
+
+    def _finite(self, plural: bool) -> str:
+        if self.verb == "be":
+            return self._be(plural) + (" not" if self.negated else "")
+        if self.negated:
+            return f"{self._do(plural)} not {self.verb}"
+        return self._have(plural)
+
+
+def _join(*parts: str) -> str:
+    return " ".join(p for p in parts if p)
+
+
+def _plural_np(text: str) -> bool:
+    return " and " in text and not text.startswith(("a ", "an ", "no ", "every "))
+
+
+def _article(core: str) -> str:
+    return ("an " if core[:1] in "aeiou" else "a ") + core
+
+
+def _list(parts: list[str], word: str) -> str:
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} {word} {parts[-1]}"
+
+
+Said = "Clause | str"
+
+
+def _text(said: Said) -> str:
+    return said.text() if isinstance(said, Clause) else said
+
+
+# -- the verbalizer -----------------------------------------------------------------------
+
+
+@dataclass
+class _Noun:
+    """What a condition says about one variable: a noun with adjectives before it and
+    phrases after it ("red key", "key in box 2", "box other than box 1")."""
+
+    noun: str
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+
+    @property
+    def core(self) -> str:
+        return _join(*self.before, self.noun, *self.after)
+
+
+class _Verbalizer:
+    def __init__(self, signature: Signature, past: bool):
+        self.signature = signature
+        self.past = past
+        self.attitudes = 0
+
+    # -- terms ----------------------------------------------------------------------
+
+    def np(self, term: Term, env: dict[str, str]) -> str:
+        if isinstance(term, Var):
+            return env.get(term.name, term.name)
+        if isinstance(term, Const):
+            return constant(term.name, self.signature)
+        if isinstance(term, Num):
+            return pretty(term)
+        return self.number(term, env)
+
+    def safely(self, term: Term, env: dict[str, str], how: Callable[[Term, dict], Said]) -> Said:
+        try:
+            return how(term, env)
+        except (_Unsayable, ElotError, IndexError, AttributeError, TypeError):
+            return pretty(term)
+
+    # -- base formulas ----------------------------------------------------------------
+
+    def base(self, term: Term, env: dict[str, str]) -> Said:
+        """A base formula as a clause where it is one, else as text."""
+        if not isinstance(term, Call):
+            raise _Unsayable
+        name, args = term.name, term.args
+        np = lambda t: self.np(t, env)  # noqa: E731
+        if name == "not" and len(args) == 1:
+            inner = self.safely(args[0], env, self.base)
+            if isinstance(inner, Clause):
+                return inner.negate()
+            return f"it {'was' if self.past else 'is'} not the case that {inner}"
+        if name in ("and", "or") and len(args) >= 2:
+            return self.connect(name, [self.safely(a, env, self.base) for a in args])
+        if name == "imply" and len(args) == 2:
+            return f"if {_text(self.safely(args[0], env, self.base))}, then {_text(self.safely(args[1], env, self.base))}"
+        if name in ("exists", "forall") and len(args) == 2:
+            return self.quantified(term, env)
+        if name in ADJECTIVES and len(args) == 1:
+            return Clause(np(args[0]), "be", ADJECTIVES[name], self.past)
+        if name == "inside" and len(args) == 2:
+            return Clause(np(args[0]), "be", f"in {np(args[1])}", self.past)
+        if name == "iscolor" and len(args) == 2:
+            return Clause(np(args[0]), "be", np(args[1]), self.past)
+        if name == "has" and len(args) == 2:
+            return Clause(np(args[0]), "have", np(args[1]), self.past)
+        if name == "==" and len(args) == 2:
+            return Clause(np(args[0]), "be", np(args[1]), self.past)
+        if name in self.signature.domains and len(args) == 1:
+            return Clause(np(args[0]), "be", _article(NOUNS.get(name, name)), self.past)
+        if name in self.signature.predicate_types and len(args) == len(self.signature.predicate_types[name]):
+            return f"{name} holds of {_list([np(a) for a in args], 'and')}"
+        return self.epistemic(term, env)
+
+    def connect(self, name: str, parts: list[Said]) -> Said:
+        """``and``/``or`` of clauses, sharing what they share: "box 1 and box 2 are empty",
+        "the blue key is in box 3 or in box 1"."""
+        word = "and" if name == "and" else "or"
+        clauses = [p for p in parts if isinstance(p, Clause)]
+        if len(clauses) == len(parts) and not any(c.there for c in clauses):
+            first = clauses[0]
+            subjects = [c.subject for c in clauses]
+            if all((c.verb, c.complement, c.negated) == (first.verb, first.complement, first.negated) for c in clauses) \
+                    and len(set(subjects)) == len(clauses) and not any(HOLE in c for c in subjects):
+                merged = replace(first, subject=_list(subjects, word), plural=(word == "and"), negative=None)
+                denied = "neither " + " nor ".join(subjects) if word == "or" else "not both " + _list(subjects, "and")
+                return replace(merged, negative=replace(merged, subject=denied, plural=False if word == "or" else True))
+            if all((c.verb, c.subject, c.negated) == (first.verb, first.subject, first.negated) for c in clauses) \
+                    and first.verb == "be" and not any(c.negative for c in clauses):
+                complements = [c.complement for c in clauses]
+                if all(c.startswith("in ") for c in complements):
+                    return replace(first, complement="in " + _list([c[3:] for c in complements], word))
+                return replace(first, complement=_list(complements, word))
+        texts = [_text(p) for p in parts]
+        if word == "or" and len(texts) == 2:
+            return f"either {texts[0]} or {texts[1]}"
+        return _list(texts, word)
+
+    def describe(self, condition: Term, new: set[str], body: Term, env: dict[str, str]) -> tuple[dict[str, _Noun], list[Term]]:
+        """What a condition says about each variable it binds, and the conjuncts that
+        are not said that way (they become a "such that" clause)."""
+        parts = list(condition.args) if isinstance(condition, Call) and condition.name == "and" else [condition]
+        nouns: dict[str, _Noun] = {}
+        for var in sorted(new):
+            domains = (predicate_domains(condition, var, self.signature, types=True)
+                       or predicate_domains(body, var, self.signature))
+            best = domains[0] if domains else "object"
+            for d in domains:
+                if self.signature.is_subdomain(d, best):
+                    best = d
+            nouns[var] = _Noun(NOUNS.get(best, best))
+        if len(new) == 1 and isinstance(condition, Call) and condition.name == "or" and len(condition.args) >= 2:
+            (var,) = new
+            options = [self.describe(part, new, body, env) for part in condition.args]
+            if all(not rest and not n[var].after and n[var].noun == options[0][0][var].noun for n, rest in options):
+                words = _list([_join(*n[var].before) for n, _ in options], "or")
+                if all(n[var].before for n, _ in options):
+                    return {var: _Noun(options[0][0][var].noun, (words,))}, []
+        rest = []
+        for part in parts:
+            if not self.about(part, nouns, new, env):
+                rest.append(part)
+        return nouns, rest
+
+    def about(self, part: Term, nouns: dict[str, _Noun], new: set[str], env: dict[str, str]) -> bool:
+        """Add what ``part`` says to the noun of the one new variable it is about;
+        False if it is not said that way."""
+        if not isinstance(part, Call):
+            return False
+        if part.name == "not" and len(part.args) == 1 and isinstance(part.args[0], Call) \
+                and part.args[0].name == "==" and len(part.args[0].args) == 2:   # "box other than box 1"
+            ours = [a for a in part.args[0].args if isinstance(a, Var) and a.name in new]
+            others = [a for a in part.args[0].args if not (isinstance(a, Var) and a.name in new)]
+            if len(ours) == 1 and len(others) == 1:
+                nouns[ours[0].name].after += (f"other than {self.np(others[0], env)}",)
+                return True
+            return False
+        mine = [a.name for a in part.args if isinstance(a, Var) and a.name in new]
+        if len(mine) != 1 or len([a for a in part.args if isinstance(a, Var) and a.name in new]) != 1:
+            return False
+        var = mine[0]
+        noun = nouns[var]
+        other = [a for a in part.args if not (isinstance(a, Var) and a.name == var)]
+        if part.name in self.signature.domains and len(part.args) == 1:
+            return True   # the noun already says it
+        if part.name in ADJECTIVES and part.name != "offgrid" and len(part.args) == 1:
+            noun.before += (ADJECTIVES[part.name],)
+            return True
+        if part.name == "offgrid" and len(part.args) == 1:
+            noun.after += ("off the grid",)
+            return True
+        if part.name == "iscolor" and len(part.args) == 2 and part.args[0] == Var(name=var):
+            noun.before += (self.np(other[0], env) if isinstance(other[0], Const) else "",)
+            if not isinstance(other[0], Const):
+                noun.after += (f"of {self.np(other[0], env)}",)
+            return True
+        if part.name == "inside" and len(part.args) == 2:
+            if part.args[0] == Var(name=var):
+                noun.after += (f"in {self.np(other[0], env)}",)
+            else:
+                noun.after += (f"holding {self.np(other[0], env)}",)
+            return True
+        if part.name == "has" and len(part.args) == 2 and part.args[1] == Var(name=var):
+            noun.after += (f"held by {self.np(other[0], env)}",)
+            return True
+        return False
+
+    def bind(self, term: Call, env: dict[str, str]) -> tuple[list[str], dict[str, _Noun], str, dict[str, str]]:
+        """The new variables of a binding operator, their nouns, a "such that" clause for
+        the rest of its condition ('' if none), and the environment inside (each new
+        variable as "that <noun>")."""
+        found = binding(term, frozenset(env))
+        new = sorted(found.new) if found else []
+        condition = term.args[found.condition] if found else term.args[0]
+        body = term.args[-1]
+        nouns, rest = self.describe(condition, set(new), body, env)
+        inner = dict(env)
+        for var in new:
+            inner[var] = f"that {nouns[var].noun}"
+        such = ""
+        if rest:
+            such = "such that " + _text(self.connect("and", [self.safely(p, inner, self.base) for p in rest])) \
+                if len(rest) > 1 else "such that " + _text(self.safely(rest[0], inner, self.base))
+        return new, nouns, such, inner
+
+    def quantified(self, term: Call, env: dict[str, str]) -> Said:
+        new, nouns, such, inner = self.bind(term, env)
+        body = term.args[1]
+        universal = term.name == "forall"
+        if len(new) == 1 and not such:
+            var = new[0]
+            noun = nouns[var]
+            said = self.safely(body, {**env, var: hole(var)}, self.base)
+            if isinstance(said, Clause) and hole(var) not in said.complement and said.subject == hole(var) and not said.there:
+                if universal:
+                    positive = replace(said, subject="every " + noun.core, plural=False)
+                    return replace(positive, negative=replace(positive, subject="not every " + noun.core))
+                return self.existential(said, noun)
+            if isinstance(said, Clause) and said.complement.startswith("in ") and said.verb == "be" \
+                    and hole(var) not in said.subject and not said.there:   # inside(K, B) or or/and of them
+                holder = said.complement[3:]
+                if hole(var) not in holder and universal:
+                    return replace(said, subject=holder, verb="have", complement="every " + noun.core,
+                                   plural=" and " in holder)
+        quantifier = "for every" if universal else "for some"
+        what = nouns[new[0]].core if len(new) == 1 else _list([nouns[v].core for v in new], "and")
+        head = _join(quantifier, what, such)
+        return f"{head}, {_text(self.safely(body, inner, self.base))}"
+
+    def existential(self, said: Clause, noun: _Noun) -> Clause:
+        """``exists`` over one variable that is the subject of its body: "box 2 has a blue
+        key" (with its negation "there is no blue key in box 2"), "there is a key that is
+        red"."""
+        indefinite = _article(noun.core)
+        if said.verb == "be" and said.complement.startswith("in ") and not said.negated:
+            holder = said.complement[3:]
+            there = Clause(indefinite, "be", said.complement, self.past, there=True)
+            if " and " in holder:
+                return there
+            have = Clause(holder, "have", indefinite, self.past, plural=False)
+            return replace(have, negative=there.negate())
+        if said.verb == "be" and said.complement in ADJECTIVES.values() and not said.negated \
+                and said.complement != "off the grid":
+            return Clause(_article(_join(said.complement, noun.core)), "be", "", self.past, there=True)
+        relative = _join("that", said._finite(False), said.complement)
+        return Clause(_join(indefinite, relative), "be", "", self.past, there=True)
+
+    # -- epistemic formulas -----------------------------------------------------------
+
+    def attitude(self, word: str, agent: Term, env: dict[str, str]) -> str:
+        self.attitudes += 1
+        present, past = ATTITUDES[word]
+        return f"{self.np(agent, env)} {past if self.past else present}"
+
+    def epistemic(self, term: Term, env: dict[str, str]) -> Said:
+        if not isinstance(term, Call):
+            raise _Unsayable
+        name, args = term.name, term.args
+        n = len(args)
+        if name in ("believes", "certain", "hopes") and n >= 2:
+            parts = [self.content(a, env) for a in args[1:]]
+            word = name
+            if name == "believes" and all(isinstance(a, Call) and a.name in POSSIBILITY for a in args[1:]):
+                word = "thinks"
+            return f"{self.attitude(word, args[0], env)} {_list(['that ' + p for p in parts], 'and')}"
+        if name in ("knows_that", "not_knows_that") and n == 2:
+            who = self.attitude("knows" if name == "knows_that" else "not_knows", args[0], env)
+            return f"{who} that {self.content(args[1], env)}"
+        if name in ("knows_if", "not_knows_if") and n == 2:
+            who = self.attitude("knows" if name == "knows_if" else "not_knows", args[0], env)
+            return f"{who} whether {self.content(args[1], env)}"
+        if name in ("knows_about", "not_knows_about", "certain_about", "uncertain_about") and n == 3:
+            word = {"knows_about": "knows", "not_knows_about": "not_knows", "certain_about": "certain",
+                    "uncertain_about": "unsure"}[name]
+            who = self.attitude(word, args[0], env)
+            return f"{who} {'about ' if word == 'certain' else ''}{self.which(term, env)}"
+        if name == "uncertain_if" and n in (2, 3):
+            who = self.attitude("unsure", args[0], env)
+            return f"{who} whether {_list([self.content(a, env) for a in args[1:]], 'or')}"
+        if name == "uncertain_if" and n == 4:
+            new, nouns, such, inner = self.bind(term, env)
+            for var in new:
+                inner[var] = "the " + nouns[var].core
+            said = self.connect("or", [self.safely(a, inner, self.base) for a in args[2:]])
+            who = self.attitude("unsure", args[0], env)
+            head = f", for {_list(['the ' + nouns[v].core for v in new], 'and')} {such}," if such else ""
+            return f"{who}{head} whether {_text(said).removeprefix('either ')}"
+        if name in ("exists", "forall") and n == 2:
+            new, nouns, such, inner = self.bind(term, env)
+            what = _list([nouns[v].core for v in new], "and")
+            return f"{_join('for every' if name == 'forall' else 'for some', what, such)}, " \
+                   f"{_text(self.safely(args[1], inner, self.base))}"
+        if name in COMPARISONS and n == 2:
+            return f"{self.np(args[0], env)} {COMPARISONS[name]} {self.np(args[1], env)}"
+        if name == "formula" and n == 1:
+            return f"the statement that {_text(self.safely(args[0], env, self.base))}"
+        if name in MODAL_VERBS or name in ("likely", "unlikely", "more", "less", "equal", "most", "least"):
+            return f"{self.attitude('thinks' if name in POSSIBILITY else 'believes', Const(name=PLAYER), env)} " \
+                   f"that {self.modal(term, env)}"
+        raise _Unsayable
+
+    def content(self, term: Term, env: dict[str, str]) -> str:
+        """What follows "believes that": a quoted formula or a modal."""
+        if isinstance(term, Call) and term.name == "formula" and len(term.args) == 1:
+            return _text(self.safely(term.args[0], env, self.base))
+        return self.safely(term, env, self.modal)
+
+    def which(self, term: Call, env: dict[str, str]) -> str:
+        """The question of ``knows_about(A, C, φ)``: "which box has a red key", "what
+        colour the key in box 3 is"."""
+        new, nouns, such, inner = self.bind(term, env)
+        body = term.args[2]
+        if len(new) == 1 and not such:
+            var = new[0]
+            noun = nouns[var]
+            said = self.safely(body, {**env, var: hole(var)}, self.base)
+            if isinstance(said, Clause) and said.subject == hole(var) and hole(var) not in said.complement:
+                return _join("which", noun.core, said._finite(False), said.complement)
+            # "what colour the key in box 3 is"
+            if isinstance(body, Call) and body.name == "exists" and len(body.args) == 2 \
+                    and isinstance(body.args[1], Call) and body.args[1].name == "iscolor" \
+                    and body.args[1].args[1] == Var(name=var):
+                inner_new, inner_nouns, inner_such, _ = self.bind(body, {**env, var: hole(var)})
+                if len(inner_new) == 1 and not inner_such and body.args[1].args[0] == Var(name=inner_new[0]):
+                    be = "was" if self.past else "is"
+                    return f"what {noun.core} the {inner_nouns[inner_new[0]].core} {be}"
+            if isinstance(body, Call) and body.name == "iscolor" and body.args[1] == Var(name=var):
+                return f"what {noun.core} {self.np(body.args[0], env)} {'was' if self.past else 'is'}"
+        what = _list([nouns[v].core for v in new], "and")
+        return f"for which {_join(what, such)} {_text(self.safely(body, inner, self.base))}"
+
+    def modal(self, term: Term, env: dict[str, str]) -> str:
+        """A modal ``E/A`` as the clause after "believes that"."""
+        if not isinstance(term, Call):
+            raise _Unsayable
+        name, args = term.name, term.args
+        if (name in MODAL_VERBS or name in ("likely", "unlikely")) and len(args) == 1:
+            said = self.safely(args[0], env, self.base)
+            word = {"likely": "probably", "unlikely": "unlikely"}.get(name, name)
+            if isinstance(said, Clause) and not (said.negated and name in ("could", "can")):
+                return said.text(word)   # ("could not" would say it is impossible)
+            said = _text(said)
+            if name in MODAL_VERBS:
+                verb = MODAL_VERBS[name] if self.past else name
+                return f"it {verb} be the case that {said}"
+            return f"it {'was' if self.past else 'is'} {name} that {said}"
+        adjective = args[0].name if args and isinstance(args[0], Const) else None
+        if name in ("more", "less") and len(args) in (3, 4) and adjective in ("likely", "unlikely"):
+            up = (name == "more") == (adjective == "likely")
+            words = "more likely" if up else "less likely"
+            if len(args) == 4:
+                new, nouns, such, inner = self.bind(term, env)
+                what = _list([nouns[v].core for v in new], "and")
+                return f"for some {_join(what, such)}, {self.compare(words, args[2:], inner, 'than')}"
+            return self.compare(words, args[1:], env, "than")
+        if name == "equal" and len(args) in (3, 4) and adjective in ("likely", "unlikely"):
+            return self.compare("equally likely", args[1:], env, "as")
+        if name in ("most", "least") and len(args) == 2 and adjective in ("likely", "unlikely"):
+            up = (name == "most") == (adjective == "likely")
+            said = self.safely(args[1], env, self.base)
+            words = "very likely" if up else "very unlikely"
+            if isinstance(said, Clause):
+                return said.text(words)
+            return f"it {'was' if self.past else 'is'} {words} that {said}"
+        if name in ("most", "least") and len(args) == 5 and adjective in ("likely", "unlikely") \
+                and isinstance(args[2], Var):
+            up = (name == "most") == (adjective == "likely")
+            words = "most likely" if up else "least likely"
+            new, nouns, such, inner = self.bind(term, env)
+            x = args[2].name
+            noun = nouns.get(x, _Noun("one"))
+            obj = self.np(args[1], env)
+            said = self.safely(args[4], {**inner, x: hole(x)}, self.base)
+            be = "was" if self.past else "is"
+            if isinstance(said, Clause) and said.subject == hole(x) and hole(x) not in said.complement and not said.there:
+                return f"{obj} {be} the {words} {_join(noun.core, such)} to {said.infinitive()}"
+            inner[x] = obj
+            return f"of every {_join(noun.core, such)}, {obj} {be} the {words} one: " \
+                   f"{_text(self.safely(args[4], inner, self.base))}"
+        raise _Unsayable
+
+    def compare(self, words: str, formulas: tuple[Term, ...], env: dict[str, str], than: str) -> str:
+        """φ more/less/equally likely than ψ: with a shared verb phrase "box 3 is more
+        likely to have a red key than box 1", with a shared subject "the key is more
+        likely to be in box 1 than in box 2", else "it is more likely that φ than that ψ"."""
+        said = [self.safely(f, env, self.base) for f in formulas]
+        be = "was" if self.past else "is"
+        clauses = [s for s in said if isinstance(s, Clause) and not s.there]
+        if len(clauses) == len(said):
+            first = clauses[0]
+            if words == "equally likely":
+                if len(said) == 2:
+                    words, than = "as likely", "as"
+                else:
+                    than = "and"
+            if all(c.infinitive() == first.infinitive() for c in clauses) and len({c.subject for c in clauses}) == len(clauses):
+                if than == "and":
+                    return f"{_list([c.subject for c in clauses], 'and')} {'were' if self.past else 'are'} equally likely to {first.infinitive()}"
+                return f"{first.subject} {be} {words} to {first.infinitive()} {than} {clauses[1].subject}"
+            if all((c.subject, c.verb, c.negated) == (first.subject, first.verb, first.negated) for c in clauses) \
+                    and than != "and" and len({c.complement for c in clauses}) == len(clauses):
+                second = clauses[1].complement if first.complement.startswith("in ") else "to " + clauses[1].infinitive()
+                return f"{first.subject} {be} {words} to {first.infinitive()} {than} {second}"
+        texts = [_text(s) for s in said]
+        if words == "equally likely":
+            return f"it {be} equally likely that {_list(['that ' + t for t in texts], 'and').removeprefix('that ')}"
+        return f"it {be} {words} that {texts[0]} than that {texts[1]}"
+
+    # -- numbers (the lowered language) -----------------------------------------------
+
+    def number(self, term: Call, env: dict[str, str]) -> str:
+        name, args = term.name, term.args
+        if name == "prob_of" and len(args) == 2:
+            return f"the probability that {_text(self.safely(args[1], env, self.base))}, for {self.np(args[0], env)},"
+        if name == "threshold" and len(args) == 1:
+            return f"the threshold for {pretty(args[0])}"
+        if name == "-" and len(args) == 1:
+            return f"minus {self.np(args[0], env)}"
+        if name in ("maximum", "minimum") and len(args) == 2:
+            new, nouns, such, inner = self.bind(term, env)
+            what = _list([nouns[v].core for v in new], "and")
+            word = "largest" if name == "maximum" else "smallest"
+            return f"the {word} value over every {_join(what, such)} of {self.np(args[1], inner)}"
+        raise _Unsayable
+
+
+def _finish(text: str) -> str:
+    text = re.sub(f"{HOLE}([^{HOLE}]*){HOLE}", r"\1", text)   # never left over; the variable's name if it were
+    text = re.sub(r"\s+", " ", text).strip()
+    if not re.match(r"[a-z_]+\(|[<>=-]", text):   # formula text keeps its case
+        text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def english(formula: str | Term, mode: str = "current", *, signature: Signature | None = None) -> str:
+    """An English sentence saying what ``formula`` says (``mode="initial"``: about the
+    agent's initial belief, in the past). Deterministic; a part without words shows as
+    its formula text. Raises :class:`~elot.errors.ElotSyntaxError` only for text that
+    does not parse."""
+    term = parse(formula) if isinstance(formula, str) else formula
+    guard_depth(term)
+    signature = Signature.given(signature)
+    verbalizer = _Verbalizer(signature, past=(mode == "initial"))
+    said = verbalizer.safely(term, {}, verbalizer.base)
+    text = _text(said)
+    if mode == "initial" and not verbalizer.attitudes:
+        text = "initially, " + text
+    return _finish(text)
+
+
+def shown(text: str, mode: str = "current", *, signature: Signature | None = None) -> str:
+    """A statement as people and language models read it: English as written, ELoT as
+    :func:`english` (a formula that does not parse stays as written)."""
+    if not looks_like_formula(text):
+        return text
+    try:
+        return english(text, mode, signature=signature)
+    except ElotError:
+        return text
