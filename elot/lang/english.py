@@ -27,7 +27,7 @@ from elot.lang.checker import predicate_domains
 from elot.lang.parser import looks_like_formula, parse
 from elot.lang.printer import pretty
 from elot.lang.signature import PLAYER, Signature
-from elot.lang.syntax import Call, Const, Num, Term, Var, binding, guard_depth
+from elot.lang.syntax import Call, Const, Num, Term, Var, binding, guard_depth, variables
 
 #: Nouns of the domain types.
 NOUNS = {"key": "key", "box": "box", "gem": "gem", "door": "door", "color": "colour", "item": "item",
@@ -364,7 +364,7 @@ class _Verbalizer:
                     return replace(positive, negative=replace(positive, subject="not every " + noun.core))
                 return self.existential(said, noun)
             if isinstance(said, Clause) and said.complement.startswith("in ") and said.verb == "be" \
-                    and hole(var) not in said.subject and not said.there:   # inside(K, B) or or/and of them
+                    and said.subject == hole(var) and not said.there:   # inside(K, B) or or/and of them
                 holder = said.complement[3:]
                 if hole(var) not in holder and universal:
                     return replace(said, subject=holder, verb="have", complement="every " + noun.core,
@@ -423,6 +423,10 @@ class _Verbalizer:
             return f"{who} {'about ' if word == 'certain' else ''}{self.which(term, env)}"
         if name == "uncertain_if" and n in (2, 3):
             who = self.attitude("unsure", args[0], env)
+            quoted = all(isinstance(a, Call) and a.name == "formula" and len(a.args) == 1 for a in args[1:])
+            if n == 3 and quoted:
+                said = self.connect("or", [self.safely(a.args[0], env, self.base) for a in args[1:]])
+                return f"{who} whether {_text(said).removeprefix('either ')}"
             return f"{who} whether {_list([self.content(a, env) for a in args[1:]], 'or')}"
         if name == "uncertain_if" and n == 4:
             new, nouns, such, inner = self.bind(term, env)
@@ -430,7 +434,9 @@ class _Verbalizer:
                 inner[var] = "the " + nouns[var].core
             said = self.connect("or", [self.safely(a, inner, self.base) for a in args[2:]])
             who = self.attitude("unsure", args[0], env)
-            head = f", for {_list(['the ' + nouns[v].core for v in new], 'and')} {such}," if such else ""
+            mentioned = set().union(*(variables(a) for a in args[2:]))
+            head = f", for {_list(['the ' + nouns[v].core for v in new], 'and')} {such}," \
+                if such or not set(new) <= mentioned else ""
             return f"{who}{head} whether {_text(said).removeprefix('either ')}"
         if name in ("exists", "forall") and n == 2:
             new, nouns, such, inner = self.bind(term, env)
