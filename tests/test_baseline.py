@@ -36,6 +36,7 @@ from helpers import ELOT, small_language_model
 
 GOLDEN = Path(__file__).parent / "golden" / "baseline"
 STATEMENT = "The player believes box 2 holds the blue key."
+FORMULA = "believes(player, formula(exists(and(key(K), iscolor(K, blue)), inside(K, box2))))"
 
 
 # -- parsing ---------------------------------------------------------------------------
@@ -85,23 +86,38 @@ def test_the_expected_rating_weighs_the_seven_rating_tokens_only():
 # -- prompts ---------------------------------------------------------------------------
 
 
-def _two_doors_prompts(condition, **kwargs):
+def _two_doors_prompts(condition, statements=(STATEMENT,), **kwargs):
     ref = ScenarioRef("two-doors")
-    items, scenarios = scenario_items([ref], given_items([STATEMENT]))
+    items, scenarios = scenario_items([ref], given_items(list(statements)))
     template = load_template(condition)
     return [render(item, scenarios["two-doors"], condition, template, **kwargs) for item in items]
 
 
 @pytest.mark.parametrize("condition", ["plan", "narrative"])
 def test_rendered_prompts_match_their_golden_file(condition):
-    """Every prompt of the built-in two-doors scenario (one statement at each judgment
-    point); ELOT_UPDATE_GOLDEN=1 rewrites the file after an intended change."""
-    text = "".join(f"### t={p.item.t}\n{p.text()}" for p in _two_doors_prompts(condition))
+    """Every prompt of the built-in two-doors scenario (a statement in English and one in
+    ELoT, at each judgment point); ELOT_UPDATE_GOLDEN=1 rewrites the file after an
+    intended change."""
+    prompts = _two_doors_prompts(condition, (STATEMENT, FORMULA))
+    text = "".join(f"### t={p.item.t} {p.item.statement_id}\n{p.text()}" for p in prompts)
     path = GOLDEN / f"two-doors.{condition}.txt"
     if os.environ.get("ELOT_UPDATE_GOLDEN"):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     assert text == path.read_text(encoding="utf-8")
+
+
+def test_a_statement_in_elot_is_shown_in_english_and_kept_as_a_formula():
+    """A language model, like a participant, reads English: an ELoT statement is shown
+    as the sentence it reads as, the table keeps its formula; English stays as written."""
+    english, formula = _two_doors_prompts("plan", (STATEMENT, FORMULA))[::4][:2]
+    assert english.item.statement == STATEMENT and f'Statement: "{STATEMENT}"' in english.user
+    assert formula.item.statement == formula.item.formula == FORMULA
+    assert 'Statement: "The player believes that box 2 has a blue key."' in formula.user
+    assert "formula(" not in formula.user
+    item = dataclasses.replace(formula.item, mode="initial")
+    block = examples_block(item, {("two-doors", "initial"): [("believes(player, formula(empty(box1)))", 3.0)]})
+    assert '"The player initially believed that box 1 was empty.": 3.0' in block
 
 
 @pytest.mark.parametrize("describe", [plan_text, narrative_text])

@@ -6,7 +6,9 @@ with elot; ``--template FILE`` replaces them) with a ``[system]`` and a ``[user]
 section and ``$scene``, ``$question``, ``$examples`` and ``$statement`` placeholders
 (``string.Template``). The scene comes from :mod:`elot.baseline.describe`, never from
 hand-written text; few-shot examples are people's ratings of the *other* statements of
-the same scenario and mode, never the one asked.
+the same scenario and mode, never the one asked. A statement written in ELoT is shown
+as English (:func:`elot.lang.english.shown`), as people read it; the table keeps the
+formula.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Mapping, Sequence
 from elot.baseline.describe import CONDITIONS
 from elot.btom.scenario import Scenario
 from elot.errors import ElotError, read_text
+from elot.lang.english import shown
 
 #: The rating scale every prompt asks for, and the value a rating is mapped to in [0, 1].
 LOW, HIGH = 1, 7
@@ -157,7 +160,7 @@ def examples_block(item: Item, ratings: Mapping[tuple[str, str], Sequence[tuple[
     shots = [(text, r) for text, r in ratings.get((item.scenario, item.mode), ()) if text.strip() != item.statement.strip()]
     if not shots:
         return ""
-    lines = [f'- "{text}": {r:.1f}' for text, r in shots]
+    lines = [f'- "{shown(text, item.mode)}": {r:.1f}' for text, r in shots]
     return ("\nFor comparison, people who watched the same scene rated these other statements "
             f"({LOW} to {HIGH}):\n" + "\n".join(lines) + "\n")
 
@@ -192,5 +195,5 @@ def render(item: Item, scenario: Scenario, condition: str, template: Template, *
         scenes[key] = (CONDITIONS[condition](scenario, item.t), frame_png(scenario, item.t) if image else None)
     scene, png = scenes[key]
     system, user = template.fill(scene=scene, question=QUESTIONS[item.mode],
-                                 examples=examples_block(item, ratings or {}), statement=item.statement)
+                                 examples=examples_block(item, ratings or {}), statement=shown(item.statement, item.mode))
     return Prompt(item, condition, system, user, png)
