@@ -151,8 +151,8 @@ def test_cli_build_copies_jspsych_from_the_npm_cache(stimulus_set, tmp_path):
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     assert lines[0] == f"wrote a survey of 2 scenarios (3 orders, current) to {tmp_path / 'survey'}"
-    # the built-in scenarios' statements are ELoT: participants would read them so
-    assert lines[1].startswith("note: 13 statements are ELoT formulas, shown to participants as written (e.g. ")
+    # the built-in scenarios' statements are ELoT: participants read them in English
+    assert lines[1].startswith("note: 13 statements are ELoT formulas, shown to participants in generated English (e.g. ")
     for name, version in jspsych.PACKAGES.items():
         assert (tmp_path / "survey" / jspsych.FILES[name]).stat().st_size > 1000
     assert f"lib/jspsych.js" in (tmp_path / "survey" / "index.html").read_text()
@@ -501,3 +501,8 @@ def test_stimuli_with_chosen_statements_say_each_ones_mode_and_the_scenario(tmp_
     config = load_config(tmp_path / "survey")
     assert [s["mode"] for s in config["scenarios"][0]["statements"]] == ["current", "initial", "current"]
     assert [t["statements"] for o in config["orders"] for t in o["trials"]][:2] == [[0, 2], [1]]
+    # participants read ELoT in English; the formula stays the statement import gives fit
+    first, second, third = config["scenarios"][0]["statements"]
+    assert first == {"text": "believes(player, formula(empty(box2)))", "mode": "current",
+                     "shown": "The player believes that box 2 is empty."}
+    assert "shown" not in second and third["shown"] == "The player thinks that box 2 might have a key."

@@ -171,8 +171,12 @@ def build_command(args) -> int:
           f"({count(len(config['orders']), 'order')}, {' and '.join(conditions)}) to {built.folder}",
           file=sys.stderr)
     if built.formulas:
-        print(f"note: {count(len(built.formulas), 'statement')} are ELoT formulas, shown to participants as written "
-              f"(e.g. {built.formulas[0]}); give English ones with elot stimuli --statements FILE", file=sys.stderr)
+        from elot.lang.english import shown
+
+        example = built.formulas[0]
+        print(f"note: {count(len(built.formulas), 'statement')} are ELoT formulas, shown to participants in generated "
+              f"English (e.g. {example} as \"{shown(example)}\"); give your own wording with elot stimuli "
+              f"--statements FILE", file=sys.stderr)
     return 0
 
 

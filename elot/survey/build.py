@@ -57,7 +57,7 @@ class Built:
 
     @property
     def formulas(self) -> list[str]:
-        """The statements participants would read as ELoT formulas (not English)."""
+        """The statements written as ELoT formulas (participants read them in English)."""
         from elot.lang.parser import looks_like_formula
 
         return [st["text"] for s in self.config["scenarios"] for st in s["statements"] if looks_like_formula(st["text"])]
@@ -147,7 +147,7 @@ def describe(entries: list[dict], refs: dict, folder: Path) -> list[dict]:
             for item in items:
                 by_text.setdefault(item.text, item.mode)
             modes = [by_text.get(text, "current") for text in entry["statements"]]
-        statements = [{"text": text, "mode": mode} for text, mode in zip(entry["statements"], modes)]
+        statements = [_statement(text, mode) for text, mode in zip(entry["statements"], modes)]
         judged = set(scenario.judgments)
         segments = []
         for k, (image, time) in enumerate(zip(entry["images"], entry["times"])):
@@ -159,6 +159,19 @@ def describe(entries: list[dict], refs: dict, folder: Path) -> list[dict]:
             raise SurveyError(f"scenario {entry['name']} has no judgment point to ask at")
         out.append({"name": entry["name"], "scenario": ref.name, "goal": entry["goal"],
                     "gems": len(scenario.layout.gems), "segments": segments, "statements": statements})
+    return out
+
+
+def _statement(text: str, mode: str) -> dict:
+    """A statement of the survey: its ``text`` as written (what ``import`` gives ``fit``)
+    and its ``mode``; a statement written in ELoT also has the English participants are
+    shown (``shown``)."""
+    from elot.lang.english import shown
+
+    out = {"text": text, "mode": mode}
+    said = shown(text, mode)
+    if said != text:
+        out["shown"] = said
     return out
 
 

@@ -243,9 +243,11 @@ function segmentScreen(order, position, k) {
   }
   html += "</fieldset><fieldset><legend>" + esc(TEXT.statements(order.condition)) + "</legend>";
   for (const n of trial.statements) {
-    html += '<div class="elot-statement"><p>' + esc(scenario.statements[n].text) + "</p>" +
+    // a statement written in ELoT is shown in English ("shown"); "text" is what import reads
+    const words = scenario.statements[n].shown || scenario.statements[n].text;
+    html += '<div class="elot-statement"><p>' + esc(words) + "</p>" +
       '<input type="range" min="1" max="7" step="1" value="4" name="rating_' + n + '" class="elot-unmoved" ' +
-      'aria-label="' + esc(scenario.statements[n].text) + '">' +
+      'aria-label="' + esc(words) + '">' +
       '<div class="elot-ticks">' + [1, 2, 3, 4, 5, 6, 7].map((v) => "<span>" + v + "</span>").join("") + "</div>" +
       '<div class="elot-anchors"><span>' + TEXT.anchors.map(esc).join("</span><span>") + "</span></div></div>";
   }
