@@ -207,3 +207,18 @@ def test_the_dataset_gold_formulas_read_as_sentences_naming_their_boxes():
         assert "(" not in sentence, sentence   # every gold formula has words
         for word in ("red", "blue", "yellow", "green"):
             assert (word in sentence) == (word in row["gold_elot"]), (row["gold_elot"], sentence)
+
+
+def test_the_english_command_says_formulas_and_reports_bad_ones(tmp_path):
+    from helpers import run_elot
+
+    done = run_elot("english", "--initial", "believes(player, might(exists(key(K), inside(K, box2))))")
+    assert (done.returncode, done.stdout) == (0, "The player initially thought that box 2 might have a key.\n")
+    lines = tmp_path / "statements.elot"
+    lines.write_text("# two statements and a broken one\nempty(box1)\nknows_that(player, formula(empty(box1))\n"
+                     "uncertain_about(player, box(B), empty(B))\n")
+    done = run_elot("english", "--file", str(lines))
+    assert done.returncode == 2
+    assert done.stdout == (f"{lines}:2: Box 1 is empty.\n"
+                           f"{lines}:4: The player is unsure which box is empty.\n")
+    assert f"{lines}:3:" in done.stderr and "hint:" in done.stderr and "Traceback" not in done.stderr

@@ -1,4 +1,4 @@
-"""``elot parse | check | lower | eval``: the ELoT language on the command line.
+"""``elot parse | check | lower | eval | english``: the ELoT language on the command line.
 
 Each command takes one formula as an argument, or many from ``--file F`` or standard
 input (``-``), one per line (blank lines and ``#`` comments are skipped). With many, each
@@ -20,9 +20,9 @@ from elot.errors import ElotError, ElotTypeError, EvaluationError, load_json, re
 
 
 def register(subparsers) -> None:
-    """Add ``parse``, ``check``, ``lower`` and ``eval``."""
+    """Add ``parse``, ``check``, ``lower``, ``eval`` and ``english``."""
 
-    def common(name: str, help_text: str, *, signature: bool = True) -> argparse.ArgumentParser:
+    def common(name: str, help_text: str, *, signature: bool = True, bind_free: bool = True) -> argparse.ArgumentParser:
         p = subparsers.add_parser(name, help=help_text, description=help_text)
         p.add_argument("formula", nargs="?", metavar="FORMULA",
                        help="an ELoT formula, or - to read formulas from standard input, one per line")
@@ -34,6 +34,7 @@ def register(subparsers) -> None:
             p.add_argument("--domain", metavar="DOMAIN.pddl",
                            help="the PDDL domain of --signature (default: a domain.pddl beside it or one "
                                 "directory up, else Doors, Keys & Gems)")
+        if signature and bind_free:
             p.add_argument("--bind-free", action="store_true",
                            help="bind free variables existentially at the top (as the reference does)")
         return p
@@ -54,6 +55,11 @@ def register(subparsers) -> None:
     p.add_argument("--thresholds", default="", metavar="NAME=VALUE,...",
                    help="override thresholds, e.g. might=0.25,believes=0.8")
     p.set_defaults(func=_eval_command)
+    p = common("english", "Say formulas in English, as people and language models are shown them.",
+               bind_free=False)
+    p.add_argument("--initial", action="store_true",
+                   help="a statement about the initial belief: told in the past (\"initially believed\")")
+    p.set_defaults(func=_english_command)
 
 
 # -- reading formulas --------------------------------------------------------------------
@@ -164,6 +170,14 @@ def _lower_command(args) -> int:
         return "\n".join(lines)
 
     return _run(args, compute)
+
+
+def _english_command(args) -> int:
+    from elot.lang.english import english
+
+    signature = _signature(args)
+    mode = "initial" if args.initial else "current"
+    return _run(args, lambda text, _line: english(text, mode, signature=signature))
 
 
 def _eval_command(args) -> int:
