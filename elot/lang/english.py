@@ -302,6 +302,12 @@ class _Verbalizer:
                 nouns[ours[0].name].after += (f"other than {self.np(others[0], env)}",)
                 return True
             return False
+        if part.name == "or" and all(isinstance(a, Call) and a.name == "iscolor" and len(a.args) == 2
+                                     and isinstance(a.args[0], Var) and a.args[0].name in new
+                                     and a.args[0] == part.args[0].args[0] and isinstance(a.args[1], Const)
+                                     for a in part.args):   # "a red or blue key"
+            nouns[part.args[0].args[0].name].before += (_list([self.np(a.args[1], env) for a in part.args], "or"),)
+            return True
         mine = [a.name for a in part.args if isinstance(a, Var) and a.name in new]
         if len(mine) != 1 or len([a for a in part.args if isinstance(a, Var) and a.name in new]) != 1:
             return False
@@ -369,6 +375,13 @@ class _Verbalizer:
                 if hole(var) not in holder and universal:
                     return replace(said, subject=holder, verb="have", complement="every " + noun.core,
                                    plural=" and " in holder)
+            if isinstance(said, Clause) and said.complement.split(" ")[-1:] == [hole(var)] \
+                    and hole(var) not in said.subject and not said.there:   # "the key is in some box"
+                head = said.complement[:-len(hole(var))]
+                if universal:
+                    return replace(said, complement=head + "every " + noun.core, negative=None)
+                some = replace(said, complement=head + "some " + noun.core, negative=None)
+                return replace(some, negative=replace(some, complement=head + "any " + noun.core, negated=True))
         quantifier = "for every" if universal else "for some"
         what = nouns[new[0]].core if len(new) == 1 else _list([nouns[v].core for v in new], "and")
         head = _join(quantifier, what, such)
@@ -379,12 +392,15 @@ class _Verbalizer:
         key" (with its negation "there is no blue key in box 2"), "there is a key that is
         red"."""
         indefinite = _article(noun.core)
-        if said.verb == "be" and said.complement.startswith("in ") and not said.negated:
+        if said.verb == "be" and said.complement.startswith("in ") and not said.negated \
+                and not said.complement.startswith("in every "):   # (that one keeps its scope below)
             holder = said.complement[3:]
             there = Clause(indefinite, "be", said.complement, self.past, there=True)
             if " and " in holder:
                 return there
             have = Clause(holder, "have", indefinite, self.past, plural=False)
+            if holder.startswith("some "):
+                there = replace(there, complement="in any " + holder[5:])
             return replace(have, negative=there.negate())
         if said.verb == "be" and said.complement in ADJECTIVES.values() and not said.negated \
                 and said.complement != "off the grid":
@@ -511,7 +527,7 @@ class _Verbalizer:
         if name in ("most", "least") and len(args) == 2 and adjective in ("likely", "unlikely"):
             up = (name == "most") == (adjective == "likely")
             said = self.safely(args[1], env, self.base)
-            words = "very likely" if up else "very unlikely"
+            words = "most likely" if up else "very unlikely"
             if isinstance(said, Clause):
                 return said.text(words)
             return f"it {'was' if self.past else 'is'} {words} that {said}"
@@ -542,10 +558,7 @@ class _Verbalizer:
         if len(clauses) == len(said):
             first = clauses[0]
             if words == "equally likely":
-                if len(said) == 2:
-                    words, than = "as likely", "as"
-                else:
-                    than = "and"
+                than = "and"
             if all(c.infinitive() == first.infinitive() for c in clauses) and len({c.subject for c in clauses}) == len(clauses):
                 if than == "and":
                     return f"{_list([c.subject for c in clauses], 'and')} {'were' if self.past else 'are'} equally likely to {first.infinitive()}"
