@@ -104,7 +104,7 @@ SENTENCE = "The player initially believed box 1 was empty."
 FORMULA = "believes(player, formula(empty(box1)))"
 
 
-@pytest.mark.parametrize("name", ["type", "lower", "explain", "trace"])
+@pytest.mark.parametrize("name", ["type", "lower", "english", "explain", "trace"])
 def test_statement_commands_accept_english_and_show_the_translation(session, name):
     outputs = execute(session, f":{name} {SENTENCE}")
     assert f"translation {FORMULA}  (initial belief)" in text(outputs[:1])

@@ -218,6 +218,14 @@ def _lower(session: Session, arg: str) -> list[RenderableType]:
     return out
 
 
+@command("english", "F", "a formula in English, as participants and language models are shown it", "formula")
+def _english(session: Session, arg: str) -> list[RenderableType]:
+    from elot.lang.english import english
+
+    formula, mode, out = _statement(session, arg, ":english F")
+    return out + [Text(english(formula, mode, signature=session.signature))]
+
+
 @command("explain", "F", "which prob_of values and thresholds decided the score, by hypothesis group", "formula")
 def _explain(session: Session, arg: str) -> list[RenderableType]:
     formula, mode, out = _statement(session, arg, ":explain F")
