@@ -170,7 +170,24 @@ def test_text_that_is_not_a_formula_is_an_error_for_english_and_kept_for_shown()
         english("believes(player, formula(empty(box1))")
     assert shown("believes(player, formula(empty(box1))") == "believes(player, formula(empty(box1))"
     assert shown("The player believes box 1 is empty (probably).") == "The player believes box 1 is empty (probably)."
+    assert shown("Yes") == "Yes"
     assert shown("believes(player, formula(empty(box1)))", "initial") == "The player initially believed that box 1 was empty."
+
+
+def test_the_deepest_formulas_the_parser_accepts_are_said_quickly():
+    """Each binder's body is said once (saying it again for each pattern tried would cost
+    2^depth), and nesting up to the parser's limit stays within Python's stack."""
+    from elot.lang.parser import parse
+    from elot.lang.syntax import MAX_DEPTH, depth
+
+    nested = {"not": ("not({})", "empty(box1)"), "exists": ("exists(box(B), and(empty(B), {}))", "empty(box1)"),
+              "forall": ("forall(key(K), or({}, hidden(K)))", "empty(box2)")}
+    for shape, seed in nested.values():
+        text = seed
+        while depth(parse(text)) + 2 <= MAX_DEPTH:
+            text = shape.format(text)
+        sentence = english(text)
+        assert sentence.endswith(".") and "(" not in sentence
 
 
 def _objects(term) -> set[str]:

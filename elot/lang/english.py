@@ -141,6 +141,13 @@ class Clause:
         return self._have(plural)
 
 
+def _fill(text: str, names: dict[str, str]) -> str:
+    """``text`` with the hole of each variable in ``names`` replaced by its words."""
+    for var, words in names.items():
+        text = text.replace(hole(var), words)
+    return text
+
+
 def _join(*parts: str) -> str:
     return " ".join(p for p in parts if p)
 
@@ -357,35 +364,36 @@ class _Verbalizer:
         return new, nouns, such, inner
 
     def quantified(self, term: Call, env: dict[str, str]) -> Said:
-        new, nouns, such, inner = self.bind(term, env)
-        body = term.args[1]
         universal = term.name == "forall"
-        if len(new) == 1 and not such:
+        found = binding(term, frozenset(env))
+        if found is not None and not found.new:   # a condition on outer variables only: a test
+            test, body = (self.safely(a, env, self.base) for a in term.args)
+            return f"if {_text(test)}, then {_text(body)}" if universal else self.connect("and", [test, body])
+        new, nouns, such, inner = self.bind(term, env)
+        # The body is said once, its variables as holes: a pattern below fills them in,
+        # else the text does ("that box"). Saying it twice would cost 2^depth.
+        said = self.safely(term.args[1], {**env, **{v: hole(v) for v in new}}, self.base)
+        if len(new) == 1 and not such and isinstance(said, Clause) and not said.there:
             var = new[0]
             noun = nouns[var]
-            said = self.safely(body, {**env, var: hole(var)}, self.base)
-            if isinstance(said, Clause) and hole(var) not in said.complement and said.subject == hole(var) and not said.there:
+            if said.subject == hole(var) and hole(var) not in said.complement:
                 if universal:
                     positive = replace(said, subject="every " + noun.core, plural=False)
                     return replace(positive, negative=replace(positive, subject="not every " + noun.core))
                 return self.existential(said, noun)
-            if isinstance(said, Clause) and said.complement.startswith("in ") and said.verb == "be" \
-                    and said.subject == hole(var) and not said.there:   # inside(K, B) or or/and of them
-                holder = said.complement[3:]
-                if hole(var) not in holder and universal:
-                    return replace(said, subject=holder, verb="have", complement="every " + noun.core,
-                                   plural=" and " in holder)
-            if isinstance(said, Clause) and said.complement.split(" ")[-1:] == [hole(var)] \
-                    and hole(var) not in said.subject and not said.there:   # "the key is in some box"
-                head = said.complement[:-len(hole(var))]
+            if said.subject == hole(var) and said.complement.startswith("in ") and said.verb == "be" \
+                    and hole(var) not in said.complement[3:] and universal:   # "box 1 has every key"
+                return replace(said, subject=said.complement[3:], verb="have", complement="every " + noun.core,
+                               plural=" and " in said.complement)
+            if said.complement.split(" ")[-1:] == [hole(var)] and hole(var) not in said.subject:
+                head = said.complement[:-len(hole(var))]   # "the key is in some box"
                 if universal:
                     return replace(said, complement=head + "every " + noun.core, negative=None)
                 some = replace(said, complement=head + "some " + noun.core, negative=None)
                 return replace(some, negative=replace(some, complement=head + "any " + noun.core, negated=True))
-        quantifier = "for every" if universal else "for some"
-        what = nouns[new[0]].core if len(new) == 1 else _list([nouns[v].core for v in new], "and")
-        head = _join(quantifier, what, such)
-        return f"{head}, {_text(self.safely(body, inner, self.base))}"
+        what = _list([nouns[v].core for v in new], "and") if new else ""
+        head = _join("for every" if universal else "for some", what, such)
+        return f"{head}, {_fill(_text(said), {v: inner[v] for v in new})}"
 
     def existential(self, said: Clause, noun: _Noun) -> Clause:
         """``exists`` over one variable that is the subject of its body: "box 2 has a blue
@@ -479,10 +487,10 @@ class _Verbalizer:
         colour the key in box 3 is"."""
         new, nouns, such, inner = self.bind(term, env)
         body = term.args[2]
+        said = self.safely(body, {**env, **{v: hole(v) for v in new}}, self.base)
         if len(new) == 1 and not such:
             var = new[0]
             noun = nouns[var]
-            said = self.safely(body, {**env, var: hole(var)}, self.base)
             if isinstance(said, Clause) and said.subject == hole(var) and hole(var) not in said.complement:
                 return _join("which", noun.core, said._finite(False), said.complement)
             # "what colour the key in box 3 is"
@@ -496,7 +504,7 @@ class _Verbalizer:
             if isinstance(body, Call) and body.name == "iscolor" and body.args[1] == Var(name=var):
                 return f"what {noun.core} {self.np(body.args[0], env)} {'was' if self.past else 'is'}"
         what = _list([nouns[v].core for v in new], "and")
-        return f"for which {_join(what, such)} {_text(self.safely(body, inner, self.base))}"
+        return f"for which {_join(what, such)} {_fill(_text(said), {v: inner[v] for v in new})}"
 
     def modal(self, term: Term, env: dict[str, str]) -> str:
         """A modal ``E/A`` as the clause after "believes that"."""
@@ -539,13 +547,12 @@ class _Verbalizer:
             x = args[2].name
             noun = nouns.get(x, _Noun("one"))
             obj = self.np(args[1], env)
-            said = self.safely(args[4], {**inner, x: hole(x)}, self.base)
+            said = self.safely(args[4], {**env, **{v: hole(v) for v in new}, x: hole(x)}, self.base)
             be = "was" if self.past else "is"
             if isinstance(said, Clause) and said.subject == hole(x) and hole(x) not in said.complement and not said.there:
-                return f"{obj} {be} the {words} {_join(noun.core, such)} to {said.infinitive()}"
-            inner[x] = obj
+                return f"{obj} {be} the {words} {_join(noun.core, such)} to {_fill(said.infinitive(), inner)}"
             return f"of every {_join(noun.core, such)}, {obj} {be} the {words} one: " \
-                   f"{_text(self.safely(args[4], inner, self.base))}"
+                   f"{_fill(_text(said), {**{v: inner[v] for v in new}, x: obj})}"
         raise _Unsayable
 
     def compare(self, words: str, formulas: tuple[Term, ...], env: dict[str, str], than: str) -> str:
@@ -607,8 +614,10 @@ def english(formula: str | Term, mode: str = "current", *, signature: Signature 
     guard_depth(term)
     signature = Signature.given(signature)
     verbalizer = _Verbalizer(signature, past=(mode == "initial"))
-    said = verbalizer.safely(term, {}, verbalizer.base)
-    text = _text(said)
+    try:
+        text = _text(verbalizer.safely(term, {}, verbalizer.base))
+    except RecursionError:   # not met within MAX_DEPTH; a sentence that long would say nothing anyway
+        return pretty(term) + "."
     if mode == "initial" and not verbalizer.attitudes:
         text = "initially, " + text
     return _finish(text)
@@ -616,10 +625,12 @@ def english(formula: str | Term, mode: str = "current", *, signature: Signature 
 
 def shown(text: str, mode: str = "current", *, signature: Signature | None = None) -> str:
     """A statement as people and language models read it: English as written, ELoT as
-    :func:`english` (a formula that does not parse stays as written)."""
+    :func:`english` (a formula that does not parse, or a single word, stays as written)."""
     if not looks_like_formula(text):
         return text
     try:
-        return english(text, mode, signature=signature)
+        term = parse(text)
     except ElotError:
         return text
+    # a single word ("Yes") is not a statement in ELoT: it stays as written
+    return english(term, mode, signature=signature) if isinstance(term, Call) else text
