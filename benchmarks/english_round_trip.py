@@ -54,7 +54,7 @@ def gold_sets() -> dict[str, list[tuple[str, str]]]:
 
 
 def score(pairs: list[tuple[str, str]], show: bool) -> dict[str, float]:
-    counts = dict(formulas=0, exact=0, equivalent=0, refused=0, formula_text=0, unparsed=0)
+    counts = {"formulas": 0, "exact": 0, "equivalent": 0, "refused": 0, "formula_text": 0, "unparsed": 0}
     for formula, mode in pairs:
         try:
             tree = parse(formula)
@@ -102,7 +102,7 @@ def timing(pairs: list[tuple[str, str]], repeats: int) -> tuple[float, float]:
     start = time.perf_counter()
     for _ in range(repeats):
         for _, _, text in trees:
-            parse.__wrapped__(text) if hasattr(parse, "__wrapped__") else parse(text)
+            parse(text)
     read = (time.perf_counter() - start) / (repeats * len(trees)) * 1e6
     return say, read
 

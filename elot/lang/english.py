@@ -20,14 +20,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Callable, Union
 
 from elot.errors import ElotError
 from elot.lang.checker import predicate_domains
 from elot.lang.parser import looks_like_formula, parse
 from elot.lang.printer import pretty
 from elot.lang.signature import PLAYER, Signature
-from elot.lang.syntax import Call, Const, Num, Term, Var, binding, guard_depth, variables
+from elot.lang.syntax import (
+    Call,
+    Const,
+    Num,
+    Term,
+    Var,
+    binding,
+    guard_depth,
+    variables,
+)
 
 #: Nouns of the domain types.
 NOUNS = {"key": "key", "box": "box", "gem": "gem", "door": "door", "color": "colour", "item": "item",
@@ -103,7 +112,7 @@ class Clause:
     def text(self, modal: str | None = None) -> str:
         """The clause, with a modal verb (``might``), an adverb (``probably``) or a
         raising adjective (``unlikely`` → "is unlikely to") put in."""
-        subject, rest = (f"there", f"{self.subject} {self.complement}".strip()) if self.there \
+        subject, rest = ("there", f"{self.subject} {self.complement}".strip()) if self.there \
             else (self.subject, self.complement)
         plural = self.plural and not self.there or self.there and _plural_np(self.subject)
         if modal is None:
@@ -164,7 +173,8 @@ def _list(parts: list[str], word: str) -> str:
     return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} {word} {parts[-1]}"
 
 
-Said = "Clause | str"
+#: What a base formula is said as: a clause (that negation and modals can enter) or text.
+Said = Union[Clause, str]
 
 
 def _text(said: Said) -> str:
@@ -209,6 +219,8 @@ class _Verbalizer:
         try:
             return how(term, env)
         except (_Unsayable, ElotError, IndexError, AttributeError, TypeError):
+            # no words for it, or an ill-typed tree (a name where a formula belongs): the
+            # sentence shows this part as formula text rather than failing
             return pretty(term)
 
     # -- base formulas ----------------------------------------------------------------
@@ -258,7 +270,7 @@ class _Verbalizer:
                     and len(set(subjects)) == len(clauses) and not any(HOLE in c for c in subjects):
                 merged = replace(first, subject=_list(subjects, word), plural=(word == "and"), negative=None)
                 denied = "neither " + " nor ".join(subjects) if word == "or" else "not both " + _list(subjects, "and")
-                return replace(merged, negative=replace(merged, subject=denied, plural=False if word == "or" else True))
+                return replace(merged, negative=replace(merged, subject=denied, plural=(word != "or")))
             if all((c.verb, c.subject, c.negated) == (first.verb, first.subject, first.negated) for c in clauses) \
                     and first.verb == "be" and not any(c.negative for c in clauses):
                 complements = [c.complement for c in clauses]
@@ -330,9 +342,10 @@ class _Verbalizer:
             noun.after += ("off the grid",)
             return True
         if part.name == "iscolor" and len(part.args) == 2 and part.args[0] == Var(name=var):
-            noun.before += (self.np(other[0], env) if isinstance(other[0], Const) else "",)
-            if not isinstance(other[0], Const):
-                noun.after += (f"of {self.np(other[0], env)}",)
+            if isinstance(other[0], Const):
+                noun.before += (self.np(other[0], env),)       # "a red key"
+            else:
+                noun.after += (f"of {self.np(other[0], env)}",)  # "a key of that colour"
             return True
         if part.name == "inside" and len(part.args) == 2:
             if part.args[0] == Var(name=var):
