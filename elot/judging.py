@@ -73,6 +73,11 @@ class Hypotheses:
     #: False when ``beliefs`` holds the observed agent's belief alone (BToM's hypotheses),
     #: which the evaluator then reads as one array, as it does a single agent's belief.
     per_agent: bool = True
+    #: Rows that come from M independent runs (particle islands): ``(N, M)``, column i the
+    #: weight run i gives each row (the columns sum to ``weights``, each column's total its
+    #: share). P's variance is then taken from the spread between the runs' estimates
+    #: (:func:`between_runs_variance`).
+    islands: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.weights)
@@ -186,20 +191,41 @@ def normalized_likelihood(posterior: float, prior: float) -> float:
     return float(yes / (yes + no))
 
 
-def likelihood_stderr(posterior: float, prior: float, ess: float, draws: int) -> float:
+def likelihood_stderr(posterior: float, prior: float, ess: float, draws: int,
+                      posterior_variance: float | None = None) -> float:
     """Standard error of L from estimates of P (from particles with effective sample size
-    ``ess``: ``Var P ≈ P(1−P)/ess``) and of π (from ``draws`` independent prior draws:
+    ``ess``: ``Var P ≈ P(1−P)/ess``, or ``posterior_variance`` measured between independent
+    runs when that is larger) and of π (from ``draws`` independent prior draws:
     ``Var π = π(1−π)/draws``), by the delta method on ``L = P(1−π) / (P(1−π) + (1−P)π)``.
-    It ignores the correlation resampling leaves between particles, so it is a lower
-    bound when the particles have collapsed; an edge π (0 or 1) gives 0."""
+    ``P(1−P)/ess`` ignores the correlation resampling leaves between particles, so alone it
+    is a lower bound when the particles have collapsed; an edge π (0 or 1) gives 0."""
     if prior <= 0.0 or prior >= 1.0:
         return 0.0
     p, q = posterior, prior
     d = p * (1 - q) + (1 - p) * q
     dl_dp = q * (1 - q) / d**2
     dl_dq = -p * (1 - p) / d**2
-    var = dl_dp**2 * p * (1 - p) / ess + dl_dq**2 * q * (1 - q) / draws
+    var_p = p * (1 - p) / ess
+    if posterior_variance is not None:
+        var_p = max(var_p, posterior_variance)
+    var = dl_dp**2 * var_p + dl_dq**2 * q * (1 - q) / draws
     return float(np.sqrt(var))
+
+
+def between_runs_variance(true_in: np.ndarray, runs: np.ndarray, posterior: float) -> float | None:
+    """The variance of P estimated from M independent runs over the same rows (``runs (N, M)``,
+    column i run i's weights, its total ``a_i`` its share, the shares summing to 1): the
+    runs' estimates ``P_i`` combined as ``P = Σ a_i P_i`` (a ratio estimator: the shares are
+    the runs' likelihood estimates normalized), ``Var P ≈ M/(M−1) Σ a_i² (P_i − P)²``.
+    None with fewer than two runs."""
+    m = runs.shape[1]
+    if m < 2:
+        return None
+    share = dot_columns(np.ones(len(runs)), runs)
+    held = dot_columns(np.asarray(true_in, dtype=np.float64), runs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        each = np.where(share > 0, held / np.where(share > 0, share, 1.0), posterior)
+    return float(m / (m - 1) * fsum(np.square(share * (each - posterior))))
 
 
 def posterior_probability(true_in: np.ndarray, weights: np.ndarray) -> float | np.ndarray:
@@ -266,8 +292,10 @@ def score_truth(true_in: np.ndarray, hypotheses: Hypotheses, conventions: str = 
                     live=hypotheses.live if conventions == "paper" else None)
     if hypotheses.ess is None:
         return got
+    spread = None if hypotheses.islands is None else between_runs_variance(true_in, hypotheses.islands,
+                                                                             got.posterior)
     return Score(got.posterior, got.normalized_likelihood, got.prior_fraction,
-                 likelihood_stderr(got.posterior, got.prior_fraction, hypotheses.ess, hypotheses.prior_draws))
+                 likelihood_stderr(got.posterior, got.prior_fraction, hypotheses.ess, hypotheses.prior_draws, spread))
 
 
 def score(compiled: CompiledFormula, hypotheses: Hypotheses, conventions: str = "elot") -> Score:
