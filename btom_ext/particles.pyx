@@ -889,3 +889,57 @@ cdef void* _grow(void* old, size_t size) except NULL:
     if out == NULL:
         raise MemoryError()
     return out
+
+
+def island_summary(hist_goals, weights, goal, island, int n_islands):
+    """In one pass over the particles: the goal posterior Σ_i w_i p(goal | particle i) as
+    :func:`goal_posterior` gives it (the same sums in the same order), and per island
+    (``island (N,)`` each particle's, ``0..n_islands-1``) its weight ``mass``, its sum of
+    squared weights ``square`` and ``drift``: Σ_g |Σ_{i in island} w_i (p(g | i) − [goal_i = g])|,
+    how far the goals the island's particles hold are from what their likelihoods say.
+    Returns ``(given (G,), mass (M,), square (M,), drift (M,))``."""
+    cdef const double[:, ::1] h = np.ascontiguousarray(hist_goals, dtype=np.float64)
+    cdef const double[::1] w = np.ascontiguousarray(weights, dtype=np.float64)
+    cdef const int[::1] gs = np.ascontiguousarray(goal, dtype=np.int32)
+    cdef const cnp.int64_t[::1] isl = np.ascontiguousarray(island, dtype=np.int64)
+    cdef Py_ssize_t n = h.shape[0], n_goals = h.shape[1], i, g, j
+    cdef double top, total
+    if w.shape[0] != n or gs.shape[0] != n or isl.shape[0] != n:
+        raise ValueError("hist_goals, weights, goal and island disagree on the particles")
+    for i in range(n):
+        if not 0 <= isl[i] < n_islands or not 0 <= gs[i] < n_goals:
+            raise ValueError("island or goal out of range")
+    given_arr = np.zeros(n_goals, dtype=np.float64)
+    mass_arr = np.zeros(n_islands, dtype=np.float64)
+    square_arr = np.zeros(n_islands, dtype=np.float64)
+    drift_arr = np.zeros(n_islands, dtype=np.float64)
+    gap_arr = np.zeros((n_islands, max(n_goals, 1)), dtype=np.float64)
+    cdef double[::1] given = given_arr, mass = mass_arr, square = square_arr, drift = drift_arr
+    cdef double[:, ::1] gap = gap_arr
+    cdef double* p = <double*> malloc(max(n_goals, 1) * sizeof(double))
+    try:
+        with nogil:
+            for i in range(n):
+                if w[i] <= 0.0:
+                    continue
+                j = isl[i]
+                mass[j] += w[i]
+                square[j] += w[i] * w[i]
+                top = -INFINITY
+                for g in range(n_goals):
+                    if h[i, g] > top:
+                        top = h[i, g]
+                total = 0.0
+                for g in range(n_goals):
+                    p[g] = exp(h[i, g] - top)
+                    total += p[g]
+                for g in range(n_goals):
+                    given[g] += w[i] * (p[g] / total)
+                    gap[j, g] += w[i] * (p[g] / total)
+                gap[j, gs[i]] -= w[i]
+            for j in range(n_islands):
+                for g in range(n_goals):
+                    drift[j] += gap[j, g] if gap[j, g] >= 0 else -gap[j, g]
+    finally:
+        free(p)
+    return given_arr, mass_arr, square_arr, drift_arr

@@ -220,3 +220,36 @@ class History:
         base = np.asarray(base, dtype=np.float64)
         with np.errstate(invalid="ignore"):
             return np.where(np.isfinite(base) & (fresh - base < np.asarray(threshold)), -np.inf, fresh)
+
+
+def island_summary(hist_goals, weights, goal, island, n_islands: int) -> tuple:
+    """The goal posterior of :func:`goal_posterior` and, per island (``island (N,)`` each
+    particle's), its weight ``mass``, its sum of squared weights ``square`` and ``drift``:
+    Σ_g |Σ_{i in island} w_i (p(g | i) − [goal_i = g])|. ``(given, mass, square, drift)``."""
+    hist_goals = np.asarray(hist_goals, dtype=np.float64)
+    n_goals = hist_goals.shape[1]
+    island = np.asarray(island, dtype=np.int64)
+    if len(weights) != len(hist_goals) or len(goal) != len(hist_goals) or len(island) != len(hist_goals):
+        raise ValueError("hist_goals, weights, goal and island disagree on the particles")
+    if len(island) and (island.min() < 0 or island.max() >= n_islands or min(goal) < 0 or max(goal) >= n_goals):
+        raise ValueError("island or goal out of range")
+    mass, square = np.zeros(n_islands), np.zeros(n_islands)
+    gap = np.zeros((n_islands, n_goals))
+    for row, w, g, j in zip(hist_goals, weights, goal, island):
+        if w <= 0.0:
+            continue
+        mass[j] += w
+        square[j] += w * w
+        top = max(row)
+        p = [math.exp(x - top) for x in row]
+        total = 0.0
+        for x in p:
+            total += x
+        for c, x in enumerate(p):
+            gap[j, c] += w * (x / total)
+        gap[j, g] -= w
+    drift = np.zeros(n_islands)
+    for j in range(n_islands):
+        for c in range(n_goals):
+            drift[j] += abs(gap[j, c])
+    return goal_posterior(hist_goals, weights), mass, square, drift

@@ -81,7 +81,7 @@ DEGENERATE_RATIO = 4
 #: moves, each redrawing one belief particle, and a Gibbs draw of the goal).
 DEFAULT_MOVES = 1
 #: Belief particles redrawn per sweep (each a Metropolis–Hastings move; at most k).
-BELIEF_MOVES = 1
+BELIEF_MOVES = 2
 #: Belief moves are accepted by the likelihood of the whole history, O(N t) at time t, so
 #: they run at a resampling only once the history has grown by this fraction since they
 #: last ran (and always at the first): their total cost over T actions is then at most
@@ -401,7 +401,8 @@ class ParticleFilter:
         self.goal_probs: list[np.ndarray] = []
         self.island_mass: list[np.ndarray] = []
         self.restarts = 0
-        self.belief_moves_at = 0   # when belief moves last ran (see BELIEF_MOVE_SPACING)
+        # when belief moves last ran in each island (see BELIEF_MOVE_SPACING)
+        self.belief_moves_at = np.zeros(self.n_islands)
         self.current = Particles(goal, state, beliefs, logw)
         self._after_update(0)
         self.history = [self.current]
@@ -521,42 +522,35 @@ class ParticleFilter:
         # belief) are one judged row however many they are, so an ESS near N while the
         # particles share a few hypotheses shows here (and in the run's warning).
         self.ess_distinct.append(effective_size(np.bincount(self._judged_ids(), weights=weights)))
-        given = self._goal_given_rest(weights)
         # Each island decides alone (its ESS, its goals' drift) and resamples among its own
         # particles, so the islands stay independent runs; the weights' total of an island
         # (its likelihood estimate Z_i) is kept through its resampling.
-        island, m = self.island_of, self.n_islands
-        mass = np.bincount(island, weights=weights, minlength=m)
+        given, mass, square, drift = self.kernels.island_summary(self.hist_goals, weights, self.current.goal,
+                                                                 self.island_of, self.n_islands)
         self.island_mass.append(mass)
         with np.errstate(divide="ignore", invalid="ignore"):
-            island_ess = np.square(mass) / np.bincount(island, weights=np.square(weights), minlength=m)
-            rb = self._goal_rows(weights)
-            drift = 0.5 * sum(np.abs(np.bincount(island, weights=rb[:, g], minlength=m)
-                                     - np.bincount(island, weights=weights * (self.current.goal == g), minlength=m))
-                              for g in range(self.space.n_goals)) / mass
+            island_ess = np.square(mass) / square
+            drift = 0.5 * drift / mass
         need = (mass > 0) & ((island_ess < self.ess_threshold * self.island_size)
                              | (self.moves > 0 and t > 0 and drift > self.goal_drift))
         resample = bool(need.any())
         self.resampled.append(resample)
         self.accepted.append(np.nan)
         if resample:
-            rows = self._resample(np.flatnonzero(need))
+            chosen = np.flatnonzero(need)
+            self._resample(chosen)
             if self.moves > 0 and t > 0:
-                beliefs_too = t >= self.belief_moves_at + BELIEF_MOVE_SPACING * self.belief_moves_at
-                self.accepted[-1] = self._rejuvenate_rows(rows, beliefs_too)
-                if beliefs_too:
-                    self.belief_moves_at = t
+                # belief moves in an island only once its history grew enough since they last ran there
+                due = t >= self.belief_moves_at * (1 + BELIEF_MOVE_SPACING)
+                rates = []
+                for beliefs_too in (True, False):
+                    group = chosen[due[chosen] == beliefs_too]
+                    if len(group):
+                        rates.append((self._rejuvenate_rows(self._rows_of(group), beliefs_too), len(group)))
+                self.belief_moves_at[chosen[due[chosen]]] = t
+                self.accepted[-1] = sum(r * m for r, m in rates) / sum(m for _, m in rates)
             given = self._goal_given_rest(self.current.weights())
         self.goal_probs.append(given)
-
-    def _goal_rows(self, weights: np.ndarray) -> np.ndarray:
-        """``w_i p(goal | particle i)`` per particle, ``(N, G)`` (0 where ``w_i`` is)."""
-        h = self.hist_goals
-        top = h.max(axis=1, keepdims=True)
-        safe = np.where(np.isfinite(top), top, 0.0)
-        e = np.exp(h - safe)
-        total = e.sum(axis=1, keepdims=True)
-        return np.where(weights[:, None] > 0, weights[:, None] * e / np.where(total > 0, total, 1.0), 0.0)
 
     def _judged_ids(self) -> np.ndarray:
         """One integer per particle, equal for particles holding the same (true state,
@@ -582,10 +576,9 @@ class ParticleFilter:
         normalized likelihood of each goal (Rao–Blackwellized: no noise from sampled goals)."""
         return self.kernels.goal_posterior(self.hist_goals, weights)
 
-    def _resample(self, islands: np.ndarray) -> np.ndarray:
+    def _resample(self, islands: np.ndarray) -> None:
         """Systematic resampling inside each of ``islands``, each particle then carrying its
-        island's mean weight (so the island's total, its likelihood estimate, stays); the
-        rows resampled."""
+        island's mean weight (so the island's total, its likelihood estimate, stays)."""
         p = self.current
         idx = np.arange(self.n)
         logw = p.logw.copy()
@@ -600,6 +593,9 @@ class ParticleFilter:
         logw -= logw.max()   # only ratios count: keep the numbers near 0
         self.hist_goals = self.hist_goals[idx]
         self.current = Particles(p.goal[idx], p.state[idx], np.ascontiguousarray(p.beliefs[idx]), logw)
+
+    def _rows_of(self, islands: np.ndarray) -> np.ndarray:
+        """The particles of ``islands``."""
         return np.concatenate([np.arange(self.island_bounds[i], self.island_bounds[i + 1]) for i in islands])
 
     def _rejuvenate_rows(self, rows: np.ndarray, beliefs_too: bool) -> float:
