@@ -200,7 +200,8 @@ def likelihood_stderr(posterior: float, prior: float, ess: float, draws: int,
     that is larger) and of π (from ``draws`` independent prior draws:
     ``Var π = π(1−π)/draws``), by the delta method on ``L = P(1−π) / (P(1−π) + (1−P)π)``.
     ``P(1−P)/ess`` ignores the correlation resampling leaves between particles, so alone it
-    is a lower bound when the particles have collapsed; an edge π (0 or 1) gives 0."""
+    is a lower bound when the particles have collapsed; an edge π (0 or 1) gives 0, and
+    the error is at most 0.5 (L lies in [0, 1])."""
     if prior <= 0.0 or prior >= 1.0:
         return 0.0
     p, q = posterior, prior
@@ -214,7 +215,9 @@ def likelihood_stderr(posterior: float, prior: float, ess: float, draws: int,
     if posterior_variance is not None:
         var_p = max(var_p, posterior_variance)
     var = dl_dp**2 * var_p + dl_dq**2 * q * (1 - q) / draws
-    return float(np.sqrt(var))
+    # L lies in [0, 1], so no error is above 1 = 2 x 0.5: near P = 0 or 1 with a small π the
+    # delta method's slope is steep and would say more than that.
+    return float(min(np.sqrt(var), 0.5))
 
 
 def between_runs_variance(true_in: np.ndarray, runs: tuple, posterior: float) -> float | None:
