@@ -21,19 +21,28 @@ exact inference (:func:`elot.btom.hypotheses.initial_states`).
 * **Resampling** (systematic) when the effective sample size falls below
   ``ess_threshold × N``, or when the particles' goals drift from what their per-goal
   likelihoods say (:data:`GOAL_DRIFT`), followed by **rejuvenation**: Metropolis–Hastings
-  moves that redraw the true state (among the live ones) and each belief particle in
-  turn, accepted by the likelihood of the whole history so far (``history_change``: the
-  old history plus the steps where the old and new beliefs differ), then the goal drawn
-  from its full conditional (Gibbs), so that copies made by resampling spread out again.
-  The moves leave the posterior at t invariant; the belief moves run at geometrically
-  spaced resamplings (:data:`BELIEF_MOVE_SPACING`), so their cost is O(N) per action.
+  moves that redraw the true state (among the live ones) and :data:`BELIEF_MOVES` belief
+  particles in turn, accepted by the likelihood of the whole history so far, then the goal
+  drawn from its full conditional (Gibbs), so that copies made by resampling spread out
+  again. The history is kept across calls (``btom_ext.particles.History``): its terms
+  summed per epoch (a run of steps with the same live states) and per kept belief
+  multiset, a move reading only the epochs where the old and new kept sets differ and
+  rejected as soon as it is sure to be. The moves leave the posterior at t invariant; the
+  belief moves run at geometrically spaced resamplings (:data:`BELIEF_MOVE_SPACING`), so
+  their cost is O(N) per action.
+* **Islands**: with ``islands=M`` the particles are M independent sub-filters, each
+  resampling and moving its own particles and keeping its total weight (its likelihood
+  estimate) through its resampling; one by default (:data:`ISLANDS`).
 * **Uncertainty**: the ESS after every step; a statement's L carries a standard error
-  (delta method from ``Var P ≈ P(1−P)/ESS`` and ``Var π = π(1−π)/M``, see
-  :func:`elot.btom.scoring.score`). The ESS is computed again with the copies resampling
-  leaves pooled (``ess_distinct``: particles holding one (true state, belief) count once,
-  with their summed weight); where that falls below :data:`FEW_DISTINCT` while the ESS
-  reads :data:`DEGENERATE_RATIO` times more, the run warns that the filter may have
-  degenerated.
+  (delta method from ``Var π = π(1−π)/M`` and the variance of P: the larger of
+  ``P̃(1−P̃)/ESS`` and the spread between groups of particles — the islands, or with one
+  island the particles' lineages :data:`LINEAGE_LAG` resamplings back; see
+  :func:`elot.judging.between_runs_variance`). The ESS is computed again with the copies
+  resampling leaves pooled (``ess_distinct``: particles holding one (true state, belief)
+  count once, with their summed weight); where that falls below :data:`FEW_DISTINCT`
+  while the ESS reads :data:`DEGENERATE_RATIO` times more, or a few islands hold all the
+  weight, the run warns that the filter may have degenerated
+  (:meth:`ParticleInference.warnings`).
 * **π**: the statement prior is estimated from ``M = max(N,`` :data:`PRIOR_DRAWS` ``)``
   independent draws of the prior (the rows of :meth:`~elot.btom.engine.Trajectory.judged`
   that carry prior mass), never from the particles, whose prior is no longer uniform
@@ -127,12 +136,12 @@ def particle_cost(n_states: int, n_goals: int, k: int, particles: int, prior_dra
                   actions: int = 6) -> tuple[int, float]:
     """(peak bytes, rough seconds) of particle inference, counted before any work: the
     initial states as worlds; every step's action values ``Q[g, s, a]`` (float64), kept
-    and copied once into the rejuvenation tables; the particles of every step (goal,
-    state, weight, k beliefs) and their per-goal likelihoods; the prior draws; and
-    scoring's dense beliefs over the states, for the particles or the prior draws. Time:
-    the belief moves, k² per particle and step."""
-    peak = (64 * 2**20 + n_states * BYTES_PER_WORLD
-            + 2 * steps * n_goals * n_states * actions * 8
+    for the history; the history's table of sums (at most 80 MiB); the particles of every
+    step (goal, state, float32 weight, k beliefs) and their per-goal likelihoods; the
+    prior draws; and scoring's dense beliefs over the states, for the particles or the
+    prior draws. Time: the belief moves, k² per particle and step."""
+    peak = (64 * 2**20 + n_states * BYTES_PER_WORLD + 80 * 2**20
+            + steps * n_goals * n_states * actions * 8
             + (steps + 1) * particles * (20 + 4 * k) + 3 * particles * n_goals * 8
             + prior_draws * (8 + 4 * k)
             + max(particles, prior_draws) * n_states * 8)
