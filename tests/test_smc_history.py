@@ -20,7 +20,6 @@ from elot.judging import between_runs_variance, likelihood_stderr
 
 from elot.btom.particles import _kernels
 
-# (through elot: btom_ext.particles is also a function, which importing the submodule replaces)
 core, ref = _kernels("core"), _kernels("reference")
 
 

@@ -57,7 +57,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from btom_ext import CoreMissingError, particles as _particle_kernels
+from btom_ext import CoreMissingError, particle_kernels as _particle_kernels
 from btom_ext.reference import AGENT, EPSILON, Q_FLOOR
 from elot.btom.hypotheses import Family, Prior, initial_states, resolve_goals
 from elot.btom.engine import (AgentPlanner, Trajectory, as_in, check_backend_limits, load_backend, same_action,
