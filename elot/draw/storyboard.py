@@ -168,7 +168,8 @@ def _judgment_badge(ax, board: Board, pos, number: int, *, current: bool, place:
 
 def _table_style(m: int) -> dict:
     """The marker and line of the ``m``-th table series."""
-    return dict(marker=TABLE_MARKERS[m % len(TABLE_MARKERS)], markersize=6.5, linestyle=TABLE_DASHES)
+    marker = TABLE_MARKERS[m % len(TABLE_MARKERS)]
+    return dict(marker=marker, markersize=9 if marker == "*" else 6.5, linestyle=TABLE_DASHES)
 
 
 def _statement_panel(ax, st: StoryStatement, index: int, title: str, xs, points, models, offsets,
