@@ -260,6 +260,7 @@ def summary_markdown(rows: Sequence[dict]) -> str:
 def unscored_note(table: Sequence[dict]) -> str:
     """summary.md's paragraph on the rows without an L, per settings and cause: they are
     left out of mean L, r and the figures (never taken as 0)."""
+    from elot.output import count
     from elot.study.tables import failure_cause
 
     groups: dict[tuple, dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -271,7 +272,8 @@ def unscored_note(table: Sequence[dict]) -> str:
     if not groups:
         return ""
     lines = [f"* {setting_text(s)}: {sum(causes.values())} of {totals[s]} "
-             + "(" + "; ".join(f"{n} {cause}" for cause, n in sorted(causes.items(), key=lambda c: -c[1])) + ")"
+             + "(" + "; ".join(f"{count(n, 'row')}: {cause}" for cause, n in sorted(causes.items(), key=lambda c: -c[1]))
+             + ")"
              for s, causes in groups.items()]
     return ("\nRows without an L (not scored, or an answer without a rating) are left out of mean L, r and the "
             "figures, never taken as 0:\n" + "\n".join(lines) + "\n")

@@ -142,6 +142,8 @@ def read_tables(paths: Sequence[str | Path]) -> list[dict]:
     for path in paths:
         table = read_table(path)
         for setting in dict.fromkeys(settings_of(r) for r in table):
+            if seen.get(setting) == str(path):
+                raise StudyError(f"{path} is given twice", path=str(path), hint="give each table once")
             if setting in seen:
                 raise StudyError(f"{setting_text(setting)} is in two tables: {seen[setting]} and {path}",
                                  path=str(path), hint="give each setting's rows once (one of the two tables)")
