@@ -140,3 +140,23 @@ def test_a_missing_value_is_absent_and_models_keep_their_style(study):
     drawn = [line for ax in fig.axes for line in ax.get_lines() if line.get_gid() == "table:stub/plan"]
     assert sum(len(line.get_xdata()) for line in drawn) == sum(v is not None for st in statements
                                                                for v in st.model["stub/plan"])
+
+
+def test_the_scatter_titles_stay_clear_of_the_figure_title(study):
+    """Two square panels (the model's and the language model's) under a figure title:
+    each panel's two-line title sits below the figure's, as saved."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from elot.study.fit import read_ratings
+    from elot.study.report import choose_drawn, scatter_figure
+    from elot.study.tables import read_tables
+
+    table, ratings, llm = study
+    rows, read = read_tables([table, llm]), read_ratings(ratings)
+    fig = scatter_figure(rows, read, choose_drawn(rows, read))
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    top = fig._suptitle.get_window_extent(renderer).y0
+    titles = [ax.title.get_window_extent(renderer) for ax in fig.axes if ax.get_visible()]
+    assert [t.y1 <= top for t in titles] == [True, True]

@@ -426,6 +426,9 @@ def scatter_figure(table: Sequence[dict], ratings: Ratings, drawn: Drawn | None 
         handles.append(Line2D([], [], color="black", alpha=0.6, linewidth=0.9, linestyle="--",
                               label="identity (L = rating)"))
     fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False)
+    # square panels take constrained layout two passes to settle: one here, so that the
+    # one savefig makes does not leave the panels' titles under the figure's
+    fig.draw_without_rendering()
     return fig
 
 
