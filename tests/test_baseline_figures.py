@@ -90,6 +90,9 @@ def test_the_drawn_setting_leaves_a_language_model_at_its_only_one(tmp_path, stu
     alone = run_elot("report", str(llm), "--ratings", str(ratings), "-o", str(tmp_path / "alone"), "--format", "png")
     assert alone.returncode == 0, alone.stderr
     assert (tmp_path / "alone" / "storyboard-two-doors.png").exists()
+    simulated = run_elot("simulate", str(llm), "-o", str(tmp_path / "from-llm.csv"))
+    assert simulated.returncode == 0 and "simulated from model stub/plan)" in simulated.stderr
+    assert len(_rows(tmp_path / "from-llm.csv")) == sum(1 for r in _rows(llm) if r["L"])
     twice = run_elot("report", str(table), str(table), "-o", str(tmp_path / "twice"))
     assert twice.returncode == 2 and "given twice" in twice.stderr and not (tmp_path / "twice").exists()
 

@@ -351,7 +351,7 @@ def simulate_command(args) -> int:
         handle.write(csv_text(rows))
     if args.output != "-":
         said = ", ".join(f"{name} {float(value):.3g}" if name == "beta" else f"{name} {value}"
-                         for name, value in setting.items())
+                         for name, value in setting.items() if value != "")     # a language model has no β
         print(f"wrote {len(rows)} ratings to {args.output} (simulated from {said})", file=sys.stderr)
     return 0
 
