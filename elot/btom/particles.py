@@ -52,6 +52,7 @@ exact inference (:func:`elot.btom.hypotheses.initial_states`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from math import comb
 from typing import Any, Sequence
 
@@ -60,8 +61,8 @@ import numpy as np
 from btom_ext import CoreMissingError, particle_kernels as _particle_kernels
 from btom_ext.reference import AGENT, EPSILON, Q_FLOOR
 from elot.btom.hypotheses import Family, Prior, initial_states, resolve_goals
-from elot.btom.engine import (AgentPlanner, Trajectory, as_in, check_backend_limits, load_backend, same_action,
-                              step_worlds)
+from elot.btom.engine import (AgentPlanner, MovedWorlds, SteppedWorlds, Trajectory, as_in, check_backend_limits,
+                              load_backend, named_action_codes, same_action)
 from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError, ExtensionMissingError, ScenarioError
 from elot.numeric import dot_columns
@@ -379,6 +380,9 @@ class ParticleFilter:
         self.enc = self.agent.encoding
         self.goal_gems = np.array([self.enc.gem_index(g) for g in goals], dtype=np.intp)
         self.local = as_in if conventions == "paper" else same_action
+        self.rules = self.enc.rules(self.core)
+        self._all_rows = np.arange(self.space.n_states + 1)   # every state's world, and the real one
+        self._codes: dict = {}   # the action codes of each tuple of options
 
     # -- the prior ------------------------------------------------------------------------
 
@@ -401,12 +405,15 @@ class ParticleFilter:
         self.prior_sample = self._draw(self.rng, self.prior_draws)
         self.real = [self.scenario.initial]
         self.actions: list[Action] = []
-        self.worlds = tuple(self.space.states)
-        self.rows = self.enc.encode_many(self.worlds)
-        views = [w.view() for w in self.worlds]
-        self.cls = _classes(views, None)
-        seen = self.real[0].view()
-        self.live = np.array([v == seen for v in views], dtype=np.uint8)
+        self.worlds: Sequence[WorldState] = tuple(self.space.states)
+        # Every state's world as a row, and the real world's last: the core steps them and
+        # compares what each shows (its view) at every action; worlds are made when read.
+        self.rows = self.enc.encode_many((*self.worlds, self.real[0]))
+        labels = self.core.view_labels(self.rows)
+        self.cls = _classes(labels[:-1].tolist(), None)
+        self.live = (labels[:-1] == labels[-1]).astype(np.uint8)
+        # Whether every world has the agent on the real one's cell: a move then changes no view.
+        self.together = bool((self.rows[:, AGENT] == self.rows[-1, AGENT]).all())
         state = self._keep_live(state)
         logw = np.where(self.live[state] > 0, 0.0, -np.inf)
         # The history's log-likelihood under every goal, per particle (N, G): the goal's
@@ -439,11 +446,25 @@ class ParticleFilter:
 
     # -- a step ---------------------------------------------------------------------------
 
+    def _action_codes(self, options: tuple[Action, ...], before: WorldState, states: np.ndarray) -> np.ndarray:
+        """``codes[i, a]``: option a as the world of ``states[i]`` names it (``(1, n_a, 3)``
+        under elot's conventions, the same in every world)."""
+        codes = self._codes.get(options)
+        if codes is None:
+            codes = self._codes[options] = self.enc.action_codes(options)[None]
+        return named_action_codes(self.enc, codes, self.local, options, before, states, self.worlds)
+
     def _values(self, before: WorldState, options: Sequence[Action]) -> np.ndarray:
-        """``Q[g, j, a]`` for the live states j (:data:`Q_FLOOR` elsewhere)."""
+        """``Q[g, j, a]`` for the live states j (:data:`Q_FLOOR` elsewhere): the live worlds'
+        rows after each option stepped by the core (``Rules.apply``; every live world looks
+        like the real one, so each option is possible there), then their path costs."""
         live_states = np.flatnonzero(self.live)
-        rename = None if self.local is same_action else (lambda world, option: self.local(world, option, before))
-        h = self.agent.action_costs(self.worlds, self.rows, live_states, options, self.goal_gems, rename)
+        options = tuple(options)
+        h = np.full((len(self.goal_gems), self.space.n_states, len(options)), -1, dtype=np.int32)
+        if len(live_states):
+            after = self.rules.apply(self.rows, live_states, self._action_codes(options, before, live_states))
+            costs = self.agent.path_costs(after).reshape(len(live_states), len(options), -1)
+            h[:, live_states, :] = costs[:, :, self.goal_gems].transpose(2, 0, 1)
         values = np.full(h.shape, Q_FLOOR)
         values[:, live_states, :] = np.where(h[:, live_states] < 0, Q_FLOOR,
                                              np.maximum(-1.0 - h[:, live_states], Q_FLOOR))
@@ -464,19 +485,23 @@ class ParticleFilter:
         p = self.current
         by_goal = self.kernels.step_loglik(values, fallback, chosen, self.beta, p.state, p.beliefs, self.live, reached)
         loglik = by_goal[np.arange(self.n), p.goal]
-        rename = None if self.local is same_action else (lambda world, option: self.local(world, option, before))
-        self.worlds, in_step = step_worlds(self.worlds, action, rename)
-        self.real.append(before.step(action))
-        if in_step:   # a move made alike in every world: the same states agree, the same are live
-            dx, dy = MOVES[action[0]]
-            self.rows = self.rows.copy()
-            self.rows[:, AGENT] += dy * self.layout.width + dx
+        # The worlds after the action, as rows stepped by the core (a world in which it is
+        # impossible stays as it is), compared by their views there (``view_labels``).
+        self.rows = rows = self.rules.apply(self.rows, self._all_rows,
+                                            self._action_codes((action,), before, self._all_rows))
+        real = before.step(action)
+        self.real.append(real)
+        rename = None if self.local is same_action else partial(self.local, real=before)   # picklable
+        if action[0] in MOVES and self.together and (rows[:, AGENT] == rows[-1, AGENT]).all():
+            # a move made alike in every world: the same states agree, the same are live
+            base = self.worlds.base if isinstance(self.worlds, MovedWorlds) else self.worlds
+            self.worlds = MovedWorlds(base, real.agent_pos)
         else:
-            self.rows = self.enc.encode_many(self.worlds)
-            views = [w.view() for w in self.worlds]
-            self.cls = _classes(views, self.cls)
-            seen = self.real[-1].view()
-            self.live = self.live & np.array([v == seen for v in views], dtype=np.uint8)
+            self.worlds = SteppedWorlds(self.worlds, action, rename)
+            labels = self.core.view_labels(rows)
+            self.cls = _classes(labels[:-1].tolist(), self.cls)
+            self.live = self.live & (labels[:-1] == labels[-1]).astype(np.uint8)
+            self.together = bool((rows[:, AGENT] == rows[-1, AGENT]).all())
         p = Particles(p.goal, self._keep_live(p.state), p.beliefs, p.logw)
         consistent = self.live[p.state] > 0
         logw = np.where(consistent, p.logw + loglik, -np.inf)
