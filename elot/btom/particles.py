@@ -51,7 +51,8 @@ exact inference (:func:`elot.btom.hypotheses.initial_states`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import partial
 from math import comb
 from typing import Any, Sequence
@@ -65,6 +66,7 @@ from elot.btom.engine import (AgentPlanner, MovedWorlds, SteppedWorlds, Trajecto
                               load_backend, named_action_codes, same_action)
 from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError, ExtensionMissingError, ScenarioError
+from elot.judging import CHUNK_CELLS, Hypotheses
 from elot.numeric import dot_columns
 from elot.output import count
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, check_variant
@@ -139,13 +141,15 @@ def particle_cost(n_states: int, n_goals: int, k: int, particles: int, prior_dra
     initial states as worlds; every step's action values ``Q[g, s, a]`` (float64), kept
     for the history; the history's table of sums (at most 80 MiB); the particles of every
     step (goal, state, float32 weight, k beliefs) and their per-goal likelihoods; the
-    prior draws; and scoring's dense beliefs over the states, for the particles or the
-    prior draws. Time: the belief moves, k² per particle and step."""
+    prior draws; and scoring's rows (true state, k beliefs, weight, prior and live mass) of
+    the particles and the prior draws, with a chunk of their dense beliefs over the states
+    (:data:`~elot.judging.CHUNK_CELLS` cells, a few times over while a statement is
+    evaluated). Time: the belief moves, k² per particle and step."""
     peak = (64 * 2**20 + n_states * BYTES_PER_WORLD + 80 * 2**20
             + steps * n_goals * n_states * actions * 8
             + (steps + 1) * particles * (20 + 4 * k) + 3 * particles * n_goals * 8
             + prior_draws * (8 + 4 * k)
-            + max(particles, prior_draws) * n_states * 8)
+            + (particles + prior_draws) * (40 + 4 * k) + 4 * CHUNK_CELLS * 8)
     return peak, SECONDS_PER_MOVE * particles * k * k * (steps + 1)
 
 
@@ -972,7 +976,10 @@ class ParticleInference(Trajectory):
         0 for statements about the initial belief): the distinct particles of time t with
         their posterior weight (prior mass 0), then the distinct prior draws with their
         prior mass (posterior weight 0); ``live``: prior mass still consistent at t (see
-        :meth:`~elot.btom.engine.Trajectory.judged`)."""
+        :meth:`~elot.btom.engine.Trajectory.judged`). Each row as its true state and its k
+        belief particles, ``(state, beliefs (rows, k), weights, prior, live, ess, draws)``:
+        O(particles + prior draws) memory; the dense beliefs over the worlds are made a
+        chunk of rows at a time (:meth:`_dense`) when a statement is evaluated."""
 
         if (t, at) in self._rows:
             return self._rows[(t, at)]
@@ -985,11 +992,11 @@ class ParticleInference(Trajectory):
         m = len(prior_state)
         s2, b2, w2 = self._distinct(prior_state, prior_beliefs, np.full(m, 1.0 / m), cls)
         state = np.concatenate([s1, s2]).astype(np.intp)
-        beliefs = self._dense(state, np.concatenate([b1, b2]), at)
+        beliefs = np.concatenate([b1, b2])
         weights = np.concatenate([w1, np.zeros(len(s2))])
         prior = np.concatenate([np.zeros(len(s1)), w2])
         live = prior * self.live[t][state]
-        rows = (beliefs, state, weights, prior, live, float(self.ess[t]), m)
+        rows = (state, beliefs, weights, prior, live, float(self.ess[t]), m)
         if len(self._rows) >= 2:   # statements are judged at one or two (t, at) at a time
             self._rows.clear()
             self._island_rows.clear()
@@ -1002,15 +1009,46 @@ class ParticleInference(Trajectory):
                                           weights_t[weighted])
         return rows
 
-    def judged(self, t: int, at: int | None = None):
+    def judged(self, t: int, at: int | None = None) -> Hypotheses:
         """:meth:`~elot.btom.engine.Trajectory.judged`, with each particle's row, group (its
         island, or its lineage) and weight (``runs``), from whose spread between groups L's
-        standard error is taken."""
-        hypotheses = super().judged(t, at)
-        runs = self._island_rows.get((self._check(t), self._check(t if at is None else at)))
-        return hypotheses if runs is None else replace(hypotheses, runs=runs)
+        standard error is taken. The rows' dense beliefs are made on demand
+        (:attr:`~elot.judging.Hypotheses.belief_rows`, a chunk of rows at a time when a
+        statement is scored; the whole table only if ``beliefs`` is read)."""
+        t = self._check(t)
+        at = t if at is None else self._check(at)
+        state, beliefs, weights, prior, live, ess, draws = self._judged_rows(t, at)
+
+        def belief_rows(lo: int, hi: int) -> np.ndarray:
+            return self._dense(state[lo:hi], beliefs[lo:hi], at)
+
+        return Hypotheses(self.signature, self.states(at), state,
+                          _BeliefsOnRead(self.signature.agent, belief_rows, len(state)), weights, prior, live,
+                          ess=ess, prior_draws=draws, per_agent=False, runs=self._island_rows.get((t, at)),
+                          belief_rows=belief_rows)
 
     def average_belief(self, t: int) -> np.ndarray:
-        """Σ_i p_i · b_i(t) over the worlds at t."""
-        beliefs, _, weights, *_ = self._judged_rows(t, t)
-        return dot_columns(weights, beliefs)
+        """Σ_i p_i · b_i(t) over the worlds at t (the rows with posterior weight: the prior
+        draws' weigh 0 and add nothing to the correctly rounded sums)."""
+        state, beliefs, weights, *_ = self._judged_rows(t, t)
+        weighted = np.flatnonzero(weights > 0)
+        return dot_columns(weights[weighted], self._dense(state[weighted], beliefs[weighted], t))
+
+
+class _BeliefsOnRead(Mapping):
+    """``{agent: (N, S) beliefs}`` whose table is made when read (and not kept): scoring
+    reads the rows in chunks instead (:attr:`~elot.judging.Hypotheses.belief_rows`)."""
+
+    def __init__(self, agent: str, rows, n: int) -> None:
+        self._agent, self._rows, self._n = agent, rows, n
+
+    def __getitem__(self, agent: str) -> np.ndarray:
+        if agent != self._agent:
+            raise KeyError(agent)
+        return self._rows(0, self._n)
+
+    def __iter__(self):
+        return iter((self._agent,))
+
+    def __len__(self) -> int:
+        return 1
