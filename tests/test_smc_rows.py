@@ -89,3 +89,50 @@ def test_core_and_reference_rows_give_the_same_run(labtom, conventions):
             np.testing.assert_array_equal(p.beliefs, q.beliefs)
             np.testing.assert_allclose(p.logw, q.logw, rtol=1e-6, atol=1e-6)
         np.testing.assert_allclose(a.goal_probs, b.goal_probs, atol=1e-9)
+
+
+STATEMENTS = [
+    "uncertain_about(player, box(B), exists(and(key(K), iscolor(K, red)), inside(K, B)))",
+    "believes(player, formula(exists(and(key(K), iscolor(K, red)), inside(K, box1))))",
+    ">=(prob_of(player, exists(key(K), inside(K, box2))), 0.4)",
+    "not(believes(player, formula(forall(box(B), exists(key(K), inside(K, B))))))",
+]
+
+
+@pytest.mark.parametrize("conventions", ["elot", "paper"])
+def test_scores_from_rows_made_in_chunks_equal_the_dense_table(labtom, monkeypatch, conventions):
+    """Scoring reads the particles' and prior draws' dense beliefs a chunk of rows at a
+    time: with chunks of a few rows (uneven at the end) every score is the same doubles as
+    from the whole dense table at once, and the table made on read is the chunks' rows."""
+    import elot.judging as judging
+    from dataclasses import replace
+
+    from elot.btom.scoring import compile_statement
+
+    for name, scenario in scenarios(labtom):
+        result = infer(scenario, inference="smc", particles=300, seed=5, conventions=conventions)
+        for t in (0, result.steps // 2, result.steps):
+            for at in (t, 0):
+                rows = result.judged(t, at)
+                dense = rows.beliefs[result.signature.agent]
+                assert dense.shape == (len(rows), len(rows.worlds))
+                whole = replace(rows, beliefs={result.signature.agent: dense}, belief_rows=None)
+                for text in STATEMENTS:
+                    compiled = compile_statement(result, text, bind_free=True)
+                    monkeypatch.setattr(judging, "CHUNK_CELLS", 7 * len(rows.worlds))
+                    chunked = judging.score(compiled, rows, conventions)
+                    monkeypatch.undo()
+                    assert chunked == judging.score(compiled, whole, conventions), (name, t, at, text)
+                    np.testing.assert_array_equal(judging.holds(compiled, rows), judging.holds(compiled, whole))
+
+
+def test_average_belief_reads_the_weighted_rows(labtom):
+    """The average belief sums the weighted rows alone (the prior draws weigh 0): the same
+    correctly rounded sums as over every judged row."""
+    from elot.numeric import dot_columns
+
+    result = infer(scenarios(labtom)[2][1], inference="smc", particles=300, seed=5)
+    t = result.steps
+    rows = result.judged(t, t)
+    np.testing.assert_array_equal(result.average_belief(t),
+                                  dot_columns(rows.weights, rows.beliefs[result.signature.agent]))
