@@ -136,3 +136,17 @@ def test_average_belief_reads_the_weighted_rows(labtom):
     rows = result.judged(t, t)
     np.testing.assert_array_equal(result.average_belief(t),
                                   dot_columns(rows.weights, rows.beliefs[result.signature.agent]))
+
+
+def test_a_paper_conventions_result_with_lazy_worlds_pickles(labtom):
+    """Lazy worlds keep their renaming as a picklable partial: a result sent between
+    processes (batch --jobs) reads the same worlds and gives the same scores."""
+    import pickle
+
+    from elot.btom.scoring import score
+
+    result = infer(load_dataset_plan(labtom, "3_2"), inference="smc", particles=200, seed=1, conventions="paper")
+    copy = pickle.loads(pickle.dumps(result))
+    assert [w.atoms() for w in copy.worlds(copy.steps)] == [w.atoms() for w in result.worlds(result.steps)]
+    for text in STATEMENTS[:2]:
+        assert score(copy, text, copy.steps, bind_free=True) == score(result, text, result.steps, bind_free=True)
