@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import resource
 import time
 import tracemalloc
 
@@ -104,6 +105,8 @@ def main() -> None:
     tracemalloc.stop()
     print(f"peak memory traced at {max(sizes):,} particles: {peak / 2**30:.2f} GiB inference, "
           f"{scoring / 2**30:.2f} GiB scoring {len(STATEMENTS) * 2} statements at the end (target <= 0.5 GB)")
+    # the process's whole peak (inference at every N above, then scoring), as the system counts it
+    print(f"max RSS after scoring: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB")
 
 
 if __name__ == "__main__":

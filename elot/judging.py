@@ -79,6 +79,11 @@ class Hypotheses:
     #: of a row's samples sum to its weight). P's variance is then taken from the spread
     #: between the groups (:func:`between_runs_variance`).
     runs: tuple | None = None
+    #: The observed agent's beliefs of rows ``lo:hi`` made on demand, ``(lo, hi) -> (hi − lo,
+    #: S)`` (with ``per_agent`` False): :func:`holds` then reads the rows in chunks of at
+    #: most :data:`CHUNK_CELLS` cells, so scoring many rows over many worlds never holds
+    #: their dense beliefs at once (particles; ``beliefs`` is then made when read).
+    belief_rows: Callable[[int, int], np.ndarray] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.weights)
@@ -277,8 +282,23 @@ def scores_of(truth: np.ndarray, weights: np.ndarray, conventions: str = "elot",
     return Score(posterior, normalized_likelihood(posterior, pi), pi)
 
 
+#: Most belief cells (rows × worlds) :func:`holds` evaluates at once from rows made on demand
+#: (:attr:`Hypotheses.belief_rows`): 8 MiB of float64 beliefs per chunk.
+CHUNK_CELLS = 2**20
+
+
 def holds(compiled: CompiledFormula, hypotheses: Hypotheses) -> np.ndarray:
-    """``⟦φ⟧_n`` for every hypothesis, (N,) bool."""
+    """``⟦φ⟧_n`` for every hypothesis, (N,) bool. A row's truth value reads that row alone,
+    so rows made on demand (:attr:`Hypotheses.belief_rows`) are evaluated a chunk at a time
+    with the same result."""
+    if hypotheses.belief_rows is not None and not hypotheses.per_agent:
+        n, worlds = len(hypotheses.true_index), hypotheses.worlds
+        size = max(1, CHUNK_CELLS // max(1, len(worlds)))
+        out = np.empty(n, dtype=bool)
+        for lo in range(0, n, size):
+            hi = min(n, lo + size)
+            out[lo:hi] = compiled.truth(worlds, hypotheses.belief_rows(lo, hi), hypotheses.true_index[lo:hi])
+        return out
     if hypotheses.per_agent:
         return compiled.truth(hypotheses.worlds, dict(hypotheses.beliefs) or None, hypotheses.true_index)
     (beliefs,) = hypotheses.beliefs.values()

@@ -51,7 +51,9 @@ exact inference (:func:`elot.btom.hypotheses.initial_states`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import partial
 from math import comb
 from typing import Any, Sequence
 
@@ -60,10 +62,11 @@ import numpy as np
 from btom_ext import CoreMissingError, particle_kernels as _particle_kernels
 from btom_ext.reference import AGENT, EPSILON, Q_FLOOR
 from elot.btom.hypotheses import Family, Prior, initial_states, resolve_goals
-from elot.btom.engine import (AgentPlanner, Trajectory, as_in, check_backend_limits, load_backend, same_action,
-                              step_worlds)
+from elot.btom.engine import (AgentPlanner, MovedWorlds, SteppedWorlds, Trajectory, as_in, check_backend_limits,
+                              load_backend, named_action_codes, same_action)
 from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError, ExtensionMissingError, ScenarioError
+from elot.judging import CHUNK_CELLS, Hypotheses
 from elot.numeric import dot_columns
 from elot.output import count
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, check_variant
@@ -138,13 +141,15 @@ def particle_cost(n_states: int, n_goals: int, k: int, particles: int, prior_dra
     initial states as worlds; every step's action values ``Q[g, s, a]`` (float64), kept
     for the history; the history's table of sums (at most 80 MiB); the particles of every
     step (goal, state, float32 weight, k beliefs) and their per-goal likelihoods; the
-    prior draws; and scoring's dense beliefs over the states, for the particles or the
-    prior draws. Time: the belief moves, k² per particle and step."""
+    prior draws; and scoring's rows (true state, k beliefs, weight, prior and live mass) of
+    the particles and the prior draws, with a chunk of their dense beliefs over the states
+    (:data:`~elot.judging.CHUNK_CELLS` cells, a few times over while a statement is
+    evaluated). Time: the belief moves, k² per particle and step."""
     peak = (64 * 2**20 + n_states * BYTES_PER_WORLD + 80 * 2**20
             + steps * n_goals * n_states * actions * 8
             + (steps + 1) * particles * (20 + 4 * k) + 3 * particles * n_goals * 8
             + prior_draws * (8 + 4 * k)
-            + max(particles, prior_draws) * n_states * 8)
+            + (particles + prior_draws) * (40 + 4 * k) + 4 * CHUNK_CELLS * 8)
     return peak, SECONDS_PER_MOVE * particles * k * k * (steps + 1)
 
 
@@ -379,6 +384,9 @@ class ParticleFilter:
         self.enc = self.agent.encoding
         self.goal_gems = np.array([self.enc.gem_index(g) for g in goals], dtype=np.intp)
         self.local = as_in if conventions == "paper" else same_action
+        self.rules = self.enc.rules(self.core)
+        self._all_rows = np.arange(self.space.n_states + 1)   # every state's world, and the real one
+        self._codes: dict = {}   # the action codes of each tuple of options
 
     # -- the prior ------------------------------------------------------------------------
 
@@ -401,12 +409,15 @@ class ParticleFilter:
         self.prior_sample = self._draw(self.rng, self.prior_draws)
         self.real = [self.scenario.initial]
         self.actions: list[Action] = []
-        self.worlds = tuple(self.space.states)
-        self.rows = self.enc.encode_many(self.worlds)
-        views = [w.view() for w in self.worlds]
-        self.cls = _classes(views, None)
-        seen = self.real[0].view()
-        self.live = np.array([v == seen for v in views], dtype=np.uint8)
+        self.worlds: Sequence[WorldState] = tuple(self.space.states)
+        # Every state's world as a row, and the real world's last: the core steps them and
+        # compares what each shows (its view) at every action; worlds are made when read.
+        self.rows = self.enc.encode_many((*self.worlds, self.real[0]))
+        labels = self.core.view_labels(self.rows)
+        self.cls = _classes(labels[:-1].tolist(), None)
+        self.live = (labels[:-1] == labels[-1]).astype(np.uint8)
+        # Whether every world has the agent on the real one's cell: a move then changes no view.
+        self.together = bool((self.rows[:, AGENT] == self.rows[-1, AGENT]).all())
         state = self._keep_live(state)
         logw = np.where(self.live[state] > 0, 0.0, -np.inf)
         # The history's log-likelihood under every goal, per particle (N, G): the goal's
@@ -439,11 +450,25 @@ class ParticleFilter:
 
     # -- a step ---------------------------------------------------------------------------
 
+    def _action_codes(self, options: tuple[Action, ...], before: WorldState, states: np.ndarray) -> np.ndarray:
+        """``codes[i, a]``: option a as the world of ``states[i]`` names it (``(1, n_a, 3)``
+        under elot's conventions, the same in every world)."""
+        codes = self._codes.get(options)
+        if codes is None:
+            codes = self._codes[options] = self.enc.action_codes(options)[None]
+        return named_action_codes(self.enc, codes, self.local, options, before, states, self.worlds)
+
     def _values(self, before: WorldState, options: Sequence[Action]) -> np.ndarray:
-        """``Q[g, j, a]`` for the live states j (:data:`Q_FLOOR` elsewhere)."""
+        """``Q[g, j, a]`` for the live states j (:data:`Q_FLOOR` elsewhere): the live worlds'
+        rows after each option stepped by the core (``Rules.apply``; every live world looks
+        like the real one, so each option is possible there), then their path costs."""
         live_states = np.flatnonzero(self.live)
-        rename = None if self.local is same_action else (lambda world, option: self.local(world, option, before))
-        h = self.agent.action_costs(self.worlds, self.rows, live_states, options, self.goal_gems, rename)
+        options = tuple(options)
+        h = np.full((len(self.goal_gems), self.space.n_states, len(options)), -1, dtype=np.int32)
+        if len(live_states):
+            after = self.rules.apply(self.rows, live_states, self._action_codes(options, before, live_states))
+            costs = self.agent.path_costs(after).reshape(len(live_states), len(options), -1)
+            h[:, live_states, :] = costs[:, :, self.goal_gems].transpose(2, 0, 1)
         values = np.full(h.shape, Q_FLOOR)
         values[:, live_states, :] = np.where(h[:, live_states] < 0, Q_FLOOR,
                                              np.maximum(-1.0 - h[:, live_states], Q_FLOOR))
@@ -464,19 +489,23 @@ class ParticleFilter:
         p = self.current
         by_goal = self.kernels.step_loglik(values, fallback, chosen, self.beta, p.state, p.beliefs, self.live, reached)
         loglik = by_goal[np.arange(self.n), p.goal]
-        rename = None if self.local is same_action else (lambda world, option: self.local(world, option, before))
-        self.worlds, in_step = step_worlds(self.worlds, action, rename)
-        self.real.append(before.step(action))
-        if in_step:   # a move made alike in every world: the same states agree, the same are live
-            dx, dy = MOVES[action[0]]
-            self.rows = self.rows.copy()
-            self.rows[:, AGENT] += dy * self.layout.width + dx
+        # The worlds after the action, as rows stepped by the core (a world in which it is
+        # impossible stays as it is), compared by their views there (``view_labels``).
+        self.rows = rows = self.rules.apply(self.rows, self._all_rows,
+                                            self._action_codes((action,), before, self._all_rows))
+        real = before.step(action)
+        self.real.append(real)
+        rename = None if self.local is same_action else partial(self.local, real=before)   # picklable
+        if action[0] in MOVES and self.together and (rows[:, AGENT] == rows[-1, AGENT]).all():
+            # a move made alike in every world: the same states agree, the same are live
+            base = self.worlds.base if isinstance(self.worlds, MovedWorlds) else self.worlds
+            self.worlds = MovedWorlds(base, real.agent_pos)
         else:
-            self.rows = self.enc.encode_many(self.worlds)
-            views = [w.view() for w in self.worlds]
-            self.cls = _classes(views, self.cls)
-            seen = self.real[-1].view()
-            self.live = self.live & np.array([v == seen for v in views], dtype=np.uint8)
+            self.worlds = SteppedWorlds(self.worlds, action, rename)
+            labels = self.core.view_labels(rows)
+            self.cls = _classes(labels[:-1].tolist(), self.cls)
+            self.live = self.live & (labels[:-1] == labels[-1]).astype(np.uint8)
+            self.together = bool((rows[:, AGENT] == rows[-1, AGENT]).all())
         p = Particles(p.goal, self._keep_live(p.state), p.beliefs, p.logw)
         consistent = self.live[p.state] > 0
         logw = np.where(consistent, p.logw + loglik, -np.inf)
@@ -947,7 +976,10 @@ class ParticleInference(Trajectory):
         0 for statements about the initial belief): the distinct particles of time t with
         their posterior weight (prior mass 0), then the distinct prior draws with their
         prior mass (posterior weight 0); ``live``: prior mass still consistent at t (see
-        :meth:`~elot.btom.engine.Trajectory.judged`)."""
+        :meth:`~elot.btom.engine.Trajectory.judged`). Each row as its true state and its k
+        belief particles, ``(state, beliefs (rows, k), weights, prior, live, ess, draws)``:
+        O(particles + prior draws) memory; the dense beliefs over the worlds are made a
+        chunk of rows at a time (:meth:`_dense`) when a statement is evaluated."""
 
         if (t, at) in self._rows:
             return self._rows[(t, at)]
@@ -960,11 +992,11 @@ class ParticleInference(Trajectory):
         m = len(prior_state)
         s2, b2, w2 = self._distinct(prior_state, prior_beliefs, np.full(m, 1.0 / m), cls)
         state = np.concatenate([s1, s2]).astype(np.intp)
-        beliefs = self._dense(state, np.concatenate([b1, b2]), at)
+        beliefs = np.concatenate([b1, b2])
         weights = np.concatenate([w1, np.zeros(len(s2))])
         prior = np.concatenate([np.zeros(len(s1)), w2])
         live = prior * self.live[t][state]
-        rows = (beliefs, state, weights, prior, live, float(self.ess[t]), m)
+        rows = (state, beliefs, weights, prior, live, float(self.ess[t]), m)
         if len(self._rows) >= 2:   # statements are judged at one or two (t, at) at a time
             self._rows.clear()
             self._island_rows.clear()
@@ -977,15 +1009,46 @@ class ParticleInference(Trajectory):
                                           weights_t[weighted])
         return rows
 
-    def judged(self, t: int, at: int | None = None):
+    def judged(self, t: int, at: int | None = None) -> Hypotheses:
         """:meth:`~elot.btom.engine.Trajectory.judged`, with each particle's row, group (its
         island, or its lineage) and weight (``runs``), from whose spread between groups L's
-        standard error is taken."""
-        hypotheses = super().judged(t, at)
-        runs = self._island_rows.get((self._check(t), self._check(t if at is None else at)))
-        return hypotheses if runs is None else replace(hypotheses, runs=runs)
+        standard error is taken. The rows' dense beliefs are made on demand
+        (:attr:`~elot.judging.Hypotheses.belief_rows`, a chunk of rows at a time when a
+        statement is scored; the whole table only if ``beliefs`` is read)."""
+        t = self._check(t)
+        at = t if at is None else self._check(at)
+        state, beliefs, weights, prior, live, ess, draws = self._judged_rows(t, at)
+
+        def belief_rows(lo: int, hi: int) -> np.ndarray:
+            return self._dense(state[lo:hi], beliefs[lo:hi], at)
+
+        return Hypotheses(self.signature, self.states(at), state,
+                          _BeliefsOnRead(self.signature.agent, belief_rows, len(state)), weights, prior, live,
+                          ess=ess, prior_draws=draws, per_agent=False, runs=self._island_rows.get((t, at)),
+                          belief_rows=belief_rows)
 
     def average_belief(self, t: int) -> np.ndarray:
-        """Σ_i p_i · b_i(t) over the worlds at t."""
-        beliefs, _, weights, *_ = self._judged_rows(t, t)
-        return dot_columns(weights, beliefs)
+        """Σ_i p_i · b_i(t) over the worlds at t (the rows with posterior weight: the prior
+        draws' weigh 0 and add nothing to the correctly rounded sums)."""
+        state, beliefs, weights, *_ = self._judged_rows(t, t)
+        weighted = np.flatnonzero(weights > 0)
+        return dot_columns(weights[weighted], self._dense(state[weighted], beliefs[weighted], t))
+
+
+class _BeliefsOnRead(Mapping):
+    """``{agent: (N, S) beliefs}`` whose table is made when read (and not kept): scoring
+    reads the rows in chunks instead (:attr:`~elot.judging.Hypotheses.belief_rows`)."""
+
+    def __init__(self, agent: str, rows, n: int) -> None:
+        self._agent, self._rows, self._n = agent, rows, n
+
+    def __getitem__(self, agent: str) -> np.ndarray:
+        if agent != self._agent:
+            raise KeyError(agent)
+        return self._rows(0, self._n)
+
+    def __iter__(self):
+        return iter((self._agent,))
+
+    def __len__(self) -> int:
+        return 1
