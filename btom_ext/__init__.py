@@ -3,7 +3,7 @@
 ``btom_ext.core`` is a compiled Cython extension; ``btom_ext.reference`` implements the same
 functions in plain Python/NumPy and is the specification the tests hold the core to.
 ``btom_ext.particles`` and ``btom_ext.particles_reference`` are the same pair for the
-kernels of particle inference (:func:`particles`). Both
+kernels of particle inference (:func:`particle_kernels`; not named ``particles``, which importing that submodule would replace). Both
 take the numeric encoding of layouts and worlds described in ``btom_ext.reference``.
 Use :func:`backend` to get either; a core that was never compiled raises
 :class:`CoreMissingError` (an ImportError with a ``hint``), which elot turns into its
@@ -52,7 +52,7 @@ def backend(name: str = "core") -> ModuleType:
     return core
 
 
-def particles(name: str = "core") -> ModuleType:
+def particle_kernels(name: str = "core") -> ModuleType:
     """The particle-inference kernels of backend ``name``: ``btom_ext.particles`` (compiled)
     for ``"core"``, ``btom_ext.particles_reference`` (NumPy) for ``"reference"``."""
     if name == "reference":

@@ -21,7 +21,7 @@ true state agrees with the real world, so "alive for the particle" is "live".
 import numpy as np
 cimport numpy as cnp
 from libc.math cimport exp, log, INFINITY
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, free, realloc
 
 cnp.import_array()
 
@@ -428,3 +428,518 @@ def systematic_resample(weights, double u):
                 cum += w[j]
             res[i] = j
     return out
+
+
+# -- the history kept across calls -----------------------------------------------------------
+
+#: Most segment sums a History keeps (about 80 MiB); past it the table is emptied and
+#: refilled as sums are asked for again (each is a left fold in step order, so a sum
+#: computed again is the same number).
+cdef Py_ssize_t SEGMENT_LIMIT = 1 << 22
+
+
+cdef class History:
+    """The steps seen so far, kept across calls, and the sums of their log-likelihood terms
+    per *epoch*, for the history log-likelihood of particles (see
+    :class:`btom_ext.particles_reference.History`, the specification).
+
+    An epoch is a run of steps over which the live states do not change (the agent walks
+    and nothing new is seen), so over it a particle's kept belief particles do not change
+    either: its terms over the epoch are one sum per (epoch, goal, kept multiset), kept in
+    a hash table across calls. A particle's history is then one look-up per epoch, and a
+    move that changes a belief particle reads only the epochs where the old and new kept
+    sets differ. The sum of the open (last) epoch is extended as steps are added; each is
+    a left fold over the epoch's steps in step order, so it is the same number whenever
+    it is computed."""
+
+    cdef readonly int n_states, n_goals, k, steps, epochs
+    #: How many log-likelihood terms the history computed (the work its table did not save).
+    cdef readonly long long terms
+    cdef readonly double beta
+    cdef list _keep
+    cdef double** _values
+    cdef double** _fallback
+    cdef int* _n_actions
+    cdef int* _chosen
+    cdef int* _epoch_start
+    cdef unsigned char** _epoch_live
+    cdef unsigned char* _reached
+    cdef Py_ssize_t _capacity, _epoch_capacity
+    cdef object live_now
+    cdef long long _radix, _span
+    cdef bint _keyed
+    cdef long long* _keys
+    cdef double* _sums
+    cdef int* _counted
+    cdef Py_ssize_t _table, _size
+
+    def __cinit__(self, live, int n_goals, int k, double beta):
+        cdef Py_ssize_t i
+        self.n_states = len(live)
+        self.n_goals, self.k, self.beta = n_goals, k, beta
+        self.steps = self.epochs = 0
+        self.terms = 0
+        self._keep = []
+        self._capacity = self._epoch_capacity = 0
+        self._values = self._fallback = NULL
+        self._n_actions = self._chosen = self._epoch_start = NULL
+        self._epoch_live = NULL
+        self._reached = NULL
+        self.live_now = np.ascontiguousarray(live, dtype=np.uint8).copy()
+        self._radix = self.n_states + 1
+        self._span = _radix_limit(self.n_states, k, max(n_goals, 1))
+        self._keyed = self._span > 0
+        self._table = 1024
+        self._size = 0
+        self._keys = <long long*> malloc(self._table * sizeof(long long))
+        self._sums = <double*> malloc(self._table * sizeof(double))
+        self._counted = <int*> malloc(self._table * sizeof(int))
+        for i in range(self._table):
+            self._keys[i] = -1
+
+    def __dealloc__(self):
+        free(self._values)
+        free(self._fallback)
+        free(self._n_actions)
+        free(self._chosen)
+        free(self._epoch_start)
+        free(self._epoch_live)
+        free(self._reached)
+        free(self._keys)
+        free(self._sums)
+        free(self._counted)
+
+    @property
+    def cached(self):
+        """How many segment sums the table holds."""
+        return self._size
+
+    def add_step(self, values, fallback, int chosen, reached, live_after):
+        """One more step: ``values (G, S, A)`` and ``fallback (G, A)`` as for
+        :func:`step_loglik`, the observed action ``chosen``, ``reached (G,)``, and the live
+        states after it (``live_after``; those before it are the last ``live_after``, or
+        the ``live`` the history started with)."""
+        v = np.ascontiguousarray(values, dtype=np.float64)
+        f = np.ascontiguousarray(fallback, dtype=np.float64)
+        r = np.ascontiguousarray(reached, dtype=np.uint8)
+        before = self.live_now
+        after = np.ascontiguousarray(live_after, dtype=np.uint8).copy()
+        if v.ndim != 3 or v.shape[0] != self.n_goals or v.shape[1] != self.n_states or f.shape[0] != self.n_goals \
+                or f.shape[1] != v.shape[2] or r.shape[0] != self.n_goals or after.shape[0] != self.n_states:
+            raise ValueError("the step's tables do not fit the history's goals and states")
+        if not 0 <= chosen < v.shape[2]:
+            raise ValueError(f"chosen action {chosen} out of range")
+        cdef Py_ssize_t t = self.steps, g
+        if t == self._capacity:
+            self._capacity = max(16, 2 * self._capacity)
+            self._values = <double**> _grow(self._values, self._capacity * sizeof(double*))
+            self._fallback = <double**> _grow(self._fallback, self._capacity * sizeof(double*))
+            self._n_actions = <int*> _grow(self._n_actions, self._capacity * sizeof(int))
+            self._chosen = <int*> _grow(self._chosen, self._capacity * sizeof(int))
+            self._reached = <unsigned char*> _grow(self._reached, self._capacity * max(self.n_goals, 1))
+        new_epoch = self.epochs == 0 or not np.array_equal(before, self._keep[len(self._keep) - 1][3])
+        if new_epoch:
+            if self._keyed and self._span > (1LL << 62) // ((self.epochs + 1) * max(self.n_goals, 1)):
+                self._keyed = False   # keys would overflow: sums computed without the table
+            if self.epochs == self._epoch_capacity:
+                self._epoch_capacity = max(16, 2 * self._epoch_capacity)
+                self._epoch_start = <int*> _grow(self._epoch_start, self._epoch_capacity * sizeof(int))
+                self._epoch_live = <unsigned char**> _grow(self._epoch_live,
+                                                           self._epoch_capacity * sizeof(unsigned char*))
+            self._epoch_start[self.epochs] = t
+            self._epoch_live[self.epochs] = <unsigned char*> cnp.PyArray_DATA(before)
+            self.epochs += 1
+        self._keep.append((v, f, r, before))
+        self._values[t] = <double*> cnp.PyArray_DATA(v)
+        self._fallback[t] = <double*> cnp.PyArray_DATA(f)
+        self._n_actions[t] = v.shape[2]
+        self._chosen[t] = chosen
+        for g in range(self.n_goals):
+            self._reached[t * self.n_goals + g] = r[g]
+        self.live_now = after
+        self.steps += 1
+
+    def tables(self):
+        """The steps as :func:`history_loglik` takes them: ``(values, fallback, n_actions,
+        chosen, beta, live, reached)``, padded to the most actions of a step."""
+        width = max([kept[0].shape[2] for kept in self._keep], default=1)
+        values = np.zeros((self.steps, self.n_goals, self.n_states, width))
+        fallback = np.zeros((self.steps, self.n_goals, width))
+        for t, (v, f, r, before) in enumerate(self._keep):
+            values[t, :, :, : v.shape[2]] = v
+            fallback[t, :, : f.shape[1]] = f
+        live = np.stack([kept[3] for kept in self._keep] + [self.live_now])
+        reached = np.array([kept[2] for kept in self._keep], dtype=np.uint8).reshape(self.steps, self.n_goals)
+        return (values, fallback, np.array([self._n_actions[t] for t in range(self.steps)], dtype=np.int32),
+                np.array([self._chosen[t] for t in range(self.steps)], dtype=np.int32), self.beta, live, reached)
+
+    cdef inline int _epoch_end(self, int e) noexcept nogil:
+        return self._epoch_start[e + 1] if e + 1 < self.epochs else self.steps
+
+    cdef inline double _term(self, int t, int g, const int* kept, int m, double* qbar) noexcept nogil:
+        # (counts itself in ``terms``)
+        cdef int a = self._n_actions[t]
+        self.terms += 1
+        if self._reached[t * self.n_goals + g]:
+            return 0.0
+        return _loglik(self._values[t] + <Py_ssize_t> g * self.n_states * a, self._fallback[t] + g * a, a, a,
+                       self._chosen[t], self.beta, kept, m, qbar)
+
+    cdef inline Py_ssize_t _slot(self, long long key) noexcept nogil:
+        cdef unsigned long long h = <unsigned long long> key * 0x9E3779B97F4A7C15ULL
+        cdef Py_ssize_t i = <Py_ssize_t> (h >> 20) & (self._table - 1)
+        while self._keys[i] != -1 and self._keys[i] != key:
+            i = (i + 1) & (self._table - 1)
+        return i
+
+    cdef void _clear(self) noexcept nogil:
+        cdef Py_ssize_t i
+        for i in range(self._table):
+            self._keys[i] = -1
+        self._size = 0
+
+    cdef bint _grow_table(self) noexcept nogil:
+        cdef long long* old_keys = self._keys
+        cdef double* old_sums = self._sums
+        cdef int* old_counted = self._counted
+        cdef Py_ssize_t old = self._table, i, slot
+        if self._table >= SEGMENT_LIMIT:
+            return False
+        self._table *= 2
+        self._keys = <long long*> malloc(self._table * sizeof(long long))
+        self._sums = <double*> malloc(self._table * sizeof(double))
+        self._counted = <int*> malloc(self._table * sizeof(int))
+        for i in range(self._table):
+            self._keys[i] = -1
+        for i in range(old):
+            if old_keys[i] != -1:
+                slot = self._slot(old_keys[i])
+                self._keys[slot] = old_keys[i]
+                self._sums[slot] = old_sums[i]
+                self._counted[slot] = old_counted[i]
+        free(old_keys)
+        free(old_sums)
+        free(old_counted)
+        return True
+
+    cdef double _segment(self, int e, int g, const int* kept, int m, double* qbar) noexcept nogil:
+        """Σ of the terms of goal g and kept set ``kept[0..m-1]`` over epoch e, in step order."""
+        cdef int start = self._epoch_start[e], end = self._epoch_end(e), t, j
+        cdef long long key
+        cdef Py_ssize_t slot
+        cdef double total = 0.0
+        if not self._keyed:
+            for t in range(start, end):
+                total += self._term(t, g, kept, m, qbar)
+            return total
+        key = 0
+        for j in range(m):
+            key = key * self._radix + kept[j] + 1
+        key += (<long long> e * self.n_goals + g) * self._span
+        slot = self._slot(key)
+        if self._keys[slot] == key:
+            if self._counted[slot] == end - start:
+                return self._sums[slot]
+            total = self._sums[slot]
+            for t in range(start + self._counted[slot], end):
+                total += self._term(t, g, kept, m, qbar)
+            self._sums[slot] = total
+            self._counted[slot] = end - start
+            return total
+        for t in range(start, end):
+            total += self._term(t, g, kept, m, qbar)
+        if 2 * (self._size + 1) > self._table:
+            if not self._grow_table():
+                self._clear()
+            slot = self._slot(key)
+        self._keys[slot] = key
+        self._sums[slot] = total
+        self._counted[slot] = end - start
+        self._size += 1
+        return total
+
+    cdef double _segment_until(self, int e, int g, const int* kept, int m, double* qbar, double floor,
+                               bint* complete) noexcept nogil:
+        """:meth:`_segment`, stopped (``complete`` False) as soon as the running sum falls
+        below ``floor``: the terms are log-probabilities, never above 0, so the whole sum
+        would be below it too. What was summed is kept (a sum of the epoch's first steps),
+        and a later call goes on from there."""
+        cdef int start = self._epoch_start[e], end = self._epoch_end(e), t, j, done = 0
+        cdef long long key = 0
+        cdef Py_ssize_t slot = -1
+        cdef double total = 0.0
+        complete[0] = True
+        if self._keyed:
+            for j in range(m):
+                key = key * self._radix + kept[j] + 1
+            key += (<long long> e * self.n_goals + g) * self._span
+            slot = self._slot(key)
+            if self._keys[slot] == key:
+                total, done = self._sums[slot], self._counted[slot]
+            else:
+                if 2 * (self._size + 1) > self._table:
+                    if not self._grow_table():
+                        self._clear()
+                    slot = self._slot(key)
+                self._keys[slot] = key
+                self._size += 1
+        for t in range(start + done, end):
+            total += self._term(t, g, kept, m, qbar)
+            done += 1
+            if total < floor and done < end - start:
+                complete[0] = False
+                break
+        if slot >= 0:
+            self._sums[slot] = total
+            self._counted[slot] = done
+        return total
+
+    cdef double _propose(self, int g, const int* old, const int* new, double base, double threshold, int* kept,
+                         int* kept2, double* qbar) noexcept nogil:
+        """The history of ``new`` as :meth:`_change` gives it, or -inf as soon as it is sure
+        to fall below ``base + threshold``."""
+        cdef int e, m, m2, j, differ = 0
+        cdef double old_sum = 0.0, new_sum = 0.0
+        cdef bint same, complete
+        for e in range(self.epochs):   # the old kept sets' sums over the epochs where they differ
+            m = _kept(self._epoch_live[e], new, self.k, kept)
+            m2 = _kept(self._epoch_live[e], old, self.k, kept2)
+            same = m == m2
+            j = 0
+            while same and j < m:
+                same = kept[j] == kept2[j]
+                j += 1
+            if same:
+                break
+            old_sum += self._segment(e, g, kept2, m2, qbar)
+            differ += 1
+        for e in range(differ):
+            m = _kept(self._epoch_live[e], new, self.k, kept)
+            new_sum += self._segment_until(e, g, kept, m, qbar, threshold + old_sum - new_sum, &complete)
+            if not complete or new_sum - old_sum < threshold:
+                return -INFINITY
+        if new_sum - old_sum < threshold:   # also where the kept sets never differ
+            return -INFINITY
+        return base + (new_sum - old_sum)
+
+    cdef double _history(self, int g, const int* row, int* kept, double* qbar) noexcept nogil:
+        cdef int e, m
+        cdef double total = 0.0
+        for e in range(self.epochs):
+            m = _kept(self._epoch_live[e], row, self.k, kept)
+            total += self._segment(e, g, kept, m, qbar)
+        return total
+
+    cdef double _change(self, int g, const int* old, const int* new, double base, int* kept, int* kept2,
+                        double* qbar) noexcept nogil:
+        cdef int e, m, m2, j
+        cdef double delta = 0.0
+        cdef bint same
+        for e in range(self.epochs):
+            m = _kept(self._epoch_live[e], new, self.k, kept)
+            m2 = _kept(self._epoch_live[e], old, self.k, kept2)
+            same = m == m2
+            j = 0
+            while same and j < m:
+                same = kept[j] == kept2[j]
+                j += 1
+            if same:   # live sets only shrink: the kept sets agree from here on
+                break
+            delta += self._segment(e, g, kept, m, qbar) - self._segment(e, g, kept2, m2, qbar)
+        return base + delta
+
+    def loglik(self, goal, state, beliefs):
+        """:func:`history_loglik` of the steps added so far (``-inf`` where the true state
+        is not live now), summed epoch by epoch (equal up to rounding)."""
+        cdef const int[::1] gs = np.ascontiguousarray(goal, dtype=np.int32)
+        cdef const int[::1] ss = np.ascontiguousarray(state, dtype=np.int32)
+        cdef const int[:, ::1] bs = self._rows(beliefs, gs.shape[0])
+        cdef const unsigned char[::1] now = self.live_now
+        cdef Py_ssize_t n = gs.shape[0], i
+        out = np.empty(n, dtype=np.float64)
+        cdef double[::1] res = out
+        cdef double* qbar = <double*> malloc(self._width() * sizeof(double))
+        cdef int* kept = <int*> malloc(max(self.k, 1) * sizeof(int))
+        try:
+            for i in range(n):
+                if not 0 <= gs[i] < self.n_goals or not 0 <= ss[i] < self.n_states:
+                    raise ValueError("goal or state out of range")
+            with nogil:
+                for i in range(n):
+                    res[i] = self._history(gs[i], &bs[i, 0], kept, qbar) if now[ss[i]] else -INFINITY
+        finally:
+            free(qbar)
+            free(kept)
+        return out
+
+    def loglik_goals(self, state, beliefs):
+        """:meth:`loglik` under every goal, ``(N, G)``."""
+        cdef const int[::1] ss = np.ascontiguousarray(state, dtype=np.int32)
+        cdef const int[:, ::1] bs = self._rows(beliefs, ss.shape[0])
+        cdef const unsigned char[::1] now = self.live_now
+        cdef Py_ssize_t n = ss.shape[0], i
+        cdef int g
+        out = np.empty((n, self.n_goals), dtype=np.float64)
+        cdef double[:, ::1] res = out
+        cdef double* qbar = <double*> malloc(self._width() * sizeof(double))
+        cdef int* kept = <int*> malloc(max(self.k, 1) * sizeof(int))
+        try:
+            for i in range(n):
+                if not 0 <= ss[i] < self.n_states:
+                    raise ValueError("state out of range")
+            with nogil:
+                for i in range(n):
+                    for g in range(self.n_goals):
+                        res[i, g] = self._history(g, &bs[i, 0], kept, qbar) if now[ss[i]] else -INFINITY
+        finally:
+            free(qbar)
+            free(kept)
+        return out
+
+    def change(self, goal, old_beliefs, new_beliefs, base):
+        """The history log-likelihood of ``new_beliefs`` for particles whose ``old_beliefs``
+        have ``base`` (same goal, a live true state): ``base`` plus the difference of the
+        two over the epochs where their kept sets differ; ``goal (N,)`` and ``base (N,)``,
+        or ``goal`` None and ``base (N, G)`` for every goal at once. A ``base`` of -inf
+        stays -inf."""
+        cdef bint every = goal is None
+        cdef const double[:, ::1] b0 = np.ascontiguousarray(base, dtype=np.float64).reshape(
+            len(base), self.n_goals if every else 1)
+        cdef Py_ssize_t n = b0.shape[0], i, width = b0.shape[1]
+        cdef const int[::1] gs = np.zeros(n, dtype=np.int32) if every else np.ascontiguousarray(goal, dtype=np.int32)
+        cdef const int[:, ::1] bo = self._rows(old_beliefs, n)
+        cdef const int[:, ::1] bn = self._rows(new_beliefs, n)
+        cdef int g, c
+        out = np.empty((n, width), dtype=np.float64)
+        cdef double[:, ::1] res = out
+        cdef double* qbar = <double*> malloc(self._width() * sizeof(double))
+        cdef int* kept = <int*> malloc(max(self.k, 1) * sizeof(int))
+        cdef int* kept2 = <int*> malloc(max(self.k, 1) * sizeof(int))
+        try:
+            if gs.shape[0] != n:
+                raise ValueError("goal and base disagree on the particles")
+            for i in range(n):
+                if not 0 <= gs[i] < self.n_goals:
+                    raise ValueError("goal out of range")
+            with nogil:
+                for i in range(n):
+                    for c in range(width):
+                        g = c if every else gs[i]
+                        if b0[i, c] > -INFINITY:
+                            res[i, c] = self._change(g, &bo[i, 0], &bn[i, 0], b0[i, c], kept, kept2, qbar)
+                        else:
+                            res[i, c] = b0[i, c]
+        finally:
+            free(qbar)
+            free(kept)
+            free(kept2)
+        return out if every else out[:, 0]
+
+    def propose(self, goal, old_beliefs, new_beliefs, base, threshold):
+        """:meth:`change` for one goal per particle, where the caller accepts the move only
+        if the new history exceeds ``base + threshold``: -inf (rejected) as soon as it is sure
+        not to (the terms are log-probabilities, so a partial sum only falls; the rest of the
+        history is never read). Otherwise the new history, as :meth:`change` (up to rounding)."""
+        cdef const double[::1] b0 = np.ascontiguousarray(base, dtype=np.float64)
+        cdef const double[::1] th = np.ascontiguousarray(threshold, dtype=np.float64)
+        cdef Py_ssize_t n = b0.shape[0], i
+        cdef const int[::1] gs = np.ascontiguousarray(goal, dtype=np.int32)
+        cdef const int[:, ::1] bo = self._rows(old_beliefs, n)
+        cdef const int[:, ::1] bn = self._rows(new_beliefs, n)
+        out = np.empty(n, dtype=np.float64)
+        cdef double[::1] res = out
+        cdef double* qbar = <double*> malloc(self._width() * sizeof(double))
+        cdef int* kept = <int*> malloc(max(self.k, 1) * sizeof(int))
+        cdef int* kept2 = <int*> malloc(max(self.k, 1) * sizeof(int))
+        try:
+            if gs.shape[0] != n or th.shape[0] != n:
+                raise ValueError("goal, base and threshold disagree on the particles")
+            for i in range(n):
+                if not 0 <= gs[i] < self.n_goals:
+                    raise ValueError("goal out of range")
+            with nogil:
+                for i in range(n):
+                    if b0[i] > -INFINITY:
+                        res[i] = self._propose(gs[i], &bo[i, 0], &bn[i, 0], b0[i], th[i], kept, kept2, qbar)
+                    else:
+                        res[i] = b0[i]
+        finally:
+            free(qbar)
+            free(kept)
+            free(kept2)
+        return out
+
+    cdef int _width(self):
+        cdef int t, w = 1
+        for t in range(self.steps):
+            w = max(w, self._n_actions[t])
+        return w
+
+    def _rows(self, beliefs, Py_ssize_t n):
+        rows = np.ascontiguousarray(beliefs, dtype=np.int32)
+        if rows.ndim != 2 or rows.shape[0] != n or rows.shape[1] != self.k:
+            raise ValueError(f"beliefs must be ({n}, {self.k})")
+        if n and (rows.min() < 0 or rows.max() >= self.n_states):
+            raise ValueError("a belief particle is out of range")
+        return rows
+
+
+cdef void* _grow(void* old, size_t size) except NULL:
+    cdef void* out = realloc(old, size)
+    if out == NULL:
+        raise MemoryError()
+    return out
+
+
+def island_summary(hist_goals, weights, goal, island, int n_islands):
+    """In one pass over the particles: the goal posterior Σ_i w_i p(goal | particle i) as
+    :func:`goal_posterior` gives it (the same sums in the same order), and per island
+    (``island (N,)`` each particle's, ``0..n_islands-1``) its weight ``mass``, its sum of
+    squared weights ``square`` and ``drift``: Σ_g |Σ_{i in island} w_i (p(g | i) − [goal_i = g])|,
+    how far the goals the island's particles hold are from what their likelihoods say.
+    Returns ``(given (G,), mass (M,), square (M,), drift (M,))``."""
+    cdef const double[:, ::1] h = np.ascontiguousarray(hist_goals, dtype=np.float64)
+    cdef const double[::1] w = np.ascontiguousarray(weights, dtype=np.float64)
+    cdef const int[::1] gs = np.ascontiguousarray(goal, dtype=np.int32)
+    cdef const cnp.int64_t[::1] isl = np.ascontiguousarray(island, dtype=np.int64)
+    cdef Py_ssize_t n = h.shape[0], n_goals = h.shape[1], i, g, j
+    cdef double top, total
+    if w.shape[0] != n or gs.shape[0] != n or isl.shape[0] != n:
+        raise ValueError("hist_goals, weights, goal and island disagree on the particles")
+    for i in range(n):
+        if not 0 <= isl[i] < n_islands or not 0 <= gs[i] < n_goals:
+            raise ValueError("island or goal out of range")
+    given_arr = np.zeros(n_goals, dtype=np.float64)
+    mass_arr = np.zeros(n_islands, dtype=np.float64)
+    square_arr = np.zeros(n_islands, dtype=np.float64)
+    drift_arr = np.zeros(n_islands, dtype=np.float64)
+    gap_arr = np.zeros((n_islands, max(n_goals, 1)), dtype=np.float64)
+    cdef double[::1] given = given_arr, mass = mass_arr, square = square_arr, drift = drift_arr
+    cdef double[:, ::1] gap = gap_arr
+    cdef double* p = <double*> malloc(max(n_goals, 1) * sizeof(double))
+    try:
+        with nogil:
+            for i in range(n):
+                if w[i] <= 0.0:
+                    continue
+                j = isl[i]
+                mass[j] += w[i]
+                square[j] += w[i] * w[i]
+                top = -INFINITY
+                for g in range(n_goals):
+                    if h[i, g] > top:
+                        top = h[i, g]
+                total = 0.0
+                for g in range(n_goals):
+                    p[g] = exp(h[i, g] - top)
+                    total += p[g]
+                for g in range(n_goals):
+                    given[g] += w[i] * (p[g] / total)
+                    gap[j, g] += w[i] * (p[g] / total)
+                gap[j, gs[i]] -= w[i]
+            for j in range(n_islands):
+                for g in range(n_goals):
+                    drift[j] += gap[j, g] if gap[j, g] >= 0 else -gap[j, g]
+    finally:
+        free(p)
+    return given_arr, mass_arr, square_arr, drift_arr

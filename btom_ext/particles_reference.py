@@ -120,3 +120,136 @@ def systematic_resample(weights, u: float) -> np.ndarray:
     cum = np.cumsum(weights)
     positions = (u + np.arange(n)) / n
     return np.minimum(np.searchsorted(cum, positions, side="left"), n - 1).astype(np.int64)
+
+
+class History:
+    """The steps seen so far, for the history log-likelihood of particles as it grows (the
+    specification of ``btom_ext.particles.History``, which keeps sums per epoch — a run of
+    steps over which the live states do not change — across calls; here every call sums
+    the steps from scratch with :func:`history_loglik`).
+
+    ``live``: the states live at the start; ``add_step(values, fallback, chosen, reached,
+    live_after)`` appends a step (tables as for :func:`step_loglik`); :meth:`loglik`,
+    :meth:`loglik_goals` and :meth:`change` read the history of particles."""
+
+    def __init__(self, live, n_goals: int, k: int, beta: float) -> None:
+        self.n_states, self.n_goals, self.k, self.beta = len(live), n_goals, k, beta
+        self.live_now = np.asarray(live, dtype=np.uint8).copy()
+        self._steps: list[tuple] = []
+        self._live = [self.live_now]
+
+    @property
+    def steps(self) -> int:
+        return len(self._steps)
+
+    @property
+    def epochs(self) -> int:
+        """How many runs of steps with the same live states the history holds."""
+        return sum(1 for t in range(self.steps) if t == 0 or not np.array_equal(self._live[t], self._live[t - 1]))
+
+    cached = 0
+
+    def add_step(self, values, fallback, chosen: int, reached, live_after) -> None:
+        values, fallback = np.asarray(values, dtype=np.float64), np.asarray(fallback, dtype=np.float64)
+        if values.ndim != 3 or values.shape[:2] != (self.n_goals, self.n_states) or \
+                fallback.shape != (self.n_goals, values.shape[2]) or len(reached) != self.n_goals or \
+                len(live_after) != self.n_states:
+            raise ValueError("the step's tables do not fit the history's goals and states")
+        if not 0 <= chosen < values.shape[2]:
+            raise ValueError(f"chosen action {chosen} out of range")
+        self._steps.append((values, fallback, int(chosen), np.asarray(reached, dtype=np.uint8).copy()))
+        self.live_now = np.asarray(live_after, dtype=np.uint8).copy()
+        self._live.append(self.live_now)
+
+    def tables(self) -> tuple:
+        """The steps as :func:`history_loglik` takes them, padded to the most actions of a step."""
+        width = max((v.shape[2] for v, *_ in self._steps), default=1)
+        values = np.zeros((self.steps, self.n_goals, self.n_states, width))
+        fallback = np.zeros((self.steps, self.n_goals, width))
+        for t, (v, f, _, _) in enumerate(self._steps):
+            values[t, :, :, : v.shape[2]] = v
+            fallback[t, :, : f.shape[1]] = f
+        return (values, fallback, np.array([v.shape[2] for v, *_ in self._steps], dtype=np.int32),
+                np.array([c for _, _, c, _ in self._steps], dtype=np.int32), self.beta, np.stack(self._live),
+                np.array([r for *_, r in self._steps], dtype=np.uint8).reshape(self.steps, self.n_goals))
+
+    def _check(self, beliefs, n: int) -> np.ndarray:
+        beliefs = np.asarray(beliefs, dtype=np.int32)
+        if beliefs.shape != (n, self.k):
+            raise ValueError(f"beliefs must be ({n}, {self.k})")
+        if n and (beliefs.min() < 0 or beliefs.max() >= self.n_states):
+            raise ValueError("a belief particle is out of range")
+        return beliefs
+
+    def loglik(self, goal, state, beliefs) -> np.ndarray:
+        """:func:`history_loglik` of the steps added so far (-inf where the state is not live now)."""
+        goal, state = np.asarray(goal, dtype=np.int32), np.asarray(state, dtype=np.int32)
+        beliefs = self._check(beliefs, len(goal))
+        if len(goal) and (goal.min() < 0 or goal.max() >= self.n_goals or state.min() < 0 or
+                          state.max() >= self.n_states):
+            raise ValueError("goal or state out of range")
+        return history_loglik(*self.tables(), goal, state, beliefs)
+
+    def loglik_goals(self, state, beliefs) -> np.ndarray:
+        """:meth:`loglik` under every goal, ``(N, G)``."""
+        state = np.asarray(state, dtype=np.int32)
+        return np.stack([self.loglik(np.full(len(state), g, np.int32), state, beliefs)
+                         for g in range(self.n_goals)], axis=1).reshape(len(state), self.n_goals)
+
+    def change(self, goal, old_beliefs, new_beliefs, base) -> np.ndarray:
+        """The history of ``new_beliefs`` for particles whose ``old_beliefs`` have the
+        history ``base`` (same goal; a live true state): ``goal (N,)`` and ``base (N,)``, or
+        ``goal`` None and ``base (N, G)`` for every goal. A ``base`` of -inf stays -inf.
+        The compiled kernel adds to ``base`` the difference over the epochs where the two
+        kept sets differ (equal up to rounding); this sums the new history from scratch."""
+        base = np.asarray(base, dtype=np.float64)
+        self._check(old_beliefs, len(base))
+        new_beliefs = self._check(new_beliefs, len(base))
+        state = np.flatnonzero(self.live_now)[:1].repeat(len(base)).astype(np.int32)   # any live state
+        if goal is None:
+            fresh = self.loglik_goals(state, new_beliefs) if len(state) == len(base) else np.full(base.shape, -np.inf)
+        else:
+            fresh = self.loglik(goal, state, new_beliefs) if len(state) == len(base) else np.full(base.shape, -np.inf)
+        return np.where(np.isfinite(base), fresh, base)
+
+    def propose(self, goal, old_beliefs, new_beliefs, base, threshold) -> np.ndarray:
+        """:meth:`change` where the caller accepts only a new history above ``base +
+        threshold``: -inf where it is not (the compiled kernel stops reading the history as
+        soon as it is sure), else the new history."""
+        fresh = self.change(goal, old_beliefs, new_beliefs, base)
+        base = np.asarray(base, dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            return np.where(np.isfinite(base) & (fresh - base < np.asarray(threshold)), -np.inf, fresh)
+
+
+def island_summary(hist_goals, weights, goal, island, n_islands: int) -> tuple:
+    """The goal posterior of :func:`goal_posterior` and, per island (``island (N,)`` each
+    particle's), its weight ``mass``, its sum of squared weights ``square`` and ``drift``:
+    Σ_g |Σ_{i in island} w_i (p(g | i) − [goal_i = g])|. ``(given, mass, square, drift)``."""
+    hist_goals = np.asarray(hist_goals, dtype=np.float64)
+    n_goals = hist_goals.shape[1]
+    island = np.asarray(island, dtype=np.int64)
+    if len(weights) != len(hist_goals) or len(goal) != len(hist_goals) or len(island) != len(hist_goals):
+        raise ValueError("hist_goals, weights, goal and island disagree on the particles")
+    if len(island) and (island.min() < 0 or island.max() >= n_islands or min(goal) < 0 or max(goal) >= n_goals):
+        raise ValueError("island or goal out of range")
+    mass, square = np.zeros(n_islands), np.zeros(n_islands)
+    gap = np.zeros((n_islands, n_goals))
+    for row, w, g, j in zip(hist_goals, weights, goal, island):
+        if w <= 0.0:
+            continue
+        mass[j] += w
+        square[j] += w * w
+        top = max(row)
+        p = [math.exp(x - top) for x in row]
+        total = 0.0
+        for x in p:
+            total += x
+        for c, x in enumerate(p):
+            gap[j, c] += w * (x / total)
+        gap[j, g] -= w
+    drift = np.zeros(n_islands)
+    for j in range(n_islands):
+        for c in range(n_goals):
+            drift[j] += abs(gap[j, c])
+    return goal_posterior(hist_goals, weights), mass, square, drift

@@ -49,15 +49,9 @@ def n_keys_of(worlds: np.ndarray) -> int:
     return width // 3
 
 
-class Planner:
-    """Optimal path costs ``h_g`` in fully known worlds, by BFS over the planning state space.
-
-    A planning state is (agent cell, locked-door mask, closed-box mask, key statuses); key
-    positions and colours are fixed per world. Picking up a gem is the terminal event of
-    goal g: it changes nothing else, so gems are left out of the state. For each group of
-    worlds sharing key positions and colours, the states reachable from the queried worlds
-    are enumerated once and distances to every goal are found by backward BFS over them.
-    """
+class _Layout:
+    """A layout's numeric encoding, as :class:`Planner` and :class:`Rules` take it: wall
+    cells (a ``width``-wide grid), doors with their colours, boxes and gems by cell."""
 
     def __init__(self, walls, width, door_cells, door_colours, box_cells, gem_cells):
         self.walls = np.ascontiguousarray(walls, dtype=np.uint8).ravel()
@@ -67,6 +61,20 @@ class Planner:
         self.door_colours = [int(c) for c in door_colours]
         self.box_cells = [int(c) for c in box_cells]
         self.gem_cells = [int(c) for c in gem_cells]
+
+
+class Planner(_Layout):
+    """Optimal path costs ``h_g`` in fully known worlds, by BFS over the planning state space.
+
+    A planning state is (agent cell, locked-door mask, closed-box mask, key statuses); key
+    positions and colours are fixed per world. Picking up a gem is the terminal event of
+    goal g: it changes nothing else, so gems are left out of the state. For each group of
+    worlds sharing key positions and colours, the states reachable from the queried worlds
+    are enumerated once and distances to every goal are found by backward BFS over them.
+    """
+
+    def __init__(self, *layout):
+        super().__init__(*layout)
         # config (where, colours) -> (distances per goal: dict state -> cost, set of states)
         self._graphs: dict[tuple, dict] = {}
 
@@ -172,19 +180,10 @@ class Planner:
         return out
 
 
-class Rules:
+class Rules(_Layout):
     """The domain's actions on world rows: each action's precondition and effect (SPEC §5;
     the same rules as :class:`elot.btom.world.WorldState`'s ``why_not`` and ``step``, on the
     numeric encoding)."""
-
-    def __init__(self, walls, width, door_cells, door_colours, box_cells, gem_cells):
-        self.walls = np.ascontiguousarray(walls, dtype=np.uint8).ravel()
-        self.width = int(width)
-        self.height = len(self.walls) // self.width
-        self.door_cells = [int(c) for c in door_cells]
-        self.door_colours = [int(c) for c in door_colours]
-        self.box_cells = [int(c) for c in box_cells]
-        self.gem_cells = [int(c) for c in gem_cells]
 
     def _near(self, a: int, b: int) -> int:
         """Manhattan distance between cells a and b."""

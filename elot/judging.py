@@ -73,6 +73,17 @@ class Hypotheses:
     #: False when ``beliefs`` holds the observed agent's belief alone (BToM's hypotheses),
     #: which the evaluator then reads as one array, as it does a single agent's belief.
     per_agent: bool = True
+    #: Rows that are estimates from groups of samples whose spread measures their error
+    #: (independent runs, or particles grouped by lineage): ``(row, group, weight)``, one
+    #: entry per sample, each an ``(n,)`` array (its row, its group, its weight; the weights
+    #: of a row's samples sum to its weight). P's variance is then taken from the spread
+    #: between the groups (:func:`between_runs_variance`).
+    runs: tuple | None = None
+    #: The observed agent's beliefs of rows ``lo:hi`` made on demand, ``(lo, hi) -> (hi − lo,
+    #: S)`` (with ``per_agent`` False): :func:`holds` then reads the rows in chunks of at
+    #: most :data:`CHUNK_CELLS` cells, so scoring many rows over many worlds never holds
+    #: their dense beliefs at once (particles; ``beliefs`` is then made when read).
+    belief_rows: Callable[[int, int], np.ndarray] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.weights)
@@ -186,20 +197,49 @@ def normalized_likelihood(posterior: float, prior: float) -> float:
     return float(yes / (yes + no))
 
 
-def likelihood_stderr(posterior: float, prior: float, ess: float, draws: int) -> float:
+def likelihood_stderr(posterior: float, prior: float, ess: float, draws: int,
+                      posterior_variance: float | None = None) -> float:
     """Standard error of L from estimates of P (from particles with effective sample size
-    ``ess``: ``Var P ≈ P(1−P)/ess``) and of π (from ``draws`` independent prior draws:
+    ``ess``: ``Var P ≈ P̃(1−P̃)/ess`` with ``P̃ = (P·ess + 1)/(ess + 2)``, so that a P of 0 or 1
+    still has an error, or ``posterior_variance`` measured between groups of samples when
+    that is larger) and of π (from ``draws`` independent prior draws:
     ``Var π = π(1−π)/draws``), by the delta method on ``L = P(1−π) / (P(1−π) + (1−P)π)``.
-    It ignores the correlation resampling leaves between particles, so it is a lower
-    bound when the particles have collapsed; an edge π (0 or 1) gives 0."""
+    ``P(1−P)/ess`` ignores the correlation resampling leaves between particles, so alone it
+    is a lower bound when the particles have collapsed; an edge π (0 or 1) gives 0, and
+    the error is at most 0.5 (L lies in [0, 1])."""
     if prior <= 0.0 or prior >= 1.0:
         return 0.0
     p, q = posterior, prior
     d = p * (1 - q) + (1 - p) * q
     dl_dp = q * (1 - q) / d**2
     dl_dq = -p * (1 - p) / d**2
-    var = dl_dp**2 * p * (1 - p) / ess + dl_dq**2 * q * (1 - q) / draws
-    return float(np.sqrt(var))
+    # P(1−P)/ess with P moved towards 1/2 by one success and one failure in ess draws
+    # (Agresti–Coull's adjustment): a P of 0 or 1 from a finite sample is not certain.
+    shrunk = (p * ess + 1) / (ess + 2)
+    var_p = shrunk * (1 - shrunk) / ess
+    if posterior_variance is not None:
+        var_p = max(var_p, posterior_variance)
+    var = dl_dp**2 * var_p + dl_dq**2 * q * (1 - q) / draws
+    # L lies in [0, 1], so no error is above 1 = 2 x 0.5: near P = 0 or 1 with a small π the
+    # delta method's slope is steep and would say more than that.
+    return float(min(np.sqrt(var), 0.5))
+
+
+def between_runs_variance(true_in: np.ndarray, runs: tuple, posterior: float) -> float | None:
+    """The variance of P from groups of weighted samples (``runs = (row, group, weight)``, one
+    entry per sample; the weights sum to 1): ``Var P ≈ m/(m−1) Σ_g (Σ_{i in g} w_i (⟦φ⟧_i − P))²``
+    over the m groups with weight. For independent runs (islands) this is the ratio
+    estimator's variance ``m/(m−1) Σ a_g² (P_g − P)²`` (``a_g`` the run's share, ``P_g`` its
+    estimate); for particles grouped by their ancestor some resamplings back, Olsson and
+    Douc's fixed-lag estimator (after Chan and Lai). None with fewer than two groups."""
+    row, group, weight = runs
+    truth = np.asarray(true_in, dtype=np.float64)[row]
+    group = np.asarray(group, dtype=np.intp)
+    m = int(np.count_nonzero(np.bincount(group, weights=weight) > 0))
+    if m < 2:
+        return None
+    spread = np.bincount(group, weights=weight * (truth - posterior))
+    return float(m / (m - 1) * fsum(np.square(spread)))
 
 
 def posterior_probability(true_in: np.ndarray, weights: np.ndarray) -> float | np.ndarray:
@@ -242,8 +282,23 @@ def scores_of(truth: np.ndarray, weights: np.ndarray, conventions: str = "elot",
     return Score(posterior, normalized_likelihood(posterior, pi), pi)
 
 
+#: Most belief cells (rows × worlds) :func:`holds` evaluates at once from rows made on demand
+#: (:attr:`Hypotheses.belief_rows`): 8 MiB of float64 beliefs per chunk.
+CHUNK_CELLS = 2**20
+
+
 def holds(compiled: CompiledFormula, hypotheses: Hypotheses) -> np.ndarray:
-    """``⟦φ⟧_n`` for every hypothesis, (N,) bool."""
+    """``⟦φ⟧_n`` for every hypothesis, (N,) bool. A row's truth value reads that row alone,
+    so rows made on demand (:attr:`Hypotheses.belief_rows`) are evaluated a chunk at a time
+    with the same result."""
+    if hypotheses.belief_rows is not None and not hypotheses.per_agent:
+        n, worlds = len(hypotheses.true_index), hypotheses.worlds
+        size = max(1, CHUNK_CELLS // max(1, len(worlds)))
+        out = np.empty(n, dtype=bool)
+        for lo in range(0, n, size):
+            hi = min(n, lo + size)
+            out[lo:hi] = compiled.truth(worlds, hypotheses.belief_rows(lo, hi), hypotheses.true_index[lo:hi])
+        return out
     if hypotheses.per_agent:
         return compiled.truth(hypotheses.worlds, dict(hypotheses.beliefs) or None, hypotheses.true_index)
     (beliefs,) = hypotheses.beliefs.values()
@@ -266,8 +321,9 @@ def score_truth(true_in: np.ndarray, hypotheses: Hypotheses, conventions: str = 
                     live=hypotheses.live if conventions == "paper" else None)
     if hypotheses.ess is None:
         return got
+    spread = None if hypotheses.runs is None else between_runs_variance(true_in, hypotheses.runs, got.posterior)
     return Score(got.posterior, got.normalized_likelihood, got.prior_fraction,
-                 likelihood_stderr(got.posterior, got.prior_fraction, hypotheses.ess, hypotheses.prior_draws))
+                 likelihood_stderr(got.posterior, got.prior_fraction, hypotheses.ess, hypotheses.prior_draws, spread))
 
 
 def score(compiled: CompiledFormula, hypotheses: Hypotheses, conventions: str = "elot") -> Score:

@@ -24,6 +24,7 @@ from elot.btom.scenario import Scenario
 from elot.errors import ElotError, csv_rows, read_text
 from elot.settings import MODES
 from elot.study.references import ScenarioRef, resolve, scenario_items as statements_of
+from elot.study.experiments import in_vs_out_file
 
 FACTORS = ("possibility", "probability", "compositional", "knowledge")
 
@@ -60,10 +61,6 @@ def formula_of(ref: ScenarioRef, text: str, mode: str) -> str:
         return ""
 
 
-def in_vs_out_path(root: Path, condition: str) -> Path:
-    return root / "statements" / "exp1" / f"exp1_{condition}_in_vs_out.csv"
-
-
 def in_vs_out_items(root: str | Path | None = None, conditions: Sequence[str] = MODES, *,
                     maps: Iterable[str] | None = None) -> tuple[list[Item], dict[str, Scenario]]:
     """The in- vs out-of-context items of the dataset (both conditions by default; the
@@ -73,9 +70,7 @@ def in_vs_out_items(root: str | Path | None = None, conditions: Sequence[str] = 
     items: list[Item] = []
     scenarios: dict[str, Scenario] = {}
     for condition in conditions:
-        path = in_vs_out_path(root, condition)
-        if not path.is_file():
-            raise BaselineError(f"{path}: file not found", hint="the dataset's statements/exp1 folder is incomplete")
+        path = in_vs_out_file(root, condition)
         for line, row in enumerate(csv_rows(read_text(path, "in-vs-out statements"), path=str(path)), 2):
             if keep is not None and row["map_id"] not in keep:
                 continue

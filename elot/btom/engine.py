@@ -259,6 +259,21 @@ def step_worlds(worlds: Sequence[WorldState], action: Action,
     return tuple(step_or_stay(w, rename(w, action)) for w in worlds), False
 
 
+def named_action_codes(enc: Encoding, codes: np.ndarray, local: Callable, options: Sequence[Action],
+                       before: WorldState, states: np.ndarray, worlds: Sequence[WorldState]) -> np.ndarray:
+    """``codes[i, a]``: ``options[a]`` as the world of ``states[i]`` names it (``local(world,
+    option, before)``, e.g. :func:`as_in`), given ``codes`` ``(1, n_a, 3)``, the options'
+    codes under elot's naming (returned as they are when no option names a key, or when
+    ``local`` is :func:`same_action`). A state index past the worlds (the real world's row,
+    kept last) takes ``codes``. Only pickups and unlocks read the worlds, which are then made."""
+    if local is same_action or not any(o[0] in ("pickup", "unlock") for o in options):
+        return codes
+    worlds = as_worlds(worlds)
+    return np.array([[enc.action_code(local(worlds[s], o, before)) if s < len(worlds) else code
+                      for o, code in zip(options, codes[0].tolist())] for s in states],
+                    dtype=np.int32).reshape(len(states), len(options), 3)
+
+
 def action_log_probabilities(core, belief: np.ndarray, costs: np.ndarray, beta: float) -> np.ndarray:
     """``log π(a)`` of the Boltzmann QMDP policy for every action of ``costs`` (``(1, n_s,
     n_a)``, one goal) under the filtered ``belief`` (``(n_s,)``), computed by the same

@@ -22,8 +22,8 @@ from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
-from elot.btom.engine import (AgentPlanner, MovedWorlds, SteppedWorlds, Trajectory, as_in, as_worlds,
-                              check_backend_limits, load_backend, same_action)
+from elot.btom.engine import (AgentPlanner, MovedWorlds, SteppedWorlds, Trajectory, as_in,
+                              check_backend_limits, load_backend, named_action_codes, same_action)
 from elot.btom.conventions import check_conventions
 from elot.errors import ArgumentError, ElotError, ScenarioError
 from elot.btom.hypotheses import (MAX_HYPOTHESES, HypothesisSpace, Prior, build, format_bytes, initial_states,
@@ -285,12 +285,7 @@ class ExactFilter:
         codes = self._codes.get(options)
         if codes is None:
             codes = self._codes[options] = self.enc.action_codes(options)[None]
-        if self.local is same_action or not any(o[0] in ("pickup", "unlock") for o in options):
-            return codes
-        worlds = as_worlds(worlds)
-        return np.array([[self.enc.action_code(self.local(worlds[s], o, before)) if s < len(worlds) else code
-                          for o, code in zip(options, codes[0].tolist())] for s in states],
-                        dtype=np.int32).reshape(len(states), len(options), 3)
+        return named_action_codes(self.enc, codes, self.local, options, before, states, worlds)
 
     def step(self, action: Action) -> None:
         """Weight every hypothesis by the probability of ``action`` under its agent's policy,

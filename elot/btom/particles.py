@@ -21,19 +21,28 @@ exact inference (:func:`elot.btom.hypotheses.initial_states`).
 * **Resampling** (systematic) when the effective sample size falls below
   ``ess_threshold × N``, or when the particles' goals drift from what their per-goal
   likelihoods say (:data:`GOAL_DRIFT`), followed by **rejuvenation**: Metropolis–Hastings
-  moves that redraw the true state (among the live ones) and each belief particle in
-  turn, accepted by the likelihood of the whole history so far (``history_change``: the
-  old history plus the steps where the old and new beliefs differ), then the goal drawn
-  from its full conditional (Gibbs), so that copies made by resampling spread out again.
-  The moves leave the posterior at t invariant; the belief moves run at geometrically
-  spaced resamplings (:data:`BELIEF_MOVE_SPACING`), so their cost is O(N) per action.
+  moves that redraw the true state (among the live ones) and :data:`BELIEF_MOVES` belief
+  particles in turn, accepted by the likelihood of the whole history so far, then the goal
+  drawn from its full conditional (Gibbs), so that copies made by resampling spread out
+  again. The history is kept across calls (``btom_ext.particles.History``): its terms
+  summed per epoch (a run of steps with the same live states) and per kept belief
+  multiset, a move reading only the epochs where the old and new kept sets differ and
+  rejected as soon as it is sure to be. The moves leave the posterior at t invariant; the
+  belief moves run at geometrically spaced resamplings (:data:`BELIEF_MOVE_SPACING`), so
+  their cost is O(N) per action.
+* **Islands**: with ``islands=M`` the particles are M independent sub-filters, each
+  resampling and moving its own particles and keeping its total weight (its likelihood
+  estimate) through its resampling; one by default (:data:`ISLANDS`).
 * **Uncertainty**: the ESS after every step; a statement's L carries a standard error
-  (delta method from ``Var P ≈ P(1−P)/ESS`` and ``Var π = π(1−π)/M``, see
-  :func:`elot.btom.scoring.score`). The ESS is computed again with the copies resampling
-  leaves pooled (``ess_distinct``: particles holding one (true state, belief) count once,
-  with their summed weight); where that falls below :data:`FEW_DISTINCT` while the ESS
-  reads :data:`DEGENERATE_RATIO` times more, the run warns that the filter may have
-  degenerated.
+  (delta method from ``Var π = π(1−π)/M`` and the variance of P: the larger of
+  ``P̃(1−P̃)/ESS`` and the spread between groups of particles — the islands, or with one
+  island the particles' lineages :data:`LINEAGE_LAG` resamplings back; see
+  :func:`elot.judging.between_runs_variance`). The ESS is computed again with the copies
+  resampling leaves pooled (``ess_distinct``: particles holding one (true state, belief)
+  count once, with their summed weight); where that falls below :data:`FEW_DISTINCT`
+  while the ESS reads :data:`DEGENERATE_RATIO` times more, or a few islands hold all the
+  weight, the run warns that the filter may have degenerated
+  (:meth:`ParticleInference.warnings`).
 * **π**: the statement prior is estimated from ``M = max(N,`` :data:`PRIOR_DRAWS` ``)``
   independent draws of the prior (the rows of :meth:`~elot.btom.engine.Trajectory.judged`
   that carry prior mass), never from the particles, whose prior is no longer uniform
@@ -42,19 +51,22 @@ exact inference (:func:`elot.btom.hypotheses.initial_states`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from math import comb
 from typing import Any, Sequence
 
 import numpy as np
 
-from btom_ext import CoreMissingError, particles as _particle_kernels
+from btom_ext import CoreMissingError, particle_kernels as _particle_kernels
 from btom_ext.reference import AGENT, EPSILON, Q_FLOOR
 from elot.btom.hypotheses import Family, Prior, initial_states, resolve_goals
-from elot.btom.engine import (AgentPlanner, Trajectory, as_in, check_backend_limits, load_backend, same_action,
-                              step_worlds)
+from elot.btom.engine import (AgentPlanner, MovedWorlds, SteppedWorlds, Trajectory, as_in, check_backend_limits,
+                              load_backend, named_action_codes, same_action)
 from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError, ExtensionMissingError, ScenarioError
+from elot.judging import CHUNK_CELLS, Hypotheses
 from elot.numeric import dot_columns
 from elot.output import count
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, check_variant
@@ -80,6 +92,8 @@ DEGENERATE_RATIO = 4
 #: Rejuvenation sweeps after each resampling (each sweep: a true-state move, k belief
 #: moves, each redrawing one belief particle, and a Gibbs draw of the goal).
 DEFAULT_MOVES = 1
+#: Belief particles redrawn per sweep (each a Metropolis–Hastings move; at most k).
+BELIEF_MOVES = 3
 #: Belief moves are accepted by the likelihood of the whole history, O(N t) at time t, so
 #: they run at a resampling only once the history has grown by this fraction since they
 #: last ran (and always at the first): their total cost over T actions is then at most
@@ -87,6 +101,25 @@ DEFAULT_MOVES = 1
 #: (the true state, and the goal from its full conditional) need no history pass and run
 #: at every resampling.
 BELIEF_MOVE_SPACING = 0.25
+
+
+#: Independent sub-filters the particles are split into by default (each resamples and
+#: moves only its own particles, and carries its own likelihood estimate; with several, the
+#: spread between their estimates is what a statement's standard error is taken from). One:
+#: on a 446,400-hypothesis map, 16 islands of 625 particles carried the bias of a
+#: 625-particle filter (−0.11 on one statement, z = 14 over seeds) into the 10⁴-particle
+#: estimate; the standard error of one filter comes from its lineages (:data:`LINEAGE_LAG`).
+ISLANDS = 1
+#: The standard error of one filter (Olsson & Douc's fixed-lag estimator, after Chan & Lai):
+#: particles are grouped by their ancestor this many resamplings back, and the spread of
+#: the groups' contributions ``Σ_g (Σ_{i in g} w_i (f_i − P))²`` estimates Var P. Copies that
+#: resampling made of one particle are counted as one draw, as they are.
+LINEAGE_LAG = 4
+#: Fewest particles an island is given by default (fewer islands when N is small).
+MIN_ISLAND = 50
+#: Fewer effective islands than this (their weights ``Z_i / Σ Z`` held by a few) and the
+#: standard errors are not to be trusted: a run warns.
+FEW_ISLANDS = 4
 
 
 class ParticleError(ElotError):
@@ -106,15 +139,17 @@ def particle_cost(n_states: int, n_goals: int, k: int, particles: int, prior_dra
                   actions: int = 6) -> tuple[int, float]:
     """(peak bytes, rough seconds) of particle inference, counted before any work: the
     initial states as worlds; every step's action values ``Q[g, s, a]`` (float64), kept
-    and copied once into the rejuvenation tables; the particles of every step (goal,
-    state, weight, k beliefs) and their per-goal likelihoods; the prior draws; and
-    scoring's dense beliefs over the states, for the particles or the prior draws. Time:
-    the belief moves, k² per particle and step."""
-    peak = (64 * 2**20 + n_states * BYTES_PER_WORLD
-            + 2 * steps * n_goals * n_states * actions * 8
-            + (steps + 1) * particles * (24 + 4 * k) + 3 * particles * n_goals * 8
+    for the history; the history's table of sums (at most 80 MiB); the particles of every
+    step (goal, state, float32 weight, k beliefs) and their per-goal likelihoods; the
+    prior draws; and scoring's rows (true state, k beliefs, weight, prior and live mass) of
+    the particles and the prior draws, with a chunk of their dense beliefs over the states
+    (:data:`~elot.judging.CHUNK_CELLS` cells, a few times over while a statement is
+    evaluated). Time: the belief moves, k² per particle and step."""
+    peak = (64 * 2**20 + n_states * BYTES_PER_WORLD + 80 * 2**20
+            + steps * n_goals * n_states * actions * 8
+            + (steps + 1) * particles * (20 + 4 * k) + 3 * particles * n_goals * 8
             + prior_draws * (8 + 4 * k)
-            + max(particles, prior_draws) * n_states * 8)
+            + (particles + prior_draws) * (40 + 4 * k) + 4 * CHUNK_CELLS * 8)
     return peak, SECONDS_PER_MOVE * particles * k * k * (steps + 1)
 
 
@@ -144,6 +179,17 @@ def check_particle_cost(scenario, *, k: int, particles: int, prior_draws: int, p
             f"particle inference would run about {seconds / 3600:,.1f} hours ({what}: the belief moves grow as "
             "particles x k²)",
             hint="use a smaller --k (k = 3 is the paper's) or fewer particles (--particles)")
+
+
+def check_islands(islands: Any, particles: int) -> int:
+    """How many islands N particles are split into: ``islands`` (None: :data:`ISLANDS`, or
+    fewer so that each holds at least :data:`MIN_ISLAND` particles, and at least one)."""
+    if islands is None:
+        return max(1, min(ISLANDS, particles // MIN_ISLAND))
+    if isinstance(islands, bool) or not isinstance(islands, (int, np.integer)) or not 1 <= islands <= particles:
+        raise ParticleError(f"the number of islands must be a whole number from 1 to the particles ({particles:,}), "
+                            f"not {islands!r}", hint=f"use e.g. islands={ISLANDS}")
+    return int(islands)
 
 
 def check_particles(n: Any) -> int:
@@ -231,9 +277,18 @@ class Particles:
         return len(np.unique(np.stack(columns, axis=1), axis=0))
 
     def weights(self) -> np.ndarray:
-        top = self.logw.max()
-        w = np.exp(self.logw - top)
+        logw = np.asarray(self.logw, dtype=np.float64)
+        top = logw.max()
+        w = np.exp(logw - top)
         return w / w.sum()
+
+    def kept(self) -> "Particles":
+        """These particles as a step's record keeps them: the log weights relative to their
+        largest, in float32 (4 bytes a particle instead of 8; a weight within e^-20 of the
+        largest moves by less than 2e-6 of itself), the rest shared."""
+        logw = self.logw
+        top = logw.max() if np.isfinite(logw).any() else 0.0
+        return Particles(self.goal, self.state, self.beliefs, (logw - top).astype(np.float32))
 
 
 def _logsumexp(values: np.ndarray) -> np.ndarray:
@@ -292,7 +347,8 @@ class ParticleFilter:
                  prior: Prior = Prior(), goals: Sequence[str] | None = None, backend: str = "core",
                  conventions: str = "elot", particles: int = DEFAULT_PARTICLES, seed: int | None = None,
                  ess_threshold: float = ESS_THRESHOLD, moves: int = DEFAULT_MOVES,
-                 prior_draws: int | None = None, goal_drift: float = GOAL_DRIFT) -> None:
+                 prior_draws: int | None = None, goal_drift: float = GOAL_DRIFT,
+                 islands: int | None = None) -> None:
         check_variant(model)
         if model == "true-belief-paper":
             raise ParticleError("the true-belief-paper model reproduces an artifact of the reference's "
@@ -319,10 +375,18 @@ class ParticleFilter:
         self.model, self.beta, self.backend, self.conventions = model, beta, backend, conventions
         self.seed, self.ess_threshold, self.moves = seed, ess_threshold, moves
         self.goal_drift = goal_drift
+        self.n_islands = check_islands(islands, self.n)
+        # Island i holds the particles island_bounds[i]:island_bounds[i+1].
+        self.island_bounds = np.linspace(0, self.n, self.n_islands + 1).astype(np.intp)
+        self.island_of = np.repeat(np.arange(self.n_islands), np.diff(self.island_bounds))
+        self.island_size = np.diff(self.island_bounds)
         self.agent = AgentPlanner(layout, model, self.core)
         self.enc = self.agent.encoding
         self.goal_gems = np.array([self.enc.gem_index(g) for g in goals], dtype=np.intp)
         self.local = as_in if conventions == "paper" else same_action
+        self.rules = self.enc.rules(self.core)
+        self._all_rows = np.arange(self.space.n_states + 1)   # every state's world, and the real one
+        self._codes: dict = {}   # the action codes of each tuple of options
 
     # -- the prior ------------------------------------------------------------------------
 
@@ -345,22 +409,23 @@ class ParticleFilter:
         self.prior_sample = self._draw(self.rng, self.prior_draws)
         self.real = [self.scenario.initial]
         self.actions: list[Action] = []
-        self.worlds = tuple(self.space.states)
-        self.rows = self.enc.encode_many(self.worlds)
-        views = [w.view() for w in self.worlds]
-        self.cls = _classes(views, None)
-        seen = self.real[0].view()
-        self.live = np.array([v == seen for v in views], dtype=np.uint8)
+        self.worlds: Sequence[WorldState] = tuple(self.space.states)
+        # Every state's world as a row, and the real world's last: the core steps them and
+        # compares what each shows (its view) at every action; worlds are made when read.
+        self.rows = self.enc.encode_many((*self.worlds, self.real[0]))
+        labels = self.core.view_labels(self.rows)
+        self.cls = _classes(labels[:-1].tolist(), None)
+        self.live = (labels[:-1] == labels[-1]).astype(np.uint8)
+        # Whether every world has the agent on the real one's cell: a move then changes no view.
+        self.together = bool((self.rows[:, AGENT] == self.rows[-1, AGENT]).all())
         state = self._keep_live(state)
         logw = np.where(self.live[state] > 0, 0.0, -np.inf)
         # The history's log-likelihood under every goal, per particle (N, G): the goal's
         # full conditional, for Gibbs moves, and the goal posterior given the rest.
         self.hist_goals = np.repeat(logw[:, None], self.space.n_goals, axis=1)
-        # Tables of every step so far, for the history likelihood of rejuvenation moves.
-        self.values: list[np.ndarray] = []
-        self.fallback: list[np.ndarray] = []
-        self.chosen: list[int] = []
-        self.reached: list[np.ndarray] = []
+        # Every step so far, with its log-likelihood terms summed per epoch and kept across
+        # calls, for the history likelihood of rejuvenation moves.
+        self.past = self.kernels.History(self.live, self.space.n_goals, self.space.k, self.beta)
         self.history_live = [self.live]
         self.history_cls = [self.cls]
         self.history_worlds = [self.worlds]
@@ -371,20 +436,39 @@ class ParticleFilter:
         self.accepted: list[float] = []
         self.distinct: list[int] = []
         self.goal_probs: list[np.ndarray] = []
+        self.island_mass: list[np.ndarray] = []
+        # each particle's ancestor 1, 2, ... LINEAGE_LAG resamplings back (its index then)
+        self.lineage: list[np.ndarray] = []
+        self.groups: list[np.ndarray] = []
         self.restarts = 0
-        self.belief_moves_at = 0   # when belief moves last ran (see BELIEF_MOVE_SPACING)
+        # when belief moves last ran in each island (see BELIEF_MOVE_SPACING)
+        self.belief_moves_at = np.zeros(self.n_islands)
         self.current = Particles(goal, state, beliefs, logw)
         self._after_update(0)
-        self.history = [self.current]
+        self.history = [self.current.kept()]
         self.distinct.append(self.current.distinct())
 
     # -- a step ---------------------------------------------------------------------------
 
+    def _action_codes(self, options: tuple[Action, ...], before: WorldState, states: np.ndarray) -> np.ndarray:
+        """``codes[i, a]``: option a as the world of ``states[i]`` names it (``(1, n_a, 3)``
+        under elot's conventions, the same in every world)."""
+        codes = self._codes.get(options)
+        if codes is None:
+            codes = self._codes[options] = self.enc.action_codes(options)[None]
+        return named_action_codes(self.enc, codes, self.local, options, before, states, self.worlds)
+
     def _values(self, before: WorldState, options: Sequence[Action]) -> np.ndarray:
-        """``Q[g, j, a]`` for the live states j (:data:`Q_FLOOR` elsewhere)."""
+        """``Q[g, j, a]`` for the live states j (:data:`Q_FLOOR` elsewhere): the live worlds'
+        rows after each option stepped by the core (``Rules.apply``; every live world looks
+        like the real one, so each option is possible there), then their path costs."""
         live_states = np.flatnonzero(self.live)
-        rename = None if self.local is same_action else (lambda world, option: self.local(world, option, before))
-        h = self.agent.action_costs(self.worlds, self.rows, live_states, options, self.goal_gems, rename)
+        options = tuple(options)
+        h = np.full((len(self.goal_gems), self.space.n_states, len(options)), -1, dtype=np.int32)
+        if len(live_states):
+            after = self.rules.apply(self.rows, live_states, self._action_codes(options, before, live_states))
+            costs = self.agent.path_costs(after).reshape(len(live_states), len(options), -1)
+            h[:, live_states, :] = costs[:, :, self.goal_gems].transpose(2, 0, 1)
         values = np.full(h.shape, Q_FLOOR)
         values[:, live_states, :] = np.where(h[:, live_states] < 0, Q_FLOOR,
                                              np.maximum(-1.0 - h[:, live_states], Q_FLOOR))
@@ -405,34 +489,35 @@ class ParticleFilter:
         p = self.current
         by_goal = self.kernels.step_loglik(values, fallback, chosen, self.beta, p.state, p.beliefs, self.live, reached)
         loglik = by_goal[np.arange(self.n), p.goal]
-        rename = None if self.local is same_action else (lambda world, option: self.local(world, option, before))
-        self.worlds, in_step = step_worlds(self.worlds, action, rename)
-        self.real.append(before.step(action))
-        if in_step:   # a move made alike in every world: the same states agree, the same are live
-            dx, dy = MOVES[action[0]]
-            self.rows = self.rows.copy()
-            self.rows[:, AGENT] += dy * self.layout.width + dx
+        # The worlds after the action, as rows stepped by the core (a world in which it is
+        # impossible stays as it is), compared by their views there (``view_labels``).
+        self.rows = rows = self.rules.apply(self.rows, self._all_rows,
+                                            self._action_codes((action,), before, self._all_rows))
+        real = before.step(action)
+        self.real.append(real)
+        rename = None if self.local is same_action else partial(self.local, real=before)   # picklable
+        if action[0] in MOVES and self.together and (rows[:, AGENT] == rows[-1, AGENT]).all():
+            # a move made alike in every world: the same states agree, the same are live
+            base = self.worlds.base if isinstance(self.worlds, MovedWorlds) else self.worlds
+            self.worlds = MovedWorlds(base, real.agent_pos)
         else:
-            self.rows = self.enc.encode_many(self.worlds)
-            views = [w.view() for w in self.worlds]
-            self.cls = _classes(views, self.cls)
-            seen = self.real[-1].view()
-            self.live = self.live & np.array([v == seen for v in views], dtype=np.uint8)
+            self.worlds = SteppedWorlds(self.worlds, action, rename)
+            labels = self.core.view_labels(rows)
+            self.cls = _classes(labels[:-1].tolist(), self.cls)
+            self.live = self.live & (labels[:-1] == labels[-1]).astype(np.uint8)
+            self.together = bool((rows[:, AGENT] == rows[-1, AGENT]).all())
         p = Particles(p.goal, self._keep_live(p.state), p.beliefs, p.logw)
         consistent = self.live[p.state] > 0
         logw = np.where(consistent, p.logw + loglik, -np.inf)
         self.hist_goals = np.where(consistent[:, None], self.hist_goals + by_goal, -np.inf)
-        self.values.append(values)
-        self.fallback.append(fallback)
-        self.chosen.append(chosen)
-        self.reached.append(reached)
+        self.past.add_step(values, fallback, chosen, reached, self.live)
         self.history_live.append(self.live)
         self.history_cls.append(self.cls)
         self.history_worlds.append(self.worlds)
         self.actions.append(action)
         self.current = Particles(p.goal, p.state, p.beliefs, logw)
         self._after_update(t)
-        self.history.append(self.current)
+        self.history.append(self.current.kept())
         # Only resampling and its moves change which hypotheses the particles hold.
         self.distinct.append(self.current.distinct() if self.resampled[-1] else self.distinct[-1])
 
@@ -465,14 +550,9 @@ class ParticleFilter:
         state = live_states[self.rng.integers(0, len(live_states), size=self.n)]
         if self.model == "true-belief":
             beliefs = np.ascontiguousarray(np.repeat(state[:, None], self.space.k, axis=1))
-        if self.values:
-            tables = self._tables()
-            self.hist_goals = np.stack([self.kernels.history_loglik(*tables, np.full(self.n, g, np.int32), state,
-                                                                    beliefs)
-                                        for g in range(self.space.n_goals)], axis=1)
-        else:
-            self.hist_goals = np.zeros((self.n, self.space.n_goals))
+        self.hist_goals = self.past.loglik_goals(state, beliefs)
         self.current = Particles(goal, state, beliefs, self.hist_goals[np.arange(self.n), goal].copy())
+        self.lineage = []   # fresh draws: no common ancestors
         self.restarts += 1
 
     def _after_update(self, t: int) -> None:
@@ -501,21 +581,43 @@ class ParticleFilter:
         # belief) are one judged row however many they are, so an ESS near N while the
         # particles share a few hypotheses shows here (and in the run's warning).
         self.ess_distinct.append(effective_size(np.bincount(self._judged_ids(), weights=weights)))
-        given = self._goal_given_rest(weights)
-        held = np.bincount(self.current.goal, weights=weights, minlength=self.space.n_goals)
-        drift = 0.5 * np.abs(given - held).sum()
-        resample = ess < self.ess_threshold * self.n or (self.moves > 0 and t > 0 and drift > self.goal_drift)
+        # Each island decides alone (its ESS, its goals' drift) and resamples among its own
+        # particles, so the islands stay independent runs; the weights' total of an island
+        # (its likelihood estimate Z_i) is kept through its resampling.
+        given, mass, square, drift = self.kernels.island_summary(self.hist_goals, weights, self.current.goal,
+                                                                 self.island_of, self.n_islands)
+        self.island_mass.append(mass)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            island_ess = np.square(mass) / square
+            drift = 0.5 * drift / mass
+        need = (mass > 0) & ((island_ess < self.ess_threshold * self.island_size)
+                             | (self.moves > 0 and t > 0 and drift > self.goal_drift))
+        resample = bool(need.any())
         self.resampled.append(resample)
         self.accepted.append(np.nan)
         if resample:
-            self._resample()
+            chosen = np.flatnonzero(need)
+            self._resample(chosen)
             if self.moves > 0 and t > 0:
-                beliefs_too = t >= self.belief_moves_at + BELIEF_MOVE_SPACING * self.belief_moves_at
-                self.accepted[-1] = self._rejuvenate(beliefs_too)
-                if beliefs_too:
-                    self.belief_moves_at = t
+                # belief moves in an island only once its history grew enough since they last ran there
+                due = t >= self.belief_moves_at * (1 + BELIEF_MOVE_SPACING)
+                rates = []
+                for beliefs_too in (True, False):
+                    group = chosen[due[chosen] == beliefs_too]
+                    if len(group):
+                        rates.append((self._rejuvenate_rows(self._rows_of(group), beliefs_too), len(group)))
+                self.belief_moves_at[chosen[due[chosen]]] = t
+                self.accepted[-1] = sum(r * m for r, m in rates) / sum(m for _, m in rates)
             given = self._goal_given_rest(self.current.weights())
         self.goal_probs.append(given)
+        # the particles' lineage groups (shared with the step before when nothing was resampled)
+        if self.groups and not self.resampled[-1]:
+            self.groups.append(self.groups[-1])
+        else:
+            group = self.lineage[-1] if self.lineage else np.arange(self.n)
+            if self.n_islands > 1:   # islands are the groups: independent runs
+                group = self.island_of
+            self.groups.append(group.astype(np.int32))
 
     def _judged_ids(self) -> np.ndarray:
         """One integer per particle, equal for particles holding the same (true state,
@@ -541,27 +643,54 @@ class ParticleFilter:
         normalized likelihood of each goal (Rao–Blackwellized: no noise from sampled goals)."""
         return self.kernels.goal_posterior(self.hist_goals, weights)
 
-    def _resample(self) -> None:
+    def _resample(self, islands: np.ndarray) -> None:
+        """Systematic resampling inside each of ``islands``, each particle then carrying its
+        island's mean weight (so the island's total, its likelihood estimate, stays)."""
         p = self.current
-        idx = self.kernels.systematic_resample(p.weights(), float(self.rng.random()))
+        idx = np.arange(self.n)
+        logw = p.logw.copy()
+        for i in islands:
+            lo, hi = self.island_bounds[i], self.island_bounds[i + 1]
+            block = p.logw[lo:hi]
+            top = block.max()
+            w = np.exp(block - top)
+            total = w.sum()
+            idx[lo:hi] = lo + self.kernels.systematic_resample(w / total, float(self.rng.random()))
+            logw[lo:hi] = top + np.log(total / (hi - lo))
+        logw -= logw.max()   # only ratios count: keep the numbers near 0
+        self.lineage = [idx] + [older[idx] for older in self.lineage[:LINEAGE_LAG - 1]]
         self.hist_goals = self.hist_goals[idx]
-        self.current = Particles(p.goal[idx], p.state[idx], np.ascontiguousarray(p.beliefs[idx]),
-                                 np.zeros(self.n))
+        self.current = Particles(p.goal[idx], p.state[idx], np.ascontiguousarray(p.beliefs[idx]), logw)
+
+    def _rows_of(self, islands: np.ndarray) -> np.ndarray:
+        """The particles of ``islands``."""
+        return np.concatenate([np.arange(self.island_bounds[i], self.island_bounds[i + 1]) for i in islands])
+
+    def _rejuvenate_rows(self, rows: np.ndarray, beliefs_too: bool) -> float:
+        """:meth:`_rejuvenate` on the particles ``rows`` alone (those just resampled)."""
+        if len(rows) == self.n:
+            return self._rejuvenate(beliefs_too)
+        whole, hist, n = self.current, self.hist_goals, self.n
+        self.current = Particles(whole.goal[rows], whole.state[rows], np.ascontiguousarray(whole.beliefs[rows]),
+                                 whole.logw[rows])
+        self.hist_goals, self.n = np.ascontiguousarray(hist[rows]), len(rows)
+        try:
+            rate = self._rejuvenate(beliefs_too)
+            part = self.current
+            goal, state, beliefs = whole.goal.copy(), whole.state.copy(), whole.beliefs.copy()
+            goal[rows], state[rows], beliefs[rows] = part.goal, part.state, part.beliefs
+            hist = hist.copy()
+            hist[rows] = self.hist_goals
+        finally:
+            self.n = n
+        self.current, self.hist_goals = Particles(goal, state, beliefs, whole.logw), hist
+        return rate
 
     # -- rejuvenation ---------------------------------------------------------------------
 
     def _tables(self) -> tuple:
-        steps = len(self.values)
-        width = max(v.shape[2] for v in self.values)
-        space = self.space
-        values = np.zeros((steps, space.n_goals, space.n_states, width))
-        fallback = np.zeros((steps, space.n_goals, width))
-        for t, (v, f) in enumerate(zip(self.values, self.fallback)):
-            values[t, :, :, : v.shape[2]] = v
-            fallback[t, :, : f.shape[1]] = f
-        return (values, fallback, np.array([v.shape[2] for v in self.values], dtype=np.int32),
-                np.array(self.chosen, dtype=np.int32), self.beta, np.stack(self.history_live),
-                np.stack(self.reached))
+        """The steps so far as ``history_loglik`` takes them (for checks against it)."""
+        return self.past.tables()
 
     def _rejuvenate(self, beliefs_too: bool = True) -> float:
         """Moves on every particle that leave the posterior invariant: a new true state among
@@ -571,26 +700,13 @@ class ParticleFilter:
         posterior at t invariant, so any of them may be skipped at any resampling (see
         :data:`BELIEF_MOVE_SPACING`). The MH moves' acceptance rate."""
         space, rng, n = self.space, self.rng, self.n
-        built: list[tuple] = []
-
-        def tables() -> tuple:   # the step tables are built once, when needed
-            if not built:
-                built.append(self._tables())
-            return built[0]
-
-        def history_loglik(goal, state, beliefs):
-            return self.kernels.history_loglik(*tables(), goal, state, beliefs)
-
-        def history_change(goal, state, old, new, base):
-            # the history of `new` from that of `old`, reading only the steps where they differ
-            return self.kernels.history_change(*tables(), goal, state, old, new, base)
-
         rows = np.arange(n)
         live_states = np.flatnonzero(self.live).astype(np.int32)
         accepted = tried = 0
         kinds = [("state", None)] * (len(live_states) > 1)
         if self.model != "true-belief" and beliefs_too:
-            kinds += [("belief", i) for i in range(space.k)]   # each belief particle in turn
+            # belief particles in turn (slots of a tuple shuffled first: random ones)
+            kinds += [("belief", i) for i in range(min(space.k, BELIEF_MOVES))]
         for _ in range(self.moves):
             sweep_start, start_hist = self.current, self.hist_goals.copy()
             if self.model != "true-belief" and beliefs_too:
@@ -628,7 +744,7 @@ class ParticleFilter:
                     # goal explains two states equally and another goal tells them apart.
                     goals = np.repeat(np.arange(space.n_goals, dtype=np.int32), len(live_states))
                     states = np.tile(live_states, space.n_goals)
-                    every = history_loglik(
+                    every = self.past.loglik(
                         goals, states, np.ascontiguousarray(np.repeat(states[:, None], space.k, axis=1))
                     ).reshape(space.n_goals, len(live_states))
                     marginal = _logsumexp(every.T)
@@ -642,16 +758,20 @@ class ParticleFilter:
                     tried += n
                     accepted += int((state != p.state).sum())
                     continue
+                log_u = np.log(rng.random(n))
                 if kind == "state":
                     # The policy depends on the true state only through which states are
                     # live, and a state live now was live before: the move keeps the
                     # history's likelihood under every goal, so it is always accepted.
                     proposed = hist
                 else:
-                    proposed = history_change(p.goal, state, p.beliefs, beliefs, hist)
+                    # The old history plus the difference over the epochs where the kept sets
+                    # differ; -inf as soon as the new history is sure to be rejected (the
+                    # acceptance test log u < new - old + log Hastings, decided early).
+                    proposed = self.past.propose(p.goal, p.beliefs, beliefs, hist, log_u - log_hastings)
                 with np.errstate(invalid="ignore"):
                     log_alpha = proposed - hist + log_hastings
-                take = np.log(rng.random(n)) < log_alpha
+                take = log_u < log_alpha
                 tried += n
                 accepted += int(take.sum())
                 # Under the particle's own goal; the other goals' likelihoods are stale
@@ -669,12 +789,8 @@ class ParticleFilter:
             p = self.current
             changed = np.flatnonzero((np.sort(p.beliefs, axis=1) != np.sort(sweep_start.beliefs, axis=1)).any(axis=1))
             if len(changed):
-                state, beliefs = p.state[changed], np.ascontiguousarray(p.beliefs[changed])
-                old = np.ascontiguousarray(sweep_start.beliefs[changed])
-                self.hist_goals[changed] = np.stack(
-                    [history_change(np.full(len(changed), g, np.int32), state, old, beliefs,
-                                    np.ascontiguousarray(start_hist[changed, g]))
-                     for g in range(space.n_goals)], axis=1)
+                self.hist_goals[changed] = self.past.change(None, sweep_start.beliefs[changed], p.beliefs[changed],
+                                                            start_hist[changed])
             top = self.hist_goals.max(axis=1, keepdims=True)
             cumulative = np.cumsum(np.exp(self.hist_goals - top), axis=1)
             u = rng.random(n) * cumulative[:, -1]
@@ -694,7 +810,8 @@ class ParticleFilter:
             resampled=np.array(self.resampled),
             acceptance=np.array(self.accepted), distinct=np.array(self.distinct),
             goal_probs=np.array(self.goal_probs), restarts=self.restarts, prior_sample=self.prior_sample,
-            seed=self.seed,
+            seed=self.seed, island_of=self.island_of, island_mass=np.array(self.island_mass),
+            groups=tuple(self.groups),
         )
 
 
@@ -729,10 +846,42 @@ class ParticleInference(Trajectory):
     prior_sample: tuple = field(repr=False)
     seed: int | None = None
     restarts: int = 0      # times every particle was lost and drawn again from the prior
+    #: Each particle's island (independent sub-filter), ``(N,)``.
+    island_of: np.ndarray | None = field(default=None, repr=False)
+    #: Each island's share of the weight ``Z_i / Σ Z`` after step t, ``(T+1, M)``.
+    island_mass: np.ndarray | None = field(default=None, repr=False)
+    #: Per step, each particle's group for the standard error: its island, or with one
+    #: island its ancestor :data:`LINEAGE_LAG` resamplings back, ``(N,)``.
+    groups: tuple = field(default=(), repr=False)
     method: str = "smc"
     note: str = ""
     _states: dict = field(default_factory=dict, repr=False)
     _rows: dict = field(default_factory=dict, repr=False)
+    _island_rows: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def n_islands(self) -> int:
+        return 1 if self.island_of is None else int(self.island_of.max()) + 1
+
+    def islands_effective(self, t: int) -> float:
+        """How many islands carry the weight at time t: ``1 / Σ (Z_i / Σ Z)²`` (M when they
+        share it equally, 1 when one holds it all)."""
+        if self.island_mass is None:
+            return 1.0
+        mass = self.island_mass[self._check(t)]
+        return float(mass.sum() ** 2 / np.square(mass).sum())
+
+    def warnings(self, t: int) -> list[str]:
+        """What makes the estimates at time t doubtful: the particles collapsed on few
+        distinct hypotheses (:meth:`degenerate`), or a few islands hold all the weight (the
+        spread between islands, which the standard errors come from, then rests on them)."""
+        out = []
+        if self.degenerate(t):
+            out.append(f"the particles hold few distinct hypotheses (effective sample size "
+                       f"{self.ess_distinct[t]:.0f} with copies pooled, against {self.ess[t]:.0f})")
+        if self.n_islands >= 2 * FEW_ISLANDS and self.islands_effective(t) < FEW_ISLANDS:
+            out.append(f"{self.islands_effective(t):.1f} of {self.n_islands} islands carry the weight")
+        return out
 
     @property
     def n_particles(self) -> int:
@@ -745,13 +894,13 @@ class ParticleInference(Trajectory):
 
     def describe(self, times: Sequence[int]) -> str:
         seed = "" if self.seed is None else f", seed {self.seed}"
-        low = [t for t in times if self.degenerate(t)]
-        warning = (f"; warning: the particles hold few distinct hypotheses at t={', '.join(map(str, low))} "
-                   f"(effective sample size {', '.join(f'{self.ess_distinct[t]:.0f}' for t in low)} with copies "
-                   "pooled: the filter may have degenerated, and the standard errors are then too small; "
-                   "compare a run with more particles or another seed)" if low else "")
+        doubts = [(t, self.warnings(t)) for t in times]
+        doubts = [f"at t={t}: {'; '.join(w)}" for t, w in doubts if w]
+        warning = (f"; warning: the filter may have degenerated ({', '.join(doubts)}), and the standard errors "
+                   "are then too small; compare a run with more particles or another seed" if doubts else "")
+        islands = f"; {self.n_islands} islands" if self.n_islands > 1 else ""
         return (f"inference: smc, {count(self.n_particles, 'particle')}{seed}; effective sample size "
-                + ", ".join(f"{self.ess[t]:.0f} at t={t}" for t in times)
+                + ", ".join(f"{self.ess[t]:.0f} at t={t}" for t in times) + islands
                 + (f" ({self.note})" if self.note else "") + warning)
 
     def degenerate(self, t: int) -> bool:
@@ -768,8 +917,9 @@ class ParticleInference(Trajectory):
         return f"smc with {self.n_particles:,} particles"
 
     def report(self, times: Sequence[int]) -> dict | None:
-        return {"method": "smc", "particles": self.n_particles, "seed": self.seed,
-                "ess": {str(t): float(self.ess[t]) for t in times}}
+        return {"method": "smc", "particles": self.n_particles, "seed": self.seed, "islands": self.n_islands,
+                "ess": {str(t): float(self.ess[t]) for t in times},
+                "warnings": {str(t): w for t in times if (w := self.warnings(t))}}
 
     def columns(self) -> dict:
         return {"inference": self.method, "particles": self.n_particles, "seed": "" if self.seed is None else self.seed}
@@ -797,40 +947,108 @@ class ParticleInference(Trajectory):
         return dense_beliefs(beliefs, self.space.k, cls[state][:, None] == cls[None, :])
 
     @staticmethod
-    def _distinct(state: np.ndarray, beliefs: np.ndarray, weights: np.ndarray):
-        key = np.concatenate([state[:, None], np.sort(beliefs, axis=1)], axis=1)
-        rows, inverse = np.unique(key, axis=0, return_inverse=True)
-        return rows[:, 0], np.ascontiguousarray(rows[:, 1:]), np.bincount(inverse.ravel(), weights=weights,
-                                                                           minlength=len(rows))
+    def _distinct(state: np.ndarray, beliefs: np.ndarray, weights: np.ndarray, cls: np.ndarray,
+                  inverse: bool = False):
+        """The distinct judged rows of (true state, belief) pairs with their summed weights:
+        two pairs are one row when they have the same true state and the same belief
+        particles *kept* at the time judged (those agreeing with the true state then, by
+        ``cls``; :func:`dense_beliefs` reads no other), so late in a plan, when most belief
+        particles are ruled out, many initial beliefs are one row. ``(state, beliefs of one
+        pair of each row, weight[, each pair's row])``."""
+        n_states = len(cls)
+        masked = np.where(cls[beliefs] == cls[state][:, None], beliefs, n_states)
+        key = np.concatenate([state[:, None], np.sort(masked, axis=1)], axis=1)
+        radix = n_states + 1
+        if radix ** key.shape[1] < 2**62:   # one integer per row: a flat sort is much faster
+            flat = np.zeros(len(key), dtype=np.int64)
+            for column in key.T:
+                flat = flat * radix + column
+            _, first, where = np.unique(flat, return_index=True, return_inverse=True)
+        else:
+            _, first, where = np.unique(key, axis=0, return_index=True, return_inverse=True)
+        where = where.ravel()
+        out = (state[first], np.ascontiguousarray(beliefs[first]), np.bincount(where, weights=weights,
+                                                                                minlength=len(first)))
+        return out + (where,) if inverse else out
 
     def _judged_rows(self, t: int, at: int) -> tuple:
         """The rows a statement is judged on at time t with the beliefs of time ``at`` (t, or
         0 for statements about the initial belief): the distinct particles of time t with
         their posterior weight (prior mass 0), then the distinct prior draws with their
         prior mass (posterior weight 0); ``live``: prior mass still consistent at t (see
-        :meth:`~elot.btom.engine.Trajectory.judged`)."""
+        :meth:`~elot.btom.engine.Trajectory.judged`). Each row as its true state and its k
+        belief particles, ``(state, beliefs (rows, k), weights, prior, live, ess, draws)``:
+        O(particles + prior draws) memory; the dense beliefs over the worlds are made a
+        chunk of rows at a time (:meth:`_dense`) when a statement is evaluated."""
 
         if (t, at) in self._rows:
             return self._rows[(t, at)]
         p = self.particles_by_step[self._check(t)]
-        s1, b1, w1 = self._distinct(p.state, p.beliefs, p.weights())
+        cls = self.classes[self._check(at)]
+        s1, b1, w1, inverse = self._distinct(p.state, p.beliefs, p.weights(), cls, inverse=True)
         keep = w1 > 0
         s1, b1, w1 = s1[keep], b1[keep], w1[keep]
         _, prior_state, prior_beliefs = self.prior_sample
         m = len(prior_state)
-        s2, b2, w2 = self._distinct(prior_state, prior_beliefs, np.full(m, 1.0 / m))
+        s2, b2, w2 = self._distinct(prior_state, prior_beliefs, np.full(m, 1.0 / m), cls)
         state = np.concatenate([s1, s2]).astype(np.intp)
-        beliefs = self._dense(state, np.concatenate([b1, b2]), at)
+        beliefs = np.concatenate([b1, b2])
         weights = np.concatenate([w1, np.zeros(len(s2))])
         prior = np.concatenate([np.zeros(len(s1)), w2])
         live = prior * self.live[t][state]
-        rows = (beliefs, state, weights, prior, live, float(self.ess[t]), m)
+        rows = (state, beliefs, weights, prior, live, float(self.ess[t]), m)
         if len(self._rows) >= 2:   # statements are judged at one or two (t, at) at a time
             self._rows.clear()
+            self._island_rows.clear()
         self._rows[(t, at)] = rows
+        if self.groups:   # each weighted particle's row, group and weight
+            weights_t = p.weights()
+            weighted = weights_t > 0
+            position = np.cumsum(keep) - 1
+            self._island_rows[(t, at)] = (position[inverse[weighted]], self.groups[t][weighted],
+                                          weights_t[weighted])
         return rows
 
+    def judged(self, t: int, at: int | None = None) -> Hypotheses:
+        """:meth:`~elot.btom.engine.Trajectory.judged`, with each particle's row, group (its
+        island, or its lineage) and weight (``runs``), from whose spread between groups L's
+        standard error is taken. The rows' dense beliefs are made on demand
+        (:attr:`~elot.judging.Hypotheses.belief_rows`, a chunk of rows at a time when a
+        statement is scored; the whole table only if ``beliefs`` is read)."""
+        t = self._check(t)
+        at = t if at is None else self._check(at)
+        state, beliefs, weights, prior, live, ess, draws = self._judged_rows(t, at)
+
+        def belief_rows(lo: int, hi: int) -> np.ndarray:
+            return self._dense(state[lo:hi], beliefs[lo:hi], at)
+
+        return Hypotheses(self.signature, self.states(at), state,
+                          _BeliefsOnRead(self.signature.agent, belief_rows, len(state)), weights, prior, live,
+                          ess=ess, prior_draws=draws, per_agent=False, runs=self._island_rows.get((t, at)),
+                          belief_rows=belief_rows)
+
     def average_belief(self, t: int) -> np.ndarray:
-        """Σ_i p_i · b_i(t) over the worlds at t."""
-        beliefs, _, weights, *_ = self._judged_rows(t, t)
-        return dot_columns(weights, beliefs)
+        """Σ_i p_i · b_i(t) over the worlds at t (the rows with posterior weight: the prior
+        draws' weigh 0 and add nothing to the correctly rounded sums)."""
+        state, beliefs, weights, *_ = self._judged_rows(t, t)
+        weighted = np.flatnonzero(weights > 0)
+        return dot_columns(weights[weighted], self._dense(state[weighted], beliefs[weighted], t))
+
+
+class _BeliefsOnRead(Mapping):
+    """``{agent: (N, S) beliefs}`` whose table is made when read (and not kept): scoring
+    reads the rows in chunks instead (:attr:`~elot.judging.Hypotheses.belief_rows`)."""
+
+    def __init__(self, agent: str, rows, n: int) -> None:
+        self._agent, self._rows, self._n = agent, rows, n
+
+    def __getitem__(self, agent: str) -> np.ndarray:
+        if agent != self._agent:
+            raise KeyError(agent)
+        return self._rows(0, self._n)
+
+    def __iter__(self):
+        return iter((self._agent,))
+
+    def __len__(self) -> int:
+        return 1

@@ -72,7 +72,7 @@ def register(subparsers) -> None:
     p.add_argument("-o", "--output", metavar="OUT", type=options.output_file,
                    help="the table (.csv); OUT.manifest.json goes beside it")
     p.add_argument("--cache", metavar="FILE", help="the answer cache (default: OUT.cache.jsonl)")
-    p.add_argument("--force", action="store_true", help="replace an output file elot did not write")
+    options.add_force_option(p)
     p.set_defaults(func=baseline_command)
 
 

@@ -88,10 +88,14 @@ def register(subparsers) -> None:
         description="A row of map frames at the judgment points (the points reached so far numbered where the "
         "agent stood, keys picked up drawn pale); below them one panel per statement (S1..Sn, its text as the "
         "title): at each judgment point the human mean ± s.e. (with --ratings) and each --model's normalized "
-        "likelihood L side by side.")
+        "likelihood L side by side, and each model of a --table (a language model's ratings from elot baseline, "
+        "say) in a style of its own.")
     options.add_scenario_options(p, plan=False)
     options.add_statement_options(p)
     p.add_argument("--ratings", metavar="RATINGS.csv", help="human ratings (elot fit's format)")
+    p.add_argument("--table", action="append", default=[], metavar="TABLE",
+                   help="a study table (elot baseline's or elot batch's): each of its models is one more series, "
+                   "matched to the statements by scenario, mode, t and formula as ratings are (repeatable)")
     options.add_variant_option(p, how=options.MANY, note="; drawn side by side, the first solid")
     options.add_beta_option(p, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
     options.add_k_option(p)
@@ -200,7 +204,7 @@ def storyboard_command(args) -> int:
     from elot.study.params import StudyError
     from elot.study.storyboard import attach_ratings, judgment_points, score_candidates, storyboard
 
-    inputs = [p for p in (args.ratings, args.statements) if p]
+    inputs = [p for p in (args.ratings, args.statements, *args.table) if p]
     check_figure_target(args.output, force=args.force, inputs=inputs)     # before the inference
     models = [check_variant(m.strip()) for m in args.model.split(",") if m.strip()]
     if not models:
@@ -228,11 +232,34 @@ def storyboard_command(args) -> int:
             names = sorted({k.scenario for k in ratings.keys})
             raise StudyError(f"{args.ratings} rates no statement of {ref.name} at its judgment points",
                              path=args.ratings, hint="its scenarios: " + ", ".join(names[:10]))
+    tables = _attach_tables(args.table, statements, ref.name, points, models)
     fig = storyboard(scenario, statements, models, points=points, beta=beta,
-                     name=ref.name if ref.plan_id else scenario.name)
+                     name=ref.name if ref.plan_id else scenario.name, tables=tables)
     out = save_figure(fig, args.output, force=args.force, inputs=inputs)
     print(f"wrote {out}", file=sys.stderr)
     return 0
+
+
+def _attach_tables(paths, statements, scenario_name: str, points, models) -> list[str]:
+    """The series each ``--table`` adds (see :func:`elot.study.storyboard.attach_table`),
+    or a StudyError for a table with nothing of this scenario's statements."""
+    from elot.study.params import StudyError
+    from elot.study.storyboard import attach_table
+    from elot.study.tables import read_table
+
+    names: list[str] = []
+    for path in paths:
+        table = read_table(path)
+        added = attach_table(statements, table, scenario_name, points, taken=[*models, *names])
+        if not any(added.values()):
+            scenarios = sorted({r["scenario"] for r in table})
+            said = ("it has no rows of it; its scenarios: " + ", ".join(scenarios[:10]) if scenario_name not in
+                    scenarios else "no row of it has an L for a statement shown here (by mode, t and formula)")
+            raise StudyError(f"no value to draw for {scenario_name}: {said}", path=str(path),
+                             hint="give the table of this scenario's statements (elot baseline or elot batch "
+                                  "on the same scenario)")
+        names += added
+    return names
 
 
 def design_command(args) -> int:

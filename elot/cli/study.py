@@ -155,12 +155,14 @@ def register(subparsers) -> None:
     p.set_defaults(func=simulate_command)
 
     p = subparsers.add_parser(
-        "report", help="Figures and a summary table from a batch table (and ratings).",
+        "report", help="Figures and a summary table from batch tables (and ratings).",
         description="Write summary.md/.csv (per settings: mean L; r and 95% CI with ratings), a model-vs-human "
         "scatter per settings in a grid (with --ratings), each scenario's curves of L at its judgment points, and "
         "with --ratings a storyboard per rated scenario (the paper's Figure 4). Curves, storyboards and goals draw "
-        "one setting per model: --fit's, --beta's, else the best r in the table; the report says which.")
-    p.add_argument("table", metavar="TABLE")
+        "one setting per model: --fit's, --beta's, else the best r in the table; the report says which. Several "
+        "tables are read as one: a batch table and a language model's (elot baseline), say, whose model has no β "
+        "and is drawn at its one setting.")
+    p.add_argument("table", metavar="TABLE", nargs="+", help="tables elot batch or elot baseline wrote")
     p.add_argument("--ratings", metavar="RATINGS.csv")
     p.add_argument("--goals", metavar="GOALS.csv", help="participants' goal answers (elot survey import): a table "
                    "and a figure against the model's goal posterior (at the drawn setting)")
@@ -349,13 +351,13 @@ def simulate_command(args) -> int:
         handle.write(csv_text(rows))
     if args.output != "-":
         said = ", ".join(f"{name} {float(value):.3g}" if name == "beta" else f"{name} {value}"
-                         for name, value in setting.items())
+                         for name, value in setting.items() if value != "")     # a language model has no β
         print(f"wrote {len(rows)} ratings to {args.output} (simulated from {said})", file=sys.stderr)
     return 0
 
 
 def report_command(args) -> int:
-    from elot.study.tables import Failures, read_table
+    from elot.study.tables import Failures, fixed, read_tables
     from elot.study.fit import UNIT_SCALE, read_ratings
     from elot.study.report import choose_drawn, read_fit, report
 
@@ -363,11 +365,13 @@ def report_command(args) -> int:
     for fmt in formats:
         if fmt not in ("png", "svg"):
             raise StudyError(f"--format: unknown figure format {fmt!r}", hint="use png, svg or png,svg")
-    model = check_variant(args.model) if args.model else None
     fit = read_fit(args.fit) if args.fit else None
-    table = read_table(args.table)
+    table = read_tables(args.table)
     if not table:
         raise StudyError("the batch table has no rows", hint="run elot batch first")
+    # a model of the table (a language model's label/condition, say), else one of elot's
+    model = args.model if args.model in {r["model"] for r in table} else (check_variant(args.model) if args.model
+                                                                          else None)
     ratings = read_ratings(args.ratings, root=args.labtom, scale=UNIT_SCALE) if args.ratings else None
     drawn = choose_drawn(table, ratings, fit=fit, fit_name=Path(args.fit).name if args.fit else "",
                          beta=args.beta, model=model)
@@ -375,13 +379,17 @@ def report_command(args) -> int:
     if args.goals:
         from elot.study.goals import compare_goals, read_goal_answers
 
-        model, beta, k, conventions, _ = drawn.primary
+        tuned = [s for s in drawn.settings.values() if not fixed(s)]
+        if not tuned:
+            raise StudyError("--goals compares the model's goal posterior with the answers, and the tables hold "
+                             "only language models", hint="give a table elot batch wrote too")
+        model, beta, k, conventions, _ = tuned[0]
         goals = compare_goals(read_goal_answers(args.goals), model=model or "full",
                               beta=float(beta) if beta else None, k=int(k) if k else None,
                               conventions=conventions or None, root=args.labtom, base=Path(args.goals).parent)
     written = report(table, Path(args.output), ratings, force=args.force, formats=formats,
                      curves=not args.no_curves, storyboards=not args.no_storyboards, root=args.labtom,
-                     inputs=[p for p in (args.table, args.ratings, args.goals, args.fit) if p], goals=goals,
+                     inputs=[p for p in (*args.table, args.ratings, args.goals, args.fit) if p], goals=goals,
                      drawn=drawn)
     print(f"wrote {count(len(written), 'file')} to {args.output}", file=sys.stderr)
     print(f"drawn: {drawn.describe()}: {drawn.said()}", file=sys.stderr)

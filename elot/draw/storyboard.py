@@ -5,7 +5,9 @@ judgment points (each with the trail walked since the previous point, every judg
 point reached so far numbered where the agent stood, and the keys already picked up drawn
 pale where they lay), and under them one small panel per statement: at each judgment
 point the human mean ± s.e. and each model's L side by side, at their own x offsets (so
-no error bar hides another), the statement's text as the panel's title. A statement has
+no error bar hides another), the statement's text as the panel's title. Series read from
+a study table (a language model's ratings, say) are drawn beside them in a style of their
+own (filled stars, crosses, … on a dotted line), a point without a value left out. A statement has
 one colour in every figure (:func:`elot.draw.palette.statement_colour`).
 """
 
@@ -27,6 +29,9 @@ HUMAN_MARKER = "o"
 MODEL_MARKERS = ("s", "^", "D", "v", "P")
 #: Line styles of the first, second, ... model (thin lines joining its points).
 DASHES = ("-", (0, (4, 2)), (0, (1.5, 1.5)), (0, (6, 2, 1, 2)), (0, (1, 1)))
+#: Markers of the series read from a table (language models...), and their line.
+TABLE_MARKERS = ("*", "X", "h", "p", "8")
+TABLE_DASHES = (0, (1, 1.2))
 #: The widest spread of a judgment point's series (x units: points are 1 apart).
 SPREAD = 0.56
 #: Statement panels per row, at most.
@@ -68,10 +73,13 @@ def rating_limits(statements: Sequence[StoryStatement]) -> tuple[float, float]:
 
 
 def storyboard_figure(states: Sequence, points: Sequence[int], statements: Sequence[StoryStatement],
-                      models: Sequence[str], *, title: str, model_labels: Mapping[str, str] | None = None) -> Figure:
+                      models: Sequence[str], *, title: str, model_labels: Mapping[str, str] | None = None,
+                      tables: Sequence[str] = ()) -> Figure:
     """The storyboard of a scenario's true states ``s_0..s_T`` at judgment points
     ``points`` (steps t). ``models`` orders the models of each statement's ``model``;
-    ``model_labels`` names them in the legend (default: their names)."""
+    ``model_labels`` names them in the legend (default: their names). The series named in
+    ``tables`` (also keys of a statement's ``model``, after ``models``) are drawn in the
+    table style (:data:`TABLE_MARKERS`)."""
     layout = states[0].layout
     n = max(1, len(points))
     humans = any(st.human for st in statements)
@@ -111,12 +119,13 @@ def storyboard_figure(states: Sequence, points: Sequence[int], statements: Seque
     low, high = rating_limits(statements)
     grid = bottom.add_gridspec(len(rows) + 1, columns, height_ratios=[legend_h, *row_heights])
     xs = list(range(1, len(points) + 1))
-    series = (["humans"] if humans else []) + list(models)
+    models = [m for m in models if m not in tables]
+    series = (["humans"] if humans else []) + list(models) + list(tables)
     offsets = dict(zip(series, series_offsets(len(series))))
     for r, row in enumerate(rows):
         for c, i in enumerate(row):
             ax = bottom.add_subplot(grid[r + 1, c])
-            _statement_panel(ax, statements[i], i, titles[i], xs, points, models, offsets, (low, high))
+            _statement_panel(ax, statements[i], i, titles[i], xs, points, models, offsets, (low, high), tables)
             if c == 0:
                 ax.set_ylabel("rating / L" if humans else "L", fontsize=8)
             else:
@@ -134,6 +143,9 @@ def storyboard_figure(states: Sequence, points: Sequence[int], statements: Seque
         handles.append(Line2D([], [], color="0.35", marker=MODEL_MARKERS[m % len(MODEL_MARKERS)], markersize=5,
                               linewidth=1.0, linestyle=DASHES[m % len(DASHES)],
                               label=f"model L: {labels.get(model, model)}"))
+    for m, name in enumerate(tables):
+        handles.append(Line2D([], [], color="0.35", linewidth=0.9, **_table_style(m),
+                              label=f"table: {labels.get(name, name)}"))
     legend.legend(handles=handles, loc="center left", ncols=len(handles), fontsize=8, frameon=False,
                   title="each statement has its own colour; at each judgment point:", title_fontsize=8,
                   alignment="left")
@@ -154,8 +166,14 @@ def _judgment_badge(ax, board: Board, pos, number: int, *, current: bool, place:
             fontweight="bold", color=colour, zorder=8)
 
 
+def _table_style(m: int) -> dict:
+    """The marker and line of the ``m``-th table series."""
+    marker = TABLE_MARKERS[m % len(TABLE_MARKERS)]
+    return dict(marker=marker, markersize=9 if marker == "*" else 6.5, linestyle=TABLE_DASHES)
+
+
 def _statement_panel(ax, st: StoryStatement, index: int, title: str, xs, points, models, offsets,
-                     limits) -> None:
+                     limits, tables: Sequence[str] = ()) -> None:
     """One statement's panel: its human mean ± s.e. and each model's L at each point,
     side by side (see :func:`storyboard_figure`)."""
     colour = palette.statement_colour(index)
@@ -180,6 +198,12 @@ def _statement_panel(ax, st: StoryStatement, index: int, title: str, xs, points,
                 marker=MODEL_MARKERS[m % len(MODEL_MARKERS)], markersize=5 if m == 0 else 4.5,
                 linewidth=1.0 if m == 0 else 0.8, linestyle=DASHES[m % len(DASHES)], alpha=1.0 if m == 0 else 0.7,
                 clip_on=False, zorder=3, gid=f"model:{model}")
+    for m, name in enumerate(tables):
+        pairs = [(x + offsets[name], v) for x, v in zip(xs, st.model.get(name) or ()) if v is not None]
+        if pairs:
+            ax.plot([p[0] for p in pairs], [p[1] for p in pairs], color=colour, linewidth=0.9, alpha=0.9,
+                    markeredgecolor="white", markeredgewidth=0.5, clip_on=False, zorder=3, gid=f"table:{name}",
+                    **_table_style(m))
     rated = [(x, h) for x, h in zip(xs, st.human or ()) if h is not None]
     if rated:
         means, caps, bars = ax.errorbar([x + offsets["humans"] for x, _ in rated], [h[0] for _, h in rated],

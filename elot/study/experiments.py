@@ -80,6 +80,22 @@ class InVsOut:
     conventions: str = "elot"
 
 
+def in_vs_out_file(root: Path, condition: str) -> Path:
+    """The dataset's in-vs-out statements of ``condition`` (an error if missing)."""
+    path = root / "statements" / "exp1" / f"exp1_{condition}_in_vs_out.csv"
+    if not path.is_file():
+        raise ScenarioError(f"{path}: file not found", hint="the dataset's statements/exp1 folder is incomplete")
+    return path
+
+
+def in_vs_out_statements(root: Path, condition: str,
+                         maps: Collection[str] | None = None) -> tuple[Path, list[dict[str, str]]]:
+    """The file of :func:`in_vs_out_file` and its rows (``maps``: only those maps')."""
+    path = in_vs_out_file(root, condition)
+    return path, [r for r in csv.DictReader(io.StringIO(read_text(path, "in-vs-out statements")))
+                  if maps is None or r["map_id"] in maps]
+
+
 def in_vs_out(
     root: str | Path | None = None,
     conditions: tuple[str, ...] = MODES,
@@ -110,11 +126,7 @@ def in_vs_out(
     inferences: dict[tuple[str, str, str], object] = {}
     out = []
     for condition in conditions:
-        path = root / "statements" / "exp1" / f"exp1_{condition}_in_vs_out.csv"
-        if not path.is_file():
-            raise ScenarioError(f"{path}: file not found", hint="the dataset's statements/exp1 folder is incomplete")
-        rows = [r for r in csv.DictReader(io.StringIO(read_text(path, "in-vs-out statements")))
-                if maps is None or r["map_id"] in maps]
+        path, rows = in_vs_out_statements(root, condition, maps)
         for model in models:
             ins: dict[str, float] = {}
             outs: dict[str, list[float]] = defaultdict(list)
@@ -192,11 +204,7 @@ def in_vs_out_of_table(rows: Sequence[Mapping[str, str]], root: str | Path | Non
     chosen = list(dict.fromkeys(m for m, *_ in values)) if models is None else list(models)
     out = []
     for condition in conditions:
-        path = root / "statements" / "exp1" / f"exp1_{condition}_in_vs_out.csv"
-        if not path.is_file():
-            raise ScenarioError(f"{path}: file not found", hint="the dataset's statements/exp1 folder is incomplete")
-        lines = [r for r in csv.DictReader(io.StringIO(read_text(path, "in-vs-out statements")))
-                 if maps is None or r["map_id"] in maps]
+        _, lines = in_vs_out_statements(root, condition, maps)
         for model in chosen:
             ins: dict[str, float] = {}
             outs: dict[str, list[float]] = defaultdict(list)

@@ -10,6 +10,12 @@
 * ``summary.md`` / ``summary.csv`` — per model (and β): statements, mean L, and r with
   its bootstrap interval when ratings are given; which settings the figures draw.
 
+A model without a β (a language model of ``elot baseline``: its ``beta``, ``k``,
+``conventions`` and ``thresholds`` are empty) is a model with one setting: its own
+panel, row and series, drawn at that setting whatever ``--fit`` or ``--beta`` says. Rows
+without an L (a statement not scored, an answer without a rating) are left out of every
+figure and figure of merit, and counted.
+
 Curves and storyboards draw one setting per model (:class:`Drawn`, chosen by
 :func:`choose_drawn`): the fitted one (``--fit``), the one asked for (``--beta``), else
 with ratings the table's setting of best r, else the table's own; the report says which.
@@ -29,6 +35,7 @@ from elot.output import csv_text, file_stem
 from elot.settings import DEFAULT_BETA
 from elot.study.fit import Ratings, bootstrap, split_half
 from elot.study.params import FIGURE_MARK, StudyError, atomic_output, check_replace
+from elot.study.tables import fixed, setting_text, settings_of
 
 
 def _float(value) -> float | None:
@@ -38,8 +45,12 @@ def _float(value) -> float | None:
         return None
 
 
-def _settings(row: dict) -> tuple[str, str, str, str, str]:
-    return (row["model"], row["beta"], row["k"], row["conventions"], row["thresholds"])
+_settings = settings_of
+
+
+def _beta(setting: Sequence[str]) -> float:
+    """A setting's β; a model without one sorts last."""
+    return math.inf if fixed(setting) else float(setting[1])
 
 
 def _r(L: np.ndarray, y: np.ndarray) -> float:
@@ -65,12 +76,12 @@ class Drawn:
     def describe(self) -> str:
         """``full at β 2.83 (k 3, conventions elot, thresholds default); non-planning at β 0.5``."""
         _, _, k, conventions, thresholds = self.primary
-        rest = f" (k {k}, conventions {conventions}, thresholds {thresholds})"
+        rest = "" if fixed(self.primary) else f" (k {k}, conventions {conventions}, thresholds {thresholds})"
         by_beta: dict[str, list[str]] = {}
         for model, beta, *_ in self.settings.values():
-            by_beta.setdefault(f"{float(beta):.3g}", []).append(model)
-        return "; ".join(f"{', '.join(models)} at β {beta}" + (rest if n == 0 else "")
-                         for n, (beta, models) in enumerate(by_beta.items()))
+            by_beta.setdefault(beta and f"{float(beta):.3g}", []).append(model)
+        return "; ".join(f"{', '.join(models)}" + (f" at β {beta}" if beta else " (no β: its one setting)")
+                         + (rest if n == 0 else "") for n, (beta, models) in enumerate(by_beta.items()))
 
     def said(self) -> str:
         """Why these settings, and how to choose others when the report chose."""
@@ -78,7 +89,12 @@ class Drawn:
 
     def label(self, model: str) -> str:
         """The model and its β, as a legend names it."""
-        return f"{model} (β = {float(self.settings[model][1]):.3g})"
+        return setting_text(self.settings[model])
+
+    @property
+    def fixed(self) -> list[str]:
+        """The models drawn without a β (language models)."""
+        return [m for m, s in self.settings.items() if fixed(s)]
 
 
 def choose_drawn(table: Sequence[dict], ratings: Ratings | None = None, *, fit: dict | None = None,
@@ -87,15 +103,17 @@ def choose_drawn(table: Sequence[dict], ratings: Ratings | None = None, *, fit: 
     the setting of ``fit`` (a parameter file ``elot fit -o`` wrote, read as JSON: its
     model and β, each ablation's β), or of ``beta``, else the one of best r with
     ``ratings`` (ties: the smallest β), else the table's own (the default β if the table
-    has it, else its first). ``model`` (default: the fit's, else the table's first)
-    is drawn first. A model without the chosen β is left out, the primary one is an
-    error naming the β the table has."""
+    has it, else its first). ``model`` (default: the fit's, else the table's first model
+    with a β) is drawn first. A model without the chosen β is left out, the primary one
+    is an error naming the β the table has; a model without β (:func:`fixed`) is drawn at
+    its one setting."""
     settings = [s for s in dict.fromkeys(_settings(r) for r in table if _float(r["L"]) is not None)]
     if not settings:
         raise StudyError("the batch table has no scored rows: nothing to draw",
                          hint="see its error column; elot batch says why rows could not be scored")
     models = list(dict.fromkeys(s[0] for s in settings))
-    primary = model or (fit or {}).get("model") or models[0]
+    tuned = [s[0] for s in settings if not fixed(s)]
+    primary = model or (fit or {}).get("model") or (tuned or models)[0]
     if primary not in models:
         raise StudyError(f"the table has no scored rows of model {primary}",
                          hint=f"its models: {', '.join(models)}" + ("; run elot batch with that model"
@@ -109,7 +127,7 @@ def choose_drawn(table: Sequence[dict], ratings: Ratings | None = None, *, fit: 
                 wanted[name] = entry["beta"]
         why = f"the fitted setting of {fit_name or 'the fit'}"
     elif beta is not None:
-        wanted = {m: beta for m in order}
+        wanted = {m: beta for m in order if m in tuned}
         why = "chosen with --beta"
     elif len(settings) == len(models):
         why = "the table's only setting" + (" of each model" if len(models) > 1 else "")
@@ -121,7 +139,8 @@ def choose_drawn(table: Sequence[dict], ratings: Ratings | None = None, *, fit: 
     chosen, notes = {}, []
     for m in order:
         mine = [s for s in settings if s[0] == m]
-        if wanted.get(m) is not None:
+        if wanted.get(m) is not None and m in tuned:
+            mine = [s for s in mine if not fixed(s)]
             matching = [s for s in mine if math.isclose(float(s[1]), float(wanted[m]), rel_tol=1e-6)]
             if not matching:
                 said = ", ".join(f"{float(s[1]):.3g}" for s in dict.fromkeys(mine))
@@ -150,11 +169,11 @@ def choose_drawn(table: Sequence[dict], ratings: Ratings | None = None, *, fit: 
             if defined:
                 best = max(scored[s] for s in defined)
                 # ties within rounding noise go to the smallest β, as fit reports them
-                mine = sorted((s for s in defined if scored[s] >= best - 1e-9), key=lambda s: float(s[1]))
+                mine = sorted((s for s in defined if scored[s] >= best - 1e-9), key=_beta)
             elif m == primary:
                 notes.append("r is undefined at every setting (constant L or ratings): the table's first is drawn")
         elif len(mine) > 1:
-            default = [s for s in mine if math.isclose(float(s[1]), DEFAULT_BETA, rel_tol=1e-6)]
+            default = [s for s in mine if math.isclose(_beta(s), DEFAULT_BETA, rel_tol=1e-6)]
             mine = default or mine
         chosen[m] = mine[0]
     only = len(settings) == len(models)
@@ -231,11 +250,33 @@ def summary_markdown(rows: Sequence[dict]) -> str:
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for r in rows:
         ci = f"[{r['ci_low']:.2f}, {r['ci_high']:.2f}]" if r["r"] != "" else ""
-        cells = [r["model"], f"{float(r['beta']):.3g}", r["k"], r["conventions"], r["thresholds"], str(r["rows"]),
-                 str(r["errors"]), f"{r['mean_L']:.3f}", str(r["n"]), f"{r['r']:.3f}" if r["r"] != "" else "", ci,
+        cells = [r["model"], r["beta"] and f"{float(r['beta']):.3g}", r["k"], r["conventions"], r["thresholds"],
+                 str(r["rows"]), str(r["errors"]), f"{r['mean_L']:.3f}", str(r["n"]), f"{r['r']:.3f}" if r["r"] != "" else "", ci,
                  r.get("drawn", "")]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def unscored_note(table: Sequence[dict]) -> str:
+    """summary.md's paragraph on the rows without an L, per settings and cause: they are
+    left out of mean L, r and the figures (never taken as 0)."""
+    from elot.output import count
+    from elot.study.tables import failure_cause
+
+    groups: dict[tuple, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    totals: dict[tuple, int] = defaultdict(int)
+    for row in table:
+        totals[_settings(row)] += 1
+        if _float(row["L"]) is None:
+            groups[_settings(row)][failure_cause(row.get("error") or "no L")] += 1
+    if not groups:
+        return ""
+    lines = [f"* {setting_text(s)}: {sum(causes.values())} of {totals[s]} "
+             + "(" + "; ".join(f"{count(n, 'row')}: {cause}" for cause, n in sorted(causes.items(), key=lambda c: -c[1]))
+             + ")"
+             for s, causes in groups.items()]
+    return ("\nRows without an L (not scored, or an answer without a rating) are left out of mean L, r and the "
+            "figures, never taken as 0:\n" + "\n".join(lines) + "\n")
 
 
 def drawn_note(drawn: Drawn) -> str:
@@ -268,7 +309,8 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
     written: list[Path] = []
     rows = summary(table, ratings, drawn=drawn)
     for name, text in (("summary.csv", csv_text(rows)),
-                       ("summary.md", summary_markdown(rows) + drawn_note(drawn) + humans_note(ratings))):
+                       ("summary.md", summary_markdown(rows) + unscored_note(table) + drawn_note(drawn)
+                        + humans_note(ratings))):
         with atomic_output(outdir / name, force=force, inputs=inputs) as handle:
             handle.write(text)
         written.append(outdir / name)
@@ -295,8 +337,7 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
                     values[int(r["t"])] = float(r["L"])
             name = rows_[0]["map"] if "/" in scenario and not scenario.startswith("exp") else scenario
             fig = judgment_curves_figure(
-                f"{name}: each statement's L at the judgment points ({first[0]}, β = {float(first[1]):.3g}: "
-                f"{drawn.why})", points,
+                f"{name}: each statement's L at the judgment points ({setting_text(first)}: {drawn.why})", points,
                 [(text, mode, [values.get(t) for t in points]) for (_, mode, text), values in series.items()])
             slug = file_stem(scenario)
             for fmt in formats:
@@ -335,7 +376,7 @@ def scatter_figure(table: Sequence[dict], ratings: Ratings, drawn: Drawn | None 
 
     rated = ratings.by_key
     settings = [s for s in dict.fromkeys(_settings(r) for r in table)]
-    varying = [i for i in (2, 3, 4) if len({s[i] for s in settings}) > 1]     # k, conventions, thresholds
+    varying = [i for i in (2, 3, 4) if len({s[i] for s in settings if not fixed(s)}) > 1]   # k, conventions, Θ
     columns = min(SCATTER_COLUMNS, len(settings))
     rows = math.ceil(len(settings) / columns)
     fig, axes = plt.subplots(rows, columns, figsize=(3.1 * columns + 0.4, 3.1 * rows + 0.9), squeeze=False,
@@ -358,7 +399,8 @@ def scatter_figure(table: Sequence[dict], ratings: Ratings, drawn: Drawn | None 
         r = _r(*_pairs(scored, rated))
         extra = "".join(f", {('k', 'conv.', 'Θ')[i - 2]} {setting[i]}" for i in varying)
         mark = setting in chosen
-        ax.set_title(f"{setting[0]} (β={float(setting[1]):.3g}{extra})\n"
+        name = setting[0] if fixed(setting) else f"{setting[0]} (β={float(setting[1]):.3g}{extra})"
+        ax.set_title(f"{name}\n"
                      f"r = {'undefined' if math.isnan(r) else f'{r:.3f}'}" + ("  · drawn" if mark else ""),
                      fontsize=8.5, fontweight="bold" if mark else "normal")
         if mark:
@@ -384,6 +426,9 @@ def scatter_figure(table: Sequence[dict], ratings: Ratings, drawn: Drawn | None 
         handles.append(Line2D([], [], color="black", alpha=0.6, linewidth=0.9, linestyle="--",
                               label="identity (L = rating)"))
     fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False)
+    # square panels take constrained layout two passes to settle: one here, so that the
+    # one savefig makes does not leave the panels' titles under the figure's
+    fig.draw_without_rendering()
     return fig
 
 
@@ -423,7 +468,7 @@ def _storyboards(table: Sequence[dict], ratings: Ratings, outdir: Path, formats:
     from elot.draw.storyboard import StoryStatement
     from elot.errors import ElotError
     from elot.study.fit import ref_for
-    from elot.study.storyboard import attach_ratings, storyboard
+    from elot.study.storyboard import attach_ratings, attach_table, storyboard
 
     written: list[Path] = []
     rated = {k.scenario for k in ratings.keys}
@@ -439,10 +484,13 @@ def _storyboards(table: Sequence[dict], ratings: Ratings, outdir: Path, formats:
         values: dict[tuple, dict[int, float]] = defaultdict(dict)
         points = sorted({int(r["t"]) for r in table if r["scenario"] == scenario_name})
         for r in table:
-            if r["scenario"] != scenario_name or models.get(r["model"]) != _settings(r):
-                continue
+            if r["scenario"] != scenario_name or models.get(r["model"]) != _settings(r) or (fixed(_settings(r))
+                                                                                        and len(drawn.fixed) < len(models)):
+                continue          # language models' values are matched to the models' statements below
             key = (r["statement_id"], r["mode"], r["formula"])
             st = statements.setdefault(key, StoryStatement(r["statement"], r["mode"], formula=r["formula"] or None))
+            if fixed(_settings(r)):
+                continue
             if _float(r["L"]) is None:
                 st.note = f"not scored: {r.get('error', '')}".strip()
             else:
@@ -450,10 +498,12 @@ def _storyboards(table: Sequence[dict], ratings: Ratings, outdir: Path, formats:
         for (key, model), by_t in values.items():
             statements[key].model[model] = [by_t.get(t) for t in points]
         chosen = list(statements.values())
+        for model in drawn.fixed:        # a language model's: matched to the statements as ratings are
+            attach_table(chosen, [r for r in table if _settings(r) == models[model]], scenario_name, points)
         attach_ratings(chosen, ratings, scenario_name, points)
         fig = storyboard(scenario, chosen, list(models), points=points,
                          name=scenario_name if scenario_name.startswith("exp") else scenario.name,
-                         model_labels={m: drawn.label(m) for m in models})
+                         model_labels={m: drawn.label(m) for m in models}, tables=drawn.fixed)
         slug = file_stem(scenario_name)
         for fmt in formats:
             _save_keep(fig, outdir / f"storyboard-{slug}.{fmt}", written, force, inputs, drawn.describe())

@@ -76,14 +76,48 @@ def attach_ratings(statements: Sequence[StoryStatement], ratings, scenario_name:
     return found
 
 
+def attach_table(statements: Sequence[StoryStatement], table: Sequence[dict], scenario_name: str,
+                 points: Sequence[int], *, taken: Sequence[str] = ()) -> dict[str, int]:
+    """Put the L of each setting of a study table (``elot batch``'s or ``elot baseline``'s
+    rows) beside each statement as one more series, matched as human ratings are (by
+    scenario, mode, t and formula); a row without an L is left out (None), never 0.
+    Returns each series added (named by its model, with its β where the table holds the
+    model at several, and made distinct from ``taken``) and how many values it got."""
+    from elot.study.tables import settings_of, setting_text, value_of
+
+    rows = [r for r in table if r["scenario"] == scenario_name]
+    settings = list(dict.fromkeys(settings_of(r) for r in rows))
+    several = {m for m in (s[0] for s in settings) if sum(s[0] == m for s in settings) > 1}
+    wanted = {(st.mode, t, st.formula) for st in statements if st.formula for t in points}
+    added: dict[str, int] = {}
+    for setting in settings:
+        name = setting_text(setting) if setting[0] in several else setting[0]
+        while name in taken or name in added:
+            name += " (table)"
+        values: dict[tuple, float] = {}
+        for r in rows:
+            key = (r["mode"], int(r["t"]), r["formula"])
+            if settings_of(r) == setting and key in wanted and value_of(r) is not None:
+                values[key] = float(r["L"])
+        for st in statements:
+            if st.formula:
+                st.model[name] = [values.get((st.mode, t, st.formula)) for t in points]
+        added[name] = len(values)
+    return added
+
+
 def storyboard(scenario, statements: Sequence[StoryStatement], models: Sequence[str], *,
                points: Sequence[int] | None = None, beta: float | None = None, name: str | None = None,
-               model_labels: dict[str, str] | None = None):
+               model_labels: dict[str, str] | None = None, tables: Sequence[str] = ()):
     """The storyboard figure of ``scenario`` with scored ``statements``: ``beta`` is the
-    one β of every model, ``model_labels`` names each model with its own."""
+    one β of every model, ``model_labels`` names each model with its own; ``tables``
+    are the series read from a study table (:func:`attach_table`), drawn in their own
+    style after the models."""
     points = tuple(points if points is not None else judgment_points(scenario))
     what = "L at the judgment points" + (" and human ratings" if any(s.human for s in statements) else "")
-    shown = [(model_labels or {}).get(m, m) for m in models]
-    settings = ", ".join(shown) + (f"; β = {beta:.3g}" if beta is not None else "")
+    labels = model_labels or {}
+    shown = [labels.get(m, m) for m in models if m not in tables]
+    settings = (", ".join(shown) + (f"; β = {beta:.3g}" if beta is not None else "")
+                + (f"; beside them {', '.join(labels.get(m, m) for m in tables)}" if tables else ""))
     return storyboard_figure(scenario.states(), points, statements, models, model_labels=model_labels,
-                             title=f"{name or scenario.name}: {what} — {settings}")
+                             tables=tables, title=f"{name or scenario.name}: {what} — {settings}")

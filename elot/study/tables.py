@@ -26,6 +26,29 @@ ALL_COLUMNS = COLUMNS + FACTORS
 PARTICLE_COLUMNS = ("inference", "particles", "seed", "ess", "L_se")
 
 
+def value_of(row: dict, column: str = "L") -> float | None:
+    """A row's number in ``column``, None where it is empty or not a number."""
+    try:
+        return float(row[column])
+    except (TypeError, ValueError, KeyError):
+        return None
+
+
+def settings_of(row: dict) -> tuple[str, str, str, str, str]:
+    """A row's settings: (model, β, k, conventions, thresholds), as the table has them."""
+    return (row["model"], row["beta"], row["k"], row["conventions"], row["thresholds"])
+
+
+def fixed(setting: Sequence[str]) -> bool:
+    """A setting without a β (a language model's, ``elot baseline``): its model's one setting."""
+    return setting[1] == ""
+
+
+def setting_text(setting: Sequence[str]) -> str:
+    """``full (β = 2.83)``, or a model without β by its name: a legend's and a title's."""
+    return setting[0] if fixed(setting) else f"{setting[0]} (β = {float(setting[1]):.3g})"
+
+
 def _cell(value) -> str:
     if isinstance(value, float):
         return repr(value)
@@ -107,6 +130,25 @@ def read_table(path: str | Path) -> list[dict]:
     text = read_input(path, "table")
     rows = csv_rows(text, path=str(path))      # its own errors (a bad line) come first
     _check_columns(path, next(csv.reader(io.StringIO(text)), []))
+    return rows
+
+
+def read_tables(paths: Sequence[str | Path]) -> list[dict]:
+    """Several study tables as one (a batch table and a language model's ``elot baseline``
+    table, say): their rows in the order given. A setting (model, β, k, conventions,
+    thresholds) found in two of them is refused, as its rows would count twice."""
+    rows: list[dict] = []
+    seen: dict[tuple, str] = {}
+    for path in paths:
+        table = read_table(path)
+        for setting in dict.fromkeys(settings_of(r) for r in table):
+            if seen.get(setting) == str(path):
+                raise StudyError(f"{path} is given twice", path=str(path), hint="give each table once")
+            if setting in seen:
+                raise StudyError(f"{setting_text(setting)} is in two tables: {seen[setting]} and {path}",
+                                 path=str(path), hint="give each setting's rows once (one of the two tables)")
+            seen[setting] = str(path)
+        rows += table
     return rows
 
 
