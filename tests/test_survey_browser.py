@@ -177,8 +177,8 @@ class Participant:
             slider = block.locator("input[type=range]")
             index = int((await slider.get_attribute("name")).split("_")[1])
             statement = scenario["statements"][index]
-            assert statement["text"] == text
-            wanted = self.rating(scenario, statement["mode"], t, text)
+            assert statement.get("shown", statement["text"]) == text   # ELoT is shown in English
+            wanted = self.rating(scenario, statement["mode"], t, statement["text"])
             self.answers[(name, t, index)] = await drag(page, slider, wanted)
         await page.locator("#jspsych-survey-html-form-next:enabled").click(timeout=30000)
         self.judged += 1
