@@ -25,6 +25,15 @@ from libc.stdlib cimport malloc, free, realloc
 
 cnp.import_array()
 
+cdef extern from *:
+    # a hint to the processor (no effect on any result): start loading a cache line now
+    void __builtin_prefetch(const void* address) noexcept nogil
+
+#: Particles ahead of the one being scored whose table cells are prefetched: a look-up in a
+#: table of millions of sums waits on memory, and asking for the cells early overlaps those
+#: waits with the work on the particles in between.
+DEF AHEAD = 8
+
 
 cdef inline int _kept(const unsigned char* live, const int* row, int k, int* kept) noexcept nogil:
     """The belief particles of ``row`` that are live, sorted (insertion sort: k is small)."""
@@ -432,10 +441,18 @@ def systematic_resample(weights, double u):
 
 # -- the history kept across calls -----------------------------------------------------------
 
-#: Most segment sums a History keeps (about 80 MiB); past it the table is emptied and
+#: Most segment sums a History keeps (about 96 MiB); past it the table is emptied and
 #: refilled as sums are asked for again (each is a left fold in step order, so a sum
 #: computed again is the same number).
 cdef Py_ssize_t SEGMENT_LIMIT = 1 << 22
+
+
+cdef struct Segment:
+    # a cell of History's table: the key (-1 = empty), the sum and how many steps it holds,
+    # side by side so that a look-up reads one cache line
+    long long key
+    double sum
+    int counted
 
 
 cdef class History:
@@ -468,10 +485,9 @@ cdef class History:
     cdef object live_now
     cdef long long _radix, _span
     cdef bint _keyed
-    cdef long long* _keys
-    cdef double* _sums
-    cdef int* _counted
+    cdef Segment* _cells
     cdef Py_ssize_t _table, _size
+    cdef int _shift
 
     def __cinit__(self, live, int n_goals, int k, double beta):
         cdef Py_ssize_t i
@@ -490,12 +506,13 @@ cdef class History:
         self._span = _radix_limit(self.n_states, k, max(n_goals, 1))
         self._keyed = self._span > 0
         self._table = 1024
+        self._shift = 64 - 10
         self._size = 0
-        self._keys = <long long*> malloc(self._table * sizeof(long long))
-        self._sums = <double*> malloc(self._table * sizeof(double))
-        self._counted = <int*> malloc(self._table * sizeof(int))
+        self._cells = <Segment*> malloc(self._table * sizeof(Segment))
+        if self._cells == NULL:
+            raise MemoryError()
         for i in range(self._table):
-            self._keys[i] = -1
+            self._cells[i].key = -1
 
     def __dealloc__(self):
         free(self._values)
@@ -505,9 +522,7 @@ cdef class History:
         free(self._epoch_start)
         free(self._epoch_live)
         free(self._reached)
-        free(self._keys)
-        free(self._sums)
-        free(self._counted)
+        free(self._cells)
 
     @property
     def cached(self):
@@ -586,40 +601,36 @@ cdef class History:
                        self._chosen[t], self.beta, kept, m, qbar)
 
     cdef inline Py_ssize_t _slot(self, long long key) noexcept nogil:
-        cdef unsigned long long h = <unsigned long long> key * 0x9E3779B97F4A7C15ULL
-        cdef Py_ssize_t i = <Py_ssize_t> (h >> 20) & (self._table - 1)
-        while self._keys[i] != -1 and self._keys[i] != key:
+        cdef Py_ssize_t i = self._home(key)
+        while self._cells[i].key != -1 and self._cells[i].key != key:
             i = (i + 1) & (self._table - 1)
         return i
 
     cdef void _clear(self) noexcept nogil:
         cdef Py_ssize_t i
         for i in range(self._table):
-            self._keys[i] = -1
+            self._cells[i].key = -1
         self._size = 0
 
     cdef bint _grow_table(self) noexcept nogil:
-        cdef long long* old_keys = self._keys
-        cdef double* old_sums = self._sums
-        cdef int* old_counted = self._counted
+        cdef Segment* old_cells = self._cells
+        cdef Segment* cells
         cdef Py_ssize_t old = self._table, i, slot
         if self._table >= SEGMENT_LIMIT:
             return False
+        cells = <Segment*> malloc(2 * self._table * sizeof(Segment))
+        if cells == NULL:
+            return False
+        self._cells = cells
         self._table *= 2
-        self._keys = <long long*> malloc(self._table * sizeof(long long))
-        self._sums = <double*> malloc(self._table * sizeof(double))
-        self._counted = <int*> malloc(self._table * sizeof(int))
+        self._shift -= 1
         for i in range(self._table):
-            self._keys[i] = -1
+            self._cells[i].key = -1
         for i in range(old):
-            if old_keys[i] != -1:
-                slot = self._slot(old_keys[i])
-                self._keys[slot] = old_keys[i]
-                self._sums[slot] = old_sums[i]
-                self._counted[slot] = old_counted[i]
-        free(old_keys)
-        free(old_sums)
-        free(old_counted)
+            if old_cells[i].key != -1:
+                slot = self._slot(old_cells[i].key)
+                self._cells[slot] = old_cells[i]
+        free(old_cells)
         return True
 
     cdef double _segment(self, int e, int g, const int* kept, int m, double* qbar) noexcept nogil:
@@ -637,14 +648,14 @@ cdef class History:
             key = key * self._radix + kept[j] + 1
         key += (<long long> e * self.n_goals + g) * self._span
         slot = self._slot(key)
-        if self._keys[slot] == key:
-            if self._counted[slot] == end - start:
-                return self._sums[slot]
-            total = self._sums[slot]
-            for t in range(start + self._counted[slot], end):
+        if self._cells[slot].key == key:
+            if self._cells[slot].counted == end - start:
+                return self._cells[slot].sum
+            total = self._cells[slot].sum
+            for t in range(start + self._cells[slot].counted, end):
                 total += self._term(t, g, kept, m, qbar)
-            self._sums[slot] = total
-            self._counted[slot] = end - start
+            self._cells[slot].sum = total
+            self._cells[slot].counted = end - start
             return total
         for t in range(start, end):
             total += self._term(t, g, kept, m, qbar)
@@ -652,9 +663,9 @@ cdef class History:
             if not self._grow_table():
                 self._clear()
             slot = self._slot(key)
-        self._keys[slot] = key
-        self._sums[slot] = total
-        self._counted[slot] = end - start
+        self._cells[slot].key = key
+        self._cells[slot].sum = total
+        self._cells[slot].counted = end - start
         self._size += 1
         return total
 
@@ -674,14 +685,14 @@ cdef class History:
                 key = key * self._radix + kept[j] + 1
             key += (<long long> e * self.n_goals + g) * self._span
             slot = self._slot(key)
-            if self._keys[slot] == key:
-                total, done = self._sums[slot], self._counted[slot]
+            if self._cells[slot].key == key:
+                total, done = self._cells[slot].sum, self._cells[slot].counted
             else:
                 if 2 * (self._size + 1) > self._table:
                     if not self._grow_table():
                         self._clear()
                     slot = self._slot(key)
-                self._keys[slot] = key
+                self._cells[slot].key = key
                 self._size += 1
         for t in range(start + done, end):
             total += self._term(t, g, kept, m, qbar)
@@ -690,9 +701,40 @@ cdef class History:
                 complete[0] = False
                 break
         if slot >= 0:
-            self._sums[slot] = total
-            self._counted[slot] = done
+            self._cells[slot].sum = total
+            self._cells[slot].counted = done
         return total
+
+    cdef void _prefetch(self, int g, const int* old, const int* new, int* kept, int* kept2) noexcept nogil:
+        """Prefetch the table cells of goal g's sums of ``new`` and ``old`` over the epochs
+        where their kept sets differ (those :meth:`_propose` and :meth:`_change` read)."""
+        cdef int e, m, m2, j
+        cdef bint same
+        if not self._keyed:
+            return
+        for e in range(self.epochs):
+            m = _kept(self._epoch_live[e], new, self.k, kept)
+            m2 = _kept(self._epoch_live[e], old, self.k, kept2)
+            same = m == m2
+            j = 0
+            while same and j < m:
+                same = kept[j] == kept2[j]
+                j += 1
+            if same:
+                break
+            __builtin_prefetch(&self._cells[self._home(self._key(e, g, kept, m))])
+            __builtin_prefetch(&self._cells[self._home(self._key(e, g, kept2, m2))])
+
+    cdef inline long long _key(self, int e, int g, const int* kept, int m) noexcept nogil:
+        cdef long long key = 0
+        cdef int j
+        for j in range(m):
+            key = key * self._radix + kept[j] + 1
+        return key + (<long long> e * self.n_goals + g) * self._span
+
+    cdef inline Py_ssize_t _home(self, long long key) noexcept nogil:
+        # Fibonacci hashing: the product's top bits, which every bit of the key moves
+        return <Py_ssize_t> ((<unsigned long long> key * 0x9E3779B97F4A7C15ULL) >> self._shift)
 
     cdef double _propose(self, int g, const int* old, const int* new, double base, double threshold, int* kept,
                          int* kept2, double* qbar) noexcept nogil:
@@ -823,6 +865,11 @@ cdef class History:
                     raise ValueError("goal out of range")
             with nogil:
                 for i in range(n):
+                    if i + AHEAD < n:
+                        for c in range(width):
+                            if b0[i + AHEAD, c] > -INFINITY:
+                                self._prefetch(c if every else gs[i + AHEAD], &bo[i + AHEAD, 0], &bn[i + AHEAD, 0],
+                                               kept, kept2)
                     for c in range(width):
                         g = c if every else gs[i]
                         if b0[i, c] > -INFINITY:
@@ -859,6 +906,8 @@ cdef class History:
                     raise ValueError("goal out of range")
             with nogil:
                 for i in range(n):
+                    if i + AHEAD < n and b0[i + AHEAD] > -INFINITY:
+                        self._prefetch(gs[i + AHEAD], &bo[i + AHEAD, 0], &bn[i + AHEAD, 0], kept, kept2)
                     if b0[i] > -INFINITY:
                         res[i] = self._propose(gs[i], &bo[i, 0], &bn[i, 0], b0[i], th[i], kept, kept2, qbar)
                     else:
