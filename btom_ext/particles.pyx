@@ -82,30 +82,33 @@ cdef inline double _loglik(const double* values, const double* fallback, int n_a
 
 
 cdef struct Memo:
-    # open addressing, int64 keys (-1 = empty) -> log-likelihoods; capacity a power of 2
+    # open addressing, int64 keys (-1 = empty) -> ``width`` log-likelihoods each (one per
+    # goal, or one); capacity a power of 2
     long long* keys
     double* values
-    Py_ssize_t capacity, size
+    Py_ssize_t capacity, size, width
 
 
 #: Most entries a memo grows to (64 MiB); past it values are computed without being kept.
 cdef Py_ssize_t MEMO_LIMIT = 1 << 22
 
 
-cdef Memo _memo_new(bint enabled):
+cdef Memo _memo_new(bint enabled, Py_ssize_t width=1):
     """An empty memo (a small table that grows: particles share few distinct beliefs, and a
-    table that stays in cache is what makes a look-up cheaper than the computation)."""
+    table that stays in cache is what makes a look-up cheaper than the computation), of
+    ``width`` values per key."""
     cdef Memo m
     cdef Py_ssize_t i
     m.capacity = 0
     m.size = 0
+    m.width = width
     m.keys = NULL
     m.values = NULL
     if not enabled:
         return m
     m.capacity = 1024
     m.keys = <long long*> malloc(m.capacity * sizeof(long long))
-    m.values = <double*> malloc(m.capacity * sizeof(double))
+    m.values = <double*> malloc(m.capacity * width * sizeof(double))
     for i in range(m.capacity):
         m.keys[i] = -1
     return m
@@ -115,19 +118,20 @@ cdef bint _memo_grow(Memo* m) noexcept nogil:
     """Double the table (rehashing what it holds); False when at :data:`MEMO_LIMIT`."""
     cdef long long* old_keys = m.keys
     cdef double* old_values = m.values
-    cdef Py_ssize_t old_capacity = m.capacity, i, slot
-    if m.capacity >= MEMO_LIMIT:
+    cdef Py_ssize_t old_capacity = m.capacity, i, slot, c
+    if m.capacity * m.width >= MEMO_LIMIT:
         return False
     m.capacity *= 2
     m.keys = <long long*> malloc(m.capacity * sizeof(long long))
-    m.values = <double*> malloc(m.capacity * sizeof(double))
+    m.values = <double*> malloc(m.capacity * m.width * sizeof(double))
     for i in range(m.capacity):
         m.keys[i] = -1
     for i in range(old_capacity):
         if old_keys[i] != -1:
             slot = _memo_slot(m, old_keys[i])
             m.keys[slot] = old_keys[i]
-            m.values[slot] = old_values[i]
+            for c in range(m.width):
+                m.values[slot * m.width + c] = old_values[i * m.width + c]
     free(old_keys)
     free(old_values)
     return True
@@ -205,24 +209,44 @@ def step_loglik(values, fallback, int chosen, double beta, state, beliefs, live,
     cdef const unsigned char[::1] lv = np.ascontiguousarray(live, dtype=np.uint8)
     cdef const unsigned char[::1] rg = np.ascontiguousarray(reached, dtype=np.uint8)
     cdef Py_ssize_t n = ss.shape[0], i, g, n_goals = v.shape[0]
-    cdef int n_actions = v.shape[2], k = bs.shape[1], m
+    cdef int n_actions = v.shape[2], k = bs.shape[1], m, j
     cdef Py_ssize_t per_goal = <Py_ssize_t> v.shape[1] * n_actions
-    cdef long long span = _radix_limit(v.shape[1], k, n_goals)
+    cdef long long span = _radix_limit(v.shape[1], k, 1), key, radix = v.shape[1] + 1
+    cdef Py_ssize_t slot
     out = np.zeros((n, n_goals), dtype=np.float64)
     cdef double[:, ::1] res = out
     cdef double* qbar = <double*> malloc(max(n_actions, 1) * sizeof(double))
     cdef int* kept = <int*> malloc(max(k, 1) * sizeof(int))
-    cdef Memo memo = _memo_new(span > 0)
+    # every goal's value of a kept set under one key: one look-up per particle
+    cdef Memo memo = _memo_new(span > 0 and n_goals > 0, n_goals)
     try:
         with nogil:
             for i in range(n):
                 if not lv[ss[i]]:
                     continue
                 m = _kept(&lv[0], &bs[i, 0], k, kept)
+                if memo.capacity:
+                    key = 0
+                    for j in range(m):
+                        key = key * radix + kept[j] + 1
+                    slot = _memo_slot(&memo, key)
+                    if memo.keys[slot] == key:
+                        for g in range(n_goals):
+                            res[i, g] = memo.values[slot * n_goals + g]
+                        continue
                 for g in range(n_goals):
                     if not rg[g]:
-                        res[i, g] = _memo_loglik(&memo, g * span, v.shape[1] + 1, &v[0, 0, 0] + g * per_goal,
-                                                 &fb[g, 0], n_actions, n_actions, chosen, beta, kept, m, qbar)
+                        res[i, g] = _loglik(&v[0, 0, 0] + g * per_goal, &fb[g, 0], n_actions, n_actions, chosen,
+                                            beta, kept, m, qbar)
+                if memo.capacity:
+                    if 2 * (memo.size + 1) > memo.capacity:
+                        if not _memo_grow(&memo):
+                            continue   # at the limit: computed without remembering
+                        slot = _memo_slot(&memo, key)
+                    memo.keys[slot] = key
+                    for g in range(n_goals):
+                        memo.values[slot * n_goals + g] = res[i, g]
+                    memo.size += 1
     finally:
         free(qbar)
         free(kept)
