@@ -729,10 +729,12 @@ cdef class History:
             self._cells[slot].counted = done
         return total
 
-    cdef void _prefetch(self, int g, const int* old, const int* new, int* kept, int* kept2) noexcept nogil:
-        """Prefetch the table cells of goal g's sums of ``new`` and ``old`` over the epochs
-        where their kept sets differ (those :meth:`_propose` and :meth:`_change` read)."""
-        cdef int e, m, m2, j
+    cdef void _prefetch(self, int g0, int width, const double* base, const int* old, const int* new, int* kept,
+                        int* kept2) noexcept nogil:
+        """Prefetch the table cells of the sums of ``new`` and ``old`` over the epochs where
+        their kept sets differ (those :meth:`_propose` and :meth:`_change` read), for goals
+        ``g0 + c`` whose ``base[c]`` is finite, c < ``width``."""
+        cdef int e, m, m2, j, c
         cdef bint same
         if not self._keyed:
             return
@@ -746,8 +748,10 @@ cdef class History:
                 j += 1
             if same:
                 break
-            __builtin_prefetch(&self._cells[self._home(self._key(e, g, kept, m))])
-            __builtin_prefetch(&self._cells[self._home(self._key(e, g, kept2, m2))])
+            for c in range(width):
+                if base[c] > -INFINITY:
+                    __builtin_prefetch(&self._cells[self._home(self._key(e, g0 + c, kept, m))])
+                    __builtin_prefetch(&self._cells[self._home(self._key(e, g0 + c, kept2, m2))])
 
     cdef inline long long _key(self, int e, int g, const int* kept, int m) noexcept nogil:
         cdef long long key = 0
@@ -796,11 +800,15 @@ cdef class History:
             total += self._segment(e, g, kept, m, qbar)
         return total
 
-    cdef double _change(self, int g, const int* old, const int* new, double base, int* kept, int* kept2,
-                        double* qbar) noexcept nogil:
-        cdef int e, m, m2, j
-        cdef double delta = 0.0
+    cdef void _change(self, int g0, int width, const int* old, const int* new, const double* base, double* out,
+                      int* kept, int* kept2, double* qbar) noexcept nogil:
+        """``out[c]``: the history of ``new`` under goal ``g0 + c`` from that of ``old``,
+        ``base[c]`` (-inf stays), for c < ``width``; the kept sets of each epoch found once
+        for every goal."""
+        cdef int e, m, m2, j, c
         cdef bint same
+        for c in range(width):
+            out[c] = 0.0   # each goal's difference, summed epoch by epoch
         for e in range(self.epochs):
             m = _kept(self._epoch_live[e], new, self.k, kept)
             m2 = _kept(self._epoch_live[e], old, self.k, kept2)
@@ -811,8 +819,11 @@ cdef class History:
                 j += 1
             if same:   # live sets only shrink: the kept sets agree from here on
                 break
-            delta += self._segment(e, g, kept, m, qbar) - self._segment(e, g, kept2, m2, qbar)
-        return base + delta
+            for c in range(width):
+                if base[c] > -INFINITY:
+                    out[c] += self._segment(e, g0 + c, kept, m, qbar) - self._segment(e, g0 + c, kept2, m2, qbar)
+        for c in range(width):
+            out[c] = base[c] + out[c] if base[c] > -INFINITY else base[c]
 
     def loglik(self, goal, state, beliefs):
         """:func:`history_loglik` of the steps added so far (``-inf`` where the true state
@@ -875,7 +886,6 @@ cdef class History:
         cdef const int[::1] gs = np.zeros(n, dtype=np.int32) if every else np.ascontiguousarray(goal, dtype=np.int32)
         cdef const int[:, ::1] bo = self._rows(old_beliefs, n)
         cdef const int[:, ::1] bn = self._rows(new_beliefs, n)
-        cdef int g, c
         out = np.empty((n, width), dtype=np.float64)
         cdef double[:, ::1] res = out
         cdef double* qbar = <double*> malloc(self._width() * sizeof(double))
@@ -890,16 +900,9 @@ cdef class History:
             with nogil:
                 for i in range(n):
                     if i + AHEAD < n:
-                        for c in range(width):
-                            if b0[i + AHEAD, c] > -INFINITY:
-                                self._prefetch(c if every else gs[i + AHEAD], &bo[i + AHEAD, 0], &bn[i + AHEAD, 0],
-                                               kept, kept2)
-                    for c in range(width):
-                        g = c if every else gs[i]
-                        if b0[i, c] > -INFINITY:
-                            res[i, c] = self._change(g, &bo[i, 0], &bn[i, 0], b0[i, c], kept, kept2, qbar)
-                        else:
-                            res[i, c] = b0[i, c]
+                        self._prefetch(gs[i + AHEAD], width, &b0[i + AHEAD, 0], &bo[i + AHEAD, 0],
+                                       &bn[i + AHEAD, 0], kept, kept2)
+                    self._change(gs[i], width, &bo[i, 0], &bn[i, 0], &b0[i, 0], &res[i, 0], kept, kept2, qbar)
         finally:
             free(qbar)
             free(kept)
@@ -930,8 +933,9 @@ cdef class History:
                     raise ValueError("goal out of range")
             with nogil:
                 for i in range(n):
-                    if i + AHEAD < n and b0[i + AHEAD] > -INFINITY:
-                        self._prefetch(gs[i + AHEAD], &bo[i + AHEAD, 0], &bn[i + AHEAD, 0], kept, kept2)
+                    if i + AHEAD < n:
+                        self._prefetch(gs[i + AHEAD], 1, &b0[i + AHEAD], &bo[i + AHEAD, 0], &bn[i + AHEAD, 0],
+                                       kept, kept2)
                     if b0[i] > -INFINITY:
                         res[i] = self._propose(gs[i], &bo[i, 0], &bn[i, 0], b0[i], th[i], kept, kept2, qbar)
                     else:
