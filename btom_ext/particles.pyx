@@ -463,6 +463,54 @@ def systematic_resample(weights, double u):
     return out
 
 
+def smallest(keys, int k):
+    """Per row of ``keys (N, M)``, the column indices of its k smallest values, in increasing
+    order of index, ``(N, k)`` int64; of equal values the one of lower index counts as
+    smaller (as a stable sort orders them)."""
+    cdef const double[:, ::1] x = np.ascontiguousarray(keys, dtype=np.float64)
+    cdef Py_ssize_t n = x.shape[0], width = x.shape[1], i, c
+    cdef int j, top, v
+    if not 0 <= k <= width:
+        raise ValueError(f"k = {k} outside 0..{width}")
+    out = np.empty((n, k), dtype=np.int64)
+    cdef cnp.int64_t[:, ::1] res = out
+    cdef double* best = <double*> malloc(max(k, 1) * sizeof(double))
+    cdef int* where = <int*> malloc(max(k, 1) * sizeof(int))
+    if k == 0:
+        free(best)
+        free(where)
+        return out
+    try:
+        with nogil:
+            for i in range(n):
+                top = 0   # how many kept, in increasing value (stable)
+                for c in range(width):
+                    if top == k and not x[i, c] < best[k - 1]:
+                        continue
+                    j = top if top < k else k - 1
+                    while j > 0 and x[i, c] < best[j - 1]:
+                        best[j] = best[j - 1]
+                        where[j] = where[j - 1]
+                        j -= 1
+                    best[j] = x[i, c]
+                    where[j] = <int> c
+                    if top < k:
+                        top += 1
+                for j in range(1, k):   # the indices in increasing order
+                    v = where[j]
+                    c = j
+                    while c > 0 and where[c - 1] > v:
+                        where[c] = where[c - 1]
+                        c -= 1
+                    where[c] = v
+                for j in range(k):
+                    res[i, j] = where[j]
+    finally:
+        free(best)
+        free(where)
+    return out
+
+
 # -- the history kept across calls -----------------------------------------------------------
 
 #: Most segment sums a History keeps (about 96 MiB); past it the table is emptied and
