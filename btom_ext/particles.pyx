@@ -813,28 +813,32 @@ cdef class History:
         return <Py_ssize_t> ((<unsigned long long> key * 0x9E3779B97F4A7C15ULL) >> self._shift)
 
     cdef double _propose(self, int g, const int* old, const int* new, double base, double threshold, int* kept,
-                         int* kept2, double* qbar) noexcept nogil:
+                         int* sizes, int* kept2, double* qbar) noexcept nogil:
         """The history of ``new`` as :meth:`_change` gives it, or -inf as soon as it is sure
-        to fall below ``base + threshold``."""
+        to fall below ``base + threshold``. ``kept`` holds ``epochs × k`` ints, ``sizes``
+        ``epochs``: the new kept sets, found once for both passes."""
         cdef int e, m, m2, j, differ = 0
         cdef double old_sum = 0.0, new_sum = 0.0
         cdef bint same, complete
+        cdef int* here
         for e in range(self.epochs):   # the old kept sets' sums over the epochs where they differ
-            m = _kept(self._epoch_live[e], new, self.k, kept)
+            here = kept + <Py_ssize_t> e * self.k
+            m = _kept(self._epoch_live[e], new, self.k, here)
+            sizes[e] = m
             m2 = _kept(self._epoch_live[e], old, self.k, kept2)
             same = m == m2
             j = 0
             while same and j < m:
-                same = kept[j] == kept2[j]
+                same = here[j] == kept2[j]
                 j += 1
             if same:
                 break
             old_sum += self._segment(e, g, kept2, m2, qbar)
             differ += 1
         for e in range(differ):
-            m = _kept(self._epoch_live[e], new, self.k, kept)
-            new_sum += self._segment_until(e, g, kept, m, qbar, threshold + old_sum - new_sum, &complete)
-            if not complete or new_sum - old_sum < threshold:
+            new_sum += self._segment_until(e, g, kept + <Py_ssize_t> e * self.k, sizes[e], qbar,
+                                           threshold + old_sum - new_sum, &complete)
+        if not complete or new_sum - old_sum < threshold:
                 return -INFINITY
         if new_sum - old_sum < threshold:   # also where the kept sets never differ
             return -INFINITY
@@ -971,7 +975,8 @@ cdef class History:
         out = np.empty(n, dtype=np.float64)
         cdef double[::1] res = out
         cdef double* qbar = <double*> malloc(self._width() * sizeof(double))
-        cdef int* kept = <int*> malloc(max(self.k, 1) * sizeof(int))
+        cdef int* kept = <int*> malloc(max(self.epochs, 1) * max(self.k, 1) * sizeof(int))
+        cdef int* sizes = <int*> malloc(max(self.epochs, 1) * sizeof(int))
         cdef int* kept2 = <int*> malloc(max(self.k, 1) * sizeof(int))
         try:
             if gs.shape[0] != n or th.shape[0] != n:
@@ -985,12 +990,13 @@ cdef class History:
                         self._prefetch(gs[i + AHEAD], 1, &b0[i + AHEAD], &bo[i + AHEAD, 0], &bn[i + AHEAD, 0],
                                        kept, kept2)
                     if b0[i] > -INFINITY:
-                        res[i] = self._propose(gs[i], &bo[i, 0], &bn[i, 0], b0[i], th[i], kept, kept2, qbar)
+                        res[i] = self._propose(gs[i], &bo[i, 0], &bn[i, 0], b0[i], th[i], kept, sizes, kept2, qbar)
                     else:
                         res[i] = b0[i]
         finally:
             free(qbar)
             free(kept)
+            free(sizes)
             free(kept2)
         return out
 
