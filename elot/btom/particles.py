@@ -510,7 +510,9 @@ class ParticleFilter:
         p = Particles(p.goal, self._keep_live(p.state), p.beliefs, p.logw)
         consistent = self.live[p.state] > 0
         logw = np.where(consistent, p.logw + loglik, -np.inf)
-        self.hist_goals = np.where(consistent[:, None], self.hist_goals + by_goal, -np.inf)
+        # in place (the table is the filter's own): no (N, G) temporaries per step
+        np.add(self.hist_goals, by_goal, out=self.hist_goals)
+        self.hist_goals[~consistent] = -np.inf
         self.past.add_step(values, fallback, chosen, reached, self.live)
         self.history_live.append(self.live)
         self.history_cls.append(self.cls)
