@@ -4,7 +4,8 @@
 
 A step's likelihood depends on a particle only through its goal and its live belief
 particles, which many particles share; the kernels remember it per (step, goal, live
-belief particles) in a hash table for the call, so most particle-steps are a look-up.
+belief particles) in a hash table for the call (``step_loglik``: every goal's value under
+one key), so most particle-steps are a look-up.
 
 Same functions and signatures as :mod:`btom_ext.particles_reference`, which documents
 them and which the tests hold these to. A particle is a hypothesis ``(goal g, true
