@@ -4,7 +4,8 @@
 
 A step's likelihood depends on a particle only through its goal and its live belief
 particles, which many particles share; the kernels remember it per (step, goal, live
-belief particles) in a hash table for the call, so most particle-steps are a look-up.
+belief particles) in a hash table for the call (``step_loglik``: every goal's value under
+one key), so most particle-steps are a look-up.
 
 Same functions and signatures as :mod:`btom_ext.particles_reference`, which documents
 them and which the tests hold these to. A particle is a hypothesis ``(goal g, true
@@ -24,6 +25,15 @@ from libc.math cimport exp, log, INFINITY
 from libc.stdlib cimport malloc, free, realloc
 
 cnp.import_array()
+
+cdef extern from *:
+    # a hint to the processor (no effect on any result): start loading a cache line now
+    void __builtin_prefetch(const void* address) noexcept nogil
+
+#: Particles ahead of the one being scored whose table cells are prefetched: a look-up in a
+#: table of millions of sums waits on memory, and asking for the cells early overlaps those
+#: waits with the work on the particles in between.
+DEF AHEAD = 8
 
 
 cdef inline int _kept(const unsigned char* live, const int* row, int k, int* kept) noexcept nogil:
@@ -73,30 +83,33 @@ cdef inline double _loglik(const double* values, const double* fallback, int n_a
 
 
 cdef struct Memo:
-    # open addressing, int64 keys (-1 = empty) -> log-likelihoods; capacity a power of 2
+    # open addressing, int64 keys (-1 = empty) -> ``width`` log-likelihoods each (one per
+    # goal, or one); capacity a power of 2
     long long* keys
     double* values
-    Py_ssize_t capacity, size
+    Py_ssize_t capacity, size, width
 
 
 #: Most entries a memo grows to (64 MiB); past it values are computed without being kept.
 cdef Py_ssize_t MEMO_LIMIT = 1 << 22
 
 
-cdef Memo _memo_new(bint enabled):
+cdef Memo _memo_new(bint enabled, Py_ssize_t width=1):
     """An empty memo (a small table that grows: particles share few distinct beliefs, and a
-    table that stays in cache is what makes a look-up cheaper than the computation)."""
+    table that stays in cache is what makes a look-up cheaper than the computation), of
+    ``width`` values per key."""
     cdef Memo m
     cdef Py_ssize_t i
     m.capacity = 0
     m.size = 0
+    m.width = width
     m.keys = NULL
     m.values = NULL
     if not enabled:
         return m
     m.capacity = 1024
     m.keys = <long long*> malloc(m.capacity * sizeof(long long))
-    m.values = <double*> malloc(m.capacity * sizeof(double))
+    m.values = <double*> malloc(m.capacity * width * sizeof(double))
     for i in range(m.capacity):
         m.keys[i] = -1
     return m
@@ -106,19 +119,20 @@ cdef bint _memo_grow(Memo* m) noexcept nogil:
     """Double the table (rehashing what it holds); False when at :data:`MEMO_LIMIT`."""
     cdef long long* old_keys = m.keys
     cdef double* old_values = m.values
-    cdef Py_ssize_t old_capacity = m.capacity, i, slot
-    if m.capacity >= MEMO_LIMIT:
+    cdef Py_ssize_t old_capacity = m.capacity, i, slot, c
+    if m.capacity * m.width >= MEMO_LIMIT:
         return False
     m.capacity *= 2
     m.keys = <long long*> malloc(m.capacity * sizeof(long long))
-    m.values = <double*> malloc(m.capacity * sizeof(double))
+    m.values = <double*> malloc(m.capacity * m.width * sizeof(double))
     for i in range(m.capacity):
         m.keys[i] = -1
     for i in range(old_capacity):
         if old_keys[i] != -1:
             slot = _memo_slot(m, old_keys[i])
             m.keys[slot] = old_keys[i]
-            m.values[slot] = old_values[i]
+            for c in range(m.width):
+                m.values[slot * m.width + c] = old_values[i * m.width + c]
     free(old_keys)
     free(old_values)
     return True
@@ -196,24 +210,44 @@ def step_loglik(values, fallback, int chosen, double beta, state, beliefs, live,
     cdef const unsigned char[::1] lv = np.ascontiguousarray(live, dtype=np.uint8)
     cdef const unsigned char[::1] rg = np.ascontiguousarray(reached, dtype=np.uint8)
     cdef Py_ssize_t n = ss.shape[0], i, g, n_goals = v.shape[0]
-    cdef int n_actions = v.shape[2], k = bs.shape[1], m
+    cdef int n_actions = v.shape[2], k = bs.shape[1], m, j
     cdef Py_ssize_t per_goal = <Py_ssize_t> v.shape[1] * n_actions
-    cdef long long span = _radix_limit(v.shape[1], k, n_goals)
+    cdef long long span = _radix_limit(v.shape[1], k, 1), key, radix = v.shape[1] + 1
+    cdef Py_ssize_t slot
     out = np.zeros((n, n_goals), dtype=np.float64)
     cdef double[:, ::1] res = out
     cdef double* qbar = <double*> malloc(max(n_actions, 1) * sizeof(double))
     cdef int* kept = <int*> malloc(max(k, 1) * sizeof(int))
-    cdef Memo memo = _memo_new(span > 0)
+    # every goal's value of a kept set under one key: one look-up per particle
+    cdef Memo memo = _memo_new(span > 0 and n_goals > 0, n_goals)
     try:
         with nogil:
             for i in range(n):
                 if not lv[ss[i]]:
                     continue
                 m = _kept(&lv[0], &bs[i, 0], k, kept)
+                if memo.capacity:
+                    key = 0
+                    for j in range(m):
+                        key = key * radix + kept[j] + 1
+                    slot = _memo_slot(&memo, key)
+                    if memo.keys[slot] == key:
+                        for g in range(n_goals):
+                            res[i, g] = memo.values[slot * n_goals + g]
+                        continue
                 for g in range(n_goals):
                     if not rg[g]:
-                        res[i, g] = _memo_loglik(&memo, g * span, v.shape[1] + 1, &v[0, 0, 0] + g * per_goal,
-                                                 &fb[g, 0], n_actions, n_actions, chosen, beta, kept, m, qbar)
+                        res[i, g] = _loglik(&v[0, 0, 0] + g * per_goal, &fb[g, 0], n_actions, n_actions, chosen,
+                                            beta, kept, m, qbar)
+                if memo.capacity:
+                    if 2 * (memo.size + 1) > memo.capacity:
+                        if not _memo_grow(&memo):
+                            continue   # at the limit: computed without remembering
+                        slot = _memo_slot(&memo, key)
+                    memo.keys[slot] = key
+                    for g in range(n_goals):
+                        memo.values[slot * n_goals + g] = res[i, g]
+                    memo.size += 1
     finally:
         free(qbar)
         free(kept)
@@ -430,12 +464,68 @@ def systematic_resample(weights, double u):
     return out
 
 
+def smallest(keys, int k):
+    """Per row of ``keys (N, M)``, the column indices of its k smallest values, in increasing
+    order of index, ``(N, k)`` int64; of equal values the one of lower index counts as
+    smaller (as a stable sort orders them)."""
+    cdef const double[:, ::1] x = np.ascontiguousarray(keys, dtype=np.float64)
+    cdef Py_ssize_t n = x.shape[0], width = x.shape[1], i, c
+    cdef int j, top, v
+    if not 0 <= k <= width:
+        raise ValueError(f"k = {k} outside 0..{width}")
+    out = np.empty((n, k), dtype=np.int64)
+    cdef cnp.int64_t[:, ::1] res = out
+    cdef double* best = <double*> malloc(max(k, 1) * sizeof(double))
+    cdef int* where = <int*> malloc(max(k, 1) * sizeof(int))
+    if k == 0:
+        free(best)
+        free(where)
+        return out
+    try:
+        with nogil:
+            for i in range(n):
+                top = 0   # how many kept, in increasing value (stable)
+                for c in range(width):
+                    if top == k and not x[i, c] < best[k - 1]:
+                        continue
+                    j = top if top < k else k - 1
+                    while j > 0 and x[i, c] < best[j - 1]:
+                        best[j] = best[j - 1]
+                        where[j] = where[j - 1]
+                        j -= 1
+                    best[j] = x[i, c]
+                    where[j] = <int> c
+                    if top < k:
+                        top += 1
+                for j in range(1, k):   # the indices in increasing order
+                    v = where[j]
+                    c = j
+                    while c > 0 and where[c - 1] > v:
+                        where[c] = where[c - 1]
+                        c -= 1
+                    where[c] = v
+                for j in range(k):
+                    res[i, j] = where[j]
+    finally:
+        free(best)
+        free(where)
+    return out
+
+
 # -- the history kept across calls -----------------------------------------------------------
 
 #: Most segment sums a History keeps (about 80 MiB); past it the table is emptied and
 #: refilled as sums are asked for again (each is a left fold in step order, so a sum
 #: computed again is the same number).
 cdef Py_ssize_t SEGMENT_LIMIT = 1 << 22
+
+
+cdef packed struct Segment:
+    # a cell of History's table: the key (-1 = empty), the sum and how many steps it holds,
+    # side by side (20 bytes, packed) so that a look-up reads one cache line, mostly
+    long long key
+    double sum
+    int counted
 
 
 cdef class History:
@@ -468,10 +558,9 @@ cdef class History:
     cdef object live_now
     cdef long long _radix, _span
     cdef bint _keyed
-    cdef long long* _keys
-    cdef double* _sums
-    cdef int* _counted
+    cdef Segment* _cells
     cdef Py_ssize_t _table, _size
+    cdef int _shift
 
     def __cinit__(self, live, int n_goals, int k, double beta):
         cdef Py_ssize_t i
@@ -490,12 +579,13 @@ cdef class History:
         self._span = _radix_limit(self.n_states, k, max(n_goals, 1))
         self._keyed = self._span > 0
         self._table = 1024
+        self._shift = 64 - 10
         self._size = 0
-        self._keys = <long long*> malloc(self._table * sizeof(long long))
-        self._sums = <double*> malloc(self._table * sizeof(double))
-        self._counted = <int*> malloc(self._table * sizeof(int))
+        self._cells = <Segment*> malloc(self._table * sizeof(Segment))
+        if self._cells == NULL:
+            raise MemoryError()
         for i in range(self._table):
-            self._keys[i] = -1
+            self._cells[i].key = -1
 
     def __dealloc__(self):
         free(self._values)
@@ -505,9 +595,7 @@ cdef class History:
         free(self._epoch_start)
         free(self._epoch_live)
         free(self._reached)
-        free(self._keys)
-        free(self._sums)
-        free(self._counted)
+        free(self._cells)
 
     @property
     def cached(self):
@@ -586,40 +674,36 @@ cdef class History:
                        self._chosen[t], self.beta, kept, m, qbar)
 
     cdef inline Py_ssize_t _slot(self, long long key) noexcept nogil:
-        cdef unsigned long long h = <unsigned long long> key * 0x9E3779B97F4A7C15ULL
-        cdef Py_ssize_t i = <Py_ssize_t> (h >> 20) & (self._table - 1)
-        while self._keys[i] != -1 and self._keys[i] != key:
+        cdef Py_ssize_t i = self._home(key)
+        while self._cells[i].key != -1 and self._cells[i].key != key:
             i = (i + 1) & (self._table - 1)
         return i
 
     cdef void _clear(self) noexcept nogil:
         cdef Py_ssize_t i
         for i in range(self._table):
-            self._keys[i] = -1
+            self._cells[i].key = -1
         self._size = 0
 
     cdef bint _grow_table(self) noexcept nogil:
-        cdef long long* old_keys = self._keys
-        cdef double* old_sums = self._sums
-        cdef int* old_counted = self._counted
+        cdef Segment* old_cells = self._cells
+        cdef Segment* cells
         cdef Py_ssize_t old = self._table, i, slot
         if self._table >= SEGMENT_LIMIT:
             return False
+        cells = <Segment*> malloc(2 * self._table * sizeof(Segment))
+        if cells == NULL:
+            return False
+        self._cells = cells
         self._table *= 2
-        self._keys = <long long*> malloc(self._table * sizeof(long long))
-        self._sums = <double*> malloc(self._table * sizeof(double))
-        self._counted = <int*> malloc(self._table * sizeof(int))
+        self._shift -= 1
         for i in range(self._table):
-            self._keys[i] = -1
+            self._cells[i].key = -1
         for i in range(old):
-            if old_keys[i] != -1:
-                slot = self._slot(old_keys[i])
-                self._keys[slot] = old_keys[i]
-                self._sums[slot] = old_sums[i]
-                self._counted[slot] = old_counted[i]
-        free(old_keys)
-        free(old_sums)
-        free(old_counted)
+            if old_cells[i].key != -1:
+                slot = self._slot(old_cells[i].key)
+                self._cells[slot] = old_cells[i]
+        free(old_cells)
         return True
 
     cdef double _segment(self, int e, int g, const int* kept, int m, double* qbar) noexcept nogil:
@@ -637,14 +721,14 @@ cdef class History:
             key = key * self._radix + kept[j] + 1
         key += (<long long> e * self.n_goals + g) * self._span
         slot = self._slot(key)
-        if self._keys[slot] == key:
-            if self._counted[slot] == end - start:
-                return self._sums[slot]
-            total = self._sums[slot]
-            for t in range(start + self._counted[slot], end):
+        if self._cells[slot].key == key:
+            if self._cells[slot].counted == end - start:
+                return self._cells[slot].sum
+            total = self._cells[slot].sum
+            for t in range(start + self._cells[slot].counted, end):
                 total += self._term(t, g, kept, m, qbar)
-            self._sums[slot] = total
-            self._counted[slot] = end - start
+            self._cells[slot].sum = total
+            self._cells[slot].counted = end - start
             return total
         for t in range(start, end):
             total += self._term(t, g, kept, m, qbar)
@@ -652,9 +736,9 @@ cdef class History:
             if not self._grow_table():
                 self._clear()
             slot = self._slot(key)
-        self._keys[slot] = key
-        self._sums[slot] = total
-        self._counted[slot] = end - start
+        self._cells[slot].key = key
+        self._cells[slot].sum = total
+        self._cells[slot].counted = end - start
         self._size += 1
         return total
 
@@ -674,14 +758,14 @@ cdef class History:
                 key = key * self._radix + kept[j] + 1
             key += (<long long> e * self.n_goals + g) * self._span
             slot = self._slot(key)
-            if self._keys[slot] == key:
-                total, done = self._sums[slot], self._counted[slot]
+            if self._cells[slot].key == key:
+                total, done = self._cells[slot].sum, self._cells[slot].counted
             else:
                 if 2 * (self._size + 1) > self._table:
                     if not self._grow_table():
                         self._clear()
                     slot = self._slot(key)
-                self._keys[slot] = key
+                self._cells[slot].key = key
                 self._size += 1
         for t in range(start + done, end):
             total += self._term(t, g, kept, m, qbar)
@@ -690,18 +774,20 @@ cdef class History:
                 complete[0] = False
                 break
         if slot >= 0:
-            self._sums[slot] = total
-            self._counted[slot] = done
+            self._cells[slot].sum = total
+            self._cells[slot].counted = done
         return total
 
-    cdef double _propose(self, int g, const int* old, const int* new, double base, double threshold, int* kept,
-                         int* kept2, double* qbar) noexcept nogil:
-        """The history of ``new`` as :meth:`_change` gives it, or -inf as soon as it is sure
-        to fall below ``base + threshold``."""
-        cdef int e, m, m2, j, differ = 0
-        cdef double old_sum = 0.0, new_sum = 0.0
-        cdef bint same, complete
-        for e in range(self.epochs):   # the old kept sets' sums over the epochs where they differ
+    cdef void _prefetch(self, int g0, int width, const double* base, const int* old, const int* new, int* kept,
+                        int* kept2) noexcept nogil:
+        """Prefetch the table cells of the sums of ``new`` and ``old`` over the epochs where
+        their kept sets differ (those :meth:`_propose` and :meth:`_change` read), for goals
+        ``g0 + c`` whose ``base[c]`` is finite, c < ``width``."""
+        cdef int e, m, m2, j, c
+        cdef bint same
+        if not self._keyed:
+            return
+        for e in range(self.epochs):
             m = _kept(self._epoch_live[e], new, self.k, kept)
             m2 = _kept(self._epoch_live[e], old, self.k, kept2)
             same = m == m2
@@ -711,12 +797,49 @@ cdef class History:
                 j += 1
             if same:
                 break
+            for c in range(width):
+                if base[c] > -INFINITY:
+                    __builtin_prefetch(&self._cells[self._home(self._key(e, g0 + c, kept, m))])
+                    __builtin_prefetch(&self._cells[self._home(self._key(e, g0 + c, kept2, m2))])
+
+    cdef inline long long _key(self, int e, int g, const int* kept, int m) noexcept nogil:
+        cdef long long key = 0
+        cdef int j
+        for j in range(m):
+            key = key * self._radix + kept[j] + 1
+        return key + (<long long> e * self.n_goals + g) * self._span
+
+    cdef inline Py_ssize_t _home(self, long long key) noexcept nogil:
+        # Fibonacci hashing: the product's top bits, which every bit of the key moves
+        return <Py_ssize_t> ((<unsigned long long> key * 0x9E3779B97F4A7C15ULL) >> self._shift)
+
+    cdef double _propose(self, int g, const int* old, const int* new, double base, double threshold, int* kept,
+                         int* sizes, int* kept2, double* qbar) noexcept nogil:
+        """The history of ``new`` as :meth:`_change` gives it, or -inf as soon as it is sure
+        to fall below ``base + threshold``. ``kept`` holds ``epochs × k`` ints, ``sizes``
+        ``epochs``: the new kept sets, found once for both passes."""
+        cdef int e, m, m2, j, differ = 0
+        cdef double old_sum = 0.0, new_sum = 0.0
+        cdef bint same, complete
+        cdef int* here
+        for e in range(self.epochs):   # the old kept sets' sums over the epochs where they differ
+            here = kept + <Py_ssize_t> e * self.k
+            m = _kept(self._epoch_live[e], new, self.k, here)
+            sizes[e] = m
+            m2 = _kept(self._epoch_live[e], old, self.k, kept2)
+            same = m == m2
+            j = 0
+            while same and j < m:
+                same = here[j] == kept2[j]
+                j += 1
+            if same:
+                break
             old_sum += self._segment(e, g, kept2, m2, qbar)
             differ += 1
         for e in range(differ):
-            m = _kept(self._epoch_live[e], new, self.k, kept)
-            new_sum += self._segment_until(e, g, kept, m, qbar, threshold + old_sum - new_sum, &complete)
-            if not complete or new_sum - old_sum < threshold:
+            new_sum += self._segment_until(e, g, kept + <Py_ssize_t> e * self.k, sizes[e], qbar,
+                                           threshold + old_sum - new_sum, &complete)
+        if not complete or new_sum - old_sum < threshold:
                 return -INFINITY
         if new_sum - old_sum < threshold:   # also where the kept sets never differ
             return -INFINITY
@@ -730,11 +853,15 @@ cdef class History:
             total += self._segment(e, g, kept, m, qbar)
         return total
 
-    cdef double _change(self, int g, const int* old, const int* new, double base, int* kept, int* kept2,
-                        double* qbar) noexcept nogil:
-        cdef int e, m, m2, j
-        cdef double delta = 0.0
+    cdef void _change(self, int g0, int width, const int* old, const int* new, const double* base, double* out,
+                      int* kept, int* kept2, double* qbar) noexcept nogil:
+        """``out[c]``: the history of ``new`` under goal ``g0 + c`` from that of ``old``,
+        ``base[c]`` (-inf stays), for c < ``width``; the kept sets of each epoch found once
+        for every goal."""
+        cdef int e, m, m2, j, c
         cdef bint same
+        for c in range(width):
+            out[c] = 0.0   # each goal's difference, summed epoch by epoch
         for e in range(self.epochs):
             m = _kept(self._epoch_live[e], new, self.k, kept)
             m2 = _kept(self._epoch_live[e], old, self.k, kept2)
@@ -745,8 +872,11 @@ cdef class History:
                 j += 1
             if same:   # live sets only shrink: the kept sets agree from here on
                 break
-            delta += self._segment(e, g, kept, m, qbar) - self._segment(e, g, kept2, m2, qbar)
-        return base + delta
+            for c in range(width):
+                if base[c] > -INFINITY:
+                    out[c] += self._segment(e, g0 + c, kept, m, qbar) - self._segment(e, g0 + c, kept2, m2, qbar)
+        for c in range(width):
+            out[c] = base[c] + out[c] if base[c] > -INFINITY else base[c]
 
     def loglik(self, goal, state, beliefs):
         """:func:`history_loglik` of the steps added so far (``-inf`` where the true state
@@ -809,7 +939,6 @@ cdef class History:
         cdef const int[::1] gs = np.zeros(n, dtype=np.int32) if every else np.ascontiguousarray(goal, dtype=np.int32)
         cdef const int[:, ::1] bo = self._rows(old_beliefs, n)
         cdef const int[:, ::1] bn = self._rows(new_beliefs, n)
-        cdef int g, c
         out = np.empty((n, width), dtype=np.float64)
         cdef double[:, ::1] res = out
         cdef double* qbar = <double*> malloc(self._width() * sizeof(double))
@@ -823,12 +952,10 @@ cdef class History:
                     raise ValueError("goal out of range")
             with nogil:
                 for i in range(n):
-                    for c in range(width):
-                        g = c if every else gs[i]
-                        if b0[i, c] > -INFINITY:
-                            res[i, c] = self._change(g, &bo[i, 0], &bn[i, 0], b0[i, c], kept, kept2, qbar)
-                        else:
-                            res[i, c] = b0[i, c]
+                    if i + AHEAD < n:
+                        self._prefetch(gs[i + AHEAD], width, &b0[i + AHEAD, 0], &bo[i + AHEAD, 0],
+                                       &bn[i + AHEAD, 0], kept, kept2)
+                    self._change(gs[i], width, &bo[i, 0], &bn[i, 0], &b0[i, 0], &res[i, 0], kept, kept2, qbar)
         finally:
             free(qbar)
             free(kept)
@@ -849,7 +976,8 @@ cdef class History:
         out = np.empty(n, dtype=np.float64)
         cdef double[::1] res = out
         cdef double* qbar = <double*> malloc(self._width() * sizeof(double))
-        cdef int* kept = <int*> malloc(max(self.k, 1) * sizeof(int))
+        cdef int* kept = <int*> malloc(max(self.epochs, 1) * max(self.k, 1) * sizeof(int))
+        cdef int* sizes = <int*> malloc(max(self.epochs, 1) * sizeof(int))
         cdef int* kept2 = <int*> malloc(max(self.k, 1) * sizeof(int))
         try:
             if gs.shape[0] != n or th.shape[0] != n:
@@ -859,13 +987,17 @@ cdef class History:
                     raise ValueError("goal out of range")
             with nogil:
                 for i in range(n):
+                    if i + AHEAD < n:
+                        self._prefetch(gs[i + AHEAD], 1, &b0[i + AHEAD], &bo[i + AHEAD, 0], &bn[i + AHEAD, 0],
+                                       kept, kept2)
                     if b0[i] > -INFINITY:
-                        res[i] = self._propose(gs[i], &bo[i, 0], &bn[i, 0], b0[i], th[i], kept, kept2, qbar)
+                        res[i] = self._propose(gs[i], &bo[i, 0], &bn[i, 0], b0[i], th[i], kept, sizes, kept2, qbar)
                     else:
                         res[i] = b0[i]
         finally:
             free(qbar)
             free(kept)
+            free(sizes)
             free(kept2)
         return out
 

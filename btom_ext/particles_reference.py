@@ -122,6 +122,16 @@ def systematic_resample(weights, u: float) -> np.ndarray:
     return np.minimum(np.searchsorted(cum, positions, side="left"), n - 1).astype(np.int64)
 
 
+def smallest(keys, k: int) -> np.ndarray:
+    """Per row of ``keys (N, M)``, the column indices of its k smallest values, in increasing
+    order of index, ``(N, k)`` int64; of equal values the one of lower index counts as
+    smaller (as a stable sort orders them)."""
+    keys = np.asarray(keys, dtype=np.float64)
+    if not 0 <= k <= keys.shape[1]:
+        raise ValueError(f"k = {k} outside 0..{keys.shape[1]}")
+    return np.sort(np.argsort(keys, axis=1, kind="stable")[:, :k], axis=1).astype(np.int64)
+
+
 class History:
     """The steps seen so far, for the history log-likelihood of particles as it grows (the
     specification of ``btom_ext.particles.History``, which keeps sums per epoch — a run of

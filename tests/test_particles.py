@@ -100,6 +100,21 @@ def test_systematic_resampling_equals_reference(raw, u):
     assert got.min() >= 0 and got.max() < len(w) and np.all(np.diff(got) >= 0)
 
 
+@given(st.integers(0, 20), st.integers(1, 12), st.integers(0, 12), st.integers(0, 2**32 - 1), st.booleans())
+def test_smallest_equals_reference(rows, width, k, seed, ties):
+    """The k smallest keys of each row (their indices in increasing order), ties to the lower
+    index, as the reference's stable sort; without ties, the set argpartition picks."""
+    k = min(k, width)
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, 4, (rows, width)).astype(float) if ties else rng.random((rows, width))
+    got = core.smallest(keys, k)
+    np.testing.assert_array_equal(got, ref.smallest(keys, k))
+    if not ties and 0 < k < width:
+        np.testing.assert_array_equal(got, np.sort(np.argpartition(keys, k - 1, axis=1)[:, :k], axis=1))
+    with pytest.raises(ValueError):
+        core.smallest(keys, width + 1)
+
+
 @given(st.integers(1, 12), st.integers(1, 5), st.integers(1, 30), st.integers(0, 2**32 - 1))
 def test_dense_beliefs_equal_filter_beliefs(n_states, k, m, seed):
     """Particle rows made dense bit for bit as exact inference filters them (ε included,

@@ -207,14 +207,15 @@ def _kernels(backend: str):
         raise ExtensionMissingError(str(error), hint=error.hint) from error
 
 
-def sample_multisets(rng: np.random.Generator, n_states: int, k: int, size: int) -> np.ndarray:
+def sample_multisets(rng: np.random.Generator, n_states: int, k: int, size: int, kernels=None) -> np.ndarray:
     """``size`` multisets of k states drawn uniformly among all ``C(n+k−1, k)`` (the prior
     over initial beliefs), as sorted rows ``(size, k)``: a uniform k-subset of
-    ``range(n+k−1)``, sorted, minus ``0..k−1`` (stars and bars)."""
+    ``range(n+k−1)`` (the k smallest of uniform keys, ``kernels.smallest``; the NumPy
+    reference's when ``kernels`` is None), sorted, minus ``0..k−1`` (stars and bars)."""
     if k == 1:
         return rng.integers(0, n_states, size=(size, 1), dtype=np.int32)
     keys = rng.random((size, n_states + k - 1))
-    chosen = np.sort(np.argpartition(keys, k - 1, axis=1)[:, :k], axis=1) if n_states + k - 1 > k else \
+    chosen = (kernels or _kernels("reference")).smallest(keys, k) if n_states + k - 1 > k else \
         np.tile(np.arange(k), (size, 1))
     return (chosen - np.arange(k)).astype(np.int32)
 
@@ -397,7 +398,7 @@ class ParticleFilter:
         if self.model == "true-belief":
             beliefs = np.repeat(state[:, None], space.k, axis=1)
         else:
-            beliefs = sample_multisets(rng, space.n_states, space.k, size)
+            beliefs = sample_multisets(rng, space.n_states, space.k, size, self.kernels)
         return goal, state, np.ascontiguousarray(beliefs, dtype=np.int32)
 
     def init(self) -> None:
@@ -509,7 +510,9 @@ class ParticleFilter:
         p = Particles(p.goal, self._keep_live(p.state), p.beliefs, p.logw)
         consistent = self.live[p.state] > 0
         logw = np.where(consistent, p.logw + loglik, -np.inf)
-        self.hist_goals = np.where(consistent[:, None], self.hist_goals + by_goal, -np.inf)
+        # in place (the table is the filter's own): no (N, G) temporaries per step
+        np.add(self.hist_goals, by_goal, out=self.hist_goals)
+        self.hist_goals[~consistent] = -np.inf
         self.past.add_step(values, fallback, chosen, reached, self.live)
         self.history_live.append(self.live)
         self.history_cls.append(self.cls)
