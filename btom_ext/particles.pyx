@@ -412,6 +412,21 @@ cdef inline int _count(const int* row, int k, int value) noexcept nogil:
     return c
 
 
+cdef inline void _goal_softmax(const double* h, Py_ssize_t n_goals, double* p) noexcept nogil:
+    """``p[g] = exp(h[g] - max h) / Σ exp(h - max h)``: one particle's goal posterior from
+    its per-goal log-likelihoods (uniform goal prior)."""
+    cdef Py_ssize_t g
+    cdef double top = -INFINITY, total = 0.0
+    for g in range(n_goals):
+        if h[g] > top:
+            top = h[g]
+    for g in range(n_goals):
+        p[g] = exp(h[g] - top)
+        total += p[g]
+    for g in range(n_goals):
+        p[g] = p[g] / total
+
+
 def goal_posterior(hist_goals, weights):
     """Σ_i w_i p(goal | particle i): each particle's goal given its state, belief and history
     is the softmax of its per-goal log-likelihoods ``hist_goals (N, G)`` (uniform goal
@@ -419,7 +434,6 @@ def goal_posterior(hist_goals, weights):
     cdef const double[:, ::1] h = np.ascontiguousarray(hist_goals, dtype=np.float64)
     cdef const double[::1] w = np.ascontiguousarray(weights, dtype=np.float64)
     cdef Py_ssize_t n = h.shape[0], n_goals = h.shape[1], i, g
-    cdef double top, total
     out = np.zeros(n_goals, dtype=np.float64)
     cdef double[::1] res = out
     cdef double* p = <double*> malloc(max(n_goals, 1) * sizeof(double))
@@ -428,16 +442,9 @@ def goal_posterior(hist_goals, weights):
             for i in range(n):
                 if w[i] <= 0.0:
                     continue
-                top = -INFINITY
+                _goal_softmax(&h[i, 0], n_goals, p)
                 for g in range(n_goals):
-                    if h[i, g] > top:
-                        top = h[i, g]
-                total = 0.0
-                for g in range(n_goals):
-                    p[g] = exp(h[i, g] - top)
-                    total += p[g]
-                for g in range(n_goals):
-                    res[g] += w[i] * (p[g] / total)
+                    res[g] += w[i] * p[g]
     finally:
         free(p)
     return out
@@ -1035,7 +1042,6 @@ def island_summary(hist_goals, weights, goal, island, int n_islands):
     cdef const int[::1] gs = np.ascontiguousarray(goal, dtype=np.int32)
     cdef const cnp.int64_t[::1] isl = np.ascontiguousarray(island, dtype=np.int64)
     cdef Py_ssize_t n = h.shape[0], n_goals = h.shape[1], i, g, j
-    cdef double top, total
     if w.shape[0] != n or gs.shape[0] != n or isl.shape[0] != n:
         raise ValueError("hist_goals, weights, goal and island disagree on the particles")
     for i in range(n):
@@ -1057,17 +1063,10 @@ def island_summary(hist_goals, weights, goal, island, int n_islands):
                 j = isl[i]
                 mass[j] += w[i]
                 square[j] += w[i] * w[i]
-                top = -INFINITY
+                _goal_softmax(&h[i, 0], n_goals, p)
                 for g in range(n_goals):
-                    if h[i, g] > top:
-                        top = h[i, g]
-                total = 0.0
-                for g in range(n_goals):
-                    p[g] = exp(h[i, g] - top)
-                    total += p[g]
-                for g in range(n_goals):
-                    given[g] += w[i] * (p[g] / total)
-                    gap[j, g] += w[i] * (p[g] / total)
+                    given[g] += w[i] * p[g]
+                    gap[j, g] += w[i] * p[g]
                 gap[j, gs[i]] -= w[i]
             for j in range(n_islands):
                 for g in range(n_goals):
