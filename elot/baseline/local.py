@@ -82,22 +82,14 @@ class LocalModel:
         import llama_cpp
         import numpy as np
 
+        from elot.translate.llm import decode
+
         llama = self._llama
         ctx = llama._ctx.ctx
         llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(ctx), 0, cached, -1)
-        batch, n_batch = llama._batch.batch, llama.n_batch
-        for i in range(cached, len(tokens), n_batch):
-            n = min(i + n_batch, len(tokens)) - i
-            batch.n_tokens = n
-            for j in range(n):
-                batch.token[j] = tokens[i + j]
-                batch.pos[j] = i + j
-                batch.seq_id[j][0] = 0
-                batch.n_seq_id[j] = 1
-                batch.logits[j] = i + j == len(tokens) - 1
-            if llama_cpp.llama_decode(ctx, batch) != 0:
-                self._tokens = []
-                raise BaselineError("llama.cpp could not evaluate the prompt", hint="run with --verbose to see its log")
+        if not decode(ctx, llama._batch.batch, llama.n_batch, tokens, cached, len(tokens) - 1):
+            self._tokens = []
+            raise BaselineError("llama.cpp could not evaluate the prompt", hint="run with --verbose to see its log")
         row = llama_cpp.llama_get_logits_ith(ctx, -1)
         return np.ctypeslib.as_array(row, shape=(llama.n_vocab(),)).astype(np.float64)
 

@@ -348,19 +348,10 @@ def _engine_class():
             if source:
                 llama_cpp.llama_memory_seq_cp(memory, source, 0, 0, n_cached)
             todo = list(token_ids) + draft
-            batch, n_batch = self._context.batch, self.model_obj.n_batch
-            for i in range(n_cached, len(todo), n_batch):
-                n_tokens = min(i + n_batch, len(todo)) - i
-                batch.n_tokens = n_tokens
-                for j in range(n_tokens):
-                    batch.token[j] = todo[i + j]
-                    batch.pos[j] = i + j
-                    batch.seq_id[j][0] = 0
-                    batch.n_seq_id[j] = 1
-                    batch.logits[j] = i + j >= n - 1   # the last prompt token's row and the draft's
-                if llama_cpp.llama_decode(ctx, batch) != 0:
-                    raise TranslationError("llama.cpp could not evaluate the prompt",
-                                           hint="run with --verbose to see llama.cpp's log")
+            # the rows wanted: the last prompt token's and the draft's
+            if not decode(ctx, self._context.batch, self.model_obj.n_batch, todo, n_cached, n - 1):
+                raise TranslationError("llama.cpp could not evaluate the prompt",
+                                       hint="run with --verbose to see llama.cpp's log")
             self._rows = {}
             for k in range(len(draft) + 1):
                 row = llama_cpp.llama_get_logits_ith(ctx, k - len(draft) - 1)
@@ -485,6 +476,27 @@ def _with_sequences(llama, n_seq_max: int) -> None:
     llama._ctx = llama._stack.enter_context(contextlib.closing(
         internals.LlamaContext(model=llama._model, params=params, verbose=llama.verbose)))
     first.close()
+
+
+def decode(ctx, batch, n_batch: int, tokens: list[int], start: int, logits_from: int) -> bool:
+    """Evaluate ``tokens[start:]`` (those before ``start`` are in the KV cache) into
+    sequence 0 of llama.cpp's context ``ctx``, ``n_batch`` at a time through ``batch``,
+    computing the logits of the positions from ``logits_from`` on. False when llama.cpp
+    fails."""
+    import llama_cpp
+
+    for i in range(start, len(tokens), n_batch):
+        n = min(i + n_batch, len(tokens)) - i
+        batch.n_tokens = n
+        for j in range(n):
+            batch.token[j] = tokens[i + j]
+            batch.pos[j] = i + j
+            batch.seq_id[j][0] = 0
+            batch.n_seq_id[j] = 1
+            batch.logits[j] = i + j >= logits_from
+        if llama_cpp.llama_decode(ctx, batch) != 0:
+            return False
+    return True
 
 
 @contextlib.contextmanager
