@@ -51,6 +51,17 @@ cdef inline int _kept(const unsigned char* live, const int* row, int k, int* kep
     return n
 
 
+cdef inline bint _same(const int* a, int m, const int* b, int n) noexcept nogil:
+    """Whether the kept sets ``a[0..m-1]`` and ``b[0..n-1]`` are equal."""
+    cdef int j
+    if m != n:
+        return False
+    for j in range(m):
+        if a[j] != b[j]:
+            return False
+    return True
+
+
 cdef inline double _loglik(const double* values, const double* fallback, int n_actions, int width,
                            int chosen, double beta, const int* kept, int n, double* qbar) noexcept nogil:
     """log pi(chosen) of the Boltzmann QMDP policy of a belief whose live particles are
@@ -790,19 +801,13 @@ cdef class History:
         """Prefetch the table cells of the sums of ``new`` and ``old`` over the epochs where
         their kept sets differ (those :meth:`_propose` and :meth:`_change` read), for goals
         ``g0 + c`` whose ``base[c]`` is finite, c < ``width``."""
-        cdef int e, m, m2, j, c
-        cdef bint same
+        cdef int e, m, m2, c
         if not self._keyed:
             return
         for e in range(self.epochs):
             m = _kept(self._epoch_live[e], new, self.k, kept)
             m2 = _kept(self._epoch_live[e], old, self.k, kept2)
-            same = m == m2
-            j = 0
-            while same and j < m:
-                same = kept[j] == kept2[j]
-                j += 1
-            if same:
+            if _same(kept, m, kept2, m2):
                 break
             for c in range(width):
                 if base[c] > -INFINITY:
@@ -827,19 +832,14 @@ cdef class History:
         ``epochs``: the new kept sets, found once for both passes."""
         cdef int e, m, m2, j, differ = 0
         cdef double old_sum = 0.0, new_sum = 0.0
-        cdef bint same, complete
+        cdef bint complete
         cdef int* here
         for e in range(self.epochs):   # the old kept sets' sums over the epochs where they differ
             here = kept + <Py_ssize_t> e * self.k
             m = _kept(self._epoch_live[e], new, self.k, here)
             sizes[e] = m
             m2 = _kept(self._epoch_live[e], old, self.k, kept2)
-            same = m == m2
-            j = 0
-            while same and j < m:
-                same = here[j] == kept2[j]
-                j += 1
-            if same:
+            if _same(here, m, kept2, m2):
                 break
             old_sum += self._segment(e, g, kept2, m2, qbar)
             differ += 1
@@ -865,19 +865,13 @@ cdef class History:
         """``out[c]``: the history of ``new`` under goal ``g0 + c`` from that of ``old``,
         ``base[c]`` (-inf stays), for c < ``width``; the kept sets of each epoch found once
         for every goal."""
-        cdef int e, m, m2, j, c
-        cdef bint same
+        cdef int e, m, m2, c
         for c in range(width):
             out[c] = 0.0   # each goal's difference, summed epoch by epoch
         for e in range(self.epochs):
             m = _kept(self._epoch_live[e], new, self.k, kept)
             m2 = _kept(self._epoch_live[e], old, self.k, kept2)
-            same = m == m2
-            j = 0
-            while same and j < m:
-                same = kept[j] == kept2[j]
-                j += 1
-            if same:   # live sets only shrink: the kept sets agree from here on
+            if _same(kept, m, kept2, m2):   # live sets only shrink: the kept sets agree from here on
                 break
             for c in range(width):
                 if base[c] > -INFINITY:

@@ -92,6 +92,17 @@ def history_change(values, fallback, n_actions, chosen, beta, live, reached, goa
     return history_loglik(values, fallback, n_actions, chosen, beta, live, reached, goal, state, new_beliefs)
 
 
+def _goal_softmax(row) -> list[float]:
+    """One particle's goal posterior from its per-goal log-likelihoods (uniform goal
+    prior), summed left to right as the kernel does."""
+    top = max(row)
+    p = [math.exp(x - top) for x in row]
+    total = 0.0
+    for x in p:
+        total += x
+    return [x / total for x in p]
+
+
 def goal_posterior(hist_goals, weights) -> np.ndarray:
     """Σ_i w_i p(goal | particle i): each particle's goal given its state, belief and history
     is the softmax of its per-goal log-likelihoods ``hist_goals (N, G)`` (uniform goal
@@ -101,13 +112,8 @@ def goal_posterior(hist_goals, weights) -> np.ndarray:
     for row, w in zip(hist_goals, weights):
         if w <= 0.0:
             continue
-        top = max(row)
-        p = [math.exp(x - top) for x in row]
-        total = 0.0
-        for x in p:
-            total += x
-        for g, x in enumerate(p):
-            out[g] += w * (x / total)
+        for g, x in enumerate(_goal_softmax(row)):
+            out[g] += w * x
     return out
 
 
@@ -250,13 +256,8 @@ def island_summary(hist_goals, weights, goal, island, n_islands: int) -> tuple:
             continue
         mass[j] += w
         square[j] += w * w
-        top = max(row)
-        p = [math.exp(x - top) for x in row]
-        total = 0.0
-        for x in p:
-            total += x
-        for c, x in enumerate(p):
-            gap[j, c] += w * (x / total)
+        for c, x in enumerate(_goal_softmax(row)):
+            gap[j, c] += w * x
         gap[j, g] -= w
     drift = np.zeros(n_islands)
     for j in range(n_islands):
