@@ -15,27 +15,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # bench_btom, beside this script
 
-from bench_btom import PLANS, kernel_seconds  # noqa: E402
+from bench_btom import PLANS, best_of, kernel_seconds  # noqa: E402
 from elot.btom.dataset import dataset_root, load_dataset_plan  # noqa: E402
 from elot.btom.inference import ExactFilter, infer, true_trajectory  # noqa: E402
 
 TARGET_MS = 0.1
-
-
-def best_of(repeat: int, fn) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def set_up(scenario) -> None:
