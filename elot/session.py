@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from elot.btom.conventions import check_conventions
-from elot.btom.inference import InferenceConfig, infer
+from elot.btom.inference import ConfiguredBy, InferenceConfig, infer
 from elot.btom.world import describe_placement, fmt_action
 from elot import judging
 from elot.embedding.judge import translation_note
@@ -91,7 +91,7 @@ class NumericValue:
 
 
 @dataclass
-class Session:
+class Session(ConfiguredBy):
     """Everything an interactive session remembers between queries, over a scenario and
     its BToM inference."""
 
@@ -185,34 +185,9 @@ class Session:
     # -- the inference settings: one InferenceConfig, changed as a whole ---------------------
 
     @property
-    def model(self) -> str:
-        """The BToM variant (``--model``, ``:model``)."""
-        return self.config.variant
-
-    @property
-    def beta(self) -> float:
-        return self.config.beta
-
-    @property
-    def k(self) -> int:
-        return self.config.k
-
-    @property
-    def conventions(self) -> str:
-        return self.config.conventions
-
-    @property
     def method(self) -> str:
         """How inference runs: exact, smc or auto (``:set inference``)."""
         return self.config.method
-
-    @property
-    def particles(self) -> int:
-        return self.config.particles
-
-    @property
-    def seed(self) -> int | None:
-        return self.config.seed
 
     def configure(self, **changes) -> None:
         """Change the inference settings (:class:`~elot.btom.inference.InferenceConfig`'s

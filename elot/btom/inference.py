@@ -454,6 +454,39 @@ class InferenceConfig:
         return dataclasses.replace(self, **changes)
 
 
+class ConfiguredBy:
+    """Read-only views of the settings of an object's :class:`InferenceConfig` (its
+    ``config``), under the names a table row and the command line use: what a batch task
+    and the REPL's session share."""
+
+    config: InferenceConfig
+
+    @property
+    def model(self) -> str:
+        """The BToM variant (``--model``)."""
+        return self.config.variant
+
+    @property
+    def beta(self) -> float:
+        return self.config.beta
+
+    @property
+    def k(self) -> int:
+        return self.config.k
+
+    @property
+    def conventions(self) -> str:
+        return self.config.conventions
+
+    @property
+    def particles(self) -> int:
+        return self.config.particles
+
+    @property
+    def seed(self) -> int | None:
+        return self.config.seed
+
+
 #: ``infer``'s keyword arguments that name a field of :class:`InferenceConfig` otherwise.
 _KEYWORDS = {"model": "variant", "inference": "method"}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from elot.btom.inference import InferenceConfig
+from elot.btom.inference import ConfiguredBy, InferenceConfig
 from elot.errors import ElotError
 from elot.lang.semantics import Thresholds
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_number, check_variant
@@ -20,7 +20,7 @@ from elot.study.tables import ALL_COLUMNS, PARTICLE_COLUMNS
 
 
 @dataclass(frozen=True)
-class Task:
+class Task(ConfiguredBy):
     """One inference (its :class:`~elot.btom.inference.InferenceConfig`) and everything
     scored on it."""
 
@@ -31,35 +31,10 @@ class Task:
     thresholds: tuple[tuple[str, Thresholds], ...]
     bind_free: bool = True
 
-    # The settings a table row and the resource estimates read, from the config.
-
-    @property
-    def model(self) -> str:
-        return self.config.variant
-
-    @property
-    def beta(self) -> float:
-        return self.config.beta
-
-    @property
-    def k(self) -> int:
-        return self.config.k
-
-    @property
-    def conventions(self) -> str:
-        return self.config.conventions
-
     @property
     def inference(self) -> str:
+        """How inference runs (the table's ``inference`` column)."""
         return self.config.method
-
-    @property
-    def particles(self) -> int:
-        return self.config.particles
-
-    @property
-    def seed(self) -> int | None:
-        return self.config.seed
 
 
 def run_task(task: Task) -> tuple[int, list[dict]]:
