@@ -981,6 +981,17 @@ def _table_scratch(Py_ssize_t n_r, Py_ssize_t n_j, Py_ssize_t n_a):
             np.full(mask, -1, dtype=np.intp))
 
 
+cdef TableScratch _scratch_of(tuple arrays):
+    """The :class:`TableScratch` pointing into the arrays of :func:`_table_scratch` (which
+    the caller keeps alive while it is used)."""
+    cdef Py_ssize_t[::1] kept = arrays[0]
+    cdef double[::1] logits = arrays[1]
+    cdef Py_ssize_t[::1] slots = arrays[2]
+    cdef TableScratch scratch
+    scratch.kept, scratch.logits, scratch.slots, scratch.mask = &kept[0], &logits[0], &slots[0], slots.shape[0] - 1
+    return scratch
+
+
 def qmdp_table(beliefs, costs, int action, double beta, goal_on):
     """:func:`qmdp_loglik` once per (goal, belief row) rather than once per hypothesis.
 
@@ -1002,12 +1013,8 @@ def qmdp_table(beliefs, costs, int action, double beta, goal_on):
         raise ValueError("beliefs, costs and goal_on disagree on the number of states or goals")
     values_arr = np.empty((n_g, n_a, n_j), dtype=np.float64)   # transposed: j innermost
     cdef double[:, :, ::1] q = values_arr
-    kept_arr, logits_arr, slots_arr = _table_scratch(n_r, n_j, n_a)
-    cdef Py_ssize_t[::1] kept = kept_arr
-    cdef double[::1] logits = logits_arr
-    cdef Py_ssize_t[::1] slots = slots_arr
-    cdef TableScratch scratch
-    scratch.kept, scratch.logits, scratch.slots, scratch.mask = &kept[0], &logits[0], &slots[0], slots.shape[0] - 1
+    arrays = _table_scratch(n_r, n_j, n_a)   # kept alive here while scratch points into them
+    cdef TableScratch scratch = _scratch_of(arrays)
     out = np.zeros((n_g, n_r), dtype=np.float64)
     cdef double[:, ::1] res = out
     with nogil:
@@ -1113,12 +1120,8 @@ def qmdp_update(logw, beliefs, path_costs, states, goal_gems, int action, double
     _check_table_shape(w.shape[0], n_g, n_r, n_states, row_stride, ok.shape[0], on.shape[0])
     values_arr = np.full((n_g, n_a, n_j), Q_FLOOR, dtype=np.float64)   # -1 costs: the floor
     cdef double[:, :, ::1] q = values_arr
-    kept_arr, logits_arr, slots_arr = _table_scratch(n_r, n_j, n_a)
-    cdef Py_ssize_t[::1] kept = kept_arr
-    cdef double[::1] logits = logits_arr
-    cdef Py_ssize_t[::1] slots = slots_arr
-    cdef TableScratch scratch
-    scratch.kept, scratch.logits, scratch.slots, scratch.mask = &kept[0], &logits[0], &slots[0], slots.shape[0] - 1
+    arrays = _table_scratch(n_r, n_j, n_a)   # kept alive here while scratch points into them
+    cdef TableScratch scratch = _scratch_of(arrays)
     table = np.zeros((n_g, n_r), dtype=np.float64)
     cdef double[:, ::1] ll = table
     out = _checked_out(out, w.shape[0])
