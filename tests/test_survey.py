@@ -405,6 +405,12 @@ def test_two_servers_on_one_database_and_a_database_of_another_survey_are_refuse
     finally:
         first.terminate()
         assert first.wait(timeout=30) == 0
+    # served to nobody: no database is left behind, so the survey can be rebuilt as it was built
+    assert not [p.name for p in survey.iterdir() if p.name.startswith(DATABASE)]
+    store = Store(survey / DATABASE, load_config(survey)["id"])
+    store.start(token=None, prolific_pid="K", study_id="", session_id="", orders=1)
+    store.close(drop_empty=True)   # a participant came: kept
+    assert (survey / DATABASE).is_file()
     other = build_survey(stimulus_set, tmp_path / "other", Settings(title="Another"), cdn=True).folder
     done = run_elot("survey", "serve", str(other), "--port", "0", "--db", str(survey / DATABASE), timeout=60)
     assert done.returncode == 2 and "holds the answers of another survey" in done.stderr
@@ -451,8 +457,36 @@ def test_export_writes_a_static_site_without_the_database(survey, tmp_path):
     done = run_elot("survey", "export", str(survey), "-o", str(tmp_path / "site"))
     assert done.returncode == 0 and (tmp_path / "site" / "index.html").is_file()
     assert not list((tmp_path / "site").rglob("*sqlite*"))
-    done = run_elot("survey", "export", str(survey), "-o", str(tmp_path / "site"))
-    assert done.returncode == 2 and "exists; not replacing it" in done.stderr
+    done = run_elot("survey", "export", str(survey), "-o", str(tmp_path / "site"))   # its own export: replaced
+    assert done.returncode == 0, done.stderr
+
+
+def test_export_never_replaces_what_it_did_not_write_without_force(survey, tmp_path):
+    mine = tmp_path / "mine.zip"
+    mine.write_text("my notes, not an archive")
+    done = run_elot("survey", "export", str(survey), "-o", str(mine))
+    assert done.returncode == 2 and "does not look like a file elot wrote" in done.stderr
+    assert mine.read_text() == "my notes, not an archive"
+    done = run_elot("survey", "export", str(survey), "-o", str(mine), "--force")
+    assert done.returncode == 0, done.stderr
+    assert "index.html" in zipfile.ZipFile(mine).namelist()
+    done = run_elot("survey", "export", str(survey), "-o", str(mine))   # now elot's own: replaced
+    assert done.returncode == 0, done.stderr
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("my own page")
+    done = run_elot("survey", "export", str(survey), "-o", str(site))
+    assert done.returncode == 2 and (site / "index.html").read_text() == "my own page"
+    (site / "index.html").unlink()
+    (site / "notes.txt").write_text("kept")
+    done = run_elot("survey", "export", str(survey), "-o", str(site))
+    assert done.returncode == 2, "a folder elot did not write needs --force"
+    done = run_elot("survey", "export", str(survey), "-o", str(site), "--force")
+    assert done.returncode == 0, done.stderr
+    assert (site / "notes.txt").read_text() == "kept" and (site / "index.html").is_file()
+    (site / "experiment.js").write_text("// edited by hand")
+    done = run_elot("survey", "export", str(survey), "-o", str(site))
+    assert done.returncode == 2 and (site / "experiment.js").read_text() == "// edited by hand"
 
 
 def test_serving_or_importing_a_folder_that_is_not_a_survey_is_refused(stimulus_set, survey, tmp_path):

@@ -111,6 +111,8 @@ def register(subparsers) -> None:
     e.add_argument("-o", "--output", required=True, metavar="DIR|ARCHIVE.zip", type=options.output_file,
                    help="a new folder, or a .zip archive")
     e.add_argument("--jatos", action="store_true", help="load jatos.js, so JATOS receives the data")
+    options.add_force_option(e, "folder or archive", ", or files elot wrote there were changed since; a folder's "
+                             "files elot never wrote are kept")
     e.set_defaults(func=export_command)
 
     i = sub.add_parser(
@@ -204,7 +206,7 @@ def serve_command(args) -> int:
     finally:
         server.server_close()
         started, completed = server.store.counts()
-        server.store.close()
+        server.store.close(drop_empty=True)
     print(f"stopped: {started} participants, {completed} complete", file=sys.stderr)
     return 0
 
@@ -212,7 +214,7 @@ def serve_command(args) -> int:
 def export_command(args) -> int:
     from elot.survey.export import export_survey
 
-    target, files = export_survey(args.survey, args.output, jatos=args.jatos)
+    target, files = export_survey(args.survey, args.output, jatos=args.jatos, force=args.force)
     print(f"wrote {files} files to {target}", file=sys.stderr)
     return 0
 

@@ -6,27 +6,32 @@ or CSV, which ``elot survey import`` reads. The database is never exported."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import zipfile
 from pathlib import Path
 
+from elot.output import OwnedFolder, write_output
 from elot.survey import SurveyError
 from elot.survey.build import CONFIG, load_config
 from elot.survey.server import published_files
 
+#: What an exported folder's manifest says wrote it.
+KIND = "elot survey export"
 
-def export_survey(folder: str | Path, output: str | Path, *, jatos: bool = False) -> tuple[Path, int]:
+
+def export_survey(folder: str | Path, output: str | Path, *, jatos: bool = False,
+                  force: bool = False) -> tuple[Path, int]:
     """Write the survey's published files (and ``survey.json``, which import reads) to
     ``output``: a folder, or an archive when it ends in ``.zip``. Returns the path and the
-    number of files."""
+    number of files.
+
+    What is there already is replaced as every elot output is: an archive or folder this
+    command wrote and nobody changed since, else only with ``force`` (a folder's own
+    files elot never wrote are kept)."""
     folder = Path(folder)
     load_config(folder)
     files = published_files(folder)
     files[CONFIG] = folder / CONFIG
-    target = Path(output)
-    if target.exists() and (target.is_file() and target.suffix != ".zip" or target.is_dir() and any(target.iterdir())):
-        raise SurveyError(f"{target} exists; not replacing it", hint="export to a new folder or .zip")
+    target = Path(output).expanduser()
     if target.resolve() == folder.resolve() or folder.resolve() in target.resolve().parents:
         raise SurveyError(f"{target} is inside the survey", hint="export somewhere outside the survey folder")
 
@@ -37,27 +42,19 @@ def export_survey(folder: str | Path, output: str | Path, *, jatos: bool = False
                                 b'  <script src="experiment.js"', 1)
         return data
 
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if target.suffix == ".zip":
-            handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-            with zipfile.ZipFile(open(handle, "wb", closefd=True), "w", zipfile.ZIP_DEFLATED) as archive:
+    if target.suffix == ".zip":
+        def archive(stream) -> None:
+            with zipfile.ZipFile(stream, "w", zipfile.ZIP_DEFLATED) as zipped:
                 for name, path in sorted(files.items()):
-                    archive.writestr(name, content(name, path))
-            Path(temporary).replace(target)
-        else:
-            temporary = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
-            try:
-                for name, path in files.items():
-                    (temporary / name).parent.mkdir(parents=True, exist_ok=True)
-                    (temporary / name).write_bytes(content(name, path))
-                if target.exists():
-                    target.rmdir()
-                temporary.replace(target)
-            finally:
-                if temporary.exists():
-                    shutil.rmtree(temporary, ignore_errors=True)
-    except OSError as error:
-        raise SurveyError(f"cannot write {target}: {error.strerror or error}", hint="check the path given to -o") \
-            from None
+                    zipped.writestr(name, content(name, path))
+
+        write_output(target, archive, force=force, option="-o")
+        return target, len(files)
+    owned = OwnedFolder(target, KIND, what="exported survey", force=force, error=SurveyError)
+    owned.check()
+    with owned as staging:
+        for name, path in files.items():
+            (staging / name).parent.mkdir(parents=True, exist_ok=True)
+            (staging / name).write_bytes(content(name, path))
+        owned.commit()
     return target, len(files)

@@ -107,10 +107,28 @@ class Store:
             self.close()
             raise
 
-    def close(self) -> None:
+    def close(self, *, drop_empty: bool = False) -> None:
+        """Close the database and let go of its lock. ``drop_empty``: first remove the
+        database (and its lock file) if no participant ever started, so that a survey
+        served to nobody is left as it was built (still holding the lock, so no other
+        server can be using it)."""
         if getattr(self, "db", None) is not None:
+            empty = False
+            if drop_empty:
+                try:
+                    empty = self.db.execute("SELECT COUNT(*) FROM participants").fetchone()[0] == 0
+                except sqlite3.DatabaseError:
+                    empty = False
             self.db.close()
             self.db = None
+            if empty:
+                for name in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"), Path(f"{self.path}.lock")):
+                    try:
+                        name.unlink()
+                    except FileNotFoundError:
+                        pass
+                    except OSError:
+                        break
         if self._lockfile is not None:
             self._lockfile.close()
             self._lockfile = None
