@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import os
+import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -29,6 +31,7 @@ from elot.btom.hypotheses import build
 from elot.btom.inference import infer
 from elot.btom.dataset import dataset_root, load_dataset_plan
 from elot.btom.scoring import compile_statement, score
+from elot.errors import ElotError
 
 PLANS = ["1_1", "1_2", "1_3", "2_1", "2_2", "2_3", "3_1", "3_2", "3_3", "4_1", "4_2", "4_3",
          "5_1", "5_2", "6_1", "6_2", "6_3", "7_1", "7_2", "7_3"]
@@ -113,7 +116,8 @@ def gold_formulas(root: Path) -> dict[str, list[str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--labtom", help="dataset directory (default: $ELOT_LABTOM_DATA or ../shared/labtom)")
+    parser.add_argument("--labtom", default=os.environ.get("ELOT_LABTOM_DATA"),
+                        help="the dataset directory (default: $ELOT_LABTOM_DATA, else a shared/labtom folder in or above the working directory)")
     parser.add_argument("--reference-steps", type=int, default=8,
                         help="actions per plan to run the slow reference on (default: %(default)s; 0 = all)")
     parser.add_argument("--repeat", type=int, default=3, help="repeats of each core timing (best is kept)")
@@ -192,4 +196,8 @@ def main() -> None:
               f"({peak / len(inference):.0f} B each)")
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except ElotError as error:   # no dataset, a bad option: the message, not a traceback
+        print(error.render(), file=sys.stderr)
+        sys.exit(2)

@@ -14,6 +14,7 @@ Target: <= 0.1 ms/action mean over the 5,940-hypothesis plans.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -24,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))   # bench_btom, beside 
 from bench_btom import PLANS, best_of, kernel_seconds  # noqa: E402
 from elot.btom.dataset import dataset_root, load_dataset_plan  # noqa: E402
 from elot.btom.inference import ExactFilter, infer, true_trajectory  # noqa: E402
+from elot.errors import ElotError  # noqa: E402
 
 TARGET_MS = 0.1
 
@@ -38,7 +40,8 @@ def set_up(scenario) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--labtom", help="dataset directory (default: $ELOT_LABTOM_DATA or ../shared/labtom)")
+    parser.add_argument("--labtom", default=os.environ.get("ELOT_LABTOM_DATA"),
+                        help="the dataset directory (default: $ELOT_LABTOM_DATA, else a shared/labtom folder in or above the working directory)")
     parser.add_argument("--repeat", type=int, default=20, help="repeats of each timing (best is kept)")
     parser.add_argument("--quick", action="store_true", help="the 5,940-hypothesis plans only, 5 repeats")
     args = parser.parse_args()
@@ -65,4 +68,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except ElotError as error:   # no dataset, a bad option: the message, not a traceback
+        print(error.render(), file=sys.stderr)
+        sys.exit(2)

@@ -31,6 +31,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse
 import csv
+import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -42,6 +43,7 @@ from elot.btom.particles import ParticleFilter
 from elot.btom.dataset import dataset_root, load_dataset_plan
 from elot.btom.scn import parse_scn_text
 from elot.btom.scoring import compile_statement, score
+from elot.errors import ElotError
 
 PLANS = ["1_1", "1_2", "1_3", "2_1", "2_2", "2_3", "3_1", "3_2", "3_3", "4_1", "4_2", "4_3",
          "5_1", "5_2", "6_1", "6_2", "6_3", "7_1", "7_2", "7_3"]
@@ -177,7 +179,8 @@ def in_vs_out_deltas(labtom, n: int, seed: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--labtom", help="dataset directory (default: $ELOT_LABTOM_DATA or ../shared/labtom)")
+    parser.add_argument("--labtom", default=os.environ.get("ELOT_LABTOM_DATA"),
+                        help="the dataset directory (default: $ELOT_LABTOM_DATA, else a shared/labtom folder in or above the working directory)")
     parser.add_argument("--sizes", default="100,1000,10000", help="particle counts for the accuracy table")
     parser.add_argument("--big", default="10000,1000000", help="particle counts for the speed figures")
     parser.add_argument("--seed", type=int, default=1)
@@ -194,4 +197,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except ElotError as error:   # no dataset, a bad option: the message, not a traceback
+        print(error.render(), file=sys.stderr)
+        sys.exit(2)

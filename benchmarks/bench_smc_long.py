@@ -18,8 +18,9 @@ plan; per-action cost at 10^4 within 3x of plan 2_1's; peak memory at 10^5 <= 0.
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import os
 import resource
+import sys
 import time
 import tracemalloc
 
@@ -29,6 +30,7 @@ from elot.btom.generate import Spec, generate
 from elot.btom.inference import infer
 from elot.btom.scn import parse_scn_text
 from elot.btom.scoring import score
+from elot.errors import ElotError
 
 SIZE = 20
 #: Statements scored at the end for the memory figure (about the red key's box).
@@ -79,7 +81,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--min-actions", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--labtom", help="dataset directory")
+    parser.add_argument("--labtom", default=os.environ.get("ELOT_LABTOM_DATA"),
+                        help="the dataset directory (default: $ELOT_LABTOM_DATA, else a shared/labtom folder in or above the working directory)")
     args = parser.parse_args()
     seed, scenario = long_plan(args.seed, args.min_actions)
     from elot.btom.particles import ParticleFilter
@@ -110,4 +113,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except ElotError as error:   # no dataset, a bad option: the message, not a traceback
+        print(error.render(), file=sys.stderr)
+        sys.exit(2)

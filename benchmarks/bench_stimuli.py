@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 from elot.study.references import expand_scenarios
 from elot.study.stimuli import make_stimuli
+from elot.errors import ElotError
 
 
 def per_frame(ref, cell: int) -> tuple[float, float, int]:
@@ -73,4 +75,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except ElotError as error:   # no dataset, a bad option: the message, not a traceback
+        print(error.render(), file=sys.stderr)
+        sys.exit(2)

@@ -20,6 +20,7 @@ import argparse
 import csv
 import io
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -34,6 +35,7 @@ from elot.study.params import FITTED, Params
 from elot.study.references import expand_scenarios
 from elot.study.tasks import plan_tasks
 from elot.settings import DEFAULT_BETA, VARIANTS
+from elot.errors import ElotError
 
 BETAS = tuple(2 ** (n / 2 - 1) for n in range(8))
 
@@ -54,7 +56,8 @@ def timed(fn):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--labtom", help="the dataset directory (default: $ELOT_LABTOM_DATA, ../shared/labtom)")
+    parser.add_argument("--labtom", default=os.environ.get("ELOT_LABTOM_DATA"),
+                        help="the dataset directory (default: $ELOT_LABTOM_DATA, else a shared/labtom folder in or above the working directory)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--noise", type=float, default=0.05)
     parser.add_argument("--skip-batch", action="store_true", help="only the fit")
@@ -121,4 +124,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except ElotError as error:   # no dataset, a bad option: the message, not a traceback
+        print(error.render(), file=sys.stderr)
+        sys.exit(2)

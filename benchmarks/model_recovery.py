@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from collections import Counter
@@ -47,6 +48,7 @@ from elot.settings import DEFAULT_BETA
 from elot.btom.dataset import dataset_root, load_dataset_scenario
 from elot.btom.scn import parse_scn_text
 from elot.study.plan import DEFAULT_POINTS, choose_points, movement
+from elot.errors import ElotError
 
 
 @dataclass
@@ -140,7 +142,8 @@ def table(results: list[MapResult]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--labtom", help="the dataset directory (default: $ELOT_LABTOM_DATA, ../shared/labtom)")
+    parser.add_argument("--labtom", default=os.environ.get("ELOT_LABTOM_DATA"),
+                        help="the dataset directory (default: $ELOT_LABTOM_DATA, else a shared/labtom folder in or above the working directory)")
     parser.add_argument("--agents", type=int, default=20, help="at least this many agents per map (default: 20)")
     parser.add_argument("--beta", type=float, default=DEFAULT_BETA, help="β of the agents and the observer")
     parser.add_argument("--seed", type=int, default=0)
@@ -182,4 +185,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except ElotError as error:   # no dataset, a bad option: the message, not a traceback
+        print(error.render(), file=sys.stderr)
+        sys.exit(2)

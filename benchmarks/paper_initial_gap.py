@@ -11,6 +11,8 @@ strict accuracy). docs/btom.md quotes these figures.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from typing import Callable
 
 import numpy as np
@@ -20,6 +22,7 @@ from elot.btom.inference import infer
 from elot.btom.dataset import dataset_root, load_dataset_plan
 from elot.btom.scoring import compile_statement, normalized_likelihood
 from elot.numeric import dot
+from elot.errors import ElotError
 
 #: (inference, compiled formula, judgment point t) -> normalized likelihood
 Reading = Callable[[object, object, int], float]
@@ -84,7 +87,8 @@ def fmt(row) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--labtom", help="dataset directory (default: $ELOT_LABTOM_DATA or ../shared/labtom)")
+    parser.add_argument("--labtom", default=os.environ.get("ELOT_LABTOM_DATA"),
+                        help="the dataset directory (default: $ELOT_LABTOM_DATA, else a shared/labtom folder in or above the working directory)")
     root = dataset_root(parser.parse_args().labtom)
     current = initial_readings()["as implemented: (s0, b0), pi over hypotheses live at t"][0]
     as_is = {"current": lambda i, c, t: judged(i, c, t, world=t, belief=t, live=t), "initial": current}
@@ -106,4 +110,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except ElotError as error:   # no dataset, a bad option: the message, not a traceback
+        print(error.render(), file=sys.stderr)
+        sys.exit(2)

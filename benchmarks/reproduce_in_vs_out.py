@@ -17,6 +17,7 @@ the paper's GPT-4o row (image + narrative); ``--llm-only`` prints those rows alo
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from elot.btom.conventions import CONVENTIONS
@@ -70,7 +71,8 @@ def llm_table(labtom, tables: list[str], maps: str | None = None) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--labtom", help="dataset directory (default: $ELOT_LABTOM_DATA or ../shared/labtom)")
+    parser.add_argument("--labtom", default=os.environ.get("ELOT_LABTOM_DATA"),
+                        help="the dataset directory (default: $ELOT_LABTOM_DATA, else a shared/labtom folder in or above the working directory)")
     parser.add_argument("--models", default=MODELS)
     parser.add_argument("--conventions", default="both", choices=(*CONVENTIONS, "both"),
                         help="elot, paper or both (default: %(default)s)")

@@ -27,6 +27,10 @@ DEFAULT_BETA = 2 ** 1.5
 DEFAULT_K = 3
 #: Particles of particle inference (``--inference smc``).
 DEFAULT_PARTICLES = 1000
+#: Exact inference's limit on hypotheses (``--max-hypotheses``, ``build(max_hypotheses=)``):
+#: the paper's maps need at most a few hundred thousand; past 2 million, exact
+#: enumeration is slow even where it fits.
+MAX_HYPOTHESES = 2_000_000
 
 # -- statement modes -----------------------------------------------------------------------
 

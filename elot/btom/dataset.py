@@ -158,7 +158,8 @@ def dataset_root(root: str | Path | None = None) -> Path:
                                                          f"in any of the {len(candidates)} places searched"),
         notes=() if given else tuple(f"searched {place}" for place in shown),
         hint="point elot at the dataset folder (the one holding domain.pddl, problems/, plans/): "
-             "--labtom DIR, or export ELOT_LABTOM_DATA=DIR",
+             "--labtom DIR or export ELOT_LABTOM_DATA=DIR on the command line; in Python, give the folder "
+             "(root=...)",
     )
 
 

@@ -41,7 +41,7 @@ from btom_ext.reference import (AGENT, BOX, CLOSED, DOWN, EPSILON, FLOOR, GEMS, 
                                 NO_ACTION, OPEN, PICKUP_GEM, PICKUP_KEY, RIGHT, UNLOCK, UP)
 from elot.btom.conventions import check_conventions
 from elot.errors import ArgumentError, ScenarioError, expect, expect_int
-from elot.settings import DEFAULT_K, DEFAULT_VARIANT, check_variant
+from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MAX_HYPOTHESES, check_variant
 from elot.btom.world import OFFGRID, KeyState, Layout, Pos, WorldState
 
 # -- numeric encoding ----------------------------------------------------------------------
@@ -584,9 +584,6 @@ class HypothesisSpace:
         return tuple(np.ascontiguousarray(a.ravel(), dtype=np.int32) for a in (g, s, b))
 
 
-#: Default of ``build(max_hypotheses=)``: the paper's maps need at most a few hundred
-#: thousand hypotheses; past 2 million, exact enumeration is slow even where it fits.
-MAX_HYPOTHESES = 2_000_000
 
 #: Bytes per hypothesis inference keeps or holds at once besides its log weights: the
 #: (goal, state, belief) index arrays (3 x int32), and per step the likelihoods, the

@@ -24,8 +24,8 @@ import argparse
 import os
 
 from elot.errors import ElotError
-from elot.settings import (CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, MODES, VARIANTS,
-                           check_number, check_variant)
+from elot.settings import (CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, MAX_HYPOTHESES, MODES,
+                           VARIANTS, check_number, check_variant)
 
 
 def output_file(text: str) -> str:
@@ -232,18 +232,19 @@ def add_inference_options(p: argparse.ArgumentParser) -> None:
 
 
 _INFERENCE_HELP = ("exact enumeration, particle inference (smc, sequential Monte Carlo), or auto: exact "
-                   "when the hypothesis space fits its limits (--max-hypotheses, --max-memory), else particles "
-                   "(the run says which and why)")
+                   "when the hypothesis space fits its limits ({limits}), else particles (the run says which "
+                   "and why)")
 
 
 def add_inference_method_option(p, *, how: str = ONE) -> None:
     """``--inference exact|smc|auto``: how to infer."""
     if how == ONE:
         p.add_argument("--inference", type=_inference_type, default="exact", metavar="{exact,smc,auto}",
-                       help=_help(_INFERENCE_HELP, how))
+                       help=_help(_INFERENCE_HELP.format(limits="--max-hypotheses, --max-memory"), how))
     else:
         p.add_argument("--inference", default="exact", metavar="METHOD,...",
-                       help=_help(_INFERENCE_HELP, how, many="several, comma-separated; particle runs add the "
+                       help=_help(_INFERENCE_HELP.format(limits=f"{MAX_HYPOTHESES:,} hypotheses and half "
+                                                         "the memory available"), how, many="several, comma-separated; particle runs add the "
                                   "columns inference, particles, seed, ess and L_se"))
 
 

@@ -215,7 +215,8 @@ def in_vs_out_of_table(rows: Sequence[Mapping[str, str]], root: str | Path | Non
                     raise ScenarioError(f"the table has no {model} row for statement {row['statement_id']} in plan "
                                         f"{row['plan_id']} ({condition})",
                                         hint="rate every in-vs-out statement (elot baseline --in-vs-out), or "
-                                             "give --maps the maps the table covers")
+                                             "compare only the maps the table covers (maps=; --llm-maps in "
+                                             "benchmarks/reproduce_in_vs_out.py)")
                 value = values[key]
                 if value is None:
                     missing += 1
