@@ -249,3 +249,30 @@ def test_the_english_command_says_formulas_and_reports_bad_ones(tmp_path):
     assert done.stdout == (f"{lines}:2: Box 1 is empty.\n"
                            f"{lines}:4: The player is unsure which box is empty.\n")
     assert f"{lines}:3:" in done.stderr and "hint:" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("formula, message", [
+    ("inside(box1, key1)", "in the wrong order"),
+    ("believes(player, inside(key1, box1))", "wrap it in formula(...)"),
+    ("believes(alice, formula(empty(box1)))", "alice"),
+    ("foo(bar)", "unknown predicate"),
+    ("believes(player, formula(inside(K, box1)))", "variable K is not bound"),
+])
+def test_the_english_command_typechecks_first(formula, message):
+    """An ill-typed formula has no meaning to tell: it is refused as elot check refuses it,
+    never turned into a sentence ("Box 1 is in key 1.")."""
+    from helpers import run_elot
+
+    done = run_elot("english", formula)
+    assert done.returncode == 2 and done.stdout == ""
+    assert message in done.stderr and "Traceback" not in done.stderr
+    checked = run_elot("check", formula)
+    assert checked.returncode == 2
+
+
+def test_the_english_command_with_a_problem_knows_its_objects(labtom):
+    from helpers import run_elot
+
+    problem = str(Path(labtom) / "problems" / "1_1.pddl")
+    done = run_elot("english", "--signature", problem, "believes(player, formula(empty(box9)))")
+    assert done.returncode == 2 and "box9" in done.stderr

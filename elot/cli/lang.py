@@ -55,8 +55,8 @@ def register(subparsers) -> None:
     p.add_argument("--thresholds", default="", metavar="NAME=VALUE,...",
                    help="override thresholds, e.g. might=0.25,believes=0.8")
     p.set_defaults(func=_eval_command)
-    p = common("english", "Say formulas in English, as people and language models are shown them.",
-               bind_free=False)
+    p = common("english", "Typecheck formulas and say them in English, as people and language models are "
+               "shown them.")
     p.add_argument("--initial", action="store_true",
                    help="a statement about the initial belief: told in the past (\"initially believed\")")
     p.set_defaults(func=_english_command)
@@ -69,7 +69,7 @@ def _inputs(args) -> tuple[list[tuple[str, int, str]], bool]:
     """The formulas to process as (path, line number, text), and whether they came from
     a file or stdin (then results are prefixed with ``path:line:``)."""
     if args.file and args.formula:
-        raise ElotError("give a formula or --file, not both", hint="elot check --file formulas.elot")
+        raise ElotError("give a formula or --file, not both", hint=f"elot {args.command} --file formulas.elot")
     if args.file:
         path = Path(args.file)
         text = read_text(path, "formula")
@@ -173,11 +173,14 @@ def _lower_command(args) -> int:
 
 
 def _english_command(args) -> int:
+    from elot.api import check
     from elot.lang.english import english
 
     signature = _signature(args)
     mode = "initial" if args.initial else "current"
-    return _run(args, lambda text, _line: english(text, mode, signature=signature))
+    # typechecked first, as elot check would: an ill-typed formula has no meaning to tell
+    return _run(args, lambda text, _line: english(check(text, signature, bind_free=args.bind_free).term, mode,
+                                                  signature=signature))
 
 
 def _eval_command(args) -> int:

@@ -223,7 +223,8 @@ def _english(session: Session, arg: str) -> list[RenderableType]:
     from elot.lang.english import english
 
     formula, mode, out = _statement(session, arg, ":english F")
-    return out + [Text(english(formula, mode, signature=session.signature))]
+    checked = session.check(formula)   # an ill-typed formula has no meaning to tell
+    return out + [Text(english(checked.term, mode, signature=session.signature))]
 
 
 @command("explain", "F", "which prob_of values and thresholds decided the score, by hypothesis group", "formula")
