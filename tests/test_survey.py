@@ -131,6 +131,7 @@ def test_orders_keep_pairs_apart_balance_them_and_alternate_conditions():
     (Settings(controls=["yellow-green"], pairs=[["yellow-green", "empty-box"]]), "also in a pair"),
     (Settings(scenarios_per_participant=3), "3 scenarios per participant, but the pairs leave 2"),
     (Settings(condition="later"), "condition 'later'"),
+    (Settings(controls=["yellow-green", "empty-box"]), "no scenario is left to ask"),
     (Settings(completion_url="javascript:alert(1)"), "is not a web address"),
 ])
 def test_settings_that_cannot_make_orders_are_refused(stimulus_set, tmp_path, settings, message):
@@ -504,6 +505,10 @@ def test_a_dataset_stimulus_set_needs_no_scenarios_named(labtom, tmp_path):
     """Plan ids are found by their names: the survey names them as batch does."""
     stimuli.make_stimuli([ScenarioRef("exp2_current/1_1", "exp2_current", "1_1", str(labtom))], tmp_path / "set",
                          jobs=1, mp4=False, cell_px=16)
+    done = run_elot("survey", "build", str(tmp_path / "set"), "-o", str(tmp_path / "survey"), "--cdn",
+                    "--labtom", str(labtom), "--exp", "exp3")
+    assert done.returncode == 2 and "cannot tell which scenario the stimulus '1_1' shows" in done.stderr
+    assert "note: unknown dataset experiment 'exp3'" in done.stderr   # the reason, which is the fix
     done = run_elot("survey", "build", str(tmp_path / "set"), "-o", str(tmp_path / "survey"), "--cdn",
                     "--labtom", str(labtom))
     assert done.returncode == 0, done.stderr

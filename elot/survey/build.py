@@ -106,17 +106,18 @@ def find_scenarios(entries: list[dict], refs: Sequence | None, *, root: str | No
         if refs:
             ref = by_name.get(name)
         else:   # the scenario as stimuli.json names it (elot stimuli writes it), else its name
-            ref = None
+            ref, why = None, []
             for candidate in ([entry["scenario"]] if isinstance(entry.get("scenario"), str) else []) + [name]:
                 try:
                     ref = expand_scenarios([candidate], root=root, exps=list(exps))[0]
                     break
-                except ElotError:
-                    continue
+                except ElotError as error:   # kept: the reason is usually the fix (--exp, --labtom)
+                    why.append(error.message + (f" ({error.hint})" if error.hint else ""))
         if ref is None:
             raise SurveyError(f"cannot tell which scenario the stimulus {name!r} shows",
+                              notes=tuple(dict.fromkeys(why)) if not refs else (),
                               hint="give the scenarios elot stimuli was given with --scenarios (the .scn files, "
-                                   "plan ids or built-in names)")
+                                   "plan ids or built-in names), or the --exp and --labtom they came from")
         scenario = ref.load()
         goal = [g for g, _ in scenario.layout.gems].index(scenario.true_goal) + 1 if scenario.true_goal else None
         if times(scenario) != entry["times"] or goal != entry["goal"]:

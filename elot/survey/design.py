@@ -127,6 +127,11 @@ def make_orders(scenarios: list[dict], settings: Settings) -> list[dict]:
                 raise SurveyError(f"scenario {name} has no {condition} statements to ask",
                                   hint="give the stimulus set statements of that mode (initial: ...), or choose "
                                        "another --condition")
+    if not free and not settings.pairs:
+        raise SurveyError(f"no scenario is left to ask: {', '.join(names)} "
+                          f"{'is a control' if len(names) == 1 else 'are all controls'}",
+                          hint="controls are asked beside the scenarios, not instead of them: give the stimulus "
+                               "set more scenarios, or fewer --control")
     orders = []
     for i in range(settings.orders):
         rng = random.Random(settings.seed * 1_000_003 + i)
