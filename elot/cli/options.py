@@ -80,8 +80,11 @@ def memory_size(text: str) -> int:
         value = float(number_part) * _SIZE_UNITS[unit]
     except (ValueError, KeyError):
         raise argparse.ArgumentTypeError(f"{text!r} is not a memory size (e.g. 512M, 1.5G, 2GiB)") from None
-    if not 1 <= value < 2**63:
+    if value != value or value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a memory size of at least one byte")
+    if value >= 2**63:
+        raise argparse.ArgumentTypeError(f"{text!r} is more memory than any machine has (at most 8 EiB; e.g. 512M, "
+                                         "1.5G, 2GiB)")
     return int(value)
 
 
