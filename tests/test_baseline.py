@@ -158,6 +158,7 @@ def test_an_image_goes_as_a_png_data_url_after_the_text():
     ("[system]\nx\n", "no [user] section"),
     ("[system]\n[user]\n$scene $statement $oops\n", "cannot use the template"),
     ("[system]\n[user]\n$scene\n[user]\n$statement\n", "a second [user] section"),
+    ("[system]\nx\n[assistant]\nok\n[user]\n$scene $statement\n", "mine.txt:3: unknown section [assistant]"),
 ])
 def test_a_broken_template_is_one_clear_error(text, message):
     with pytest.raises(BaselineError, match=message.replace("$", r"\$").replace("[", r"\[").replace("]", r"\]")):
@@ -342,6 +343,16 @@ def test_a_line_torn_by_a_kill_is_dropped_and_the_cache_goes_on(tmp_path):
     assert all(json.loads(line) for line in cache.read_text().splitlines())
 
 
+def test_a_file_that_is_not_a_cache_is_refused_and_never_cut(tmp_path):
+    for text in (b"my notes\nkeep me", b"no newline at the end"):
+        path = tmp_path / "notes.txt"
+        path.write_bytes(text)
+        with pytest.raises(BaselineError, match="not an answer record"):
+            with Journal(path):
+                pass
+        assert path.read_bytes() == text
+
+
 def test_two_runs_cannot_write_one_cache(tmp_path):
     with Journal(tmp_path / "c.jsonl"):
         with pytest.raises(BaselineError, match="another run is writing"):
@@ -418,8 +429,198 @@ def test_cli_a_model_that_never_answers_on_the_scale_is_exit_2_with_the_count(tm
     with Stub(lambda b, n: completion("The player is clever.")) as stub:
         run = elot(*ARGS, "--endpoint", stub.url, "-o", str(tmp_path / "out.csv"))
     assert run.returncode == 2 and "0 rated, 8 without a rating (8 no number)" in run.stderr
-    assert "no answer gave a rating" in run.stderr
-    assert (tmp_path / "out.csv").exists()   # the table says why, row by row
+    assert "no answer gave a rating, so nothing was written to" in run.stderr
+    assert "'The player is clever.'" in run.stderr          # what the model said, from the cache
+    assert not (tmp_path / "out.csv").exists()
+    assert len((tmp_path / "out.csv.cache.jsonl").read_text().splitlines()) == 8
+
+
+@pytest.mark.parametrize("answer", ["The player is clever.", '{"rating": 9}'])
+def test_cli_a_failed_rerun_leaves_the_old_table_and_manifest_as_they_were(tmp_path, answer):
+    out = tmp_path / "out.csv"
+    with Stub(lambda b, n: completion('{"rating": 5}')) as stub:
+        assert elot(*ARGS, "--endpoint", stub.url, "-o", str(out)).returncode == 0
+    table, manifest = out.read_bytes(), (tmp_path / "out.csv.manifest.json").read_bytes()
+    with Stub(lambda b, n: completion(answer)) as stub:    # another port: another endpoint, asked anew
+        run = elot(*ARGS, "--endpoint", stub.url, "-o", str(out))
+    assert run.returncode == 2 and "Traceback" not in run.stderr and len(stub.requests) == 8
+    assert f"no answer gave a rating, so nothing was written to {out}" in run.stderr
+    assert out.read_bytes() == table and (tmp_path / "out.csv.manifest.json").read_bytes() == manifest
+    assert len((tmp_path / "out.csv.cache.jsonl").read_text().splitlines()) == 16   # nothing lost
+
+
+def _users_file(path, text="my notes\nkeep me"):
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("setup, args, message", [
+    (lambda d: _users_file(d / "out.csv"), ("-o", "out.csv"), "out.csv exists and does not look like a file elot wrote"),
+    (lambda d: _users_file(d / "out.csv.manifest.json"), ("-o", "out.csv"),
+     "out.csv.manifest.json exists and does not look like a file elot wrote"),
+    (lambda d: (d / "c").mkdir(), ("-o", "out.csv", "--cache", "c"), "the answer cache c is a folder"),
+    (lambda d: _users_file(d / "notes.txt"), ("-o", "out.csv", "--cache", "notes.txt"),
+     "notes.txt:1: not an answer record"),
+    (lambda d: _users_file(d / "notes.txt", "no newline at the end"), ("-o", "out.csv", "--cache", "notes.txt"),
+     "its last line is not an answer record"),
+    (lambda d: _users_file(d / "s.txt", "The player believes box 1 is empty.\n"),
+     ("--statements", "s.txt", "-o", "out.csv", "--cache", "s.txt"), "the answer cache s.txt is an input"),
+    (lambda d: None, ("-o", "out.csv", "--cache", "out.csv"), "is an output of this run"),
+    (lambda d: None, ("-o", "notes.txt"), "a baseline table is written as .csv or .parquet, not .txt"),
+    (lambda d: None, ("-o", "out.json"), "a baseline table is written as .csv or .parquet, not .json"),
+])
+def test_cli_every_path_the_run_writes_is_checked_before_anything_is_asked(tmp_path, setup, args, message):
+    setup(tmp_path)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    with Stub(lambda b, n: completion('{"rating": 5}')) as stub:
+        run = elot(*ARGS, "--endpoint", stub.url, *args, cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert message in run.stderr and stub.requests == []
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before   # nothing made or cut
+
+
+def test_cli_a_parquet_table_is_parquet(tmp_path):
+    pytest.importorskip("pyarrow.parquet")
+    from elot.study.tables import read_table
+
+    with Stub(lambda b, n: completion('{"rating": 5}')) as stub:
+        run = elot(*ARGS, "--endpoint", stub.url, "-o", str(tmp_path / "out.parquet"))
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "out.parquet").read_bytes()[:4] == b"PAR1"
+    rows = read_table(tmp_path / "out.parquet")
+    assert len(rows) == 8 and {r["llm_rating"] for r in rows} == {"5.0"} and {r["t"] for r in rows} == {"3", "4", "6", "11"}
+    assert json.loads((tmp_path / "out.parquet.manifest.json").read_text())["rated"] == 8
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--at", "-1"), "argument --at: a judgment point must be a whole number >= 0, not '-1'"),
+    (("--at", "abc"), "not 'abc'"),
+    (("--at", "2.5"), "not '2.5'"),
+    (("--at", ""), "argument --at: give at least one judgment point"),
+    (("--at", "4,7"), "--at: no statement is judged at t = 7\nhint: the judgment points here are t = 3, 4, 6, 11"),
+    (("--condition", ""), "--condition names no prompt condition\nhint: use plan or narrative"),
+    (("--condition", "plan,sideways"), "unknown prompt condition 'sideways'"),
+    (("--maps", "1"), "--maps chooses maps of the in-vs-out statements, and there is no --in-vs-out"),
+])
+def test_cli_a_bad_option_value_is_one_clear_error(args, message):
+    run = elot(*ARGS, *args, "--dry-run")
+    assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == ""
+    assert message in run.stderr
+
+
+@pytest.mark.parametrize("maps, message", [
+    ("99", "no in-vs-out statements are about map '99'"), ("abc", "map 'abc'"), ("0", "map '0'"),
+    ("-1", "map '-1'"), ("1,99", "map '99'"), ("", "--maps names no map"),
+])
+def test_cli_in_vs_out_maps_must_exist(labtom, maps, message):
+    run = elot("--in-vs-out", "--maps", maps, "--dry-run", "--labtom", str(labtom))
+    assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == ""
+    assert message in run.stderr
+    if maps != "":
+        assert "hint: the maps with in-vs-out statements are 1, 2, 3" in run.stderr
+
+
+def test_cli_a_condition_given_twice_is_rated_once():
+    run = elot(*ARGS, "--condition", "plan,plan", "--dry-run")
+    assert run.returncode == 0 and run.stdout.count("### two-doors") == 8
+
+
+@pytest.mark.parametrize("statement, message", [
+    ("believes(player, ", "<statement 2>:1:9: syntax error: unbalanced parentheses"),
+    ("inside(box1, key1)", "<statement 2>:1:1: type error: the arguments of inside are in the wrong order"),
+    ("", "<statement 2>: translation error: empty sentence"),
+    ("believes(player, inside(key1, box99))", "<statement 2>:1:31: type error: unknown object 'box99'"),
+])
+def test_cli_a_statement_elot_run_refuses_is_refused_before_anything_is_asked(tmp_path, statement, message):
+    with Stub(lambda b, n: completion('{"rating": 5}')) as stub:
+        run = elot("two-doors", "-s", STATEMENT, "-s", statement, "--llm", "stub-model", "--endpoint", stub.url,
+                   "-o", str(tmp_path / "out.csv"))
+    assert run.returncode == 2 and "Traceback" not in run.stderr and stub.requests == []
+    assert message in run.stderr
+    assert "1 of the 2 statements given cannot be rated; nothing was asked" in run.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_statements_file_errors_name_the_line(tmp_path):
+    path = tmp_path / "s.txt"
+    path.write_text(f"# mine\ncurrent: {STATEMENT}\nsideways: {STATEMENT}\nbelieves(player, empty(box9))\n")
+    run = elot("two-doors", "--statements", str(path), "--dry-run")
+    assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == ""
+    assert f"{path}:3:1: error: unknown mode 'sideways' before the statement" in run.stderr
+    assert f"{path}:4:24: type error: unknown object 'box9'" in run.stderr
+    assert "2 of the 3 statements given cannot be rated" in run.stderr
+    run = elot("two-doors", "--statements", str(tmp_path / "none.txt"), "--dry-run")
+    assert run.returncode == 2 and "error: statements file not found" in run.stderr
+    assert "scenario error" not in run.stderr
+
+
+@pytest.mark.parametrize("text, message", [
+    ("scenario,mode,statement,rating\ntwo-doors,current\n", "shots.csv:2: error: the row has 2 fields, the header 4"),
+    ('scenario,mode,statement,rating\ntwo-doors,current,"oops,3\n', "shots.csv:2: error: the row has 3 fields"),
+    ('scenario,mode,statement,rating\ntwo-doors,current,"oops,3\ntwo-doors,current,x,3\n',
+     "shots.csv:2: error: a field runs on from line 2 to line 3"),
+    ("scenario,mode,statement,rating\ntwo-doors,sideways,x,3\n", "shots.csv:2: error: unknown mode 'sideways'"),
+    ("scenario,mode,statement,rating\ntwo-doors,current,x,9\n", "shots.csv:2: error: rating 9 is outside 1 to 7"),
+    ("scenario,mode,statement\n", "needs scenario, mode, statement, rating columns; it has no rating"),
+    ("", "the few-shot ratings file has no ratings"),
+    ("scenario,mode,statement,rating\n", "the few-shot ratings file has no ratings"),
+    ("scenario,mode,statement,rating\nexp1/1_1,current,x,3\n", "no rating is about a scenario and mode rated here"),
+])
+def test_cli_a_few_shot_file_that_adds_nothing_or_is_broken_is_refused(tmp_path, text, message):
+    (tmp_path / "shots.csv").write_text(text)
+    run = elot(*ARGS, "--few-shot", "shots.csv", "--dry-run", cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == ""
+    assert message in run.stderr and "scenario error" not in run.stderr
+
+
+def test_cli_few_shot_ratings_missing_for_some_prompts_are_a_warning(tmp_path):
+    (tmp_path / "shots.csv").write_text("scenario,mode,statement,rating\ntwo-doors,current,The player has a key.,6\n")
+    (tmp_path / "s.txt").write_text(f"current: {STATEMENT}\ninitial: {STATEMENT}\n")
+    run = elot("two-doors", "--statements", "s.txt", "--few-shot", "shots.csv", "--dry-run", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "warning: shots.csv has no ratings for 1 scenario and mode (two-doors (initial))" in run.stderr
+    run = elot(*ARGS, "--few-shot", "shots.csv", "--dry-run", cwd=tmp_path)
+    assert run.returncode == 0 and "warning" not in run.stderr
+    assert run.stdout.count('"The player has a key.": 6.0') == 8
+
+
+def test_cli_a_template_error_is_the_baselines_not_a_scenario_error(tmp_path):
+    (tmp_path / "t.txt").write_text("[system]\nYou rate.\n[assistant]\nOK\n[user]\n$scene\n$statement\n")
+    run = elot(*ARGS, "--template", "t.txt", "--dry-run", cwd=tmp_path)
+    assert run.returncode == 2 and "error: t.txt:3: unknown section [assistant]" in run.stderr
+    run = elot(*ARGS, "--template", "none.txt", "--dry-run", cwd=tmp_path)
+    assert run.returncode == 2 and "none.txt: error: prompt template file not found" in run.stderr
+
+
+def _with_logprobs(text, digit):
+    import math
+
+    status, body = completion(text)
+    body["choices"][0]["logprobs"] = {"content": [
+        {"token": digit, "logprob": math.log(0.5), "top_logprobs": [{"token": digit, "logprob": math.log(0.5)},
+                                                                    {"token": "2", "logprob": math.log(0.5)}]}]}
+    return status, body
+
+
+def test_cli_the_manifest_says_how_many_ratings_came_from_token_probabilities(tmp_path):
+    """An endpoint may ignore --logprobs: the rating is then read from the text, and the
+    manifest and the summary say how many were, not just that they were asked for."""
+    with Stub(lambda b, n: _with_logprobs('{"rating": 6}', "6") if n < 3 else completion('{"rating": 6}')) as stub:
+        run = elot(*ARGS, "--endpoint", stub.url, "--logprobs", "-o", str(tmp_path / "out.csv"))
+    assert run.returncode == 0, run.stderr
+    manifest = json.loads((tmp_path / "out.csv.manifest.json").read_text())
+    assert manifest["backend"]["logprobs"] is True and manifest["from_token_probabilities"] == 3
+    assert "8 rated, 0 without a rating; 3 of 8 ratings from token probabilities" in run.stderr
+    assert "warning: the endpoint gave no token probabilities for 5 of the 8 ratings" in run.stderr
+    ratings = sorted(float(r["llm_rating"]) for r in csv.DictReader(open(tmp_path / "out.csv")))
+    assert ratings == [4.0] * 3 + [6.0] * 5
+
+
+def test_cli_the_local_model_hint_names_the_real_option(tmp_path):
+    run = elot(*ARGS, "--language-model", str(tmp_path / "none.gguf"), "-o", str(tmp_path / "out.csv"))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "--local-model" not in run.stderr and "--language-model" in run.stderr
+    assert not (tmp_path / "out.csv.cache.jsonl").exists()
 
 
 def test_cli_a_killed_run_resumes_where_it_stopped(tmp_path):

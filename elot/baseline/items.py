@@ -9,19 +9,25 @@
 
 A few-shot ratings file (:func:`read_shots`) has a ``scenario``, ``mode``, ``statement``
 and ``rating`` column (1 to 7; a ``participant`` column is averaged over), the columns
-of ``elot fit``'s ratings file.
+of ``elot fit``'s ratings file; a row it cannot read is an error at its line.
 """
 
 from __future__ import annotations
 
+import csv
+import io
+import re
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from elot.baseline.prompts import HIGH, LOW, BaselineError, Item
 from elot.btom.dataset import dataset_root, load_dataset_plan
 from elot.btom.scenario import Scenario
-from elot.errors import ElotError, csv_rows, read_text
+from elot.errors import ElotError, Span, csv_rows, read_text
+from elot.judging import Statement, compile_statements, resolve_statements
+from elot.output import count
 from elot.settings import MODES
 from elot.study.references import ScenarioRef, resolve, scenario_items as statements_of
 from elot.study.experiments import in_vs_out_file
@@ -29,16 +35,29 @@ from elot.study.experiments import in_vs_out_file
 FACTORS = ("possibility", "probability", "compositional", "knowledge")
 
 
-def scenario_items(refs: Sequence[ScenarioRef], given: Sequence = ()) -> tuple[list[Item], dict[str, Scenario]]:
+def scenario_items(refs: Sequence[ScenarioRef],
+                   given: Sequence[Statement] = ()) -> tuple[list[Item], dict[str, Scenario]]:
     """Items for each scenario's own statements (or ``given``, statements records of
     :func:`elot.study.references.given_items`) at each of its judgment points, and the
-    scenarios by table name. A scenario without statements or judgment points is an error."""
+    scenarios by table name. A scenario without statements or judgment points is an error;
+    so is a given statement that does not parse, typecheck or translate against a scenario
+    (:class:`StatementErrors`, all of them): nothing is asked about a statement ``elot run``
+    would refuse. A scenario's own statements are rated as they are (the rating needs no
+    formula)."""
     items: list[Item] = []
     scenarios: dict[str, Scenario] = {}
+    failed: dict[tuple[int, str], tuple[ElotError, list[str]]] = {}
     for ref in refs:
         scenario = ref.load()
         scenarios[ref.name] = scenario
-        statements = tuple(given) or statements_of(ref)
+        if given:
+            statements = checked(ref, scenario, given)
+            for n, st in enumerate(statements):
+                if st.error is not None:
+                    error = located(st, n)
+                    failed.setdefault((n, error.render()), (error, []))[1].append(ref.name)
+        else:
+            statements = [replace(s, formula=formula_of(ref, s.text, s.mode)) for s in statements_of(ref)]
         if not statements:
             raise BaselineError(f"{ref.name}: the scenario has no statements to rate",
                                 hint="give statements with -s or --statements, or a scenario with statements")
@@ -46,9 +65,57 @@ def scenario_items(refs: Sequence[ScenarioRef], given: Sequence = ()) -> tuple[l
             raise BaselineError(f"{ref.name}: the scenario has no judgment points",
                                 hint="mark judgment points in the plan (';' in PDDL, judge: in .scn)")
         for s in statements:
-            formula = formula_of(ref, s.text, s.mode)
-            items += [Item(ref.name, ref.map, t, s.id, s.text, s.mode, formula, s.factors) for t in scenario.judgments]
+            items += [Item(ref.name, ref.map, t, s.id, s.text, s.mode, s.formula or "", s.factors)
+                      for t in scenario.judgments]
+    if failed:
+        errors = []
+        for error, names in failed.values():
+            if len(refs) > 1:
+                shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+                error.notes = (*error.notes, f"in {count(len(names), 'scenario')}: {shown}")
+            errors.append(error)
+        raise StatementErrors(errors, len({n for n, _ in failed}), len(given))
     return items, scenarios
+
+
+class StatementErrors(BaselineError):
+    """Given statements that cannot be rated: each one's own error (a syntax, type or
+    translation error at its place), then one line that sums them up."""
+
+    def __init__(self, errors: Sequence[ElotError], failed: int, total: int) -> None:
+        which = "the statement given" if total == 1 else f"{failed} of the {total} statements given"
+        super().__init__(f"{which} cannot be rated; nothing was asked",
+                         hint="fix the statements above (elot run SCENARIO -s STATEMENT shows the same errors)")
+        self.errors = tuple(errors)
+
+    def render(self) -> str:
+        return "\n".join([e.render() for e in self.errors] + [super().render()])
+
+
+def checked(ref: ScenarioRef, scenario: Scenario, statements: Sequence[Statement]) -> list[Statement]:
+    """``statements`` resolved (English translated) and compiled against the scenario, as
+    ``elot run`` does: each with its ``formula``, or its ``error``."""
+    resolved = resolve_statements(statements, lambda text, mode: (resolve(ref, text, mode)[0], mode))
+    return compile_statements(resolved, scenario.signature())
+
+
+#: A statements file's line that starts with a word and a colon: a mode, or a mistaken one.
+_PREFIX = re.compile(r"([A-Za-z][\w-]*)\s*:\s*\S")
+
+
+def located(st: Statement, n: int) -> ElotError:
+    """A given statement's error, pointed at its line in its statements file (or at
+    ``<statement N>``, the N-th given); a line whose failure starts with an unknown mode
+    (``sideways: ...``) is that error instead."""
+    prefix = _PREFIX.match(st.text) if st.path is not None else None
+    if prefix and prefix[1] not in MODES and st.source is not None and st.offset is not None:
+        return BaselineError(f"unknown mode {prefix[1]!r} before the statement", path=st.path, source=st.source,
+                             span=Span.of(st.source, st.offset, st.offset + len(prefix[1])),
+                             hint=f"a line may start with {' or '.join(m + ':' for m in MODES)} (else --initial "
+                                  "decides the mode)")
+    error = st.locate(st.error) if st.path is not None else st.error
+    return error.located(source=st.formula if st.formula is not None else st.text,
+                         path=st.origin or f"<statement {n + 1}>")
 
 
 def formula_of(ref: ScenarioRef, text: str, mode: str) -> str:
@@ -64,14 +131,27 @@ def formula_of(ref: ScenarioRef, text: str, mode: str) -> str:
 def in_vs_out_items(root: str | Path | None = None, conditions: Sequence[str] = MODES, *,
                     maps: Iterable[str] | None = None) -> tuple[list[Item], dict[str, Scenario]]:
     """The in- vs out-of-context items of the dataset (both conditions by default; the
-    maps in ``maps`` only, when given)."""
+    maps in ``maps`` only, when given: a map without in-vs-out statements is an error
+    naming those that have some)."""
     root = dataset_root(root)
-    keep = None if maps is None else set(maps)
-    items: list[Item] = []
-    scenarios: dict[str, Scenario] = {}
+    tables = []
     for condition in conditions:
         path = in_vs_out_file(root, condition)
-        for line, row in enumerate(csv_rows(read_text(path, "in-vs-out statements"), path=str(path)), 2):
+        rows = csv_rows(read_text(path, "in-vs-out statements"), path=str(path))
+        tables.append((condition, path, rows))
+    keep = None if maps is None else list(dict.fromkeys(maps))
+    if keep is not None:
+        known = sorted({row["map_id"] for _, _, rows in tables for row in rows},
+                       key=lambda m: (not m.isdigit(), int(m) if m.isdigit() else 0, m))
+        unknown = [m for m in keep if m not in known]
+        if unknown:
+            raise BaselineError(f"--maps: no in-vs-out statements are about map{'s' if len(unknown) > 1 else ''} "
+                                + ", ".join(repr(m) for m in unknown),
+                                hint=f"the maps with in-vs-out statements are {', '.join(known)}")
+    items: list[Item] = []
+    scenarios: dict[str, Scenario] = {}
+    for condition, path, rows in tables:
+        for line, row in enumerate(rows, 2):
             if keep is not None and row["map_id"] not in keep:
                 continue
             name = f"exp1/{row['plan_id']}"
@@ -86,25 +166,59 @@ def in_vs_out_items(root: str | Path | None = None, conditions: Sequence[str] = 
     return items, scenarios
 
 
+#: The columns of a few-shot ratings file.
+SHOT_COLUMNS = ("scenario", "mode", "statement", "rating")
+
+
 def read_shots(path: str | Path) -> dict[tuple[str, str], list[tuple[str, float]]]:
-    """Few-shot ratings: ``(scenario, mode) → [(statement, mean rating)]``, in file order."""
-    rows = csv_rows(read_text(path, "few-shot ratings"), path=str(path))
-    if rows and any(c not in rows[0] for c in ("scenario", "mode", "statement", "rating")):
-        raise BaselineError(f"{path}: a few-shot ratings file needs scenario, mode, statement and rating columns",
-                            hint="give the ratings file elot fit reads (ratings on 1 to 7)")
-    sums: dict[tuple[str, str, str], list[float]] = defaultdict(list)
-    for line, row in enumerate(rows, 2):
-        try:
-            value = float(row["rating"])
-        except ValueError:
-            raise BaselineError(f"{path}:{line}: rating {row['rating']!r} is not a number",
-                                hint=f"ratings are numbers from {LOW} to {HIGH}") from None
-        if not LOW <= value <= HIGH:
-            raise BaselineError(f"{path}:{line}: rating {value:g} is outside {LOW} to {HIGH}",
-                                hint=f"few-shot ratings are shown on the prompt's scale, {LOW} to {HIGH}")
-        sums[(row["scenario"], row["mode"], row["statement"].strip())].append(value)
+    """Few-shot ratings: ``(scenario, mode) → [(statement, mean rating)]``, in file order.
+    Errors name the file and line: a missing column, a row with too few or too many
+    fields (a missing comma, an unclosed quote), an unknown mode, an empty statement, a
+    rating that is not a number on the prompt's scale."""
+    from elot.baseline.prompts import read_input
+
+    text = read_input(path, "few-shot ratings")
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+
+    def fail(line: int, message: str, hint: str) -> BaselineError:
+        return BaselineError(message, path=f"{path}:{line}", hint=hint)
+
+    try:
+        header = reader.fieldnames or []
+        missing = [c for c in SHOT_COLUMNS if c not in header]
+        if header and missing:
+            raise fail(1, f"a few-shot ratings file needs {', '.join(SHOT_COLUMNS)} columns; it has no "
+                          f"{', '.join(missing)}", "give the ratings file elot fit reads (ratings on 1 to 7)")
+        sums: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+        end = reader.line_num
+        for row in reader:
+            line, end = end + 1, reader.line_num
+            if end > line and any("\n" in (v or "") for v in row.values() if isinstance(v, str)):
+                raise fail(line, f"a field runs on from line {line} to line {end}",
+                           "check for a quote (\") that is not closed")
+            if None in row or any(row[c] is None for c in SHOT_COLUMNS):
+                fields = len(header) + len(row.get(None) or ()) - sum(v is None for v in row.values())
+                raise fail(line, f"the row has {fields} fields, the header {len(header)}",
+                           "check for a missing or extra comma, or a quote (\") that is not closed")
+            mode = row["mode"].strip()
+            if mode not in MODES:
+                raise fail(line, f"unknown mode {row['mode']!r}", f"the mode is {' or '.join(MODES)}")
+            statement = row["statement"].strip()
+            if not statement:
+                raise fail(line, "the statement is empty", "give the statement people rated")
+            try:
+                value = float(row["rating"])
+            except ValueError:
+                raise fail(line, f"rating {row['rating']!r} is not a number",
+                           f"ratings are numbers from {LOW} to {HIGH}") from None
+            if not LOW <= value <= HIGH:
+                raise fail(line, f"rating {value:g} is outside {LOW} to {HIGH}",
+                           f"few-shot ratings are shown on the prompt's scale, {LOW} to {HIGH}")
+            sums[(row["scenario"].strip(), mode, statement)].append(value)
+    except csv.Error as error:
+        raise fail(max(reader.line_num, 1), f"cannot read this CSV: {error}",
+                   "save it as CSV (comma-separated, UTF-8)") from None
     out: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
     for (scenario, mode, text), values in sums.items():
         out[(scenario, mode)].append((text, sum(values) / len(values)))
     return dict(out)
-

@@ -57,12 +57,12 @@ class LocalModel:
             return self._llama
         from elot.translate.llm import available, no_repacking, quiet, threads
 
+        if not Path(self.path).is_file():
+            raise BaselineError(f"no model file at {self.path}",
+                                hint="fetch the built-in model with elot models, or give a GGUF file with --language-model")
         why = available(self.path)
         if why is not None and "guidance" not in why:
             raise BaselineError(why, hint="pip install 'elot[llm]', or rate through an endpoint (--endpoint)")
-        if not Path(self.path).is_file():
-            raise BaselineError(f"no model file at {self.path}",
-                                hint="fetch the built-in model with elot models, or give a GGUF file with --local-model")
         import llama_cpp
 
         with quiet(self.verbose), no_repacking():

@@ -17,6 +17,7 @@ import base64
 import hashlib
 import io
 import json
+import re
 import string
 from dataclasses import dataclass, field
 from importlib import resources
@@ -41,6 +42,27 @@ QUESTIONS = {
 class BaselineError(ElotError):
     """Bad input or a failure of a language-model baseline (a template, an endpoint, a key)."""
 
+    @classmethod
+    def of(cls, error: ElotError) -> "BaselineError":
+        """``error`` (a file that cannot be read, say: :func:`elot.errors.read_text` calls
+        it a scenario error) as a baseline's error, at the same place."""
+        return cls(error.message, hint=error.hint, span=error.span, source=error.source, path=error.path,
+                   notes=error.notes)
+
+
+def read_input(path: str | Path, what: str) -> str:
+    """The text of an input file of a baseline (a template, few-shot ratings), or a
+    :class:`BaselineError` naming it."""
+    try:
+        return read_text(path, what)
+    except ElotError as error:
+        raise BaselineError.of(error) from None
+
+
+#: The sections a template has; any other ``[name]`` line is refused, not taken as text.
+SECTIONS = ("system", "user")
+_HEADER = re.compile(r"\[\s*([A-Za-z_][A-Za-z_ -]*?)\s*\]")
+
 
 @dataclass(frozen=True)
 class Template:
@@ -57,8 +79,13 @@ class Template:
         for number, line in enumerate(text.splitlines(), 1):
             if current is None and line.startswith("#"):  # comments, before the first section only
                 continue
-            if line.strip() in ("[system]", "[user]"):
-                current = line.strip()[1:-1]
+            header = _HEADER.fullmatch(line.strip())
+            if header and header[1].lower() not in SECTIONS:
+                raise BaselineError(f"{origin}:{number}: unknown section [{header[1]}]",
+                                    hint="a template has a [system] and a [user] section only: the model's "
+                                         "answer is not part of the prompt")
+            if header:
+                current = header[1].lower()
                 if current in sections:
                     raise BaselineError(f"{origin}:{number}: a second [{current}] section",
                                         hint="a template has one [system] and one [user] section")
@@ -97,7 +124,7 @@ def load_template(condition: str, path: str | Path | None = None) -> Template:
     check_condition(condition)
     if path is None:
         return Template.parse(packaged_template(condition), f"templates/{condition}.txt")
-    return Template.parse(read_text(path, "prompt template"), str(path))
+    return Template.parse(read_input(path, "prompt template"), str(path))
 
 
 def check_condition(condition: str) -> None:

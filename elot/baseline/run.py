@@ -6,7 +6,8 @@ moment it arrives, keyed by the SHA-256 of the backend's description (model, end
 host, answer mode), the prompt (its messages and image), the temperature, the repeat and
 the seed. A rerun reads the journal first and asks only for what it lacks: a finished
 run costs nothing, a killed one resumes where it stopped. The journal is locked while a
-run writes to it; a line torn by a kill is dropped when the journal is opened again.
+run writes to it; a line torn by a kill is dropped when the journal is opened again, and
+a file that is not a journal (a user's, given as ``--cache``) is refused, never cut.
 
 **Table.** One row per prompt (a statement at a scenario's judgment point, in a prompt
 condition), in the columns of :mod:`elot.study.tables`: ``model`` is ``LABEL/CONDITION``
@@ -22,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -54,6 +56,11 @@ def cache_key(backend: dict, prompt: Prompt, temperature: float, repeat: int, se
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
+class CacheError(BaselineError):
+    """The answer cache cannot be used (another run's, not a cache, not writable): found
+    before anything is asked."""
+
+
 class Journal:
     """The append-only answer cache: ``key → answer record``, one JSON line each."""
 
@@ -61,10 +68,16 @@ class Journal:
         self.path = Path(path)
         self.answers: dict[str, dict] = {}
         self._handle = None
+        self._created = False
 
     def __enter__(self) -> "Journal":
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle = open(self.path, "a+b")
+        self._created = not os.path.lexists(self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._handle = open(self.path, "a+b")
+        except OSError as error:
+            raise CacheError(f"cannot open the answer cache {self.path}: {error.strerror or error}",
+                             hint="give --cache a file in a folder you can write to") from None
         try:
             import fcntl
 
@@ -73,20 +86,27 @@ class Journal:
             pass
         except OSError:
             self._handle.close()
-            raise BaselineError(f"{self.path}: another run is writing to this cache",
-                                hint="wait for it to finish, or give this run another --cache") from None
+            raise CacheError(f"{self.path}: another run is writing to this cache",
+                             hint="wait for it to finish, or give this run another --cache") from None
         self._handle.seek(0)
         data = self._handle.read()
         end = data.rfind(b"\n") + 1
-        if end < len(data):      # a line torn by a kill: drop it, so the next one starts clean
-            self._handle.truncate(end)
-        for line in data[:end].splitlines():
+        for number, line in enumerate(data[:end].splitlines(), 1):
             try:
                 record = json.loads(line)
                 self.answers[record["key"]] = record["answer"]
             except (ValueError, KeyError, TypeError):
-                raise BaselineError(f"{self.path}: a line of the cache is not an answer record",
-                                    hint="give a cache file an elot baseline run wrote, or a new one") from None
+                self.__exit__()
+                raise CacheError(f"{self.path}:{number}: not an answer record; not using this file as the cache",
+                                 hint="give --cache a cache file an elot baseline run wrote, or a new name") from None
+        if end < len(data):
+            # a line torn by a kill: drop it, so the next one starts clean; anything else
+            # (a file of someone else's without a last newline) is not ours to cut
+            if not data[end:].startswith(_RECORD_START):
+                self.__exit__()
+                raise CacheError(f"{self.path}: its last line is not an answer record; not using this file "
+                                 "as the cache", hint="give --cache a cache file an elot baseline run wrote, or a new name")
+            self._handle.truncate(end)
         return self
 
     def add(self, key: str, answer: Answer) -> None:
@@ -99,6 +119,46 @@ class Journal:
 
     def __exit__(self, *exc) -> None:
         self._handle.close()
+        if self._created and not self.answers:   # nothing was asked: leave no empty cache behind
+            try:
+                if os.path.getsize(self.path) == 0:
+                    os.unlink(self.path)
+            except OSError:
+                pass
+
+
+#: How every record of the journal starts (a torn last line of another file does not).
+_RECORD_START = b'{"key": '
+
+
+def check_cache(path: str | Path, *, outputs: Sequence[str | Path] = (), inputs: Sequence[str | Path] = ()) -> Path:
+    """The checks on the answer cache made before anything is asked: it is not a folder or
+    a device, its folder can be made, and it is none of the run's outputs or inputs (the
+    journal itself checks, when opened, that an existing file is one). Returns the path."""
+    from elot.output import same_file
+
+    target = Path(path).expanduser()
+    for other, what in [(o, "an output of this run") for o in outputs] + [(i, "an input of this run") for i in inputs]:
+        if str(other) != "-" and same_file(target, other):
+            raise CacheError(f"the answer cache {target} is {what} ({other})",
+                             hint="give --cache a file of its own (the default is OUT.cache.jsonl)")
+    ancestor = target.parent
+    while not os.path.lexists(ancestor) and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise CacheError(f"cannot write the answer cache {target}: {ancestor} is not a folder",
+                         hint="give --cache another path")
+    if os.path.lexists(target):
+        try:
+            info = os.stat(target)
+        except OSError as error:
+            raise CacheError(f"cannot use the answer cache {target}: {error.strerror or error}",
+                             hint="give --cache another path") from None
+        if not stat.S_ISREG(info.st_mode):
+            what = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise CacheError(f"the answer cache {target} is {what}",
+                             hint="give --cache a file name (the default is OUT.cache.jsonl)")
+    return target
 
 
 @dataclass
@@ -108,6 +168,8 @@ class RunResult:
     rows: list[dict]
     manifest: dict
     statuses: Counter = field(default_factory=Counter)
+    #: ``(status, text)`` of the first few answers without a rating (distinct texts).
+    unrated: list[tuple[str, str]] = field(default_factory=list)
 
     def table_text(self) -> str:
         return header(COLUMNS) + format_rows(self.rows, COLUMNS)
@@ -157,6 +219,7 @@ def run_baseline(prompts: Sequence[Prompt], backend: Backend, cache: str | Path,
                     progress(done, total)
     rows = [table_row(prompt, [answers[(i, r)] for r in range(repeats)], label) for i, prompt in enumerate(prompts)]
     masses = [a["mass"] for a in answers.values() if a.get("mass") is not None]
+    expected = sum(1 for a in answers.values() if a.get("mass") is not None and a["status"] == "ok")
     manifest = {
         "label": label,
         "backend": description,
@@ -166,6 +229,9 @@ def run_baseline(prompts: Sequence[Prompt], backend: Backend, cache: str | Path,
         "asked": asked,
         "from_cache": cached,
         "rated": statuses.get("ok", 0),
+        # ratings that are the expected one over 1-7 from token probabilities (the rest
+        # were read from the answer's text: an endpoint may ignore --logprobs)
+        "from_token_probabilities": expected,
         "no_rating": {s: n for s, n in sorted(statuses.items()) if s != "ok"},
         "tokens": {"prompt": tokens["prompt"], "completion": tokens["completion"]},
         "seconds": round(time.perf_counter() - started, 3),
@@ -175,7 +241,8 @@ def run_baseline(prompts: Sequence[Prompt], backend: Backend, cache: str | Path,
         manifest["rating_token_mass"] = {"mean": fsum(masses) / len(masses), "min": min(masses)}
     if hasattr(backend, "evaluated"):
         manifest["tokens"]["evaluated"] = backend.evaluated
-    return RunResult(rows, manifest, statuses)
+    unrated = list(dict.fromkeys((a["status"], a["text"]) for a in answers.values() if a["status"] != "ok"))[:3]
+    return RunResult(rows, manifest, statuses, unrated)
 
 
 def table_row(prompt: Prompt, answers: Sequence[dict], label: str) -> dict:
@@ -197,4 +264,5 @@ def manifest_text(manifest: dict) -> str:
     return json.dumps(manifest, indent=2, sort_keys=False) + "\n"
 
 
-__all__ = ["Backend", "COLUMNS", "Journal", "RunResult", "cache_key", "run_baseline", "table_row"]
+__all__ = ["Backend", "COLUMNS", "CacheError", "Journal", "RunResult", "cache_key", "check_cache", "run_baseline",
+           "table_row"]

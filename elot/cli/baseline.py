@@ -29,7 +29,8 @@ def register(subparsers) -> None:
     options.add_exp_option(p, how=options.MANY, default="exp1,exp2")
     options.add_batch_statement_options(p)
     p.add_argument("--initial", action="store_true", help="given statements are about the initial belief")
-    p.add_argument("--at", metavar="T,...", help="only these judgment points (default: each scenario's own)")
+    p.add_argument("--at", metavar="T,...", type=_points,
+                   help="only these judgment points (default: each scenario's own)")
     p.add_argument("--condition", default="plan", metavar="C,...",
                    help="prompt conditions, comma-separated: plan (the actions and what they showed) and/or "
                         "narrative (the scene and the moves told) (default: %(default)s)")
@@ -70,7 +71,7 @@ def register(subparsers) -> None:
     p.add_argument("--dry-run", action="store_true",
                    help="write the rendered prompts (to -o, or standard output) instead of asking a model")
     p.add_argument("-o", "--output", metavar="OUT", type=options.output_file,
-                   help="the table (.csv); OUT.manifest.json goes beside it")
+                   help="the table (.csv or .parquet, - for standard output); OUT.manifest.json goes beside it")
     p.add_argument("--cache", metavar="FILE", help="the answer cache (default: OUT.cache.jsonl)")
     options.add_force_option(p)
     p.set_defaults(func=baseline_command)
@@ -99,6 +100,32 @@ def _env(*names: str) -> str | None:
     return next((os.environ[n] for n in names if os.environ.get(n)), None)
 
 
+def _points(text: str) -> tuple[int, ...]:
+    """An argparse type: ``--at T,...``, judgment points (whole numbers >= 0), each once."""
+    import argparse
+
+    parse = _positive("a judgment point", int, zero=True)
+    points = tuple(dict.fromkeys(parse(t.strip()) for t in text.split(",") if t.strip()))
+    if not points:
+        raise argparse.ArgumentTypeError("give at least one judgment point, e.g. --at 4 or --at 4,9")
+    return points
+
+
+def _conditions(text: str) -> list[str]:
+    """The prompt conditions of ``--condition``, each once."""
+    from elot.baseline import BaselineError
+    from elot.baseline.describe import CONDITIONS
+    from elot.baseline.prompts import check_condition
+
+    conditions = list(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
+    if not conditions:
+        raise BaselineError("--condition names no prompt condition", hint=f"use {' or '.join(CONDITIONS)} (or both, "
+                                                                          "comma-separated)")
+    for condition in conditions:
+        check_condition(condition)
+    return conditions
+
+
 def baseline_command(args) -> int:
     from elot.baseline import BaselineError
     from elot.baseline.prompts import packaged_template
@@ -109,8 +136,16 @@ def baseline_command(args) -> int:
         check_condition(args.show_template)
         sys.stdout.write(packaged_template(args.show_template))
         return EXIT_OK
-    conditions = [c.strip() for c in args.condition.split(",") if c.strip()]
-    prompts = _prompts(args, conditions)
+    conditions = _conditions(args.condition)
+    if args.maps is not None and not args.in_vs_out:
+        raise BaselineError("--maps chooses maps of the in-vs-out statements, and there is no --in-vs-out",
+                            hint="add --in-vs-out, or leave out --maps (plan ids such as 1_1 choose plans)")
+    if not args.dry_run and not args.output:
+        raise BaselineError("elot baseline needs -o OUT for its table (or --dry-run to see the prompts)")
+    items, scenarios, inputs = _items(args)
+    if not args.dry_run:
+        fmt, cache = _check_outputs(args, inputs)   # before anything is asked: a refused path fails fast
+    prompts = _prompts(args, conditions, items, scenarios)
     if args.dry_run:
         text = "".join(f"### {p.item.scenario} t={p.item.t} {p.item.mode} #{p.item.statement_id} ({p.condition})\n"
                        f"{p.text()}\n" for p in prompts)
@@ -120,20 +155,16 @@ def baseline_command(args) -> int:
             from elot.output import write_output
             from elot.study.params import study_mark
 
-            write_output(args.output, text, ours=study_mark(args.output), force=args.force)
+            write_output(args.output, text, ours=study_mark(args.output), force=args.force, inputs=inputs)
             print(f"{len(prompts)} prompts written to {args.output}", file=sys.stderr)
         return EXIT_OK
-    if not args.output:
-        raise BaselineError("elot baseline needs -o OUT for its table (or --dry-run to see the prompts)")
     backend, label = _backend(args)
-    from elot.baseline.run import manifest_text, run_baseline
+    from elot.baseline.run import CacheError, manifest_text, run_baseline
     from elot.cli.study import _progress_bar
     from elot.output import count
     from elot.study.params import atomic_output
+    from elot.study.tables import write_table_text
 
-    cache = args.cache or (f"{args.output}.cache.jsonl" if args.output != "-" else None)
-    if cache is None:
-        raise BaselineError("with -o - give the answer cache with --cache FILE")
     settings = {"conditions": conditions, "template": args.template or "packaged", "image": args.image,
                 "few_shot": args.few_shot, "in_vs_out": args.in_vs_out}
     try:
@@ -145,55 +176,164 @@ def baseline_command(args) -> int:
               file=sys.stderr)
         return 130
     except BaselineError as error:
-        error.notes = (*getattr(error, "notes", ()), f"every answer so far is kept in {cache}")
+        kept = () if isinstance(error, CacheError) or not os.path.exists(cache) else \
+            (f"every answer so far is kept in {cache}",)
+        error.notes = (*error.notes, *kept, f"nothing was written to {args.output}")
         raise
-    with atomic_output(args.output, force=args.force) as handle:
-        handle.write(result.table_text())
-    if args.output != "-":
-        with atomic_output(f"{args.output}.manifest.json", force=args.force) as handle:
-            handle.write(manifest_text(result.manifest))
     m = result.manifest
     missing = sum(m["no_rating"].values())
+    asked_logprobs = bool(m["backend"].get("logprobs"))
     print(f"{count(m['prompts'], 'prompt')}, {count(m['answers'], 'answer')} ({m['asked']} asked, "
           f"{m['from_cache']} from the cache) in {m['seconds']:.1f} s; "
           f"{m['rated']} rated, {missing} without a rating"
-          + (" (" + ", ".join(f"{n} {s}" for s, n in m["no_rating"].items()) + ")" if missing else ""),
+          + (" (" + ", ".join(f"{n} {s}" for s, n in m["no_rating"].items()) + ")" if missing else "")
+          + (f"; {m['from_token_probabilities']} of {m['rated']} ratings from token probabilities"
+             if asked_logprobs else ""),
           file=sys.stderr)
     if m["answers"] and not m["rated"]:
-        print(f"error: no answer gave a rating (the table says why in its error column); check the model and "
-              f"the template (elot baseline --dry-run shows the prompts)", file=sys.stderr)
-        return EXIT_USAGE
+        from elot.output import excerpt
+
+        raise BaselineError(f"no answer gave a rating, so nothing was written to {args.output}",
+                            notes=(*(f"an answer ({status}): {excerpt(text)!r}" for status, text in result.unrated),
+                                   f"every answer is kept in {cache}"),
+                            hint="check the model and the template (elot baseline --dry-run shows the prompts; "
+                                 "the cache holds each answer's text)")
+    if asked_logprobs and m["from_token_probabilities"] < m["rated"]:
+        print(f"warning: the endpoint gave no token probabilities for {m['rated'] - m['from_token_probabilities']} "
+              f"of the {m['rated']} ratings; those were read from the answer's text", file=sys.stderr)
+    write_table_text(args.output, result.table_text(), fmt, force=args.force, inputs=inputs)
+    if args.output != "-":
+        with atomic_output(f"{args.output}.manifest.json", force=args.force, inputs=inputs,
+                           option="the manifest") as handle:
+            handle.write(manifest_text(result.manifest))
     return EXIT_OK
 
 
-def _prompts(args, conditions):
-    from elot.baseline import BaselineError
-    from elot.baseline.items import in_vs_out_items, read_shots, scenario_items
-    from elot.baseline.prompts import load_template, render
+#: The table formats of ``-o``, by suffix.
+FORMATS = {".csv": "csv", ".parquet": "parquet"}
 
+
+def _check_outputs(args, inputs):
+    """The table's format and the answer cache, after the checks of every path the run
+    writes (the table, the manifest beside it, the cache), made before anything is asked
+    with the rules of the final write."""
+    from elot.baseline import BaselineError
+    from elot.baseline.run import check_cache
+    from elot.output import check_target
+    from elot.study.params import study_mark
+
+    output = args.output
+    if output == "-":
+        fmt = "csv"
+    else:
+        suffix = Path(output).suffix.lower()
+        if suffix not in FORMATS:
+            raise BaselineError(f"-o {output}: a baseline table is written as .csv or .parquet"
+                                + (f", not {suffix}" if suffix else ""),
+                                hint="name the table OUT.csv or OUT.parquet (or - for standard output)")
+        fmt = FORMATS[suffix]
+    if fmt == "parquet":
+        from elot.study.tables import pyarrow_modules
+
+        pyarrow_modules("Parquet output")
+    targets = [(output, "-o")] + ([(f"{output}.manifest.json", "the manifest")] if output != "-" else [])
+    for path, option in targets:
+        check_target(path, ours=study_mark(path), force=args.force, option=option, inputs=inputs)
+    cache = args.cache or (f"{output}.cache.jsonl" if output != "-" else None)
+    if cache is None:
+        raise BaselineError("with -o - give the answer cache with --cache FILE")
+    check_cache(cache, outputs=[p for p, _ in targets if p != "-"], inputs=inputs)
+    return fmt, cache
+
+
+def _items(args):
+    """What is rated, the scenarios by table name, and the files the run reads (which
+    it never writes over)."""
+    from elot.baseline import BaselineError
+    from elot.baseline.items import in_vs_out_items, scenario_items
+
+    inputs = [p for p in (args.template, args.few_shot) if p]
     if args.in_vs_out:
         if args.scenarios or args.statement or args.statements:
             raise BaselineError("--in-vs-out rates the dataset's own statements",
                                 hint="leave out the scenarios and statements, or --in-vs-out")
-        maps = [m.strip() for m in args.maps.split(",")] if args.maps else None
+        maps = None
+        if args.maps is not None:
+            maps = list(dict.fromkeys(m.strip() for m in args.maps.split(",") if m.strip()))
+            if not maps:
+                raise BaselineError("--maps names no map", hint="give map numbers, e.g. --maps 1,2")
+        from elot.btom.dataset import dataset_root
+        from elot.settings import MODES
+        from elot.study.experiments import in_vs_out_file
+
         items, scenarios = in_vs_out_items(args.labtom, maps=maps)
+        inputs += [str(in_vs_out_file(dataset_root(args.labtom), mode)) for mode in MODES]
     else:
         if not args.scenarios:
             raise BaselineError("no scenarios to rate", hint="give scenarios (or 'all'), or --in-vs-out")
-        from elot.study.references import expand_scenarios, given_items
+        from elot.study.references import expand_scenarios, input_files
 
         from elot.cli.study import _list
 
         refs = expand_scenarios(args.scenarios, root=args.labtom, exps=_list(args.exp, "--exp"))
-        given = given_items(args.statement, args.statements, "initial" if args.initial else "current")
-        items, scenarios = scenario_items(refs, given)
+        items, scenarios = scenario_items(refs, _given(args))
+        inputs += list(args.statements) + input_files(refs)
     if args.at:
-        wanted = {_positive("--at", int, zero=True)(t.strip()) for t in args.at.split(",") if t.strip()}
-        items = [item for item in items if item.t in wanted]
-        if not items:
-            raise BaselineError(f"no statement is judged at t = {args.at}",
-                                hint="give judgment points of the scenarios (elot run SCENARIO lists them)")
-    shots = read_shots(args.few_shot) if args.few_shot else None
+        there = sorted({item.t for item in items})
+        absent = [t for t in args.at if t not in there]
+        if absent:
+            raise BaselineError(f"--at: no statement is judged at t = {', '.join(map(str, absent))}",
+                                hint="the judgment points here are t = " + ", ".join(map(str, there)))
+        items = [item for item in items if item.t in args.at]
+    return items, scenarios, inputs
+
+
+def _given(args):
+    """The statements given (``-s``, then each ``--statements`` file's), each with where
+    it was written, so that an error points there."""
+    from dataclasses import replace
+
+    from elot.baseline import BaselineError
+    from elot.btom.dataset import read_statements
+    from elot.errors import ElotError
+    from elot.study.references import item
+
+    mode = "initial" if args.initial else "current"
+    given = [item(f"s{n}", text, mode) for n, text in enumerate(args.statement, 1)]
+    for path in args.statements:
+        try:
+            read = read_statements(path, mode)
+        except ElotError as error:
+            raise BaselineError.of(error) from None
+        given += [replace(s, id=f"{Path(path).name}:{s.line}") for s in read]
+    return tuple(given)
+
+
+def _prompts(args, conditions, items, scenarios):
+    from elot.baseline import BaselineError
+    from elot.baseline.items import read_shots
+    from elot.baseline.prompts import load_template, render
+
+    shots = None
+    if args.few_shot:
+        shots = read_shots(args.few_shot)
+        if not shots:
+            raise BaselineError(f"{args.few_shot}: the few-shot ratings file has no ratings",
+                                hint="give people's ratings (columns scenario, mode, statement, rating), "
+                                     "or leave out --few-shot")
+        rated = {(item.scenario, item.mode) for item in items}
+        if not rated & set(shots):
+            have = sorted({f"{s} ({m})" for s, m in shots})
+            raise BaselineError(f"{args.few_shot}: no rating is about a scenario and mode rated here, so no "
+                                "prompt would show one",
+                                notes=(f"it rates {', '.join(have[:5])}" + (f" and {len(have) - 5} more"
+                                                                             if len(have) > 5 else ""),),
+                                hint="its scenario column names scenarios as the table does (exp1/1_1, "
+                                     "two-doors); its mode is current or initial")
+        bare = sorted(rated - set(shots))
+        if bare:
+            print(f"warning: {args.few_shot} has no ratings for {_count_pairs(bare)}; their prompts show no "
+                  "examples", file=sys.stderr)
     scenes: dict = {}
     prompts = []
     for condition in conditions:
@@ -201,6 +341,13 @@ def _prompts(args, conditions):
         prompts += [render(item, scenarios[item.scenario], condition, template, ratings=shots, image=args.image,
                            _scenes=scenes) for item in items]
     return prompts
+
+
+def _count_pairs(pairs) -> str:
+    from elot.output import count
+
+    shown = ", ".join(f"{s} ({m})" for s, m in pairs[:3])
+    return f"{count(len(pairs), 'scenario and mode', 'scenarios and modes')} ({shown}{' ...' if len(pairs) > 3 else ''})"
 
 
 def _backend(args):
