@@ -361,7 +361,7 @@ def report_command(args) -> int:
     from elot.study.fit import UNIT_SCALE, read_ratings
     from elot.study.report import choose_drawn, read_fit, report
 
-    formats = _list(args.format, "--format")
+    formats = list(dict.fromkeys(_list(args.format, "--format")))     # png,png draws each figure once
     for fmt in formats:
         if fmt not in ("png", "svg"):
             raise StudyError(f"--format: unknown figure format {fmt!r}", hint="use png, svg or png,svg")

@@ -302,6 +302,7 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
 
     if not table:
         raise StudyError("the batch table has no rows", hint="run elot batch first")
+    formats = tuple(dict.fromkeys(formats))     # each figure once, and counted once
     outdir = Path(outdir)
     for name in ("summary.csv", "summary.md", *(f"scatter.{fmt}" for fmt in formats)):
         check_replace(outdir / name, force=force, inputs=inputs)   # before anything is written
