@@ -33,11 +33,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from elot.errors import ElotError, Span, csv_records, read_text
+from elot.errors import ElotError, Span, read_text
 from elot.lang.semantics import Thresholds
 from elot.numeric import dot, dot_columns
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MODES, check_variant
-from elot.study.params import FITTED, StudyError, one_newline, read_input
+from elot.study.params import FITTED, StudyError, one_newline, read_input, whole_records
 from elot.study.references import ScenarioRef, resolve
 
 #: β grid: 0.5 to 4 in steps of ×√2.
@@ -196,7 +196,7 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
     skipped = 0
     settings: dict[str, set[str]] = {}
     people: dict[str, dict[Key, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for row in csv_records(reader, path=str(path), what="ratings file"):
+    for row in whole_records(reader, text, path=path, what="ratings file"):
         line = reader.line_num
         for column in SETTINGS:
             if (row.get(column) or "").strip():
