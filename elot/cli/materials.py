@@ -203,6 +203,7 @@ def storyboard_command(args) -> int:
     from elot.study.references import expand_scenarios, scenario_items
     from elot.study.params import StudyError
     from elot.study.storyboard import attach_ratings, judgment_points, score_candidates, storyboard
+    from elot.study.tables import read_study_tables
 
     inputs = [p for p in (args.ratings, args.statements, *args.table) if p]
     check_figure_target(args.output, force=args.force, inputs=inputs)     # before the inference
@@ -217,6 +218,9 @@ def storyboard_command(args) -> int:
                          hint="give one .scn file, example or plan id (elot report draws one per scenario)")
     (ref,) = refs
     scenario = ref.load()
+    tables = read_study_tables(args.table)          # before the inference: a bad table fails fast
+    for note in filter(None, (t.repeats_note() for t in tables)):
+        print(f"note: {note}", file=sys.stderr)
     candidates = _statement_candidates(args, scenario, scenario_items(ref))
     if not candidates:
         raise StudyError(f"{scenario.name} has no statements", hint="give some with -s or --statements")
@@ -232,30 +236,30 @@ def storyboard_command(args) -> int:
             names = sorted({k.scenario for k in ratings.keys})
             raise StudyError(f"{args.ratings} rates no statement of {ref.name} at its judgment points",
                              path=args.ratings, hint="its scenarios: " + ", ".join(names[:10]))
-    tables = _attach_tables(args.table, statements, ref.name, points, models)
+    series = _attach_tables(tables, statements, ref.name, points, models)
     fig = storyboard(scenario, statements, models, points=points, beta=beta,
-                     name=ref.name if ref.plan_id else scenario.name, tables=tables)
+                     name=ref.name if ref.plan_id else scenario.name, tables=series)
     out = save_figure(fig, args.output, force=args.force, inputs=inputs)
     print(f"wrote {out}", file=sys.stderr)
     return 0
 
 
-def _attach_tables(paths, statements, scenario_name: str, points, models) -> list[str]:
+def _attach_tables(tables, statements, scenario_name: str, points, models) -> list[str]:
     """The series each ``--table`` adds (see :func:`elot.study.storyboard.attach_table`),
-    or a StudyError for a table with nothing of this scenario's statements."""
+    or a StudyError for a table with nothing of this scenario's statements. The tables
+    are read as ``elot report`` reads them (:func:`elot.study.tables.read_study_tables`):
+    a table given twice, or a setting in two of them, is refused rather than drawn twice."""
     from elot.study.params import StudyError
     from elot.study.storyboard import attach_table
-    from elot.study.tables import read_table
 
     names: list[str] = []
-    for path in paths:
-        table = read_table(path)
-        added = attach_table(statements, table, scenario_name, points, taken=[*models, *names])
+    for table in tables:
+        added = attach_table(statements, table.rows, scenario_name, points, taken=[*models, *names])
         if not any(added.values()):
-            scenarios = sorted({r["scenario"] for r in table})
+            scenarios = sorted({r["scenario"] for r in table.rows})
             said = ("it has no rows of it; its scenarios: " + ", ".join(scenarios[:10]) if scenario_name not in
                     scenarios else "no row of it has an L for a statement shown here (by mode, t and formula)")
-            raise StudyError(f"no value to draw for {scenario_name}: {said}", path=str(path),
+            raise StudyError(f"no value to draw for {scenario_name}: {said}", path=table.path,
                              hint="give the table of this scenario's statements (elot baseline or elot batch "
                                   "on the same scenario)")
         names += added

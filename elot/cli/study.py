@@ -357,18 +357,17 @@ def simulate_command(args) -> int:
 
 
 def report_command(args) -> int:
-    from elot.study.tables import Failures, fixed, read_tables
+    from elot.study.tables import Failures, fixed, read_study_tables
     from elot.study.fit import UNIT_SCALE, read_ratings
     from elot.study.report import choose_drawn, read_fit, report
 
-    formats = _list(args.format, "--format")
+    formats = list(dict.fromkeys(_list(args.format, "--format")))     # png,png draws each figure once
     for fmt in formats:
         if fmt not in ("png", "svg"):
             raise StudyError(f"--format: unknown figure format {fmt!r}", hint="use png, svg or png,svg")
     fit = read_fit(args.fit) if args.fit else None
-    table = read_tables(args.table)
-    if not table:
-        raise StudyError("the batch table has no rows", hint="run elot batch first")
+    tables = read_study_tables(args.table)
+    table = [row for t in tables for row in t.rows]
     # a model of the table (a language model's label/condition, say), else one of elot's
     model = args.model if args.model in {r["model"] for r in table} else (check_variant(args.model) if args.model
                                                                           else None)
@@ -383,15 +382,18 @@ def report_command(args) -> int:
         if not tuned:
             raise StudyError("--goals compares the model's goal posterior with the answers, and the tables hold "
                              "only language models", hint="give a table elot batch wrote too")
-        model, beta, k, conventions, _ = tuned[0]
-        goals = compare_goals(read_goal_answers(args.goals), model=model or "full",
-                              beta=float(beta) if beta else None, k=int(k) if k else None,
-                              conventions=conventions or None, root=args.labtom, base=Path(args.goals).parent)
+        setting = tuned[0]
+        goals = compare_goals(read_goal_answers(args.goals), model=setting.model or "full",
+                              beta=float(setting.beta) if setting.beta else None,
+                              k=int(setting.k) if setting.k else None, conventions=setting.conventions or None,
+                              root=args.labtom, base=Path(args.goals).parent)
     written = report(table, Path(args.output), ratings, force=args.force, formats=formats,
                      curves=not args.no_curves, storyboards=not args.no_storyboards, root=args.labtom,
                      inputs=[p for p in (*args.table, args.ratings, args.goals, args.fit) if p], goals=goals,
                      drawn=drawn)
     print(f"wrote {count(len(written), 'file')} to {args.output}", file=sys.stderr)
+    for note in filter(None, (t.repeats_note() for t in tables)):
+        print(f"note: {note}", file=sys.stderr)
     print(f"drawn: {drawn.describe()}: {drawn.said()}", file=sys.stderr)
     for note in drawn.notes:
         print(f"note: {note}", file=sys.stderr)

@@ -33,12 +33,13 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from elot.errors import ElotError, Span, csv_records, read_text
+from elot.errors import ElotError, Span, read_text
 from elot.lang.semantics import Thresholds
 from elot.numeric import dot, dot_columns
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MODES, check_variant
-from elot.study.params import FITTED, StudyError, one_newline, read_input
+from elot.study.params import FITTED, StudyError, one_newline, read_input, whole_records
 from elot.study.references import ScenarioRef, resolve
+from elot.study.tables import match_beta, setting_text, settings_of
 
 #: β grid: 0.5 to 4 in steps of ×√2.
 BETA_GRID = tuple(2 ** (n / 2 - 1) for n in range(7))
@@ -196,7 +197,7 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
     skipped = 0
     settings: dict[str, set[str]] = {}
     people: dict[str, dict[Key, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for row in csv_records(reader, path=str(path), what="ratings file"):
+    for row in whole_records(reader, text, path=path, what="ratings file"):
         line = reader.line_num
         for column in SETTINGS:
             if (row.get(column) or "").strip():
@@ -760,12 +761,21 @@ def one_setting(table: Sequence[dict], chosen: dict, *, source: str = "the table
                                  hint=f"choose one with {option}, e.g. {option} {values[0]}")
             setting[column] = values[0] if values else ""
             continue
-        keep = [v for v in values if _same_setting(v, wanted)]
+        if column == "beta":        # as the report takes --beta: 2.83 names 2.8284271247461903
+            found = match_beta(values, float(wanted), what="--beta")
+            keep = [] if found is None else [found]
+        else:
+            keep = [v for v in values if _same_setting(v, wanted)]
         if not keep:
             raise StudyError(f"{source} has no rows with {column} {wanted}",
                              hint=f"its values: {', '.join(values)}")
         setting[column] = keep[0]
         rows = [row for row in rows if row.get(column, "") == keep[0]]
+    methods = list(dict.fromkeys(settings_of(row) for row in rows))
+    if len(methods) > 1:        # exact and particle rows of one setting (batch --inference exact,smc)
+        raise StudyError(f"{source} holds this setting under {len(methods)} inference methods "
+                         f"({'; '.join(setting_text(m) for m in methods)}): ratings must come from one",
+                         hint="simulate from a table of one method (elot batch --inference exact, say)")
     return rows, setting
 
 

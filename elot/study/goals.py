@@ -16,8 +16,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Sequence
 
-from elot.errors import csv_records
-from elot.study.params import StudyError, read_input
+from elot.study.params import StudyError, read_input, whole_records
 
 #: The columns of the comparison table (``goals.csv`` in a report).
 COLUMNS = ("scenario", "t", "gem", "n", "ticked", "human", "model")
@@ -34,7 +33,7 @@ def read_goal_answers(path: str | Path) -> list[dict]:
         raise StudyError(f"{path}: the goal answers have no {missing[0]!r} column",
                          hint="give the goals file elot survey import wrote (RATINGS-goals.csv)")
     rows = []
-    for row in csv_records(reader, path=str(path), what="goal answers"):
+    for row in whole_records(reader, text, path=path, what="goal answers"):
         where = f"{path}:{reader.line_num}"
         if (row.get("excluded") or "").strip():
             continue

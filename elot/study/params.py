@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Iterable, Iterator
 
-from elot.errors import ElotError, load_json, read_text
+from elot.errors import ElotError, Span, csv_records, load_json, read_text
 from elot.output import Recognizer, check_target, write_output
 from elot.lang.semantics import Thresholds
 
@@ -61,6 +61,41 @@ def read_input(path: str | Path, what: str, hint: str | None = None) -> str:
         hints = "; ".join(h for h in (error.hint, hint) if h) or None
         raise StudyError(f"cannot read {what} file {path}", path=error.path, notes=(error.message,),
                          hint=hints) from None
+
+
+def line_error(message: str, text: str, path: str | Path, line: int, hint: str | None = None) -> StudyError:
+    """A StudyError at line ``line`` of ``text`` (1-based), shown with that line."""
+    start = 0
+    for _ in range(line - 1):
+        found = text.find("\n", start)
+        if found < 0:
+            break
+        start = found + 1
+    return StudyError(message, path=str(path), source=text, span=Span.of(text, start, start + 1), hint=hint)
+
+
+def whole_records(reader, text: str, *, path: str | Path, what: str):
+    """The rows of a ``csv.DictReader`` over ``text`` (:func:`elot.errors.csv_records`),
+    each checked by :func:`check_whole`."""
+    for row in csv_records(reader, path=str(path), what=what):
+        check_whole(row, reader.fieldnames or [], text, path, reader.line_num)
+        yield row
+
+
+def check_whole(row: dict, header: list[str], text: str, path: str | Path, line: int) -> None:
+    """A StudyError at ``line`` for a row read by a ``csv.DictReader`` that does not hold
+    one field per header column: short (its last columns would read as None, e.g.
+    "rating None is not a number") or long (a field with an unquoted comma, say)."""
+    missing = [c for c in header if row.get(c) is None]
+    extra = row.get(None) or []
+    if not missing and not extra:
+        return
+    fields = len(header) - len(missing) + len(extra)
+    said = (f"the row is short: {fields} field{'' if fields == 1 else 's'} where the header has {len(header)}; "
+            f"no value for {', '.join(missing[:6])}{', ...' if len(missing) > 6 else ''}" if missing else
+            f"the row is long: {fields} fields where the header has {len(header)} columns")
+    raise line_error(said, text, path, line, hint="give each row one field per header column (an empty one is "
+                                                  "fine); a field holding a comma goes in double quotes")
 
 
 def read_params(path: str | Path) -> Params:

@@ -7,8 +7,9 @@
 * ``storyboard-<scenario>.{png,svg}`` — with ratings, the paper's Figure-4 layout per
   rated scenario: its map at each judgment point over one panel per statement, the human
   mean ± s.e. beside each model's L;
-* ``summary.md`` / ``summary.csv`` — per model (and β): statements, mean L, and r with
-  its bootstrap interval when ratings are given; which settings the figures draw.
+* ``summary.md`` / ``summary.csv`` — per setting (:class:`~elot.study.tables.Setting`:
+  model, β, k, conventions, thresholds and inference method): statements, mean L, and r
+  with its bootstrap interval when ratings are given; which settings the figures draw.
 
 A model without a β (a language model of ``elot baseline``: its ``beta``, ``k``,
 ``conventions`` and ``thresholds`` are empty) is a model with one setting: its own
@@ -35,7 +36,7 @@ from elot.output import csv_text, file_stem
 from elot.settings import DEFAULT_BETA
 from elot.study.fit import Ratings, bootstrap, split_half
 from elot.study.params import FIGURE_MARK, StudyError, atomic_output, check_replace
-from elot.study.tables import fixed, setting_text, settings_of
+from elot.study.tables import Setting, fixed, match_beta, setting_text, settings_of
 
 
 def _float(value) -> float | None:
@@ -48,9 +49,9 @@ def _float(value) -> float | None:
 _settings = settings_of
 
 
-def _beta(setting: Sequence[str]) -> float:
+def _beta(setting: Setting) -> float:
     """A setting's β; a model without one sorts last."""
-    return math.inf if fixed(setting) else float(setting[1])
+    return math.inf if fixed(setting) else float(setting.beta)
 
 
 def _r(L: np.ndarray, y: np.ndarray) -> float:
@@ -61,8 +62,8 @@ def _r(L: np.ndarray, y: np.ndarray) -> float:
 @dataclass(frozen=True)
 class Drawn:
     """The settings that curves, storyboards and goal figures draw: one per model, the
-    primary model first (``settings`` maps a model to its (model, β, k, conventions,
-    thresholds)), and why they were chosen (said by the command and in summary.md)."""
+    primary model first (``settings`` maps a model to its :class:`~elot.study.tables.Setting`),
+    and why they were chosen (said by the command and in summary.md)."""
 
     settings: dict
     why: str
@@ -70,18 +71,23 @@ class Drawn:
     chosen: bool = False       # by --fit or --beta, or the table's only one (else the report chose)
 
     @property
-    def primary(self) -> tuple:
+    def primary(self) -> Setting:
         return next(iter(self.settings.values()))
 
     def describe(self) -> str:
-        """``full at β 2.83 (k 3, conventions elot, thresholds default); non-planning at β 0.5``."""
-        _, _, k, conventions, thresholds = self.primary
-        rest = "" if fixed(self.primary) else f" (k {k}, conventions {conventions}, thresholds {thresholds})"
-        by_beta: dict[str, list[str]] = {}
-        for model, beta, *_ in self.settings.values():
-            by_beta.setdefault(beta and f"{float(beta):.3g}", []).append(model)
+        """``full at β 2.83 (k 3, conventions elot, thresholds default); non-planning at β 0.5``,
+        with the inference method where it is not exact (``full at β 2.83 (...; smc, 1000
+        particles)``)."""
+        primary = self.primary
+        rest = "" if fixed(primary) else f" (k {primary.k}, conventions {primary.conventions}, " \
+                                         f"thresholds {primary.thresholds}{'; ' + primary.method() if primary.sampled else ''})"
+        by_beta: dict[tuple[str, str], list[str]] = {}
+        for setting in self.settings.values():
+            by_beta.setdefault((setting.beta and f"{float(setting.beta):.3g}", setting.method()), []).append(
+                setting.model)
         return "; ".join(f"{', '.join(models)}" + (f" at β {beta}" if beta else " (no β: its one setting)")
-                         + (rest if n == 0 else "") for n, (beta, models) in enumerate(by_beta.items()))
+                         + (rest if n == 0 else f" ({method})" if method else "")
+                         for n, ((beta, method), models) in enumerate(by_beta.items()))
 
     def said(self) -> str:
         """Why these settings, and how to choose others when the report chose."""
@@ -111,8 +117,12 @@ def choose_drawn(table: Sequence[dict], ratings: Ratings | None = None, *, fit: 
     if not settings:
         raise StudyError("the batch table has no scored rows: nothing to draw",
                          hint="see its error column; elot batch says why rows could not be scored")
-    models = list(dict.fromkeys(s[0] for s in settings))
-    tuned = [s[0] for s in settings if not fixed(s)]
+    models = list(dict.fromkeys(s.model for s in settings))
+    tuned = [s.model for s in settings if not fixed(s)]
+    if beta is not None and not tuned:
+        raise StudyError("--beta does not apply: the tables hold only models without a β (language models, "
+                         f"drawn at their one setting: {', '.join(models)})",
+                         hint="leave out --beta, or give a table elot batch wrote too")
     primary = model or (fit or {}).get("model") or (tuned or models)[0]
     if primary not in models:
         raise StudyError(f"the table has no scored rows of model {primary}",
@@ -134,16 +144,24 @@ def choose_drawn(table: Sequence[dict], ratings: Ratings | None = None, *, fit: 
     elif ratings is not None:
         why = "the table's setting of best r for each model"
     else:
-        why = "the table's own setting" + (" (the default β where it has several)" if len(settings) > 1 else "")
+        several = [what for what, values in (("the default β", {(s.model, s.beta) for s in settings}),
+                                             ("exact inference", {(s.model, s.method()) for s in settings}))
+                   if len(values) > len(models)]
+        why = "the table's own setting" + (f" ({' and '.join(several)} where it has several)" if several else "")
     rated = {} if ratings is None else ratings.by_key
     chosen, notes = {}, []
+    near: dict[tuple, list[str]] = {}      # a β asked for as printed (2.83) and the table's it names
     for m in order:
-        mine = [s for s in settings if s[0] == m]
+        mine = [s for s in settings if s.model == m]
         if wanted.get(m) is not None and m in tuned:
             mine = [s for s in mine if not fixed(s)]
-            matching = [s for s in mine if math.isclose(float(s[1]), float(wanted[m]), rel_tol=1e-6)]
+            option = "the fit's β" if fit is not None else "--beta"
+            found = match_beta((s.beta for s in mine), float(wanted[m]), what=f"{option} for {m}")
+            matching = [s for s in mine if s.beta == found]
+            if matching and not math.isclose(float(found), float(wanted[m]), rel_tol=1e-9):
+                near.setdefault((option, float(wanted[m]), found), []).append(m)
             if not matching:
-                said = ", ".join(f"{float(s[1]):.3g}" for s in dict.fromkeys(mine))
+                said = ", ".join(dict.fromkeys(f"{float(s.beta):.3g}" for s in mine))
                 if m == primary:
                     raise StudyError(f"the table has no rows of model {m} at β {float(wanted[m]):.3g} ({why})",
                                      hint=f"its β for {m}: {said}; run elot batch at that β"
@@ -156,11 +174,11 @@ def choose_drawn(table: Sequence[dict], ratings: Ratings | None = None, *, fit: 
                 matching = mine      # an ablation the fit gave no β the table has: its best below
             mine = matching
         if fit is not None and fit_name:
-            named = [s for s in mine if s[4] == fit_name]
+            named = [s for s in mine if s.thresholds == fit_name]
             if named:
                 mine = named
-            elif m == primary and not (mine[0][4] == "default" and fit.get("default_thresholds")):
-                notes.append(f"{m}'s L is the table's, scored with thresholds {mine[0][4]!r}, not {fit_name}'s "
+            elif m == primary and not (mine[0].thresholds == "default" and fit.get("default_thresholds")):
+                notes.append(f"{m}'s L is the table's, scored with thresholds {mine[0].thresholds!r}, not {fit_name}'s "
                              f"(elot batch --thresholds {fit_name} scores those)")
         if len(mine) > 1 and rated:
             scored = {s: _r(*_pairs([r for r in table if _settings(r) == s and _float(r["L"]) is not None], rated))
@@ -168,14 +186,17 @@ def choose_drawn(table: Sequence[dict], ratings: Ratings | None = None, *, fit: 
             defined = [s for s in mine if not math.isnan(scored[s])]
             if defined:
                 best = max(scored[s] for s in defined)
-                # ties within rounding noise go to the smallest β, as fit reports them
-                mine = sorted((s for s in defined if scored[s] >= best - 1e-9), key=_beta)
+                # ties within rounding noise go to the smallest β, as fit reports them, and to
+                # exact inference before a particle filter's estimate of it
+                mine = sorted((s for s in defined if scored[s] >= best - 1e-9), key=lambda s: (_beta(s), s.sampled))
             elif m == primary:
                 notes.append("r is undefined at every setting (constant L or ratings): the table's first is drawn")
         elif len(mine) > 1:
             default = [s for s in mine if math.isclose(_beta(s), DEFAULT_BETA, rel_tol=1e-6)]
-            mine = default or mine
+            mine = sorted(default or mine, key=lambda s: s.sampled)
         chosen[m] = mine[0]
+    notes[:0] = [f"{option} {asked:g} is the table's β {found} ({', '.join(ms)})"
+                 for (option, asked, found), ms in near.items()]
     only = len(settings) == len(models)
     return Drawn(chosen, why, tuple(notes), chosen=fit is not None or beta is not None or only)
 
@@ -198,21 +219,26 @@ def read_fit(path: str | Path) -> dict:
 
 def summary(table: Sequence[dict], ratings: Ratings | None = None, *, seed: int = 0,
             drawn: Drawn | None = None) -> list[dict]:
-    """One row per settings (model, β, k, conventions, thresholds): scored rows, errors,
-    mean L and, with ratings, r and its bootstrap 95% interval."""
-    groups: dict[tuple, list[dict]] = defaultdict(list)
+    """One row per :class:`~elot.study.tables.Setting` (model, β, k, conventions,
+    thresholds, and the inference method, particles and seed where a setting ran particle
+    inference): scored rows, errors, mean L and, with ratings, r and its bootstrap 95%
+    interval."""
+    groups: dict[Setting, list[dict]] = defaultdict(list)
     for row in table:
         groups[_settings(row)].append(row)
+    sampled = any(s.sampled for s in groups)
     rated = {} if ratings is None else ratings.by_key
     out = []
-    for (model, beta, k, conv, thresholds), rows in groups.items():
+    for setting, rows in groups.items():
         scored = [r for r in rows if _float(r["L"]) is not None]
-        entry = {"model": model, "beta": beta, "k": k, "conventions": conv, "thresholds": thresholds,
-                 "rows": len(rows), "errors": len(rows) - len(scored),
-                 "mean_L": float(np.mean([float(r["L"]) for r in scored])) if scored else float("nan"),
-                 "n": "", "r": "", "ci_low": "", "ci_high": "",
-                 "drawn": "yes" if drawn is not None and (model, beta, k, conv, thresholds) in
-                 drawn.settings.values() else ""}
+        entry = {"model": setting.model, "beta": setting.beta, "k": setting.k, "conventions": setting.conventions,
+                 "thresholds": setting.thresholds}
+        if sampled:         # a table of exact inference keeps the summary it had
+            entry.update(inference=setting.inference, particles=setting.particles, seed=setting.seed)
+        entry.update({"rows": len(rows), "errors": len(rows) - len(scored),
+                      "mean_L": float(np.mean([float(r["L"]) for r in scored])) if scored else float("nan"),
+                      "n": "", "r": "", "ci_low": "", "ci_high": "",
+                      "drawn": "yes" if drawn is not None and setting in drawn.settings.values() else ""})
         pairs = _pairs(scored, rated)
         if len(pairs[0]) >= 3:
             fig = bootstrap(pairs[0], pairs[1], seed=seed)
@@ -245,12 +271,14 @@ def humans_note(ratings: Ratings | None) -> str:
 
 
 def summary_markdown(rows: Sequence[dict]) -> str:
-    columns = ["model", "beta", "k", "conventions", "thresholds", "rows", "errors", "mean_L", "n", "r", "95% CI",
-               "drawn"]
+    method = ["inference", "particles", "seed"] if rows and "inference" in rows[0] else []
+    columns = ["model", "beta", "k", "conventions", "thresholds", *method, "rows", "errors", "mean_L", "n", "r",
+               "95% CI", "drawn"]
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for r in rows:
         ci = f"[{r['ci_low']:.2f}, {r['ci_high']:.2f}]" if r["r"] != "" else ""
         cells = [r["model"], r["beta"] and f"{float(r['beta']):.3g}", r["k"], r["conventions"], r["thresholds"],
+                 *(r[c] for c in method),
                  str(r["rows"]), str(r["errors"]), f"{r['mean_L']:.3f}", str(r["n"]), f"{r['r']:.3f}" if r["r"] != "" else "", ci,
                  r.get("drawn", "")]
         lines.append("| " + " | ".join(cells) + " |")
@@ -302,6 +330,7 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
 
     if not table:
         raise StudyError("the batch table has no rows", hint="run elot batch first")
+    formats = tuple(dict.fromkeys(formats))     # each figure once, and counted once
     outdir = Path(outdir)
     for name in ("summary.csv", "summary.md", *(f"scatter.{fmt}" for fmt in formats)):
         check_replace(outdir / name, force=force, inputs=inputs)   # before anything is written
@@ -355,6 +384,10 @@ MODE_MARKERS = {"current": "o", "initial": "^"}
 SCATTER_COLUMNS = 4
 
 
+#: How a scatter panel's title names a setting's k, conventions, thresholds, inference
+#: method, particles and seed (those that vary among the panels).
+_SCATTER_NAMES = ("k {}", "conv. {}", "Θ {}", "{}", "{} particles", "seed {}")
+
 #: The scatter's ink: not a statement colour (a point is a statement at a point, of any).
 MODE_INK = "#3b3b3b"
 
@@ -376,7 +409,8 @@ def scatter_figure(table: Sequence[dict], ratings: Ratings, drawn: Drawn | None 
 
     rated = ratings.by_key
     settings = [s for s in dict.fromkeys(_settings(r) for r in table)]
-    varying = [i for i in (2, 3, 4) if len({s[i] for s in settings if not fixed(s)}) > 1]   # k, conventions, Θ
+    # k, conventions, Θ, inference, particles, seed: named in a title where they vary
+    varying = [i for i in range(2, len(Setting._fields)) if len({s[i] for s in settings if not fixed(s)}) > 1]
     columns = min(SCATTER_COLUMNS, len(settings))
     rows = math.ceil(len(settings) / columns)
     fig, axes = plt.subplots(rows, columns, figsize=(3.1 * columns + 0.4, 3.1 * rows + 0.9), squeeze=False,
@@ -397,9 +431,9 @@ def scatter_figure(table: Sequence[dict], ratings: Ratings, drawn: Drawn | None 
                 ax.scatter(L, y, zorder=2, gid=f"mode:{mode}", **_mode_style(mode))
                 modes.append(mode)
         r = _r(*_pairs(scored, rated))
-        extra = "".join(f", {('k', 'conv.', 'Θ')[i - 2]} {setting[i]}" for i in varying)
+        extra = "".join(", " + _SCATTER_NAMES[i - 2].format(setting[i]) for i in varying if setting[i])
         mark = setting in chosen
-        name = setting[0] if fixed(setting) else f"{setting[0]} (β={float(setting[1]):.3g}{extra})"
+        name = setting.model if fixed(setting) else f"{setting.model} (β={float(setting.beta):.3g}{extra})"
         ax.set_title(f"{name}\n"
                      f"r = {'undefined' if math.isnan(r) else f'{r:.3f}'}" + ("  · drawn" if mark else ""),
                      fontsize=8.5, fontweight="bold" if mark else "normal")

@@ -1,19 +1,22 @@
 """The tidy table every study reads and writes: its columns, rows as exact CSV text, the
-table read back and written (CSV or Parquet), and the rows that could not be scored."""
+settings a row belongs to, the table read back (checked: a file that is not the table it
+claims to be, a malformed row or one answered twice is an error at its place) and written
+(CSV or Parquet), and the rows that could not be scored."""
 
 from __future__ import annotations
 
 import csv
 import dataclasses
 import io
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
-from elot.errors import csv_rows
+from elot.errors import csv_records
 from elot.output import count, csv_text, excerpt
-from elot.study.params import StudyError, atomic_output, read_input
+from elot.study.params import StudyError, atomic_output, check_whole, line_error, read_input
 
 #: The table's columns (tidy: one row per scenario, settings, statement, mode and t).
 COLUMNS = ("scenario", "map", "model", "beta", "k", "conventions", "thresholds", "statement_id",
@@ -34,9 +37,41 @@ def value_of(row: dict, column: str = "L") -> float | None:
         return None
 
 
-def settings_of(row: dict) -> tuple[str, str, str, str, str]:
-    """A row's settings: (model, β, k, conventions, thresholds), as the table has them."""
-    return (row["model"], row["beta"], row["k"], row["conventions"], row["thresholds"])
+class Setting(NamedTuple):
+    """The settings of a row, as the table has them: rows of one setting are one model's
+    answers, scored, averaged and drawn together. A model without a β (a language model of
+    ``elot baseline``) has every field but ``model`` empty; a table without the particle
+    columns ran exact inference."""
+
+    model: str
+    beta: str
+    k: str
+    conventions: str
+    thresholds: str
+    inference: str = ""
+    particles: str = ""
+    seed: str = ""
+
+    @property
+    def sampled(self) -> bool:
+        """Whether the setting ran a method other than exact inference (its particles and
+        seed are then part of it)."""
+        return self.inference not in ("", "exact")
+
+    def method(self) -> str:
+        """``smc, 1000 particles, seed 3``; empty for exact inference."""
+        if not self.sampled:
+            return ""
+        return ", ".join([self.inference] + ([f"{self.particles} particles"] if self.particles else [])
+                         + ([f"seed {self.seed}"] if self.seed else []))
+
+
+def settings_of(row: dict) -> Setting:
+    """A row's :class:`Setting`."""
+    method = [str(row.get(c) or "") for c in ("inference", "particles", "seed")]
+    if row["beta"] and not method[0]:
+        method[0] = "exact"      # a table of exact inference has no inference column
+    return Setting(row["model"], row["beta"], row["k"], row["conventions"], row["thresholds"], *method)
 
 
 def fixed(setting: Sequence[str]) -> bool:
@@ -44,9 +79,34 @@ def fixed(setting: Sequence[str]) -> bool:
     return setting[1] == ""
 
 
-def setting_text(setting: Sequence[str]) -> str:
-    """``full (β = 2.83)``, or a model without β by its name: a legend's and a title's."""
-    return setting[0] if fixed(setting) else f"{setting[0]} (β = {float(setting[1]):.3g})"
+def setting_text(setting: Setting) -> str:
+    """``full (β = 2.83)``, ``full (β = 2.83; smc, 1000 particles)``, or a model without β
+    by its name: a legend's and a title's."""
+    if fixed(setting):
+        return setting.model
+    method = setting.method()
+    return f"{setting.model} (β = {float(setting.beta):.3g}{'; ' + method if method else ''})"
+
+
+def match_beta(values: Iterable[str], wanted: float, *, what: str = "β") -> str | None:
+    """The value among ``values`` (a table's β, as text) that ``wanted`` names: the equal
+    one, else the one within a relative 0.5% (β as the report prints it: 2.83 for
+    2.8284271247461903); None when none is. Two within 0.5% (and none equal) is an
+    error listing them."""
+    values = [v for v in dict.fromkeys(values) if v != ""]
+    numbers = {v: float(v) for v in values}
+    equal = [v for v in values if math.isclose(numbers[v], wanted, rel_tol=1e-9)]
+    if equal:
+        return equal[0]
+    near = sorted((v for v in values if math.isclose(numbers[v], wanted, rel_tol=BETA_MATCH)), key=float)
+    if len(near) > 1:
+        raise StudyError(f"{what} {wanted:g} is ambiguous: the table has {', '.join(near)}",
+                         hint="give more digits of the one you mean")
+    return near[0] if near else None
+
+
+#: How near (relatively) a β given as an option must be to a table's to name it.
+BETA_MATCH = 0.5e-2
 
 
 def _cell(value) -> str:
@@ -116,47 +176,179 @@ def arrow_table(text: str):
                                                                quoted_strings_can_be_null=False))
 
 
+@dataclass
+class StudyTable:
+    """A study table as read (:func:`read_study_table`): its rows, values as strings."""
+
+    path: str
+    rows: list[dict]
+    #: Rows dropped as repeats of an identical earlier row (:func:`read_table`).
+    repeated: int = 0
+
+    def repeats_note(self) -> str:
+        """What a command says of the rows it dropped as repeats (empty: none)."""
+        return (f"{self.path}: {count(self.repeated, 'row')} repeating an identical earlier row, counted once"
+                if self.repeated else "")
+
+
 def read_table(path: str | Path) -> list[dict]:
     """A batch table (CSV or Parquet) as a list of row dicts (values as strings), or a
-    StudyError naming the file and the columns of a batch table it lacks (a ratings
-    file given in its place, say)."""
+    StudyError naming the file: not a Parquet file, without the columns of a batch table
+    (a ratings file given in its place, say), a short or long row, a value that is not a
+    number where one is needed, or a row that repeats another's scenario, setting,
+    statement, mode and t with other values (an identical repeat is kept once)."""
+    return read_study_table(path).rows
+
+
+def read_study_table(path: str | Path) -> StudyTable:
+    """:func:`read_table`, with the repeats it dropped counted."""
     path = Path(path)
     if path.suffix == ".parquet":
-        _, _, pq = pyarrow_modules("reading Parquet")
-        found = pq.read_table(path)
-        _check_columns(path, found.column_names)
-        return [{k: "" if v is None else (repr(v) if isinstance(v, float) else str(v)) for k, v in r.items()}
-                for r in found.to_pylist()]
-    text = read_input(path, "table")
-    rows = csv_rows(text, path=str(path))      # its own errors (a bad line) come first
-    _check_columns(path, next(csv.reader(io.StringIO(text)), []))
-    return rows
+        rows, places = _read_parquet(path)
+    else:
+        text = read_input(path, "table")
+        reader = csv.DictReader(io.StringIO(text))
+        rows, lines = [], []
+        for row in csv_records(reader, path=str(path), what="table"):   # a line csv cannot read comes first
+            rows.append(row)
+            lines.append(reader.line_num)
+        header = reader.fieldnames or []
+        _check_columns(path, header)
+        for row, line in zip(rows, lines):
+            check_whole(row, header, text, path, line)
+        places = [_Place(str(path), text, n) for n in lines]
+    for row, place in zip(rows, places):
+        _check_values(row, place)
+    kept, repeated = _without_repeats(rows, places)
+    return StudyTable(str(path), kept, repeated)
+
+
+@dataclass(frozen=True)
+class _Place:
+    """Where a row is: line ``n`` of CSV ``text``, or row ``n`` of a Parquet table."""
+
+    path: str
+    text: str | None
+    n: int
+
+    def error(self, message: str, hint: str | None = None) -> StudyError:
+        if self.text is None:
+            return StudyError(f"row {self.n}: {message}", path=self.path, hint=hint)
+        return line_error(message, self.text, self.path, self.n, hint=hint)
+
+
+def _read_parquet(path: Path) -> tuple[list[dict], list[_Place]]:
+    pa, _, pq = pyarrow_modules("reading Parquet")
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise StudyError(f"cannot read table file {path}", path=str(path), notes=(error.strerror or str(error),),
+                         hint="check the path") from None
+    try:
+        found = pq.read_table(pa.BufferReader(data))
+    except (pa.ArrowException, OSError, ValueError) as error:
+        said = ("it is empty" if not data.strip() else
+                "it looks like CSV text" if data[:200].split(b"\n")[0].startswith(b"scenario,") else
+                f"{error}".replace("<Buffer>", str(path)))
+        raise StudyError(f"not a Parquet table: {said}", path=str(path),
+                         hint="give the .parquet file elot batch wrote" +
+                              ("; a CSV table is read as CSV when its name ends in .csv" if data.strip() else "")
+                         ) from None
+    _check_columns(path, found.column_names)
+    rows = [{k: "" if v is None else (repr(v) if isinstance(v, float) else str(v)) for k, v in r.items()}
+            for r in found.to_pylist()]
+    return rows, [_Place(str(path), None, n) for n in range(1, len(rows) + 1)]
+
+
+#: The numbers a row holds: each column's type, what it must be, and whether it may be
+#: empty (β and k of a language model, which has none; P, L and π of a row not scored).
+_NUMBERS = {"t": (int, lambda n: n >= 0, "a whole number ≥ 0", False),
+            "k": (int, lambda n: n >= 1, "a whole number ≥ 1", True),
+            "beta": (float, lambda n: math.isfinite(n) and n > 0, "a positive number", True),
+            **{c: (float, lambda n: True, "a number", True) for c in ("P", "L", "pi")}}
+
+
+def _check_values(row: dict, place: _Place) -> None:
+    """A StudyError at ``place`` for a row whose numbers the report could not read."""
+    for column, (kind, good, need, optional) in _NUMBERS.items():
+        value = row[column].strip()
+        if optional and not value:
+            continue
+        try:
+            ok = good(kind(value))
+        except ValueError:
+            ok = False
+        if not ok:
+            raise place.error(f"{column} {value!r} is not {need}",
+                              hint="give the table elot batch or elot baseline wrote, unchanged")
+    if not row["model"].strip():
+        raise place.error("the model is blank", hint="give the table elot batch or elot baseline wrote, unchanged")
+
+
+def _row_key(row: dict) -> tuple:
+    """What one row is the answer to: its scenario, setting, statement, mode and t."""
+    return (row["scenario"], row["map"], settings_of(row), row["statement_id"], row["formula"], row["mode"],
+            int(row["t"]))
+
+
+def _without_repeats(rows: list[dict], places: Sequence[_Place]) -> tuple[list[dict], int]:
+    """``rows`` with each row identical to an earlier one dropped (it would count twice),
+    and how many were; a row that answers the same as an earlier one with other values
+    (a baseline run with --condition plan,plan, say) is an error naming both."""
+    first: dict[tuple, int] = {}
+    kept = []
+    for n, row in enumerate(rows):
+        key = _row_key(row)
+        seen = first.setdefault(key, n)
+        if seen == n:
+            kept.append(row)
+        elif rows[seen] != row:
+            other = places[seen]
+            where = f"line {other.n}" if other.text is not None else f"row {other.n}"
+            raise places[n].error(
+                f"this row repeats {where} ({row['scenario']}, {setting_text(settings_of(row))}, statement "
+                f"{row['statement_id'] or row['statement']!r}, {row['mode']}, t {row['t']}) with other values",
+                hint="each statement is scored once per setting and point: remove one of the two (a table made "
+                     "with one setting given twice under one name, e.g. --condition plan,plan, holds its rows "
+                     "twice)")
+    return kept, len(rows) - len(kept)
 
 
 def read_tables(paths: Sequence[str | Path]) -> list[dict]:
-    """Several study tables as one (a batch table and a language model's ``elot baseline``
-    table, say): their rows in the order given. A setting (model, β, k, conventions,
-    thresholds) found in two of them is refused, as its rows would count twice."""
-    rows: list[dict] = []
-    seen: dict[tuple, str] = {}
+    """Several study tables as one (:func:`read_study_tables`): their rows in order."""
+    return [row for table in read_study_tables(paths) for row in table.rows]
+
+
+def read_study_tables(paths: Sequence[str | Path]) -> list[StudyTable]:
+    """Several study tables (a batch table and a language model's ``elot baseline``
+    table, say), each read by :func:`read_table`. A table given twice, or a setting
+    found in two of them, is refused, as its rows would count twice."""
+    from elot.output import same_file
+
+    tables: list[StudyTable] = []
+    seen: dict[Setting, str] = {}
     for path in paths:
-        table = read_table(path)
-        for setting in dict.fromkeys(settings_of(r) for r in table):
-            if seen.get(setting) == str(path):
+        for other in tables:
+            if str(path) == other.path or same_file(path, other.path):
                 raise StudyError(f"{path} is given twice", path=str(path), hint="give each table once")
+        table = read_study_table(path)
+        if not table.rows:
+            raise StudyError("the table has no rows", path=str(path), hint="run elot batch first")
+        for setting in dict.fromkeys(settings_of(r) for r in table.rows):
             if setting in seen:
                 raise StudyError(f"{setting_text(setting)} is in two tables: {seen[setting]} and {path}",
                                  path=str(path), hint="give each setting's rows once (one of the two tables)")
             seen[setting] = str(path)
-        rows += table
-    return rows
+        tables.append(table)
+    return tables
 
 
 def _check_columns(path: Path, header: Sequence[str]) -> None:
     missing = [c for c in COLUMNS if c not in header]
     if missing:
         raise StudyError(f"not a batch table: it has no {', '.join(missing)} "
-                         f"column{'s' if len(missing) > 1 else ''}", path=str(path),
+                         f"column{'s' if len(missing) > 1 else ''}" + ("" if header else " (it is empty)"),
+                         path=str(path),
                          hint="give the table elot batch wrote (columns " + ", ".join(COLUMNS) + "); "
                               "a ratings file goes with --ratings")
 
