@@ -663,3 +663,20 @@ def test_parallel_results_are_written_one_sync_per_chunk(tmp_path, monkeypatch):
     assert (tmp_path / "jobs.csv").read_bytes() == (tmp_path / "serial.csv").read_bytes()
     chunks = len(chunk_tasks(tasks, 2))
     assert chunks < len(tasks) and len(syncs) <= chunks + 2   # + the finished table's own writes
+
+
+def test_two_parameter_files_of_one_name_stay_apart_in_the_table(tmp_path):
+    """``--thresholds a/fit.json --thresholds b/fit.json``: each row says which file by its
+    path (both were labelled ``fit.json``, and report could not tell them apart)."""
+    from helpers import run_elot
+
+    for name, value in (("a", 0.6), ("b", 0.9)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "fit.json").write_text(json.dumps({"thresholds": {"believes": value}}))
+    a, b = str(tmp_path / "a" / "fit.json"), str(tmp_path / "b" / "fit.json")
+    done = run_elot("batch", "empty-box", "--thresholds", a, "--thresholds", b, "-o", str(tmp_path / "t.csv"))
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(open(tmp_path / "t.csv")))
+    assert {r["thresholds"] for r in rows} == {a, b}
+    by = {label: {(r["statement_id"], r["t"]): r["P"] for r in rows if r["thresholds"] == label} for label in (a, b)}
+    assert by[a].keys() == by[b].keys() and by[a] != by[b]   # the same items, scored under each file's thresholds
