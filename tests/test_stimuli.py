@@ -384,3 +384,16 @@ def test_relevant_keys_are_the_hidden_ones_an_optimal_completion_picks_up_in_ord
     for action in plan:
         end = end.step(action)
     assert end.goal_reached(scenario.true_goal)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--size", "0"], "--size must be between 160 and 4000 pixels, not 0"),
+    (["--size", "abc"], "--size must be a whole number of pixels, not 'abc'"),
+    (["--size", "100000"], "--size must be between 160 and 4000 pixels"),
+    (["--cell", "8"], "--cell must be between 16 and 200 pixels, not 8"),
+    (["--size", "800", "--cell", "20"], "not allowed with argument"),
+])
+def test_frame_size_options_are_usage_errors(tmp_path, args, message):
+    result = run_elot("stimuli", "two-doors", "-o", str(tmp_path / "set"), *args)
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "set").exists()

@@ -4,6 +4,7 @@ storyboard figure, and which candidate statements are worth asking."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import sys
@@ -19,8 +20,6 @@ def _default_jobs() -> int:
 
 def _cell_pixels(text: str) -> int:
     """``--cell``: a whole number of pixels, 16 to 200 (smaller is illegible, larger a waste)."""
-    import argparse
-
     try:
         value = int(text)
     except ValueError:
@@ -64,10 +63,10 @@ def register(subparsers) -> None:
     options.add_jobs_option(p, default=_default_jobs())
     size = p.add_mutually_exclusive_group()
     size.add_argument("--size", type=_frame_pixels, default=None, metavar="PX",
-                      help=f"pixels on a frame's longer side; each map's cells are as large as fit (default: "
-                      f"{FRAME_SIZE})")
+                      help=f"pixels on a frame's longer side, 160 to 4000; each map's cells are as large as fit "
+                      f"(default: {FRAME_SIZE})")
     size.add_argument("--cell", type=_cell_pixels, default=None, metavar="PX",
-                      help="pixels per map cell instead (frames of larger maps are then larger)")
+                      help="pixels per map cell instead, 16 to 200 (frames of larger maps are then larger)")
     p.add_argument("--loop", action="store_true",
                    help="GIFs play forever (default: once, stopping on the last frame, as the paper's stimuli)")
     options.add_statements_file_option(p)
