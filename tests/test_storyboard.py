@@ -226,6 +226,33 @@ def test_design_cli(tmp_path):
     assert figure.read_bytes()[:4] == b"\x89PNG"
 
 
+def test_design_and_storyboard_refusals_name_what_they_can_do(tmp_path):
+    statements = tmp_path / "candidates.txt"
+    statements.write_text("believes(player, formula(empty(box1)))\ninitial: believes(player, formula(empty(box1)))\n")
+    same = tmp_path / "same.png"
+    result = run_elot("design", "two-doors", "--statements", str(statements), "--csv", str(same), "--figure",
+                      str(same))
+    assert result.returncode == 2 and "--csv and --figure both name" in result.stderr and not same.exists()
+    result = run_elot("design", "two-doors", "--statements", str(statements))
+    assert result.returncode == 0 and " cur " in result.stdout and " ini " in result.stdout   # two modes: a column
+    result = run_elot("generate", "--boxes", "12", "--colours", "4", "--doors", "4", "--gems", "4", "--seed", "11",
+                      "--steps", "0", "-o",
+                      str(tmp_path / "big-plan.scn"))
+    assert result.returncode == 0, result.stderr
+    for command in (["design", str(tmp_path / "big-plan.scn"), "--statements", str(statements)],
+                    ["storyboard", str(tmp_path / "big-plan.scn"), "--statements", str(statements), "-o",
+                     str(tmp_path / "sb.png")]):
+        result = run_elot(*command)
+        assert result.returncode == 2 and "too large" in result.stderr, result.stderr
+        assert "this command enumerates the hypotheses exactly" in result.stderr
+        hint = result.stderr.split("hint:")[1]
+        assert "--max-hypotheses" not in hint and "--inference auto" not in hint   # options they do not have
+    result = run_elot("generate", "-o", str(tmp_path / "still.scn"))
+    result = run_elot("storyboard", str(tmp_path / "still.scn"), "--statements", str(statements), "-o",
+                      str(tmp_path / "still.png"))
+    assert result.returncode == 2 and "has no actions" in result.stderr and not (tmp_path / "still.png").exists()
+
+
 def test_report_figures(tmp_path):
     spec = TWO_DOORS
     table, ratings, report = tmp_path / "t.csv", tmp_path / "r.csv", tmp_path / "report"

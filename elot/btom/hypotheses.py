@@ -668,14 +668,23 @@ def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: 
                    else f"{hypotheses // (n_goals * n_states):,} beliefs (k={k})")
         limit = (f"the limit is {max_hypotheses:,} hypotheses" if hypotheses > max_hypotheses
                  else f"the memory budget is {format_bytes(budget)}")
-        raise ScenarioError(
-            f"the hypothesis space is too large: {n_goals} goal(s) x {n_states:,} initial states x "
-            f"{beliefs} = {hypotheses:,} hypotheses, about {format_bytes(peak)} to run "
-            f"({limit}): {SMC_ADVICE}",
+        size = (f"the hypothesis space is too large: {n_goals} goal(s) x {n_states:,} initial states x "
+                f"{beliefs} = {hypotheses:,} hypotheses, about {format_bytes(peak)} to run ({limit})")
+        error = SpaceTooLarge(
+            f"{size}: {SMC_ADVICE}",
             hint="or `--inference auto`, or use a smaller --k or a map with fewer closed boxes, or raise the "
                  "limits with --max-hypotheses N and --max-memory SIZE (max_hypotheses=, max_bytes=) if the "
                  "machine has the memory",
         )
+        error.size = size
+        raise error
+
+
+class SpaceTooLarge(ScenarioError):
+    """A hypothesis space refused for exact enumeration; ``size`` says how large it is
+    without the advice, which depends on what the caller can run instead."""
+
+    size: str = ""
 
 
 def format_bytes(n: int) -> str:

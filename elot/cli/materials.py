@@ -201,7 +201,8 @@ def storyboard_command(args) -> int:
     from elot.draw.storyboard import check_figure_target, save_figure
     from elot.study.references import expand_scenarios, scenario_items
     from elot.study.params import StudyError
-    from elot.study.storyboard import attach_ratings, judgment_points, score_candidates, storyboard
+    from elot.study.storyboard import (attach_ratings, judgment_points, require_actions, score_candidates,
+                                       storyboard)
     from elot.study.tables import read_study_tables
 
     inputs = [p for p in (args.ratings, args.statements, *args.table) if p]
@@ -223,9 +224,11 @@ def storyboard_command(args) -> int:
     candidates = _statement_candidates(args, scenario, scenario_items(ref))
     if not candidates:
         raise StudyError(f"{scenario.name} has no statements", hint="give some with -s or --statements")
+    require_actions(scenario.name, scenario)
     points = judgment_points(scenario)
-    statements = score_candidates(scenario, candidates, models, beta=beta, k=args.k, thresholds=thresholds,
-                                  bind_free=args.bind_free, points=points)
+    with _exact_only("a smaller --k, or a map with fewer closed boxes"):
+        statements = score_candidates(scenario, candidates, models, beta=beta, k=args.k, thresholds=thresholds,
+                                      bind_free=args.bind_free, points=points)
     _refuse_failures(statements, candidates)
     if args.ratings:
         from elot.study.fit import UNIT_SCALE, read_ratings
@@ -268,13 +271,17 @@ def _attach_tables(tables, statements, scenario_name: str, points, models) -> li
 def design_command(args) -> int:
     from elot.btom.dataset import read_statements
     from elot.draw.storyboard import check_figure_target, design_figure, save_figure
-    from elot.output import check_target, write_output
+    from elot.errors import ElotError
+    from elot.output import check_target, same_file, write_output
     from elot.study.references import expand_scenarios
     from elot.study.design import design_csv, design_rows
     from elot.study.params import StudyError
     from elot.study.storyboard import Candidate
 
     inputs = [args.statements]
+    if args.csv and args.figure and args.csv != "-" and (
+            os.path.abspath(args.csv) == os.path.abspath(args.figure) or same_file(args.csv, args.figure)):
+        raise StudyError(f"--csv and --figure both name {args.figure}", hint="give the table and the chart two files")
     if args.csv:
         check_target(args.csv, force=args.force, option="--csv", inputs=inputs)
     if args.figure:
@@ -290,8 +297,9 @@ def design_command(args) -> int:
                          hint="one statement per line (English or ELoT)")
     refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[e for e in args.exp.split(",") if e])
     scenarios = [(ref.name if ref.plan_id else ref.load().name, ref.load()) for ref in refs]
-    rows = design_rows(scenarios, candidates, ablations=ablations, beta=beta, thresholds=thresholds,
-                       bind_free=args.bind_free)
+    with _exact_only("a map with fewer closed boxes, or fewer colours of hidden keys"):
+        rows = design_rows(scenarios, candidates, ablations=ablations, beta=beta, thresholds=thresholds,
+                           bind_free=args.bind_free)
     _print_design(rows, ablations)
     if args.csv:
         write_output(args.csv, design_csv(rows), force=args.force, option="--csv", inputs=inputs)
@@ -299,9 +307,29 @@ def design_command(args) -> int:
         where = scenarios[0][0] if len(scenarios) == 1 else f"{len(scenarios)} scenarios"
         fig = design_figure(rows, title=f"How informative each candidate statement is at the judgment points "
                                         f"of {where} (β = {beta:.3g})", order=[c.text for c in candidates])
-        save_figure(fig, args.figure, force=args.force, option="--figure", inputs=inputs)
+        try:
+            save_figure(fig, args.figure, force=args.force, option="--figure", inputs=inputs)
+        except ElotError as error:   # the table is written already: say so, it is not lost
+            if args.csv and args.csv != "-":
+                error.notes = (*error.notes, f"the table was written to {args.csv}")
+            raise
     _say_written(args.csv, args.figure, len(rows))
     return 0
+
+
+@contextlib.contextmanager
+def _exact_only(instead: str):
+    """A space too large for exact enumeration, said for a command that has no particle
+    inference to fall back on (the library's advice names ``--inference smc``)."""
+    from elot.btom.hypotheses import SpaceTooLarge
+    from elot.study.params import StudyError
+
+    try:
+        yield
+    except SpaceTooLarge as error:
+        raise StudyError(f"{error.size}; this command enumerates the hypotheses exactly",
+                         hint=f"use {instead}; elot run and elot batch can use particle inference "
+                              "(--inference smc) on this map") from None
 
 
 def _say_written(table: str | None, figure: str | None, rows: int) -> None:
@@ -331,6 +359,9 @@ def _print_design(rows, ablations) -> None:
     table.add_column("#", justify="right", no_wrap=True)
     if several:
         table.add_column("scenario", overflow="fold", max_width=12)
+    modes = len({row["mode"] for row in rows}) > 1   # the same text as current and as initial: two rows
+    if modes:
+        table.add_column("mode", no_wrap=True)
     table.add_column("statement", overflow="fold", min_width=12)
     table.add_column("L at the points", max_width=9)
     table.add_column("first→\nlast", justify="right", no_wrap=True)    # signed: the direction of change
@@ -348,7 +379,8 @@ def _print_design(rows, ablations) -> None:
 
     for row in rows:
         values = " ".join(f"{v:.2f}" for v in row["values"]) if row["values"] else "—"
-        table.add_row(str(row["rank"]), *([row["scenario"]] if several else []), row["statement"], values,
+        table.add_row(str(row["rank"]), *([row["scenario"]] if several else []),
+                      *([row["mode"][:3]] if modes else []), row["statement"], values,
                       number(row["change"], signed=True), number(row["range"]),
                       *(number(row[f"disagree_{a}"]) for a in ablations),
                       row["flag"] + (f": {row['note']}" if row.get("note") else ""))

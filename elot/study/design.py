@@ -26,8 +26,7 @@ from typing import Sequence
 from elot.errors import ElotSyntaxError, ElotTypeError, TranslationError
 from elot.judging import Statement
 from elot.settings import DEFAULT_K
-from elot.study.params import StudyError
-from elot.study.storyboard import judgment_points, score_candidates
+from elot.study.storyboard import judgment_points, require_actions, score_candidates
 
 #: A range below this is "constant" (L is a ratio of sums of floating-point weights).
 CONSTANT = 1e-6
@@ -41,10 +40,7 @@ def design_rows(scenarios: Sequence[tuple[str, object]], candidates: Sequence[St
     rows: list[dict] = []
     models = ["full", *[a for a in ablations if a != "full"]]
     for name, scenario in scenarios:      # every scenario checked before any is scored
-        if not scenario.actions:
-            raise StudyError(f"{name} has no actions: there is nothing to judge, and every statement would "
-                             "score its prior", path=getattr(scenario, "path", None),
-                             hint="add the agent's actions (elot plan simulates them) and judgment points (|)")
+        require_actions(name, scenario)
     for name, scenario in scenarios:
         points = judgment_points(scenario)
         scored = score_candidates(scenario, candidates, models, beta=beta, k=k, thresholds=thresholds,

@@ -9,6 +9,7 @@ from typing import Sequence
 from elot.draw.storyboard import StoryStatement, storyboard_figure
 from elot.judging import Statement, compile_statements, resolve_statements, score_statements
 from elot.settings import DEFAULT_K
+from elot.study.params import StudyError
 
 
 #: A statement to score (English or ELoT, with its mode; ``given=False`` for a scenario's
@@ -19,6 +20,15 @@ Candidate = Statement
 def judgment_points(scenario) -> tuple[int, ...]:
     """The points a storyboard shows: the scenario's judgment points, else its end."""
     return tuple(scenario.judgments) or (scenario.T,)
+
+
+def require_actions(name: str, scenario) -> None:
+    """Refuse a scenario without actions: nothing to judge, every statement would score
+    its prior (what design and storyboard show would say nothing)."""
+    if not scenario.actions:
+        raise StudyError(f"{name} has no actions: there is nothing to judge, and every statement would "
+                         "score its prior", path=getattr(scenario, "path", None),
+                         hint="add the agent's actions (elot plan simulates them) and judgment points (|)")
 
 
 def score_candidates(scenario, candidates: Sequence[Statement], models: Sequence[str], *, beta: float,
