@@ -195,10 +195,11 @@ def batch_command(args) -> int:
     from elot.lang.semantics import Thresholds
 
     params = [thresholds_option(t) for t in args.thresholds] or [Params(Thresholds())]
-    labels = [p.label for p in params]
-    if len(set(labels)) < len(labels):   # a/fit.json and b/fit.json: the table tells them apart by path
-        params = [dataclasses.replace(p, label=given) if labels.count(p.label) > 1 else p
-                  for p, given in zip(params, args.thresholds)]
+    files: dict[str, set[str]] = {}   # a/fit.json and b/fit.json: the table tells them apart by path
+    for p, given in zip(params, args.thresholds):
+        files.setdefault(p.label, set()).add(os.path.realpath(given))
+    params = [dataclasses.replace(p, label=given) if len(files[p.label]) > 1 else p
+              for p, given in zip(params, args.thresholds)] or params
     if args.beta is not None:
         betas = parse_betas(args.beta)
     else:
