@@ -506,3 +506,19 @@ def test_pooled_ess_counts_copies_once_and_warns_when_the_ess_looks_too_good(lab
     low = [t for t in times if stuck.degenerate(t)]
     described = stuck.describe(times)
     assert low and "warning: the filter may have degenerated" in described and "few distinct hypotheses" in described
+
+
+@pytest.mark.dataset
+def test_a_handful_of_particles_is_never_reported_without_a_warning(labtom):
+    """5 particles over 5,940 hypotheses: all distinct, so the pooled ESS equals the ESS
+    and the copy rule says nothing; the small ESS itself is the warning (an outside
+    check found L = 0.00 ± 0.09 where 10^6 particles give 0.43, with no warning)."""
+    from elot.btom.dataset import load_dataset_plan
+
+    scenario = load_dataset_plan(labtom, "2_1")
+    few = infer(scenario, inference="smc", particles=5, seed=4)
+    times = list(range(few.steps + 1))
+    assert all(few.warnings(t) for t in times)
+    assert "effective sample size of" in few.describe(times) and "give more --particles" in few.describe(times)
+    enough = infer(scenario, inference="smc", particles=400, seed=4)
+    assert not any(enough.warnings(t) for t in times)

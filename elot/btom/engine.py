@@ -304,8 +304,13 @@ class Trajectory:
         """T, the number of observed actions."""
         return len(self.actions)
 
+    @property
+    def size(self) -> int:
+        """The number of hypotheses (with no limit, unlike ``len``)."""
+        return self.space.size
+
     def __len__(self) -> int:
-        return len(self.space)
+        return self.space.size
 
     # -- what the result says about itself: the one hook through which commands show how
     # inference ran, so that none of them asks which method it was --------------------------

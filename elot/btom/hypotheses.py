@@ -572,8 +572,13 @@ class HypothesisSpace:
     def n_beliefs(self) -> int:
         return self.initial_beliefs.shape[1]
 
-    def __len__(self) -> int:
+    @property
+    def size(self) -> int:
+        """The number of hypotheses (``len`` too, up to ``sys.maxsize``; this has no limit)."""
         return self.n_goals * self.n_states * self.n_beliefs
+
+    def __len__(self) -> int:
+        return self.size
 
     @cached_property
     def index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

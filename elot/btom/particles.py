@@ -253,8 +253,13 @@ class ParticleSpace:
     def n_beliefs(self) -> int:
         return 1 if self.model == "true-belief" else comb(self.n_states + self.k - 1, self.k)
 
-    def __len__(self) -> int:
+    @property
+    def size(self) -> int:
+        """The number of hypotheses (``len`` too, up to ``sys.maxsize``; this has no limit)."""
         return self.n_goals * self.n_states * self.n_beliefs
+
+    def __len__(self) -> int:
+        return self.size
 
 
 @dataclass(frozen=True, eq=False)
@@ -875,11 +880,15 @@ class ParticleInference(Trajectory):
         return float(mass.sum() ** 2 / np.square(mass).sum())
 
     def warnings(self, t: int) -> list[str]:
-        """What makes the estimates at time t doubtful: the particles collapsed on few
-        distinct hypotheses (:meth:`degenerate`), or a few islands hold all the weight (the
+        """What makes the estimates at time t doubtful: an effective sample size under
+        :data:`FEW_DISTINCT` (too few particles carry the weight), the particles collapsed on
+        few distinct hypotheses (:meth:`degenerate`), or a few islands hold all the weight (the
         spread between islands, which the standard errors come from, then rests on them)."""
         out = []
-        if self.degenerate(t):
+        if self.ess[self._check(t)] < FEW_DISTINCT and self.space.size > self.n_particles:
+            out.append(f"the estimates rest on an effective sample size of {self.ess[t]:.0f} (under "
+                       f"{FEW_DISTINCT}); give more --particles")
+        elif self.degenerate(t):
             out.append(f"the particles hold few distinct hypotheses (effective sample size "
                        f"{self.ess_distinct[t]:.0f} with copies pooled, against {self.ess[t]:.0f})")
         if self.n_islands >= 2 * FEW_ISLANDS and self.islands_effective(t) < FEW_ISLANDS:
@@ -914,7 +923,7 @@ class ParticleInference(Trajectory):
         pooled = self.ess_distinct[self._check(t)]
         # In a space no larger than the particles, copies are what covering it looks like.
         return (pooled < FEW_DISTINCT and self.ess[t] >= DEGENERATE_RATIO * pooled
-                and len(self.space) > self.n_particles)
+                and self.space.size > self.n_particles)
 
     def summary(self) -> str:
         return f"smc with {self.n_particles:,} particles"

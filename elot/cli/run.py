@@ -120,9 +120,12 @@ def _print(scenario, inference, statements, table, *, stderr: bool = False) -> N
 
     out = Console(highlight=False, soft_wrap=False, width=max(100, Console().width), stderr=stderr)
     space = inference.space
-    out.print(f"[bold]{scenario.name}[/bold]: {count(len(inference), 'hypothesis', 'hypotheses')} "
+    def many(n: int, noun: str, plural: str | None = None) -> str:   # 10^47 hypotheses at k = 50
+        return count(n, noun, plural) if n < 10**15 else f"about {float(n):.2e} {plural or noun + 's'}"
+
+    out.print(f"[bold]{scenario.name}[/bold]: {many(inference.size, 'hypothesis', 'hypotheses')} "
               f"({count(space.n_goals, 'goal')} × {count(space.n_states, 'state')} × "
-              f"{count(space.n_beliefs, 'belief')}), {count(inference.steps, 'action')}, model {inference.model}")
+              f"{many(space.n_beliefs, 'belief')}), {count(inference.steps, 'action')}, model {inference.model}")
     how = inference.describe([t for t, _, _ in table])
     if how:
         out.print(how)
