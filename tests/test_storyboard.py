@@ -234,7 +234,7 @@ def test_design_and_storyboard_refusals_name_what_they_can_do(tmp_path):
                       str(same))
     assert result.returncode == 2 and "--csv and --figure both name" in result.stderr and not same.exists()
     result = run_elot("design", "two-doors", "--statements", str(statements))
-    assert result.returncode == 0 and " cur " in result.stdout and " ini " in result.stdout   # two modes: a column
+    assert result.returncode == 0 and "[cur] " in result.stdout and "[ini] " in result.stdout   # two modes: said
     result = run_elot("generate", "--boxes", "12", "--colours", "4", "--doors", "4", "--gems", "4", "--seed", "11",
                       "--steps", "0", "-o",
                       str(tmp_path / "big-plan.scn"))

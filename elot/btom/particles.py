@@ -379,7 +379,10 @@ class ParticleFilter:
             raise error.located(path=getattr(scenario, "path", None))
         self.space = ParticleSpace(model, goals, states, k, conventions, family)
         self.model, self.beta, self.backend, self.conventions = model, beta, backend, conventions
-        self.seed, self.ess_threshold, self.moves = seed, ess_threshold, moves
+        # None: a fresh seed from the OS, drawn here and reported with the results, so any
+        # run can be repeated (--seed N) once its numbers turn out interesting
+        self.seed = int(np.random.SeedSequence().entropy % 2**32) if seed is None else seed
+        self.ess_threshold, self.moves = ess_threshold, moves
         self.goal_drift = goal_drift
         self.n_islands = check_islands(islands, self.n)
         # Island i holds the particles island_bounds[i]:island_bounds[i+1].

@@ -348,6 +348,7 @@ def _say_written(table: str | None, figure: str | None, rows: int) -> None:
 def _print_design(rows, ablations) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     from elot.study.design import indistinguishable_groups
 
@@ -359,9 +360,8 @@ def _print_design(rows, ablations) -> None:
     table.add_column("#", justify="right", no_wrap=True)
     if several:
         table.add_column("scenario", overflow="fold", max_width=12)
-    modes = len({row["mode"] for row in rows}) > 1   # the same text as current and as initial: two rows
-    if modes:
-        table.add_column("mode", no_wrap=True)
+    # the same text as current and as initial is two rows: each says its mode, as the chart does
+    modes = len({row["mode"] for row in rows}) > 1
     table.add_column("statement", overflow="fold", min_width=12)
     table.add_column("L at the points", max_width=9)
     table.add_column("first→\nlast", justify="right", no_wrap=True)    # signed: the direction of change
@@ -379,8 +379,8 @@ def _print_design(rows, ablations) -> None:
 
     for row in rows:
         values = " ".join(f"{v:.2f}" for v in row["values"]) if row["values"] else "—"
-        table.add_row(str(row["rank"]), *([row["scenario"]] if several else []),
-                      *([row["mode"][:3]] if modes else []), row["statement"], values,
+        shown = f"[{row['mode'][:3]}] {row['statement']}" if modes else row["statement"]
+        table.add_row(str(row["rank"]), *([row["scenario"]] if several else []), Text(shown), values,
                       number(row["change"], signed=True), number(row["range"]),
                       *(number(row[f"disagree_{a}"]) for a in ablations),
                       row["flag"] + (f": {row['note']}" if row.get("note") else ""))

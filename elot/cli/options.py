@@ -262,7 +262,7 @@ def add_seed_option(p, *, of: str, default: int | None = None) -> None:
     """``--seed S``: the seed of ``of`` (what is random in this command)."""
     p.add_argument("--seed", type=number("seed"), default=default, metavar="S",
                    help=f"the random seed of {of}, so that a run can be repeated (default: "
-                        + ("fresh" if default is None else "%(default)s") + ")")
+                        + ("fresh, and said with the results" if default is None else "%(default)s") + ")")
 
 
 def inference_config(args):
