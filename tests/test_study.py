@@ -680,3 +680,18 @@ def test_two_parameter_files_of_one_name_stay_apart_in_the_table(tmp_path):
     assert {r["thresholds"] for r in rows} == {a, b}
     by = {label: {(r["statement_id"], r["t"]): r["P"] for r in rows if r["thresholds"] == label} for label in (a, b)}
     assert by[a].keys() == by[b].keys() and by[a] != by[b]   # the same items, scored under each file's thresholds
+
+
+def test_a_batch_too_large_for_exact_names_the_scenario_and_what_batch_can_do(tmp_path):
+    from helpers import run_elot
+
+    big = tmp_path / "big.scn"
+    done = run_elot("generate", "--boxes", "12", "--colours", "4", "--doors", "4", "--gems", "4", "--seed", "11",
+                    "--steps", "0", "-o", str(big))
+    assert done.returncode == 0, done.stderr
+    done = run_elot("batch", "two-doors", str(big), "-s", "believes(player, formula(empty(box1)))", "-o",
+                    str(tmp_path / "t.csv"))
+    assert done.returncode == 2 and not (tmp_path / "t.csv").exists()
+    assert "big.scn (model full, k = 3): the hypothesis space is too large" in done.stderr
+    hint = done.stderr.split("hint:")[1]
+    assert "--inference smc" in hint and "--max-hypotheses" not in hint and "max_bytes" not in hint

@@ -95,13 +95,20 @@ def available_memory() -> int | None:
 
 def check_resources(tasks: Sequence[Task], workers: int) -> None:
     """Refuse a batch whose concurrent tasks would not fit in memory, with the estimate."""
+    from elot.btom.hypotheses import SpaceTooLarge
+
     seen: dict[tuple, int] = {}
     for task in tasks:
         key = (task.scenario, task.model, task.k, task.conventions)
         if key not in seen:
-            seen[key] = estimate_task_bytes(task)
+            try:
+                seen[key] = estimate_task_bytes(task)
+            except SpaceTooLarge as error:   # say which scenario, and what batch can do instead
+                raise StudyError(f"{task.scenario.name} (model {task.model}, k = {task.k}): {error.size}",
+                                 hint="run it with particle inference (--inference smc, or auto to choose per "
+                                      "scenario), or use a smaller --k") from None
     check_fits_in_memory(seen.values(), workers, work="this batch", largest="the largest task",
-                         hint="use fewer --jobs, a smaller --k, or fewer scenarios at a time")
+                         hint="use fewer --jobs, a smaller --k, fewer --particles, or fewer scenarios at a time")
 
 
 def check_fits_in_memory(sizes: Iterable[int], workers: int, *, work: str, largest: str, hint: str) -> None:
