@@ -349,3 +349,14 @@ def test_no_module_flag_for_callers_to_set():
     from elot.translate import llm
 
     assert not hasattr(llm, "VERBOSE")
+
+
+def test_a_beta_range_has_no_rounding_noise_in_its_values():
+    """0.5 × √2² is 1.0000000000000002 in floating point, which the table's beta column
+    then showed; a value within a few ulps of a short one is that one, and others (the
+    paper's 2^1.5) are kept as computed."""
+    from elot.cli.study import parse_betas
+
+    assert parse_betas("0.5:4") == [0.5, 2 ** -0.5, 1.0, parse_betas("0.5:4")[3], 2.0, parse_betas("0.5:4")[5], 4.0]
+    assert parse_betas("0.1:0.5:0.1") == [0.1, 0.2, 0.3, 0.4, 0.5]
+    assert abs(parse_betas("0.5:4")[5] - 2 ** 1.5) < 1e-14

@@ -56,7 +56,9 @@ def parse_betas(text: str) -> list[float]:
                          hint="take a larger step, e.g. x2 or x1.41421356 for a geometric range")
     out, value, n = [], start, 0
     while value <= stop * (1 + 1e-9):
-        out.append(value)
+        # 0.5·√2² is 1.0000000000000002: a value a few ulps from a short one is that one
+        short = float(f"{value:.6g}")
+        out.append(short if abs(short - value) <= 4 * math.ulp(value) else value)
         n += 1
         value = start * size ** n if geometric else start + size * n
     return out
