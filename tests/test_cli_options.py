@@ -360,3 +360,23 @@ def test_a_beta_range_has_no_rounding_noise_in_its_values():
     assert parse_betas("0.5:4") == [0.5, 2 ** -0.5, 1.0, parse_betas("0.5:4")[3], 2.0, parse_betas("0.5:4")[5], 4.0]
     assert parse_betas("0.1:0.5:0.1") == [0.1, 0.2, 0.3, 0.4, 0.5]
     assert abs(parse_betas("0.5:4")[5] - 2 ** 1.5) < 1e-14
+
+
+def test_errors_found_from_outside_name_the_place_and_the_fix(tmp_path):
+    from helpers import run_elot
+
+    belief = tmp_path / "bel.txt"
+    belief.write_text("0.5: inside(key1, box1) | 0.5: insde(key1, box2)\n")
+    done = run_elot("plan", "two-doors", "--belief", str(belief), "-o", str(tmp_path / "p.scn"))
+    assert done.returncode == 2 and done.stderr.startswith(f"{belief}:1:32: type error: unknown predicate 'insde'")
+    done = run_elot("generate", "--walls", "0.6", "-o", str(tmp_path / "w.scn"))
+    assert done.returncode == 2 and "hint: give --walls the share" in done.stderr
+    statements = tmp_path / "s.txt"
+    statements.write_text("believes(player, formula(empty(box1)))\n")
+    done = run_elot("design", "two-doors", "--statements", str(statements), "--thresholds", "believes=2")
+    assert done.returncode == 2 and "hint: thresholds are probabilities, e.g. believes=0.7" in done.stderr
+    ratings = tmp_path / "r.csv"
+    ratings.write_text('scenario,mode,t,statement,rating\ntwo-doors,sideways,1,"believes(player, '
+                       'formula(empty(box1)))",0.5\n')
+    done = run_elot("fit", str(ratings))
+    assert done.returncode == 2 and f"{ratings}:2:11" in done.stderr and "hint: write current" in done.stderr

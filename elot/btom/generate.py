@@ -74,7 +74,8 @@ class Spec:
         if self.doors and self.colours < 1:
             raise GenerateError("doors need a colour", hint="use --colours 1 or more")
         if not 0 <= self.wall_density < 0.5:
-            raise GenerateError(f"the wall density must be in [0, 0.5), got {self.wall_density}")
+            raise GenerateError(f"the wall density must be in [0, 0.5), got {self.wall_density}",
+                                hint="give --walls the share of the hall that is inner walls, e.g. 0.2 (0: none)")
         keys = self.doors + max(self.colours - self.doors, 0)
         if self.hidden is not None and not 0 <= self.hidden <= min(self.boxes, keys):
             raise GenerateError(

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from elot.cli import options
+from elot.errors import ElotError
 from elot.settings import DEFAULT_BETA
 
 
@@ -95,9 +96,14 @@ def plan_command(args) -> int:
     check_target(args.output, force=args.force, option="--output", inputs=inputs)  # before simulating
     scenario = options.scenario_from_args(args)
     name = Path(args.output).stem if args.output != STDOUT else None
-    result = plan(scenario, goal=args.goal, belief=_belief_text(args.belief), beta=args.beta, policy=args.policy,
-                  seed=args.seed, max_steps=args.max_steps, judge=args.judge, points=args.points, name=name,
-                  purposeful=args.purposeful)
+    try:
+        result = plan(scenario, goal=args.goal, belief=_belief_text(args.belief), beta=args.beta,
+                      policy=args.policy, seed=args.seed, max_steps=args.max_steps, judge=args.judge,
+                      points=args.points, name=name, purposeful=args.purposeful)
+    except ElotError as error:   # a belief read from a file: its errors name the file, not the option
+        if error.path == "--belief" and Path(args.belief).is_file():
+            error.path = args.belief
+        raise
     where = write_output(args.output, result.text, force=args.force, option="--output",
                          inputs=inputs)
     read = result.scenario

@@ -280,11 +280,13 @@ class Thresholds:
         for field in dataclasses.fields(self):
             name, value = field.name, getattr(self, field.name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
-                raise EvaluationError(f"threshold {name} must be a number, not {value!r}")
+                raise EvaluationError(f"threshold {name} must be a number, not {value!r}",
+                                      hint=f"thresholds are probabilities, e.g. {name}=0.7")
             if name == "alpha_most" and value <= 0:
-                raise EvaluationError("alpha_most must be positive")
+                raise EvaluationError("alpha_most must be positive", hint="e.g. alpha_most=1.5")
             if name != "alpha_most" and not 0 <= value <= 1:
-                raise EvaluationError(f"threshold {name} must be between 0 and 1, not {value}")
+                raise EvaluationError(f"threshold {name} must be between 0 and 1, not {value}",
+                                      hint=f"thresholds are probabilities, e.g. {name}=0.7")
             object.__setattr__(self, name, float(value))
 
     @staticmethod

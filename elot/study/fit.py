@@ -220,7 +220,8 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
         scenario = refs[name].load()
         mode = (row["mode"] or "").strip()
         if mode not in MODES:
-            raise fail(f"mode {mode!r} is neither current nor initial", line, "mode")
+            raise fail(f"mode {mode!r} is neither current nor initial", line, "mode",
+                       hint="write current (the agent's belief at t) or initial (its belief at the start)")
         try:
             t = int(row["t"])
         except (TypeError, ValueError):
