@@ -397,3 +397,29 @@ def test_frame_size_options_are_usage_errors(tmp_path, args, message):
     result = run_elot("stimuli", "two-doors", "-o", str(tmp_path / "set"), *args)
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "set").exists()
+
+
+def test_statements_people_would_be_shown_are_checked_first(tmp_path):
+    """An ill-typed statement never reaches stimuli.json (participants would be asked
+    about nonsense): the error is at its line, and nothing is written; a repeated one is
+    warned about."""
+    statements = tmp_path / "chosen.txt"
+    statements.write_text("believes(player, formula(empty(box1)))\nlikely(player, formula(empty(box1)))\n")
+    result = run_elot("stimuli", "two-doors", "--statements", str(statements), "-o", str(tmp_path / "set"),
+                      "--cell", "16")
+    assert result.returncode == 2 and not (tmp_path / "set").exists()
+    assert result.stderr.startswith(f"{statements}:2:1: type error: likely cannot take 2 arguments")
+    assert "1 of the 2 statements given cannot be shown; no stimulus set was written" in result.stderr
+    statements.write_text("believes(player, formula(empty(box1)))\nbelieves(player,  formula(empty(box1)))\n")
+    result = run_elot("stimuli", "two-doors", "--statements", str(statements), "-o", str(tmp_path / "set"),
+                      "--cell", "16", "--no-mp4")
+    assert result.returncode == 0, result.stderr
+    assert "the statement repeats statement 1" in result.stderr
+    result = run_elot("storyboard", "two-doors", "--statements", str(statements.with_name("bad.txt")), "-o",
+                      str(tmp_path / "s.png"))
+    assert result.returncode == 2
+    (tmp_path / "bad.txt").write_text("# one bad line\nbelieves(player, inside(key1, box1))\n")
+    result = run_elot("storyboard", "two-doors", "--statements", str(tmp_path / "bad.txt"), "-o",
+                      str(tmp_path / "s.png"))
+    assert result.returncode == 2 and result.stderr.startswith(f"{tmp_path / 'bad.txt'}:2:18: type error")
+    assert not (tmp_path / "s.png").exists()

@@ -190,7 +190,9 @@ def test_storyboard_formats_and_refusals(tmp_path):
     assert refused.returncode == 2 and notes.read_text() == "mine"
     wrong = run_elot("storyboard", "default", "-s", "believes(player, formula(empty(box9)))", "-o",
                      str(tmp_path / "x.png"))
-    assert wrong.returncode == 2 and "could not be scored" in wrong.stderr and not (tmp_path / "x.png").exists()
+    assert wrong.returncode == 2 and not (tmp_path / "x.png").exists()
+    assert wrong.stderr.startswith("<statement 1>:1:32: type error: unknown object 'box9'")
+    assert "the statement given cannot be drawn; no storyboard was written" in wrong.stderr
 
 
 def test_design_ranks_and_flags():

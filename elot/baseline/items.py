@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
@@ -25,11 +24,11 @@ from typing import Iterable, Sequence
 from elot.baseline.prompts import HIGH, LOW, BaselineError, Item
 from elot.btom.dataset import dataset_root, load_dataset_plan
 from elot.btom.scenario import Scenario
-from elot.errors import ElotError, Span, csv_rows, read_text
-from elot.judging import Statement, compile_statements, resolve_statements
-from elot.output import count
+from elot.errors import ElotError, csv_rows, read_text
+from elot.judging import Statement
 from elot.settings import MODES
-from elot.study.references import ScenarioRef, resolve, scenario_items as statements_of
+from elot.study.references import (ScenarioRef, check_given, resolve,
+                                   scenario_items as statements_of)
 from elot.study.experiments import in_vs_out_file
 
 FACTORS = ("possibility", "probability", "compositional", "knowledge")
@@ -41,21 +40,17 @@ def scenario_items(refs: Sequence[ScenarioRef],
     :func:`elot.study.references.given_items`) at each of its judgment points, and the
     scenarios by table name. A scenario without statements or judgment points is an error;
     so is a given statement that does not parse, typecheck or translate against a scenario
-    (:class:`StatementErrors`, all of them): nothing is asked about a statement ``elot run``
+    (:class:`~elot.study.references.StatementErrors`, all of them): nothing is asked about a statement ``elot run``
     would refuse. A scenario's own statements are rated as they are (the rating needs no
     formula)."""
     items: list[Item] = []
     scenarios: dict[str, Scenario] = {}
-    failed: dict[tuple[int, str], tuple[ElotError, list[str]]] = {}
+    checked_given = check_given(refs, given, use="rated", kept="nothing was asked") if given else {}
     for ref in refs:
         scenario = ref.load()
         scenarios[ref.name] = scenario
         if given:
-            statements = checked(ref, scenario, given)
-            for n, st in enumerate(statements):
-                if st.error is not None:
-                    error = located(st, n)
-                    failed.setdefault((n, error.render()), (error, []))[1].append(ref.name)
+            statements = checked_given[ref.name]
         else:
             statements = [replace(s, formula=formula_of(ref, s.text, s.mode)) for s in statements_of(ref)]
         if not statements:
@@ -67,55 +62,7 @@ def scenario_items(refs: Sequence[ScenarioRef],
         for s in statements:
             items += [Item(ref.name, ref.map, t, s.id, s.text, s.mode, s.formula or "", s.factors)
                       for t in scenario.judgments]
-    if failed:
-        errors = []
-        for error, names in failed.values():
-            if len(refs) > 1:
-                shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-                error.notes = (*error.notes, f"in {count(len(names), 'scenario')}: {shown}")
-            errors.append(error)
-        raise StatementErrors(errors, len({n for n, _ in failed}), len(given))
     return items, scenarios
-
-
-class StatementErrors(BaselineError):
-    """Given statements that cannot be rated: each one's own error (a syntax, type or
-    translation error at its place), then one line that sums them up."""
-
-    def __init__(self, errors: Sequence[ElotError], failed: int, total: int) -> None:
-        which = "the statement given" if total == 1 else f"{failed} of the {total} statements given"
-        super().__init__(f"{which} cannot be rated; nothing was asked",
-                         hint="fix the statements above (elot run SCENARIO -s STATEMENT shows the same errors)")
-        self.errors = tuple(errors)
-
-    def render(self) -> str:
-        return "\n".join([e.render() for e in self.errors] + [super().render()])
-
-
-def checked(ref: ScenarioRef, scenario: Scenario, statements: Sequence[Statement]) -> list[Statement]:
-    """``statements`` resolved (English translated) and compiled against the scenario, as
-    ``elot run`` does: each with its ``formula``, or its ``error``."""
-    resolved = resolve_statements(statements, lambda text, mode: (resolve(ref, text, mode)[0], mode))
-    return compile_statements(resolved, scenario.signature())
-
-
-#: A statements file's line that starts with a word and a colon: a mode, or a mistaken one.
-_PREFIX = re.compile(r"([A-Za-z][\w-]*)\s*:\s*\S")
-
-
-def located(st: Statement, n: int) -> ElotError:
-    """A given statement's error, pointed at its line in its statements file (or at
-    ``<statement N>``, the N-th given); a line whose failure starts with an unknown mode
-    (``sideways: ...``) is that error instead."""
-    prefix = _PREFIX.match(st.text) if st.path is not None else None
-    if prefix and prefix[1] not in MODES and st.source is not None and st.offset is not None:
-        return BaselineError(f"unknown mode {prefix[1]!r} before the statement", path=st.path, source=st.source,
-                             span=Span.of(st.source, st.offset, st.offset + len(prefix[1])),
-                             hint=f"a line may start with {' or '.join(m + ':' for m in MODES)} (else --initial "
-                                  "decides the mode)")
-    error = st.locate(st.error) if st.path is not None else st.error
-    return error.located(source=st.formula if st.formula is not None else st.text,
-                         path=st.origin or f"<statement {n + 1}>")
 
 
 def formula_of(ref: ScenarioRef, text: str, mode: str) -> str:

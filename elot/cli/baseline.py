@@ -291,22 +291,14 @@ def _items(args):
 def _given(args):
     """The statements given (``-s``, then each ``--statements`` file's), each with where
     it was written, so that an error points there."""
-    from dataclasses import replace
-
     from elot.baseline import BaselineError
-    from elot.btom.dataset import read_statements
     from elot.errors import ElotError
-    from elot.study.references import item
+    from elot.study.references import given_items
 
-    mode = "initial" if args.initial else "current"
-    given = [item(f"s{n}", text, mode) for n, text in enumerate(args.statement, 1)]
-    for path in args.statements:
-        try:
-            read = read_statements(path, mode)
-        except ElotError as error:
-            raise BaselineError.of(error) from None
-        given += [replace(s, id=f"{Path(path).name}:{s.line}") for s in read]
-    return tuple(given)
+    try:
+        return given_items(args.statement, args.statements, "initial" if args.initial else "current")
+    except ElotError as error:   # a statements file missing or unreadable: the baseline's error
+        raise BaselineError.of(error) from None
 
 
 def _prompts(args, conditions, items, scenarios):

@@ -154,6 +154,17 @@ def stimuli_command(args) -> int:
             from elot.study.params import StudyError
 
             raise StudyError(f"{args.statements} holds no statements", hint="one statement a line; # comments")
+        from elot.study.references import check_given
+
+        # participants are shown only statements elot run would score (checked in every scenario)
+        check_given(refs, statements, use="shown", kept="no stimulus set was written")
+        seen: dict[tuple[str, str], int] = {}
+        for st in statements:
+            key = (st.mode, " ".join(st.text.split()))
+            if key in seen:
+                print(f"warning: {st.origin or args.statements}: the statement repeats statement {seen[key]}, "
+                      "so it will be asked twice", file=sys.stderr)
+            seen.setdefault(key, len(seen) + 1)
     try:
         with _progress(f"stimuli ({count(len(refs), 'scenario')})") as progress:
             made = make_stimuli(refs, args.output, jobs=args.jobs, mp4=args.mp4, cell_px=args.cell,
@@ -221,6 +232,11 @@ def storyboard_command(args) -> int:
     tables = read_study_tables(args.table)          # before the inference: a bad table fails fast
     for note in filter(None, (t.repeats_note() for t in tables)):
         print(f"note: {note}", file=sys.stderr)
+    if args.statement or args.statements:   # each at its place (file:line), as run reports them
+        from elot.study.references import check_given, given_items
+
+        check_given([ref], given_items(args.statement, [args.statements] if args.statements else [], args.mode),
+                    use="drawn", kept="no storyboard was written")
     candidates = _statement_candidates(args, scenario, scenario_items(ref))
     if not candidates:
         raise StudyError(f"{scenario.name} has no statements", hint="give some with -s or --statements")

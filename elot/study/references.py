@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import dataclasses
 import glob as globmod
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from elot.errors import csv_rows, read_text
-from elot.judging import Statement
+from elot.errors import ElotError, Span, csv_rows, read_text
+from elot.judging import Statement, compile_statements, resolve_statements
+from elot.output import count
 from elot.settings import CURRENT, MODES
 from elot.study.params import StudyError, read_input
 from elot.study.tables import FACTORS
@@ -175,12 +177,12 @@ def expand_scenarios(specs: Sequence[str], *, root: str | None = None,
 
 def given_items(statements: Sequence[str] = (), files: Sequence[str] = (), mode: str = "current") -> tuple[Statement, ...]:
     """Statements given on the command line (``s1``, ``s2``, ...) and in statements files
-    (``FILE:LINE``)."""
+    (``FILE:LINE``, each keeping where it was written, so that an error points there)."""
     from elot.btom.dataset import read_statements
 
     items = [item(f"s{n}", text, mode) for n, text in enumerate(statements, 1)]
     for path in files:
-        items += [item(f"{Path(path).name}:{s.line}", s.text, s.mode) for s in read_statements(path, mode)]
+        items += [dataclasses.replace(s, id=f"{Path(path).name}:{s.line}") for s in read_statements(path, mode)]
     return tuple(items)
 
 
@@ -199,3 +201,69 @@ def resolve(ref: ScenarioRef, text: str, mode: str) -> tuple[str, str]:
 
     formula, mode, _ = resolve_statement(text, mode=mode, scenario=ref.load())
     return formula, mode
+
+
+def checked(ref: ScenarioRef, scenario, statements: Sequence[Statement]) -> list[Statement]:
+    """``statements`` resolved (English translated) and compiled against the scenario, as
+    ``elot run`` does: each with its ``formula``, or its ``error``."""
+    resolved = resolve_statements(statements, lambda text, mode: (resolve(ref, text, mode)[0], mode))
+    return compile_statements(resolved, scenario.signature())
+
+
+#: A statements file's line that starts with a word and a colon: a mode, or a mistaken one.
+_PREFIX = re.compile(r"([A-Za-z][\w-]*)\s*:\s*\S")
+
+
+def located(st: Statement, n: int) -> ElotError:
+    """A given statement's error, pointed at its line in its statements file (or at
+    ``<statement N>``, the N-th given); a line whose failure starts with an unknown mode
+    (``sideways: ...``) is that error instead."""
+    prefix = _PREFIX.match(st.text) if st.path is not None else None
+    if prefix and prefix[1] not in MODES and st.source is not None and st.offset is not None:
+        return StudyError(f"unknown mode {prefix[1]!r} before the statement", path=st.path, source=st.source,
+                          span=Span.of(st.source, st.offset, st.offset + len(prefix[1])),
+                          hint=f"a line may start with {' or '.join(m + ':' for m in MODES)} (else --initial "
+                               "decides the mode)")
+    error = st.locate(st.error) if st.path is not None else st.error
+    return error.located(source=st.formula if st.formula is not None else st.text,
+                         path=st.origin or f"<statement {n + 1}>")
+
+
+class StatementErrors(StudyError):
+    """Given statements that cannot be used: each one's own error (a syntax, type or
+    translation error at its place, with the scenarios it fails in), then one line that
+    sums them up, saying what the command would have done (``use``) and did not (``kept``)."""
+
+    def __init__(self, errors: Sequence[ElotError], failed: int, total: int, *, use: str = "used",
+                 kept: str = "nothing was done") -> None:
+        which = "the statement given" if total == 1 else f"{failed} of the {total} statements given"
+        super().__init__(f"{which} cannot be {use}; {kept}",
+                         hint="fix the statements above (elot run SCENARIO -s STATEMENT shows the same errors)")
+        self.errors = tuple(errors)
+
+    def render(self) -> str:
+        return "\n".join([e.render() for e in self.errors] + [super().render()])
+
+
+def check_given(refs: Sequence[ScenarioRef], given: Sequence[Statement], *, use: str = "used",
+                kept: str = "nothing was done") -> dict[str, list[Statement]]:
+    """Each scenario's ``given`` statements, :func:`checked` against it (by ``ref.name``);
+    if any fails in any scenario, :class:`StatementErrors` with every failure, once, naming
+    the scenarios it fails in: nothing is done with a statement ``elot run`` would refuse."""
+    out: dict[str, list[Statement]] = {}
+    failed: dict[tuple[int, str], tuple[ElotError, list[str]]] = {}
+    for ref in refs:
+        out[ref.name] = statements = checked(ref, ref.load(), given)
+        for n, st in enumerate(statements):
+            if st.error is not None:
+                error = located(st, n)
+                failed.setdefault((n, error.render()), (error, []))[1].append(ref.name)
+    if failed:
+        errors = []
+        for error, names in failed.values():
+            if len(refs) > 1:
+                shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+                error.notes = (*error.notes, f"in {count(len(names), 'scenario')}: {shown}")
+            errors.append(error)
+        raise StatementErrors(errors, len({n for n, _ in failed}), len(given), use=use, kept=kept)
+    return out
