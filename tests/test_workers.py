@@ -34,6 +34,13 @@ def _wait_for(predicate, what: str, limit: float = 120.0):
         time.sleep(0.005)
 
 
+def _found(parent, seen: list) -> int:
+    """How many workers there are now, kept in ``seen`` (the caller kills one of those:
+    listing them again later may find one gone)."""
+    seen[:] = _workers(parent)
+    return len(seen)
+
+
 def _workers(parent) -> list:
     """The pool's worker processes: under the command, neither the resource tracker nor
     the forkserver (whose children the workers are)."""
@@ -65,8 +72,9 @@ def test_a_killed_batch_worker_is_one_error_and_resume_is_exact(tmp_path):
                              cwd=tmp_path)
     try:
         parent = psutil.Process(batch.pid)
-        _wait_for(lambda: _done_tasks(out) > 0 and len(_workers(parent)) >= 2, "a finished task")
-        os.kill(_workers(parent)[0].pid, signal.SIGKILL)
+        seen: list = []     # the workers found when a task had finished (asking again may find fewer)
+        _wait_for(lambda: _done_tasks(out) > 0 and _found(parent, seen) >= 2, "a finished task")
+        os.kill(seen[0].pid, signal.SIGKILL)
         _, err = batch.communicate(timeout=300)
     finally:
         if batch.poll() is None:
@@ -94,8 +102,12 @@ def test_a_killed_stimuli_worker_is_one_error_and_nothing_is_written(tmp_path):
         stimuli = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
         try:
             parent = psutil.Process(stimuli.pid)
-            _wait_for(lambda: len(_workers(parent)) >= 1, "a worker")
-            os.kill(_workers(parent)[0].pid, signal.SIGKILL)
+            seen: list = []     # the workers found (asking again may find them finished)
+            _wait_for(lambda: _found(parent, seen) >= 1, "a worker")
+            try:
+                os.kill(seen[0].pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass            # it finished first: the set is done, and the loop tries again
             _, err = stimuli.communicate(timeout=300)
         finally:
             if stimuli.poll() is None:

@@ -337,7 +337,7 @@ class Trajectory:
         return {"inference": self.method, "particles": "", "seed": ""}
 
     def diagnostics(self, t: int) -> dict:
-        """Per-time diagnostics as table columns (particles: ``ess``)."""
+        """Per-time diagnostics as table columns (particles: ``ess`` and ``warning``)."""
         return {}
 
     def _check(self, t: int) -> int:

@@ -940,7 +940,8 @@ class ParticleInference(Trajectory):
         return {"inference": self.method, "particles": self.n_particles, "seed": "" if self.seed is None else self.seed}
 
     def diagnostics(self, t: int) -> dict:
-        return {"ess": float(self.ess[self._check(t)])}
+        # the warnings run prints travel with the rows, so a batch table says which L to doubt
+        return {"ess": float(self.ess[self._check(t)]), "warning": "; ".join(self.warnings(t))}
 
     def posterior(self, t: int) -> np.ndarray:
         """Normalized weights of the particles of time t, ``(N,)``."""

@@ -26,7 +26,7 @@ FACTORS = ("possibility", "probability", "compositional", "knowledge")
 ALL_COLUMNS = COLUMNS + FACTORS
 #: Columns a table gets when a task runs particle inference: the method that ran, the
 #: particles and seed, the effective sample size at t and L's standard error (SPEC §8).
-PARTICLE_COLUMNS = ("inference", "particles", "seed", "ess", "L_se")
+PARTICLE_COLUMNS = ("inference", "particles", "seed", "ess", "L_se", "warning")
 
 
 def value_of(row: dict, column: str = "L") -> float | None:
