@@ -169,14 +169,14 @@ def map_figure(states: Sequence, t: int | None = None, *, title: str | None = No
     ax.set_title(title or f"t = {t}", loc="left", fontsize=10)
     ax.set_xlabel("holds: " + (", ".join(held) if held else "nothing"), fontsize=8, loc="left")
     colours = sorted({c for _, _, c in layout.doors} | {ks.colour for _, ks in state.keys if ks.colour})
-    ax.legend(handles=_map_legend(colours), fontsize=7, loc="upper left",
+    ax.legend(handles=_map_legend(colours, board.letter), fontsize=7, loc="upper left",
               bbox_to_anchor=(1.02, 1.0), frameon=False, handlelength=1.6, handleheight=1.2)
     return fig
 
 
-def _map_legend(colours: Sequence[str]) -> list:
+def _map_legend(colours: Sequence[str], letter) -> list:
     """Proxy artists for the map's legend: every kind of thing drawn, then the colours
-    (with the initial printed on doors and keys of that colour)."""
+    (with ``letter(colour)``, the letters printed on doors and keys of that colour)."""
     from matplotlib.lines import Line2D as L
     from matplotlib.patches import Patch
 
@@ -198,7 +198,7 @@ def _map_legend(colours: Sequence[str]) -> list:
           markersize=4, label="agent's start"),
         L([], [], color=palette.TRAIL, marker=">", markersize=5, linewidth=1, label="path walked"),
     ]
-    return handles + [Patch(facecolor=palette.colour(c), label=f"{c} ({palette.letter(c)})") for c in colours]
+    return handles + [Patch(facecolor=palette.colour(c), label=f"{c} ({letter(c)})") for c in colours]
 
 
 def save(fig: Figure, path: str | Path, metadata: Mapping[str, object] | None = None, *, dpi: int = 110,

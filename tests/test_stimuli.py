@@ -384,3 +384,70 @@ def test_relevant_keys_are_the_hidden_ones_an_optimal_completion_picks_up_in_ord
     for action in plan:
         end = end.step(action)
     assert end.goal_reached(scenario.true_goal)
+
+
+def _lab(colour) -> np.ndarray:
+    """CIE L*a*b* (D65) of a matplotlib colour."""
+    from matplotlib.colors import to_rgb
+
+    rgb = np.array(to_rgb(colour))
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ linear
+    xyz /= np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def test_every_colour_has_its_own_letters_and_a_distinct_hue():
+    """With 8 colours, purple and pink doors and keys both carried "P" in two pinks (ΔE 30):
+    a reader who cannot tell the colours apart could not tell the doors apart. Every colour
+    elot draws (all of ``elot generate``'s) has letters of its own and a colour at least
+    ΔE 20 from every other; pink and purple are far apart."""
+    import itertools
+
+    from elot.btom.generate import COLOURS as GENERATED
+    from elot.draw import palette
+
+    assert set(GENERATED) <= set(palette.COLOURS)
+    marks = [palette.letter(c) for c in palette.COLOURS]
+    assert len(set(marks)) == len(marks), marks
+    assert all(m[0] == c[0].upper() for m, c in zip(marks, palette.COLOURS))       # they say the name
+    for a, b in itertools.combinations(palette.COLOURS, 2):
+        assert np.linalg.norm(_lab(palette.colour(a)) - _lab(palette.colour(b))) >= 20, (a, b)
+    assert np.linalg.norm(_lab(palette.colour("pink")) - _lab(palette.colour("purple"))) >= 40
+    # colours elot does not know stay apart from the known ones and from one another in a map
+    mine = palette.letters(["brown", "bronze", "magenta", "mauve", "blue", "red"])
+    assert len(set(mine.values())) == 6 and mine["brown"] == "Br" and mine["red"] == "R"
+
+
+def test_a_frame_prints_each_colours_letters_on_its_door_and_key():
+    """Pink and purple doors and keys in one frame: their letters differ, fit inside the
+    key's bow, and the two door cells are painted in clearly different colours."""
+    from matplotlib.colors import to_rgb
+
+    from elot.draw import palette
+
+    scenario = parse_scn_text("colours: purple, pink\nlegend:\n  P = door purple\n  p = key purple\n"
+                              "  K = door pink\n  k = key pink\nmap:\n  gPgK\n  .p.k\n  h...\n"
+                              "actions:\n  right\n")
+    cell = 64
+    renderer = Renderer(scenario.states(), cell_px=cell)
+    frame = renderer.frame(0).astype(int)
+    board = renderer.board
+    texts = {a.get_text() for a in board._objects if hasattr(a, "get_text")}
+    assert {"P", "Pk"} <= texts
+    canvas = renderer.canvas.get_renderer()
+    for mark in ("P", "Pk"):
+        (key_text,) = [a for a in board._objects if hasattr(a, "get_text") and a.get_text() == mark
+                       and a.get_zorder() == 5]
+        box = key_text.get_window_extent(canvas)
+        assert box.width <= 0.4 * 0.44 * 2 * cell                 # inside the bow (radius 0.46 × 0.44 cell)
+    painted = {}
+    for colour, (x, y) in (("purple", (2, 1)), ("pink", (4, 1))):
+        # the door's upper right quarter, away from its letter and keyhole (the cell's centre
+        # lies at (x, y) cells from the frame's corner, after half a cell of margin)
+        patch = frame[int((y - 0.4) * cell): int((y - 0.1) * cell), int((x + 0.1) * cell): int((x + 0.4) * cell)]
+        painted[colour] = np.median(patch.reshape(-1, 3), axis=0)
+        assert np.abs(painted[colour] - np.array(to_rgb(palette.colour(colour))) * 255).max() < 12
+    assert np.linalg.norm(_lab(painted["pink"] / 255) - _lab(painted["purple"] / 255)) >= 40
+

@@ -9,10 +9,11 @@ so an animation can blit them over a saved picture of the static layer
 (:mod:`elot.draw.animation`).
 
 What is drawn (and why it reads without colour): walls black; a locked door fills its
-cell in its colour with a keyhole and the colour's initial, an unlocked one is a dashed
+cell in its colour with a keyhole and the colour's letters, an unlocked one is a dashed
 outline; a closed box is a cardboard box with its number (box 3 is "3", as statements
 name it), an opened box is pale, open, and keeps its number as large (a key found in it
-is drawn small above the number); keys are key-shaped with the colour's initial; each gem
+is drawn small above the number); keys are key-shaped with the colour's letters
+(:meth:`Board.letter`: ``R`` for red, ``Pk`` for pink); each gem
 has its own shape and its own colour; the agent is a black figure, drawn small in a corner
 of a cell that holds a box, key or gem so that the thing stays visible; the trail is one
 arrow in each cell the agent left (the latest way it went, so a reversal never stacks two
@@ -41,8 +42,8 @@ TRAIL = 10
 
 _ARROW = {(0, -1): "^", (0, 1): "v", (-1, 0): "<", (1, 0): ">"}
 
-#: Text sizes as fractions of a cell's height: a box's number, the initial on a door, the
-#: initial on a key (on the map; a key in an opened box or the inventory scales it), the
+#: Text sizes as fractions of a cell's height: a box's number, the letters on a door, the
+#: letters on a key (on the map; a key in an opened box or the inventory scales it), the
 #: word "Inventory", a gem's name (figures for researchers only).
 TEXT = {"box": 0.44, "door": 0.24, "key": 0.22, "inventory": 0.36, "label": 0.17}
 #: The cell size (in points) the line widths were chosen at: lines scale by cell / this.
@@ -82,6 +83,8 @@ class Board:
         self.inventory_title = None           # the word "Inventory" over the row (drawn by draw_static)
         self.gem_index = {gem: n for n, (gem, _) in enumerate(layout.gems)}
         self.box_numbers = {box: box_number(box, n) for n, (box, _) in enumerate(layout.boxes)}
+        #: the letters on each colour's doors and keys, no two colours of the map alike
+        self.letters = palette.letters([*layout.colours, *(c for _, _, c in layout.doors)])
         #: inventory slots: as many as the map is wide (every key and gem fits in the dataset's maps)
         self.slots = max(layout.width, 1)
 
@@ -216,6 +219,10 @@ class Board:
         gems = [("gem", gem) for gem, _ in self.layout.gems if gem in state.held_gems]
         return keys + gems
 
+    def letter(self, colour: str | None) -> str:
+        """The letters on a door or key of ``colour`` (:func:`elot.draw.palette.letters`)."""
+        return self.letters.get(colour) or palette.letter(colour)
+
     # -- pieces ---------------------------------------------------------------------------
 
     def _add(self, ax: Axes, artist):
@@ -243,7 +250,8 @@ class Board:
             self._add(self.ax, Circle((x, y - 0.02), 0.09, facecolor=hole, edgecolor="none", zorder=3))
             self._add(self.ax, Polygon([(x - 0.07, y + 0.24), (x + 0.07, y + 0.24), (x, y)],
                                        facecolor=hole, edgecolor="none", zorder=3))
-            self._text(self.ax, x - 0.24, y - 0.22, palette.letter(colour), fontsize=self.font("door"), color=hole,
+            mark = self.letter(colour)    # two letters a little smaller, clear of the keyhole
+            self._text(self.ax, x - 0.24, y - 0.22, mark, fontsize=self.font("door", _fit(mark)), color=hole,
                        fontweight="bold", zorder=3)
         else:
             self._add(self.ax, Rectangle((x - 0.42, y - 0.42), 0.84, 0.84, facecolor="none", edgecolor=fill,
@@ -288,7 +296,8 @@ class Board:
         for dx in (0.45, 0.7):
             self._add(ax, Rectangle((x + dx * s, y + 0.1 * s), 0.15 * s, 0.3 * s, facecolor=fill,
                                     edgecolor=edge, linewidth=lw, zorder=4, gid=gid))
-        self._text(ax, x - 0.55 * s, y, palette.letter(colour), fontsize=self.font("key", scale),
+        mark = self.letter(colour)
+        self._text(ax, x - 0.55 * s, y, mark, fontsize=self.font("key", scale * _fit(mark)),
                    color=edge if pale else palette.ink(fill), fontweight="bold", zorder=5)
 
     def draw_picked_keys(self, first, state) -> list:
@@ -382,6 +391,12 @@ class Board:
                 self._key(inv, (n + 0.05, 1), what)
             else:
                 self._gem(inv, (n, 1), self.gem_index[what])
+
+
+def _fit(mark: str) -> float:
+    """How much smaller than one letter the text ``mark`` is drawn, so that two or three
+    letters fit where one does (a key's bow, a door's corner)."""
+    return {1: 1.0, 2: 0.78}.get(len(mark), 0.6)
 
 
 def map_axes(fig: Figure, layout, rect: tuple[float, float, float, float] = (0, 0, 1, 1), *,
