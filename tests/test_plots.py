@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import matplotlib.image as mpimg
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -79,3 +80,51 @@ def test_map_shows_no_empty_inventory_row():
     assert len(plots.map_figure(states, 0).axes) == 1
     holding_key = next(t for t, s in enumerate(states) if any(k.where[0] == "held" for _, k in s.keys))
     assert len(plots.map_figure(states, holding_key).axes) == 2
+
+
+def test_a_gem_label_stays_readable_under_the_agent_and_the_path():
+    """The agent standing on a collected gem covered its "gem2 ✓" label, and the path line
+    ran through it: the label sits at the top of the cell, clear of the small agent in the
+    lower left corner, on a white ground drawn over the path."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    states = default_example().states()
+    assert states[-1].agent_pos == dict(states[-1].layout.gems)["gem2"]        # it ends on gem2
+    fig = plots.map_figure(states)
+    FigureCanvasAgg(fig).draw()
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    (label,) = [t for t in ax.texts if t.get_text() == "gem2 ✓"]
+    box = label.get_window_extent(renderer)
+    agent = [p for p in ax.patches if p.get_zorder() == 6]
+    assert agent and not any(box.overlaps(p.get_window_extent(renderer)) for p in agent)
+    (path,) = [line for line in ax.get_lines() if line.get_gid() == "path"]
+    assert label.get_zorder() > max(path.get_zorder(), *(p.get_zorder() for p in agent))
+    ground = label.get_bbox_patch()
+    assert ground is not None and ground.get_facecolor()[:3] == (1.0, 1.0, 1.0) and ground.get_alpha() >= 0.8
+    # in the pixels: a path that runs on up through the gem's cell is hidden under the
+    # label's ground (its letters made white here, so only the ground is seen)
+    from elot.btom.scn import parse_scn_text
+
+    states = parse_scn_text("name: through\nmap:\n  .\n  .\n  g\n  .\n  h\n"
+                            "actions:\n  up, up, pickup gem1, up, up\n").states()
+    fig = plots.map_figure(states)
+    ax = fig.axes[0]
+    (label,) = [t for t in ax.texts if t.get_text() == "gem1 ✓"]
+    (path,) = [line for line in ax.get_lines() if line.get_gid() == "path"]
+
+    def column_under_label(shown: bool):
+        label.set_color("white")
+        label.set_visible(shown)
+        FigureCanvasAgg(fig).draw()
+        renderer = fig.canvas.get_renderer()
+        ground = label.get_bbox_patch().get_window_extent(renderer) if shown else ground_box[0]
+        ground_box[:] = [ground]
+        x = int(round(ax.transData.transform((1, 3))[0]))
+        rows = slice(int(fig.bbox.height - ground.y1) + 2, int(fig.bbox.height - ground.y0) - 2)
+        assert rows.stop > rows.start
+        return np.asarray(fig.canvas.buffer_rgba())[rows, x - 1: x + 2, :3].astype(int)
+
+    ground_box: list = []
+    assert column_under_label(True).min() > 235                                  # white: the line is hidden
+    assert column_under_label(False).min() < 230                                 # (it runs there)

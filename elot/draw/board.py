@@ -325,16 +325,25 @@ class Board:
         style = (dict(facecolor="none", edgecolor=edge, linewidth=lw, linestyle=(0, (2, 2)))
                  if collected else dict(facecolor=fill, edgecolor=edge, linewidth=lw))
 
+        centre = pos
+        if label:       # a little lower and smaller, under its name
+            centre = (pos[0], pos[1] + 0.08)
+
         def shape(radius: float, **kw):
+            radius *= 0.85 if label else 1.0
             if corners == 0:
-                return Circle(pos, radius * 0.85, zorder=3, **kw)
-            return RegularPolygon(pos, corners, radius=radius, orientation=math.radians(rotation), zorder=3, **kw)
+                return Circle(centre, radius * 0.85, zorder=3, **kw)
+            return RegularPolygon(centre, corners, radius=radius, orientation=math.radians(rotation), zorder=3,
+                                  **kw)
 
         self._add(ax, shape(0.32, **style))
         if not collected:      # a paler facet inside, as a cut stone has
             self._add(ax, shape(0.16, facecolor=facet, edgecolor="none"))
         if label:
-            self._text(ax, pos[0], pos[1] + 0.42, label, fontsize=self.font("label"), zorder=5)
+            # along the top of the cell, on a white ground over everything: the agent stands
+            # small in the lower left corner and the path runs through the middle
+            self._text(ax, pos[0], pos[1] - 0.37, label, fontsize=self.font("label"), zorder=7, gid="gem-label",
+                       bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.85))
 
     def _agent(self, pos, *, small: bool = False) -> None:
         """A black figure (head, body with arms, legs) filling the cell, or small in its
