@@ -82,6 +82,67 @@ def test_map_shows_no_empty_inventory_row():
     assert len(plots.map_figure(states, holding_key).axes) == 2
 
 
+def _drawn_texts(fig):
+    """Every visible text of a drawn figure with its extent in pixels, and the legends."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    FigureCanvasAgg(fig).draw()
+    renderer = fig.canvas.get_renderer()
+    texts = [(t.get_text(), t.get_window_extent(renderer)) for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip()]
+    legends = [ax.get_legend().get_window_extent(renderer) for ax in fig.axes if ax.get_legend()]
+    return texts, legends
+
+
+def _scenario(name: str, width: int, height: int, colours=()):
+    """A ``width`` × ``height`` open map named ``name`` with a door and a key of each of
+    ``colours`` along its top rows, a gem behind each door, and the agent in a corner."""
+    from elot.btom.scn import parse_scn_text
+
+    chars = "ABCDIJKLMNPST"
+    legend = "".join(f"  {chars[n]} = door {c}\n  {chars[n].lower()} = key {c}\n" for n, c in enumerate(colours))
+    rows = [["W"] * width, ["W"] * width] + [["."] * width for _ in range(height - 2)]
+    for n, _ in enumerate(colours):
+        rows[0][2 * n], rows[1][2 * n], rows[2][2 * n] = "g", chars[n], chars[n].lower()
+    if not colours:
+        rows[0][0] = "g"
+        rows[1] = ["."] * width
+    rows[-1][-1] = "h"
+    return parse_scn_text(f"name: {name}\n" + (f"colours: {', '.join(colours)}\nlegend:\n{legend}" if colours else "")
+                          + "map:\n" + "".join("  " + "".join(r) + "\n" for r in rows) + "actions:\n  up\n")
+
+
+@pytest.mark.parametrize("name, width, height, colours", [
+    ("big20", 20, 20, ("red", "blue")),
+    ("a-very-long-scenario-name-for-the-pilot-experiment-with-many-words-in-it-v2-final-final", 7, 5, ("red",)),
+    ("c13", 26, 6, ("red", "blue", "yellow", "green", "purple", "orange", "cyan", "pink", "brown", "grey",
+                    "white", "black", "gold")),
+    ("tiny", 3, 3, ()),
+])
+def test_map_texts_lie_within_the_figure(name, width, height, colours):
+    """`elot map` cut its legend at the right edge on a 20 × 20 map ("gem (own shape,
+    colour" lost its bracket) and a long scenario name in the title ("…-final-final: the
+    ma"): every text and the legend now lie inside the figure, the title (wrapped) apart
+    from the legend, the legend apart from the map."""
+    scenario = _scenario(name, width, height, colours)
+    states = scenario.states()
+    fig = plots.map_figure(states, title=f"{name}: the map after 1 of 1 actions")
+    texts, (legend,) = _drawn_texts(fig)
+    frame = fig.bbox
+    for text, box in texts:
+        assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1, text
+    assert frame.x0 <= legend.x0 and legend.x1 <= frame.x1 and frame.y0 <= legend.y0 and legend.y1 <= frame.y1
+    title = next(box for text, box in texts if text.startswith(name[:20]))
+    assert not title.overlaps(legend)
+    assert legend.x0 > fig.axes[0].get_window_extent().x1                      # right of the map
+    shown = "".join(text for text, _ in texts).replace("\n", "")
+    assert name in shown and "gem (own shape, colour)" in shown                 # whole
+    for colour in colours:
+        from elot.draw import palette
+        assert f"{colour} ({palette.letter(colour)})" in shown
+
+
 def test_a_gem_label_stays_readable_under_the_agent_and_the_path():
     """The agent standing on a collected gem covered its "gem2 ✓" label, and the path line
     ran through it: the label sits at the top of the cell, clear of the small agent in the

@@ -62,6 +62,12 @@ def gem_shape(index: int) -> tuple[int, float]:
     return palette.GEM_SHAPES[index % len(palette.GEM_SHAPES)]
 
 
+def colour_letters(layout, more: Sequence[str] = ()) -> dict[str, str]:
+    """The letters on the doors and keys of each colour of ``layout`` (and of ``more``),
+    no two colours alike (:func:`elot.draw.palette.letters`)."""
+    return palette.letters([*layout.colours, *(c for _, _, c in layout.doors), *more])
+
+
 class Board:
     """Paints one layout on ``ax`` (and its inventory on ``inventory_ax``, if given).
 
@@ -84,7 +90,7 @@ class Board:
         self.gem_index = {gem: n for n, (gem, _) in enumerate(layout.gems)}
         self.box_numbers = {box: box_number(box, n) for n, (box, _) in enumerate(layout.boxes)}
         #: the letters on each colour's doors and keys, no two colours of the map alike
-        self.letters = palette.letters([*layout.colours, *(c for _, _, c in layout.doors)])
+        self.letters = colour_letters(layout)
         #: inventory slots: as many as the map is wide (every key and gem fits in the dataset's maps)
         self.slots = max(layout.width, 1)
 
