@@ -209,15 +209,58 @@ def test_gifs_play_once_unless_asked_to_loop(made, tmp_path):
         assert image.info["loop"] == 0
 
 
-def test_size_gives_the_frame_its_longer_side(tmp_path):
-    """``--size``: each map's cells as large as fit, the frame's longer side at most that."""
+@pytest.mark.parametrize("size", [300, 777])
+def test_size_gives_the_frame_its_longer_side(tmp_path, size):
+    """``--size``: each map's cells as large as fit, the frame's longer side exactly that
+    (777 px used to give 770: ten cells of 77; the 7 pixels left over now widen the
+    margins, the map centred on whole pixels)."""
     from elot.draw.board import FRAME_SIZE, cell_for_size
 
-    made = stimuli.make_stimuli([ScenarioRef("two-doors")], tmp_path / "set", mp4=False, size_px=300)
-    (frame,) = _frames(made.folder / made.entries[0]["images"][0])
+    made = stimuli.make_stimuli([ScenarioRef("two-doors")], tmp_path / "set", mp4=False, size_px=size)
+    frames = _frames(made.folder / made.entries[0]["images"][1])
     layout = load_example("two-doors").layout
-    assert max(frame.size) <= 300 and max(frame.size) > 300 - max(layout.width + 1, layout.height + 3)
+    cell = cell_for_size(layout, size)
+    assert {f.size for f in frames} == {(size, (layout.height + 3) * cell)}       # 10 × 8 cells: wider than high
+    # the map's walls: the first and last dark columns of the top row of cells lie the same
+    # distance from the frame's sides
+    pixels = np.asarray(frames[-1], dtype=int)
+    row = pixels[int(cell):int(cell) + 1].max(axis=2)[0]     # through the map's top row of cells
+    dark = np.flatnonzero(row < 60)
+    assert abs(dark[0] - (size - 1 - dark[-1])) <= 2
     assert cell_for_size(layout, FRAME_SIZE) * (layout.width + 1) >= 600     # fills a survey screen
+
+
+def _wide_open(tmp_path, side: int) -> Path:
+    """A ``side`` × ``side`` map, open floor, with one gem and one judgment point."""
+    rows = ["." * side for _ in range(side)]
+    rows[0] = "g" + "." * (side - 1)
+    rows[-1] = "." * (side - 1) + "h"
+    scn = tmp_path / f"open{side}.scn"
+    scn.write_text(f"name: open{side}\ngoal: gem1\nmap:\n" + "".join(f"  {r}\n" for r in rows)
+                   + "actions:\n  left |\n  left\n")
+    return scn
+
+
+def test_a_size_whose_cells_would_be_illegible_is_refused(tmp_path):
+    """A 100 × 100 map at the default --size 800 gave 7-pixel cells (the agent a speck)
+    without a word, though --cell refuses under 16: now one clear error names the cell
+    size and what to ask for instead, and nothing is written."""
+    from elot.draw.board import MIN_CELL
+
+    scn = _wide_open(tmp_path, 100)
+    with pytest.raises(StudyError, match=r"cells of 7 pixels, too small to read \(at least 16\)") as info:
+        stimuli.make_stimuli([ScenarioRef.of_path(str(scn))], tmp_path / "set", mp4=False)
+    assert f"--cell {MIN_CELL}" in info.value.hint and "--size 1648" in info.value.hint     # 103 rows × 16
+    result = run_elot("stimuli", str(scn), "-o", str(tmp_path / "set"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "7 pixels" in result.stderr and "--cell 16" in result.stderr
+    assert not (tmp_path / "set").exists()
+    # what the hint says works: --size 1648 gives cells of 16 (the frames themselves are
+    # not drawn here, a 1648-pixel GIF of 100 × 100 cells takes a while)
+    from elot.draw.board import cell_for_size, frame_size
+
+    layout = ScenarioRef.of_path(str(scn)).load().layout
+    assert cell_for_size(layout, 1648) == MIN_CELL and max(frame_size(layout, MIN_CELL)) == 1648
 
 
 def test_a_scenario_without_judgment_points_is_refused(tmp_path):

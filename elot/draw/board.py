@@ -433,6 +433,11 @@ INVENTORY_ROWS = 2
 FRAME_SIZE = palette.FRAME_SIZE
 
 
+#: The smallest legible cell of a stimulus frame, in pixels (the agent, a key's letters and
+#: a box's number are specks below it; ``--cell`` refuses less).
+MIN_CELL = 16
+
+
 def frame_cells(layout) -> tuple[int, int]:
     """(columns, rows) of cells a frame takes: the map, the inventory rows and half a cell
     of margin all round."""
@@ -440,22 +445,41 @@ def frame_cells(layout) -> tuple[int, int]:
 
 
 def cell_for_size(layout, size_px: int) -> int:
-    """The whole number of pixels a cell gets so that the frame's longer side is at most
-    ``size_px`` pixels."""
+    """The whole number of pixels a cell gets so that the frame's cells fit ``size_px``
+    pixels on its longer side (possibly under :data:`MIN_CELL`: the caller says so)."""
     return max(1, size_px // max(frame_cells(layout)))
 
 
-def frame_figure(layout, *, cell_px: int = 44, dpi: int = 100, animated: bool = False,
+def frame_size(layout, cell_px: int, size_px: int | None = None) -> tuple[int, int]:
+    """(width, height) in pixels of a frame of ``cell_px`` pixels a cell: its cells and
+    half a cell of margin all round, or with ``size_px`` (and a cell from
+    :func:`cell_for_size`) exactly ``size_px`` on the longer side, the pixels left over
+    from whole cells added to that side's margins."""
+    columns, rows = frame_cells(layout)
+    width, height = columns * cell_px, rows * cell_px
+    if size_px is not None:
+        longer = max(columns, rows)
+        width, height = (max(size_px, width) if columns == longer else width,
+                         max(size_px, height) if rows == longer else height)
+    return width, height
+
+
+def frame_figure(layout, *, cell_px: int = 44, size_px: int | None = None, dpi: int = 100, animated: bool = False,
                  trail: int | None = TRAIL, labels: bool = False) -> tuple[Figure, Board]:
     """A figure holding only the map and its inventory row, ``cell_px`` pixels a cell and
-    half a cell of margin all round, with a :class:`Board` whose static layer is drawn:
-    the picture participants see. Frames are (width + 1) × (height + 3) cells."""
+    half a cell of margin all round (with ``size_px``, as large as :func:`frame_size`
+    says, the map centred on whole pixels), with a :class:`Board` whose static layer is
+    drawn: the picture participants see. Frames are (width + 1) × (height + 3) cells."""
     rows = layout.height + INVENTORY_ROWS
-    pad = 0.5
-    fig = Figure(figsize=((layout.width + 2 * pad) * cell_px / dpi, (rows + 2 * pad) * cell_px / dpi), dpi=dpi,
-                 facecolor="white")
-    ax, inv = map_axes(fig, layout, (pad / (layout.width + 2 * pad), pad / (rows + 2 * pad),
-                                     layout.width / (layout.width + 2 * pad), rows / (rows + 2 * pad)))
+    width, height = frame_size(layout, cell_px, size_px)
+    inner_w, inner_h = layout.width * cell_px, rows * cell_px
+    if size_px is None:
+        left = bottom = cell_px / 2
+    else:       # whole pixels, so that the grid's lines stay as crisp as at a given --cell
+        left, bottom = (width - inner_w) // 2, (height - inner_h) // 2
+    # a hair over the size: the canvas truncates width / dpi * dpi, which may fall just short
+    fig = Figure(figsize=((width + 1e-6) / dpi, (height + 1e-6) / dpi), dpi=dpi, facecolor="white")
+    ax, inv = map_axes(fig, layout, (left / width, bottom / height, inner_w / width, inner_h / height))
     board = Board(ax, layout, inventory_ax=inv, trail=trail, labels=labels, animated=animated)
     board.draw_static()
     return fig, board
