@@ -426,7 +426,7 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
     size = None if cell_px else size_px or FRAME_SIZE
     cells = [cell_px or cell_for_size(s.layout, size) for s in scenarios]
     for scenario, cell in zip(scenarios, cells):
-        if cell < MIN_CELL:
+        if size is not None and cell < MIN_CELL:     # a --cell is checked where it is read
             raise too_small(scenario, size, cell)
     check_memory(scenarios, jobs, cells, from_start, size)
     names: list[str] = []
