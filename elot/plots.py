@@ -139,14 +139,23 @@ def curves(fig: Figure, gid: str | None = None) -> list[Line2D]:
     return out
 
 
+#: The height of a map cell in ``elot map``'s figure, in inches.
+MAP_CELL = 0.55
+
+
 def map_figure(states: Sequence, t: int | None = None, *, title: str | None = None) -> Figure:
     """The map at step ``t`` (default the last) of the true states ``s_0..s_T``, drawn by
     :class:`elot.draw.board.Board` as stimuli and storyboards draw it: walls, doors
-    (filled with a keyhole while locked, dashed once unlocked), numbered boxes (pale once
-    opened), keys that can be seen, gems (dashed once collected), the agent, where it
-    started and the path walked so far; a legend, a line saying what the agent holds, and
-    the inventory row when it holds something."""
-    from elot.draw.board import Board
+    (filled with a keyhole and the colour's letters while locked, dashed once unlocked),
+    numbered boxes (pale once opened), keys that can be seen, gems (dashed once
+    collected), the agent, where it started and the path walked so far; a legend, a line
+    saying what the agent holds, and the inventory row when it holds something.
+
+    The figure is laid out by measuring its texts, not by a layout engine: the map's cells
+    are :data:`MAP_CELL` inches, the legend sits right of the map, and the figure is as
+    wide and tall as they and the title (wrapped to the figure's width) need, so no text
+    is cut at an edge whatever the map's size, its colours or the scenario's name."""
+    from elot.draw.board import Board, colour_letters
 
     if not states:
         raise ElotError("no states to draw")
@@ -155,28 +164,78 @@ def map_figure(states: Sequence, t: int | None = None, *, title: str | None = No
     layout = state.layout
     held = [f"{key} ({ks.colour} key)" if ks.colour else key
             for key, ks in state.keys if ks.where[0] == "held"] + sorted(state.held_gems)
-    # the inventory row only when it holds something ("holds: nothing" says the rest)
-    rows = 1.4 if held else 0.0
-    fig = Figure(figsize=(0.55 * layout.width + 3.4, max(0.55 * (layout.height + rows) + 1.3, 3.8)),
-                 constrained_layout=True)
+    colours = sorted({c for _, _, c in layout.doors} | {ks.colour for _, ks in state.keys if ks.colour})
+    letters = colour_letters(layout, colours)
+    handles = _map_legend(colours, lambda c: letters.get(c) or "?")
+    legend_style = dict(fontsize=7, frameon=False, handlelength=1.6, handleheight=1.2, loc="upper left")
+
+    # measure what surrounds the map (in inches), then place everything
+    scratch = Figure()
+    measure = _Measure(scratch)
+    legend_w, legend_h = measure.legend(scratch.add_axes((0, 0, 1, 1)).legend(handles=handles, **legend_style))
+    map_w, map_h = MAP_CELL * layout.width, MAP_CELL * layout.height
+    margin, gap = 0.12, 0.2
+    holds = _wrap_to(measure, "holds: " + (", ".join(held) if held else "nothing"), 8, map_w)
+    holds_h = measure.text(holds, 8)[1] + 4 / 72 + 0.04        # the label and its pad under the axes
+    # the inventory row only when it holds something ("holds: nothing" says the rest): its
+    # title "Inventory" (0.36 of a cell, Board.TEXT) and its pad over a row one cell high
+    inventory_h = (0.36 * 1.25 + 0.12 + 0.1) * MAP_CELL + MAP_CELL if held else 0.0
+    width = max(margin + map_w + gap + legend_w + margin, 3.0)
+    heading = _wrap_to(measure, title or f"t = {t}", 10, width - 2 * margin)
+    heading_h = measure.text(heading, 10)[1] + 0.1
+    body_h = max(map_h + holds_h + inventory_h, legend_h)
+    height = margin + heading_h + body_h + margin
+
+    fig = Figure(figsize=(width, height))
+    ax = fig.add_axes((margin / width, 1 - (margin + heading_h + map_h) / height, map_w / width, map_h / height))
+    inventory = None
     if held:
-        ax, inventory = fig.subplots(2, 1, gridspec_kw={"height_ratios": [layout.height, 1.0]})
-    else:
-        ax, inventory = fig.subplots(1, 1), None
+        inventory = fig.add_axes((margin / width, 1 - (margin + heading_h + map_h + holds_h + inventory_h) / height,
+                                  map_w / width, MAP_CELL / height))
     board = Board(ax, layout, inventory_ax=inventory, trail=None, labels=True)
     board.draw_static()
     board.draw_state(states, t)
-    ax.set_title(title or f"t = {t}", loc="left", fontsize=10)
-    ax.set_xlabel("holds: " + (", ".join(held) if held else "nothing"), fontsize=8, loc="left")
-    colours = sorted({c for _, _, c in layout.doors} | {ks.colour for _, ks in state.keys if ks.colour})
-    ax.legend(handles=_map_legend(colours), fontsize=7, loc="upper left",
-              bbox_to_anchor=(1.02, 1.0), frameon=False, handlelength=1.6, handleheight=1.2)
+    fig.text(margin / width, 1 - margin / height, heading, fontsize=10, ha="left", va="top", gid="title")
+    ax.set_xlabel(holds, fontsize=8, loc="left")
+    ax.legend(handles=handles, bbox_to_anchor=(1 + gap / map_w, 1.0), borderaxespad=0, **legend_style)
     return fig
 
 
-def _map_legend(colours: Sequence[str]) -> list:
+class _Measure:
+    """Sizes of texts and legends, in inches, as ``fig``'s renderer draws them."""
+
+    def __init__(self, fig: Figure) -> None:
+        self.fig = fig
+        self.renderer = fig._get_renderer()
+
+    def text(self, text: str, fontsize: float) -> tuple[float, float]:
+        artist = self.fig.text(0, 0, text, fontsize=fontsize)
+        box = artist.get_window_extent(self.renderer)
+        artist.remove()
+        return box.width / self.fig.dpi, box.height / self.fig.dpi
+
+    def legend(self, legend) -> tuple[float, float]:
+        box = legend.get_window_extent(self.renderer)
+        return box.width / self.fig.dpi, box.height / self.fig.dpi
+
+
+def _wrap_to(measure: _Measure, text: str, fontsize: float, width: float) -> str:
+    """``text`` wrapped so that it is at most ``width`` inches wide (a name without
+    spaces broken at its hyphens, or anywhere)."""
+    import textwrap
+
+    chars = len(text)
+    while chars > 8:
+        wrapped = "\n".join(textwrap.wrap(text, chars, break_long_words=True, break_on_hyphens=True))
+        if measure.text(wrapped, fontsize)[0] <= width:
+            return wrapped
+        chars = int(chars * 0.9)
+    return "\n".join(textwrap.wrap(text, 8, break_long_words=True))
+
+
+def _map_legend(colours: Sequence[str], letter) -> list:
     """Proxy artists for the map's legend: every kind of thing drawn, then the colours
-    (with the initial printed on doors and keys of that colour)."""
+    (with ``letter(colour)``, the letters printed on doors and keys of that colour)."""
     from matplotlib.lines import Line2D as L
     from matplotlib.patches import Patch
 
@@ -198,7 +257,7 @@ def _map_legend(colours: Sequence[str]) -> list:
           markersize=4, label="agent's start"),
         L([], [], color=palette.TRAIL, marker=">", markersize=5, linewidth=1, label="path walked"),
     ]
-    return handles + [Patch(facecolor=palette.colour(c), label=f"{c} ({palette.letter(c)})") for c in colours]
+    return handles + [Patch(facecolor=palette.colour(c), label=f"{c} ({letter(c)})") for c in colours]
 
 
 def save(fig: Figure, path: str | Path, metadata: Mapping[str, object] | None = None, *, dpi: int = 110,

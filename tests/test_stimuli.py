@@ -209,15 +209,58 @@ def test_gifs_play_once_unless_asked_to_loop(made, tmp_path):
         assert image.info["loop"] == 0
 
 
-def test_size_gives_the_frame_its_longer_side(tmp_path):
-    """``--size``: each map's cells as large as fit, the frame's longer side at most that."""
+@pytest.mark.parametrize("size", [300, 777])
+def test_size_gives_the_frame_its_longer_side(tmp_path, size):
+    """``--size``: each map's cells as large as fit, the frame's longer side exactly that
+    (777 px used to give 770: ten cells of 77; the 7 pixels left over now widen the
+    margins, the map centred on whole pixels)."""
     from elot.draw.board import FRAME_SIZE, cell_for_size
 
-    made = stimuli.make_stimuli([ScenarioRef("two-doors")], tmp_path / "set", mp4=False, size_px=300)
-    (frame,) = _frames(made.folder / made.entries[0]["images"][0])
+    made = stimuli.make_stimuli([ScenarioRef("two-doors")], tmp_path / "set", mp4=False, size_px=size)
+    frames = _frames(made.folder / made.entries[0]["images"][1])
     layout = load_example("two-doors").layout
-    assert max(frame.size) <= 300 and max(frame.size) > 300 - max(layout.width + 1, layout.height + 3)
+    cell = cell_for_size(layout, size)
+    assert {f.size for f in frames} == {(size, (layout.height + 3) * cell)}       # 10 × 8 cells: wider than high
+    # the map's walls: the first and last dark columns of the top row of cells lie the same
+    # distance from the frame's sides
+    pixels = np.asarray(frames[-1], dtype=int)
+    row = pixels[int(cell):int(cell) + 1].max(axis=2)[0]     # through the map's top row of cells
+    dark = np.flatnonzero(row < 60)
+    assert abs(dark[0] - (size - 1 - dark[-1])) <= 2
     assert cell_for_size(layout, FRAME_SIZE) * (layout.width + 1) >= 600     # fills a survey screen
+
+
+def _wide_open(tmp_path, side: int) -> Path:
+    """A ``side`` × ``side`` map, open floor, with one gem and one judgment point."""
+    rows = ["." * side for _ in range(side)]
+    rows[0] = "g" + "." * (side - 1)
+    rows[-1] = "." * (side - 1) + "h"
+    scn = tmp_path / f"open{side}.scn"
+    scn.write_text(f"name: open{side}\ngoal: gem1\nmap:\n" + "".join(f"  {r}\n" for r in rows)
+                   + "actions:\n  left |\n  left\n")
+    return scn
+
+
+def test_a_size_whose_cells_would_be_illegible_is_refused(tmp_path):
+    """A 100 × 100 map at the default --size 800 gave 7-pixel cells (the agent a speck)
+    without a word, though --cell refuses under 16: now one clear error names the cell
+    size and what to ask for instead, and nothing is written."""
+    from elot.draw.board import MIN_CELL
+
+    scn = _wide_open(tmp_path, 100)
+    with pytest.raises(StudyError, match=r"cells of 7 pixels, too small to read \(at least 16\)") as info:
+        stimuli.make_stimuli([ScenarioRef.of_path(str(scn))], tmp_path / "set", mp4=False)
+    assert f"--cell {MIN_CELL}" in info.value.hint and "--size 1648" in info.value.hint     # 103 rows × 16
+    result = run_elot("stimuli", str(scn), "-o", str(tmp_path / "set"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "7 pixels" in result.stderr and "--cell 16" in result.stderr
+    assert not (tmp_path / "set").exists()
+    # what the hint says works: --size 1648 gives cells of 16 (the frames themselves are
+    # not drawn here, a 1648-pixel GIF of 100 × 100 cells takes a while)
+    from elot.draw.board import cell_for_size, frame_size
+
+    layout = ScenarioRef.of_path(str(scn)).load().layout
+    assert cell_for_size(layout, 1648) == MIN_CELL and max(frame_size(layout, MIN_CELL)) == 1648
 
 
 def test_a_scenario_without_judgment_points_is_refused(tmp_path):
@@ -423,3 +466,70 @@ def test_statements_people_would_be_shown_are_checked_first(tmp_path):
                       str(tmp_path / "s.png"))
     assert result.returncode == 2 and result.stderr.startswith(f"{tmp_path / 'bad.txt'}:2:18: type error")
     assert not (tmp_path / "s.png").exists()
+
+
+def _lab(colour) -> np.ndarray:
+    """CIE L*a*b* (D65) of a matplotlib colour."""
+    from matplotlib.colors import to_rgb
+
+    rgb = np.array(to_rgb(colour))
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ linear
+    xyz /= np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def test_every_colour_has_its_own_letters_and_a_distinct_hue():
+    """With 8 colours, purple and pink doors and keys both carried "P" in two pinks (ΔE 30):
+    a reader who cannot tell the colours apart could not tell the doors apart. Every colour
+    elot draws (all of ``elot generate``'s) has letters of its own and a colour at least
+    ΔE 20 from every other; pink and purple are far apart."""
+    import itertools
+
+    from elot.btom.generate import COLOURS as GENERATED
+    from elot.draw import palette
+
+    assert set(GENERATED) <= set(palette.COLOURS)
+    marks = [palette.letter(c) for c in palette.COLOURS]
+    assert len(set(marks)) == len(marks), marks
+    assert all(m[0] == c[0].upper() for m, c in zip(marks, palette.COLOURS))       # they say the name
+    for a, b in itertools.combinations(palette.COLOURS, 2):
+        assert np.linalg.norm(_lab(palette.colour(a)) - _lab(palette.colour(b))) >= 20, (a, b)
+    assert np.linalg.norm(_lab(palette.colour("pink")) - _lab(palette.colour("purple"))) >= 40
+    # colours elot does not know stay apart from the known ones and from one another in a map
+    mine = palette.letters(["brown", "bronze", "magenta", "mauve", "blue", "red"])
+    assert len(set(mine.values())) == 6 and mine["brown"] == "Br" and mine["red"] == "R"
+
+
+def test_a_frame_prints_each_colours_letters_on_its_door_and_key():
+    """Pink and purple doors and keys in one frame: their letters differ, fit inside the
+    key's bow, and the two door cells are painted in clearly different colours."""
+    from matplotlib.colors import to_rgb
+
+    from elot.draw import palette
+
+    scenario = parse_scn_text("colours: purple, pink\nlegend:\n  P = door purple\n  p = key purple\n"
+                              "  K = door pink\n  k = key pink\nmap:\n  gPgK\n  .p.k\n  h...\n"
+                              "actions:\n  right\n")
+    cell = 64
+    renderer = Renderer(scenario.states(), cell_px=cell)
+    frame = renderer.frame(0).astype(int)
+    board = renderer.board
+    texts = {a.get_text() for a in board._objects if hasattr(a, "get_text")}
+    assert {"P", "Pk"} <= texts
+    canvas = renderer.canvas.get_renderer()
+    for mark in ("P", "Pk"):
+        (key_text,) = [a for a in board._objects if hasattr(a, "get_text") and a.get_text() == mark
+                       and a.get_zorder() == 5]
+        box = key_text.get_window_extent(canvas)
+        assert box.width <= 0.4 * 0.44 * 2 * cell                 # inside the bow (radius 0.46 × 0.44 cell)
+    painted = {}
+    for colour, (x, y) in (("purple", (2, 1)), ("pink", (4, 1))):
+        # the door's upper right quarter, away from its letter and keyhole (the cell's centre
+        # lies at (x, y) cells from the frame's corner, after half a cell of margin)
+        patch = frame[int((y - 0.4) * cell): int((y - 0.1) * cell), int((x + 0.1) * cell): int((x + 0.4) * cell)]
+        painted[colour] = np.median(patch.reshape(-1, 3), axis=0)
+        assert np.abs(painted[colour] - np.array(to_rgb(palette.colour(colour))) * 255).max() < 12
+    assert np.linalg.norm(_lab(painted["pink"] / 255) - _lab(painted["purple"] / 255)) >= 40
+

@@ -136,6 +136,49 @@ def test_long_statements_are_wrapped_not_cut(scored):
             assert box.x1 <= width + 1                                  # nothing runs off the figure
 
 
+
+def test_many_judgment_points_wrap_into_rows_whose_titles_never_meet():
+    """13 judgment points used to be 13 frames in one row: their titles ran into one
+    another, the first and the last were cut at the figure's edges, and the frames were
+    too small to read. Frames now wrap, at most five a row, each at least 1.8 inches wide;
+    no two titles or "holds" labels overlap, and every text lies inside the figure (a long
+    scenario name in the heading is wrapped)."""
+    from matplotlib.text import Text
+
+    from elot.draw.storyboard import MAP_COLUMNS, StoryStatement, storyboard_figure
+
+    scenario = load_example("two-doors")
+    states = scenario.states()
+    points = list(range(1, 14))
+    statements = [StoryStatement(f"statement {n}", mode, model={"full": [0.1 * (n % 9)] * 13})
+                  for n, mode in enumerate(["current"] * 3 + ["initial"], 1)]
+    name = "a-very-long-scenario-name-for-the-pilot-experiment-with-many-words-in-it-v2-final-final"
+    fig = storyboard_figure(states, points, statements, ["full"],
+                            title=f"{name}: L at the judgment points — full; β = 2.83")
+    FigureCanvasAgg(fig).draw()
+    renderer = fig.canvas.get_renderer()
+    maps = [ax for ax in fig.axes if ax.get_title().startswith("Judgment point")]
+    assert [ax.get_title() for ax in maps] == [f"Judgment point {j} (t = {t})" for j, t in enumerate(points, 1)]
+    rows: dict[int, list] = {}
+    for ax in maps:
+        box = ax.get_window_extent(renderer)
+        assert box.width >= 1.8 * fig.dpi                                         # large enough to read
+        rows.setdefault(round(box.y0), []).append(ax)
+    assert len(rows) == 3 and max(len(r) for r in rows.values()) <= MAP_COLUMNS
+    labels = [ax.title for ax in maps] + [ax.xaxis.label for ax in maps if ax.get_xlabel()]
+    assert any(label.get_text().startswith("holds:") for label in labels)       # the key picked up at t = 5
+    boxes = [(label.get_text(), label.get_window_extent(renderer)) for label in labels]
+    for i, (a, first) in enumerate(boxes):
+        for b, second in boxes[i + 1:]:
+            assert not first.overlaps(second), (a, b)
+    frame = fig.bbox
+    for text in fig.findobj(Text):
+        if text.get_visible() and text.get_text().strip():
+            box = text.get_window_extent(renderer)
+            assert frame.x0 - 1 <= box.x0 and box.x1 <= frame.x1 + 1 and frame.y0 - 1 <= box.y0 \
+                and box.y1 <= frame.y1 + 1, text.get_text()
+    assert name in fig._suptitle.get_text().replace("\n", "")
+
 def test_storyboard_with_ratings(tmp_path):
     scn = load_example("two-doors")
     table = tmp_path / "t.csv"

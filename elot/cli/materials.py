@@ -10,7 +10,7 @@ import os
 import sys
 
 from elot.cli import options
-from elot.draw.palette import FRAME_SIZE
+from elot.draw.palette import FRAME_SIZE, MIN_CELL
 from elot.settings import check_variant
 
 
@@ -19,13 +19,14 @@ def _default_jobs() -> int:
 
 
 def _cell_pixels(text: str) -> int:
-    """``--cell``: a whole number of pixels, 16 to 200 (smaller is illegible, larger a waste)."""
+    """``--cell``: a whole number of pixels, :data:`MIN_CELL` to 200 (smaller is illegible,
+    larger a waste)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"--cell must be a whole number of pixels, not {text!r}") from None
-    if not 16 <= value <= 200:
-        raise argparse.ArgumentTypeError(f"--cell must be between 16 and 200 pixels, not {value}")
+    if not MIN_CELL <= value <= 200:
+        raise argparse.ArgumentTypeError(f"--cell must be between {MIN_CELL} and 200 pixels, not {value}")
     return value
 
 
@@ -66,7 +67,7 @@ def register(subparsers) -> None:
                       help=f"pixels on a frame's longer side, 160 to 4000; each map's cells are as large as fit "
                       f"(default: {FRAME_SIZE})")
     size.add_argument("--cell", type=_cell_pixels, default=None, metavar="PX",
-                      help="pixels per map cell instead, 16 to 200 (frames of larger maps are then larger)")
+                      help=f"pixels per map cell instead, {MIN_CELL} to 200 (frames of larger maps are then larger)")
     p.add_argument("--loop", action="store_true",
                    help="GIFs play forever (default: once, stopping on the last frame, as the paper's stimuli)")
     options.add_statements_file_option(p)
@@ -84,7 +85,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "storyboard", help="The paper's Figure-4 layout: map frames at the judgment points over one panel per "
         "statement.",
-        description="A row of map frames at the judgment points (the points reached so far numbered where the "
+        description="Map frames at the judgment points, at most five a row (the points reached so far numbered where the "
         "agent stood, keys picked up drawn pale); below them one panel per statement (S1..Sn, its text as the "
         "title): at each judgment point the human mean ± s.e. (with --ratings) and each --model's normalized "
         "likelihood L side by side, and each model of a --table (a language model's ratings from elot baseline, "

@@ -26,13 +26,17 @@ HOLD = 1.5
 
 
 class Renderer:
-    """Renders frames of one scenario's states: ``frame(t)`` is an RGB array."""
+    """Renders frames of one scenario's states: ``frame(t)`` is an RGB array, ``cell_px``
+    pixels a cell (with ``size_px``, exactly that on its longer side:
+    :func:`~elot.draw.board.frame_size`)."""
 
-    def __init__(self, states: Sequence, *, cell_px: int = 44, trail: int | None = TRAIL) -> None:
+    def __init__(self, states: Sequence, *, cell_px: int = 44, size_px: int | None = None,
+                 trail: int | None = TRAIL) -> None:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
         self.states = states
-        self.figure, self.board = frame_figure(states[0].layout, cell_px=cell_px, animated=True, trail=trail)
+        self.figure, self.board = frame_figure(states[0].layout, cell_px=cell_px, size_px=size_px, animated=True,
+                                               trail=trail)
         self.canvas = FigureCanvasAgg(self.figure)
         self.canvas.draw()                      # the static layer: animated artists are skipped
         self.background = self.canvas.copy_from_bbox(self.figure.bbox)

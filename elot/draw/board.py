@@ -9,10 +9,11 @@ so an animation can blit them over a saved picture of the static layer
 (:mod:`elot.draw.animation`).
 
 What is drawn (and why it reads without colour): walls black; a locked door fills its
-cell in its colour with a keyhole and the colour's initial, an unlocked one is a dashed
+cell in its colour with a keyhole and the colour's letters, an unlocked one is a dashed
 outline; a closed box is a cardboard box with its number (box 3 is "3", as statements
 name it), an opened box is pale, open, and keeps its number as large (a key found in it
-is drawn small above the number); keys are key-shaped with the colour's initial; each gem
+is drawn small above the number); keys are key-shaped with the colour's letters
+(:meth:`Board.letter`: ``R`` for red, ``Pk`` for pink); each gem
 has its own shape and its own colour; the agent is a black figure, drawn small in a corner
 of a cell that holds a box, key or gem so that the thing stays visible; the trail is one
 arrow in each cell the agent left (the latest way it went, so a reversal never stacks two
@@ -41,8 +42,8 @@ TRAIL = 10
 
 _ARROW = {(0, -1): "^", (0, 1): "v", (-1, 0): "<", (1, 0): ">"}
 
-#: Text sizes as fractions of a cell's height: a box's number, the initial on a door, the
-#: initial on a key (on the map; a key in an opened box or the inventory scales it), the
+#: Text sizes as fractions of a cell's height: a box's number, the letters on a door, the
+#: letters on a key (on the map; a key in an opened box or the inventory scales it), the
 #: word "Inventory", a gem's name (figures for researchers only).
 TEXT = {"box": 0.44, "door": 0.24, "key": 0.22, "inventory": 0.36, "label": 0.17}
 #: The cell size (in points) the line widths were chosen at: lines scale by cell / this.
@@ -59,6 +60,12 @@ def box_number(name: str, index: int) -> str:
 def gem_shape(index: int) -> tuple[int, float]:
     """(corners, rotation) of the ``index``-th gem's shape; 0 corners is a circle."""
     return palette.GEM_SHAPES[index % len(palette.GEM_SHAPES)]
+
+
+def colour_letters(layout, more: Sequence[str] = ()) -> dict[str, str]:
+    """The letters on the doors and keys of each colour of ``layout`` (and of ``more``),
+    no two colours alike (:func:`elot.draw.palette.letters`)."""
+    return palette.letters([*layout.colours, *(c for _, _, c in layout.doors), *more])
 
 
 class Board:
@@ -82,6 +89,8 @@ class Board:
         self.inventory_title = None           # the word "Inventory" over the row (drawn by draw_static)
         self.gem_index = {gem: n for n, (gem, _) in enumerate(layout.gems)}
         self.box_numbers = {box: box_number(box, n) for n, (box, _) in enumerate(layout.boxes)}
+        #: the letters on each colour's doors and keys, no two colours of the map alike
+        self.letters = colour_letters(layout)
         #: inventory slots: as many as the map is wide (every key and gem fits in the dataset's maps)
         self.slots = max(layout.width, 1)
 
@@ -216,6 +225,10 @@ class Board:
         gems = [("gem", gem) for gem, _ in self.layout.gems if gem in state.held_gems]
         return keys + gems
 
+    def letter(self, colour: str | None) -> str:
+        """The letters on a door or key of ``colour`` (:func:`elot.draw.palette.letters`)."""
+        return self.letters.get(colour) or palette.letter(colour)
+
     # -- pieces ---------------------------------------------------------------------------
 
     def _add(self, ax: Axes, artist):
@@ -243,7 +256,8 @@ class Board:
             self._add(self.ax, Circle((x, y - 0.02), 0.09, facecolor=hole, edgecolor="none", zorder=3))
             self._add(self.ax, Polygon([(x - 0.07, y + 0.24), (x + 0.07, y + 0.24), (x, y)],
                                        facecolor=hole, edgecolor="none", zorder=3))
-            self._text(self.ax, x - 0.24, y - 0.22, palette.letter(colour), fontsize=self.font("door"), color=hole,
+            mark = self.letter(colour)    # two letters a little smaller, clear of the keyhole
+            self._text(self.ax, x - 0.24, y - 0.22, mark, fontsize=self.font("door", _fit(mark)), color=hole,
                        fontweight="bold", zorder=3)
         else:
             self._add(self.ax, Rectangle((x - 0.42, y - 0.42), 0.84, 0.84, facecolor="none", edgecolor=fill,
@@ -288,7 +302,8 @@ class Board:
         for dx in (0.45, 0.7):
             self._add(ax, Rectangle((x + dx * s, y + 0.1 * s), 0.15 * s, 0.3 * s, facecolor=fill,
                                     edgecolor=edge, linewidth=lw, zorder=4, gid=gid))
-        self._text(ax, x - 0.55 * s, y, palette.letter(colour), fontsize=self.font("key", scale),
+        mark = self.letter(colour)
+        self._text(ax, x - 0.55 * s, y, mark, fontsize=self.font("key", scale * _fit(mark)),
                    color=edge if pale else palette.ink(fill), fontweight="bold", zorder=5)
 
     def draw_picked_keys(self, first, state) -> list:
@@ -316,16 +331,25 @@ class Board:
         style = (dict(facecolor="none", edgecolor=edge, linewidth=lw, linestyle=(0, (2, 2)))
                  if collected else dict(facecolor=fill, edgecolor=edge, linewidth=lw))
 
+        centre = pos
+        if label:       # a little lower and smaller, under its name
+            centre = (pos[0], pos[1] + 0.08)
+
         def shape(radius: float, **kw):
+            radius *= 0.85 if label else 1.0
             if corners == 0:
-                return Circle(pos, radius * 0.85, zorder=3, **kw)
-            return RegularPolygon(pos, corners, radius=radius, orientation=math.radians(rotation), zorder=3, **kw)
+                return Circle(centre, radius * 0.85, zorder=3, **kw)
+            return RegularPolygon(centre, corners, radius=radius, orientation=math.radians(rotation), zorder=3,
+                                  **kw)
 
         self._add(ax, shape(0.32, **style))
         if not collected:      # a paler facet inside, as a cut stone has
             self._add(ax, shape(0.16, facecolor=facet, edgecolor="none"))
         if label:
-            self._text(ax, pos[0], pos[1] + 0.42, label, fontsize=self.font("label"), zorder=5)
+            # along the top of the cell, on a white ground over everything: the agent stands
+            # small in the lower left corner and the path runs through the middle
+            self._text(ax, pos[0], pos[1] - 0.37, label, fontsize=self.font("label"), zorder=7, gid="gem-label",
+                       bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.85))
 
     def _agent(self, pos, *, small: bool = False) -> None:
         """A black figure (head, body with arms, legs) filling the cell, or small in its
@@ -384,6 +408,12 @@ class Board:
                 self._gem(inv, (n, 1), self.gem_index[what])
 
 
+def _fit(mark: str) -> float:
+    """How much smaller than one letter the text ``mark`` is drawn, so that two or three
+    letters fit where one does (a key's bow, a door's corner)."""
+    return {1: 1.0, 2: 0.78}.get(len(mark), 0.6)
+
+
 def map_axes(fig: Figure, layout, rect: tuple[float, float, float, float] = (0, 0, 1, 1), *,
              inventory: bool = True) -> tuple[Axes, Axes | None]:
     """Map axes (and an inventory row one cell below them) filling ``rect`` of ``fig`` in
@@ -403,6 +433,10 @@ INVENTORY_ROWS = 2
 FRAME_SIZE = palette.FRAME_SIZE
 
 
+#: The smallest legible cell (:data:`elot.draw.palette.MIN_CELL`, beside the frame size).
+MIN_CELL = palette.MIN_CELL
+
+
 def frame_cells(layout) -> tuple[int, int]:
     """(columns, rows) of cells a frame takes: the map, the inventory rows and half a cell
     of margin all round."""
@@ -410,22 +444,41 @@ def frame_cells(layout) -> tuple[int, int]:
 
 
 def cell_for_size(layout, size_px: int) -> int:
-    """The whole number of pixels a cell gets so that the frame's longer side is at most
-    ``size_px`` pixels."""
+    """The whole number of pixels a cell gets so that the frame's cells fit ``size_px``
+    pixels on its longer side (possibly under :data:`MIN_CELL`: the caller says so)."""
     return max(1, size_px // max(frame_cells(layout)))
 
 
-def frame_figure(layout, *, cell_px: int = 44, dpi: int = 100, animated: bool = False,
+def frame_size(layout, cell_px: int, size_px: int | None = None) -> tuple[int, int]:
+    """(width, height) in pixels of a frame of ``cell_px`` pixels a cell: its cells and
+    half a cell of margin all round, or with ``size_px`` (and a cell from
+    :func:`cell_for_size`) exactly ``size_px`` on the longer side, the pixels left over
+    from whole cells added to that side's margins."""
+    columns, rows = frame_cells(layout)
+    width, height = columns * cell_px, rows * cell_px
+    if size_px is not None:
+        longer = max(columns, rows)
+        width, height = (max(size_px, width) if columns == longer else width,
+                         max(size_px, height) if rows == longer else height)
+    return width, height
+
+
+def frame_figure(layout, *, cell_px: int = 44, size_px: int | None = None, dpi: int = 100, animated: bool = False,
                  trail: int | None = TRAIL, labels: bool = False) -> tuple[Figure, Board]:
     """A figure holding only the map and its inventory row, ``cell_px`` pixels a cell and
-    half a cell of margin all round, with a :class:`Board` whose static layer is drawn:
-    the picture participants see. Frames are (width + 1) × (height + 3) cells."""
+    half a cell of margin all round (with ``size_px``, as large as :func:`frame_size`
+    says, the map centred on whole pixels), with a :class:`Board` whose static layer is
+    drawn: the picture participants see. Frames are (width + 1) × (height + 3) cells."""
     rows = layout.height + INVENTORY_ROWS
-    pad = 0.5
-    fig = Figure(figsize=((layout.width + 2 * pad) * cell_px / dpi, (rows + 2 * pad) * cell_px / dpi), dpi=dpi,
-                 facecolor="white")
-    ax, inv = map_axes(fig, layout, (pad / (layout.width + 2 * pad), pad / (rows + 2 * pad),
-                                     layout.width / (layout.width + 2 * pad), rows / (rows + 2 * pad)))
+    width, height = frame_size(layout, cell_px, size_px)
+    inner_w, inner_h = layout.width * cell_px, rows * cell_px
+    if size_px is None:
+        left = bottom = cell_px / 2
+    else:       # whole pixels, so that the grid's lines stay as crisp as at a given --cell
+        left, bottom = (width - inner_w) // 2, (height - inner_h) // 2
+    # a hair over the size: the canvas truncates width / dpi * dpi, which may fall just short
+    fig = Figure(figsize=((width + 1e-6) / dpi, (height + 1e-6) / dpi), dpi=dpi, facecolor="white")
+    ax, inv = map_axes(fig, layout, (left / width, bottom / height, inner_w / width, inner_h / height))
     board = Board(ax, layout, inventory_ax=inv, trail=trail, labels=labels, animated=animated)
     board.draw_static()
     return fig, board

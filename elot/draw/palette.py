@@ -1,13 +1,17 @@
 """Colours, shapes and the default size of the map painter (a module light to import).
 
-Colours are those of the Okabe–Ito palette, which stays distinct under the common forms of
-colour blindness, except red: Okabe–Ito's vermillion reads as orange, and statements say
-"red key", so red is a true red, darker than orange and yellow (it stays apart from them
-in lightness for readers who cannot see the hue). Every coloured door or key also carries
-its colour's initial letter, and the kinds of thing differ by shape (a door fills its cell
-and has a keyhole, a key is a key, gems are solid shapes), so no distinction rests on
-colour alone. Gems differ in shape *and* colour (:data:`GEM_SHAPES`, :data:`GEM_COLOURS`),
-as the paper's do.
+The colours scenarios name (:data:`COLOURS`, every colour ``elot generate`` uses) start
+from the Okabe–Ito palette, which stays distinct under the common forms of colour
+blindness, with three changes: red is a true red, darker than orange and yellow (Okabe–Ito's
+vermillion reads as orange, and statements say "red key"); purple is a dark violet and pink
+a light pink (Okabe–Ito's reddish purple and matplotlib's pink were one hue at two
+lightnesses, hard to tell apart); and the colours past Okabe–Ito's seven (pink, brown, grey,
+white, black, gold) are chosen to stay apart from them and from one another in lightness
+or hue. Colour is never alone, though: every coloured door or key also carries its
+colour's own letters (:func:`letter`: ``R`` for red, ``Pk`` for pink, no two colours
+alike), and the kinds of thing differ by shape (a door fills its cell and has a keyhole,
+a key is a key, gems are solid shapes). Gems differ in shape *and* colour
+(:data:`GEM_SHAPES`, :data:`GEM_COLOURS`), as the paper's do.
 """
 
 from __future__ import annotations
@@ -16,17 +20,35 @@ from __future__ import annotations
 #: survey page (the paper's team rendered 1600 px, shown at about 800).
 FRAME_SIZE = 800
 
-#: Okabe–Ito colours for the colour names scenarios use.
+#: The smallest legible cell of a stimulus frame, in pixels (the agent, a key's letters and
+#: a box's number are specks below it; ``--cell`` refuses less).
+MIN_CELL = 16
+
+#: The drawing colour of each colour name scenarios use (``elot generate``'s colours).
 COLOURS = {
     "red": "#D7263D",      # a red that reads red (Okabe–Ito's vermillion reads orange)
     "blue": "#0072B2",
     "yellow": "#F0E442",
     "green": "#009E73",    # bluish green
     "orange": "#E69F00",
-    "purple": "#CC79A7",   # reddish purple
+    "purple": "#5E2A84",   # a dark violet: darker and bluer than pink
     "cyan": "#56B4E9",     # sky blue
+    "pink": "#F7A1C4",     # light, apart from purple in lightness as well as hue
+    "brown": "#7F4A1A",
+    "grey": "#9E9E9E",
     "white": "#EEEEEE",
     "black": "#000000",
+    "gold": "#A68A00",     # darker and greener than orange and yellow
+}
+#: Other spellings of a colour in :data:`COLOURS`.
+ALIASES = {"gray": "grey"}
+
+#: The letters printed on a door or key of each colour in :data:`COLOURS`, for readers who
+#: cannot tell the colours apart: the initial where no other colour shares it, else two
+#: letters that say the name (pink ``Pk`` beside purple ``P``, brown ``Br`` beside blue ``B``).
+LETTERS = {
+    "red": "R", "blue": "B", "yellow": "Y", "green": "G", "orange": "O", "purple": "P", "cyan": "C",
+    "white": "W", "pink": "Pk", "brown": "Br", "grey": "Gy", "black": "Bk", "gold": "Gd",
 }
 GREY = "#888888"
 
@@ -72,6 +94,7 @@ def colour(name: str | None) -> str:
     matplotlib if it can, else grey)."""
     if not name:
         return GREY
+    name = ALIASES.get(name, name)
     if name in COLOURS:
         return COLOURS[name]
     from matplotlib.colors import is_color_like
@@ -80,9 +103,35 @@ def colour(name: str | None) -> str:
 
 
 def letter(name: str | None) -> str:
-    """The initial printed on a coloured door or key (``R`` for red), for readers who
-    cannot tell the colours apart."""
-    return (name or "?")[0].upper()
+    """The letters printed on a door or key of colour ``name`` (``R`` for red, ``Pk`` for
+    pink: :data:`LETTERS`); a colour elot does not know gets its first two letters
+    (``magenta`` → ``Ma``), apart from every known colour's single initial. Within one map
+    use :func:`letters`, which also keeps unknown colours apart from one another."""
+    if not name:
+        return "?"
+    name = ALIASES.get(name, name)
+    return LETTERS.get(name) or name[:2].title()
+
+
+def letters(names) -> dict[str, str]:
+    """The letters of each colour of one map (:func:`letter`), no two alike: an unknown
+    colour whose letters another colour of the map already has gets more of its name
+    (``bronze`` → ``Bro`` beside brown's ``Br``), or a number."""
+    out: dict[str, str] = {}
+    names = list(dict.fromkeys(n for n in names if n))
+    taken = {letter(n) for n in names if ALIASES.get(n, n) in LETTERS}
+    for name in names:
+        if ALIASES.get(name, name) in LETTERS:
+            out[name] = letter(name)
+            continue
+        base = name.title()
+        choice = next((base[:k] for k in range(2, len(base) + 1) if base[:k] not in taken), None)
+        n = 2
+        while choice is None or choice in taken:
+            choice, n = f"{base[:2]}{n}", n + 1
+        out[name] = choice
+        taken.add(choice)
+    return out
 
 
 def ink(background: str) -> str:

@@ -1,7 +1,7 @@
 """The paper's Figure-4 layout (a storyboard) and the statement-design chart.
 
-:func:`storyboard_figure` draws, as the paper's Figure 4 does, a row of map frames at the
-judgment points (each with the trail walked since the previous point, every judgment
+:func:`storyboard_figure` draws, as the paper's Figure 4 does, map frames at the
+judgment points (at most :data:`MAP_COLUMNS` a row) (each with the trail walked since the previous point, every judgment
 point reached so far numbered where the agent stood, and the keys already picked up drawn
 pale where they lay), and under them one small panel per statement: at each judgment
 point the human mean ± s.e. and each model's L side by side, at their own x offsets (so
@@ -36,6 +36,11 @@ TABLE_DASHES = (0, (1, 1.2))
 SPREAD = 0.56
 #: Statement panels per row, at most.
 COLUMNS = 5
+#: Map frames per row, at most (the paper's Figure 4 has four or five): more judgment
+#: points wrap onto more rows rather than shrink every frame.
+MAP_COLUMNS = 5
+#: The width of a storyboard, in inches.
+WIDTH = 12.0
 
 
 @dataclass
@@ -62,6 +67,19 @@ def series_offsets(count: int) -> list[float]:
     return [(i - (count - 1) / 2) * step for i in range(count)]
 
 
+def map_grid(count: int) -> tuple[int, int]:
+    """(rows, columns) of the map frames of ``count`` judgment points: at most
+    :data:`MAP_COLUMNS` a row, the rows as even as can be (13 points: 5, 5, 3)."""
+    rows = max(1, math.ceil(count / MAP_COLUMNS))
+    return rows, max(1, math.ceil(count / rows))
+
+
+def _fit_line(text: str, size: float, width_pt: float, smallest: float) -> float:
+    """The font size, at most ``size`` and at least ``smallest``, at which ``text`` fits
+    ``width_pt`` points (by a wide estimate of its characters: 0.62 em each)."""
+    return max(smallest, min(size, width_pt / (0.62 * max(len(text), 1))))
+
+
 def rating_limits(statements: Sequence[StoryStatement]) -> tuple[float, float]:
     """The y range of the statement panels: −0.05..1.05, widened to hold every error bar."""
     low, high = -0.05, 1.05
@@ -83,10 +101,20 @@ def storyboard_figure(states: Sequence, points: Sequence[int], statements: Seque
     layout = states[0].layout
     n = max(1, len(points))
     humans = any(st.human for st in statements)
-    width = 12.0
-    # the maps: one row, each panel at most 3.3 inches wide
-    panel_w = min((width - 0.4) / n, 3.3)
-    map_h = panel_w * layout.height / layout.width + 0.45
+    width = WIDTH
+    # the maps: at most MAP_COLUMNS a row, each at most 3.3 inches wide and high
+    map_rows, map_columns = map_grid(n)
+    slot = (width - 0.4) / map_columns          # inches a frame's slot takes, with its title
+    panel_w = min(slot - 0.1, 3.3, 3.3 * layout.width / max(layout.height, 1))
+    holds = []
+    for t in points:
+        held = [ks.colour or key for key, ks in states[t].keys if ks.where[0] == "held"]
+        holds.append(textwrap.fill("holds: " + ", ".join(f"{c} key" for c in held), int(slot * 72 / (7.5 * 0.62)))
+                     if held else "")
+    holds_h = 0.14 * max([h.count("\n") + 1 for h in holds if h] or [0])
+    map_h = panel_w * layout.height / max(layout.width, 1) + 0.3 + holds_h
+    heading = textwrap.fill(title, int(width * 72 / (11 * 0.62)), break_on_hyphens=True)
+    heading_h = 0.2 * (heading.count("\n") + 1)
     # the statements: current ones first, then initial ones, each group starting a row
     groups = [[i for i, st in enumerate(statements) if st.mode == mode]
               for mode in dict.fromkeys(st.mode for st in statements)]
@@ -96,13 +124,32 @@ def storyboard_figure(states: Sequence, points: Sequence[int], statements: Seque
     titles = [textwrap.fill(f"S{i + 1} ({st.mode}) {st.text}", chars, break_long_words=True,
                             break_on_hyphens=False) for i, st in enumerate(statements)]
     row_heights = [1.75 + 0.14 * max(titles[i].count("\n") + 1 for i in row) for row in rows] or [1.0]
-    legend_h = 0.35
-    fig = Figure(figsize=(width, 0.5 + map_h + legend_h + sum(row_heights)), constrained_layout=True)
-    fig.suptitle(title, fontsize=11, x=0.01, ha="left")
-    top, bottom = fig.subfigures(2, 1, height_ratios=[map_h, legend_h + sum(row_heights)])
-    maps = top.subplots(1, n, squeeze=False)[0]
+    models = [m for m in models if m not in tables]
+    labels = dict(model_labels or {})
+    handles = []
+    if humans:
+        handles.append(Line2D([], [], color="0.35", marker=HUMAN_MARKER, markerfacecolor="white", linestyle="none",
+                              markersize=5.5, label="humans: mean ± s.e."))
+    for m, model in enumerate(models):
+        handles.append(Line2D([], [], color="0.35", marker=MODEL_MARKERS[m % len(MODEL_MARKERS)], markersize=5,
+                              linewidth=1.0, linestyle=DASHES[m % len(DASHES)],
+                              label=f"model L: {labels.get(model, model)}"))
+    for m, name in enumerate(tables):
+        handles.append(Line2D([], [], color="0.35", linewidth=0.9, **_table_style(m),
+                              label=f"table: {labels.get(name, name)}"))
+    # the legend: as many entries a row as fit the width (a table's name may be long)
+    widest = max([len(h.get_label()) for h in handles] or [1])
+    ncols = max(1, min(len(handles), int(width * 72 / (0.62 * 8 * widest + 40))))
+    legend_h = 0.35 + 0.17 * (max(1, math.ceil(len(handles) / ncols)) - 1)
+    fig = Figure(figsize=(width, 0.3 + heading_h + map_rows * map_h + legend_h + sum(row_heights)),
+                 constrained_layout=True)
+    fig.suptitle(heading, fontsize=11, x=0.01, ha="left")
+    top, bottom = fig.subfigures(2, 1, height_ratios=[map_rows * map_h, legend_h + sum(row_heights)])
+    frames = top.subplots(map_rows, map_columns, squeeze=False).ravel()
+    for ax in frames[len(points):]:           # the last row's empty slots
+        ax.remove()
     previous = 0
-    for j, (ax, t) in enumerate(zip(maps, points)):
+    for j, (ax, t) in enumerate(zip(frames, points)):
         board = Board(ax, layout, inventory_ax=None, trail=max(t - previous, 0))
         board.draw_static()
         board.draw_state(states, t)
@@ -111,15 +158,14 @@ def storyboard_figure(states: Sequence, points: Sequence[int], statements: Seque
         cells = [states[u].agent_pos for u in points[: j + 1]]
         for i, pos in enumerate(cells):
             _judgment_badge(ax, board, pos, i + 1, current=i == j, place=cells[i + 1:].count(pos))
-        ax.set_title(f"Judgment point {j + 1} (t = {t})", fontsize=9)
-        held = [ks.colour or key for key, ks in states[t].keys if ks.where[0] == "held"]
-        if held:
-            ax.set_xlabel("holds: " + ", ".join(f"{c} key" for c in held), fontsize=7.5, color="0.25", labelpad=2)
+        name = f"Judgment point {j + 1} (t = {t})"    # within its slot, never into the next one's
+        ax.set_title(name, fontsize=_fit_line(name, 9, (slot - 0.15) * 72, 5))
+        if holds[j]:
+            ax.set_xlabel(holds[j], fontsize=7.5, color="0.25", labelpad=2)
         previous = t
     low, high = rating_limits(statements)
     grid = bottom.add_gridspec(len(rows) + 1, columns, height_ratios=[legend_h, *row_heights])
     xs = list(range(1, len(points) + 1))
-    models = [m for m in models if m not in tables]
     series = (["humans"] if humans else []) + list(models) + list(tables)
     offsets = dict(zip(series, series_offsets(len(series))))
     for r, row in enumerate(rows):
@@ -134,19 +180,7 @@ def storyboard_figure(states: Sequence, points: Sequence[int], statements: Seque
                 ax.set_xlabel("judgment point", fontsize=8)
     legend = bottom.add_subplot(grid[0, :])
     legend.axis("off")
-    labels = dict(model_labels or {})
-    handles = []
-    if humans:
-        handles.append(Line2D([], [], color="0.35", marker=HUMAN_MARKER, markerfacecolor="white", linestyle="none",
-                              markersize=5.5, label="humans: mean ± s.e."))
-    for m, model in enumerate(models):
-        handles.append(Line2D([], [], color="0.35", marker=MODEL_MARKERS[m % len(MODEL_MARKERS)], markersize=5,
-                              linewidth=1.0, linestyle=DASHES[m % len(DASHES)],
-                              label=f"model L: {labels.get(model, model)}"))
-    for m, name in enumerate(tables):
-        handles.append(Line2D([], [], color="0.35", linewidth=0.9, **_table_style(m),
-                              label=f"table: {labels.get(name, name)}"))
-    legend.legend(handles=handles, loc="center left", ncols=len(handles), fontsize=8, frameon=False,
+    legend.legend(handles=handles, loc="center left", ncols=ncols, fontsize=8, frameon=False,
                   title="each statement has its own colour; at each judgment point:", title_fontsize=8,
                   alignment="left")
     return fig

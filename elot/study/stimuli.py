@@ -278,6 +278,7 @@ class Job:
     from_start: bool = False
     loop: bool = False
     items: tuple | None = None
+    size_px: int | None = None      # the frame's longer side, when --size chose the cell
 
 
 #: At most this many bytes of frames (RGB) are sampled for a set's GIF palette: a map
@@ -323,7 +324,7 @@ def render(job: Job) -> tuple[dict, list[int]]:
     scenario = job.ref.load()
     parts = segments(scenario, from_start=job.from_start)
     states = scenario.states()
-    renderer = Renderer(states, cell_px=job.cell_px)
+    renderer = Renderer(states, cell_px=job.cell_px, size_px=job.size_px)
     images, counts = [], []
     try:
         width, height = renderer.size
@@ -363,7 +364,7 @@ def check_folder(folder: str | Path, *, force: bool = False) -> Path:
     return owned_folder(folder, force=force).check()
 
 
-def segment_bytes(scenario, cell_px: int, from_start: bool = False) -> int:
+def segment_bytes(scenario, cell_px: int, from_start: bool = False, size_px: int | None = None) -> int:
     """Memory one worker needs to render the scenario (as measured on maps of 1 to 25
     million pixels a frame): the interpreter with matplotlib and Pillow (96 MiB), the
     figure (Agg's canvas, the layers it saves and a frame: 10 bytes a pixel), and the
@@ -373,21 +374,24 @@ def segment_bytes(scenario, cell_px: int, from_start: bool = False) -> int:
     holds a GIF's frames until it writes them, counted twice; and the encoder's copies
     of one frame)."""
     from elot.draw.animation import PALETTE_BYTES_PER_PIXEL
-    from elot.draw.board import INVENTORY_ROWS
+    from elot.draw.board import frame_size
 
-    layout = scenario.layout
-    pixels = (layout.width + 1) * (layout.height + INVENTORY_ROWS + 1) * cell_px * cell_px
+    width, height = frame_size(scenario.layout, cell_px, size_px)
+    pixels = width * height
     parts = segments(scenario, from_start=from_start)
     longest = max(len(part.steps) for part in parts)
     sampled = len(palette_steps(scenario, parts, 3 * pixels))
     return 96 * 2 ** 20 + pixels * (10 + max(sampled * PALETTE_BYTES_PER_PIXEL, longest * (3 + 1) * 2 + 4))
 
 
-def check_memory(scenarios, jobs: int, cell_px: int, from_start: bool = False) -> None:
-    """Refuse a set whose concurrent segments would not fit in memory, with the estimate."""
+def check_memory(scenarios, jobs: int, cell_px, from_start: bool = False, size_px: int | None = None) -> None:
+    """Refuse a set whose concurrent segments would not fit in memory, with the estimate
+    (``cell_px``: one cell size for every scenario, or one for each)."""
     from elot.study.resources import check_fits_in_memory
 
-    check_fits_in_memory((segment_bytes(s, cell_px, from_start) for s in scenarios), jobs, work="rendering",
+    cells = [cell_px] * len(scenarios) if isinstance(cell_px, int) else list(cell_px)
+    check_fits_in_memory((segment_bytes(s, c, from_start, size_px) for s, c in zip(scenarios, cells)), jobs,
+                         work="rendering",
                          largest="the largest scenario",
                          hint="use a smaller --cell or fewer --jobs, or add judgment points to cut long segments")
 
@@ -397,13 +401,14 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
                  from_start: bool = False, force: bool = False, statements: Sequence | None = None,
                  progress: Callable[[int, int], None] | None = None) -> StimulusSet:
     """Render a stimulus set for ``refs`` into ``folder`` (see the module's docstring),
-    in ``jobs`` processes. Frames are ``cell_px`` pixels a cell if given, else as large as
-    fits ``size_px`` pixels (default :data:`~elot.draw.board.FRAME_SIZE`) on their longer
-    side; the GIFs play once, or forever with ``loop``. ``mp4`` defaults to whether
+    in ``jobs`` processes. Frames are ``cell_px`` pixels a cell if given, else exactly
+    ``size_px`` pixels (default :data:`~elot.draw.board.FRAME_SIZE`) on their longer side,
+    with cells as large as fit (a map whose cells would be under
+    :data:`~elot.draw.board.MIN_CELL` pixels is refused, naming the size it needs); the GIFs play once, or forever with ``loop``. ``mp4`` defaults to whether
     ``ffmpeg`` is on the PATH; ``force`` replaces a folder elot did not write (or one
     changed since)."""
     from elot.draw.animation import ffmpeg
-    from elot.draw.board import FRAME_SIZE, cell_for_size
+    from elot.draw.board import FRAME_SIZE, MIN_CELL, cell_for_size
     from elot.study.executors import WorkersLost
 
     owned = owned_folder(folder, force=force)
@@ -418,8 +423,12 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
         if scenario.true_goal is None:
             raise StudyError(f"{scenario.name} has no true goal", path=scenario.path,
                              hint="name it with `goal: gemN` or mark its gem G on the map")
-    cells = [cell_px or cell_for_size(s.layout, size_px or FRAME_SIZE) for s in scenarios]
-    check_memory(scenarios, jobs, max(cells), from_start)
+    size = None if cell_px else size_px or FRAME_SIZE
+    cells = [cell_px or cell_for_size(s.layout, size) for s in scenarios]
+    for scenario, cell in zip(scenarios, cells):
+        if size is not None and cell < MIN_CELL:     # a --cell is checked where it is read
+            raise too_small(scenario, size, cell)
+    check_memory(scenarios, jobs, cells, from_start, size)
     names: list[str] = []
     for ref, scenario in zip(refs, scenarios):
         name = stimulus_name(ref, scenario)
@@ -431,7 +440,7 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
         names.append(name)
     with owned as temporary:
         items = tuple(statements) if statements else None     # the same for every scenario
-        work = [Job(ref, name, str(temporary), mp4, cell, from_start, loop, items)
+        work = [Job(ref, name, str(temporary), mp4, cell, from_start, loop, items, size)
                 for ref, name, cell in zip(refs, names, cells)]
         try:
             results = _run(work, jobs, progress)
@@ -445,6 +454,20 @@ def make_stimuli(refs: Sequence[ScenarioRef], folder: str | Path, *, jobs: int =
         (temporary / INDEX).write_text(json.dumps(entries, indent=2) + "\n", encoding="utf-8")
         owned.commit()
     return StimulusSet(target, entries, {e["name"]: r[1] for e, r in zip(entries, results)}, mp4)
+
+
+def too_small(scenario, size_px: int, cell_px: int) -> StudyError:
+    """The error for a frame of ``size_px`` pixels whose cells, ``cell_px``, would be too
+    small to read: what the map needs instead."""
+    from elot.draw.board import MIN_CELL, frame_size
+
+    layout = scenario.layout
+    width, height = frame_size(layout, MIN_CELL)
+    return StudyError(f"{scenario.name}: a {size_px}-pixel frame of its {layout.width} × {layout.height} map gives "
+                      f"cells of {cell_px} pixels, too small to read (at least {MIN_CELL})",
+                      path=scenario.path,
+                      hint=f"use --cell {MIN_CELL} (frames of {width} × {height} pixels) or --size {max(width, height)} "
+                      "or more")
 
 
 def _run(work: Sequence[Job], jobs: int, progress) -> list[tuple[dict, list[int]]]:
