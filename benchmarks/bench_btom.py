@@ -31,7 +31,7 @@ from elot.btom.hypotheses import build
 from elot.btom.inference import infer
 from elot.btom.dataset import dataset_root, load_dataset_plan
 from elot.btom.scoring import compile_statement, score
-from elot.errors import ElotError
+from elot.cli import run_command
 
 PLANS = ["1_1", "1_2", "1_3", "2_1", "2_2", "2_3", "3_1", "3_2", "3_3", "4_1", "4_2", "4_3",
          "5_1", "5_2", "6_1", "6_2", "6_3", "7_1", "7_2", "7_3"]
@@ -196,8 +196,4 @@ def main() -> None:
               f"({peak / len(inference):.0f} B each)")
 
 if __name__ == "__main__":
-    try:
-        main()
-    except ElotError as error:   # no dataset, a bad option: the message, not a traceback
-        print(error.render(), file=sys.stderr)
-        sys.exit(2)
+    sys.exit(run_command(main))   # no dataset, a bad option: the message and exit 2, not a traceback

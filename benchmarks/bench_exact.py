@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))   # bench_btom, beside 
 from bench_btom import PLANS, best_of, kernel_seconds  # noqa: E402
 from elot.btom.dataset import dataset_root, load_dataset_plan  # noqa: E402
 from elot.btom.inference import ExactFilter, infer, true_trajectory  # noqa: E402
-from elot.errors import ElotError  # noqa: E402
+from elot.cli import run_command  # noqa: E402
 
 TARGET_MS = 0.1
 
@@ -68,8 +68,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except ElotError as error:   # no dataset, a bad option: the message, not a traceback
-        print(error.render(), file=sys.stderr)
-        sys.exit(2)
+    sys.exit(run_command(main))   # no dataset, a bad option: the message and exit 2, not a traceback

@@ -30,7 +30,7 @@ from elot.btom.generate import Spec, generate
 from elot.btom.inference import infer
 from elot.btom.scn import parse_scn_text
 from elot.btom.scoring import score
-from elot.errors import ElotError
+from elot.cli import run_command
 
 SIZE = 20
 #: Statements scored at the end for the memory figure (about the red key's box).
@@ -113,8 +113,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except ElotError as error:   # no dataset, a bad option: the message, not a traceback
-        print(error.render(), file=sys.stderr)
-        sys.exit(2)
+    sys.exit(run_command(main))   # no dataset, a bad option: the message and exit 2, not a traceback

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from elot.study.references import expand_scenarios
 from elot.study.stimuli import make_stimuli
-from elot.errors import ElotError
+from elot.cli import run_command
 
 
 def per_frame(ref, cell: int) -> tuple[float, float, int]:
@@ -75,8 +75,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except ElotError as error:   # no dataset, a bad option: the message, not a traceback
-        print(error.render(), file=sys.stderr)
-        sys.exit(2)
+    sys.exit(run_command(main))   # no dataset, a bad option: the message and exit 2, not a traceback

@@ -35,7 +35,7 @@ from elot.study.params import FITTED, Params
 from elot.study.references import expand_scenarios
 from elot.study.tasks import plan_tasks
 from elot.settings import DEFAULT_BETA, VARIANTS
-from elot.errors import ElotError
+from elot.cli import run_command
 
 BETAS = tuple(2 ** (n / 2 - 1) for n in range(8))
 
@@ -124,8 +124,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except ElotError as error:   # no dataset, a bad option: the message, not a traceback
-        print(error.render(), file=sys.stderr)
-        sys.exit(2)
+    sys.exit(run_command(main))   # no dataset, a bad option: the message and exit 2, not a traceback

@@ -48,7 +48,7 @@ from elot.settings import DEFAULT_BETA
 from elot.btom.dataset import dataset_root, load_dataset_scenario
 from elot.btom.scn import parse_scn_text
 from elot.study.plan import DEFAULT_POINTS, choose_points, movement
-from elot.errors import ElotError
+from elot.cli import run_command
 
 
 @dataclass
@@ -185,8 +185,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except ElotError as error:   # no dataset, a bad option: the message, not a traceback
-        print(error.render(), file=sys.stderr)
-        sys.exit(2)
+    sys.exit(run_command(main))   # no dataset, a bad option: the message and exit 2, not a traceback

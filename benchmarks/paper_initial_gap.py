@@ -22,7 +22,7 @@ from elot.btom.inference import infer
 from elot.btom.dataset import dataset_root, load_dataset_plan
 from elot.btom.scoring import compile_statement, normalized_likelihood
 from elot.numeric import dot
-from elot.errors import ElotError
+from elot.cli import run_command
 
 #: (inference, compiled formula, judgment point t) -> normalized likelihood
 Reading = Callable[[object, object, int], float]
@@ -110,8 +110,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except ElotError as error:   # no dataset, a bad option: the message, not a traceback
-        print(error.render(), file=sys.stderr)
-        sys.exit(2)
+    sys.exit(run_command(main))   # no dataset, a bad option: the message and exit 2, not a traceback

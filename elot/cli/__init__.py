@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Sequence
+from typing import Callable, Sequence
 
 from elot.errors import ElotError, from_os_error
 from elot.settings import EXIT_OK, EXIT_USAGE
@@ -55,8 +55,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    return run_command(lambda: args.func(args))
+
+
+def run_command(func: Callable[[], int | None]) -> int:
+    """``func()``'s exit status, as a command ends: an :class:`ElotError` (and an
+    interruption, a broken pipe, memory or the system refusing a path) is its message
+    and a status, never a traceback. Also what the benchmark scripts end with."""
     try:
-        return int(args.func(args) or 0)
+        return int(func() or 0)
     except ElotError as error:
         print(error.render(), file=sys.stderr)
         return EXIT_USAGE
