@@ -937,7 +937,7 @@ cdef class History:
         cdef const double[:, ::1] b0 = np.ascontiguousarray(base, dtype=np.float64).reshape(
             len(base), self.n_goals if every else 1)
         cdef Py_ssize_t n = b0.shape[0], i, width = b0.shape[1]
-        cdef const int[::1] gs = np.zeros(n, dtype=np.int32) if every else np.ascontiguousarray(goal, dtype=np.int32)
+        cdef const int[::1] gs = np.zeros(n, dtype=np.int32) if every else self._goals(goal, n, "base")
         cdef const int[:, ::1] bo = self._rows(old_beliefs, n)
         cdef const int[:, ::1] bn = self._rows(new_beliefs, n)
         out = np.empty((n, width), dtype=np.float64)
@@ -946,11 +946,6 @@ cdef class History:
         cdef int* kept = <int*> malloc(max(self.k, 1) * sizeof(int))
         cdef int* kept2 = <int*> malloc(max(self.k, 1) * sizeof(int))
         try:
-            if gs.shape[0] != n:
-                raise ValueError("goal and base disagree on the particles")
-            for i in range(n):
-                if not 0 <= gs[i] < self.n_goals:
-                    raise ValueError("goal out of range")
             with nogil:
                 for i in range(n):
                     if i + AHEAD < n:
@@ -971,7 +966,9 @@ cdef class History:
         cdef const double[::1] b0 = np.ascontiguousarray(base, dtype=np.float64)
         cdef const double[::1] th = np.ascontiguousarray(threshold, dtype=np.float64)
         cdef Py_ssize_t n = b0.shape[0], i
-        cdef const int[::1] gs = np.ascontiguousarray(goal, dtype=np.int32)
+        if th.shape[0] != n:
+            raise ValueError("base and threshold disagree on the particles")
+        cdef const int[::1] gs = self._goals(goal, n, "base")
         cdef const int[:, ::1] bo = self._rows(old_beliefs, n)
         cdef const int[:, ::1] bn = self._rows(new_beliefs, n)
         out = np.empty(n, dtype=np.float64)
@@ -981,11 +978,6 @@ cdef class History:
         cdef int* sizes = <int*> malloc(max(self.epochs, 1) * sizeof(int))
         cdef int* kept2 = <int*> malloc(max(self.k, 1) * sizeof(int))
         try:
-            if gs.shape[0] != n or th.shape[0] != n:
-                raise ValueError("goal, base and threshold disagree on the particles")
-            for i in range(n):
-                if not 0 <= gs[i] < self.n_goals:
-                    raise ValueError("goal out of range")
             with nogil:
                 for i in range(n):
                     if i + AHEAD < n:
@@ -1001,6 +993,18 @@ cdef class History:
             free(sizes)
             free(kept2)
         return out
+
+    cdef const int[::1] _goals(self, goal, Py_ssize_t n, str others):
+        """``goal`` as ``n`` goal indices of this history (int32), checked: one per
+        particle of ``others`` and each in range, else a ValueError."""
+        cdef const int[::1] gs = np.ascontiguousarray(goal, dtype=np.int32)
+        cdef Py_ssize_t i
+        if gs.shape[0] != n:
+            raise ValueError(f"goal and {others} disagree on the particles")
+        for i in range(n):
+            if not 0 <= gs[i] < self.n_goals:
+                raise ValueError("goal out of range")
+        return gs
 
     cdef int _width(self):
         cdef int t, w = 1
