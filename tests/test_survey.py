@@ -448,13 +448,13 @@ def test_a_store_keeps_what_was_committed_when_its_process_is_killed(survey, tmp
 
 def test_export_writes_a_static_site_without_the_database(survey, tmp_path):
     (survey / DATABASE).write_bytes(b"answers")
-    done = run_elot("survey", "export", str(survey), "-o", str(tmp_path / "site.zip"), "--jatos")
+    done = run_elot("survey", "export", str(survey), "-o", str(tmp_path / "site.zip"))
     assert done.returncode == 0, done.stderr
     with zipfile.ZipFile(tmp_path / "site.zip") as archive:
         names = set(archive.namelist())
         assert {"index.html", "experiment.js", "survey.json"} <= names
         assert not [n for n in names if "sqlite" in n]
-        assert b'<script src="jatos.js"></script>' in archive.read("index.html")
+        assert b'jatos.js' not in archive.read("index.html")
     done = run_elot("survey", "export", str(survey), "-o", str(tmp_path / "site"))
     assert done.returncode == 0 and (tmp_path / "site" / "index.html").is_file()
     assert not list((tmp_path / "site").rglob("*sqlite*"))

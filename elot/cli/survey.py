@@ -29,6 +29,19 @@ def _pair(text: str) -> list[str]:
     return parts
 
 
+def _score(text: str) -> float:
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--min-goal-score must be a number from 0 to 1, not {text!r}") from None
+    if not math.isfinite(value) or not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"--min-goal-score must be a number from 0 to 1 (a goal score is), "
+                                         f"not {text}")
+    return value
+
+
 def _port(text: str) -> int:
     try:
         value = int(text)
@@ -82,6 +95,10 @@ def register(subparsers) -> None:
     b.add_argument("--seed", type=int, help="seed of the orders (default: 0)")
     b.add_argument("--completion-url", metavar="URL", help="where participants go at the end (Prolific's "
                    "completion URL)")
+    b.add_argument("--prolific-completion", metavar="CODE", help="Prolific's completion code: participants are sent "
+                   "back to Prolific with it at the end (instead of --completion-url)")
+    b.add_argument("--prolific-screenout", metavar="CODE", help="Prolific's screen-out code: a participant who fails "
+                   "both comprehension checks is sent back with it at once, instead of the completion code")
     b.add_argument("--title", help="the page's title")
     b.add_argument("--npm-cache", metavar="DIR", help="where npm installs jsPsych (default: $ELOT_NPM_CACHE, else "
                    "~/.cache/elot/npm)")
@@ -108,9 +125,11 @@ def register(subparsers) -> None:
         "jsPsych (JATOS receives them; elsewhere participants can download them), and elot survey import reads "
         "the platform's JSON or CSV export.")
     e.add_argument("survey", metavar="SURVEY", help="a folder written by elot survey build")
-    e.add_argument("-o", "--output", required=True, metavar="DIR|ARCHIVE.zip", type=options.output_file,
-                   help="a new folder, or a .zip archive")
-    e.add_argument("--jatos", action="store_true", help="load jatos.js, so JATOS receives the data")
+    e.add_argument("-o", "--output", required=True, metavar="DIR|ARCHIVE.zip|STUDY.jzip", type=options.output_file,
+                   help="a new folder, a .zip archive, or (with --jatos) a JATOS study archive .jzip")
+    e.add_argument("--jatos", action="store_true", help="for JATOS: the page loads jatos.js, sends each trial to JATOS "
+                   "as it ends and takes its order from the batch session; -o STUDY.jzip writes a study archive "
+                   "JATOS imports (Import Study)")
     options.add_force_option(e, "folder or archive", ", or files elot wrote there were changed since; a folder's "
                              "files elot never wrote are kept")
     e.set_defaults(func=export_command)
@@ -129,8 +148,14 @@ def register(subparsers) -> None:
                    help="the goal answers (default: RATINGS-goals.csv beside the ratings)")
     i.add_argument("--survey", metavar="SURVEY", help="the survey folder (needed for exports; a survey folder or "
                    "its database says it itself)")
-    i.add_argument("--min-goal-score", type=float, default=0.5, metavar="X",
-                   help="exclude participants whose mean goal score is below X (default: %(default)s; 0 keeps all)")
+    i.add_argument("--raw", metavar="TRIALS.csv", type=options.output_file,
+                   help="the tidy trial table, one row per response with response times, positions and exclusion "
+                        "flags (default: RATINGS-raw.csv beside the ratings)")
+    i.add_argument("--min-goal-score", type=_score, default=0.5, metavar="X",
+                   help="exclude participants whose mean goal score is below X, a number from 0 to 1 (default: "
+                        "%(default)s; 0 keeps all)")
+    i.add_argument("--keep-duplicates", action="store_true", help="keep the ratings of sessions the server flagged "
+                   "as duplicates (a second session with the same PROLIFIC_PID)")
     i.add_argument("--keep-incomplete", action="store_true", help="keep sessions that stopped early")
     i.add_argument("--keep-failed-check", action="store_true", help="keep participants who failed the "
                    "comprehension check")
@@ -158,15 +183,18 @@ def _settings(args):
 def build_command(args) -> int:
     from elot.output import count
     from elot.study.references import expand_scenarios
-    from elot.survey.build import build_survey, check_target, read_stimulus_set
+    from elot.survey.build import build_survey, check_target, prolific_codes, read_stimulus_set
 
     read_stimulus_set(args.stimuli)
     check_target(args.output, force=args.force)
     settings = _settings(args)
+    prolific_codes(args.prolific_completion, args.prolific_screenout, completion_url=settings.completion_url)
     refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[args.exp]) if args.scenarios else None
     cache = args.npm_cache or os.environ.get("ELOT_NPM_CACHE") or None
+    prolific = prolific_codes(args.prolific_completion, args.prolific_screenout,
+                              completion_url=settings.completion_url)
     built = build_survey(args.stimuli, args.output, settings, refs=refs, root=args.labtom, exps=[args.exp],
-                         npm_cache=cache, cdn=args.cdn, force=args.force)
+                         npm_cache=cache, cdn=args.cdn, force=args.force, prolific=prolific)
     config = built.config
     conditions = sorted({o["condition"] for o in config["orders"]})
     print(f"wrote a survey of {count(len(config['scenarios']), 'scenario')} "
@@ -220,12 +248,13 @@ def export_command(args) -> int:
 
 
 def import_command(args) -> int:
-    from elot.output import count, csv_text, write_output
-    from elot.survey.answers import GOAL_COLUMNS, RATING_COLUMNS, Rules, import_answers, survey_of
+    from elot.output import count, csv_text
+    from elot.survey.answers import (GOAL_COLUMNS, RATING_COLUMNS, RAW_COLUMNS, Rules, import_answers,
+                                     spreadsheet_safe, survey_of, write_all)
 
     config = survey_of(args.data, args.survey)
     rules = Rules(min_goal_score=args.min_goal_score, exclude_incomplete=not args.keep_incomplete,
-                  exclude_failed_check=not args.keep_failed_check)
+                  exclude_failed_check=not args.keep_failed_check, exclude_duplicates=not args.keep_duplicates)
     result = import_answers(args.data, config, rules)
     if not result.ratings:
         from elot.survey import SurveyError
@@ -233,25 +262,30 @@ def import_command(args) -> int:
         raise SurveyError(f"every participant was excluded ({len(result.participants)}); "
                           f"{args.output} was not written",
                           notes=tuple(f"{p.participant}: {'; '.join(p.reasons)}" for p in result.excluded[:20]),
-                          hint="check the rules (--min-goal-score, --keep-incomplete, --keep-failed-check)")
-    goals_path = args.goals or _beside(args.output, "-goals.csv")
-    written = write_output(args.output, csv_text(result.ratings, RATING_COLUMNS), force=args.force,
-                           option="-o", inputs=args.data)
-    goals_written = write_output(goals_path, csv_text(result.goals, GOAL_COLUMNS), force=args.force,
-                                 option="--goals", inputs=args.data)
+                          hint="check the rules (--min-goal-score, --keep-incomplete, --keep-failed-check, "
+                               "--keep-duplicates)")
+    outputs = [(args.output, csv_text(spreadsheet_safe(result.ratings), RATING_COLUMNS), "-o"),
+               (args.goals or _beside(args.output, "-goals.csv"), csv_text(spreadsheet_safe(result.goals),
+                                                                           GOAL_COLUMNS), "--goals"),
+               (args.raw or _beside(args.output, "-raw.csv"), csv_text(spreadsheet_safe(result.raw), RAW_COLUMNS),
+                "--raw")]
+    written = write_all(outputs, force=args.force, inputs=args.data)
     kept = len(result.participants) - len(result.excluded)
     print(f"{count(len(result.participants), 'participant')}: {kept} kept, {len(result.excluded)} excluded",
           file=sys.stderr)
     for person in result.excluded:
         print(f"  excluded {person.participant}: {'; '.join(person.reasons)}", file=sys.stderr)
-    print(f"wrote {count(len(result.ratings), 'rating')} to {written} and {count(len(result.goals), 'goal answer')} "
-          f"to {goals_written}", file=sys.stderr)
+    if result.duplicates:
+        print(f"{count(len(result.duplicates), 'session')} of a participant who had started before (the same "
+              f"PROLIFIC_PID): {'kept' if args.keep_duplicates else 'excluded'}", file=sys.stderr)
+    print(f"wrote {count(len(result.ratings), 'rating')} to {written[0]}, {count(len(result.goals), 'goal answer')} "
+          f"to {written[1]} and {count(len(result.raw), 'response')} to {written[2]}", file=sys.stderr)
     return 0
 
 
 def _beside(path: str, suffix: str) -> str:
     if path == "-":
-        return "goals.csv"
+        return suffix.lstrip("-")
     from pathlib import Path
 
     p = Path(path)

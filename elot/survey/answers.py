@@ -27,6 +27,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,10 +37,20 @@ from elot.errors import load_json, read_text
 from elot.survey import SurveyError
 from elot.survey.build import CONFIG, DATABASE, load_config
 from elot.survey.server import check_trial, steps_of
-from elot.survey.store import open_existing, read_answers
+from elot.survey.store import open_existing
 
 RATING_COLUMNS = ("scenario", "mode", "t", "statement", "rating", "participant")
 GOAL_COLUMNS = ("participant", "scenario", "stimulus", "t", "goal", "ticked", "gems", "score", "control", "excluded")
+#: The tidy trial table (``--raw``): one row per response (see docs/experiments.md).
+RAW_COLUMNS = ("participant", "session", "order", "condition", "trial", "scenario_position", "scenario", "stimulus",
+               "control", "segment", "t", "statement_position", "statement", "mode", "response", "rating",
+               "rt_ms", "goals_ticked", "goal", "goal_score", "failed_check", "duplicate", "incomplete",
+               "excluded")
+#: The largest export read (a study of thousands of sessions is a few hundred MB).
+MAX_EXPORT_BYTES = 1 << 30
+#: The largest ``data.txt`` read from a JATOS results archive, and the most members looked at.
+MAX_MEMBER_BYTES = 256 << 20
+MAX_MEMBERS = 200_000
 #: jsPsych CSV cells that hold JSON (lists, booleans, numbers).
 JSON_CELLS = ("elot_goals", "elot_ratings", "elot_statements", "elot_t", "elot_passed", "elot_control",
               "elot_segment", "order", "response")
@@ -54,6 +65,15 @@ class Rules:
     min_goal_score: float = 0.5
     exclude_incomplete: bool = True
     exclude_failed_check: bool = True
+    exclude_duplicates: bool = True
+
+    def __post_init__(self) -> None:
+        import math
+
+        if not isinstance(self.min_goal_score, (int, float)) or not math.isfinite(self.min_goal_score) \
+                or not 0 <= self.min_goal_score <= 1:
+            raise SurveyError(f"the minimum goal score must be a number from 0 to 1, not {self.min_goal_score}",
+                              hint="a goal score is the chance of the true goal among the gems ticked: 0 to 1")
 
 
 @dataclass
@@ -64,6 +84,10 @@ class Participant:
     reasons: list[str] = field(default_factory=list)
     goal_score: float | None = None
     complete: bool = False
+    session: str = ""                  # the database's row id, JATOS's study result, or the page's own
+    duplicate_of: str | None = None    # the session of the first with the same PROLIFIC_PID
+    where: str = ""                    # where the participant was read (for messages)
+    failed_check: bool = False
 
 
 @dataclass
@@ -71,6 +95,11 @@ class Imported:
     ratings: list[dict]
     goals: list[dict]
     participants: list[Participant]
+    raw: list[dict] = field(default_factory=list)
+
+    @property
+    def duplicates(self) -> list[Participant]:
+        return [p for p in self.participants if p.duplicate_of is not None]
 
     @property
     def excluded(self) -> list[Participant]:
@@ -78,45 +107,142 @@ class Imported:
 
 
 def _database_participants(path: Path, config: dict) -> list[Participant]:
+    """Every session of a served survey's database, with its trials; a session the server
+    flagged as a duplicate (``participants.duplicate_of``, absent from older databases)
+    says whose."""
     connection = open_existing(path, config["id"])
+    hint = "give the responses.sqlite of a served survey"
+    out = []
     try:
-        rows = read_answers(connection)
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(participants)")}
+        duplicate = "duplicate_of" if "duplicate_of" in columns else "NULL"
+        rows = connection.execute(f"SELECT id, participant, order_index, {duplicate} FROM participants "
+                                  "ORDER BY id").fetchall()
+        for pid, participant, order, first in rows:
+            where = f"{path}: participant {participant!s:.60}"
+            if not isinstance(participant, str) or not participant:
+                raise SurveyError(f"{path}: participant row {pid} has no participant name", hint=hint)
+            if type(order) is not int:
+                raise SurveyError(f"{where}: order {order!r} is not a whole number", hint=hint)
+            person = Participant(participant, order, session=str(pid), where=where,
+                                 duplicate_of=None if first is None else str(first))
+            for step, text in connection.execute("SELECT step, data FROM trials WHERE participant_id = ? "
+                                                 "ORDER BY received", (pid,)):
+                place = f"{where}, step {step!s:.60}"
+                if not isinstance(text, (str, bytes)):
+                    raise SurveyError(f"{place}: the trial's data is not text", hint=hint)
+                data = _loads(text, place, hint)
+                if not isinstance(data, dict):
+                    raise SurveyError(f"{place}: the trial's data is not a JSON object", hint=hint)
+                person.trials.setdefault(str(step), (data, place))
+            out.append(person)
     except sqlite3.DatabaseError as error:
-        raise SurveyError(f"cannot read {path}: {error}", hint="give the responses.sqlite of a served survey") from None
+        raise SurveyError(f"cannot read {path}: {error}", hint=hint) from None
     finally:
         connection.close()
-    out = []
-    for row in rows:
-        person = Participant(row["participant"], row["order"])
-        for step, data in row["trials"].items():
-            person.trials[step] = (data, f"{path}: participant {row['participant']}, step {step}")
-        out.append(person)
     return out
 
 
-def _json_trials(path: Path) -> list[tuple[dict, str]]:
-    text = read_text(path, "jsPsych export")
+def _loads(text: str | bytes, where: str, hint: str):
+    """One JSON value, or a SurveyError at ``where``: not JSON, nested too deeply (Python's
+    reader gives up long before memory does), a number too long to read."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise SurveyError(f"{where}: JSON nested too deeply to read", hint=hint) from None
+    except (ValueError, UnicodeDecodeError) as error:
+        message = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
+        raise SurveyError(f"{where}: not valid JSON ({message[:80]})", hint=hint) from None
+
+
+def _json_trials(path: Path, text: str | None = None, *, label: str | None = None) -> list[tuple[dict, str]]:
+    """The trials of a jsPsych JSON export: one document (a list of trials, or one trial),
+    or one JSON value per line — JATOS's plain-text export of several results, and the
+    ``data.txt`` of a result the page filled trial by trial (``jatos.appendResultData``)."""
+    label = label or str(path)
+    if text is None:
+        _check_size(path)
+        text = read_text(path, "jsPsych export")
     hint = "give jsPsych's JSON export (jsPsych.data.get().json()), or JATOS's export of it"
     stripped = text.strip()
     if not stripped:
-        raise SurveyError(f"{path} is empty", hint=hint)
+        raise SurveyError(f"{label} is empty", hint=hint)
     try:
         values = [json.loads(text)]
+    except RecursionError:
+        raise SurveyError(f"{label}: JSON nested too deeply to read", hint=hint) from None
     except ValueError:
         lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
         try:
             json.loads(lines[0][1])
+        except RecursionError:
+            raise SurveyError(f"{label}:{lines[0][0]}: JSON nested too deeply to read", hint=hint) from None
         except ValueError:   # one document, broken (cut off, say): say where
-            load_json(text, path=str(path), hint=hint, error=SurveyError)
-        # JATOS: one result (a list of trials) per line
-        values = [load_json(line, path=f"{path}:{n}", hint=hint, error=SurveyError) for n, line in lines]
+            load_json(text, path=label, hint=hint, error=SurveyError)
+        # JATOS: one result (a list of trials) or one trial per line
+        values = [_loads(line, f"{label}:{n}", hint) for n, line in lines]
     out = []
     for value in values:
         trials = value if isinstance(value, list) else [value]
         for trial in trials:
             if not isinstance(trial, dict):
-                raise SurveyError(f"{path}: trial {len(out) + 1} is not an object", hint=hint)
-            out.append((trial, f"{path}: trial {len(out) + 1}"))
+                raise SurveyError(f"{label}: trial {len(out) + 1} is not an object", hint=hint)
+            out.append((trial, f"{label}: trial {len(out) + 1}"))
+    return out
+
+
+def _check_size(path: Path) -> None:
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return                      # read_text says what is wrong
+    if size > MAX_EXPORT_BYTES:
+        raise SurveyError(f"{path} is larger than {MAX_EXPORT_BYTES >> 20} MiB", hint="split the export, or import "
+                          "the server's database")
+
+
+def _jatos_archive_trials(path: Path) -> list[tuple[dict, str, str]]:
+    """The trials of JATOS's results archive (Export Results → JATOS Results Archive, a
+    ``.jrzip`` or ``.zip``): each ``study_result_N/comp-result_M/data.txt`` holds one
+    component result's data (here a trial per line); N, the study result, is the session.
+    Files beside the data (``metadata.json``, uploaded ``files/``) are not answers."""
+    import re
+    import zipfile
+
+    hint = "give the results archive JATOS exports (Results → Export Results → JATOS Results Archive)"
+    out = []
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+            if len(members) > MAX_MEMBERS:
+                raise SurveyError(f"{path} holds {len(members)} files, more than {MAX_MEMBERS}", hint=hint)
+            found = 0
+            for member in members:
+                match = re.fullmatch(r"(?:.*/)?study_result_(\d+)/comp-result_(\d+)/data\.txt", member.filename)
+                if not match:
+                    continue
+                found += 1
+                label = f"{path}:{member.filename}"
+                if member.file_size > MAX_MEMBER_BYTES:
+                    raise SurveyError(f"{label} is larger than {MAX_MEMBER_BYTES >> 20} MiB", hint=hint)
+                with archive.open(member) as stream:
+                    data = stream.read(MAX_MEMBER_BYTES + 1)
+                if len(data) > MAX_MEMBER_BYTES:
+                    raise SurveyError(f"{label} is larger than {MAX_MEMBER_BYTES >> 20} MiB", hint=hint)
+                try:
+                    text = data.decode("utf-8-sig")
+                except UnicodeDecodeError:
+                    raise SurveyError(f"{label} is not UTF-8 text", hint=hint) from None
+                if not text.strip():
+                    continue           # a result that never sent data (opened, then closed)
+                for trial, where in _json_trials(path, text, label=label):
+                    out.append((trial, where, match.group(1)))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as error:
+        raise SurveyError(f"{path} is not a readable zip archive: {error}", hint=hint) from None
+    except OSError as error:
+        raise SurveyError(f"cannot read {path}: {error.strerror or error}", hint=hint) from None
+    if not found:
+        raise SurveyError(f"{path} holds no JATOS results (no study_result_N/comp-result_M/data.txt)", hint=hint)
     return out
 
 
@@ -154,22 +280,34 @@ def _csv_trials(path: Path) -> list[tuple[dict, str]]:
 
 
 def _export_participants(path: Path, config: dict) -> list[Participant]:
-    trials = _csv_trials(path) if path.suffix.lower() == ".csv" else _json_trials(path)
-    people: dict[str, Participant] = {}
-    for data, where in trials:
+    if path.suffix.lower() in (".zip", ".jrzip"):
+        trials = _jatos_archive_trials(path)
+    else:
+        _check_size(path)
+        trials = [(data, where, None) for data, where in
+                  (_csv_trials(path) if path.suffix.lower() == ".csv" else _json_trials(path))]
+    people: dict[tuple[str, str], Participant] = {}
+    for data, where, result in trials:
         step = data.get("elot_step")
         if not step:
             continue       # preload and other screens that are not the survey's steps
+        if not isinstance(step, str):
+            raise SurveyError(f"{where}: elot_step {str(step)[:40]!r} is not a step name",
+                              hint="the file is not an intact export of this survey")
         if data.get("survey_id") != config["id"]:
-            raise SurveyError(f"{where}: an answer to another survey ({data.get('survey_id')!r}, this one is "
-                              f"{config['id']})", hint="import each survey's answers with its own "
-                                                                        "--survey")
+            raise SurveyError(f"{where}: an answer to another survey ({str(data.get('survey_id'))[:40]!r}, this one "
+                              f"is {config['id']})", hint="import each survey's answers with its own --survey")
         participant, order = data.get("participant"), data.get("order")
         if not isinstance(participant, str) or not participant:
             raise SurveyError(f"{where}: no participant", hint="export the data again, whole")
         if type(order) is not int or not 0 <= order < len(config["orders"]):
-            raise SurveyError(f"{where}: order {order!r} is not one of the survey's")
-        person = people.setdefault(participant, Participant(participant, order))
+            raise SurveyError(f"{where}: order {str(order)[:40]} is not one of the survey's "
+                              f"(0 to {len(config['orders']) - 1})", hint="import each survey's answers with its "
+                                                                          "own --survey")
+        session = result if result is not None else data.get("elot_session")
+        session = str(session)[:100] if isinstance(session, (str, int)) and not isinstance(session, bool) else ""
+        person = people.setdefault((participant, session),
+                                   Participant(participant, order, session=session, where=where))
         if person.order != order:
             raise SurveyError(f"{where}: participant {participant} has two orders")
         person.trials.setdefault(step, (data, where))
@@ -177,8 +315,11 @@ def _export_participants(path: Path, config: dict) -> list[Participant]:
 
 
 def read_participants(paths: Sequence[str | Path], config: dict) -> list[Participant]:
-    """Every participant of the answers in ``paths`` (survey folders, databases, exports)."""
-    merged: dict[str, Participant] = {}
+    """Every session of the answers in ``paths`` (survey folders, databases, exports). The
+    same participant's trials from several files are one session when no file tells
+    sessions apart; a later session of a participant (another JATOS study result, another
+    server session) is flagged as a duplicate of the first."""
+    merged: dict[tuple[str, str], Participant] = {}
     for path in map(Path, paths):
         if path.is_dir():
             if not (path / DATABASE).is_file():
@@ -187,24 +328,49 @@ def read_participants(paths: Sequence[str | Path], config: dict) -> list[Partici
             found = _database_participants(path / DATABASE, config)
         elif not path.is_file():
             raise SurveyError(f"{path}: no such file", hint="give a survey folder, a database or a jsPsych export")
-        elif path.read_bytes()[:16] == b"SQLite format 3\x00":
+        elif _head(path) == b"SQLite format 3\x00":
             found = _database_participants(path, config)
-        elif path.suffix.lower() in (".json", ".csv", ".txt", ".jsonl"):
+        elif path.suffix.lower() in (".json", ".csv", ".txt", ".jsonl", ".zip", ".jrzip"):
             found = _export_participants(path, config)
         else:
             raise SurveyError(f"{path} is neither a database nor a JSON or CSV export",
-                              hint="give a survey folder, responses.sqlite, or jsPsych's .json or .csv")
+                              hint="give a survey folder, responses.sqlite, jsPsych's .json or .csv, or JATOS's "
+                                   "results (.txt, .jrzip)")
         for person in found:
-            known = merged.get(person.participant)
+            key = (person.participant, person.session)
+            known = merged.get(key) or next((p for p in merged.values() if p.participant == person.participant
+                                             and not (p.session and person.session)), None)
             if known is None:
-                merged[person.participant] = person
+                merged[key] = person
                 continue
+            if not known.session:        # a file that does not tell sessions apart, and one that does
+                known.session, known.duplicate_of = person.session, person.duplicate_of
             if known.order != person.order:
                 raise SurveyError(f"participant {person.participant} has order {known.order} in one file and "
                                   f"{person.order} in another", hint="import each survey's answers once")
             for step, value in person.trials.items():
                 known.trials.setdefault(step, value)
-    return list(merged.values())
+    people = list(merged.values())
+
+    def arrival(person: Participant) -> tuple:
+        return (0, int(person.session)) if person.session.isdigit() else (1, 0)
+
+    first: dict[str, Participant] = {}
+    for person in sorted(people, key=arrival):
+        if person.duplicate_of is not None:
+            continue
+        earlier = first.setdefault(person.participant, person)
+        if earlier is not person:
+            person.duplicate_of = earlier.session or earlier.participant
+    return people
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(16)
+    except OSError as error:
+        raise SurveyError(f"cannot read {path}: {error.strerror or error}", hint="check the path") from None
 
 
 def survey_of(paths: Sequence[str | Path], survey: str | Path | None) -> dict:
@@ -225,9 +391,15 @@ def import_answers(paths: Sequence[str | Path], config: dict, rules: Rules = Rul
     if not people:
         raise SurveyError("no participant's answers in " + ", ".join(map(str, paths)))
     scenarios = {s["name"]: s for s in config["scenarios"]}
+    low, high = config["scale"]
     ratings: list[dict] = []
     goals: list[dict] = []
+    raw: list[dict] = []
     for person in people:
+        if not 0 <= person.order < len(config["orders"]):
+            raise SurveyError(f"{person.where or person.participant}: order {person.order} is not one of the "
+                              f"survey's (0 to {len(config['orders']) - 1})",
+                              hint="give the survey these answers belong to with --survey")
         order = config["orders"][person.order]
         steps = steps_of(config, order)
         judged = [s for s, (kind, _, _) in steps.items() if kind == "judgment"]
@@ -238,16 +410,21 @@ def import_answers(paths: Sequence[str | Path], config: dict, rules: Rules = Rul
         answered = [s for s in judged if s in person.trials]
         person.complete = len(answered) == len(judged) and "debrief" in person.trials
         declined = "consent" in person.trials and person.trials["consent"][0].get("elot_agreed") is False
+        checks = [person.trials[s][0] for s in ("check-1", "check-2") if s in person.trials]
+        person.failed_check = bool(checks) and not any(c.get("elot_passed") is True for c in checks)
         if declined:
             person.reasons.append("did not consent")
         elif not person.complete and rules.exclude_incomplete:
             person.reasons.append(f"incomplete ({len(answered)} of {len(judged)} judgment points)")
-        checks = [person.trials[s][0] for s in ("check-1", "check-2") if s in person.trials]
-        if rules.exclude_failed_check and checks and not any(c.get("elot_passed") is True for c in checks):
+        if rules.exclude_failed_check and person.failed_check:
             person.reasons.append(f"failed the comprehension check ({len(checks)} "
                                   f"attempt{'s' if len(checks) > 1 else ''})")
+        if rules.exclude_duplicates and person.duplicate_of is not None:
+            person.reasons.append(f"a second session of {person.participant} (the first: {person.duplicate_of})")
         scores = []
         rows = []
+        mine: list[dict] = []
+        responses: list[dict] = []
         for step in answered:
             data = person.trials[step][0]
             _, trial, segment = steps[step]
@@ -259,19 +436,107 @@ def import_answers(paths: Sequence[str | Path], config: dict, rules: Rules = Rul
                          "stimulus": scenario["name"], "t": segment["t"], "goal": scenario["goal"],
                          "ticked": " ".join(map(str, ticked)), "gems": scenario["gems"], "score": f"{score:.4g}",
                          "control": int(bool(trial["control"]))})
-            if trial["control"]:
-                continue
-            low, high = config["scale"]
-            for n, value in zip(trial["statements"], data["elot_ratings"]):
-                statement = scenario["statements"][n]
-                ratings.append({"scenario": scenario["scenario"], "mode": statement["mode"], "t": segment["t"],
-                                "statement": statement["text"], "rating": f"{(value - low) / (high - low):.6g}",
-                                "participant": person.participant})
+            position, k = (int(part) for part in step[1:].split("-"))     # the step s{position}-{segment}
+            rt = data.get("rt")
+            common = {"participant": person.participant, "session": person.session, "order": person.order,
+                      "condition": order.get("condition", ""),
+                      "trial": data["trial_index"] if type(data.get("trial_index")) is int else "",
+                      "scenario_position": position, "scenario": scenario["scenario"], "stimulus": scenario["name"],
+                      "control": int(bool(trial["control"])), "segment": k,
+                      "t": segment["t"], "rt_ms": f"{rt:.0f}" if isinstance(rt, (int, float))
+                      and not isinstance(rt, bool) and rt == rt and abs(rt) != float("inf") else "",
+                      "goals_ticked": " ".join(map(str, ticked)), "goal": scenario["goal"],
+                      "goal_score": f"{score:.4g}"}
+            pairs = list(zip(trial["statements"], data["elot_ratings"]))
+            for shown, (n, value) in enumerate(pairs or [(None, None)], start=1):
+                statement = scenario["statements"][n] if n is not None else {"text": "", "mode": ""}
+                rating = "" if value is None else f"{(value - low) / (high - low):.6g}"
+                responses.append({**common, "statement_position": shown if n is not None else "",
+                                  "statement": statement["text"], "mode": statement["mode"],
+                                  "response": "" if value is None else value, "rating": rating})
+                if trial["control"] or n is None:
+                    continue
+                mine.append({"scenario": scenario["scenario"], "mode": statement["mode"], "t": segment["t"],
+                             "statement": statement["text"], "rating": rating, "participant": person.participant})
         person.goal_score = sum(scores) / len(scores) if scores else None
         if person.goal_score is not None and person.goal_score < rules.min_goal_score:
             person.reasons.append(f"goal score {person.goal_score:.2f} < {rules.min_goal_score:g}")
         for row in rows:
             row["excluded"] = "; ".join(person.reasons)
+        flags = {"failed_check": int(person.failed_check), "duplicate": int(person.duplicate_of is not None),
+                 "incomplete": int(not person.complete), "excluded": "; ".join(person.reasons)}
+        raw += [{**row, **flags} for row in responses]
         goals += rows
-    kept = {p.participant for p in people if not p.reasons}
-    return Imported([r for r in ratings if r["participant"] in kept], goals, people)
+        if not person.reasons:
+            ratings += mine
+    return Imported(ratings, goals, people, raw)
+
+
+#: What a spreadsheet takes a cell starting with for a formula (or, for tab and carriage
+#: return, for the start of one after it strips them).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def spreadsheet_safe(rows: Sequence[dict]) -> list[dict]:
+    """``rows`` with every text cell a spreadsheet would run as a formula (one starting
+    with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) prefixed with ``'``, which
+    spreadsheets read as "text follows" and do not show; a number, negative ones included,
+    is left as it is. Participant ids and whatever else came from a browser reach these
+    files, and a researcher opens them in a spreadsheet (F8)."""
+    return [{key: _safe(value) for key, value in row.items()} for row in rows]
+
+
+def _safe(value):
+    if isinstance(value, str) and value.startswith(FORMULA_START) and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def write_all(outputs: Sequence[tuple[str, str, str]], *, force: bool = False, inputs: Sequence = ()) -> list[str]:
+    """Write every ``(path, text, option)`` of ``outputs``, or none: each target is checked
+    first (not an input, not two outputs on one file, an existing file replaced only as
+    :func:`~elot.output.write_output` allows), and when a write still fails (a full disk)
+    the files already written are put back as they were. Returns the names written."""
+    import os
+
+    from elot.output import STDOUT, check_target, same_file, sidecar, write_output
+
+    targets = []
+    for path, _, option in outputs:
+        target = check_target(path, force=force, option=option, inputs=inputs)
+        for other, other_option in targets:
+            if str(path) == STDOUT and str(other) == STDOUT or str(path) != STDOUT and (
+                    os.path.abspath(target) == os.path.abspath(other) or same_file(target, other)):
+                raise SurveyError(f"{option} and {other_option} name the same file ({path})",
+                                  hint="give each output its own file")
+        targets.append((target, option))
+    saved = []
+    for target, _ in targets:
+        if str(target) == STDOUT:
+            saved.append(None)
+            continue
+        before = {}
+        for path in (target, sidecar(target)):
+            try:
+                before[path] = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+            except OSError:
+                before[path] = None
+        saved.append(before)
+    written: list[str] = []
+    try:
+        for (path, text, option), _ in zip(outputs, targets):
+            written.append(write_output(path, text, force=force, option=option, inputs=inputs))
+    except BaseException:
+        for before in saved[:len(written)]:
+            for path, data in (before or {}).items():
+                try:
+                    if data is None:
+                        if os.path.lexists(path):
+                            os.unlink(path)
+                    else:
+                        path.write_bytes(data)
+                except OSError:
+                    pass
+        raise
+    return written

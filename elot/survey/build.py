@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -48,6 +49,10 @@ KIND = "elot survey"
 DATABASE = "responses.sqlite"
 #: The 1–7 scale: a rating r is (r − 1) / 6 in the ratings file.
 SCALE = (1, 7)
+#: Where Prolific takes a participant back, with the study's code after ``cc=``.
+PROLIFIC_RETURN = "https://app.prolific.com/submissions/complete?cc="
+#: What a Prolific completion or screen-out code may hold (Prolific's codes are letters and digits).
+PROLIFIC_CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,11 @@ def read_stimulus_set(folder: str | Path) -> list[dict]:
     if not index.is_file():
         raise SurveyError(f"{folder} is not a stimulus set: it has no {INDEX}", hint=hint)
     data = load_json(read_text(index, "stimulus set"), path=str(index), hint=hint, error=SurveyError)
+    unsafe = image_problems(data, folder)
+    if unsafe:
+        raise SurveyError(f"{index}: {unsafe[0]}", path=str(index), notes=tuple(unsafe[1:6]),
+                          hint="an image is named by its file name alone, a file inside the stimulus set (as elot "
+                               "stimuli writes it); the survey copies it into its own stimuli/ folder")
     problems = check_stimuli(data, folder)
     if problems:
         raise SurveyError(f"{index} is not a stimulus set elot can use: {problems[0]}", path=str(index),
@@ -83,6 +93,37 @@ def read_stimulus_set(folder: str | Path) -> list[dict]:
     if not data:
         raise SurveyError(f"{index} lists no scenarios", path=str(index), hint=hint)
     return data
+
+
+def image_problems(data, folder: Path) -> list[str]:
+    """The image names in ``stimuli.json`` that are not a plain file name inside the
+    stimulus set ``folder``: a path (``/``, ``\\``), ``.`` or ``..``, a drive letter, a NUL
+    or other control character, or a link leading out of the set. ``build`` writes each
+    image to ``stimuli/NAME`` in the survey, so such a name would write elsewhere (F1)."""
+    if not isinstance(data, list):
+        return []
+    root = folder.resolve()
+    out = []
+    for n, entry in enumerate(data, start=1):
+        if not isinstance(entry, dict) or not isinstance(entry.get("images"), list):
+            continue
+        where = f"scenario {entry.get('name')!s}" if isinstance(entry.get("name"), str) else f"scenario {n}"
+        for k, image in enumerate(entry["images"], start=1):
+            if not isinstance(image, str):
+                continue
+            place = f"{where}, image {k} ({image!r})"
+            if image in ("", ".", "..") or any(c in image for c in "/\\") or any(ord(c) < 32 for c in image):
+                out.append(f"{place} is not a plain file name")
+            elif len(image) >= 2 and image[1] == ":" and image[0].isascii() and image[0].isalpha():
+                out.append(f"{place} names a drive")
+            else:
+                try:
+                    inside = (folder / image).resolve().parent == root
+                except (OSError, RuntimeError):      # a loop of links
+                    inside = False
+                if not inside:
+                    out.append(f"{place} is a link leading out of the stimulus set")
+    return out
 
 
 def find_scenarios(entries: list[dict], refs: Sequence | None, *, root: str | None = None,
@@ -256,7 +297,75 @@ def load_config(folder: str | Path) -> dict:
     data = load_json(read_text(path, "survey"), path=str(path), hint=hint, error=SurveyError)
     if not isinstance(data, dict) or data.get("kind") != KIND or not isinstance(data.get("id"), str):
         raise SurveyError(f"{path} is not a survey elot built", path=str(path), hint=hint)
+    problem = config_problem(data)
+    if problem:
+        raise SurveyError(f"{path}: {problem}", path=str(path),
+                          hint="build the survey again (elot survey build), or undo the edit to survey.json")
     return data
+
+
+def config_problem(config: dict) -> str | None:
+    """What in a ``survey.json`` the server and ``import`` rely on is malformed (None when
+    nothing): the scale (two whole numbers, low < high), the scenarios with their
+    segments and statements, and the orders naming them."""
+    scale = config.get("scale")
+    if not (isinstance(scale, list) and len(scale) == 2 and all(type(v) is int for v in scale)
+            and scale[0] < scale[1]):
+        return f"\"scale\" must be two whole numbers, low < high (as [1, 7]), not {json.dumps(scale)[:40]}"
+    scenarios = config.get("scenarios")
+    if not isinstance(scenarios, list) or not scenarios:
+        return "\"scenarios\" must be a list of the survey's scenarios"
+    names = {}
+    for n, scenario in enumerate(scenarios, start=1):
+        if not (isinstance(scenario, dict) and isinstance(scenario.get("name"), str)
+                and isinstance(scenario.get("scenario"), str) and type(scenario.get("gems")) is int
+                and type(scenario.get("goal")) is int
+                and isinstance(scenario.get("segments"), list) and scenario["segments"]
+                and all(isinstance(g, dict) and type(g.get("t")) is int and isinstance(g.get("judged"), bool)
+                        for g in scenario["segments"])
+                and isinstance(scenario.get("statements"), list)
+                and all(isinstance(st, dict) and isinstance(st.get("text"), str) and isinstance(st.get("mode"), str)
+                        for st in scenario["statements"])):
+            return f"scenario {n} is malformed (it needs name, scenario, gems, goal, segments and statements)"
+        names[scenario["name"]] = len(scenario["statements"])
+    orders = config.get("orders")
+    if not isinstance(orders, list) or not orders:
+        return "\"orders\" must be a list of at least one order"
+    for n, order in enumerate(orders):
+        if not (isinstance(order, dict) and isinstance(order.get("trials"), list) and order["trials"]):
+            return f"order {n} is malformed (it needs its trials)"
+        for trial in order["trials"]:
+            if not (isinstance(trial, dict) and trial.get("scenario") in names
+                    and isinstance(trial.get("statements"), list)
+                    and all(type(k) is int and 0 <= k < names[trial["scenario"]] for k in trial["statements"])):
+                return f"order {n} names a scenario or statement the survey does not have"
+    return None
+
+
+def prolific_codes(completion: str | None, screenout: str | None, *, completion_url: str = "") -> dict | None:
+    """The survey's ``prolific`` entry: the completion code every participant who finished
+    is sent back with, and the screen-out code those who failed both comprehension checks
+    are sent back with instead (and at once: they see no scenario), each with its return
+    URL. None without codes."""
+    if completion is None and screenout is None:
+        return None
+    hint = "give the codes Prolific shows in the study's settings (letters and digits)"
+    for option, code in (("--prolific-completion", completion), ("--prolific-screenout", screenout)):
+        if code is not None and not PROLIFIC_CODE.fullmatch(code):
+            raise SurveyError(f"{option} {code!r} is not a Prolific code", hint=hint)
+    if completion is None:
+        raise SurveyError("--prolific-screenout needs --prolific-completion",
+                          hint="a screen-out code is for those who fail the checks; the others need the completion "
+                               "code")
+    if completion == screenout:
+        raise SurveyError(f"the completion and screen-out codes are the same ({completion})",
+                          hint="Prolific gives a study a separate code for participants who are screened out")
+    if completion_url:
+        raise SurveyError("both a completion URL and a Prolific completion code were given",
+                          hint="give --prolific-completion (the survey makes Prolific's URL from it) or "
+                               "--completion-url, not both")
+    return {"completion": completion, "completion_url": PROLIFIC_RETURN + completion,
+            "screenout": screenout, "screenout_url": PROLIFIC_RETURN + screenout if screenout else None}
 
 
 def survey_id(config: dict) -> str:
@@ -266,11 +375,11 @@ def survey_id(config: dict) -> str:
 
 def build_survey(stimuli: str | Path, output: str | Path, settings: Settings, *, refs: Sequence | None = None,
                  root: str | None = None, exps: Sequence[str] = ("exp2_current",), npm_cache: str | Path | None = None,
-                 cdn: bool = False, force: bool = False) -> Built:
+                 cdn: bool = False, force: bool = False, prolific: dict | None = None) -> Built:
     """Build the survey of the stimulus set ``stimuli`` into ``output`` (see the module's
     docstring; ``force`` replaces files changed since elot wrote them). jsPsych is
     installed into ``npm_cache`` with npm (once) and copied in, or, with ``cdn``, loaded
-    from unpkg.com by the page."""
+    from unpkg.com by the page. ``prolific``: the Prolific codes (:func:`prolific_codes`)."""
     from elot.survey import jspsych
 
     stimuli = Path(stimuli)
@@ -288,6 +397,8 @@ def build_survey(stimuli: str | Path, output: str | Path, settings: Settings, *,
     config = {"kind": KIND, "version": 1, "title": settings.title, "settings": settings_dict(settings),
               "scale": list(SCALE), "scenarios": scenarios, "orders": orders,
               "gem_icons": [f"icons/gem-{n + 1}.png" for n in range(max(s["gems"] for s in scenarios))]}
+    if prolific:
+        config["prolific"] = prolific
     config["id"] = survey_id(config)
     with owned as temporary:
         (temporary / "stimuli").mkdir()

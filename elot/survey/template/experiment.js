@@ -9,9 +9,15 @@
  *
  * Answers: when `elot survey serve` served this page, every trial is sent to it as it
  * ends (kept in the browser until the server has it, so a lost connection or a restarted
- * server loses nothing), and a returning participant continues where they were. On any
- * other host (JATOS, Pavlovia, a static web server) jsPsych keeps the data: JATOS
- * receives them at the end; elsewhere the last screen offers them as a download.
+ * server loses nothing), and a returning participant continues where they were. Inside
+ * JATOS (`elot survey export --jatos`: the page loads jatos.js) each trial is appended to
+ * the result data as it ends, one JSON object per line, and the order comes from JATOS's
+ * batch session, balanced by arrival. On any other host (Pavlovia, a static web server)
+ * jsPsych keeps the data and the last screen offers them as a download.
+ *
+ * Prolific: a survey built with --prolific-completion sends participants back to Prolific
+ * with that code at the end; with --prolific-screenout, one who failed both comprehension
+ * checks is sent back at once with the screen-out code instead.
  */
 "use strict";
 
@@ -64,6 +70,8 @@ const TEXT = {
   saving: "<p>Saving your answers…</p>",
   saved: "<p>Your answers are saved. Thank you!</p>",
   redirect: "<p>Your answers are saved. Taking you back to Prolific…</p>",
+  screenedOut: "<p>Thank you. The answers to the questions about the task were not right twice, so this " +
+    "study ends here. Taking you back to Prolific…</p>",
   download: "Download your answers",
 };
 
@@ -160,6 +168,106 @@ const outbox = {
     while (this.items.length) { this.flush(); await new Promise((r) => setTimeout(r, 300)); }
   },
 };
+
+/* -- JATOS: the order from the batch session, each trial appended as it ends ------------ */
+
+const IN_JATOS = typeof jatos !== "undefined";
+
+/* The order fewest participants have started, counted in JATOS's batch session (one
+   count per order under this survey's key). The new counts are written with the batch
+   session's versioning on: JATOS applies a change only to the version it was read from,
+   so of two participants arriving together one write wins and the other is refused; the
+   refused one reads the counts again (jatos.js has the winner's by then) and retries. */
+async function jatosOrder() {
+  const key = "elot-orders-" + SURVEY.id;
+  jatos.batchSessionVersioning = true;
+  for (let attempt = 0; attempt < 40; attempt++) {
+    const stored = jatos.batchSession.get(key);
+    const counts = SURVEY.orders.map((_, i) =>
+      Array.isArray(stored) && Number.isInteger(stored[i]) && stored[i] >= 0 ? stored[i] : 0);
+    let order = 0;
+    counts.forEach((c, i) => { if (c < counts[order]) order = i; });
+    counts[order] += 1;
+    try {
+      await jatos.batchSession.set(key, counts);
+      return order;
+    } catch (e) {      // another participant's write came first: read again, after a short random wait
+      await new Promise((r) => setTimeout(r, 30 + Math.random() * 40 * Math.min(attempt + 1, 10)));
+    }
+  }
+  return null;
+}
+
+/* The JATOS session: the participant (Prolific's PROLIFIC_PID from the study link, else
+   JATOS's study result), the order (kept in the study session, so a reload keeps it). */
+async function jatosSession() {
+  const query = jatos.urlQueryParameters || {};
+  PROLIFIC.pid = query.PROLIFIC_PID || PROLIFIC.pid;
+  PROLIFIC.study = query.STUDY_ID || PROLIFIC.study;
+  PROLIFIC.session = query.SESSION_ID || PROLIFIC.session;
+  const run = String(jatos.studyResultId);
+  const kept = jatos.studySessionData && jatos.studySessionData.elot_order;
+  let order = Number.isInteger(kept) && kept >= 0 && kept < SURVEY.orders.length ? kept : await jatosOrder();
+  if (order === null) {    // the batch session could not be written: a stable order from the run
+    let hash = 0;
+    for (const c of run) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
+    order = hash % SURVEY.orders.length;
+  }
+  try {
+    if (!jatos.studySessionData) jatos.studySessionData = {};
+    jatos.studySessionData.elot_order = order;
+    await jatos.setStudySessionData(jatos.studySessionData);
+  } catch (e) { /* a reload then draws its order again */ }
+  return {online: false, jatos: true, token: null, participant: PROLIFIC.pid || "jatos-" + run, order: order,
+          run: run, done: {}};
+}
+
+/* Each trial, as it ends, appended to the run's result data as one line of JSON, in order. */
+const jatosResults = {
+  chain: Promise.resolve(),
+  failed: 0,
+  add(data, session) {
+    if (!data.elot_step) return;
+    const line = JSON.stringify(Object.assign({}, data, {
+      participant: session.participant, survey_id: SURVEY.id, order: session.order,
+      condition: SURVEY.orders[session.order].condition, elot_session: session.run,
+      prolific_pid: PROLIFIC.pid, study_id: PROLIFIC.study, session_id: PROLIFIC.session})) + "\n";
+    this.chain = this.chain.then(() => jatos.appendResultData(line))
+      .catch((e) => { this.failed += 1; console.error("JATOS did not take step " + data.elot_step, e); });
+  },
+  drained() { return this.chain; },
+};
+
+/* -- Prolific: where a participant goes at the end ------------------------------------- */
+
+/* Whether the participant answered the comprehension questions wrongly at both attempts. */
+function failedChecks(jsPsych, session) {
+  return [1, 2].every((attempt) => {
+    const step = "check-" + attempt;
+    const tried = step in session.done || jsPsych.data.get().filter({elot_step: step}).count() > 0;
+    return tried && !passedCheck(jsPsych, session, attempt);
+  });
+}
+
+/* Where the participant goes at the end ("" for nowhere): Prolific with the screen-out
+   code after failing both checks (when the survey has one), else with the completion
+   code, else the completion URL. */
+function endUrl(screened) {
+  const prolific = SURVEY.prolific;
+  if (prolific) return screened && prolific.screenout_url ? prolific.screenout_url : prolific.completion_url;
+  return SURVEY.settings.completion_url || "";
+}
+
+/* Ends the study at once for a participant who failed both checks, when there is a
+   screen-out code to send them back with. */
+function screenOutScreen(jsPsych, session) {
+  return {
+    timeline: [{type: jsPsychHtmlButtonResponse, stimulus: '<div class="elot-text">' + TEXT.screenedOut + "</div>",
+                choices: [], on_load: () => jsPsych.abortExperiment()}],
+    conditional_function: () => Boolean(SURVEY.prolific && SURVEY.prolific.screenout_url) &&
+      failedChecks(jsPsych, session),
+  };
+}
 
 /* -- screens ---------------------------------------------------------------------------- */
 
@@ -312,12 +420,12 @@ function debriefScreen() {
 /* -- the experiment --------------------------------------------------------------------- */
 
 async function main() {
-  const session = await startSession();
+  const session = IN_JATOS ? await jatosSession() : await startSession();
   outbox.session = session;
   outbox.flush();
   const order = SURVEY.orders[session.order];
   const jsPsych = initJsPsych({
-    on_trial_finish: (data) => outbox.add(data),
+    on_trial_finish: (data) => session.jatos ? jatosResults.add(data, session) : outbox.add(data),
     on_finish: () => finish(jsPsych, session),
   });
   jsPsych.data.addProperties({participant: session.participant, prolific_pid: PROLIFIC.pid,
@@ -342,6 +450,7 @@ async function main() {
   timeline.push(...tutorialScreens(jsPsych, session, order, 1).filter(todo));
   timeline.push({timeline: tutorialScreens(jsPsych, session, order, 2).filter(todo),
                  conditional_function: () => !passedCheck(jsPsych, session, 1)});
+  timeline.push(screenOutScreen(jsPsych, session));
   order.trials.forEach((trial, position) => {
     const scenario = SURVEY.scenarios.find((s) => s.name === trial.scenario);
     scenario.segments.forEach((_, k) => {
@@ -359,17 +468,23 @@ async function finish(jsPsych, session) {
   display.innerHTML = '<div class="elot-text">' + TEXT.saving + "</div>";
   if (session.online) {
     await outbox.drained();
-  } else if (typeof jatos !== "undefined") {
-    await jatos.submitResultData(jsPsych.data.get().json());
+  } else if (session.jatos) {
+    await jatosResults.drained();
   }
-  const url = SURVEY.settings.completion_url;
+  const screened = failedChecks(jsPsych, session);
+  const url = endUrl(screened);
   if (url) {
-    display.innerHTML = '<div class="elot-text">' + TEXT.redirect + "</div>";
-    if (typeof jatos !== "undefined") jatos.endStudyAndRedirect(url);
+    display.innerHTML = '<div class="elot-text">' + (screened && SURVEY.prolific && SURVEY.prolific.screenout_url ?
+      TEXT.screenedOut : TEXT.redirect) + "</div>";
+    if (session.jatos) jatos.endStudyAndRedirect(url);     // its data went trial by trial
     else window.location.assign(url);
     return;
   }
-  if (typeof jatos !== "undefined") { jatos.endStudy(); return; }
+  if (session.jatos) {
+    display.innerHTML = '<div class="elot-text">' + TEXT.saved + "</div>";
+    jatos.endStudy();      // its data went trial by trial: nothing sent here, which would replace them
+    return;
+  }
   display.innerHTML = '<div class="elot-text">' + TEXT.saved + "</div>";
   if (!session.online) {     // no server, no JATOS: the participant can keep the data (jsPsych's JSON or CSV)
     for (const format of ["json", "csv"]) {
@@ -383,4 +498,5 @@ async function finish(jsPsych, session) {
   }
 }
 
-window.addEventListener("DOMContentLoaded", main);
+if (IN_JATOS) jatos.onLoad(main);      // jatos.js is ready (its ids, the batch session) only then
+else window.addEventListener("DOMContentLoaded", main);
