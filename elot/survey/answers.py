@@ -1,12 +1,18 @@
 """``elot survey import``: what participants answered, into the files the analysis reads.
 
-Answers come from the server's database (a survey folder, or its ``responses.sqlite``)
-and from jsPsych's own exports (what JATOS, Pavlovia or the page's download give): JSON (a
-list of trials, or one list per line) or CSV (one trial per row, lists as JSON in their
-cells). Each trial is checked as the server checks it; a malformed or partial file is an
-error naming the file and the row.
+Answers come from the server's database (a survey folder, or its ``responses.sqlite``),
+from JATOS's results (its results archive, ``study_result_N/comp-result_M/data.txt`` with
+a trial per line as the page appends them, or the same data exported as text) and from
+jsPsych's own exports (what Pavlovia or the page's download give): JSON (a list of
+trials, or one list or trial per line) or CSV (one trial per row, lists as JSON in their
+cells). Each trial is checked as the server checks it; a malformed or partial file, JSON
+nested too deeply to read, an order the survey does not have, is an error naming the file
+and the row. A later session of a participant (flagged by the server in
+``participants.duplicate_of``, or another JATOS study result of the same PROLIFIC_PID) is
+a duplicate.
 
-Two files come out:
+Three files come out, all or none (:func:`write_all`), every cell a spreadsheet would run
+as a formula neutralised (:func:`spreadsheet_safe`):
 
 * the **ratings** ``elot fit`` reads — ``scenario`` (as batch and fit name it), ``mode``,
   ``t`` (fit's convention: the number of actions taken; ``stimuli.json``'s ``times`` are
@@ -15,10 +21,12 @@ Two files come out:
   not in it;
 * the **goal answers** — one row per participant and judgment point: the gems ticked, the
   true goal, the goal score (1 / the number ticked when the true goal is among them, else
-  0: the chance of the true goal if the ticks were a guess) and the participant's exclusion.
+  0: the chance of the true goal if the ticks were a guess) and the participant's exclusion;
+* the **raw trial table** (:data:`RAW_COLUMNS`) — one row per response of every session:
+  positions, response times, goal answers and the exclusion flags.
 
 Exclusions are rules (:class:`Rules`): an incomplete session, a failed comprehension check
-(no attempt passed), a mean goal score below a threshold. Excluded participants give no
+(no attempt passed), a duplicate session, a mean goal score below a threshold. Excluded participants give no
 ratings; the summary says who was excluded and why.
 """
 
