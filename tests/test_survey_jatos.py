@@ -244,3 +244,46 @@ def test_the_page_runs_in_jatos_and_import_reads_what_jatos_kept(study, tmp_path
     assert {(r["participant"], r["session"]) for r in raw} == {("careful", "21"), ("quitter", "22")}
     assert all(r["rt_ms"].isdigit() and r["trial"].isdigit() for r in raw)
     assert {r["incomplete"] for r in raw if r["participant"] == "quitter"} == {"1"}
+
+
+def test_outside_jatos_a_participant_who_fails_both_checks_goes_back_with_the_screen_out_code(study, tmp_path):
+    """The same survey on a static host: no jatos.js, and Prolific's screen-out redirect
+    straight after the second failed check (no scenario shown)."""
+    import functools
+
+    base, _ = study
+    config = load_config(base / "survey")
+    done = run_elot("survey", "export", str(base / "survey"), "-o", str(tmp_path / "site"))
+    assert done.returncode == 0, done.stderr
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                             functools.partial(Quiet, directory=str(tmp_path / "site")))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    async def confused(url):
+        from playwright.async_api import async_playwright
+
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = await browser.new_page()
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            await page.route(PROLIFIC_RETURN.split("/submissions")[0] + "/**",
+                             lambda route: route.fulfill(status=200, body="back at Prolific"))
+            await page.goto(f"{url}index.html?PROLIFIC_PID=C1")
+            person = Participant("C1", config, collections.defaultdict(lambda: 0.5), seed=3)
+            end = await _participant(page, person, wrong_checks=True)
+            await browser.close()
+            assert not errors, errors
+            return end, person.judged
+
+    try:
+        end, judged = asyncio.run(confused(f"http://127.0.0.1:{server.server_address[1]}/"))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert end == PROLIFIC_RETURN + SCREENOUT and judged == 0
