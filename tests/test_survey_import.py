@@ -302,12 +302,18 @@ def test_an_order_the_survey_does_not_have_is_named(survey, tmp_path):
     assert done.returncode == 2 and "trial 1: order 7 is not one of the survey's" in done.stderr
 
 
-@pytest.mark.parametrize("shape", ["document", "lines"])
+@pytest.mark.parametrize("shape", ["document", "lines", "csv"])
 def test_an_export_nested_100000_deep_is_refused_not_a_recursion_error(survey, tmp_path, shape):
-    deep = "[" * 100_000 + "]" * 100_000
-    good = json.dumps(session(load_config(survey), 0, "A"))
-    (tmp_path / "deep.json").write_text(deep if shape == "document" else good + "\n" + deep + "\n")
-    done = _import(tmp_path / "deep.json", "--survey", survey, "-o", tmp_path / "r.csv")
+    depth = 60_000 if shape == "csv" else 100_000      # a CSV cell holds up to 128 KB
+    deep = "[" * depth + "]" * depth
+    trials = session(load_config(survey), 0, "A")
+    name = "deep.csv" if shape == "csv" else "deep.json"
+    if shape == "csv":
+        text = to_csv(trials).replace('"[6, 6]"', deep, 1)
+    else:
+        text = deep if shape == "document" else json.dumps(trials) + "\n" + deep + "\n"
+    (tmp_path / name).write_text(text)
+    done = _import(tmp_path / name, "--survey", survey, "-o", tmp_path / "r.csv")
     assert done.returncode == 2 and "nested too deeply to read" in done.stderr, done.stderr
 
 

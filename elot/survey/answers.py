@@ -279,6 +279,9 @@ def _csv_trials(path: Path) -> list[tuple[dict, str]]:
             if name in JSON_CELLS and cell != "":
                 try:
                     cell = json.loads(cell)
+                except RecursionError:
+                    raise SurveyError(f"{path}:{line}: column {name} holds JSON nested too deeply to read",
+                                      hint="export the data again, whole") from None
                 except ValueError:
                     raise SurveyError(f"{path}:{line}: column {name} holds {cell[:40]!r}, which is not JSON",
                                       hint="export the data again, whole") from None
