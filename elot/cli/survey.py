@@ -120,10 +120,10 @@ def register(subparsers) -> None:
     s.set_defaults(func=serve_command)
 
     e = sub.add_parser(
-        "export", help="Write a survey as a static site (folder or .zip) for JATOS or any web host.",
-        description="The survey's files without the server or the database; the page then keeps its data in "
-        "jsPsych (JATOS receives them; elsewhere participants can download them), and elot survey import reads "
-        "the platform's JSON or CSV export.")
+        "export", help="Write a survey as a static site (folder or .zip), or as a JATOS study archive (.jzip).",
+        description="The survey's files without the server or any database; on a static host the page keeps its "
+        "data in jsPsych and participants can download them; with --jatos it sends each trial to JATOS as it ends. "
+        "elot survey import reads JATOS's results and jsPsych's JSON or CSV.")
     e.add_argument("survey", metavar="SURVEY", help="a folder written by elot survey build")
     e.add_argument("-o", "--output", required=True, metavar="DIR|ARCHIVE.zip|STUDY.jzip", type=options.output_file,
                    help="a new folder, a .zip archive, or (with --jatos) a JATOS study archive .jzip")
@@ -135,13 +135,15 @@ def register(subparsers) -> None:
     e.set_defaults(func=export_command)
 
     i = sub.add_parser(
-        "import", help="Make participants' answers into the ratings file elot fit reads, and the goal answers.",
-        description="Reads the server's database (a survey folder or its responses.sqlite) and jsPsych's JSON or "
-        "CSV exports; excludes participants by rules (incomplete, a failed comprehension check, a low goal "
-        "score) and says who and why; writes the ratings (scenario, mode, t, statement, rating in [0, 1], "
-        "participant) and the goal answers.")
-    i.add_argument("data", nargs="+", metavar="DATA", help="a served survey folder, a responses.sqlite, or "
-                   "jsPsych .json/.csv exports")
+        "import", help="Make participants' answers into the ratings file elot fit reads, the goal answers and a "
+        "raw trial table.",
+        description="Reads the server's database (a survey folder or its responses.sqlite), JATOS's results "
+        "(.jrzip, or the result data as text) and jsPsych's JSON or CSV exports; excludes participants by rules "
+        "(incomplete, a failed comprehension check, a second session of the same PROLIFIC_PID, a low goal score) "
+        "and says who and why; writes the ratings (scenario, mode, t, statement, rating in [0, 1], participant), "
+        "the goal answers and the raw trial table, all or none.")
+    i.add_argument("data", nargs="+", metavar="DATA", help="a served survey folder, a responses.sqlite, JATOS's "
+                   "results (.jrzip, .txt), or jsPsych .json/.csv exports")
     i.add_argument("-o", "--output", required=True, metavar="RATINGS.csv", type=options.output_file,
                    help="the ratings file")
     i.add_argument("--goals", metavar="GOALS.csv", type=options.output_file,
@@ -188,11 +190,10 @@ def build_command(args) -> int:
     read_stimulus_set(args.stimuli)
     check_target(args.output, force=args.force)
     settings = _settings(args)
-    prolific_codes(args.prolific_completion, args.prolific_screenout, completion_url=settings.completion_url)
-    refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[args.exp]) if args.scenarios else None
-    cache = args.npm_cache or os.environ.get("ELOT_NPM_CACHE") or None
     prolific = prolific_codes(args.prolific_completion, args.prolific_screenout,
                               completion_url=settings.completion_url)
+    refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[args.exp]) if args.scenarios else None
+    cache = args.npm_cache or os.environ.get("ELOT_NPM_CACHE") or None
     built = build_survey(args.stimuli, args.output, settings, refs=refs, root=args.labtom, exps=[args.exp],
                          npm_cache=cache, cdn=args.cdn, force=args.force, prolific=prolific)
     config = built.config
