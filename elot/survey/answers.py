@@ -331,6 +331,7 @@ def read_participants(paths: Sequence[str | Path], config: dict) -> list[Partici
     sessions apart; a later session of a participant (another JATOS study result, another
     server session) is flagged as a duplicate of the first."""
     merged: dict[tuple[str, str], Participant] = {}
+    by_name: dict[str, list[Participant]] = {}
     for path in map(Path, paths):
         if path.is_dir():
             if not (path / DATABASE).is_file():
@@ -349,10 +350,11 @@ def read_participants(paths: Sequence[str | Path], config: dict) -> list[Partici
                                    "results (.txt, .jrzip)")
         for person in found:
             key = (person.participant, person.session)
-            known = merged.get(key) or next((p for p in merged.values() if p.participant == person.participant
-                                             and not (p.session and person.session)), None)
+            known = merged.get(key) or next((p for p in by_name.get(person.participant, ())
+                                             if not (p.session and person.session)), None)
             if known is None:
                 merged[key] = person
+                by_name.setdefault(person.participant, []).append(person)
                 continue
             if not known.session:        # a file that does not tell sessions apart, and one that does
                 known.session, known.duplicate_of = person.session, person.duplicate_of
