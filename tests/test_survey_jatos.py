@@ -15,10 +15,8 @@ import collections
 import csv
 import http.server
 import json
-import os
 import threading
 import zipfile
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
