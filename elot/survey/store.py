@@ -120,6 +120,8 @@ def identify(path: Path, survey: str | None) -> None:
             connection.close()
     except sqlite3.DatabaseError as error:
         raise _refuse(path, str(error)) from None
+    if rows.get("kind") != KIND:
+        raise _refuse(path, "it holds no survey's answers")
     _check_meta(path, rows, survey)
 
 
