@@ -178,6 +178,17 @@ def test_the_database_is_never_served_whatever_its_name_and_place(survey, tmp_pa
     assert (survey / "answers.json").read_bytes().startswith(b"SQLite format 3")
 
 
+def test_export_never_takes_a_database_whatever_its_name(survey, tmp_path):
+    """F5: `survey export` zipped a database kept inside the survey as answers.json."""
+    config = load_config(survey)
+    store = Store(survey / "answers.json", config["id"])
+    store.start(token=None, prolific_pid="secret-person", study_id="", session_id="", orders=1)
+    store.close()
+    done = run_elot("survey", "export", str(survey), "-o", str(tmp_path / "site"))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "site" / "index.html").is_file() and not (tmp_path / "site" / "answers.json").exists()
+
+
 def _own_database(path: Path) -> bytes:
     db = sqlite3.connect(path)
     db.execute("CREATE TABLE notes (text TEXT)")
@@ -316,6 +327,27 @@ def test_stalled_uploads_hold_nothing_and_a_participant_still_gets_in(survey):
             assert all(a.startswith(b"HTTP/1.1 408") for a in answers)
         finally:
             for sock in stalled:
+                sock.close()
+        no_traceback(log)
+
+
+def test_connections_that_never_finish_their_headers_are_closed(survey):
+    """uvicorn times out only idle keep-alive connections: a client sending its headers a
+    byte at a time would hold a connection for ever. Here it is closed after the header
+    timeout, and participants get in meanwhile."""
+    config = load_config(survey)
+    with serving(survey, limits=Limits(header_timeout=1.0)) as (server, url, log):
+        port = server.server_address[1]
+        slow = []
+        for _ in range(20):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            sock.sendall(b"POST /api/start HTTP/1.1\r\nHost: x\r\n")   # and no end of headers
+            slow.append(sock)
+        try:
+            assert start(url, config)[0] == 200
+            assert all(sock.recv(100) == b"" for sock in slow)          # closed by the server
+        finally:
+            for sock in slow:
                 sock.close()
         no_traceback(log)
 

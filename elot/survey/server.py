@@ -138,7 +138,9 @@ def check_trial(config: dict, order: dict, step: str, data) -> str | None:
 class Limits:
     """Every limit of the server, in one place.
 
-    ``max_body``: the largest request body (larger: 413, not read); ``body_timeout``:
+    ``max_body``: the largest request body (larger: 413, not read); ``header_timeout``:
+    seconds a connection may take to send a request's headers (slower, or idle between
+    requests that long: closed); ``body_timeout``:
     seconds a whole request body may take to arrive (slower: 408, and the connection is
     closed, so stalled uploads hold nothing); ``backlog``: connections the kernel queues
     before they are accepted (a burst of arrivals from Prolific); ``concurrency``: open
@@ -147,6 +149,7 @@ class Limits:
     a shutdown waits for requests in flight."""
 
     max_body: int = MAX_BODY
+    header_timeout: float = 20.0
     body_timeout: float = 20.0
     backlog: int = 2048
     concurrency: int | None = None
@@ -200,19 +203,11 @@ class SurveyApp:
         self.config = config
         self.store = store
         self.limits = limits
-        self.log = log or (lambda line: None)
+        self.log = _quiet(log or (lambda line: None))
         self.files = published_files(self.folder, exclude=(store.path,))
         self._never = [Path(f"{store.path}{suffix}") for suffix in ("", "-wal", "-shm", "-journal", ".lock")]
         self._cache: dict[str, bytes] = {}
         self._cached = 0
-        self._quiet_until: dict[str, float] = {}
-
-    def _note(self, line: str) -> None:
-        now = time.monotonic()
-        if self._quiet_until.get(line, 0.0) > now:
-            return
-        self._quiet_until[line] = now + 60.0
-        self.log(line)
 
     # -- ASGI ---------------------------------------------------------------------------
 
@@ -242,7 +237,7 @@ class SurveyApp:
             if not started:
                 await self._json(tracked, refused.status, {"error": refused.message}, close=refused.close)
         except Exception as error:     # one line in the log, a 500 to the client, never a traceback
-            self._note(f"error: {scope.get('method')} {scope.get('path')}: {type(error).__name__}: {error}")
+            self.log(f"error: {scope.get('method')} {scope.get('path')}: {type(error).__name__}: {error}")
             if not started:
                 try:
                     await self._json(tracked, 500, {"error": "the server failed; try again"}, close=True)
@@ -367,7 +362,7 @@ class SurveyApp:
         try:
             return await asyncio.wrap_future(self.store.submit(method, *args, **kwargs))
         except StoreUnavailable as error:
-            self._note(f"error: {error.message}")
+            self.log(f"error: {error.message}")
             raise _Refused(503, f"{error.message}; your answers are kept in your browser and sent again") from None
 
     async def _start(self, body: dict) -> dict:
@@ -399,6 +394,25 @@ def _mark(page: bytes) -> bytes:
     return page[:found.end()] + SERVED_MARK + page[found.end():]
 
 
+def _quiet(log: Callable[[str], None]) -> Callable[[str], None]:
+    """``log``, passing each distinct line at most once a minute (a full disk or a flood of
+    connections is one line, not one per request)."""
+    quiet_until: dict[str, float] = {}
+    lock = threading.Lock()
+
+    def logged(line: str) -> None:
+        now = time.monotonic()
+        with lock:
+            if quiet_until.get(line, 0.0) > now:
+                return
+            quiet_until[line] = now + 60.0
+            if len(quiet_until) > 1000:
+                quiet_until.clear()
+        log(line)
+
+    return logged
+
+
 class _LogLines(logging.Handler):
     """uvicorn's warnings and errors as one line each in the server's log (no traceback)."""
 
@@ -425,6 +439,43 @@ def _uvicorn():
                           hint="pip install uvicorn (elot depends on it; this copy was installed without its "
                                "dependencies)") from None
     return uvicorn
+
+
+def _protocol(header_timeout: float):
+    """uvicorn's HTTP/1.1 protocol (h11), which also closes a connection that has not sent
+    a whole request's headers within ``header_timeout`` seconds of opening or of its last
+    response (uvicorn times out only idle keep-alive connections, so a client sending its
+    headers a byte at a time would hold its connection for ever)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class Protocol(H11Protocol):
+        _deadline = None
+
+        def _arm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            self._deadline = self.loop.call_later(header_timeout, self._headers_too_slow)
+
+        def _headers_too_slow(self) -> None:
+            self._deadline = None
+            if (self.cycle is None or self.cycle.response_complete) and not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def connection_lost(self, exc) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+            super().connection_lost(exc)
+
+    return Protocol
 
 
 def _uvicorn_server(config):
@@ -467,7 +518,7 @@ class SurveyServer:
                  log: Callable[[str], None] | None = None) -> None:
         uvicorn = _uvicorn()
         self.folder, self.config, self.store, self.limits = folder, config, store, limits
-        self.log = log or (lambda line: None)
+        self.log = _quiet(log or (lambda line: None))
         self.app = SurveyApp(folder, config, store, limits=limits, log=self.log)
         self.socket = _listen(address, limits.backlog)
         self.server_address = self.socket.getsockname()[:2]
@@ -476,7 +527,8 @@ class SurveyServer:
             logger.handlers[:] = [_LogLines(self.log)]
             logger.propagate = False
             logger.setLevel(logging.WARNING)
-        settings = uvicorn.Config(self.app, interface="asgi3", lifespan="off", http="h11", loop="asyncio",
+        settings = uvicorn.Config(self.app, interface="asgi3", lifespan="off", http=_protocol(limits.header_timeout),
+                                  loop="asyncio",
                                   log_config=None, access_log=False, proxy_headers=False, server_header=False,
                                   backlog=limits.backlog, limit_concurrency=limits.connections(),
                                   timeout_keep_alive=limits.keep_alive, timeout_graceful_shutdown=limits.graceful)
