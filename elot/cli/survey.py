@@ -185,9 +185,17 @@ def build_command(args) -> int:
 
 
 def serve_command(args) -> int:
+    import signal
+    import threading
     import time
 
     from elot.survey.server import make_server
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, stop)   # before serving (uvicorn takes it over while it serves)
 
     def log(line: str) -> None:
         print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}", file=sys.stderr, flush=True)
