@@ -307,7 +307,7 @@ def test_hostile_text_gets_a_400_and_never_a_traceback(survey):
 def test_stalled_uploads_hold_nothing_and_a_participant_still_gets_in(survey):
     """F7: 53 stalled uploads each held a thread forever and locked out a real participant."""
     config = load_config(survey)
-    with serving(survey, limits=Limits(body_timeout=2.0)) as (server, url, log):
+    with serving(survey, limits=Limits(body_timeout=5.0)) as (server, url, log):
         port = server.server_address[1]
         stalled = []
         for _ in range(53):
@@ -315,11 +315,13 @@ def test_stalled_uploads_hold_nothing_and_a_participant_still_gets_in(survey):
             sock.sendall(_post_head(500) + b'{"survey": "')       # and never the rest
             stalled.append(sock)
         try:
-            began = time.monotonic()
             status, reply = start(url, config, prolific_pid="real")
-            waited = time.monotonic() - began
             assert status == 200 and reply["participant"] == "real"
-            assert waited < 2.0          # not behind the stalled ones (a bound far above the few ms it takes)
+            for sock in stalled:        # the participant got in while every stalled upload still waits
+                sock.setblocking(False)
+                with pytest.raises(BlockingIOError):
+                    sock.recv(200)
+                sock.setblocking(True)
             answers = []
             for sock in stalled:        # each stalled upload is answered 408 and its connection closed
                 sock.settimeout(10)
