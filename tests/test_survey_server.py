@@ -394,14 +394,20 @@ def test_the_command_logs_one_line_per_problem_and_stops_gracefully_on_sigterm(s
         assert _raw(port, _post_head(10 ** 8)).startswith(b"HTTP/1.1 413")
         assert call(url + "api/trial", {"survey": config["id"], "token": session["token"], "step": "consent",
                                         "data": {"elot_step": "consent"}})[0] == 200
+        stalled = socket.create_connection(("127.0.0.1", port), timeout=30)
+        stalled.sendall(_post_head(500) + b"{")                       # an upload under way at the signal
+        time.sleep(0.3)
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
         log = process.stderr.read()
+        with stalled:       # told to send it again, without waiting for its body timeout to end the shutdown
+            assert stalled.recv(200).startswith(b"HTTP/1.1 503")
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
-    assert "Traceback" not in log and log.endswith("stopped: 1 participants, 0 complete\n"), log
+    assert "Traceback" not in log and "Cancel" not in log and "Exception" not in log, log
+    assert log.endswith("stopped: 1 participants, 0 complete\n"), log
     db = sqlite3.connect(survey / DATABASE)
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert db.execute("SELECT COUNT(*) FROM trials").fetchone()[0] == 1

@@ -208,6 +208,9 @@ class SurveyApp:
         self._never = [Path(f"{store.path}{suffix}") for suffix in ("", "-wal", "-shm", "-journal", ".lock")]
         self._cache: dict[str, bytes] = {}
         self._cached = 0
+        #: Set when the server is stopping: uploads still under way are dropped (503, which
+        #: the page sends again) instead of holding the shutdown up.
+        self.stopping = False
 
     # -- ASGI ---------------------------------------------------------------------------
 
@@ -325,9 +328,13 @@ class SurveyApp:
         deadline = loop.time() + self.limits.body_timeout
         chunks, size = [], 0
         while True:
-            try:
-                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            try:       # in slices, to see a shutdown coming
+                message = await asyncio.wait_for(receive(), max(0.0, min(0.25, deadline - loop.time())))
             except asyncio.TimeoutError:
+                if self.stopping:
+                    raise _Refused(503, "the server is stopping; send it again", close=True) from None
+                if loop.time() < deadline:
+                    continue
                 raise _Refused(408, f"the body did not arrive within {self.limits.body_timeout:g} s",
                                close=True) from None
             if message["type"] == "http.disconnect":
@@ -478,12 +485,17 @@ def _protocol(header_timeout: float):
     return Protocol
 
 
-def _uvicorn_server(config):
+def _uvicorn_server(config, on_stop: Callable[[], None]):
     """uvicorn's server, whose SIGINT and SIGTERM (in the main thread) stop it gracefully
-    and are not raised again afterwards (the command says how it stopped)."""
+    and are not raised again afterwards (the command says how it stopped); ``on_stop`` is
+    told when it starts stopping."""
     uvicorn = _uvicorn()
 
     class Server(uvicorn.Server):
+        async def main_loop(self) -> None:
+            await super().main_loop()
+            on_stop()
+
         @contextmanager
         def capture_signals(self):
             if threading.current_thread() is not threading.main_thread():
@@ -532,8 +544,11 @@ class SurveyServer:
                                   log_config=None, access_log=False, proxy_headers=False, server_header=False,
                                   backlog=limits.backlog, limit_concurrency=limits.connections(),
                                   timeout_keep_alive=limits.keep_alive, timeout_graceful_shutdown=limits.graceful)
-        self._server = _uvicorn_server(settings)
+        self._server = _uvicorn_server(settings, on_stop=self._stopping)
         self._done = threading.Event()
+
+    def _stopping(self) -> None:
+        self.app.stopping = True
 
     @property
     def files(self) -> dict[str, Path]:
