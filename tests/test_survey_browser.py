@@ -77,12 +77,13 @@ def free_port() -> int:
 class Server:
     """`elot survey serve` as a subprocess on a fixed port, so it can be killed and restarted."""
 
-    def __init__(self, survey: Path, port: int) -> None:
+    def __init__(self, survey: Path, port: int, db: Path | None = None) -> None:
         self.survey, self.port, self.process = survey, port, None
+        self.db = ["--db", str(db)] if db is not None else []
 
     def start(self) -> None:
-        self.process = subprocess.Popen([*ELOT, "survey", "serve", str(self.survey), "--port", str(self.port)],
-                                        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+        self.process = subprocess.Popen([*ELOT, "survey", "serve", str(self.survey), "--port", str(self.port),
+                                         *self.db], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
                                         cwd=NEUTRAL_CWD)
         line = self.process.stderr.readline()
         assert line.startswith("serving "), line + self.process.stderr.read()
@@ -387,22 +388,12 @@ def light(tmp_path_factory):
 
 @pytest.fixture()
 def light_server(light, tmp_path):
-    server = Server(light, free_port())
-    server.process = None
-    server.survey = light
+    """The small survey served, its answers in a database of this test's own."""
     db = tmp_path / "answers.sqlite"
-    server.start = lambda: _start_with_db(server, db)
+    server = Server(light, free_port(), db)
     server.start()
     yield server, db
     server.stop()
-
-
-def _start_with_db(server, db):
-    server.process = subprocess.Popen([*ELOT, "survey", "serve", str(server.survey), "--port", str(server.port),
-                                       "--db", str(db)], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                      text=True, cwd=NEUTRAL_CWD)
-    line = server.process.stderr.readline()
-    assert line.startswith("serving "), line + server.process.stderr.read()
 
 
 async def _launch(p):
