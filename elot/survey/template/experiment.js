@@ -202,7 +202,7 @@ const outbox = {
     this.flush();
   },
   async flush() {
-    if (this.sending || !this.session) return;
+    if (this.sending || !this.session || !this.session.online) return;
     this.sending = true;
     clearTimeout(this.timer);
     this.timer = null;
