@@ -145,28 +145,38 @@ function transient(status) {
   return status === 0 || status === 408 || status === 429 || status >= 500;
 }
 
+/* One call of api/start: {session} when the server answered 2xx, else {status, why}
+ * (status 0: no answer). */
+async function askStart() {
+  try {
+    const reply = await fetch("api/start", {
+      method: "POST", headers: {"Content-Type": "application/json"},
+      body: JSON.stringify({survey: SURVEY.id, token: recall("token", null), prolific_pid: PROLIFIC.pid,
+                            study_id: PROLIFIC.study, session_id: PROLIFIC.session}),
+    });
+    if (reply.ok) {
+      const s = await reply.json();
+      remember("token", s.token);
+      return {session: {online: true, token: s.token, participant: s.participant, order: s.order, done: s.done}};
+    }
+    let why = "HTTP " + reply.status;
+    try { why = (await reply.json()).error || why; } catch (e) { /* not JSON */ }
+    return {status: reply.status, why: why};
+  } catch (e) {
+    return {status: 0, why: ""};    // no answer: the server is not reachable now
+  }
+}
+
 async function startSession() {
-  if (!SERVED) return offlineSession();
-  const token = recall("token", null);
+  if (!SERVED) {     // a page elot did not serve: a server behind the same address (a proxy) is used if it answers
+    const reply = await askStart();
+    return reply.session || offlineSession();
+  }
   for (let attempt = 1; ; attempt++) {
-    let status = 0, why = "";
-    try {
-      const reply = await fetch("api/start", {
-        method: "POST", headers: {"Content-Type": "application/json"},
-        body: JSON.stringify({survey: SURVEY.id, token: token, prolific_pid: PROLIFIC.pid,
-                              study_id: PROLIFIC.study, session_id: PROLIFIC.session}),
-      });
-      if (reply.ok) {
-        const s = await reply.json();
-        remember("token", s.token);
-        notice(null);
-        return {online: true, token: s.token, participant: s.participant, order: s.order, done: s.done};
-      }
-      status = reply.status;
-      try { why = (await reply.json()).error || ""; } catch (e) { why = "HTTP " + status; }
-    } catch (e) { status = 0; }    // no answer: the server is not reachable now
-    if (!transient(status)) {        // refused for good: say so, never go on silently offline
-      notice(TEXT.refusedStart(why || "HTTP " + status));
+    const reply = await askStart();
+    if (reply.session) { notice(null); return reply.session; }
+    if (!transient(reply.status)) {   // refused for good: say so, never go on silently offline
+      notice(TEXT.refusedStart(reply.why));
       return new Promise(() => {});
     }
     notice(attempt <= RETRY_MS.length ? TEXT.connecting(attempt + 1) : TEXT.unreachable());
