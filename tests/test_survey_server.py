@@ -424,3 +424,48 @@ def test_an_empty_survey_database_created_here_is_removed_but_never_a_given_one(
     store.close(drop_empty=True)
     assert (tmp_path / "kept.sqlite").exists()
     assert os.path.getsize(tmp_path / "kept.sqlite") > 0
+
+
+# -- identities as a property -------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+PIDS = st.sampled_from(["", "A", "B", "elot-1", "elot-2", "ELOT-3", "elot-4 ", " A", "elot-"])
+ARRIVALS = st.lists(st.tuples(PIDS, st.one_of(st.none(), st.integers(0, 20))), min_size=1, max_size=25)
+
+
+@settings(max_examples=40, deadline=None)
+@given(arrivals=ARRIVALS)
+def test_names_are_unique_sessions_are_their_tokens_and_duplicates_point_at_the_first(arrivals, tmp_path_factory):
+    """Any sequence of arrivals (a PROLIFIC_PID or none, the token of an earlier session or
+    none): every session has its own name, never a generated one taken by a PID; a token
+    resumes its own session unless it comes with another PID; a new session with a PID
+    seen before is a duplicate of the first; orders stay balanced."""
+    path = tmp_path_factory.mktemp("prop") / "a.sqlite"
+    store = Store(path, "survey")
+    sessions: list[dict] = []
+    try:
+        for pid, earlier in arrivals:
+            pid = pid.strip()          # as the server passes it
+            token = sessions[earlier % len(sessions)]["token"] if earlier is not None and sessions else None
+            before = {s["token"]: s for s in sessions}
+            session = store.start(token=token, prolific_pid=pid, study_id="", session_id="", orders=3)
+            if token is not None and (not pid or before[token]["pid"] == pid):
+                assert session["token"] == token and session["id"] == before[token]["id"]
+                continue
+            assert session["token"] not in before
+            firsts = [s for s in sessions if s["pid"] == pid and pid]
+            assert session["duplicate_of"] == (firsts[0]["id"] if firsts else None)
+            if pid and not firsts and not pid.lower().startswith("elot-"):
+                assert session["participant"] == pid
+            else:
+                assert session["participant"].startswith("elot-")
+            sessions.append({**session, "pid": pid})
+        names = [s["participant"] for s in sessions]
+        assert len(set(names)) == len(names)
+        used = dict(store.db.execute("SELECT order_index, COUNT(*) FROM participants GROUP BY 1"))
+        counts = [used.get(order, 0) for order in range(3)]
+        assert max(counts) - min(counts) <= 1, counts
+    finally:
+        store.close()
