@@ -187,15 +187,23 @@ def build_command(args) -> int:
 def serve_command(args) -> int:
     import signal
     import threading
-    import time
-
-    from elot.survey.server import make_server
 
     def stop(signum, frame):
         raise KeyboardInterrupt
 
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, stop)   # before serving (uvicorn takes it over while it serves)
+    # SIGTERM before serving stops as Ctrl-C does (uvicorn takes both over while it serves)
+    previous = signal.signal(signal.SIGTERM, stop) if threading.current_thread() is threading.main_thread() else None
+    try:
+        return _serve(args)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _serve(args) -> int:
+    import time
+
+    from elot.survey.server import make_server
 
     def log(line: str) -> None:
         print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}", file=sys.stderr, flush=True)
