@@ -63,6 +63,8 @@ setup(
         "rich>=13",
         "prompt_toolkit>=3.0",
         "matplotlib>=3.7",
+        # elot survey serve: participants' server (ASGI); pure Python (h11), no C build
+        "uvicorn>=0.30",
     ],
     extras_require={
         # guidance runs the constrained decoder in the tests with its random Mock model; the

@@ -311,21 +311,26 @@ def test_only_the_survey_files_are_served_never_the_database(served, survey):
 def test_participants_get_balanced_orders_and_a_returning_one_resumes(served):
     server, url = served
     config = server.config
-    orders = []
+    orders, sessions = [], []
     count = len(config["orders"])            # 4 orders of each condition, alternating
     for n in range(2 * count):
         status, reply = post(url + "api/start", {"survey": config["id"], "prolific_pid": f"P{n}"})
-        assert status == 200
+        assert status == 200 and reply["participant"] == f"P{n}" and not reply["duplicate"]
         orders.append(reply["order"])
+        sessions.append(reply)
     assert orders == list(range(count)) * 2   # each arrival takes the order fewest have started
-    status, first = post(url + "api/start", {"survey": config["id"], "prolific_pid": "P0"})
+    first = sessions[0]
     step, data = judgment(config, first["order"])
     assert post(url + "api/trial", {"survey": config["id"], "token": first["token"], "step": step, "data": data})[0] \
         == 200
-    status, again = post(url + "api/start", {"survey": config["id"], "prolific_pid": "P0"})
+    status, again = post(url + "api/start", {"survey": config["id"], "prolific_pid": "P0", "token": first["token"]})
     assert again["token"] == first["token"] and again["order"] == orders[0] and step in again["done"]
     status, by_token = post(url + "api/start", {"survey": config["id"], "token": first["token"]})
     assert by_token["participant"] == "P0" and step in by_token["done"]
+    # the PROLIFIC_PID alone (another browser) is not the session: a new one, flagged as a duplicate
+    status, other = post(url + "api/start", {"survey": config["id"], "prolific_pid": "P0"})
+    assert status == 200 and other["token"] != first["token"] and other["done"] == {} and other["duplicate"]
+    assert other["participant"] != "P0"
 
 
 def test_only_well_formed_trials_of_this_survey_are_stored(served):
@@ -430,14 +435,15 @@ def test_a_store_keeps_what_was_committed_when_its_process_is_killed(survey, tmp
             f"s = Store({str(tmp_path / 'a.sqlite')!r}, {config['id']!r})\n"
             f"p = s.start(token=None, prolific_pid='K', study_id='', session_id='', orders=1)\n"
             f"s.add_trial(p['id'], 'consent', {{'elot_step': 'consent'}}, last=False)\n"
-            f"print('stored', flush=True)\nimport time; time.sleep(60)\n")
+            f"print('stored', p['token'], flush=True)\nimport time; time.sleep(60)\n")
     process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=REPO)
-    assert process.stdout.readline().strip() == "stored"
+    said, token = process.stdout.readline().split()
+    assert said == "stored"
     process.kill()
     process.wait()
     store = Store(tmp_path / "a.sqlite", config["id"])     # the lock went with the process
     try:
-        assert store.start(token=None, prolific_pid="K", study_id="", session_id="", orders=1)["done"] == \
+        assert store.start(token=token, prolific_pid="K", study_id="", session_id="", orders=1)["done"] == \
             {"consent": {}}
     finally:
         store.close()

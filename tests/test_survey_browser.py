@@ -77,12 +77,13 @@ def free_port() -> int:
 class Server:
     """`elot survey serve` as a subprocess on a fixed port, so it can be killed and restarted."""
 
-    def __init__(self, survey: Path, port: int) -> None:
+    def __init__(self, survey: Path, port: int, db: Path | None = None) -> None:
         self.survey, self.port, self.process = survey, port, None
+        self.db = ["--db", str(db)] if db is not None else []
 
     def start(self) -> None:
-        self.process = subprocess.Popen([*ELOT, "survey", "serve", str(self.survey), "--port", str(self.port)],
-                                        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+        self.process = subprocess.Popen([*ELOT, "survey", "serve", str(self.survey), "--port", str(self.port),
+                                         *self.db], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
                                         cwd=NEUTRAL_CWD)
         line = self.process.stderr.readline()
         assert line.startswith("serving "), line + self.process.stderr.read()
@@ -370,3 +371,163 @@ async def _static_participant(url, config, L, folder):
             await (await info.value).save_as(folder / f"answers.{kind}")
         await browser.close()
         return person
+
+
+# -- the connection to the server: retries, messages, identities (issue 34) -------------
+
+
+@pytest.fixture(scope="module")
+def light(tmp_path_factory):
+    """A small survey for the connection tests (no model run)."""
+    _browser_or_skip()
+    base = tmp_path_factory.mktemp("light")
+    stimuli.make_stimuli([ScenarioRef(n) for n in SCENARIOS], base / "set", jobs=1, mp4=False, cell_px=16)
+    settings = Settings(orders=2, require_watch=False, completion_url="")
+    return build_survey(base / "set", base / "survey", settings, npm_cache=os.environ.get("ELOT_NPM_CACHE")).folder
+
+
+@pytest.fixture()
+def light_server(light, tmp_path):
+    """The small survey served, its answers in a database of this test's own."""
+    db = tmp_path / "answers.sqlite"
+    server = Server(light, free_port(), db)
+    server.start()
+    yield server, db
+    server.stop()
+
+
+async def _launch(p):
+    return await p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+
+
+@pytest.mark.slow
+def test_a_participant_whose_start_fails_is_told_and_goes_on_when_the_server_answers(light_server):
+    """The first starts get no answer, then a 503: the page says it is connecting, then
+    that it cannot reach the server, and goes on (never silently offline) once it can."""
+    server, db = light_server
+    url = f"http://127.0.0.1:{server.port}/"
+
+    async def run():
+        from playwright.async_api import async_playwright
+
+        async with async_playwright() as p:
+            browser = await _launch(p)
+            page = await browser.new_page()
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            calls = []
+
+            async def flaky(route):
+                calls.append(route.request.url)
+                if len(calls) <= 5:
+                    await route.abort("connectionrefused")     # the server is not up yet
+                elif len(calls) == 6:
+                    await route.fulfill(status=503, content_type="application/json",
+                                        body='{"error": "cannot store answers: the disk is full"}')
+                else:
+                    await route.continue_()
+
+            await page.route("**/api/start", flaky)
+            await page.clock.install()          # the page's waits between tries run on a clock the test moves
+            await page.goto(f"{url}?PROLIFIC_PID=RETRY1")
+            notice = page.locator("#elot-network")
+            await notice.wait_for(timeout=15000)
+            assert "Connecting to the study server" in await notice.inner_text()
+            seen = set()
+            for _ in range(60):
+                if await page.locator("button:has-text('I agree')").count():
+                    break
+                if await notice.count():
+                    seen.add(await notice.inner_text())
+                await page.clock.run_for(2000)
+                await page.wait_for_timeout(50)
+            await page.clock.resume()
+            await page.locator("button:has-text('I agree')").wait_for(timeout=15000)
+            assert await notice.count() == 0                     # the message goes once the server answers
+            assert any("could not reach the study server" in text for text in seen), seen
+            assert any("keep this page open" in text for text in seen)
+            await page.locator("button:has-text('I agree')").click()
+            token = await page.evaluate(f"localStorage.getItem('elot-survey-{load_config(server.survey)['id']}-token')")
+            await page.wait_for_timeout(500)
+            await browser.close()
+            assert len(calls) == 7 and not errors, (calls, errors)
+            return json.loads(token)
+
+    token = asyncio.run(run())
+    rows = sqlite3.connect(db).execute("SELECT p.participant, t.step FROM participants p JOIN trials t "
+                                       "ON t.participant_id = p.id WHERE p.token = ?", (token,)).fetchall()
+    assert rows == [("RETRY1", "consent")]      # the session is the server's, and the answer reached it
+
+
+@pytest.mark.slow
+def test_a_stolen_prolific_pid_does_not_get_the_first_participants_session(light_server):
+    server, db = light_server
+    url = f"http://127.0.0.1:{server.port}/?PROLIFIC_PID=SAME&STUDY_ID=S&SESSION_ID=X"
+    key = f"elot-survey-{load_config(server.survey)['id']}-token"
+
+    async def run():
+        from playwright.async_api import async_playwright
+
+        async with async_playwright() as p:
+            browser = await _launch(p)
+            first, second = await browser.new_context(), await browser.new_context()
+            a = await first.new_page()
+            await a.goto(url)
+            await a.locator("button:has-text('I agree')").click()
+            await a.locator(".elot-text:has-text('You will watch a')").wait_for(timeout=15000)
+            await a.wait_for_timeout(500)                    # its consent has reached the server
+            b = await second.new_page()                      # another browser, the same PROLIFIC_PID
+            await b.goto(url)
+            await b.locator("button:has-text('I agree')").wait_for(timeout=15000)   # from the start
+            tokens = [json.loads(await page.evaluate(f"localStorage.getItem('{key}')")) for page in (a, b)]
+            await a.reload()                                 # the first participant is where they were
+            await a.locator(".elot-text:has-text('You will watch a')").wait_for(timeout=15000)
+            assert await a.locator("button:has-text('I agree')").count() == 0
+            await browser.close()
+            return tokens
+
+    first, second = asyncio.run(run())
+    assert first != second
+    rows = sqlite3.connect(db).execute("SELECT token, participant, duplicate_of, id FROM participants "
+                                       "ORDER BY id").fetchall()
+    assert [(r[0], r[1]) for r in rows] == [(first, "SAME"), (second, rows[1][1])] and rows[1][1] != "SAME"
+    assert rows[1][2] == rows[0][3] and rows[0][2] is None
+
+
+@pytest.mark.slow
+def test_an_answer_the_server_refuses_is_never_shown_as_saved(light_server):
+    """F4: after a restart onto another database the server answers 403 (unknown session);
+    the page showed "saved". Now a 403 is kept as not saved, and a 503 is sent again."""
+    server, db = light_server
+    url = f"http://127.0.0.1:{server.port}/?PROLIFIC_PID=REFUSED"
+
+    async def run():
+        from playwright.async_api import async_playwright
+
+        async with async_playwright() as p:
+            browser = await _launch(p)
+            page = await browser.new_page()
+            answers = []
+
+            async def refuse(route):
+                answers.append(route.request.post_data_json["step"])
+                if len(answers) <= 2:
+                    await route.fulfill(status=503, content_type="application/json", body='{"error": "busy"}')
+                else:
+                    await route.fulfill(status=403, content_type="application/json",
+                                        body='{"error": "unknown session token"}')
+
+            await page.route("**/api/trial", refuse)
+            await page.goto(url)
+            await page.locator("button:has-text('I agree')").click()
+            await page.locator("#elot-network:has-text('not saved yet')").wait_for(timeout=15000)
+            for _ in range(100):
+                if await page.evaluate("outbox.refused.length") > 0:
+                    break
+                await page.wait_for_timeout(100)
+            state = await page.evaluate("({items: outbox.items.length, refused: outbox.refused.map((i) => i.status)})")
+            await browser.close()
+            return answers, state
+
+    answers, state = asyncio.run(run())
+    assert answers == ["consent"] * 3 and state == {"items": 0, "refused": [403]}

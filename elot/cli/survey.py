@@ -109,14 +109,16 @@ def register(subparsers) -> None:
 
     s = sub.add_parser(
         "serve", help="Serve a survey, storing every answer as it arrives (SQLite).",
-        description="Serves the survey's files (nothing else: never the database) and stores each trial as it "
-        "arrives; each arriving participant gets the order fewest have started; a returning one (same "
-        "PROLIFIC_PID or session) continues where they were. Listens on 127.0.0.1 unless --host says otherwise.")
+        description="Serves the survey's files (nothing else: never the database) on uvicorn and stores each "
+        "trial as it arrives; each arriving participant gets the order fewest have started; a returning one (the "
+        "session token their browser kept) continues where they were, and a second session with the same "
+        "PROLIFIC_PID is a new one flagged as a duplicate. Listens on 127.0.0.1 unless --host says otherwise.")
     s.add_argument("survey", metavar="SURVEY", help="a folder written by elot survey build")
     s.add_argument("--port", type=_port, default=8000, help="port (default: %(default)s; 0 picks a free one)")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s, this machine "
                    "only; 0.0.0.0 for every network)")
-    s.add_argument("--db", metavar="FILE", help="the answers database (default: SURVEY/responses.sqlite)")
+    s.add_argument("--db", metavar="FILE", help="the answers database (default: SURVEY/responses.sqlite); an "
+                   "existing file must be a database of this survey, and is refused untouched otherwise")
     s.set_defaults(func=serve_command)
 
     e = sub.add_parser(
@@ -213,29 +215,44 @@ def build_command(args) -> int:
 
 def serve_command(args) -> int:
     import signal
-
-    from elot.survey.server import make_server
-
-    server = make_server(args.survey, host=args.host, port=args.port, db=args.db)
-    host, port = server.server_address[:2]
-    where = f"http://{host}:{port}/"
-    print(f"serving {args.survey} at {where} (answers in {server.store.path}); Ctrl-C stops", file=sys.stderr,
-          flush=True)
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"note: listening on {host}: anyone who can reach this machine can take the survey", file=sys.stderr)
+    import threading
 
     def stop(signum, frame):
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, stop)
+    # SIGTERM before serving stops as Ctrl-C does (uvicorn takes both over while it serves)
+    previous = signal.signal(signal.SIGTERM, stop) if threading.current_thread() is threading.main_thread() else None
     try:
-        server.serve_forever()
+        return _serve(args)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _serve(args) -> int:
+    import time
+
+    from elot.survey.server import make_server
+
+    def log(line: str) -> None:
+        print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}", file=sys.stderr, flush=True)
+
+    server = make_server(args.survey, host=args.host, port=args.port, db=args.db, log=log)
+    host, port = server.server_address[:2]
+    where = f"http://{host}:{port}/" if ":" not in host else f"http://[{host}]:{port}/"
+    try:
+        print(f"serving {args.survey} at {where} (answers in {server.store.path}); Ctrl-C stops", file=sys.stderr,
+              flush=True)
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            print(f"note: listening on {host}: anyone who can reach this machine can take the survey",
+                  file=sys.stderr)
+        server.serve_forever()       # SIGINT and SIGTERM: finish the requests in flight, then return
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
         started, completed = server.store.counts()
-        server.store.close(drop_empty=True)
+        server.store.close(drop_empty=True)   # the queued writes first
     print(f"stopped: {started} participants, {completed} complete", file=sys.stderr)
     return 0
 

@@ -1,31 +1,52 @@
-"""``elot survey serve``: the survey for pilots and lab studies, on the standard library.
+"""``elot survey serve``: the survey served to participants, on uvicorn (ASGI).
 
-It serves the files of the survey folder and nothing else (the list is made when it
-starts; the database, lock files and anything outside are never on it, and a path is
-looked up in the list, never joined to the folder), and two calls:
+:class:`SurveyApp` is a plain ASGI application (no framework: two calls and a list of
+files); :class:`SurveyServer` runs it under uvicorn with the limits of :class:`Limits`,
+all set in one place. It serves the files of the survey folder and nothing else (the list
+is made when it starts; the database, whatever its name and wherever it is, its lock and
+journal files, and anything outside are never on it, and a path is looked up in the list,
+never joined to the folder), and two calls:
 
-* ``POST api/start`` — the arriving participant's order and what they already did (a
-  returning one is known by their session token or ``PROLIFIC_PID``);
+* ``POST api/start`` — the arriving participant's session: a returning one is known by
+  the session token their browser kept, and only by it; a new one gets the order fewest
+  have started, and is flagged as a duplicate when an earlier session came with the same
+  ``PROLIFIC_PID`` (:class:`~elot.survey.store.Store`);
 * ``POST api/trial`` — one trial's data, checked against the survey (its step must be
-  one of the participant's, a judgment's goals and ratings must fit the scenario; at most
-  :data:`MAX_BODY` bytes) and stored at once (:class:`~elot.survey.store.Store`).
+  one of the participant's, a judgment's goals and ratings must fit the scenario) and
+  stored at once; a step sent again is acknowledged and stored once.
+
+Every answer is 2xx only once it is committed. A body over :attr:`Limits.max_body` is
+refused (413) before it is read, one that does not arrive within
+:attr:`Limits.body_timeout` is dropped (408), and a write the database cannot take (a
+full disk) is a 503 the page retries. Nothing it refuses or fails leaves a traceback:
+:class:`SurveyServer` logs one line through the ``log`` it is given. The page it serves
+is marked (``<meta name="elot-server">``) so that it knows a server stores its answers
+and never falls back to keeping them in the browser alone.
 
 It listens on 127.0.0.1 unless told otherwise.
 """
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import json
+import logging
 import os
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import re
+import resource
+import signal
+import socket
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from typing import Callable
 
 from elot.survey import SurveyError
 from elot.survey.build import CONFIG, DATABASE, load_config
-from elot.survey.store import Store
+from elot.survey.store import Store, StoreUnavailable
 
 #: The largest request body taken (a judgment's data is about 1 KB).
 MAX_BODY = 64 * 1024
@@ -36,21 +57,36 @@ TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=u
          ".svg": "image/svg+xml"}
 
 
-def published_files(folder: Path) -> dict[str, Path]:
+def published_files(folder: Path, exclude: tuple[Path, ...] = ()) -> dict[str, Path]:
     """The files a survey folder publishes, by URL path: regular files of the kinds in
-    :data:`TYPES`, not hidden, not the database, not links, inside the folder."""
+    :data:`TYPES`, not hidden, not links, inside the folder; never a database (the files
+    of ``exclude`` and their journals, and any file that is an SQLite database, whatever
+    its name)."""
     folder = folder.resolve()
+    never = set()
+    for path in exclude:
+        path = Path(path).resolve()
+        never.update({path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal"), Path(f"{path}.lock")})
     out = {}
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames[:] = [d for d in dirnames if not d.startswith(".") and not (Path(dirpath) / d).is_symlink()]
         for name in filenames:
             path = Path(dirpath) / name
-            if name.startswith(".") or path.is_symlink() or path.suffix not in TYPES:
+            if name.startswith(".") or path.is_symlink() or path.suffix not in TYPES or path in never \
+                    or _is_database(path):
                 continue
             relative = path.relative_to(folder).as_posix()
             out[relative] = path
     out.pop(CONFIG, None)   # in experiment.js already; the server's own
     return out
+
+
+def _is_database(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return True       # unreadable: not published
 
 
 def steps_of(config: dict, order: dict) -> dict[str, tuple]:
@@ -98,126 +134,488 @@ def check_trial(config: dict, order: dict, step: str, data) -> str | None:
     return None
 
 
-class SurveyServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True   # a restart binds at once (TIME_WAIT); a second listener is still refused
+@dataclass(frozen=True)
+class Limits:
+    """Every limit of the server, in one place.
 
-    def __init__(self, folder: Path, config: dict, store: Store, address) -> None:
-        self.folder = folder
+    ``max_body``: the largest request body (larger: 413, not read); ``header_timeout``:
+    seconds a connection may take to send a request's headers (slower, or idle between
+    requests that long: closed); ``body_timeout``:
+    seconds a whole request body may take to arrive (slower: 408, and the connection is
+    closed, so stalled uploads hold nothing); ``backlog``: connections the kernel queues
+    before they are accepted (a burst of arrivals from Prolific); ``concurrency``: open
+    connections at most (more: 503, which the page retries; None: from the process's
+    file limit); ``keep_alive``: seconds an idle connection is kept; ``graceful``: seconds
+    a shutdown waits for requests in flight."""
+
+    max_body: int = MAX_BODY
+    header_timeout: float = 20.0
+    body_timeout: float = 20.0
+    backlog: int = 2048
+    concurrency: int | None = None
+    keep_alive: float = 15.0
+    graceful: float = 10.0
+
+    def connections(self) -> int:
+        """The concurrency limit: as given, else what the file limit leaves (raised to its
+        hard limit first, up to 8,192), at most 4,096."""
+        if self.concurrency is not None:
+            return self.concurrency
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        wanted = 8192 if hard == resource.RLIM_INFINITY else min(hard, 8192)
+        if soft != resource.RLIM_INFINITY and soft < wanted:
+            try:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+                soft = wanted
+            except (ValueError, OSError):
+                pass
+        if soft == resource.RLIM_INFINITY:
+            soft = 8192
+        return max(32, min(4096, soft - 128))
+
+
+class _Refused(Exception):
+    """A request answered with an error (status, message); ``close``: drop the connection
+    (its body was not read)."""
+
+    def __init__(self, status: int, message: str, *, close: bool = False) -> None:
+        super().__init__(message)
+        self.status, self.message, self.close = status, message, close
+
+
+class _Gone(Exception):
+    """The client went away mid-request: nobody to answer."""
+
+
+#: The mark the server puts in the pages it serves (experiment.js looks for it).
+SERVED_MARK = b'<meta name="elot-server" content="api/start">'
+_HEAD = re.compile(rb"<head[^>]*>", re.IGNORECASE)
+
+
+class SurveyApp:
+    """The survey as an ASGI application: its files, ``api/start`` and ``api/trial``.
+    ``log`` takes one line per problem (never a traceback; the same line at most once a
+    minute)."""
+
+    def __init__(self, folder: Path, config: dict, store: Store, *, limits: Limits = Limits(),
+                 log: Callable[[str], None] | None = None) -> None:
+        self.folder = Path(folder)
         self.config = config
         self.store = store
-        self.files = published_files(folder)
-        super().__init__(address, Handler)
+        self.limits = limits
+        self.log = _quiet(log or (lambda line: None))
+        self.files = published_files(self.folder, exclude=(store.path,))
+        self._never = [Path(f"{store.path}{suffix}") for suffix in ("", "-wal", "-shm", "-journal", ".lock")]
+        self._cache: dict[str, bytes] = {}
+        self._cached = 0
+        #: Set when the server is stopping: uploads still under way are dropped (503, which
+        #: the page sends again) instead of holding the shutdown up.
+        self.stopping = False
 
+    # -- ASGI ---------------------------------------------------------------------------
 
-class Handler(BaseHTTPRequestHandler):
-    server: SurveyServer
-    server_version = "elot-survey"
-    sys_version = ""
-
-    def log_message(self, format, *args) -> None:  # the library never prints
-        pass
-
-    def _send(self, status: int, body: bytes, content_type: str, *, cache: bool = False) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Cache-Control", "max-age=3600" if cache else "no-store")
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-    def _json(self, status: int, value) -> None:
-        self._send(status, json.dumps(value).encode(), "application/json")
-
-    def _error(self, status: int, message: str) -> None:
-        self._json(status, {"error": message})
-
-    def do_GET(self) -> None:
-        path = unquote(urlsplit(self.path).path).lstrip("/") or "index.html"
-        file = self.server.files.get(path)
-        if file is None:
-            self._error(HTTPStatus.NOT_FOUND, "not found")
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
             return
+        started = []
+
+        async def tracked(message):
+            if message["type"] == "http.response.start":
+                started.append(True)
+            await send(message)
+
         try:
-            body = file.read_bytes()
+            await self._http(scope, receive, tracked)
+        except _Gone:
+            pass
+        except _Refused as refused:
+            if not started:
+                await self._json(tracked, refused.status, {"error": refused.message}, close=refused.close)
+        except Exception as error:     # one line in the log, a 500 to the client, never a traceback
+            self.log(f"error: {scope.get('method')} {scope.get('path')}: {type(error).__name__}: {error}")
+            if not started:
+                try:
+                    await self._json(tracked, 500, {"error": "the server failed; try again"}, close=True)
+                except Exception:
+                    pass
+
+    async def _send(self, send, status: int, body: bytes, content_type: str, *, head: bool = False,
+                    cache: bool = False, close: bool = False) -> None:
+        headers = [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode()),
+                   (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"same-origin"),
+                   (b"cache-control", b"max-age=3600" if cache else b"no-store")]
+        if close:
+            headers.append((b"connection", b"close"))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": b"" if head else body})
+
+    async def _json(self, send, status: int, value, *, close: bool = False) -> None:
+        await self._send(send, status, json.dumps(value).encode(), "application/json", close=close)
+
+    async def _http(self, scope, receive, send) -> None:
+        method = scope["method"]
+        if method in ("GET", "HEAD"):
+            await self._file(scope, send, head=method == "HEAD")
+            return
+        if method != "POST":
+            raise _Refused(405, "only GET, HEAD and POST", close=True)
+        path = scope["path"]
+        if path not in ("/api/start", "/api/trial"):
+            raise _Refused(404, "not found", close=True)
+        body = await self._body(scope, receive)
+        if path == "/api/start":
+            await self._json(send, 200, await self._start(body))
+        else:
+            await self._json(send, 200, await self._trial(body))
+
+    # -- files ----------------------------------------------------------------------------
+
+    async def _file(self, scope, send, *, head: bool) -> None:
+        path = scope["path"].lstrip("/") or "index.html"
+        file = self.files.get(path)
+        if file is None or self._is_store(file):
+            raise _Refused(404, "not found")
+        body = self._cache.get(path)
+        if body is None:
+            try:
+                body = file.read_bytes()
+            except OSError:
+                raise _Refused(404, "not found") from None
+            if file.suffix == ".html":
+                body = _mark(body)
+            if self._cached + len(body) <= 64 * 1024 * 1024:    # the survey's files do not change while served
+                self._cache[path] = body
+                self._cached += len(body)
+        await self._send(send, 200, body, TYPES[file.suffix], head=head,
+                         cache=file.suffix in (".gif", ".png", ".mp4"))
+
+    def _is_store(self, file: Path) -> bool:
+        """Whether ``file`` is the database or one of its files (the same file under any name)."""
+        try:
+            here = os.stat(file)
         except OSError:
-            self._error(HTTPStatus.NOT_FOUND, "not found")
-            return
-        self._send(HTTPStatus.OK, body, TYPES[file.suffix], cache=file.suffix in (".gif", ".png", ".mp4"))
+            return True
+        for path in self._never:
+            try:
+                there = os.stat(path)
+            except OSError:
+                continue
+            if (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino):
+                return True
+        return False
 
-    do_HEAD = do_GET
+    # -- the API --------------------------------------------------------------------------
 
-    def _body(self):
+    async def _body(self, scope, receive) -> dict:
+        headers = dict(scope["headers"])
         try:
-            length = int(self.headers.get("Content-Length", ""))
+            length = int(headers.get(b"content-length", b""))
         except ValueError:
-            self._error(HTTPStatus.LENGTH_REQUIRED, "a body needs its Content-Length")
-            return None
-        if length < 0 or length > MAX_BODY:
-            self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"at most {MAX_BODY} bytes")
-            return None
-        if not (self.headers.get("Content-Type") or "").startswith("application/json"):
-            self._error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send application/json")
-            return None
+            raise _Refused(411, "a body needs its Content-Length", close=True) from None
+        if length < 0 or length > self.limits.max_body:
+            raise _Refused(413, f"at most {self.limits.max_body} bytes", close=True)
+        if not headers.get(b"content-type", b"").startswith(b"application/json"):
+            raise _Refused(415, "send application/json", close=True)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.limits.body_timeout
+        chunks, size = [], 0
+        while True:
+            try:       # in slices, to see a shutdown coming
+                message = await asyncio.wait_for(receive(), max(0.0, min(0.25, deadline - loop.time())))
+            except asyncio.TimeoutError:
+                if self.stopping:
+                    raise _Refused(503, "the server is stopping; send it again", close=True) from None
+                if loop.time() < deadline:
+                    continue
+                raise _Refused(408, f"the body did not arrive within {self.limits.body_timeout:g} s",
+                               close=True) from None
+            if message["type"] == "http.disconnect":
+                raise _Gone
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limits.max_body:
+                raise _Refused(413, f"at most {self.limits.max_body} bytes", close=True)
+            chunks.append(chunk)
+            if not message.get("more_body"):
+                break
         try:
-            value = json.loads(self.rfile.read(length))
+            value = json.loads(b"".join(chunks))
         except (ValueError, RecursionError):
-            self._error(HTTPStatus.BAD_REQUEST, "the body is not JSON")
-            return None
-        if not isinstance(value, dict) or value.get("survey") != self.server.config["id"]:
-            self._error(HTTPStatus.BAD_REQUEST, "not an answer to this survey")
-            return None
+            raise _Refused(400, "the body is not JSON") from None
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise _Refused(400, "the body holds text that is not Unicode (a lone surrogate)") from None
+        except (ValueError, RecursionError):
+            raise _Refused(400, "the body is nested too deeply") from None
+        if not isinstance(value, dict) or value.get("survey") != self.config["id"]:
+            raise _Refused(400, "not an answer to this survey")
+        for name in ("token", "prolific_pid", "study_id", "session_id", "step"):
+            item = value.get(name)
+            if item is not None and not (isinstance(item, str) and len(item) <= MAX_NAME):
+                raise _Refused(400, f"{name} must be a string of at most {MAX_NAME} characters")
         return value
 
-    def do_POST(self) -> None:
-        path = urlsplit(self.path).path
-        if path not in ("/api/start", "/api/trial"):
-            self._error(HTTPStatus.NOT_FOUND, "not found")
-            return
-        body = self._body()
-        if body is None:
-            return
-        strings = {k: body.get(k) for k in ("token", "prolific_pid", "study_id", "session_id", "step")}
-        for name, value in strings.items():
-            if value is not None and not (isinstance(value, str) and len(value) <= MAX_NAME):
-                self._error(HTTPStatus.BAD_REQUEST, f"{name} must be a string of at most {MAX_NAME} characters")
-                return
-        config, store = self.server.config, self.server.store
-        if path == "/api/start":
-            session = store.start(token=strings["token"], prolific_pid=(strings["prolific_pid"] or "").strip(),
-                                  study_id=strings["study_id"] or "", session_id=strings["session_id"] or "",
-                                  orders=len(config["orders"]))
-            self._json(HTTPStatus.OK, {k: session[k] for k in ("token", "participant", "order", "done")})
-            return
-        known = store.participant(strings["token"] or "")
+    async def _store(self, method: str, *args, **kwargs):
+        """Run a store method on its writer thread; a write it cannot take is a 503."""
+        try:
+            return await asyncio.wrap_future(self.store.submit(method, *args, **kwargs))
+        except StoreUnavailable as error:
+            self.log(f"error: {error.message}")
+            raise _Refused(503, f"{error.message}; your answers are kept in your browser and sent again") from None
+
+    async def _start(self, body: dict) -> dict:
+        session = await self._store("start", token=body.get("token") or None,
+                                    prolific_pid=(body.get("prolific_pid") or "").strip(),
+                                    study_id=body.get("study_id") or "", session_id=body.get("session_id") or "",
+                                    orders=len(self.config["orders"]))
+        return {"token": session["token"], "participant": session["participant"], "order": session["order"],
+                "done": session["done"], "duplicate": session["duplicate_of"] is not None}
+
+    async def _trial(self, body: dict) -> dict:
+        known = await self._store("participant", body.get("token") or "")
         if known is None:
-            self._error(HTTPStatus.FORBIDDEN, "unknown session token")
-            return
+            raise _Refused(403, "unknown session token")
         pid, participant, order = known
-        step = strings["step"] or ""
-        problem = check_trial(config, config["orders"][order], step, body.get("data"))
+        step = body.get("step") or ""
+        problem = check_trial(self.config, self.config["orders"][order], step, body.get("data"))
         if problem:
-            self._error(HTTPStatus.BAD_REQUEST, problem)
-            return
-        store.add_trial(pid, step, body["data"], last=step == "debrief")
-        self._json(HTTPStatus.OK, {"stored": step})
+            raise _Refused(400, problem)
+        new = await self._store("add_trial", pid, step, body["data"], last=step == "debrief")
+        return {"stored": step, "again": not new}
 
 
-def make_server(folder: str | Path, *, host: str = "127.0.0.1", port: int = 8000,
-                db: str | Path | None = None) -> SurveyServer:
-    """A server for the survey in ``folder`` (not yet serving: call ``serve_forever``),
-    its answers in ``db`` (default: ``responses.sqlite`` in the folder)."""
-    folder = Path(folder)
-    config = load_config(folder)
-    store = Store(db if db is not None else folder / DATABASE, config["id"])
+def _mark(page: bytes) -> bytes:
+    """The page with :data:`SERVED_MARK` in its head."""
+    found = _HEAD.search(page)
+    if found is None:
+        return SERVED_MARK + page
+    return page[:found.end()] + SERVED_MARK + page[found.end():]
+
+
+def _quiet(log: Callable[[str], None]) -> Callable[[str], None]:
+    """``log``, passing each distinct line at most once a minute (a full disk or a flood of
+    connections is one line, not one per request)."""
+    quiet_until: dict[str, float] = {}
+    lock = threading.Lock()
+
+    def logged(line: str) -> None:
+        now = time.monotonic()
+        with lock:
+            if quiet_until.get(line, 0.0) > now:
+                return
+            quiet_until[line] = now + 60.0
+            if len(quiet_until) > 1000:
+                quiet_until.clear()
+        log(line)
+
+    return logged
+
+
+class _LogLines(logging.Handler):
+    """uvicorn's warnings and errors as one line each in the server's log (no traceback)."""
+
+    def __init__(self, log: Callable[[str], None]) -> None:
+        super().__init__(logging.WARNING)
+        self._log = log
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage()
+            line = message.splitlines()[0] if message else record.levelname
+            if record.exc_info and record.exc_info[1] is not None:
+                line += f" ({type(record.exc_info[1]).__name__}: {record.exc_info[1]})"
+            self._log(f"{record.levelname.lower()}: {line}")
+        except Exception:
+            pass
+
+
+def _uvicorn():
     try:
-        return SurveyServer(folder, config, store, (host, port))
+        import uvicorn
+    except ImportError:
+        raise SurveyError("elot survey serve needs uvicorn, which is not installed",
+                          hint="pip install uvicorn (elot depends on it; this copy was installed without its "
+                               "dependencies)") from None
+    return uvicorn
+
+
+def _protocol(header_timeout: float):
+    """uvicorn's HTTP/1.1 protocol (h11), which also closes a connection that has not sent
+    a whole request's headers within ``header_timeout`` seconds of opening or of its last
+    response (uvicorn times out only idle keep-alive connections, so a client sending its
+    headers a byte at a time would hold its connection for ever)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class Protocol(H11Protocol):
+        _deadline = None
+
+        def _arm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            self._deadline = self.loop.call_later(header_timeout, self._headers_too_slow)
+
+        def _headers_too_slow(self) -> None:
+            self._deadline = None
+            if (self.cycle is None or self.cycle.response_complete) and not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def connection_lost(self, exc) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+            super().connection_lost(exc)
+
+    return Protocol
+
+
+def _uvicorn_server(config, on_stop: Callable[[], None]):
+    """uvicorn's server, whose SIGINT and SIGTERM (in the main thread) stop it gracefully
+    and are not raised again afterwards (the command says how it stopped); ``on_stop`` is
+    told when it starts stopping."""
+    uvicorn = _uvicorn()
+
+    class Server(uvicorn.Server):
+        async def main_loop(self) -> None:
+            await super().main_loop()
+            on_stop()
+
+        @contextmanager
+        def capture_signals(self):
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+
+            def stop(signum, frame):
+                if self.should_exit:
+                    self.force_exit = True      # a second Ctrl-C: stop waiting for requests in flight
+                self.should_exit = True
+
+            original = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+            try:
+                yield
+            finally:
+                for sig, handler in original.items():
+                    signal.signal(sig, handler)
+
+    return Server(config)
+
+
+class SurveyServer:
+    """:class:`SurveyApp` under uvicorn on a socket it has bound (so a port in use is an
+    error before anything runs, and port 0 says which port it got).
+
+    ``serve_forever()`` runs it in the calling thread until ``shutdown()`` (from another
+    thread) or SIGINT/SIGTERM (in the main thread): it stops taking connections, lets the
+    requests in flight finish (at most :attr:`Limits.graceful` seconds) and returns;
+    ``close()`` then finishes the queued writes and closes the database."""
+
+    def __init__(self, folder: Path, config: dict, store: Store, address, *, limits: Limits = Limits(),
+                 log: Callable[[str], None] | None = None) -> None:
+        uvicorn = _uvicorn()
+        self.folder, self.config, self.store, self.limits = folder, config, store, limits
+        self.log = _quiet(log or (lambda line: None))
+        self.app = SurveyApp(folder, config, store, limits=limits, log=self.log)
+        self.socket = _listen(address, limits.backlog)
+        self.server_address = self.socket.getsockname()[:2]
+        for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi"):
+            logger = logging.getLogger(name)
+            logger.handlers[:] = [_LogLines(self.log)]
+            logger.propagate = False
+            logger.setLevel(logging.WARNING)
+        settings = uvicorn.Config(self.app, interface="asgi3", lifespan="off", http=_protocol(limits.header_timeout),
+                                  loop="asyncio",
+                                  log_config=None, access_log=False, proxy_headers=False, server_header=False,
+                                  backlog=limits.backlog, limit_concurrency=limits.connections(),
+                                  timeout_keep_alive=limits.keep_alive, timeout_graceful_shutdown=limits.graceful)
+        self._server = _uvicorn_server(settings, on_stop=self._stopping)
+        self._done = threading.Event()
+
+    def _stopping(self) -> None:
+        self.app.stopping = True
+
+    @property
+    def files(self) -> dict[str, Path]:
+        return self.app.files
+
+    def serve_forever(self) -> None:
+        self._done.clear()
+        try:
+            self._server.run(sockets=[self.socket])
+        finally:
+            self._done.set()
+
+    def shutdown(self, timeout: float | None = 30) -> None:
+        """Stop serving (from another thread) and wait until it has."""
+        self._server.should_exit = True
+        self._done.wait(timeout)
+
+    def server_close(self) -> None:
+        try:
+            self.socket.close()
+        except OSError:
+            pass
+
+
+def _listen(address, backlog: int) -> socket.socket:
+    host, port = address
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as error:
+        raise SurveyError(f"cannot listen on {host}:{port}: {error.strerror or error}",
+                          hint="check --host (an address of this machine, or 0.0.0.0)") from None
+    family, kind, proto, _, where = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart binds at once (TIME_WAIT)
+        sock.bind(where)
+        sock.listen(backlog)
     except OSError as error:
-        store.close()
+        sock.close()
         if error.errno == errno.EADDRINUSE:
             raise SurveyError(f"port {port} on {host} is in use", hint="give another --port (or stop what uses it)") \
                 from None
         raise SurveyError(f"cannot listen on {host}:{port}: {error.strerror or error}",
                           hint="check --host and --port") from None
+    return sock
+
+
+def make_server(folder: str | Path, *, host: str = "127.0.0.1", port: int = 8000,
+                db: str | Path | None = None, limits: Limits = Limits(),
+                log: Callable[[str], None] | None = None) -> SurveyServer:
+    """A server for the survey in ``folder`` (not yet serving: call ``serve_forever``),
+    its answers in ``db`` (default: ``responses.sqlite`` in the folder)."""
+    folder = Path(folder)
+    config = load_config(folder)
+    if not isinstance(config.get("orders"), list) or not config["orders"]:
+        raise SurveyError(f"{folder / CONFIG} has no orders: no participant could be given one",
+                          hint="build the survey again (elot survey build)")
+    for n, order in enumerate(config["orders"]):
+        try:
+            steps_of(config, order)
+        except (KeyError, TypeError, AttributeError) as error:
+            raise SurveyError(f"{folder / CONFIG}: order {n} cannot be served ({type(error).__name__}: {error})",
+                              hint="build the survey again (elot survey build)") from None
+    store = Store(db if db is not None else folder / DATABASE, config["id"])
+    try:
+        store.start_writer()
+        return SurveyServer(folder, config, store, (host, port), limits=limits, log=log)
+    except BaseException:
+        store.close(drop_empty=True)
+        raise

@@ -1,26 +1,52 @@
 """The answers of a served survey, in SQLite: one row per participant, one per trial.
 
 Every trial is committed as it arrives (WAL journal, ``synchronous=FULL``), so a closed
-tab, a killed server or a restart loses no answer already sent. The database names the
-survey it belongs to, and one server at a time holds it (a lock file beside it). Every
-statement is parameterized.
+tab, a killed server or a restart loses no answer already acknowledged. The database
+names the survey it belongs to, and one server at a time holds it (a lock file beside
+it). Every statement is parameterized.
+
+**Identities.** Each session has a secret *token* (the browser keeps it) and a
+*participant* name, unique in the database: the ``PROLIFIC_PID`` it arrived with, or a
+generated ``elot-N`` (N: its row). Generated names are their own namespace: a
+``PROLIFIC_PID`` that starts with ``elot-`` is kept as sent (``prolific_pid``) but never
+becomes a name. A session is resumed only with its token; a second session arriving with
+the ``PROLIFIC_PID`` of an earlier one is a new session with a generated name and
+``duplicate_of`` = the first session's id (never the first one's token or progress).
+
+**One writer.** :meth:`Store.start_writer` starts the one thread that runs every
+statement of a served survey (:meth:`Store.submit`): requests queue their work there and
+wait for it, so SQLite sees one writer, and :meth:`Store.close` finishes what is queued
+before it closes the database.
+
+**Opening.** An existing file is first checked read-only (without creating a lock, a
+journal or a WAL file, and without changing its journal mode): it must be a survey's
+answers database, of this survey. An empty file is refused and left as it is. Only a
+database this process created is removed at shutdown when nobody answered into it.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import errno
 import fcntl
 import json
-
+import queue
 import secrets
 import sqlite3
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from elot.survey import SurveyError
 
 #: What the database says it is.
 KIND = "elot survey answers"
+#: The layout of the tables (2: ``participants.duplicate_of``; databases of layout 1 are
+#: given the column when a server opens them).
+SCHEMA_VERSION = "2"
+#: Generated participant names: ``elot-`` and the session's row id.
+GENERATED = "elot-"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -31,8 +57,10 @@ CREATE TABLE IF NOT EXISTS participants (
     prolific_pid TEXT, study_id TEXT, session_id TEXT,
     order_index INTEGER NOT NULL,
     started REAL NOT NULL,
-    completed REAL
+    completed REAL,
+    duplicate_of INTEGER REFERENCES participants(id)
 );
+CREATE INDEX IF NOT EXISTS participants_pid ON participants(prolific_pid);
 CREATE TABLE IF NOT EXISTS trials (
     participant_id INTEGER NOT NULL REFERENCES participants(id),
     step TEXT NOT NULL,
@@ -41,6 +69,60 @@ CREATE TABLE IF NOT EXISTS trials (
     PRIMARY KEY (participant_id, step)
 );
 """
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+class StoreUnavailable(SurveyError):
+    """The database cannot take a write now (a full disk, an I/O error): the participant's
+    page keeps the answer and sends it again."""
+
+
+def generated_name(row: int) -> str:
+    return f"{GENERATED}{row}"
+
+
+def is_generated(name: str) -> bool:
+    """Whether ``name`` is in the generated names' namespace (so never a participant's own)."""
+    return name[:len(GENERATED)].lower() == GENERATED
+
+
+def _refuse(path: Path, why: str) -> SurveyError:
+    return SurveyError(f"{path} is not a survey's database: {why}; it was left as it is",
+                       hint="give --db a new file name (elot creates it) or the database of this survey")
+
+
+def identify(path: Path, survey: str | None) -> None:
+    """Check, touching nothing, that the existing file ``path`` is a survey's answers
+    database (of ``survey`` if given); raise :class:`SurveyError` if not."""
+    if not path.is_file():
+        raise _refuse(path, "it is not a regular file")
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+    except OSError as error:
+        raise SurveyError(f"cannot read {path}: {error.strerror or error}", hint="check the file's permissions") \
+            from None
+    if not header:
+        raise _refuse(path, "it is empty")
+    if not header.startswith(_SQLITE_MAGIC):
+        raise _refuse(path, "it is not an SQLite database")
+    # Without a WAL file beside it, everything is in the file: read it as immutable (no lock,
+    # no journal, no -shm made). With one (a server killed outright), read-only is needed
+    # to see what the WAL holds.
+    wal = Path(f"{path}-wal").exists()
+    uri = f"{path.resolve().as_uri()}?mode=ro" + ("" if wal else "&immutable=1")
+    try:
+        connection = sqlite3.connect(uri, uri=True)
+        try:
+            rows = dict(connection.execute("SELECT key, value FROM meta").fetchall())
+        finally:
+            connection.close()
+    except sqlite3.DatabaseError as error:
+        raise _refuse(path, str(error)) from None
+    if rows.get("kind") != KIND:
+        raise _refuse(path, "it holds no survey's answers")
+    _check_meta(path, rows, survey)
 
 
 def open_existing(path: str | Path, survey: str | None = None) -> sqlite3.Connection:
@@ -66,39 +148,64 @@ def _check_meta(path: Path, rows: dict, survey: str | None) -> None:
                           hint="give each survey its own database (--db), or serve the survey it belongs to")
 
 
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def _unavailable(path: Path, error: BaseException) -> StoreUnavailable:
+    text = str(error)
+    full = "full" in text.lower() or getattr(error, "errno", None) == errno.ENOSPC
+    if full:
+        return StoreUnavailable(f"cannot store answers: the disk holding {path} is full",
+                                hint="free space on that disk; participants' pages keep their answers and send "
+                                     "them again")
+    return StoreUnavailable(f"cannot store answers in {path}: {text}",
+                            hint="check the disk and the database; participants' pages keep their answers and send "
+                                 "them again")
+
+
 class Store:
     """The answers of one survey (``survey``: its id), held by this process alone."""
 
     def __init__(self, path: str | Path, survey: str) -> None:
         self.path = Path(path)
         self.survey = survey
-        self._lock = threading.Lock()
+        self.db = None
+        self._lock = threading.RLock()
         self._lockfile = None
+        self._jobs: queue.Queue | None = None
+        self._writer: threading.Thread | None = None
+        existed = self.path.exists() or self.path.is_symlink()
+        if existed:
+            identify(self.path, survey)      # before anything is created beside it
+        self.created = not existed
         try:
             self._lockfile = open(str(self.path) + ".lock", "a+")
             fcntl.flock(self._lockfile, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             self._lockfile.close()
+            self._lockfile = None
             raise SurveyError(f"another server is using {self.path}",
                               hint="stop it first (one server per database), or give this one another --db") from None
         except OSError as error:
+            self._lockfile = None
             raise SurveyError(f"cannot open {self.path}: {error.strerror or error}",
                               hint="check the folder of the database") from None
         try:
-            existed = self.path.exists() and self.path.stat().st_size > 0
+            if existed:
+                identify(self.path, survey)  # again, now that no other server can be changing it
             self.db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             if existed:
-                try:
-                    rows = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
-                except sqlite3.DatabaseError:
-                    rows = {}
-                _check_meta(self.path, rows, survey)
+                if "duplicate_of" not in _columns(self.db, "participants"):     # a database of layout 1
+                    self.db.execute("ALTER TABLE participants ADD COLUMN duplicate_of INTEGER")
+                self.db.execute("CREATE INDEX IF NOT EXISTS participants_pid ON participants(prolific_pid)")
+                self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,))
             else:
                 self.db.executescript(SCHEMA)
                 self.db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)",
-                                    [("kind", KIND), ("survey", survey)])
+                                    [("kind", KIND), ("survey", survey), ("schema", SCHEMA_VERSION)])
         except sqlite3.DatabaseError as error:
             self.close()
             raise SurveyError(f"{self.path} is not a survey's database: {error}",
@@ -107,19 +214,69 @@ class Store:
             self.close()
             raise
 
+    # -- the writer thread -------------------------------------------------------------
+
+    def start_writer(self) -> None:
+        """Start the one thread that runs the statements of :meth:`submit`."""
+        self._jobs = queue.Queue()
+        thread = threading.Thread(target=self._work, name="elot-survey-writer", daemon=True)
+        try:
+            thread.start()
+        except RuntimeError as error:      # no thread can be started (a process or memory limit)
+            self._jobs = None
+            raise SurveyError(f"cannot start the database's writer thread: {error}",
+                              hint="the machine is out of threads or memory: stop other programs, or raise "
+                                   "the limit on processes (ulimit -u)") from None
+        self._writer = thread
+
+    def submit(self, method: str, *args, **kwargs) -> concurrent.futures.Future:
+        """Run ``self.method(*args, **kwargs)`` on the writer thread; its future."""
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        if self._jobs is None or self._writer is None or not self._writer.is_alive():
+            future.set_exception(StoreUnavailable("the database is closed", hint="the server is stopping"))
+            return future
+        self._jobs.put((future, method, args, kwargs))
+        return future
+
+    def _work(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            future, method, args, kwargs = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(getattr(self, method)(*args, **kwargs))
+            except BaseException as error:     # handed to the request that asked
+                future.set_exception(error)
+
+    def _stop_writer(self) -> None:
+        if self._writer is not None and self._jobs is not None:
+            self._jobs.put(None)            # after every write already queued
+            self._writer.join()
+        self._writer = None
+        self._jobs = None
+
+    # -- opening and closing -----------------------------------------------------------
+
     def close(self, *, drop_empty: bool = False) -> None:
-        """Close the database and let go of its lock. ``drop_empty``: first remove the
-        database (and its lock file) if no participant ever started, so that a survey
-        served to nobody is left as it was built (still holding the lock, so no other
-        server can be using it)."""
+        """Finish the queued writes, close the database and let go of its lock.
+        ``drop_empty``: first remove the database (and its lock file) if this process
+        created it and no participant ever started, so that a survey served to nobody is
+        left as it was built (still holding the lock, so no other server can be using it)."""
+        self._stop_writer()
         if getattr(self, "db", None) is not None:
             empty = False
-            if drop_empty:
+            if drop_empty and self.created:
                 try:
                     empty = self.db.execute("SELECT COUNT(*) FROM participants").fetchone()[0] == 0
                 except sqlite3.DatabaseError:
                     empty = False
-            self.db.close()
+            try:
+                self.db.close()
+            except sqlite3.Error:
+                pass
             self.db = None
             if empty:
                 for name in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"), Path(f"{self.path}.lock")):
@@ -133,66 +290,91 @@ class Store:
             self._lockfile.close()
             self._lockfile = None
 
+    @contextmanager
+    def _transaction(self):
+        """One transaction; a failed write (a full disk) is a :class:`StoreUnavailable`,
+        with the transaction rolled back if SQLite has not done so already."""
+        with self._lock:
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+                yield
+                self.db.execute("COMMIT")
+            except (sqlite3.Error, OSError) as error:
+                if self.db.in_transaction:
+                    try:
+                        self.db.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
+                raise _unavailable(self.path, error) from None
+            except BaseException:
+                if self.db.in_transaction:
+                    try:
+                        self.db.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
+                raise
+
+    # -- what the server asks ----------------------------------------------------------
+
     def start(self, *, token: str | None, prolific_pid: str, study_id: str, session_id: str,
               orders: int) -> dict:
-        """The participant of ``token`` or ``prolific_pid`` (a returning one), else a new one
-        with the order fewest have started (ties: the first)."""
-        with self._lock:
+        """The session of ``token`` if there is one (and it is not another
+        ``PROLIFIC_PID``'s), else a new one with the order fewest have started (ties: the
+        first). A new session with the ``PROLIFIC_PID`` of an earlier one is a duplicate
+        of it: its own token, name and progress, and ``duplicate_of`` set."""
+        with self._transaction():
             row = None
             if token:
-                row = self.db.execute("SELECT id, token, participant, order_index FROM participants WHERE token = ?",
-                                      (token,)).fetchone()
-            if row is None and prolific_pid:
-                row = self.db.execute("SELECT id, token, participant, order_index FROM participants "
-                                      "WHERE prolific_pid = ?", (prolific_pid,)).fetchone()
+                row = self.db.execute("SELECT id, token, participant, order_index, prolific_pid, duplicate_of "
+                                      "FROM participants WHERE token = ?", (token,)).fetchone()
+                if row is not None and prolific_pid and row[4] != prolific_pid:
+                    row = None          # this browser's session was someone else's: a new one
             if row is None:
+                first = None
+                if prolific_pid:
+                    first = self.db.execute("SELECT MIN(id) FROM participants WHERE prolific_pid = ?",
+                                            (prolific_pid,)).fetchone()[0]
                 counts = dict(self.db.execute("SELECT order_index, COUNT(*) FROM participants GROUP BY order_index"))
                 order = min(range(orders), key=lambda i: (counts.get(i, 0), i))
+                pid = (self.db.execute("SELECT MAX(id) FROM participants").fetchone()[0] or 0) + 1
+                own = prolific_pid and first is None and not is_generated(prolific_pid)
+                name = prolific_pid if own else generated_name(pid)
+                while self.db.execute("SELECT 1 FROM participants WHERE participant = ?", (name,)).fetchone():
+                    name += "+"     # only in a database of layout 1, where a PID could take a generated name
                 token = secrets.token_urlsafe(18)
-                self.db.execute("BEGIN IMMEDIATE")
-                try:
-                    cursor = self.db.execute(
-                        "INSERT INTO participants (token, participant, prolific_pid, study_id, session_id, "
-                        "order_index, started) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (token, prolific_pid or f"pending-{token}", prolific_pid or None, study_id or None,
-                         session_id or None, order, time.time()))
-                    pid = cursor.lastrowid
-                    if not prolific_pid:
-                        self.db.execute("UPDATE participants SET participant = ? WHERE id = ?", (f"elot-{pid}", pid))
-                    self.db.execute("COMMIT")
-                except BaseException:
-                    self.db.execute("ROLLBACK")
-                    raise
-                row = (pid, token, prolific_pid or f"elot-{pid}", order)
-            pid, token, participant, order = row
+                self.db.execute(
+                    "INSERT INTO participants (id, token, participant, prolific_pid, study_id, session_id, "
+                    "order_index, started, duplicate_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (pid, token, name, prolific_pid or None, study_id or None, session_id or None, order,
+                     time.time(), first))
+                row = (pid, token, name, order, prolific_pid or None, first)
+            pid, token, participant, order, _, duplicate_of = row
             done = {}
             for step, data in self.db.execute("SELECT step, data FROM trials WHERE participant_id = ?", (pid,)):
                 passed = json.loads(data).get("elot_passed")
                 done[step] = {"passed": passed} if isinstance(passed, bool) else {}
-            return {"id": pid, "token": token, "participant": participant, "order": order, "done": done}
+        return {"id": pid, "token": token, "participant": participant, "order": order, "done": done,
+                "duplicate_of": duplicate_of}
 
     def participant(self, token: str) -> tuple[int, str, int] | None:
         with self._lock:
-            return self.db.execute("SELECT id, participant, order_index FROM participants WHERE token = ?",
-                                   (token,)).fetchone()
+            try:
+                return self.db.execute("SELECT id, participant, order_index FROM participants WHERE token = ?",
+                                       (token,)).fetchone()
+            except sqlite3.Error as error:
+                raise _unavailable(self.path, error) from None
 
     def add_trial(self, participant_id: int, step: str, data: dict, *, last: bool) -> bool:
         """Store one trial (the first copy of a step is kept: a resent one changes nothing);
         ``last`` marks the session complete. True if it was new."""
         text = json.dumps(data, separators=(",", ":"))
-        with self._lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                cursor = self.db.execute("INSERT OR IGNORE INTO trials (participant_id, step, data, received) "
-                                         "VALUES (?, ?, ?, ?)", (participant_id, step, text, time.time()))
-                if last:
-                    self.db.execute("UPDATE participants SET completed = ? WHERE id = ? AND completed IS NULL",
-                                    (time.time(), participant_id))
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
-            return cursor.rowcount == 1
+        with self._transaction():
+            cursor = self.db.execute("INSERT OR IGNORE INTO trials (participant_id, step, data, received) "
+                                     "VALUES (?, ?, ?, ?)", (participant_id, step, text, time.time()))
+            if last:
+                self.db.execute("UPDATE participants SET completed = ? WHERE id = ? AND completed IS NULL",
+                                (time.time(), participant_id))
+        return cursor.rowcount == 1
 
     def counts(self) -> tuple[int, int]:
         with self._lock:
@@ -200,16 +382,17 @@ class Store:
 
 
 def read_answers(connection: sqlite3.Connection) -> list[dict]:
-    """Every participant of a database: ``participant``, ``order``, ``completed``, and
-    ``trials`` (step → the trial's data), in arrival order."""
+    """Every participant of a database: ``id``, ``participant``, ``prolific_pid``,
+    ``order``, ``completed``, ``duplicate_of`` (as the column: the id of the first session
+    with the same ``PROLIFIC_PID``, or None) and ``trials`` (step → the trial's data), in
+    arrival order."""
+    has_duplicates = "duplicate_of" in _columns(connection, "participants")
     out = []
-    for pid, participant, prolific, order, completed in connection.execute(
-            "SELECT id, participant, prolific_pid, order_index, completed FROM participants ORDER BY id"):
+    query = ("SELECT id, participant, prolific_pid, order_index, completed, "
+             + ("duplicate_of" if has_duplicates else "NULL") + " FROM participants ORDER BY id")
+    for pid, participant, prolific, order, completed, duplicate_of in connection.execute(query).fetchall():
         trials = {step: json.loads(data) for step, data in connection.execute(
             "SELECT step, data FROM trials WHERE participant_id = ? ORDER BY received", (pid,))}
-        out.append({"participant": participant, "order": order, "completed": completed is not None,
-                    "trials": trials})
+        out.append({"id": pid, "participant": participant, "prolific_pid": prolific, "order": order,
+                    "completed": completed is not None, "duplicate_of": duplicate_of, "trials": trials})
     return out
-
-
-

@@ -7,13 +7,15 @@
  * read are in TEXT, each kind of screen is one function (consentScreen, tutorialScreens,
  * segmentScreen, ...), and main() puts them in order.
  *
- * Answers: when `elot survey serve` served this page, every trial is sent to it as it
- * ends (kept in the browser until the server has it, so a lost connection or a restarted
- * server loses nothing), and a returning participant continues where they were. Inside
- * JATOS (`elot survey export --jatos`: the page loads jatos.js) each trial is appended to
- * the result data as it ends, one JSON object per line, and the order comes from JATOS's
- * batch session, balanced by arrival. On any other host (Pavlovia, a static web server)
- * jsPsych keeps the data and the last screen offers them as a download.
+ * Answers: when `elot survey serve` served this page (it marks the page), every trial is
+ * sent to it as it ends (kept in the browser until the server says it stored it, so a lost
+ * connection or a restarted server loses nothing); while the server cannot be reached the
+ * page retries and tells the participant, and a returning participant (the session token
+ * this browser kept) continues where they were. Inside JATOS (`elot survey export
+ * --jatos`: the page loads jatos.js) each trial is appended to the result data as it ends,
+ * one JSON object per line, and the order comes from JATOS's batch session, balanced by
+ * arrival. On any other host (Pavlovia, a static web server) jsPsych keeps the data and
+ * the last screen offers them as a download.
  *
  * Prolific: a survey built with --prolific-completion sends participants back to Prolific
  * with that code at the end; with --prolific-screenout, one who failed both comprehension
@@ -104,20 +106,94 @@ function gemIcon(g) {
 
 /* -- the session: which order, what is already done ------------------------------------ */
 
-async function startSession() {
-  const token = recall("token", null);
+/* The words of the connection to `elot survey serve` (what a participant reads while the
+ * server cannot be reached, and when answers could not be saved). */
+Object.assign(TEXT, {
+  contact: () => SURVEY.settings.contact ? " (" + esc(SURVEY.settings.contact) + ")" : "",
+  connecting: (attempt) => "<b>Connecting to the study server…</b> (attempt " + attempt + "). Please keep this " +
+    "page open.",
+  unreachable: () => "<b>We could not reach the study server.</b> Please keep this page open: we keep trying, and " +
+    "the study goes on as soon as the server answers. If this lasts more than a few minutes, please contact the " +
+    "researcher who invited you" + TEXT.contact() + ".",
+  refusedStart: (why) => "<b>The study server could not start your session</b> (" + esc(why) + "). Please contact " +
+    "the researcher who invited you" + TEXT.contact() + ".",
+  unsaved: () => "<b>Your last answers are not saved yet:</b> we cannot reach the study server and keep trying. " +
+    "Please keep this page open.",
+  notSaved: () => "<p><b>Some of your answers could not be saved</b> by the study server. Please contact the " +
+    "researcher who invited you" + TEXT.contact() + ", and send them your answers with the buttons below.</p>",
+});
+
+/* Served by `elot survey serve` (it marks the page): every answer must reach the server,
+ * so the page never falls back to keeping them in the browser alone. */
+const SERVED = document.querySelector('meta[name="elot-server"]') !== null;
+/* Waits between tries of a call the server did not answer (about 30 s in all), then
+ * every 15 s for as long as the page is open. */
+const RETRY_MS = [1000, 2000, 4000, 8000, 15000];
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/* A plain message at the top of the page about the connection (none: hide it). */
+function notice(html) {
+  let box = document.getElementById("elot-network");
+  if (!html) { if (box) box.remove(); return; }
+  if (!box) {
+    box = document.createElement("div");
+    box.id = "elot-network";
+    box.setAttribute("role", "alert");
+    box.style.cssText = "position:fixed;left:0;right:0;top:0;z-index:1000;padding:10px 16px;background:#fff3cd;" +
+      "color:#222;border-bottom:2px solid #c9a400;font-size:16px;line-height:1.4;text-align:center";
+    document.body.appendChild(box);
+  }
+  box.innerHTML = html;
+}
+
+/* Whether a failed reply may succeed when sent again (the server is away, busy, restarting
+ * or out of disk) rather than refused for good. */
+function transient(status) {
+  return status === 0 || status === 408 || status === 429 || status >= 500;
+}
+
+/* One call of api/start: {session} when the server answered 2xx, else {status, why}
+ * (status 0: no answer). */
+async function askStart() {
   try {
     const reply = await fetch("api/start", {
       method: "POST", headers: {"Content-Type": "application/json"},
-      body: JSON.stringify({survey: SURVEY.id, token: token, prolific_pid: PROLIFIC.pid,
+      body: JSON.stringify({survey: SURVEY.id, token: recall("token", null), prolific_pid: PROLIFIC.pid,
                             study_id: PROLIFIC.study, session_id: PROLIFIC.session}),
     });
     if (reply.ok) {
       const s = await reply.json();
       remember("token", s.token);
-      return {online: true, token: s.token, participant: s.participant, order: s.order, done: s.done};
+      return {session: {online: true, token: s.token, participant: s.participant, order: s.order, done: s.done}};
     }
-  } catch (e) { /* no server: a static host */ }
+    let why = "HTTP " + reply.status;
+    try { why = (await reply.json()).error || why; } catch (e) { /* not JSON */ }
+    return {status: reply.status, why: why};
+  } catch (e) {
+    return {status: 0, why: ""};    // no answer: the server is not reachable now
+  }
+}
+
+async function startSession() {
+  if (!SERVED) {     // a page elot did not serve: a server behind the same address (a proxy) is used if it answers
+    const reply = await askStart();
+    return reply.session || offlineSession();
+  }
+  for (let attempt = 1; ; attempt++) {
+    const reply = await askStart();
+    if (reply.session) { notice(null); return reply.session; }
+    if (!transient(reply.status)) {   // refused for good: say so, never go on silently offline
+      notice(TEXT.refusedStart(reply.why));
+      return new Promise(() => {});
+    }
+    notice(attempt <= RETRY_MS.length ? TEXT.connecting(attempt + 1) : TEXT.unreachable());
+    await sleep(RETRY_MS[Math.min(attempt, RETRY_MS.length) - 1]);
+  }
+}
+
+/* Not served by elot (JATOS, Pavlovia, a static web server): jsPsych keeps the data. */
+function offlineSession() {
   let participant = PROLIFIC.pid || recall("participant", null);
   if (!participant) participant = "p-" + Math.random().toString(36).slice(2, 12);
   remember("participant", participant);
@@ -126,46 +202,62 @@ async function startSession() {
   return {online: false, token: null, participant: participant, order: hash % SURVEY.orders.length, done: {}};
 }
 
-/* Trials on their way to the server, kept in the browser until it has them. */
+/* Trials on their way to the server, kept in the browser (with the session token they
+ * belong to) until the server has them. A trial is sent until a 2xx says it is stored;
+ * one the server refuses for good (a 4xx: an unknown session, a malformed trial) is kept
+ * in the browser as not saved, and the last screen says so. */
 const outbox = {
   items: recall("outbox", []),
+  refused: recall("refused", []),
   sending: false,
+  failures: 0,
+  timer: null,
   session: null,
   add(data) {
     if (!this.session.online || !data.elot_step) return;
-    this.items.push({step: data.elot_step, data: data});
+    this.items.push({step: data.elot_step, data: data, token: this.session.token});
     remember("outbox", this.items);
     this.flush();
   },
   async flush() {
-    if (this.sending) return;
+    if (this.sending || !this.session || !this.session.online) return;
     this.sending = true;
+    clearTimeout(this.timer);
+    this.timer = null;
     while (this.items.length) {
       const item = this.items[0];
-      let sent = false;
+      let status = 0, why = "";
       try {
         const reply = await fetch("api/trial", {
           method: "POST", headers: {"Content-Type": "application/json"},
-          body: JSON.stringify({survey: SURVEY.id, token: this.session.token, step: item.step, data: item.data}),
+          body: JSON.stringify({survey: SURVEY.id, token: item.token || this.session.token, step: item.step,
+                                data: item.data}),
         });
-        if (reply.ok) sent = true;
-        else if (reply.status >= 400 && reply.status < 500) {
-          console.error("the server refused step " + item.step + ": " + await reply.text());
-          sent = true;  // it never will take it: keep going with the others
+        status = reply.status;
+        if (!reply.ok) why = await reply.text();
+      } catch (e) { status = 0; }   // the server is away: try again shortly
+      if (status < 200 || status >= 300) {
+        if (transient(status)) {
+          this.failures++;
+          if (this.failures >= 2) notice(TEXT.unsaved());
+          this.sending = false;
+          this.timer = setTimeout(() => this.flush(), RETRY_MS[Math.min(this.failures, RETRY_MS.length) - 1]);
+          return;
         }
-      } catch (e) { /* the server is away: try again shortly */ }
-      if (!sent) {
-        this.sending = false;
-        setTimeout(() => this.flush(), 1000);
-        return;
+        console.error("the server refused step " + item.step + ": " + why);
+        this.refused.push({...item, status: status, error: why});
+        remember("refused", this.refused);
       }
+      this.failures = 0;
       this.items.shift();
       remember("outbox", this.items);
     }
+    notice(null);
     this.sending = false;
   },
   async drained() {
-    while (this.items.length) { this.flush(); await new Promise((r) => setTimeout(r, 300)); }
+    if (!this.timer) this.flush();
+    while (this.items.length) await sleep(300);   // flush retries with its own waits
   },
 };
 
@@ -431,7 +523,8 @@ async function main() {
   jsPsych.data.addProperties({participant: session.participant, prolific_pid: PROLIFIC.pid,
                               study_id: PROLIFIC.study, session_id: PROLIFIC.session, survey_id: SURVEY.id,
                               order: session.order, condition: order.condition});
-  const pending = new Set(outbox.items.map((item) => item.step));
+  const pending = new Set(outbox.items.filter((item) => !item.token || item.token === session.token)
+    .map((item) => item.step));
   const todo = (screen) => !(screen.data.elot_step in session.done) && !pending.has(screen.data.elot_step);
   const images = new Set(SURVEY.gem_icons);
   for (const trial of order.trials) {
@@ -468,6 +561,11 @@ async function finish(jsPsych, session) {
   display.innerHTML = '<div class="elot-text">' + TEXT.saving + "</div>";
   if (session.online) {
     await outbox.drained();
+    if (outbox.refused.some((item) => item.token === session.token)) {   // never "saved" when it is not
+      display.innerHTML = '<div class="elot-text">' + TEXT.notSaved() + "</div>";
+      offerDownload(jsPsych, session, display);
+      return;
+    }
   } else if (session.jatos) {
     await jatosResults.drained();
   }
@@ -486,15 +584,18 @@ async function finish(jsPsych, session) {
     return;
   }
   display.innerHTML = '<div class="elot-text">' + TEXT.saved + "</div>";
-  if (!session.online) {     // no server, no JATOS: the participant can keep the data (jsPsych's JSON or CSV)
-    for (const format of ["json", "csv"]) {
-      const button = document.createElement("button");
-      button.className = "jspsych-btn";
-      button.textContent = TEXT.download + " (" + format.toUpperCase() + ")";
-      button.addEventListener("click",
-        () => jsPsych.data.get().localSave(format, "answers-" + session.participant + "." + format));
-      display.querySelector(".elot-text").appendChild(button);
-    }
+  if (!session.online) offerDownload(jsPsych, session, display);   // no server, no JATOS: the participant keeps them
+}
+
+/* Buttons that save the participant's data (jsPsych's JSON or CSV). */
+function offerDownload(jsPsych, session, display) {
+  for (const format of ["json", "csv"]) {
+    const button = document.createElement("button");
+    button.className = "jspsych-btn";
+    button.textContent = TEXT.download + " (" + format.toUpperCase() + ")";
+    button.addEventListener("click",
+      () => jsPsych.data.get().localSave(format, "answers-" + session.participant + "." + format));
+    display.querySelector(".elot-text").appendChild(button);
   }
 }
 
