@@ -1,0 +1,152 @@
+"""The engine: a domain and a config in, one :class:`PathResult` per observed path out.
+
+:class:`Engine` asks the domain for its tables and hypothesis spaces (checked, see
+:mod:`elot.engine.protocol`), checks the budget before any work, plans each layout once
+(planning does not depend on beta), builds each path's inversion once, and then evaluates
+every path for each beta asked. Nothing here names a domain's objects.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from elot.engine import budget
+from elot.engine.config import EngineConfig
+from elot.engine.inversion import Inverter, stored_beliefs
+from elot.engine.planners import Plan, plan
+from elot.engine.protocol import (BeliefSpace, DesireSpace, DomainError, Tables, ask,
+                                  check_space, check_tables)
+from elot.engine.results import PathResult, Timings
+
+
+@dataclass(frozen=True)
+class Case:
+    """One observed path: the layout it ran on, its states (indices into the layout's
+    tables), and the true world's index."""
+
+    layout: Any
+    path: tuple[int, ...]
+    world: int
+    name: str = ""
+
+
+class Engine:
+    """Inverse planning over any domain (see the module docstring)."""
+
+    def __init__(self, domain: Any, config: EngineConfig | None = None):
+        self.domain = domain
+        default = getattr(domain, "default_planner", "qmdp")
+        config = config or EngineConfig()
+        if config.true_belief and not config.planner:
+            config = replace(config, planner="qmdp")  # a known world needs no belief planning
+        self.config = config.resolved(default)
+        self.timings = Timings()
+        self._tables: dict[Any, Tables] = {}
+        self._plans: dict[Any, Plan] = {}
+        self._desires: DesireSpace | None = None
+
+    # -- what the domain says -----------------------------------------------------------
+
+    def tables(self, layout: Any) -> Tables:
+        if layout not in self._tables:
+            self._tables[layout] = check_tables(self.domain, ask(self.domain, "tables", layout))
+        return self._tables[layout]
+
+    def desires(self) -> DesireSpace:
+        if self._desires is None:
+            space = ask(self.domain, "desires")
+            if not isinstance(space, DesireSpace):
+                raise DomainError(f"{getattr(self.domain, 'name', '?')}.desires: returned "
+                                  f"{type(space).__name__}, not elot.engine.DesireSpace")
+            check_space(self.domain, "desires", space.utilities, space.prior, len(space.objects))
+            self._desires = space
+        return self._desires
+
+    def initial_beliefs(self, layout: Any, world: int) -> BeliefSpace:
+        n_w = len(self.tables(layout).worlds)
+        if self.config.true_belief:
+            return BeliefSpace(np.eye(n_w)[[world]], np.ones(1))
+        space = ask(self.domain, "initial_beliefs", layout)
+        if not isinstance(space, BeliefSpace):
+            raise DomainError(f"{getattr(self.domain, 'name', '?')}.initial_beliefs: returned "
+                              f"{type(space).__name__}, not elot.engine.BeliefSpace")
+        check_space(self.domain, "initial_beliefs", space.beliefs, space.prior, n_w)
+        return space
+
+    # -- the work -----------------------------------------------------------------------
+
+    def estimate(self, layouts: Iterable[Any]) -> budget.Estimate:
+        """What planning ``layouts`` needs (asks the domain for tables, plans nothing)."""
+        layouts = [layout for layout in dict.fromkeys(layouts) if layout not in self._plans]
+        n_desires = len(self.desires().utilities)
+        total = budget.Estimate(0, 0.0, 0, n_desires)
+        for layout in layouts:
+            one = budget.estimate(self.config.planner, self.tables(layout).shape, n_desires,
+                                  self.config.grid, self.config.sweeps)
+            total = budget.Estimate(total.bytes + one.bytes, total.seconds + one.seconds,
+                                    total.rows + one.rows, n_desires)
+        return total
+
+    def plan(self, layout: Any) -> Plan:
+        if layout not in self._plans:
+            start = time.perf_counter()
+            self._plans[layout] = plan(self.tables(layout), self.desires(), self.config)
+            self.timings.planning += time.perf_counter() - start
+        return self._plans[layout]
+
+    def run(self, cases: Sequence[Case], betas: Sequence[float] | None = None,
+            progress: Callable[[int, int], None] | None = None) -> list[list[PathResult]]:
+        """For each beta (default: the config's), one result per case, in order.
+        ``progress(done, total)`` is called as layouts are planned and betas evaluated."""
+        betas = [self.config.beta] if betas is None else [float(b) for b in betas]
+        for case in cases:
+            self._check_case(case)
+        budget.check(self.estimate(case.layout for case in cases), self.config.memory_limit)
+        layouts = list(dict.fromkeys(case.layout for case in cases))
+        total = len(layouts) + len(betas)
+        inverters: dict[Any, Inverter] = {}
+        for i, layout in enumerate(layouts):
+            inverters[layout] = Inverter(self.tables(layout), self.plan(layout), self.config.belief_quantum)
+            if progress:
+                progress(i + 1, total)
+        start = time.perf_counter()
+        programs, spaces = [], []
+        for case in cases:
+            space = self.initial_beliefs(case.layout, case.world)
+            spaces.append(space)
+            programs.append(inverters[case.layout].build(np.asarray(space.beliefs, dtype=np.float64),
+                                                         list(case.path), case.world))
+        self.timings.building += time.perf_counter() - start
+        out = []
+        for j, beta in enumerate(betas):
+            start = time.perf_counter()
+            config = self.config.with_beta(beta)
+            policies = {layout: inv.policies(beta, config.backend) for layout, inv in inverters.items()}
+            results = []
+            for case, program, space in zip(cases, programs, spaces):
+                likelihood = inverters[case.layout].likelihood(program, policies[case.layout], config.backend)
+                results.append(PathResult(
+                    getattr(self.domain, "name", "?"), case.layout, case.world, tuple(case.path),
+                    config, likelihood, space, self.desires(),
+                    stored_beliefs(space.beliefs, config.belief_quantum)))
+            out.append(results)
+            self.timings.evaluating.append(time.perf_counter() - start)
+            if progress:
+                progress(len(layouts) + j + 1, total)
+        return out
+
+    def _check_case(self, case: Case) -> None:
+        tables = self.tables(case.layout)
+        n_s, n_w = len(tables.states), len(tables.worlds)
+        where = case.name or "a case"
+        if not case.path:
+            raise DomainError(f"{where}: the path is empty")
+        if not 0 <= case.world < n_w:
+            raise DomainError(f"{where}: world {case.world} is not one of 0..{n_w - 1}")
+        bad = [s for s in case.path if not 0 <= s < n_s]
+        if bad:
+            raise DomainError(f"{where}: state {bad[0]} is not one of 0..{n_s - 1}")
