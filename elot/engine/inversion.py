@@ -67,7 +67,7 @@ class Inverter:
         self.tables = tables
         self.plan = plan
         self.quantum = quantum
-        self._keys: dict[tuple[int, bytes], int] = {}
+        self._queries: dict[tuple[int, bytes], int] = {}
         self._beliefs: list[np.ndarray] = []
         self._states: list[int] = []
         self._events: dict[tuple[int, int, int], list] = {}
@@ -75,18 +75,18 @@ class Inverter:
     # -- building -----------------------------------------------------------------------
 
     def _query(self, state: int, belief: np.ndarray) -> int:
-        key = (state, belief.tobytes())
-        index = self._keys.get(key)
+        entry = (state, belief.tobytes())
+        index = self._queries.get(entry)
         if index is None:
-            index = self._keys[key] = len(self._beliefs)
+            index = self._queries[entry] = len(self._beliefs)
             self._beliefs.append(belief)
             self._states.append(state)
         return index
 
     def _step_events(self, here: int, there: int, world: int) -> list:
         """(action, agent's likelihood per world, observer's factor) for ``here -> there``."""
-        key = (here, there, world)
-        if key not in self._events:
+        entry = (here, there, world)
+        if entry not in self._events:
             trans = self.tables.transitions
             obs = np.asarray(self.tables.observations, dtype=np.float64)
             events = []
@@ -98,8 +98,8 @@ class Inverter:
                     factor = obs[world, there, o]
                     if factor > 0:
                         events.append((a, reach * obs[:, there, o], factor))
-            self._events[key] = events
-        return self._events[key]
+            self._events[entry] = events
+        return self._events[entry]
 
     def build(self, initial: np.ndarray, path: list[int], world: int) -> Program:
         """The program of ``path`` (state indices) in ``world`` from initial beliefs ``initial``."""
