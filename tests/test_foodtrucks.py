@@ -1,0 +1,234 @@
+"""Food trucks (Baker et al. 2017) as a domain: the maps, line of sight, the tables, the
+hypothesis spaces, the ELoT signature, the scenario reader; and, where the experiment's
+files are at ../shared/baker2017, fidelity to the authors' stored outputs and the benchmark
+command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from elot.domains.foodtrucks import FoodTrucks
+from elot.domains.foodtrucks.domain import levels, utility_vectors
+from elot.domains.foodtrucks.geometry import rectangle, visible_fraction
+from elot.domains.foodtrucks.language import signature
+from elot.domains.foodtrucks.scenarios import FoodTruckScenario, read_scenarios
+from elot.domains.foodtrucks.world import (ACTIONS, FINISHED, cell_index, visibility,
+                                           world_atoms)
+from elot.engine import Case, Engine, EngineConfig
+from elot.errors import ScenarioError
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def baker_path() -> Path | None:
+    env = os.environ.get("ELOT_BAKER2017_DATA")
+    for path in ([Path(env)] if env else []) + [REPO.parent / "shared" / "baker2017"]:
+        if (path / "scenarios.json").is_file():
+            return path
+    return None
+
+
+@pytest.fixture(scope="module")
+def baker() -> Path:
+    path = baker_path()
+    if path is None:
+        pytest.skip("the food-truck data are not at ../shared/baker2017 (or $ELOT_BAKER2017_DATA)")
+    return path
+
+
+# -- line of sight ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("map_number, cell, expected", [
+    (1, (13, 0), 1 / 6), (2, (13, 0), 1 / 6), (3, (13, 0), 0.0),   # the corner glimpse
+    (1, (14, 1), 1.0), (2, (14, 0), 1.0), (3, (14, 1), 0.0),        # up the right gap
+    (1, (0, 3), 1.0), (3, (5, 4), 1.0),                               # behind the wall
+    (1, (1, 1), 0.0), (1, (7, 1), 0.0), (1, (13, 1), 0.0),           # the starts
+    (1, (0, 2), 0.0), (3, (0, 2), 0.0),                               # the left gap
+])
+def test_visible_fraction_of_spot2(map_number, cell, expected):
+    assert visibility(map_number)[cell[1], cell[0]] == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_wall_cell_sees_nothing():
+    assert visibility(3)[2, 14] == 0.0 and visibility(2)[2, 0] == 0.0
+
+
+def test_shadow_geometry_without_the_maps():
+    square = rectangle(4, 0, 5, 1)
+    assert visible_fraction((0.5, 0.5), rectangle(2, 5, 3, 6), square) == 1.0    # wall off the ray
+    assert visible_fraction((0.5, 0.5), rectangle(2, -1, 3, 2), square) == 0.0   # wall across it
+    half = visible_fraction((0.0, 0.5), rectangle(2, 0.5, 3, 3), square)        # covers the top half
+    assert half == pytest.approx(0.5)
+
+
+# -- the tables ------------------------------------------------------------------------------
+
+def test_moves_walls_and_eating():
+    tables = FoodTrucks().tables(1)
+    a = {name: i for i, name in enumerate(ACTIONS)}
+    start = cell_index(1, 1)
+    for world in range(3):
+        assert tables.transitions[world, start, a["west"]] == cell_index(0, 1)
+        assert tables.transitions[world, start, a["north"]] == start        # the wall
+        assert tables.transitions[world, cell_index(0, 0), a["eat"]] == FINISHED
+        assert tables.outcomes[world, cell_index(0, 0), a["eat"]] == 0      # korean
+        assert tables.transitions[world, FINISHED, a["east"]] == FINISHED
+    spot2 = cell_index(14, 4)
+    assert tables.outcomes[:, spot2, a["eat"]].tolist() == [1, 2, -1]     # lebanese, mexican, none
+    assert tables.transitions[2, spot2, a["eat"]] == spot2                 # nothing to eat
+    assert tables.transitions[0, cell_index(0, 1), a["north"]] == cell_index(0, 2)  # map 1's left gap
+    assert FoodTrucks().tables(2).transitions[0, cell_index(0, 1), a["north"]] == cell_index(0, 1)
+
+
+def test_percepts_follow_visibility():
+    tables = FoodTrucks().tables(1)
+    corner = cell_index(13, 0)
+    assert tables.observations[0, corner].tolist() == pytest.approx([0, 1 / 6, 0, 5 / 6])
+    assert tables.observations[2, corner].tolist() == pytest.approx([1 / 6, 0, 0, 5 / 6])
+
+
+def test_hypothesis_spaces():
+    desires = FoodTrucks().desires()
+    assert desires.utilities.shape == (343, 3) and desires.objects == ("korean", "lebanese", "mexican")
+    assert desires.utilities[1].tolist() == [0.0, -20.0, -20.0]            # K's level varies fastest
+    assert levels(utility_vectors()).min() == 1 and levels(utility_vectors()).max() == 7
+    beliefs = FoodTrucks().initial_beliefs(1).beliefs
+    assert beliefs.shape == (28, 3) and beliefs.min() == pytest.approx(0.025)
+    assert np.allclose(beliefs.sum(axis=1), 1.0)
+
+
+def test_signature_and_worlds():
+    sig = signature()
+    assert sig.agent == "student" and ("player", "student") in sig.aliases
+    assert {name for name, kind in sig.objects if kind == "truck"} == {"korean", "lebanese", "mexican"}
+    assert dict(sig.predicates) == {"at": ("truck", "spot"), "empty": ("spot",)}
+    assert world_atoms(0) == {("at", "korean", "spot1"), ("at", "lebanese", "spot2")}
+    assert world_atoms(1) == {("at", "korean", "spot1"), ("at", "mexican", "spot2")}
+    assert world_atoms(2) == {("at", "korean", "spot1"), ("empty", "spot2")}
+
+
+# -- the model on paths of our own ------------------------------------------------------------
+
+def walk(start, moves):
+    cells = [start]
+    for dx, dy in moves:
+        cells.append((cells[-1][0] + dx, cells[-1][1] + dy))
+    return tuple(cells)
+
+
+def test_checking_behind_the_wall_then_going_back_means_the_student_expected_lebanese():
+    # map 1, spot 2 empty in truth: walk left, up through the gap, look, come back to korean
+    up = walk((1, 1), [(-1, 0), (0, 1), (0, 1), (0, 0), (0, -1), (0, -1), (0, -1)])
+    looked = FoodTruckScenario(1, 1, 2, up, True)
+    straight = FoodTruckScenario(2, 1, 2, walk((1, 1), [(0, -1), (-1, 0)]), True)
+    engine = Engine(FoodTrucks())
+    [[first, second]] = engine.run([Case(s.map, s.states, s.world) for s in (looked, straight)])
+    # looking means it hoped for a truck it likes better than korean at spot 2
+    assert first.mean_belief()[2] < second.mean_belief()[2]
+    util_looked, util_straight = first.mean_utility(), second.mean_utility()
+    assert util_looked[0] < util_straight[0]
+
+
+# -- the scenario reader -----------------------------------------------------------------------
+
+def write(tmp_path, scenarios) -> Path:
+    path = tmp_path / "scenarios.json"
+    path.write_text(json.dumps({"scenarios": scenarios}), encoding="utf-8")
+    return path
+
+
+def test_reads_a_scenario_of_our_own(tmp_path):
+    path = write(tmp_path, [{"id": 7, "map": 3, "true_world": 1, "finished": 1,
+                             "path": [[1, 1], [1, 0], [0, 0]]}])
+    [scenario] = read_scenarios(path)
+    assert scenario.states == (cell_index(1, 1), cell_index(1, 0), cell_index(0, 0), FINISHED)
+    assert scenario.world == 0 and scenario.map == 3
+
+
+@pytest.mark.parametrize("item, message", [
+    ({"id": 1, "map": 1, "true_world": 1, "path": [[1, 1], [1, 2]]}, r"cell 2 \(1, 2\) is off the grid or a wall"),
+    ({"id": 2, "map": 1, "true_world": 1, "path": [[1, 1], [3, 1]]}, r"step 1 .* not a unit move"),
+    ({"id": 3, "map": 4, "true_world": 1, "path": [[1, 1]]}, r"map 4 / true_world 1 must be 1, 2 or 3"),
+    ({"id": 4, "map": 1, "path": [[1, 1]]}, r"missing or malformed field"),
+    ({"id": 5, "map": 1, "true_world": 1, "path": []}, r"the path is empty"),
+])
+def test_a_bad_scenario_is_named(tmp_path, item, message):
+    path = write(tmp_path, [item])
+    with pytest.raises(ScenarioError, match=rf"scenarios.json: scenario {item['id']}: {message}"):
+        read_scenarios(path)
+
+
+def test_a_file_that_is_not_json_is_named(tmp_path):
+    path = tmp_path / "scenarios.json"
+    path.write_text("{not json", encoding="utf-8")
+    with pytest.raises(ScenarioError, match="scenarios.json"):
+        read_scenarios(path)
+
+
+# -- against the authors' stored outputs ----------------------------------------------------
+
+def stored(baker: Path) -> dict:
+    from elot.domains.foodtrucks.scoring import read_values
+
+    return read_values(baker / "model_predictions_btom.csv", "value", "prediction file")
+
+
+@pytest.mark.slow
+def test_btom_reproduces_the_authors_predictions(baker):
+    from elot.domains.foodtrucks.model import predict, variant_config
+    from elot.domains.foodtrucks.scoring import as_values
+
+    scenarios = read_scenarios(baker / "scenarios.json")
+    _, [predictions] = predict(scenarios, variant_config("btom"))
+    ours, theirs = as_values(predictions), stored(baker)
+    assert set(ours) == set(theirs) and len(ours) == 78 * 6
+    worst = max(abs(ours[k] - theirs[k]) for k in theirs)
+    assert worst < 1e-6, worst                            # the issue asks 1e-3; the README's rules give ~1e-7
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant, beta, name", [("true-belief", 9.0, "TrueBelief"),
+                                                 ("no-cost", 2.5, "NoCost"), ("btom", 2.5, "BToM")])
+def test_models_reproduce_the_reference_correlations(baker, variant, beta, name):
+    from elot.domains.foodtrucks import scoring
+    from elot.domains.foodtrucks.model import predict, variant_config
+
+    scenarios = read_scenarios(baker / "scenarios.json")
+    human, included = scoring.read_human(baker / "human_dev.csv")
+    _, [predictions] = predict(scenarios, variant_config(variant), [beta])
+    got = scoring.correlate(scoring.as_values(predictions), human, included, scenarios)
+    ref = scoring.read_reference(baker / "reference_correlations.txt")["dev"][name]
+    assert ref[0] == beta
+    for ours, theirs in zip((got.r_belief, got.r_desire, got.r_belief_group, got.r_desire_group), ref[1:]):
+        assert round(ours, 2) == round(theirs, 2) and abs(ours - theirs) < 5e-4
+
+
+@pytest.mark.slow
+def test_benchmark_command_writes_predictions(baker, tmp_path):
+    out = tmp_path / "predictions.csv"
+    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "baker2017.py"), "--data", str(baker),
+                             "-o", str(out), "--beta", "2.0", "2.5", "3.0"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    chosen = [line for line in result.stdout.splitlines() if line.endswith("<- chosen")]
+    assert len(chosen) == 1 and chosen[0].split()[0] == "2.5"      # the dev split's best of the three
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "scenario,judgment,option,value" and len(lines) == 1 + 78 * 6
+    theirs = stored(baker)
+    for line in lines[1:]:
+        sid, judgment, option, value = line.split(",")
+        assert abs(float(value) - theirs[(int(sid), judgment, option)]) < 1e-6
+
+
+def test_benchmark_command_without_data_is_one_clear_error(tmp_path):
+    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "baker2017.py"), "--data",
+                             str(tmp_path / "nowhere")], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert "no scenarios.json in" in result.stderr and "Traceback" not in result.stderr
