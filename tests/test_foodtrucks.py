@@ -232,3 +232,39 @@ def test_benchmark_command_without_data_is_one_clear_error(tmp_path):
                              str(tmp_path / "nowhere")], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert "no scenarios.json in" in result.stderr and "Traceback" not in result.stderr
+
+
+# -- ELoT statements about food trucks -------------------------------------------------------
+
+def test_statements_score_against_a_food_truck_result():
+    from elot.domains.foodtrucks.hypotheses import desires, hypotheses, result_at
+    from elot.judging import compile_statement, score
+
+    # map 1, spot 2 empty: up through the left gap, look, back down to korean
+    looked = FoodTruckScenario(1, 1, 2, walk((1, 1), [(-1, 0), (0, 1), (0, 1), (0, 0), (0, -1), (0, -1), (0, -1)]), True)
+    result = result_at(looked, len(looked.states) - 1)
+    rows = hypotheses(result)
+    assert len(rows) == 28 * 343 and rows.weights.sum() == pytest.approx(1.0)
+    sig = signature()
+
+    def scored(text):
+        return score(compile_statement(text, sig), rows)
+
+    occupied = scored("believes(student, formula(not(empty(spot2))))")
+    empty = scored("believes(player, formula(empty(spot2)))")
+    assert occupied.posterior > occupied.prior_fraction     # it went to look: it expected a truck
+    assert empty.posterior < empty.prior_fraction
+    objects, utilities = desires(result)
+    assert objects == ("korean", "lebanese", "mexican") and utilities.shape == (len(rows), 3)
+    # before any step nothing is learnt: the posterior is the prior
+    start = hypotheses(result_at(looked, 0))
+    assert np.allclose(start.weights, start.prior_mass() / start.prior_mass().sum())
+
+
+def test_a_time_past_the_path_is_an_argument_error():
+    from elot.domains.foodtrucks.hypotheses import result_at
+    from elot.errors import ArgumentError
+
+    scenario = FoodTruckScenario(3, 1, 0, ((1, 1), (1, 0)), False)
+    with pytest.raises(ArgumentError, match="time 5 is not one of 0..1"):
+        result_at(scenario, 5)
