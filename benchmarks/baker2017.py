@@ -88,9 +88,9 @@ def run(args) -> int:
                      force=args.force, option="-o", inputs=[root / SCENARIOS_FILE])
     report(args, engine, scores, chosen, betas, root, human, included, scenarios, wall, cpu)
     if args.baseline:
+        t = engine.timings
         baseline(scenarios, variant_config(args.model, **{**changes, "backend": "reference"}), chosen,
-                 engine.timings.planning + engine.timings.building
-                 + engine.timings.evaluating[betas.index(chosen)])
+                 t.cpu_planning + t.cpu_building + t.cpu_evaluating[betas.index(chosen)])
     return 0
 
 
@@ -123,22 +123,28 @@ def report(args, engine, scores, chosen, betas, root, human, included, scenarios
             print(f"{'authors ' + name + ' (reference)':<36} {beta} {row[1]:9.4f} {row[2]:9.4f} "
                   f"{row[3]:10.4f} {row[4]:10.4f}")
     t = engine.timings
-    per_beta = sum(t.evaluating) / len(t.evaluating)
+    per_beta, cpu_beta = (sum(t.evaluating) / len(t.evaluating), sum(t.cpu_evaluating) / len(t.cpu_evaluating))
     print()
-    print(f"time: planning {t.planning:.2f} s (3 maps x {len(engine.desires().utilities)} utility vectors), "
-          f"building the inversions {t.building:.2f} s, evaluating {per_beta:.3f} s per beta")
-    one = t.planning + t.building + per_beta
-    print(f"one beta: {one:.2f} s wall (target <= {TARGET_ONE:g} s); all {len(betas)} beta(s): "
-          f"{wall:.2f} s wall, {cpu:.2f} s CPU" + (f" (target for 20: <= {TARGET_SWEEP:g} s)" if len(betas) == 20 else ""))
+    print(f"time (wall / CPU seconds; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores): "
+          f"planning {t.planning:.2f} / {t.cpu_planning:.2f} (3 maps x {len(engine.desires().utilities)} "
+          f"utility vectors), building the inversions {t.building:.2f} / {t.cpu_building:.2f}, "
+          f"evaluating {per_beta:.3f} / {cpu_beta:.3f} per beta")
+    one, one_cpu = t.planning + t.building + per_beta, t.cpu_planning + t.cpu_building + cpu_beta
+    print(f"one beta: {one:.2f} s wall, {one_cpu:.2f} s CPU (target <= {TARGET_ONE:g} s); "
+          f"all {len(betas)} beta(s): {wall:.2f} s wall, {cpu:.2f} s CPU"
+          + (f" (target for 20: <= {TARGET_SWEEP:g} s)" if len(betas) == 20 else ""))
 
 
-def baseline(scenarios, config, beta, compiled_seconds) -> None:
+def baseline(scenarios, config, beta, compiled) -> None:
     """The NumPy twins at one beta, against the compiled kernels' time for the same work."""
-    start = time.perf_counter()
-    predict(scenarios, config, [beta])
-    seconds = time.perf_counter() - start
-    print(f"baseline (NumPy twins of the kernels) at beta {beta:g}: {seconds:.2f} s wall; "
-          f"compiled {compiled_seconds:.2f} s: {seconds / compiled_seconds:.1f}x faster")
+    wall, cpu = time.perf_counter(), time.process_time()
+    engine, _ = predict(scenarios, config, [beta])
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    t = engine.timings
+    print(f"baseline (the kernels' NumPy twins) at beta {beta:g}: {wall:.2f} s wall, {cpu:.2f} s CPU "
+          f"(planning {t.cpu_planning:.2f}, building {t.cpu_building:.2f}, evaluating "
+          f"{sum(t.cpu_evaluating):.2f} s CPU); compiled {compiled:.2f} s CPU: "
+          f"{cpu / compiled:.1f}x faster")
 
 
 def main() -> int:

@@ -71,12 +71,21 @@ class PathResult:
 
 @dataclass
 class Timings:
-    """Seconds spent planning, building the inversions, and per beta evaluating them."""
+    """Seconds spent planning, building the inversions, and per beta evaluating them: wall
+    clock, and the CPU time of this process (what one core spent, whatever else the
+    machine is running)."""
 
     planning: float = 0.0
     building: float = 0.0
     evaluating: list[float] = field(default_factory=list)
+    cpu_planning: float = 0.0
+    cpu_building: float = 0.0
+    cpu_evaluating: list[float] = field(default_factory=list)
 
     @property
     def total(self) -> float:
         return self.planning + self.building + sum(self.evaluating)
+
+    @property
+    def cpu_total(self) -> float:
+        return self.cpu_planning + self.cpu_building + sum(self.cpu_evaluating)

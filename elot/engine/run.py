@@ -93,9 +93,10 @@ class Engine:
 
     def plan(self, layout: Any) -> Plan:
         if layout not in self._plans:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             self._plans[layout] = plan(self.tables(layout), self.desires(), self.config)
             self.timings.planning += time.perf_counter() - start
+            self.timings.cpu_planning += time.process_time() - cpu
         return self._plans[layout]
 
     def run(self, cases: Sequence[Case], betas: Sequence[float] | None = None,
@@ -113,7 +114,7 @@ class Engine:
             inverters[layout] = Inverter(self.tables(layout), self.plan(layout), self.config.belief_quantum)
             if progress:
                 progress(i + 1, total)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         programs, spaces = [], []
         for case in cases:
             space = self.initial_beliefs(case.layout, case.world)
@@ -121,9 +122,10 @@ class Engine:
             programs.append(inverters[case.layout].build(np.asarray(space.beliefs, dtype=np.float64),
                                                          list(case.path), case.world))
         self.timings.building += time.perf_counter() - start
+        self.timings.cpu_building += time.process_time() - cpu
         out = []
         for j, beta in enumerate(betas):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             config = self.config.with_beta(beta)
             policies = {layout: inv.policies(beta, config.backend) for layout, inv in inverters.items()}
             results = []
@@ -135,6 +137,7 @@ class Engine:
                     stored_beliefs(space.beliefs, config.belief_quantum)))
             out.append(results)
             self.timings.evaluating.append(time.perf_counter() - start)
+            self.timings.cpu_evaluating.append(time.process_time() - cpu)
             if progress:
                 progress(len(layouts) + j + 1, total)
         return out
