@@ -12,6 +12,8 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport exp
 
+from btom_ext.planners_reference import check_program, check_queries, check_rows
+
 cnp.import_array()
 
 
@@ -26,6 +28,7 @@ def value_iteration(indptr, indices, probs, reward, int n_actions, double gamma,
     time, each chunk's rewards and two value tables held in cache through every sweep, and
     V(s) = max_a Q(s, a) taken as each state's rows are computed. Only the last sweep's Q
     is written out."""
+    check_rows(indptr, indices, probs, reward, n_actions)
     cdef const long long[::1] ptr = np.ascontiguousarray(indptr, dtype=np.int64)
     cdef const int[::1] idx = np.ascontiguousarray(indices, dtype=np.int32)
     cdef const double[::1] p = np.ascontiguousarray(probs, dtype=np.float64)
@@ -96,6 +99,7 @@ def value_iteration(indptr, indices, probs, reward, int n_actions, double gamma,
 
 def mixed_policies(q, corners, weights, int n_actions, double beta):
     """Softmax policies at interpolated beliefs (see the reference)."""
+    check_queries(q, corners, weights, n_actions)
     cdef const double[:, ::1] qv = np.ascontiguousarray(q, dtype=np.float64)
     cdef const int[:, ::1] corner = np.ascontiguousarray(corners, dtype=np.int32)
     cdef const double[:, ::1] w = np.ascontiguousarray(weights, dtype=np.float64)
@@ -132,6 +136,8 @@ def mixed_policies(q, corners, weights, int n_actions, double beta):
 def propagate(Py_ssize_t n_nodes, init_nodes, init_weights, term_from, term_to, term_row,
               term_factor, policy, node_group, Py_ssize_t n_groups):
     """Weights pushed along a branching path, summed per group (see the reference)."""
+    check_program(n_nodes, init_nodes, init_weights, term_from, term_to, term_row, term_factor,
+                  policy, node_group, n_groups)
     cdef const int[::1] starts = np.ascontiguousarray(init_nodes, dtype=np.int32)
     cdef const double[::1] start_weight = np.ascontiguousarray(init_weights, dtype=np.float64)
     cdef const int[::1] src = np.ascontiguousarray(term_from, dtype=np.int32)

@@ -113,3 +113,18 @@ def test_interpolation_is_convex_and_reconstructs_the_belief(worlds, resolution,
     used = corners >= 0
     assert np.all(weights[~used] < 1e-6)            # off-grid corners carry no weight
     assert np.allclose(weights[used] @ grid.points[corners[used]], belief, atol=1e-6)
+
+
+@pytest.mark.parametrize("kernels", [core, reference], ids=["core", "reference"])
+def test_an_index_out_of_range_is_refused_not_read(kernels):
+    reward = np.zeros((4, 3))
+    with pytest.raises(ValueError, match="successor indices"):
+        kernels.value_iteration([0, 1, 1, 1, 1], np.array([7], dtype=np.int32), [1.0], reward, 2, 0.9, 3)
+    with pytest.raises(ValueError, match="indptr"):
+        kernels.value_iteration([0, 2, 1, 1, 1], np.array([0], dtype=np.int32), [1.0], reward, 2, 0.9, 3)
+    with pytest.raises(ValueError, match="corner"):
+        kernels.mixed_policies(reward, np.array([[5]], dtype=np.int32), np.ones((1, 1)), 2, 1.0)
+    with pytest.raises(ValueError, match="nodes"):
+        kernels.propagate(2, np.array([0], dtype=np.int32), [1.0], np.array([0], dtype=np.int32),
+                          np.array([9], dtype=np.int32), np.array([0]), [1.0], reward,
+                          np.array([-1, 0], dtype=np.int32), 1)
