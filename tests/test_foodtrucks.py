@@ -268,3 +268,52 @@ def test_a_time_past_the_path_is_an_argument_error():
     scenario = FoodTruckScenario(3, 1, 0, ((1, 1), (1, 0)), False)
     with pytest.raises(ArgumentError, match="time 5 is not one of 0..1"):
         result_at(scenario, 5)
+
+
+# -- elot's own .trucks format -------------------------------------------------------------------
+
+TRUCKS_FILE = """# two scenarios of our own
+scenario left-check-empty
+map 1
+spot2 empty        # what is really there
+start 1 1
+moves W N N stay S S S eat
+
+scenario right-peek
+map 2
+spot2 lebanese
+start 13 1
+moves E stay
+"""
+
+
+def test_trucks_file_reads_as_the_same_scenarios(tmp_path):
+    from elot.domains.foodtrucks.trucksfile import read_trucks
+
+    path = tmp_path / "mine.trucks"
+    path.write_text(TRUCKS_FILE, encoding="utf-8")
+    first, second = read_trucks(path)
+    assert first.name == "left-check-empty" and first.map == 1 and first.world == 2 and first.finished
+    assert first.cells == walk((1, 1), [(-1, 0), (0, 1), (0, 1), (0, 0), (0, -1), (0, -1), (0, -1)])
+    assert second.cells == ((13, 1), (14, 1), (14, 1)) and not second.finished and second.world == 0
+
+
+@pytest.mark.parametrize("change, place, message", [
+    (("moves E stay", "moves E S S stay"), "12:11", "walks into a wall or off the map"),
+    (("S S S eat", "S S S E eat"), "6:26", "no truck to eat at"),
+    (("map 2", "map 4"), "9:5", "map '4' is not 1, 2 or 3"),
+    (("spot2 lebanese", "spot2 thai"), "10:7", "spot2 'thai' is not one of"),
+    (("start 13 1", "start 5 2"), "11:7", "is not a free cell of map 2"),
+    (("W N N stay", "W N N wait"), "6:13", "unknown move 'wait'"),
+    (("scenario right-peek\n", "scenario right-peek\nspeed 3\n"), "9:1", "unknown line 'speed'"),
+    (("start 13 1\n", ""), "8:1", "has no 'start' line"),
+])
+def test_a_bad_trucks_file_is_pointed_at(change, place, message):
+    from elot.domains.foodtrucks.trucksfile import parse_trucks
+
+    with pytest.raises(ScenarioError) as caught:
+        parse_trucks(TRUCKS_FILE.replace(*change), "mine.trucks")
+    error = caught.value
+    assert message in error.message
+    assert f"{error.span.line}:{error.span.column}" == place
+    assert error.render().startswith(f"mine.trucks:{place}: scenario error")

@@ -29,6 +29,7 @@ class FoodTruckScenario:
     excluded: bool = False
     split: str = ""
     group: int = 0
+    name: str = ""
 
     @property
     def states(self) -> tuple[int, ...]:
