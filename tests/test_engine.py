@@ -71,7 +71,7 @@ def test_true_belief_likelihood_is_the_softmax_of_the_mdp_by_hand():
                     q[s, a] = reward + 0.9 * value[tables.transitions[1, s, a]]
             value = q.max(axis=1)
         odds = np.exp(1.5 * (q[0] - q[0].max()))
-        assert result.likelihood[0, row] == pytest.approx(odds[3] / odds.sum(), rel=1e-9)
+        assert result.likelihood[0, 0, row] == pytest.approx(odds[3] / odds.sum(), rel=1e-9)
 
 
 def test_the_result_keeps_the_config_that_ran():
@@ -178,3 +178,39 @@ def test_a_bad_config_is_an_argument_error(change):
 
 def test_tables_is_the_protocol_type():
     assert isinstance(coffee.CoffeeShop().tables("corridor"), Tables)
+
+
+def test_an_unknown_world_is_part_of_each_hypothesis():
+    engine = Engine(coffee.CoffeeShop())
+    [[known_closed, known_open, unknown]] = engine.run(
+        [Case("corridor", PEEK_THEN_SODA, 1), Case("corridor", PEEK_THEN_SODA, 0),
+         Case("corridor", PEEK_THEN_SODA, None)])
+    assert unknown.worlds == (0, 1) and unknown.world is None and known_closed.world == 1
+    # each world's rows are that world's inversion
+    assert np.allclose(unknown.likelihood[0], known_open.likelihood[0])
+    assert np.allclose(unknown.likelihood[1], known_closed.likelihood[0])
+    # it looked at the sign and turned back: the observer now thinks the shop is closed
+    assert unknown.world_posterior()[1] > 0.5
+    # with no world prior from the domain, each world has half the prior mass
+    assert np.allclose(unknown.posterior()[1] / unknown.world_posterior()[1], known_closed.posterior()[0])
+
+
+def test_a_domain_world_prior_weighs_the_worlds():
+    class Pessimist(coffee.CoffeeShop):
+        def world_prior(self, layout):
+            return np.array([0.2, 0.8])
+
+    straight = (2, 1, 0, coffee.DONE)   # never sees the sign: the path says little of the world
+    [[result]] = Engine(Pessimist()).run([Case("corridor", straight, None)])
+    assert result.world_prior.tolist() == [0.2, 0.8]
+    ratio = result.world_posterior()[1] / result.world_posterior()[0]
+    evidence = result.likelihood[1].sum() / result.likelihood[0].sum()
+    assert ratio == pytest.approx(4.0 * evidence)
+
+
+def test_true_belief_with_an_unknown_world_pairs_each_world_with_itself():
+    [[result]] = Engine(coffee.CoffeeShop(), EngineConfig(true_belief=True)).run(
+        [Case("corridor", STRAIGHT_TO_SODA, None)])
+    assert result.belief_space.beliefs.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    assert result.likelihood[0, 1].max() == 0 and result.likelihood[1, 0].max() == 0
+    assert result.likelihood[0, 0].max() > 0 and result.likelihood[1, 1].max() > 0

@@ -65,7 +65,7 @@ def cases(draw):
 def likelihood(domain, case, **config):
     engine = Engine(domain, EngineConfig(sweeps=8, grid=3, **config))
     [[result]] = engine.run([case])
-    return engine, result.likelihood
+    return engine, result.likelihood[0]
 
 
 @settings(max_examples=60, deadline=None)

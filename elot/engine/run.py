@@ -26,12 +26,14 @@ from elot.engine.results import PathResult, Timings
 @dataclass(frozen=True)
 class Case:
     """One observed path: the layout it ran on, its states (indices into the layout's
-    tables), and the true world's index."""
+    tables), and the true world's index, or None when the observer does not know it (the
+    hidden world is then part of each hypothesis, with the domain's world prior)."""
 
     layout: Any
     path: tuple[int, ...]
-    world: int
+    world: int | None
     name: str = ""
+
 
 
 class Engine:
@@ -66,9 +68,13 @@ class Engine:
             self._desires = space
         return self._desires
 
-    def initial_beliefs(self, layout: Any, world: int) -> BeliefSpace:
+    def initial_beliefs(self, layout: Any, world: int | None) -> BeliefSpace:
+        """The domain's initial beliefs; with ``true_belief``, the true world (each world,
+        when the observer does not know it)."""
         n_w = len(self.tables(layout).worlds)
         if self.config.true_belief:
+            if world is None:
+                return BeliefSpace(np.eye(n_w), np.full(n_w, 1.0 / n_w))
             return BeliefSpace(np.eye(n_w)[[world]], np.ones(1))
         space = ask(self.domain, "initial_beliefs", layout)
         if not isinstance(space, BeliefSpace):
@@ -115,12 +121,7 @@ class Engine:
             if progress:
                 progress(i + 1, total)
         start, cpu = time.perf_counter(), time.process_time()
-        programs, spaces = [], []
-        for case in cases:
-            space = self.initial_beliefs(case.layout, case.world)
-            spaces.append(space)
-            programs.append(inverters[case.layout].build(np.asarray(space.beliefs, dtype=np.float64),
-                                                         list(case.path), case.world))
+        built = [self._build(inverters[case.layout], case) for case in cases]
         self.timings.building += time.perf_counter() - start
         self.timings.cpu_building += time.process_time() - cpu
         out = []
@@ -129,10 +130,13 @@ class Engine:
             config = self.config.with_beta(beta)
             policies = {layout: inv.policies(beta, config.backend) for layout, inv in inverters.items()}
             results = []
-            for case, program, space in zip(cases, programs, spaces):
-                likelihood = inverters[case.layout].likelihood(program, policies[case.layout], config.backend)
+            for case, (worlds, world_prior, space, programs) in zip(cases, built):
+                inverter = inverters[case.layout]
+                likelihood = np.zeros((len(worlds), len(space.beliefs), len(self.desires().utilities)))
+                for i, (rows, program) in enumerate(programs):
+                    likelihood[i, rows] = inverter.likelihood(program, policies[case.layout], config.backend)
                 results.append(PathResult(
-                    getattr(self.domain, "name", "?"), case.layout, case.world, tuple(case.path),
+                    getattr(self.domain, "name", "?"), case.layout, worlds, world_prior, tuple(case.path),
                     config, likelihood, space, self.desires(),
                     stored_beliefs(space.beliefs, config.belief_quantum)))
             out.append(results)
@@ -142,13 +146,41 @@ class Engine:
                 progress(len(layouts) + j + 1, total)
         return out
 
+    def world_prior(self, layout: Any) -> np.ndarray:
+        """The observer's prior over the hidden worlds: the domain's ``world_prior(layout)``
+        if it has one, else uniform."""
+        n_w = len(self.tables(layout).worlds)
+        if not callable(getattr(self.domain, "world_prior", None)):
+            return np.full(n_w, 1.0 / n_w)
+        prior = np.asarray(ask(self.domain, "world_prior", layout), dtype=np.float64)
+        check_space(self.domain, "world_prior", np.eye(n_w), prior, n_w)
+        return prior
+
+    def _build(self, inverter: Inverter, case: Case):
+        """The hidden worlds a case considers, their prior, its initial beliefs, and for each
+        world the rows of those beliefs it covers with their program."""
+        if case.world is not None:
+            worlds, prior = (case.world,), np.ones(1)
+        else:
+            full = self.world_prior(case.layout)
+            worlds = tuple(int(w) for w in np.flatnonzero(full > 0))
+            prior = full[list(worlds)]
+        space = self.initial_beliefs(case.layout, case.world)
+        beliefs = np.asarray(space.beliefs, dtype=np.float64)
+        programs = []
+        for world in worlds:
+            # a known world (true_belief) is the only belief of its own world's rows
+            rows = [world] if self.config.true_belief and case.world is None else list(range(len(beliefs)))
+            programs.append((rows, inverter.build(beliefs[rows], list(case.path), world)))
+        return worlds, prior, space, programs
+
     def _check_case(self, case: Case) -> None:
         tables = self.tables(case.layout)
         n_s, n_w = len(tables.states), len(tables.worlds)
         where = case.name or "a case"
         if not case.path:
             raise DomainError(f"{where}: the path is empty")
-        if not 0 <= case.world < n_w:
+        if case.world is not None and not 0 <= case.world < n_w:
             raise DomainError(f"{where}: world {case.world} is not one of 0..{n_w - 1}")
         bad = [s for s in case.path if not 0 <= s < n_s]
         if bad:

@@ -37,12 +37,12 @@ def result_at(scenario: FoodTruckScenario, t: int, config: EngineConfig | None =
 def hypotheses(result: PathResult) -> Hypotheses:
     """The result's posterior rows as :class:`elot.judging.Hypotheses` (initial beliefs)."""
     worlds = tuple(State.of(world_atoms(w)) for w in range(len(WORLD_NAMES)))
-    n_b, n_u = result.likelihood.shape
+    n_w, n_b, n_u = result.likelihood.shape
     beliefs = np.asarray(result.belief_space.beliefs, dtype=np.float64)
-    beliefs = np.repeat(beliefs / beliefs.sum(axis=1, keepdims=True), n_u, axis=0)
-    prior = np.outer(result.belief_space.prior, result.desire_space.prior).reshape(-1)
-    return Hypotheses(signature(), worlds, np.full(n_b * n_u, result.world), {AGENT: beliefs},
-                      result.posterior().reshape(-1), prior=prior, per_agent=False)
+    beliefs = np.tile(np.repeat(beliefs / beliefs.sum(axis=1, keepdims=True), n_u, axis=0), (n_w, 1))
+    true_index = np.repeat(np.asarray(result.worlds), n_b * n_u)
+    return Hypotheses(signature(), worlds, true_index, {AGENT: beliefs},
+                      result.posterior().reshape(-1), prior=result.prior().reshape(-1), per_agent=False)
 
 
 def desires(result: PathResult) -> tuple[tuple[str, ...], np.ndarray]:
