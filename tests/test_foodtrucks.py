@@ -317,3 +317,41 @@ def test_a_bad_trucks_file_is_pointed_at(change, place, message):
     assert message in error.message
     assert f"{error.span.line}:{error.span.column}" == place
     assert error.render().startswith(f"mine.trucks:{place}: scenario error")
+
+
+# -- scoring ----------------------------------------------------------------------------------
+
+def test_beta_choice_takes_the_first_of_equal_sums():
+    from elot.domains.foodtrucks.scoring import Correlations, choose_beta
+
+    scores = {3.0: Correlations(0.5, 0.4, 0, 0), 1.0: Correlations(0.4, 0.5, 0, 0),
+              2.0: Correlations(0.2, 0.3, 0, 0)}
+    assert choose_beta(scores) == 1.0
+
+
+def test_correlations_over_scenarios_and_groups():
+    from elot.domains.foodtrucks.scoring import correlate, pearson
+
+    scenarios = [FoodTruckScenario(i, 1, 0, ((1, 1),), False, group=1 + i % 2) for i in range(1, 5)]
+    model, human = {}, {}
+    for s in scenarios:
+        for j, options in (("desire", "KLM"), ("belief", "LMN")):
+            for k, o in enumerate(options):
+                model[(s.id, j, o)] = s.id + k
+                human[(s.id, j, o)] = 2 * (s.id + k) + 1          # a linear map: r = 1
+    got = correlate(model, human, {1, 2, 3, 4}, scenarios)
+    assert got.r_belief == pytest.approx(1) and got.r_desire_group == pytest.approx(1)
+    assert pearson([1, 2, 3], [3, 2, 1]) == pytest.approx(-1)
+    with pytest.raises(ScenarioError, match="no prediction for scenario 5"):
+        correlate(model, human, {1, 5}, scenarios)
+
+
+def test_reference_table_reader(tmp_path):
+    from elot.domains.foodtrucks.scoring import read_reference
+
+    path = tmp_path / "reference.txt"
+    path.write_text("intro\n\nsplit=dev: 2 scenarios\nmodel beta r_belief r_desire r_bel_grp r_des_grp\n"
+                    "BToM 2.5 0.5 0.6 0.7 0.8\nMotionHeuristic 0.1 0.2 0.3 0.4\n\n"
+                    "BToM: r per beta on split=all\n  beta r_belief r_desire\n  0.5 0.1 0.2\n", encoding="utf-8")
+    table = read_reference(path)
+    assert table == {"dev": {"BToM": (2.5, 0.5, 0.6, 0.7, 0.8), "MotionHeuristic": (None, 0.1, 0.2, 0.3, 0.4)}}
