@@ -214,3 +214,13 @@ def test_true_belief_with_an_unknown_world_pairs_each_world_with_itself():
     assert result.belief_space.beliefs.tolist() == [[1.0, 0.0], [0.0, 1.0]]
     assert result.likelihood[0, 1].max() == 0 and result.likelihood[1, 0].max() == 0
     assert result.likelihood[0, 0].max() > 0 and result.likelihood[1, 1].max() > 0
+
+
+def test_the_budget_counts_the_results_of_every_beta():
+    engine = Engine(coffee.CoffeeShop())
+    plan_only = engine.estimate(["corridor"]).bytes
+    # enough for planning, not for 10^4 betas' likelihood tables (3 beliefs x 9 desires each)
+    engine = Engine(coffee.CoffeeShop(), EngineConfig(memory_limit=plan_only + 8 * 27 * 100))
+    engine.run([Case("corridor", STRAIGHT_TO_SODA, 1)], betas=[1.0] * 100)
+    with pytest.raises(BudgetError):
+        engine.run([Case("corridor", STRAIGHT_TO_SODA, 1)], betas=[1.0] * 10_000)

@@ -112,7 +112,11 @@ class Engine:
         betas = [self.config.beta] if betas is None else [float(b) for b in betas]
         for case in cases:
             self._check_case(case)
-        budget.check(self.estimate(case.layout for case in cases), self.config.memory_limit)
+        need = self.estimate(case.layout for case in cases)
+        held = 8 * len(betas) * len(self.desires().utilities) * sum(
+            self._rows(case) for case in cases)                  # the likelihood tables returned
+        budget.check(budget.Estimate(need.bytes + held, need.seconds, need.rows, need.columns),
+                     self.config.memory_limit)
         layouts = list(dict.fromkeys(case.layout for case in cases))
         total = len(layouts) + len(betas)
         inverters: dict[Any, Inverter] = {}
@@ -173,6 +177,11 @@ class Engine:
             rows = [world] if self.config.true_belief and case.world is None else list(range(len(beliefs)))
             programs.append((rows, inverter.build(beliefs[rows], list(case.path), world)))
         return worlds, prior, space, programs
+
+    def _rows(self, case: Case) -> int:
+        """(hidden world, initial belief) rows of a case's result."""
+        worlds = 1 if case.world is not None else int((self.world_prior(case.layout) > 0).sum())
+        return worlds * len(self.initial_beliefs(case.layout, case.world).beliefs)
 
     def _check_case(self, case: Case) -> None:
         tables = self.tables(case.layout)
