@@ -207,7 +207,8 @@ def test_models_reproduce_the_reference_correlations(baker, variant, beta, name)
     ref = scoring.read_reference(baker / "reference_correlations.txt")["dev"][name]
     assert ref[0] == beta
     for ours, theirs in zip((got.r_belief, got.r_desire, got.r_belief_group, got.r_desire_group), ref[1:]):
-        assert round(ours, 2) == round(theirs, 2) and abs(ours - theirs) < 5e-4
+        # the file prints 4 decimals (off by <= 5e-5); two decimals asked, four reproduced
+        assert abs(ours - theirs) < 1e-4
 
 
 @pytest.mark.slow
