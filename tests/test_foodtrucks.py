@@ -389,3 +389,21 @@ def test_visible_fraction_equals_sampled_lines_of_sight(ex, ey, wx, wy, ww, wh):
     seen = np.mean([not _blocked((ex, ey), (target[0] + u, target[1] + v), wall) for u in grid for v in grid])
     got = visible_fraction((ex, ey), rectangle(*wall), rectangle(target[0], target[1], target[0] + 1, target[1] + 1))
     assert got == pytest.approx(seen, abs=0.04)
+
+
+def test_benchmark_command_predicts_scenarios_of_ones_own(tmp_path):
+    path = tmp_path / "mine.trucks"
+    path.write_text(TRUCKS_FILE, encoding="utf-8")
+    out = tmp_path / "mine.csv"
+    script = str(REPO / "benchmarks" / "baker2017.py")
+    result = subprocess.run([sys.executable, script, "--scenarios", str(path), "-o", str(out)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "scenario,judgment,option,value" and len(lines) == 1 + 2 * 6
+    assert lines[1].startswith("left-check-empty,desire,K,") and lines[7].startswith("right-peek,desire,K,")
+    path.write_text(TRUCKS_FILE.replace("moves E stay", "moves E E"), encoding="utf-8")
+    bad = subprocess.run([sys.executable, script, "--scenarios", str(path)], capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode == 2 and "mine.trucks:12:9: scenario error" in bad.stderr
+    assert "Traceback" not in bad.stderr
