@@ -18,6 +18,13 @@ extensions = [
         extra_compile_args=["-O3"],
     ),
     Extension(
+        "btom_ext.planners",
+        ["btom_ext/planners.pyx"],
+        include_dirs=[numpy.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O3"],
+    ),
+    Extension(
         "btom_ext.particles",
         ["btom_ext/particles.pyx"],
         include_dirs=[numpy.get_include()],

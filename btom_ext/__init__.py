@@ -70,3 +70,22 @@ def particle_kernels(name: str = "core") -> ModuleType:
             "compiler is needed), or pass backend='reference' for the slow pure-Python "
             "implementation",
         ) from error
+
+
+def planner_kernels(name: str = "core") -> ModuleType:
+    """The tabular planning kernels of backend ``name``: ``btom_ext.planners`` (compiled)
+    for ``"core"``, ``btom_ext.planners_reference`` (NumPy) for ``"reference"``."""
+    if name == "reference":
+        from btom_ext import planners_reference
+
+        return planners_reference
+    if name != "core":
+        raise ValueError(f"unknown BToM backend {name!r}; expected one of {BACKENDS}")
+    try:
+        return importlib.import_module("btom_ext.planners")
+    except ImportError as error:
+        raise CoreMissingError(
+            f"the compiled planning kernels (btom_ext.planners) do not import: {error}",
+            hint="build them with `pip install .` (or `pip install -e .` in a checkout; a C "
+            "compiler is needed), or pass backend='reference' for the NumPy twin",
+        ) from error

@@ -8,6 +8,7 @@ count as much as those at the top of a file.
 from __future__ import annotations
 
 import ast
+import re
 import itertools
 from pathlib import Path
 
@@ -22,7 +23,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("elot.errors", "elot.settings", "elot.output", "elot.numeric", "elot.scenarios"),  # shared by every stage
     ("elot.lang", "elot.api"),                        # the language: parse, check, lower, evaluate
     ("elot.judging",),                                # where the halves meet: hypotheses, scores, the score loop
-    ("elot.btom",),                                   # the gridworld: map, hypotheses, inference, scoring
+    ("elot.engine",),                                 # inverse planning over any domain: protocol, planners, inversion
+    ("elot.btom", "elot.domains"),                    # the gridworld; the built-in domains (food trucks)
     ("elot.translate",),                              # English to ELoT
     ("elot.embedding",),                              # your own domain and belief model; the session model
     ("elot.draw", "elot.plots"),                      # figures, maps and animations
@@ -161,6 +163,29 @@ def test_the_engine_imports_nothing_of_elot():
     for path in sorted((REPO / "btom_ext").glob("*.py")) + sorted((REPO / "btom_ext").glob("*.pyx")):
         text = path.read_text(encoding="utf-8")
         assert "import elot" not in text and "from elot" not in text, path
+
+
+#: Words of particular domains; the engine (elot/engine/) is written for any domain.
+DOMAIN_WORDS = re.compile(r"(?i)(?<![a-z])(keys?|doors?|gems?|box(es)?|trucks?)(?![a-z])")
+
+
+def test_the_engine_names_no_domain_object():
+    """No identifier, string or comment of elot/engine/ names a key, door, gem, box or truck
+    (split at underscores and case changes, so ``key_of`` and ``doorCell`` count)."""
+    found = []
+    for path in sorted((REPO / "elot" / "engine").rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            words = re.sub(r"([a-z])([A-Z])", r"\1 \2", line).replace("_", " ")
+            if DOMAIN_WORDS.search(words):
+                found.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
+    assert not found, "the engine names a domain's objects:\n" + "\n".join(found)
+
+
+def test_the_domain_word_check_finds_what_it_should():
+    for text in ("key_of", "the doorCell", "Gems", "a box", "trucks here"):
+        assert DOMAIN_WORDS.search(re.sub(r"([a-z])([A-Z])", r"\1 \2", text).replace("_", " ")), text
+    for text in ("monkey", "boxer", "keystone", "outdoors", "gemstone"):
+        assert not DOMAIN_WORDS.search(text), text
 
 
 @pytest.mark.parametrize("line, expected", [

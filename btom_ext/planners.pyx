@@ -1,0 +1,168 @@
+# cython: language_level=3, embedsignature=True, boundscheck=False, wraparound=False
+# cython: cdivision=True, initializedcheck=False
+"""Compiled tabular planning kernels: value iteration over sparse rows, softmax policies at
+interpolated beliefs, and weights pushed along a branching path.
+
+Same functions and signatures as :mod:`btom_ext.planners_reference` (which documents the
+encoding); the tests hold the two equal. Every inner loop runs over the columns (one per
+utility vector), which are contiguous, so one pass plans or scores all of them.
+"""
+
+import numpy as np
+cimport numpy as cnp
+from libc.math cimport exp
+
+from btom_ext.planners_reference import check_program, check_queries, check_rows
+
+cnp.import_array()
+
+
+cdef enum:
+    CHUNK = 8   # columns planned together: a chunk's tables stay in cache for all sweeps
+
+
+def value_iteration(indptr, indices, probs, reward, int n_actions, double gamma, int sweeps):
+    """Q of the last of ``sweeps`` backups from V = 0 (see the reference).
+
+    The columns (utility vectors) are independent problems: they are solved ``CHUNK`` at a
+    time, each chunk's rewards and two value tables held in cache through every sweep, and
+    V(s) = max_a Q(s, a) taken as each state's rows are computed. Only the last sweep's Q
+    is written out."""
+    check_rows(indptr, indices, probs, reward, n_actions)
+    cdef const long long[::1] ptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    cdef const int[::1] idx = np.ascontiguousarray(indices, dtype=np.int32)
+    cdef const double[::1] p = np.ascontiguousarray(probs, dtype=np.float64)
+    cdef const double[:, ::1] r = np.ascontiguousarray(reward, dtype=np.float64)
+    cdef Py_ssize_t n_rows = r.shape[0], n_cols = r.shape[1]
+    cdef Py_ssize_t n_states = n_rows // n_actions
+    out = np.empty((n_rows, n_cols), dtype=np.float64)
+    if n_rows == 0 or n_cols == 0:
+        return out
+    cdef double[:, ::1] q = out
+    rbuf = np.zeros((n_rows, CHUNK), dtype=np.float64)
+    vbuf = np.zeros((2, n_states, CHUNK), dtype=np.float64)
+    cdef double[:, ::1] rb = rbuf
+    cdef double[:, :, ::1] vb = vbuf
+    cdef double* old
+    cdef double* new
+    cdef double* tmp
+    cdef double* vrow
+    cdef const double* rrow
+    cdef double acc[CHUNK]
+    cdef double best[CHUNK]
+    cdef Py_ssize_t c0, width, row, k, c, s, a
+    cdef double scale
+    cdef int sweep
+    with nogil:
+        c0 = 0
+        while c0 < n_cols:
+            width = CHUNK if n_cols - c0 > CHUNK else n_cols - c0
+            for row in range(n_rows):
+                for c in range(CHUNK):
+                    rb[row, c] = r[row, c0 + c] if c < width else 0.0
+            for s in range(n_states):
+                for c in range(CHUNK):
+                    vb[0, s, c] = 0.0
+            old = &vb[0, 0, 0]
+            new = &vb[1, 0, 0]
+            for sweep in range(sweeps):
+                for s in range(n_states):
+                    for a in range(n_actions):
+                        row = s * n_actions + a
+                        rrow = &rb[row, 0]
+                        for c in range(CHUNK):
+                            acc[c] = rrow[c]
+                        for k in range(ptr[row], ptr[row + 1]):
+                            scale = gamma * p[k]
+                            vrow = old + idx[k] * CHUNK
+                            for c in range(CHUNK):
+                                acc[c] += scale * vrow[c]
+                        if sweep + 1 == sweeps:
+                            for c in range(width):
+                                q[row, c0 + c] = acc[c]
+                        elif a == 0:
+                            for c in range(CHUNK):
+                                best[c] = acc[c]
+                        else:
+                            for c in range(CHUNK):
+                                if acc[c] > best[c]:
+                                    best[c] = acc[c]
+                    if sweep + 1 < sweeps:
+                        for c in range(CHUNK):
+                            new[s * CHUNK + c] = best[c]
+                tmp = old
+                old = new
+                new = tmp
+            c0 += CHUNK
+    return out
+
+
+def mixed_policies(q, corners, weights, int n_actions, double beta):
+    """Softmax policies at interpolated beliefs (see the reference)."""
+    check_queries(q, corners, weights, n_actions)
+    cdef const double[:, ::1] qv = np.ascontiguousarray(q, dtype=np.float64)
+    cdef const int[:, ::1] corner = np.ascontiguousarray(corners, dtype=np.int32)
+    cdef const double[:, ::1] w = np.ascontiguousarray(weights, dtype=np.float64)
+    cdef Py_ssize_t n_queries = corner.shape[0], n_corners = corner.shape[1]
+    cdef Py_ssize_t n_cols = qv.shape[1]
+    out = np.zeros((n_queries, n_actions, n_cols), dtype=np.float64)
+    cdef double[:, :, ::1] pi = out
+    cdef Py_ssize_t i, k, a, c, start
+    cdef double weight, best, total
+    with nogil:
+        for i in range(n_queries):
+            for k in range(n_corners):
+                if corner[i, k] < 0:
+                    continue
+                weight = w[i, k]
+                start = corner[i, k] * n_actions
+                for a in range(n_actions):
+                    for c in range(n_cols):
+                        pi[i, a, c] += weight * qv[start + a, c]
+            for c in range(n_cols):
+                best = beta * pi[i, 0, c]
+                for a in range(1, n_actions):
+                    if beta * pi[i, a, c] > best:
+                        best = beta * pi[i, a, c]
+                total = 0.0
+                for a in range(n_actions):
+                    pi[i, a, c] = exp(beta * pi[i, a, c] - best)
+                    total += pi[i, a, c]
+                for a in range(n_actions):
+                    pi[i, a, c] /= total
+    return out
+
+
+def propagate(Py_ssize_t n_nodes, init_nodes, init_weights, term_from, term_to, term_row,
+              term_factor, policy, node_group, Py_ssize_t n_groups):
+    """Weights pushed along a branching path, summed per group (see the reference)."""
+    check_program(n_nodes, init_nodes, init_weights, term_from, term_to, term_row, term_factor,
+                  policy, node_group, n_groups)
+    cdef const int[::1] starts = np.ascontiguousarray(init_nodes, dtype=np.int32)
+    cdef const double[::1] start_weight = np.ascontiguousarray(init_weights, dtype=np.float64)
+    cdef const int[::1] src = np.ascontiguousarray(term_from, dtype=np.int32)
+    cdef const int[::1] dst = np.ascontiguousarray(term_to, dtype=np.int32)
+    cdef const long long[::1] prow = np.ascontiguousarray(term_row, dtype=np.int64)
+    cdef const double[::1] factor = np.ascontiguousarray(term_factor, dtype=np.float64)
+    cdef const double[:, ::1] pol = np.ascontiguousarray(policy, dtype=np.float64)
+    cdef const int[::1] group = np.ascontiguousarray(node_group, dtype=np.int32)
+    cdef Py_ssize_t n_cols = pol.shape[1], n_terms = src.shape[0]
+    weight_array = np.zeros((n_nodes, n_cols), dtype=np.float64)
+    out = np.zeros((n_groups, n_cols), dtype=np.float64)
+    cdef double[:, ::1] wt = weight_array
+    cdef double[:, ::1] res = out
+    cdef Py_ssize_t i, j, c, node
+    cdef double f
+    with nogil:
+        for i in range(starts.shape[0]):
+            for c in range(n_cols):
+                wt[starts[i], c] = start_weight[i]
+        for j in range(n_terms):
+            f = factor[j]
+            for c in range(n_cols):
+                wt[dst[j], c] += wt[src[j], c] * pol[prow[j], c] * f
+        for node in range(n_nodes):
+            if group[node] >= 0:
+                for c in range(n_cols):
+                    res[group[node], c] += wt[node, c]
+    return out

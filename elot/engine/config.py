@@ -1,0 +1,64 @@
+"""What a run of the engine is asked to do: one frozen value, kept whole on every result."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+
+from elot.errors import ArgumentError
+
+#: The planners a config may name (``elot.engine.planners.PLANNERS`` implements them).
+PLANNER_NAMES = ("qmdp", "belief-vi")
+BACKENDS = ("core", "reference")
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """Settings of one run.
+
+    ``planner`` (None: the domain's default), ``beta`` (the softmax rationality of the
+    action likelihood), ``gamma`` and ``sweeps`` (value iteration: Q of the last of
+    ``sweeps`` backups from V = 0), ``grid`` (the belief grid's resolution for
+    ``belief-vi``), ``costs`` (False: every action is free), ``true_belief`` (the agent
+    knows the true world: its initial belief is that world), ``belief_quantum`` (the
+    agent's beliefs in the inversion are rounded to multiples of it; 0: not rounded),
+    ``backend`` (``core``: the compiled kernels; ``reference``: their NumPy twins) and
+    ``memory_limit`` (bytes a run may use; None: the engine's default).
+    """
+
+    planner: str | None = None
+    beta: float = 2.5
+    gamma: float = 0.99
+    sweeps: int = 50
+    grid: int = 6
+    costs: bool = True
+    true_belief: bool = False
+    belief_quantum: float = 2.0 ** -16
+    backend: str = "core"
+    memory_limit: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.planner is not None and self.planner not in PLANNER_NAMES:
+            raise ArgumentError(f"unknown planner {self.planner!r}",
+                                hint=f"choose one of {', '.join(PLANNER_NAMES)}")
+        if self.backend not in BACKENDS:
+            raise ArgumentError(f"unknown backend {self.backend!r}", hint="choose core or reference")
+        if not (self.beta == self.beta and 0 <= self.beta < float("inf")):
+            raise ArgumentError(f"beta must be a finite number >= 0, not {self.beta}")
+        if not 0 <= self.gamma <= 1:
+            raise ArgumentError(f"gamma must be between 0 and 1, not {self.gamma}")
+        if not (isinstance(self.sweeps, int) and self.sweeps >= 1):
+            raise ArgumentError(f"sweeps must be a whole number >= 1, not {self.sweeps}")
+        if not (isinstance(self.grid, int) and self.grid >= 1):
+            raise ArgumentError(f"grid must be a whole number >= 1, not {self.grid}")
+        if not 0 <= self.belief_quantum < 1:
+            raise ArgumentError(f"belief_quantum must be in [0, 1), not {self.belief_quantum}")
+
+    def resolved(self, default_planner: str) -> "EngineConfig":
+        """This config with the planner filled in (what actually runs)."""
+        return self if self.planner else replace(self, planner=default_planner)
+
+    def with_beta(self, beta: float) -> "EngineConfig":
+        return replace(self, beta=float(beta))
+
+    def as_dict(self) -> dict:
+        return asdict(self)

@@ -1,0 +1,198 @@
+"""Exact inversion of an observed path: the likelihood of every (initial belief, desire) pair.
+
+For an initial belief ``b0`` the agent's belief is followed forward through the path. At
+each step ``s_t -> s_t+1`` every action ``a`` and percept ``o`` the true world allows
+branches: the agent's belief becomes ``b'(w) ∝ b(w) [T(w, s_t, a) = s_t+1] O(w, s_t+1, o)``
+and the branch's weight is multiplied by ``pi(a | b, s_t) [T(w*, s_t, a) = s_t+1]
+O(w*, s_t+1, o)`` (the observer knows the true world ``w*``). Beliefs are rounded to
+multiples of the config's quantum, renormalised, and equal beliefs of the same ``b0``
+merged. ``L(b0, u)`` is the total weight left at the end.
+
+None of this structure depends on the utilities or on beta: :class:`Inverter` builds it
+once per path (a :class:`Program`: nodes, and terms ``node -> node`` each naming a policy
+query and a factor), and a run evaluates the programs for one beta with two kernels:
+softmax policies at every distinct (belief, state) query, then the weights pushed along
+the terms, one column per utility vector.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from elot.engine.planners import Plan, kernels
+from elot.engine.protocol import Tables
+from elot.errors import ScenarioError
+
+
+def quantise(beliefs: np.ndarray, quantum: float) -> np.ndarray:
+    """Rows rounded to multiples of ``quantum`` (halves away from zero), not renormalised."""
+    if not quantum:
+        return beliefs
+    return np.floor(beliefs / quantum + 0.5) * quantum
+
+
+def normalise(beliefs: np.ndarray) -> np.ndarray:
+    return beliefs / beliefs.sum(axis=1, keepdims=True)
+
+
+def stored_beliefs(beliefs: np.ndarray, quantum: float) -> np.ndarray:
+    """The form an initial belief is reported in: rounded, renormalised, rounded again
+    (not renormalised, so a row may sum to 1 only within a few quanta)."""
+    return quantise(normalise(quantise(np.asarray(beliefs, dtype=np.float64), quantum)), quantum)
+
+
+@dataclass(frozen=True, eq=False)
+class Program:
+    """The beta-free structure of one path's inversion."""
+
+    n_nodes: int
+    init_nodes: np.ndarray
+    init_weights: np.ndarray
+    term_from: np.ndarray
+    term_to: np.ndarray
+    term_query: np.ndarray
+    term_action: np.ndarray
+    term_factor: np.ndarray
+    node_group: np.ndarray
+    n_groups: int
+    steps: int
+
+
+class Inverter:
+    """Builds the programs of one layout's paths, sharing their policy queries."""
+
+    def __init__(self, tables: Tables, plan: Plan, quantum: float):
+        self.tables = tables
+        self.plan = plan
+        self.quantum = quantum
+        self._queries: dict[tuple[int, bytes], int] = {}
+        self._beliefs: list[np.ndarray] = []
+        self._states: list[int] = []
+        self._events: dict[tuple[int, int, int], list] = {}
+
+    # -- building -----------------------------------------------------------------------
+
+    def _query(self, state: int, belief: np.ndarray) -> int:
+        entry = (state, belief.tobytes())
+        index = self._queries.get(entry)
+        if index is None:
+            index = self._queries[entry] = len(self._beliefs)
+            self._beliefs.append(belief)
+            self._states.append(state)
+        return index
+
+    def _step_events(self, here: int, there: int, world: int) -> list:
+        """(action, agent's likelihood per world, observer's factor) for ``here -> there``."""
+        entry = (here, there, world)
+        if entry not in self._events:
+            trans = self.tables.transitions
+            obs = np.asarray(self.tables.observations, dtype=np.float64)
+            events = []
+            for a in range(len(self.tables.actions)):
+                reach = np.asarray(trans[:, here, a]) == there
+                if not reach[world]:
+                    continue
+                for o in range(len(self.tables.percepts)):
+                    factor = obs[world, there, o]
+                    if factor > 0:
+                        events.append((a, reach * obs[:, there, o], factor))
+            self._events[entry] = events
+        return self._events[entry]
+
+    def build(self, initial: np.ndarray, path: list[int], world: int) -> Program:
+        """The program of ``path`` (state indices) in ``world`` from initial beliefs ``initial``."""
+        obs = np.asarray(self.tables.observations, dtype=np.float64)
+        n_b = len(initial)
+        owners, beliefs, weights = [], [], []
+        for o in np.flatnonzero(obs[world, path[0]] > 0):
+            seen = initial * obs[:, path[0], o]
+            mass = seen.sum(axis=1)
+            ok = mass > 0
+            owners.append(np.flatnonzero(ok))
+            beliefs.append(seen[ok] / mass[ok, None])
+            weights.append(np.full(ok.sum(), obs[world, path[0], o]))
+        owner = np.concatenate(owners)
+        belief = normalise(quantise(np.concatenate(beliefs), self.quantum))
+        owner, belief, inverse = self._merge(owner, belief)
+        init_weight = np.zeros(len(owner))
+        np.add.at(init_weight, inverse, np.concatenate(weights))
+        init_nodes = np.arange(len(owner))
+        n_nodes = len(owner)
+        t_from, t_to, t_query, t_action, t_factor = [], [], [], [], []
+        for t in range(len(path) - 1):
+            here, there = path[t], path[t + 1]
+            queries = np.array([self._query(here, b) for b in belief], dtype=np.int64)
+            c_from, c_owner, c_belief, c_query, c_action, c_factor = [], [], [], [], [], []
+            for action, agent, factor in self._step_events(here, there, world):
+                joint = belief * agent
+                mass = joint.sum(axis=1)
+                ok = np.flatnonzero(mass > 0)
+                c_from.append(ok)
+                c_owner.append(owner[ok])
+                c_belief.append(joint[ok] / mass[ok, None])
+                c_query.append(queries[ok])
+                c_action.append(np.full(len(ok), action))
+                c_factor.append(np.full(len(ok), factor))
+            if not c_from or not sum(len(c) for c in c_from):
+                return self._impossible(n_b, t)
+            new_belief = normalise(quantise(np.concatenate(c_belief), self.quantum))
+            new_owner, new_belief, inverse = self._merge(np.concatenate(c_owner), new_belief)
+            t_from.append(np.concatenate(c_from) + (n_nodes - len(owner)))
+            t_to.append(inverse + n_nodes)
+            t_query.append(np.concatenate(c_query))
+            t_action.append(np.concatenate(c_action))
+            t_factor.append(np.concatenate(c_factor))
+            n_nodes += len(new_owner)
+            owner, belief = new_owner, new_belief
+        group = np.full(n_nodes, -1, dtype=np.int32)
+        group[n_nodes - len(owner):] = owner
+        cat = (lambda parts, dtype: np.concatenate(parts).astype(dtype) if parts
+               else np.zeros(0, dtype=dtype))
+        return Program(n_nodes, init_nodes.astype(np.int32), init_weight,
+                       cat(t_from, np.int32), cat(t_to, np.int32), cat(t_query, np.int64),
+                       cat(t_action, np.int64), cat(t_factor, np.float64), group, n_b, len(path) - 1)
+
+    @staticmethod
+    def _merge(owner: np.ndarray, belief: np.ndarray):
+        """Equal beliefs of the same owner as one node, in order of first appearance."""
+        rows = np.concatenate([owner[:, None].astype(np.float64), belief], axis=1)
+        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        inverse = rank[inverse.reshape(-1)]
+        keep = first[order]
+        return owner[keep], belief[keep], inverse
+
+    def _impossible(self, n_b: int, t: int) -> Program:
+        empty_i, empty_f = np.zeros(0, dtype=np.int32), np.zeros(0)
+        return Program(0, empty_i, empty_f, empty_i, empty_i, np.zeros(0, dtype=np.int64),
+                       np.zeros(0, dtype=np.int64), empty_f, empty_i, n_b, t)
+
+    # -- evaluating ---------------------------------------------------------------------
+
+    def policies(self, beta: float, backend: str) -> np.ndarray:
+        """``float64[n_queries * n_actions, n_desires]``: the softmax policy at every query."""
+        n_a = self.plan.n_actions
+        if not self._beliefs:
+            return np.zeros((0, self.plan.q.shape[1]))
+        corners, weights = self.plan.corners(np.array(self._beliefs), np.array(self._states))
+        pi = kernels(backend).mixed_policies(self.plan.q, corners, weights, n_a, beta)
+        return pi.reshape(len(self._beliefs) * n_a, -1)
+
+    def likelihood(self, program: Program, policies: np.ndarray, backend: str) -> np.ndarray:
+        """``float64[n_initial_beliefs, n_desires]``: P(path | b0, u)."""
+        if program.n_nodes == 0:
+            return np.zeros((program.n_groups, policies.shape[1]))
+        rows = program.term_query * self.plan.n_actions + program.term_action
+        return kernels(backend).propagate(
+            program.n_nodes, program.init_nodes, program.init_weights, program.term_from,
+            program.term_to, rows, program.term_factor, policies, program.node_group,
+            program.n_groups)
+
+
+def impossible(where: str, step: int) -> ScenarioError:
+    return ScenarioError(f"{where}: step {step + 1} of the path is impossible in the true world",
+                         hint="check the path's cells, its world and the map")

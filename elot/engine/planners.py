@@ -1,0 +1,149 @@
+"""Planners as named choices, each solving a domain's tables for every utility vector at once.
+
+* ``qmdp`` — one fully observed MDP per world; the agent's Q at belief ``b`` is
+  ``sum_w b(w) Q_w`` (as in the LaBToM paper). Cheap; the agent never plans to look.
+* ``belief-vi`` — value iteration on a discretised belief simplex (:mod:`elot.engine.grid`):
+  the belief MDP's successor beliefs are spread over the corners of their Freudenthal
+  simplex (Lovejoy's interpolation), as in Baker et al. (2017). The agent values looking.
+
+Both end in the same compiled kernel (``btom_ext.planners.value_iteration``, or its NumPy
+twin), over sparse rows ``(planning state, action)`` with one column per utility vector,
+and both answer :meth:`Plan.corners`: which rows of Q, with which weights, make the agent's
+Q at a belief. The reward of a row is ``-cost(a) + sum_w b(w) u(outcome(w, s, a))``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from btom_ext import CoreMissingError, planner_kernels
+from elot.engine.config import EngineConfig
+from elot.engine.grid import BeliefGrid
+from elot.engine.protocol import DesireSpace, Tables
+from elot.errors import ExtensionMissingError
+
+
+def kernels(backend: str):
+    """The planning kernels of ``backend``, or elot's error saying how to build them."""
+    try:
+        return planner_kernels(backend)
+    except CoreMissingError as error:
+        raise ExtensionMissingError(str(error), hint=error.hint) from None
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """A solved layout: ``q[(p * n_actions + a), u]`` for planning state ``p``."""
+
+    planner: str
+    tables: Tables
+    q: np.ndarray
+    grid: BeliefGrid | None
+
+    @property
+    def n_actions(self) -> int:
+        return len(self.tables.actions)
+
+    def corners(self, beliefs: np.ndarray, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Planning states (``int32[m, k]``, -1 skipped) and weights (``float64[m, k]``)
+        whose weighted Q rows are the agent's Q at each (belief, state)."""
+        beliefs = np.atleast_2d(np.asarray(beliefs, dtype=np.float64))
+        states = np.asarray(states, dtype=np.int64)
+        n_states = len(self.tables.states)
+        if self.grid is None:
+            worlds = np.arange(beliefs.shape[1], dtype=np.int64)
+            return (worlds[None, :] * n_states + states[:, None]).astype(np.int32), beliefs
+        points, weights = self.grid.interpolate(beliefs)
+        corner = np.where(points >= 0, points.astype(np.int64) * n_states + states[:, None], -1)
+        return corner.astype(np.int32), weights
+
+
+def reward_table(tables: Tables, beliefs: np.ndarray, desires: DesireSpace, costs: bool) -> np.ndarray:
+    """``float64[n_beliefs * n_states * n_actions, n_desires]``: the expected reward of each
+    action in each state at each belief row, for each utility vector."""
+    n_w, n_s, n_a = tables.shape
+    n_obj = len(tables.objects)
+    onehot = np.zeros((n_w, n_s, n_a, n_obj + 1))
+    idx = np.asarray(tables.outcomes, dtype=np.int64)
+    onehot[np.arange(n_w)[:, None, None], np.arange(n_s)[None, :, None],
+           np.arange(n_a)[None, None, :], idx] = 1.0
+    mix = np.einsum("bw,wsao->bsao", beliefs, onehot[..., :n_obj]).reshape(-1, n_obj)
+    reward = mix @ np.asarray(desires.utilities, dtype=np.float64).T
+    if costs:
+        reward -= np.tile(np.asarray(tables.costs, dtype=np.float64), len(beliefs) * n_s)[:, None]
+    return reward
+
+
+def _csr(rows: np.ndarray, succ: np.ndarray, probs: np.ndarray, n_rows: int):
+    order = np.argsort(rows, kind="stable")
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n_rows), out=indptr[1:])
+    return indptr, succ[order].astype(np.int32), probs[order]
+
+
+def plan_qmdp(tables: Tables, desires: DesireSpace, config: EngineConfig) -> Plan:
+    """One MDP per world (the agent knows the world), solved together."""
+    n_w, n_s, n_a = tables.shape
+    trans = np.asarray(tables.transitions, dtype=np.int64)
+    rows = np.arange(n_w * n_s * n_a)
+    succ = (np.arange(n_w)[:, None, None] * n_s + trans).reshape(-1)
+    indptr, indices, probs = _csr(rows, succ, np.ones(len(rows)), len(rows))
+    reward = reward_table(tables, np.eye(n_w), desires, config.costs)
+    q = kernels(config.backend).value_iteration(indptr, indices, probs, reward, n_a,
+                                                config.gamma, config.sweeps)
+    return Plan("qmdp", tables, q, None)
+
+
+def belief_transitions(tables: Tables, grid: BeliefGrid):
+    """The belief MDP on the grid in compressed-row form (see btom_ext.planners_reference)."""
+    n_w, n_s, n_a = tables.shape
+    trans = np.asarray(tables.transitions, dtype=np.int64)
+    obs = np.asarray(tables.observations, dtype=np.float64)
+    # events (s, a, s', o) and the probability of each in each world; none depends on b
+    ev_s, ev_a, ev_next, ev_p = [], [], [], []
+    for s in range(n_s):
+        for a in range(n_a):
+            column = trans[:, s, a]
+            for nxt in np.unique(column):
+                reach = column == nxt
+                joint = reach[:, None] * obs[:, nxt, :]   # [w, o]
+                for o in np.flatnonzero(joint.max(axis=0) > 0):
+                    ev_s.append(s)
+                    ev_a.append(a)
+                    ev_next.append(nxt)
+                    ev_p.append(joint[:, o])
+    ev_s, ev_a, ev_next = np.array(ev_s), np.array(ev_a), np.array(ev_next)
+    ev_p = np.array(ev_p)                                   # [e, w]
+    points = grid.points                                     # [g, w]
+    joint = points[:, None, :] * ev_p[None, :, :]            # [g, e, w]
+    mass = joint.sum(axis=2)
+    g_idx, e_idx = np.nonzero(mass > 0)
+    posterior = joint[g_idx, e_idx] / mass[g_idx, e_idx, None]
+    corners, weights = grid.interpolate(posterior)
+    keep = (corners >= 0) & (weights != 0)
+    m_idx, k_idx = np.nonzero(keep)
+    rows = (g_idx[m_idx] * n_s + ev_s[e_idx[m_idx]]) * n_a + ev_a[e_idx[m_idx]]
+    succ = corners[m_idx, k_idx].astype(np.int64) * n_s + ev_next[e_idx[m_idx]]
+    probs = mass[g_idx[m_idx], e_idx[m_idx]] * weights[m_idx, k_idx]
+    return _csr(rows, succ, probs, len(grid) * n_s * n_a)
+
+
+def plan_belief_vi(tables: Tables, desires: DesireSpace, config: EngineConfig) -> Plan:
+    """Value iteration on the belief grid of resolution ``config.grid``."""
+    grid = BeliefGrid(len(tables.worlds), config.grid)
+    indptr, indices, probs = belief_transitions(tables, grid)
+    reward = reward_table(tables, grid.points, desires, config.costs)
+    q = kernels(config.backend).value_iteration(indptr, indices, probs, reward,
+                                                len(tables.actions), config.gamma, config.sweeps)
+    return Plan("belief-vi", tables, q, grid)
+
+
+#: The planners by name: each takes (tables, desires, config) and returns a Plan.
+PLANNERS = {"qmdp": plan_qmdp, "belief-vi": plan_belief_vi}
+
+
+def plan(tables: Tables, desires: DesireSpace, config: EngineConfig) -> Plan:
+    """Solve ``tables`` with the planner ``config.planner`` (which must be resolved)."""
+    return PLANNERS[config.planner](tables, desires, config)

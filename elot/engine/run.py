@@ -1,0 +1,212 @@
+"""The engine: a domain and a config in, one :class:`PathResult` per observed path out.
+
+:class:`Engine` asks the domain for its tables and hypothesis spaces (checked, see
+:mod:`elot.engine.protocol`), checks the budget before any work, plans each layout once
+(planning does not depend on beta), builds each path's inversion once, and then evaluates
+every path for each beta asked. Nothing here names a domain's objects.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from elot.engine import budget
+from elot.engine.config import EngineConfig
+from elot.engine.inversion import Inverter, stored_beliefs
+from elot.engine.planners import Plan, plan
+from elot.engine.protocol import (BeliefSpace, DesireSpace, DomainError, Tables, ask,
+                                  check_space, check_tables)
+from elot.engine.results import PathResult, Timings
+
+
+@dataclass(frozen=True)
+class Case:
+    """One observed path: the layout it ran on, its states (indices into the layout's
+    tables), and the true world's index, or None when the observer does not know it (the
+    hidden world is then part of each hypothesis, with the domain's world prior)."""
+
+    layout: Any
+    path: tuple[int, ...]
+    world: int | None
+    name: str = ""
+
+
+
+class Engine:
+    """Inverse planning over any domain (see the module docstring)."""
+
+    def __init__(self, domain: Any, config: EngineConfig | None = None):
+        self.domain = domain
+        default = getattr(domain, "default_planner", "qmdp")
+        config = config or EngineConfig()
+        if config.true_belief and not config.planner:
+            config = replace(config, planner="qmdp")  # a known world needs no belief planning
+        self.config = config.resolved(default)
+        self.timings = Timings()
+        self._tables: dict[Any, Tables] = {}
+        self._plans: dict[Any, Plan] = {}
+        self._desires: DesireSpace | None = None
+
+    # -- what the domain says -----------------------------------------------------------
+
+    def tables(self, layout: Any) -> Tables:
+        if layout not in self._tables:
+            self._tables[layout] = check_tables(self.domain, ask(self.domain, "tables", layout))
+        return self._tables[layout]
+
+    def desires(self) -> DesireSpace:
+        if self._desires is None:
+            space = ask(self.domain, "desires")
+            if not isinstance(space, DesireSpace):
+                raise DomainError(f"{getattr(self.domain, 'name', '?')}.desires: returned "
+                                  f"{type(space).__name__}, not elot.engine.DesireSpace")
+            check_space(self.domain, "desires", space.utilities, space.prior, len(space.objects))
+            self._desires = space
+        return self._desires
+
+    def initial_beliefs(self, layout: Any, world: int | None) -> BeliefSpace:
+        """The domain's initial beliefs; with ``true_belief``, the true world (each world,
+        when the observer does not know it)."""
+        n_w = len(self.tables(layout).worlds)
+        if self.config.true_belief:
+            if world is None:
+                return BeliefSpace(np.eye(n_w), np.full(n_w, 1.0 / n_w))
+            return BeliefSpace(np.eye(n_w)[[world]], np.ones(1))
+        space = ask(self.domain, "initial_beliefs", layout)
+        if not isinstance(space, BeliefSpace):
+            raise DomainError(f"{getattr(self.domain, 'name', '?')}.initial_beliefs: returned "
+                              f"{type(space).__name__}, not elot.engine.BeliefSpace")
+        check_space(self.domain, "initial_beliefs", space.beliefs, space.prior, n_w)
+        return space
+
+    # -- the work -----------------------------------------------------------------------
+
+    def estimate(self, layouts: Iterable[Any]) -> budget.Estimate:
+        """What planning ``layouts`` needs (asks the domain for tables, plans nothing)."""
+        layouts = [layout for layout in dict.fromkeys(layouts) if layout not in self._plans]
+        n_desires = len(self.desires().utilities)
+        total = budget.Estimate(0, 0.0, 0, n_desires)
+        for layout in layouts:
+            one = budget.estimate(self.config.planner, self.tables(layout).shape, n_desires,
+                                  self.config.grid, self.config.sweeps)
+            total = budget.Estimate(total.bytes + one.bytes, total.seconds + one.seconds,
+                                    total.rows + one.rows, n_desires)
+        return total
+
+    def plan(self, layout: Any) -> Plan:
+        if layout not in self._plans:
+            start, cpu = time.perf_counter(), time.process_time()
+            self._plans[layout] = plan(self.tables(layout), self.desires(), self.config)
+            self.timings.planning += time.perf_counter() - start
+            self.timings.cpu_planning += time.process_time() - cpu
+        return self._plans[layout]
+
+    def run(self, cases: Sequence[Case], betas: Sequence[float] | None = None,
+            progress: Callable[[int, int], None] | None = None) -> list[list[PathResult]]:
+        """For each beta (default: the config's), one result per case, in order.
+        ``progress(done, total)`` is called as layouts are planned and betas evaluated."""
+        betas = [self.config.beta] if betas is None else [float(b) for b in betas]
+        prepared = self._prepare(cases, len(betas), progress, len(betas))
+        return list(self._each_beta(cases, betas, progress, prepared))
+
+    def each_beta(self, cases: Sequence[Case], betas: Sequence[float] | None = None,
+                  progress: Callable[[int, int], None] | None = None) -> Iterator[list[PathResult]]:
+        """:meth:`run`, one beta's results at a time (a caller that keeps only what it needs
+        of each holds one beta's likelihood tables, not all of them). The checks, the
+        budget and the planning happen before the first beta is handed out."""
+        betas = [self.config.beta] if betas is None else [float(b) for b in betas]
+        return self._each_beta(cases, betas, progress, self._prepare(cases, len(betas), progress, 1))
+
+    def _prepare(self, cases, n_betas: int, progress, kept: int):
+        """Check the cases and the budget (``kept`` betas' results held at once), plan
+        every layout, build every inversion."""
+        for case in cases:
+            self._check_case(case)
+        need = self.estimate(case.layout for case in cases)
+        held = 8 * kept * len(self.desires().utilities) * sum(
+            self._rows(case) for case in cases)                  # the likelihood tables returned
+        budget.check(budget.Estimate(need.bytes + held, need.seconds, need.rows, need.columns),
+                     self.config.memory_limit)
+        layouts = list(dict.fromkeys(case.layout for case in cases))
+        total = len(layouts) + n_betas
+        inverters: dict[Any, Inverter] = {}
+        for i, layout in enumerate(layouts):
+            inverters[layout] = Inverter(self.tables(layout), self.plan(layout), self.config.belief_quantum)
+            if progress:
+                progress(i + 1, total)
+        start, cpu = time.perf_counter(), time.process_time()
+        built = [self._build(inverters[case.layout], case) for case in cases]
+        self.timings.building += time.perf_counter() - start
+        self.timings.cpu_building += time.process_time() - cpu
+        return inverters, built, len(layouts), total
+
+    def _each_beta(self, cases, betas, progress, prepared):
+        inverters, built, n_layouts, total = prepared
+        for j, beta in enumerate(betas):
+            start, cpu = time.perf_counter(), time.process_time()
+            config = self.config.with_beta(beta)
+            policies = {layout: inv.policies(beta, config.backend) for layout, inv in inverters.items()}
+            results = []
+            for case, (worlds, world_prior, space, programs) in zip(cases, built):
+                inverter = inverters[case.layout]
+                likelihood = np.zeros((len(worlds), len(space.beliefs), len(self.desires().utilities)))
+                for i, (rows, program) in enumerate(programs):
+                    likelihood[i, rows] = inverter.likelihood(program, policies[case.layout], config.backend)
+                results.append(PathResult(
+                    getattr(self.domain, "name", "?"), case.layout, worlds, world_prior, tuple(case.path),
+                    config, likelihood, space, self.desires(),
+                    stored_beliefs(space.beliefs, config.belief_quantum)))
+            self.timings.evaluating.append(time.perf_counter() - start)
+            self.timings.cpu_evaluating.append(time.process_time() - cpu)
+            if progress:
+                progress(n_layouts + j + 1, total)
+            yield results
+
+    def world_prior(self, layout: Any) -> np.ndarray:
+        """The observer's prior over the hidden worlds: the domain's ``world_prior(layout)``
+        if it has one, else uniform."""
+        n_w = len(self.tables(layout).worlds)
+        if not callable(getattr(self.domain, "world_prior", None)):
+            return np.full(n_w, 1.0 / n_w)
+        prior = np.asarray(ask(self.domain, "world_prior", layout), dtype=np.float64)
+        check_space(self.domain, "world_prior", np.eye(n_w), prior, n_w)
+        return prior
+
+    def _build(self, inverter: Inverter, case: Case):
+        """The hidden worlds a case considers, their prior, its initial beliefs, and for each
+        world the rows of those beliefs it covers with their program."""
+        if case.world is not None:
+            worlds, prior = (case.world,), np.ones(1)
+        else:
+            full = self.world_prior(case.layout)
+            worlds = tuple(int(w) for w in np.flatnonzero(full > 0))
+            prior = full[list(worlds)]
+        space = self.initial_beliefs(case.layout, case.world)
+        beliefs = np.asarray(space.beliefs, dtype=np.float64)
+        programs = []
+        for world in worlds:
+            # a known world (true_belief) is the only belief of its own world's rows
+            rows = [world] if self.config.true_belief and case.world is None else list(range(len(beliefs)))
+            programs.append((rows, inverter.build(beliefs[rows], list(case.path), world)))
+        return worlds, prior, space, programs
+
+    def _rows(self, case: Case) -> int:
+        """(hidden world, initial belief) rows of a case's result."""
+        worlds = 1 if case.world is not None else int((self.world_prior(case.layout) > 0).sum())
+        return worlds * len(self.initial_beliefs(case.layout, case.world).beliefs)
+
+    def _check_case(self, case: Case) -> None:
+        tables = self.tables(case.layout)
+        n_s, n_w = len(tables.states), len(tables.worlds)
+        where = case.name or "a case"
+        if not case.path:
+            raise DomainError(f"{where}: the path is empty")
+        if case.world is not None and not 0 <= case.world < n_w:
+            raise DomainError(f"{where}: world {case.world} is not one of 0..{n_w - 1}")
+        bad = [s for s in case.path if not 0 <= s < n_s]
+        if bad:
+            raise DomainError(f"{where}: state {bad[0]} is not one of 0..{n_s - 1}")

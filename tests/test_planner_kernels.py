@@ -1,0 +1,130 @@
+"""The compiled planning kernels (btom_ext.planners) against their NumPy twins
+(btom_ext.planners_reference) on random small tabular problems, and the belief grid's
+Freudenthal interpolation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from btom_ext import planner_kernels
+from elot.engine.grid import BeliefGrid
+
+core = planner_kernels("core")
+reference = planner_kernels("reference")
+
+
+@st.composite
+def problems(draw):
+    """A random sparse problem: states x actions rows, 0..3 successors each, columns."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    n_states, n_actions = draw(st.integers(1, 7)), draw(st.integers(1, 4))
+    n_cols = draw(st.integers(1, 19))   # across the compiled kernel's chunk of 8 columns
+    n_rows = n_states * n_actions
+    counts = rng.integers(0, 4, size=n_rows)
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    indices = rng.integers(0, n_states, size=indptr[-1]).astype(np.int32)
+    probs = rng.random(indptr[-1])
+    reward = rng.normal(0, 10, size=(n_rows, n_cols))
+    gamma = draw(st.sampled_from([0.0, 0.5, 0.9, 0.99, 1.0]))
+    sweeps = draw(st.integers(1, 12))
+    return indptr, indices, probs / max(1.0, probs.sum()), reward, n_actions, gamma, sweeps
+
+
+@settings(max_examples=80, deadline=None)
+@given(problems())
+def test_value_iteration_equals_its_twin(problem):
+    assert np.allclose(core.value_iteration(*problem), reference.value_iteration(*problem),
+                       rtol=1e-12, atol=1e-9)
+
+
+def test_value_iteration_is_the_bellman_backup_by_hand():
+    # two states, two actions: action 1 of state 0 moves to state 1 (reward 5), all else stays
+    indptr = np.array([0, 1, 2, 3, 4])
+    indices = np.array([0, 1, 1, 1], dtype=np.int32)
+    probs = np.ones(4)
+    reward = np.array([[0.0], [5.0], [0.0], [-1.0]])
+    q = core.value_iteration(indptr, indices, probs, reward, 2, 0.5, 3)
+    # V after 2 backups: V1 = (5, 0); V2 = (max(0 + .5*5, 5 + 0), max(0, -1)) = (5, 0)
+    assert q[:, 0].tolist() == [2.5, 5.0, 0.0, -1.0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 5), st.integers(1, 4), st.integers(1, 11),
+       st.sampled_from([0.0, 0.5, 2.5, 10.0, 400.0]))
+def test_mixed_policies_equal_their_twin(seed, n_queries, n_actions, n_cols, beta):
+    rng = np.random.default_rng(seed)
+    n_states = 6
+    q = rng.normal(0, 50, size=(n_states * n_actions, n_cols))
+    corners = rng.integers(-1, n_states, size=(n_queries, 3)).astype(np.int32)
+    weights = rng.random((n_queries, 3))
+    got = core.mixed_policies(q, corners, weights, n_actions, beta)
+    want = reference.mixed_policies(q, corners, weights, n_actions, beta)
+    assert np.allclose(got, want, rtol=1e-12, atol=1e-300)
+    assert np.allclose(got.sum(axis=1), 1.0)   # a distribution over actions, even at beta 400
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(1, 9))
+def test_propagate_equals_its_twin(seed, levels, n_cols):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 4, size=levels)
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    t_from, t_to = [], []
+    for lvl in range(levels - 1):
+        for _ in range(rng.integers(1, 5)):
+            t_from.append(rng.integers(starts[lvl], starts[lvl + 1]))
+            t_to.append(rng.integers(starts[lvl + 1], starts[lvl + 2]))
+    n_nodes = int(starts[-1])
+    policy = rng.random((5, n_cols))
+    rows = rng.integers(0, 5, size=len(t_from))
+    factor = rng.random(len(t_from))
+    group = np.full(n_nodes, -1, dtype=np.int32)
+    group[starts[-2]:] = rng.integers(0, 2, size=sizes[-1])
+    args = (n_nodes, np.arange(sizes[0], dtype=np.int32), rng.random(sizes[0]),
+            np.array(t_from, dtype=np.int32), np.array(t_to, dtype=np.int32),
+            np.array(rows, dtype=np.int64), factor, policy, group, 2)
+    assert np.allclose(core.propagate(*args), reference.propagate(*args), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("worlds,resolution", [(2, 4), (3, 6), (4, 3)])
+def test_grid_has_every_composition(worlds, resolution):
+    from math import comb
+
+    grid = BeliefGrid(worlds, resolution)
+    assert len(grid) == comb(resolution + worlds - 1, worlds - 1)
+    assert np.allclose(grid.points.sum(axis=1), 1.0)
+    corners, weights = grid.interpolate(grid.points)   # a grid point is its own only corner
+    assert corners[:, 0].tolist() == list(range(len(grid)))
+    assert np.all(weights[:, 0] == 1.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 4), st.integers(1, 7), st.lists(st.floats(0.001, 1.0), min_size=4, max_size=4))
+def test_interpolation_is_convex_and_reconstructs_the_belief(worlds, resolution, raw):
+    grid = BeliefGrid(worlds, resolution)
+    belief = np.array(raw[:worlds]) / sum(raw[:worlds])
+    corners, weights = grid.interpolate(belief)
+    corners, weights = corners[0], weights[0]
+    assert weights.min() > -1e-6 and abs(weights.sum() - 1.0) < 1e-12
+    used = corners >= 0
+    assert np.all(weights[~used] < 1e-6)            # off-grid corners carry no weight
+    assert np.allclose(weights[used] @ grid.points[corners[used]], belief, atol=1e-6)
+
+
+@pytest.mark.parametrize("kernels", [core, reference], ids=["core", "reference"])
+def test_an_index_out_of_range_is_refused_not_read(kernels):
+    reward = np.zeros((4, 3))
+    with pytest.raises(ValueError, match="successor indices"):
+        kernels.value_iteration([0, 1, 1, 1, 1], np.array([7], dtype=np.int32), [1.0], reward, 2, 0.9, 3)
+    with pytest.raises(ValueError, match="indptr"):
+        kernels.value_iteration([0, 2, 1, 1, 1], np.array([0], dtype=np.int32), [1.0], reward, 2, 0.9, 3)
+    with pytest.raises(ValueError, match="corner"):
+        kernels.mixed_policies(reward, np.array([[5]], dtype=np.int32), np.ones((1, 1)), 2, 1.0)
+    with pytest.raises(ValueError, match="nodes"):
+        kernels.propagate(2, np.array([0], dtype=np.int32), [1.0], np.array([0], dtype=np.int32),
+                          np.array([9], dtype=np.int32), np.array([0]), [1.0], reward,
+                          np.array([-1, 0], dtype=np.int32), 1)
