@@ -165,11 +165,18 @@ class Participant:
         image = page.locator("#elot-stimulus")
         segment = next(s for s in scenario["segments"] if s["t"] == t)
         if check_animation and self.frames_changed is None and segment["frames"] >= 4:
-            await image.evaluate("img => img.decode()")
+            # The GIF plays once: on a loaded machine it may have ended before a first look,
+            # so restart it (the same file under a new URL is a new image to the browser)
+            # and watch it for a while; any two different frames show that it animates.
+            await image.evaluate("img => { img.src = img.src.split('?')[0] + '?replay=' + Date.now(); "
+                                 "return img.decode(); }")
             first = await image.screenshot()
-            await page.wait_for_timeout(700)
-            second = await image.screenshot()
-            self.frames_changed = first != second
+            self.frames_changed = False
+            for _ in range(25):
+                await page.wait_for_timeout(100)
+                if await image.screenshot() != first:
+                    self.frames_changed = True
+                    break
         await page.locator(".elot-goals input").nth(scenario["goal"] - 1).check()
         statements = page.locator(".elot-statement")
         for n in range(await statements.count()):
