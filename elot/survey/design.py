@@ -11,8 +11,8 @@ arrivals takes each order once):
   scenarios per participant than the units, order i takes a window of them that rotates
   with i, so each unit is shown equally often ±1, and each member of a pair half as often;
 * **where** (a Latin-square design, generalised): the trials of each order (its scenarios
-  and the controls) are first placed by a minimum-cost assignment (the cost of a place
-  being how often that trial has held it), then the places are made equitable over all
+  and the controls) are first placed greedily (each place to the trial that has held it
+  least), then the places are made equitable over all
   orders (:func:`equalize_places`, after de Werra's theorem on equitable edge colourings
   of bipartite multigraphs): each scenario and each control takes each place equally often
   ±1, whatever the numbers of scenarios, pairs, controls and orders. When the same trials
@@ -236,14 +236,26 @@ def equalize_places(sequences: list[list[str]], may_swap=lambda a, b: True) -> N
     the loop ends."""
     if not sequences:
         return
+    from collections import Counter
+
     width = len(sequences[0])
-    changed = True
-    while changed:
-        changed = False
-        for a in range(width):
-            for b in range(a + 1, width):
-                if may_swap(a, b) and _balance_two_places(sequences, a, b):
-                    changed = True
+    columns = [Counter(seq[place] for seq in sequences) for place in range(width)]
+    names = sorted({name for seq in sequences for name in seq})
+    allowed = [(a, b) for a in range(width) for b in range(width) if a != b and may_swap(a, b)]
+    while True:
+        # the most uneven two places of any trial; done when none differs by two or more
+        worst, pick = 1, None
+        for name in names:
+            for a, b in allowed:
+                gap = columns[a][name] - columns[b][name]
+                if gap > worst:
+                    worst, pick = gap, (a, b)
+        if pick is None:
+            return
+        a, b = pick
+        _balance_two_places(sequences, a, b)
+        for place in (a, b):
+            columns[place] = Counter(seq[place] for seq in sequences)
 
 
 def _balance_two_places(sequences: list[list[str]], a: int, b: int) -> bool:
@@ -304,44 +316,35 @@ def _balance_two_places(sequences: list[list[str]], a: int, b: int) -> bool:
 
 
 class _Places:
-    """Where each trial goes: a minimum-cost assignment of an order's trials to its places,
-    the cost of a place being how often that trial has held it (ties broken by the seeded
-    generator), so each trial takes each of its places equally often ±1 (module docstring)."""
+    """A first placement of each order's trials, place by place: the trial that has held
+    that place least (ties broken by the seeded generator). :func:`equalize_places` then
+    makes the places exactly equitable; starting near it leaves little to move."""
 
     def __init__(self, rng: random.Random):
         self.rng = rng
         self.held: dict[str, dict[int, int]] = {}
 
     def arrange(self, scenarios: list[str], controls: list[str], within: int | None) -> list[str]:
-        import numpy as np
-        from scipy.optimize import linear_sum_assignment
-
-        trials = scenarios + controls
-        n = len(trials)
-        big = 4 * n * (1 + max((c for h in self.held.values() for c in h.values()), default=0))
-        cost = np.zeros((n, n))
-        for row, name in enumerate(trials):
-            held = self.held.setdefault(name, {})
-            low = min((held.get(p, 0) for p in range(n)), default=0)
-            for place in range(n):
-                # a place held more often than the trial's least held one costs much more:
-                # being one over it is the most the balance allows
-                extra = held.get(place, 0) - low
-                cost[row, place] = extra * extra * big + self.rng.random()
-                if name in controls and within is not None and place >= within:
-                    cost[row, place] = 1e18
-        rows, cols = linear_sum_assignment(cost)
-        sequence = [""] * n
-        for row, place in zip(rows, cols):
-            sequence[place] = trials[row]
-            self.held[trials[row]][place] = self.held[trials[row]].get(place, 0) + 1
+        left = scenarios + controls
+        sequence = []
+        for place in range(len(left)):
+            # controls kept to the first places go there first
+            must = [c for c in left if c in controls] if within is not None and len(
+                [c for c in left if c in controls]) >= within - place else []
+            options = must or [t for t in left if not (within is not None and t in controls and place >= within)]
+            least = min(self.held.get(t, {}).get(place, 0) for t in options)
+            name = self.rng.choice([t for t in options if self.held.get(t, {}).get(place, 0) == least])
+            left.remove(name)
+            sequence.append(name)
+            self.held.setdefault(name, {})[place] = self.held.get(name, {}).get(place, 0) + 1
         return sequence
 
 
 class _Statements:
     """Which statements of one scenario are asked, each time it is shown in one condition
     (module docstring). While the sets of ``k`` of its ``m`` statements number at most
-    :data:`MAX_CYCLE`, they are asked in cycles: each cycle asks every set once (so after
+    :data:`MAX_CYCLE`, they are asked in cycles (one order of them, found once and
+    repeated): each cycle asks every set once (so after
     each cycle every statement has been asked C(m−1, k−1) times more and every pair
     C(m−2, k−2) times more), in an order found by a depth-first search in which every
     prefix keeps each statement asked equally often ±1, the pairs asked together least
@@ -359,7 +362,8 @@ class _Statements:
         self.rng = rng
         self.asked = {n: 0 for n in self.indices}
         self.together: dict[tuple[int, int], int] = {}
-        self.cycle: list[tuple[int, ...]] = []
+        self.plan: list[tuple[int, ...]] | None = None      # one cycle, asked again and again
+        self.turn = 0
 
     def _balanced(self, subset) -> bool:
         """Whether asking ``subset`` keeps every statement asked equally often ±1."""
@@ -426,10 +430,11 @@ class _Statements:
         if self.k == len(self.indices):
             chosen = list(self.indices)
         else:
-            if not self.cycle:
-                self.cycle = self._new_cycle()
-            if self.cycle:
-                chosen = list(self.cycle.pop(0))
+            if self.plan is None:        # at the start every count is 0, as after every cycle
+                self.plan = self._new_cycle()
+            if self.plan:
+                chosen = list(self.plan[self.turn % len(self.plan)])
+                self.turn += 1
             else:
                 chosen = []
                 for _ in range(self.k):
