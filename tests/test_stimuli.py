@@ -411,7 +411,8 @@ def test_red_reads_red_and_gems_differ_in_shape_and_colour():
         # half a cell of margin: cell (x, y) spans pixels (x - 0.5 .. x + 0.5) × cell
         patch = frame[int((y - 0.5) * cell): int((y + 0.5) * cell), int((x - 0.5) * cell): int((x + 0.5) * cell)]
         share = [(np.abs(patch - np.array(to_rgb(fill)) * 255).max(axis=2) < 8).mean() for fill in fills[:3]]
-        assert share[n] > 0.03 and all(s < 0.005 for m, s in enumerate(share) if m != n), (gem, share)
+        # (0.85 as large as before, under its number: 2.9% of the cell for a triangle)
+        assert share[n] > 0.02 and all(s < 0.005 for m, s in enumerate(share) if m != n), (gem, share)
 def _published_stimuli(labtom: Path) -> Path:
     """The folder of the dataset's published ``stimuli_current.json`` and
     ``stimuli_initial.json`` (its ``stimuli/`` folder); the test is skipped without them."""

@@ -151,3 +151,57 @@ def test_cli_refuses_a_huge_orders_with_an_estimate(stimulus_set, tmp_path):
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "more than the 10,000" in done.stderr and "MiB" in done.stderr
     assert not (tmp_path / "survey").exists()
+
+
+# -- the duration the consent states (issue #34 D4) ----------------------------------------
+
+
+def _study(segments_ms, judged, statements: int, scenarios: int = 1):
+    scenario_list = [{"name": f"s{n}", "segments": [{"duration_ms": ms, "judged": j} for ms, j in zip(segments_ms, judged)]}
+                     for n in range(scenarios)]
+    order = {"trials": [{"scenario": f"s{n}", "statements": list(range(statements))} for n in range(scenarios)]}
+    return scenario_list, order
+
+
+def test_the_duration_counts_animations_ratings_goal_questions_and_instructions():
+    from elot.survey.design import SECONDS, duration_minutes, order_seconds
+
+    scenarios, order = _study([3000, 5000, 2000], [False, True, True], statements=2)
+    expected = (SECONDS["consent_and_end"] + SECONDS["instructions"] + 3 + 5 + 2 + 3 * SECONDS["screen"]
+                + 2 * (SECONDS["goal_question"] + 2 * SECONDS["rating"]))
+    assert order_seconds(scenarios, order) == pytest.approx(expected)
+    assert duration_minutes(scenarios, [order]) == -(-expected // 60)          # under 10: whole minutes, up
+
+
+@given(st.integers(1, 40), st.integers(1, 6), st.integers(1, 5), st.integers(500, 20_000))
+def test_the_duration_grows_with_the_study_and_rounds_sensibly(scenarios, points, statements, ms):
+    from elot.survey.design import duration_minutes, order_seconds
+
+    study, order = _study([ms] * (points + 1), [False] + [True] * points, statements, scenarios)
+    minutes = duration_minutes(study, [order])
+    exact = order_seconds(study, order) / 60
+    assert minutes >= exact and (minutes - exact < 1 if minutes < 10 else minutes % 5 == 0 and minutes - exact < 5)
+    more, more_order = _study([ms] * (points + 1), [False] + [True] * points, statements + 1, scenarios)
+    assert duration_minutes(more, [more_order]) >= minutes                   # more ratings, never less time
+
+
+def test_the_longest_order_decides():
+    from elot.survey.design import duration_minutes
+
+    short, short_order = _study([1000, 1000], [False, True], 1)
+    long, long_order = _study([60_000] * 12, [False] + [True] * 11, 5, scenarios=3)
+    assert duration_minutes(long, [long_order]) == duration_minutes(long, [long_order, {"trials": []}])
+    assert duration_minutes(short, [short_order]) < duration_minutes(long, [long_order])
+
+
+def test_a_built_survey_states_its_own_duration(stimulus_set, tmp_path):
+    """The consent said "about 20 minutes" whatever the study: survey.json now carries the
+    estimate the page's consent states (a one-scenario study takes a few minutes)."""
+    from elot.survey.build import build_survey, load_config, render_script
+    from elot.survey.design import duration_minutes
+
+    built = build_survey(stimulus_set, tmp_path / "survey", Settings(orders=2), cdn=True)
+    config = load_config(built.folder)
+    assert config["duration_minutes"] == duration_minutes(config["scenarios"], config["orders"])
+    assert 1 <= config["duration_minutes"] < 20
+    assert "TEXT.consent(SURVEY.duration_minutes" in render_script(config)

@@ -166,6 +166,40 @@ def settings_dict(settings: Settings) -> dict:
     return asdict(settings)
 
 
+#: Seconds a participant spends, as :func:`duration_minutes` counts them: the consent,
+#: the debrief and the end; the instructions with their comprehension check; each screen
+#: besides its animation (reading the caption, pressing on); each goal question; each
+#: rating on a slider (reading a short statement and setting the slider). Assumptions,
+#: not measurements: a pilot's response times (``survey import``) are the check.
+SECONDS = {"consent_and_end": 60, "instructions": 150, "screen": 4, "goal_question": 8, "rating": 12}
+
+
+def order_seconds(scenarios: list[dict], order: dict) -> float:
+    """How long one order takes (see :data:`SECONDS`): every segment of its scenarios
+    played once (``duration_ms``) plus a screen's overhead, a goal question and the ratings
+    asked at each judged segment, the instructions, the consent and the end."""
+    by_name = {s["name"]: s for s in scenarios}
+    total = SECONDS["consent_and_end"] + SECONDS["instructions"]
+    for trial in order["trials"]:
+        for segment in by_name[trial["scenario"]]["segments"]:
+            total += segment.get("duration_ms", 0) / 1000 + SECONDS["screen"]
+            if segment.get("judged"):
+                total += SECONDS["goal_question"] + SECONDS["rating"] * len(trial["statements"])
+    return total
+
+
+def duration_minutes(scenarios: list[dict], orders: list[dict]) -> int:
+    """What the consent says the study takes: the longest order (a participant may get
+    any), in minutes, rounded up to a whole minute below 10 and to 5 minutes from 10 on
+    (what a consent form can promise without a false precision), at least 1."""
+    import math
+
+    longest = max((order_seconds(scenarios, order) for order in orders), default=0.0) / 60
+    if longest < 10:
+        return max(1, math.ceil(longest))
+    return 5 * math.ceil(longest / 5)
+
+
 def make_orders(scenarios: list[dict], settings: Settings) -> list[dict]:
     """The counterbalanced orders (see the module's docstring). ``scenarios`` are the
     survey's scenario objects, each with ``name`` and ``statements`` (each with ``mode``)."""
