@@ -142,7 +142,8 @@ def _too_many(name: str, value: int, scenarios: int) -> str:
     """What a too large setting would cost, and what to give instead."""
     if name == "orders":
         size = value * max(scenarios, 1) * ORDER_BYTES
-        return (f"{value:,} orders of {scenarios} trials would make survey.json about {size / 2**20:,.0f} MiB, "
+        return (f"{value:,} orders of {scenarios} trial{'' if scenarios == 1 else 's'} would make survey.json "
+                f"about {size / 2**20:,.0f} MiB, "
                 f"which every participant's browser loads; give at most {MAX_ORDERS:,} (one per participant is "
                 "plenty: the server hands them out in turn, balanced)")
     return f"give at most {MAX_STATEMENTS_PER_POINT} ({_OPTION.get(name, name)})"
