@@ -28,8 +28,7 @@ const TEXT = {
   declined: "<p>You did not agree to take part. You can close this page.</p>",
   next: "Continue", replay: "Replay", finish: "Finish",
   world: (icons) => "<p>You will watch a <b>player</b> (the black figure) in a maze. The player wants one " +
-    "of the <b>gems</b> (" + icons + "; each gem's name is written over it in the maze): it is trying " +
-    "to reach it. Black squares are walls.</p>" +
+    "of the <b>gems</b> " + icons + ": it is trying to reach it. Black squares are walls.</p>" +
     "<p><b>Doors</b> are locked. A door opens with a <b>key</b> of its colour (the letter on a door or a " +
     "key names its colour), and each key opens one door. Keys lie on the floor or are hidden in " +
     "numbered <b>boxes</b>. The player <b>cannot see inside a closed box</b>: it may not know where the keys " +
@@ -57,6 +56,7 @@ const TEXT = {
   part: (i, n, k, m) => "Scenario " + i + " of " + n + " · part " + k + " of " + m,
   goals: "Which gems is the player likely trying to reach? Tick every likely one.",
   gem: (g) => "gem " + g,
+  gemNames: "each gem's name is written over it in the maze",
   statements: (condition) => condition === "initial" ?
     "At the start, before it moved, how true was each statement?" : "Right now, how true is each statement?",
   anchors: ["definitely false", "unsure", "definitely true"],
@@ -184,8 +184,10 @@ function consentScreen() {
 function tutorialScreens(jsPsych, session, order, attempt) {
   const first = SURVEY.scenarios.find((s) => s.name === order.trials[0].scenario);
   // each gem's icon (painted as the animations paint it) with the name written over it in the maze
+  // (the opening bracket kept with the first icon, so that a line never breaks after it)
   const icons = SURVEY.gem_icons.slice(0, first.gems)
-    .map((_, g) => '<span class="elot-gem">' + gemIcon(g + 1) + "&nbsp;" + esc(TEXT.gem(g + 1)) + "</span>").join(", ");
+    .map((_, g) => '<span class="elot-gem">' + (g === 0 ? "(" : "") + gemIcon(g + 1) + "&nbsp;" +
+      esc(TEXT.gem(g + 1)) + "</span>").join(", ") + "; " + TEXT.gemNames + ")";
   const screens = [];
   if (attempt > 1) {
     screens.push({type: jsPsychHtmlButtonResponse, stimulus: '<div class="elot-text">' + TEXT.checkFailed + "</div>",
