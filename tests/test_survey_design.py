@@ -157,8 +157,8 @@ def test_cli_refuses_a_huge_orders_with_an_estimate(stimulus_set, tmp_path):
 
 
 def _study(segments_ms, judged, statements: int, scenarios: int = 1):
-    scenario_list = [{"name": f"s{n}", "segments": [{"duration_ms": ms, "judged": j} for ms, j in zip(segments_ms, judged)]}
-                     for n in range(scenarios)]
+    segments = [{"duration_ms": ms, "judged": j} for ms, j in zip(segments_ms, judged)]
+    scenario_list = [{"name": f"s{n}", "segments": segments} for n in range(scenarios)]
     order = {"trials": [{"scenario": f"s{n}", "statements": list(range(statements))} for n in range(scenarios)]}
     return scenario_list, order
 
