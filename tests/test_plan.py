@@ -19,7 +19,7 @@ from elot.btom.hypotheses import key_pickups
 from elot.btom.inference import infer
 from elot.btom.load import load_scenario
 from elot.btom.scn import load_example, parse_scn_text
-from elot.study.plan import HEADER, STILL, choose_points, event_points, movement, plan, subgoals
+from elot.study.plan import HEADER, STILL, back_steps, choose_points, event_points, movement, plan, subgoals
 
 #: The key for gem1 is in box2 (reachable); box1 lies behind the red door, beside gem1.
 BEHIND = """name: behind
@@ -302,7 +302,46 @@ def test_auto_points_never_follow_an_aimless_move(seed):
     """Even for the model's own agent, which has aimless moves."""
     p = plan(load_example("default"), seed=seed, purposeful=False)
     assert not any(p.simulation.aimless[t - 1] for t in p.scenario.judgments)
-    assert p.scenario.judgments == choose_points(p.movement, 3, p.simulation.aimless)
+    back = back_steps(p.scenario.initial, p.simulation.actions)
+    whims = [a or b for a, b in zip(p.simulation.aimless, back)]
+    assert p.scenario.judgments == choose_points(p.movement, 3, whims)
+
+
+_REVERSE = {"up": "down", "down": "up", "left": "right", "right": "left"}
+
+
+def straight_backs(actions) -> list[int]:
+    """The times t where action t (1-based) is the reverse of the move just before it."""
+    return [t for t, (a, b) in enumerate(zip(actions, actions[1:]), start=2)
+            if a[0] in _REVERSE and b[0] == _REVERSE[a[0]]]
+
+
+def test_back_steps_are_moves_onto_a_cell_walked_since_the_last_other_action():
+    s = parse_scn_text(OPEN)
+    actions = [("up",), ("down",), ("left",), ("right",), ("right",)]
+    assert back_steps(s.initial, actions) == (False, True, False, True, False)
+    assert straight_backs(actions) == [2, 4]
+    # opening a box in between: going back is not a step back
+    behind = parse_scn_text(BEHIND)
+    box = next(b for b, (x, y) in behind.layout.boxes if x == behind.initial.agent_pos[0] + 2)
+    assert back_steps(behind.initial, [("right",), ("open", box), ("left",), ("right",)]) == (False, False, False, True)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_issue_map_never_steps_straight_back_and_no_point_follows_a_step_back(seed):
+    """Issue #34 D2: on `elot generate --boxes 3 --colours 2 --doors 2 --gems 3 --seed 3`
+    agent seeds 0, 1, 5, 6 and 7 opened a box, then went `down, up` with a judgment point
+    right after the `up`. A purposeful agent never takes a move back with nothing learnt
+    in between, and no automatic judgment point follows a step back."""
+    from elot.btom.generate import Spec, generate
+
+    scenario = parse_scn_text(generate(Spec(boxes=3, colours=2, doors=2, gems=3), 3))
+    p = plan(scenario, seed=seed)
+    actions = p.simulation.actions
+    assert straight_backs(actions) == []
+    back = back_steps(p.scenario.initial, actions)
+    assert not any(back[t - 1] for t in p.scenario.judgments)
+    assert p.scenario.judgments        # the rule leaves points to ask
 
 
 def test_choose_points_picks_the_largest_movements():

@@ -20,8 +20,12 @@ back on a whim: when the policy's action would take it back to a cell it has sto
 since it last learnt something (a box opened, an observation that ruled states out, a
 key or gem picked up, a door unlocked), it commits to the world it believes most likely
 (the cheapest to its goal among equally likely ones) and follows that world's shortest
-plan until it learns something. That plan may turn back once, through cells it walked,
-but never goes in circles, and it ends by opening the box the world puts the key in,
+plan until it learns something (among equally short steps, one that does not return to a
+walked cell). Nor does it make a move it would take straight back (:func:`_undone`): a
+move that can teach it nothing, after which the plan it would follow starts with the
+reverse move, is replaced by following that plan from where it stands; so no move is
+followed by its reverse with nothing learnt in between. The plan it follows never goes
+in circles, and it ends by opening the box the world puts the key in,
 which either succeeds or rules the world out: the agent always gets closer to its goal
 and reaches it if it can.
 
@@ -402,12 +406,15 @@ def _simulate(scenario, core, goal, belief, beta, policy, seed, max_steps, prior
         else:
             p = np.exp(logp - logp.max())
             chosen = int(rng.choice(len(options), p=p / p.sum()))
-        returns = [_destination(real, o) in visited for o in options]
+        returns = np.array([_destination(real, o) in visited for o in options])
         following = purposeful and (committed is not None or returns[chosen])
+        if purposeful and not following and options[chosen][0] in MOVES and _undone(
+                planner, core, real, worlds, rows, filtered, options[chosen], visited, goal_gems, beta):
+            following = True      # a move it would take back: it commits here instead
         if following:
             if committed is None or filtered[committed] <= 0:
                 committed = _most_likely(filtered, costs[0])
-            chosen = _follow(costs[0, committed], logp)
+            chosen = _follow(costs[0, committed], logp, returns)
         action = options[chosen]
         # regret in cost units (the QMDP policy is a softmax of -β × expected cost); a move
         # on the committed world's shortest plan gains something in that world
@@ -455,12 +462,41 @@ def _most_likely(belief: np.ndarray, costs: np.ndarray) -> int:
     return int(candidates[np.argmin(reach[candidates])])
 
 
-def _follow(costs: np.ndarray, logp: np.ndarray) -> int:
-    """The action of the shortest plan in one world (``costs[a]``), the one the policy
-    likes most among equally short ones."""
+def _follow(costs: np.ndarray, logp: np.ndarray, returns: np.ndarray | None = None) -> int:
+    """The action of the shortest plan in one world (``costs[a]``): among equally short
+    ones, one that does not go back onto a cell walked since the agent last learnt
+    something (``returns[a]``) if there is one, then the one the policy likes most."""
     valid = costs >= 0
     best = np.flatnonzero(valid & (costs == costs[valid].min()))
+    if returns is not None and not returns[best].all():
+        best = best[~returns[best]]
     return int(best[np.argmax(logp[best])])
+
+
+def _undone(planner, core, real: WorldState, worlds, rows: np.ndarray, belief: np.ndarray, move: Action,
+            visited: set, goal_gems: np.ndarray, beta: float) -> bool:
+    """Whether a purposeful agent that makes ``move`` would step straight back: the move
+    can teach it nothing (every world it believes possible shows the same after it), and
+    at the cell it leads to the plan it would follow there (the likeliest world's, as
+    :func:`_most_likely` and :func:`_follow` choose it) begins with the reverse move.
+    Such a move is not made: the agent commits to that plan where it stands instead."""
+    after = real.step(move)
+    believed = np.flatnonzero(belief > 0)
+    stepped = tuple(step_or_stay(w, move) for w in worlds)
+    if len({stepped[j].view() for j in believed}) > 1:
+        return False       # what it sees there may rule worlds out: a reason to go and look
+    dx, dy = MOVES[move[0]]
+    moved = rows.copy()
+    moved[:, AGENT] += dy * real.layout.width + dx
+    options = after.available_actions()
+    costs = planner.action_costs(stepped, moved, believed, options, goal_gems)
+    if not (costs[0] >= 0).any():
+        return False
+    logp = action_log_probabilities(core, belief, costs, beta)
+    walked = visited | {after.agent_pos}
+    returns = np.array([_destination(after, o) in walked for o in options])
+    back = _follow(costs[0, _most_likely(belief, costs[0])], logp, returns)
+    return _destination(after, options[back]) == real.agent_pos
 
 
 def _too_long(goal: str, max_steps: int, state: WorldState, opened: int, policy: str, beta: float,

@@ -89,9 +89,9 @@ def register(subparsers) -> None:
     b.add_argument("--pair", action="append", type=_pair, metavar="A,B",
                    help="two scenarios no participant sees together (repeatable)")
     b.add_argument("--control", action="append", metavar="NAME",
-                   help="a control scenario everyone sees, at a random place among the first three (repeatable)")
+                   help="a control scenario everyone sees, taking each place equally often (repeatable)")
     b.add_argument("--orders", type=_positive("--orders"), metavar="N",
-                   help="counterbalanced orders per condition (default: 12)")
+                   help="counterbalanced orders per condition, at most 10,000 (default: 12)")
     b.add_argument("--seed", type=int, help="seed of the orders (default: 0)")
     b.add_argument("--completion-url", metavar="URL", help="where participants go at the end (Prolific's "
                    "completion URL)")

@@ -57,6 +57,52 @@ def box_number(name: str, index: int) -> str:
     return match.group(1) if match else str(index + 1)
 
 
+def gem_label(index: int) -> str:
+    """The name participants read for the ``index``-th gem (0-based) of a map: over it in
+    the animations, beside its icon in the survey (whose page writes ``"gem " + g``)."""
+    return f"gem {index + 1}"
+
+
+def gem_patches(centre, index: int, *, linewidth: float, collected: bool = False, scale: float = 1.0) -> list:
+    """The ``index``-th gem (0-based) at ``centre``, one cell wide: its shape
+    (:func:`gem_shape`) filled with its colour (:func:`~elot.draw.palette.gem_colours`) and
+    a paler facet inside, or a dashed outline once collected. The one painter of a gem:
+    maps, animations, the inventory and the survey's icons (:func:`write_gem_icon`)."""
+    corners, rotation = gem_shape(index)
+    fill, edge, facet = palette.gem_colours(index)
+    style = (dict(facecolor="none", edgecolor=edge, linewidth=linewidth, linestyle=(0, (2, 2)))
+             if collected else dict(facecolor=fill, edgecolor=edge, linewidth=linewidth))
+
+    def shape(radius: float, **kw):
+        radius *= scale
+        if corners == 0:
+            return Circle(centre, radius * 0.85, zorder=3, **kw)
+        return RegularPolygon(centre, corners, radius=radius, orientation=math.radians(rotation), zorder=3, **kw)
+
+    patches = [shape(0.32, **style)]
+    if not collected:      # a paler facet inside, as a cut stone has
+        patches.append(shape(0.16, facecolor=facet, edgecolor="none"))
+    return patches
+
+
+def write_gem_icon(index: int, path, size_px: int = 64) -> None:
+    """A PNG of the ``index``-th gem (0-based), ``size_px`` pixels square on transparent,
+    painted by :func:`gem_patches` as every map and animation paints it (one cell, the
+    map's y axis pointing down, so a triangle points the same way), line widths scaled
+    as a board scales them to its cells."""
+    figure = Figure(figsize=(1, 1), dpi=size_px)
+    ax = figure.add_axes((0, 0, 1, 1))
+    # a little over one cell, so that the edge's line is not cut
+    ax.set_xlim(-0.42, 0.42)
+    ax.set_ylim(0.42, -0.42)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    cell_pt = 72 / 0.84
+    for patch in gem_patches((0, 0), index, linewidth=1.2 * cell_pt / _BASE_CELL_PT):
+        ax.add_patch(patch)
+    figure.savefig(path, transparent=True)
+
+
 def gem_shape(index: int) -> tuple[int, float]:
     """(corners, rotation) of the ``index``-th gem's shape; 0 corners is a circle."""
     return palette.GEM_SHAPES[index % len(palette.GEM_SHAPES)]
@@ -73,15 +119,17 @@ class Board:
 
     ``trail`` is how many recent moves the trail shows (None: every move since t = 0,
     with a mark where the agent started); ``labels`` writes the gems' names (for
-    figures a researcher reads; stimuli for participants leave them out)."""
+    figures a researcher reads); ``gem_numbers`` writes what participants call each gem
+    (:func:`gem_label`: ``gem 1``, as the survey's goal question and icons name it)."""
 
     def __init__(self, ax: Axes, layout, *, inventory_ax: Axes | None = None, trail: int | None = TRAIL,
-                 labels: bool = False, animated: bool = False) -> None:
+                 labels: bool = False, animated: bool = False, gem_numbers: bool = False) -> None:
         self.ax = ax
         self.layout = layout
         self.inventory_ax = inventory_ax
         self.trail = trail
         self.labels = labels
+        self.gem_numbers = gem_numbers
         self.animated = animated
         self._objects: list = []   # doors, boxes, keys, gems, inventory
         self._moving: list = []    # the agent and its trail
@@ -195,8 +243,12 @@ class Board:
                 self._key(self.ax, (x + 0.04, y - 0.33), ks.colour, scale=0.55)
         for gem, pos in layout.gems:
             if layout.in_bounds(pos):
-                self._gem(self.ax, pos, self.gem_index[gem], collected=gem in state.held_gems,
-                          label=(f"{gem} ✓" if gem in state.held_gems else gem) if self.labels else None)
+                label = None
+                if self.labels:
+                    label = f"{gem} ✓" if gem in state.held_gems else gem
+                elif self.gem_numbers:
+                    label = gem_label(self.gem_index[gem])
+                self._gem(self.ax, pos, self.gem_index[gem], collected=gem in state.held_gems, label=label)
         if self.inventory_ax is not None:
             self._inventory(state)
         return self._objects
@@ -325,30 +377,18 @@ class Board:
         return self._objects[drawn:]
 
     def _gem(self, ax: Axes, pos, index: int, *, collected: bool = False, label: str | None = None) -> None:
-        corners, rotation = gem_shape(index)
-        fill, edge, facet = palette.gem_colours(index)
-        lw = self.lw(1.2)
-        style = (dict(facecolor="none", edgecolor=edge, linewidth=lw, linestyle=(0, (2, 2)))
-                 if collected else dict(facecolor=fill, edgecolor=edge, linewidth=lw))
-
         centre = pos
         if label:       # a little lower and smaller, under its name
             centre = (pos[0], pos[1] + 0.08)
-
-        def shape(radius: float, **kw):
-            radius *= 0.85 if label else 1.0
-            if corners == 0:
-                return Circle(centre, radius * 0.85, zorder=3, **kw)
-            return RegularPolygon(centre, corners, radius=radius, orientation=math.radians(rotation), zorder=3,
-                                  **kw)
-
-        self._add(ax, shape(0.32, **style))
-        if not collected:      # a paler facet inside, as a cut stone has
-            self._add(ax, shape(0.16, facecolor=facet, edgecolor="none"))
+        for patch in gem_patches(centre, index, linewidth=self.lw(1.2), collected=collected,
+                                 scale=0.85 if label else 1.0):
+            self._add(ax, patch)
         if label:
             # along the top of the cell, on a white ground over everything: the agent stands
             # small in the lower left corner and the path runs through the middle
-            self._text(ax, pos[0], pos[1] - 0.37, label, fontsize=self.font("label"), zorder=7, gid="gem-label",
+            # what participants answer with is a third larger than a researcher's gem names
+            size = self.font("label", 1.3 if self.gem_numbers and not self.labels else 1.0)
+            self._text(ax, pos[0], pos[1] - 0.37, label, fontsize=size, zorder=7, gid="gem-label",
                        bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.85))
 
     def _agent(self, pos, *, small: bool = False) -> None:
@@ -464,11 +504,12 @@ def frame_size(layout, cell_px: int, size_px: int | None = None) -> tuple[int, i
 
 
 def frame_figure(layout, *, cell_px: int = 44, size_px: int | None = None, dpi: int = 100, animated: bool = False,
-                 trail: int | None = TRAIL, labels: bool = False) -> tuple[Figure, Board]:
+                 trail: int | None = TRAIL, labels: bool = False, gem_numbers: bool = True) -> tuple[Figure, Board]:
     """A figure holding only the map and its inventory row, ``cell_px`` pixels a cell and
     half a cell of margin all round (with ``size_px``, as large as :func:`frame_size`
     says, the map centred on whole pixels), with a :class:`Board` whose static layer is
-    drawn: the picture participants see. Frames are (width + 1) × (height + 3) cells."""
+    drawn: the picture participants see, each gem with the name they answer with
+    (``gem_numbers``). Frames are (width + 1) × (height + 3) cells."""
     rows = layout.height + INVENTORY_ROWS
     width, height = frame_size(layout, cell_px, size_px)
     inner_w, inner_h = layout.width * cell_px, rows * cell_px
@@ -479,6 +520,7 @@ def frame_figure(layout, *, cell_px: int = 44, size_px: int | None = None, dpi: 
     # a hair over the size: the canvas truncates width / dpi * dpi, which may fall just short
     fig = Figure(figsize=((width + 1e-6) / dpi, (height + 1e-6) / dpi), dpi=dpi, facecolor="white")
     ax, inv = map_axes(fig, layout, (left / width, bottom / height, inner_w / width, inner_h / height))
-    board = Board(ax, layout, inventory_ax=inv, trail=trail, labels=labels, animated=animated)
+    board = Board(ax, layout, inventory_ax=inv, trail=trail, labels=labels, animated=animated,
+                  gem_numbers=gem_numbers)
     board.draw_static()
     return fig, board

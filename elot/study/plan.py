@@ -7,7 +7,8 @@ back unchanged. Judgment points come
 
 * ``"auto"``: at most ``points`` times where the observer's inference moves most
   (:func:`movement`), never two adjacent, never right after a move that gained nothing
-  (:func:`choose_points`);
+  or a step back onto a cell walked since the agent last did something other than move
+  (:func:`choose_points`, :func:`back_steps`);
 * ``"events"``: right after a box is opened, a key picked up or a door unlocked
   (:func:`event_points`);
 * or as given (times t = number of actions taken, in 0..T).
@@ -25,7 +26,7 @@ from elot.btom.agent import (DEFAULT_MAX_STEPS, Simulation, SimulationError, che
 from elot.btom.inference import infer
 from elot.btom.scenario import Scenario
 from elot.btom.scn import format_scn, parse_scn_text
-from elot.btom.world import Action, WorldState
+from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT
 
@@ -136,6 +137,22 @@ def movement(inference) -> np.ndarray:
             out[t] = sum(0.5 * np.abs(a - b).sum() for a, b in zip(now, before))
         before = now
     return out
+
+
+def back_steps(initial: WorldState, actions: Sequence[Action]) -> tuple[bool, ...]:
+    """Per action: whether it is a move back onto a cell the agent stood on since its last
+    action other than a move (what an observer sees as a step back with nothing done in
+    between). No automatic judgment point follows one (:func:`plan`)."""
+    state, since, out = initial, {initial.agent_pos}, []
+    for action in actions:
+        state = state.step(action)
+        if action[0] in MOVES:
+            out.append(state.agent_pos in since)
+        else:
+            since = set()
+            out.append(False)
+        since.add(state.agent_pos)
+    return tuple(out)
 
 
 def choose_points(move: np.ndarray, n: int, aimless: Sequence[bool] = ()) -> tuple[int, ...]:
@@ -283,7 +300,8 @@ def plan(
     move = None
     if judge == "auto":
         move = movement(infer(out, beta=beta, backend=backend))
-        chosen = choose_points(move, points, simulation.aimless)
+        whims = [a or b for a, b in zip(simulation.aimless, back_steps(out.initial, actions))]
+        chosen = choose_points(move, points, whims)
         how = f"auto: at most {points} points where the observer's inference moves most"
     elif judge == "events":
         chosen = event_points(out.initial, actions)

@@ -39,7 +39,7 @@ from typing import Sequence
 from elot.errors import ElotError, load_json, read_text
 from elot.output import OwnedFolder, same_file
 from elot.survey import SurveyError
-from elot.survey.design import Settings, make_orders, settings_dict
+from elot.survey.design import Settings, duration_minutes, make_orders, settings_dict
 
 #: The description of a survey, in the survey folder.
 CONFIG = "survey.json"
@@ -241,31 +241,14 @@ def play_once(data: bytes) -> bytes:
 
 
 def gem_icon(index: int, path: Path, size_px: int = 64) -> None:
-    """A PNG of the ``index``-th gem (0-based) as the stimuli draw it, on transparent."""
-    import math
-
+    """A PNG of the ``index``-th gem (0-based) painted as the stimuli paint it, its own
+    shape and colour (:func:`elot.draw.board.write_gem_icon`, the animations' painter)."""
     import matplotlib
 
     matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-    from matplotlib.patches import Circle, RegularPolygon
+    from elot.draw.board import write_gem_icon
 
-    from elot.draw import palette
-    from elot.draw.board import gem_shape
-
-    figure = Figure(figsize=(1, 1), dpi=size_px)
-    ax = figure.add_axes((0, 0, 1, 1))
-    ax.set_xlim(-0.4, 0.4)
-    ax.set_ylim(-0.4, 0.4)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    corners, rotation = gem_shape(index)
-    style = dict(facecolor=palette.GEM_FILL, edgecolor=palette.GEM_EDGE, linewidth=2.0)
-    if corners == 0:
-        ax.add_patch(Circle((0, 0), 0.27, **style))
-    else:
-        ax.add_patch(RegularPolygon((0, 0), corners, radius=0.34, orientation=math.radians(rotation), **style))
-    figure.savefig(path, transparent=True)
+    write_gem_icon(index, path, size_px)
 
 
 def owned_folder(folder: str | Path, *, force: bool = False) -> OwnedFolder:
@@ -396,7 +379,8 @@ def build_survey(stimuli: str | Path, output: str | Path, settings: Settings, *,
     scripts, css = jspsych.urls(cdn)
     config = {"kind": KIND, "version": 1, "title": settings.title, "settings": settings_dict(settings),
               "scale": list(SCALE), "scenarios": scenarios, "orders": orders,
-              "gem_icons": [f"icons/gem-{n + 1}.png" for n in range(max(s["gems"] for s in scenarios))]}
+              "gem_icons": [f"icons/gem-{n + 1}.png" for n in range(max(s["gems"] for s in scenarios))],
+              "duration_minutes": duration_minutes(scenarios, orders)}
     if prolific:
         config["prolific"] = prolific
     config["id"] = survey_id(config)

@@ -26,15 +26,17 @@
 const SURVEY = /*SURVEY*/null;
 
 const TEXT = {
-  consent: "<p>In this study you will watch short animations of a player moving through a maze, and " +
-    "answer questions about what the player wants and believes. It takes about 20 minutes. Your answers " +
+  // the duration is estimated at build time from what the study holds (elot.survey.design)
+  consent: (minutes) => "<p>In this study you will watch short animations of a player moving through a maze, " +
+    "and answer questions about what the player wants and believes. It takes about " + minutes +
+    (minutes === 1 ? " minute" : " minutes") + ". Your answers " +
     "are stored without your name and used for research only. You may stop at any time.</p>" +
     "<p>Do you agree to take part?</p>",
   agree: "I agree", decline: "I do not agree",
   declined: "<p>You did not agree to take part. You can close this page.</p>",
   next: "Continue", replay: "Replay", finish: "Finish",
   world: (icons) => "<p>You will watch a <b>player</b> (the black figure) in a maze. The player wants one " +
-    "of the <b>gems</b> (" + icons + "): it is trying to reach it. Black squares are walls.</p>" +
+    "of the <b>gems</b> " + icons + ": it is trying to reach it. Black squares are walls.</p>" +
     "<p><b>Doors</b> are locked. A door opens with a <b>key</b> of its colour (the letter on a door or a " +
     "key names its colour), and each key opens one door. Keys lie on the floor or are hidden in " +
     "numbered <b>boxes</b>. The player <b>cannot see inside a closed box</b>: it may not know where the keys " +
@@ -43,9 +45,10 @@ const TEXT = {
     "question:</p><ol><li><b>Goal:</b> tick <b>every</b> gem that is likely to be the player's goal.</li>" +
     "<li><b>Statements</b> about what the player " + (condition === "initial" ?
       "believed <b>at the start</b>, before it moved" : "believes <b>now</b>, at that point") +
-    ": move each slider to say how true you think the statement is, from 1 (definitely false) to 7 " +
-    "(definitely true).</li></ol><p>You can replay each part. The answer button works once the part " +
-    "has played and every question is answered.</p>",
+    ": set each slider to say how true you think the statement is, from 1 (definitely false) to 7 " +
+    "(definitely true). Drag it, or click (tap) a point on it; to answer 4, where each slider starts, " +
+    "click (tap) its handle.</li></ol><p>You can replay each part. The answer button works once the " +
+    "part has played and every question is answered.</p>",
   example: "Here is a maze as you will see it:",
   checkPreamble: "<p>A few questions to check that the task is clear.</p>",
   checks: [
@@ -61,12 +64,14 @@ const TEXT = {
   part: (i, n, k, m) => "Scenario " + i + " of " + n + " · part " + k + " of " + m,
   goals: "Which gems is the player likely trying to reach? Tick every likely one.",
   gem: (g) => "gem " + g,
+  gemNames: "each gem's name is written over it in the maze",
   statements: (condition) => condition === "initial" ?
     "At the start, before it moved, how true was each statement?" : "Right now, how true is each statement?",
   anchors: ["definitely false", "unsure", "definitely true"],
   watchFirst: "Watch the animation to its end.",
   tickGoal: "Tick at least one gem.",
-  moveSliders: (n) => "Move " + (n === 1 ? "the slider" : "each slider (" + n + " left)") + ".",
+  moveSliders: (n) => "Set " + (n === 1 ? "the slider" : "each slider (" + n + " left)") +
+    ": drag it, or click (tap) its handle to answer 4.",
   debrief: "<p>Thank you! The study asked how people judge what others believe from what they do. " +
     "Your answers will be compared with a model of such judgments.</p>",
   saving: "<p>Saving your answers…</p>",
@@ -366,7 +371,10 @@ function screenOutScreen(jsPsych, session) {
 function consentScreen() {
   return {
     type: jsPsychHtmlButtonResponse,
-    stimulus: '<div class="elot-text">' + (SURVEY.settings.consent_html || TEXT.consent) + "</div>",
+    // a researcher's own consent may say {minutes}: the estimate made at build time
+    stimulus: '<div class="elot-text">' + (SURVEY.settings.consent_html ?
+      SURVEY.settings.consent_html.replace(/\{minutes\}/g, String(SURVEY.duration_minutes || "")) :
+      TEXT.consent(SURVEY.duration_minutes || 20)) + "</div>",
     choices: [TEXT.agree, TEXT.decline],
     data: {elot_step: "consent", elot_kind: "consent"},
     on_finish: (data) => { data.elot_agreed = data.response === 0; },
@@ -375,7 +383,11 @@ function consentScreen() {
 
 function tutorialScreens(jsPsych, session, order, attempt) {
   const first = SURVEY.scenarios.find((s) => s.name === order.trials[0].scenario);
-  const icons = SURVEY.gem_icons.slice(0, first.gems).map((_, g) => gemIcon(g + 1)).join(" ");
+  // each gem's icon (painted as the animations paint it) with the name written over it in the maze
+  // (the opening bracket kept with the first icon, so that a line never breaks after it)
+  const icons = SURVEY.gem_icons.slice(0, first.gems)
+    .map((_, g) => '<span class="elot-gem">' + (g === 0 ? "(" : "") + gemIcon(g + 1) + "&nbsp;" +
+      esc(TEXT.gem(g + 1)) + "</span>").join(", ") + "; " + TEXT.gemNames + ")";
   const screens = [];
   if (attempt > 1) {
     screens.push({type: jsPsychHtmlButtonResponse, stimulus: '<div class="elot-text">' + TEXT.checkFailed + "</div>",
@@ -487,6 +499,13 @@ function wire(segment, button, questions) {
     const moved = () => { slider.classList.remove("elot-unmoved"); slider.dataset.moved = "1"; update(); };
     slider.addEventListener("input", moved);
     slider.addEventListener("change", moved);
+    // a click or tap on the handle where it starts (4) answers 4: the value does not
+    // change, so neither input nor change fires; so do the keys that set a slider
+    slider.addEventListener("pointerup", moved);
+    slider.addEventListener("click", moved);
+    slider.addEventListener("keydown", (e) => {
+      if (["Enter", " ", "ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End"].includes(e.key)) moved();
+    });
   }
   for (const box of boxes) box.addEventListener("change", update);
   function update() {
