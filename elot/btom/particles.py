@@ -52,24 +52,24 @@ exact inference (:func:`elot.btom.hypotheses.initial_states`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from functools import partial
-from math import comb
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 import numpy as np
 
 from btom_ext import CoreMissingError, particle_kernels as _particle_kernels
-from btom_ext.reference import AGENT, EPSILON, Q_FLOOR
+from btom_ext.reference import EPSILON, Q_FLOOR
+from elot.btom.budget import Limits, OverBudget, check
+from elot.btom.config import InferenceConfig, ParticleError, check_particles, infer_config
+from elot.btom.costs import MAX_SECONDS, PARTICLE_HINTS, SAMPLED_VARIANTS, n_beliefs, particle_estimate
 from elot.btom.hypotheses import Family, Prior, initial_states, resolve_goals
-from elot.btom.engine import (AgentPlanner, MovedWorlds, SteppedWorlds, Trajectory, as_in, check_backend_limits,
-                              load_backend, named_action_codes, same_action)
-from elot.btom.world import MOVES, Action, WorldState
-from elot.errors import ElotError, ExtensionMissingError, ScenarioError
-from elot.judging import CHUNK_CELLS, Hypotheses
+from elot.btom.engine import Trajectory
+from elot.btom.filtering import WorldFilter
+from elot.btom.world import Action, WorldState
+from elot.errors import ExtensionMissingError, ScenarioError
+from elot.judging import Hypotheses
 from elot.numeric import dot_columns
 from elot.output import count
-from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, check_variant
 
 #: Resample when the effective sample size falls below this fraction of the particles.
 ESS_THRESHOLD = 0.5
@@ -122,63 +122,31 @@ MIN_ISLAND = 50
 FEW_ISLANDS = 4
 
 
-class ParticleError(ElotError):
-    """Particle inference cannot go on (every particle ruled out), or was asked wrongly."""
-
-
-#: Bytes of one initial state held as a world (its Python objects, its encoded row, view).
-BYTES_PER_WORLD = 2048
-#: Seconds of a particle's belief moves per step, per k²: 1.2e-8 (measured on the
-#: default scenario: k = 200 ran 6.4 s, k = 400 32 s with 1000 particles).
-SECONDS_PER_MOVE = 1.2e-8
-#: The longest particle inference started: one estimated past it is refused.
-MAX_SECONDS = 3600.0
+class ParticlesTooMany(OverBudget, ParticleError):
+    """Particle inference refused before any work for its estimated memory or time."""
 
 
 def particle_cost(n_states: int, n_goals: int, k: int, particles: int, prior_draws: int, steps: int,
                   actions: int = 6) -> tuple[int, float]:
-    """(peak bytes, rough seconds) of particle inference, counted before any work: the
-    initial states as worlds; every step's action values ``Q[g, s, a]`` (float64), kept
-    for the history; the history's table of sums (at most 80 MiB); the particles of every
-    step (goal, state, float32 weight, k beliefs) and their per-goal likelihoods; the
-    prior draws; and scoring's rows (true state, k beliefs, weight, prior and live mass) of
-    the particles and the prior draws, with a chunk of their dense beliefs over the states
-    (:data:`~elot.judging.CHUNK_CELLS` cells, a few times over while a statement is
-    evaluated). Time: the belief moves, k² per particle and step."""
-    peak = (64 * 2**20 + n_states * BYTES_PER_WORLD + 80 * 2**20
-            + steps * n_goals * n_states * actions * 8
-            + (steps + 1) * particles * (20 + 4 * k) + 3 * particles * n_goals * 8
-            + prior_draws * (8 + 4 * k)
-            + (particles + prior_draws) * (40 + 4 * k) + 4 * CHUNK_CELLS * 8)
-    return peak, SECONDS_PER_MOVE * particles * k * k * (steps + 1)
+    """(peak bytes, rough seconds) of :func:`elot.btom.costs.particle_estimate`."""
+    estimate = particle_estimate(n_states, n_goals, k, particles, prior_draws, steps, actions)
+    return estimate.bytes, estimate.seconds
 
 
 def check_particle_cost(scenario, *, k: int, particles: int, prior_draws: int, prior: Prior = Prior(),
                         goals: int | None = None, max_bytes: int | None = None) -> None:
-    """Refuse, before any work, particle inference whose memory (:func:`particle_cost`)
-    would not fit ``max_bytes`` (default: half the memory available now) or that would
-    run past :data:`MAX_SECONDS`, with the figures and what to change."""
+    """Refuse, before any work, particle inference whose memory
+    (:func:`elot.btom.costs.particle_estimate`) would not fit ``max_bytes`` (default: half
+    the memory available now) or that would run past :data:`~elot.btom.costs.MAX_SECONDS`,
+    with the figures and what to change."""
     from elot.btom.agent import count_model_states
-    from elot.btom.hypotheses import memory_budget
 
-    layout = scenario.layout
     n_states = count_model_states(scenario.initial, prior)
-    n_goals = goals if goals is not None else len(layout.gems)
-    steps = len(scenario.actions)
-    peak, seconds = particle_cost(n_states, n_goals, k, particles, prior_draws, steps)
-    budget = memory_budget() if max_bytes is None else max_bytes
-    what = (f"{particles:,} particles with k={k:,} over {n_states:,} initial states, {n_goals} goal(s) and "
-            f"{steps} step(s)")
-    if peak > budget:
-        raise ParticleError(
-            f"particle inference would need about {peak / 2**30:.1f} GiB ({what}; {prior_draws:,} prior draws), "
-            f"and the memory budget is {budget / 2**30:.1f} GiB",
-            hint="use fewer particles (--particles), a smaller --k, or a map with fewer closed boxes or hidden keys")
-    if seconds > MAX_SECONDS:
-        raise ParticleError(
-            f"particle inference would run about {seconds / 3600:,.1f} hours ({what}: the belief moves grow as "
-            "particles x k²)",
-            hint="use a smaller --k (k = 3 is the paper's) or fewer particles (--particles)")
+    n_goals = goals if goals is not None else len(scenario.layout.gems)
+    estimate = particle_estimate(n_states, n_goals, k, particles, prior_draws, len(scenario.actions))
+    if estimate.seconds > MAX_SECONDS:   # say why it grows
+        estimate = replace(estimate, detail=estimate.detail.split(";")[0] + ": the belief moves grow as particles x k²")
+    check(estimate, Limits(max_bytes=max_bytes, max_seconds=MAX_SECONDS), error=ParticlesTooMany, hint=PARTICLE_HINTS)
 
 
 def check_islands(islands: Any, particles: int) -> int:
@@ -190,14 +158,6 @@ def check_islands(islands: Any, particles: int) -> int:
         raise ParticleError(f"the number of islands must be a whole number from 1 to the particles ({particles:,}), "
                             f"not {islands!r}", hint=f"use e.g. islands={ISLANDS}")
     return int(islands)
-
-
-def check_particles(n: Any) -> int:
-    """``n`` as a number of particles (an integer of at least 1), else :class:`ParticleError`."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ParticleError(f"the number of particles must be a whole number of at least 1, not {n!r}",
-                            hint=f"use e.g. --particles {DEFAULT_PARTICLES} (particles={DEFAULT_PARTICLES})")
-    return int(n)
 
 
 def _kernels(backend: str):
@@ -251,7 +211,7 @@ class ParticleSpace:
 
     @property
     def n_beliefs(self) -> int:
-        return 1 if self.model == "true-belief" else comb(self.n_states + self.k - 1, self.k)
+        return n_beliefs(self.model, self.n_states, self.k)
 
     @property
     def size(self) -> int:
@@ -344,44 +304,38 @@ def dense_beliefs(beliefs: np.ndarray, k: int, alive: np.ndarray) -> np.ndarray:
     return out
 
 
-class ParticleFilter:
+class ParticleFilter(WorldFilter):
     """Sequential Monte Carlo over BToM hypotheses (see the module); implements
-    :class:`~elot.btom.inference.Filter`. ``particles`` N, ``seed`` for the generator (None:
+    :class:`~elot.btom.inference.Filter`, with the setup and world stepping of
+    :class:`~elot.btom.filtering.WorldFilter`. ``particles`` N, ``seed`` for the generator (None:
     fresh entropy), ``ess_threshold`` and ``moves`` as in the module."""
 
-    def __init__(self, scenario, *, model: str = DEFAULT_VARIANT, beta: float = DEFAULT_BETA, k: int = DEFAULT_K,
-                 prior: Prior = Prior(), goals: Sequence[str] | None = None, backend: str = "core",
-                 conventions: str = "elot", particles: int = DEFAULT_PARTICLES, seed: int | None = None,
-                 ess_threshold: float = ESS_THRESHOLD, moves: int = DEFAULT_MOVES,
-                 prior_draws: int | None = None, goal_drift: float = GOAL_DRIFT,
-                 islands: int | None = None) -> None:
-        check_variant(model)
-        if model == "true-belief-paper":
-            raise ParticleError("the true-belief-paper model reproduces an artifact of the reference's "
+    def __init__(self, scenario, config: InferenceConfig | None = None, *, ess_threshold: float = ESS_THRESHOLD,
+                 moves: int = DEFAULT_MOVES, prior_draws: int | None = None, goal_drift: float = GOAL_DRIFT,
+                 islands: int | None = None, **settings: Any) -> None:
+        config = infer_config(config, **settings)
+        model, k, prior, goals, conventions = config.variant, config.k, config.prior, config.goals, config.conventions
+        if model not in SAMPLED_VARIANTS:
+            raise ParticleError(f"the {model} model reproduces an artifact of the reference's "
                                 "exact enumeration; particle inference does not run it",
                                 hint="use --inference exact with this model")
-        if k < 1:
-            raise ParticleError("k (particles per belief) must be at least 1", hint="use e.g. k=3, the paper's")
-        self.n = check_particles(particles)
+        self.n = config.particles
         self.prior_draws = max(self.n, PRIOR_DRAWS) if prior_draws is None else check_particles(prior_draws)
         check_particle_cost(scenario, k=k, particles=self.n, prior_draws=self.prior_draws, prior=prior,
-                            goals=None if goals is None else len(tuple(goals)))
-        self.core = load_backend(backend)
-        self.kernels = _kernels(backend)
-        self.scenario = scenario
-        self.layout = layout = scenario.layout
-        check_backend_limits(self.core, backend, layout)
+                            goals=None if goals is None else len(goals))
+        super().__init__(scenario, config)
+        self.kernels = _kernels(config.backend)
         try:
-            goals = resolve_goals(layout, None if goals is None else tuple(goals))
+            goals = resolve_goals(self.layout, goals)
             family = prior.resolve(scenario.initial)
             states = initial_states(scenario.initial, family, conventions)
         except ScenarioError as error:
             raise error.located(path=getattr(scenario, "path", None))
         self.space = ParticleSpace(model, goals, states, k, conventions, family)
-        self.model, self.beta, self.backend, self.conventions = model, beta, backend, conventions
         # None: a fresh seed from the OS, drawn here and reported with the results, so any
         # run can be repeated (--seed N) once its numbers turn out interesting
-        self.seed = int(np.random.SeedSequence().entropy % 2**32) if seed is None else seed
+        self.seed = int(np.random.SeedSequence().entropy % 2**32) if config.seed is None else config.seed
+        self.config = config.ran("smc", seed=self.seed)
         self.ess_threshold, self.moves = ess_threshold, moves
         self.goal_drift = goal_drift
         self.n_islands = check_islands(islands, self.n)
@@ -389,13 +343,7 @@ class ParticleFilter:
         self.island_bounds = np.linspace(0, self.n, self.n_islands + 1).astype(np.intp)
         self.island_of = np.repeat(np.arange(self.n_islands), np.diff(self.island_bounds))
         self.island_size = np.diff(self.island_bounds)
-        self.agent = AgentPlanner(layout, model, self.core)
-        self.enc = self.agent.encoding
-        self.goal_gems = np.array([self.enc.gem_index(g) for g in goals], dtype=np.intp)
-        self.local = as_in if conventions == "paper" else same_action
-        self.rules = self.enc.rules(self.core)
-        self._all_rows = np.arange(self.space.n_states + 1)   # every state's world, and the real one
-        self._codes: dict = {}   # the action codes of each tuple of options
+        self._plan(goals, self.space.n_states)
 
     # -- the prior ------------------------------------------------------------------------
 
@@ -416,17 +364,9 @@ class ParticleFilter:
         self.rng = np.random.default_rng(self.seed)
         goal, state, beliefs = self._draw(self.rng, self.n)
         self.prior_sample = self._draw(self.rng, self.prior_draws)
-        self.real = [self.scenario.initial]
-        self.actions: list[Action] = []
-        self.worlds: Sequence[WorldState] = tuple(self.space.states)
-        # Every state's world as a row, and the real world's last: the core steps them and
-        # compares what each shows (its view) at every action; worlds are made when read.
-        self.rows = self.enc.encode_many((*self.worlds, self.real[0]))
-        labels = self.core.view_labels(self.rows)
+        labels = self._start(self.space.states)
         self.cls = _classes(labels[:-1].tolist(), None)
         self.live = (labels[:-1] == labels[-1]).astype(np.uint8)
-        # Whether every world has the agent on the real one's cell: a move then changes no view.
-        self.together = bool((self.rows[:, AGENT] == self.rows[-1, AGENT]).all())
         state = self._keep_live(state)
         logw = np.where(self.live[state] > 0, 0.0, -np.inf)
         # The history's log-likelihood under every goal, per particle (N, G): the goal's
@@ -459,14 +399,6 @@ class ParticleFilter:
 
     # -- a step ---------------------------------------------------------------------------
 
-    def _action_codes(self, options: tuple[Action, ...], before: WorldState, states: np.ndarray) -> np.ndarray:
-        """``codes[i, a]``: option a as the world of ``states[i]`` names it (``(1, n_a, 3)``
-        under elot's conventions, the same in every world)."""
-        codes = self._codes.get(options)
-        if codes is None:
-            codes = self._codes[options] = self.enc.action_codes(options)[None]
-        return named_action_codes(self.enc, codes, self.local, options, before, states, self.worlds)
-
     def _values(self, before: WorldState, options: Sequence[Action]) -> np.ndarray:
         """``Q[g, j, a]`` for the live states j (:data:`Q_FLOOR` elsewhere): the live worlds'
         rows after each option stepped by the core (``Rules.apply``; every live world looks
@@ -476,7 +408,7 @@ class ParticleFilter:
         h = np.full((len(self.goal_gems), self.space.n_states, len(options)), -1, dtype=np.int32)
         if len(live_states):
             after = self.rules.apply(self.rows, live_states, self._action_codes(options, before, live_states))
-            costs = self.agent.path_costs(after).reshape(len(live_states), len(options), -1)
+            costs = self.planner.path_costs(after).reshape(len(live_states), len(options), -1)
             h[:, live_states, :] = costs[:, :, self.goal_gems].transpose(2, 0, 1)
         values = np.full(h.shape, Q_FLOOR)
         values[:, live_states, :] = np.where(h[:, live_states] < 0, Q_FLOOR,
@@ -489,7 +421,7 @@ class ParticleFilter:
         action = tuple(action)
         t = len(self.actions) + 1
         before = self.real[-1]
-        options = before.available_actions()
+        options = self._options(before, action)
         chosen = options.index(action)
         values = self._values(before, options)
         live_states = self.live > 0
@@ -498,23 +430,10 @@ class ParticleFilter:
         p = self.current
         by_goal = self.kernels.step_loglik(values, fallback, chosen, self.beta, p.state, p.beliefs, self.live, reached)
         loglik = by_goal[np.arange(self.n), p.goal]
-        # The worlds after the action, as rows stepped by the core (a world in which it is
-        # impossible stays as it is), compared by their views there (``view_labels``).
-        self.rows = rows = self.rules.apply(self.rows, self._all_rows,
-                                            self._action_codes((action,), before, self._all_rows))
-        real = before.step(action)
-        self.real.append(real)
-        rename = None if self.local is same_action else partial(self.local, real=before)   # picklable
-        if action[0] in MOVES and self.together and (rows[:, AGENT] == rows[-1, AGENT]).all():
-            # a move made alike in every world: the same states agree, the same are live
-            base = self.worlds.base if isinstance(self.worlds, MovedWorlds) else self.worlds
-            self.worlds = MovedWorlds(base, real.agent_pos)
-        else:
-            self.worlds = SteppedWorlds(self.worlds, action, rename)
-            labels = self.core.view_labels(rows)
+        labels = self._advance(action)   # the worlds after the action
+        if labels is not None:
             self.cls = _classes(labels[:-1].tolist(), self.cls)
             self.live = self.live & (labels[:-1] == labels[-1]).astype(np.uint8)
-            self.together = bool((rows[:, AGENT] == rows[-1, AGENT]).all())
         p = Particles(p.goal, self._keep_live(p.state), p.beliefs, p.logw)
         consistent = self.live[p.state] > 0
         logw = np.where(consistent, p.logw + loglik, -np.inf)
@@ -525,7 +444,6 @@ class ParticleFilter:
         self.history_live.append(self.live)
         self.history_cls.append(self.cls)
         self.history_worlds.append(self.worlds)
-        self.actions.append(action)
         self.current = Particles(p.goal, p.state, p.beliefs, logw)
         self._after_update(t)
         self.history.append(self.current.kept())
@@ -814,14 +732,13 @@ class ParticleFilter:
     def result(self) -> "ParticleInference":
         """The :class:`ParticleInference` of the actions so far."""
         return ParticleInference(
-            scenario=self.scenario, space=self.space, model=self.model, beta=self.beta, backend=self.backend,
-            actions=tuple(self.actions), real=tuple(self.real), worlds_by_step=tuple(self.history_worlds),
+            scenario=self.scenario, space=self.space, config=self.config, actions=tuple(self.actions), real=tuple(self.real), worlds_by_step=tuple(self.history_worlds),
             particles_by_step=tuple(self.history), classes=np.stack(self.history_cls),
             live=np.stack(self.history_live), ess=np.array(self.ess), ess_distinct=np.array(self.ess_distinct),
             resampled=np.array(self.resampled),
             acceptance=np.array(self.accepted), distinct=np.array(self.distinct),
             goal_probs=np.array(self.goal_probs), restarts=self.restarts, prior_sample=self.prior_sample,
-            seed=self.seed, island_of=self.island_of, island_mass=np.array(self.island_mass),
+            island_of=self.island_of, island_mass=np.array(self.island_mass),
             groups=tuple(self.groups),
         )
 
@@ -837,9 +754,8 @@ class ParticleInference(Trajectory):
 
     scenario: Any
     space: ParticleSpace
-    model: str
-    beta: float
-    backend: str
+    #: The configuration that ran: ``smc``, with the seed drawn when none was given.
+    config: InferenceConfig
     actions: tuple[Action, ...]
     real: tuple[WorldState, ...]
     worlds_by_step: tuple[tuple[WorldState, ...], ...]
@@ -855,7 +771,6 @@ class ParticleInference(Trajectory):
     distinct: np.ndarray = field(repr=False)
     goal_probs: np.ndarray = field(repr=False)   # (T+1, G): Rao–Blackwellized goal posterior
     prior_sample: tuple = field(repr=False)
-    seed: int | None = None
     restarts: int = 0      # times every particle was lost and drawn again from the prior
     #: Each particle's island (independent sub-filter), ``(N,)``.
     island_of: np.ndarray | None = field(default=None, repr=False)
@@ -864,7 +779,6 @@ class ParticleInference(Trajectory):
     #: Per step, each particle's group for the standard error: its island, or with one
     #: island its ancestor :data:`LINEAGE_LAG` resamplings back, ``(N,)``.
     groups: tuple = field(default=(), repr=False)
-    method: str = "smc"
     note: str = ""
     _states: dict = field(default_factory=dict, repr=False)
     _rows: dict = field(default_factory=dict, repr=False)
@@ -931,8 +845,8 @@ class ParticleInference(Trajectory):
     def summary(self) -> str:
         return f"smc with {self.n_particles:,} particles"
 
-    def report(self, times: Sequence[int]) -> dict | None:
-        return {"method": "smc", "particles": self.n_particles, "seed": self.seed, "islands": self.n_islands,
+    def report(self, times: Sequence[int]) -> dict:
+        return {**super().report(times), "particles": self.n_particles, "seed": self.seed, "islands": self.n_islands,
                 "ess": {str(t): float(self.ess[t]) for t in times},
                 "warnings": {str(t): w for t in times if (w := self.warnings(t))}}
 
