@@ -92,3 +92,23 @@ def test_batch_columns_say_what_ran(tmp_path):
     assert done.returncode == 0, done.stderr
     rows = list(csv.DictReader(out.open()))
     assert rows and {r["inference"] for r in rows} == {"exact"} and {r["seed"] for r in rows} == {""}
+
+
+@pytest.mark.parametrize("name, conventions", [("two-doors", "elot"), ("two-doors", "paper"), ("default", "elot")])
+def test_both_filters_step_the_worlds_through_one_shared_setup(name, conventions):
+    """Issue 35: the filters no longer mirror their setup and world stepping; both are a
+    WorldFilter, step the same worlds and name the planner alike."""
+    from elot.btom.filtering import WorldFilter
+    from elot.btom.inference import true_trajectory
+
+    for cls in (ExactFilter, ParticleFilter):
+        assert issubclass(cls, WorldFilter)
+        assert not {"_action_codes", "_advance", "_start", "_options", "_plan"} & set(vars(cls))
+    scenario = load_scenario(name)
+    exact_filter = ExactFilter(scenario, conventions=conventions)
+    particle_filter = ParticleFilter(scenario, conventions=conventions, particles=40, seed=2)
+    assert type(exact_filter.planner) is type(particle_filter.planner)
+    exact, particles = run_filter(exact_filter, scenario), run_filter(particle_filter, scenario)
+    assert exact.real == particles.real == true_trajectory(scenario)
+    for t in range(exact.steps + 1):
+        assert exact.worlds(t) == particles.worlds(t)
