@@ -31,7 +31,8 @@ def test_every_setting_reaches_the_exact_filter_and_stays_on_its_result():
                              goals=("gem1", "gem2"), backend="reference", max_hypotheses=10_000)
     result = run_filter(ExactFilter(scenario, config), scenario)
     assert result.config == config.replace(method="exact")
-    assert (result.model, result.beta, result.backend, result.conventions) == ("non-planning", 1.5, "reference", "paper")
+    assert (result.model, result.beta, result.backend, result.conventions) == \
+        ("non-planning", 1.5, "reference", "paper")
     assert result.space.goals == ("gem1", "gem2") and result.space.family.max_hidden == 1
     # the same run from keyword arguments, which build the same configuration
     again = run_filter(ExactFilter(scenario, model="non-planning", beta=1.5, k=2, conventions="paper",

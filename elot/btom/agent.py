@@ -175,7 +175,8 @@ def check_simulation_size(true_state: WorldState, prior: Prior = Prior(), *,
     layout = true_state.layout
     estimate = costs.simulation_estimate(
         layout.width * layout.height, n_states,
-        f"its belief ranges over {n_states:,} initial states: {family.max_hidden} hidden key(s) in {closed} closed boxes")
+        f"its belief ranges over {n_states:,} initial states: {family.max_hidden} hidden key(s) in {closed} "
+        "closed boxes")
     check(estimate, Limits(max_bytes=max_bytes), error=SimulationTooLarge,
           hint="use a map with fewer closed boxes or fewer hidden keys (elot generate --boxes N --hidden N), "
                "or free memory")

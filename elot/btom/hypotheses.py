@@ -354,8 +354,9 @@ def build(
     Raises :class:`~elot.settings.VariantError` / :class:`~elot.btom.conventions.ConventionsError` for unknown
     names, and :class:`ScenarioError` (with the estimated size) instead of allocating a space
     of more than ``max_hypotheses`` hypotheses (see :data:`MAX_HYPOTHESES`), or one whose
-    inference over ``steps`` actions (``belief_tables``: see :func:`space_size`) would
-    allocate more than ``max_bytes`` (default: :func:`memory_budget`).
+    inference over ``steps`` actions (``belief_tables``: see
+    :func:`elot.btom.costs.exact_estimate`) would allocate more than ``max_bytes``
+    (default: half the memory available now, :func:`elot.btom.budget.memory_budget`).
     """
     check_variant(model)
     check_conventions(conventions)

@@ -31,7 +31,8 @@ from elot.btom.hypotheses import HypothesisSpace, build, initial_states, resolve
 from elot.btom.world import MOVES, Action, WorldState
 from elot.btom.particles import ParticleFilter
 
-#: What this module gives that moved to :mod:`elot.btom.config` (imported from here before).
+#: What this module gives; the configuration's names live in :mod:`elot.btom.config` and
+#: import from here as before.
 __all__ = ["METHODS", "ConfiguredBy", "Inference", "InferenceConfig", "InferenceMethodError", "SettingError",
            "ExactFilter", "Filter", "check_method", "infer", "infer_config", "revealing_actions", "run_filter",
            "true_trajectory"]

@@ -140,7 +140,8 @@ def check_particle_cost(scenario, *, k: int, particles: int, prior_draws: int, p
     n_goals = goals if goals is not None else len(scenario.layout.gems)
     estimate = particle_estimate(n_states, n_goals, k, particles, prior_draws, len(scenario.actions))
     if estimate.seconds > MAX_SECONDS:   # say why it grows
-        estimate = replace(estimate, detail=estimate.detail.split(";")[0] + ": the belief moves grow as particles x k²")
+        grows = ": the belief moves grow as particles x k²"
+        estimate = replace(estimate, detail=estimate.detail.split(";")[0] + grows)
     check(estimate, Limits(max_bytes=max_bytes, max_seconds=MAX_SECONDS), error=ParticlesTooMany, hint=PARTICLE_HINTS)
 
 
