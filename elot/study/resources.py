@@ -114,9 +114,13 @@ def check_fits_in_memory(sizes: Iterable[int], workers: int, *, work: str, large
     """Refuse work whose ``workers`` largest parts (``sizes``, bytes) would take more than
     80% of the free memory at once: "WORK would need about X GiB at once (N worker(s),
     LARGEST about Y GiB), and Z GiB is free" with ``hint`` (batch tasks, stimulus segments)."""
+    from elot.btom.budget import Estimate, Limits, over
+
     need = sorted(sizes, reverse=True)[:max(1, workers)]
     total, free = sum(need), available_memory()
-    if need and free is not None and total > 0.8 * free:
+    # the one budget decides, with the concurrent parts as one piece of work and 80% of
+    # what is free now as its limit (the single tasks were each checked against theirs)
+    if need and free is not None and over(Estimate(work, total), Limits(max_bytes=int(0.8 * free))):
         raise StudyError(f"{work} would need about {total / 2**30:.1f} GiB at once ({workers} worker(s), "
                          f"{largest} about {need[0] / 2**30:.1f} GiB), and {free / 2**30:.1f} GiB is free",
                          hint=hint)
