@@ -10,6 +10,7 @@ report.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass
 from typing import Any
@@ -133,6 +134,10 @@ class InferenceConfig:
         chose) and the other values a filter resolved (``seed``, ``goals``)."""
         if method not in ("exact", "smc"):
             raise ArgumentError(f"a run is exact or smc, not {method!r}")
+        if not resolved:   # nothing new to check: a copy with the method (every run makes one)
+            ran = copy.copy(self)
+            object.__setattr__(ran, "method", method)
+            return ran
         return self.replace(method=method, **resolved)
 
     def described(self) -> dict:
