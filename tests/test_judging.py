@@ -96,7 +96,10 @@ def test_one_config_passed_whole(scenario):
 
 
 def test_results_say_how_they_ran(exact, particles):
-    assert exact.describe([4]) == "" and exact.summary() == "" and exact.report([4]) is None
+    assert exact.describe([4]) == "" and exact.summary() == ""
+    # the settings that ran, for exact inference too (issue 35: a report of what ran)
+    assert exact.report([4]) == {**exact.config.described(), "hypotheses": exact.size}
+    assert exact.report([4])["method"] == "exact" and "seed" not in exact.report([4])
     assert exact.diagnostics(4) == {} and not exact.estimated
     assert particles.describe([4]).startswith("inference: smc, 300 particles, seed 5; effective sample size")
     assert particles.report([4])["ess"] == {"4": float(particles.ess[4])}
@@ -106,8 +109,8 @@ def test_results_say_how_they_ran(exact, particles):
 
 
 def test_no_caller_asks_which_method_ran():
-    """Outside elot/btom/{inference,particles,engine}.py, nothing tests a method name."""
-    allowed = {REPO / "elot" / "btom" / name for name in ("inference.py", "particles.py", "engine.py")}
+    """Outside elot/btom/{config,inference,particles,engine}.py, nothing tests a method name."""
+    allowed = {REPO / "elot" / "btom" / name for name in ("config.py", "inference.py", "particles.py", "engine.py")}
     found = []
     for path in (REPO / "elot").rglob("*.py"):
         if path in allowed:

@@ -46,7 +46,7 @@ def test_each_step_equals_worlds_stepped_in_python(labtom, model, conventions):
             options = before.available_actions()
             rename = None if local is same_action else (lambda w, o, before=before: local(w, o, before))
             live = np.flatnonzero(filt.live)
-            costs = filt.agent.action_costs(worlds, filt.enc.encode_many(worlds), live, options, filt.goal_gems,
+            costs = filt.planner.action_costs(worlds, filt.enc.encode_many(worlds), live, options, filt.goal_gems,
                                             rename)
             values = np.full(costs.shape, -100.0)
             values[:, live] = np.where(costs[:, live] < 0, -100.0, np.maximum(-1.0 - costs[:, live], -100.0))

@@ -363,9 +363,9 @@ def test_a_ratings_header_the_csv_module_cannot_read_is_an_error(tmp_path):
 
 _PLAN_PAST_ITS_ESTIMATE = """
 import resource, sys
-import elot.btom.agent as agent
+import elot.btom.costs as costs
 from elot.cli import main
-agent.BYTES_PER_STATE_CELL = agent.BASE_BYTES = 0       # an estimate that lets it start
+costs.BYTES_PER_STATE_CELL = costs.BASE_BYTES = 0       # an estimate that lets it start
 used = next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmSize:"))
 resource.setrlimit(resource.RLIMIT_AS, (used + 150 * 2**20, resource.RLIM_INFINITY))
 sys.exit(main(["plan", sys.argv[1], "--goal", "gem1", "--judge", "events", "-o", sys.argv[2]]))

@@ -48,7 +48,9 @@ from fractions import Fraction
 import numpy as np
 
 from btom_ext.reference import AGENT, EPSILON
-from elot.btom.hypotheses import Prior, initial_states, memory_budget
+from elot.btom import costs
+from elot.btom.budget import Limits, OverBudget, check, format_bytes
+from elot.btom.hypotheses import Prior, initial_states
 from elot.btom.engine import (
     AgentPlanner,
     check_backend_limits,
@@ -71,16 +73,6 @@ BELIEF_WORDS = ("uniform", "true")
 
 #: Action log probabilities closer than this are a tie for the optimal policy.
 _TIE = 1e-12
-
-#: Bytes a simulation holds per initial state the agent's belief ranges over and per map
-#: cell: the planner's memo of subgoal values for that state's key configuration (cells x
-#: locked doors x key statuses, per goal), the state itself and its encoded rows. Measured
-#: 0.36-0.58 KB on generated maps of 55-77 cells with 6 gems, 4 doors and 4 hidden keys
-#: (1,680-24,024 states); rounded up.
-BYTES_PER_STATE_CELL = 640
-#: What a simulation holds whatever the map (the interpreter, NumPy, the compiled core).
-BASE_BYTES = 64 * 2**20
-
 
 class SimulationError(ElotError):
     """A simulation that cannot be run: no reachable goal, a belief that matches no initial
@@ -168,27 +160,30 @@ def count_model_states(true_state: WorldState, prior: Prior = Prior()) -> int:
 
 def estimate_simulation_bytes(layout, n_states: int) -> int:
     """Peak memory of :func:`simulate` in ``layout`` with ``n_states`` initial states
-    (see :data:`BYTES_PER_STATE_CELL`)."""
-    return BASE_BYTES + n_states * layout.width * layout.height * BYTES_PER_STATE_CELL
+    (:func:`elot.btom.costs.simulation_estimate`)."""
+    return costs.simulation_estimate(layout.width * layout.height, n_states).bytes
+
+
+class SimulationTooLarge(OverBudget, SimulationError):
+    """A simulation refused before any work for its estimated memory."""
 
 
 def check_simulation_size(true_state: WorldState, prior: Prior = Prior(), *,
                           max_bytes: int | None = None) -> int:
-    """Refuse a simulation that would need more than ``max_bytes`` (default: the memory
-    budget exact inference uses, :func:`elot.btom.hypotheses.memory_budget`), before any
-    work, with the estimate and what to change; else the number of initial states."""
+    """Refuse a simulation that would need more than ``max_bytes`` (default: half the
+    memory available now, the budget inference uses), before any work, with the estimate
+    and what to change; else the number of initial states."""
     n_states = count_model_states(true_state, prior)
-    need = estimate_simulation_bytes(true_state.layout, n_states)
-    budget = memory_budget() if max_bytes is None else max_bytes
-    if need > budget:
-        family = prior.resolve(true_state)
-        closed = sum(1 for b, _ in true_state.layout.boxes if b in true_state.closed)
-        raise SimulationError(
-            f"simulating the agent would need about {need / 2**30:.1f} GiB: its belief ranges over "
-            f"{n_states:,} initial states ({family.max_hidden} hidden key(s) in {closed} closed boxes), and "
-            f"the memory budget is {budget / 2**30:.1f} GiB (half the memory available now)",
-            hint="use a map with fewer closed boxes or fewer hidden keys (elot generate --boxes N --hidden N), "
-                 "or free memory")
+    family = prior.resolve(true_state)
+    closed = sum(1 for b, _ in true_state.layout.boxes if b in true_state.closed)
+    layout = true_state.layout
+    estimate = costs.simulation_estimate(
+        layout.width * layout.height, n_states,
+        f"its belief ranges over {n_states:,} initial states: {family.max_hidden} hidden key(s) in {closed} "
+        "closed boxes")
+    check(estimate, Limits(max_bytes=max_bytes), error=SimulationTooLarge,
+          hint="use a map with fewer closed boxes or fewer hidden keys (elot generate --boxes N --hidden N), "
+               "or free memory")
     return n_states
 
 
@@ -352,7 +347,7 @@ def run_agent(
     except MemoryError as error:
         need = estimate_simulation_bytes(layout, n_states)
         raise SimulationError(
-            f"the simulation ran out of memory ({error}); it was estimated at about {need / 2**30:.1f} GiB "
+            f"the simulation ran out of memory ({error}); it was estimated at about {format_bytes(need)} "
             f"for {n_states:,} initial states",
             hint="use a map with fewer closed boxes or fewer hidden keys, or free memory") from None
 

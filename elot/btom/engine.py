@@ -18,7 +18,7 @@ import numpy as np
 
 from btom_ext import CoreMissingError, backend as _backend
 from btom_ext.reference import AGENT, CLOSED, GEMS
-from elot.btom.hypotheses import Encoding
+from elot.btom.encoding import Encoding
 from elot.btom.world import MOVES, Action, ImpossibleActionError, WorldState
 from elot.errors import ArgumentError, ExtensionMissingError, ScenarioError
 from elot.judging import Hypotheses
@@ -104,7 +104,7 @@ class AgentPlanner:
     policy reads. Inference scores observed actions with it and the simulated agent
     (:mod:`elot.btom.agent`) chooses actions with it, so the two are one model run in
     opposite directions. The non-planning ablation's costs are Manhattan distances. The
-    planner holds at most ``max_bytes`` (default: :func:`~elot.btom.hypotheses.memory_budget`)."""
+    planner holds at most ``max_bytes`` (default: :func:`~elot.btom.budget.memory_budget`)."""
 
     def __init__(self, layout, model: str, core, max_bytes: int | None = None) -> None:
         self.layout = layout
@@ -291,8 +291,34 @@ class TimeError(ArgumentError, IndexError):
 class Trajectory:
     """What every inference result answers the same way, exact or particles: the steps,
     the world of each initial state at every step (and as ELoT states), the signature.
-    A result holds ``scenario``, ``space``, ``actions``, ``worlds_by_step`` and a
-    ``_states`` cache."""
+    A result holds ``scenario``, ``space``, ``config`` (the
+    :class:`~elot.btom.config.InferenceConfig` that ran), ``actions``, ``worlds_by_step``
+    and a ``_states`` cache."""
+
+    # -- the settings that ran, read from ``config`` ------------------------------------------
+
+    @property
+    def method(self) -> str:
+        """``exact`` or ``smc``: how this result was computed (what ``auto`` chose)."""
+        return self.config.method
+
+    @property
+    def model(self) -> str:
+        """The BToM variant that ran (``--model``)."""
+        return self.config.variant
+
+    @property
+    def beta(self) -> float:
+        return self.config.beta
+
+    @property
+    def backend(self) -> str:
+        return self.config.backend
+
+    @property
+    def seed(self) -> int | None:
+        """The seed particle inference ran with (drawn when none was given); None if exact."""
+        return self.config.seed if self.config.method == "smc" else None
 
     @property
     def conventions(self) -> str:
@@ -327,9 +353,14 @@ class Trajectory:
         """How inference ran in a few words, for a figure's title ('' for exact inference)."""
         return ""
 
-    def report(self, times: Sequence[int]) -> dict | None:
-        """How inference ran as data for a JSON report (None: nothing beyond the settings)."""
-        return None
+    def report(self, times: Sequence[int]) -> dict:
+        """How inference ran as data for a JSON report: the settings that ran
+        (:meth:`~elot.btom.config.InferenceConfig.described`), the number of hypotheses,
+        and why ``auto`` chose the method (``note``)."""
+        out = {**self.config.described(), "hypotheses": self.size}
+        if self.note:
+            out["note"] = self.note
+        return out
 
     def columns(self) -> dict:
         """The table columns that say how inference ran (``inference``, ``particles``,

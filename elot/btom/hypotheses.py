@@ -23,321 +23,35 @@ belief its statements are judged against is certainty in initial state #1 of the
 reference's order, whatever the hypothesis (SPEC §7.4: an artifact of the reference's
 evaluation code, kept only to reproduce the paper's Table).
 
-This module also owns the numeric encoding of worlds that ``btom_ext`` works on
-(:class:`Encoding`); its layout is documented in :mod:`btom_ext.reference`.
+The colour limits come from optimal plans in the true map (:mod:`elot.btom.pickups`); the
+space's size and cost are counted by :mod:`elot.btom.costs` and checked against the one
+budget (:mod:`elot.btom.budget`) before anything is allocated; the numeric encoding of
+worlds is :mod:`elot.btom.encoding`'s.
 """
 
 from __future__ import annotations
 
 import itertools
-import os
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from math import comb
 
 import numpy as np
 
-from btom_ext.reference import (AGENT, BOX, CLOSED, DOWN, EPSILON, FLOOR, GEMS, GONE, HELD, KEYS, LEFT, LOCKED,
-                                NO_ACTION, OPEN, PICKUP_GEM, PICKUP_KEY, RIGHT, UNLOCK, UP)
+from btom_ext.reference import EPSILON
+from elot.btom.budget import Limits
 from elot.btom.conventions import check_conventions
+from elot.btom.costs import INITIAL_BELIEFS, check_exact, exact_estimate
+from elot.btom.pickups import colour_limits
 from elot.errors import ArgumentError, ScenarioError, expect, expect_int
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MAX_HYPOTHESES, check_variant
-from elot.btom.world import OFFGRID, KeyState, Layout, Pos, WorldState
-
-# -- numeric encoding ----------------------------------------------------------------------
-
-#: The backends' codes of the moves.
-_MOVE_CODES = {"up": UP, "down": DOWN, "left": LEFT, "right": RIGHT}
-
-
-@dataclass(frozen=True, eq=False)
-class Encoding:
-    """The numeric form of a layout and its worlds, shared by both BToM backends."""
-
-    layout: Layout
-
-    @cached_property
-    def walls(self) -> np.ndarray:
-        """``uint8[height * width]``, 1 on walls; cell ``(x, y)`` is index ``(y-1)*width + x-1``."""
-        walls = np.zeros(self.layout.width * self.layout.height, dtype=np.uint8)
-        for pos in self.layout.walls:
-            walls[self.cell(pos)] = 1
-        return walls
-
-    def cell(self, pos: Pos) -> int:
-        """The cell index of a position."""
-        return (pos[1] - 1) * self.layout.width + (pos[0] - 1)
-
-    def pos(self, cell: int) -> Pos:
-        """The position of a cell index."""
-        return (cell % self.layout.width + 1, cell // self.layout.width + 1)
-
-    @cached_property
-    def colour_index(self) -> dict[str, int]:
-        return {c: i for i, c in enumerate(self.layout.colours)}
-
-    @cached_property
-    def door_cells(self) -> np.ndarray:
-        return np.array([self.cell(p) for _, p, _ in self.layout.doors], dtype=np.int32)
-
-    @cached_property
-    def door_colours(self) -> np.ndarray:
-        return np.array([self.colour_index[c] for _, _, c in self.layout.doors], dtype=np.int32)
-
-    @cached_property
-    def box_cells(self) -> np.ndarray:
-        return np.array([self.cell(p) for _, p in self.layout.boxes], dtype=np.int32)
-
-    @cached_property
-    def gem_cells(self) -> np.ndarray:
-        return np.array([self.cell(p) for _, p in self.layout.gems], dtype=np.int32)
-
-    @cached_property
-    def _index(self) -> dict[str, dict[str, int]]:
-        layout = self.layout
-        return {
-            "door": {d: i for i, (d, _, _) in enumerate(layout.doors)},
-            "box": {b: i for i, (b, _) in enumerate(layout.boxes)},
-            "gem": {g: i for i, (g, _) in enumerate(layout.gems)},
-        }
-
-    def gem_index(self, gem: str) -> int:
-        return self._index["gem"][gem]
-
-    def box_index(self, box: str) -> int:
-        return self._index["box"][box]
-
-    @property
-    def row_width(self) -> int:
-        return KEYS + 3 * len(self.layout.keys)
-
-    def encode(self, state: WorldState) -> np.ndarray:
-        """One world as an ``int32`` row (see :mod:`btom_ext.reference`)."""
-        return np.array(self._values(state), dtype=np.int32)
-
-    def encode_many(self, states) -> np.ndarray:
-        """Many worlds as an ``(n, row_width)`` array."""
-        return np.array([self._values(s) for s in states], dtype=np.int32).reshape(-1, self.row_width)
-
-    def _values(self, state: WorldState) -> list[int]:
-        index = self._index
-        named = dict(state.keys)
-        keys = [self._key_values(named[name]) for name in self.layout.keys]
-        return [self.cell(state.agent_pos),
-                sum(1 << index["door"][d] for d in state.locked),
-                sum(1 << index["box"][b] for b in state.closed),
-                sum(1 << index["gem"][g] for g in state.held_gems),
-                *(k[0] for k in keys), *(k[1] for k in keys), *(k[2] for k in keys)]
-
-    def _key_values(self, ks: KeyState) -> tuple[int, int, int]:
-        """A key's (status, where, colour) in a row; a world has few distinct key states."""
-        got = self._key_cache.get((ks.colour, ks.where))   # a tuple hashes faster than the dataclass
-        if got is None:
-            kind = ks.where[0]
-            if kind == "cell":
-                status, where = FLOOR, self.cell(ks.where[1])
-            elif kind == "box":
-                status, where = BOX, self._index["box"][ks.where[1]]
-            elif kind == "held":
-                status, where = HELD, -1
-            else:  # used, or never on the map
-                status, where = GONE, -1
-            got = (status, where, -1 if ks.colour is None else self.colour_index[ks.colour])
-            self._key_cache[ks.colour, ks.where] = got
-        return got
-
-    @cached_property
-    def _key_cache(self) -> dict[tuple, tuple[int, int, int]]:
-        return {}
-
-    @cached_property
-    def _key_index(self) -> dict[str, int]:
-        return {k: i for i, k in enumerate(self.layout.keys)}
-
-    def action_code(self, action) -> tuple[int, int, int]:
-        """An action as the ``(code, a, b)`` triple of a backend's ``Rules.apply`` (see
-        :mod:`btom_ext.reference`); an action naming no object of the layout is
-        ``NO_ACTION``, possible nowhere."""
-        name, args = action[0], action[1:]
-        index = self._index
-        if name in _MOVE_CODES and not args:
-            return _MOVE_CODES[name], 0, 0
-        if name == "pickup" and len(args) == 1:
-            if args[0] in self._key_index:
-                return PICKUP_KEY, self._key_index[args[0]], 0
-            if args[0] in index["gem"]:
-                return PICKUP_GEM, index["gem"][args[0]], 0
-        if name == "open" and len(args) == 1 and args[0] in index["box"]:
-            return OPEN, index["box"][args[0]], 0
-        if name == "unlock" and len(args) == 2 and args[0] in self._key_index and args[1] in index["door"]:
-            return UNLOCK, self._key_index[args[0]], index["door"][args[1]]
-        return NO_ACTION, 0, 0
-
-    def action_codes(self, actions) -> np.ndarray:
-        """:meth:`action_code` of each action, ``(len(actions), 3)`` ``int32``."""
-        return np.array([self.action_code(a) for a in actions], dtype=np.int32).reshape(len(actions), 3)
-
-    def rules(self, backend):
-        """The rules of the domain on this layout's world rows, from a backend module."""
-        return backend.Rules(self.walls, self.layout.width, self.door_cells, self.door_colours,
-                             self.box_cells, self.gem_cells)
-
-    def planner(self, backend, max_bytes: int | None = None):
-        """A path-cost planner for this layout from a backend module (``btom_ext.backend``).
-        The compiled planner holds at most ``max_bytes`` (default: :func:`memory_budget`)
-        in its tables and memo; past that its ``costs`` raise MemoryError instead of
-        taking the machine's memory (a map with many doors and key colours can ask for
-        more than any machine has)."""
-        planner = backend.Planner(
-            self.walls, self.layout.width, self.door_cells, self.door_colours,
-            self.box_cells, self.gem_cells,
-        )
-        if hasattr(planner, "max_bytes"):
-            planner.max_bytes = memory_budget() if max_bytes is None else max_bytes
-        return planner
-
-
-# -- colour limits from optimal plans in the true map -------------------------------------
-
-
-#: Most planning states :func:`key_pickups` explores (about a second of work).
-MAX_PLAN_STATES = 100_000
-
-
-def key_pickups(state: WorldState, gem: str) -> tuple[int, frozenset[tuple[int, ...]]] | None:
-    """Cost of an optimal plan to hold ``gem`` in the fully known ``state``, and every vector
-    (per colour of ``layout.colours``) of keys picked up by some optimal plan. None when the
-    gem cannot be reached.
-
-    The costs are those of ``btom_ext``'s planners, but neither can give this: they return
-    costs alone, not which keys the optimal plans pick up (see :class:`_PickupSearch`).
-    """
-    zero = (0,) * len(state.layout.colours)
-    if gem in state.held_gems:
-        return 0, frozenset([zero])
-    search = _PickupSearch(state, gem)
-    cost, vectors = search.best(state.agent_pos, state.locked, state.closed, search.start)
-    if cost == float("inf"):
-        return None
-    return int(cost), vectors
-
-
-class _PickupSearch:
-    """Optimal plans to one gem as sequences of useful events with the shortest grid travel
-    (:meth:`~elot.btom.world.Layout.distances`) in between, as in the compiled planner:
-    pick up a key (opening its box first when closed), unlock a door from a cell next to it,
-    pick up the gem. :meth:`best` memoizes every (cell, locked doors, closed boxes, key
-    statuses) it meets, up to :data:`MAX_PLAN_STATES`.
-
-    A key status is ``"map"`` (on a cell or in a box), ``"held"`` or ``"gone"`` (used up, or
-    never on the map), one per key of ``layout.keys``.
-    """
-
-    def __init__(self, state: WorldState, gem: str) -> None:
-        layout = state.layout
-        self.layout = layout
-        self.gem = gem
-        self.goal = layout.gem_pos(gem)
-        self.zero = (0,) * len(layout.colours)
-        self.colour = [state.key(k).colour for k in layout.keys]
-        self.colour_index = [layout.colours.index(c) if c in layout.colours else -1 for c in self.colour]
-        self.cell = [state.item_pos(k) for k in layout.keys]  # a boxed key's cell is its box's
-        self.box = [ks.where[1] if ks.where[0] == "box" else None for ks in map(state.key, layout.keys)]
-        kinds = {"cell": "map", "box": "map", "held": "held"}
-        self.start = tuple(kinds.get(state.key(k).where[0], "gone") for k in layout.keys)
-        self.memo: dict[tuple, tuple[float, frozenset]] = {}
-        self._travel: dict[tuple[frozenset, Pos], dict[Pos, int]] = {}
-
-    def travel(self, locked: frozenset[str], cell: Pos) -> dict[Pos, int]:
-        """Moves from ``cell`` to every cell it reaches with the doors of ``locked`` shut."""
-        got = self._travel.get((locked, cell))
-        if got is None:
-            got = self.layout.distances(cell, {self.layout.door_pos(d) for d in locked})
-            self._travel[(locked, cell)] = got
-        return got
-
-    def useful(self, k: int, locked: frozenset[str], status: tuple[str, ...]) -> bool:
-        """Whether key ``k`` may be worth picking up: its colour has more locked doors than
-        held keys. A key no locked door can use is never picked up by an optimal plan (the
-        pickup costs a step and buys nothing), which keeps the search polynomial in the
-        number of keys (exponential only in the number of doors), not 2^keys."""
-        colour = self.colour[k]
-        held = sum(1 for j, s in enumerate(status) if s == "held" and self.colour[j] == colour)
-        doors = sum(1 for d in locked if self.layout.door_colour(d) == colour)
-        return held < doors
-
-    def best(self, cell: Pos, locked: frozenset[str], closed: frozenset[str],
-             status: tuple[str, ...]) -> tuple[float, frozenset]:
-        """The least cost from here to holding the gem, and the key-pickup vectors of every
-        plan of that cost (empty when the gem cannot be reached: the cost is infinite)."""
-        key = (cell, locked, closed, status)
-        if key in self.memo:
-            return self.memo[key]
-        if len(self.memo) >= MAX_PLAN_STATES:
-            raise ScenarioError(
-                f"the map has too many keys, doors and boxes to find the optimal plans to {self.gem} "
-                f"(more than {MAX_PLAN_STATES:,} planning states)",
-                hint="use fewer doors or keys of the same colour",
-            )
-        travel = self.travel(locked, cell)
-        options: list[tuple[float, frozenset]] = []
-        if self.goal in travel:
-            options.append((travel[self.goal] + 1, frozenset([self.zero])))
-        for k, st in enumerate(status):
-            if st == "map" and self.cell[k] in travel and self.useful(k, locked, status):
-                options.append(self.pick_up(k, travel, locked, closed, status))
-            elif st == "held":
-                options += self.unlock(k, travel, locked, closed, status)
-        low = min((c for c, _ in options), default=float("inf"))
-        vectors = frozenset().union(*(v for c, v in options if c == low)) if low < float("inf") else frozenset()
-        self.memo[key] = (low, vectors)
-        return self.memo[key]
-
-    def pick_up(self, k: int, travel: dict[Pos, int], locked: frozenset[str], closed: frozenset[str],
-                status: tuple[str, ...]) -> tuple[float, frozenset]:
-        """Walk to key ``k``, open its box if closed, pick it up, then go on optimally."""
-        box = self.box[k]
-        opens = box is not None and box in closed
-        cost = travel[self.cell[k]] + 1 + (1 if opens else 0)
-        sub_cost, sub = self.best(self.cell[k], locked, closed - {box} if opens else closed,
-                                  status[:k] + ("held",) + status[k + 1:])
-        bump = tuple(int(c == self.colour_index[k]) for c in range(len(self.zero)))
-        return cost + sub_cost, frozenset(tuple(a + b for a, b in zip(v, bump)) for v in sub)
-
-    def unlock(self, k: int, travel: dict[Pos, int], locked: frozenset[str], closed: frozenset[str],
-               status: tuple[str, ...]) -> list[tuple[float, frozenset]]:
-        """Every way to walk next to a locked door of held key ``k``'s colour, unlock it with
-        ``k``, then go on optimally."""
-        used = status[:k] + ("gone",) + status[k + 1:]
-        out = []
-        for door in sorted(locked):
-            if self.layout.door_colour(door) != self.colour[k]:
-                continue
-            for cell in self.layout.neighbours(self.layout.door_pos(door)):
-                if cell in travel:
-                    sub_cost, sub = self.best(cell, locked - {door}, closed, used)
-                    out.append((travel[cell] + 1 + sub_cost, sub))
-        return out
-
-
-def colour_limits(true_state: WorldState) -> dict[str, tuple[int, int]]:
-    """Per colour, the (least, most) number of hidden keys of that colour (SPEC §5)."""
-    layout = true_state.layout
-    most = dict.fromkeys(layout.colours, 0)
-    for gem, _ in layout.gems:
-        found = key_pickups(true_state, gem)
-        if found is None:
-            continue
-        for vec in found[1]:
-            for colour, n in zip(layout.colours, vec):
-                most[colour] = max(most[colour], n)
-    visible = dict.fromkeys(layout.colours, 0)
-    for name in layout.keys:
-        ks = true_state.key(name)
-        if ks.where[0] in ("cell", "box", "held") and not true_state.hidden(name) and ks.colour:
-            visible[ks.colour] += 1
-    return {c: (max(most[c] - visible[c], 0), most[c]) for c in layout.colours}
-
+from elot.btom.world import OFFGRID, KeyState, Layout, WorldState
+# What moved out of this module (the numeric encoding, the key pickups of optimal plans,
+# the memory probe, the cost model of a space), importable from here as before.
+from elot.btom.budget import format_bytes, memory_available, memory_budget  # noqa: F401,E402
+from elot.btom.costs import BYTES_PER_HYPOTHESIS, SMC_ADVICE, SpaceTooLarge, space_size  # noqa: F401,E402
+from elot.btom.encoding import Encoding  # noqa: F401,E402
+from elot.btom.pickups import MAX_PLAN_STATES, key_pickups  # noqa: F401,E402
 
 # -- initial states ----------------------------------------------------------------------
 
@@ -590,114 +304,13 @@ class HypothesisSpace:
 
 
 
-#: Bytes per hypothesis inference keeps or holds at once besides its log weights: the
-#: (goal, state, belief) index arrays (3 x int32), and per step the likelihoods, the
-#: active mask and the new weights (8 + 1 + 8) plus NumPy temporaries of the update.
-BYTES_PER_HYPOTHESIS = 12 + 8 + 1 + 8 + 16
-
-
-def space_size(model: str, n_goals: int, n_states: int, k: int, *, steps: int = 0,
-               belief_tables: int = 1) -> tuple[int, int]:
-    """The number of hypotheses of a space, and the peak bytes exact inference over
-    ``steps`` actions allocates on it, counted array by array: per hypothesis, the index
-    arrays, one float64 log weight per step kept, and the step's temporaries; the initial
-    beliefs (``n_beliefs x n_states``, shared by every true state); one filtered belief
-    table ``n_states x n_beliefs x n_states`` per distinct ``alive`` table, of which there
-    are at most ``belief_tables`` (1 + the actions that can reveal something); and the
-    ``alive`` tables (``n_states^2`` bytes per step)."""
-    n_beliefs = 1 if model in ("true-belief", "true-belief-paper") else comb(n_states + k - 1, k)
-    hypotheses = n_goals * n_states * n_beliefs
-    initial = (n_states if n_beliefs == 1 else 1) * n_beliefs * n_states * 8
-    peak = (hypotheses * (BYTES_PER_HYPOTHESIS + 8 * (steps + 1))
-            + initial + belief_tables * n_states * n_beliefs * n_states * 8
-            + (steps + 1) * n_states * n_states)
-    return hypotheses, peak
-
-
-def memory_budget() -> int:
-    """Default of ``build(max_bytes=)``: half the memory available now (``MemAvailable``,
-    or what the process's address-space limit, ``ulimit -v``, still leaves if that is
-    less), or 8 GiB where neither can be read."""
-    free = memory_available()
-    return free // 2 if free is not None else 8 * 2**30
-
-
-def memory_available() -> int | None:
-    """The memory available now: ``MemAvailable``, or what the process's address-space
-    limit (``ulimit -v``) still leaves if that is less; None where neither can be read."""
-    free = [n for n in (_meminfo_available(), _address_space_left()) if n is not None]
-    return min(free) if free else None
-
-
-def _meminfo_available() -> int | None:
-    # One read of the whole file (it is a few KiB): inference asks before every run.
-    try:
-        fd = os.open("/proc/meminfo", os.O_RDONLY)
-        try:
-            data = os.read(fd, 1 << 16)
-        finally:
-            os.close(fd)
-        start = data.index(b"MemAvailable:") + len(b"MemAvailable:")
-        return int(data[start:data.index(b"\n", start)].split()[0]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _address_space_left() -> int | None:
-    """What ``RLIMIT_AS`` leaves beyond the address space in use (None: no limit)."""
-    try:
-        import resource
-
-        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
-        if limit == resource.RLIM_INFINITY:
-            return None
-        with open("/proc/self/status", encoding="ascii") as handle:
-            used = next(int(line.split()[1]) * 1024 for line in handle if line.startswith("VmSize:"))
-        return max(limit - used, 0)
-    except (ImportError, OSError, ValueError, StopIteration):
-        return None
-
-
-#: What to run instead when exact enumeration is refused for its size.
-SMC_ADVICE = "refused for exact enumeration; use `--inference smc` (particle inference: memory linear in particles)"
-
-
 def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: int, *,
                steps: int = 0, belief_tables: int = 1, max_bytes: int | None = None) -> None:
     """Refuse a space of more than ``max_hypotheses`` hypotheses, or whose inference would
-    allocate more than ``max_bytes`` (default: :func:`memory_budget`), with its size."""
-    hypotheses, peak = space_size(model, n_goals, n_states, k, steps=steps, belief_tables=belief_tables)
-    budget = memory_budget() if max_bytes is None else max_bytes
-    if hypotheses > max_hypotheses or peak > budget:
-        beliefs = ("1 belief" if model in ("true-belief", "true-belief-paper")
-                   else f"{hypotheses // (n_goals * n_states):,} beliefs (k={k})")
-        limit = (f"the limit is {max_hypotheses:,} hypotheses" if hypotheses > max_hypotheses
-                 else f"the memory budget is {format_bytes(budget)}")
-        size = (f"the hypothesis space is too large: {n_goals} goal(s) x {n_states:,} initial states x "
-                f"{beliefs} = {hypotheses:,} hypotheses, about {format_bytes(peak)} to run ({limit})")
-        error = SpaceTooLarge(
-            f"{size}: {SMC_ADVICE}",
-            hint="or `--inference auto`, or use a smaller --k or a map with fewer closed boxes, or raise the "
-                 "limits with --max-hypotheses N and --max-memory SIZE (max_hypotheses=, max_bytes=) if the "
-                 "machine has the memory",
-        )
-        error.size = size
-        raise error
-
-
-class SpaceTooLarge(ScenarioError):
-    """A hypothesis space refused for exact enumeration; ``size`` says how large it is
-    without the advice, which depends on what the caller can run instead."""
-
-    size: str = ""
-
-
-def format_bytes(n: int) -> str:
-    """A byte count for messages: ``3.1 GiB``, ``53.9 KiB``."""
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20)):
-        if n >= size / 8:
-            return f"{n / size:.1f} {unit}"
-    return f"{n / 2**10:.1f} KiB"
+    allocate more than ``max_bytes`` (default: half the memory available now), with its
+    size (:func:`elot.btom.costs.check_exact`)."""
+    check_exact(exact_estimate(model, n_goals, n_states, k, steps=steps, belief_tables=belief_tables),
+                Limits(max_size=max_hypotheses, max_bytes=max_bytes))
 
 
 def _whole(value, name: str, minimum: int) -> int:
@@ -741,8 +354,9 @@ def build(
     Raises :class:`~elot.settings.VariantError` / :class:`~elot.btom.conventions.ConventionsError` for unknown
     names, and :class:`ScenarioError` (with the estimated size) instead of allocating a space
     of more than ``max_hypotheses`` hypotheses (see :data:`MAX_HYPOTHESES`), or one whose
-    inference over ``steps`` actions (``belief_tables``: see :func:`space_size`) would
-    allocate more than ``max_bytes`` (default: :func:`memory_budget`).
+    inference over ``steps`` actions (``belief_tables``: see
+    :func:`elot.btom.costs.exact_estimate`) would allocate more than ``max_bytes``
+    (default: half the memory available now, :func:`elot.btom.budget.memory_budget`).
     """
     check_variant(model)
     check_conventions(conventions)
@@ -755,7 +369,7 @@ def build(
     n = len(states)
     check_size(model, len(goals), n, k, max_hypotheses, steps=steps, belief_tables=belief_tables,
                max_bytes=max_bytes)
-    if model in ("true-belief", "true-belief-paper"):
+    if INITIAL_BELIEFS[model] == "true":
         # The full model's belief with all k particles on the true state (ε elsewhere).
         certain = belief_weights(k * np.eye(n, dtype=np.int32), k)
         judged = None

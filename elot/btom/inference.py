@@ -14,44 +14,30 @@ and steps with the same ``alive`` table share one.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
-from elot.btom.engine import (AgentPlanner, MovedWorlds, SteppedWorlds, Trajectory, as_in,
-                              check_backend_limits, load_backend, named_action_codes, same_action)
-from elot.btom.conventions import check_conventions
-from elot.errors import ArgumentError, ElotError, ScenarioError
-from elot.btom.hypotheses import (MAX_HYPOTHESES, HypothesisSpace, Prior, build, format_bytes, initial_states,
-                                  memory_budget, resolve_goals, space_size)
-from btom_ext import BACKENDS
-from btom_ext.reference import AGENT
+from elot.btom.config import (METHODS, ConfiguredBy, InferenceConfig, InferenceMethodError, SettingError,
+                              check_method, infer_config)
+from elot.btom.engine import Trajectory
+from elot.btom.filtering import WorldFilter, after
+from elot.errors import ArgumentError, ScenarioError
+from elot.btom.budget import Limits, format_bytes, memory_budget, over
+from elot.btom.costs import SAMPLED_VARIANTS, exact_estimate
+from elot.btom.hypotheses import HypothesisSpace, build, initial_states, resolve_goals
 from elot.btom.world import MOVES, Action, WorldState
-from elot.btom.particles import ParticleError, ParticleFilter, check_particles
-from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, check_number, check_variant
+from elot.btom.particles import ParticleFilter
+
+#: What this module gives; the configuration's names live in :mod:`elot.btom.config` and
+#: import from here as before.
+__all__ = ["METHODS", "ConfiguredBy", "Inference", "InferenceConfig", "InferenceMethodError", "SettingError",
+           "ExactFilter", "Filter", "check_method", "infer", "infer_config", "revealing_actions", "run_filter",
+           "true_trajectory"]
 
 Progress = Callable[[int, int], None]
-
-
-#: The inference methods of :func:`infer`: exact enumeration, particles, or exact when the
-#: space fits ``max_hypotheses`` and particles otherwise.
-METHODS = ("exact", "smc", "auto")
-
-
-class InferenceMethodError(ElotError, ValueError):
-    """An unknown inference method name."""
-
-
-def check_method(name: str) -> str:
-    """Return ``name`` if it is one of :data:`METHODS`, else raise :class:`InferenceMethodError`."""
-    if name not in METHODS:
-        raise InferenceMethodError(f"unknown inference method {name!r}",
-                                   hint=f"use one of: {', '.join(METHODS)}")
-    return name
 
 
 @dataclass(eq=False)
@@ -64,9 +50,8 @@ class Inference(Trajectory):
 
     scenario: Any
     space: HypothesisSpace
-    model: str
-    beta: float
-    backend: str
+    #: The configuration that ran (:meth:`~elot.btom.config.InferenceConfig.ran`).
+    config: InferenceConfig
     actions: tuple[Action, ...]
     real: tuple[WorldState, ...]
     worlds_by_step: tuple[tuple[WorldState, ...], ...]
@@ -74,8 +59,6 @@ class Inference(Trajectory):
     log_weights: np.ndarray    # (T+1, N) unnormalized log posterior weights
     beliefs_by_step: tuple[np.ndarray, ...] = field(repr=False)  # (T+1) x (n_s, n_b, n_s)
     _states: dict = field(default_factory=dict, repr=False)
-    #: ``exact``: how this result was computed (particle results say ``smc``).
-    method: str = "exact"
     #: Why :func:`infer` chose this method under ``inference="auto"`` ("" otherwise).
     note: str = ""
 
@@ -175,14 +158,6 @@ class Filter(Protocol):
     def result(self) -> Any: ...
 
 
-def _after(world: WorldState, action: Action) -> WorldState:
-    """``world`` after ``action``, known to be possible (a move only moves the agent)."""
-    if action[0] in MOVES:
-        dx, dy = MOVES[action[0]]
-        return world.moved((world.agent_pos[0] + dx, world.agent_pos[1] + dy))
-    return world.step(action)
-
-
 def true_trajectory(scenario) -> tuple[WorldState, ...]:
     """The real world at every step of the scenario's plan; an action that is impossible in
     it is a :class:`ScenarioError` naming the action."""
@@ -193,47 +168,38 @@ def true_trajectory(scenario) -> tuple[WorldState, ...]:
         if reason is not None:
             raise ScenarioError(f"action {t} ({' '.join(action)}) is impossible in the true state: {reason}",
                                 hint="check the plan against the map")
-        real.append(_after(real[-1], action))
+        real.append(after(real[-1], action))
     return tuple(real)
 
 
-class ExactFilter:
+class ExactFilter(WorldFilter):
     """Exact BToM inference (SPEC §5): every hypothesis of the space, weighted exactly.
 
-    Built from a scenario (its ``layout`` and true ``initial`` state) and the inference
-    settings of :func:`infer`; implements :class:`Filter`. Per step it keeps the log weights,
-    the world of each initial state and the ``alive`` table (which states still agree with
+    Built from a scenario (its ``layout`` and true ``initial`` state) and an
+    :class:`InferenceConfig` (or :func:`infer`'s keyword arguments, which build one);
+    implements :class:`Filter`, with the setup and world stepping of
+    :class:`~elot.btom.filtering.WorldFilter`. Per step it keeps the log weights, the
+    world of each initial state and the ``alive`` table (which states still agree with
     which); beliefs are filtered once per distinct ``alive`` table.
     """
 
-    def __init__(self, scenario, *, model: str = DEFAULT_VARIANT, beta: float = DEFAULT_BETA, k: int = DEFAULT_K,
-                 prior: Prior = Prior(), goals: Sequence[str] | None = None, backend: str = "core",
-                 conventions: str = "elot", max_hypotheses: int = MAX_HYPOTHESES,
-                 max_bytes: int | None = None) -> None:
-        check_variant(model)
-        self.core = load_backend(backend)
-        self.scenario = scenario
-        self.layout = layout = scenario.layout
-        check_backend_limits(self.core, backend, layout)
+    def __init__(self, scenario, config: InferenceConfig | None = None, **settings: Any) -> None:
+        config = infer_config(config, **settings)
+        super().__init__(scenario, config)
         actions = tuple(tuple(a) for a in scenario.actions)
         # Beliefs are refiltered only when an action can reveal something (not a move).
         reveals = revealing_actions(actions)
         free = memory_budget()   # read once, for the space's check and the planner's limit
-        budget = free if max_bytes is None else max_bytes
+        budget = free if config.max_bytes is None else config.max_bytes
         try:
-            self.space = build(scenario.initial, model=model, k=k, prior=prior,
-                               goals=None if goals is None else tuple(goals), max_hypotheses=max_hypotheses,
-                               conventions=conventions, steps=len(actions), belief_tables=1 + reveals,
+            self.space = build(scenario.initial, model=config.variant, k=config.k, prior=config.prior,
+                               goals=config.goals, max_hypotheses=config.max_hypotheses,
+                               conventions=config.conventions, steps=len(actions), belief_tables=1 + reveals,
                                max_bytes=budget)
         except ScenarioError as error:
             raise error.located(path=getattr(scenario, "path", None))
-        self.model, self.beta, self.backend, self.conventions = model, beta, backend, conventions
-        self.planner = AgentPlanner(layout, model, self.core, free)
-        self.enc = self.planner.encoding
-        self.goal_gems = np.array([self.enc.gem_index(g) for g in self.space.goals], dtype=np.intp)
-        self.local = as_in if conventions == "paper" else same_action
-        self.rules = self.enc.rules(self.core)
-        self._all_rows = np.arange(self.space.n_states + 1)   # every state's world, and the real one
+        self.config = config.ran("exact")
+        self._plan(self.space.goals, self.space.n_states, free)
         self._belief_cache: dict[bytes, np.ndarray] = {}
         # The full model's initial beliefs are one table broadcast over the true states.
         self.shared_beliefs = self.space.initial_beliefs.strides[0] == 0
@@ -241,20 +207,10 @@ class ExactFilter:
     def init(self) -> None:
         """The uniform prior, conditioned on what is seen in the true initial state."""
         space = self.space
-        self.real = [self.scenario.initial]
-        self.actions: list[Action] = []
-        self.worlds: Sequence[WorldState] = tuple(space.states)
-        # Every state's world as a row, and the real world's last: the core steps them and
-        # compares what each shows (its view) at every action.
-        self.rows = self.enc.encode_many((*self.worlds, self.real[0]))
-        labels = self.core.view_labels(self.rows)
+        labels = self._start(space.states)
         self.alive = (labels[:-1, None] == labels[None, :-1]).astype(np.uint8)
         self._live(labels[:-1] == labels[-1])
         self._beliefs = self._beliefs_for(self.alive)
-        # Whether every world has the agent on the real one's cell: a move then changes no view.
-        self.together = bool((self.rows[:, AGENT] == self.rows[-1, AGENT]).all())
-        self._options: dict = {}   # the real world's actions per agent cell, until a non-move
-        self._codes: dict = {}     # the action codes of each tuple of options
         self._goal_on()
         # Every step's weights in one table, grown if more actions come than the scenario has.
         self._weights = np.empty((len(self.scenario.actions) + 1, len(space)), dtype=np.float64)
@@ -278,15 +234,6 @@ class ExactFilter:
             self._belief_cache[key] = self.core.filter_beliefs(self.space.initial_beliefs, alive)
         return self._belief_cache[key]
 
-    def _action_codes(self, options: tuple[Action, ...], before: WorldState, states: np.ndarray,
-                      worlds: Sequence[WorldState]) -> np.ndarray:
-        """``codes[i, a]``: option a as the world of ``states[i]`` names it (``(1, n_a, 3)``,
-        read for every state, under elot's conventions)."""
-        codes = self._codes.get(options)
-        if codes is None:
-            codes = self._codes[options] = self.enc.action_codes(options)[None]
-        return named_action_codes(self.enc, codes, self.local, options, before, states, worlds)
-
     def step(self, action: Action) -> None:
         """Weight every hypothesis by the probability of ``action`` under its agent's policy,
         then rule out those that disagree with what is seen after it.
@@ -298,52 +245,33 @@ class ExactFilter:
         hypothesis, so the weights are the same doubles). The worlds are stepped as rows
         by the core (``Rules.apply``) and compared by their views there (``view_labels``);
         the worlds themselves are made when read (:class:`~elot.btom.engine.SteppedWorlds`)."""
-        space, core = self.space, self.core
+        space = self.space
         action = tuple(action)
         t = len(self.actions) + 1
         before = self.real[-1]
-        move = action[0] in MOVES
-        options = self._options.get(before.agent_pos) if move else None
-        if options is None:
-            options = before.available_actions()
-            if move:
-                self._options[before.agent_pos] = options
+        options = self._options(before, action)
         chosen = options.index(action)
         # Every live state looks like the real one, so the actions available in the true
         # state of a live hypothesis (and in every state its belief keeps) are `options`.
-        live_states, rows = self.live_states, self.rows
-        after = self.rules.apply(rows, live_states, self._action_codes(options, before, live_states, self.worlds))
-        path_costs = self.planner.path_costs(after)
+        live_states = self.live_states
+        successors = self.rules.apply(self.rows, live_states, self._action_codes(options, before, live_states))
+        path_costs = self.planner.path_costs(successors)
         beliefs = self._beliefs
         if self.shared_beliefs:   # every live true state filters alike: read one of them
             table_rows, stride = beliefs[live_states[0]], 0
         else:
             table_rows, stride = beliefs.reshape(-1, beliefs.shape[2]), space.n_beliefs
-        # The worlds after the action: a state in which it is impossible stays as it is.
-        everything = self._all_rows
-        codes = self._action_codes((action,), before, everything, self.worlds)
-        self.rows = rows = self.rules.apply(rows, everything, codes)
-        real = _after(before, action)   # possible: it is one of the options
-        self.real.append(real)
-        rename = None if self.local is same_action else functools.partial(self.local, real=before)   # picklable
-        if move and self.together and (rows[:, AGENT] == rows[-1, AGENT]).all():
-            # a move made alike in every world: the same worlds agree, the same are live
-            base = self.worlds.base if isinstance(self.worlds, MovedWorlds) else self.worlds
-            worlds = MovedWorlds(base, real.agent_pos)
-            changed = False
-        else:
-            worlds = SteppedWorlds(self.worlds, action, rename)
-            labels = core.view_labels(rows)
+        labels = self._advance(action)   # the worlds after the action
+        changed = labels is not None
+        if changed:
             self.alive = self.alive & (labels[:-1, None] == labels[None, :-1])
             self._live(self.live & (labels[:-1] == labels[-1]))
-            self.together = bool((rows[:, AGENT] == rows[-1, AGENT]).all())
             self._beliefs = self._beliefs_for(self.alive)
-            changed = True
         if t >= len(self._weights):
             grown = np.empty((2 * len(self._weights), len(space)), dtype=np.float64)
             grown[:t] = self._weights[:t]
             self._weights = grown
-        self.logw = logw = core.qmdp_update(self.logw, table_rows, path_costs, live_states, self.goal_gems, chosen,
+        self.logw = logw = self.core.qmdp_update(self.logw, table_rows, path_costs, live_states, self.goal_gems, chosen,
                                             self.beta, self.goal_on, space.n_states, stride, self.live_u8,
                                             out=self._weights[t])
         # A finite weight stays finite (a likelihood is never -inf): only a step that rules
@@ -354,12 +282,9 @@ class ExactFilter:
                 hint=f"the true map may hide more keys than the prior allows ({space.family.describe()}): "
                 "widen it (--hidden-keys N, prior=Prior(max_hidden=N))",
             )
-        if not move:   # what the real world offers and which goals are held may have changed
-            self._options.clear()
+        if action[0] not in MOVES:   # which goals are held may have changed
             self._goal_on()
-        self.worlds = worlds
-        self.actions.append(action)
-        self.history_worlds.append(worlds)
+        self.history_worlds.append(self.worlds)
         self.history_alive.append(self.alive)
         self.history_beliefs.append(self._beliefs)
 
@@ -369,9 +294,7 @@ class ExactFilter:
         return Inference(
             scenario=self.scenario,
             space=space,
-            model=self.model,
-            beta=self.beta,
-            backend=self.backend,
+            config=self.config,
             actions=tuple(self.actions),
             real=tuple(self.real),
             worlds_by_step=tuple(self.history_worlds),
@@ -380,128 +303,6 @@ class ExactFilter:
             beliefs_by_step=(tuple(self.history_beliefs) if space.judged_beliefs is None
                              else (space.judged_beliefs,) * len(self.history_beliefs)),
         )
-
-
-class SettingError(ArgumentError, ParticleError, ValueError):
-    """A setting of :class:`InferenceConfig` of the wrong type or out of range (also a
-    :class:`~elot.btom.particles.ParticleError` and a ``ValueError``: what particle
-    inference and NumPy raised for it before)."""
-
-
-@dataclass(frozen=True)
-class InferenceConfig:
-    """How to infer, as one value: built once (by the command line's
-    :func:`elot.cli.options.inference_config`, by the REPL's session, by a batch task) and
-    passed whole to :func:`infer`. Every field is checked when the value is made.
-
-    ``variant``: the BToM model (``full``, ``true-belief``, ``non-planning`` or
-    ``true-belief-paper``, SPEC §5, §7.4; ``--model`` on the command line); ``beta`` the
-    agent's rationality; ``k`` particles per initial belief; ``conventions`` ``elot`` or
-    ``paper`` (§7.3); ``prior`` the family of initial states; ``goals`` the goals
-    considered (default: every gem); ``method`` ``exact``, ``smc`` or ``auto`` with
-    ``particles`` and ``seed`` for particle inference; ``backend`` the numeric core;
-    ``max_hypotheses`` and ``max_bytes`` the limits of exact inference.
-    """
-
-    variant: str = DEFAULT_VARIANT
-    beta: float = DEFAULT_BETA
-    k: int = DEFAULT_K
-    conventions: str = "elot"
-    method: str = "exact"
-    particles: int = DEFAULT_PARTICLES
-    seed: int | None = None
-    prior: Prior = Prior()
-    goals: tuple[str, ...] | None = None
-    backend: str = "core"
-    max_hypotheses: int = MAX_HYPOTHESES
-    max_bytes: int | None = None
-
-    def __post_init__(self) -> None:
-        check_method(self.method)
-        check_particles(self.particles)
-        check_variant(self.variant)
-        check_conventions(self.conventions)
-        for name in ("beta", "k", "seed"):
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float, np.number))):
-                raise SettingError(f"{name} must be a number, not {type(value).__name__} {value!r}")
-            try:
-                if value is not None:
-                    object.__setattr__(self, name, check_number(name, value))
-            except ElotError as error:
-                raise SettingError(error.message, hint=error.hint) from None
-        if self.backend not in BACKENDS:
-            raise SettingError(f"unknown backend {self.backend!r}", hint=f"use one of: {', '.join(BACKENDS)}")
-        if not isinstance(self.prior, Prior):
-            raise SettingError(f"prior must be a Prior, not {type(self.prior).__name__} {self.prior!r}",
-                                hint="e.g. Prior(max_hidden=2)")
-        if self.goals is not None and not isinstance(self.goals, tuple):
-            object.__setattr__(self, "goals", tuple(self.goals))
-
-    def runs_particles(self, fits: bool) -> bool:
-        """Whether inference runs particles on a space that ``fits`` exact enumeration or
-        not: always under ``smc``, never under ``exact``, under ``auto`` when it does not fit."""
-        return self.method == "smc" or (self.method == "auto" and not fits)
-
-    @property
-    def may_sample(self) -> bool:
-        """Whether this inference may run particles (``smc``, or ``auto`` on a large space):
-        its results may then carry diagnostics and standard errors."""
-        return self.runs_particles(fits=False)
-
-    def replace(self, **changes: Any) -> "InferenceConfig":
-        """This configuration with ``changes`` (checked again)."""
-        return dataclasses.replace(self, **changes)
-
-
-class ConfiguredBy:
-    """Read-only views of the settings of an object's :class:`InferenceConfig` (its
-    ``config``), under the names a table row and the command line use: what a batch task
-    and the REPL's session share."""
-
-    config: InferenceConfig
-
-    @property
-    def model(self) -> str:
-        """The BToM variant (``--model``)."""
-        return self.config.variant
-
-    @property
-    def beta(self) -> float:
-        return self.config.beta
-
-    @property
-    def k(self) -> int:
-        return self.config.k
-
-    @property
-    def conventions(self) -> str:
-        return self.config.conventions
-
-    @property
-    def particles(self) -> int:
-        return self.config.particles
-
-    @property
-    def seed(self) -> int | None:
-        return self.config.seed
-
-
-#: ``infer``'s keyword arguments that name a field of :class:`InferenceConfig` otherwise.
-_KEYWORDS = {"model": "variant", "inference": "method"}
-
-
-def infer_config(config: InferenceConfig | None = None, **settings: Any) -> InferenceConfig:
-    """``config`` (default: the defaults) with ``settings`` given as :func:`infer`'s keyword
-    arguments (``model=``, ``inference=``, ...; None leaves a setting as it is)."""
-    changes = {_KEYWORDS.get(name, name): value for name, value in settings.items() if value is not None}
-    fields = [f.name for f in dataclasses.fields(InferenceConfig)]
-    unknown = sorted(set(changes) - set(fields))
-    if unknown:
-        raise ArgumentError(f"unknown inference setting {unknown[0]!r}",
-                            hint="settings: " + ", ".join(sorted({*fields, *_KEYWORDS} - set(_KEYWORDS.values()))))
-    config = config or InferenceConfig()
-    return config.replace(**changes) if changes else config
 
 
 def revealing_actions(actions) -> int:
@@ -546,25 +347,24 @@ def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress
         except ScenarioError as error:
             raise error.located(path=getattr(scenario, "path", None))
         # What exact inference would allocate, as ExactFilter counts it (and refuses on).
-        size, peak = space_size(config.variant, n_goals, n_states, config.k, steps=len(scenario.actions),
-                                belief_tables=1 + revealing_actions(scenario.actions))
-        budget = memory_budget() if config.max_bytes is None else config.max_bytes
-        always = config.variant == "true-belief-paper"   # particles cannot run it
-        fits = always or (size <= config.max_hypotheses and peak <= budget)
+        estimate = exact_estimate(config.variant, n_goals, n_states, config.k, steps=len(scenario.actions),
+                                  belief_tables=1 + revealing_actions(scenario.actions))
+        found = over(estimate, Limits(max_size=config.max_hypotheses, max_bytes=config.max_bytes))
+        always = config.variant not in SAMPLED_VARIANTS   # particles cannot run it
+        fits = always or found is None
         method = "smc" if config.runs_particles(fits) else "exact"
+        size = estimate.size
         if fits:
             note = f"auto: exact ({size:,} hypotheses fit the budget of {config.max_hypotheses:,})"
-        elif size > config.max_hypotheses:
+        elif found[0] == "size":
             note = f"auto: smc ({size:,} hypotheses are over the budget of {config.max_hypotheses:,})"
         else:
-            note = (f"auto: smc ({size:,} hypotheses would need about {format_bytes(peak)} for exact inference, "
-                    f"over the memory budget of {format_bytes(budget)})")
-    common = dict(model=config.variant, beta=config.beta, k=config.k, prior=config.prior, goals=config.goals,
-                  backend=config.backend, conventions=config.conventions)
+            note = (f"auto: smc ({size:,} hypotheses would need about {format_bytes(estimate.bytes)} for exact "
+                    f"inference, over the memory budget of {format_bytes(int(found[1]))})")
     if method == "exact":
-        filt = ExactFilter(scenario, **common, max_hypotheses=config.max_hypotheses, max_bytes=config.max_bytes)
+        filt = ExactFilter(scenario, config)
     else:
-        filt = ParticleFilter(scenario, **common, particles=config.particles, seed=config.seed)
+        filt = ParticleFilter(scenario, config)
     result = run_filter(filt, scenario, progress)
     result.note = note
     return result

@@ -42,34 +42,38 @@ exact inference (:func:`elot.btom.hypotheses.initial_states`).
   count once, with their summed weight); where that falls below :data:`FEW_DISTINCT`
   while the ESS reads :data:`DEGENERATE_RATIO` times more, or a few islands hold all the
   weight, the run warns that the filter may have degenerated
-  (:meth:`ParticleInference.warnings`).
+  (:meth:`~elot.btom.particle_result.ParticleInference.warnings`).
 * **π**: the statement prior is estimated from ``M = max(N,`` :data:`PRIOR_DRAWS` ``)``
   independent draws of the prior (the rows of :meth:`~elot.btom.engine.Trajectory.judged`
   that carry prior mass), never from the particles, whose prior is no longer uniform
   once they have been weighted and resampled.
+
+The particles (:class:`~elot.btom.particle_result.Particles`), their space and the
+result scoring reads (:class:`~elot.btom.particle_result.ParticleInference`) are
+:mod:`elot.btom.particle_result`'s; the setup and world stepping both filters share are
+:class:`~elot.btom.filtering.WorldFilter`'s; what particle inference costs is
+:func:`elot.btom.costs.particle_estimate`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from functools import partial
-from math import comb
+from dataclasses import replace
 from typing import Any, Sequence
 
 import numpy as np
 
 from btom_ext import CoreMissingError, particle_kernels as _particle_kernels
-from btom_ext.reference import AGENT, EPSILON, Q_FLOOR
-from elot.btom.hypotheses import Family, Prior, initial_states, resolve_goals
-from elot.btom.engine import (AgentPlanner, MovedWorlds, SteppedWorlds, Trajectory, as_in, check_backend_limits,
-                              load_backend, named_action_codes, same_action)
-from elot.btom.world import MOVES, Action, WorldState
-from elot.errors import ElotError, ExtensionMissingError, ScenarioError
-from elot.judging import CHUNK_CELLS, Hypotheses
-from elot.numeric import dot_columns
+from btom_ext.reference import Q_FLOOR
+from elot.btom.budget import Limits, OverBudget, check
+from elot.btom.config import InferenceConfig, ParticleError, check_particles, infer_config
+from elot.btom.costs import MAX_SECONDS, PARTICLE_HINTS, SAMPLED_VARIANTS, particle_estimate
+from elot.btom.hypotheses import Prior, initial_states, resolve_goals
+from elot.btom.filtering import WorldFilter
+from elot.btom.particle_result import (DEGENERATE_RATIO, FEW_DISTINCT, FEW_ISLANDS, ParticleInference,  # noqa: F401
+                                       Particles, ParticleSpace, dense_beliefs, effective_size)
+from elot.btom.world import Action, WorldState
+from elot.errors import ExtensionMissingError, ScenarioError
 from elot.output import count
-from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, check_variant
 
 #: Resample when the effective sample size falls below this fraction of the particles.
 ESS_THRESHOLD = 0.5
@@ -83,12 +87,6 @@ GOAL_DRIFT = 0.05
 #: standard error is then at most 0.005, and the draws cost only the statement's truth
 #: value in their distinct (state, belief) rows.
 PRIOR_DRAWS = 10_000
-#: An effective sample size (copies of one hypothesis pooled) below which a run says the
-#: filter degenerated: the normal approximation behind the standard errors needs more.
-FEW_DISTINCT = 30
-#: ... while the ESS over particles counts this many times as many: copies look like
-#: independent draws.
-DEGENERATE_RATIO = 4
 #: Rejuvenation sweeps after each resampling (each sweep: a true-state move, k belief
 #: moves, each redrawing one belief particle, and a Gibbs draw of the goal).
 DEFAULT_MOVES = 1
@@ -117,68 +115,34 @@ ISLANDS = 1
 LINEAGE_LAG = 4
 #: Fewest particles an island is given by default (fewer islands when N is small).
 MIN_ISLAND = 50
-#: Fewer effective islands than this (their weights ``Z_i / Σ Z`` held by a few) and the
-#: standard errors are not to be trusted: a run warns.
-FEW_ISLANDS = 4
 
 
-class ParticleError(ElotError):
-    """Particle inference cannot go on (every particle ruled out), or was asked wrongly."""
-
-
-#: Bytes of one initial state held as a world (its Python objects, its encoded row, view).
-BYTES_PER_WORLD = 2048
-#: Seconds of a particle's belief moves per step, per k²: 1.2e-8 (measured on the
-#: default scenario: k = 200 ran 6.4 s, k = 400 32 s with 1000 particles).
-SECONDS_PER_MOVE = 1.2e-8
-#: The longest particle inference started: one estimated past it is refused.
-MAX_SECONDS = 3600.0
+class ParticlesTooMany(OverBudget, ParticleError):
+    """Particle inference refused before any work for its estimated memory or time."""
 
 
 def particle_cost(n_states: int, n_goals: int, k: int, particles: int, prior_draws: int, steps: int,
                   actions: int = 6) -> tuple[int, float]:
-    """(peak bytes, rough seconds) of particle inference, counted before any work: the
-    initial states as worlds; every step's action values ``Q[g, s, a]`` (float64), kept
-    for the history; the history's table of sums (at most 80 MiB); the particles of every
-    step (goal, state, float32 weight, k beliefs) and their per-goal likelihoods; the
-    prior draws; and scoring's rows (true state, k beliefs, weight, prior and live mass) of
-    the particles and the prior draws, with a chunk of their dense beliefs over the states
-    (:data:`~elot.judging.CHUNK_CELLS` cells, a few times over while a statement is
-    evaluated). Time: the belief moves, k² per particle and step."""
-    peak = (64 * 2**20 + n_states * BYTES_PER_WORLD + 80 * 2**20
-            + steps * n_goals * n_states * actions * 8
-            + (steps + 1) * particles * (20 + 4 * k) + 3 * particles * n_goals * 8
-            + prior_draws * (8 + 4 * k)
-            + (particles + prior_draws) * (40 + 4 * k) + 4 * CHUNK_CELLS * 8)
-    return peak, SECONDS_PER_MOVE * particles * k * k * (steps + 1)
+    """(peak bytes, rough seconds) of :func:`elot.btom.costs.particle_estimate`."""
+    estimate = particle_estimate(n_states, n_goals, k, particles, prior_draws, steps, actions)
+    return estimate.bytes, estimate.seconds
 
 
 def check_particle_cost(scenario, *, k: int, particles: int, prior_draws: int, prior: Prior = Prior(),
                         goals: int | None = None, max_bytes: int | None = None) -> None:
-    """Refuse, before any work, particle inference whose memory (:func:`particle_cost`)
-    would not fit ``max_bytes`` (default: half the memory available now) or that would
-    run past :data:`MAX_SECONDS`, with the figures and what to change."""
+    """Refuse, before any work, particle inference whose memory
+    (:func:`elot.btom.costs.particle_estimate`) would not fit ``max_bytes`` (default: half
+    the memory available now) or that would run past :data:`~elot.btom.costs.MAX_SECONDS`,
+    with the figures and what to change."""
     from elot.btom.agent import count_model_states
-    from elot.btom.hypotheses import memory_budget
 
-    layout = scenario.layout
     n_states = count_model_states(scenario.initial, prior)
-    n_goals = goals if goals is not None else len(layout.gems)
-    steps = len(scenario.actions)
-    peak, seconds = particle_cost(n_states, n_goals, k, particles, prior_draws, steps)
-    budget = memory_budget() if max_bytes is None else max_bytes
-    what = (f"{particles:,} particles with k={k:,} over {n_states:,} initial states, {n_goals} goal(s) and "
-            f"{steps} step(s)")
-    if peak > budget:
-        raise ParticleError(
-            f"particle inference would need about {peak / 2**30:.1f} GiB ({what}; {prior_draws:,} prior draws), "
-            f"and the memory budget is {budget / 2**30:.1f} GiB",
-            hint="use fewer particles (--particles), a smaller --k, or a map with fewer closed boxes or hidden keys")
-    if seconds > MAX_SECONDS:
-        raise ParticleError(
-            f"particle inference would run about {seconds / 3600:,.1f} hours ({what}: the belief moves grow as "
-            "particles x k²)",
-            hint="use a smaller --k (k = 3 is the paper's) or fewer particles (--particles)")
+    n_goals = goals if goals is not None else len(scenario.layout.gems)
+    estimate = particle_estimate(n_states, n_goals, k, particles, prior_draws, len(scenario.actions))
+    if estimate.seconds > MAX_SECONDS:   # say why it grows
+        grows = ": the belief moves grow as particles x k²"
+        estimate = replace(estimate, detail=estimate.detail.split(";")[0] + grows)
+    check(estimate, Limits(max_bytes=max_bytes, max_seconds=MAX_SECONDS), error=ParticlesTooMany, hint=PARTICLE_HINTS)
 
 
 def check_islands(islands: Any, particles: int) -> int:
@@ -190,14 +154,6 @@ def check_islands(islands: Any, particles: int) -> int:
         raise ParticleError(f"the number of islands must be a whole number from 1 to the particles ({particles:,}), "
                             f"not {islands!r}", hint=f"use e.g. islands={ISLANDS}")
     return int(islands)
-
-
-def check_particles(n: Any) -> int:
-    """``n`` as a number of particles (an integer of at least 1), else :class:`ParticleError`."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ParticleError(f"the number of particles must be a whole number of at least 1, not {n!r}",
-                            hint=f"use e.g. --particles {DEFAULT_PARTICLES} (particles={DEFAULT_PARTICLES})")
-    return int(n)
 
 
 def _kernels(backend: str):
@@ -228,75 +184,6 @@ def _classes(views: Sequence, previous: np.ndarray | None) -> np.ndarray:
     return np.array([ids.setdefault((p, v), len(ids)) for p, v in zip(prev, views)], dtype=np.int32)
 
 
-@dataclass(frozen=True, eq=False)
-class ParticleSpace:
-    """The hypothesis space particles are drawn from: goals, enumerated initial states and
-    k belief particles (beliefs are not enumerated; :attr:`n_beliefs` is how many there are)."""
-
-    model: str
-    goals: tuple[str, ...]
-    states: tuple[WorldState, ...]
-    k: int
-    conventions: str = "elot"
-    #: The prior family the states come from (how many hidden keys, of which colours).
-    family: Family | None = None
-
-    @property
-    def n_goals(self) -> int:
-        return len(self.goals)
-
-    @property
-    def n_states(self) -> int:
-        return len(self.states)
-
-    @property
-    def n_beliefs(self) -> int:
-        return 1 if self.model == "true-belief" else comb(self.n_states + self.k - 1, self.k)
-
-    @property
-    def size(self) -> int:
-        """The number of hypotheses (``len`` too, up to ``sys.maxsize``; this has no limit)."""
-        return self.n_goals * self.n_states * self.n_beliefs
-
-    def __len__(self) -> int:
-        return self.size
-
-
-@dataclass(frozen=True, eq=False)
-class Particles:
-    """N weighted hypotheses: ``goal (N,)``, ``state (N,)``, ``beliefs (N, k)``, ``logw (N,)``."""
-
-    goal: np.ndarray
-    state: np.ndarray
-    beliefs: np.ndarray
-    logw: np.ndarray
-
-    def distinct(self) -> int:
-        """How many distinct hypotheses the particles hold (the measure of collapse)."""
-        columns = [self.goal, self.state, *np.sort(self.beliefs, axis=1).T]
-        radix = int(max(self.goal.max(), self.state.max(), self.beliefs.max())) + 1
-        if radix ** len(columns) < 2**62:   # one integer per hypothesis: a flat sort is much faster
-            key = np.zeros(len(self.goal), dtype=np.int64)
-            for column in columns:
-                key = key * radix + column
-            return len(np.unique(key))
-        return len(np.unique(np.stack(columns, axis=1), axis=0))
-
-    def weights(self) -> np.ndarray:
-        logw = np.asarray(self.logw, dtype=np.float64)
-        top = logw.max()
-        w = np.exp(logw - top)
-        return w / w.sum()
-
-    def kept(self) -> "Particles":
-        """These particles as a step's record keeps them: the log weights relative to their
-        largest, in float32 (4 bytes a particle instead of 8; a weight within e^-20 of the
-        largest moves by less than 2e-6 of itself), the rest shared."""
-        logw = self.logw
-        top = logw.max() if np.isfinite(logw).any() else 0.0
-        return Particles(self.goal, self.state, self.beliefs, (logw - top).astype(np.float32))
-
-
 def _logsumexp(values: np.ndarray) -> np.ndarray:
     """log Σ exp over the last axis, row by row (-inf where a row is all -inf)."""
     top = values.max(axis=-1)
@@ -305,83 +192,38 @@ def _logsumexp(values: np.ndarray) -> np.ndarray:
         return safe + np.log(np.exp(values - safe[..., None]).sum(axis=-1))
 
 
-def effective_size(weights: np.ndarray) -> float:
-    """Kish's effective sample size ``1 / Σ w²`` of normalized weights."""
-    return float(1.0 / np.square(weights).sum())
-
-
-def dense_beliefs(beliefs: np.ndarray, k: int, alive: np.ndarray) -> np.ndarray:
-    """Rows of k belief particles ``(m, k)`` as the dense beliefs exact inference filters
-    (``filter_beliefs`` of the initial weights count/k, ε elsewhere, with ``alive (m, S)``),
-    bit for bit, in column-major order (the evaluator reads beliefs by world).
-
-    ``filter_beliefs`` sums a row's kept weights in index order: the ε weights vanish in a
-    sum with any particle's weight, so the total is the particles' (summed in state order)
-    or, with no particle kept, (number kept) × ε exactly; ε rows are then filled with one
-    division each instead of arithmetic on denormal numbers in every cell (each such
-    operation costs ~100 times a normal one)."""
-    m, n_s = alive.shape
-    rows = np.arange(m)
-    ordered = np.sort(beliefs, axis=1)
-    first = np.ones(ordered.shape, dtype=bool)
-    first[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    copies = (ordered[:, :, None] == ordered[:, None, :]).sum(axis=2)
-    kept = first & alive[rows[:, None], ordered]
-    weight = np.where(kept, copies / k, 0.0)
-    total = np.zeros(m)
-    for i in range(ordered.shape[1]):   # index order, as filter_beliefs sums
-        total = total + weight[:, i]
-    fallback = total == 0.0
-    n_alive = alive.sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        total = np.where(fallback, n_alive * EPSILON, total)
-        fill = np.where(total > 0.0, EPSILON / np.where(total > 0.0, total, 1.0), 0.0)
-    out = np.zeros((m, n_s), order="F")
-    np.copyto(out, fill[:, None], where=alive)
-    hit = kept & ~fallback[:, None]
-    r, i = np.nonzero(hit)
-    out[r, ordered[r, i]] = weight[r, i] / total[r]
-    return out
-
-
-class ParticleFilter:
+class ParticleFilter(WorldFilter):
     """Sequential Monte Carlo over BToM hypotheses (see the module); implements
-    :class:`~elot.btom.inference.Filter`. ``particles`` N, ``seed`` for the generator (None:
+    :class:`~elot.btom.inference.Filter`, with the setup and world stepping of
+    :class:`~elot.btom.filtering.WorldFilter`. ``particles`` N, ``seed`` for the generator (None:
     fresh entropy), ``ess_threshold`` and ``moves`` as in the module."""
 
-    def __init__(self, scenario, *, model: str = DEFAULT_VARIANT, beta: float = DEFAULT_BETA, k: int = DEFAULT_K,
-                 prior: Prior = Prior(), goals: Sequence[str] | None = None, backend: str = "core",
-                 conventions: str = "elot", particles: int = DEFAULT_PARTICLES, seed: int | None = None,
-                 ess_threshold: float = ESS_THRESHOLD, moves: int = DEFAULT_MOVES,
-                 prior_draws: int | None = None, goal_drift: float = GOAL_DRIFT,
-                 islands: int | None = None) -> None:
-        check_variant(model)
-        if model == "true-belief-paper":
-            raise ParticleError("the true-belief-paper model reproduces an artifact of the reference's "
+    def __init__(self, scenario, config: InferenceConfig | None = None, *, ess_threshold: float = ESS_THRESHOLD,
+                 moves: int = DEFAULT_MOVES, prior_draws: int | None = None, goal_drift: float = GOAL_DRIFT,
+                 islands: int | None = None, **settings: Any) -> None:
+        config = infer_config(config, **settings)
+        model, k, prior, goals, conventions = config.variant, config.k, config.prior, config.goals, config.conventions
+        if model not in SAMPLED_VARIANTS:
+            raise ParticleError(f"the {model} model reproduces an artifact of the reference's "
                                 "exact enumeration; particle inference does not run it",
                                 hint="use --inference exact with this model")
-        if k < 1:
-            raise ParticleError("k (particles per belief) must be at least 1", hint="use e.g. k=3, the paper's")
-        self.n = check_particles(particles)
+        self.n = config.particles
         self.prior_draws = max(self.n, PRIOR_DRAWS) if prior_draws is None else check_particles(prior_draws)
         check_particle_cost(scenario, k=k, particles=self.n, prior_draws=self.prior_draws, prior=prior,
-                            goals=None if goals is None else len(tuple(goals)))
-        self.core = load_backend(backend)
-        self.kernels = _kernels(backend)
-        self.scenario = scenario
-        self.layout = layout = scenario.layout
-        check_backend_limits(self.core, backend, layout)
+                            goals=None if goals is None else len(goals))
+        super().__init__(scenario, config)
+        self.kernels = _kernels(config.backend)
         try:
-            goals = resolve_goals(layout, None if goals is None else tuple(goals))
+            goals = resolve_goals(self.layout, goals)
             family = prior.resolve(scenario.initial)
             states = initial_states(scenario.initial, family, conventions)
         except ScenarioError as error:
             raise error.located(path=getattr(scenario, "path", None))
         self.space = ParticleSpace(model, goals, states, k, conventions, family)
-        self.model, self.beta, self.backend, self.conventions = model, beta, backend, conventions
         # None: a fresh seed from the OS, drawn here and reported with the results, so any
         # run can be repeated (--seed N) once its numbers turn out interesting
-        self.seed = int(np.random.SeedSequence().entropy % 2**32) if seed is None else seed
+        self.seed = int(np.random.SeedSequence().entropy % 2**32) if config.seed is None else config.seed
+        self.config = config.ran("smc", seed=self.seed)
         self.ess_threshold, self.moves = ess_threshold, moves
         self.goal_drift = goal_drift
         self.n_islands = check_islands(islands, self.n)
@@ -389,13 +231,7 @@ class ParticleFilter:
         self.island_bounds = np.linspace(0, self.n, self.n_islands + 1).astype(np.intp)
         self.island_of = np.repeat(np.arange(self.n_islands), np.diff(self.island_bounds))
         self.island_size = np.diff(self.island_bounds)
-        self.agent = AgentPlanner(layout, model, self.core)
-        self.enc = self.agent.encoding
-        self.goal_gems = np.array([self.enc.gem_index(g) for g in goals], dtype=np.intp)
-        self.local = as_in if conventions == "paper" else same_action
-        self.rules = self.enc.rules(self.core)
-        self._all_rows = np.arange(self.space.n_states + 1)   # every state's world, and the real one
-        self._codes: dict = {}   # the action codes of each tuple of options
+        self._plan(goals, self.space.n_states)
 
     # -- the prior ------------------------------------------------------------------------
 
@@ -416,17 +252,9 @@ class ParticleFilter:
         self.rng = np.random.default_rng(self.seed)
         goal, state, beliefs = self._draw(self.rng, self.n)
         self.prior_sample = self._draw(self.rng, self.prior_draws)
-        self.real = [self.scenario.initial]
-        self.actions: list[Action] = []
-        self.worlds: Sequence[WorldState] = tuple(self.space.states)
-        # Every state's world as a row, and the real world's last: the core steps them and
-        # compares what each shows (its view) at every action; worlds are made when read.
-        self.rows = self.enc.encode_many((*self.worlds, self.real[0]))
-        labels = self.core.view_labels(self.rows)
+        labels = self._start(self.space.states)
         self.cls = _classes(labels[:-1].tolist(), None)
         self.live = (labels[:-1] == labels[-1]).astype(np.uint8)
-        # Whether every world has the agent on the real one's cell: a move then changes no view.
-        self.together = bool((self.rows[:, AGENT] == self.rows[-1, AGENT]).all())
         state = self._keep_live(state)
         logw = np.where(self.live[state] > 0, 0.0, -np.inf)
         # The history's log-likelihood under every goal, per particle (N, G): the goal's
@@ -459,14 +287,6 @@ class ParticleFilter:
 
     # -- a step ---------------------------------------------------------------------------
 
-    def _action_codes(self, options: tuple[Action, ...], before: WorldState, states: np.ndarray) -> np.ndarray:
-        """``codes[i, a]``: option a as the world of ``states[i]`` names it (``(1, n_a, 3)``
-        under elot's conventions, the same in every world)."""
-        codes = self._codes.get(options)
-        if codes is None:
-            codes = self._codes[options] = self.enc.action_codes(options)[None]
-        return named_action_codes(self.enc, codes, self.local, options, before, states, self.worlds)
-
     def _values(self, before: WorldState, options: Sequence[Action]) -> np.ndarray:
         """``Q[g, j, a]`` for the live states j (:data:`Q_FLOOR` elsewhere): the live worlds'
         rows after each option stepped by the core (``Rules.apply``; every live world looks
@@ -476,7 +296,7 @@ class ParticleFilter:
         h = np.full((len(self.goal_gems), self.space.n_states, len(options)), -1, dtype=np.int32)
         if len(live_states):
             after = self.rules.apply(self.rows, live_states, self._action_codes(options, before, live_states))
-            costs = self.agent.path_costs(after).reshape(len(live_states), len(options), -1)
+            costs = self.planner.path_costs(after).reshape(len(live_states), len(options), -1)
             h[:, live_states, :] = costs[:, :, self.goal_gems].transpose(2, 0, 1)
         values = np.full(h.shape, Q_FLOOR)
         values[:, live_states, :] = np.where(h[:, live_states] < 0, Q_FLOOR,
@@ -489,7 +309,7 @@ class ParticleFilter:
         action = tuple(action)
         t = len(self.actions) + 1
         before = self.real[-1]
-        options = before.available_actions()
+        options = self._options(before, action)
         chosen = options.index(action)
         values = self._values(before, options)
         live_states = self.live > 0
@@ -498,23 +318,10 @@ class ParticleFilter:
         p = self.current
         by_goal = self.kernels.step_loglik(values, fallback, chosen, self.beta, p.state, p.beliefs, self.live, reached)
         loglik = by_goal[np.arange(self.n), p.goal]
-        # The worlds after the action, as rows stepped by the core (a world in which it is
-        # impossible stays as it is), compared by their views there (``view_labels``).
-        self.rows = rows = self.rules.apply(self.rows, self._all_rows,
-                                            self._action_codes((action,), before, self._all_rows))
-        real = before.step(action)
-        self.real.append(real)
-        rename = None if self.local is same_action else partial(self.local, real=before)   # picklable
-        if action[0] in MOVES and self.together and (rows[:, AGENT] == rows[-1, AGENT]).all():
-            # a move made alike in every world: the same states agree, the same are live
-            base = self.worlds.base if isinstance(self.worlds, MovedWorlds) else self.worlds
-            self.worlds = MovedWorlds(base, real.agent_pos)
-        else:
-            self.worlds = SteppedWorlds(self.worlds, action, rename)
-            labels = self.core.view_labels(rows)
+        labels = self._advance(action)   # the worlds after the action
+        if labels is not None:
             self.cls = _classes(labels[:-1].tolist(), self.cls)
             self.live = self.live & (labels[:-1] == labels[-1]).astype(np.uint8)
-            self.together = bool((rows[:, AGENT] == rows[-1, AGENT]).all())
         p = Particles(p.goal, self._keep_live(p.state), p.beliefs, p.logw)
         consistent = self.live[p.state] > 0
         logw = np.where(consistent, p.logw + loglik, -np.inf)
@@ -525,7 +332,6 @@ class ParticleFilter:
         self.history_live.append(self.live)
         self.history_cls.append(self.cls)
         self.history_worlds.append(self.worlds)
-        self.actions.append(action)
         self.current = Particles(p.goal, p.state, p.beliefs, logw)
         self._after_update(t)
         self.history.append(self.current.kept())
@@ -814,257 +620,12 @@ class ParticleFilter:
     def result(self) -> "ParticleInference":
         """The :class:`ParticleInference` of the actions so far."""
         return ParticleInference(
-            scenario=self.scenario, space=self.space, model=self.model, beta=self.beta, backend=self.backend,
-            actions=tuple(self.actions), real=tuple(self.real), worlds_by_step=tuple(self.history_worlds),
+            scenario=self.scenario, space=self.space, config=self.config, actions=tuple(self.actions), real=tuple(self.real), worlds_by_step=tuple(self.history_worlds),
             particles_by_step=tuple(self.history), classes=np.stack(self.history_cls),
             live=np.stack(self.history_live), ess=np.array(self.ess), ess_distinct=np.array(self.ess_distinct),
             resampled=np.array(self.resampled),
             acceptance=np.array(self.accepted), distinct=np.array(self.distinct),
             goal_probs=np.array(self.goal_probs), restarts=self.restarts, prior_sample=self.prior_sample,
-            seed=self.seed, island_of=self.island_of, island_mass=np.array(self.island_mass),
+            island_of=self.island_of, island_mass=np.array(self.island_mass),
             groups=tuple(self.groups),
         )
-
-
-@dataclass(eq=False)
-class ParticleInference(Trajectory):
-    """The result of particle inference, read as an exact :class:`~elot.btom.inference.Inference`
-    is (goal and state posteriors, worlds, the rows scoring judges): particles are weighted
-    hypotheses. ``ess[t]`` is the effective sample size after step t (before any
-    resampling), ``resampled[t]`` whether the particles were resampled then,
-    ``acceptance[t]`` the rejuvenation moves' acceptance rate and ``distinct[t]`` how many
-    distinct hypotheses the particles hold after it (copies left by resampling count once)."""
-
-    scenario: Any
-    space: ParticleSpace
-    model: str
-    beta: float
-    backend: str
-    actions: tuple[Action, ...]
-    real: tuple[WorldState, ...]
-    worlds_by_step: tuple[tuple[WorldState, ...], ...]
-    particles_by_step: tuple[Particles, ...] = field(repr=False)
-    classes: np.ndarray = field(repr=False)   # (T+1, n_s): states agree up to t iff same class
-    live: np.ndarray = field(repr=False)      # (T+1, n_s): state agrees with the real world up to t
-    ess: np.ndarray = field(repr=False)
-    #: The ESS with copies of one (true state, belief) pooled: at most ``ess``, and far below
-    #: it when resampling left many copies of a few hypotheses.
-    ess_distinct: np.ndarray = field(repr=False)
-    resampled: np.ndarray = field(repr=False)
-    acceptance: np.ndarray = field(repr=False)
-    distinct: np.ndarray = field(repr=False)
-    goal_probs: np.ndarray = field(repr=False)   # (T+1, G): Rao–Blackwellized goal posterior
-    prior_sample: tuple = field(repr=False)
-    seed: int | None = None
-    restarts: int = 0      # times every particle was lost and drawn again from the prior
-    #: Each particle's island (independent sub-filter), ``(N,)``.
-    island_of: np.ndarray | None = field(default=None, repr=False)
-    #: Each island's share of the weight ``Z_i / Σ Z`` after step t, ``(T+1, M)``.
-    island_mass: np.ndarray | None = field(default=None, repr=False)
-    #: Per step, each particle's group for the standard error: its island, or with one
-    #: island its ancestor :data:`LINEAGE_LAG` resamplings back, ``(N,)``.
-    groups: tuple = field(default=(), repr=False)
-    method: str = "smc"
-    note: str = ""
-    _states: dict = field(default_factory=dict, repr=False)
-    _rows: dict = field(default_factory=dict, repr=False)
-    _island_rows: dict = field(default_factory=dict, repr=False)
-
-    @property
-    def n_islands(self) -> int:
-        return 1 if self.island_of is None else int(self.island_of.max()) + 1
-
-    def islands_effective(self, t: int) -> float:
-        """How many islands carry the weight at time t: ``1 / Σ (Z_i / Σ Z)²`` (M when they
-        share it equally, 1 when one holds it all)."""
-        if self.island_mass is None:
-            return 1.0
-        mass = self.island_mass[self._check(t)]
-        return float(mass.sum() ** 2 / np.square(mass).sum())
-
-    def warnings(self, t: int) -> list[str]:
-        """What makes the estimates at time t doubtful: an effective sample size under
-        :data:`FEW_DISTINCT` (too few particles carry the weight), the particles collapsed on
-        few distinct hypotheses (:meth:`degenerate`), or a few islands hold all the weight (the
-        spread between islands, which the standard errors come from, then rests on them)."""
-        out = []
-        if self.ess[self._check(t)] < FEW_DISTINCT and self.space.size > self.n_particles:
-            out.append(f"the estimates rest on an effective sample size of {self.ess[t]:.0f} (under "
-                       f"{FEW_DISTINCT}); give more --particles")
-        elif self.degenerate(t):
-            out.append(f"the particles hold few distinct hypotheses (effective sample size "
-                       f"{self.ess_distinct[t]:.0f} with copies pooled, against {self.ess[t]:.0f})")
-        if self.n_islands >= 2 * FEW_ISLANDS and self.islands_effective(t) < FEW_ISLANDS:
-            out.append(f"{self.islands_effective(t):.1f} of {self.n_islands} islands carry the weight")
-        return out
-
-    @property
-    def n_particles(self) -> int:
-        return len(self.particles_by_step[0].goal)
-
-    # -- what the result says about itself (see engine.Trajectory) ----------------------------
-
-    #: Scores carry a standard error (the particles are an estimate).
-    estimated = True
-
-    def describe(self, times: Sequence[int]) -> str:
-        seed = "" if self.seed is None else f", seed {self.seed}"
-        doubts = [(t, self.warnings(t)) for t in times]
-        doubts = [f"at t={t}: {'; '.join(w)}" for t, w in doubts if w]
-        warning = (f"; warning: the filter may have degenerated ({', '.join(doubts)}), and the standard errors "
-                   "are then too small; compare a run with more particles or another seed" if doubts else "")
-        islands = f"; {self.n_islands} islands" if self.n_islands > 1 else ""
-        return (f"inference: smc, {count(self.n_particles, 'particle')}{seed}; effective sample size "
-                + ", ".join(f"{self.ess[t]:.0f} at t={t}" for t in times) + islands
-                + (f" ({self.note})" if self.note else "") + warning)
-
-    def degenerate(self, t: int) -> bool:
-        """Whether the ESS looks far better than the particles are at time t: fewer than
-        :data:`FEW_DISTINCT` effective distinct hypotheses while the ESS counts
-        :data:`DEGENERATE_RATIO` times as many (copies of a few hypotheses), in a space
-        larger than the particles."""
-        pooled = self.ess_distinct[self._check(t)]
-        # In a space no larger than the particles, copies are what covering it looks like.
-        return (pooled < FEW_DISTINCT and self.ess[t] >= DEGENERATE_RATIO * pooled
-                and self.space.size > self.n_particles)
-
-    def summary(self) -> str:
-        return f"smc with {self.n_particles:,} particles"
-
-    def report(self, times: Sequence[int]) -> dict | None:
-        return {"method": "smc", "particles": self.n_particles, "seed": self.seed, "islands": self.n_islands,
-                "ess": {str(t): float(self.ess[t]) for t in times},
-                "warnings": {str(t): w for t in times if (w := self.warnings(t))}}
-
-    def columns(self) -> dict:
-        return {"inference": self.method, "particles": self.n_particles, "seed": "" if self.seed is None else self.seed}
-
-    def diagnostics(self, t: int) -> dict:
-        # the warnings run prints travel with the rows, so a batch table says which L to doubt
-        return {"ess": float(self.ess[self._check(t)]), "warning": "; ".join(self.warnings(t))}
-
-    def posterior(self, t: int) -> np.ndarray:
-        """Normalized weights of the particles of time t, ``(N,)``."""
-        return self.particles_by_step[self._check(t)].weights()
-
-    def goal_posterior(self, t: int) -> dict[str, float]:
-        """Posterior probability of each goal at time t: each particle's goal given its true
-        state, belief and the history, averaged over the particles (Rao–Blackwellized)."""
-        return {g: float(x) for g, x in zip(self.space.goals, self.goal_probs[self._check(t)])}
-
-    def state_posterior(self, t: int) -> np.ndarray:
-        p = self.particles_by_step[self._check(t)]
-        return np.bincount(p.state, weights=p.weights(), minlength=self.space.n_states)
-
-    def _dense(self, state: np.ndarray, beliefs: np.ndarray, at: int) -> np.ndarray:
-        """Beliefs at time ``at`` over :meth:`worlds` of the given (true state, k particles)
-        rows: :func:`dense_beliefs` with the agreement of time ``at``."""
-        cls = self.classes[self._check(at)]
-        return dense_beliefs(beliefs, self.space.k, cls[state][:, None] == cls[None, :])
-
-    @staticmethod
-    def _distinct(state: np.ndarray, beliefs: np.ndarray, weights: np.ndarray, cls: np.ndarray,
-                  inverse: bool = False):
-        """The distinct judged rows of (true state, belief) pairs with their summed weights:
-        two pairs are one row when they have the same true state and the same belief
-        particles *kept* at the time judged (those agreeing with the true state then, by
-        ``cls``; :func:`dense_beliefs` reads no other), so late in a plan, when most belief
-        particles are ruled out, many initial beliefs are one row. ``(state, beliefs of one
-        pair of each row, weight[, each pair's row])``."""
-        n_states = len(cls)
-        masked = np.where(cls[beliefs] == cls[state][:, None], beliefs, n_states)
-        key = np.concatenate([state[:, None], np.sort(masked, axis=1)], axis=1)
-        radix = n_states + 1
-        if radix ** key.shape[1] < 2**62:   # one integer per row: a flat sort is much faster
-            flat = np.zeros(len(key), dtype=np.int64)
-            for column in key.T:
-                flat = flat * radix + column
-            _, first, where = np.unique(flat, return_index=True, return_inverse=True)
-        else:
-            _, first, where = np.unique(key, axis=0, return_index=True, return_inverse=True)
-        where = where.ravel()
-        out = (state[first], np.ascontiguousarray(beliefs[first]), np.bincount(where, weights=weights,
-                                                                                minlength=len(first)))
-        return out + (where,) if inverse else out
-
-    def _judged_rows(self, t: int, at: int) -> tuple:
-        """The rows a statement is judged on at time t with the beliefs of time ``at`` (t, or
-        0 for statements about the initial belief): the distinct particles of time t with
-        their posterior weight (prior mass 0), then the distinct prior draws with their
-        prior mass (posterior weight 0); ``live``: prior mass still consistent at t (see
-        :meth:`~elot.btom.engine.Trajectory.judged`). Each row as its true state and its k
-        belief particles, ``(state, beliefs (rows, k), weights, prior, live, ess, draws)``:
-        O(particles + prior draws) memory; the dense beliefs over the worlds are made a
-        chunk of rows at a time (:meth:`_dense`) when a statement is evaluated."""
-
-        if (t, at) in self._rows:
-            return self._rows[(t, at)]
-        p = self.particles_by_step[self._check(t)]
-        cls = self.classes[self._check(at)]
-        s1, b1, w1, inverse = self._distinct(p.state, p.beliefs, p.weights(), cls, inverse=True)
-        keep = w1 > 0
-        s1, b1, w1 = s1[keep], b1[keep], w1[keep]
-        _, prior_state, prior_beliefs = self.prior_sample
-        m = len(prior_state)
-        s2, b2, w2 = self._distinct(prior_state, prior_beliefs, np.full(m, 1.0 / m), cls)
-        state = np.concatenate([s1, s2]).astype(np.intp)
-        beliefs = np.concatenate([b1, b2])
-        weights = np.concatenate([w1, np.zeros(len(s2))])
-        prior = np.concatenate([np.zeros(len(s1)), w2])
-        live = prior * self.live[t][state]
-        rows = (state, beliefs, weights, prior, live, float(self.ess[t]), m)
-        if len(self._rows) >= 2:   # statements are judged at one or two (t, at) at a time
-            self._rows.clear()
-            self._island_rows.clear()
-        self._rows[(t, at)] = rows
-        if self.groups:   # each weighted particle's row, group and weight
-            weights_t = p.weights()
-            weighted = weights_t > 0
-            position = np.cumsum(keep) - 1
-            self._island_rows[(t, at)] = (position[inverse[weighted]], self.groups[t][weighted],
-                                          weights_t[weighted])
-        return rows
-
-    def judged(self, t: int, at: int | None = None) -> Hypotheses:
-        """:meth:`~elot.btom.engine.Trajectory.judged`, with each particle's row, group (its
-        island, or its lineage) and weight (``runs``), from whose spread between groups L's
-        standard error is taken. The rows' dense beliefs are made on demand
-        (:attr:`~elot.judging.Hypotheses.belief_rows`, a chunk of rows at a time when a
-        statement is scored; the whole table only if ``beliefs`` is read)."""
-        t = self._check(t)
-        at = t if at is None else self._check(at)
-        state, beliefs, weights, prior, live, ess, draws = self._judged_rows(t, at)
-
-        def belief_rows(lo: int, hi: int) -> np.ndarray:
-            return self._dense(state[lo:hi], beliefs[lo:hi], at)
-
-        return Hypotheses(self.signature, self.states(at), state,
-                          _BeliefsOnRead(self.signature.agent, belief_rows, len(state)), weights, prior, live,
-                          ess=ess, prior_draws=draws, per_agent=False, runs=self._island_rows.get((t, at)),
-                          belief_rows=belief_rows)
-
-    def average_belief(self, t: int) -> np.ndarray:
-        """Σ_i p_i · b_i(t) over the worlds at t (the rows with posterior weight: the prior
-        draws' weigh 0 and add nothing to the correctly rounded sums)."""
-        state, beliefs, weights, *_ = self._judged_rows(t, t)
-        weighted = np.flatnonzero(weights > 0)
-        return dot_columns(weights[weighted], self._dense(state[weighted], beliefs[weighted], t))
-
-
-class _BeliefsOnRead(Mapping):
-    """``{agent: (N, S) beliefs}`` whose table is made when read (and not kept): scoring
-    reads the rows in chunks instead (:attr:`~elot.judging.Hypotheses.belief_rows`)."""
-
-    def __init__(self, agent: str, rows, n: int) -> None:
-        self._agent, self._rows, self._n = agent, rows, n
-
-    def __getitem__(self, agent: str) -> np.ndarray:
-        if agent != self._agent:
-            raise KeyError(agent)
-        return self._rows(0, self._n)
-
-    def __iter__(self):
-        return iter((self._agent,))
-
-    def __len__(self) -> int:
-        return 1

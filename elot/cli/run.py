@@ -183,13 +183,14 @@ def _csv_text(statements, table) -> str:
     return csv_text(list(_rows(statements, table)), lineterminator="\r\n")
 
 
-def _json_text(scenario, args, statements, table, inference) -> str:
+def _json_text(scenario, statements, table, inference) -> str:
+    ran = inference.config   # what ran (auto's choice, the seed drawn), not what was typed
     data = {
         "scenario": scenario.name,
-        "model": args.model,
-        "conventions": args.conventions,
-        "beta": args.beta,
-        "k": args.k,
+        "model": ran.variant,
+        "conventions": ran.conventions,
+        "beta": ran.beta,
+        "k": ran.k,
         "true_goal": scenario.true_goal,
         "judgments": [
             {
@@ -208,9 +209,7 @@ def _json_text(scenario, args, statements, table, inference) -> str:
         ],
         "skipped": [{"statement": st.text, "note": st.note} for st in statements if st.note],
     }
-    report = inference.report([t for t, _, _ in table])
-    if report is not None:
-        data["inference"] = report
+    data["inference"] = inference.report([t for t, _, _ in table])
     return json.dumps(data, indent=2) + "\n"
 
 
@@ -232,5 +231,5 @@ def _write_outputs(args, scenario, statements, table, inference) -> None:
         write_output(args.csv, _csv_text(statements, table), force=args.force, option="--csv",
                      inputs=_inputs(args))
     if args.json:
-        write_output(args.json, _json_text(scenario, args, statements, table, inference), force=args.force,
+        write_output(args.json, _json_text(scenario, statements, table, inference), force=args.force,
                      option="--json", inputs=_inputs(args))

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from elot.errors import ElotError
-from elot.settings import VARIANTS
 from elot.study.params import StudyError
 from elot.study.references import ScenarioRef
 from elot.study.tasks import Task
@@ -28,46 +27,47 @@ def _scenario_counts(ref: ScenarioRef) -> tuple[int, int, int, int, int]:
             len(scenario.judgments) or 1)
 
 
-def _space(task: Task) -> tuple[int, int]:
-    """Hypotheses and peak bytes of a task's inference (:func:`elot.btom.hypotheses.space_size`)."""
-    from elot.btom.hypotheses import space_size
+def _exact(task: Task):
+    """The :class:`~elot.btom.budget.Estimate` of a task's exact inference
+    (:func:`elot.btom.costs.exact_estimate`), and the limits its configuration sets."""
+    from elot.btom.budget import Limits
+    from elot.btom.costs import exact_estimate
 
     n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario)
-    model = task.model if task.model in VARIANTS else "true-belief"
-    return space_size(model, n_goals, n_states, task.k, steps=steps, belief_tables=tables)
-
-
-def _particles(task: Task) -> int:
-    return task.config.particles
+    config = task.config
+    return (exact_estimate(task.model, n_goals, n_states, task.k, steps=steps, belief_tables=tables),
+            Limits(max_size=config.max_hypotheses, max_bytes=config.max_bytes))
 
 
 def _particle_bytes(task: Task, n_goals: int, n_states: int, steps: int) -> int:
-    """Peak memory of a task's particle inference (:func:`elot.btom.particles.particle_cost`)."""
-    from elot.btom.particles import PRIOR_DRAWS, particle_cost
+    """Peak memory of a task's particle inference (:func:`elot.btom.costs.particle_estimate`)."""
+    from elot.btom.costs import particle_estimate
+    from elot.btom.particles import PRIOR_DRAWS
 
-    particles = _particles(task)
-    return particle_cost(n_states, n_goals, task.k, particles, max(particles, PRIOR_DRAWS), steps)[0]
+    particles = task.config.particles
+    return particle_estimate(n_states, n_goals, task.k, particles, max(particles, PRIOR_DRAWS), steps).bytes
 
 
 def estimate_task_bytes(task: Task) -> int:
-    """Peak memory of one task: what its exact inference allocates, counted as
-    :func:`elot.btom.hypotheses.space_size` does, or its particles per step (particle
+    """Peak memory of one task: what its exact inference allocates
+    (:func:`elot.btom.costs.exact_estimate`), or its particles per step (particle
     inference), plus a fixed overhead. A space too large for exact enumeration is refused
-    here, before any work starts (``auto`` runs particles on it instead)."""
-    from elot.btom.hypotheses import MAX_HYPOTHESES, check_size
+    here, before any work starts (``auto`` runs particles on it instead), by the budget
+    inference itself checks (:func:`elot.btom.costs.check_exact`)."""
+    from elot.btom.costs import check_exact
 
     n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario)
     smc = _particle_bytes(task, n_goals, n_states, steps)
     if task.config.runs_particles(fits=True):   # particles whatever the space
         return smc
-    model = task.model if task.model in VARIANTS else "true-belief"
+    estimate, limits = _exact(task)
     try:
-        check_size(model, n_goals, n_states, task.k, MAX_HYPOTHESES, steps=steps, belief_tables=tables)
+        check_exact(estimate, limits)
     except ElotError:
         if task.config.runs_particles(fits=False):   # too large for exact: auto runs particles
             return smc
         raise
-    return 64 * 2 ** 20 + _space(task)[1]
+    return 64 * 2 ** 20 + estimate.bytes
 
 
 def task_cost(task: Task) -> float:
@@ -76,26 +76,25 @@ def task_cost(task: Task) -> float:
     steps), scoring (items x thresholds x judgment points, each over every (state,
     belief) pair), and a fixed part. Only the order and the ratios matter."""
     n_goals, n_states, steps, _, times = _scenario_counts(task.scenario)
-    hypotheses = _space(task)[0]
-    from elot.btom.hypotheses import MAX_HYPOTHESES
-
-    if task.config.runs_particles(fits=hypotheses <= MAX_HYPOTHESES):  # particles stand in for the hypotheses
-        hypotheses = _particles(task) * n_goals
+    estimate, limits = _exact(task)
+    hypotheses = estimate.size
+    if task.config.runs_particles(fits=hypotheses <= limits.max_size):  # particles stand in for the hypotheses
+        hypotheses = task.config.particles * n_goals
     pairs = hypotheses // max(n_goals, 1)
     scored = len(task.items) * len(task.thresholds) * times
     return 2e-8 * hypotheses * (steps + 1) + 4e-5 * n_states * steps + scored * (3e-4 + 2e-8 * pairs) + 5e-3
 
 
 def available_memory() -> int | None:
-    """The memory available now, counting ``ulimit -v`` (:func:`elot.btom.hypotheses.memory_available`)."""
-    from elot.btom.hypotheses import memory_available
+    """The memory available now, counting ``ulimit -v`` (:func:`elot.btom.budget.memory_available`)."""
+    from elot.btom.budget import memory_available
 
     return memory_available()
 
 
 def check_resources(tasks: Sequence[Task], workers: int) -> None:
     """Refuse a batch whose concurrent tasks would not fit in memory, with the estimate."""
-    from elot.btom.hypotheses import SpaceTooLarge
+    from elot.btom.costs import SpaceTooLarge
 
     seen: dict[tuple, int] = {}
     for task in tasks:
@@ -115,9 +114,13 @@ def check_fits_in_memory(sizes: Iterable[int], workers: int, *, work: str, large
     """Refuse work whose ``workers`` largest parts (``sizes``, bytes) would take more than
     80% of the free memory at once: "WORK would need about X GiB at once (N worker(s),
     LARGEST about Y GiB), and Z GiB is free" with ``hint`` (batch tasks, stimulus segments)."""
+    from elot.btom.budget import Estimate, Limits, over
+
     need = sorted(sizes, reverse=True)[:max(1, workers)]
     total, free = sum(need), available_memory()
-    if need and free is not None and total > 0.8 * free:
+    # the one budget decides, with the concurrent parts as one piece of work and 80% of
+    # what is free now as its limit (the single tasks were each checked against theirs)
+    if need and free is not None and over(Estimate(work, total), Limits(max_bytes=int(0.8 * free))):
         raise StudyError(f"{work} would need about {total / 2**30:.1f} GiB at once ({workers} worker(s), "
                          f"{largest} about {need[0] / 2**30:.1f} GiB), and {free / 2**30:.1f} GiB is free",
                          hint=hint)

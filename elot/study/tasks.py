@@ -48,8 +48,9 @@ def run_task(task: Task) -> tuple[int, list[dict]]:
     scenario = task.scenario.load()
     inference = infer(scenario, task.config)
     times = tuple(scenario.judgments) or (inference.steps,)
-    base = {"scenario": task.scenario.name, "map": task.scenario.map, "model": task.model,
-            "beta": task.beta, "k": task.k, "conventions": task.conventions,
+    ran = inference.config   # the settings that ran, as the result keeps them
+    base = {"scenario": task.scenario.name, "map": task.scenario.map, "model": ran.variant,
+            "beta": ran.beta, "k": ran.k, "conventions": ran.conventions,
             **inference.columns()}   # (written only in tables with PARTICLE_COLUMNS, see table_columns)
     diagnostics = {t: inference.diagnostics(t) for t in times}
     rows = []
