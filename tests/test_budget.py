@@ -1,7 +1,7 @@
 """One budget (issue 35): every caller that asks "does it fit?" (exact inference, auto,
 particle inference, the simulated agent, a batch's tasks) counts its work as an
-:class:`~elot.btom.budget.Estimate` of :mod:`elot.btom.costs` and is refused by
-:func:`elot.btom.budget.check`, with one kind of error carrying the estimate."""
+:class:`~elot.engine.budget.Estimate` of :mod:`elot.btom.costs` and is refused by
+:func:`elot.engine.budget.check`, with one kind of error carrying the estimate."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from elot.btom import costs
 from elot.btom.agent import SimulationError, check_simulation_size, count_model_states, run_agent
-from elot.btom.budget import Estimate, Limits, OverBudget, check, footprint, format_bytes, memory_budget, over
+from elot.engine.budget import Estimate, Limits, OverBudget, check, footprint, format_bytes, memory_budget, over
 from elot.btom.config import InferenceConfig, ParticleError
 from elot.btom.inference import ExactFilter, infer, revealing_actions
 from elot.btom.load import load_scenario

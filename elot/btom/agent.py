@@ -49,7 +49,7 @@ import numpy as np
 
 from btom_ext.reference import AGENT, EPSILON
 from elot.btom import costs
-from elot.btom.budget import Limits, OverBudget, check, format_bytes
+from elot.engine.budget import Limits, OverBudget, check, format_bytes
 from elot.btom.hypotheses import Prior, initial_states
 from elot.btom.engine import (
     AgentPlanner,

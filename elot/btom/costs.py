@@ -1,7 +1,7 @@
 """What Doors-Keys-Gems work costs, counted before it starts: the cost models every caller
 that asks "exact or particles, and does it fit?" reads (exact inference, particle
-inference, the simulated agent, a batch's tasks), each an :class:`~elot.btom.budget.Estimate`
-that :func:`elot.btom.budget.check` compares with the limits.
+inference, the simulated agent, a batch's tasks), each an :class:`~elot.engine.budget.Estimate`
+that :func:`elot.engine.budget.check` compares with the limits.
 
 How a variant holds its initial belief is data (:data:`INITIAL_BELIEFS`): the size of a
 space asks that table, not which variant it is.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from math import comb
 
-from elot.btom.budget import Estimate, Limits, OverBudget, check, footprint
+from elot.engine.budget import Estimate, Limits, OverBudget, check, footprint
 from elot.errors import ScenarioError
 from elot.judging import CHUNK_CELLS
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from btom_ext.reference import (BOX, DOWN, FLOOR, GONE, HELD, KEYS, LEFT, NO_ACTION, OPEN, PICKUP_GEM, PICKUP_KEY,
                                 RIGHT, UNLOCK, UP)
-from elot.btom.budget import memory_budget
+from elot.engine.budget import memory_budget
 from elot.btom.world import KeyState, Layout, Pos, WorldState
 
 #: The backends' codes of the moves.

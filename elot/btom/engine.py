@@ -104,7 +104,7 @@ class AgentPlanner:
     policy reads. Inference scores observed actions with it and the simulated agent
     (:mod:`elot.btom.agent`) chooses actions with it, so the two are one model run in
     opposite directions. The non-planning ablation's costs are Manhattan distances. The
-    planner holds at most ``max_bytes`` (default: :func:`~elot.btom.budget.memory_budget`)."""
+    planner holds at most ``max_bytes`` (default: :func:`~elot.engine.budget.memory_budget`)."""
 
     def __init__(self, layout, model: str, core, max_bytes: int | None = None) -> None:
         self.layout = layout

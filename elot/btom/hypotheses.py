@@ -25,7 +25,7 @@ evaluation code, kept only to reproduce the paper's Table).
 
 The colour limits come from optimal plans in the true map (:mod:`elot.btom.pickups`); the
 space's size and cost are counted by :mod:`elot.btom.costs` and checked against the one
-budget (:mod:`elot.btom.budget`) before anything is allocated; the numeric encoding of
+budget (:mod:`elot.engine.budget`) before anything is allocated; the numeric encoding of
 worlds is :mod:`elot.btom.encoding`'s.
 """
 
@@ -39,7 +39,7 @@ from math import comb
 import numpy as np
 
 from btom_ext.reference import EPSILON
-from elot.btom.budget import Limits
+from elot.engine.budget import Limits
 from elot.btom.conventions import check_conventions
 from elot.btom.costs import INITIAL_BELIEFS, check_exact, exact_estimate
 from elot.btom.pickups import colour_limits
@@ -48,7 +48,7 @@ from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MAX_HYPOTHESES, check_vari
 from elot.btom.world import OFFGRID, KeyState, Layout, WorldState
 # What moved out of this module (the numeric encoding, the key pickups of optimal plans,
 # the memory probe, the cost model of a space), importable from here as before.
-from elot.btom.budget import format_bytes, memory_available, memory_budget  # noqa: F401,E402
+from elot.engine.budget import format_bytes, memory_available, memory_budget  # noqa: F401,E402
 from elot.btom.costs import BYTES_PER_HYPOTHESIS, SMC_ADVICE, SpaceTooLarge, space_size  # noqa: F401,E402
 from elot.btom.encoding import Encoding  # noqa: F401,E402
 from elot.btom.pickups import MAX_PLAN_STATES, key_pickups  # noqa: F401,E402
@@ -356,7 +356,7 @@ def build(
     of more than ``max_hypotheses`` hypotheses (see :data:`MAX_HYPOTHESES`), or one whose
     inference over ``steps`` actions (``belief_tables``: see
     :func:`elot.btom.costs.exact_estimate`) would allocate more than ``max_bytes``
-    (default: half the memory available now, :func:`elot.btom.budget.memory_budget`).
+    (default: half the memory available now, :func:`elot.engine.budget.memory_budget`).
     """
     check_variant(model)
     check_conventions(conventions)

@@ -25,7 +25,7 @@ from elot.btom.config import (METHODS, ConfiguredBy, InferenceConfig, InferenceM
 from elot.btom.engine import Trajectory
 from elot.btom.filtering import WorldFilter, after
 from elot.errors import ArgumentError, ScenarioError
-from elot.btom.budget import Limits, format_bytes, memory_budget, over
+from elot.engine.budget import Limits, format_bytes, memory_budget, over
 from elot.btom.costs import SAMPLED_VARIANTS, exact_estimate
 from elot.btom.hypotheses import HypothesisSpace, build, initial_states, resolve_goals
 from elot.btom.world import MOVES, Action, WorldState

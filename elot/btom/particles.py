@@ -64,7 +64,7 @@ import numpy as np
 
 from btom_ext import CoreMissingError, particle_kernels as _particle_kernels
 from btom_ext.reference import Q_FLOOR
-from elot.btom.budget import Limits, OverBudget, check
+from elot.engine.budget import Limits, OverBudget, check
 from elot.btom.config import InferenceConfig, ParticleError, check_particles, infer_config
 from elot.btom.costs import MAX_SECONDS, PARTICLE_HINTS, SAMPLED_VARIANTS, particle_estimate
 from elot.btom.hypotheses import Prior, initial_states, resolve_goals

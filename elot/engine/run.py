@@ -89,12 +89,12 @@ class Engine:
         """What planning ``layouts`` needs (asks the domain for tables, plans nothing)."""
         layouts = [layout for layout in dict.fromkeys(layouts) if layout not in self._plans]
         n_desires = len(self.desires().utilities)
-        total = budget.Estimate(0, 0.0, 0, n_desires)
+        total = budget.planned(0, 0.0, 0, n_desires)
         for layout in layouts:
-            one = budget.estimate(self.config.planner, self.tables(layout).shape, n_desires,
+            one = budget.planning(self.config.planner, self.tables(layout).shape, n_desires,
                                   self.config.grid, self.config.sweeps)
-            total = budget.Estimate(total.bytes + one.bytes, total.seconds + one.seconds,
-                                    total.rows + one.rows, n_desires)
+            total = budget.planned(total.bytes + one.bytes, total.seconds + one.seconds,
+                                   total.size + one.size, n_desires)
         return total
 
     def plan(self, layout: Any) -> Plan:
@@ -129,8 +129,7 @@ class Engine:
         need = self.estimate(case.layout for case in cases)
         held = 8 * kept * len(self.desires().utilities) * sum(
             self._rows(case) for case in cases)                  # the likelihood tables returned
-        budget.check(budget.Estimate(need.bytes + held, need.seconds, need.rows, need.columns),
-                     self.config.memory_limit)
+        budget.check_run(replace(need, bytes=need.bytes + held), self.config.memory_limit)
         layouts = list(dict.fromkeys(case.layout for case in cases))
         total = len(layouts) + n_betas
         inverters: dict[Any, Inverter] = {}

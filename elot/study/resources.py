@@ -28,9 +28,9 @@ def _scenario_counts(ref: ScenarioRef) -> tuple[int, int, int, int, int]:
 
 
 def _exact(task: Task):
-    """The :class:`~elot.btom.budget.Estimate` of a task's exact inference
+    """The :class:`~elot.engine.budget.Estimate` of a task's exact inference
     (:func:`elot.btom.costs.exact_estimate`), and the limits its configuration sets."""
-    from elot.btom.budget import Limits
+    from elot.engine.budget import Limits
     from elot.btom.costs import exact_estimate
 
     n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario)
@@ -86,8 +86,8 @@ def task_cost(task: Task) -> float:
 
 
 def available_memory() -> int | None:
-    """The memory available now, counting ``ulimit -v`` (:func:`elot.btom.budget.memory_available`)."""
-    from elot.btom.budget import memory_available
+    """The memory available now, counting ``ulimit -v`` (:func:`elot.engine.budget.memory_available`)."""
+    from elot.engine.budget import memory_available
 
     return memory_available()
 
@@ -114,7 +114,7 @@ def check_fits_in_memory(sizes: Iterable[int], workers: int, *, work: str, large
     """Refuse work whose ``workers`` largest parts (``sizes``, bytes) would take more than
     80% of the free memory at once: "WORK would need about X GiB at once (N worker(s),
     LARGEST about Y GiB), and Z GiB is free" with ``hint`` (batch tasks, stimulus segments)."""
-    from elot.btom.budget import Estimate, Limits, over
+    from elot.engine.budget import Estimate, Limits, over
 
     need = sorted(sizes, reverse=True)[:max(1, workers)]
     total, free = sum(need), available_memory()
