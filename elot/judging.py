@@ -43,6 +43,49 @@ from elot.numeric import dot, dot_columns, fsum
 # -- the hypotheses ----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Desires:
+    """What the observed agent wants, per hypothesis: one row of utilities per row of
+    :class:`Hypotheses`, one column per object the agent may want. Desire statements
+    (``wants``, ``prefers``, ``likes_best``, ...; docs/language.md) read them on the
+    desire scale, the utilities rescaled so that the table's lowest is 0 and its highest 1
+    (:func:`elot.lang.semantics.desire_scale`). A goal hypothesis (Doors, Keys & Gems) is a
+    row that is 1 on its goal and 0 elsewhere."""
+
+    objects: tuple[str, ...]   # ELoT constants the agent may want (gems, trucks), one column each
+    utilities: np.ndarray      # float, shape (n_hypotheses, len(objects)): each row's utility for each object
+
+    def __post_init__(self) -> None:
+        objects = self.objects
+        if isinstance(objects, str) or not all(isinstance(o, str) for o in objects):
+            raise ArgumentError(f"Desires.objects must be a tuple of object names, not {objects!r:.60}",
+                                hint='e.g. Desires(("korean", "lebanese", "mexican"), utilities)')
+        object.__setattr__(self, "objects", tuple(objects))
+        utilities = np.asarray(self.utilities, dtype=np.float64)
+        if utilities.ndim != 2 or utilities.shape[1] != len(self.objects):
+            raise ArgumentError(f"Desires.utilities must be an (N, {len(self.objects)}) array, one column per "
+                                f"object, got shape {utilities.shape}",
+                                hint="one row per hypothesis, one column per object in Desires.objects")
+        if not np.all(np.isfinite(utilities)):
+            raise ArgumentError("Desires.utilities holds a value that is not a finite number",
+                                hint="give every hypothesis a finite utility for every object")
+        if len(set(self.objects)) != len(self.objects):
+            raise ArgumentError(f"Desires.objects names an object twice: {', '.join(self.objects)}",
+                                hint="one column per object")
+        object.__setattr__(self, "utilities", utilities)
+
+    def __len__(self) -> int:
+        return len(self.utilities)
+
+    @staticmethod
+    def goals(objects: Sequence[str], goal_index: np.ndarray) -> "Desires":
+        """Goal hypotheses as desires: row n is 1 on ``objects[goal_index[n]]``, else 0."""
+        goal_index = np.asarray(goal_index, dtype=np.intp)
+        utilities = np.zeros((len(goal_index), len(objects)))
+        utilities[np.arange(len(goal_index)), goal_index] = 1.0
+        return Desires(tuple(objects), utilities)
+
+
 @dataclass(frozen=True, eq=False)
 class Hypotheses:
     """N hypotheses about an agent as arrays, the one form every source hands to scoring.
@@ -84,6 +127,14 @@ class Hypotheses:
     #: most :data:`CHUNK_CELLS` cells, so scoring many rows over many worlds never holds
     #: their dense beliefs at once (particles; ``beliefs`` is then made when read).
     belief_rows: Callable[[int, int], np.ndarray] | None = field(default=None, repr=False)
+    #: What the observed agent wants in each row (:class:`Desires`, one utility row per
+    #: hypothesis), which statements about desires read; None: this source has none.
+    desires: Desires | None = None
+    #: The same hypotheses with one row per desire, made on demand, for sources whose rows
+    #: leave the desire out (exact BToM judges (true world, belief) pairs, each standing for
+    #: every goal): a statement about desires is judged on those rows (:func:`rows_for`),
+    #: the others on these. Called at most once (cache it); None: no such rows.
+    desire_rows: Callable[[], "Hypotheses"] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.weights)
