@@ -397,23 +397,29 @@ class _Context:
         if agent != self.agent:
             raise EvaluationError(f"only the observed agent ({self.agent}) has desires here, not {agent}",
                                   hint="write utility_of(player, o)")
-        objects, table = self.desires
+        objects, table, kinds, kind_of = self.desires
         column = objects.get(obj)
-        if column is None:
-            raise EvaluationError(f"the desires say nothing about {obj}",
+        if column is None and kind_of(obj) not in kinds:
+            raise EvaluationError(f"the desires say nothing about {obj} (nor about anything of its type)",
                                   hint="the agent's desires are about: " + ", ".join(objects))
         return table, column
 
     def utility(self, agent: str, obj: str) -> np.ndarray:
-        """Each row's utility for ``obj`` on the desire scale: (N,), or (B, 1) on a grid."""
+        """Each row's utility for ``obj`` on the desire scale: (N,), or (B, 1) on a grid; 0
+        (the least) for an object the desires leave out beside others of its type (a gem
+        that is no goal)."""
         table, column = self.desire_column(agent, obj)
-        u = table[:, column]
+        u = np.zeros(len(table)) if column is None else table[:, column]
         return u[:, None] if self.grid else u
 
     def goal(self, agent: str, obj: str) -> np.ndarray:
         """Each row's probability that ``obj`` is the goal: ``1/m`` when it is one of the m
-        objects of highest utility in the row, else 0 (ties split evenly)."""
+        objects of highest utility in the row, else 0 (ties split evenly); 0 for an object
+        the desires leave out."""
         table, column = self.desire_column(agent, obj)
+        if column is None:
+            p = np.zeros(len(table))
+            return p[:, None] if self.grid else p
         if self.goal_cache is None:
             best = table == table.max(axis=1, keepdims=True)
             self.goal_cache = best / best.sum(axis=1, keepdims=True)
@@ -640,8 +646,9 @@ class CompiledFormula:
         out = self._run(worlds, beliefs, true_index, grid=False, desires=desires)
         return np.array(np.broadcast_to(out, true_index.shape), dtype=np.float64 if numeric else bool)
 
-    def _desires(self, desires: Any, rows: int | None) -> tuple[dict[str, int], np.ndarray] | None:
-        """``desires`` checked: its objects (by column) and its (N, K) utilities."""
+    def _desires(self, desires: Any, rows: int | None) -> tuple | None:
+        """``desires`` checked: its objects (by column), its (N, K) utilities, the types of
+        its objects and the signature's type of an object."""
         if desires is None or not self.needs_desires:
             return None
         objects, table = getattr(desires, "objects", None), getattr(desires, "utilities", None)
@@ -656,7 +663,9 @@ class CompiledFormula:
             raise EvaluationError("desire utilities must be on the desire scale [0, 1]",
                                   hint="rescale them with elot.lang.semantics.desire_scale(utilities)")
         names = {self.signature.resolve(str(o)): i for i, o in enumerate(objects)}
-        return names, table
+        types = self.signature.object_types
+        kinds = {types.get(o) for o in names}
+        return names, table, kinds, types.get
 
     def _run(self, worlds: Sequence[State], beliefs, true_index, grid: bool, desires: Any = None):
         key = tuple(worlds)
