@@ -1,4 +1,5 @@
-"""Deterministic English → ELoT for what people say about boxes, keys and colours.
+"""Deterministic English → ELoT for what people say about boxes, keys and colours, and
+about what an agent wants or likes in any domain whose signature names its objects.
 
 The parser works in three steps, each a small function over normalized text:
 
@@ -18,10 +19,11 @@ order by one loop (:func:`~elot.translate.offline.rules.apply`):
 
 * ``rules``: that loop; ``terms``: the ELoT terms the builders make;
 * ``normalize``: step 1; ``attitudes``: step 2, the attitude verbs and the questions
-  they take;
+  they take (``desires``: wanting, liking, preferring, tried first);
 * ``content``: step 3's modals and comparisons (:class:`~.content.ContentParser`) over
   ``clauses``: base formulas and connectives (:class:`~.clauses.ClauseParser`) over
-  ``phrases``: the boxes and keys a clause names.
+  ``phrases``: the boxes and keys a clause names, and any domain's objects and atoms
+  (from its signature and the words it gives them, ``Signature.with_words``).
 
 Every rule either matches completely or not at all; when none does, :func:`read`
 raises :class:`~elot.errors.TranslationError` naming the part it did not understand. It
