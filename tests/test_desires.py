@@ -395,3 +395,19 @@ def test_a_student_who_favours_the_mexican_truck_likes_it_best():
     assert judge("The student likes the Mexican truck best.", korean).P < 0.2
     assert judge("The student wants to eat at the Mexican truck.", mexican).P == best_mexican.P
     assert judge("The student prefers the Korean truck to the Mexican truck.", mexican).P < 0.2
+
+
+def test_fit_takes_ratings_of_desire_statements(tmp_path, capsys):
+    """elot fit tabulates a desire statement on the rows per goal, weighted by the whole
+    posterior (the (state, belief) pairs' weights would not fit those rows)."""
+    from elot.cli import main
+
+    scenario = Path(__file__).resolve().parent.parent / "elot" / "scenarios" / "default.scn"
+    rows = ["scenario,mode,t,statement,rating"]
+    for t, rating in ((4, 3), (6, 6), (13, 7)):
+        rows.append(f'{scenario},current,{t},"wants(player, gem2)",{rating}')
+        rows.append(f'{scenario},current,{t},"believes(player, formula(empty(box1)))",{8 - rating}')
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert main(["fit", str(ratings), "-o", str(tmp_path / "fit.json")]) == 0
+    assert "Traceback" not in capsys.readouterr().err
