@@ -411,3 +411,14 @@ def test_fit_takes_ratings_of_desire_statements(tmp_path, capsys):
     ratings.write_text("\n".join(rows) + "\n", encoding="utf-8")
     assert main(["fit", str(ratings), "-o", str(tmp_path / "fit.json")]) == 0
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_hypotheses_from_triples_carry_desires():
+    rows = Hypotheses.of([("at(korean, spot1), empty(spot2)", "1: at(korean, spot1), empty(spot2)", 0.25),
+                          ("at(korean, spot1), empty(spot2)", "1: at(korean, spot1), empty(spot2)", 0.75)], FT,
+                         desires=Desires(("korean", "mexican"), np.array([[100.0, 0.0], [0.0, 100.0]])))
+    assert judge("prefers(player, mexican, korean)", rows).P == 0.75
+    assert judge("likes_best(player, lebanese)", rows).P == 0.0   # no utility: not wanted
+    with pytest.raises(ElotError, match="2 rows but there are 1"):
+        Hypotheses.of([("empty(spot2)", "1: empty(spot2)", 1.0)], FT,
+                      desires=Desires(("korean",), np.zeros((2, 1))))

@@ -55,13 +55,15 @@ class Hypotheses(judging.Hypotheses):
 
     @staticmethod
     def of(triples: Iterable[tuple[Any, Any, float]], signature: Signature, *,
-           labels: Sequence[str] | None = None) -> "Hypotheses":
+           labels: Sequence[str] | None = None, desires: judging.Desires | None = None) -> "Hypotheses":
         """Hypotheses from ``(world, belief, weight)`` triples.
 
         ``world`` is a :class:`State` or its text (``"inside(marble, basket)"``);
         ``belief`` a :class:`Belief` or its text (``"0.9: inside(marble, box) | 0.1: ..."``)
         for the observed agent, or a mapping ``{agent: belief}`` for several agents. States
         are typechecked against ``signature``; weights must be non-negative and sum to 1.
+        ``desires``: the observed agent's utilities, one row per triple (see
+        :meth:`from_arrays`).
         """
         rows = list(triples)
         if not rows:
@@ -98,8 +100,10 @@ class Hypotheses(judging.Hypotheses):
             beliefs[agent] = np.asfortranarray(array)
         weights_array = np.asarray(weights, dtype=np.float64)
         _check_sum(weights_array.sum(), "the hypotheses' weights")
+        if desires is not None:
+            _check_desires(desires, signature, len(rows))
         return Hypotheses(signature, tuple(worlds), np.asarray(true_index, dtype=np.intp), beliefs,
-                          weights_array, labels=tuple(labels) if labels else None)
+                          weights_array, labels=tuple(labels) if labels else None, desires=desires)
 
     @staticmethod
     def from_arrays(
