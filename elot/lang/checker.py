@@ -1,4 +1,5 @@
-"""The ELoT typechecker (SPEC §2–3).
+"""The ELoT typechecker (SPEC §2–3, and the desire operators past the paper:
+``wants(A, o)``, ``prefers(A, o1, o2)``, ... take an agent and objects, docs/language.md).
 
 ``check(term, signature)`` infers the type of a term and collects *every* type error,
 one per offending node, each with its span, a message in ELoT's terms and a hint. An

@@ -6,6 +6,10 @@ equation (shown by ``lower(..., explain=True)``). ``Bel(A, φ)`` abbreviates
 agent ``A``; ``deg(likely, A, φ) = prob_of(A, φ)`` and
 ``deg(unlikely, A, φ) = -(prob_of(A, φ))``.
 
+The desire operators (``wants``, ``likes``, ``dislikes``, ``prefers``, ``likes_best``,
+``likes_least``; past the paper, docs/language.md) lower the same way, to comparisons of
+``utility_of(A, o)`` and ``prob_goal(A, o)`` with thresholds.
+
 Lowering is total on well-typed formulas; its output contains no epistemic operator
 and typechecks again. Every generated node carries the span of the source node it came
 from, so errors and explanations about the lowered form point back into the original.

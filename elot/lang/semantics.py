@@ -8,6 +8,10 @@ weights over the worlds where its body holds (in world order, :mod:`elot.numeric
 comparisons, connectives and quantifiers are NumPy operations. :func:`evaluate` is its
 one-row case.
 
+Desire statements read ``utility_of(A, o)`` and ``prob_goal(A, o)`` from each row's
+desire (``desires=`` of :meth:`CompiledFormula.truth`: the observed agent's utilities on the
+desire scale, :func:`desire_scale`).
+
 Quantifiers outside ``prob_of`` range over the objects of the variable's type, with
 the condition evaluated in each row's true world; inside ``prob_of`` they are part of
 the base formula, evaluated in each world of the belief.
