@@ -67,6 +67,8 @@ def _with(table, tmp_path, column: str, value: str):
     ("P", "1.5", "P '1.5' is not a probability"),
     ("pi", "-1", "pi '-1' is not a probability"),
     ("P", "1e999", "P '1e999' is not a probability"),
+    ("L", "-1e-300", "L '-1e-300' is not a probability"),
+    ("pi", "1.000001", "pi '1.000001' is not a probability"),
 ])
 def test_a_value_off_its_range_is_refused_at_its_line_by_every_reader(tmp_path, table, column, value, said):
     bad = _with(table, tmp_path, column, value)

@@ -51,7 +51,7 @@ BACKOFF = 1.0
 MAX_WAIT = 60.0
 #: How long to wait for one answer (all of it), in seconds, and the most one may be given.
 TIMEOUT = 120.0
-MAX_TIMEOUT = 3600.0
+MIN_TIMEOUT, MAX_TIMEOUT = 0.01, 3600.0
 #: The most tries of one request one may ask for.
 MAX_RETRIES = 100
 #: The most bytes one answer may take (a rating with token probabilities takes a few kB).
@@ -385,14 +385,15 @@ def check_endpoint_url(url) -> str:
 
 
 def check_timeout(value) -> float:
-    """``value`` as a timeout in seconds: a finite number > 0 and at most
-    :data:`MAX_TIMEOUT`, else a :class:`BaselineError`."""
+    """``value`` as a timeout in seconds: a finite number from :data:`MIN_TIMEOUT` (no
+    answer comes sooner) to :data:`MAX_TIMEOUT`, else a :class:`BaselineError`."""
     try:
         number = float(value)
     except (TypeError, ValueError, OverflowError):
         number = math.nan
-    if isinstance(value, bool) or not math.isfinite(number) or not 0 < number <= MAX_TIMEOUT:
-        raise BaselineError(f"the timeout must be a number of seconds > 0 and at most {MAX_TIMEOUT:g}, not {value!r}",
+    if isinstance(value, bool) or not math.isfinite(number) or not MIN_TIMEOUT <= number <= MAX_TIMEOUT:
+        raise BaselineError(f"the timeout must be a number of seconds from {MIN_TIMEOUT:g} to {MAX_TIMEOUT:g}, "
+                            f"not {value!r}",
                             hint="e.g. --timeout 120 (the default): how long one whole answer may take")
     return number
 

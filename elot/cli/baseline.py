@@ -56,8 +56,8 @@ def register(subparsers) -> None:
                          help="ask the endpoint for token probabilities; the rating is the expected one over 1-7")
     backend.add_argument("--language-model", metavar="PATH",
                          help="the local GGUF model (default: $ELOT_MODEL; elot models fetches the built-in one)")
-    backend.add_argument("--timeout", type=_positive("timeout", float, most=3600), default=None, metavar="S",
-                         help="seconds one whole answer may take, at most 3600 (default: 120)")
+    backend.add_argument("--timeout", type=_positive("timeout", float, least=0.01, most=3600), default=None,
+                         metavar="S", help="seconds one whole answer may take, 0.01 to 3600 (default: 120)")
     backend.add_argument("--retries", type=_positive("retries", int, most=100), default=None, metavar="N",
                          help="tries of one request on rate limits, server errors and timeouts before the "
                               "endpoint counts as down (default: 6, waiting 1, 2, 4, ... s between them)")
@@ -77,9 +77,10 @@ def register(subparsers) -> None:
     p.set_defaults(func=baseline_command)
 
 
-def _positive(name: str, kind: type, *, zero: bool = False, most: float | None = None):
+def _positive(name: str, kind: type, *, zero: bool = False, least: float | None = None,
+              most: float | None = None):
     """An argparse type: a positive (or, with ``zero``, non-negative) finite number, at
-    most ``most`` when given."""
+    least ``least`` and at most ``most`` when given."""
     import argparse
     import math
 
@@ -89,9 +90,11 @@ def _positive(name: str, kind: type, *, zero: bool = False, most: float | None =
         except (ValueError, OverflowError):
             value = None
         if value is None or not math.isfinite(value) or value < 0 or (value == 0 and not zero) or \
-                (most is not None and value > most):
+                (most is not None and value > most) or (least is not None and value < least):
             raise argparse.ArgumentTypeError(f"{name} must be a {'whole' if kind is int else 'finite'} number "
-                                             f"{'>= 0' if zero else '> 0'}" + (f" and at most {most:g}" if most else "")
+                                             + (f"from {least:g} to {most:g}" if least is not None else
+                                                f"{'>= 0' if zero else '> 0'}" + (f" and at most {most:g}" if most
+                                                                                  else ""))
                                              + f", not {text!r}")
         return value
 

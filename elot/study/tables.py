@@ -260,13 +260,14 @@ def _read_parquet(path: Path) -> tuple[list[dict], list[_Place]]:
     return rows, [_Place(str(path), None, n) for n in range(1, len(rows) + 1)]
 
 
-#: How far past 0 or 1 a probability read from a table may be (the last bits of a sum
-#: of weights that add to 1), before it is off its range.
-ROUNDING = 1e-9
+#: How far past 1 a probability read from a table may be (the last bits of a correctly
+#: rounded sum of weights that add to 1), before it is off its range. Below 0 there is no
+#: such slack: a sum of weights ≥ 0 is never negative.
+ROUNDING = 1e-12
 
 
 def _probability(n: float) -> bool:
-    return -ROUNDING <= n <= 1.0 + ROUNDING
+    return 0.0 <= n <= 1.0 + ROUNDING
 
 
 #: The numbers a row holds: each column's type, what it must be, and whether it may be
