@@ -444,8 +444,11 @@ def generate(rng: random.Random, inputs: Inputs, folder: Path) -> Case:
             argv = ["fit", str(ratings), "-o", str(folder / "p.json")]
         else:
             shutil.copyfile(inputs.ratings, ratings)
-            option = rng.choice(["--beta", "--k", "--samples", "--seed"])
-            value = rng.choice(["nan", "inf", "-1", "0", "x", "", "1e308", "-inf"])
+            option, kind_, low = rng.choice([("--beta", float, 0.0), ("--k", int, 1), ("--samples", int, 1),
+                                             ("--seed", int, 0)])
+            value = rng.choice(["nan", "inf", "-1", "0", "x", "", "1e308", "-inf", "1.5"])
+            if _valid_number(value, kind_, low, 1e300 if kind_ is float else 2**31, low_open=option == "--beta"):
+                value = "nan"        # a valid value would run the whole fit (slow): only bad ones here
             argv = ["fit", str(ratings), "-o", str(folder / "p.json"), f"{option}={value}"]
         return Case(kind, argv, True, keep=[ratings])
     data = folder / rng.choice(["export.json", "export.csv", "responses.sqlite"])
@@ -560,7 +563,7 @@ def main(argv=None) -> int:
     if args.cases < 1:
         parser.error("--cases must be at least 1")
     started = time.perf_counter()
-    counts = run(args.cases, args.seed, progress=sys.stderr.isatty() or True)
+    counts = run(args.cases, args.seed, progress=True)
     report = {"cases": counts.cases, "tracebacks": counts.tracebacks, "silent": counts.silent,
               "key_leaks": counts.key_leaks, "cache_changed": counts.cache_changed,
               "redirects_followed": counts.redirects_followed, "wrong_exit": counts.wrong_exit,
