@@ -103,3 +103,12 @@ def test_the_columns_of_some_tables_are_checked_when_there(tmp_path, table, colu
     bad = _rewritten(table, tmp_path / "extra.csv", change)
     run = cli("report", str(bad), "-o", "d", cwd=tmp_path)
     assert run.returncode == 2 and re.match(re.escape(f"{bad}:3:1: error: {said}"), run.stderr), run.stderr
+
+
+@pytest.mark.parametrize("beta", ["", ",", " "])
+def test_fit_refuses_an_empty_beta_list_rather_than_fitting_the_default_grid(tmp_path, table, beta):
+    ratings = tmp_path / "ratings.csv"
+    assert cli("simulate", str(table), "-o", str(ratings)).returncode == 0
+    run = cli("fit", str(ratings), f"--beta={beta}", "-o", str(tmp_path / "p.json"))
+    assert run.returncode == 2 and "--beta needs at least one value" in run.stderr
+    assert not (tmp_path / "p.json").exists()
