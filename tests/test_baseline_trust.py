@@ -307,8 +307,8 @@ def test_the_library_refuses_a_timeout_out_of_range(value):
 ])
 def test_cli_a_malformed_endpoint_url_is_one_clear_error(url, message, tmp_path):
     run = cli("baseline", *ARGS, "--endpoint", url, "-o", str(tmp_path / "o.csv"))
-    assert run.returncode == 2 and message in run.stderr and "hint: give the API's base URL" in run.stderr \
-        or "hint: give the key with --api-key" in run.stderr
+    assert run.returncode == 2 and message in run.stderr and "Traceback" not in run.stderr
+    assert "hint: give the API's base URL" in run.stderr or "hint: give the key with --api-key" in run.stderr
     assert "secret" not in run.stderr
 
 
