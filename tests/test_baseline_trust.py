@@ -11,7 +11,6 @@ import io
 import json
 import math
 import subprocess
-import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import struct
 import subprocess
 import zlib
-import struct
 
 import pytest
 

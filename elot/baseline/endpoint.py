@@ -28,7 +28,6 @@ counted by that reason), never a traceback and never a rating.
 
 from __future__ import annotations
 
-import functools
 import http.client
 import json
 import math
