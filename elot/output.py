@@ -14,15 +14,20 @@ Every command that writes a file goes through :func:`write_output`, which
 * writes atomically: to a new temporary file in the same directory (``O_EXCL``), then
   renamed over the target, so an interrupted or failed write leaves the old file as it was.
 
-A file is *ours* when elot marked it when writing it (a file that is empty or blank
-through and through holds nothing to lose and may be replaced too). Figures carry the mark inside
-(a PNG text chunk, SVG metadata); the caller passes a recognizer that looks at the first
-:data:`HEAD_BYTES` of the file. Tables, JSON and Markdown have no place for a mark that
-keeps them plain (a ``#`` line breaks ``pandas.read_csv`` and R's ``read.csv``; a key
-changes the documented JSON), so elot records what it wrote in a hidden *sidecar*
-``.NAME.elot`` beside the file: its size and SHA-256. The file is ours while it is
-byte for byte what elot wrote; a file edited or replaced by anyone since, or copied
-without its sidecar, is not, and needs ``--force``. Nothing is ever read without bound:
+A file is *ours* when it is byte for byte what elot wrote there (a file that is empty or
+blank through and through holds nothing to lose and may be replaced too). elot records
+what it wrote in a hidden *sidecar* ``.NAME.elot`` beside every file it writes: its size
+and SHA-256. A file edited or replaced by anyone since, or copied without its sidecar, is
+not ours, and needs ``--force``. Figures carry a mark inside too (a PNG text chunk, SVG
+metadata), which the caller's recognizer reads in the first :data:`HEAD_BYTES` (so that a
+report never replaces a storyboard's figure, say); but a mark inside survives an edit (an
+SVG annotated in an editor keeps its metadata, a PNG drawn on keeps its text chunks), so
+it is never enough alone: a figure is ours when its sidecar's record matches *and* its
+mark is there. A figure with elot's mark and no sidecar (written by an elot that did not
+yet record figures' bytes) cannot be told from one edited since, and is replaced only with
+``--force``. Tables, JSON and Markdown have no place for a mark that keeps them plain (a
+``#`` line breaks ``pandas.read_csv`` and R's ``read.csv``; a key changes the documented
+JSON): the sidecar alone says whether elot wrote them. Nothing is ever read without bound:
 an existing target is read only up to :data:`HEAD_BYTES`, or, to check a sidecar, up to
 the size the sidecar records once the sizes agree.
 
@@ -105,16 +110,14 @@ def write_output(path: str | os.PathLike, content: Content, *, ours: Recognizer 
         if size == 0:
             raise ElotError(f"nothing to write to {target}; it was left as it was",
                             hint="there is no result to write yet")
-        if ours is None:
-            digest = _file_digest(temporary, size)
+        digest = _file_digest(temporary, size)
         info = _lstat(target)
         if info is not None and stat.S_ISREG(info.st_mode):
             os.chmod(temporary, info.st_mode & 0o7777)
         else:
             os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, target)
-        if ours is None:
-            _write_sidecar(target, size, digest)
+        _write_sidecar(target, size, digest)
     except OSError as error:
         raise ElotError(f"cannot write {target}: {error.strerror or error}",
                         hint=f"check the path given to {option}") from None
@@ -166,8 +169,17 @@ def check_target(path: str | os.PathLike, *, ours: Recognizer | None = None, for
         raise ElotError(f"cannot write {target}: it is not a regular file (a device, pipe or socket)",
                         hint=f"give {option} a file name, or - for standard output")
     if not force and not _is_ours(target, ours):
+        notes = ()
+        if ours is not None:
+            head = read_head(target)
+            if head is not None and ours(head):
+                notes = (("it has elot's mark inside, but it was changed since elot wrote it (a mark inside a "
+                          "figure survives an edit; its bytes do not match those elot recorded in "
+                          f"{sidecar(target).name})") if _sidecar_record(target) is not None else
+                         (f"it has elot's mark inside but no record of its bytes ({sidecar(target).name}; "
+                          "an older elot wrote none), so an edit since cannot be told"),)
         raise ElotError(f"{target} exists and does not look like a file elot wrote; not replacing it",
-                        hint="choose another name, or add --force to replace it")
+                        notes=notes, hint="choose another name, or add --force to replace it")
     return target
 
 
@@ -298,7 +310,7 @@ def _is_ours(target: Path, ours: Recognizer | None) -> bool:
     if len(head) <= HEAD_BYTES and not head.strip():
         return True
     head = head[:HEAD_BYTES]
-    return _has_sidecar(target) if ours is None else ours(head)
+    return _has_sidecar(target) and (ours is None or ours(head))
 
 
 def sidecar(path: str | os.PathLike) -> Path:
@@ -344,13 +356,21 @@ def _write_sidecar(target: Path, size: int, digest) -> None:
             os.unlink(temporary)
 
 
-def _has_sidecar(target: Path) -> bool:
+def _sidecar_record(target: Path) -> dict | None:
+    """What the sidecar of ``target`` records (None: there is none, or it is not one)."""
     head = read_head(sidecar(target), 4096)
     try:
         mark = json.loads(head.decode("utf-8")) if head else None
-    except (ValueError, UnicodeDecodeError):
-        return False
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
     if not isinstance(mark, dict) or mark.get("kind") != _SIDECAR_KIND or mark.get("file") != target.name:
+        return None
+    return mark
+
+
+def _has_sidecar(target: Path) -> bool:
+    mark = _sidecar_record(target)
+    if mark is None:
         return False
     size = mark.get("size")
     try:

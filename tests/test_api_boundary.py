@@ -71,14 +71,55 @@ def test_the_calls_work(name, fn, args, kwargs, monkeypatch):
     _call(fn, args, kwargs)
 
 
+#: The values of :data:`BAD` that are good in that argument, and why: the call must
+#: accept them. Any other value of BAD must be refused with an ElotError.
+VALID = {
+    "check-signature-None": "None is the default signature (Doors, Keys & Gems)",
+    "lower-signature-None": "None is the default signature",
+    "evaluate-signature-None": "None is the default signature",
+    "compile_formula-signature-None": "None is the default signature",
+    "equivalent-signature-None": "None is the default signature",
+    "judge-signature-None": "None is the hypotheses' own signature",
+    "evaluate-thresholds-None": "None is the default thresholds",
+    "compile_formula-thresholds-None": "None is the default thresholds",
+    "equivalent-n_beliefs-1": "one sampled belief is a (weak) test, still a test",
+    "equivalent-seed-1": "any whole number >= 0 is a seed",
+    "State.of-arg0-[]": "no atoms: the empty state",
+    "State.of-arg0-{}": "no atoms (an empty iterable): the empty state",
+    "State.parse-arg0-'x'": "x is a ground atom of arity 0",
+    "declare-arg1-[]": "a domain may declare no predicates (types only)",
+    "declare-arg1-{}": "a domain may declare no predicates (types only)",
+    "Hypotheses.from_arrays-true_index-None": "None is its default: each row's true world is its own index",
+    "judge-arg1-None": "not a bad value here: _call puts the hypotheses in its place",
+}
+
+
+def _variant_ids() -> list[str]:
+    return [p.id for p in _variants()]
+
+
 @pytest.mark.parametrize("fn, args, kwargs", list(_variants()))
-def test_wrong_arguments_are_elot_errors(fn, args, kwargs, monkeypatch):
+def test_wrong_arguments_are_elot_errors(fn, args, kwargs, request, monkeypatch):
     monkeypatch.chdir(REPO)  # the examples are files of the checkout, not of the installed package
+    case = request.node.callspec.id
     try:
         _call(fn, args, kwargs)
     except ElotError as error:
         assert error.render()
-    # success is fine too (a bad value that still means something, such as "x" as a formula)
+        assert case not in VALID, f"{case} is valid ({VALID[case]}) but was refused: {error.render()}"
+    else:
+        assert case in VALID, f"{case}: a bad value was accepted (refuse it, or say in VALID why it is valid)"
+
+
+def test_every_valid_exception_names_a_case_tried():
+    assert set(VALID) <= set(_variant_ids())
+
+
+@pytest.mark.parametrize("value", [None, 1, 0, 1.5, math.nan, "yes", [], object(), np.bool_(True)], ids=repr)
+def test_check_refuses_a_bind_free_that_is_not_a_bool(value):
+    with pytest.raises(elot.ArgumentError, match="bind_free must be a bool"):
+        elot.check("exists(key(K), inside(K, box1))", bind_free=value)
+    assert elot.check("inside(K, box1)", bind_free=True).term != elot.check("inside(key1, box1)").term
 
 
 @pytest.mark.parametrize("value", [math.nan, -0.1, 1.5, math.inf, "0.3", None])

@@ -28,6 +28,11 @@ from elot.baseline.prompts import HIGH, LOW
 
 #: Why an answer gave no rating (the statuses of a :class:`Parsed` without a value).
 NO_NUMBER, AMBIGUOUS, OUT_OF_SCALE, REFUSED = "no number", "ambiguous", "out of scale", "refused"
+#: An answer whose fields are not what the endpoint's API sends (a content that is not
+#: text, token counts or log probabilities that are not numbers): no rating, never a guess.
+MALFORMED = "malformed answer"
+#: Every status an answer may have: ``ok`` (a rating) or a reason it has none.
+STATUSES = ("ok", NO_NUMBER, AMBIGUOUS, OUT_OF_SCALE, REFUSED, MALFORMED)
 
 _NUMBER = r"[-+]?\d+(?:\.\d+)?"
 _KEYED = re.compile(r"\brating\b[\"']?\s*(?:[:=]|\bis\b)\s*[\[\(\"']?\s*(" + _NUMBER + r")", re.IGNORECASE)
@@ -49,7 +54,8 @@ class Parsed:
         return self.rating is not None
 
 
-def _checked(value: float) -> Parsed:
+def checked(value: float) -> Parsed:
+    """``value`` as a rating: itself when it is a finite number on 1–7, else out of scale."""
     if not math.isfinite(value) or not LOW <= value <= HIGH:
         return Parsed(None, OUT_OF_SCALE)
     return Parsed(value)
@@ -74,10 +80,10 @@ def parse_rating(answer: str | None) -> Parsed:
                 except ValueError:
                     value = None
             if isinstance(value, (int, float)) and not isinstance(value, bool):
-                return _checked(float(value))
+                return checked(float(value))
     keyed = {float(m) for m in _KEYED.findall(answer)}
     if len(keyed) == 1:
-        return _checked(keyed.pop())
+        return checked(keyed.pop())
     if len(keyed) > 1:
         return Parsed(None, AMBIGUOUS)
     numbers = {float(m) for m in _NUMBERS.findall(_SCALE.sub(" ", answer))}
@@ -85,7 +91,7 @@ def parse_rating(answer: str | None) -> Parsed:
         return Parsed(None, REFUSED if _REFUSAL.search(answer) else NO_NUMBER)
     if len(numbers) > 1:
         return Parsed(None, AMBIGUOUS)
-    return _checked(numbers.pop())
+    return checked(numbers.pop())
 
 
 def expected_rating(logprobs: Mapping[str, float]) -> tuple[float | None, float]:
@@ -97,9 +103,12 @@ def expected_rating(logprobs: Mapping[str, float]) -> tuple[float | None, float]
     for token, logprob in logprobs.items():
         text = token.strip()
         if text.isdigit() and LOW <= int(text) <= HIGH and len(text) == 1:
-            mass[int(text)] = mass.get(int(text), 0.0) + math.exp(logprob)
+            try:
+                mass[int(text)] = mass.get(int(text), 0.0) + math.exp(logprob)
+            except (OverflowError, TypeError):      # not a log probability: no expectation
+                return None, 0.0
     total = math.fsum(mass.values())
-    if total <= 0:
+    if not total > 0 or not math.isfinite(total):     # NaN or infinite log probabilities give no expectation
         return None, 0.0
     return math.fsum(r * p for r, p in mass.items()) / total, total
 

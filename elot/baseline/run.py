@@ -7,7 +7,10 @@ host, answer mode), the prompt (its messages and image), the temperature, the re
 the seed. A rerun reads the journal first and asks only for what it lacks: a finished
 run costs nothing, a killed one resumes where it stopped. The journal is locked while a
 run writes to it; a line torn by a kill is dropped when the journal is opened again, and
-a file that is not a journal (a user's, given as ``--cache``) is refused, never cut.
+a file that is not a journal (a user's, given as ``--cache``) is refused, never cut. Every
+record is checked when read (:func:`record_problem`): one edited or damaged since (a
+rating off the scale, a field missing or of the wrong type, a line that is not JSON) is
+refused at its line, and the cache is left byte for byte as it was.
 
 **Table.** One row per prompt (a statement at a scenario's judgment point, in a prompt
 condition), in the columns of :mod:`elot.study.tables`: ``model`` is ``LABEL/CONDITION``
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import stat
 import time
@@ -31,8 +35,8 @@ from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
 from elot.baseline.endpoint import Answer
-from elot.baseline.parse import normalized
-from elot.baseline.prompts import BaselineError, Prompt
+from elot.baseline.parse import STATUSES, checked, normalized
+from elot.baseline.prompts import HIGH, LOW, BaselineError, Prompt
 from elot.numeric import fsum
 from elot.study.tables import ALL_COLUMNS, format_rows, header
 
@@ -94,11 +98,20 @@ class Journal:
         for number, line in enumerate(data[:end].splitlines(), 1):
             try:
                 record = json.loads(line)
-                self.answers[record["key"]] = record["answer"]
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, RecursionError):
+                record = None
+            if not isinstance(record, dict) or not isinstance(record.get("key"), str) or "answer" not in record:
                 self.__exit__()
                 raise CacheError(f"{self.path}:{number}: not an answer record; not using this file as the cache",
-                                 hint="give --cache a cache file an elot baseline run wrote, or a new name") from None
+                                 hint="give --cache a cache file an elot baseline run wrote, or a new name")
+            wrong = record_problem(record["answer"])
+            if wrong:
+                self.__exit__()
+                raise CacheError(f"{self.path}:{number}: this answer record {wrong}; not using the cache (it was "
+                                 "left as it is)",
+                                 hint="a cache holds what the model answered, as elot wrote it: delete this line "
+                                      "(its prompt is asked again), or give --cache a new file")
+            self.answers[record["key"]] = record["answer"]
         if end < len(data):
             # a line torn by a kill: drop it, so the next one starts clean; anything else
             # (a file of someone else's without a last newline) is not ours to cut
@@ -129,6 +142,40 @@ class Journal:
 
 #: How every record of the journal starts (a torn last line of another file does not).
 _RECORD_START = b'{"key": '
+
+
+def record_problem(answer) -> str:
+    """What is wrong with an answer record read from a cache (empty: nothing), so that a
+    record edited or damaged since elot wrote it is never read as a rating: it is an
+    object with a text, a status that is ``ok`` with a finite rating on 1–7 or a reason
+    without one, a mass that is empty or a finite number >= 0, and token counts that are
+    whole numbers >= 0."""
+    if not isinstance(answer, dict):
+        return "is not an object"
+    for name in ("text", "rating", "status"):
+        if name not in answer:
+            return f"has no {name!r}"
+    if not isinstance(answer["text"], str):
+        return "has a text that is not text"
+    status, rating = answer["status"], answer["rating"]
+    if status not in STATUSES:
+        return f"has an unknown status {status!r}"
+    if status == "ok":
+        if isinstance(rating, bool) or not isinstance(rating, (int, float)):
+            return f"says ok with a rating that is not a number ({rating!r})"
+        if not checked(float(rating)).ok:
+            return f"has a rating off the scale {LOW}-{HIGH} ({rating!r})"
+    elif rating is not None:
+        return f"has a rating ({rating!r}) with the status {status!r}, which gives none"
+    mass = answer.get("mass")
+    if mass is not None and (isinstance(mass, bool) or not isinstance(mass, (int, float))
+                             or not math.isfinite(mass) or mass < 0):
+        return f"has a token probability mass that is not a finite number >= 0 ({mass!r})"
+    for name in ("prompt_tokens", "completion_tokens"):
+        value = answer.get(name, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            return f"has {name} that is not a whole number >= 0 ({value!r})"
+    return ""
 
 
 def check_cache(path: str | Path, *, outputs: Sequence[str | Path] = (), inputs: Sequence[str | Path] = ()) -> Path:

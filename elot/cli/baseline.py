@@ -56,15 +56,15 @@ def register(subparsers) -> None:
                          help="ask the endpoint for token probabilities; the rating is the expected one over 1-7")
     backend.add_argument("--language-model", metavar="PATH",
                          help="the local GGUF model (default: $ELOT_MODEL; elot models fetches the built-in one)")
-    backend.add_argument("--timeout", type=_positive("timeout", float), default=None, metavar="S",
-                         help="seconds to wait for one answer (default: 120)")
-    backend.add_argument("--retries", type=_positive("retries", int), default=None, metavar="N",
+    backend.add_argument("--timeout", type=_positive("timeout", float, least=0.01, most=3600), default=None,
+                         metavar="S", help="seconds one whole answer may take, 0.01 to 3600 (default: 120)")
+    backend.add_argument("--retries", type=_positive("retries", int, most=100), default=None, metavar="N",
                          help="tries of one request on rate limits, server errors and timeouts before the "
                               "endpoint counts as down (default: 6, waiting 1, 2, 4, ... s between them)")
     backend.add_argument("--verbose", action="store_true", help="show llama.cpp's log")
     p.add_argument("--label", metavar="NAME", help="the model column's name before /CONDITION "
                    "(default: the model's name)")
-    p.add_argument("--repeats", type=_positive("repeats", int), default=1, metavar="N",
+    p.add_argument("--repeats", type=_positive("repeats", int, most=1000), default=1, metavar="N",
                    help="answers per prompt, averaged (endpoints; default: %(default)s)")
     p.add_argument("--temperature", type=_positive("temperature", float, zero=True), default=0.0, metavar="T", help="sampling temperature (default: 0)")
     options.add_seed_option(p, of="the endpoint's sampling (repeat r uses S + r)", default=0)
@@ -77,19 +77,25 @@ def register(subparsers) -> None:
     p.set_defaults(func=baseline_command)
 
 
-def _positive(name: str, kind: type, *, zero: bool = False):
-    """An argparse type: a positive (or, with ``zero``, non-negative) finite number."""
+def _positive(name: str, kind: type, *, zero: bool = False, least: float | None = None,
+              most: float | None = None):
+    """An argparse type: a positive (or, with ``zero``, non-negative) finite number, at
+    least ``least`` and at most ``most`` when given."""
     import argparse
     import math
 
     def parse(text: str):
         try:
             value = kind(text)
-        except ValueError:
+        except (ValueError, OverflowError):
             value = None
-        if value is None or not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+        if value is None or not math.isfinite(value) or value < 0 or (value == 0 and not zero) or \
+                (most is not None and value > most) or (least is not None and value < least):
             raise argparse.ArgumentTypeError(f"{name} must be a {'whole' if kind is int else 'finite'} number "
-                                             f"{'>= 0' if zero else '> 0'}, not {text!r}")
+                                             + (f"from {least:g} to {most:g}" if least is not None else
+                                                f"{'>= 0' if zero else '> 0'}" + (f" and at most {most:g}" if most
+                                                                                  else ""))
+                                             + f", not {text!r}")
         return value
 
     parse.__name__ = name

@@ -240,7 +240,7 @@ def fit_command(args) -> int:
     from elot.study.params import check_replace, read_params, write_params
 
     models = [check_variant(m) for m in _list(args.model, "--model")]
-    betas = parse_betas(args.beta) if args.beta else list(BETA_GRID)
+    betas = parse_betas(args.beta) if args.beta is not None else list(BETA_GRID)
     start = read_params(args.start).thresholds if args.start else None
     from elot.errors import ElotError
     from elot.btom.scoring import check_conventions

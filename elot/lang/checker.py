@@ -27,7 +27,7 @@ import functools
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Mapping
 
-from elot.errors import ElotTypeError, Span
+from elot.errors import ElotTypeError, Span, expect
 from elot.lang.parser import parse
 from elot.lang.signature import PLAYER, Signature
 from elot.lang.syntax import (
@@ -918,6 +918,8 @@ def check(term: Term | str, signature: Signature | None = None, *, bind_free: bo
     listing every error. With ``bind_free``, free variables are bound existentially at
     the top first (SPEC §4) instead of being errors.
     """
+    expect(bind_free, bool, "bind_free",
+           hint="True binds free variables existentially (--bind-free); False, the default, makes them errors")
     if isinstance(term, str):
         source = term
         term = parse(term)

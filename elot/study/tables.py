@@ -260,27 +260,52 @@ def _read_parquet(path: Path) -> tuple[list[dict], list[_Place]]:
     return rows, [_Place(str(path), None, n) for n in range(1, len(rows) + 1)]
 
 
+#: How far past 1 a probability read from a table may be (the last bits of a correctly
+#: rounded sum of weights that add to 1), before it is off its range. Below 0 there is no
+#: such slack: a sum of weights ≥ 0 is never negative.
+ROUNDING = 1e-12
+
+
+def _probability(n: float) -> bool:
+    return 0.0 <= n <= 1.0 + ROUNDING
+
+
 #: The numbers a row holds: each column's type, what it must be, and whether it may be
 #: empty (β and k of a language model, which has none; P, L and π of a row not scored).
+#: P, L and π are probabilities (SPEC: L is normalized to [0, 1]): a value off [0, 1], or
+#: one that is not finite, is a table edited or damaged since it was written, and is
+#: refused at its line rather than drawn or fitted. The columns only some tables have
+#: (particles' ``L_se`` and ``ess``, a baseline's ``llm_rating``) are checked when there.
 _NUMBERS = {"t": (int, lambda n: n >= 0, "a whole number ≥ 0", False),
             "k": (int, lambda n: n >= 1, "a whole number ≥ 1", True),
             "beta": (float, lambda n: math.isfinite(n) and n > 0, "a positive number", True),
-            **{c: (float, lambda n: True, "a number", True) for c in ("P", "L", "pi")}}
+            **{c: (float, _probability, "a probability (a number from 0 to 1)", True) for c in ("P", "L", "pi")}}
+_OPTIONAL_NUMBERS = {
+    "L_se": (float, lambda n: math.isfinite(n) and n >= 0, "a standard error (a finite number ≥ 0)", True),
+    "ess": (float, lambda n: math.isfinite(n) and n >= 0, "an effective sample size (a finite number ≥ 0)", True),
+    "llm_rating": (float, lambda n: 1.0 <= n <= 7.0, "a rating on the scale 1 to 7", True),
+}
 
 
 def _check_values(row: dict, place: _Place) -> None:
-    """A StudyError at ``place`` for a row whose numbers the report could not read."""
-    for column, (kind, good, need, optional) in _NUMBERS.items():
-        value = row[column].strip()
+    """A StudyError at ``place`` for a row whose numbers the report could not read, or
+    that are off their range."""
+    checks = list(_NUMBERS.items()) + [(c, check) for c, check in _OPTIONAL_NUMBERS.items() if c in row]
+    for column, (kind, good, need, optional) in checks:
+        value = (row[column] or "").strip()
         if optional and not value:
             continue
         try:
-            ok = good(kind(value))
-        except ValueError:
-            ok = False
-        if not ok:
+            number = kind(value)
+        except (ValueError, OverflowError):
+            # a probability's or a column's of only some tables: first whether it is a number at all
+            said = need if column in ("t", "k", "beta") else "a number"
+            raise place.error(f"{column} {value!r} is not {said}",
+                              hint="give the table elot batch or elot baseline wrote, unchanged") from None
+        if not good(number):
             raise place.error(f"{column} {value!r} is not {need}",
-                              hint="give the table elot batch or elot baseline wrote, unchanged")
+                              hint="give the table elot batch or elot baseline wrote, unchanged (a value off its "
+                                   "range was edited in or damaged since)")
     if not row["model"].strip():
         raise place.error("the model is blank", hint="give the table elot batch or elot baseline wrote, unchanged")
 
