@@ -35,6 +35,7 @@ _LAZY = {
     "read_domain": "elot.embedding",
     "Hypotheses": "elot.embedding",
     "BeliefModel": "elot.embedding",
+    "Desires": "elot.judging",
 }
 
 

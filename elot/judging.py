@@ -30,10 +30,10 @@ from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
 import numpy as np
 
-from elot.errors import ArgumentError, ElotError, ElotTypeError, Span, read_text
+from elot.errors import ArgumentError, ElotError, ElotTypeError, EvaluationError, Span, read_text
 from elot.lang.parser import looks_like_formula
 from elot.lang.printer import pretty
-from elot.lang.semantics import CompiledFormula, State, Thresholds, compile_formula
+from elot.lang.semantics import CompiledFormula, State, Thresholds, compile_formula, desire_scale
 from elot.lang.signature import Signature
 from elot.lang.syntax import Term
 from elot.lang.typesystem import NUMERIC
@@ -41,6 +41,49 @@ from elot.settings import CURRENT, MODES, Mode
 from elot.numeric import dot, dot_columns, fsum
 
 # -- the hypotheses ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Desires:
+    """What the observed agent wants, per hypothesis: one row of utilities per row of
+    :class:`Hypotheses`, one column per object the agent may want. Desire statements
+    (``wants``, ``prefers``, ``likes_best``, ...; docs/language.md) read them on the
+    desire scale, the utilities rescaled so that the table's lowest is 0 and its highest 1
+    (:func:`elot.lang.semantics.desire_scale`). A goal hypothesis (Doors, Keys & Gems) is a
+    row that is 1 on its goal and 0 elsewhere."""
+
+    objects: tuple[str, ...]   # ELoT constants the agent may want (gems, trucks), one column each
+    utilities: np.ndarray      # float, shape (n_hypotheses, len(objects)): each row's utility for each object
+
+    def __post_init__(self) -> None:
+        objects = self.objects
+        if isinstance(objects, str) or not all(isinstance(o, str) for o in objects):
+            raise ArgumentError(f"Desires.objects must be a tuple of object names, not {objects!r:.60}",
+                                hint='e.g. Desires(("korean", "lebanese", "mexican"), utilities)')
+        object.__setattr__(self, "objects", tuple(objects))
+        utilities = np.asarray(self.utilities, dtype=np.float64)
+        if utilities.ndim != 2 or utilities.shape[1] != len(self.objects):
+            raise ArgumentError(f"Desires.utilities must be an (N, {len(self.objects)}) array, one column per "
+                                f"object, got shape {utilities.shape}",
+                                hint="one row per hypothesis, one column per object in Desires.objects")
+        if not np.all(np.isfinite(utilities)):
+            raise ArgumentError("Desires.utilities holds a value that is not a finite number",
+                                hint="give every hypothesis a finite utility for every object")
+        if len(set(self.objects)) != len(self.objects):
+            raise ArgumentError(f"Desires.objects names an object twice: {', '.join(self.objects)}",
+                                hint="one column per object")
+        object.__setattr__(self, "utilities", utilities)
+
+    def __len__(self) -> int:
+        return len(self.utilities)
+
+    @staticmethod
+    def goals(objects: Sequence[str], goal_index: np.ndarray) -> "Desires":
+        """Goal hypotheses as desires: row n is 1 on ``objects[goal_index[n]]``, else 0."""
+        goal_index = np.asarray(goal_index, dtype=np.intp)
+        utilities = np.zeros((len(goal_index), len(objects)))
+        utilities[np.arange(len(goal_index)), goal_index] = 1.0
+        return Desires(tuple(objects), utilities)
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,6 +127,14 @@ class Hypotheses:
     #: most :data:`CHUNK_CELLS` cells, so scoring many rows over many worlds never holds
     #: their dense beliefs at once (particles; ``beliefs`` is then made when read).
     belief_rows: Callable[[int, int], np.ndarray] | None = field(default=None, repr=False)
+    #: What the observed agent wants in each row (:class:`Desires`, one utility row per
+    #: hypothesis), which statements about desires read; None: this source has none.
+    desires: Desires | None = None
+    #: The same hypotheses with one row per desire, made on demand, for sources whose rows
+    #: leave the desire out (exact BToM judges (true world, belief) pairs, each standing for
+    #: every goal): a statement about desires is judged on those rows (:func:`rows_for`),
+    #: the others on these. Called at most once (cache it); None: no such rows.
+    desire_rows: Callable[[], "Hypotheses"] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.weights)
@@ -100,12 +151,13 @@ class Hypotheses:
 
     def prior_mass(self) -> np.ndarray:
         """Each row's prior mass: :attr:`prior` when given, else an equal share of the
-        uniform prior over distinct hypotheses (rows with the same true world and the same
-        beliefs are copies of one hypothesis), so π is a prior probability, not a row count."""
+        uniform prior over distinct hypotheses (rows with the same true world, the same
+        beliefs and the same desires are copies of one hypothesis), so π is a prior probability, not a row count."""
         if self.prior is not None:
             return np.asarray(self.prior, dtype=np.float64)
         key = np.column_stack([np.asarray(self.true_index, dtype=np.float64)]
-                              + [np.asarray(b, dtype=np.float64) for b in self.beliefs.values()])
+                              + [np.asarray(b, dtype=np.float64) for b in self.beliefs.values()]
+                              + ([] if self.desires is None else [self.desires.utilities]))
         _, inverse, copies = np.unique(key, axis=0, return_inverse=True, return_counts=True)
         return 1.0 / copies[inverse.ravel()]
 
@@ -287,22 +339,55 @@ def scores_of(truth: np.ndarray, weights: np.ndarray, conventions: str = "elot",
 CHUNK_CELLS = 2**20
 
 
+def rows_for(compiled: CompiledFormula, hypotheses: Hypotheses) -> Hypotheses:
+    """The rows ``compiled`` is judged on: ``hypotheses``, or for a statement about desires
+    its rows with one desire each (:attr:`Hypotheses.desire_rows`). Hypotheses without
+    desires cannot judge such a statement: an :class:`~elot.errors.EvaluationError` with a
+    hint, before any work."""
+    if not compiled.needs_desires or hypotheses.desires is not None:
+        return hypotheses
+    if hypotheses.desire_rows is not None:
+        return hypotheses.desire_rows()
+    raise EvaluationError(
+        f"{pretty(compiled.term)} is about what the agent wants, but these hypotheses say nothing about its desires",
+        hint="judge it with a model that infers desires (elot run on a scenario; a belief model whose "
+             "Hypotheses carry desires=Desires(objects, utilities)), or ask about beliefs")
+
+
+def desire_table(hypotheses: Hypotheses) -> Desires | None:
+    """The rows' desires on the desire scale (:func:`~elot.lang.semantics.desire_scale`,
+    over the whole table), as the evaluator reads them; None without desires."""
+    desires = hypotheses.desires
+    if desires is None:
+        return None
+    if len(desires.utilities) != len(hypotheses.weights):
+        raise EvaluationError(f"the desires have {len(desires.utilities)} rows but there are "
+                              f"{len(hypotheses.weights)} hypotheses", hint="give one row of utilities per hypothesis")
+    return Desires(desires.objects, desire_scale(desires.utilities))
+
+
 def holds(compiled: CompiledFormula, hypotheses: Hypotheses) -> np.ndarray:
     """``⟦φ⟧_n`` for every hypothesis, (N,) bool. A row's truth value reads that row alone,
     so rows made on demand (:attr:`Hypotheses.belief_rows`) are evaluated a chunk at a time
-    with the same result."""
+    with the same result. A statement about desires is judged on :func:`rows_for`'s rows
+    (whose scores :func:`score_truth` then takes from the same rows)."""
+    hypotheses = rows_for(compiled, hypotheses)
+    desires = desire_table(hypotheses) if compiled.needs_desires else None
     if hypotheses.belief_rows is not None and not hypotheses.per_agent:
         n, worlds = len(hypotheses.true_index), hypotheses.worlds
         size = max(1, CHUNK_CELLS // max(1, len(worlds)))
         out = np.empty(n, dtype=bool)
         for lo in range(0, n, size):
             hi = min(n, lo + size)
-            out[lo:hi] = compiled.truth(worlds, hypotheses.belief_rows(lo, hi), hypotheses.true_index[lo:hi])
+            part = None if desires is None else Desires(desires.objects, desires.utilities[lo:hi])
+            out[lo:hi] = compiled.truth(worlds, hypotheses.belief_rows(lo, hi), hypotheses.true_index[lo:hi],
+                                        desires=part)
         return out
     if hypotheses.per_agent:
-        return compiled.truth(hypotheses.worlds, dict(hypotheses.beliefs) or None, hypotheses.true_index)
+        return compiled.truth(hypotheses.worlds, dict(hypotheses.beliefs) or None, hypotheses.true_index,
+                              desires=desires)
     (beliefs,) = hypotheses.beliefs.values()
-    return compiled.truth(hypotheses.worlds, beliefs, hypotheses.true_index)
+    return compiled.truth(hypotheses.worlds, beliefs, hypotheses.true_index, desires=desires)
 
 
 def truth(compiled: CompiledFormula, hypotheses: Hypotheses, source: str | None = None) -> np.ndarray:
@@ -316,7 +401,10 @@ def truth(compiled: CompiledFormula, hypotheses: Hypotheses, source: str | None 
 
 def score_truth(true_in: np.ndarray, hypotheses: Hypotheses, conventions: str = "elot") -> Score:
     """The :class:`Score` of a statement true in the rows ``true_in`` of ``hypotheses``
-    (with L's standard error when the rows are estimates)."""
+    (with L's standard error when the rows are estimates). ``true_in`` from the rows with
+    one desire each (a statement about desires, :func:`rows_for`) is scored on those."""
+    if len(true_in) != len(hypotheses.weights) and hypotheses.desire_rows is not None:
+        hypotheses = hypotheses.desire_rows()
     got = scores_of(np.asarray(true_in, dtype=np.float64), hypotheses.weights, conventions, prior=hypotheses.prior_mass(),
                     live=hypotheses.live if conventions == "paper" else None)
     if hypotheses.ess is None:
@@ -328,6 +416,7 @@ def score_truth(true_in: np.ndarray, hypotheses: Hypotheses, conventions: str = 
 
 def score(compiled: CompiledFormula, hypotheses: Hypotheses, conventions: str = "elot") -> Score:
     """Score a compiled statement against hypotheses (see the module)."""
+    hypotheses = rows_for(compiled, hypotheses)
     return score_truth(holds(compiled, hypotheses), hypotheses, conventions)
 
 
@@ -481,5 +570,5 @@ def score_statements(source: Judged, statements: Sequence[Statement], times: Seq
                         for scores in table]
 
 
-__all__ = ["Hypotheses", "Judged", "ModeError", "Score", "Statement", "check_mode", "holds", "compile_statement", "compile_statements", "likelihood_stderr", "normalized_likelihood",
+__all__ = ["Desires", "Hypotheses", "Judged", "desire_table", "rows_for", "ModeError", "Score", "Statement", "check_mode", "holds", "compile_statement", "compile_statements", "likelihood_stderr", "normalized_likelihood",
            "posterior_probability", "prior_probability", "resolve_statements", "score", "score_statements", "score_truth", "scores_of", "truth"]

@@ -376,6 +376,13 @@ class Session(ConfiguredBy):
         rows = self.hypotheses()
         return list(rows.worlds), dict(rows.beliefs) or None, rows.true_index, rows.weights
 
+    def _rows_for(self, compiled: CompiledFormula) -> tuple[list, Any, np.ndarray, np.ndarray, Any]:
+        """:meth:`rows` for ``compiled``, with the rows' desires: a statement about desires
+        is judged on rows with one desire each (:func:`elot.judging.rows_for`)."""
+        rows = judging.rows_for(compiled, self.hypotheses())
+        desires = judging.desire_table(rows) if compiled.needs_desires else None
+        return list(rows.worlds), dict(rows.beliefs) or None, rows.true_index, rows.weights, desires
+
     def is_number(self, text: str) -> bool:
         """Whether a formula is a numeric term (type Φ_F, e.g. ``prob_of(...)``)."""
         from elot.lang.typesystem import NUMERIC
@@ -386,8 +393,8 @@ class Session(ConfiguredBy):
         """A numeric term's value now, for every (true state, belief) pair, weighted by
         the posterior: its mean and its distribution (values rounded to 3 places)."""
         compiled = self.compile(text)
-        worlds, beliefs, true_index, weights = self.rows()
-        values = compiled.value(worlds, beliefs, true_index)
+        worlds, beliefs, true_index, weights, desires = self._rows_for(compiled)
+        values = compiled.value(worlds, beliefs, true_index, desires=desires)
         groups: dict[float, list] = {}
         for v, w in zip(np.round(values, 3), weights):
             entry = groups.setdefault(float(v), [0.0, 0])
@@ -404,9 +411,10 @@ class Session(ConfiguredBy):
         compiled = self.compile(text)
         row = self._score(text, compiled, self.t, self.mode)
         lowered = compiled.lowered
-        worlds, beliefs, true_index, weights = self.rows()
-        columns = prob_columns(lowered, self.signature, self.thresholds, worlds, beliefs, true_index)[:max_columns]
-        holds = compiled.truth(worlds, beliefs, true_index)
+        worlds, beliefs, true_index, weights, desires = self._rows_for(compiled)
+        columns = prob_columns(lowered, self.signature, self.thresholds, worlds, beliefs, true_index,
+                               desires)[:max_columns]
+        holds = compiled.truth(worlds, beliefs, true_index, desires=desires)
         groups: dict[tuple, list] = {}
         for n in range(len(weights)):
             key = (tuple(round(float(v[n]), 3) for _, v in columns), bool(holds[n]))

@@ -111,6 +111,20 @@ GOLDEN = [
      "Either the player knows that box 1 is empty or it is not the case that the player believes that box 1 is empty."),
     ("exists(box(B), believes(player, formula(empty(B))))",
      "For some box, the player believes that that box is empty."),
+    # desires (past the paper)
+    ("wants(player, gem1)", "The player wants gem 1."),
+    ("likes(player, gem2)", "The player likes gem 2."),
+    ("dislikes(player, gem3)", "The player dislikes gem 3."),
+    ("likes_best(player, gem1)", "The player likes gem 1 best."),
+    ("likes_least(player, gem2)", "The player likes gem 2 least."),
+    ("prefers(player, gem1, gem3)", "The player prefers gem 1 to gem 3."),
+    ("not(likes(player, gem2))", "The player does not like gem 2."),
+    ("and(wants(player, gem1), believes(player, formula(empty(box1))))",
+     "The player wants gem 1 and the player believes that box 1 is empty."),
+    (">=(prob_goal(player, gem1), threshold(wants))",
+     "The probability that gem 1 is the goal of the player is at least the threshold for wants."),
+    (">(utility_of(player, gem1), utility_of(player, gem2))",
+     "How much the player likes gem 1 is greater than how much the player likes gem 2."),
     # the lowered language, facts, and what has no words
     (">=(prob_of(player, empty(box3)), threshold(believes))",
      "The probability that box 3 is empty, for the player, is at least the threshold for believes."),
@@ -135,6 +149,8 @@ INITIAL = [
     ("believes(player, likely(not(exists(key(K), inside(K, box2)))))",
      "The player initially believed that there was probably no key in box 2."),
     ("empty(box1)", "Initially, box 1 was empty."),
+    ("likes_best(player, gem2)", "The player initially liked gem 2 best."),
+    ("not(prefers(player, gem2, gem1))", "The player did not initially prefer gem 2 to gem 1."),
 ]
 
 

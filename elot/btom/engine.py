@@ -11,7 +11,7 @@ Monte Carlo) both build on this module; neither imports the other's internals.
 from __future__ import annotations
 
 from collections.abc import Sequence as SequenceABC
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Callable, Sequence
 
 import numpy as np
@@ -21,7 +21,7 @@ from btom_ext.reference import AGENT, CLOSED, GEMS
 from elot.btom.hypotheses import Encoding
 from elot.btom.world import MOVES, Action, ImpossibleActionError, WorldState
 from elot.errors import ArgumentError, ExtensionMissingError, ScenarioError
-from elot.judging import Hypotheses
+from elot.judging import Desires, Hypotheses
 
 
 def load_backend(name: str):
@@ -288,6 +288,23 @@ class TimeError(ArgumentError, IndexError):
     """A time step outside 0..T (also an ``IndexError``, what it used to be)."""
 
 
+def goal_rows(result, t: int, at: int) -> Hypotheses:
+    """Desires for statements about what the agent wants (``wants(player, gem1)``): the
+    hypotheses of exact inference one per (goal, true state, belief), not one per (true
+    state, belief) pair as :meth:`Trajectory.judged` gives them, each with its goal as its
+    desire, 1 on that gem and 0 on the scenario's other gems (:class:`elot.judging.Desires`).
+    Made only when such a statement is scored."""
+    space = result.space
+    beliefs, true_index = result.pairs(at)
+    gems = tuple(dict.fromkeys(result.signature.objects_of("gem") + tuple(space.goals)))
+    column = np.array([gems.index(g) for g in space.goals], dtype=np.intp)
+    desires = Desires.goals(gems, column[space.index[0]])
+    return Hypotheses(result.signature, result.states(at), np.tile(true_index, space.n_goals),
+                      {result.signature.agent: np.tile(beliefs, (space.n_goals, 1))}, result.posterior(t),
+                      np.ones(space.size), np.isfinite(result.log_weights[t]).astype(float),
+                      per_agent=False, desires=desires)
+
+
 class Trajectory:
     """What every inference result answers the same way, exact or particles: the steps,
     the world of each initial state at every step (and as ELoT states), the signature.
@@ -367,7 +384,8 @@ class Trajectory:
         at = t if at is None else at
         beliefs, true_index, weights, prior, live, ess, draws = self._judged_rows(self._check(t), self._check(at))
         return Hypotheses(self.signature, self.states(at), true_index, {self.signature.agent: beliefs}, weights,
-                          prior, live, ess=ess, prior_draws=draws, per_agent=False)
+                          prior, live, ess=ess, prior_draws=draws, per_agent=False,
+                          desire_rows=cache(lambda: goal_rows(self, t, at)))
 
     @cached_property
     def signature(self):

@@ -52,6 +52,9 @@ def register(subparsers) -> None:
     p.add_argument("--belief", metavar="FILE_OR_TEXT",
                    help='the belief: "0.5: inside(key1, box1) | 0.5: inside(key1, box2)", or a file with one '
                         '"weight: atoms" per line, or a .json file [[weight, "atoms"], ...]')
+    p.add_argument("--desires", metavar="OBJECT=UTILITY,...",
+                   help="what the agent wants, for wants/likes/prefers/...: each object's utility on any "
+                        "scale, e.g. \"gem1=1, gem2=0\" (rescaled: the least 0, the most 1)")
     p.add_argument("--thresholds", default="", metavar="NAME=VALUE,...",
                    help="override thresholds, e.g. might=0.25,believes=0.8")
     p.set_defaults(func=_eval_command)
@@ -194,12 +197,30 @@ def _eval_command(args) -> int:
     # States and beliefs are typechecked against the signature the formulas use.
     state = State.parse(args.state, path="--state", signature=signature or Signature.default())
     belief = _belief(args.belief, signature or Signature.default()) if args.belief else None
+    desires = _desires(args.desires, signature or Signature.default()) if args.desires else None
 
     def compute(text: str, _line: int) -> str:
-        value = evaluate(text, state, belief, signature=signature, thresholds=thresholds, bind_free=args.bind_free)
+        value = evaluate(text, state, belief, signature=signature, thresholds=thresholds, bind_free=args.bind_free,
+                         desires=desires)
         return ("true" if value else "false") if isinstance(value, bool) else repr(value)
 
     return _run(args, compute)
+
+
+def _desires(spec: str, signature):
+    """``--desires gem1=1,gem2=0``: one row of utilities over objects of the signature."""
+    from elot.lang.semantics import DesireRow
+
+    try:
+        row = DesireRow.parse(spec)
+    except ElotError as error:
+        raise EvaluationError(f"--desires: {error.message}", hint=error.hint) from None
+    for name in row.objects:
+        if signature.resolve(name) not in signature.object_types:
+            guess = signature.suggest(name, signature.object_types)
+            raise EvaluationError(f"--desires: unknown object {name!r}",
+                                  hint=f"did you mean {guess!r}?" if guess else "name objects of the signature")
+    return row
 
 
 def _belief(spec: str, signature):

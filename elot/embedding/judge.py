@@ -178,9 +178,10 @@ def translation_note(error: TranslationError, signature: Signature, language_mod
     """Say why the offline translator fails on a domain without its vocabulary (when no
     ``language_model`` was given to translate with)."""
     if not signature.objects_of("box") and not language_model:
-        error.notes += ("the offline translator reads sentences about boxes, keys and colours, and this "
-                        "domain has no boxes: write the statement in ELoT, or set ELOT_MODEL to a local "
-                        "language model (docs/translation.md)",)
+        error.notes += ("this domain has no boxes, so the offline translator reads only what its signature "
+                        "names: its objects and predicates, the words it gives them (Signature.with_words) and "
+                        "what the agent wants or likes; write the statement in ELoT, or set ELOT_MODEL to a "
+                        "local language model (docs/translation.md)",)
     return error
 
 

@@ -55,13 +55,15 @@ class Hypotheses(judging.Hypotheses):
 
     @staticmethod
     def of(triples: Iterable[tuple[Any, Any, float]], signature: Signature, *,
-           labels: Sequence[str] | None = None) -> "Hypotheses":
+           labels: Sequence[str] | None = None, desires: judging.Desires | None = None) -> "Hypotheses":
         """Hypotheses from ``(world, belief, weight)`` triples.
 
         ``world`` is a :class:`State` or its text (``"inside(marble, basket)"``);
         ``belief`` a :class:`Belief` or its text (``"0.9: inside(marble, box) | 0.1: ..."``)
         for the observed agent, or a mapping ``{agent: belief}`` for several agents. States
         are typechecked against ``signature``; weights must be non-negative and sum to 1.
+        ``desires``: the observed agent's utilities, one row per triple (see
+        :meth:`from_arrays`).
         """
         rows = list(triples)
         if not rows:
@@ -98,8 +100,10 @@ class Hypotheses(judging.Hypotheses):
             beliefs[agent] = np.asfortranarray(array)
         weights_array = np.asarray(weights, dtype=np.float64)
         _check_sum(weights_array.sum(), "the hypotheses' weights")
+        if desires is not None:
+            _check_desires(desires, signature, len(rows))
         return Hypotheses(signature, tuple(worlds), np.asarray(true_index, dtype=np.intp), beliefs,
-                          weights_array, labels=tuple(labels) if labels else None)
+                          weights_array, labels=tuple(labels) if labels else None, desires=desires)
 
     @staticmethod
     def from_arrays(
@@ -113,12 +117,16 @@ class Hypotheses(judging.Hypotheses):
         live: np.ndarray | None = None,
         labels: Sequence[str] | None = None,
         multiplicity: np.ndarray | None = None,
+        desires: judging.Desires | None = None,
     ) -> "Hypotheses":
         """Hypotheses given as arrays (the vectorized path): ``worlds`` the S world states,
         ``beliefs`` an (N, S) array for the observed agent or ``{agent: (N, S) array}``,
         ``weights`` (N,), ``true_index`` (N,) indices into ``worlds`` (default: row n's
         world is ``worlds[n]``). Every array is checked: shapes, non-negative finite
-        values, rows and weights summing to 1; states against ``signature``."""
+        values, rows and weights summing to 1; states against ``signature``. ``desires``
+        (optional): what the observed agent wants in each row, a
+        :class:`~elot.judging.Desires` with one row of utilities per hypothesis over objects
+        of ``signature``, for statements such as ``likes_best(player, mexican)``."""
         expect(signature, Signature, "signature", hint="elot.declare(...), elot.read_domain(path) or Signature.default()")
         if isinstance(worlds, (str, bytes)) or not isinstance(worlds, Sequence):
             raise BeliefModelError(f"worlds must be a sequence of States, not {type(worlds).__name__}")
@@ -164,10 +172,12 @@ class Hypotheses(judging.Hypotheses):
         for extra, what in ((prior, "prior"), (live, "live")):
             if extra is not None and (np.shape(_floats(extra, what)) != (n,) or np.any(_floats(extra, what) < 0)):
                 raise BeliefModelError(f"{what} must be an (N,) array of non-negative counts")
+        if desires is not None:
+            _check_desires(desires, signature, n)
         return Hypotheses(signature, worlds, true_index.astype(np.intp), checked, weights,
                           None if prior is None else np.asarray(prior, dtype=np.float64),
                           None if live is None else np.asarray(live, dtype=np.float64),
-                          tuple(labels) if labels is not None else None)
+                          tuple(labels) if labels is not None else None, desires=desires)
 
     def average_belief(self, agent: str | None = None) -> np.ndarray:
         """``agent``'s belief over the worlds, averaged over hypotheses by posterior, (S,)."""
@@ -181,6 +191,22 @@ def average_belief(hypotheses: judging.Hypotheses, agent: str | None = None) -> 
     if agent not in hypotheses.beliefs:
         raise BeliefModelError(f"no belief of {agent} is given", hint="agents with beliefs: " + ", ".join(hypotheses.beliefs))
     return dot_columns(hypotheses.weights, hypotheses.beliefs[agent])
+
+
+def _check_desires(desires, signature: Signature, n: int) -> None:
+    """A :class:`~elot.judging.Desires` with one row per hypothesis, over known objects."""
+    if not isinstance(desires, judging.Desires):
+        raise BeliefModelError(f"desires must be an elot.judging.Desires, not {type(desires).__name__}",
+                               hint="Desires(objects=(\"korean\", \"mexican\"), utilities=(N, 2) array)")
+    if len(desires.utilities) != n:
+        raise BeliefModelError(f"the desires have {len(desires.utilities)} rows but there are {n} hypotheses",
+                               hint="give one row of utilities per hypothesis")
+    for name in desires.objects:
+        if signature.resolve(name) not in signature.object_types:
+            guess = signature.suggest(name, signature.object_types)
+            raise BeliefModelError(f"the desires name {name!r}, which is not an object of the signature",
+                                   hint=f"did you mean {guess!r}?" if guess else
+                                   "known objects: " + ", ".join(sorted(signature.object_types)))
 
 
 def _state(world, signature: Signature, where: str) -> State:

@@ -1,5 +1,5 @@
-"""What a lowered formula is made of: its ground ``prob_of`` terms and the thresholds it
-compares them with (the REPL's ``:explain`` shows these per hypothesis).
+"""What a lowered formula is made of: its ground ``prob_of`` terms (and ``utility_of``,
+``prob_goal`` for desires) and the thresholds it compares them with (the REPL's ``:explain`` shows these per hypothesis).
 
 Pure functions of a lowered term and a signature; nothing here knows about scenarios or
 inference. :func:`prob_columns` evaluates each term over rows of hypotheses given as
@@ -12,24 +12,30 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from elot.lang.checker import infer_bindings
+from elot.lang.checker import DESIRE_PRIMITIVES, infer_bindings
 from elot.lang.printer import pretty
 from elot.lang.semantics import Thresholds, compile_formula
 from elot.lang.signature import Signature
 from elot.lang.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
 
 
+#: The numbers of a lowered formula read from a hypothesis: its probabilities, and what
+#: the agent wants (``utility_of``, ``prob_goal``).
+HYPOTHESIS_NUMBERS = ("prob_of",) + DESIRE_PRIMITIVES
+
+
 def prob_terms(lowered: Term, signature: Signature) -> list[Term]:
-    """The ``prob_of`` terms of a lowered formula, ground: a term under quantifiers is
-    instantiated with every object its bound variables can take (by their inferred
-    domain types), so each is one number per hypothesis."""
+    """The ``prob_of`` terms of a lowered formula (and its ``utility_of`` and ``prob_goal``
+    terms), ground: a term under quantifiers is instantiated with every object its bound
+    variables can take (by their inferred domain types), so each is one number per
+    hypothesis."""
     found: list[Term] = []
 
     def walk(node: Term, domains: dict[str, str | None]) -> None:
         if not isinstance(node, Call):
             return
         bound = frozenset(domains)
-        if node.name == "prob_of":
+        if node.name in HYPOTHESIS_NUMBERS:
             # The outer variables φ mentions, including those an inner condition tests
             # (SPEC §2: a condition does not rebind an outer variable).
             variables = sorted(free_variables(node, bound))
@@ -65,10 +71,12 @@ def bindings(variables: Sequence[str], domains: dict[str, str | None],
 
 
 def prob_columns(lowered: Term, signature: Signature, thresholds: Thresholds, worlds, beliefs,
-                 true_index) -> list[tuple[str, np.ndarray]]:
+                 true_index, desires=None) -> list[tuple[str, np.ndarray]]:
     """``(printed term, its value per row)`` for each of :func:`prob_terms`, the
-    informative columns first (those whose value varies most across the rows)."""
-    columns = [(pretty(term), compile_formula(term, signature, thresholds).value(worlds, beliefs, true_index))
+    informative columns first (those whose value varies most across the rows);
+    ``desires``: the rows' desires on the desire scale, for ``utility_of``/``prob_goal``."""
+    columns = [(pretty(term), compile_formula(term, signature, thresholds).value(worlds, beliefs, true_index,
+                                                                                 desires=desires))
                for term in prob_terms(lowered, signature)]
     columns.sort(key=lambda c: -float(np.ptp(c[1])))
     return columns

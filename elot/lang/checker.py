@@ -1,4 +1,5 @@
-"""The ELoT typechecker (SPEC §2–3).
+"""The ELoT typechecker (SPEC §2–3, and the desire operators past the paper:
+``wants(A, o)``, ``prefers(A, o1, o2)``, ... take an agent and objects, docs/language.md).
 
 ``check(term, signature)`` infers the type of a term and collects *every* type error,
 one per offending node, each with its span, a message in ELoT's terms and a hint. An
@@ -63,7 +64,7 @@ ADJECTIVES = {"likely": "unlikely", "unlikely": "likely"}
 #: Names that ``threshold(...)`` accepts (SPEC §3's table of Θ).
 THRESHOLD_NAMES = (
     "believes", "certain", "uncertain", "likely", "unlikely", "could", "can",
-    "might", "may", "should", "must", "hopes",
+    "might", "may", "should", "must", "hopes", "wants", "likes", "dislikes",
 )
 #: Belief-like operators taking an agent and a ``formula(φ)`` or a modal.
 ATTITUDES = ("believes", "certain", "hopes")
@@ -71,6 +72,11 @@ ATTITUDES = ("believes", "certain", "hopes")
 KNOWLEDGE = ("knows_that", "knows_if", "not_knows_that", "not_knows_if")
 #: Operators ``op(A, C, φ)`` with a condition.
 ABOUT = ("knows_about", "not_knows_about", "certain_about", "uncertain_about")
+#: Desire operators ``op(A, o)`` (past the paper): what the agent wants, likes, likes best.
+DESIRES = ("wants", "likes", "dislikes", "likes_best", "likes_least")
+#: Numbers of the lowered language read from the agent's desires: ``utility_of(A, o)`` and
+#: ``prob_goal(A, o)``.
+DESIRE_PRIMITIVES = ("utility_of", "prob_goal")
 #: Comparison operators of the lowered language.
 COMPARISONS = (">=", ">", "<", "<=", "==")
 CONNECTIVES = ("and", "or", "not", "imply")
@@ -79,9 +85,11 @@ CONNECTIVES = ("and", "or", "not", "imply")
 EPISTEMIC_OPERATORS = frozenset(
     ATTITUDES + KNOWLEDGE + ABOUT + MODALS
     + ("uncertain_if", "more", "less", "equal", "most", "least", "formula")
+    + DESIRES + ("prefers",)
 )
 #: The operators of the lowered fragment (besides predicates and connectives).
-LOWERED_OPERATORS = frozenset(COMPARISONS + ("-", "prob_of", "threshold", "maximum", "minimum"))
+LOWERED_OPERATORS = frozenset(COMPARISONS + ("-", "prob_of", "threshold", "maximum", "minimum")
+                              + DESIRE_PRIMITIVES)
 OPERATORS = EPISTEMIC_OPERATORS | LOWERED_OPERATORS | frozenset(CONNECTIVES) | QUANTIFIERS
 
 # The binding operators and the position of their condition (CONDITION_POSITION) are
@@ -101,6 +109,9 @@ USAGE = {
     "equal": "equal(P, φ, ψ) or equal(P, φ, ψ, χ)",
     "most": "most(P, φ) or most(P, o, X, C, φ)",
     "least": "least(P, φ) or least(P, o, X, C, φ)",
+    **{op: f"{op}(A, o), e.g. {op}(player, gem1)" for op in DESIRES},
+    "prefers": "prefers(A, o1, o2), e.g. prefers(player, gem1, gem2)",
+    **{op: f"{op}(A, o), e.g. {op}(player, gem1)" for op in DESIRE_PRIMITIVES},
     "formula": "formula(φ) with one base formula φ",
     "and": "and(φ1, φ2, ...) with two or more formulas",
     "or": "or(φ1, φ2, ...) with two or more formulas",
@@ -408,6 +419,23 @@ class _Checker:
         self.error(node, f"{where} must be an agent (A), but {self.show(node)} is {describe(t)}",
                    f"the observed agent is called {PLAYER}")
         return False
+
+    def desired(self, node: Term, env: Env, op: str, where: str) -> Obj | None:
+        """Check that ``node`` is an object (``O[d]``), the thing a desire is about."""
+        t = self.const(node) if isinstance(node, Const) else self.infer(node, env)
+        if t is None:
+            return None
+        if isinstance(t, Obj):
+            return t
+        example = next(iter(self.sig.objects_of("gem") or self.sig.objects_of("object")), "o")
+        if t in (BASE, EPISTEMIC, PROP):
+            hint = f"a desire is about an object, not a state of affairs: write {op}(player, {example})"
+        elif t == MODAL:
+            hint = "modals are believed, not wanted: write believes(player, ...) for beliefs"
+        else:
+            hint = f"write {USAGE[op]}"
+        self.error(node, f"{where} must be an object (O), but {self.show(node)} is {describe(t)}", hint)
+        return None
 
     def adjective(self, node: Term, where: str) -> bool:
         if isinstance(node, Const) and node.name in ADJECTIVES:
@@ -733,7 +761,47 @@ class _Checker:
         return MODAL if p and f else None
 
 
+    # -- desires (past the paper) -------------------------------------------------------
+
+    def desire(self, node: Call, env: Env) -> Type | None:
+        """``Γ ⊢ A : A, Γ ⊢ o : O[d] ⟹ Γ ⊢ wants(A, o) : E`` (and ``likes``, ``dislikes``,
+        ``likes_best``, ``likes_least``)."""
+        if not self.arity(node, [2]):
+            return None
+        a = self.agent(node.args[0], env, f"the first argument of {node.name}")
+        o = self.desired(node.args[1], env, node.name, f"the second argument of {node.name}")
+        return EPISTEMIC if a and o else None
+
+    def prefers(self, node: Call, env: Env) -> Type | None:
+        """``Γ ⊢ A : A, Γ ⊢ o1 : O[d], Γ ⊢ o2 : O[e], d ∩ e ≠ ∅ ⟹ Γ ⊢ prefers(A, o1, o2) : E``."""
+        if not self.arity(node, [3]):
+            return None
+        a = self.agent(node.args[0], env, "the first argument of prefers")
+        o1 = self.desired(node.args[1], env, "prefers", "the second argument of prefers")
+        o2 = self.desired(node.args[2], env, "prefers", "the third argument of prefers")
+        if not (a and o1 and o2):
+            return None
+        if self.sig.meet(o1.domain, o2.domain) is None:
+            self.error(node, f"prefers compares two things of one kind, but {self.show(node.args[1])} is "
+                       f"{describe(o1)} and {self.show(node.args[2])} is {describe(o2)}",
+                       f"compare two objects of the same type, e.g. prefers(player, {self.show(node.args[1])}, "
+                       f"{next((x for x in self.sig.objects_of(o1.domain) if x != self.show(node.args[1])), 'o2')})")
+            return None
+        return EPISTEMIC
+
+    def desire_value(self, node: Call, env: Env) -> Type | None:
+        """``Γ ⊢ A : A, Γ ⊢ o : O[d] ⟹ Γ ⊢ utility_of(A, o) : Φ_F`` (and ``prob_goal``)."""
+        if not self.arity(node, [2]):
+            return None
+        a = self.agent(node.args[0], env, f"the first argument of {node.name}")
+        o = self.desired(node.args[1], env, node.name, f"the second argument of {node.name}")
+        return NUMERIC if a and o else None
+
+
 _RULES = {
+    **{op: _Checker.desire for op in DESIRES},
+    "prefers": _Checker.prefers,
+    **{op: _Checker.desire_value for op in DESIRE_PRIMITIVES},
     **{op: _Checker.attitude for op in ATTITUDES},
     **{op: _Checker.knowledge for op in KNOWLEDGE},
     **{op: _Checker.about for op in ABOUT},
@@ -868,5 +936,5 @@ def check(term: Term | str, signature: Signature | None = None, *, bind_free: bo
 __all__ = [
     "Checked", "check", "check_atoms", "bind_free_variables", "infer_bindings",
     "EPISTEMIC_OPERATORS", "LOWERED_OPERATORS", "OPERATORS", "MODALS", "ADJECTIVES",
-    "THRESHOLD_NAMES",
+    "THRESHOLD_NAMES", "DESIRES", "DESIRE_PRIMITIVES",
 ]

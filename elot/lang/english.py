@@ -57,7 +57,14 @@ ATTITUDES = {
     "knows": ("knows", "initially knew"),
     "not_knows": ("does not know", "did not initially know"),
     "unsure": ("is unsure", "was initially unsure"),
+    "wants": ("wants", "initially wanted"),
+    "likes": ("likes", "initially liked"),
+    "dislikes": ("dislikes", "initially disliked"),
+    "prefers": ("prefers", "initially preferred"),
 }
+#: Desire operators ``op(A, o)``: the attitude and what follows the object.
+DESIRES = {"wants": ("wants", ""), "likes": ("likes", ""), "dislikes": ("dislikes", ""),
+           "likes_best": ("likes", "best"), "likes_least": ("likes", "least")}
 POSSIBILITY = frozenset({"might", "may", "could", "can"})
 COMPARISONS = {">=": "is at least", ">": "is greater than", "<": "is less than", "<=": "is at most",
                "==": "equals"}
@@ -76,6 +83,9 @@ class _Unsayable(Exception):
 def constant(name: str, signature: Signature | None = None) -> str:
     """How an object is named: ``box2`` → "box 2", ``player`` → "the player"."""
     signature = Signature.given(signature)
+    given = signature.phrases(signature.resolve(name))
+    if given:   # the domain's own words (Signature.with_words): "the Mexican truck"
+        return given[0]
     if name == PLAYER or name == signature.agent or signature.object_types.get(name) == "agent":
         return "the player" if name in (PLAYER, signature.agent) else f"the {name.replace('_', ' ')}"
     match = re.fullmatch(r"([a-z]+)_?(\d+)", name)
@@ -231,6 +241,18 @@ class _Verbalizer:
             raise _Unsayable
         name, args = term.name, term.args
         np = lambda t: self.np(t, env)  # noqa: E731
+        if name == "not" and len(args) == 1 and isinstance(args[0], Call) \
+                and (args[0].name in DESIRES and len(args[0].args) == 2 or args[0].name == "prefers" and len(args[0].args) == 3):
+            # "the student does not like the Korean truck"
+            inner = args[0]
+            self.attitudes += 1
+            verb = {"wants": "want", "likes": "like", "dislikes": "dislike", "likes_best": "like",
+                    "likes_least": "like", "prefers": "prefer"}[inner.name]
+            said = _join(self.np(inner.args[0], env), "did not initially" if self.past else "does not", verb,
+                         self.np(inner.args[1], env))
+            if inner.name == "prefers":
+                return f"{said} to {self.np(inner.args[2], env)}"
+            return _join(said, DESIRES[inner.name][1])
         if name == "not" and len(args) == 1:
             inner = self.safely(args[0], env, self.base)
             if isinstance(inner, Clause):
@@ -255,6 +277,13 @@ class _Verbalizer:
         if name in self.signature.domains and len(args) == 1:
             return Clause(np(args[0]), "be", _article(NOUNS.get(name, name)), self.past)
         if name in self.signature.predicate_types and len(args) == len(self.signature.predicate_types[name]):
+            if args and all(isinstance(a, Const) for a in args[1:]):
+                # the domain's words for the atom about its first argument ("behind the building")
+                phrases = self.signature.phrases(f"{name}({', '.join(['_'] + [a.name for a in args[1:]])})")
+                if phrases:
+                    return Clause(np(args[0]), "be", phrases[0], self.past)
+            if len(args) == 1:
+                return Clause(np(args[0]), "be", name.replace("_", " "), self.past)
             return f"{name} holds of {_list([np(a) for a in args], 'and')}"
         return self.epistemic(term, env)
 
@@ -447,6 +476,11 @@ class _Verbalizer:
             if name == "believes" and all(isinstance(a, Call) and a.name in POSSIBILITY for a in args[1:]):
                 word = "thinks"
             return f"{self.attitude(word, args[0], env)} {_list(['that ' + p for p in parts], 'and')}"
+        if name in DESIRES and n == 2:
+            word, after = DESIRES[name]
+            return _join(self.attitude(word, args[0], env), self.np(args[1], env), after)
+        if name == "prefers" and n == 3:
+            return f"{self.attitude('prefers', args[0], env)} {self.np(args[1], env)} to {self.np(args[2], env)}"
         if name in ("knows_that", "not_knows_that") and n == 2:
             who = self.attitude("knows" if name == "knows_that" else "not_knows", args[0], env)
             return f"{who} that {self.content(args[1], env)}"
@@ -598,6 +632,10 @@ class _Verbalizer:
         name, args = term.name, term.args
         if name == "prob_of" and len(args) == 2:
             return f"the probability that {_text(self.safely(args[1], env, self.base))}, for {self.np(args[0], env)},"
+        if name == "utility_of" and len(args) == 2:
+            return f"how much {self.np(args[0], env)} likes {self.np(args[1], env)}"
+        if name == "prob_goal" and len(args) == 2:
+            return f"the probability that {self.np(args[1], env)} is the goal of {self.np(args[0], env)}"
         if name == "threshold" and len(args) == 1:
             return f"the threshold for {pretty(args[0])}"
         if name == "-" and len(args) == 1:

@@ -2,7 +2,8 @@
 
 :func:`equivalent` compares ``⟦f⟧`` and ``⟦g⟧`` on every state of a signature (every
 placement of up to two hidden keys in its boxes) crossed with a sample of beliefs over
-those states, using the vectorized evaluator. It is a test, not a proof: equal on the
+those states (and, for formulas about desires, a desire row sampled with each belief),
+using the vectorized evaluator. It is a test, not a proof: equal on the
 sample means equal on every state and on the sampled beliefs, which include point
 masses, few-particle beliefs with ε weights and threshold-sized probabilities.
 """
@@ -76,13 +77,48 @@ def random_beliefs(states: list[State], n: int, rng: np.random.Generator) -> np.
 
 
 @dataclass(frozen=True)
+class DesireTable:
+    """Desire rows for :meth:`~elot.lang.semantics.CompiledFormula.truth_grid`: ``objects``
+    and ``utilities (B, K)`` on the desire scale."""
+
+    objects: tuple[str, ...]
+    utilities: np.ndarray
+
+
+def desire_objects(signature: Signature) -> tuple[str, ...]:
+    """The objects sampled desires are about: every object that is not an agent."""
+    return tuple(name for name, kind in signature.objects if not signature.is_subdomain(kind, "agent"))
+
+
+def random_desires(objects: tuple[str, ...], n: int, rng: np.random.Generator) -> DesireTable:
+    """``n`` desire rows over ``objects`` on the desire scale, a mix that exercises ties
+    and thresholds: a single goal (1 on one object, 0 elsewhere), utilities on a coarse
+    grid (ties between objects; values at the thresholds 0.25 and 0.5), uniform random
+    utilities, and an indifferent agent (every utility 0.5)."""
+    out = np.zeros((n, len(objects)))
+    for i in range(n):
+        kind = i % 4
+        if i == n - 1 or not objects:
+            out[i] = 0.5
+        elif kind == 0:
+            out[i, rng.integers(len(objects))] = 1.0
+        elif kind == 1:
+            out[i] = rng.integers(0, 5, size=len(objects)) / 4
+        else:
+            out[i] = rng.random(len(objects))
+    return DesireTable(objects, out)
+
+
+@dataclass(frozen=True)
 class Counterexample:
-    """A state and a belief on which the two formulas differ, with their two values."""
+    """A state and a belief (and, for formulas about desires, the agent's utilities on the
+    desire scale) on which the two formulas differ, with their two values."""
 
     state: State
     belief: Belief
     f_value: bool | float
     g_value: bool | float
+    desires: tuple[tuple[str, float], ...] | None = None
 
     def __str__(self) -> str:
         shown = [(s, w) for s, w in self.belief.support if w > 1e-300]
@@ -90,7 +126,8 @@ class Counterexample:
         rest = len(self.belief.support) - len(shown)
         if rest:
             belief += f"  (+ {rest} states at ε)"
-        return f"state: {self.state}\nbelief: {belief}\nfirst: {self.f_value}, second: {self.g_value}"
+        wants = "" if self.desires is None else "\ndesires: " + ", ".join(f"{o}={u:.6g}" for o, u in self.desires)
+        return f"state: {self.state}\nbelief: {belief}{wants}\nfirst: {self.f_value}, second: {self.g_value}"
 
 
 def equivalent(
@@ -114,18 +151,24 @@ def equivalent(
     if (cf.type == NUMERIC) != (cg.type == NUMERIC):
         raise EvaluationError("cannot compare a number with a formula")
     worlds = states if states is not None else states_for(sig)
-    beliefs = random_beliefs(worlds, n_beliefs, np.random.default_rng(seed))
+    rng = np.random.default_rng(seed)
+    beliefs = random_beliefs(worlds, n_beliefs, rng)
+    # Formulas about desires: each sampled belief row comes with a sampled desire row.
+    desires = random_desires(desire_objects(sig), n_beliefs, rng) \
+        if cf.needs_desires or cg.needs_desires else None
     if cf.type == NUMERIC:
-        a, b = cf.value_grid(worlds, beliefs), cg.value_grid(worlds, beliefs)
+        a, b = cf.value_grid(worlds, beliefs, desires=desires), cg.value_grid(worlds, beliefs, desires=desires)
     else:
-        a, b = cf.truth_grid(worlds, beliefs), cg.truth_grid(worlds, beliefs)
+        a, b = cf.truth_grid(worlds, beliefs, desires=desires), cg.truth_grid(worlds, beliefs, desires=desires)
     differ = np.argwhere(a != b)
     if not len(differ):
         return True, None
     i, j = differ[0]
     belief = Belief(tuple((worlds[k], float(beliefs[i, k])) for k in np.flatnonzero(beliefs[i])))
     cast = float if cf.type == NUMERIC else bool
-    return False, Counterexample(worlds[j], belief, cast(a[i, j]), cast(b[i, j]))
+    wants = None if desires is None else tuple(zip(desires.objects, map(float, desires.utilities[i])))
+    return False, Counterexample(worlds[j], belief, cast(a[i, j]), cast(b[i, j]), wants)
 
 
-__all__ = ["states_for", "random_beliefs", "equivalent", "Counterexample", "EPSILON"]
+__all__ = ["states_for", "random_beliefs", "random_desires", "desire_objects", "equivalent", "Counterexample",
+           "DesireTable", "EPSILON"]

@@ -6,6 +6,10 @@ equation (shown by ``lower(..., explain=True)``). ``Bel(A, φ)`` abbreviates
 agent ``A``; ``deg(likely, A, φ) = prob_of(A, φ)`` and
 ``deg(unlikely, A, φ) = -(prob_of(A, φ))``.
 
+The desire operators (``wants``, ``likes``, ``dislikes``, ``prefers``, ``likes_best``,
+``likes_least``; past the paper, docs/language.md) lower the same way, to comparisons of
+``utility_of(A, o)`` and ``prob_goal(A, o)`` with thresholds.
+
 Lowering is total on well-typed formulas; its output contains no epistemic operator
 and typechecks again. Every generated node carries the span of the source node it came
 from, so errors and explanations about the lowered form point back into the original.
@@ -15,10 +19,10 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from elot.lang.checker import ADJECTIVES, EPISTEMIC_OPERATORS, MODALS, check
+from elot.lang.checker import ADJECTIVES, EPISTEMIC_OPERATORS, MODALS, check, infer_bindings
 from elot.errors import Span
 from elot.lang.signature import Signature
-from elot.lang.syntax import QUANTIFIERS, Call, Const, Term, Var, binding, fresh, substitute, variables
+from elot.lang.syntax import QUANTIFIERS, Call, Const, Term, Var, binding, fresh, subterms, substitute, variables
 
 
 class Step(NamedTuple):
@@ -33,12 +37,15 @@ class Step(NamedTuple):
 class _Lowerer:
     """One lowering run; records the rules that fire when asked to explain."""
 
-    def __init__(self, explain: bool) -> None:
+    def __init__(self, explain: bool, signature: Signature | None = None) -> None:
         self.explain = explain
+        self.signature = Signature.given(signature)
         self.steps: list[Step] = []
         # The variables bound around the node being lowered: a condition binds only the
         # variables not already bound (SPEC §2), which most/least's rewrite must respect.
         self.bound: frozenset[str] = frozenset()
+        # Their domain types (likes_best ranges over the objects of its object's type).
+        self.types: dict[str, str | None] = {}
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -89,12 +96,14 @@ class _Lowerer:
             return rule(self, node)
         if node.name in QUANTIFIERS:
             cond, body = node.args
-            outer = self.bound
+            outer, outer_types = self.bound, self.types
             self.bound = binding(node, outer).inner
+            if any(isinstance(n, Call) and n.name in ("likes_best", "likes_least") for n in subterms(body)):
+                self.types = {**outer_types, **infer_bindings(cond, [body], self.signature, outer)}
             try:
                 return Call(name=node.name, args=(cond, self.lower(body)), span=node.span)
             finally:
-                self.bound = outer
+                self.bound, self.types = outer, outer_types
         if is_lowered(node):
             return node
         return Call(name=node.name, args=tuple(self.lower(a) for a in node.args), span=node.span)
@@ -316,7 +325,64 @@ class _Lowerer:
         return self.most_strong(self.at(modal)("most", antonym, phi), agent)
 
 
+    # -- desires (past the paper) ------------------------------------------------------
+
+    def desire_value(self, node: Call, name: str, obj: Term) -> Call:
+        """``utility_of(A, o)`` or ``prob_goal(A, o)`` with ``node``'s span."""
+        return self.at(node)(name, node.args[0], obj)
+
+    def wants(self, node: Call) -> Term:
+        """wants(A, o) ⟶ >=(prob_goal(A, o), threshold(wants))"""
+        self.note(node, _Lowerer.wants)
+        return self.at(node)(">=", self.desire_value(node, "prob_goal", node.args[1]), self.threshold(node, "wants"))
+
+    def likes(self, node: Call) -> Term:
+        """likes(A, o) ⟶ >=(utility_of(A, o), threshold(likes))"""
+        self.note(node, _Lowerer.likes)
+        return self.at(node)(">=", self.desire_value(node, "utility_of", node.args[1]), self.threshold(node, "likes"))
+
+    def dislikes(self, node: Call) -> Term:
+        """dislikes(A, o) ⟶ <=(utility_of(A, o), threshold(dislikes))"""
+        self.note(node, _Lowerer.dislikes)
+        return self.at(node)("<=", self.desire_value(node, "utility_of", node.args[1]),
+                             self.threshold(node, "dislikes"))
+
+    def prefers(self, node: Call) -> Term:
+        """prefers(A, o1, o2) ⟶ >(utility_of(A, o1), utility_of(A, o2))"""
+        self.note(node, _Lowerer.prefers)
+        _, first, second = node.args
+        return self.at(node)(">", self.desire_value(node, "utility_of", first),
+                             self.desire_value(node, "utility_of", second))
+
+    def extreme_desire(self, node: Call, op: str, extremum: str) -> Term:
+        make = self.at(node)
+        obj = node.args[1]
+        if isinstance(obj, Var):
+            domain = self.types.get(obj.name) or "object"
+        else:
+            domain = self.signature.object_types.get(obj.name, "object")
+        x = Var(name=fresh("X", self.bound | variables(node)), span=node.span)
+        return make(op, self.desire_value(node, "utility_of", obj),
+                    make(extremum, make(domain, x), self.desire_value(node, "utility_of", x)))
+
+    def likes_best(self, node: Call) -> Term:
+        """likes_best(A, o) ⟶ >=(utility_of(A, o), maximum(d(X), utility_of(A, X)))  (d: the type of o)"""
+        self.note(node, _Lowerer.likes_best)
+        return self.extreme_desire(node, ">=", "maximum")
+
+    def likes_least(self, node: Call) -> Term:
+        """likes_least(A, o) ⟶ <=(utility_of(A, o), minimum(d(X), utility_of(A, X)))  (d: the type of o)"""
+        self.note(node, _Lowerer.likes_least)
+        return self.extreme_desire(node, "<=", "minimum")
+
+
 _RULES: dict[tuple[str, int | None], Callable[[_Lowerer, Call], Term]] = {
+    ("wants", 2): _Lowerer.wants,
+    ("likes", 2): _Lowerer.likes,
+    ("dislikes", 2): _Lowerer.dislikes,
+    ("prefers", 3): _Lowerer.prefers,
+    ("likes_best", 2): _Lowerer.likes_best,
+    ("likes_least", 2): _Lowerer.likes_least,
     ("believes", None): _Lowerer.believes,
     ("certain", 2): _Lowerer.certain,
     ("hopes", 2): _Lowerer.hopes,
@@ -388,6 +454,6 @@ def lower(
     where ``steps`` lists each rule that fired: its source span, operator and equation.
     """
     checked = check(term, signature, bind_free=bind_free)
-    lowerer = _Lowerer(explain)
+    lowerer = _Lowerer(explain, checked.signature)
     out = lowerer.lower(checked.term)
     return (out, lowerer.steps) if explain else out

@@ -8,6 +8,10 @@ weights over the worlds where its body holds (in world order, :mod:`elot.numeric
 comparisons, connectives and quantifiers are NumPy operations. :func:`evaluate` is its
 one-row case.
 
+Desire statements read ``utility_of(A, o)`` and ``prob_goal(A, o)`` from each row's
+desire (``desires=`` of :meth:`CompiledFormula.truth`: the observed agent's utilities on the
+desire scale, :func:`desire_scale`).
+
 Quantifiers outside ``prob_of`` range over the objects of the variable's type, with
 the condition evaluated in each row's true world; inside ``prob_of`` they are part of
 the base formula, evaluated in each world of the belief.
@@ -31,7 +35,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from elot.lang.checker import ADJECTIVES, THRESHOLD_NAMES, check, check_atoms, infer_bindings
+from elot.lang.checker import ADJECTIVES, DESIRE_PRIMITIVES, THRESHOLD_NAMES, check, check_atoms, infer_bindings
 from elot.errors import ArgumentError, ElotError, EvaluationError, Span, expect
 from elot.lang.lowering import lower
 from elot.lang.parser import parse, parse_atoms
@@ -253,7 +257,9 @@ def _check_state(state: State, signature: Signature) -> None:
 
 @dataclass(frozen=True)
 class Thresholds:
-    """The thresholds Θ of SPEC §3 (fitted values of the paper's Table 1b) and α_most.
+    """The thresholds Θ of SPEC §3 (fitted values of the paper's Table 1b), those of the
+    desire operators (``wants``, ``likes``, ``dislikes``: elot's own defaults, past the
+    paper) and α_most.
 
     Override some with ``Thresholds().replace(might=0.25)``.
     ``threshold(most(likely)) = min(1, α·θ_likely)``; for the downward ``unlikely`` the
@@ -272,6 +278,13 @@ class Thresholds:
     should: float = 0.80
     must: float = 0.95
     hopes: float = 0.25
+    # Desires (past the paper; docs/language.md): ``wants`` bounds the probability that the
+    # object is the agent's goal from below (0.5: the goal, or tied with one other object);
+    # ``likes`` and ``dislikes`` bound the utility on the desire scale (0 the table's least
+    # utility, 1 its most): at least its middle, at most its lowest quarter.
+    wants: float = 0.50
+    likes: float = 0.50
+    dislikes: float = 0.25
     alpha_most: float = 1.5
 
     def __post_init__(self) -> None:
@@ -375,6 +388,47 @@ class _Context:
         self.grid = grid
         self.by_agent = False  # beliefs were given per agent (else: the observed agent's)
         self.columns: dict[str, np.ndarray] = {}  # each agent's beliefs transposed, (S, N)
+        self.desires: Any = None  # the observed agent's desire rows on the desire scale
+        self.agent = ""           # the observed agent (the one whose desires are given)
+        self.goal_cache: np.ndarray | None = None
+
+    def desire_column(self, agent: str, obj: str) -> tuple[np.ndarray, int]:
+        """The desire rows (N, K) and the column of ``obj`` in them, for ``agent``."""
+        if self.desires is None:
+            raise EvaluationError("this formula is about what the agent wants, but no desires were given",
+                                  hint="give desires (--desires gem1=1,gem2=0, or desires=...); a belief "
+                                       "model gives them as Hypotheses.desires")
+        if agent != self.agent:
+            raise EvaluationError(f"only the observed agent ({self.agent}) has desires here, not {agent}",
+                                  hint="write utility_of(player, o)")
+        objects, table, kinds, kind_of = self.desires
+        column = objects.get(obj)
+        if column is None and kind_of(obj) not in kinds:
+            raise EvaluationError(f"the desires say nothing about {obj} (nor about anything of its type)",
+                                  hint="the agent's desires are about: " + ", ".join(objects))
+        return table, column
+
+    def utility(self, agent: str, obj: str) -> np.ndarray:
+        """Each row's utility for ``obj`` on the desire scale: (N,), or (B, 1) on a grid; 0
+        (the least) for an object the desires leave out beside others of its type (a gem
+        that is no goal)."""
+        table, column = self.desire_column(agent, obj)
+        u = np.zeros(len(table)) if column is None else table[:, column]
+        return u[:, None] if self.grid else u
+
+    def goal(self, agent: str, obj: str) -> np.ndarray:
+        """Each row's probability that ``obj`` is the goal: ``1/m`` when it is one of the m
+        objects of highest utility in the row, else 0 (ties split evenly); 0 for an object
+        the desires leave out."""
+        table, column = self.desire_column(agent, obj)
+        if column is None:
+            p = np.zeros(len(table))
+            return p[:, None] if self.grid else p
+        if self.goal_cache is None:
+            best = table == table.max(axis=1, keepdims=True)
+            self.goal_cache = best / best.sum(axis=1, keepdims=True)
+        p = self.goal_cache[:, column]
+        return p[:, None] if self.grid else p
 
     def per_world(self, key: int, fn: WorldFn, env: dict, free: tuple[str, ...]) -> np.ndarray:
         """``fn`` in every world, as a bool vector (S,), cached per binding of its free variables."""
@@ -547,6 +601,8 @@ class CompiledFormula:
         self.signature = signature
         self.thresholds = thresholds
         self.needs_belief = any(isinstance(n, Call) and n.name == "prob_of" for n in subterms(lowered))
+        #: Whether the formula is about what the agent wants (reads desire rows).
+        self.needs_desires = any(isinstance(n, Call) and n.name in DESIRE_PRIMITIVES for n in subterms(lowered))
         self._keys = itertools.count()
         self._index_cache: dict[State, _World] = {}
         self._vector_cache: dict[tuple, dict] = {}
@@ -554,40 +610,68 @@ class CompiledFormula:
 
     # -- public ------------------------------------------------------------------------
 
-    def truth(self, worlds: Sequence[State], beliefs: np.ndarray | None, true_index: np.ndarray) -> np.ndarray:
+    def truth(self, worlds: Sequence[State], beliefs: np.ndarray | None, true_index: np.ndarray, *,
+              desires: Any = None) -> np.ndarray:
         """``⟦φ⟧(s_n, b_n)`` for each row: ``worlds`` are the S distinct states, ``beliefs``
         an (N, S) float64 array of each row's belief weights over them (the observed
         agent's), or a mapping ``{agent: (N, S) array}`` when several agents have beliefs,
-        ``true_index`` the (N,) index of each row's true state. Returns an (N,) bool array."""
-        return self._rows(worlds, beliefs, true_index, numeric=False)
+        ``true_index`` the (N,) index of each row's true state; ``desires`` (for formulas
+        about wanting) the observed agent's desire in each row: an object with ``objects``
+        (K names) and ``utilities`` (N, K) already on the desire scale [0, 1]
+        (:func:`desire_scale`), such as :class:`elot.judging.Desires`. Returns an (N,) bool
+        array."""
+        return self._rows(worlds, beliefs, true_index, numeric=False, desires=desires)
 
-    def value(self, worlds: Sequence[State], beliefs: np.ndarray | None, true_index: np.ndarray) -> np.ndarray:
+    def value(self, worlds: Sequence[State], beliefs: np.ndarray | None, true_index: np.ndarray, *,
+              desires: Any = None) -> np.ndarray:
         """The numeric value of a ``Φ_F`` term for each row, as an (N,) float64 array."""
-        return self._rows(worlds, beliefs, true_index, numeric=True)
+        return self._rows(worlds, beliefs, true_index, numeric=True, desires=desires)
 
-    def truth_grid(self, worlds: Sequence[State], beliefs: np.ndarray) -> np.ndarray:
+    def truth_grid(self, worlds: Sequence[State], beliefs: np.ndarray, *, desires: Any = None) -> np.ndarray:
         """``⟦φ⟧(s, b)`` for every belief row b (B, S) and every true state s among
-        ``worlds``: a (B, S) bool array (used to compare formulas by meaning)."""
-        out = self._run(worlds, beliefs, None, grid=True)
+        ``worlds``: a (B, S) bool array (used to compare formulas by meaning). ``desires``:
+        one desire row per belief row (B, K)."""
+        out = self._run(worlds, beliefs, None, grid=True, desires=desires)
         return np.array(np.broadcast_to(out, (len(beliefs), len(worlds))), dtype=bool)
 
-    def value_grid(self, worlds: Sequence[State], beliefs: np.ndarray) -> np.ndarray:
+    def value_grid(self, worlds: Sequence[State], beliefs: np.ndarray, *, desires: Any = None) -> np.ndarray:
         """Like :meth:`truth_grid` for a numeric term: a (B, S) float64 array."""
-        out = self._run(worlds, beliefs, None, grid=True)
+        out = self._run(worlds, beliefs, None, grid=True, desires=desires)
         return np.array(np.broadcast_to(out, (len(beliefs), len(worlds))), dtype=np.float64)
 
     # -- running -----------------------------------------------------------------------
 
-    def _rows(self, worlds, beliefs, true_index, numeric: bool) -> np.ndarray:
+    def _rows(self, worlds, beliefs, true_index, numeric: bool, desires: Any = None) -> np.ndarray:
         if numeric != (self.type == NUMERIC):
             raise EvaluationError(
                 "this is a number, not a formula: use value() instead of truth()" if self.type == NUMERIC
                 else "this is a formula, not a number: use truth() instead of value()")
         true_index = np.asarray(true_index, dtype=np.intp)
-        out = self._run(worlds, beliefs, true_index, grid=False)
+        out = self._run(worlds, beliefs, true_index, grid=False, desires=desires)
         return np.array(np.broadcast_to(out, true_index.shape), dtype=np.float64 if numeric else bool)
 
-    def _run(self, worlds: Sequence[State], beliefs, true_index, grid: bool):
+    def _desires(self, desires: Any, rows: int | None) -> tuple | None:
+        """``desires`` checked: its objects (by column), its (N, K) utilities, the types of
+        its objects and the signature's type of an object."""
+        if desires is None or not self.needs_desires:
+            return None
+        objects, table = getattr(desires, "objects", None), getattr(desires, "utilities", None)
+        if objects is None or table is None:
+            raise EvaluationError(f"desires must have objects and utilities, not {type(desires).__name__}",
+                                  hint="give an elot.judging.Desires(objects, utilities)")
+        table = np.asarray(table, dtype=np.float64)
+        if table.ndim != 2 or table.shape[1] != len(objects) or (rows is not None and len(table) != rows):
+            raise EvaluationError(f"desires must be an ({'N' if rows is None else rows}, {len(objects)}) array of "
+                                  f"utilities, one row per row judged, got shape {table.shape}")
+        if table.size and not (np.all(table >= 0.0) and np.all(table <= 1.0)):
+            raise EvaluationError("desire utilities must be on the desire scale [0, 1]",
+                                  hint="rescale them with elot.lang.semantics.desire_scale(utilities)")
+        names = {self.signature.resolve(str(o)): i for i, o in enumerate(objects)}
+        types = self.signature.object_types
+        kinds = {types.get(o) for o in names}
+        return names, table, kinds, types.get
+
+    def _run(self, worlds: Sequence[State], beliefs, true_index, grid: bool, desires: Any = None):
         key = tuple(worlds)
         cache = self._vector_cache.get(key)
         if cache is None:
@@ -612,6 +696,11 @@ class CompiledFormula:
             raise EvaluationError("true_index points outside the list of worlds")
         ctx = _Context(indexed, cache, beliefs, true_index, grid)
         ctx.by_agent = by_agent
+        rows = None if true_index is None else len(true_index)
+        if grid and beliefs:
+            rows = len(next(iter(beliefs.values())))
+        ctx.desires = self._desires(desires, rows)
+        ctx.agent = self.signature.agent
         budget = _BUDGET.set(_Meter())
         try:
             return self._program(ctx, {})
@@ -723,6 +812,8 @@ class CompiledFormula:
         name, args = node.name, node.args
         if name == "prob_of":
             return self._prob_of(node, bound)
+        if name in DESIRE_PRIMITIVES:
+            return self._desire(node)
         if name == "threshold":
             value = self._threshold(args[0])
             return lambda ctx, env: value
@@ -770,6 +861,22 @@ class CompiledFormula:
                 raise
 
         return prob
+
+    def _desire(self, node: Call) -> VecFn:
+        """``utility_of(A, o)``: each row's utility for o on the desire scale;
+        ``prob_goal(A, o)``: each row's probability that o is the goal."""
+        agent_node, obj_node = node.args
+        get_agent, get_obj = self._object(agent_node), self._object(obj_node)
+        read = _Context.utility if node.name == "utility_of" else _Context.goal
+
+        def desire(ctx, env):
+            try:
+                return read(ctx, get_agent(env), get_obj(env))
+            except EvaluationError as error:
+                error.span = error.span or node.span
+                raise
+
+        return desire
 
     def _threshold(self, arg: Term) -> float:
         if isinstance(arg, Const):
@@ -867,7 +974,8 @@ class CompiledFormula:
 _COMPARE = {">=": np.greater_equal, ">": np.greater, "<": np.less, "<=": np.less_equal, "==": np.equal}
 
 #: Operators whose presence makes a term more than a base formula.
-_NOT_BASE = frozenset({"prob_of", "threshold", "maximum", "minimum", "-", ">=", ">", "<", "<="})
+_NOT_BASE = frozenset({"prob_of", "threshold", "maximum", "minimum", "-", ">=", ">", "<", "<=",
+                       "utility_of", "prob_goal"})
 
 
 def _is_base(node: Term) -> bool:
@@ -929,6 +1037,68 @@ def compile_formula(
         raise error.located(source=source)
 
 
+def desire_scale(utilities: np.ndarray) -> np.ndarray:
+    """Utilities on the desire scale that ``utility_of`` reads (docs/language.md):
+    ``(u − lo) / (hi − lo)`` with ``lo`` and ``hi`` the least and the greatest utility in the
+    whole table (every row, every object), so 0 is the least anything is wanted and 1 the
+    most, and a goal row (1 on the goal, 0 elsewhere) stays as it is. A table whose
+    utilities are all equal (an indifferent agent) is 0.5 everywhere."""
+    table = np.asarray(utilities, dtype=np.float64)
+    if not table.size:
+        return table.copy()
+    if not np.all(np.isfinite(table)):
+        raise EvaluationError("a utility is not a finite number", hint="give every object a finite utility")
+    lo, hi = float(table.min()), float(table.max())
+    if hi == lo:
+        return np.full(table.shape, 0.5)
+    return np.clip((table - lo) / (hi - lo), 0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class DesireRow:
+    """One row of desires for :func:`evaluate` (``objects`` and ``utilities (1, K)`` on the
+    desire scale), made from ``{object: utility}`` by :meth:`of`."""
+
+    objects: tuple[str, ...]
+    utilities: np.ndarray
+
+    @staticmethod
+    def of(utilities: Mapping[str, float]) -> "DesireRow":
+        """``{object: utility}`` (any scale) as one row on the desire scale."""
+        if not isinstance(utilities, Mapping):
+            raise ArgumentError(f"desires are a mapping {{object: utility}}, not {type(utilities).__name__}",
+                                hint='e.g. desires={"gem1": 1, "gem2": 0}')
+        values = []
+        for name, value in utilities.items():
+            if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+                raise ArgumentError(f"a desire is an object name with a number, not {name!r}: {value!r}",
+                                    hint='e.g. desires={"gem1": 1, "gem2": 0}')
+            values.append(float(value))
+        return DesireRow(tuple(utilities), desire_scale(np.array([values], dtype=np.float64).reshape(1, -1)))
+
+    @staticmethod
+    def parse(text: str) -> "DesireRow":
+        """``gem1=1, gem2=0`` (the command line's ``--desires``) as one row."""
+        expect(text, str, "the desires' text", hint='e.g. "gem1=1, gem2=0"')
+        table: dict[str, float] = {}
+        for item in filter(None, (p.strip() for p in text.split(","))):
+            name, sep, value = item.partition("=")
+            name = name.strip()
+            try:
+                number = float(value) if sep else math.nan
+            except ValueError:
+                number = math.nan
+            if not sep or not name or not math.isfinite(number):
+                raise EvaluationError(f"desire {item!r} is not object=utility",
+                                      hint="write each object's utility, e.g. gem1=1, gem2=0")
+            if name in table:
+                raise EvaluationError(f"desire for {name} given twice", hint="give each object once")
+            table[name] = number
+        if not table:
+            raise EvaluationError("no desires were given", hint="write each object's utility, e.g. gem1=1, gem2=0")
+        return DesireRow.of(table)
+
+
 def evaluate(
     term: Term | str,
     state: State,
@@ -937,12 +1107,14 @@ def evaluate(
     signature: Signature | None = None,
     thresholds: Thresholds | None = None,
     bind_free: bool = False,
+    desires: Mapping[str, float] | DesireRow | None = None,
 ) -> bool | float:
     """``⟦φ⟧(s, b)``: the truth of a formula (or the value of a numeric term such as
     ``prob_of(player, φ)``) in state ``state`` for the agent's belief ``belief``.
     States are taken as given (an atom outside the signature is simply never asked
     about); typecheck them with :meth:`State.check` / :meth:`Belief.check`, or parse them
-    with ``signature=``."""
+    with ``signature=``. ``desires``: what the agent wants, ``{object: utility}`` (on any
+    scale: it is rescaled, :func:`desire_scale`), for formulas such as ``wants(player, gem1)``."""
     if not isinstance(state, State):
         raise EvaluationError(f"the state must be a State, got {type(state).__name__}",
                               hint='build one with State.parse("inside(key1, box1), ...")')
@@ -950,6 +1122,13 @@ def evaluate(
         raise EvaluationError(f"the belief must be a Belief or None, got {type(belief).__name__}",
                               hint='build one with Belief.parse("0.5: inside(key1, box1) | 0.5: ...")')
     compiled = compile_formula(term, signature, thresholds, bind_free)
+    if desires is not None and not isinstance(desires, DesireRow):
+        desires = DesireRow.of(desires)
+    if desires is None and compiled.needs_desires:
+        raise EvaluationError(
+            "this formula is about what the agent wants, but no desires were given",
+            hint='pass desires={"gem1": 1, "gem2": 0} (on the command line: --desires gem1=1,gem2=0)',
+        )
     if belief is None:
         if compiled.needs_belief:
             raise EvaluationError(
@@ -966,11 +1145,12 @@ def evaluate(
     index = np.zeros(1, dtype=np.intp)
     try:
         if compiled.type == NUMERIC:
-            return float(compiled.value(worlds, row, index)[0])
-        return bool(compiled.truth(worlds, row, index)[0])
+            return float(compiled.value(worlds, row, index, desires=desires)[0])
+        return bool(compiled.truth(worlds, row, index, desires=desires)[0])
     except ElotError as error:
         raise error.located(source=term if isinstance(term, str) else None)
 
 
-__all__ = ["State", "Belief", "Thresholds", "CompiledFormula", "compile_formula", "evaluate"]
+__all__ = ["State", "Belief", "Thresholds", "CompiledFormula", "DesireRow", "compile_formula", "desire_scale",
+           "evaluate"]
 

@@ -10,7 +10,7 @@ and :meth:`Signature.from_objects` builds one by hand.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Iterable, Mapping
 
@@ -69,6 +69,11 @@ class Signature:
     agent: str
     aliases: tuple[tuple[str, str], ...] = ()
     derived: frozenset[str] = field(default=DKG_DERIVED)
+    #: English for the domain (:meth:`with_words`): ``(ELoT, phrase)`` pairs, an object
+    #: (``("mexican", "the Mexican truck")``) or an atom about ``_``, the subject of a clause
+    #: (``("at(_, spot2)", "behind the building")``). The first phrase given for a name is
+    #: how English output says it; the offline translator reads every one.
+    words: tuple[tuple[str, str], ...] = ()
 
     # -- constructors ------------------------------------------------------------------
 
@@ -126,6 +131,45 @@ class Signature:
             return Signature.default()
         return expect(signature, Signature, name,
                       hint="Signature.default(), elot.declare(...) or elot.read_domain(path)")
+
+    def with_words(self, words: Mapping[str, str | Iterable[str]]) -> "Signature":
+        """This signature with English for its objects and atoms: ``{ELoT: phrase or
+        phrases}``, e.g. ``{"mexican": ["the Mexican truck", "the Mexican food truck"],
+        "at(_, spot2)": "behind the building", "student": "the student"}``. A key is an
+        object of the signature, or an atom whose first argument is ``_`` (the subject:
+        "the Lebanese truck is behind the building") and whose other arguments are objects.
+        Phrases add to those already given; the first one for a key is how it is said."""
+        from elot.lang.parser import parse
+        from elot.lang.syntax import Call, Const, Var
+
+        expect(words, Mapping, "words", hint='e.g. {"mexican": "the Mexican truck", "at(_, spot2)": "behind the building"}')
+        pairs = list(self.words)
+        for key, phrases in words.items():
+            phrases = [phrases] if isinstance(phrases, str) else list(phrases)
+            if not isinstance(key, str) or not phrases or not all(isinstance(p, str) and p.strip() for p in phrases):
+                raise ScenarioError(f"words for {key!r} must be a phrase or a list of phrases",
+                                    hint='e.g. {"mexican": ["the Mexican truck"]}')
+            if key in self.object_types:
+                canonical = key
+            else:
+                try:
+                    term = parse(key.replace("(_", "(Subject_"))
+                except Exception:  # noqa: BLE001 - any parse failure is the same mistake
+                    term = None
+                good = (isinstance(term, Call) and term.name in self.predicate_types and term.args
+                        and isinstance(term.args[0], Var) and len(term.args) == len(self.predicate_types[term.name])
+                        and all(isinstance(a, Const) and a.name in self.object_types for a in term.args[1:]))
+                if not good:
+                    raise ScenarioError(f"words are for objects or atoms about _, not {key!r}",
+                                        hint="give an object (mexican) or an atom such as at(_, spot2) over "
+                                             "the signature's predicates and objects")
+                canonical = f"{term.name}({', '.join(['_'] + [a.name for a in term.args[1:]])})"
+            pairs += [(canonical, " ".join(p.split())) for p in phrases]
+        return replace(self, words=tuple(dict.fromkeys(pairs)))
+
+    def phrases(self, key: str) -> tuple[str, ...]:
+        """The English given for an object or an atom about ``_`` (:meth:`with_words`)."""
+        return tuple(p for k, p in self.words if k == key)
 
     # -- lookups -------------------------------------------------------------------------
 

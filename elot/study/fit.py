@@ -439,7 +439,7 @@ def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequenc
     """Run the inferences and tabulate P and π of every key over its thresholds' grid."""
     from elot.btom.inference import InferenceConfig, infer
     from elot.btom.scoring import compile_statement
-    from elot.judging import holds, posterior_probability, prior_probability
+    from elot.judging import holds, posterior_probability, prior_probability, rows_for
 
     check_variant(model)
     start = Thresholds.given(start, "start")
@@ -456,6 +456,9 @@ def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequenc
         weights = {t: np.stack([inf.pair_posterior(t).ravel() for inf in infs], axis=1)
                    for t in {ratings.keys[i].t for i in rows}}
         judged = lru_cache(maxsize=None)(first.judged)   # the rows of (t, at): beliefs, prior, live
+        # A statement about desires is judged on one row per hypothesis (judging.rows_for),
+        # weighted by the whole posterior rather than the (state, belief) pairs'.
+        full = lru_cache(maxsize=None)(lambda t: np.stack([inf.posterior(t) for inf in infs], axis=1))
         by_formula: dict[str, list[int]] = defaultdict(list)
         for i in rows:
             by_formula[ratings.keys[i].formula].append(i)
@@ -471,12 +474,13 @@ def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequenc
                 for m, i in enumerate(members):
                     key = ratings.keys[i]
                     when = key.t if key.mode == "current" else 0
-                    hypotheses = judged(key.t, when)
+                    hypotheses = rows_for(compiled, judged(key.t, when))
                     if when not in truth_at:   # the truth depends on the beliefs of `when` only
                         truth_at[when] = holds(compiled, hypotheses).astype(float)
                     truth = truth_at[when]
                     # P under every β at once; π from the rows' prior masses, as every score
-                    P[(m, *combo)] = posterior_probability(truth, weights[key.t])
+                    P[(m, *combo)] = posterior_probability(
+                        truth, weights[key.t] if len(truth) == len(weights[key.t]) else full(key.t))
                     pi[(m, *combo)] = prior_probability(truth, hypotheses.weights, conventions,
                                                         prior=hypotheses.prior_mass(), live=hypotheses.live)
             for m, i in enumerate(members):

@@ -1,4 +1,5 @@
-"""Deterministic English → ELoT for what people say about boxes, keys and colours.
+"""Deterministic English → ELoT for what people say about boxes, keys and colours, and
+about what an agent wants or likes in any domain whose signature names its objects.
 
 The parser works in three steps, each a small function over normalized text:
 
@@ -18,10 +19,11 @@ order by one loop (:func:`~elot.translate.offline.rules.apply`):
 
 * ``rules``: that loop; ``terms``: the ELoT terms the builders make;
 * ``normalize``: step 1; ``attitudes``: step 2, the attitude verbs and the questions
-  they take;
+  they take (``desires``: wanting, liking, preferring, tried first);
 * ``content``: step 3's modals and comparisons (:class:`~.content.ContentParser`) over
   ``clauses``: base formulas and connectives (:class:`~.clauses.ClauseParser`) over
-  ``phrases``: the boxes and keys a clause names.
+  ``phrases``: the boxes and keys a clause names, and any domain's objects and atoms
+  (from its signature and the words it gives them, ``Signature.with_words``).
 
 Every rule either matches completely or not at all; when none does, :func:`read`
 raises :class:`~elot.errors.TranslationError` naming the part it did not understand. It
@@ -44,6 +46,18 @@ from elot.translate.offline.rules import NoParse, Unknown, apply
 
 _SUBJECT = re.compile(r"^(?:the player|player|the agent|the human|the person|they|he|she)\b\s*")
 
+
+def _subject(signature: Signature | None) -> re.Pattern:
+    """The words naming the observed agent: ``the player``, ``she``, ..., and the domain's
+    own (its name, ``the student``, and the phrases the signature gives it)."""
+    if signature is None:
+        return _SUBJECT
+    agent = signature.agent
+    names = {agent.replace("_", " "), f"the {agent.replace('_', ' ')}"}
+    names |= {" ".join(p.lower().split()) for p in signature.phrases(agent)}
+    extra = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"^(?:{extra}|the player|player|the agent|the human|the person|they|he|she)\b\s*")
+
 # The speaker's comment on whether the belief was true is not part of the belief.
 _TRUTH_COMMENT = re.compile(
     r",? (?:but|and) (?:(?:it|its|it is|it was|that is|that was) (?:not|wrong|false)(?: there)?|"
@@ -63,7 +77,7 @@ def read(sentence: str, signature: Signature | None = None) -> Reading:
     """Parse one English sentence; raise :class:`TranslationError` if it cannot."""
     signature = signature or Signature.default()
     vocab = Vocabulary.of(signature)
-    initial, text, rest = _split(sentence)
+    initial, text, rest = _split(sentence, signature)
     if not text:
         raise TranslationError("empty sentence", hint="write a sentence such as 'The player believes box 1 is empty.'")
     if rest is None:
@@ -119,14 +133,14 @@ def _tense(rest: str) -> tuple[str, str | None]:
     return rest, ("current" if now else "initial")
 
 
-def _split(sentence: str) -> tuple[bool, str, str | None]:
+def _split(sentence: str, signature: Signature | None = None) -> tuple[bool, str, str | None]:
     """Whether the sentence says ``initially``; its normalized text without that word; and
     what follows its subject, without a comment on the belief's truth (``None`` when it
     has no subject)."""
     text = normalize(sentence)
     initial = bool(INITIAL.search(text))
     text = re.sub(r"\s+", " ", INITIAL.sub("", text)).strip(" ,")
-    m = _SUBJECT.match(text)
+    m = _subject(signature).match(text)
     return initial, text, (_TRUTH_COMMENT.sub("", text[m.end():]) if m else None)
 
 
@@ -158,10 +172,10 @@ def parse_sentence(sentence: str, signature: Signature | None = None) -> Reading
         raise
 
 
-def statement_mode(sentence: str) -> str:
+def statement_mode(sentence: str, signature: Signature | None = None) -> str:
     """``initial`` for a statement about the agent's initial belief (``initially``, or a
     past-tense attitude such as ``believed``), else ``current``."""
-    initial, text, rest = _split(sentence)
+    initial, text, rest = _split(sentence, signature)
     if initial:
         return "initial"
     if rest is not None:

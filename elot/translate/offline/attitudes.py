@@ -15,6 +15,7 @@ from typing import Callable
 from elot.lang.syntax import Call, Term, call
 from elot.translate.offline.clauses import IN, contains
 from elot.translate.offline.content import ContentParser, extract_modal
+from elot.translate.offline.desires import DESIRES
 from elot.translate.offline.phrases import Boxes, Vocabulary, parse_boxes
 from elot.translate.offline.rules import ANY_TEXT, NoParse, Rule, Unknown, apply, rule
 from elot.translate.offline.terms import AGENT, B, C, K, conj, const, neg
@@ -205,9 +206,10 @@ def _disbelief(parser: ContentParser, rest: str) -> Term:
     return neg(call("believes", AGENT, *content.parts))
 
 
-#: The attitudes, tried in order: the verb's pattern (``v`` the verb, its tense the
-#: statement's mode; ``rest`` what follows) → the handler of what follows.
-_ATTITUDES: tuple[tuple[str, Handler], ...] = (
+#: The attitudes, tried in order (the desires of elot.translate.offline.desires first): the
+#: verb's pattern (``v`` the verb, its tense the statement's mode; ``rest`` what follows) →
+#: the handler of what follows.
+_ATTITUDES: tuple[tuple[str, Handler], ...] = DESIRES + (
     (r"^(?P<v>is|was) (?:not sure|not certain|unsure|uncertain|undecided|not confident|torn|unclear)"
      r"(?:,)? (?P<rest>.+)$", _asks(_UNSURE)),
     (r"^(?P<v>wonders|wondered|is wondering|was wondering|is curious|was curious) (?P<rest>.+)$", _asks(_UNSURE)),

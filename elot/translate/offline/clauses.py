@@ -113,6 +113,43 @@ def _otherwise(p: "ClauseParser", m: re.Match) -> Term:
     return disj(p.base(m.group("a")), p.consequent(m.group("b")))
 
 
+def _domain_atom(p: "ClauseParser", m: re.Match) -> Term:
+    """``<object> is [not] <complement>`` over the domain's words and predicates: ``the
+    lebanese truck is behind the building`` (a phrase the domain gives ``at(_, spot2)``),
+    ``spot 2 is empty`` (a one-place predicate), ``the korean truck is at spot 1`` (a
+    two-place predicate and an object)."""
+    sig = p.vocab.signature
+    if sig is None:
+        raise NoParse(m.string)
+    subject = p.vocab.object(m.group("subject"))
+    complement = m.group("complement").strip()
+    atom: Term | None = None
+    template = p.vocab.complement_table.get(complement)
+    if template is not None:
+        name, rest = template.split("(", 1)
+        others = [a.strip() for a in rest.rstrip(")").split(",")[1:]]
+        atom = call(name, const(subject), *(const(o) for o in others))
+    else:
+        kind = sig.object_types[subject]
+        for name, types in sig.predicates:
+            if not types or sig.meet(kind, types[0]) is None:
+                continue
+            if len(types) == 1 and complement == name.replace("_", " "):
+                atom = call(name, const(subject))
+                break
+            if len(types) == 2 and complement.startswith(name.replace("_", " ") + " "):
+                try:
+                    other = p.vocab.object(complement[len(name) + 1:])
+                except NoParse:
+                    continue
+                if sig.meet(sig.object_types[other], types[1]) is not None:
+                    atom = call(name, const(subject), const(other))
+                    break
+    if atom is None:
+        raise NoParse(m.string)
+    return neg(atom) if m.group("neg") else atom
+
+
 def _join(word: str, build) -> Rule[Term]:
     """``A word B`` → ``build(A, B)`` (see :meth:`ClauseParser.split`)."""
     def joined(p: "ClauseParser", m: re.Match) -> Term:
@@ -137,6 +174,8 @@ _ATOMS: tuple[Rule[Term], ...] = (
          build=_contains),
     rule(rf"^there (?:{BE}|exists?|existed)(?P<neg> not)? (?P<keys>.+?) {IN} (?P<boxes>.+)$",
          build=_contains),
+    rule(rf"^(?P<subject>.+?) (?:{BE})(?P<neg> not)? (?:(?:parked|located|standing|sitting|found) )?(?P<complement>.+)$",
+         build=_domain_atom),
 )
 
 #: Clauses joined; a final row's reading stands once its pattern matches.

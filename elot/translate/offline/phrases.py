@@ -19,24 +19,99 @@ from elot.translate.offline.terms import K, conj, disj, iscolor
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """The boxes and colours a sentence may mention (from the signature)."""
+    """The boxes and colours a sentence may mention (from the signature), and, for any
+    domain, the noun phrases naming its objects and the phrases saying its atoms
+    (:func:`domain_words`)."""
 
     boxes: frozenset[str]
     colors: tuple[str, ...]
+    signature: Signature | None = None
+    #: noun phrase → object ("the mexican truck" → mexican, "spot 2" → spot2)
+    nouns: tuple[tuple[str, str], ...] = ()
+    #: complement → atom about ``_`` ("behind the building" → at(_, spot2))
+    complements: tuple[tuple[str, str], ...] = ()
 
     @staticmethod
     @lru_cache(maxsize=32)
     def of(signature: Signature) -> "Vocabulary":
         """The vocabulary of ``signature``, built once: every sentence over it shares it."""
+        nouns, complements = domain_words(signature)
         return Vocabulary(
             boxes=frozenset(signature.objects_of("box")),
             colors=tuple(sorted(signature.objects_of("color"), key=len, reverse=True)),
+            signature=signature, nouns=nouns, complements=complements,
         )
 
     @cached_property
     def color_pattern(self) -> str:
         """The colours as a regex alternation, longest first (matching nothing if none)."""
         return "|".join(re.escape(c) for c in self.colors) or r"(?!x)x"
+
+    @cached_property
+    def noun_table(self) -> dict[str, str]:
+        return dict(self.nouns)
+
+    @cached_property
+    def complement_table(self) -> dict[str, str]:
+        return dict(self.complements)
+
+    def object(self, text: str) -> str:
+        """The object a noun phrase names (``the mexican truck``, ``gem 1``, ``spot 2``);
+        :class:`NoParse` if none; :class:`Unknown` for ``the thai truck`` when the domain
+        has trucks but no ``thai``."""
+        text = re.sub(r"^(?:the )?(?:one|thing) called ", "", text.strip(" ,"))
+        found = self.noun_table.get(text)
+        if found is not None:
+            return found
+        m = re.fullmatch(r"(?:the )?(\w+) (\w+)", text) or re.fullmatch(r"(?:the )?([a-z]+) ?(\d+)", text)
+        sig = self.signature
+        named = m and sig is not None and m.group(2) in sig.domains and m.group(2) not in ("object", "agent") \
+            and not all(re.fullmatch(rf"{m.group(2)}_?\d+", o) for o in sig.objects_of(m.group(2)))
+        if named:   # trucks have names, so "the thai truck" names none (keys are described, not named)
+            known = ", ".join(constant_phrase(o, sig) for o in sig.objects_of(m.group(2)))
+            raise Unknown(f"there is no {m.group(1)} {m.group(2)} in this scenario", f"its {m.group(2)}s are: {known}")
+        if m and sig is not None and m.group(1) in sig.domains and m.group(2).isdigit():
+            known = ", ".join(constant_phrase(o, sig) for o in sig.objects_of(m.group(1)))
+            raise Unknown(f"there is no {text} in this scenario", f"its {m.group(1)}s are: {known}")
+        raise NoParse(text)
+
+
+def constant_phrase(name: str, signature: Signature) -> str:
+    """How the translator's messages name an object: its first phrase, else its name."""
+    given = signature.phrases(name)
+    return given[0] if given else name
+
+
+def _words(phrase: str) -> str:
+    return " ".join(re.sub(r"[.,!?]", "", phrase.lower()).split())
+
+
+@lru_cache(maxsize=32)
+def domain_words(signature: Signature) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """The noun phrases naming the signature's objects and the phrases saying its atoms.
+
+    Every object is named by its name (``mexican``, ``the mexican``), by its name and type
+    (``the mexican truck``), as ``<type> <n>`` when its name is a type and a number
+    (``spot2``: ``spot 2``, ``gem1``: ``gem 1``) and by the phrases the domain gives it
+    (:meth:`~elot.lang.signature.Signature.with_words`); an atom about ``_`` by its phrases
+    (``behind the building`` → ``at(_, spot2)``). The observed agent is not a noun here
+    (the subject of a sentence is read apart)."""
+    nouns: dict[str, str] = {}
+    for name, kind in signature.objects:
+        if kind == "agent" or name == signature.agent:
+            continue
+        said = [name, f"the {name}", f"{name} {kind}", f"the {name} {kind}"]
+        m = re.fullmatch(r"([a-z]+)_?(\d+)", name)
+        if m:
+            said += [f"{m.group(1)} {m.group(2)}", f"the {m.group(1)} {m.group(2)}", f"{m.group(1)} number {m.group(2)}"]
+        said += [_words(p) for p in signature.phrases(name)]
+        for phrase in said:
+            nouns.setdefault(phrase.replace("_", " "), name)
+    complements = {}
+    for key, phrase in signature.words:
+        if "(" in key:
+            complements.setdefault(_words(phrase), key)
+    return tuple(nouns.items()), tuple(complements.items())
 
 
 @dataclass(frozen=True)
