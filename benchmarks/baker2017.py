@@ -10,6 +10,8 @@ next to the authors' stored models, with the time each part took (wall and CPU s
         [--model btom|true-belief|no-cost] [--beta B ...] [--planner qmdp|belief-vi]
         [--baseline]
 
+``--scenarios FILE`` predicts scenarios of one's own (a ``.trucks`` file, or JSON shaped like
+``scenarios.json``) at one beta (default 2.5), with nothing to score them against.
 ``--baseline`` also times the NumPy twins of the kernels at the chosen beta (slow: about a
 minute) and prints the ratio. Targets: one beta <= 2 s, the 20-beta sweep <= 20 s, on one core.
 """
@@ -29,6 +31,7 @@ from elot.cli import run_command  # noqa: E402
 from elot.domains.foodtrucks import scoring  # noqa: E402
 from elot.domains.foodtrucks.model import BETAS, VARIANTS, predict, variant_config  # noqa: E402
 from elot.domains.foodtrucks.scenarios import SCENARIOS_FILE, data_root, read_scenarios  # noqa: E402
+from elot.domains.foodtrucks.trucksfile import read_trucks  # noqa: E402
 from elot.engine import PLANNER_NAMES  # noqa: E402
 from elot.errors import ArgumentError  # noqa: E402
 from elot.output import csv_text, write_output  # noqa: E402
@@ -53,7 +56,33 @@ def progress_bar():
                     console=Console(stderr=True), transient=True)
 
 
+def run_own(args) -> int:
+    """Predictions for scenarios of one's own (a .trucks or scenarios.json file) at one beta."""
+    path = Path(args.scenarios)
+    scenarios = read_trucks(path) if path.suffix != ".json" else read_scenarios(path)
+    if args.beta and len(args.beta) > 1:
+        raise ArgumentError("--scenarios runs one --beta (there are no ratings to choose it by)")
+    beta = args.beta[0] if args.beta else 2.5
+    config = variant_config(args.model, **({"planner": args.planner} if args.planner else {}))
+    if args.output and args.output != "-":
+        from elot.output import check_target
+        check_target(args.output, force=args.force, option="-o", inputs=[path])
+    engine, [predictions] = predict(scenarios, config, [beta])
+    rows = [dict(zip(("scenario", "judgment", "option", "value"), (s.name or sid, j, o, repr(v))))
+            for s, p in zip(scenarios, predictions) for sid, j, o, v in p.rows()]
+    text = csv_text(rows, ("scenario", "judgment", "option", "value"))
+    if args.output:
+        write_output(args.output, text, force=args.force, option="-o", inputs=[path])
+    else:
+        print(text, end="")
+    print(f"{len(scenarios)} scenario(s), model {args.model} (planner {engine.config.planner}), beta {beta:g}: "
+          f"{engine.timings.cpu_total:.2f} s CPU", file=sys.stderr)
+    return 0
+
+
 def run(args) -> int:
+    if args.scenarios:
+        return run_own(args)
     root = data_root(args.data)
     scenarios = read_scenarios(root / SCENARIOS_FILE)
     human, included = scoring.read_human(root / scoring.HUMAN_FILE)
@@ -151,6 +180,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=default_data(),
                         help="the experiment's folder (default: $ELOT_BAKER2017_DATA, else ../shared/baker2017 beside the repository)")
+    parser.add_argument("--scenarios", metavar="FILE",
+                        help="predict scenarios of your own (.trucks, or JSON like scenarios.json) at one beta; nothing is scored")
     parser.add_argument("-o", "--output", help="write the predictions at the chosen beta here (- for stdout)")
     parser.add_argument("--force", action="store_true", help="replace an output file elot did not write")
     parser.add_argument("--model", choices=tuple(VARIANTS), default="btom", help="the model (default btom)")

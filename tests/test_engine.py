@@ -224,3 +224,48 @@ def test_the_budget_counts_the_results_of_every_beta():
     engine.run([Case("corridor", STRAIGHT_TO_SODA, 1)], betas=[1.0] * 100)
     with pytest.raises(BudgetError):
         engine.run([Case("corridor", STRAIGHT_TO_SODA, 1)], betas=[1.0] * 10_000)
+
+
+# -- a domain from a file ---------------------------------------------------------------------
+
+def test_a_domain_file_loads_and_runs():
+    from elot.engine import load_domain
+
+    domain = load_domain(REPO / "examples" / "domains" / "coffee_shop.py")
+    assert domain.name == "coffee-shop"
+    [[result]] = Engine(domain).run([Case("corridor", STRAIGHT_TO_SODA, 1)])
+    assert result.mean_utility()[1] > result.mean_utility()[0]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("def broken(:\n", r"does not parse"),
+    ("raise RuntimeError('no network here')\n", r"raised RuntimeError: no network here"),
+    ("x = 1\n", r"no class with the domain methods"),
+    ("domain = 42\n", r"its domain lacks tables"),
+])
+def test_a_bad_domain_file_is_one_error_naming_it(tmp_path, text, message):
+    from elot.engine import load_domain
+
+    path = tmp_path / "my_domain.py"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DomainError, match=message) as caught:
+        load_domain(path)
+    assert "my_domain.py" in caught.value.render()
+
+
+def test_a_syntax_error_in_a_domain_file_is_pointed_at(tmp_path):
+    from elot.engine import load_domain
+
+    path = tmp_path / "my_domain.py"
+    path.write_text("import numpy\n\ndef broken(:\n    pass\n", encoding="utf-8")
+    with pytest.raises(DomainError) as caught:
+        load_domain(path)
+    assert caught.value.span.line == 3 and caught.value.render().startswith(f"{path}:3:")
+
+
+def test_a_missing_domain_file_is_an_error_not_a_traceback(tmp_path):
+    from elot.engine import load_domain
+    from elot.errors import ElotError
+
+    with pytest.raises(ElotError, match="nowhere.py"):
+        load_domain(tmp_path / "nowhere.py")

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from elot.domains.foodtrucks import FoodTrucks
 from elot.domains.foodtrucks.domain import levels, utility_vectors
@@ -356,3 +358,52 @@ def test_reference_table_reader(tmp_path):
                     "BToM: r per beta on split=all\n  beta r_belief r_desire\n  0.5 0.1 0.2\n", encoding="utf-8")
     table = read_reference(path)
     assert table == {"dev": {"BToM": (2.5, 0.5, 0.6, 0.7, 0.8), "MotionHeuristic": (None, 0.1, 0.2, 0.3, 0.4)}}
+
+
+def _blocked(eye, point, wall) -> bool:
+    """Whether the segment eye -> point crosses the open rectangle ``wall`` (Liang-Barsky)."""
+    (x0, y0), (x1, y1) = eye, point
+    lo, hi = 0.0, 1.0
+    dx, dy = x1 - x0, y1 - y0
+    for p, q in ((-dx, x0 - wall[0]), (dx, wall[2] - x0), (-dy, y0 - wall[1]), (dy, wall[3] - y0)):
+        if p == 0:
+            if q <= 0:
+                return False
+        else:
+            t = q / p
+            if p < 0:
+                lo = max(lo, t)
+            else:
+                hi = min(hi, t)
+    return lo < hi
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0, 10), st.floats(0, 10), st.floats(1, 8), st.floats(1, 8), st.floats(0.2, 3), st.floats(0.2, 3))
+def test_visible_fraction_equals_sampled_lines_of_sight(ex, ey, wx, wy, ww, wh):
+    wall = (wx, wy, wx + ww, wy + wh)
+    assume(not (wall[0] - 0.05 <= ex <= wall[2] + 0.05 and wall[1] - 0.05 <= ey <= wall[3] + 0.05))
+    target = (9.0, 9.0)
+    n = 60
+    grid = (np.arange(n) + 0.5) / n
+    seen = np.mean([not _blocked((ex, ey), (target[0] + u, target[1] + v), wall) for u in grid for v in grid])
+    got = visible_fraction((ex, ey), rectangle(*wall), rectangle(target[0], target[1], target[0] + 1, target[1] + 1))
+    assert got == pytest.approx(seen, abs=0.04)
+
+
+def test_benchmark_command_predicts_scenarios_of_ones_own(tmp_path):
+    path = tmp_path / "mine.trucks"
+    path.write_text(TRUCKS_FILE, encoding="utf-8")
+    out = tmp_path / "mine.csv"
+    script = str(REPO / "benchmarks" / "baker2017.py")
+    result = subprocess.run([sys.executable, script, "--scenarios", str(path), "-o", str(out)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "scenario,judgment,option,value" and len(lines) == 1 + 2 * 6
+    assert lines[1].startswith("left-check-empty,desire,K,") and lines[7].startswith("right-peek,desire,K,")
+    path.write_text(TRUCKS_FILE.replace("moves E stay", "moves E E"), encoding="utf-8")
+    bad = subprocess.run([sys.executable, script, "--scenarios", str(path)], capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode == 2 and "mine.trucks:12:9: scenario error" in bad.stderr
+    assert "Traceback" not in bad.stderr

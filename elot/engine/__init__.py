@@ -7,9 +7,10 @@ object of any domain.
 
 from elot.engine.budget import BudgetError, Estimate
 from elot.engine.config import PLANNER_NAMES, EngineConfig
+from elot.engine.loading import load_domain
 from elot.engine.protocol import BeliefSpace, DesireSpace, Domain, DomainError, Tables
 from elot.engine.results import PathResult
 from elot.engine.run import Case, Engine
 
 __all__ = ["BeliefSpace", "BudgetError", "Case", "DesireSpace", "Domain", "DomainError",
-           "Engine", "EngineConfig", "Estimate", "PLANNER_NAMES", "PathResult", "Tables"]
+           "Engine", "EngineConfig", "Estimate", "PLANNER_NAMES", "PathResult", "Tables", "load_domain"]

@@ -16,6 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from elot.domains.foodtrucks.geometry import rectangle, visible_fraction
+from elot.engine.protocol import Tables
 
 WIDTH, HEIGHT = 15, 5
 WALL_ROW = 2
@@ -91,8 +92,6 @@ def truck_at(world: int, x: int, y: int) -> int | None:
 
 def tables_of(map_number: int):
     """The tabular model of one map (see :class:`elot.engine.Tables`)."""
-    from elot.engine.protocol import Tables
-
     world_map = FoodTruckMap(map_number)
     n_w, n_s, n_a = len(WORLD_NAMES), WIDTH * HEIGHT + 1, len(ACTIONS)
     trans = np.zeros((n_w, n_s, n_a), dtype=np.int32)
