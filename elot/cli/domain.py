@@ -96,14 +96,14 @@ def _print(source, statements, times, scores, outputs, *, stderr: bool) -> None:
               f"{source.model} (planner {config.planner}, β={config.beta:g})")
     if not result.possible:
         out.print("[yellow]no hypothesis gives this path a positive probability: the posterior is empty[/yellow]")
-    table = Table(title=f"Outputs at t={source.scenario.horizon}", title_justify="left",
-                  caption=source.front.describe_outputs(), caption_justify="left")
+    table = Table(title=f"Outputs at t={source.scenario.horizon}", title_justify="left")
     table.add_column("judgment")
     table.add_column("option")
     table.add_column("value", justify="right")
     for judgment, option, value in outputs:
         table.add_row(judgment, option, f"{value:.3f}")
     out.print(table)
+    out.print(f"[dim]{source.front.describe_outputs()}[/dim]")
     if not statements:
         return
     scored = Table(title="Statements: normalized likelihood L (posterior P)", title_justify="left")

@@ -1,0 +1,254 @@
+"""The same commands on any domain of the engine (issue 35): ``elot run`` (and ``elot repl``)
+on food trucks (.trucks files, the experiment's scenarios by id) and on a researcher's
+domain from a Python file (the coffee shop of examples/domains), through the command line
+in-process (``elot.cli.main``); every bad domain, scenario and option is one error, no
+traceback."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from elot.cli import main
+from elot.domains.foodtrucks.hypotheses import hypotheses, result_at
+from elot.domains.foodtrucks.language import signature as foodtruck_signature
+from elot.domains.foodtrucks.model import prediction_of
+from elot.domains.foodtrucks.trucksfile import read_trucks
+from elot.engine import Case, Engine, EngineConfig, load_domain
+from elot.judging import compile_statement, score
+
+REPO = Path(__file__).resolve().parent.parent
+SHOP = REPO / "examples" / "domains" / "coffee_shop.py"
+PEEK = REPO / "examples" / "domains" / "coffee_peek.json"
+
+#: The student walks up the left gap, looks behind the wall, finds it empty, goes back to eat Korean.
+LOOKED = """\
+# the student checks behind the wall, finds it empty, and goes back
+scenario left-check-empty
+map 1
+spot2 empty
+start 1 1
+moves W N N stay S S S eat
+"""
+
+
+def baker_path() -> Path | None:
+    env = os.environ.get("ELOT_BAKER2017_DATA")
+    for path in ([Path(env)] if env else []) + [REPO.parent / "shared" / "baker2017"]:
+        if (path / "scenarios.json").is_file():
+            return path
+    return None
+
+
+def elot(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def trucks(tmp_path) -> Path:
+    path = tmp_path / "looked.trucks"
+    path.write_text(LOOKED)
+    return path
+
+
+# -- food trucks through elot run ------------------------------------------------------------
+
+def test_run_a_trucks_file_prints_and_reports_what_ran(capsys, trucks):
+    code, out, err = elot(capsys, "run", trucks, "--json", "-",
+                          "-s", "believes(student, formula(not(empty(spot2))))",
+                          "-s", "At first the student thought the Lebanese truck was probably behind the building.",
+                          "-s", "The student likes the Korean truck best.")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["domain"] == "foodtrucks" and data["model"] == "btom"
+    ran = data["ran"]["config"]
+    assert ran["planner"] == "belief-vi" and ran["beta"] == 2.5 and ran["costs"] and not ran["true_belief"]
+    # the outputs are the model's own predictions for this scenario
+    [scenario] = read_trucks(trucks)
+    result = result_at(scenario, len(scenario.states) - 1)
+    want = prediction_of(scenario, result)
+    got = {(o["judgment"], o["option"]): o["value"] for o in data["outputs"]}
+    assert [got["desire", k] for k in "KLM"] == pytest.approx(list(want.desire), abs=1e-12)
+    assert [got["belief", k] for k in "LMN"] == pytest.approx(list(want.belief), abs=1e-12)
+    # each statement scored at the path's end as the food-truck hypotheses score it
+    [judgment] = data["judgments"]
+    assert judgment["t"] == len(scenario.states) - 1
+    looked, lebanese, korean = judgment["statements"]
+    rows = hypotheses(result)
+    expected = score(compile_statement("believes(student, formula(not(empty(spot2))))", foodtruck_signature()), rows)
+    assert looked["mode"] == "initial" and looked["posterior"] == pytest.approx(expected.posterior, abs=1e-12)
+    assert looked["posterior"] > looked["prior_fraction"]     # it went to look: it expected a truck
+    assert lebanese["formula"] == "believes(player, likely(at(lebanese, spot2)))"
+    # it went to look before settling for the Korean truck: it liked another truck better
+    assert korean["formula"] == "likes_best(player, korean)" and korean["posterior"] < 0.05
+    assert got["desire", "K"] < max(got["desire", "L"], got["desire", "M"])
+
+
+def test_the_models_planner_and_beta_are_what_run_reports(capsys, trucks):
+    for model, key, value in (("true-belief", "true_belief", True), ("no-cost", "costs", False)):
+        code, out, err = elot(capsys, "run", trucks, "--model", model, "--beta", "4", "--json", "-")
+        assert code == 0, err
+        ran = json.loads(out)["ran"]["config"]
+        assert ran[key] is value and ran["beta"] == 4.0
+    code, out, _ = elot(capsys, "run", trucks, "--planner", "qmdp", "--json", "-")
+    data = json.loads(out)
+    assert data["ran"]["config"]["planner"] == "qmdp"
+    [scenario] = read_trucks(trucks)
+    direct = prediction_of(scenario, result_at(scenario, len(scenario.states) - 1, EngineConfig(planner="qmdp")))
+    assert [o["value"] for o in data["outputs"][:3]] == pytest.approx(list(direct.desire), abs=1e-12)
+
+
+def test_csv_has_a_row_per_statement_with_the_outputs(capsys, trucks):
+    code, out, err = elot(capsys, "run", trucks, "--csv", "-", "-s", "empty(spot2)", "-s", "at(korean, spot1)")
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["formula"] for r in rows] == ["empty(spot2)", "at(korean, spot1)"]
+    assert all(float(r["posterior"]) == 1.0 for r in rows)          # both true in the known world
+    assert {"desire_K", "desire_L", "desire_M", "belief_L", "belief_M", "belief_N"} <= set(rows[0])
+
+
+def test_a_statement_about_the_current_belief_is_refused_the_others_scored(capsys, trucks, tmp_path):
+    out_file = tmp_path / "scores.json"
+    code, out, err = elot(capsys, "run", trucks, "--mode", "current", "--json", out_file,
+                          "-s", "believes(student, formula(empty(spot2)))", "-s", "wants(student, korean)")
+    assert code == 2
+    assert "current belief" in err and "initial" in err and "Traceback" not in err
+    data = json.loads(out_file.read_text())    # what was scored is written
+    assert [s["formula"] for s in data["judgments"][0]["statements"]] == ["wants(student, korean)"]
+
+
+def test_experiment_scenarios_by_id_equal_the_authors_predictions(capsys):
+    data = baker_path()
+    if data is None:
+        pytest.skip("the food-truck data are not at ../shared/baker2017 (or $ELOT_BAKER2017_DATA)")
+    stored = {}
+    with open(data / "model_predictions_btom.csv", newline="") as f:
+        for row in csv.DictReader(f):
+            stored[row["scenario"], row["judgment"], row["option"]] = float(row["value"])
+    for ref in ("foodtrucks:1", "12"):
+        argv = ["run", ref, "--data", data, "--json", "-"] + (["--domain", "foodtrucks"] if ":" not in ref else [])
+        code, out, err = elot(capsys, *argv)
+        assert code == 0, err
+        sid = ref.rpartition(":")[2]
+        for o in json.loads(out)["outputs"]:
+            assert o["value"] == pytest.approx(stored[sid, o["judgment"], o["option"]], abs=1e-6)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["foodtrucks:999"], "has no scenario '999'"),
+    (["12", "--domain", "foodtrucks", "--data", "{tmp}"], "no scenarios.json in"),
+    (["nothing-here.trucks"], "no food-truck scenario 'nothing-here.trucks'"),
+    (["12", "--domain", "no-such-domain"], "no domain 'no-such-domain'"),
+    (["{trucks}", "--model", "non-planning"], "has no model 'non-planning'"),
+    (["{trucks}", "--k", "5"], "--k is a setting of the Doors-Keys-Gems inference"),
+    (["--planner", "qmdp"], "--planner is a setting of a domain"),
+    (["{trucks}", "--max-memory", "1K"], "refused before any work"),
+])
+def test_bad_food_truck_runs_are_one_error(capsys, tmp_path, trucks, argv, message):
+    argv = [a.format(tmp=tmp_path, trucks=trucks) for a in argv]
+    code, out, err = elot(capsys, "run", *argv)
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_a_malformed_trucks_file_is_pointed_at_its_line(capsys, tmp_path):
+    bad = tmp_path / "bad.trucks"
+    bad.write_text(LOOKED.replace("moves W N N", "moves W N Q"))
+    code, _, err = elot(capsys, "run", bad)
+    assert code == 2 and f"{bad}:6:" in err and "unknown move 'Q'" in err
+
+
+def test_a_file_of_several_scenarios_needs_one_picked(capsys, tmp_path):
+    two = tmp_path / "two.trucks"
+    two.write_text(LOOKED + LOOKED.replace("left-check-empty", "again").replace("spot2 empty", "spot2 mexican")
+                   .replace("S S S eat", "S S S"))
+    code, _, err = elot(capsys, "run", two)
+    assert code == 2 and "holds 2 scenarios" in err and f"{two}:NAME" in err
+    code, out, err = elot(capsys, "run", f"{two}:again", "--json", "-")
+    assert code == 0, err
+    assert json.loads(out)["scenario"] == "again"
+
+
+# -- a researcher's own domain from a file -----------------------------------------------------
+
+def test_the_coffee_shop_runs_from_its_file(capsys):
+    code, out, err = elot(capsys, "run", "--domain", SHOP, PEEK, "--mode", "initial", "--json", "-",
+                          "-s", "believes(visitor, likely(open(shop)))", "-s", "open(shop)")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["domain"] == "coffee-shop" and data["ran"]["config"]["planner"] == "belief-vi"
+    shop = load_domain(SHOP)
+    [[peek]] = Engine(shop).run([Case("corridor", (2, 3, 3, 2, 1, 0, 5), world=1)])
+    got = {o["option"]: o["value"] for o in data["outputs"]}
+    assert [got["coffee"], got["soda"]] == pytest.approx(list(peek.mean_utility()), abs=1e-12)
+    assert [got["shop-open"], got["shop-closed"]] == pytest.approx(list(peek.mean_belief()), abs=1e-12)
+    likely, is_open = data["judgments"][0]["statements"]
+    # it went to look: it thought the shop likely open (belief row 0.9 open is the only one above likely's 0.7)
+    posterior = peek.posterior()[0]                       # [initial belief, desire]
+    assert likely["posterior"] == pytest.approx(float(posterior[0].sum()), abs=1e-12)
+    assert likely["posterior"] > likely["prior_fraction"]
+    assert is_open["posterior"] == 0.0                    # the true world: closed
+
+
+def test_a_domain_file_with_an_unknown_world_runs_over_every_world(capsys, tmp_path):
+    case = tmp_path / "unknown.json"
+    case.write_text(json.dumps({"layout": "corridor", "world": None, "path": ["cell2", "cell1", "cell0", "done"]}))
+    code, out, err = elot(capsys, "run", "--domain", SHOP, case, "--json", "-", "-s", "open(shop)")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["ran"]["worlds"] == [0, 1]
+    [is_open] = data["judgments"][0]["statements"]
+    assert 0.0 < is_open["posterior"] < 1.0
+
+
+def _shop_with(tmp_path: Path, extra: str, name: str = "broken.py") -> Path:
+    path = tmp_path / name
+    path.write_text(SHOP.read_text() + "\n\n" + extra)
+    return path
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("class Broken(CoffeeShop):\n    def tables(self, layout):\n        raise RuntimeError('no map')\n"
+     "domain = Broken()\n", "coffee-shop.tables raised RuntimeError: no map"),
+    ("import dataclasses\nclass Broken(CoffeeShop):\n    def tables(self, layout):\n"
+     "        t = super().tables(layout)\n        return dataclasses.replace(t, costs=t.costs[:2])\n"
+     "domain = Broken()\n", "coffee-shop.tables: costs has shape (2,), expected (4,)"),
+    ("class Broken(CoffeeShop):\n    def desires(self):\n"
+     "        n = 3_000_000\n        return DesireSpace(('coffee', 'soda'), np.zeros((n, 2)), np.full(n, 1 / n))\n"
+     "domain = Broken()\n", "refused before any work"),
+    ("def oops(:\n    pass\n", "does not parse"),
+    ("raise ValueError('half written')\n", "raised ValueError: half written"),
+])
+def test_a_domain_that_breaks_the_protocol_is_one_error_naming_it(capsys, tmp_path, extra, message):
+    path = _shop_with(tmp_path, extra)
+    code, _, err = elot(capsys, "run", "--domain", path, PEEK)
+    assert code == 2 and message in err and "Traceback" not in err
+    if "parse" in message:
+        assert f"{path}:" in err        # the file and its line
+
+
+def test_a_file_with_no_domain_is_named(capsys, tmp_path):
+    empty = tmp_path / "nothing.py"
+    empty.write_text("x = 1\n")
+    code, _, err = elot(capsys, "run", "--domain", empty, PEEK)
+    assert code == 2 and str(empty) in err and "no class with the domain methods" in err
+
+
+@pytest.mark.parametrize("case, message", [
+    ({"layout": "corridor", "world": "shop-gone", "path": ["cell2"]}, "no world 'shop-gone'"),
+    ({"layout": "corridor", "world": 1, "path": ["cell2", "cell9"]}, "no state 'cell9'"),
+    ({"layout": "corridor", "path": []}, "path must be a non-empty list"),
+    ({"world": 1, "path": ["cell2"]}, "no layout"),
+])
+def test_a_bad_case_file_is_named(capsys, tmp_path, case, message):
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(case))
+    code, _, err = elot(capsys, "run", "--domain", SHOP, path)
+    assert code == 2 and message in err and str(path) in err
