@@ -150,6 +150,7 @@ def test_experiment_scenarios_by_id_equal_the_authors_predictions(capsys):
     (["{trucks}", "--model", "non-planning"], "has no model 'non-planning'"),
     (["{trucks}", "--k", "5"], "--k is a setting of the Doors-Keys-Gems inference"),
     (["--planner", "qmdp"], "--planner is a setting of a domain"),
+    (["--model", "btom"], "unknown model 'btom'"),           # the gridworld's models are its own
     (["{trucks}", "--max-memory", "1K"], "refused before any work"),
 ])
 def test_bad_food_truck_runs_are_one_error(capsys, tmp_path, trucks, argv, message):
@@ -252,3 +253,53 @@ def test_a_bad_case_file_is_named(capsys, tmp_path, case, message):
     path.write_text(json.dumps(case))
     code, _, err = elot(capsys, "run", "--domain", SHOP, path)
     assert code == 2 and message in err and str(path) in err
+
+
+# -- elot repl on a domain ---------------------------------------------------------------------
+
+def repl(capsys, monkeypatch, lines: str, *argv) -> tuple[int, str, str]:
+    monkeypatch.setattr("sys.stdin", io.StringIO(lines))
+    monkeypatch.setenv("COLUMNS", "200")    # messages on one line each
+    return elot(capsys, "repl", *argv)
+
+
+def test_repl_opens_a_food_truck_scenario_at_its_judgment_point(capsys, monkeypatch, trucks):
+    formula = "believes(student, formula(not(empty(spot2))))"
+    code, out, _ = elot(capsys, "run", trucks, "-s", formula, "-s", "likes_best(student, mexican)", "--json", "-")
+    looked, mexican = json.loads(out)["judgments"][0]["statements"]
+    code, out, err = repl(capsys, monkeypatch, f"{formula}\nThe student likes the Mexican truck best.\n"
+                          f":explain {formula}\n", trucks)
+    assert code == 0, out + err
+    assert "t=8/8 initial" in out                                  # at the path's end, initial belief
+    assert f"P = {looked['posterior']:.3f}" in out and f"P = {mexican['posterior']:.3f}" in out
+    assert "likes_best(player, mexican)" in out                    # English translated
+    assert "prob_of(student, not(empty(spot2)))" in out            # :explain's column
+
+
+def test_repl_says_plainly_what_does_not_apply(capsys, monkeypatch, trucks):
+    code, out, err = repl(capsys, monkeypatch, ":map\n:current\nbelieves(student, formula(empty(spot2)))\n"
+                          ":set k 4\n:goals\n", trucks)
+    assert code == 2 and "Traceback" not in out + err                  # failed lines set the status
+    assert "draws no map of the foodtrucks domain" in out
+    assert "current belief at t=8" in out and ":initial" in out
+    assert "k is a setting of the Doors-Keys-Gems inference" in out
+    assert "korean" in out and "mexican" in out                    # :goals still answers after the errors
+
+
+def test_repl_settings_rerun_the_engine(capsys, monkeypatch, trucks):
+    code, out, err = repl(capsys, monkeypatch, "wants(student, mexican)\n:set beta 1\nwants(student, mexican)\n"
+                          ":model true-belief\nwants(student, mexican)\n", trucks)
+    assert code == 0, out + err
+    scores = [float(line.split("P = ")[1].split()[0]) for line in out.splitlines() if "P = " in line]
+    assert len(set(scores)) == 3                                   # each setting changed the answer
+
+
+def test_repl_on_the_coffee_shop_from_its_file(capsys, monkeypatch):
+    code, out, err = repl(capsys, monkeypatch, "believes(visitor, likely(open(shop)))\n:goto 0\n:current\n"
+                          "believes(visitor, likely(open(shop)))\n", "--domain", SHOP, PEEK)
+    assert code == 0, out + err
+    shop = load_domain(SHOP)
+    [[peek]] = Engine(shop).run([Case("corridor", (2, 3, 3, 2, 1, 0, 5), world=1)])
+    assert f"P = {float(peek.posterior()[0][0].sum()):.3f}" in out
+    [[start]] = Engine(shop).run([Case("corridor", (2,), world=1)])
+    assert f"P = {float(start.posterior()[0][0].sum()):.3f}" in out    # at t=0 the current belief is the initial one

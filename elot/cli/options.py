@@ -168,12 +168,14 @@ def _help(text: str, how: str, default: str | None = "%(default)s", many: str = 
     return text + (f"; {many}" if how == MANY else "") + (f" (default: {default})" if default else "")
 
 
-def _model_type(text: str) -> str:
-    """``--model`` of a command that also runs domains: a BToM variant, or a word naming a
-    domain's model (checked against the domain, or the gridworld's variants, once known)."""
-    import re
+#: The models of the engine's domains (elot.domains.front.GENERIC_VARIANTS) ``--model`` also takes.
+DOMAIN_MODELS = ("btom", "true-belief", "no-cost")
 
-    if text in ALL_VARIANTS or re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]*", text):
+
+def _model_type(text: str) -> str:
+    """``--model`` of a command that also runs domains: a BToM variant, or a domain's model
+    (btom, true-belief, no-cost), checked against the one that runs once it is known."""
+    if text in DOMAIN_MODELS:
         return text
     return _variant_type(text)
 

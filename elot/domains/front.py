@@ -73,11 +73,8 @@ class Front:
     # -- models ----------------------------------------------------------------------------
 
     def variants(self) -> dict[str, EngineConfig]:
-        """The models ``--model`` may name: the domain's ``variants`` (name -> EngineConfig)
-        if it has them, else btom, true-belief and no-cost."""
-        own = getattr(self.domain, "variants", None)
-        if isinstance(own, dict) and own and all(isinstance(v, EngineConfig) for v in own.values()):
-            return dict(own)
+        """The models ``--model`` may name: btom, true-belief (the agent knows the true
+        world) and no-cost (every action free)."""
         return dict(GENERIC_VARIANTS)
 
     def config(self, model: str | None, **changes) -> EngineConfig:
