@@ -303,3 +303,53 @@ def test_repl_on_the_coffee_shop_from_its_file(capsys, monkeypatch):
     assert f"P = {float(peek.posterior()[0][0].sum()):.3f}" in out
     [[start]] = Engine(shop).run([Case("corridor", (2,), world=1)])
     assert f"P = {float(start.posterior()[0][0].sum()):.3f}" in out    # at t=0 the current belief is the initial one
+
+
+# -- elot batch on a domain ---------------------------------------------------------------------
+
+def test_batch_runs_food_truck_scenarios_by_settings_into_the_tidy_table(capsys, tmp_path, trucks):
+    two = tmp_path / "two.trucks"
+    two.write_text(LOOKED + LOOKED.replace("left-check-empty", "right-start").replace("map 1", "map 2")
+                   .replace("start 1 1", "start 13 1").replace("moves W N N stay S S S eat", "moves E N N N"))
+    out = tmp_path / "table.csv"
+    code, _, err = elot(capsys, "batch", two, "--model", "btom,no-cost", "--beta", "1,2.5", "-o", out,
+                        "-s", "believes(student, formula(not(empty(spot2))))", "-s", "likes_best(student, korean)")
+    assert code == 0, err
+    rows = list(csv.DictReader(out.open(newline="")))
+    from elot.study.tables import ALL_COLUMNS
+
+    assert tuple(rows[0]) == ALL_COLUMNS
+    assert len(rows) == 2 * 2 * 2 * 2           # scenarios x models x betas x statements, one judgment each
+    assert {(r["model"], r["beta"]) for r in rows} == {("btom", "1.0"), ("btom", "2.5"), ("no-cost", "1.0"),
+                                                       ("no-cost", "2.5")}
+    # each row is what elot run scores for the same scenario and setting
+    code, text, err = elot(capsys, "run", f"{two}:left-check-empty", "--model", "no-cost", "--beta", "1", "--json", "-",
+                           "-s", "believes(student, formula(not(empty(spot2))))")
+    [want] = json.loads(text)["judgments"][0]["statements"]
+    [got] = [r for r in rows if r["scenario"] == "left-check-empty" and r["model"] == "no-cost"
+             and r["beta"] == "1.0" and r["statement_id"] == "s1"]
+    assert float(got["P"]) == want["posterior"] and float(got["L"]) == want["normalized_likelihood"]
+    assert got["k"] == "" and got["mode"] == "initial" and got["t"] == "8"
+
+
+def test_batch_of_a_domain_refuses_the_gridworlds_settings(capsys, tmp_path, trucks):
+    code, _, err = elot(capsys, "batch", trucks, "--k", "2", "-s", "empty(spot2)", "-o", tmp_path / "t.csv")
+    assert code == 2 and "--k is a setting of the Doors-Keys-Gems inference" in err
+    code, _, err = elot(capsys, "batch", trucks, "--model", "non-planning", "-s", "empty(spot2)", "-o", tmp_path / "t.csv")
+    assert code == 2 and "has no model 'non-planning'" in err
+    code, _, err = elot(capsys, "batch", trucks, "-o", tmp_path / "t.csv")
+    assert code == 2 and "nothing to score" in err
+    assert not (tmp_path / "t.csv").exists()
+
+
+def test_batch_runs_a_domain_from_a_file(capsys, tmp_path):
+    out = tmp_path / "shop.csv"
+    code, _, err = elot(capsys, "batch", "--domain", SHOP, PEEK, "--beta", "1,2.5,5", "-o", out,
+                        "-s", "believes(visitor, likely(open(shop)))")
+    assert code == 0, err
+    rows = list(csv.DictReader(out.open(newline="")))
+    assert [r["beta"] for r in rows] == ["1.0", "2.5", "5.0"]
+    shop = load_domain(SHOP)
+    for row in rows:
+        [[peek]] = Engine(shop, EngineConfig(beta=float(row["beta"]))).run([Case("corridor", (2, 3, 3, 2, 1, 0, 5), world=1)])
+        assert float(row["P"]) == pytest.approx(float(peek.posterior()[0][0].sum()), abs=1e-12)

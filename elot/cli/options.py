@@ -503,14 +503,16 @@ def add_domain_options(p: argparse.ArgumentParser) -> None:
                    help="a domain's planner (default: the model's, else the domain's)")
 
 
-def domain_spec(args) -> str | None:
+def domain_spec(args, scenarios=None) -> str | None:
     """The domain the arguments ask for: ``--domain``, or food trucks for a ``.trucks``
-    file or a ``foodtrucks:ID`` scenario; None for the gridworld."""
+    file or a ``foodtrucks:ID`` scenario (any of ``scenarios``, default SCENARIO); None for
+    the gridworld."""
     if getattr(args, "domain", None):
         return args.domain
-    scenario = getattr(args, "scenario", None) or ""
-    if scenario.lower().startswith("foodtrucks:") or scenario.partition(":")[0].endswith(".trucks"):
-        return "foodtrucks"
+    names = scenarios if scenarios is not None else [getattr(args, "scenario", None) or ""]
+    for scenario in names:
+        if scenario.lower().startswith("foodtrucks:") or scenario.partition(":")[0].endswith(".trucks"):
+            return "foodtrucks"
     return None
 
 
@@ -538,14 +540,15 @@ def refuse_gridworld_options(args, domain: str) -> None:
                             hint="leave it out; a domain takes --model, --beta, --planner and --max-memory")
 
 
-def refuse_domain_options(args) -> None:
-    """A Doors-Keys-Gems run given a domain's setting (--planner, --data): an error naming it."""
-    for option, attr in (("--planner", "planner"), ("--data", "data")):
-        if getattr(args, attr, None) is not None:
+def refuse_domain_options(args, *, model: bool = True) -> None:
+    """A Doors-Keys-Gems run given a domain's setting (--planner, --data, --current): an
+    error naming it; with ``model``, a domain's model name too."""
+    for option, attr in (("--planner", "planner"), ("--data", "data"), ("--current", "mode_current")):
+        if getattr(args, attr, None) not in (None, False):
             raise ElotError(f"{option} is a setting of a domain of the inference engine, not of the "
                             "Doors-Keys-Gems inference",
                             hint="give --domain (e.g. --domain foodtrucks), or leave it out")
-    if getattr(args, "model", None) not in (None, *ALL_VARIANTS):
+    if model and getattr(args, "model", None) not in (None, *ALL_VARIANTS):
         check_variant(args.model)
 
 

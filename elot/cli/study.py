@@ -94,7 +94,12 @@ def register(subparsers) -> None:
     options.add_exp_option(p, how=options.MANY, default="exp1,exp2")
     options.add_batch_statement_options(p)
     p.add_argument("--initial", action="store_true", help="given statements are about the initial belief")
-    options.add_variant_option(p, how=options.MANY)
+    p.add_argument("--current", dest="mode_current", action="store_true",
+                   help="with --domain, given statements are about the current belief (default there: initial, "
+                        "what a domain's engine infers)")
+    options.add_variant_option(p, how=options.MANY,
+                               note="; with --domain, the domain's models (food trucks: btom, true-belief, no-cost)")
+    options.add_domain_options(p)
     options.add_beta_option(p, how=options.MANY, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
     options.add_k_option(p, how=options.MANY)
     options.add_thresholds_option(p, how=options.MANY)
@@ -206,6 +211,10 @@ def batch_command(args) -> int:
         betas = parse_betas(args.beta)
     else:
         betas = list(dict.fromkeys(p.beta for p in params if p.beta is not None)) or [DEFAULT_BETA]
+    domain = options.domain_spec(args, scenarios=args.scenarios)
+    if domain:
+        return _domain_batch(args, domain, params, betas if args.beta is not None else None)
+    options.refuse_domain_options(args, model=False)
     refs = expand_scenarios(args.scenarios, root=args.labtom, exps=_list(args.exp, "--exp"))
     items = given_items(args.statement, args.statements, "initial" if args.initial else "current")
     tasks = plan_tasks(refs, items=items or None, models=_list(args.model, "--model"), betas=betas,
@@ -226,6 +235,38 @@ def batch_command(args) -> int:
             print(f"interrupted before any task was kept: nothing was written to {args.output}",
                   file=sys.stderr)
         return 130
+    where = "standard output" if args.output == "-" else args.output
+    resumed = f", {result.resumed} already done" if result.resumed else ""
+    print(f"wrote {count(result.rows, 'row')} ({count(len(tasks), 'task')}{resumed}) to {where}", file=sys.stderr)
+    for line in result.failures.lines():
+        print(line, file=sys.stderr)
+    return 1 if args.strict and result.failures.rows else 0
+
+
+def _domain_batch(args, domain: str, params, betas) -> int:
+    """``elot batch`` over a domain's scenarios: one task per (model, layout), into the same table."""
+    from elot.study.batch import batch
+    from elot.study.domain_tasks import plan_domain_tasks
+    from elot.study.references import given_items
+    from elot.settings import DEFAULT_VARIANT
+
+    for option, attr, unset in (("--k", "k", str(options.DEFAULT_K)), ("--conventions", "conventions", "elot"),
+                                ("--inference", "inference", "exact"), ("--seed", "seed", None),
+                                ("--exp", "exp", "exp1,exp2")):
+        if getattr(args, attr, unset) != unset:
+            raise StudyError(f"{option} is a setting of the Doors-Keys-Gems inference; a domain does not take it",
+                             hint="leave it out; a domain's batch takes --model, --beta and --planner")
+    if betas is None:   # the domain's model's own β, not the gridworld's default
+        betas = list(dict.fromkeys(p.beta for p in params if p.beta is not None)) or [2.5]
+    models = [m if m != DEFAULT_VARIANT else "btom" for m in _list(args.model, "--model")]   # full: btom
+    items = given_items(args.statement, args.statements, "current" if args.mode_current else "initial")
+    tasks = plan_domain_tasks(domain, args.scenarios, data=options.data_dir(args), models=models, betas=betas,
+                              planner=args.planner, items=items, thresholds=params)
+    fmt = args.format or ("parquet" if args.output.endswith(".parquet") else "csv")
+    inputs = [s for s in args.scenarios if os.path.isfile(s)] + list(args.statements) + list(args.thresholds)
+    with _progress_bar(f"batch ({count(len(tasks), 'task')})") as progress:
+        result = batch(tasks, args.output, fmt=fmt, jobs=args.jobs, dask=args.dask, resume=args.resume,
+                       force=args.force, progress=progress, inputs=inputs)
     where = "standard output" if args.output == "-" else args.output
     resumed = f", {result.resumed} already done" if result.resumed else ""
     print(f"wrote {count(result.rows, 'row')} ({count(len(tasks), 'task')}{resumed}) to {where}", file=sys.stderr)

@@ -120,6 +120,14 @@ class Front:
             return _pick_one([self._checked(c, f"{self.name}.read_case({path})") for c in cases], pick, path)
         return _pick_one(self._json_cases(path), pick, path)
 
+    def expand(self, spec: str, data: str | None = None) -> list[DomainScenario]:
+        """Every scenario ``spec`` names, for a batch: a file of several gives them all."""
+        path, pick = _split_pick(spec)
+        if pick is None and Path(path).is_file() and path.endswith(".json") \
+                and not callable(getattr(self.domain, "read_case", None)):
+            return self._json_cases(path)
+        return [self.scenario(spec, data)]
+
     def _case_names(self) -> list[str]:
         if not callable(getattr(self.domain, "cases", None)):
             return []
@@ -284,6 +292,22 @@ class FoodTrucksFront(Front):
         raise ScenarioError(f"no food-truck scenario {spec!r}: not a file, nor an experiment scenario's id",
                             hint="give a .trucks file, a scenarios.json-shaped file (FILE:ID), or an id of the "
                                  "experiment (1-78) as 12 or foodtrucks:12")
+
+    def expand(self, spec: str, data: str | None = None) -> list[DomainScenario]:
+        """Every scenario ``spec`` names, for a batch: ``all`` (the experiment's 78), or a
+        file's scenarios (all of them, unless one is picked)."""
+        from elot.domains.foodtrucks.scenarios import data_root, read_scenarios
+        from elot.domains.foodtrucks.trucksfile import read_trucks
+
+        ref = spec[len(self.PREFIX):] if spec.lower().startswith(self.PREFIX) else spec
+        if ref == "all":
+            file = data_root(data) / "scenarios.json"
+            return [self._one([s], None, str(file)) for s in read_scenarios(file)]
+        path, pick = _split_pick(ref)
+        if pick is None and Path(path).is_file():
+            found = read_scenarios(path) if path.endswith(".json") else read_trucks(path)
+            return [self._one([s], None, path) for s in found]
+        return [self.scenario(spec, data)]
 
     def _one(self, found: list, pick: str | None, path: str, by_name: bool = False) -> DomainScenario:
         def made(s) -> DomainScenario:

@@ -36,12 +36,16 @@ class DomainSource:
     conventions = "elot"
 
     def __init__(self, front: Front, scenario: DomainScenario, config: EngineConfig | None = None,
-                 model: str | None = None):
+                 model: str | None = None, *, engine: Engine | None = None,
+                 results: dict[int, PathResult] | None = None):
+        """``engine`` (one of the same domain, whose plans are shared: planning does not
+        depend on beta) and ``results`` (already run, by time) save work in a batch."""
         self.front = front
         self.scenario = scenario
-        self.engine = Engine(front.domain, config)
+        self.engine = engine or Engine(front.domain, config)
+        self.beta = self.engine.config.beta if config is None else float(config.beta)
         self.model = model or front.model_name(None)
-        self._results: dict[int, PathResult] = {}
+        self._results: dict[int, PathResult] = dict(results or {})
         self._signature = None
         self._worlds: tuple[State, ...] | None = None
 
@@ -68,7 +72,7 @@ class DomainSource:
     @property
     def config(self) -> EngineConfig:
         """What runs (the planner resolved)."""
-        return self.engine.config
+        return self.engine.config.with_beta(self.beta)
 
     def label(self, t: int) -> str:
         return self.front.step_labels(self.scenario)[t - 1]
@@ -81,7 +85,7 @@ class DomainSource:
         if t not in self._results:
             case = self.scenario.case
             part = type(case)(case.layout, tuple(case.path[:t + 1]), case.world, case.name)
-            [[self._results[t]]] = self.engine.run([part])
+            [[self._results[t]]] = self.engine.run([part], [self.beta])
         return self._results[t]
 
     def estimate(self):
