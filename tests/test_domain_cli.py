@@ -326,7 +326,7 @@ def test_batch_runs_food_truck_scenarios_by_settings_into_the_tidy_table(capsys,
     code, text, err = elot(capsys, "run", f"{two}:left-check-empty", "--model", "no-cost", "--beta", "1", "--json", "-",
                            "-s", "believes(student, formula(not(empty(spot2))))")
     [want] = json.loads(text)["judgments"][0]["statements"]
-    [got] = [r for r in rows if r["scenario"] == "left-check-empty" and r["model"] == "no-cost"
+    [got] = [r for r in rows if r["scenario"] == f"{two}:left-check-empty" and r["model"] == "no-cost"
              and r["beta"] == "1.0" and r["statement_id"] == "s1"]
     assert float(got["P"]) == want["posterior"] and float(got["L"]) == want["normalized_likelihood"]
     assert got["k"] == "" and got["mode"] == "initial" and got["t"] == "8"
@@ -353,3 +353,55 @@ def test_batch_runs_a_domain_from_a_file(capsys, tmp_path):
     for row in rows:
         [[peek]] = Engine(shop, EngineConfig(beta=float(row["beta"]))).run([Case("corridor", (2, 3, 3, 2, 1, 0, 5), world=1)])
         assert float(row["P"]) == pytest.approx(float(peek.posterior()[0][0].sum()), abs=1e-12)
+
+
+# -- elot fit on a domain -----------------------------------------------------------------------
+
+THREE = LOOKED + """
+scenario right-look-mexican
+map 2
+spot2 mexican
+start 13 1
+moves E N N N stay eat
+
+scenario straight-to-korean
+map 1
+spot2 lebanese
+start 7 1
+moves W W W W W W W S eat
+"""
+
+
+def test_fit_recovers_the_beta_ratings_were_made_at(capsys, tmp_path):
+    """Ratings made from the model's own L at beta 2.5 (elot batch, then noise-free): the fit
+    over 1, 2.5 and 5 finds 2.5, with r = 1, and reads the scenarios back by the table's names."""
+    scenarios = tmp_path / "three.trucks"
+    scenarios.write_text(THREE)
+    table = tmp_path / "table.csv"
+    code, _, err = elot(capsys, "batch", scenarios, "--beta", "2.5", "-o", table,
+                        "-s", "believes(student, formula(not(empty(spot2))))",
+                        "-s", "The student likes the Mexican truck best.",
+                        "-s", "believes(student, likely(at(lebanese, spot2)))")
+    assert code == 0, err
+    rows = list(csv.DictReader(table.open(newline="")))
+    ratings = tmp_path / "ratings.csv"
+    with ratings.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["scenario", "mode", "t", "statement", "formula", "rating"])
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({**{k: row[k] for k in ("scenario", "mode", "t", "statement", "formula")},
+                             "rating": row["L"]})
+    fitted = tmp_path / "fit.json"
+    code, out, err = elot(capsys, "fit", "--domain", "foodtrucks", ratings, "--model", "btom,no-cost",
+                          "--beta", "1,2.5,5", "--samples", "50", "-o", fitted)
+    assert code == 0, err
+    data = json.loads(fitted.read_text())
+    assert data["model"] == "btom" and data["beta"] == 2.5 and data["r"] == pytest.approx(1.0, abs=1e-9)
+    assert "no-cost" in data["ablations"]
+
+
+def test_fit_of_a_domain_names_an_unknown_scenario(capsys, tmp_path):
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("scenario,mode,t,statement,rating\nnowhere.trucks,initial,3,empty(spot2),0.5\n")
+    code, _, err = elot(capsys, "fit", "--domain", "foodtrucks", ratings)
+    assert code == 2 and "unknown scenario 'nowhere.trucks'" in err and f"{ratings}:2" in err

@@ -48,6 +48,7 @@ class DomainScenario:
     case: Case
     judgments: tuple[int, ...] = ()
     detail: Any = field(default=None, compare=False)
+    ref: str = ""      # what reads this scenario back (a batch table's scenario column)
 
     @property
     def horizon(self) -> int:
@@ -117,15 +118,24 @@ class Front:
         if callable(getattr(self.domain, "read_case", None)) and not path.endswith(".json"):
             found = ask(self.domain, "read_case", path)
             cases = list(found) if isinstance(found, (list, tuple)) else [found]
-            return _pick_one([self._checked(c, f"{self.name}.read_case({path})") for c in cases], pick, path)
+            checked = [self._checked(c, f"{self.name}.read_case({path})") for c in cases]
+            return _pick_one(self._with_refs(checked, path), pick, path)
         return _pick_one(self._json_cases(path), pick, path)
+
+    def _with_refs(self, scenarios: list[DomainScenario], path: str) -> list[DomainScenario]:
+        if len(scenarios) == 1:
+            return [replace(scenarios[0], ref=path)]
+        return [replace(s, ref=f"{path}:{n + 1}") for n, s in enumerate(scenarios)]
 
     def expand(self, spec: str, data: str | None = None) -> list[DomainScenario]:
         """Every scenario ``spec`` names, for a batch: a file of several gives them all."""
         path, pick = _split_pick(spec)
-        if pick is None and Path(path).is_file() and path.endswith(".json") \
-                and not callable(getattr(self.domain, "read_case", None)):
+        if pick is None and Path(path).is_file() and path.endswith(".json"):
             return self._json_cases(path)
+        if pick is None and Path(path).is_file() and callable(getattr(self.domain, "read_case", None)):
+            found = ask(self.domain, "read_case", path)
+            cases = list(found) if isinstance(found, (list, tuple)) else [found]
+            return self._with_refs([self._checked(c, f"{self.name}.read_case({path})") for c in cases], path)
         return [self.scenario(spec, data)]
 
     def _case_names(self) -> list[str]:
@@ -142,7 +152,7 @@ class Front:
         found = {str(k): v for k, v in ask(self.domain, "cases").items()}
         if spec not in found:
             return None
-        return self._checked(found[spec], f"{self.name}.cases()[{spec!r}]", spec)
+        return replace(self._checked(found[spec], f"{self.name}.cases()[{spec!r}]", spec), ref=spec)
 
     def _checked(self, case: Any, where: str, name: str | None = None) -> DomainScenario:
         if isinstance(case, DomainScenario):
@@ -155,7 +165,7 @@ class Front:
     def _json_cases(self, path: str) -> list[DomainScenario]:
         data = load_json(read_text(path, "case file"), path=path, hint=CASE_HINT)
         items = data if isinstance(data, list) else [data]
-        return [self._json_case(item, path, n) for n, item in enumerate(items)]
+        return self._with_refs([self._json_case(item, path, n) for n, item in enumerate(items)], path)
 
     def _json_case(self, item: Any, path: str, n: int) -> DomainScenario:
         where = f"{path}: case {n + 1}"
@@ -284,11 +294,11 @@ class FoodTrucksFront(Front):
         if Path(path).is_file():
             if path.endswith(".json"):
                 found = read_scenarios(path)
-                return self._one(found, pick, path)
-            return self._one(read_trucks(path), pick, path, by_name=True)
+                return replace(self._one(found, pick, path), ref=ref)
+            return replace(self._one(read_trucks(path), pick, path, by_name=True), ref=ref)
         if ref.isdigit():
             file = data_root(data) / "scenarios.json"
-            return self._one(read_scenarios(file), ref, str(file))
+            return replace(self._one(read_scenarios(file), ref, str(file)), ref=ref)
         raise ScenarioError(f"no food-truck scenario {spec!r}: not a file, nor an experiment scenario's id",
                             hint="give a .trucks file, a scenarios.json-shaped file (FILE:ID), or an id of the "
                                  "experiment (1-78) as 12 or foodtrucks:12")
@@ -302,11 +312,14 @@ class FoodTrucksFront(Front):
         ref = spec[len(self.PREFIX):] if spec.lower().startswith(self.PREFIX) else spec
         if ref == "all":
             file = data_root(data) / "scenarios.json"
-            return [self._one([s], None, str(file)) for s in read_scenarios(file)]
+            return [replace(self._one([s], None, str(file)), ref=str(s.id)) for s in read_scenarios(file)]
         path, pick = _split_pick(ref)
         if pick is None and Path(path).is_file():
-            found = read_scenarios(path) if path.endswith(".json") else read_trucks(path)
-            return [self._one([s], None, path) for s in found]
+            json_file = path.endswith(".json")
+            found = read_scenarios(path) if json_file else read_trucks(path)
+            return [replace(self._one([s], None, path),
+                            ref=path if len(found) == 1 else f"{path}:{s.id if json_file else s.name}")
+                    for s in found]
         return [self.scenario(spec, data)]
 
     def _one(self, found: list, pick: str | None, path: str, by_name: bool = False) -> DomainScenario:

@@ -65,7 +65,7 @@ class DomainTask:
                                       results={scenario.horizon: result})
                 statements = resolve_statements(self.items, lambda text, mode: resolve_statement(
                     text, mode=mode, scenario=source)[:2])
-                base = {"scenario": scenario.name, "map": str(scenario.case.layout), "model": self.model,
+                base = {"scenario": scenario.ref or scenario.name, "map": str(scenario.case.layout), "model": self.model,
                         "beta": beta, "k": "", "conventions": "elot"}
                 for label, thresholds in self.thresholds:
                     compiled = refuse_current_beliefs(compile_statements(statements, signature, thresholds=thresholds),
