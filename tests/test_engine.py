@@ -269,3 +269,14 @@ def test_a_missing_domain_file_is_an_error_not_a_traceback(tmp_path):
 
     with pytest.raises(ElotError, match="nowhere.py"):
         load_domain(tmp_path / "nowhere.py")
+
+
+def test_each_beta_hands_out_one_beta_at_a_time_and_plans_first():
+    engine = Engine(coffee.CoffeeShop())
+    runs = engine.each_beta([Case("corridor", PEEK_THEN_SODA, 1)], betas=[0.5, 4.0])
+    assert len(engine._plans) == 1 and not engine.timings.evaluating   # planned, nothing evaluated yet
+    first = next(runs)
+    assert first[0].config.beta == 0.5 and len(engine.timings.evaluating) == 1
+    together = engine.run([Case("corridor", PEEK_THEN_SODA, 1)], betas=[0.5, 4.0])
+    assert np.array_equal(first[0].likelihood, together[0][0].likelihood)
+    assert np.array_equal(next(runs)[0].likelihood, together[1][0].likelihood)

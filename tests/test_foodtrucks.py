@@ -407,3 +407,21 @@ def test_benchmark_command_predicts_scenarios_of_ones_own(tmp_path):
                          timeout=120)
     assert bad.returncode == 2 and "mine.trucks:12:9: scenario error" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 3), st.integers(0, 2), st.sampled_from([(1, 1), (7, 1), (13, 1), (0, 4)]),
+       st.lists(st.sampled_from([(0, 1), (0, -1), (1, 0), (-1, 0), (0, 0)]), max_size=30), st.booleans())
+def test_trucks_text_reads_back_equal(map_number, world, start, moves, eat):
+    from elot.domains.foodtrucks.trucksfile import format_trucks, parse_trucks
+    from elot.domains.foodtrucks.world import FoodTruckMap, truck_at
+
+    layout, cells = FoodTruckMap(map_number), [start]
+    for dx, dy in moves:                      # the moves that can be made, in order
+        x, y = cells[-1][0] + dx, cells[-1][1] + dy
+        if layout.is_open(x, y):
+            cells.append((x, y))
+    finished = eat and truck_at(world, *cells[-1]) is not None
+    scenario = FoodTruckScenario(1, map_number, world, tuple(cells), finished, name="walk")
+    [back] = parse_trucks(format_trucks([scenario]))
+    assert back == scenario

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -110,15 +110,29 @@ class Engine:
         """For each beta (default: the config's), one result per case, in order.
         ``progress(done, total)`` is called as layouts are planned and betas evaluated."""
         betas = [self.config.beta] if betas is None else [float(b) for b in betas]
+        prepared = self._prepare(cases, len(betas), progress, len(betas))
+        return list(self._each_beta(cases, betas, progress, prepared))
+
+    def each_beta(self, cases: Sequence[Case], betas: Sequence[float] | None = None,
+                  progress: Callable[[int, int], None] | None = None) -> Iterator[list[PathResult]]:
+        """:meth:`run`, one beta's results at a time (a caller that keeps only what it needs
+        of each holds one beta's likelihood tables, not all of them). The checks, the
+        budget and the planning happen before the first beta is handed out."""
+        betas = [self.config.beta] if betas is None else [float(b) for b in betas]
+        return self._each_beta(cases, betas, progress, self._prepare(cases, len(betas), progress, 1))
+
+    def _prepare(self, cases, n_betas: int, progress, kept: int):
+        """Check the cases and the budget (``kept`` betas' results held at once), plan
+        every layout, build every inversion."""
         for case in cases:
             self._check_case(case)
         need = self.estimate(case.layout for case in cases)
-        held = 8 * len(betas) * len(self.desires().utilities) * sum(
+        held = 8 * kept * len(self.desires().utilities) * sum(
             self._rows(case) for case in cases)                  # the likelihood tables returned
         budget.check(budget.Estimate(need.bytes + held, need.seconds, need.rows, need.columns),
                      self.config.memory_limit)
         layouts = list(dict.fromkeys(case.layout for case in cases))
-        total = len(layouts) + len(betas)
+        total = len(layouts) + n_betas
         inverters: dict[Any, Inverter] = {}
         for i, layout in enumerate(layouts):
             inverters[layout] = Inverter(self.tables(layout), self.plan(layout), self.config.belief_quantum)
@@ -128,7 +142,10 @@ class Engine:
         built = [self._build(inverters[case.layout], case) for case in cases]
         self.timings.building += time.perf_counter() - start
         self.timings.cpu_building += time.process_time() - cpu
-        out = []
+        return inverters, built, len(layouts), total
+
+    def _each_beta(self, cases, betas, progress, prepared):
+        inverters, built, n_layouts, total = prepared
         for j, beta in enumerate(betas):
             start, cpu = time.perf_counter(), time.process_time()
             config = self.config.with_beta(beta)
@@ -143,12 +160,11 @@ class Engine:
                     getattr(self.domain, "name", "?"), case.layout, worlds, world_prior, tuple(case.path),
                     config, likelihood, space, self.desires(),
                     stored_beliefs(space.beliefs, config.belief_quantum)))
-            out.append(results)
             self.timings.evaluating.append(time.perf_counter() - start)
             self.timings.cpu_evaluating.append(time.process_time() - cpu)
             if progress:
-                progress(len(layouts) + j + 1, total)
-        return out
+                progress(n_layouts + j + 1, total)
+            yield results
 
     def world_prior(self, layout: Any) -> np.ndarray:
         """The observer's prior over the hidden worlds: the domain's ``world_prior(layout)``

@@ -67,5 +67,5 @@ def predict(scenarios: Sequence[FoodTruckScenario], config: EngineConfig,
     """For each beta (default: the config's), the predictions of every scenario, in order."""
     engine = Engine(FoodTrucks(), config)
     cases = [Case(s.map, s.states, s.world, f"scenario {s.id}") for s in scenarios]
-    runs = engine.run(cases, betas, progress)
-    return engine, [[prediction_of(s, r) for s, r in zip(scenarios, results)] for results in runs]
+    return engine, [[prediction_of(s, r) for s, r in zip(scenarios, results)]
+                    for results in engine.each_beta(cases, betas, progress)]

@@ -102,5 +102,20 @@ def _scenario(text: str, path: str, number: int, name: str, fields: dict) -> Foo
     return FoodTruckScenario(number, world_map.number, world, tuple(cells), finished, name=name)
 
 
+MOVE_LETTERS = {(0, 1): "N", (0, -1): "S", (1, 0): "E", (-1, 0): "W", (0, 0): "stay"}
+SPOT2_WORDS = {v: k for k, v in SPOT2_NAMES.items()}
+
+
+def format_trucks(scenarios) -> str:
+    """The ``.trucks`` text of ``scenarios`` (what :func:`parse_trucks` reads back equal)."""
+    blocks = []
+    for s in scenarios:
+        steps = [MOVE_LETTERS[(b[0] - a[0], b[1] - a[1])] for a, b in zip(s.cells, s.cells[1:])]
+        moves = " ".join(steps + (["eat"] if s.finished else []))
+        blocks.append(f"scenario {s.name or s.id}\nmap {s.map}\nspot2 {SPOT2_WORDS[s.world]}\n"
+                      f"start {s.cells[0][0]} {s.cells[0][1]}\n" + (f"moves {moves}\n" if moves else "moves\n"))
+    return "\n".join(blocks)
+
+
 def _error(text: str, path: str, where: tuple[int, int], message: str, hint: str | None = None) -> ScenarioError:
     return ScenarioError(message, hint=hint, span=Span.of(text, *where), source=text, path=path)
