@@ -350,8 +350,9 @@ def rows_for(compiled: CompiledFormula, hypotheses: Hypotheses) -> Hypotheses:
         return hypotheses.desire_rows()
     raise EvaluationError(
         f"{pretty(compiled.term)} is about what the agent wants, but these hypotheses say nothing about its desires",
-        hint="judge it with a model that infers desires (elot run on a scenario; a belief model whose "
-             "Hypotheses carry desires=Desires(objects, utilities)), or ask about beliefs")
+        hint="judge it against hypotheses with desires: exact inference (--inference exact; particles keep "
+             "no desires yet), or a belief model whose Hypotheses carry desires=Desires(objects, utilities); "
+             "or ask about beliefs")
 
 
 def desire_table(hypotheses: Hypotheses) -> Desires | None:

@@ -27,7 +27,7 @@ from elot.lang.semantics import DesireRow, State, Thresholds, desire_scale
 from elot.lang.signature import Signature
 from elot.lang.typesystem import EPISTEMIC
 from elot.translate import translate
-from test_properties import Reference, beliefs, c, epistemic_formulas, f, states, v
+from test_properties import Reference, base_formulas, beliefs, c, epistemic_formulas, f, states, v
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -187,6 +187,20 @@ def test_ill_typed_desires_are_errors_with_place_and_hint(formula, column, messa
     error = caught.value.errors[0]
     assert error.span.column == column
     assert message in error.message and hint in error.hint
+
+
+@given(base_formulas(depth=2), st.sampled_from(["wants", "likes", "dislikes", "likes_best", "likes_least",
+                                                "prefers"]))
+def test_a_formula_where_an_object_belongs_is_refused_at_its_place(phi, op):
+    """Generated: every base formula in a desire's object position is a type error at that
+    formula, with a hint."""
+    text = pretty(f(op, c("player"), *([c("gem1")] if op == "prefers" else []), phi))
+    at = text.index(pretty(phi), len(op) + 1)
+    with pytest.raises(ElotTypeError) as caught:
+        check(text, SIG)
+    error = caught.value.errors[0]
+    assert (error.span.start, error.span.end) == (at, at + len(pretty(phi)))
+    assert "must be an object (O)" in error.message and error.hint
 
 
 def test_equivalent_and_explain_know_the_new_primitives():
@@ -358,7 +372,19 @@ def trucks(favour: str) -> Hypotheses:
 def test_foodtruck_sentences_translate_to_their_golden_elot(sentence, formula, mode):
     result = translate(sentence, signature=FT, translator="offline")
     assert (result.formula, result.mode) == (formula, mode)
-    assert english(formula, mode, signature=FT)[:12] == "The student " or formula.startswith("not(")
+    # and back: the formula said in English (the domain's words) reads as itself
+    said = english(formula, mode, signature=FT)
+    assert said.startswith("The student ")
+    again = translate(said, signature=FT, translator="offline")
+    assert (again.formula, again.mode) == (formula, mode)
+
+
+def test_a_truck_the_domain_lacks_is_named_in_the_error():
+    from elot.errors import TranslationError
+
+    with pytest.raises(TranslationError, match="there is no thai truck") as caught:
+        translate("The student likes the Thai truck best.", signature=FT, translator="offline")
+    assert "the Mexican truck" in caught.value.hint
 
 
 def test_foodtruck_sentences_score_as_their_meaning():

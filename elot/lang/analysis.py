@@ -1,5 +1,6 @@
 """What a lowered formula is made of: its ground ``prob_of`` terms (and ``utility_of``,
-``prob_goal`` for desires) and the thresholds it compares them with (the REPL's ``:explain`` shows these per hypothesis).
+``prob_goal`` for desires) and the thresholds it compares them with (the REPL's
+``:explain`` shows these per hypothesis).
 
 Pure functions of a lowered term and a signature; nothing here knows about scenarios or
 inference. :func:`prob_columns` evaluates each term over rows of hypotheses given as
