@@ -405,3 +405,16 @@ def test_fit_of_a_domain_names_an_unknown_scenario(capsys, tmp_path):
     ratings.write_text("scenario,mode,t,statement,rating\nnowhere.trucks,initial,3,empty(spot2),0.5\n")
     code, _, err = elot(capsys, "fit", "--domain", "foodtrucks", ratings)
     assert code == 2 and "unknown scenario 'nowhere.trucks'" in err and f"{ratings}:2" in err
+
+
+def test_food_truck_hypotheses_carry_desires_so_desire_statements_score(capsys, trucks):
+    """foodtrucks.hypotheses (the library's rows) and elot run (the command line's) judge a
+    desire statement alike: "The student likes the Mexican truck best"."""
+    [scenario] = read_trucks(trucks)
+    rows = hypotheses(result_at(scenario, len(scenario.states) - 1))
+    assert rows.desires is not None and rows.desires.objects == ("korean", "lebanese", "mexican")
+    said = score(compile_statement("likes_best(student, korean)", foodtruck_signature()), rows)
+    code, out, err = elot(capsys, "run", trucks, "-s", "likes_best(student, korean)", "--json", "-")
+    [got] = json.loads(out)["judgments"][0]["statements"]
+    assert got["posterior"] == pytest.approx(said.posterior, abs=1e-12)
+    assert got["prior_fraction"] == pytest.approx(said.prior_fraction, abs=1e-12)
