@@ -418,3 +418,57 @@ def test_food_truck_hypotheses_carry_desires_so_desire_statements_score(capsys, 
     [got] = json.loads(out)["judgments"][0]["statements"]
     assert got["posterior"] == pytest.approx(said.posterior, abs=1e-12)
     assert got["prior_fraction"] == pytest.approx(said.prior_fraction, abs=1e-12)
+
+
+# -- how a domain is found, and its own scenario formats -------------------------------------------
+
+def test_a_package_domain_is_found_by_its_entry_point(capsys, monkeypatch):
+    """``--domain NAME`` loads what a package registers under the ``elot.domains`` group."""
+    import importlib.metadata as metadata
+    import sys
+    import types
+
+    module = types.ModuleType("fake_shop_package")
+    shop = load_domain(SHOP)
+    module.Shop = type(shop)
+    monkeypatch.setitem(sys.modules, "fake_shop_package", module)
+    point = metadata.EntryPoint(name="coffee", value="fake_shop_package:Shop", group="elot.domains")
+    broken = metadata.EntryPoint(name="broken", value="fake_shop_package:Missing", group="elot.domains")
+    monkeypatch.setattr(metadata, "entry_points",
+                        lambda group=None: [point, broken] if group == "elot.domains" else [])
+    code, out, err = elot(capsys, "run", "--domain", "coffee", PEEK, "--json", "-")
+    assert code == 0, err
+    assert json.loads(out)["domain"] == "coffee-shop"
+    code, _, err = elot(capsys, "run", "--domain", "broken", PEEK)
+    assert code == 2 and "the entry point broken (fake_shop_package:Missing) does not load" in err
+
+
+def test_a_domain_reads_its_own_scenarios(capsys, tmp_path):
+    """A domain's ``cases()`` names scenarios; its ``read_case(path)`` reads its own format."""
+    path = _shop_with(tmp_path, """
+class Named(CoffeeShop):
+    def cases(self):
+        from elot.engine import Case
+        return {"straight": Case("corridor", (2, 1, 0, 5), world=1, name="straight")}
+
+    def read_case(self, path):
+        from elot.engine import Case
+        cells = [int(word) for word in open(path).read().split()]
+        return Case("corridor", tuple(cells), world=0, name="walk")
+
+domain = Named()
+""", name="named.py")
+    code, out, err = elot(capsys, "run", "--domain", path, "straight", "--json", "-")
+    assert code == 0, err
+    shop = load_domain(SHOP)
+    [[straight]] = Engine(shop).run([Case("corridor", (2, 1, 0, 5), world=1)])
+    got = {o["option"]: o["value"] for o in json.loads(out)["outputs"]}
+    assert [got["coffee"], got["soda"]] == pytest.approx(list(straight.mean_utility()), abs=1e-12)
+    walk = tmp_path / "walk.txt"
+    walk.write_text("2 3 4 5\n")
+    code, out, err = elot(capsys, "run", "--domain", path, walk, "--json", "-")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["scenario"] == "walk" and data["ran"]["worlds"] == [0] and data["ran"]["steps"] == 3
+    code, _, err = elot(capsys, "run", "--domain", path, "crooked")
+    assert code == 2 and "no scenario 'crooked'" in err and "straight" in err
