@@ -472,3 +472,8 @@ domain = Named()
     assert data["scenario"] == "walk" and data["ran"]["worlds"] == [0] and data["ran"]["steps"] == 3
     code, _, err = elot(capsys, "run", "--domain", path, "crooked")
     assert code == 2 and "no scenario 'crooked'" in err and "straight" in err
+
+
+def test_repl_refuses_a_space_too_large_before_the_prompt(capsys, monkeypatch, trucks):
+    code, out, err = repl(capsys, monkeypatch, "wants(student, korean)\n", trucks, "--max-memory", "1M")
+    assert code == 2 and "refused before any work" in err and "elot[" not in out
