@@ -12,7 +12,6 @@ import json
 import os
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from elot.cli import main
@@ -477,3 +476,9 @@ domain = Named()
 def test_repl_refuses_a_space_too_large_before_the_prompt(capsys, monkeypatch, trucks):
     code, out, err = repl(capsys, monkeypatch, "wants(student, korean)\n", trucks, "--max-memory", "1M")
     assert code == 2 and "refused before any work" in err and "elot[" not in out
+
+
+@pytest.mark.parametrize("command", [["map"], ["plot"], ["plan"]])
+def test_commands_of_the_gridworld_say_so_for_a_domain_scenario(capsys, tmp_path, trucks, command):
+    code, _, err = elot(capsys, *command, trucks, "-o", tmp_path / "out.png")
+    assert code == 2 and "works on the Doors-Keys-Gems gridworld only" in err and "Traceback" not in err

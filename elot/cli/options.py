@@ -142,6 +142,10 @@ def scenario_from_args(args):
     from elot.errors import ScenarioError
 
     plan = getattr(args, "plan", None)
+    if domain_spec(args):   # a domain's scenario where only the gridworld's are drawn or simulated
+        raise ScenarioError(f"{args.scenario} is a scenario of the {domain_spec(args)} domain; this command works "
+                            "on the Doors-Keys-Gems gridworld only",
+                            hint="domains run with elot run, repl, batch and fit (docs/domains.md)")
     if args.scenario is None:
         if plan:
             raise ScenarioError("--plan needs a PROBLEM.pddl",

@@ -62,7 +62,7 @@ def _inference_args(p: argparse.ArgumentParser, *, domains: bool = False) -> Non
 def _session(args):
     from elot.session import ModelSession, Session
 
-    if options.domain_spec(args):   # a domain of the engine: food trucks, or the user's own
+    if hasattr(args, "domain") and options.domain_spec(args):   # repl on a domain: food trucks, or the user's own
         return _domain_session(args)
     options.refuse_domain_options(args)
     if getattr(args, "belief_model", None):
