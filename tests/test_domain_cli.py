@@ -482,3 +482,16 @@ def test_repl_refuses_a_space_too_large_before_the_prompt(capsys, monkeypatch, t
 def test_commands_of_the_gridworld_say_so_for_a_domain_scenario(capsys, tmp_path, trucks, command):
     code, _, err = elot(capsys, *command, trucks, "-o", tmp_path / "out.png")
     assert code == 2 and "works on the Doors-Keys-Gems gridworld only" in err and "Traceback" not in err
+
+
+def test_batch_of_a_domain_in_worker_processes_equals_the_serial_one(capsys, tmp_path):
+    scenarios = tmp_path / "three.trucks"
+    scenarios.write_text(THREE)
+    tables = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"table{jobs}.csv"
+        code, _, err = elot(capsys, "batch", scenarios, "--jobs", jobs, "--model", "btom,no-cost", "-o", out,
+                            "-s", "wants(student, mexican)")
+        assert code == 0, err
+        tables.append(sorted(tuple(r.values()) for r in csv.DictReader(out.open(newline=""))))
+    assert tables[0] == tables[1] and len(tables[0]) == 3 * 2

@@ -83,6 +83,16 @@ class DomainTask:
                             rows.append(row)
         return self.index, rows
 
+    @property
+    def scenario(self) -> tuple[str, ...]:
+        """What the executors group tasks by (one chunk loads them once)."""
+        return self.scenarios
+
+    def cost(self) -> float:
+        """Rough relative seconds, for scheduling the largest first: planning the layout
+        once, and each scenario's inversion and scores for every β."""
+        return 1.0 + len(self.scenarios) * len(self.betas) * (0.01 + 0.002 * len(self.items) * len(self.thresholds))
+
     def estimate_bytes(self) -> int:
         """Memory the task holds at once: the engine's estimate for its layout."""
         from elot.engine import Engine

@@ -74,7 +74,10 @@ def task_cost(task: Task) -> float:
     """Rough seconds of one task, to schedule the largest first: the weight updates
     (hypotheses x steps), stepping every initial state's world in Python (states x
     steps), scoring (items x thresholds x judgment points, each over every (state,
-    belief) pair), and a fixed part. Only the order and the ratios matter."""
+    belief) pair), and a fixed part. Only the order and the ratios matter. A domain's
+    task (:mod:`elot.study.domain_tasks`) says its own."""
+    if callable(getattr(task, "cost", None)):
+        return task.cost()
     n_goals, n_states, steps, _, times = _scenario_counts(task.scenario)
     hypotheses = _space(task)[0]
     from elot.btom.hypotheses import MAX_HYPOTHESES
