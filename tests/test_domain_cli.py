@@ -495,3 +495,10 @@ def test_batch_of_a_domain_in_worker_processes_equals_the_serial_one(capsys, tmp
         assert code == 0, err
         tables.append(sorted(tuple(r.values()) for r in csv.DictReader(out.open(newline=""))))
     assert tables[0] == tables[1] and len(tables[0]) == 3 * 2
+
+
+def test_the_command_lines_planners_are_the_engines():
+    from elot.cli import options
+    from elot.engine import PLANNER_NAMES
+
+    assert options.PLANNERS == PLANNER_NAMES

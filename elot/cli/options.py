@@ -491,11 +491,14 @@ def add_force_option(p: argparse.ArgumentParser, what: str = "file", more: str =
 # -- domains of the engine (docs/domains.md) ----------------------------------------------------
 
 
+#: The engine's planners (``elot.engine.PLANNER_NAMES``, the same tuple: a test holds that),
+#: named here so that building the parser does not import the engine and NumPy.
+PLANNERS = ("qmdp", "belief-vi")
+
+
 def add_domain_options(p: argparse.ArgumentParser) -> None:
     """``--domain NAME|FILE``, ``--data DIR`` and ``--planner``: run SCENARIO in a domain of
     the inference engine (food trucks, or a researcher's own from a Python file)."""
-    from elot.engine import PLANNER_NAMES
-
     p.add_argument("--domain", metavar="DOMAIN",
                    help="run SCENARIO in a domain of the inference engine: foodtrucks (implied by a .trucks "
                         "file or foodtrucks:ID), a Python file defining a domain (my_domain.py[:NAME]), or a "
@@ -503,7 +506,7 @@ def add_domain_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", metavar="DIR", default=None,
                    help="the food-truck experiment's folder, for scenario ids (default: $ELOT_BAKER2017_DATA, "
                         "else shared/baker2017 in or above the working directory)")
-    p.add_argument("--planner", choices=PLANNER_NAMES, default=None,
+    p.add_argument("--planner", choices=PLANNERS, default=None,
                    help="a domain's planner (default: the model's, else the domain's)")
 
 
