@@ -289,6 +289,7 @@ def test_repl_settings_rerun_the_engine(capsys, monkeypatch, trucks):
     code, out, err = repl(capsys, monkeypatch, "wants(student, mexican)\n:set beta 1\nwants(student, mexican)\n"
                           ":model true-belief\nwants(student, mexican)\n", trucks)
     assert code == 0, out + err
+    assert "model: true-belief  (beta = 1, planner = qmdp)" in out
     scores = [float(line.split("P = ")[1].split()[0]) for line in out.splitlines() if "P = " in line]
     assert len(set(scores)) == 3                                   # each setting changed the answer
 
