@@ -448,3 +448,20 @@ def test_hypotheses_from_triples_carry_desires():
     with pytest.raises(ElotError, match="2 rows but there are 1"):
         Hypotheses.of([("empty(spot2)", "1: empty(spot2)", 1.0)], FT,
                       desires=Desires(("korean",), np.zeros((2, 1))))
+
+
+def test_words_are_for_objects_and_atoms_of_the_signature():
+    from elot.errors import ScenarioError
+
+    with pytest.raises(ScenarioError, match="not 'at\\(spot2\\)'"):
+        FT.with_words({"at(spot2)": "somewhere"})
+    with pytest.raises(ScenarioError, match="not 'thai'"):
+        FT.with_words({"thai": "the Thai truck"})
+    with pytest.raises(ScenarioError, match="a phrase or a list of phrases"):
+        FT.with_words({"mexican": []})
+    # phrases add up; the first is how English says it
+    more = FT.with_words({"mexican": "the taco truck"})
+    assert more.phrases("mexican")[:2] == ("the Mexican truck", "the Mexican food truck")
+    assert translate("The student likes the taco truck best.", signature=more).formula == "likes_best(player, mexican)"
+    assert english("at(korean, spot2)", signature=more) == "The Korean truck is behind the building."
+    assert english("empty(spot1)", signature=FT) == "Spot 1 is empty."
