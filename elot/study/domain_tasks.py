@@ -56,7 +56,8 @@ class DomainTask:
         front = self._front()
         found = [front.expand(spec, self.data)[pick] for spec, pick in zip(self.scenarios, self.picks)]
         engine = Engine(front.domain, self.config)
-        runs = engine.run([s.case for s in found], list(self.betas))
+        # one β's results at a time: a long β sweep holds one set of likelihood tables
+        runs = engine.each_beta([s.case for s in found], list(self.betas))
         rows: list[dict] = []
         signature = front.signature()
         for beta, results in zip(self.betas, runs):
