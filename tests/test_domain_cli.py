@@ -503,3 +503,19 @@ def test_the_command_lines_planners_are_the_engines():
     from elot.engine import PLANNER_NAMES
 
     assert options.PLANNERS == PLANNER_NAMES
+
+
+def test_a_case_files_judgment_points_are_each_judged_on_the_path_so_far(capsys, tmp_path):
+    case = tmp_path / "peek.json"
+    data = json.loads(PEEK.read_text())
+    case.write_text(json.dumps({**data, "judgments": [2, 6]}))
+    code, out, err = elot(capsys, "run", "--domain", SHOP, case, "--mode", "initial", "--json", "-",
+                          "-s", "believes(visitor, likely(open(shop)))")
+    assert code == 0, err
+    early, late = json.loads(out)["judgments"]
+    assert (early["t"], late["t"]) == (2, 6)
+    shop = load_domain(SHOP)
+    for judged, path in ((early, (2, 3, 3)), (late, (2, 3, 3, 2, 1, 0, 5))):
+        [[result]] = Engine(shop).run([Case("corridor", path, world=1)])
+        [got] = judged["statements"]
+        assert got["posterior"] == pytest.approx(float(result.posterior()[0][0].sum()), abs=1e-12)
