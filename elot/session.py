@@ -667,12 +667,12 @@ class DomainSession(ModelSession):
                                      source.model)
 
     def load(self, spec: str) -> None:
-        """Another scenario of the same domain; time goes back to 0."""
+        """Another scenario of the same domain, at its (last) judgment point, as it opens."""
         from elot.domains.source import DomainSource
 
         source = self.scenario
         self.scenario = DomainSource(source.front, source.front.scenario(spec, self.data), source.config, source.model)
-        self.t = 0
+        self.t = self.scenario.judgments[-1]
 
     @property
     def name(self) -> str:

@@ -267,12 +267,14 @@ def test_repl_opens_a_food_truck_scenario_at_its_judgment_point(capsys, monkeypa
     code, out, _ = elot(capsys, "run", trucks, "-s", formula, "-s", "likes_best(student, mexican)", "--json", "-")
     looked, mexican = json.loads(out)["judgments"][0]["statements"]
     code, out, err = repl(capsys, monkeypatch, f"{formula}\nThe student likes the Mexican truck best.\n"
-                          f":explain {formula}\n", trucks)
+                          f":explain {formula}\n:load {trucks}\n", trucks)
     assert code == 0, out + err
     assert "t=8/8 initial" in out                                  # at the path's end, initial belief
     assert f"P = {looked['posterior']:.3f}" in out and f"P = {mexican['posterior']:.3f}" in out
     assert "likes_best(player, mexican)" in out                    # English translated
     assert "prob_of(student, not(empty(spot2)))" in out            # :explain's column
+    assert out.rstrip().endswith("judgment points 8; planner belief-vi, β=2.5 (the engine infers the student's "
+                                 "initial belief and desires)")   # :load opens at the judgment point too
 
 
 def test_repl_says_plainly_what_does_not_apply(capsys, monkeypatch, trucks):
