@@ -640,3 +640,99 @@ def open_scenario(spec: str | None, root: str | None = None):
     if spec is None:
         return default_example()
     return load_scenario(spec, root=root)
+
+
+@dataclass
+class DomainSession(ModelSession):
+    """A session over a scenario of a domain of the inference engine (food trucks, or a
+    researcher's own from a file): a :class:`ModelSession` over its
+    :class:`~elot.domains.source.DomainSource`, with β and the model (``:set beta``,
+    ``:model``) changed as the command line changes them. The engine infers the initial
+    belief and the desires: a statement about the current belief after the first step is
+    refused with a hint; what needs the gridworld (the map, k) says so."""
+
+    data: str | None = None        # the food-truck experiment's folder, for :load ID
+
+    @staticmethod
+    def open_source(source: Any, **settings: Any) -> "DomainSession":
+        session = DomainSession(scenario=source, **settings)
+        session._check_times()
+        return session
+
+    def _rebuild(self, **changes) -> None:
+        from elot.domains.source import DomainSource
+
+        source = self.scenario
+        self.scenario = DomainSource(source.front, source.scenario, dataclasses.replace(source.config, **changes),
+                                     source.model)
+
+    def load(self, spec: str) -> None:
+        """Another scenario of the same domain, at its (last) judgment point, as it opens."""
+        from elot.domains.source import DomainSource
+
+        source = self.scenario
+        self.scenario = DomainSource(source.front, source.front.scenario(spec, self.data), source.config, source.model)
+        self.t = self.scenario.judgments[-1]
+
+    @property
+    def name(self) -> str:
+        return self.scenario.name
+
+    @property
+    def model(self) -> str:
+        return self.scenario.model
+
+    @property
+    def beta(self) -> float:
+        return self.scenario.config.beta
+
+    @property
+    def agent_name(self) -> str:
+        return str(self.signature.agent)
+
+    def describe(self) -> str:
+        config = self.scenario.config
+        return (f"loaded {self.name}: {count(self.horizon, 'step')}, judgment points "
+                f"{', '.join(map(str, self.judgments()))}; planner {config.planner}, β={config.beta:g} "
+                f"(the engine infers the {self.signature.agent}'s initial belief and desires)")
+
+    def _not_btom(self, what: str) -> ElotError:
+        return ElotError(f"{what} is a setting of the Doors-Keys-Gems inference; the {self.scenario.front.name} "
+                         "domain does not have it", hint="try :set beta B or :model NAME")
+
+    def set_beta(self, beta: float | str) -> None:
+        self._rebuild(beta=float(check_number("beta", beta)))
+
+    def set_model(self, model: str) -> None:
+        source = self.scenario
+        from elot.domains.source import DomainSource
+
+        config = source.front.config(model, beta=source.config.beta)
+        self.scenario = DomainSource(source.front, source.scenario, config, source.front.model_name(model))
+
+    def states(self) -> tuple:
+        raise ElotError(f"the REPL draws no map of the {self.scenario.front.name} domain",
+                        hint=":goals shows which object the agent likes best, :beliefs its initial belief; "
+                             "elot run prints the domain's outputs")
+
+    def _refuse_current(self, text: str, compiled: CompiledFormula, t: int, mode: str) -> None:
+        from elot.domains.source import CurrentBeliefError
+
+        if mode == CURRENT and t > 0 and compiled.needs_belief:
+            raise CurrentBeliefError(
+                f"this formula is about the {self.signature.agent}'s current belief at t={t}, which the "
+                f"{self.scenario.front.name} model does not infer (it infers the initial belief and the desires)",
+                hint=":initial to ask about the initial belief, or :goto 0", source=text, path="<formula>")
+
+    def _score(self, text: str, compiled: CompiledFormula, t: int, mode: str) -> ScoreRow:
+        self._refuse_current(text, compiled, t, mode)
+        return super()._score(text, compiled, t, mode)
+
+    def value(self, text: str, *, max_rows: int = 12) -> NumericValue:
+        self._refuse_current(text, self.compile(text), self.t, self.mode)
+        return super().value(text, max_rows=max_rows)
+
+    def belief_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
+        """The posterior mean of the initial belief (what the engine infers)."""
+        rows = self.hypotheses(t, INITIAL)
+        return [(self.placement(w), float(p)) for w, p in zip(rows.worlds, average_belief(rows))]

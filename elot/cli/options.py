@@ -24,7 +24,7 @@ import argparse
 import os
 
 from elot.errors import ElotError
-from elot.settings import (CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, MAX_HYPOTHESES, MODES,
+from elot.settings import (ALL_VARIANTS, CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, MAX_HYPOTHESES, MODES,
                            VARIANTS, check_number, check_variant)
 
 
@@ -142,6 +142,10 @@ def scenario_from_args(args):
     from elot.errors import ScenarioError
 
     plan = getattr(args, "plan", None)
+    if domain_spec(args):   # a domain's scenario where only the gridworld's are drawn or simulated
+        raise ScenarioError(f"{args.scenario} is a scenario of the {domain_spec(args)} domain; this command works "
+                            "on the Doors-Keys-Gems gridworld only",
+                            hint="domains run with elot run, repl, batch and fit (docs/domains.md)")
     if args.scenario is None:
         if plan:
             raise ScenarioError("--plan needs a PROBLEM.pddl",
@@ -168,12 +172,31 @@ def _help(text: str, how: str, default: str | None = "%(default)s", many: str = 
     return text + (f"; {many}" if how == MANY else "") + (f" (default: {default})" if default else "")
 
 
-def add_variant_option(p, *, how: str = ONE, default: str | None = DEFAULT_VARIANT, note: str = "") -> None:
-    """``--model``: the BToM variant (never a language model: that is ``--language-model``)."""
+#: The models of the engine's domains (elot.domains.front.GENERIC_VARIANTS) ``--model`` also takes.
+DOMAIN_MODELS = ("btom", "true-belief", "no-cost")
+
+
+def _model_type(text: str) -> str:
+    """``--model`` of a command that also runs domains: a BToM variant, or a domain's model
+    (btom, true-belief, no-cost), checked against the one that runs once it is known."""
+    if text in DOMAIN_MODELS:
+        return text
+    return _variant_type(text)
+
+
+def add_variant_option(p, *, how: str = ONE, default: str | None = DEFAULT_VARIANT, note: str = "",
+                       domains: bool = False) -> None:
+    """``--model``: the BToM variant (never a language model: that is ``--language-model``);
+    with ``domains``, also a model of the ``--domain`` (e.g. food trucks' btom, true-belief,
+    no-cost), checked once the domain is known."""
     if how == ONE:
-        p.add_argument("--model", type=_variant_type, default=default, metavar="MODEL",
+        p.add_argument("--model", type=_model_type if domains else _variant_type, default=default,
+                       metavar="MODEL",
                        help=_VARIANT_HELP + "; or true-belief-paper, a reproduction of an artifact of the "
-                            "paper's evaluation code (default: %(default)s)")
+                            "paper's evaluation code"
+                            + ("; with --domain, one of the domain's models (food trucks: btom, true-belief, "
+                               "no-cost; full means the domain's first)" if domains else "")
+                            + " (default: %(default)s)")
     else:
         p.add_argument("--model", default=default, metavar="MODEL" if how == PICK else "MODEL,...",
                        help=_help(_VARIANT_HELP, how, many="several, comma-separated" + note))
@@ -211,9 +234,10 @@ def add_k_option(p, *, how: str = ONE) -> None:
                        help=_help(_K_HELP + (", a whole number ≥ 1" if how == ONE else ""), how))
 
 
-def add_model_options(p: argparse.ArgumentParser) -> None:
-    """``--model``, ``--beta``, ``--k``, ``--backend``: the BToM inference to run."""
-    add_variant_option(p)
+def add_model_options(p: argparse.ArgumentParser, *, domains: bool = False) -> None:
+    """``--model``, ``--beta``, ``--k``, ``--backend``: the BToM inference to run (with
+    ``domains``, ``--model`` also names a ``--domain``'s models)."""
+    add_variant_option(p, domains=domains)
     add_conventions_option(p)
     add_beta_option(p, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
     add_k_option(p)
@@ -394,11 +418,21 @@ def add_thresholds_option(p, *, how: str = ONE) -> None:
                        help=_THRESHOLDS_HELP + ", named as in the table's thresholds column (one of the table's)")
 
 
+class DefaultMode(str):
+    """``--mode``'s default when it was not given (equal to ``current``): a domain run,
+    which infers the initial belief, then judges statements about it."""
+
+
+def mode_given(args) -> bool:
+    """Whether ``--mode`` (or ``--initial``) was given on the command line."""
+    return not isinstance(getattr(args, "mode", None), DefaultMode)
+
+
 def add_mode_option(p: argparse.ArgumentParser) -> None:
     """``--mode current|initial`` (and ``--initial``, its older spelling): the belief a
     statement that does not say is about."""
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--mode", choices=MODES, default=CURRENT,
+    group.add_argument("--mode", choices=MODES, default=DefaultMode(CURRENT),
                        help="the belief statements that do not say are about: the agent's current "
                             "or initial belief (default: %(default)s)")
     group.add_argument("--initial", dest="mode", action="store_const", const="initial",
@@ -452,3 +486,96 @@ def add_figure_output_options(p: argparse.ArgumentParser) -> None:
 def add_force_option(p: argparse.ArgumentParser, what: str = "file", more: str = "") -> None:
     p.add_argument("--force", action="store_true",
                    help=f"replace an existing output {what} even if it does not look like one elot wrote{more}")
+
+
+# -- domains of the engine (docs/domains.md) ----------------------------------------------------
+
+
+#: The engine's planners (``elot.engine.PLANNER_NAMES``, the same tuple: a test holds that),
+#: named here so that building the parser does not import the engine and NumPy.
+PLANNERS = ("qmdp", "belief-vi")
+
+
+def add_domain_options(p: argparse.ArgumentParser) -> None:
+    """``--domain NAME|FILE``, ``--data DIR`` and ``--planner``: run SCENARIO in a domain of
+    the inference engine (food trucks, or a researcher's own from a Python file)."""
+    p.add_argument("--domain", metavar="DOMAIN",
+                   help="run SCENARIO in a domain of the inference engine: foodtrucks (implied by a .trucks "
+                        "file or foodtrucks:ID), a Python file defining a domain (my_domain.py[:NAME]), or a "
+                        "name under the elot.domains entry points (docs/domains.md)")
+    p.add_argument("--data", metavar="DIR", default=None,
+                   help="the food-truck experiment's folder, for scenario ids (default: $ELOT_BAKER2017_DATA, "
+                        "else shared/baker2017 in or above the working directory)")
+    p.add_argument("--planner", choices=PLANNERS, default=None,
+                   help="a domain's planner (default: the model's, else the domain's)")
+
+
+def domain_spec(args, scenarios=None) -> str | None:
+    """The domain the arguments ask for: ``--domain``, or food trucks for a ``.trucks``
+    file or a ``foodtrucks:ID`` scenario (any of ``scenarios``, default SCENARIO); None for
+    the gridworld."""
+    if getattr(args, "domain", None):
+        return args.domain
+    names = scenarios if scenarios is not None else [getattr(args, "scenario", None) or ""]
+    for scenario in names:
+        if scenario.lower().startswith("foodtrucks:") or scenario.partition(":")[0].endswith(".trucks"):
+            return "foodtrucks"
+    return None
+
+
+def data_dir(args) -> str | None:
+    """The food-truck data folder: ``--data``, else ``$ELOT_BAKER2017_DATA`` (the command
+    line reads the environment, the library does not), else None (the reader looks)."""
+    return getattr(args, "data", None) or os.environ.get("ELOT_BAKER2017_DATA") or None
+
+
+#: Settings of the gridworld's inference that a domain run does not take: option, its
+#: attribute, and the value that means "not given".
+GRIDWORLD_ONLY = (("--k", "k", DEFAULT_K), ("--conventions", "conventions", "elot"),
+                  ("--inference", "inference", "exact"), ("--particles", "particles", DEFAULT_PARTICLES),
+                  ("--seed", "seed", None), ("--hidden-keys", "hidden_keys", None),
+                  ("--hidden-colours", "hidden_colours", None), ("--plan", "plan", None),
+                  ("--max-hypotheses", "max_hypotheses", None), ("--bind-free", "bind_free", False))
+
+
+def refuse_gridworld_options(args, domain: str) -> None:
+    """A domain run given a setting of the gridworld's inference: an error naming it."""
+    for option, attr, unset in GRIDWORLD_ONLY:
+        if getattr(args, attr, unset) != unset:
+            raise ElotError(f"{option} is a setting of the Doors-Keys-Gems inference; the {domain} domain "
+                            "does not take it",
+                            hint="leave it out; a domain takes --model, --beta, --planner and --max-memory")
+
+
+def refuse_domain_options(args, *, model: bool = True) -> None:
+    """A Doors-Keys-Gems run given a domain's setting (--planner, --data, --current): an
+    error naming it; with ``model``, a domain's model name too."""
+    for option, attr in (("--planner", "planner"), ("--data", "data"), ("--current", "mode_current")):
+        if getattr(args, attr, None) not in (None, False):
+            raise ElotError(f"{option} is a setting of a domain of the inference engine, not of the "
+                            "Doors-Keys-Gems inference",
+                            hint="give --domain (e.g. --domain foodtrucks), or leave it out")
+    if model and getattr(args, "model", None) not in (None, *ALL_VARIANTS):
+        check_variant(args.model)
+
+
+def domain_session_parts(args):
+    """``(front, scenario, config, model)`` of a domain run from the arguments (loads the
+    domain, reads the scenario, builds the engine config; --beta, --planner,
+    --max-memory and --backend go into it)."""
+    from elot.domains.front import front_of
+    from elot.domains.load import load_domain
+
+    spec = domain_spec(args)
+    front = front_of(load_domain(spec), spec)
+    refuse_gridworld_options(args, front.name)
+    scenario = front.scenario(args.scenario, data_dir(args))
+    beta = getattr(args, "beta", None)
+    if beta is None and getattr(args, "thresholds", None):
+        from elot.study.params import thresholds_option
+
+        beta = thresholds_option(args.thresholds).beta
+    config = front.config(args.model, beta=beta, planner=getattr(args, "planner", None),
+                          memory_limit=getattr(args, "max_memory", None),
+                          backend=getattr(args, "backend", None))
+    return front, scenario, config, front.model_name(args.model)

@@ -24,7 +24,7 @@ def register(subparsers) -> None:
                     "posteriors, and score ELoT formulas or English sentences. Reads lines plainly when "
                     "stdin is not a terminal (elot repl < queries.txt); then the exit status is 2 if "
                     "any line failed.")
-    _inference_args(p)
+    _inference_args(p, domains=True)
     options.add_mode_option(p)
     p.add_argument("--belief-model", "--model-file", dest="belief_model", metavar="SPEC",
                    help="query your own belief model instead of a scenario: a .py file defining `model`, "
@@ -51,15 +51,20 @@ def register(subparsers) -> None:
     p.set_defaults(func=_map_command)
 
 
-def _inference_args(p: argparse.ArgumentParser) -> None:
+def _inference_args(p: argparse.ArgumentParser, *, domains: bool = False) -> None:
     options.add_scenario_options(p)
-    options.add_model_options(p)
+    options.add_model_options(p, domains=domains)
+    if domains:
+        options.add_domain_options(p)
     options.add_formula_options(p)
 
 
 def _session(args):
     from elot.session import ModelSession, Session
 
+    if hasattr(args, "domain") and options.domain_spec(args):   # repl on a domain: food trucks, or the user's own
+        return _domain_session(args)
+    options.refuse_domain_options(args)
     if getattr(args, "belief_model", None):
         if args.scenario:
             raise ElotError("give a scenario or --belief-model, not both",
@@ -73,6 +78,30 @@ def _session(args):
                    config=options.inference_config(options.with_beta(args, beta)),
                    bind_free=args.bind_free, mode=args.mode, labtom=args.labtom, thresholds=thresholds,
                    language_model=options.language_model())
+
+
+def _domain_session(args):
+    """A session over a domain scenario: statements about the initial belief unless --mode
+    current is given (the engine infers the initial belief and the desires)."""
+    from elot.domains.source import DomainSource
+    from elot.session import DomainSession
+    from elot.settings import INITIAL
+
+    if getattr(args, "belief_model", None):
+        raise ElotError("give a domain scenario or --belief-model, not both",
+                        hint=f"elot repl --belief-model {args.belief_model}")
+    front, scenario, config, model = options.domain_session_parts(args)
+    thresholds, _ = options.thresholds_and_beta(args)
+    source = DomainSource(front, scenario, config, model)
+    from elot.engine import budget
+
+    # the domain's tables and spaces checked, and a space too large refused, before the prompt
+    budget.check(source.estimate(), config.memory_limit)
+    session = DomainSession.open_source(source, thresholds=thresholds, language_model=options.language_model(),
+                                        data=options.data_dir(args))
+    session.set_mode(args.mode if options.mode_given(args) else INITIAL)
+    session.goto(scenario.judged[-1])   # at the judgment point: the path's end
+    return session
 
 
 def _repl_command(args) -> int:

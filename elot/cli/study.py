@@ -14,6 +14,7 @@ from elot.cli import options
 from elot.settings import DEFAULT_BETA, check_number, check_variant
 from elot.output import count
 from elot.study.params import StudyError
+from elot.errors import ElotError
 
 
 def _list(text: str, option: str, number: str | None = None) -> list:
@@ -94,7 +95,12 @@ def register(subparsers) -> None:
     options.add_exp_option(p, how=options.MANY, default="exp1,exp2")
     options.add_batch_statement_options(p)
     p.add_argument("--initial", action="store_true", help="given statements are about the initial belief")
-    options.add_variant_option(p, how=options.MANY)
+    p.add_argument("--current", dest="mode_current", action="store_true",
+                   help="with --domain, given statements are about the current belief (default there: initial, "
+                        "what a domain's engine infers)")
+    options.add_variant_option(p, how=options.MANY,
+                               note="; with --domain, the domain's models (food trucks: btom, true-belief, no-cost)")
+    options.add_domain_options(p)
     options.add_beta_option(p, how=options.MANY, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
     options.add_k_option(p, how=options.MANY)
     options.add_thresholds_option(p, how=options.MANY)
@@ -123,7 +129,9 @@ def register(subparsers) -> None:
     p.add_argument("ratings", metavar="RATINGS.csv")
     options.add_labtom_option(p)
     options.add_variant_option(p, how=options.MANY, default="full,true-belief,non-planning",
-                               note="; the first primary, the others ablations")
+                               note="; the first primary, the others ablations; with --domain, the domain's "
+                                    "(default there: btom,true-belief,no-cost)")
+    options.add_domain_options(p)
     options.add_beta_option(p, how=options.MANY, shown="0.5 to 4 in ×√2 steps")
     options.add_k_option(p)
     options.add_conventions_option(p)
@@ -206,6 +214,10 @@ def batch_command(args) -> int:
         betas = parse_betas(args.beta)
     else:
         betas = list(dict.fromkeys(p.beta for p in params if p.beta is not None)) or [DEFAULT_BETA]
+    domain = options.domain_spec(args, scenarios=args.scenarios)
+    if domain:
+        return _domain_batch(args, domain, params, betas if args.beta is not None else None)
+    options.refuse_domain_options(args, model=False)
     refs = expand_scenarios(args.scenarios, root=args.labtom, exps=_list(args.exp, "--exp"))
     items = given_items(args.statement, args.statements, "initial" if args.initial else "current")
     tasks = plan_tasks(refs, items=items or None, models=_list(args.model, "--model"), betas=betas,
@@ -234,11 +246,47 @@ def batch_command(args) -> int:
     return 1 if args.strict and result.failures.rows else 0
 
 
+def _domain_batch(args, domain: str, params, betas) -> int:
+    """``elot batch`` over a domain's scenarios: one task per (model, layout), into the same table."""
+    from elot.study.batch import batch
+    from elot.study.domain_tasks import plan_domain_tasks
+    from elot.study.references import given_items
+    from elot.settings import DEFAULT_VARIANT
+
+    for option, attr, unset in (("--k", "k", str(options.DEFAULT_K)), ("--conventions", "conventions", "elot"),
+                                ("--inference", "inference", "exact"), ("--seed", "seed", None),
+                                ("--exp", "exp", "exp1,exp2")):
+        if getattr(args, attr, unset) != unset:
+            raise StudyError(f"{option} is a setting of the Doors-Keys-Gems inference; a domain does not take it",
+                             hint="leave it out; a domain's batch takes --model, --beta and --planner")
+    if betas is None:   # the domain's model's own β, not the gridworld's default
+        betas = list(dict.fromkeys(p.beta for p in params if p.beta is not None)) or [2.5]
+    models = [m if m != DEFAULT_VARIANT else "btom" for m in _list(args.model, "--model")]   # full: btom
+    items = given_items(args.statement, args.statements, "current" if args.mode_current else "initial")
+    tasks = plan_domain_tasks(domain, args.scenarios, data=options.data_dir(args), models=models, betas=betas,
+                              planner=args.planner, items=items, thresholds=params)
+    fmt = args.format or ("parquet" if args.output.endswith(".parquet") else "csv")
+    inputs = [s for s in args.scenarios if os.path.isfile(s)] + list(args.statements) + list(args.thresholds)
+    with _progress_bar(f"batch ({count(len(tasks), 'task')})") as progress:
+        result = batch(tasks, args.output, fmt=fmt, jobs=args.jobs, dask=args.dask, resume=args.resume,
+                       force=args.force, progress=progress, inputs=inputs)
+    where = "standard output" if args.output == "-" else args.output
+    resumed = f", {result.resumed} already done" if result.resumed else ""
+    print(f"wrote {count(result.rows, 'row')} ({count(len(tasks), 'task')}{resumed}) to {where}", file=sys.stderr)
+    for line in result.failures.lines():
+        print(line, file=sys.stderr)
+    return 1 if args.strict and result.failures.rows else 0
+
+
 def fit_command(args) -> int:
     from elot.study.fit import BETA_GRID, fit, fit_json, read_ratings, simulated_outside
     from elot.output import same_file
     from elot.study.params import check_replace, read_params, write_params
 
+    domain = options.domain_spec(args, scenarios=[])
+    if domain:
+        return _domain_fit(args, domain)
+    options.refuse_domain_options(args, model=False)
     models = [check_variant(m) for m in _list(args.model, "--model")]
     betas = parse_betas(args.beta) if args.beta is not None else list(BETA_GRID)
     start = read_params(args.start).thresholds if args.start else None
@@ -263,6 +311,56 @@ def fit_command(args) -> int:
         progress = (lambda model, done, total: bar(done, total)) if bar else None
         result = fit(ratings, models=models, betas=betas, k=args.k, conventions=conventions,
                      minimize=args.minimize, start=start, samples=args.samples, seed=args.seed, progress=progress)
+    _print_fit(result)
+    best = result.best
+    if args.output:
+        write_params(args.output, best.thresholds, best.beta, force=args.force, inputs=inputs, **fit_json(result))
+    if args.evaluations:
+        from elot.output import csv_text
+        from elot.study.params import atomic_output
+
+        rows = [e for f in result.models.values() for e in f.evaluations]
+        with atomic_output(args.evaluations, force=args.force, inputs=inputs, option="--evaluations") as handle:
+            handle.write(csv_text(rows))
+    return 0
+
+
+#: β a domain's fit searches by default: 0.5 to 10 in steps of 0.5, the food-truck authors' grid.
+DOMAIN_BETAS = tuple(n / 2 for n in range(1, 21))
+
+
+def _domain_fit(args, domain: str) -> int:
+    """``elot fit --domain D RATINGS``: the same fit over a domain's scenarios."""
+    from elot.domains.front import front_of
+    from elot.domains.load import load_domain
+    from elot.study.domain_fit import refs_for, tabulator
+    from elot.study.fit import fit, fit_json, read_ratings
+    from elot.study.params import check_replace, read_params, write_params
+
+    for option, attr, unset in (("--k", "k", options.DEFAULT_K), ("--conventions", "conventions", "elot")):
+        if getattr(args, attr, unset) != unset:
+            raise StudyError(f"{option} is a setting of the Doors-Keys-Gems inference; a domain does not take it",
+                             hint="leave it out; a domain's fit takes --model, --beta and --planner")
+    front = front_of(load_domain(domain), domain)
+    given = _list(args.model, "--model")
+    models = list(front.variants()) if args.model == "full,true-belief,non-planning" else \
+        [front.model_name(m) for m in given]
+    for model in models:
+        try:
+            front.config(model, planner=args.planner)
+        except ElotError as error:
+            raise StudyError(f"--model: {error.message}", hint=error.hint) from None
+    betas = parse_betas(args.beta) if args.beta else list(DOMAIN_BETAS)
+    start = read_params(args.start).thresholds if args.start else None
+    inputs = [p for p in (args.ratings, args.start) if p]
+    for target, option in ((args.output, "-o"), (args.evaluations, "--evaluations")):
+        if target:
+            check_replace(target, force=args.force, inputs=inputs, option=option)
+    ratings = read_ratings(args.ratings, refs_from=refs_for(front, options.data_dir(args)))
+    with _progress_bar("fitting") as bar:
+        progress = (lambda model, done, total: bar(done, total)) if bar else None
+        result = fit(ratings, models=models, betas=betas, minimize=args.minimize, start=start,
+                     samples=args.samples, seed=args.seed, progress=progress, tabulate=tabulator(args.planner))
     _print_fit(result)
     best = result.best
     if args.output:

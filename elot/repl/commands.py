@@ -349,8 +349,13 @@ def _set(session: Session, arg: str) -> list[RenderableType]:
 @command("model", "[MODEL]", "show or change the BToM model: the full model or an ablation (Tab lists them)",
          "model")
 def _model(session: Session, arg: str) -> list[RenderableType]:
+    from elot.session import DomainSession
+
     if arg.strip():
         session.set_model(arg.strip())
+    if isinstance(session, DomainSession):   # a domain of the engine: no k, no conventions
+        return [render.message(f"model: {session.model}  (beta = {session.beta:g}, planner = "
+                               f"{session.scenario.config.planner})")]
     return [render.message(f"model: {session.model}  (beta = {session.beta:g}, k = {session.k}, "
                            f"conventions = {session.conventions})")]
 

@@ -157,12 +157,15 @@ UNIT_SCALE = (0.0, 1.0)
 
 
 def read_ratings(path: str | Path, *, root: str | None = None, text: str | None = None,
-                 scale: tuple[float, float] | None = None) -> Ratings:
+                 scale: tuple[float, float] | None = None,
+                 refs_from: Callable[[str], ScenarioRef] | None = None) -> Ratings:
     """Read and validate a ratings file (a batch table with a ``rating`` column is one).
     Errors name the file, line and column; rows of a batch table with an ``error`` are
     skipped. Ratings may be on any scale (Pearson r does not depend on it) unless
     ``scale`` is given: a rating outside it is then an error at its line, not clipped
-    (clipping would change the data a figure shows)."""
+    (clipping would change the data a figure shows). ``refs_from(name)``: the scenario a
+    ``scenario`` value names, where it is not the gridworld's (a domain's, see
+    :mod:`elot.study.domain_fit`)."""
     path = Path(path)
     text = read_input(path, "ratings") if text is None else one_newline(text)
     lines = text.splitlines()
@@ -208,8 +211,9 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
         name = (row["scenario"] or "").strip()
         if name not in refs:
             try:
-                ref = ref_for(name, root, base=None if path is None else Path(path).parent,
-                              map_name=(row.get("map") or "").strip() or None)
+                ref = refs_from(name) if refs_from else ref_for(
+                    name, root, base=None if path is None else Path(path).parent,
+                    map_name=(row.get("map") or "").strip() or None)
                 ref.load()
             except ElotError as error:
                 failure = fail(f"unknown scenario {name!r}: {error.message}", line, "scenario",
@@ -696,9 +700,11 @@ def bootstrap(L: np.ndarray, y: np.ndarray, *, samples: int = 1000, seed: int = 
 def fit(ratings: Ratings, *, models: Sequence[str] = ("full", "true-belief", "non-planning"),
         betas: Sequence[float] = BETA_GRID, k: int = DEFAULT_K, conventions: str = "elot", minimize: bool = False,
         start: Thresholds | None = None, samples: int = 1000, seed: int = 0,
-        progress: Callable[[str, int, int], None] | None = None) -> FitResult:
+        progress: Callable[[str, int, int], None] | None = None,
+        tabulate: Callable[..., "Problem"] | None = None) -> FitResult:
     """Fit Θ and β for each model (the first is the primary one, the rest ablations) and
-    report r with bootstrap intervals overall, per condition and per factor value."""
+    report r with bootstrap intervals overall, per condition and per factor value.
+    ``tabulate`` replaces :func:`precompute` (a domain's, :mod:`elot.study.domain_fit`)."""
     out = {}
     y = ratings.rating
     if np.ptp(y) == 0:
@@ -706,8 +712,8 @@ def fit(ratings: Ratings, *, models: Sequence[str] = ("full", "true-belief", "no
                          "there is nothing to fit", path=ratings.path,
                          hint="fit ratings that differ between statements")
     for model in models:
-        problem = precompute(ratings, model, betas=betas, k=k, conventions=conventions, start=start,
-                             progress=(lambda d, t, m=model: progress(m, d, t)) if progress else None)
+        problem = (tabulate or precompute)(ratings, model, betas=betas, k=k, conventions=conventions, start=start,
+                                           progress=(lambda d, t, m=model: progress(m, d, t)) if progress else None)
         index, b, _, evaluations = ascend(problem, y, minimize=minimize)
         free = unconstrained(problem, y, index, b, minimize=minimize)
         ties = flat_settings(problem, y, index, b, minimize=minimize, skip=free)

@@ -45,6 +45,8 @@ def run_task(task: Task) -> tuple[int, list[dict]]:
     from elot.btom.inference import infer
     from elot.judging import compile_statements, resolve_statements, score_statements
 
+    if not isinstance(task, Task):   # a domain of the engine's task (elot.study.domain_tasks)
+        return task.run()
     scenario = task.scenario.load()
     inference = infer(scenario, task.config)
     times = tuple(scenario.judgments) or (inference.steps,)
@@ -141,4 +143,5 @@ def as_option(option: str, check: Callable, *args):
 def table_columns(tasks: Sequence[Task]) -> tuple[str, ...]:
     """The table's columns: :data:`ALL_COLUMNS`, and :data:`PARTICLE_COLUMNS` when a task
     may run particle inference (so tables of exact inference stay as they were)."""
-    return ALL_COLUMNS + PARTICLE_COLUMNS if any(t.config.may_sample for t in tasks) else ALL_COLUMNS
+    sampled = any(getattr(t.config, "may_sample", False) for t in tasks if isinstance(t, Task))
+    return ALL_COLUMNS + PARTICLE_COLUMNS if sampled else ALL_COLUMNS

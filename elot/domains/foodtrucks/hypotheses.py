@@ -16,7 +16,7 @@ from elot.domains.foodtrucks.scenarios import FoodTruckScenario
 from elot.domains.foodtrucks.world import WORLD_NAMES, world_atoms
 from elot.engine import Case, Engine, EngineConfig, PathResult
 from elot.errors import ArgumentError
-from elot.judging import Hypotheses
+from elot.judging import Desires, Hypotheses
 from elot.lang.semantics import State
 
 
@@ -41,10 +41,9 @@ def hypotheses(result: PathResult) -> Hypotheses:
     beliefs = np.asarray(result.belief_space.beliefs, dtype=np.float64)
     beliefs = np.tile(np.repeat(beliefs / beliefs.sum(axis=1, keepdims=True), n_u, axis=0), (n_w, 1))
     true_index = np.repeat(np.asarray(result.worlds), n_b * n_u)
-    # once elot.judging has Desires (the desire operators' branch), add here:
-    #     desires=Desires(*desires(result)),
     return Hypotheses(signature(), worlds, true_index, {AGENT: beliefs},
-                      result.posterior().reshape(-1), prior=result.prior().reshape(-1), per_agent=False)
+                      result.posterior().reshape(-1), prior=result.prior().reshape(-1), per_agent=False,
+                      desires=Desires(*desires(result)))
 
 
 def desires(result: PathResult) -> tuple[tuple[str, ...], np.ndarray]:
