@@ -78,7 +78,7 @@ def stimuli_trucks(args, progress=None) -> int:
 
             raise StudyError(f"{args.statements} holds no statements", hint="one statement a line; # comments")
     try:
-        made = make_truck_stimuli(args.scenarios, args.output, statements=statements, mode=args.mode,
+        made = make_truck_stimuli(args.scenarios, args.output, statements=statements,
                                   cell_px=args.cell, size_px=args.size, loop=args.loop,
                                   from_start=args.from_start, force=args.force, progress=progress)
     except KeyboardInterrupt:
