@@ -13,7 +13,7 @@ from elot.domains.foodtrucks.trucksfile import read_trucks
 from elot.domains.foodtrucks.world import SPOT1, SPOT2, cell_index
 from elot.engine import Case, Engine, EngineConfig
 from elot.errors import ArgumentError
-from tests.helpers import run_elot
+from helpers import run_elot
 
 LIKES_LEBANESE = "korean=60,lebanese=100,mexican=-20"
 LIKES_KOREAN = "korean=100,lebanese=40,mexican=-20"

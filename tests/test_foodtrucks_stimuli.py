@@ -14,7 +14,7 @@ from elot.domains.foodtrucks.scenarios import FoodTruckScenario
 from elot.domains.foodtrucks.world import HEIGHT, WIDTH, FoodTruckMap, visibility
 from elot.draw.foodtrucks import TRUCK_COLOURS, TruckRenderer, seen_spot2, steps, view_from
 from elot.study import stimuli
-from tests.helpers import run_elot
+from helpers import run_elot
 
 # map 1, Lebanese at spot 2: from (7, 1) east, up the right gap, eat at spot 2
 LOOK = "scenario look\nmap 1\nspot2 lebanese\nstart 7 1\nmoves E E E E E E E N N N eat\n"
@@ -168,3 +168,30 @@ def test_survey_build_takes_the_set_end_to_end(made, tmp_path):
     assert {o["condition"] for o in config["orders"]} == {"initial"}     # what the statements ask
     script = (tmp_path / "survey" / "experiment.js").read_text()
     assert "TRUCK_TEXT" in script and '"domain": "foodtrucks"' in script
+
+
+def test_answers_to_a_food_truck_survey_import_without_goal_scores(made, tmp_path):
+    """No goal question is asked, so nobody is excluded for a goal score and the goal
+    table is empty; the ratings are what fit reads."""
+    import csv
+
+    from test_survey_import import session, to_csv
+
+    done = run_elot("survey", "build", str(made), "-o", str(tmp_path / "survey"), "--cdn")
+    assert done.returncode == 0, done.stderr
+    config = json.loads((tmp_path / "survey" / "survey.json").read_text())
+    trials = session(config, 0, "A", rating=7)
+    for trial in trials:
+        if trial["elot_kind"] == "judgment":
+            trial["elot_goals"] = []         # the page has no goal boxes
+    (tmp_path / "a.csv").write_text(to_csv(trials), encoding="utf-8")
+    done = run_elot("survey", "import", str(tmp_path / "a.csv"), "--survey", str(tmp_path / "survey"),
+                    "-o", str(tmp_path / "r.csv"))
+    assert done.returncode == 0, done.stderr
+    assert "1 kept, 0 excluded" in done.stderr
+    with open(tmp_path / "r.csv", newline="") as handle:
+        ratings = list(csv.DictReader(handle))
+    assert ratings and {r["mode"] for r in ratings} == {"initial"} and {r["rating"] for r in ratings} == {"1"}
+    assert {r["scenario"] for r in ratings} == {"look", "straight"}
+    with open(tmp_path / "r-goals.csv", newline="") as handle:
+        assert list(csv.DictReader(handle)) == []
