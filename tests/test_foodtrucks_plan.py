@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from elot.domains.foodtrucks import FoodTrucks
 from elot.domains.foodtrucks.scenarios import FoodTruckScenario
@@ -132,3 +134,25 @@ def test_parsers_directly():
     np.testing.assert_allclose(parse_belief("none=0.5,lebanese=0.5", 0), [0.5, 0, 0.5])
     with pytest.raises(ArgumentError):
         parse_belief("none=0.5,empty=0.5", 0)
+
+
+@settings(max_examples=12, deadline=None)
+@given(utilities=st.lists(st.integers(-20, 100), min_size=3, max_size=3),
+       belief=st.lists(st.integers(0, 4), min_size=3, max_size=3).filter(any),
+       map_number=st.sampled_from((1, 2, 3)), world=st.sampled_from((0, 1, 2)),
+       start=st.sampled_from(((1, 1), (7, 1), (13, 1))), seed=st.integers(0, 2 ** 16),
+       policy=st.sampled_from(("boltzmann", "optimal")))
+def test_simulated_paths_are_walkable_and_read_back_equal(utilities, belief, map_number, world, start, seed, policy):
+    from elot.domains.foodtrucks.trucksfile import format_trucks, parse_trucks
+    from elot.domains.foodtrucks.world import FoodTruckMap, truck_at
+
+    weights = np.array(belief, dtype=float) / sum(belief)
+    begin = FoodTruckScenario(id=1, map=map_number, world=world, cells=(start,), finished=False, name="p")
+    made = simulate(begin, utilities, weights, policy=policy, seed=seed, max_steps=40).scenario
+    layout = FoodTruckMap(map_number)
+    assert all(layout.is_open(*cell) for cell in made.cells)
+    assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) <= 1 for a, b in zip(made.cells, made.cells[1:]))
+    if made.finished:
+        assert truck_at(world, *made.cells[-1]) is not None
+    [back] = parse_trucks(format_trucks([made]))
+    assert back.cells == made.cells and back.finished == made.finished and back.world == world
