@@ -214,8 +214,8 @@ class TruckRenderer:
         if seen_spot2(scenario, t):
             content = SPOT2_CONTENT[scenario.world]
             if content is None:
-                self._moving.append(ax.text(*spot2, "empty", ha="center", va="center", fontsize=self.pt(0.2),
-                                            color="#444444", zorder=4))
+                self._moving.append(ax.text(*spot2, "empty", ha="center", va="center", fontsize=self.pt(0.25),
+                                            fontweight="bold", color="#333333", zorder=4))
             else:
                 self._truck(ax, spot2, TRUCKS[content], moving=True)
         else:
