@@ -195,3 +195,69 @@ def test_answers_to_a_food_truck_survey_import_without_goal_scores(made, tmp_pat
     assert {r["scenario"] for r in ratings} == {"look", "straight"}
     with open(tmp_path / "r-goals.csv", newline="") as handle:
         assert list(csv.DictReader(handle)) == []
+
+
+@pytest.mark.slow
+def test_a_participant_takes_the_food_truck_survey_in_a_browser(made, tmp_path):
+    """Through the served page in Chromium: the food-truck instructions, no goal boxes at
+    a judgment (the answer button waits for the sliders only), and the answers import."""
+    import asyncio
+    import csv
+    import os
+
+    from test_survey_browser import CHROMIUM, Server, _browser_or_skip, drag, free_port
+
+    from elot.survey.build import build_survey
+    from elot.survey.design import Settings
+
+    _browser_or_skip()
+    survey = build_survey(made, tmp_path / "survey", Settings(condition="initial", orders=2, statements_per_point=3,
+                                                             completion_url=""),
+                          npm_cache=os.environ.get("ELOT_NPM_CACHE")).folder
+    port = free_port()
+    server = Server(survey, port, tmp_path / "answers.sqlite")
+    seen: dict[str, object] = {"goal_boxes": 0, "judged": 0, "texts": ""}
+
+    async def take():
+        from playwright.async_api import async_playwright
+
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = await browser.new_page()
+            await page.goto(f"http://127.0.0.1:{port}/?PROLIFIC_PID=T1")
+            for _ in range(200):
+                await page.wait_for_timeout(100)
+                body = await page.inner_text("body")
+                seen["texts"] += body
+                if "answers are saved" in body:
+                    break
+                if await page.locator("form#jspsych-survey-html-form .elot-page").count():
+                    seen["goal_boxes"] += await page.locator(".elot-goals input").count()
+                    sliders = page.locator(".elot-statement input[type=range]")
+                    for n in range(await sliders.count()):
+                        await drag(page, sliders.nth(n), 2)
+                    await page.locator("#jspsych-survey-html-form-next:enabled").click(timeout=30000)
+                    seen["judged"] += 1
+                elif await page.locator("input[type=radio]").count():
+                    for q in await page.locator(".jspsych-survey-multi-choice-question").all():
+                        await q.locator("input[type=radio]").first.check()
+                    await page.locator("#jspsych-survey-multi-choice-next").click()
+                elif await page.locator("button:has-text('I agree')").count():
+                    await page.locator("button:has-text('I agree')").click()
+                elif await page.locator("button:enabled:not(.elot-replay)").count():
+                    await page.locator("button:enabled:not(.elot-replay)").first.click(timeout=30000)
+            await browser.close()
+
+    server.start()
+    try:
+        asyncio.run(take())
+    finally:
+        server.stop()
+    assert "answers are saved" in seen["texts"] and "behind a building" in seen["texts"]
+    assert seen["judged"] == 2 and seen["goal_boxes"] == 0
+    done = run_elot("survey", "import", str(tmp_path / "answers.sqlite"), "--survey", str(survey),
+                    "-o", str(tmp_path / "r.csv"))
+    assert done.returncode == 0, done.stderr
+    with open(tmp_path / "r.csv", newline="") as handle:
+        ratings = list(csv.DictReader(handle))
+    assert len(ratings) == 6 and {r["rating"] for r in ratings} == {f"{1 / 6:.6g}"}
