@@ -261,3 +261,14 @@ def test_a_participant_takes_the_food_truck_survey_in_a_browser(made, tmp_path):
     with open(tmp_path / "r.csv", newline="") as handle:
         ratings = list(csv.DictReader(handle))
     assert len(ratings) == 6 and {r["rating"] for r in ratings} == {f"{1 / 6:.6g}"}
+
+
+def test_from_start_replays_the_path_from_its_first_cell(tmp_path):
+    from elot.study.trucks_stimuli import make_truck_stimuli
+
+    source = tmp_path / "a.trucks"
+    source.write_text(STRAIGHT, encoding="utf-8")
+    made = make_truck_stimuli([str(source)], tmp_path / "set", cell_px=16, from_start=True)
+    assert made.entries[0]["times"] == [1, 4]
+    assert len(frames_of(tmp_path / "set" / "straight_1.gif")) == 4       # the start, two moves, eating
+    assert made.frames == 5
