@@ -56,7 +56,8 @@ def register(subparsers) -> None:
         description="For each scenario, one animated GIF per segment between judgment points (and MP4 when "
         "ffmpeg is on the PATH), showing the agent's trail, the inventory, doors, keys and gems, and numbered "
         "boxes; plus stimuli.json in the schema of the paper's survey (name, goal, images, times, statements, "
-        "relevant_colors, relevant_boxes, length). The folder is written whole or not at all.")
+        "relevant_colors, relevant_boxes, length). The folder is written whole or not at all. Food-truck scenarios "
+        "(.trucks files) are drawn as the food-truck experiment showed them, judged once at the end of each path.")
     _add_scenario_list(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR", type=options.output_file,
                    help="the folder to write (created; replaced only if it is a stimulus set elot wrote, "
@@ -140,10 +141,14 @@ def _progress(label: str):
 
 
 def stimuli_command(args) -> int:
+    from elot.cli.trucks import is_trucks, stimuli_trucks
     from elot.output import count
     from elot.study.references import expand_scenarios
     from elot.study.stimuli import check_folder, make_stimuli
 
+    if any(is_trucks(s) for s in args.scenarios):      # food trucks (docs/domains.md)
+        with _progress(f"stimuli ({count(len(args.scenarios), 'file')})") as progress:
+            return stimuli_trucks(args, progress)
     check_folder(args.output, force=args.force)     # before the scenarios are read and drawn
     refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[e for e in args.exp.split(",") if e])
     statements = None

@@ -40,7 +40,9 @@ def register(subparsers) -> None:
         "the Boltzmann QMDP policy, never stepping back without having learnt something (--no-purposeful: "
         "exactly the model's agent). Writes a complete .scn (map, hidden state, goal, description, the "
         "actions one line per subgoal, judgment points) that elot run, repl and batch read. The "
-        "scenario's own actions, if any, are replaced; its statements are kept.")
+        "scenario's own actions, if any, are replaced; its statements are kept. On a food-truck scenario (a .trucks "
+        "file) the student has --utilities for the trucks and a --belief about spot 2, plans with the food-truck "
+        "model's planner, perceives by line of sight, and its moves (after the file's own) are written as .trucks.")
     options.add_scenario_options(p, plan=False)
     p.add_argument("--goal", metavar="GEM",
                    help="the agent's goal gem (default: the map's goal, G or goal:)")
@@ -50,7 +52,11 @@ def register(subparsers) -> None:
                         "boxes hold such as '0.5: inside(key1, box1), iscolor(key1, red) | 0.5: "
                         "inside(key1, box2)' (boxes a part leaves out are empty; key names stand for any "
                         "key), or a file holding one (default: %(default)s)")
-    options.add_beta_option(p, default=DEFAULT_BETA, shown="2^1.5 ≈ 2.83, the paper's fit")
+    p.add_argument("--utilities", metavar="TRUCK=U,...",
+                   help="food trucks (.trucks) only: the student's utility for each truck, e.g. "
+                        "korean=100,lebanese=40,mexican=-20; its --belief is then over what spot 2 holds, e.g. "
+                        "lebanese=0.5,mexican=0.25,none=0.25 (or uniform, or true)")
+    options.add_beta_option(p, shown="2^1.5 ≈ 2.83, the paper's fit; 2.5 on food trucks")
     p.add_argument("--policy", choices=POLICIES, default="boltzmann",
                    help="boltzmann: sample from the QMDP policy at β; optimal: its best action, ties "
                         "broken by the seed (default: %(default)s)")
@@ -86,8 +92,17 @@ def _belief_text(spec: str) -> str:
 
 
 def plan_command(args) -> int:
+    from elot.cli.trucks import is_trucks, plan_trucks
     from elot.output import STDOUT, check_target, count, write_output
     from elot.study.plan import plan
+
+    if is_trucks(args.scenario):
+        return plan_trucks(args)
+    if args.utilities is not None:
+        raise ElotError("--utilities is for food-truck scenarios (.trucks files)",
+                        hint="a Doors-Keys-Gems agent wants its --goal gem")
+    if args.beta is None:
+        args.beta = DEFAULT_BETA
 
     # the files the command reads: never written over, not even with --force. An existing
     # output is elot's only while it is byte for byte what elot wrote (its sidecar records

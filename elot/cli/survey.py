@@ -189,9 +189,13 @@ def build_command(args) -> int:
     from elot.study.references import expand_scenarios
     from elot.survey.build import build_survey, check_target, prolific_codes, read_stimulus_set
 
-    read_stimulus_set(args.stimuli)
+    entries = read_stimulus_set(args.stimuli)
     check_target(args.output, force=args.force)
     settings = _settings(args)
+    if args.condition is None and not args.settings:     # a food-truck set asks what its statements ask
+        from elot.survey.trucks import default_condition
+
+        settings.condition = default_condition(entries, settings.condition)
     prolific = prolific_codes(args.prolific_completion, args.prolific_screenout,
                               completion_url=settings.completion_url)
     refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[args.exp]) if args.scenarios else None
@@ -207,8 +211,10 @@ def build_command(args) -> int:
         from elot.lang.english import shown
 
         example = built.formulas[0]
+        said = next((st.get("shown") for sc in config["scenarios"] for st in sc["statements"]
+                     if st["text"] == example and st.get("shown")), None) or shown(example)
         print(f"note: {count(len(built.formulas), 'statement')} are ELoT formulas, shown to participants in generated "
-              f"English (e.g. {example} as \"{shown(example)}\"); give your own wording with elot stimuli "
+              f"English (e.g. {example} as \"{said}\"); give your own wording with elot stimuli "
               f"--statements FILE", file=sys.stderr)
     return 0
 

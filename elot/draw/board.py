@@ -399,18 +399,8 @@ class Board:
         if small:
             s = 0.6
             x, y = x - 0.3, y + 0.18
-        outline = dict(facecolor=palette.AGENT, edgecolor="white", linewidth=self.lw(0.6 if small else 0.8),
-                       zorder=6)
-        self._add(self.ax, Polygon([(x - 0.1 * s, y + 0.22 * s), (x - 0.08 * s, y + 0.4 * s),
-                                    (x - 0.01 * s, y + 0.4 * s), (x - 0.01 * s, y + 0.22 * s),
-                                    (x + 0.01 * s, y + 0.22 * s), (x + 0.01 * s, y + 0.4 * s),
-                                    (x + 0.08 * s, y + 0.4 * s), (x + 0.1 * s, y + 0.22 * s)], **outline))
-        self._add(self.ax, Polygon([(x - 0.13 * s, y - 0.08 * s), (x + 0.13 * s, y - 0.08 * s),
-                                    (x + 0.24 * s, y + 0.14 * s), (x + 0.17 * s, y + 0.2 * s),
-                                    (x + 0.14 * s, y + 0.1 * s), (x + 0.17 * s, y + 0.26 * s),
-                                    (x - 0.17 * s, y + 0.26 * s), (x - 0.14 * s, y + 0.1 * s),
-                                    (x - 0.17 * s, y + 0.2 * s), (x - 0.24 * s, y + 0.14 * s)], **outline))
-        self._add(self.ax, Circle((x, y - 0.22 * s), 0.15 * s, **outline))
+        for patch in agent_patches(x, y, s, self.lw(0.6 if small else 0.8)):
+            self._add(self.ax, patch)
 
     def _trail(self, states: Sequence, t: int) -> None:
         first = 0 if self.trail is None else max(0, t - self.trail)
@@ -446,6 +436,22 @@ class Board:
                 self._key(inv, (n + 0.05, 1), what)
             else:
                 self._gem(inv, (n, 1), self.gem_index[what])
+
+
+def agent_patches(x: float, y: float, s: float, linewidth: float) -> list:
+    """The agent's figure (legs, body with arms, head) centred on (x, y) at scale ``s``,
+    on axes whose y axis points down: the one agent every map and stimulus draws."""
+    outline = dict(facecolor=palette.AGENT, edgecolor="white", linewidth=linewidth, zorder=6)
+    return [Polygon([(x - 0.1 * s, y + 0.22 * s), (x - 0.08 * s, y + 0.4 * s),
+                     (x - 0.01 * s, y + 0.4 * s), (x - 0.01 * s, y + 0.22 * s),
+                     (x + 0.01 * s, y + 0.22 * s), (x + 0.01 * s, y + 0.4 * s),
+                     (x + 0.08 * s, y + 0.4 * s), (x + 0.1 * s, y + 0.22 * s)], **outline),
+            Polygon([(x - 0.13 * s, y - 0.08 * s), (x + 0.13 * s, y - 0.08 * s),
+                     (x + 0.24 * s, y + 0.14 * s), (x + 0.17 * s, y + 0.2 * s),
+                     (x + 0.14 * s, y + 0.1 * s), (x + 0.17 * s, y + 0.26 * s),
+                     (x - 0.17 * s, y + 0.26 * s), (x - 0.14 * s, y + 0.1 * s),
+                     (x - 0.17 * s, y + 0.2 * s), (x - 0.24 * s, y + 0.14 * s)], **outline),
+            Circle((x, y - 0.22 * s), 0.15 * s, **outline)]
 
 
 def _fit(mark: str) -> float:

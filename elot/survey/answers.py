@@ -444,11 +444,13 @@ def import_answers(paths: Sequence[str | Path], config: dict, rules: Rules = Rul
             scenario = scenarios[trial["scenario"]]
             ticked = data["elot_goals"]
             score = 1 / len(ticked) if scenario["goal"] in ticked else 0.0
-            scores.append(score)
-            rows.append({"participant": person.participant, "scenario": scenario["scenario"],
-                         "stimulus": scenario["name"], "t": segment["t"], "goal": scenario["goal"],
-                         "ticked": " ".join(map(str, ticked)), "gems": scenario["gems"], "score": f"{score:.4g}",
-                         "control": int(bool(trial["control"]))})
+            asked = scenario["gems"] > 0       # a food-truck survey asks no goal question
+            if asked:
+                scores.append(score)
+                rows.append({"participant": person.participant, "scenario": scenario["scenario"],
+                             "stimulus": scenario["name"], "t": segment["t"], "goal": scenario["goal"],
+                             "ticked": " ".join(map(str, ticked)), "gems": scenario["gems"], "score": f"{score:.4g}",
+                             "control": int(bool(trial["control"]))})
             position, k = (int(part) for part in step[1:].split("-"))     # the step s{position}-{segment}
             rt = data.get("rt")
             common = {"participant": person.participant, "session": person.session, "order": person.order,
@@ -459,7 +461,7 @@ def import_answers(paths: Sequence[str | Path], config: dict, rules: Rules = Rul
                       "t": segment["t"], "rt_ms": f"{rt:.0f}" if isinstance(rt, (int, float))
                       and not isinstance(rt, bool) and rt == rt and abs(rt) != float("inf") else "",
                       "goals_ticked": " ".join(map(str, ticked)), "goal": scenario["goal"],
-                      "goal_score": f"{score:.4g}"}
+                      "goal_score": f"{score:.4g}" if asked else ""}
             pairs = list(zip(trial["statements"], data["elot_ratings"]))
             for shown, (n, value) in enumerate(pairs or [(None, None)], start=1):
                 statement = scenario["statements"][n] if n is not None else {"text": "", "mode": ""}

@@ -372,8 +372,14 @@ def build_survey(stimuli: str | Path, output: str | Path, settings: Settings, *,
         raise SurveyError(f"cannot write {owned.target}: it is the stimulus set the survey is built from",
                           hint="choose another folder for -o")
     target = owned.check()
-    found = find_scenarios(entries, refs, root=root, exps=exps)
-    scenarios = describe(entries, found, stimuli)
+    from elot.survey.trucks import describe_trucks, domain_of
+
+    domain = domain_of(entries)
+    if domain:      # food trucks: each entry describes its scenario
+        scenarios = describe_trucks(entries, stimuli)
+    else:
+        found = find_scenarios(entries, refs, root=root, exps=exps)
+        scenarios = describe(entries, found, stimuli)
     orders = make_orders(scenarios, settings)
     library = None if cdn else jspsych.install(npm_cache)
     scripts, css = jspsych.urls(cdn)
@@ -381,6 +387,8 @@ def build_survey(stimuli: str | Path, output: str | Path, settings: Settings, *,
               "scale": list(SCALE), "scenarios": scenarios, "orders": orders,
               "gem_icons": [f"icons/gem-{n + 1}.png" for n in range(max(s["gems"] for s in scenarios))],
               "duration_minutes": duration_minutes(scenarios, orders)}
+    if domain:
+        config["domain"] = domain   # the page's texts (experiment.js)
     if prolific:
         config["prolific"] = prolific
     config["id"] = survey_id(config)

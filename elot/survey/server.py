@@ -125,8 +125,11 @@ def check_trial(config: dict, order: dict, step: str, data) -> str | None:
         return "the scenario or t is not the step's"
     if data.get("elot_statements") != trial["statements"]:
         return "elot_statements are not the ones asked"
-    if not (isinstance(goals, list) and goals and len(set(goals)) == len(goals)
-            and all(type(g) is int and 1 <= g <= scenario["gems"] for g in goals)):
+    if scenario["gems"] == 0:      # a food-truck survey asks no goal question
+        if goals != []:
+            return "elot_goals must be empty: this survey asks no goal question"
+    elif not (isinstance(goals, list) and goals and len(set(goals)) == len(goals)
+              and all(type(g) is int and 1 <= g <= scenario["gems"] for g in goals)):
         return f"elot_goals must be distinct gem numbers 1..{scenario['gems']}, at least one"
     if not (isinstance(ratings, list) and len(ratings) == len(trial["statements"])
             and all(type(r) is int and low <= r <= high for r in ratings)):

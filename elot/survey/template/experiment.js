@@ -80,7 +80,42 @@ const TEXT = {
   screenedOut: "<p>Thank you. The answers to the questions about the task were not right twice, so this " +
     "study ends here. Taking you back to Prolific…</p>",
   download: "Download your answers",
+  picture: "maze",
 };
+
+/* A food-truck survey (elot stimuli on .trucks files): a student, trucks and a building;
+   the participants rate the statements only (no goal question). */
+const TRUCK_TEXT = {
+  consent: "<p>In this study you will watch short animations of a student looking for lunch among food " +
+    "trucks, and answer questions about what the student believed. It takes about 15 minutes. Your answers " +
+    "are stored without your name and used for research only. You may stop at any time.</p>" +
+    "<p>Do you agree to take part?</p>",
+  world: () => "<p>You will watch a hungry <b>student</b> (the black figure) on a campus. There are two " +
+    "<b>parking spots</b> for food trucks, drawn with dashed lines: one in the bottom left corner, which always " +
+    "holds the <b>Korean</b> truck (K), and one in the top right corner, <b>behind a building</b> (black). " +
+    "The second spot may hold the <b>Lebanese</b> truck (L), the <b>Mexican</b> truck (M), or nothing.</p>" +
+    "<p>The student <b>cannot see through the building</b>: the part of the campus it cannot see from where it " +
+    "stands is shaded, and the second spot shows a <b>?</b> until the student has seen it. The student may go " +
+    "and look before choosing where to eat; eating at a truck ends the walk.</p>",
+  task: (condition) => "<p>Each scenario shows where the student starts, then its walk. After the walk you " +
+    "rate <b>statements</b> about what the student " + (condition === "current" ?
+      "believes <b>now</b>" : "believed <b>at the start</b>, before it moved") +
+    ": move each slider to say how true you think the statement is, from 1 (definitely false) to 7 " +
+    "(definitely true).</p><p>You can replay the walk. The answer button works once it has played and every " +
+    "slider has been moved.</p>",
+  example: "Here is the campus as you will see it:",
+  picture: "campus",
+  checks: [
+    {prompt: "What does 7 on a slider mean?", options: ["The statement is definitely true",
+      "The statement is definitely false", "I am unsure"], correct: 0},
+    {prompt: "Can the student see through the building?", options: [
+      "No: it may not know what is behind the building until it goes to look", "Yes, always"], correct: 0},
+  ],
+  scenarioStart: (i, n) => "<p><b>Scenario " + i + " of " + n + ".</b> This is where the student starts.</p>",
+  debrief: "<p>Thank you! The study asked how people judge what others believe from what they do. " +
+    "Your answers will be compared with a model of such judgments.</p>",
+};
+if (SURVEY && SURVEY.domain === "foodtrucks") Object.assign(TEXT, TRUCK_TEXT);
 
 /* -- helpers -------------------------------------------------------------------------- */
 
@@ -396,7 +431,7 @@ function tutorialScreens(jsPsych, session, order, attempt) {
   screens.push({
     type: jsPsychHtmlButtonResponse,
     stimulus: '<div class="elot-text">' + TEXT.world(icons) + "<p>" + TEXT.example + '</p><img class="elot-example" src="' +
-      esc(first.segments[0].image) + '" alt="a maze"></div>',
+      esc(first.segments[0].image) + '" alt="a ' + esc(TEXT.picture) + '"></div>',
     choices: [TEXT.next], data: {elot_step: "tutorial-" + attempt + "-world", elot_kind: "instructions"},
   });
   screens.push({
@@ -432,7 +467,7 @@ function segmentScreen(order, position, k) {
   const caption = TEXT.part(position + 1, order.trials.length, k + 1, scenario.segments.length);
   const stimulus = '<div class="elot-stimulus"><div class="elot-caption">' + esc(caption) + "</div>" +
     (k === 0 && !segment.judged ? TEXT.scenarioStart(position + 1, order.trials.length) : "") +
-    '<img id="elot-stimulus" src="' + esc(segment.image) + '" alt="the maze, part ' + (k + 1) + '">' +
+    '<img id="elot-stimulus" src="' + esc(segment.image) + '" alt="the ' + esc(TEXT.picture) + ', part ' + (k + 1) + '">' +
     '<div' + (segment.frames > 1 ? "" : " hidden") + '><button type="button" class="elot-replay" id="elot-replay">' +
     esc(TEXT.replay) + "</button></div></div>";
   const data = {elot_step: step, elot_kind: segment.judged ? "judgment" : "watch", elot_scenario: scenario.name,
@@ -448,12 +483,15 @@ function segmentScreen(order, position, k) {
     };
   }
   let html = '<div class="elot-page" data-scenario="' + esc(scenario.name) + '" data-t="' + segment.t + '">' + stimulus + '<div class="elot-questions">';
-  html += '<fieldset class="elot-goals"><legend>' + esc(TEXT.goals) + "</legend>";
-  for (let g = 1; g <= scenario.gems; g++) {
-    html += '<label><input type="checkbox" name="goal_' + g + '" value="1">' + gemIcon(g).replace("elot-inline", "") +
-      " " + esc(TEXT.gem(g)) + "</label>";
+  if (scenario.gems > 0) {   // a food-truck survey asks no goal question
+    html += '<fieldset class="elot-goals"><legend>' + esc(TEXT.goals) + "</legend>";
+    for (let g = 1; g <= scenario.gems; g++) {
+      html += '<label><input type="checkbox" name="goal_' + g + '" value="1">' + gemIcon(g).replace("elot-inline", "") +
+        " " + esc(TEXT.gem(g)) + "</label>";
+    }
+    html += "</fieldset>";
   }
-  html += "</fieldset><fieldset><legend>" + esc(TEXT.statements(order.condition)) + "</legend>";
+  html += "<fieldset><legend>" + esc(TEXT.statements(order.condition)) + "</legend>";
   for (const n of trial.statements) {
     // a statement written in ELoT is shown in English ("shown"); "text" is what import reads
     const words = scenario.statements[n].shown || scenario.statements[n].text;
