@@ -266,8 +266,8 @@ def export_command(args) -> int:
 
 
 def import_command(args) -> int:
-    from elot.output import count
-    from elot.survey.answers import (GOAL_COLUMNS, RATING_COLUMNS, RAW_COLUMNS, Rules, csv_table, import_answers,
+    from elot.output import count, csv_text
+    from elot.survey.answers import (GOAL_COLUMNS, RATING_COLUMNS, RAW_COLUMNS, Rules, import_answers,
                                      spreadsheet_safe, survey_of, write_all)
 
     config = survey_of(args.data, args.survey)
@@ -282,10 +282,10 @@ def import_command(args) -> int:
                           notes=tuple(f"{p.participant}: {'; '.join(p.reasons)}" for p in result.excluded[:20]),
                           hint="check the rules (--min-goal-score, --keep-incomplete, --keep-failed-check, "
                                "--keep-duplicates)")
-    outputs = [(args.output, csv_table(spreadsheet_safe(result.ratings), RATING_COLUMNS), "-o"),
-               (args.goals or _beside(args.output, "-goals.csv"), csv_table(spreadsheet_safe(result.goals),
+    outputs = [(args.output, csv_text(spreadsheet_safe(result.ratings), RATING_COLUMNS), "-o"),
+               (args.goals or _beside(args.output, "-goals.csv"), csv_text(spreadsheet_safe(result.goals),
                                                                             GOAL_COLUMNS), "--goals"),
-               (args.raw or _beside(args.output, "-raw.csv"), csv_table(spreadsheet_safe(result.raw), RAW_COLUMNS),
+               (args.raw or _beside(args.output, "-raw.csv"), csv_text(spreadsheet_safe(result.raw), RAW_COLUMNS),
                 "--raw")]
     written = write_all(outputs, force=args.force, inputs=args.data)
     kept = len(result.participants) - len(result.excluded)
