@@ -12,6 +12,7 @@ tests; elsewhere they are skipped with the reason."""
 from __future__ import annotations
 
 import asyncio
+import collections
 import csv
 import json
 import os
@@ -539,3 +540,86 @@ def test_an_answer_the_server_refuses_is_never_shown_as_saved(light_server):
 
     answers, state = asyncio.run(run())
     assert answers == ["consent"] * 3 and state == {"items": 0, "refused": [403]}
+
+
+CONTACT = "https://example.org/help?study=maze&lang=en"
+
+
+@pytest.fixture(scope="module")
+def with_contact(light, tmp_path_factory):
+    """The small survey built again with a contact for participants (a web address with
+    ``&``: it must be escaped in the page and come back exact in the link)."""
+    settings = Settings(orders=2, require_watch=False, completion_url="", contact=CONTACT)
+    folder = tmp_path_factory.mktemp("contact") / "survey"
+    return build_survey(light.parent / "set", folder, settings, npm_cache=os.environ.get("ELOT_NPM_CACHE")).folder
+
+
+@pytest.mark.slow
+def test_the_contact_is_in_the_consent_the_could_not_reach_and_the_not_saved_messages(with_contact, tmp_path):
+    """Issue 34: the page's "contact the researcher" messages read a contact that build
+    could not set. With --contact the consent, the could-not-reach notice and the last
+    screen's not-saved message each link to it, escaped."""
+    server = Server(with_contact, free_port(), tmp_path / "answers.sqlite")
+    server.start()
+    config = load_config(with_contact)
+
+    async def run():
+        from playwright.async_api import async_playwright
+
+        async with async_playwright() as p:
+            browser = await _launch(p)
+            page = await browser.new_page(viewport={"width": 1280, "height": 800})
+            errors, starts = [], []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+
+            async def away(route):          # the server cannot be reached for the first seven tries
+                starts.append(1)
+                await (route.abort("connectionrefused") if len(starts) <= 7 else route.continue_())
+
+            async def refused(route):       # every answer refused for good (an unknown session)
+                await route.fulfill(status=403, content_type="application/json", body='{"error": "unknown session"}')
+
+            await page.route("**/api/start", away)
+            await page.route("**/api/trial", refused)
+            await page.clock.install()
+            await page.goto(f"http://127.0.0.1:{server.port}/?PROLIFIC_PID=C1")
+            notice, unreachable = page.locator("#elot-network"), None
+            for _ in range(60):
+                if await page.locator("button:has-text('I agree')").count():
+                    break
+                if await notice.count() and "could not reach" in await notice.inner_text():
+                    link = notice.locator("a")
+                    unreachable = (await notice.inner_text(), await link.get_attribute("href"), await link.inner_text())
+                await page.clock.run_for(2000)
+                await page.wait_for_timeout(50)
+            await page.clock.resume()
+            consent = page.locator(".elot-text:has-text('Questions about the study')")
+            await consent.wait_for(timeout=15000)
+            consent_link = (await consent.locator("a").get_attribute("href"), await consent.locator("a").inner_text())
+            person = Participant("C1", config, collections.defaultdict(lambda: 0.5), seed=1)
+            for _ in range(400):
+                if await page.locator(".elot-text:has-text('could not be saved')").count():
+                    break
+                await page.wait_for_timeout(100)
+                if await page.locator("form#jspsych-survey-html-form .elot-page").count():
+                    await person.judge(page, False)
+                elif await page.locator("input[type=radio]").count():
+                    for q in await page.locator(".jspsych-survey-multi-choice-question").all():
+                        await q.locator("input[type=radio]").first.check()
+                    await page.locator("#jspsych-survey-multi-choice-next").click()
+                elif await page.locator("button:has-text('I agree')").count():
+                    await page.locator("button:has-text('I agree')").click()
+                elif await page.locator("button:enabled:not(.elot-replay)").count():
+                    await page.locator("button:enabled:not(.elot-replay)").first.click(timeout=30000)
+            last = page.locator(".elot-text:has-text('could not be saved')")
+            not_saved = (await last.locator("a").get_attribute("href"), await last.locator("a").inner_text())
+            await browser.close()
+            assert not errors, errors
+            return unreachable, consent_link, not_saved
+
+    try:
+        unreachable, consent_link, not_saved = asyncio.run(run())
+    finally:
+        server.stop()
+    assert unreachable is not None and f"contact the researcher who invited you ({CONTACT})" in unreachable[0]
+    assert unreachable[1:] == (CONTACT, CONTACT) and consent_link == (CONTACT, CONTACT) == not_saved

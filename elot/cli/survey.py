@@ -100,6 +100,9 @@ def register(subparsers) -> None:
     b.add_argument("--prolific-screenout", metavar="CODE", help="Prolific's screen-out code: a participant who fails "
                    "both comprehension checks is sent back with it at once, instead of the completion code")
     b.add_argument("--title", help="the page's title")
+    b.add_argument("--contact", metavar="EMAIL|URL", help="how participants reach you (an e-mail address or a web "
+                   "page): shown in the consent, and when the study server cannot be reached or answers were not "
+                   "saved")
     b.add_argument("--npm-cache", metavar="DIR", help="where npm installs jsPsych (default: $ELOT_NPM_CACHE, else "
                    "~/.cache/elot/npm)")
     b.add_argument("--cdn", action="store_true", help="load jsPsych from unpkg.com instead of copying it in")
@@ -173,7 +176,7 @@ def _settings(args):
     settings = read_settings(args.settings) if args.settings else Settings()
     given = {"scenarios_per_participant": args.per_participant, "statements_per_point": args.statements_per_point,
              "condition": args.condition, "orders": args.orders, "seed": args.seed,
-             "completion_url": args.completion_url, "title": args.title}
+             "completion_url": args.completion_url, "title": args.title, "contact": args.contact}
     for name, value in given.items():
         if value is not None:
             setattr(settings, name, value)
@@ -210,6 +213,13 @@ def build_command(args) -> int:
         print(f"note: {count(len(built.formulas), 'statement')} are ELoT formulas, shown to participants in generated "
               f"English (e.g. {example} as \"{shown(example)}\"); give your own wording with elot stimuli "
               f"--statements FILE", file=sys.stderr)
+    contact = config["settings"].get("contact")
+    if contact:
+        print(f"participants are asked to contact {contact} in the consent and when their answers cannot reach "
+              f"the study server", file=sys.stderr)
+    else:
+        print("note: no contact for participants: one who cannot reach the study server is asked to contact "
+              "\"the researcher who invited you\" with no address; give --contact EMAIL|URL", file=sys.stderr)
     return 0
 
 
