@@ -66,8 +66,9 @@ def register(subparsers) -> None:
         "build", help="Build the survey of a stimulus set (jsPsych 8).",
         description="Consent, instructions, a tutorial with a comprehension check, then per scenario its "
         "segments in order (the animations play in the page and can be replayed), at each judgment point the "
-        "goal checkboxes and the statements on 1-7 sliders that must be moved, and a debrief. Counterbalanced "
-        "orders are made here; jsPsych is installed with npm into a cache (once) and copied into the survey.")
+        "goal checkboxes and the statements on 1-7 sliders, each to be set (dragged, clicked, or its handle "
+        "clicked to answer 4, where it starts), and a debrief. Counterbalanced orders are made here; jsPsych is "
+        "installed with npm into a cache (once) and copied into the survey.")
     b.add_argument("stimuli", metavar="STIMULI", help="a stimulus set folder written by elot stimuli")
     b.add_argument("-o", "--output", required=True, metavar="SURVEY", type=options.output_file,
                    help="the folder to write (replaced only if it is a survey elot built that holds no answers; files "

@@ -7,7 +7,7 @@ The survey is a folder a researcher can read, adapt and host:
   ``elot/survey/template/``: consent, instructions, a tutorial with a comprehension check,
   then per scenario its start and each segment (an ``<img>`` of the animation, so it
   animates and can be replayed), at each judgment point the goal checkboxes (the gems drawn
-  as in the stimuli) and the statements on 1–7 sliders that must be moved, and a debrief.
+  as in the stimuli) and the statements on 1–7 sliders, each to be set, and a debrief.
   The survey's description (:data:`CONFIG`) sits at its top as one JSON value;
 * ``survey.json`` — the same description, which the server and ``elot survey import``
   read: each scenario with its id as ``elot batch`` and ``elot fit`` name it, its segments
