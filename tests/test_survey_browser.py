@@ -169,15 +169,23 @@ class Participant:
             # The GIF plays once: on a loaded machine it may have ended before a first look,
             # so restart it (the same file under a new URL is a new image to the browser)
             # and watch it for a while; any two different frames show that it animates.
-            await image.evaluate("img => { img.src = img.src.split('?')[0] + '?replay=' + Date.now(); "
-                                 "return img.decode(); }")
-            first = await image.screenshot()
-            self.frames_changed = False
-            for _ in range(25):
-                await page.wait_for_timeout(100)
-                if await image.screenshot() != first:
-                    self.frames_changed = True
-                    break
+            # While the test has the server killed the restarted GIF cannot be fetched:
+            # then a later segment is looked at.
+            from playwright.async_api import Error as PlaywrightError
+
+            try:
+                await image.evaluate("img => { img.src = img.src.split('?')[0] + '?replay=' + Date.now(); "
+                                     "return img.decode(); }")
+            except PlaywrightError:
+                pass
+            else:
+                first = await image.screenshot()
+                self.frames_changed = False
+                for _ in range(25):
+                    await page.wait_for_timeout(100)
+                    if await image.screenshot() != first:
+                        self.frames_changed = True
+                        break
         await page.locator(".elot-goals input").nth(scenario["goal"] - 1).check()
         statements = page.locator(".elot-statement")
         for n in range(await statements.count()):
@@ -232,7 +240,8 @@ async def _run_study(url, config, L, server, shots=None):
             people[1].resumed_at = await page.inner_text("body")
             return await people[1].take(page)
 
-        done = await asyncio.gather(first(), returning(), people[2].take(pages[2]), people[3].take(pages[3]))
+        done = await asyncio.gather(first(), returning(), people[2].take(pages[2]),
+                                    people[3].take(pages[3], check_animation=True))
         await browser.close()
         assert all(done) and not errors, errors
         return people
@@ -247,7 +256,8 @@ def test_participants_take_the_survey_in_a_browser_and_fit_recovers_the_setting(
         people = asyncio.run(_run_study(f"http://127.0.0.1:{server.port}/", config, L, server))
     finally:
         server.stop()
-    assert people[0].frames_changed is True                       # the GIF animates in the page
+    # the GIF animates in the page (P3 looks too: P0 may meet its animated segments while the server is away)
+    assert True in (people[0].frames_changed, people[3].frames_changed), [p.frames_changed for p in people]
     assert "I agree" not in people[1].resumed_at and "Scenario" in people[1].resumed_at   # resumed mid-study
     # every answer arrived, the ones sent while the server was dead included
     db = sqlite3.connect(survey / DATABASE)
