@@ -706,16 +706,30 @@ def elot_png(head: bytes) -> bool:
 def csv_text(rows: Sequence[dict], columns: Sequence[str] | None = None, *, header: bool = True,
              lineterminator: str = "\n") -> str:
     """CSV text of ``rows`` (dicts) under ``columns`` (default: every key of the rows, in
-    the order they first appear); a missing value is an empty cell."""
+    the order they first appear); a missing value is an empty cell.
+
+    A cell holding a line break of either kind (``\n`` or ``\r``) is quoted, whatever
+    ``lineterminator`` is: Python's writer quotes only the characters of the terminator it
+    writes, and a bare ``\r`` left unquoted splits the row for every reader. Each row is
+    formatted with ``\r\n`` as its terminator (so that both are quoted) and written with
+    ``lineterminator``; every other cell is written as the csv module writes it."""
     if columns is None:
         columns = list(dict.fromkeys(key for row in rows for key in row))
-    buffer = io.StringIO(newline="")
-    writer = csv.DictWriter(buffer, fieldnames=list(columns),
-                            lineterminator=lineterminator, restval="")
+    line = io.StringIO(newline="")
+    writer = csv.DictWriter(line, fieldnames=list(columns), lineterminator="\r\n", restval="")
+    out = io.StringIO(newline="")
+
+    def emit(write, *args) -> None:
+        line.seek(0)
+        line.truncate()
+        write(*args)
+        out.write(line.getvalue()[:-2] + lineterminator)
+
     if header:
-        writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
+        emit(writer.writeheader)
+    for row in rows:
+        emit(writer.writerow, row)
+    return out.getvalue()
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:

@@ -256,3 +256,54 @@ def test_a_failed_command_leaves_no_empty_folders(tmp_path, capsys):
 def test_one_task_is_one_task(tmp_path, capsys):
     status, err = run(capsys, "batch", EXAMPLE, "--model", "full", "--beta", "2", "-o", str(tmp_path / "t.csv"))
     assert status == 0 and "(1 task)" in err
+
+
+# -- csv_text ------------------------------------------------------------------------------
+
+
+def test_any_text_in_any_cell_reads_back_the_same_with_pythons_csv_module():
+    """Issue 34: a cell holding a bare carriage return was written unquoted (Python's
+    writer quotes only the characters of its own line terminator), which split the row
+    for every reader. Every cell, header included, now reads back as written, under
+    either line terminator."""
+    import csv
+    import io
+
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from elot.output import csv_text
+
+    cell = st.text(st.characters(blacklist_categories=("Cs",)), max_size=8) | st.sampled_from(
+        ["\r", "\n", "\r\n", "a\rb", '"', ",", " ", ""])
+
+    @given(st.lists(cell, min_size=1, max_size=4, unique=True).flatmap(
+        lambda columns: st.tuples(st.just(columns), st.lists(st.lists(cell, min_size=len(columns),
+                                                                       max_size=len(columns)), max_size=4))),
+           st.sampled_from(["\n", "\r\n"]))
+    def check(table, terminator):
+        columns, rows = table
+        text = csv_text([dict(zip(columns, row)) for row in rows], columns, lineterminator=terminator)
+        assert list(csv.reader(io.StringIO(text, newline=""))) == [columns, *rows]
+
+    check()
+
+
+def test_a_bare_carriage_return_is_quoted_and_nothing_else_changes():
+    from elot.output import csv_text
+
+    assert csv_text([{"a": "x\ry", "b": "1"}], ["a", "b"]) == 'a,b\n"x\ry",1\n'
+    assert csv_text([{"a": "plain", "b": 0.25}], ["a", "b"], lineterminator="\r\n") == "a,b\r\nplain,0.25\r\n"
+
+
+def test_the_statement_design_table_quotes_a_statement_with_a_carriage_return():
+    """Statement design writes users' statements: it goes through csv_text too."""
+    import csv
+    import io
+
+    from elot.study.design import design_csv
+
+    row = {"scenario": "s", "statement": "The player\rbelieves", "points": [1, 2], "values": [0.5, 0.25],
+           "min": 0.25, "max": 0.5, "range": 0.25, "change": 0.25, "informativeness": 0.1, "note": "a\rb"}
+    (read,) = csv.DictReader(io.StringIO(design_csv([row]), newline=""))
+    assert read["statement"] == "The player\rbelieves" and read["note"] == "a\rb" and read["L"] == "0.5000;0.2500"

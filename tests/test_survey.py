@@ -133,6 +133,11 @@ def test_orders_keep_pairs_apart_balance_them_and_alternate_conditions():
     (Settings(condition="later"), "condition 'later'"),
     (Settings(controls=["yellow-green", "empty-box"]), "no scenario is left to ask"),
     (Settings(completion_url="javascript:alert(1)"), "is not a web address"),
+    (Settings(contact="javascript:alert(1)"), "neither an e-mail address nor a web address"),
+    (Settings(contact="<b>me</b>@example.org"), "neither an e-mail address nor a web address"),
+    (Settings(contact="https://example.org/\"onclick=\"x"), "neither an e-mail address nor a web address"),
+    (Settings(contact="the lab"), "neither an e-mail address nor a web address"),
+    (Settings(contact=7), "contact must be text"),
 ])
 def test_settings_that_cannot_make_orders_are_refused(stimulus_set, tmp_path, settings, message):
     with pytest.raises(SurveyError, match=message.replace("(", r"\(")):
@@ -154,12 +159,37 @@ def test_cli_build_copies_jspsych_from_the_npm_cache(stimulus_set, tmp_path):
     assert lines[0] == f"wrote a survey of 2 scenarios (3 orders, current) to {tmp_path / 'survey'}"
     # the built-in scenarios' statements are ELoT: participants read them in English
     assert lines[1].startswith("note: 13 statements are ELoT formulas, shown to participants in generated English (e.g. ")
+    assert lines[2].startswith("note: no contact for participants: ")
     for name, version in jspsych.PACKAGES.items():
         assert (tmp_path / "survey" / jspsych.FILES[name]).stat().st_size > 1000
     assert f"lib/jspsych.js" in (tmp_path / "survey" / "index.html").read_text()
     config = load_config(tmp_path / "survey")
     assert config["settings"]["completion_url"] == "https://example.org/done?cc=X"
     assert all(len(t["statements"]) == 1 for o in config["orders"] for t in o["trials"])
+
+
+def test_build_keeps_the_contact_shows_it_and_refuses_one_participants_cannot_use(stimulus_set, tmp_path):
+    """Issue 34: the page's messages read a contact the settings could not hold. build
+    --contact keeps it in survey.json (checked: an e-mail address or a web address), says
+    so, and the page script holds it as JSON a browser cannot read as markup."""
+    contact = "https://example.org/help?study=maze&lang=en"
+    done = run_elot("survey", "build", str(stimulus_set), "-o", str(tmp_path / "survey"), "--cdn", "--contact",
+                    contact)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == (f"participants are asked to contact {contact} in the consent and when "
+                                            "their answers cannot reach the study server")
+    assert load_config(tmp_path / "survey")["settings"]["contact"] == contact
+    assert contact.replace("&", "\\u0026") in (tmp_path / "survey" / "experiment.js").read_text()
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"contact": "lab@example.org"}))
+    done = run_elot("survey", "build", str(stimulus_set), "-o", str(tmp_path / "other"), "--cdn", "--settings",
+                    str(settings))
+    assert done.returncode == 0 and load_config(tmp_path / "other")["settings"]["contact"] == "lab@example.org"
+    done = run_elot("survey", "build", str(stimulus_set), "-o", str(tmp_path / "bad"), "--cdn", "--contact",
+                    "<script>alert(1)</script>")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "the contact '<script>alert(1)</script>' is neither an e-mail address nor a web address" in done.stderr
+    assert "--contact" in done.stderr and not (tmp_path / "bad").exists()
 
 
 def test_jspsych_never_enters_the_repository():

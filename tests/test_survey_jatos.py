@@ -44,9 +44,10 @@ JATOS_JS = r"""
   let batch = {}, version = 0;
   window.jatos = {
     studyResultId: Number(run), urlQueryParameters: params, studySessionData: {}, batchSessionVersioning: true,
-    onLoad(callback) {
+    onLoad(callback) {      // the study session as JATOS keeps it for the run: what it was last set to
       fetch("/jatos/batch-state?run=" + run).then((r) => r.json())
-        .then((s) => { batch = s.session; version = s.version; window.setTimeout(callback, 0); });
+        .then((s) => { batch = s.session; version = s.version; jatos.studySessionData = s.study;
+                       window.setTimeout(callback, 0); });
     },
     batchSession: {
       get(key) { return batch[key]; },
@@ -63,7 +64,12 @@ JATOS_JS = r"""
       if (!reply.ok) throw new Error("not stored");
     },
     submitResultData() { throw new Error("the page must append, never replace its data"); },
-    endStudy() { post("/jatos/end", {}); },
+    endStudy(successful, message) {
+      post("/jatos/end", typeof successful === "boolean" ? {successful: successful, message: message} : {});
+    },
+    endStudyAjax(successful, message) {
+      return post("/jatos/end", {successful: successful, message: message, ajax: true});
+    },
     endStudyAndRedirect(url) { post("/jatos/end", {redirect: url}).then(() => window.location.assign(url)); },
   };
 })();
@@ -86,7 +92,9 @@ class StandIn(http.server.SimpleHTTPRequestHandler):
             except threading.BrokenBarrierError:
                 pass
             with self.state["lock"]:
-                return self._json(200, {"session": self.state["batch"], "version": self.state["version"]})
+                run = parse_qs(url.query)["run"][0]
+                return self._json(200, {"session": self.state["batch"], "version": self.state["version"],
+                                        "study": self.state["study"].get(run, {})})
         return super().do_GET()
 
     def do_POST(self):
@@ -107,7 +115,9 @@ class StandIn(http.server.SimpleHTTPRequestHandler):
                 state["results"][run] += body
             elif url.path == "/jatos/end":
                 state["ended"][run] = json.loads(body)
-            elif url.path != "/jatos/study-session":
+            elif url.path == "/jatos/study-session":
+                state["study"][run] = json.loads(body)
+            else:
                 return self._json(404, {})
         return self._json(200, {})
 
@@ -139,9 +149,9 @@ def study(tmp_path_factory):
     return base, folder
 
 
-async def _participant(page, person, *, wrong_checks=False, quit_after=None):
+async def _participant(page, person, *, wrong_checks=False, quit_after=None, pause_after=None):
     """Answer screens until Prolific takes the participant back (or until ``quit_after``
-    judgments: then the tab is closed)."""
+    judgments: then the tab is closed; or until ``pause_after``: then the page is left as it is)."""
     for _ in range(400):
         await page.wait_for_timeout(100)
         if page.url.startswith(PROLIFIC_RETURN):
@@ -149,6 +159,8 @@ async def _participant(page, person, *, wrong_checks=False, quit_after=None):
         if quit_after is not None and person.judged >= quit_after:
             await page.wait_for_timeout(500)
             await page.close()
+            return None
+        if pause_after is not None and person.judged >= pause_after:
             return None
         if await page.locator("form#jspsych-survey-html-form .elot-page").count():
             await person.judge(page, False)
@@ -186,14 +198,22 @@ async def _three_participants(url, config):
         return people, ends
 
 
-def test_the_page_runs_in_jatos_and_import_reads_what_jatos_kept(study, tmp_path):
-    base, folder = study
-    config = load_config(base / "survey")
-    state = {"lock": threading.Lock(), "batch": {}, "version": 0, "conflicts": 0,
-             "results": collections.defaultdict(str), "ended": {}, "arrivals": threading.Barrier(3, timeout=20)}
+def _stand_in(folder, *, arrivals: int):
+    """The stand-in JATOS serving the study's assets from ``folder`` on a free port, in a
+    thread; its onLoad waits until ``arrivals`` participants have arrived."""
+    state = {"lock": threading.Lock(), "batch": {}, "version": 0, "conflicts": 0, "study": {},
+             "results": collections.defaultdict(str), "ended": {},
+             "arrivals": threading.Barrier(arrivals, timeout=20)}
     handler = type("Handler", (StandIn,), {"state": state})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), lambda *a: handler(*a, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    return state, server
+
+
+def test_the_page_runs_in_jatos_and_import_reads_what_jatos_kept(study, tmp_path):
+    base, folder = study
+    config = load_config(base / "survey")
+    state, server = _stand_in(folder, arrivals=3)
     try:
         people, ends = asyncio.run(_three_participants(f"http://127.0.0.1:{server.server_address[1]}/", config))
     finally:
@@ -285,3 +305,100 @@ def test_outside_jatos_a_participant_who_fails_both_checks_goes_back_with_the_sc
         server.shutdown()
         server.server_close()
     assert end == PROLIFIC_RETURN + SCREENOUT and judged == 0
+
+
+async def _one_participant(url, act):
+    """A Chromium page at ``url`` (Prolific's return address answered locally), given to
+    ``act(page)``; fails on any error in the page."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = await (await browser.new_context(viewport={"width": 1280, "height": 800})).new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        await page.route(PROLIFIC_RETURN.split("/submissions")[0] + "/**",
+                         lambda route: route.fulfill(status=200, body="back at Prolific"))
+        await page.goto(url)
+        try:
+            return await act(page)
+        finally:
+            await browser.close()
+            assert not errors, errors
+
+
+def test_a_participant_who_declines_in_jatos_ends_the_run_unsuccessfully_and_is_asked_to_return(study):
+    """Issue 34: declining left the JATOS run open (no end call). Now the run ends,
+    unsuccessful, with the message "declined consent", once JATOS has the consent trial;
+    the participant stays on the page, which asks them to return the submission on
+    Prolific (no code: they did not take part)."""
+    _, folder = study
+    state, server = _stand_in(folder, arrivals=1)
+
+    async def decline(page):
+        await page.locator("button:has-text('I do not agree')").click()
+        for _ in range(100):
+            if "31" in state["ended"]:
+                break
+            await page.wait_for_timeout(100)
+        return page.url, await page.inner_text("body")
+
+    try:
+        url, text = asyncio.run(_one_participant(
+            f"http://127.0.0.1:{server.server_address[1]}/index.html?run=31&PROLIFIC_PID=NO1&STUDY_ID=S", decline))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert state["ended"]["31"] == {"successful": False, "message": "declined consent", "ajax": True}
+    assert not url.startswith(PROLIFIC_RETURN) and "return your submission" in text
+    (consent,) = [json.loads(line) for line in state["results"]["31"].splitlines()]
+    assert consent["elot_step"] == "consent" and consent["elot_agreed"] is False
+
+
+def test_a_reload_in_jatos_resumes_at_the_screen_left_and_asks_nothing_twice(study, tmp_path):
+    """Issue 34: a reload inside JATOS started again at the consent screen and asked every
+    judgment again. The steps JATOS has are kept in its study session: the reloaded page
+    goes on at the first screen not answered, in the same order, and the run's result data
+    hold each screen once."""
+    base, folder = study
+    config = load_config(base / "survey")
+    state, server = _stand_in(folder, arrivals=1)
+    person = Participant("RELOAD1", config, collections.defaultdict(lambda: 0.5), seed=4)
+    url = f"http://127.0.0.1:{server.server_address[1]}/index.html?run=41&PROLIFIC_PID=RELOAD1&STUDY_ID=S"
+
+    async def reload_midway(page):
+        await _participant(page, person, pause_after=1)
+        for _ in range(50):               # the judgment has reached "JATOS" and is marked done
+            done = state["study"].get("41", {}).get("elot_done", {})
+            if any(step.startswith("s") for step in done):
+                break
+            await page.wait_for_timeout(100)
+        sent = [json.loads(line)["elot_step"] for line in state["results"]["41"].splitlines()]
+        await page.reload()
+        await page.locator(".elot-page, .elot-stimulus").first.wait_for(timeout=30000)
+        first = await page.inner_text("body")
+        return sent, first, await _participant(page, person)
+
+    try:
+        sent, first, end = asyncio.run(_one_participant(url, reload_midway))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert end == PROLIFIC_RETURN + COMPLETION
+    assert "I agree" not in first and "Scenario 1 of" in first      # the scenario the participant left
+    trials = [json.loads(line) for line in state["results"]["41"].splitlines()]
+    steps = [t["elot_step"] for t in trials]
+    assert steps[:len(sent)] == sent and len(steps) == len(set(steps)), steps     # nothing asked twice
+    assert steps.count("consent") == 1 and "check-2" not in steps
+    order = config["orders"][trials[0]["order"]]
+    assert {t["order"] for t in trials} == {trials[0]["order"]}
+    segments = sum(len(next(s for s in config["scenarios"] if s["name"] == t["scenario"])["segments"])
+                   for t in order["trials"])
+    assert sum(t["elot_kind"] in ("judgment", "watch") for t in trials) == segments
+    # import reads the reloaded run as one complete session
+    with zipfile.ZipFile(tmp_path / "results.jrzip", "w") as archive:
+        archive.writestr("study_result_41/comp-result_1041/data.txt", state["results"]["41"])
+    done = run_elot("survey", "import", str(tmp_path / "results.jrzip"), "--survey", str(base / "survey"), "-o",
+                    str(tmp_path / "ratings.csv"), "--min-goal-score", "0")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[0] == "1 participant: 1 kept, 0 excluded"

@@ -371,7 +371,9 @@ def test_a_survey_with_no_orders_is_refused_at_startup(survey):
     (survey / CONFIG).write_text(json.dumps(config))
     done = run_elot("survey", "serve", str(survey), "--port", "0", timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.startswith(f"error: {survey / CONFIG} has no orders"), done.stderr
+    assert done.stderr.startswith(f'{survey / CONFIG}: error: "orders" must be a list of at least one order (with '
+                                  "none, no participant could be given one)"), done.stderr
+    assert done.stderr.count(str(survey / CONFIG)) == 1        # the place said once (the merge had it twice)
 
 
 # -- the command: signals, graceful shutdown, its log -----------------------------------

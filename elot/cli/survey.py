@@ -66,8 +66,9 @@ def register(subparsers) -> None:
         "build", help="Build the survey of a stimulus set (jsPsych 8).",
         description="Consent, instructions, a tutorial with a comprehension check, then per scenario its "
         "segments in order (the animations play in the page and can be replayed), at each judgment point the "
-        "goal checkboxes and the statements on 1-7 sliders that must be moved, and a debrief. Counterbalanced "
-        "orders are made here; jsPsych is installed with npm into a cache (once) and copied into the survey.")
+        "goal checkboxes and the statements on 1-7 sliders, each to be set (dragged, clicked, or its handle "
+        "clicked to answer 4, where it starts), and a debrief. Counterbalanced orders are made here; jsPsych is "
+        "installed with npm into a cache (once) and copied into the survey.")
     b.add_argument("stimuli", metavar="STIMULI", help="a stimulus set folder written by elot stimuli")
     b.add_argument("-o", "--output", required=True, metavar="SURVEY", type=options.output_file,
                    help="the folder to write (replaced only if it is a survey elot built that holds no answers; files "
@@ -100,6 +101,9 @@ def register(subparsers) -> None:
     b.add_argument("--prolific-screenout", metavar="CODE", help="Prolific's screen-out code: a participant who fails "
                    "both comprehension checks is sent back with it at once, instead of the completion code")
     b.add_argument("--title", help="the page's title")
+    b.add_argument("--contact", metavar="EMAIL|URL", help="how participants reach you (an e-mail address or a web "
+                   "page): shown in the consent, and when the study server cannot be reached or answers were not "
+                   "saved")
     b.add_argument("--npm-cache", metavar="DIR", help="where npm installs jsPsych (default: $ELOT_NPM_CACHE, else "
                    "~/.cache/elot/npm)")
     b.add_argument("--cdn", action="store_true", help="load jsPsych from unpkg.com instead of copying it in")
@@ -173,7 +177,7 @@ def _settings(args):
     settings = read_settings(args.settings) if args.settings else Settings()
     given = {"scenarios_per_participant": args.per_participant, "statements_per_point": args.statements_per_point,
              "condition": args.condition, "orders": args.orders, "seed": args.seed,
-             "completion_url": args.completion_url, "title": args.title}
+             "completion_url": args.completion_url, "title": args.title, "contact": args.contact}
     for name, value in given.items():
         if value is not None:
             setattr(settings, name, value)
@@ -216,6 +220,13 @@ def build_command(args) -> int:
         print(f"note: {count(len(built.formulas), 'statement')} are ELoT formulas, shown to participants in generated "
               f"English (e.g. {example} as \"{said}\"); give your own wording with elot stimuli "
               f"--statements FILE", file=sys.stderr)
+    contact = config["settings"].get("contact")
+    if contact:
+        print(f"participants are asked to contact {contact} in the consent and when their answers cannot reach "
+              f"the study server", file=sys.stderr)
+    else:
+        print("note: no contact for participants: one who cannot reach the study server is asked to contact "
+              "\"the researcher who invited you\" with no address; give --contact EMAIL|URL", file=sys.stderr)
     return 0
 
 
@@ -272,8 +283,8 @@ def export_command(args) -> int:
 
 
 def import_command(args) -> int:
-    from elot.output import count
-    from elot.survey.answers import (GOAL_COLUMNS, RATING_COLUMNS, RAW_COLUMNS, Rules, csv_table, import_answers,
+    from elot.output import count, csv_text
+    from elot.survey.answers import (GOAL_COLUMNS, RATING_COLUMNS, RAW_COLUMNS, Rules, import_answers,
                                      spreadsheet_safe, survey_of, write_all)
 
     config = survey_of(args.data, args.survey)
@@ -288,10 +299,10 @@ def import_command(args) -> int:
                           notes=tuple(f"{p.participant}: {'; '.join(p.reasons)}" for p in result.excluded[:20]),
                           hint="check the rules (--min-goal-score, --keep-incomplete, --keep-failed-check, "
                                "--keep-duplicates)")
-    outputs = [(args.output, csv_table(spreadsheet_safe(result.ratings), RATING_COLUMNS), "-o"),
-               (args.goals or _beside(args.output, "-goals.csv"), csv_table(spreadsheet_safe(result.goals),
+    outputs = [(args.output, csv_text(spreadsheet_safe(result.ratings), RATING_COLUMNS), "-o"),
+               (args.goals or _beside(args.output, "-goals.csv"), csv_text(spreadsheet_safe(result.goals),
                                                                             GOAL_COLUMNS), "--goals"),
-               (args.raw or _beside(args.output, "-raw.csv"), csv_table(spreadsheet_safe(result.raw), RAW_COLUMNS),
+               (args.raw or _beside(args.output, "-raw.csv"), csv_text(spreadsheet_safe(result.raw), RAW_COLUMNS),
                 "--raw")]
     written = write_all(outputs, force=args.force, inputs=args.data)
     kept = len(result.participants) - len(result.excluded)

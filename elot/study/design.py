@@ -19,12 +19,11 @@ nothing to judge and is refused, as ``elot stimuli`` refuses it.
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Sequence
 
 from elot.errors import ElotSyntaxError, ElotTypeError, TranslationError
 from elot.judging import Statement
+from elot.output import csv_text
 from elot.settings import DEFAULT_K
 from elot.study.storyboard import judgment_points, require_actions, score_candidates
 
@@ -120,9 +119,7 @@ def flag_of(error) -> str:
 def design_csv(rows: Sequence[dict]) -> str:
     """The rows as CSV: L and the points as ``;``-separated lists."""
     columns = [c for c in rows[0] if c not in ("values", "note")] + ["L", "note"]
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
-    writer.writeheader()
+    table = []
     for row in rows:
         out = {**row, "points": ";".join(str(t) for t in row["points"]),
                "L": ";".join(f"{v:.4f}" for v in row["values"]), "note": row.get("note", "")}
@@ -130,5 +127,6 @@ def design_csv(rows: Sequence[dict]) -> str:
                     *(c for c in row if c.startswith("disagree_"))):
             if isinstance(out[key], float):
                 out[key] = f"{out[key]:.4f}"
-        writer.writerow(out)
-    return buffer.getvalue()
+        table.append({c: out.get(c, "") for c in columns})
+    # csv_text: a statement's own line breaks (a bare \r too) are quoted
+    return csv_text(table, columns)

@@ -555,22 +555,3 @@ def write_all(outputs: Sequence[tuple[str, str, str]], *, force: bool = False, i
                     pass
         raise
     return written
-
-
-def csv_table(rows: Sequence[dict], columns: Sequence[str]) -> str:
-    """The CSV text of ``rows`` as :func:`elot.output.csv_text` writes it, except that a row
-    holding a carriage return in a cell is written with every cell quoted: Python's
-    writer quotes only the line terminator it writes (``\\n``), and a bare ``\\r`` from a
-    participant's id would split the row for every reader."""
-    from elot.output import csv_text
-
-    if not any(isinstance(v, str) and "\r" in v for row in rows for v in row.values()):
-        return csv_text(rows, columns)
-    buffer = io.StringIO(newline="")
-    plain = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\n", restval="")
-    quoted = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\n", restval="",
-                            quoting=csv.QUOTE_ALL)
-    plain.writeheader()
-    for row in rows:
-        (quoted if any(isinstance(v, str) and "\r" in v for v in row.values()) else plain).writerow(row)
-    return buffer.getvalue()

@@ -7,7 +7,7 @@ The survey is a folder a researcher can read, adapt and host:
   ``elot/survey/template/``: consent, instructions, a tutorial with a comprehension check,
   then per scenario its start and each segment (an ``<img>`` of the animation, so it
   animates and can be replayed), at each judgment point the goal checkboxes (the gems drawn
-  as in the stimuli) and the statements on 1–7 sliders that must be moved, and a debrief.
+  as in the stimuli) and the statements on 1–7 sliders, each to be set, and a debrief.
   The survey's description (:data:`CONFIG`) sits at its top as one JSON value;
 * ``survey.json`` — the same description, which the server and ``elot survey import``
   read: each scenario with its id as ``elot batch`` and ``elot fit`` name it, its segments
@@ -279,10 +279,10 @@ def load_config(folder: str | Path) -> dict:
         raise SurveyError(f"{folder} is not a survey: it has no {CONFIG}", hint=hint)
     data = load_json(read_text(path, "survey"), path=str(path), hint=hint, error=SurveyError)
     if not isinstance(data, dict) or data.get("kind") != KIND or not isinstance(data.get("id"), str):
-        raise SurveyError(f"{path} is not a survey elot built", path=str(path), hint=hint)
+        raise SurveyError("this is not a survey elot built", path=str(path), hint=hint)
     problem = config_problem(data)
-    if problem:
-        raise SurveyError(f"{path}: {problem}", path=str(path),
+    if problem:      # the path is said once: the error's place
+        raise SurveyError(problem, path=str(path),
                           hint="build the survey again (elot survey build), or undo the edit to survey.json")
     return data
 
@@ -313,7 +313,7 @@ def config_problem(config: dict) -> str | None:
         names[scenario["name"]] = len(scenario["statements"])
     orders = config.get("orders")
     if not isinstance(orders, list) or not orders:
-        return "\"orders\" must be a list of at least one order"
+        return "\"orders\" must be a list of at least one order (with none, no participant could be given one)"
     for n, order in enumerate(orders):
         if not (isinstance(order, dict) and isinstance(order.get("trials"), list) and order["trials"]):
             return f"order {n} is malformed (it needs its trials)"

@@ -37,10 +37,12 @@ conditions and pair members stay balanced as people arrive.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from elot.errors import load_json, read_text
+from elot.output import excerpt
 from elot.survey import SurveyError
 
 CONDITIONS = ("current", "initial", "both")
@@ -67,6 +69,9 @@ class Settings:
     seed: int = 0
     #: where participants go at the end (Prolific's completion URL); empty: a thank-you page
     completion_url: str = ""
+    #: how participants reach the researcher (an e-mail address or a web address): shown in
+    #: the consent and when the study server cannot be reached or answers were not saved
+    contact: str = ""
     #: the page's answer buttons stay off until each animation has played once
     require_watch: bool = True
     #: HTML of the consent and debrief pages (the researcher's own; not escaped)
@@ -91,7 +96,7 @@ class Settings:
                                   hint=_too_many(name, value, len(names)))
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
             raise SurveyError(f"seed must be a whole number, not {self.seed!r}")
-        for name in ("title", "completion_url", "consent_html", "debrief_html"):
+        for name in ("title", "completion_url", "contact", "consent_html", "debrief_html"):
             if not isinstance(getattr(self, name), str):
                 raise SurveyError(f"{name} must be text, not {getattr(self, name)!r}")
         if not isinstance(self.require_watch, bool):
@@ -123,6 +128,10 @@ class Settings:
         if self.completion_url and not self.completion_url.startswith(("https://", "http://")):
             raise SurveyError(f"the completion URL {self.completion_url!r} is not a web address",
                               hint="give the https://app.prolific.com/submissions/complete?cc=... URL Prolific shows")
+        if self.contact and not contact_kind(self.contact):
+            raise SurveyError(f"the contact {excerpt(self.contact)!r} is neither an e-mail address nor a web address",
+                              hint="give an address participants can write to (name@example.org) or a web page "
+                                   "(https://...), with --contact or the settings file's \"contact\"")
 
 
 #: At most this many orders per condition: a participant takes one, and no study has more
@@ -136,6 +145,25 @@ ORDER_BYTES = 60
 
 _OPTION = {"orders": "--orders N", "statements_per_point": "--statements-per-point N",
            "scenarios_per_participant": "--per-participant N"}
+
+
+#: An e-mail address as participants can use it: one @, no spaces or brackets, a dotted domain.
+_EMAIL = re.compile(r"[^\s@<>()\[\],;:\"']+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*"
+                    r"[A-Za-z0-9])?)+")
+#: A web address: http(s), a host, and no spaces or characters that would need escaping in a link.
+_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:[/?#][^\s<>\"'`\\]*)?")
+#: Longest contact accepted (it is shown in a line of the page).
+MAX_CONTACT = 200
+
+
+def contact_kind(contact: str) -> str | None:
+    """``"email"``, ``"url"`` or None (neither: refused at build time). The page shows an
+    e-mail address as a ``mailto:`` link and a web address as a link, both escaped."""
+    if not isinstance(contact, str) or len(contact) > MAX_CONTACT:
+        return None
+    if _EMAIL.fullmatch(contact):
+        return "email"
+    return "url" if _URL.fullmatch(contact) else None
 
 
 def _too_many(name: str, value: int, scenarios: int) -> str:

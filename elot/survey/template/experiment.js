@@ -31,9 +31,14 @@ const TEXT = {
     "and answer questions about what the player wants and believes. It takes about " + minutes +
     (minutes === 1 ? " minute" : " minutes") + ". Your answers " +
     "are stored without your name and used for research only. You may stop at any time.</p>" +
+    (contactLink() ? "<p>Questions about the study: " + contactLink() + ".</p>" : "") +
     "<p>Do you agree to take part?</p>",
   agree: "I agree", decline: "I do not agree",
   declined: "<p>You did not agree to take part. You can close this page.</p>",
+  // a Prolific participant who declines returns the submission (no completion code: they did not take part)
+  declinedProlific: "<p>You did not agree to take part. Please <b>return your submission</b> on Prolific (the " +
+    "study's \u201cReturn\u201d button there), so that your place goes to someone else. You can then close this " +
+    "page.</p>",
   next: "Continue", replay: "Replay", finish: "Finish",
   world: (icons) => "<p>You will watch a <b>player</b> (the black figure) in a maze. The player wants one " +
     "of the <b>gems</b> " + icons + ": it is trying to reach it. Black squares are walls.</p>" +
@@ -140,6 +145,18 @@ function recall(key, fallback) {
   catch (e) { return fallback; }
 }
 
+/* The researcher's contact (survey build --contact), escaped, as a link: an e-mail address
+ * as mailto:, a web address as itself ("" when the survey has none). Build accepts only
+ * these two kinds; anything else (an edited survey.json) is shown as plain text. */
+function contactLink() {
+  const contact = String(SURVEY.settings.contact || "");
+  if (!contact) return "";
+  const href = /^https?:\/\/[^\s<>"'`\\]+$/.test(contact) ? contact :
+    /^[^\s@<>()\[\],;:"']+@[A-Za-z0-9.-]+$/.test(contact) ? "mailto:" + contact : null;
+  return href === null ? esc(contact) :
+    '<a href="' + esc(href) + '" target="_blank" rel="noopener">' + esc(contact) + "</a>";
+}
+
 function gemIcon(g) {
   return '<img src="' + esc(SURVEY.gem_icons[g - 1]) + '" alt="' + esc(TEXT.gem(g)) + '" class="elot-inline">';
 }
@@ -149,7 +166,7 @@ function gemIcon(g) {
 /* The words of the connection to `elot survey serve` (what a participant reads while the
  * server cannot be reached, and when answers could not be saved). */
 Object.assign(TEXT, {
-  contact: () => SURVEY.settings.contact ? " (" + esc(SURVEY.settings.contact) + ")" : "",
+  contact: () => contactLink() ? " (" + contactLink() + ")" : "",
   connecting: (attempt) => "<b>Connecting to the study server…</b> (attempt " + attempt + "). Please keep this " +
     "page open.",
   unreachable: () => "<b>We could not reach the study server.</b> Please keep this page open: we keep trying, and " +
@@ -158,7 +175,8 @@ Object.assign(TEXT, {
   refusedStart: (why) => "<b>The study server could not start your session</b> (" + esc(why) + "). Please contact " +
     "the researcher who invited you" + TEXT.contact() + ".",
   unsaved: () => "<b>Your last answers are not saved yet:</b> we cannot reach the study server and keep trying. " +
-    "Please keep this page open.",
+    "Please keep this page open. If this lasts more than a few minutes, please contact the researcher who invited " +
+    "you" + TEXT.contact() + ".",
   notSaved: () => "<p><b>Some of your answers could not be saved</b> by the study server. Please contact the " +
     "researcher who invited you" + TEXT.contact() + ", and send them your answers with the buttons below.</p>",
 });
@@ -345,13 +363,17 @@ async function jatosSession() {
     for (const c of run) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
     order = hash % SURVEY.orders.length;
   }
+  if (!jatos.studySessionData || typeof jatos.studySessionData !== "object") jatos.studySessionData = {};
   try {
-    if (!jatos.studySessionData) jatos.studySessionData = {};
     jatos.studySessionData.elot_order = order;
     await jatos.setStudySessionData(jatos.studySessionData);
   } catch (e) { /* a reload then draws its order again */ }
+  // the screens answered before a reload (kept in the study session as each reached JATOS): not asked again
+  const keptDone = jatos.studySessionData.elot_done;
+  const done = keptDone && typeof keptDone === "object" && !Array.isArray(keptDone) ? keptDone : {};
+  jatos.studySessionData.elot_done = done;
   return {online: false, jatos: true, token: null, participant: PROLIFIC.pid || "jatos-" + run, order: order,
-          run: run, done: {}};
+          run: run, done: done};
 }
 
 /* Each trial, as it ends, appended to the run's result data as one line of JSON, in order. */
@@ -365,7 +387,19 @@ const jatosResults = {
       condition: SURVEY.orders[session.order].condition, elot_session: session.run,
       prolific_pid: PROLIFIC.pid, study_id: PROLIFIC.study, session_id: PROLIFIC.session})) + "\n";
     this.chain = this.chain.then(() => jatos.appendResultData(line))
-      .catch((e) => { this.failed += 1; console.error("JATOS did not take step " + data.elot_step, e); });
+      .then(() => this.done(data, session), (e) => {
+        this.failed += 1; console.error("JATOS did not take step " + data.elot_step, e);
+      });
+  },
+  /* A step JATOS has is marked done in the study session (as the server's "done"), so a
+     reload resumes at the first screen not answered; a failure to mark it only means the
+     screen is asked again (import keeps the first answer of a study result). */
+  async done(data, session) {
+    session.done[data.elot_step] = data.elot_kind === "comprehension" ? {passed: data.elot_passed === true} : {};
+    try {
+      jatos.studySessionData.elot_done = session.done;
+      await jatos.setStudySessionData(jatos.studySessionData);
+    } catch (e) { console.error("JATOS did not keep the study session", e); }
   },
   drained() { return this.chain; },
 };
@@ -408,7 +442,8 @@ function consentScreen() {
     type: jsPsychHtmlButtonResponse,
     // a researcher's own consent may say {minutes}: the estimate made at build time
     stimulus: '<div class="elot-text">' + (SURVEY.settings.consent_html ?
-      SURVEY.settings.consent_html.replace(/\{minutes\}/g, String(SURVEY.duration_minutes || "")) :
+      SURVEY.settings.consent_html.replace(/\{minutes\}/g, String(SURVEY.duration_minutes || ""))
+        .replace(/\{contact\}/g, contactLink()) :
       TEXT.consent(SURVEY.duration_minutes || 20)) + "</div>",
     choices: [TEXT.agree, TEXT.decline],
     data: {elot_step: "consent", elot_kind: "consent"},
@@ -590,8 +625,8 @@ async function main() {
   const timeline = [{type: jsPsychPreload, images: Array.from(images)}];
   timeline.push(...[consentScreen()].filter(todo));
   timeline.push({
-    timeline: [{type: jsPsychHtmlButtonResponse, stimulus: TEXT.declined, choices: [],
-                on_load: () => jsPsych.abortExperiment(TEXT.declined)}],
+    timeline: [{type: jsPsychHtmlButtonResponse, stimulus: declinedText(), choices: [],
+                on_load: () => jsPsych.abortExperiment(declinedText())}],
     conditional_function: () => {
       const rows = jsPsych.data.get().filter({elot_step: "consent"}).values();
       return rows.length > 0 && rows[0].elot_agreed === false;
@@ -614,7 +649,13 @@ async function main() {
 
 async function finish(jsPsych, session) {
   const display = jsPsych.getDisplayElement();
-  if (jsPsych.data.get().filter({elot_step: "consent", elot_agreed: false}).count() > 0) return;
+  if (jsPsych.data.get().filter({elot_step: "consent", elot_agreed: false}).count() > 0) {
+    if (session.jatos) {     // the run ends, unsuccessful, once JATOS has the consent trial
+      await jatosResults.drained();
+      endJatosRun(false, "declined consent");
+    }
+    return;
+  }
   display.innerHTML = '<div class="elot-text">' + TEXT.saving + "</div>";
   if (session.online) {
     await outbox.drained();
@@ -642,6 +683,19 @@ async function finish(jsPsych, session) {
   }
   display.innerHTML = '<div class="elot-text">' + TEXT.saved + "</div>";
   if (!session.online) offerDownload(jsPsych, session, display);   // no server, no JATOS: the participant keeps them
+}
+
+/* What a participant who declines reads (with Prolific: return the submission). */
+function declinedText() {
+  return SURVEY.prolific || PROLIFIC.pid ? TEXT.declinedProlific : TEXT.declined;
+}
+
+/* Ends the JATOS run where the page is (the participant keeps reading it): JATOS records
+   it as successful or not, with the message. jatos.endStudyAjax does so without leaving
+   the page; a jatos.js without it ends with endStudy (JATOS's end page). */
+function endJatosRun(successful, message) {
+  if (typeof jatos.endStudyAjax === "function") return jatos.endStudyAjax(successful, message);
+  return jatos.endStudy(successful, message);
 }
 
 /* Buttons that save the participant's data (jsPsych's JSON or CSV). */
