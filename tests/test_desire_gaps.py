@@ -178,11 +178,13 @@ def test_explain_speaks_of_goal_probabilities_for_a_desire_statement():
     # the groups are by goal: the rows holding gem2 as goal and the others
     assert {values for values, *_ in explanation.groups} == {(0.0,), (1.0,)}
     text = plain_text(*execute(session, ":explain wants(player, gem2)"))
-    assert "grouped by goal probabilities (prob_goal)" in text and "#hyps" in text
-    assert "g1 = prob_goal(player, gem2): the probability that it is the agent's goal" in text
+    assert "grouped by their goal probabilities (prob_goal)" in text and "#hyps" in text
+    assert "g1 = prob_goal(player, gem2)" in text
+    assert "prob_goal: the probability that the object is the agent's goal" in text
     assert "prob_of" not in text and "#pairs" not in text
     text = plain_text(*execute(session, ":explain prefers(player, gem1, gem2)"))
-    assert "grouped by utilities (utility_of)" in text and "u1 = utility_of(player, gem" in text
+    assert "grouped by their utilities (utility_of)" in text and "u1 = utility_of(player, gem" in text
+    assert "utility_of: the agent's utility for the object on the desire scale" in text
     # a belief statement is explained as before
     text = plain_text(*execute(session, ":explain believes(player, formula(empty(box1)))"))
     assert "grouped by prob_of values" in text and "#pairs" in text and "#hyps" not in text
