@@ -9,6 +9,8 @@ import csv
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from elot.btom.config import InferenceConfig
 from elot.btom.inference import infer
@@ -242,3 +244,19 @@ def test_a_bad_words_line_is_an_error_at_its_line(line, column, message):
     first = str(caught.value).splitlines()[0]
     assert first.startswith(f"trucks.domain:{number}:{column}: "), first
     assert caught.value.hint
+
+
+_PHRASE = st.text(alphabet="abcdefghij KLM'=-,", min_size=1, max_size=20).filter(lambda p: p.strip())
+
+
+@given(st.lists(st.tuples(st.sampled_from(["mexican", "student", "at(_, spot2)", "at(_,spot1)", "empty(_)"]),
+                          st.lists(_PHRASE, min_size=1, max_size=3)), min_size=1, max_size=5))
+def test_words_lines_read_as_with_words_says(entries):
+    """Generated words lines (any phrases without | or #, '=' included) give the signature
+    that with_words gives from the same phrases, key by key in order."""
+    base = "\n".join(x for x in TRUCK_DOMAIN.splitlines() if not x.startswith("words"))
+    text = base + "\n" + "\n".join(f"words {key} = {' | '.join(phrases)}" for key, phrases in entries) + "\n"
+    want = parse_domain(base)
+    for key, phrases in entries:
+        want = want.with_words({key: phrases})
+    assert parse_domain(text).words == want.words
