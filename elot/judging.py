@@ -350,9 +350,8 @@ def rows_for(compiled: CompiledFormula, hypotheses: Hypotheses) -> Hypotheses:
         return hypotheses.desire_rows()
     raise EvaluationError(
         f"{pretty(compiled.term)} is about what the agent wants, but these hypotheses say nothing about its desires",
-        hint="judge it against hypotheses with desires: exact inference (--inference exact; particles keep "
-             "no desires yet), or a belief model whose Hypotheses carry desires=Desires(objects, utilities); "
-             "or ask about beliefs")
+        hint="judge it against hypotheses with desires: BToM inference (exact or particles), or a belief model "
+             "whose Hypotheses carry desires=Desires(objects, utilities); or ask about beliefs")
 
 
 def desire_table(hypotheses: Hypotheses) -> Desires | None:

@@ -73,6 +73,9 @@ class Explanation:
     groups: list[tuple[tuple[float, ...], bool, float, int]]   # counts are (state, belief) pairs
     score: ScoreRow
     hidden_groups: int = 0
+    #: Whether the rows are hypotheses with one desire each (a statement about what the
+    #: agent wants: its rows are (desire, true state, belief), not (true state, belief) pairs).
+    desires: bool = False
 
 
 @dataclass
@@ -407,7 +410,8 @@ class Session(ConfiguredBy):
             hidden=max(0, len(ordered) - max_rows))
 
     def explain(self, text: str, *, max_columns: int = 6, max_groups: int = 12) -> Explanation:
-        """The ``prob_of`` values and thresholds that decided the score now, by group."""
+        """The ``prob_of`` values (for a statement about desires: the ``utility_of`` and
+        ``prob_goal`` values) and thresholds that decided the score now, by group."""
         compiled = self.compile(text)
         row = self._score(text, compiled, self.t, self.mode)
         lowered = compiled.lowered
@@ -425,7 +429,7 @@ class Session(ConfiguredBy):
         return Explanation(
             formula=row.formula, lowered=row.lowered, columns=[c for c, _ in columns],
             thresholds=thresholds_used(lowered, self.thresholds), groups=ordered[:max_groups], score=row,
-            hidden_groups=max(0, len(ordered) - max_groups),
+            hidden_groups=max(0, len(ordered) - max_groups), desires=compiled.needs_desires,
         )
 
     # -- saving --------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Sequence
 
 import numpy as np
@@ -20,7 +21,7 @@ from elot.btom.costs import n_beliefs
 from elot.btom.engine import Trajectory
 from elot.btom.hypotheses import Family
 from elot.btom.world import Action, WorldState
-from elot.judging import Hypotheses
+from elot.judging import Desires, Hypotheses
 from elot.numeric import dot_columns
 from elot.output import count
 
@@ -278,17 +279,20 @@ class ParticleInference(Trajectory):
 
     @staticmethod
     def _distinct(state: np.ndarray, beliefs: np.ndarray, weights: np.ndarray, cls: np.ndarray,
-                  inverse: bool = False):
+                  inverse: bool = False, goal: np.ndarray | None = None):
         """The distinct judged rows of (true state, belief) pairs with their summed weights:
         two pairs are one row when they have the same true state and the same belief
         particles *kept* at the time judged (those agreeing with the true state then, by
         ``cls``; :func:`dense_beliefs` reads no other), so late in a plan, when most belief
-        particles are ruled out, many initial beliefs are one row. ``(state, beliefs of one
-        pair of each row, weight[, each pair's row])``."""
+        particles are ruled out, many initial beliefs are one row. With ``goal``, rows are
+        (goal, true state, belief) triples instead, for statements about desires.
+        ``(state, beliefs of one pair of each row, weight[, each pair's row])``, with the
+        rows' goals after the weights when ``goal`` is given."""
         n_states = len(cls)
         masked = np.where(cls[beliefs] == cls[state][:, None], beliefs, n_states)
-        key = np.concatenate([state[:, None], np.sort(masked, axis=1)], axis=1)
-        radix = n_states + 1
+        key = np.concatenate(([] if goal is None else [goal[:, None]]) + [state[:, None], np.sort(masked, axis=1)],
+                             axis=1)
+        radix = max(n_states + 1, 0 if goal is None else int(goal.max(initial=0)) + 1)
         if radix ** key.shape[1] < 2**62:   # one integer per row: a flat sort is much faster
             flat = np.zeros(len(key), dtype=np.int64)
             for column in key.T:
@@ -299,44 +303,54 @@ class ParticleInference(Trajectory):
         where = where.ravel()
         out = (state[first], np.ascontiguousarray(beliefs[first]), np.bincount(where, weights=weights,
                                                                                 minlength=len(first)))
+        if goal is not None:
+            out = out + (goal[first],)
         return out + (where,) if inverse else out
 
-    def _judged_rows(self, t: int, at: int) -> tuple:
+    def _judged_rows(self, t: int, at: int, by_goal: bool = False) -> tuple:
         """The rows a statement is judged on at time t with the beliefs of time ``at`` (t, or
         0 for statements about the initial belief): the distinct particles of time t with
         their posterior weight (prior mass 0), then the distinct prior draws with their
         prior mass (posterior weight 0); ``live``: prior mass still consistent at t (see
         :meth:`~elot.btom.engine.Trajectory.judged`). Each row as its true state and its k
-        belief particles, ``(state, beliefs (rows, k), weights, prior, live, ess, draws)``:
-        O(particles + prior draws) memory; the dense beliefs over the worlds are made a
-        chunk of rows at a time (:meth:`_dense`) when a statement is evaluated."""
+        belief particles, ``(state, beliefs (rows, k), weights, prior, live, ess, draws,
+        goal)``: O(particles + prior draws) memory; the dense beliefs over the worlds are
+        made a chunk of rows at a time (:meth:`_dense`) when a statement is evaluated.
+        ``by_goal``: the rows are (goal, true state, belief) triples, each particle's goal
+        kept (``goal``, an index into the space's goals), for statements about desires;
+        else ``goal`` is None and one row stands for every goal."""
 
-        if (t, at) in self._rows:
-            return self._rows[(t, at)]
+        key = (t, at, by_goal)
+        if key in self._rows:
+            return self._rows[key]
         p = self.particles_by_step[self._check(t)]
         cls = self.classes[self._check(at)]
-        s1, b1, w1, inverse = self._distinct(p.state, p.beliefs, p.weights(), cls, inverse=True)
+        prior_goal, prior_state, prior_beliefs = self.prior_sample
+        m = len(prior_state)
+        if by_goal:
+            s1, b1, w1, g1, inverse = self._distinct(p.state, p.beliefs, p.weights(), cls, inverse=True, goal=p.goal)
+            s2, b2, w2, g2 = self._distinct(prior_state, prior_beliefs, np.full(m, 1.0 / m), cls, goal=prior_goal)
+        else:
+            s1, b1, w1, inverse = self._distinct(p.state, p.beliefs, p.weights(), cls, inverse=True)
+            s2, b2, w2 = self._distinct(prior_state, prior_beliefs, np.full(m, 1.0 / m), cls)
         keep = w1 > 0
         s1, b1, w1 = s1[keep], b1[keep], w1[keep]
-        _, prior_state, prior_beliefs = self.prior_sample
-        m = len(prior_state)
-        s2, b2, w2 = self._distinct(prior_state, prior_beliefs, np.full(m, 1.0 / m), cls)
         state = np.concatenate([s1, s2]).astype(np.intp)
         beliefs = np.concatenate([b1, b2])
         weights = np.concatenate([w1, np.zeros(len(s2))])
         prior = np.concatenate([np.zeros(len(s1)), w2])
         live = prior * self.live[t][state]
-        rows = (state, beliefs, weights, prior, live, float(self.ess[t]), m)
-        if len(self._rows) >= 2:   # statements are judged at one or two (t, at) at a time
+        goal = np.concatenate([g1[keep], g2]).astype(np.intp) if by_goal else None
+        rows = (state, beliefs, weights, prior, live, float(self.ess[t]), m, goal)
+        if len(self._rows) >= 4:   # statements are judged at one or two (t, at) at a time
             self._rows.clear()
             self._island_rows.clear()
-        self._rows[(t, at)] = rows
+        self._rows[key] = rows
         if self.groups:   # each weighted particle's row, group and weight
             weights_t = p.weights()
             weighted = weights_t > 0
             position = np.cumsum(keep) - 1
-            self._island_rows[(t, at)] = (position[inverse[weighted]], self.groups[t][weighted],
-                                          weights_t[weighted])
+            self._island_rows[key] = (position[inverse[weighted]], self.groups[t][weighted], weights_t[weighted])
         return rows
 
     def judged(self, t: int, at: int | None = None) -> Hypotheses:
@@ -347,15 +361,31 @@ class ParticleInference(Trajectory):
         statement is scored; the whole table only if ``beliefs`` is read)."""
         t = self._check(t)
         at = t if at is None else self._check(at)
-        state, beliefs, weights, prior, live, ess, draws = self._judged_rows(t, at)
+        return self._hypotheses(t, at, by_goal=False)
+
+    def _hypotheses(self, t: int, at: int, by_goal: bool) -> Hypotheses:
+        """The :class:`~elot.judging.Hypotheses` of :meth:`_judged_rows`: with ``by_goal``,
+        one row per (goal, true state, belief), each with its goal as its desire (1 on that
+        gem, 0 on the scenario's other gems, as exact inference's
+        :func:`~elot.btom.engine.goal_rows`); else the rows beliefs are judged on, whose
+        ``desire_rows`` are those."""
+        state, beliefs, weights, prior, live, ess, draws, goal = self._judged_rows(t, at, by_goal)
 
         def belief_rows(lo: int, hi: int) -> np.ndarray:
             return self._dense(state[lo:hi], beliefs[lo:hi], at)
 
+        desires = desire_rows = None
+        if by_goal:
+            goals = self.space.goals
+            gems = tuple(dict.fromkeys(self.signature.objects_of("gem") + tuple(goals)))
+            column = np.array([gems.index(g) for g in goals], dtype=np.intp)
+            desires = Desires.goals(gems, column[goal])
+        else:
+            desire_rows = cache(lambda: self._hypotheses(t, at, by_goal=True))
         return Hypotheses(self.signature, self.states(at), state,
                           _BeliefsOnRead(self.signature.agent, belief_rows, len(state)), weights, prior, live,
-                          ess=ess, prior_draws=draws, per_agent=False, runs=self._island_rows.get((t, at)),
-                          belief_rows=belief_rows)
+                          ess=ess, prior_draws=draws, per_agent=False, runs=self._island_rows.get((t, at, by_goal)),
+                          belief_rows=belief_rows, desires=desires, desire_rows=desire_rows)
 
     def average_belief(self, t: int) -> np.ndarray:
         """Σ_i p_i · b_i(t) over the worlds at t (the rows with posterior weight: the prior

@@ -14,6 +14,7 @@ Two ways, one result (a :class:`~elot.lang.signature.Signature`):
       object basket box : container
       object marble : thing
       predicate inside(thing, container)
+      words marble = the marble | the ball   # English for the offline translator
 
 Defaults make the minimal declaration work: every type named by an object or a predicate
 that is not declared with ``type T < parent`` sits directly under ``object``; ``agent``
@@ -39,7 +40,7 @@ NAME = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
 AGENT = "agent"
 ROOT = "object"
 _DECLARATION = re.compile(
-    r"\s*(?:(?P<kw>type|agent|object|predicate|observed)\b(?P<rest>.*)|(?P<other>\S.*))\Z")
+    r"\s*(?:(?P<kw>type|agent|object|predicate|observed|words)\b(?P<rest>.*)|(?P<other>\S.*))\Z")
 _PREDICATE = re.compile(r"\s*(?P<name>[^\s(]+)\s*\((?P<args>[^)]*)\)\s*\Z")
 
 
@@ -213,13 +214,18 @@ def parse_domain(text: str, *, path: str | None = None) -> Signature:
     * ``agent NAME ...``: objects of type ``agent``; the first is the observed agent;
     * ``object NAME ... : TYPE``;
     * ``predicate NAME(TYPE, ...)``;
-    * ``observed NAME``: the observed agent, if not the first one.
+    * ``observed NAME``: the observed agent, if not the first one;
+    * ``words KEY = PHRASE | PHRASE ...``: English for an object (``words mexican = the
+      Mexican truck``) or an atom about ``_`` (``words at(_, spot2) = behind the
+      building | around the corner``), as :meth:`~elot.lang.signature.Signature.with_words`
+      takes them; the first phrase given for a key is how it is said.
     """
     places = _Places(text, path)
     objects: dict[str, str] = {}
     predicates: dict[str, tuple[str, ...]] = {}
     types: dict[str, str] = {}
     observed = None
+    words: list[tuple[str, list[str], Span]] = []
     offset = 0
     for line in text.splitlines(keepends=True):
         body = line.split("#", 1)[0].rstrip()
@@ -231,10 +237,11 @@ def parse_domain(text: str, *, path: str | None = None) -> Signature:
         here = Span.of(text, start + len(body) - len(body.lstrip()), start + len(body))
         if m["other"] is not None:
             word = m["other"].split()[0]
-            guess = difflib.get_close_matches(word, ["type", "agent", "object", "predicate", "observed"], n=1)
+            guess = difflib.get_close_matches(word, ["type", "agent", "object", "predicate", "observed", "words"],
+                                              n=1)
             raise ScenarioError(f"unknown declaration {word!r}", span=here, source=text, path=path,
                                 hint=(f"did you mean {guess[0]!r}? " if guess else "")
-                                + "lines start with type, agent, object, predicate or observed")
+                                + "lines start with type, agent, object, predicate, observed or words")
         kw, rest = m["kw"], m["rest"]
         rest_at = start + m.start("rest")
 
@@ -242,6 +249,15 @@ def parse_domain(text: str, *, path: str | None = None) -> Signature:
             at = rest.find(word)
             return Span.of(text, rest_at + at, rest_at + at + len(word)) if at >= 0 else here
 
+        if kw == "words":
+            key, sep, said = rest.partition("=")
+            phrases = [" ".join(p.split()) for p in said.split("|")]
+            if not sep or not key.strip() or not all(phrases):
+                raise ScenarioError("cannot read this words line", span=here, source=text, path=path,
+                                    hint="write words KEY = PHRASE, or several phrases separated by |, e.g. "
+                                         "words at(_, spot2) = behind the building | around the corner")
+            words.append((key.strip(), phrases, span_of(key.strip())))
+            continue
         if kw == "predicate":
             pm = _PREDICATE.match(rest)
             if not pm:
@@ -286,7 +302,13 @@ def parse_domain(text: str, *, path: str | None = None) -> Signature:
                                     path=path, hint="declare each object once")
             objects[name] = kind
             places.spans[("object", name)] = span_of(name)
-    return _build(objects, predicates, agent=observed, types=types, derived=(), places=places)
+    signature = _build(objects, predicates, agent=observed, types=types, derived=(), places=places)
+    for key, phrases, span in words:   # once every object and predicate they may name is known
+        try:
+            signature = signature.with_words({key: phrases})
+        except ScenarioError as error:
+            raise ScenarioError(error.message, span=span, source=text, path=path, hint=error.hint) from None
+    return signature
 
 
 def read_domain(path: str | Path) -> Signature:

@@ -227,7 +227,7 @@ def _english(session: Session, arg: str) -> list[RenderableType]:
     return out + [Text(english(checked.term, mode, signature=session.signature))]
 
 
-@command("explain", "F", "which prob_of values and thresholds decided the score, by hypothesis group", "formula")
+@command("explain", "F", "which prob_of, goal or utility values and thresholds decided the score", "formula")
 def _explain(session: Session, arg: str) -> list[RenderableType]:
     formula, mode, out = _statement(session, arg, ":explain F")
     with session.in_mode(mode):

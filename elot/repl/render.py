@@ -374,23 +374,55 @@ def _map_legend(state) -> Text:
 # -- explanations ---------------------------------------------------------------------------
 
 
+#: How :func:`explanation_view` names a column by the numeric term it holds: its letter in
+#: the table, the words for a title, and what one value means.
+_COLUMN_KINDS = {
+    "prob_of": ("p", "belief probabilities", "the probability the agent's belief gives the formula"),
+    "prob_goal": ("g", "goal probabilities",
+                  "the probability that the object is the agent's goal in a hypothesis (1 on a goal "
+                  "hypothesis's goal, else 0; 1/m for each of m objects tied for the greatest utility)"),
+    "utility_of": ("u", "utilities",
+                   "the agent's utility for the object on the desire scale (0 the least utility of any "
+                   "hypothesis, 1 the greatest)"),
+}
+
+
+def _column_kind(column: str) -> str:
+    """``prob_of``, ``prob_goal`` or ``utility_of``: the numeric term a column holds."""
+    name = column.split("(", 1)[0]
+    return name if name in _COLUMN_KINDS else "prob_of"
+
+
 def explanation_view(explanation) -> Group:
     """A :class:`elot.session.Explanation`: the score, the thresholds compared with, and
-    the hypotheses grouped by their ``prob_of`` values (posterior mass per group)."""
+    the hypotheses grouped by the values of the formula's numeric terms (posterior mass per
+    group): ``prob_of`` values by (true state, belief) pair, or for a statement about
+    desires the ``prob_goal`` and ``utility_of`` values by hypothesis, one desire each."""
     parts: list[RenderableType] = [score_table(explanation.score)]
     if explanation.thresholds:
         parts.append(Text("thresholds: " + ", ".join(f"{n} = {v:g}" for n, v in explanation.thresholds)))
     if not explanation.columns:
         parts.append(Text("no prob_of terms: the formula is about the world only; "
                           "groups are by its truth in each hypothesis's world", style="dim"))
-    parts.append(Text("hypotheses grouped by prob_of values (heaviest first)", style="bold"))
+    kinds = [_column_kind(c) for c in explanation.columns]
+    if explanation.desires:
+        named = [f"{_COLUMN_KINDS[k][1]} ({k})" for k in dict.fromkeys(kinds)]
+        parts.append(Text(f"hypotheses grouped by their {' and '.join(named) or 'truth'}, heaviest first",
+                          style="bold"))
+    else:
+        parts.append(Text("hypotheses grouped by prob_of values (heaviest first)", style="bold"))
+    counted = "#hyps" if explanation.desires else "#pairs"
+    labels, seen = [], {}
+    for kind in kinds:
+        seen[kind] = seen.get(kind, 0) + 1
+        labels.append(f"{_COLUMN_KINDS[kind][0]}{seen[kind]}")
     table = Table(pad_edge=False, show_edge=False)
     table.add_column("group", justify="right")
-    for i, column in enumerate(explanation.columns, 1):
-        table.add_column(f"p{i}", justify="right")
+    for label in labels:
+        table.add_column(label, justify="right")
     table.add_column("holds", justify="center")
     table.add_column("mass", justify="right")
-    table.add_column("#pairs", justify="right", style="dim")
+    table.add_column(counted, justify="right", style="dim")
     for g, (values, holds, mass, count) in enumerate(explanation.groups, 1):
         table.add_row(str(g), *(f"{v:.3f}" for v in values),
                       Text("yes" if holds else "no", style="green" if holds else "red"),
@@ -398,6 +430,11 @@ def explanation_view(explanation) -> Group:
     parts.append(table)
     if explanation.hidden_groups:
         parts.append(Text(f"... {explanation.hidden_groups} lighter groups not shown", style="dim"))
-    for i, column in enumerate(explanation.columns, 1):
-        parts.append(Text(f"p{i} = {column}", style="dim"))
+    for label, column in zip(labels, explanation.columns):
+        parts.append(Text(f"{label} = {column}", style="dim"))
+    if explanation.desires:
+        for kind in dict.fromkeys(kinds):
+            parts.append(Text(f"{kind}: {_COLUMN_KINDS[kind][2]}", style="dim"))
+        parts.append(Text("#hyps: hypotheses, each with one desire (a goal, or utilities over the objects), a "
+                          "true state and a belief; a statement about desires is judged on them", style="dim"))
     return Group(*parts)

@@ -30,9 +30,11 @@ class StudyError(ElotError):
 
 
 #: The thresholds a fit adjusts. It starts them where every other command has them, at
-#: the defaults of :class:`Thresholds` (the paper's fitted values), so that a threshold the
-#: ratings say nothing about is written back unchanged.
-FITTED = ("believes", "certain", "uncertain", "likely", "unlikely", "could", "might", "may", "should", "must")
+#: the defaults of :class:`Thresholds` (the paper's fitted values; elot's own for the desire
+#: operators ``wants``, ``likes`` and ``dislikes``), so that a threshold the ratings say
+#: nothing about is written back unchanged.
+FITTED = ("believes", "certain", "uncertain", "likely", "unlikely", "could", "might", "may", "should", "must",
+          "wants", "likes", "dislikes")
 
 
 @dataclass(frozen=True)
