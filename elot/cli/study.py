@@ -13,13 +13,13 @@ from pathlib import Path
 from elot.cli import options
 from elot.settings import DEFAULT_BETA, check_number, check_variant
 from elot.output import count
-from elot.study.params import StudyError
 
 
 def _list(text: str, option: str, number: str | None = None) -> list:
     """The comma-separated values of ``option``: strings, or the number ``number`` of
     :data:`elot.settings.NUMBERS` (checked as the single-valued options are)."""
     from elot.errors import ElotError
+    from elot.study.params import StudyError  # here, not at the top: elot --help needs no numpy
 
     out = []
     for item in filter(None, (p.strip() for p in text.split(","))):
@@ -38,6 +38,7 @@ MAX_BETAS = 1000
 
 def parse_betas(text: str) -> list[float]:
     """``0.5,1,2`` or a range ``START:STOP:xFACTOR`` (geometric) / ``START:STOP:STEP``."""
+    from elot.study.params import StudyError
     if ":" not in text:
         return _list(text, "--beta", "beta")
     parts = text.split(":")
@@ -237,7 +238,7 @@ def batch_command(args) -> int:
 def fit_command(args) -> int:
     from elot.study.fit import BETA_GRID, fit, fit_json, read_ratings, simulated_outside
     from elot.output import same_file
-    from elot.study.params import check_replace, read_params, write_params
+    from elot.study.params import StudyError, check_replace, read_params, write_params
 
     models = [check_variant(m) for m in _list(args.model, "--model")]
     betas = parse_betas(args.beta) if args.beta else list(BETA_GRID)
@@ -345,7 +346,7 @@ def simulate_command(args) -> int:
     from elot.output import csv_text
     from elot.study.tables import read_table
     from elot.study.fit import synthetic_ratings
-    from elot.study.params import atomic_output, check_replace
+    from elot.study.params import StudyError, atomic_output, check_replace
 
     from elot.study.fit import one_setting
 
@@ -368,6 +369,7 @@ def report_command(args) -> int:
     from elot.study.tables import Failures, fixed, read_study_tables
     from elot.study.fit import UNIT_SCALE, read_ratings
     from elot.study.report import choose_drawn, read_fit, report
+    from elot.study.params import StudyError
 
     formats = list(dict.fromkeys(_list(args.format, "--format")))     # png,png draws each figure once
     for fmt in formats:
