@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+from helpers import examples
 from test_properties import SIG, base_formulas, epistemic_formulas
 
 from elot.errors import ElotSyntaxError
@@ -204,7 +205,7 @@ def _check_sentence(term, mode):
     return sentence
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(epistemic_formulas(depth=2))
 def test_every_generated_statement_reads_as_a_sentence_naming_each_object(term):
     _check_sentence(term, "current")
@@ -212,7 +213,7 @@ def test_every_generated_statement_reads_as_a_sentence_naming_each_object(term):
     assert "initially" in past.lower()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(base_formulas(depth=3))
 def test_every_generated_fact_reads_as_a_sentence_naming_each_object(term):
     _check_sentence(term, "current")

@@ -388,6 +388,7 @@ def _is_base(t: Term) -> bool:
 
 import pytest  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
+from helpers import examples  # noqa: E402
 
 from elot.lang.checker import check  # noqa: E402
 from elot.lang.semantics import compile_formula, evaluate  # noqa: E402
@@ -460,7 +461,7 @@ def test_raising_a_threshold_never_makes_a_claim_true(name, a, b, phi, state, be
     assert at_low or not at_high
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(epistemic_formulas(depth=1), st.lists(beliefs(), min_size=1, max_size=6), st.data())
 def test_vectorized_truth_agrees_with_evaluate_row_by_row(phi, belief_list, data):
     """compile_formula(...).truth over many rows = evaluate on each row."""
@@ -492,7 +493,7 @@ def test_the_generator_covers_every_epistemic_operator():
 
     with pytest.raises(NoSuchExample):
         find(epistemic_formulas(depth=1), record,
-             settings=settings(max_examples=1000, database=None, derandomize=True, phases=[Phase.generate]))
+             settings=settings(max_examples=examples(1000), database=None, derandomize=True, phases=[Phase.generate]))
     wanted = EPISTEMIC_OPS | {"more", "less", "equal", "most", "least", "exists", "forall", "imply"} | set(MODAL_NAMES)
     assert wanted <= seen, wanted - seen
 
@@ -527,7 +528,7 @@ def test_the_generator_makes_inner_conditions_that_mention_outer_variables():
 
     with pytest.raises(NoSuchExample):
         find(epistemic_formulas(depth=1), record,
-             settings=settings(max_examples=1000, database=None, derandomize=True, phases=[Phase.generate]))
+             settings=settings(max_examples=examples(1000), database=None, derandomize=True, phases=[Phase.generate]))
     quantifiers = {"exists", "forall"}
     assert any(o in quantifiers and i in quantifiers for o, i in pairs), pairs
     assert any(o in EPISTEMIC_OPS | {"most", "least", "more", "less"} and i in quantifiers for o, i in pairs), pairs
