@@ -60,6 +60,9 @@ def _python_examples() -> list:
             for path in DOCUMENTS for n, block in enumerate(_blocks(path, "python"))]
 
 
+# A page's examples run in its order and write into the checkout (mkdir -p, -o files that
+# later examples read): all of them on one xdist worker, in order.
+@pytest.mark.xdist_group("docs-examples")
 @pytest.mark.parametrize("command, expected, dataset, columns", _console_examples())
 def test_console_examples(command, expected, dataset, columns):
     """Each transcript replays at the terminal width its page states."""
@@ -86,6 +89,7 @@ def _plain(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
 
 
+@pytest.mark.xdist_group("docs-examples")
 @pytest.mark.parametrize("path, block", _python_examples())
 def test_python_examples(path, block, monkeypatch):
     if "load_dataset_plan" in block or "labtom" in block:
