@@ -701,6 +701,7 @@ print(json.dumps({"ratings": ratings, "cold": cold, "evaluated": warm.evaluated,
 """
 
 
+@pytest.mark.slow
 def test_the_local_model_rates_by_token_probabilities_and_reuses_the_shared_prefix():
     path = small_language_model()
     # A separate process: a llama.cpp build that does not suit this CPU crashes hard.
