@@ -194,6 +194,7 @@ STATEMENTS = [
 ]
 
 
+@pytest.mark.slow
 def test_standard_errors_cover_the_error_on_a_small_map():
     """On a generated map of 1,008 hypotheses, 8 seeds of 400 particles: at least 90 % of
     |ΔL| against exact inference fall within two reported standard errors (95 % for a
