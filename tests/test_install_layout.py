@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import NEUTRAL_CWD
 
 REPO = Path(__file__).resolve().parent.parent
