@@ -175,6 +175,7 @@ def test_text_that_is_not_a_formula_is_an_error_for_english_and_kept_for_shown()
     assert shown("believes(player, formula(empty(box1)))", "initial") == "The player initially believed that box 1 was empty."
 
 
+@pytest.mark.slow
 def test_the_deepest_formulas_the_parser_accepts_are_said_quickly():
     """Each binder's body is said once (saying it again for each pattern tried would cost
     2^depth), and nesting up to the parser's limit stays within Python's stack."""

@@ -25,6 +25,7 @@ def test_same_seed_same_map_and_seeds_differ():
     assert len({generate(spec, seed) for seed in range(6)}) > 1
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(40), deadline=None)
 @given(specs, st.integers(0, 10_000))
 def test_generated_maps_load_and_are_solvable(spec, seed):
