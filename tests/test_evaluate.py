@@ -310,7 +310,6 @@ def test_random_beliefs():
     assert (beliefs == EPSILON).any() and (beliefs == 1.0).any()
 
 
-@pytest.mark.slow
 def test_equivalent():
     ok, none = equivalent("knows_that(player, formula(empty(box1)))",
                           "and(believes(player, formula(empty(box1))), empty(box1))")

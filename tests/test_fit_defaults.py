@@ -113,7 +113,6 @@ def test_a_threshold_r_does_not_depend_on_is_unconstrained_and_put_back():
     assert set(free) == set(FITTED) - {"might"}
 
 
-@pytest.mark.slow
 def test_an_undefined_r_is_printed_as_undefined(tmp_path, capsys):
     """Non-planning's L of a statement about the initial belief is the same at every point
     (it does not plan, so nothing it does tells its first belief): r is undefined there."""

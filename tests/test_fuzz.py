@@ -57,7 +57,6 @@ def test_random_formula_like_strings(text):
     pipeline(text)
 
 
-@pytest.mark.slow
 @settings(max_examples=examples(100))
 @given(st.text(max_size=60))
 def test_random_unicode_strings(text):
@@ -233,7 +232,6 @@ def plan_pipeline(text: str) -> None:
     parse_plan_text(text, "fuzz.pddl")
 
 
-@pytest.mark.slow
 @settings(max_examples=examples(300), deadline=None)
 @given(damaged(SCN_SEEDS))
 def test_damaged_scn_text(text):

@@ -51,7 +51,6 @@ def test_a_scenario_given_as_a_belief_model_is_explained():
     assert "elot repl" in info.value.hint
 
 
-@pytest.mark.slow
 def test_a_transformers_directory_without_transformers_is_explained(tmp_path):
     import importlib.util
 

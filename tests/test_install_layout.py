@@ -13,7 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from helpers import NEUTRAL_CWD
 
 REPO = Path(__file__).resolve().parent.parent
@@ -24,7 +23,6 @@ def _python(code: str, cwd) -> subprocess.CompletedProcess:
                           timeout=300)
 
 
-@pytest.mark.slow
 def test_default_example_from_the_repository_root():
     result = _python("from elot.btom.scn import default_example; print(default_example().name)", REPO)
     assert result.returncode == 0, result.stderr
@@ -42,7 +40,6 @@ def test_readme_quick_start_runs_from_the_repository_root():
     assert result.stdout.strip().endswith("btom_ext.core")
 
 
-@pytest.mark.slow
 def test_repl_is_inside_the_elot_namespace():
     """The REPL is ``elot.repl``; no generic top-level ``repl`` package is installed."""
     result = _python("import importlib.util, elot.repl.app, elot.scenarios;"

@@ -105,7 +105,6 @@ def test_results_say_how_they_ran(exact, particles):
     assert particles.estimated
 
 
-@pytest.mark.slow
 def test_no_caller_asks_which_method_ran():
     """Outside elot/btom/{inference,particles,engine}.py, nothing tests a method name."""
     allowed = {REPO / "elot" / "btom" / name for name in ("inference.py", "particles.py", "engine.py")}

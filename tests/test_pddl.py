@@ -281,7 +281,6 @@ def test_init_atoms_of_the_wrong_arity_are_errors(atom):
     assert info.value.location().startswith("p.pddl:11:")
 
 
-@pytest.mark.slow
 def test_a_plan_is_bounded_in_length():
     from elot.btom.pddl import MAX_ACTIONS, parse_plan_text
 

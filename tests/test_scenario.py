@@ -304,7 +304,6 @@ def test_repeat_count_is_bounded():
     assert info.value.location() == "big.scn:4:3"
 
 
-@pytest.mark.slow
 def test_long_plans_load_in_linear_time():
     from elot.btom.pddl import parse_plan_text
     from elot.btom.scn import parse_scn_text

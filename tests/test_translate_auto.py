@@ -61,7 +61,6 @@ def test_auto_does_not_pass_on_unknown_objects(fake_model):
     assert calls == []
 
 
-@pytest.mark.slow
 def test_the_library_reads_no_elot_model_the_command_line_does(monkeypatch, fake_model, capsys):
     calls, model = fake_model
     monkeypatch.setenv("ELOT_MODEL", model)
@@ -112,7 +111,6 @@ def test_group_by_meaning_keeps_distinct_meanings_apart():
     assert not dropped
 
 
-@pytest.mark.slow
 def test_without_llama_cpp_the_llm_backend_is_a_clear_error(monkeypatch, tmp_path, capsys):
     pytest.importorskip("guidance", reason="the check after guidance is the one tested")
     monkeypatch.setitem(sys.modules, "llama_cpp", None)      # import llama_cpp fails

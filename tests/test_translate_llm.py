@@ -218,6 +218,7 @@ def random_model(monkeypatch):
 SIG = Signature.default()
 
 
+@pytest.mark.slow
 def test_random_model_samples_are_grammatical_statements_that_parse(random_model):
     from elot.translate.grammar import accepts, decoding_grammar
 
@@ -237,6 +238,7 @@ def test_random_model_samples_are_grammatical_statements_that_parse(random_model
     assert len(kept) + len(dropped) >= 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sentence", ["The player thinks box 2 is empty.",
                                       "The player initially believed that box 1 held a key."])
 def test_translate_with_a_random_model_returns_only_typechecked_statements(random_model, sentence):
