@@ -45,8 +45,10 @@ def run_elot(*args: str, stdin: str | None = None, env=None, cwd=None, timeout: 
              module: bool = False, entry_point: bool = False) -> subprocess.CompletedProcess:
     """Run ``elot ARGS`` and capture its output: in this process (the default), or as the
     console script in a new process with ``entry_point`` (``python -m elot`` with
-    ``module``). ``env`` replaces the whole environment, as :func:`subprocess.run`'s does."""
-    if module or entry_point:
+    ``module``; every run, where ``$ELOT_TEST_SUBPROCESS`` is set, to check the suite
+    against the console script). ``env`` replaces the whole environment, as
+    :func:`subprocess.run`'s does."""
+    if module or entry_point or os.environ.get("ELOT_TEST_SUBPROCESS"):
         command = [sys.executable, "-m", "elot"] if module else ELOT
         return subprocess.run([*command, *args], input=stdin, capture_output=True, text=True,
                               env=env, cwd=cwd or NEUTRAL_CWD, timeout=timeout)
