@@ -76,7 +76,8 @@ setup(
     extras_require={
         # guidance runs the constrained decoder in the tests with its random Mock model; the
         # llama.cpp models themselves stay in the llm extra (a long native build).
-        "test": ["pytest>=7", "hypothesis>=6.80", "pexpect>=4.8", "guidance==0.3.1",
+        # pytest-xdist: the README's plain `pytest` runs on every core (-n auto in pyproject.toml)
+        "test": ["pytest>=7", "pytest-xdist>=3.5", "hypothesis>=6.80", "pexpect>=4.8", "guidance==0.3.1",
                  "distributed>=2024.1", "pyarrow>=14,<26",
                  # stimuli.json is validated against its JSON schema in the tests
                  "jsonschema>=4",

@@ -13,15 +13,32 @@ Every function accepts formula text or a syntax tree. Errors are
 from __future__ import annotations
 
 from elot.lang.checker import Checked, check
-from elot.lang.equivalence import equivalent, random_beliefs, states_for
 from elot.errors import ElotError
-from elot.lang.semantics import Belief, CompiledFormula, State, Thresholds, compile_formula, evaluate
 from elot.lang.lowering import Step, is_lowered, rules
 from elot.lang.lowering import lower as _lower
 from elot.lang.parser import parse
 from elot.lang.printer import pretty as _pretty
 from elot.lang.signature import Signature
 from elot.lang.syntax import Term
+
+
+#: Names from the numeric half (semantics, equivalence: numpy), imported on first use so
+#: that ``elot parse``, ``check``, ``lower`` and ``english`` start without numpy.
+_LAZY = {
+    **dict.fromkeys(("Belief", "CompiledFormula", "State", "Thresholds", "compile_formula", "evaluate"),
+                    "elot.lang.semantics"),
+    **dict.fromkeys(("equivalent", "random_beliefs", "states_for"), "elot.lang.equivalence"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'elot.api' has no attribute {name!r}")
 
 
 def _tree(term: Term | str) -> tuple[Term, str | None]:

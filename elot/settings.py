@@ -32,6 +32,19 @@ DEFAULT_PARTICLES = 1000
 #: enumeration is slow even where it fits.
 MAX_HYPOTHESES = 2_000_000
 
+# -- the simulated agent (elot plan) ------------------------------------------------------
+# Here, not in elot/btom/agent.py and elot/study/plan.py (which use them), so that
+# ``elot plan --help`` and every parser build show them without importing numpy.
+
+#: How the simulated agent picks its action from the QMDP values.
+POLICIES = ("boltzmann", "optimal")
+#: The default step limit: the dataset's longest plans have about 100 actions.
+DEFAULT_MAX_STEPS = 500
+#: The ways ``judge=`` names judgment points (besides a list of times).
+JUDGE_MODES = ("auto", "events")
+#: Most judgment points ``judge="auto"`` suggests (the dataset's plans have 1 to 4).
+DEFAULT_POINTS = 3
+
 # -- statement modes -----------------------------------------------------------------------
 
 Mode = Literal["current", "initial"]

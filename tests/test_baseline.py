@@ -32,7 +32,7 @@ from elot.btom.load import load_scenario
 from elot.btom.world import KeyState
 from elot.study.experiments import in_vs_out_of_table
 from elot.study.references import ScenarioRef, given_items
-from helpers import ELOT, small_language_model
+from helpers import ELOT, run_elot, small_language_model
 
 GOLDEN = Path(__file__).parent / "golden" / "baseline"
 STATEMENT = "The player believes box 2 holds the blue key."
@@ -366,8 +366,7 @@ def test_two_runs_cannot_write_one_cache(tmp_path):
 def elot(*args, env=None, cwd=None, timeout=120):
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ELOT_API", "ELOT_BASE"))}
     environment.update(env or {})
-    return subprocess.run([*ELOT, "baseline", *args], capture_output=True, text=True, env=environment, cwd=cwd,
-                          timeout=timeout)
+    return run_elot("baseline", *args, env=environment, cwd=cwd, timeout=timeout)
 
 
 ARGS = ("two-doors", "-s", STATEMENT, "-s", "The player thinks box 1 is empty.", "--llm", "stub-model")
@@ -702,6 +701,7 @@ print(json.dumps({"ratings": ratings, "cold": cold, "evaluated": warm.evaluated,
 """
 
 
+@pytest.mark.slow
 def test_the_local_model_rates_by_token_probabilities_and_reuses_the_shared_prefix():
     path = small_language_model()
     # A separate process: a llama.cpp build that does not suit this CPU crashes hard.

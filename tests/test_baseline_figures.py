@@ -44,6 +44,7 @@ def _means(ratings) -> dict:
     return {k: float(np.mean(v)) for k, v in by_key.items()}
 
 
+@pytest.mark.slow
 def test_report_on_a_batch_and_a_baseline_table(tmp_path, study):
     table, ratings, llm = study
     out = tmp_path / "report"
@@ -76,6 +77,7 @@ def test_report_on_a_batch_and_a_baseline_table(tmp_path, study):
     assert "<!-- table: stub/plan -->" in board and 'id="table:stub/plan"' in board
 
 
+@pytest.mark.slow
 def test_the_drawn_setting_leaves_a_language_model_at_its_only_one(tmp_path, study):
     table, ratings, llm = study
     beta = _rows(table)[0]["beta"]
@@ -97,6 +99,7 @@ def test_the_drawn_setting_leaves_a_language_model_at_its_only_one(tmp_path, stu
     assert twice.returncode == 2 and "given twice" in twice.stderr and not (tmp_path / "twice").exists()
 
 
+@pytest.mark.slow
 def test_storyboard_table_adds_a_series_of_its_own(tmp_path, study):
     table, ratings, llm = study
     out = tmp_path / "sb.svg"

@@ -60,6 +60,7 @@ def _wait_for(predicate, what: str, limit: float = 120.0):
         time.sleep(0.01)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGSTOP")
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_second_writer_is_refused_with_the_holders_pid(tmp_path, jobs):
@@ -164,6 +165,7 @@ def test_damaged_work_files_are_kept_and_explained(tmp_path, damage):
     assert _work_files(out) == before and not out.exists()
 
 
+@pytest.mark.slow
 def test_damage_exits_2_through_the_cli(tmp_path):
     _, out = _interrupted(tmp_path)
     _garbage_line(out)
@@ -185,6 +187,7 @@ def test_an_interrupted_batch_without_resume_names_every_work_file(tmp_path):
 # -- no orphans ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="kill -9")
 def test_kill_9_of_a_parallel_batch_leaves_no_process_behind(tmp_path):
     import threading
@@ -221,6 +224,7 @@ def test_kill_9_of_a_parallel_batch_leaves_no_process_behind(tmp_path):
             batch_.kill()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("address", ["nonsense", "inproc://x"])
 def test_a_dask_address_that_is_not_one_is_a_clear_error(tmp_path, capsys, address):
     pytest.importorskip("distributed")

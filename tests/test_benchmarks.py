@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+# each script in its own interpreter: about 20 starts in all
+pytestmark = pytest.mark.slow
+
 SCRIPTS = sorted((REPO / "benchmarks").glob("*.py"))
 
 LOAD = """

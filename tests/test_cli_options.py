@@ -150,6 +150,7 @@ def test_run_refuses_to_replace_a_file_that_is_not_ours(capsys, tmp_path):
         ".important.txt.elot", ".out.json.elot", ".table.csv.elot"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["plot", "map"])
 def test_figures_refuse_foreign_files_and_create_missing_folders(capsys, tmp_path, command):
     photo = tmp_path / "photo.png"
@@ -327,6 +328,7 @@ def test_reading_the_thresholds_option_leaves_the_arguments_as_parsed(tmp_path):
     assert options.thresholds_and_beta(given)[1] == 2 and options.with_beta(args, 3).beta == 3 and args.beta is None
 
 
+@pytest.mark.slow
 def test_the_library_reads_no_environment_variable():
     """Only the command line (elot/cli) and the REPL's entry (elot/repl) read $ELOT_*:
     everything else takes its settings as arguments."""

@@ -1,4 +1,4 @@
-"""`elot repl | plot | map` through the real entry point."""
+"""`elot repl | plot | map` through ``elot.cli.main`` (one piped REPL through the console script)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from PIL import Image
 from helpers import run_elot
 
 
-def elot(*args: str, stdin: str | None = None, cwd=None) -> subprocess.CompletedProcess:
+def elot(*args: str, stdin: str | None = None, cwd=None, entry_point: bool = False) -> subprocess.CompletedProcess:
     env = dict(os.environ, ELOT_HISTORY=os.devnull)
-    return run_elot(*args, stdin=stdin, env=env, cwd=cwd, timeout=120)
+    return run_elot(*args, stdin=stdin, env=env, cwd=cwd, timeout=120, entry_point=entry_point)
 
 
 def test_plot_default_statements(tmp_path):
@@ -69,6 +69,6 @@ def test_unknown_scenario_is_a_clean_error(tmp_path):
 
 
 def test_repl_piped_through_entry_point():
-    result = elot("repl", "--model", "non-planning", stdin=":model\n:goto 4\n:goals\n")
+    result = elot("repl", "--model", "non-planning", stdin=":model\n:goto 4\n:goals\n", entry_point=True)
     assert result.returncode == 0, result.stderr
     assert "model: non-planning" in result.stdout and "goal posterior at t=4" in result.stdout

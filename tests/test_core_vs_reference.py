@@ -213,6 +213,7 @@ def _wide_case(n_keys: int, n_doors: int, n_gems: int, width: int, height: int):
     return layout, np.array(rows, dtype=np.int32)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_keys, n_doors, n_gems, width, height", [
     (9, 3, 4, 40, 30),      # 9 keys, 1200 cells
     (40, 9, 17, 50, 24),    # two status words, 9 doors, 17 gems, 1200 cells
@@ -231,6 +232,7 @@ def test_planner_layout_limits():
                      np.zeros(0, dtype=np.int32), np.array([0], dtype=np.int32))
 
 
+@pytest.mark.slow
 def test_a_map_with_nine_hidden_keys_runs_on_both_backends():
     """The compiled core used to refuse it ("9 keys (at most 8)")."""
     from elot.btom.scn import parse_scn_text

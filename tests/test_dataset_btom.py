@@ -8,7 +8,7 @@ from elot.btom.inference import infer
 from elot.btom.dataset import load_dataset_plan
 from test_hypotheses import PLANS
 
-pytestmark = pytest.mark.dataset
+pytestmark = [pytest.mark.dataset, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

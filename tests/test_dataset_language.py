@@ -20,7 +20,7 @@ from elot.lang.printer import pretty
 from elot.btom.pddl import signature_of
 from elot.lang.signature import Signature
 
-pytestmark = pytest.mark.dataset
+pytestmark = [pytest.mark.dataset, pytest.mark.slow]
 
 #: Unique gold formulas in statements/exp2_current_translations.csv.
 GOLD_UNIQUE = 49

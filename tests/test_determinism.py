@@ -57,6 +57,7 @@ for row in in_vs_out(sys.argv[1], ("initial",), ("non-planning",), "paper", maps
 """
 
 
+@pytest.mark.slow
 @pytest.mark.dataset
 def test_in_vs_out_figures_are_the_same_on_every_machine(labtom):
     """Map 2's initial non-planning row under ``paper``: the strict accuracy was 25 of 35
@@ -93,6 +94,7 @@ def big_scenario(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_batch_tables_are_byte_identical_across_blas_threads_jobs_and_dask(big_scenario, tmp_path):
     distributed = pytest.importorskip("distributed")
     args = [str(big_scenario), "--model", "full,non-planning", *(a for s in STATEMENTS for a in ("-s", s))]
@@ -118,6 +120,7 @@ def test_batch_tables_are_byte_identical_across_blas_threads_jobs_and_dask(big_s
 # -- one compiled formula, several threads ------------------------------------------------
 
 
+@pytest.mark.slow
 def test_threads_sharing_a_compiled_formula_each_have_the_whole_work_budget():
     """compile_formula's cache hands every thread the same compiled formula; each of its
     evaluations here uses 60% of MAX_WORK, so a budget kept on the formula ran out when two

@@ -34,6 +34,15 @@ def width(path: Path) -> str | None:
     return found.group(1) if found else None
 
 
+#: Pages whose transcripts run a whole study (batch, fit, report, stimuli): slow. A page's
+#: examples read what its earlier ones wrote, so a page is slow or not as a whole.
+SLOW_PAGES = ("study.md", "experiments.md")
+
+
+def _marks(path: Path) -> list:
+    return [pytest.mark.slow] if path.name in SLOW_PAGES else []
+
+
 def _console_examples() -> list:
     examples = []
     for path in DOCUMENTS:
@@ -44,11 +53,11 @@ def _console_examples() -> list:
             for line in block.splitlines() + ["$ "]:
                 if line.startswith("$ "):
                     if command and command.startswith("mkdir -p "):
-                        examples.append(pytest.param(command, "", False, width(path),
+                        examples.append(pytest.param(command, "", False, width(path), marks=_marks(path),
                                                      id=f"{path.name}:{command[:50]}"))
                     if command and command.startswith("elot "):
                         examples.append(pytest.param(command, "\n".join(output), dataset, width(path),
-                                                     id=f"{path.name}:{command[:50]}"))
+                                                     marks=_marks(path), id=f"{path.name}:{command[:50]}"))
                     command, output = line[2:].strip(), []
                 else:
                     output.append(line)
@@ -60,6 +69,9 @@ def _python_examples() -> list:
             for path in DOCUMENTS for n, block in enumerate(_blocks(path, "python"))]
 
 
+# A page's examples run in its order and write into the checkout (mkdir -p, -o files that
+# later examples read): all of them on one xdist worker, in order.
+@pytest.mark.xdist_group("docs-examples")
 @pytest.mark.parametrize("command, expected, dataset, columns", _console_examples())
 def test_console_examples(command, expected, dataset, columns):
     """Each transcript replays at the terminal width its page states."""
@@ -86,6 +98,7 @@ def _plain(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
 
 
+@pytest.mark.xdist_group("docs-examples")
 @pytest.mark.parametrize("path, block", _python_examples())
 def test_python_examples(path, block, monkeypatch):
     if "load_dataset_plan" in block or "labtom" in block:

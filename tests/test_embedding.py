@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import run_elot
+from helpers import examples, run_elot
 
 import elot
 from elot.embedding import (
@@ -359,7 +359,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.integers(1, 300), st.integers(1, 20), st.integers(0, 2**32 - 1), st.floats(0, 1))
 def test_prob_of_adds_the_selected_worlds_in_order(size, n, seed, density):
     """prob_of reads only the columns of the worlds where φ holds and adds them left to

@@ -10,6 +10,7 @@ import itertools
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from helpers import examples
 from test_properties import Reference
 
 from elot.lang.checker import check
@@ -194,7 +195,7 @@ def agents(sig: Signature) -> list[str]:
 # -- the properties ----------------------------------------------------------------------------------
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.data())
 def test_every_well_typed_formula_over_a_user_domain_evaluates_and_means_its_definition(data):
     sig = data.draw(signatures())
@@ -210,7 +211,7 @@ def test_every_well_typed_formula_over_a_user_domain_evaluates_and_means_its_def
     assert direct == via_lowered == Reference(sig).truth(phi, world, b)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(st.data())
 def test_each_agent_is_judged_on_its_own_belief(data):
     """A formula about one agent means the same whatever the other agents believe."""
@@ -225,7 +226,7 @@ def test_each_agent_is_judged_on_its_own_belief(data):
     assert program.truth(*alone)[0] == program.truth(*together)[0] == Reference(sig).truth(phi, world, mine)
 
 
-@settings(max_examples=50)
+@settings(max_examples=examples(50))
 @given(st.data())
 def test_judging_random_hypotheses_over_a_user_domain(data):
     """judge() over N random hypotheses = the posterior-weighted reference truth; π is the

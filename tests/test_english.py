@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+from helpers import examples
 from test_properties import SIG, base_formulas, epistemic_formulas
 
 from elot.errors import ElotSyntaxError
@@ -190,6 +191,7 @@ def test_text_that_is_not_a_formula_is_an_error_for_english_and_kept_for_shown()
     assert shown("believes(player, formula(empty(box1)))", "initial") == "The player initially believed that box 1 was empty."
 
 
+@pytest.mark.slow
 def test_the_deepest_formulas_the_parser_accepts_are_said_quickly():
     """Each binder's body is said once (saying it again for each pattern tried would cost
     2^depth), and nesting up to the parser's limit stays within Python's stack."""
@@ -220,7 +222,7 @@ def _check_sentence(term, mode):
     return sentence
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(epistemic_formulas(depth=2))
 def test_every_generated_statement_reads_as_a_sentence_naming_each_object(term):
     _check_sentence(term, "current")
@@ -228,7 +230,7 @@ def test_every_generated_statement_reads_as_a_sentence_naming_each_object(term):
     assert "initially" in past.lower()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(base_formulas(depth=3))
 def test_every_generated_fact_reads_as_a_sentence_naming_each_object(term):
     _check_sentence(term, "current")

@@ -6,6 +6,8 @@ import pytest
 
 from elot.study.experiments import PAPER, in_vs_out
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def table(labtom):

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from helpers import examples
 
 from elot.lang.checker import check
 from elot.errors import ElotError, ElotSyntaxError
@@ -50,13 +51,13 @@ def pipeline(text: str) -> None:
 formula_chars = st.sampled_from(list("abcdefgklmnoprstuwxyzKBC0123456789_(),. -><=\n\t") + ["(", ")", ","] * 4)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.text(formula_chars, max_size=80))
 def test_random_formula_like_strings(text):
     pipeline(text)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(st.text(max_size=60))
 def test_random_unicode_strings(text):
     pipeline(text)
@@ -105,7 +106,7 @@ def mutations(draw):
     return pretty(rebuild(tree))
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(mutations())
 def test_mutated_formulas(text):
     pipeline(text)
@@ -231,26 +232,26 @@ def plan_pipeline(text: str) -> None:
     parse_plan_text(text, "fuzz.pddl")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(damaged(SCN_SEEDS))
 def test_damaged_scn_text(text):
     only_elot_errors(scn_pipeline, text)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.sampled_from(list("hgWCFRr.|,x0123456789: \n#") + ["map:\n  ", "actions:\n  ", "right", "open box1"]),
                max_size=60).map("".join))
 def test_random_scn_like_text(text):
     only_elot_errors(scn_pipeline, text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(damaged([PROBLEM_SEED]))
 def test_damaged_pddl_problems(text):
     only_elot_errors(problem_pipeline, text)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(damaged([PLAN_SEED]) | st.text(max_size=80))
 def test_damaged_pddl_plans(text):
     only_elot_errors(plan_pipeline, text)

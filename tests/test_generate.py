@@ -13,7 +13,7 @@ from elot.btom.generate import GenerateError, Spec, generate
 from elot.btom.hypotheses import Encoding
 from elot.btom.inference import infer
 from elot.btom.scn import parse_scn_text
-from helpers import run_elot
+from helpers import examples, run_elot
 
 specs = st.builds(Spec, boxes=st.integers(0, 4), colours=st.integers(1, 6), doors=st.integers(0, 4),
                   gems=st.integers(1, 4), wall_density=st.sampled_from([0.0, 0.15, 0.3]))
@@ -25,7 +25,8 @@ def test_same_seed_same_map_and_seeds_differ():
     assert len({generate(spec, seed) for seed in range(6)}) > 1
 
 
-@settings(max_examples=40, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=examples(40), deadline=None)
 @given(specs, st.integers(0, 10_000))
 def test_generated_maps_load_and_are_solvable(spec, seed):
     scenario = parse_scn_text(generate(spec, seed, steps=10 ** 6))

@@ -7,6 +7,7 @@ from math import comb
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
+from helpers import examples
 
 from btom_ext.reference import EPSILON
 from elot.btom.hypotheses import (
@@ -253,7 +254,7 @@ def test_key_pickups_cost_is_the_planners_on_the_dataset(labtom):
         _pickup_costs_agree(load_dataset_scenario(problem).initial)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(st.lists(st.sampled_from("....WWRRBFFOOrbCg"), min_size=6, max_size=30), st.integers(2, 6), st.integers(0, 29))
 def test_key_pickups_cost_is_the_planners(glyphs, width, agent):
     from elot.btom.scn import parse_scn_text

@@ -35,6 +35,7 @@ def _open_map(path, size: int):
 # -- 8. stimuli: the palette is sampled within a bound, and counted ---------------------------
 
 
+@pytest.mark.slow
 def test_stimuli_palette_of_a_large_map_fits_its_estimate_under_a_real_limit(tmp_path):
     """60 x 60 cells with a point after each of 59 steps: the palette was made from all 61
     frames at once (1.4 GB at --cell 20, ignored by the estimate): out of memory at 800 MB."""
@@ -47,6 +48,7 @@ def test_stimuli_palette_of_a_large_map_fits_its_estimate_under_a_real_limit(tmp
     assert len(list(out.glob("*.gif"))) == 60
 
 
+@pytest.mark.slow
 def test_stimuli_refuses_a_set_that_would_not_fit_before_drawing(tmp_path):
     scn = _open_map(tmp_path / "open.scn", 100)
     out = tmp_path / "set"
@@ -198,6 +200,7 @@ def test_the_planner_stops_at_its_byte_limit_and_answers_again_without_it():
     assert 0 < enc.planner(backend("core")).max_bytes <= memory_budget() + 2**20
 
 
+@pytest.mark.slow
 def test_generate_on_a_map_too_hard_to_plan_ends_with_an_error_within_its_budget(tmp_path):
     """31 doors, 8 colours, 31 gems, 31 boxes: the memo grew until the machine ran out (or a
     ``ulimit -v`` killed it); now it stops at half the memory left and says so, exit 2."""

@@ -198,6 +198,7 @@ def _limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (3 * 2 ** 30, 3 * 2 ** 30))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux devices")
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/full"])
 @pytest.mark.parametrize("argv", [

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+from helpers import examples
 
 from elot.errors import ElotError
 from elot.output import MANIFEST, OwnedFolder
@@ -179,7 +180,7 @@ _names = st.sampled_from(["a", "b", "c", "d/e", "d/f", "g/h"])
 _contents = st.binary(min_size=1, max_size=8)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(first=st.dictionaries(_names, _contents, min_size=1), second=st.dictionaries(_names, _contents, min_size=1),
        edits=st.dictionaries(_names, _contents), added=st.dictionaries(st.sampled_from(["x", "d/y", "a", "d/e"]),
                                                                        _contents),

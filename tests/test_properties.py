@@ -388,6 +388,7 @@ def _is_base(t: Term) -> bool:
 
 import pytest  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
+from helpers import examples  # noqa: E402
 
 from elot.lang.checker import check  # noqa: E402
 from elot.lang.semantics import compile_formula, evaluate  # noqa: E402
@@ -460,7 +461,7 @@ def test_raising_a_threshold_never_makes_a_claim_true(name, a, b, phi, state, be
     assert at_low or not at_high
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(epistemic_formulas(depth=1), st.lists(beliefs(), min_size=1, max_size=6), st.data())
 def test_vectorized_truth_agrees_with_evaluate_row_by_row(phi, belief_list, data):
     """compile_formula(...).truth over many rows = evaluate on each row."""
@@ -477,6 +478,7 @@ def test_vectorized_truth_agrees_with_evaluate_row_by_row(phi, belief_list, data
     assert got.tolist() == want
 
 
+@pytest.mark.slow   # a thousand generated formulas, whatever the profile
 def test_the_generator_covers_every_epistemic_operator():
     """The property tests above see every operator of SPEC §3 (guards the generator)."""
     from hypothesis import Phase, find
@@ -497,6 +499,7 @@ def test_the_generator_covers_every_epistemic_operator():
     assert wanted <= seen, wanted - seen
 
 
+@pytest.mark.slow   # a thousand generated formulas, whatever the profile
 def test_the_generator_makes_inner_conditions_that_mention_outer_variables():
     """Some generated formulas have a condition mentioning a variable bound outside it,
     which SPEC §2 reads as a test of the outer variable, not a rebinding: under base and

@@ -49,6 +49,7 @@ def send(child: pexpect.spawn, line: str, prompt: str = r"elot\[t=\d+/\d+( initi
 # -- through a pty -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_pty_session(env, tmp_path):
     child = spawn(env)
     child.expect(PROMPT0)
@@ -76,6 +77,7 @@ def test_pty_session(env, tmp_path):
     assert ":goto 4" in history and "believes(player" in history
 
 
+@pytest.mark.slow
 def test_pty_history_survives_sessions(env, tmp_path):
     child = spawn(env)
     child.expect(PROMPT0)

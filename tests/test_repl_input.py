@@ -28,6 +28,7 @@ def text(outputs) -> str:
 # -- Ctrl-C cancels the command, not the session ------------------------------------------
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_inference_returns_to_the_prompt(env, tmp_path):
     # The reference backend with many belief particles: seconds of inference, all of it in
     # Python, so the interrupt lands while it runs.
@@ -63,6 +64,7 @@ def test_ctrl_c_during_inference_returns_to_the_prompt(env, tmp_path):
 # -- the line length is bounded ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_pty_line_is_cut_at_the_bound(env, tmp_path):
     from elot.repl.app import MAX_LINE
 

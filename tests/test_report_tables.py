@@ -47,6 +47,7 @@ def table(tmp_path_factory):
     return here / "t.csv"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content, said", [
     (None, "not a Parquet table: it looks like CSV text"),          # a CSV table named .parquet
     (b"", "not a Parquet table: it is empty"),
@@ -143,6 +144,7 @@ def _summary(folder) -> list[dict]:
     return _rows(Path(folder) / "summary.csv")
 
 
+@pytest.mark.slow
 def test_settings_are_told_apart_by_their_inference_method(tmp_path, table):
     assert _elot(tmp_path, "batch", TWO_DOORS, "--inference", "exact,smc", "--particles", "200",
                  "-o", "mixed.csv").returncode == 0
@@ -199,6 +201,7 @@ def test_a_repeated_row_is_refused_unless_identical(tmp_path, table):
     assert _summary(tmp_path / "d")[0]["rows"] == str(len(rows))
 
 
+@pytest.mark.slow
 def test_a_format_given_twice_is_drawn_and_counted_once(tmp_path, table):
     result = _elot(tmp_path, "report", str(table), "--ratings", str(table.parent / "ratings.csv"), "--format",
                    "png,png", "-o", "d")

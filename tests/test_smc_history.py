@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from helpers import examples
 
 from elot.btom.agent import run_agent
 from elot.btom.generate import Spec, generate
@@ -61,7 +62,7 @@ def close(a, b):
     np.testing.assert_allclose(a[np.isfinite(a)], b[np.isfinite(b)], rtol=0, atol=1e-9)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(histories())
 def test_history_kernel_equals_the_history_from_scratch(problem):
     """History's sums per epoch, kept across calls (asked twice: the second read comes from
@@ -193,6 +194,7 @@ STATEMENTS = [
 ]
 
 
+@pytest.mark.slow
 def test_standard_errors_cover_the_error_on_a_small_map():
     """On a generated map of 1,008 hypotheses, 8 seeds of 400 particles: at least 90 % of
     |ΔL| against exact inference fall within two reported standard errors (95 % for a

@@ -74,6 +74,7 @@ def test_worlds_are_made_only_when_read(labtom):
     assert result.worlds(result.steps)[0].view() == result.real[-1].view() or not result.live[-1][0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("conventions", ["elot", "paper"])
 def test_core_and_reference_rows_give_the_same_run(labtom, conventions):
     """The whole filter with the reference backend's rules and views (NumPy) follows the
@@ -99,6 +100,7 @@ STATEMENTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("conventions", ["elot", "paper"])
 def test_scores_from_rows_made_in_chunks_equal_the_dense_table(labtom, monkeypatch, conventions):
     """Scoring reads the particles' and prior draws' dense beliefs a chunk of rows at a

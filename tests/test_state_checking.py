@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from helpers import run_elot
+from helpers import examples, run_elot
 
 from elot.errors import ElotError, ElotTypeError, EvaluationError
 from elot.lang.semantics import Belief, State, evaluate
@@ -134,7 +134,7 @@ _PIECES = st.sampled_from(["inside", "insde", "(", ")", ",", " ", "key1", "box1"
                            "1/3", "-1", "nan", "1e999", "#", "\n", "empty", "box", "and(", "player", "1/0", "é"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_PIECES, max_size=14).map("".join))
 def test_state_and_belief_text_only_ever_raise_elot_errors(text):
     for parse in (lambda: State.parse(text, signature=SIG), lambda: Belief.parse(text, signature=SIG)):

@@ -286,6 +286,7 @@ def test_unwritable_output_is_one_clear_error(tmp_path):
     assert [p.name for p in mine.iterdir()] == ["notes.txt"]
 
 
+@pytest.mark.slow
 def test_a_failure_midway_leaves_nothing(tmp_path, monkeypatch):
     calls = []
 
@@ -325,6 +326,7 @@ def test_segments_need_points_inside_the_plan():
         stimuli.segments(scenario)
 
 
+@pytest.mark.slow
 def test_cli_in_processes(tmp_path):
     result = run_elot("stimuli", "two-doors", "default", "-j", "2", "--cell", "16", "--no-mp4", "--loop",
                       "-o", str(tmp_path / "set"))

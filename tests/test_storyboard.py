@@ -137,6 +137,7 @@ def test_long_statements_are_wrapped_not_cut(scored):
 
 
 
+@pytest.mark.slow
 def test_many_judgment_points_wrap_into_rows_whose_titles_never_meet():
     """13 judgment points used to be 13 frames in one row: their titles ran into one
     another, the first and the last were cut at the figure's edges, and the frames were
@@ -213,6 +214,7 @@ def test_storyboard_with_ratings(tmp_path):
             assert h == pytest.approx((0.5, 0.1 / np.sqrt(n - 1)))
 
 
+@pytest.mark.slow
 def test_storyboard_formats_and_refusals(tmp_path):
     for suffix in ("png", "pdf"):
         out = tmp_path / f"sb.{suffix}"
@@ -298,6 +300,7 @@ def test_design_and_storyboard_refusals_name_what_they_can_do(tmp_path):
     assert result.returncode == 2 and "has no actions" in result.stderr and not (tmp_path / "still.png").exists()
 
 
+@pytest.mark.slow
 def test_report_figures(tmp_path):
     spec = TWO_DOORS
     table, ratings, report = tmp_path / "t.csv", tmp_path / "r.csv", tmp_path / "report"
@@ -388,6 +391,7 @@ def _drawn_beta(folder: Path) -> float:
     return beta
 
 
+@pytest.mark.slow
 def test_report_draws_the_setting_of_best_r_and_says_so(tmp_path, sweep):
     table, ratings, betas = sweep
     out = tmp_path / "rep"
@@ -399,6 +403,7 @@ def test_report_draws_the_setting_of_best_r_and_says_so(tmp_path, sweep):
     assert "drawn: full at β" in result.stderr and "best r" in result.stderr and "--fit or --beta" in result.stderr
 
 
+@pytest.mark.slow
 def test_report_draws_the_beta_or_fit_asked_for(tmp_path, sweep):
     table, ratings, betas = sweep
     asked = run_elot("report", str(table), "--ratings", str(ratings), "--beta", repr(betas[2]), "--no-storyboards",

@@ -75,6 +75,7 @@ def test_a_scenario_without_statements_is_refused_before_any_work(tmp_path, caps
     assert main(["batch", str(bare), "-s", "believes(player, formula(empty(box1)))", "-o", str(out)]) == 0
 
 
+@pytest.mark.slow
 def test_serial_jobs_and_dask_give_identical_tables(tmp_path):
     distributed = pytest.importorskip("distributed")
     tasks = _tasks()
@@ -88,6 +89,7 @@ def test_serial_jobs_and_dask_give_identical_tables(tmp_path):
     assert serial == (tmp_path / "jobs.csv").read_bytes() == (tmp_path / "dask.csv").read_bytes()
 
 
+@pytest.mark.slow
 def test_scn_files_travel_with_the_tasks_so_workers_need_no_copy(tmp_path):
     # Workers on other machines have elot but not the user's files: a .scn scenario is
     # sent with its text. Here the file is gone before the cluster runs the tasks.
@@ -158,6 +160,7 @@ def _ratings(tmp_path, generator, beta, noise, scenarios=None):
     return path, rows
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dataset", [False, pytest.param(True, marks=pytest.mark.dataset)])
 def test_fit_recovers_the_generator(tmp_path, request, dataset):
     """Ratings from known Θ (thresholds 0.1–0.15 off their start) and β plus noise: the fit
@@ -261,6 +264,7 @@ def test_bad_parameter_files(tmp_path, capsys):
     assert "cannot read thresholds file" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_report_writes_figures_and_summary(tmp_path):
     path, _ = _ratings(tmp_path, Thresholds(), 2.0, noise=0.05, scenarios=EXAMPLES)
     batch(plan_tasks(expand_scenarios(EXAMPLES), models=("full", "non-planning"), betas=(2.0,)), tmp_path / "t.csv")
@@ -341,6 +345,7 @@ def test_batch_refuses_work_that_would_exhaust_memory(tmp_path, monkeypatch):
     assert "fewer --jobs" in info.value.hint and not list(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_study_outputs_replace_only_files_a_study_wrote(tmp_path, capsys):
     notes = tmp_path / "notes.csv"
     notes.write_text("my,own\nnotes,here\n", encoding="utf-8")

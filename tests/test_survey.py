@@ -145,6 +145,7 @@ def test_settings_that_cannot_make_orders_are_refused(stimulus_set, tmp_path, se
     assert not (tmp_path / "s").exists()
 
 
+@pytest.mark.xdist_group("npm-cache")   # npm installs into one cache folder: one worker at a time
 def test_cli_build_copies_jspsych_from_the_npm_cache(stimulus_set, tmp_path):
     if shutil.which("npm") is None:
         if os.environ.get("CI"):

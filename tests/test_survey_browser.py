@@ -32,6 +32,10 @@ from elot.study.references import ScenarioRef
 from elot.survey.build import DATABASE, build_survey, load_config
 from elot.survey.design import Settings
 
+# Long (a browser, whole surveys taken); one worker runs them all, with the one module
+# fixture they share and the jsPsych npm cache the survey is built from.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("npm-cache")]
+
 CHROMIUM = os.environ.get("ELOT_CHROMIUM", "/usr/bin/chromium")
 SCENARIOS = ("empty-box", "yellow-green")
 HIDDEN = {"beta": 2.0, "believes": 0.85}     # what the participants answer from; the fit is not told

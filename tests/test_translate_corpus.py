@@ -105,6 +105,7 @@ DATASET_FLOORS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, exact_floor, equivalent_floor", DATASET_FLOORS)
 def test_dataset_accuracy_does_not_regress(labtom, name, exact_floor, equivalent_floor):
     bench = _benchmark()

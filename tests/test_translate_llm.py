@@ -122,6 +122,7 @@ def _model():
     return path
 
 
+@pytest.mark.slow
 def test_constrained_decoder_only_returns_typechecked_formulas():
     model = _model()
     # A separate process: a llama.cpp build that does not suit this CPU crashes hard.
@@ -179,6 +180,7 @@ print(json.dumps({"branch_cached": fast[0]["n_cached"], "branch_len": len(engine
 """
 
 
+@pytest.mark.slow
 def test_branches_drafts_and_saved_state_give_the_models_own_logits(tmp_path):
     # The engine's shortcuts (a cached branch per example, draft tokens evaluated ahead,
     # the state saved for the next process) must not change what the model computes.
@@ -216,6 +218,7 @@ def random_model(monkeypatch):
 SIG = Signature.default()
 
 
+@pytest.mark.slow
 def test_random_model_samples_are_grammatical_statements_that_parse(random_model):
     from elot.translate.grammar import accepts, decoding_grammar
 
@@ -235,6 +238,7 @@ def test_random_model_samples_are_grammatical_statements_that_parse(random_model
     assert len(kept) + len(dropped) >= 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sentence", ["The player thinks box 2 is empty.",
                                       "The player initially believed that box 1 held a key."])
 def test_translate_with_a_random_model_returns_only_typechecked_statements(random_model, sentence):

@@ -6,7 +6,7 @@ import json
 import os
 
 import pytest
-from helpers import run_elot
+from helpers import examples, run_elot
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -153,7 +153,7 @@ def test_auto_is_offline_without_a_model(monkeypatch):
 def _elot(*args, stdin=None):
     env = {**os.environ}
     env.pop("ELOT_MODEL", None)
-    return run_elot(*args, stdin=stdin, env=env, timeout=120, module=True)
+    return run_elot(*args, stdin=stdin, env=env, timeout=120)
 
 
 def test_cli_table():
@@ -225,7 +225,7 @@ _sentences = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_sentences)
 def test_any_sentence_translates_or_raises_translation_error(sentence):
     """Bad English is a clear TranslationError, never another exception."""

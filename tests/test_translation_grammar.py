@@ -24,6 +24,7 @@ def _signature(labtom, plan_id):
     return signature_of(labtom / "domain.pddl", labtom / "problems" / f"{plan_id}.pddl")
 
 
+@pytest.mark.slow
 def test_every_gold_formula_is_accepted(labtom):
     lenient = decoding_grammar(canonical=False, lowered=True, names=())
     for plan_id, formula in _gold(labtom):
@@ -32,6 +33,7 @@ def test_every_gold_formula_is_accepted(labtom):
         assert accepts(lenient, formula), formula
 
 
+@pytest.mark.slow
 def test_every_gold_lowered_formula_is_accepted_by_the_lowered_grammar(labtom):
     path = labtom / "statements" / "exp2_current_translations.csv"
     lowered = decoding_grammar(canonical=False, lowered=True, names=())
@@ -93,6 +95,7 @@ def test_valid_for_llguidance():
 from elot.translate.grammar import typed_grammar  # noqa: E402
 
 
+@pytest.mark.slow
 def test_typed_grammar_accepts_every_typechecking_gold_formula(labtom):
     from elot.lang.checker import check
     from elot.errors import ElotError
@@ -114,6 +117,7 @@ def test_typed_grammar_accepts_every_typechecking_gold_formula(labtom):
     assert seen > 300
 
 
+@pytest.mark.slow
 def test_typed_grammar_accepts_our_examples_and_corpus():
     from pathlib import Path
 

@@ -114,6 +114,7 @@ def test_a_file_blank_only_in_its_first_bytes_is_not_replaced(tmp_path):
 # -- 2, 3, 5. stimuli -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_stimuli_refuses_a_set_whose_files_were_edited(tmp_path):
     out = tmp_path / "out"
     assert _elot("stimuli", *STIMULI, "-o", str(out)).returncode == 0
@@ -203,6 +204,7 @@ def _temporaries(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.startswith(".out."))
 
 
+@pytest.mark.slow
 def test_a_killed_run_leaves_a_temporary_that_the_next_run_removes(tmp_path):
     out = tmp_path / "out"
     run = _start_slow_run(out)
@@ -306,6 +308,7 @@ except MemoryError as error:
 """
 
 
+@pytest.mark.slow
 def test_the_compiled_planner_raises_memory_error_instead_of_crashing(tmp_path):
     scn = _generate(tmp_path, 14)        # 24,024 states: about 1 GB of memo, limited to 100 MB
     result = subprocess.run([sys.executable, "-c", _OOM, str(scn)], capture_output=True, text=True,
@@ -341,6 +344,7 @@ def cr_study(tmp_path_factory):
     return folder, example
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ends", ["cr", "crlf"])
 @pytest.mark.parametrize("command", ["fit", "storyboard", "report", "simulate"])
 def test_cr_and_crlf_line_ends_read_as_lf(cr_study, ends, command):
@@ -372,6 +376,7 @@ sys.exit(main(["plan", sys.argv[1], "--goal", "gem1", "--judge", "events", "-o",
 """
 
 
+@pytest.mark.slow
 def test_a_simulation_that_runs_out_of_memory_is_an_error_with_the_estimate(tmp_path):
     scn = _generate(tmp_path, 14)
     out = tmp_path / "out.scn"

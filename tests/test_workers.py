@@ -23,7 +23,7 @@ EXAMPLES = [str(REPO / "elot" / "scenarios" / f"{name}.scn") for name in ("defau
 #: about a thousand small tasks: long enough to kill a worker while others are done
 BATCH = ["batch", *EXAMPLES, "--model", "full,non-planning", "--beta", "0.5:8:x1.01"]
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="signals")
+pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="signals"), pytest.mark.slow]
 
 
 def _wait_for(predicate, what: str, limit: float = 120.0):

@@ -60,13 +60,7 @@ from elot.btom.engine import (
 )
 from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError
-from elot.settings import DEFAULT_BETA
-
-#: How the simulated agent picks its action from the QMDP values.
-POLICIES = ("boltzmann", "optimal")
-
-#: The default step limit: the dataset's longest plans have about 100 actions.
-DEFAULT_MAX_STEPS = 500
+from elot.settings import DEFAULT_BETA, DEFAULT_MAX_STEPS, POLICIES
 
 #: Belief keywords: uniform over the initial states, or certainty in the true one.
 BELIEF_WORDS = ("uniform", "true")

@@ -10,13 +10,11 @@ from pathlib import Path
 
 from elot.cli import options
 from elot.errors import ElotError
-from elot.settings import DEFAULT_BETA
+from elot.settings import DEFAULT_BETA, DEFAULT_MAX_STEPS, DEFAULT_POINTS, JUDGE_MODES, POLICIES
 
 
 def _judge(text: str):
     """``auto``, ``events`` or times ``4,9,15`` (an argparse type)."""
-    from elot.study.plan import JUDGE_MODES
-
     word = text.strip().lower()
     if word in JUDGE_MODES:
         return word
@@ -29,9 +27,6 @@ def _judge(text: str):
 
 def register(subparsers) -> None:
     """Add ``plan``."""
-    from elot.btom.agent import DEFAULT_MAX_STEPS, POLICIES
-    from elot.study.plan import DEFAULT_POINTS
-
     p = subparsers.add_parser(
         "plan",
         help="Simulate the agent in a map and write the scenario (.scn) with suggested judgment points.",

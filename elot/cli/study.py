@@ -13,14 +13,13 @@ from pathlib import Path
 from elot.cli import options
 from elot.settings import DEFAULT_BETA, check_number, check_variant
 from elot.output import count
-from elot.study.params import StudyError
-from elot.errors import ElotError
 
 
 def _list(text: str, option: str, number: str | None = None) -> list:
     """The comma-separated values of ``option``: strings, or the number ``number`` of
     :data:`elot.settings.NUMBERS` (checked as the single-valued options are)."""
     from elot.errors import ElotError
+    from elot.study.params import StudyError  # here, not at the top: elot --help needs no numpy
 
     out = []
     for item in filter(None, (p.strip() for p in text.split(","))):
@@ -39,6 +38,7 @@ MAX_BETAS = 1000
 
 def parse_betas(text: str) -> list[float]:
     """``0.5,1,2`` or a range ``START:STOP:xFACTOR`` (geometric) / ``START:STOP:STEP``."""
+    from elot.study.params import StudyError
     if ":" not in text:
         return _list(text, "--beta", "beta")
     parts = text.split(":")
@@ -251,6 +251,7 @@ def _domain_batch(args, domain: str, params, betas) -> int:
     from elot.study.batch import batch
     from elot.study.domain_tasks import plan_domain_tasks
     from elot.study.references import given_items
+    from elot.study.params import StudyError
     from elot.settings import DEFAULT_VARIANT
 
     for option, attr, unset in (("--k", "k", str(options.DEFAULT_K)), ("--conventions", "conventions", "elot"),
@@ -281,7 +282,7 @@ def _domain_batch(args, domain: str, params, betas) -> int:
 def fit_command(args) -> int:
     from elot.study.fit import BETA_GRID, fit, fit_json, read_ratings, simulated_outside
     from elot.output import same_file
-    from elot.study.params import check_replace, read_params, write_params
+    from elot.study.params import StudyError, check_replace, read_params, write_params
 
     domain = options.domain_spec(args, scenarios=[])
     if domain:
@@ -335,7 +336,8 @@ def _domain_fit(args, domain: str) -> int:
     from elot.domains.load import load_domain
     from elot.study.domain_fit import refs_for, tabulator
     from elot.study.fit import fit, fit_json, read_ratings
-    from elot.study.params import check_replace, read_params, write_params
+    from elot.errors import ElotError
+    from elot.study.params import StudyError, check_replace, read_params, write_params
 
     for option, attr, unset in (("--k", "k", options.DEFAULT_K), ("--conventions", "conventions", "elot")):
         if getattr(args, attr, unset) != unset:
@@ -350,7 +352,7 @@ def _domain_fit(args, domain: str) -> int:
             front.config(model, planner=args.planner)
         except ElotError as error:
             raise StudyError(f"--model: {error.message}", hint=error.hint) from None
-    betas = parse_betas(args.beta) if args.beta else list(DOMAIN_BETAS)
+    betas = parse_betas(args.beta) if args.beta is not None else list(DOMAIN_BETAS)
     start = read_params(args.start).thresholds if args.start else None
     inputs = [p for p in (args.ratings, args.start) if p]
     for target, option in ((args.output, "-o"), (args.evaluations, "--evaluations")):
@@ -443,7 +445,7 @@ def simulate_command(args) -> int:
     from elot.output import csv_text
     from elot.study.tables import read_table
     from elot.study.fit import synthetic_ratings
-    from elot.study.params import atomic_output, check_replace
+    from elot.study.params import StudyError, atomic_output, check_replace
 
     from elot.study.fit import one_setting
 
@@ -466,6 +468,7 @@ def report_command(args) -> int:
     from elot.study.tables import Failures, fixed, read_study_tables
     from elot.study.fit import UNIT_SCALE, read_ratings
     from elot.study.report import choose_drawn, read_fit, report
+    from elot.study.params import StudyError
 
     formats = list(dict.fromkeys(_list(args.format, "--format")))     # png,png draws each figure once
     for fmt in formats:

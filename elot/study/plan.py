@@ -28,12 +28,7 @@ from elot.btom.scenario import Scenario
 from elot.btom.scn import format_scn, parse_scn_text
 from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError
-from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT
-
-#: The ways ``judge=`` names judgment points (besides a list of times).
-JUDGE_MODES = ("auto", "events")
-#: Most judgment points ``judge="auto"`` suggests (the dataset's plans have 1 to 4).
-DEFAULT_POINTS = 3
+from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_POINTS, DEFAULT_VARIANT, JUDGE_MODES
 #: Least movement a suggested judgment point needs: the observer's posteriors change by at
 #: least a percentage point there (smaller changes are nothing a participant could judge).
 STILL = 0.01
