@@ -11,7 +11,7 @@ from prompt_toolkit.document import Document
 
 from elot.lang.checker import OPERATORS, THRESHOLD_NAMES
 from elot.btom.conventions import CONVENTIONS
-from elot.btom.scn import list_examples
+from elot.btom.examples import list_examples
 from elot.repl.commands import SETTINGS, COMMANDS
 from elot.session import Session
 from elot.settings import VARIANTS
