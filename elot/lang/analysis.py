@@ -13,7 +13,8 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from elot.lang.checker import DESIRE_PRIMITIVES, infer_bindings
+from elot.lang.bindings import infer_bindings
+from elot.lang.operators import DESIRE_PRIMITIVES
 from elot.lang.printer import pretty
 from elot.lang.semantics import Thresholds, compile_formula
 from elot.lang.signature import Signature
