@@ -24,7 +24,10 @@ ONE_JOB = {
     "elot/lang/checker.py": "the typing rules, one method each, and their entry points",
     "elot/lang/english.py": "the verbalizer: a formula said in English, its clauses kept apart until the end",
     "elot/lang/semantics.py": "evaluation: compiling a lowered formula into vectorized NumPy and evaluating it",
-    "elot/output.py": "writing output files safely: atomic replaces, ownership sidecars, owned folders",
+    # one concern (never lose the user's data), two parts: single files and folders written whole;
+    # those could become two modules once the branch editing output.py now is merged
+    "elot/output.py": "writing output files without losing the user's data: atomic replaces, sidecars, owned folders",
+    # Session, ModelSession and DomainSession are one model over three sources (a subclass each)
     "elot/session.py": "the session model an interactive session answers from (scenario, belief model, domain)",
     "elot/study/fit.py": "fitting Θ and β by Pearson r (with ties and flat optima)",
     "elot/survey/server.py": "the survey's HTTP server",
