@@ -125,7 +125,7 @@ class Session(ConfiguredBy):
     @staticmethod
     def examples() -> list[tuple[str, str]]:
         """The built-in example scenarios: (name, one-line description)."""
-        from elot.btom.scn import list_examples, load_example
+        from elot.btom.examples import list_examples, load_example
 
         out = []
         for name in list_examples():
@@ -639,7 +639,7 @@ def open_scenario(spec: str | None, root: str | None = None):
     or a dataset plan id (under ``root``, default the dataset's usual place); the default
     example when ``spec`` is None."""
     from elot.btom.load import load_scenario
-    from elot.btom.scn import default_example
+    from elot.btom.examples import default_example
 
     if spec is None:
         return default_example()

@@ -55,7 +55,8 @@ class LocalModel:
     def load(self):
         if self._llama is not None:
             return self._llama
-        from elot.translate.llm import available, no_repacking, quiet, threads
+        from elot.translate.llama_engine import no_repacking, quiet, threads
+        from elot.translate.llm import available
 
         if not Path(self.path).is_file():
             raise BaselineError(f"no model file at {self.path}",
@@ -82,7 +83,7 @@ class LocalModel:
         import llama_cpp
         import numpy as np
 
-        from elot.translate.llm import decode
+        from elot.translate.llama_engine import decode
 
         llama = self._llama
         ctx = llama._ctx.ctx

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Sequence
 
 from elot.btom import pddl
+from elot.btom.problem_world import world_from_problem
 from elot.btom.scenario import Scenario, Statement, check_gems_reachable, check_judgments, replay
-from elot.btom.pddl import world_from_problem
+from elot.btom.sexpr import line_span
 from elot.btom.world import Action
 from elot.settings import MODES, Mode
 from elot.errors import ScenarioError, read_text
@@ -78,7 +79,7 @@ def load_dataset_scenario(
 
     def problem_fail(message: str, gem: str, hint: str) -> ScenarioError:
         return ScenarioError(
-            message, path=ppath, source=problem.source, span=pddl.line_span(problem.source, problem.lines.get(("xloc", gem))), hint=hint
+            message, path=ppath, source=problem.source, span=line_span(problem.source, problem.lines.get(("xloc", gem))), hint=hint
         )
 
     check_gems_reachable(layout, initial.agent_pos, problem_fail)
@@ -93,12 +94,12 @@ def load_dataset_scenario(
                 f"the plan's agent is {plan.agent!r}, the problem's {layout.agent!r}",
                 path=str(plan_path),
                 source=plan.source,
-                span=pddl.line_span(plan.source, plan.lines[0]),
+                span=line_span(plan.source, plan.lines[0]),
                 hint="plan and problem must come from the same puzzle",
             )
         actions, lines = plan.actions, plan.lines
         replay(
-            initial, actions, [pddl.line_span(plan.source, l) for l in lines], path=str(plan_path), source=plan.source
+            initial, actions, [line_span(plan.source, l) for l in lines], path=str(plan_path), source=plan.source
         )
         markers = tuple(plan.judgments)
 

@@ -90,7 +90,7 @@ def generate(spec: Spec, seed: int = 0, *, steps: int | None = None, name: str |
     ``steps``: include the first ``steps`` actions of an optimal plan to the true goal
     (``None`` or 0: no actions; the format allows a map without them).
     """
-    from elot.btom.scn import parse_scn_text
+    from elot.btom.scn_read import parse_scn_text
 
     spec.check()
     rng = random.Random(f"elot-generate/{seed}")

@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from elot.btom.dataset import PLAN_ID, load_dataset_file, load_dataset_plan
+from elot.btom.examples import list_examples, load_example
 from elot.btom.scenario import Scenario
-from elot.btom.scn import list_examples, load_example, load_scn
+from elot.btom.scn_read import load_scn
 from elot.errors import ScenarioError
 
 

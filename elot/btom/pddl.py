@@ -1,4 +1,4 @@
-"""PDDL input: an s-expression reader with positions, and the three file kinds elot reads.
+"""PDDL input: the three file kinds elot reads, each from its s-expressions.
 
 * :func:`read_domain` — a domain file: its name, type hierarchy, predicates, derived
   predicates, functions and action names (the action bodies are not interpreted: the
@@ -7,8 +7,11 @@
   initial atoms, the numeric fluents (``xloc``/``yloc``), the walls bit-matrix and the goal.
 * :func:`read_plan` — a plan file of the LaBToM dataset: one action per line, and lines
   starting with ``;`` marking judgment points.
-* :func:`world_from_problem` — the gridworld (:class:`~elot.btom.world.Layout` and initial
-  :class:`~elot.btom.world.WorldState`) a problem describes.
+* :func:`signature_of` — the ELoT signature of a problem and its domain.
+
+The s-expression syntax underneath is :mod:`elot.btom.sexpr`; the gridworld a problem
+describes is built by :func:`elot.btom.problem_world.world_from_problem`. Both are
+re-exported here, where callers have always found them.
 
 Every error is a :class:`~elot.errors.ScenarioError` located at ``file:line:col``. Each
 ``read_*`` function has a ``parse_*_text`` twin that reads a string instead of a file.
@@ -16,160 +19,24 @@ Every error is a :class:`~elot.errors.ScenarioError` located at ``file:line:col`
 
 from __future__ import annotations
 
-import difflib
-import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
-from typing import Union
 
-from elot.btom.world import KeyState, Layout, Pos, WorldState, fmt_pos
-from elot.errors import LineIndex, ScenarioError, Span, read_text
+from elot.btom.problem_world import OBJECT_TYPES, world_from_problem
+from elot.btom.sexpr import MAX_NESTING, SExpr, SList, Sym, _Reader, line_span, parse_sexprs, to_data
+from elot.errors import ScenarioError, Span, read_text
 from elot.lang.signature import Signature
 
-# -- s-expressions ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Sym:
-    """An atom of an s-expression (a name, a number, ``?var``, ``-``), with its span."""
-
-    text: str
-    span: Span
-
-
-@dataclass(frozen=True)
-class SList:
-    """A parenthesised list of s-expressions, with the span from ``(`` to ``)``."""
-
-    items: tuple["SExpr", ...]
-    span: Span
-
-    def head(self) -> str | None:
-        """The (lower-cased) text of the first item when it is a symbol, else None."""
-        if self.items and isinstance(self.items[0], Sym):
-            return self.items[0].text.lower()
-        return None
-
-
-SExpr = Union[Sym, SList]
-
-
-def to_data(expr: SExpr) -> str | tuple:
-    """An s-expression as plain data: symbols become strings, lists nested tuples."""
-    if isinstance(expr, Sym):
-        return expr.text
-    return tuple(to_data(item) for item in expr.items)
-
-
-#: Deepest nesting of parentheses accepted (the stages after reading are recursive).
-MAX_NESTING = 200
+__all__ = [
+    "MAX_ACTIONS", "MAX_GRID_SIDE", "MAX_NESTING", "OBJECT_TYPES", "Domain", "Plan", "Problem", "SExpr", "SList",
+    "Sym", "line_span", "parse_domain_text", "parse_plan_text", "parse_problem_text", "parse_sexprs", "read_domain",
+    "read_plan", "read_problem", "signature_of", "to_data", "world_from_problem",
+]
 
 #: Largest grid side accepted: the dataset's maps are at most about 20 cells wide.
 MAX_GRID_SIDE = 256
 #: The longest plan elot reads (PDDL or .scn): the dataset's are under 100 actions.
 MAX_ACTIONS = 100_000
-
-
-class _Reader:
-    """One pass over a text: tokens with line/column, ``;`` comments skipped."""
-
-    def __init__(self, text: str, path: str | None) -> None:
-        self.text = text
-        self.path = path
-        self.lines = _line_index(text)
-
-    def error(self, message: str, start: int, end: int | None = None, hint: str | None = None) -> ScenarioError:
-        return ScenarioError(message, span=self.lines.span(start, end), source=self.text, path=self.path, hint=hint)
-
-    def read(self, begin: int = 0, end: int | None = None) -> tuple[SExpr, ...]:
-        """The s-expressions of ``text[begin:end]`` (spans stay relative to the whole text)."""
-        text = self.text
-        stack: list[tuple[int, list[SExpr]]] = []
-        top: list[SExpr] = []
-        i, n = begin, len(text) if end is None else end
-        while i < n:
-            c = text[i]
-            if c.isspace():
-                i += 1
-            elif c == ";":
-                j = text.find("\n", i)
-                i = n if j < 0 else j
-            elif c == "(":
-                stack.append((i, []))
-                if len(stack) > MAX_NESTING:
-                    raise self.error(f"nesting too deep (more than {MAX_NESTING} levels)", i, i + 1,
-                                     hint="PDDL files of the dataset nest about 6 levels; check the parentheses")
-                i += 1
-            elif c == ")":
-                if not stack:
-                    raise self.error("unbalanced ')': nothing to close", i, i + 1, hint="remove this parenthesis")
-                start, items = stack.pop()
-                node = SList(tuple(items), self.lines.span(start, i + 1))
-                (stack[-1][1] if stack else top).append(node)
-                i += 1
-            else:
-                j = i
-                while j < n and not text[j].isspace() and text[j] not in "();":
-                    j += 1
-                node = Sym(text[i:j], self.lines.span(i, j))
-                (stack[-1][1] if stack else top).append(node)
-                i = j
-        if stack:
-            start = stack[-1][0]
-            error = self.error(
-                f"unbalanced '(': {len(stack)} parenthes{'is' if len(stack) == 1 else 'es'} never closed",
-                start,
-                start + 1,
-                hint="add the missing ')' (this is the innermost '(' left open)",
-            )
-            suspect = _suspect_line(text[begin:n], text.count("\n", 0, begin))
-            if suspect is not None:
-                error.notes = (f"line {suspect} opens more parentheses than it closes, and the next line is not nested in it",)
-            raise error
-        return tuple(top)
-
-
-def _suspect_line(text: str, first: int) -> int | None:
-    """The first line (1-based, counted from ``first`` + 1) that leaves a list open while
-    the next non-blank line is indented no deeper: in indented PDDL, the likely place of
-    a missing ')'."""
-    lines = [l.split(";", 1)[0] for l in text.splitlines()]
-    for i, line in enumerate(lines):
-        if line.count("(") <= line.count(")") or not line.strip():
-            continue
-        indent = len(line) - len(line.lstrip())
-        nxt = next((l for l in lines[i + 1 :] if l.strip()), None)
-        if nxt is None or len(nxt) - len(nxt.lstrip()) <= indent:
-            return first + i + 1
-    return None
-
-
-def line_span(source: str | None, line: int | None) -> Span | None:
-    """The span of the text of line ``line`` (1-based) of ``source``, without its
-    indentation; None when either is unknown or the line does not exist."""
-    if source is None or line is None:
-        return None
-    index = _line_index(source)
-    found = index.line(line)
-    if found is None or (line == len(index.starts) and found[0] == found[1] and line > 1):
-        return None  # (a final newline does not start another line)
-    offset, end = found
-    text = source[offset:end].rstrip("\r")
-    indent = len(text) - len(text.lstrip())
-    return index.span(offset + indent, offset + len(text))
-
-
-@lru_cache(maxsize=8)
-def _line_index(source: str) -> LineIndex:
-    # A plan's steps each ask for their line's span: one index per text keeps that
-    # linear (re-splitting the text per step was quadratic).
-    return LineIndex(source)
-
-
-def parse_sexprs(text: str, path: str | None = None) -> tuple[SExpr, ...]:
-    """All top-level s-expressions of ``text`` (``;`` starts a comment to end of line)."""
-    return _Reader(text, path).read()
 
 
 class _Ctx:
@@ -515,136 +382,3 @@ def signature_of(domain_path: str | Path | None, problem_path: str | Path) -> Si
         types={k: v for k, v in domain.types.items() if k != v},
         derived=domain.derived,
     )
-
-
-# -- the world a problem describes ---------------------------------------------------------
-
-#: The object types of the Doors, Keys & Gems domain.
-OBJECT_TYPES = ("agent", "gem", "door", "box", "key", "color")
-_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-_INIT_EXAMPLE = {"inside": "(inside key1 box1)", "iscolor": "(iscolor key1 red)", "has": "(has human key1)",
-                 "locked": "(locked door1)", "closed": "(closed box1)", "offgrid": "(offgrid key2)",
-                 "hidden": "(hidden key1)", "empty": "(empty box2)"}
-_INIT_ARITY = {name: example.count(" ") for name, example in _INIT_EXAMPLE.items()}
-
-
-def world_from_problem(problem: Problem) -> tuple[Layout, WorldState]:
-    """The layout and initial state described by a :class:`Problem`.
-
-    Keys inside a box (``inside``) are placed there, keys with ``offgrid`` off the grid
-    (held when ``has`` says so), other keys on their cell; keys without ``iscolor`` have
-    no colour.
-    """
-    path, source = problem.path, problem.source
-
-    def fail(message: str, hint: str | None = None, atom: tuple | None = None) -> ScenarioError:
-        span = line_span(source, problem.lines.get(atom)) if atom is not None else None
-        return ScenarioError(message, path=path, source=source, span=span, hint=hint)
-
-    def declared(name: str, message: str, hint: str) -> ScenarioError:
-        # the object's declaration under :objects (Problem keeps no line per object)
-        start = source.find(":objects") if source else -1
-        found = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", source[start:]) if start >= 0 else None
-        span = LineIndex(source).span(start + found.start(), start + found.end()) if found else None
-        return ScenarioError(message, path=path, source=source, span=span, hint=hint)
-
-    for name, kind in problem.objects.items():
-        if kind not in OBJECT_TYPES:
-            raise declared(name, f"object {name} has unknown type {kind!r}",
-                           f"the types of this domain are {', '.join(OBJECT_TYPES)}")
-        if not _NAME.match(name):
-            hint = (f"an uppercase name is a variable in ELoT: write {name.lower()!r}" if name[:1].isupper()
-                    else "use lowercase letters, digits and '_', starting with a letter")
-            raise declared(name, f"object name {name!r} is not an ELoT name", hint)
-    for atom in problem.init:
-        arity = _INIT_ARITY.get(atom[0])
-        if arity is None:
-            close = difflib.get_close_matches(atom[0], _INIT_ARITY, n=1)
-            raise fail(f"unknown predicate {atom[0]!r} in :init",
-                       hint=(f"did you mean {close[0]!r}? " if close else "")
-                       + f"the domain's predicates are {', '.join(sorted(_INIT_ARITY))}", atom=atom)
-        if len(atom) - 1 != arity:
-            raise fail(f"{atom[0]} takes {arity} argument{'s' if arity > 1 else ''}, got {len(atom) - 1}",
-                       hint=f"write e.g. {_INIT_EXAMPLE[atom[0]]}", atom=atom)
-    if not problem.objects_of("gem"):
-        raise fail("the problem has no gems, so there is no goal to infer", hint="declare gems: `gem1 gem2 - gem`")
-    agents = problem.objects_of("agent")
-    if len(agents) != 1:
-        raise fail(f"expected exactly one agent object, found {len(agents)}", hint="declare one object `- agent`")
-    agent = agents[0]
-    if problem.grid is None:
-        raise fail("no grid size: missing (= (walls) (new-bit-matrix false ROWS COLS))")
-    height, width = problem.grid
-    atoms = set(problem.init)
-    colour_of = {a[1]: a[2] for a in problem.init if a[0] == "iscolor" and len(a) == 3}
-
-    def pos_of(name: str) -> Pos:
-        try:
-            pos = (problem.fluents[("xloc", name)], problem.fluents[("yloc", name)])
-        except KeyError:
-            raise fail(f"{name} has no position (xloc/yloc)", hint=f"add (= (xloc {name}) X) and (= (yloc {name}) Y)")
-        if not (1 <= pos[0] <= width and 1 <= pos[1] <= height):
-            raise fail(f"{name} at {fmt_pos(pos)} is outside the {width}x{height} grid", atom=("xloc", name))
-        return pos
-
-    walls = frozenset((c, r) for r, c in problem.walls)
-    held_gems = frozenset(g for g in problem.objects_of("gem") if ("has", agent, g) in atoms)
-    gems = tuple((g, pos_of(g)) for g in problem.objects_of("gem") if g not in held_gems)
-    gems += tuple((g, (-1, -1)) for g in problem.objects_of("gem") if g in held_gems)
-    doors = []
-    for d in problem.objects_of("door"):
-        if d not in colour_of:
-            raise fail(f"door {d} has no colour", hint=f"add (iscolor {d} COLOUR)")
-        doors.append((d, pos_of(d), colour_of[d]))
-    boxes = tuple((b, pos_of(b)) for b in problem.objects_of("box"))
-    box_names = {b for b, _ in boxes}
-    keys: list[tuple[str, KeyState]] = []
-    for k in problem.objects_of("key"):
-        colour = colour_of.get(k)
-        inside = [a[2] for a in problem.init if a[0] == "inside" and a[1] == k]
-        if len(inside) > 1:
-            raise fail(f"key {k} is inside both {inside[0]} and {inside[1]}",
-                       hint="a key is inside one box at most: remove one of the atoms", atom=("inside", k, inside[1]))
-        if ("has", agent, k) in atoms:
-            where: tuple = ("held",)
-        elif inside:
-            if inside[0] not in box_names:
-                raise fail(f"key {k} is inside {inside[0]}, which is not a box", atom=("inside", k, inside[0]))
-            where = ("box", inside[0])
-        elif ("offgrid", k) in atoms:
-            where = ("offgrid",)
-        else:
-            where = ("cell", pos_of(k))
-        if where[0] in ("cell", "box") and colour is None:
-            raise fail(f"key {k} is on the map but has no colour", hint=f"add (iscolor {k} COLOUR)")
-        keys.append((k, KeyState(colour, where)))
-    for atom in sorted(a for a in atoms if a[0] == "empty"):   # derived in the domain: it must agree
-        inside = [k for k, state in keys if state.where == ("box", atom[1])]
-        if atom[1] not in box_names or inside:
-            raise fail(f"{atom[1]} is not a box" if atom[1] not in box_names
-                       else f"box {atom[1]} is said to be empty, but {inside[0]} is inside it",
-                       hint="empty is derived from inside: remove the atom", atom=atom)
-    layout = Layout(
-        width=width,
-        height=height,
-        walls=walls,
-        agent=agent,
-        gems=gems,
-        doors=tuple(doors),
-        boxes=boxes,
-        keys=tuple(problem.objects_of("key")),
-        colours=problem.objects_of("color"),
-    )
-    if pos_of(agent) in walls:
-        raise fail(f"the agent {agent} starts on a wall at {fmt_pos(pos_of(agent))}",
-                   hint="move the agent (xloc/yloc) or remove the wall (set-index walls false ROW COL)",
-                   atom=("xloc", agent))
-    state = WorldState(
-        layout=layout,
-        agent_pos=pos_of(agent),
-        keys=tuple(sorted(keys)),
-        locked=frozenset(d for d, _, _ in doors if ("locked", d) in atoms),
-        closed=frozenset(b for b, _ in boxes if ("closed", b) in atoms),
-        held_gems=held_gems,
-    )
-    return layout, state

@@ -138,7 +138,7 @@ def add_labtom_option(p: argparse.ArgumentParser) -> None:
 
 def scenario_from_args(args):
     """The scenario the options of :func:`add_scenario_options` name."""
-    from elot.btom import load, scn
+    from elot.btom import examples, load
     from elot.errors import ScenarioError
 
     plan = getattr(args, "plan", None)
@@ -150,7 +150,7 @@ def scenario_from_args(args):
         if plan:
             raise ScenarioError("--plan needs a PROBLEM.pddl",
                                 hint="elot run problems/1_1.pddl --plan plans/exp2_current/1_1.pddl")
-        return scn.default_example()
+        return examples.default_example()
     return load.load_scenario(args.scenario, plan, exp=args.exp, root=args.labtom)
 
 

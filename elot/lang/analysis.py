@@ -13,11 +13,13 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from elot.lang.checker import DESIRE_PRIMITIVES, infer_bindings
+from elot.lang.bindings import infer_bindings
+from elot.lang.operators import DESIRE_PRIMITIVES
 from elot.lang.printer import pretty
-from elot.lang.semantics import Thresholds, compile_formula
+from elot.lang.semantics import compile_formula
 from elot.lang.signature import Signature
 from elot.lang.syntax import QUANTIFIERS, Call, Const, Term, free_variables, subterms, substitute
+from elot.lang.thresholds import Thresholds
 
 
 #: The numbers of a lowered formula read from a hypothesis: its probabilities, and what

@@ -18,21 +18,22 @@ outer ``X`` is (it shadows it). The rule is :func:`elot.lang.syntax.binding`; ev
 it. Each newly bound variable's domain type is inferred from a type predicate
 constraining it in the condition (``box(B)``), else from the argument types of the
 predicates it appears in (``inside(K, B)``: ``K`` is an item, ``B`` a box), first in the
-condition, then in the body.
+condition, then in the body (:mod:`elot.lang.bindings`).
+
+The operator vocabulary the rules dispatch on is :mod:`elot.lang.operators`; its names and
+those of :mod:`elot.lang.bindings` are re-exported here, where callers have always found them.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Mapping
+from typing import Iterable, Mapping
 
 from elot.errors import ElotTypeError, Span, expect
 from elot.lang.parser import parse
 from elot.lang.signature import PLAYER, Signature
 from elot.lang.syntax import (
-    CONDITION_POSITION,
-    EXPLICIT_VARIABLE,
     QUANTIFIERS,
     Call,
     Const,
@@ -54,78 +55,23 @@ from elot.lang.typesystem import (
     Type,
     describe,
 )
-
-# -- the operator vocabulary -------------------------------------------------------------
-
-#: Modal verbs and adjectives: ``M(φ) : E/A`` with its own threshold.
-MODALS = ("could", "can", "might", "may", "should", "must", "likely", "unlikely")
-#: Gradable adjectives ``P`` and their antonyms.
-ADJECTIVES = {"likely": "unlikely", "unlikely": "likely"}
-#: Names that ``threshold(...)`` accepts (SPEC §3's table of Θ).
-THRESHOLD_NAMES = (
-    "believes", "certain", "uncertain", "likely", "unlikely", "could", "can",
-    "might", "may", "should", "must", "hopes", "wants", "likes", "dislikes",
+from elot.lang.bindings import CONFLICT, infer_bindings, meet_all, predicate_domains, scoped, type_constraints
+from elot.lang.operators import (
+    ABOUT,
+    ADJECTIVES,
+    ATTITUDES,
+    COMPARISONS,
+    CONNECTIVES,
+    DESIRE_PRIMITIVES,
+    DESIRES,
+    EPISTEMIC_OPERATORS,
+    KNOWLEDGE,
+    LOWERED_OPERATORS,
+    MODALS,
+    OPERATORS,
+    THRESHOLD_NAMES,
+    USAGE,
 )
-#: Belief-like operators taking an agent and a ``formula(φ)`` or a modal.
-ATTITUDES = ("believes", "certain", "hopes")
-#: Knowledge operators taking an agent and a ``formula(φ)``.
-KNOWLEDGE = ("knows_that", "knows_if", "not_knows_that", "not_knows_if")
-#: Operators ``op(A, C, φ)`` with a condition.
-ABOUT = ("knows_about", "not_knows_about", "certain_about", "uncertain_about")
-#: Desire operators ``op(A, o)`` (past the paper): what the agent wants, likes, likes best.
-DESIRES = ("wants", "likes", "dislikes", "likes_best", "likes_least")
-#: Numbers of the lowered language read from the agent's desires: ``utility_of(A, o)`` and
-#: ``prob_goal(A, o)``.
-DESIRE_PRIMITIVES = ("utility_of", "prob_goal")
-#: Comparison operators of the lowered language.
-COMPARISONS = (">=", ">", "<", "<=", "==")
-CONNECTIVES = ("and", "or", "not", "imply")
-
-#: Every epistemic operator (none may remain after lowering).
-EPISTEMIC_OPERATORS = frozenset(
-    ATTITUDES + KNOWLEDGE + ABOUT + MODALS
-    + ("uncertain_if", "more", "less", "equal", "most", "least", "formula")
-    + DESIRES + ("prefers",)
-)
-#: The operators of the lowered fragment (besides predicates and connectives).
-LOWERED_OPERATORS = frozenset(COMPARISONS + ("-", "prob_of", "threshold", "maximum", "minimum")
-                              + DESIRE_PRIMITIVES)
-OPERATORS = EPISTEMIC_OPERATORS | LOWERED_OPERATORS | frozenset(CONNECTIVES) | QUANTIFIERS
-
-# The binding operators and the position of their condition (CONDITION_POSITION) are
-# defined in elot.lang.syntax, with the binding rule that every stage shares.
-
-#: How each operator is called, for arity errors.
-USAGE = {
-    "believes": "believes(A, formula(φ)) or believes(A, M), or believes(A, X1, ..., Xn)",
-    "certain": "certain(A, formula(φ)) or certain(A, M)",
-    "hopes": "hopes(A, formula(φ)) or hopes(A, M)",
-    **{op: f"{op}(A, formula(φ))" for op in KNOWLEDGE},
-    **{op: f"{op}(A, C, φ)" for op in ABOUT},
-    "uncertain_if": "uncertain_if(A, formula(φ)), uncertain_if(A, formula(φ), formula(ψ)) or uncertain_if(A, C, φ, ψ)",
-    **{m: f"{m}(φ)" for m in MODALS},
-    "more": "more(P, φ, ψ) or more(P, C, φ, ψ)",
-    "less": "less(P, φ, ψ) or less(P, C, φ, ψ)",
-    "equal": "equal(P, φ, ψ) or equal(P, φ, ψ, χ)",
-    "most": "most(P, φ) or most(P, o, X, C, φ)",
-    "least": "least(P, φ) or least(P, o, X, C, φ)",
-    **{op: f"{op}(A, o), e.g. {op}(player, gem1)" for op in DESIRES},
-    "prefers": "prefers(A, o1, o2), e.g. prefers(player, gem1, gem2)",
-    **{op: f"{op}(A, o), e.g. {op}(player, gem1)" for op in DESIRE_PRIMITIVES},
-    "formula": "formula(φ) with one base formula φ",
-    "and": "and(φ1, φ2, ...) with two or more formulas",
-    "or": "or(φ1, φ2, ...) with two or more formulas",
-    "not": "not(φ)",
-    "imply": "imply(φ, ψ)",
-    "exists": "exists(C, φ): a condition and a formula",
-    "forall": "forall(C, φ): a condition and a formula",
-    "maximum": "maximum(C, x): a condition and a number",
-    "minimum": "minimum(C, x): a condition and a number",
-    "prob_of": "prob_of(A, φ)",
-    "threshold": "threshold(name) or threshold(most(P))",
-    "-": "-(x)",
-    **{op: f"{op}(x, y)" for op in COMPARISONS},
-}
 
 
 @dataclass(frozen=True)
@@ -139,127 +85,6 @@ class Checked:
 
 
 Env = Mapping[str, str]  # variable name -> domain type
-
-
-# -- variable type inference ------------------------------------------------------------
-
-
-def _scoped(term: Term, var: str) -> Iterator[Term]:
-    """Subterms of ``term`` where the bound variable ``var`` still refers to the same
-    binding (pre-order).
-
-    A bound variable is rebound only by the explicit ``X`` of ``most/least(P, o, X, C, φ)``:
-    a condition that merely mentions it tests it (SPEC §2). The rebinding operator's scope
-    is skipped (its uses there are another variable).
-    """
-    stack: list[Term] = [term]
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, Call):
-            continue
-        key = (node.name, len(node.args))
-        explicit = EXPLICIT_VARIABLE.get(key)
-        if explicit is not None and isinstance(node.args[explicit], Var) and node.args[explicit].name == var:
-            pos = CONDITION_POSITION[key]
-            stack.extend(reversed([a for i, a in enumerate(node.args[:pos]) if i != explicit]))
-            continue
-        stack.extend(reversed(node.args))
-
-
-def predicate_domains(term: Term, var: str, signature: Signature, types: bool = False) -> list[str]:
-    """Domain types of the predicate argument positions where ``var`` occurs (and, with
-    ``types``, of the type predicates applied to it)."""
-    out = []
-    for node in _scoped(term, var):
-        if types and isinstance(node, Call) and node.name in signature.domains and len(node.args) == 1:
-            if isinstance(node.args[0], Var) and node.args[0].name == var:
-                out.append(node.name)
-        elif isinstance(node, Call) and node.name in signature.predicate_types:
-            arg_types = signature.predicate_types[node.name]
-            if len(arg_types) == len(node.args):
-                out += [t for a, t in zip(node.args, arg_types) if isinstance(a, Var) and a.name == var]
-        elif isinstance(node, Call) and node.name == "==" and any(
-            isinstance(a, Var) and a.name == var for a in node.args
-        ):
-            other = [a for a in node.args if not (isinstance(a, Var) and a.name == var)]
-            if other and isinstance(other[0], Const) and other[0].name in signature.object_types:
-                out.append(signature.object_types[other[0].name])
-    return out
-
-
-#: Marks a variable constrained to disjoint types (``and(key(K), box(K))``).
-CONFLICT = "<conflict>"
-
-
-def type_constraints(cond: Term, signature: Signature) -> dict[str, str]:
-    """The domain a condition restricts each variable to through type predicates:
-    ``d(X)`` gives ``d``; ``and`` the meet, ``or`` the join of its parts (a variable
-    every part restricts); :data:`CONFLICT` where the types are disjoint. One pass over
-    the condition for all its variables (a condition may bind thousands)."""
-    if not isinstance(cond, Call):
-        return {}
-    if cond.name in signature.domains and len(cond.args) == 1:
-        arg = cond.args[0]
-        return {arg.name: cond.name} if isinstance(arg, Var) else {}
-    if cond.name == "and":
-        found: dict[str, list[str]] = {}
-        for part in cond.args:
-            for var, domain in type_constraints(part, signature).items():
-                found.setdefault(var, []).append(domain)
-        out = {}
-        for var, domains in found.items():
-            result: str | None = domains[0]
-            for d in domains[1:]:
-                result = signature.meet(result, d) if result and result != CONFLICT else CONFLICT
-            out[var] = result or CONFLICT
-        return out
-    if cond.name == "or" and cond.args:
-        parts = [type_constraints(part, signature) for part in cond.args]
-        out = {}
-        for var in set(parts[0]).intersection(*parts[1:]):
-            domains = [part[var] for part in parts]
-            if CONFLICT not in domains:
-                result = domains[0]
-                for d in domains[1:]:
-                    result = signature.join(result, d)
-                out[var] = result
-        return out
-    return {}
-
-
-def infer_bindings(cond: Term, body: Iterable[Term], signature: Signature,
-                   bound: Iterable[str] = frozenset()) -> dict[str, str | None]:
-    """Variables that condition ``cond`` binds when the variables ``bound`` are bound
-    around it, with their inferred domain types (None if the type cannot be inferred or
-    is contradictory). By SPEC §2 these are ``vars(cond) − bound``: an outer-bound
-    variable that ``cond`` mentions is not rebound (pass ``bound`` without an explicit
-    ``X`` to have it rebound, as ``most/least(P, o, X, C, φ)`` does). Pure: the evaluator
-    uses this too."""
-    bound = frozenset(bound)
-    out: dict[str, str | None] = {}
-    constraints = type_constraints(cond, signature)
-    for var in sorted(free_variables(cond, bound) - bound):
-        domain = constraints.get(var)
-        if domain == CONFLICT:
-            out[var] = None
-            continue
-        if domain is None:
-            domain = _meet_all(predicate_domains(cond, var, signature), signature)
-        if domain is None:
-            uses = [d for b in body for d in predicate_domains(b, var, signature)]
-            domain = _meet_all(uses, signature)
-        out[var] = domain
-    return out
-
-
-def _meet_all(domains: list[str], signature: Signature) -> str | None:
-    if not domains:
-        return None
-    result: str | None = domains[0]
-    for d in domains[1:]:
-        result = signature.meet(result, d) if result else None
-    return result
 
 
 # -- the checker ------------------------------------------------------------------------
@@ -490,7 +315,7 @@ class _Checker:
         for var, domain in bindings.items():
             if domain is None:
                 uses = {d for b in [cond, *body] for d in predicate_domains(b, var, self.sig, types=True)}
-                span_node = next((n for n in _scoped(cond, var) if isinstance(n, Var) and n.name == var), cond)
+                span_node = next((n for n in scoped(cond, var) if isinstance(n, Var) and n.name == var), cond)
                 if len(uses) > 1:
                     self.error(span_node, f"variable {var} is used with incompatible types ({', '.join(sorted(set(uses)))})",
                                "use a different variable for each kind of object")
@@ -846,7 +671,7 @@ def bind_free_variables(term: Term, signature: Signature, source: str | None = N
     conditions = []
     errors = []
     for var, span in scan.free.items():
-        domain = _meet_all(predicate_domains(term, var, signature, types=True), signature)
+        domain = meet_all(predicate_domains(term, var, signature, types=True), signature)
         if domain is None:
             errors.append(ElotTypeError(
                 f"cannot infer the type of the free variable {var}", span=span, source=source,
@@ -939,4 +764,7 @@ __all__ = [
     "Checked", "check", "check_atoms", "bind_free_variables", "infer_bindings",
     "EPISTEMIC_OPERATORS", "LOWERED_OPERATORS", "OPERATORS", "MODALS", "ADJECTIVES",
     "THRESHOLD_NAMES", "DESIRES", "DESIRE_PRIMITIVES",
+    # re-exported from elot.lang.operators and elot.lang.bindings
+    "ABOUT", "ATTITUDES", "COMPARISONS", "CONNECTIVES", "KNOWLEDGE", "QUANTIFIERS", "USAGE",
+    "CONFLICT", "predicate_domains", "type_constraints",
 ]

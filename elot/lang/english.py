@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Union
 
 from elot.errors import ElotError
-from elot.lang.checker import predicate_domains
+from elot.lang.bindings import predicate_domains
 from elot.lang.parser import looks_like_formula, parse
 from elot.lang.printer import pretty
 from elot.lang.signature import PLAYER, Signature

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from elot.errors import EvaluationError, expect_int
-from elot.lang.semantics import Belief, State, Thresholds, compile_formula
+from elot.lang.semantics import compile_formula
+from elot.lang.states import Belief, State
+from elot.lang.thresholds import Thresholds
 from elot.lang.signature import Signature
 from elot.lang.syntax import Term
 from elot.lang.typesystem import NUMERIC

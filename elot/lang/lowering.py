@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from elot.lang.checker import ADJECTIVES, EPISTEMIC_OPERATORS, MODALS, check, infer_bindings
+from elot.lang.bindings import infer_bindings
+from elot.lang.checker import check
+from elot.lang.operators import ADJECTIVES, EPISTEMIC_OPERATORS, MODALS
 from elot.errors import Span
 from elot.lang.signature import Signature
 from elot.lang.syntax import QUANTIFIERS, Call, Const, Term, Var, binding, fresh, subterms, substitute, variables

@@ -20,338 +20,39 @@ Binding follows SPEC §2 (:func:`elot.lang.syntax.binding`): a condition binds o
 variables not already bound around it, so compilation carries the set of bound
 variables down the tree. A base formula or a ``prob_of`` body that mentions outer-bound
 variables is evaluated, and cached, per binding of exactly those variables.
+
+What a formula is evaluated in lives beside it: :class:`State` and :class:`Belief`
+(:mod:`elot.lang.states`), :class:`Thresholds` (:mod:`elot.lang.thresholds`), and
+:func:`desire_scale` and :class:`DesireRow` (:mod:`elot.lang.desires`); they are
+re-exported here, where callers have always found them.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
-import math
 from math import prod
 from contextvars import ContextVar
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from elot.lang.checker import ADJECTIVES, DESIRE_PRIMITIVES, THRESHOLD_NAMES, check, check_atoms, infer_bindings
-from elot.errors import ArgumentError, ElotError, EvaluationError, Span, expect
+from elot.lang.bindings import infer_bindings
+from elot.lang.checker import check
+from elot.lang.desires import DesireRow, desire_scale
+from elot.lang.operators import ADJECTIVES, DESIRE_PRIMITIVES
+from elot.errors import ElotError, EvaluationError
 from elot.lang.lowering import lower
-from elot.lang.parser import parse, parse_atoms
+from elot.lang.parser import parse
 from elot.lang.signature import Signature
+from elot.lang.states import Atom, Belief, State
 from elot.lang.syntax import Call, Const, Num, Term, Var, call, free_variables, guard_depth, subterms
+from elot.lang.thresholds import Thresholds
 from elot.lang.typesystem import BASE, EPISTEMIC, NUMERIC
 from elot.numeric import sum_columns_in_order
 
-Atom = tuple[str, ...]
 #: The variables bound around a node being compiled.
 Bound = frozenset[str]
-
-
-# -- states, beliefs, thresholds ---------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class State:
-    """A world state: the set of ground atoms that hold, such as ``("inside", "key1",
-    "box1")``. Type predicates come from the signature and ``empty`` is derived (no item
-    inside), so neither needs to be listed."""
-
-    atoms: frozenset[Atom]
-
-    @staticmethod
-    def of(atoms: Iterable[Iterable[str]] = ()) -> "State":
-        """A state from atoms given as tuples (or lists) of strings."""
-        hint = 'e.g. State.of([("inside", "key1", "box1")]), or State.parse("inside(key1, box1)")'
-        if isinstance(atoms, (str, bytes)) or not isinstance(atoms, Iterable):
-            raise ArgumentError(f"State.of needs atoms, tuples of names, not {type(atoms).__name__}", hint=hint)
-        out = []
-        for atom in atoms:
-            if not isinstance(atom, (tuple, list)) or not atom or not all(isinstance(x, str) for x in atom):
-                raise ArgumentError(f"an atom is a tuple of names such as (\"closed\", \"box1\"), not {atom!r:.60}",
-                                    hint=hint)
-            out.append(tuple(atom))
-        return State(frozenset(out))
-
-    @staticmethod
-    def parse(text: str, *, path: str | None = None, signature: Signature | None = None) -> "State":
-        """A state from text such as ``"inside(key1, box1), iscolor(key1, red)"``.
-
-        With ``signature``, every atom is typechecked against it as formulas are (unknown
-        predicate or object, arity, argument order and types): errors carry a caret and a
-        hint. Without one only the syntax is checked (see :meth:`check`)."""
-        atoms = []
-        terms = parse_atoms(text, path=path)
-        for term in terms:
-            if isinstance(term, Const):
-                atoms.append((term.name,))
-            elif isinstance(term, Call) and all(isinstance(a, Const) for a in term.args):
-                atoms.append((term.name, *(a.name for a in term.args)))
-            else:
-                raise EvaluationError(
-                    "a state lists ground atoms: predicates applied to objects",
-                    span=term.span, source=text, path=path,
-                    hint="write atoms such as inside(key1, box1), without variables or operators",
-                )
-        if signature is not None:
-            try:
-                check_atoms(terms, signature, source=text)
-            except ElotError as error:
-                raise error.located(source=text, path=path)
-        return State(frozenset(atoms))
-
-    def check(self, signature: Signature, *, path: str | None = "<state>") -> "State":
-        """This state, after typechecking its atoms against ``signature`` (for states
-        built in Python): errors point into the state's text, ``str(state)``."""
-        try:
-            _check_state(self, signature)
-        except ElotError as error:
-            raise error.located(path=path)
-        return self
-
-    def __contains__(self, atom: object) -> bool:
-        return atom in self.atoms
-
-    def __str__(self) -> str:
-        return ", ".join(f"{a[0]}({', '.join(a[1:])})" if len(a) > 1 else a[0] for a in sorted(self.atoms))
-
-
-@dataclass(frozen=True)
-class Belief:
-    """A finite distribution over states: ``(state, weight)`` pairs, weights summing to 1.
-
-    Weights are float64 and may be as small as 5e-324 (the ε of SPEC §5); they are
-    compared exactly, never rounded. ``support`` holds the pairs (not "particles": in
-    elot those are particle inference's).
-    """
-
-    support: tuple[tuple[State, float], ...]
-
-    def __post_init__(self) -> None:
-        if not self.support:
-            raise EvaluationError("a belief needs at least one state", hint="e.g. 1: inside(key1, box1)")
-        total = 0.0
-        for state, weight in self.support:
-            if not isinstance(state, State):
-                raise EvaluationError(f"a belief holds States, not {type(state).__name__}")
-            if not (isinstance(weight, (int, float)) and math.isfinite(weight) and weight >= 0):
-                raise EvaluationError(f"belief weight {weight!r} is not a non-negative number")
-            total += weight
-        if abs(total - 1.0) > 1e-9:
-            raise EvaluationError(
-                f"belief weights sum to {total:g}, not 1",
-                hint="give weights that sum to 1 (fractions such as 1/3 are accepted in text)",
-            )
-
-    @staticmethod
-    def of(pairs: Iterable[tuple[State, float]]) -> "Belief":
-        """A belief from ``(state, weight)`` pairs."""
-        hint = "e.g. Belief.of([(state1, 0.25), (state2, 0.75)]), or Belief.parse(text)"
-        if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Iterable):
-            raise ArgumentError(f"Belief.of needs (state, weight) pairs, not {type(pairs).__name__}", hint=hint)
-        out = []
-        for pair in pairs:
-            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-                raise ArgumentError(f"a belief part is a (state, weight) pair, not {pair!r:.60}", hint=hint)
-            state, weight = pair
-            if not isinstance(weight, (int, float, np.number)) or isinstance(weight, bool):
-                raise ArgumentError(f"a belief weight is a number, not {type(weight).__name__}", hint=hint)
-            out.append((state, float(weight)))
-        return Belief(tuple(out))
-
-    @staticmethod
-    def point(state: State) -> "Belief":
-        """Certainty in one state."""
-        return Belief(((state, 1.0),))
-
-    @staticmethod
-    def parse(text: str, *, path: str | None = None, signature: Signature | None = None) -> "Belief":
-        """A belief from text: ``0.5: inside(key1, box1), iscolor(key1, red) | 0.5: ...``.
-
-        Each part is ``weight: atoms``; weights may be decimals or fractions (``1/3``);
-        parts are separated by ``|`` or newlines; ``#`` starts a comment. With
-        ``signature``, each state's atoms are typechecked (see :meth:`State.parse`).
-        Errors point at the part, atom or weight in ``text``.
-        """
-        if not isinstance(text, str):
-            raise EvaluationError(f"expected the text of a belief, got {type(text).__name__}", path=path,
-                                  hint='write it as text: "0.5: inside(key1, box1) | 0.5: inside(key1, box2)"')
-        pairs, spans = [], []
-        offset = 0
-        for line in text.splitlines(keepends=True):
-            body = line.split("#", 1)[0].rstrip("\r\n")
-            start = offset
-            for part in body.split("|"):
-                stripped = part.strip()
-                at = start + (len(part) - len(part.lstrip()))
-                start += len(part) + 1
-                if not stripped:
-                    continue
-                weight_text, sep, atoms = stripped.partition(":")
-                if not sep:
-                    raise EvaluationError(
-                        f"belief part {stripped!r} has no weight", path=path, source=text,
-                        span=Span.of(text, at, at + len(stripped)),
-                        hint="write weight: atoms, e.g. 0.5: inside(key1, box1) | 0.5: inside(key1, box2)",
-                    )
-                weight_span = Span.of(text, at, at + len(weight_text.rstrip()))
-                atoms_at = at + len(weight_text) + 1
-                try:
-                    state = State.parse(atoms, signature=signature)
-                    weight = _weight(weight_text.strip())
-                except ElotError as error:
-                    if error.span is None:  # a bad weight: point at it
-                        error.span = weight_span
-                        raise error.located(source=text, path=path)
-                    raise error.within(text, atoms_at, len(atoms), path)
-                pairs.append((state, weight))
-                spans.append(weight_span)
-            offset += len(line)
-        if pairs:
-            total = sum(w for _, w in pairs)
-            if abs(total - 1.0) > 1e-9:
-                raise EvaluationError(
-                    f"belief weights sum to {total:g}, not 1", path=path, source=text,
-                    span=Span.of(text, spans[0].start, spans[-1].end) if spans[0].line == spans[-1].line
-                    else spans[-1],
-                    hint="give weights that sum to 1 (fractions such as 1/3 are accepted)",
-                )
-        return Belief.of(pairs)
-
-    def check(self, signature: Signature, *, path: str | None = "<belief>") -> "Belief":
-        """This belief, after typechecking every state's atoms against ``signature``."""
-        for state, _ in self.support:
-            state.check(signature, path=path)
-        return self
-
-    def states(self) -> list[State]:
-        return [s for s, _ in self.support]
-
-    def __str__(self) -> str:
-        return " | ".join(f"{w:g}: {s}" for s, w in self.support)
-
-
-def _weight(text: str) -> float:
-    try:
-        if "/" in text:
-            num, den = text.split("/", 1)
-            value = float(num) / float(den)
-        else:
-            value = float(text)
-    except (ValueError, ZeroDivisionError):
-        raise EvaluationError(f"belief weight {text!r} is not a number",
-                              hint="write a decimal (0.25) or a fraction (1/4)") from None
-    if not (math.isfinite(value) and value >= 0):
-        raise EvaluationError(f"belief weight {text!r} is not a finite, non-negative number",
-                              hint="weights are probabilities: 0.25, 1/4, ...")
-    return value
-
-
-@lru_cache(maxsize=4096)
-def _check_state(state: State, signature: Signature) -> None:
-    """Typecheck a state's atoms (cached: hypotheses share their states)."""
-    text = str(state)
-    check_atoms(parse_atoms(text), signature, source=text)
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """The thresholds Θ of SPEC §3 (fitted values of the paper's Table 1b), those of the
-    desire operators (``wants``, ``likes``, ``dislikes``: elot's own defaults, past the
-    paper) and α_most.
-
-    Override some with ``Thresholds().replace(might=0.25)``.
-    ``threshold(most(likely)) = min(1, α·θ_likely)``; for the downward ``unlikely`` the
-    strong form bounds the probability from above by ``θ_unlikely / α``.
-    """
-
-    believes: float = 0.75
-    certain: float = 0.95
-    uncertain: float = 0.70
-    likely: float = 0.70
-    unlikely: float = 0.40
-    could: float = 0.20
-    can: float = 0.30
-    might: float = 0.20
-    may: float = 0.30
-    should: float = 0.80
-    must: float = 0.95
-    hopes: float = 0.25
-    # Desires (past the paper; docs/language.md): ``wants`` bounds the probability that the
-    # object is the agent's goal from below (0.5: the goal, or tied with one other object);
-    # ``likes`` and ``dislikes`` bound the utility on the desire scale (0 the table's least
-    # utility, 1 its most): at least its middle, at most its lowest quarter.
-    wants: float = 0.50
-    likes: float = 0.50
-    dislikes: float = 0.25
-    alpha_most: float = 1.5
-
-    def __post_init__(self) -> None:
-        # Checked here, so Thresholds(might=nan) fails at once instead of making every
-        # comparison with it silently false.
-        for field in dataclasses.fields(self):
-            name, value = field.name, getattr(self, field.name)
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
-                raise EvaluationError(f"threshold {name} must be a number, not {value!r}",
-                                      hint=f"thresholds are probabilities, e.g. {name}=0.7")
-            if name == "alpha_most" and value <= 0:
-                raise EvaluationError("alpha_most must be positive", hint="e.g. alpha_most=1.5")
-            if name != "alpha_most" and not 0 <= value <= 1:
-                raise EvaluationError(f"threshold {name} must be between 0 and 1, not {value}",
-                                      hint=f"thresholds are probabilities, e.g. {name}=0.7")
-            object.__setattr__(self, name, float(value))
-
-    @staticmethod
-    def given(thresholds: "Thresholds | None", name: str = "thresholds") -> "Thresholds":
-        """``thresholds``, or the defaults when None; anything else is an
-        :class:`~elot.errors.ArgumentError` naming the argument."""
-        if thresholds is None:
-            return Thresholds()
-        return expect(thresholds, Thresholds, name, hint="Thresholds(might=0.25) or Thresholds.parse(\"might=0.25\")")
-
-    def replace(self, **changes: float) -> "Thresholds":
-        """A copy with some values changed; unknown names and bad values are errors."""
-        names = [f.name for f in dataclasses.fields(self)]
-        for name in changes:
-            if name not in names:
-                from difflib import get_close_matches
-
-                guess = get_close_matches(name, names, n=1)
-                raise EvaluationError(
-                    f"unknown threshold {name!r}",
-                    hint=f"did you mean {guess[0]!r}?" if guess else "known: " + ", ".join(names),
-                )
-        return dataclasses.replace(self, **changes)
-
-    @staticmethod
-    def parse(text: str) -> "Thresholds":
-        """Overrides from text such as ``might=0.25,believes=0.8``."""
-        expect(text, str, "Thresholds.parse's text", hint='e.g. "might=0.25,believes=0.8"')
-        changes = {}
-        for item in filter(None, (p.strip() for p in text.split(","))):
-            name, sep, value = item.partition("=")
-            if not sep:
-                raise EvaluationError(f"threshold override {item!r} has no value", hint="write name=value, e.g. might=0.25")
-            try:
-                changes[name.strip()] = float(value)
-            except ValueError:
-                raise EvaluationError(f"threshold {name.strip()} = {value!r} is not a number") from None
-        return Thresholds().replace(**changes)
-
-    def value(self, name: str) -> float:
-        """θ for a threshold name (``believes``, ``might``, ...)."""
-        if name not in THRESHOLD_NAMES:
-            raise EvaluationError(f"unknown threshold {name!r}")
-        return getattr(self, name)
-
-    def most(self, adjective: str) -> float:
-        """The strong form's threshold: ``min(1, α·θ_likely)`` or ``θ_unlikely / α``."""
-        if adjective == "likely":
-            return min(1.0, self.alpha_most * self.likely)
-        if adjective == "unlikely":
-            return self.unlikely / self.alpha_most
-        raise EvaluationError(f"{adjective!r} is not an adjective")
 
 
 # -- per-world index ---------------------------------------------------------------------
@@ -1035,68 +736,6 @@ def compile_formula(
         return _compile(term, signature, thresholds, bool(bind_free))
     except ElotError as error:
         raise error.located(source=source)
-
-
-def desire_scale(utilities: np.ndarray) -> np.ndarray:
-    """Utilities on the desire scale that ``utility_of`` reads (docs/language.md):
-    ``(u − lo) / (hi − lo)`` with ``lo`` and ``hi`` the least and the greatest utility in the
-    whole table (every row, every object), so 0 is the least anything is wanted and 1 the
-    most, and a goal row (1 on the goal, 0 elsewhere) stays as it is. A table whose
-    utilities are all equal (an indifferent agent) is 0.5 everywhere."""
-    table = np.asarray(utilities, dtype=np.float64)
-    if not table.size:
-        return table.copy()
-    if not np.all(np.isfinite(table)):
-        raise EvaluationError("a utility is not a finite number", hint="give every object a finite utility")
-    lo, hi = float(table.min()), float(table.max())
-    if hi == lo:
-        return np.full(table.shape, 0.5)
-    return np.clip((table - lo) / (hi - lo), 0.0, 1.0)
-
-
-@dataclass(frozen=True)
-class DesireRow:
-    """One row of desires for :func:`evaluate` (``objects`` and ``utilities (1, K)`` on the
-    desire scale), made from ``{object: utility}`` by :meth:`of`."""
-
-    objects: tuple[str, ...]
-    utilities: np.ndarray
-
-    @staticmethod
-    def of(utilities: Mapping[str, float]) -> "DesireRow":
-        """``{object: utility}`` (any scale) as one row on the desire scale."""
-        if not isinstance(utilities, Mapping):
-            raise ArgumentError(f"desires are a mapping {{object: utility}}, not {type(utilities).__name__}",
-                                hint='e.g. desires={"gem1": 1, "gem2": 0}')
-        values = []
-        for name, value in utilities.items():
-            if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
-                raise ArgumentError(f"a desire is an object name with a number, not {name!r}: {value!r}",
-                                    hint='e.g. desires={"gem1": 1, "gem2": 0}')
-            values.append(float(value))
-        return DesireRow(tuple(utilities), desire_scale(np.array([values], dtype=np.float64).reshape(1, -1)))
-
-    @staticmethod
-    def parse(text: str) -> "DesireRow":
-        """``gem1=1, gem2=0`` (the command line's ``--desires``) as one row."""
-        expect(text, str, "the desires' text", hint='e.g. "gem1=1, gem2=0"')
-        table: dict[str, float] = {}
-        for item in filter(None, (p.strip() for p in text.split(","))):
-            name, sep, value = item.partition("=")
-            name = name.strip()
-            try:
-                number = float(value) if sep else math.nan
-            except ValueError:
-                number = math.nan
-            if not sep or not name or not math.isfinite(number):
-                raise EvaluationError(f"desire {item!r} is not object=utility",
-                                      hint="write each object's utility, e.g. gem1=1, gem2=0")
-            if name in table:
-                raise EvaluationError(f"desire for {name} given twice", hint="give each object once")
-            table[name] = number
-        if not table:
-            raise EvaluationError("no desires were given", hint="write each object's utility, e.g. gem1=1, gem2=0")
-        return DesireRow.of(table)
 
 
 def evaluate(

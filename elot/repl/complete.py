@@ -9,9 +9,9 @@ from typing import Iterable
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 
-from elot.lang.checker import OPERATORS, THRESHOLD_NAMES
+from elot.lang.operators import OPERATORS, THRESHOLD_NAMES
 from elot.btom.conventions import CONVENTIONS
-from elot.btom.scn import list_examples
+from elot.btom.examples import list_examples
 from elot.repl.commands import SETTINGS, COMMANDS
 from elot.session import Session
 from elot.settings import VARIANTS

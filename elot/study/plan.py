@@ -25,7 +25,8 @@ from elot.btom.agent import (DEFAULT_MAX_STEPS, Simulation, SimulationError, che
                              describe_belief, describe_hidden, run_agent)
 from elot.btom.inference import infer
 from elot.btom.scenario import Scenario
-from elot.btom.scn import format_scn, parse_scn_text
+from elot.btom.scn_read import parse_scn_text
+from elot.btom.scn_write import format_scn
 from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_POINTS, DEFAULT_VARIANT, JUDGE_MODES

@@ -64,7 +64,7 @@ class ScenarioRef:
 def _load_ref(ref: ScenarioRef):
     from elot.btom.dataset import load_dataset_plan
     from elot.btom.load import load_scenario
-    from elot.btom.scn import parse_scn_text
+    from elot.btom.scn_read import parse_scn_text
 
     if ref.text is not None:
         return parse_scn_text(ref.text, ref.name)
@@ -139,7 +139,7 @@ def expand_scenarios(specs: Sequence[str], *, root: str | None = None,
     ``exps``), dataset plan ids (``1_1``, ``exp1/1_1``), ``.scn`` files or globs, and
     example names."""
     from elot.btom.dataset import PLAN_ID, dataset_root
-    from elot.btom.scn import list_examples
+    from elot.btom.examples import list_examples
 
     experiments = [e for name in exps for e in EXPERIMENT_ALIASES.get(name, (name,))]
     for exp in experiments:

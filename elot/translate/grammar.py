@@ -36,14 +36,14 @@ LOWERED_TERMINALS = frozenset({"OPERATOR", "NUMBER"})
 
 def vocabulary(signature: Signature | None = None, *, lowered: bool = False) -> tuple[str, ...]:
     """Every lowercase name a formula over ``signature`` may use, sorted."""
-    from elot.lang import checker
+    from elot.lang import operators
 
     signature = signature or Signature.default()
-    names: set[str] = set(checker.EPISTEMIC_OPERATORS) | set(checker.CONNECTIVES) | set(checker.QUANTIFIERS)
-    names |= set(checker.ADJECTIVES)
+    names: set[str] = set(operators.EPISTEMIC_OPERATORS) | set(operators.CONNECTIVES) | set(operators.QUANTIFIERS)
+    names |= set(operators.ADJECTIVES)
     if lowered:
-        names |= {n for n in checker.LOWERED_OPERATORS if n[0].isalpha()}
-        names |= set(checker.THRESHOLD_NAMES)
+        names |= {n for n in operators.LOWERED_OPERATORS if n[0].isalpha()}
+        names |= set(operators.THRESHOLD_NAMES)
     names |= set(signature.predicate_types)
     names |= {d for d in signature.domains if d != "object"}
     names |= set(signature.object_types)
@@ -197,7 +197,7 @@ def typed_grammar(signature: Signature | None = None) -> str:
     :func:`decoding_grammar` is ELoT's generic term syntax: ``might(φ, ψ)`` or
     ``believes(player, empty(box1))`` pass it and fail only at the typechecker. Here the
     arity and argument kinds of each operator are rules of their own, derived from the
-    operator tables of :mod:`elot.lang.checker` and the signature's predicate domains:
+    operator tables of :mod:`elot.lang.operators` and the signature's predicate domains:
 
     * a statement is an attitude (``believes``, ``certain``, ``hopes``) over quoted
       formulas or modals, a knowledge operator over one quoted formula, an ``about``
@@ -213,7 +213,7 @@ def typed_grammar(signature: Signature | None = None) -> str:
     of the right domain) is left to the typechecker. The language is canonical (``", "``
     between arguments) and a subset of :func:`decoding_grammar`'s.
     """
-    from elot.lang import checker
+    from elot.lang import operators
 
     sig = signature or Signature.default()
 
@@ -243,18 +243,18 @@ def typed_grammar(signature: Signature | None = None) -> str:
         f"    | {opening('not')} statement {close}",
         f"    | {opening('and', 'or')} statement ({sep} statement)+ {close}",
         f"agent: {_alts(lit(a) for a in agents)}",
-        f"adjective: {_alts(lit(a) for a in sorted(checker.ADJECTIVES))}",
+        f"adjective: {_alts(lit(a) for a in sorted(operators.ADJECTIVES))}",
         # believes takes one or more contents; certain and hopes exactly one
         "attitude: " + " | ".join(
             f"{opening(op)} agent {sep} content" + (f" ({sep} content)*" if op == "believes" else "") + f" {close}"
-            for op in checker.ATTITUDES),
+            for op in operators.ATTITUDES),
         "content: quoted | modal",
         f"quoted: {opening('formula')} base {close}",
-        f"knowledge: {opening(*checker.KNOWLEDGE)} agent {sep} quoted {close}",
-        f"about: {opening(*checker.ABOUT)} agent {sep} condition {sep} base {close}",
+        f"knowledge: {opening(*operators.KNOWLEDGE)} agent {sep} quoted {close}",
+        f"about: {opening(*operators.ABOUT)} agent {sep} condition {sep} base {close}",
         f"uncertain_if: {opening('uncertain_if')} agent {sep} (quoted ({sep} quoted)? "
         f"| condition {sep} base {sep} base) {close}",
-        f"modal: {opening(*checker.MODALS)} base {close}",
+        f"modal: {opening(*operators.MODALS)} base {close}",
         f"    | {opening('more', 'less')} adjective {sep} (condition {sep})? base {sep} base {close}",
         f"    | {opening('equal')} adjective {sep} base {sep} base ({sep} base)? {close}",
         f"    | {opening('most', 'least')} adjective ({sep} object {sep} VAR {sep} condition)? {sep} base {close}",
@@ -271,7 +271,7 @@ def typed_grammar(signature: Signature | None = None) -> str:
     atoms = [call_rule(p, *(f"arg_{d}" for d in domains))
              for p, domains in sorted(sig.predicate_types.items())]
     lines.append("atom: " + _alts(atoms))
-    domains = sorted(d for d in sig.domains if d != "object" and d not in checker.OPERATORS)
+    domains = sorted(d for d in sig.domains if d != "object" and d not in operators.OPERATORS)
     lines.append(f"typeatom: {opening(*domains)} (VAR | object) {close}")
     used = sorted({d for ds in sig.predicate_types.values() for d in ds})
     for domain in used:

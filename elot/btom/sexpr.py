@@ -1,0 +1,155 @@
+"""S-expressions with positions: the syntax of PDDL files.
+
+:func:`parse_sexprs` reads a text into :class:`Sym` atoms and :class:`SList` lists, each
+with its :class:`~elot.errors.Span`, skipping ``;`` comments; an unbalanced parenthesis is a
+:class:`~elot.errors.ScenarioError` at its place, with the line where a ``)`` is likely
+missing. :func:`to_data` turns an expression into plain strings and tuples;
+:func:`line_span` gives the span of one line of a source (for errors about a whole line).
+The readers of PDDL domain, problem and plan files are in :mod:`elot.btom.pddl`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Union
+
+from elot.errors import LineIndex, ScenarioError, Span
+
+
+
+@dataclass(frozen=True)
+class Sym:
+    """An atom of an s-expression (a name, a number, ``?var``, ``-``), with its span."""
+
+    text: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class SList:
+    """A parenthesised list of s-expressions, with the span from ``(`` to ``)``."""
+
+    items: tuple["SExpr", ...]
+    span: Span
+
+    def head(self) -> str | None:
+        """The (lower-cased) text of the first item when it is a symbol, else None."""
+        if self.items and isinstance(self.items[0], Sym):
+            return self.items[0].text.lower()
+        return None
+
+
+SExpr = Union[Sym, SList]
+
+
+def to_data(expr: SExpr) -> str | tuple:
+    """An s-expression as plain data: symbols become strings, lists nested tuples."""
+    if isinstance(expr, Sym):
+        return expr.text
+    return tuple(to_data(item) for item in expr.items)
+
+
+#: Deepest nesting of parentheses accepted (the stages after reading are recursive).
+MAX_NESTING = 200
+
+
+class _Reader:
+    """One pass over a text: tokens with line/column, ``;`` comments skipped."""
+
+    def __init__(self, text: str, path: str | None) -> None:
+        self.text = text
+        self.path = path
+        self.lines = _line_index(text)
+
+    def error(self, message: str, start: int, end: int | None = None, hint: str | None = None) -> ScenarioError:
+        return ScenarioError(message, span=self.lines.span(start, end), source=self.text, path=self.path, hint=hint)
+
+    def read(self, begin: int = 0, end: int | None = None) -> tuple[SExpr, ...]:
+        """The s-expressions of ``text[begin:end]`` (spans stay relative to the whole text)."""
+        text = self.text
+        stack: list[tuple[int, list[SExpr]]] = []
+        top: list[SExpr] = []
+        i, n = begin, len(text) if end is None else end
+        while i < n:
+            c = text[i]
+            if c.isspace():
+                i += 1
+            elif c == ";":
+                j = text.find("\n", i)
+                i = n if j < 0 else j
+            elif c == "(":
+                stack.append((i, []))
+                if len(stack) > MAX_NESTING:
+                    raise self.error(f"nesting too deep (more than {MAX_NESTING} levels)", i, i + 1,
+                                     hint="PDDL files of the dataset nest about 6 levels; check the parentheses")
+                i += 1
+            elif c == ")":
+                if not stack:
+                    raise self.error("unbalanced ')': nothing to close", i, i + 1, hint="remove this parenthesis")
+                start, items = stack.pop()
+                node = SList(tuple(items), self.lines.span(start, i + 1))
+                (stack[-1][1] if stack else top).append(node)
+                i += 1
+            else:
+                j = i
+                while j < n and not text[j].isspace() and text[j] not in "();":
+                    j += 1
+                node = Sym(text[i:j], self.lines.span(i, j))
+                (stack[-1][1] if stack else top).append(node)
+                i = j
+        if stack:
+            start = stack[-1][0]
+            error = self.error(
+                f"unbalanced '(': {len(stack)} parenthes{'is' if len(stack) == 1 else 'es'} never closed",
+                start,
+                start + 1,
+                hint="add the missing ')' (this is the innermost '(' left open)",
+            )
+            suspect = _suspect_line(text[begin:n], text.count("\n", 0, begin))
+            if suspect is not None:
+                error.notes = (f"line {suspect} opens more parentheses than it closes, and the next line is not nested in it",)
+            raise error
+        return tuple(top)
+
+
+def _suspect_line(text: str, first: int) -> int | None:
+    """The first line (1-based, counted from ``first`` + 1) that leaves a list open while
+    the next non-blank line is indented no deeper: in indented PDDL, the likely place of
+    a missing ')'."""
+    lines = [l.split(";", 1)[0] for l in text.splitlines()]
+    for i, line in enumerate(lines):
+        if line.count("(") <= line.count(")") or not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        nxt = next((l for l in lines[i + 1 :] if l.strip()), None)
+        if nxt is None or len(nxt) - len(nxt.lstrip()) <= indent:
+            return first + i + 1
+    return None
+
+
+def line_span(source: str | None, line: int | None) -> Span | None:
+    """The span of the text of line ``line`` (1-based) of ``source``, without its
+    indentation; None when either is unknown or the line does not exist."""
+    if source is None or line is None:
+        return None
+    index = _line_index(source)
+    found = index.line(line)
+    if found is None or (line == len(index.starts) and found[0] == found[1] and line > 1):
+        return None  # (a final newline does not start another line)
+    offset, end = found
+    text = source[offset:end].rstrip("\r")
+    indent = len(text) - len(text.lstrip())
+    return index.span(offset + indent, offset + len(text))
+
+
+@lru_cache(maxsize=8)
+def _line_index(source: str) -> LineIndex:
+    # A plan's steps each ask for their line's span: one index per text keeps that
+    # linear (re-splitting the text per step was quadratic).
+    return LineIndex(source)
+
+
+def parse_sexprs(text: str, path: str | None = None) -> tuple[SExpr, ...]:
+    """All top-level s-expressions of ``text`` (``;`` starts a comment to end of line)."""
+    return _Reader(text, path).read()
