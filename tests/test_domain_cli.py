@@ -481,7 +481,7 @@ def test_repl_refuses_a_space_too_large_before_the_prompt(capsys, monkeypatch, t
     assert code == 2 and "refused before any work" in err and "elot[" not in out
 
 
-@pytest.mark.parametrize("command", [["map"], ["plot"], ["plan"]])
+@pytest.mark.parametrize("command", [["map"], ["plot"]])
 def test_commands_of_the_gridworld_say_so_for_a_domain_scenario(capsys, tmp_path, trucks, command):
     code, _, err = elot(capsys, *command, trucks, "-o", tmp_path / "out.png")
     assert code == 2 and "works on the Doors-Keys-Gems gridworld only" in err and "Traceback" not in err

@@ -91,9 +91,11 @@ const TEXT = {
 /* A food-truck survey (elot stimuli on .trucks files): a student, trucks and a building;
    the participants rate the statements only (no goal question). */
 const TRUCK_TEXT = {
-  consent: "<p>In this study you will watch short animations of a student looking for lunch among food " +
-    "trucks, and answer questions about what the student believed. It takes about 15 minutes. Your answers " +
+  consent: (minutes) => "<p>In this study you will watch short animations of a student looking for lunch " +
+    "among food trucks, and answer questions about what the student believed. It takes about " + minutes +
+    (minutes === 1 ? " minute" : " minutes") + ". Your answers " +
     "are stored without your name and used for research only. You may stop at any time.</p>" +
+    (contactLink() ? "<p>Questions about the study: " + contactLink() + ".</p>" : "") +
     "<p>Do you agree to take part?</p>",
   world: () => "<p>You will watch a hungry <b>student</b> (the black figure) on a campus. There are two " +
     "<b>parking spots</b> for food trucks, drawn with dashed lines: one in the bottom left corner, which always " +
