@@ -280,9 +280,9 @@ def _domain_batch(args, domain: str, params, betas) -> int:
 
 
 def fit_command(args) -> int:
-    from elot.study.fit import BETA_GRID, fit, fit_json, read_ratings, simulated_outside
+    from elot.study.fit import BETA_GRID, fit, read_ratings, simulated_outside
     from elot.output import same_file
-    from elot.study.params import StudyError, check_replace, read_params, write_params
+    from elot.study.params import StudyError, check_replace, read_params
 
     domain = options.domain_spec(args, scenarios=[])
     if domain:
@@ -312,22 +312,28 @@ def fit_command(args) -> int:
         progress = (lambda model, done, total: bar(done, total)) if bar else None
         result = fit(ratings, models=models, betas=betas, k=args.k, conventions=conventions,
                      minimize=args.minimize, start=start, samples=args.samples, seed=args.seed, progress=progress)
+    return _fit_outputs(args, result, inputs)
+
+
+#: β a domain's fit searches by default: 0.5 to 10 in steps of 0.5, the food-truck authors' grid.
+DOMAIN_BETAS = tuple(n / 2 for n in range(1, 21))
+
+
+def _fit_outputs(args, result, inputs) -> int:
+    """What ``elot fit`` prints and writes once the fit is done (the gridworld's and a domain's)."""
+    from elot.output import csv_text
+    from elot.study.fit import fit_json
+    from elot.study.params import atomic_output, write_params
+
     _print_fit(result)
     best = result.best
     if args.output:
         write_params(args.output, best.thresholds, best.beta, force=args.force, inputs=inputs, **fit_json(result))
     if args.evaluations:
-        from elot.output import csv_text
-        from elot.study.params import atomic_output
-
         rows = [e for f in result.models.values() for e in f.evaluations]
         with atomic_output(args.evaluations, force=args.force, inputs=inputs, option="--evaluations") as handle:
             handle.write(csv_text(rows))
     return 0
-
-
-#: β a domain's fit searches by default: 0.5 to 10 in steps of 0.5, the food-truck authors' grid.
-DOMAIN_BETAS = tuple(n / 2 for n in range(1, 21))
 
 
 def _domain_fit(args, domain: str) -> int:
@@ -335,9 +341,9 @@ def _domain_fit(args, domain: str) -> int:
     from elot.domains.front import front_of
     from elot.domains.load import load_domain
     from elot.study.domain_fit import refs_for, tabulator
-    from elot.study.fit import fit, fit_json, read_ratings
+    from elot.study.fit import fit, read_ratings
     from elot.errors import ElotError
-    from elot.study.params import StudyError, check_replace, read_params, write_params
+    from elot.study.params import StudyError, check_replace, read_params
 
     for option, attr, unset in (("--k", "k", options.DEFAULT_K), ("--conventions", "conventions", "elot")):
         if getattr(args, attr, unset) != unset:
@@ -363,18 +369,7 @@ def _domain_fit(args, domain: str) -> int:
         progress = (lambda model, done, total: bar(done, total)) if bar else None
         result = fit(ratings, models=models, betas=betas, minimize=args.minimize, start=start,
                      samples=args.samples, seed=args.seed, progress=progress, tabulate=tabulator(args.planner))
-    _print_fit(result)
-    best = result.best
-    if args.output:
-        write_params(args.output, best.thresholds, best.beta, force=args.force, inputs=inputs, **fit_json(result))
-    if args.evaluations:
-        from elot.output import csv_text
-        from elot.study.params import atomic_output
-
-        rows = [e for f in result.models.values() for e in f.evaluations]
-        with atomic_output(args.evaluations, force=args.force, inputs=inputs, option="--evaluations") as handle:
-            handle.write(csv_text(rows))
-    return 0
+    return _fit_outputs(args, result, inputs)
 
 
 def _print_fit(result) -> None:
