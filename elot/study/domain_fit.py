@@ -13,6 +13,7 @@ truth does not depend on β, only its posterior weight does.
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import partial
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -75,7 +76,7 @@ def domain_problem(ratings, model: str, *, betas: Sequence[float], start: Thresh
     from elot.domains.source import DomainSource
     from elot.engine import Engine
     from elot.judging import compile_statement, holds, posterior_probability, prior_probability
-    from elot.study.fit import Problem, _Group, grid_values, threshold_names
+    from elot.study.fit import by_formula, grid_values, problem_of, tabulate_formula
 
     start = Thresholds.given(start, "start")
     grids = {n: grid_values(n, start) for n in FITTED}
@@ -105,35 +106,24 @@ def domain_problem(ratings, model: str, *, betas: Sequence[float], start: Thresh
                 judged[t, at] = (every[0], np.stack([r.weights for r in every], axis=1))
             return judged[t, at]
 
-        by_formula: dict[str, list[int]] = defaultdict(list)
-        for i in rows:
-            by_formula[ratings.keys[i].formula].append(i)
-        for formula, members in by_formula.items():
-            names = threshold_names(compile_statement(formula, signature, thresholds=start, bind_free=True).lowered)
-            shape = tuple(len(grids[n]) for n in names)
-            P = np.empty((len(members), *shape, len(betas)))
-            pi = np.empty((len(members), *shape))
-            for combo in np.ndindex(*shape):
-                theta = start.replace(**{n: float(grids[n][j]) for n, j in zip(names, combo)})
-                compiled = compile_statement(formula, signature, thresholds=theta, bind_free=True)
-                for m, i in enumerate(members):
-                    key = ratings.keys[i]
-                    at = key.t if key.mode == "current" else 0
-                    if at > 0 and compiled.needs_belief:
-                        raise StudyError(f"{ratings.path}: {key.formula} (scenario {key.scenario}, t = {key.t}) is "
-                                         f"about the current belief, which the {front.name} model does not infer",
-                                         hint="rate statements about the initial belief (mode initial) or the desires")
-                    first, weights = rows_of(key.t, at)
-                    truth = holds(compiled, first).astype(float)   # the rows are the same for every β
-                    P[(m, *combo)] = posterior_probability(truth, weights)
-                    pi[(m, *combo)] = prior_probability(truth, first.weights, "elot", prior=first.prior_mass())
-            for m, i in enumerate(members):
-                tables[names][i] = (P[m], pi[m])
+        def score(compiled, members):
+            P, pi = [], []
+            for i in members:
+                key = ratings.keys[i]
+                at = key.t if key.mode == "current" else 0
+                if at > 0 and compiled.needs_belief:
+                    raise StudyError(f"{ratings.path}: {key.formula} (scenario {key.scenario}, t = {key.t}) is "
+                                     f"about the current belief, which the {front.name} model does not infer",
+                                     hint="rate statements about the initial belief (mode initial) or the desires")
+                first, weights = rows_of(key.t, at)
+                truth = holds(compiled, first).astype(float)   # the rows are the same for every β
+                P.append(posterior_probability(truth, weights))
+                pi.append(prior_probability(truth, first.weights, "elot", prior=first.prior_mass()))
+            return P, pi
+
+        for formula, members in by_formula(ratings, rows).items():
+            tabulate_formula(tables, members, grids, start, len(betas),
+                             partial(compile_statement, formula, signature, bind_free=True), score)
         if progress:
             progress(done + 1, len(by_scenario))
-    groups = []
-    for names, entries in tables.items():
-        order = sorted(entries)
-        groups.append(_Group(names, np.array(order, dtype=np.intp),
-                             np.stack([entries[i][0] for i in order]), np.stack([entries[i][1] for i in order])))
-    return Problem(model, tuple(betas), start, grids, groups, len(ratings.keys))
+    return problem_of(model, betas, start, grids, tables, len(ratings.keys))

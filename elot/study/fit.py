@@ -27,7 +27,7 @@ import io
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -463,40 +463,68 @@ def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequenc
         # A statement about desires is judged on one row per hypothesis (judging.rows_for),
         # weighted by the whole posterior rather than the (state, belief) pairs'.
         full = lru_cache(maxsize=None)(lambda t: np.stack([inf.posterior(t) for inf in infs], axis=1))
-        by_formula: dict[str, list[int]] = defaultdict(list)
-        for i in rows:
-            by_formula[ratings.keys[i].formula].append(i)
-        for formula, members in by_formula.items():
-            names = threshold_names(compile_statement(first, formula, thresholds=start, bind_free=True).lowered)
-            shape = tuple(len(grids[n]) for n in names)
-            P = np.empty((len(members), *shape, len(betas)))
-            pi = np.empty((len(members), *shape))
-            for combo in np.ndindex(*shape):
-                theta = start.replace(**{n: float(grids[n][j]) for n, j in zip(names, combo)})
-                compiled = compile_statement(first, formula, thresholds=theta, bind_free=True)
-                truth_at: dict[int, np.ndarray] = {}
-                for m, i in enumerate(members):
-                    key = ratings.keys[i]
-                    when = key.t if key.mode == "current" else 0
-                    hypotheses = rows_for(compiled, judged(key.t, when))
-                    if when not in truth_at:   # the truth depends on the beliefs of `when` only
-                        truth_at[when] = holds(compiled, hypotheses).astype(float)
-                    truth = truth_at[when]
-                    # P under every β at once; π from the rows' prior masses, as every score
-                    P[(m, *combo)] = posterior_probability(
-                        truth, weights[key.t] if len(truth) == len(weights[key.t]) else full(key.t))
-                    pi[(m, *combo)] = prior_probability(truth, hypotheses.weights, conventions,
-                                                        prior=hypotheses.prior_mass(), live=hypotheses.live)
-            for m, i in enumerate(members):
-                tables[names][i] = (P[m], pi[m])
+
+        def score(compiled, members):
+            truth_at: dict[int, np.ndarray] = {}
+            P, pi = [], []
+            for i in members:
+                key = ratings.keys[i]
+                when = key.t if key.mode == "current" else 0
+                hypotheses = rows_for(compiled, judged(key.t, when))
+                if when not in truth_at:   # the truth depends on the beliefs of `when` only
+                    truth_at[when] = holds(compiled, hypotheses).astype(float)
+                truth = truth_at[when]
+                # P under every β at once; π from the rows' prior masses, as every score
+                P.append(posterior_probability(
+                    truth, weights[key.t] if len(truth) == len(weights[key.t]) else full(key.t)))
+                pi.append(prior_probability(truth, hypotheses.weights, conventions,
+                                            prior=hypotheses.prior_mass(), live=hypotheses.live))
+            return P, pi
+
+        for formula, members in by_formula(ratings, rows).items():
+            compile_at = partial(compile_statement, first, formula, bind_free=True)
+            tabulate_formula(tables, members, grids, start, len(betas), compile_at, score)
         if progress:
             progress(done + 1, len(by_scenario))
+    return problem_of(model, betas, start, grids, tables, len(ratings.keys))
+
+
+def by_formula(ratings: Ratings, rows: Sequence[int]) -> dict[str, list[int]]:
+    """The rating keys ``rows`` grouped by their formula, in order."""
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i in rows:
+        groups[ratings.keys[i].formula].append(i)
+    return groups
+
+
+def tabulate_formula(tables: dict, members: Sequence[int], grids: dict, start: Thresholds, n_betas: int,
+                     compile_at: Callable, score: Callable) -> None:
+    """P (every β) and π of ``members`` (the keys of one formula) at every point of the grid
+    of the thresholds the formula uses, into ``tables[names][key]``: ``compile_at(thresholds=θ)``
+    compiles the formula under θ, ``score(compiled, members)`` gives the members' P rows and π."""
+    names = threshold_names(compile_at(thresholds=start).lowered)
+    shape = tuple(len(grids[n]) for n in names)
+    P = np.empty((len(members), *shape, n_betas))
+    pi = np.empty((len(members), *shape))
+    for combo in np.ndindex(*shape):
+        theta = start.replace(**{n: float(grids[n][j]) for n, j in zip(names, combo)})
+        rows, priors = score(compile_at(thresholds=theta), members)
+        for m in range(len(members)):
+            P[(m, *combo)] = rows[m]
+            pi[(m, *combo)] = priors[m]
+    for m, i in enumerate(members):
+        tables[names][i] = (P[m], pi[m])
+
+
+def problem_of(model: str, betas: Sequence[float], start: Thresholds, grids: dict, tables: dict,
+               n_keys: int) -> Problem:
+    """The tabulated keys as a :class:`Problem`: one group per set of thresholds used."""
     groups = []
     for names, entries in tables.items():
         order = sorted(entries)
         groups.append(_Group(names, np.array(order, dtype=np.intp),
                              np.stack([entries[i][0] for i in order]), np.stack([entries[i][1] for i in order])))
-    return Problem(model, tuple(betas), start, grids, groups, len(ratings.keys))
+    return Problem(model, tuple(betas), start, grids, groups, n_keys)
 
 
 # -- fitting --------------------------------------------------------------------------
