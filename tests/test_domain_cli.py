@@ -142,7 +142,7 @@ def test_experiment_scenarios_by_id_equal_the_authors_predictions(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["foodtrucks:999"], "has no scenario '999'"),
+    (["foodtrucks:999", "--data", "{data}"], "has no scenario '999'"),   # read from the experiment's data
     (["12", "--domain", "foodtrucks", "--data", "{tmp}"], "no scenarios.json in"),
     (["nothing-here.trucks"], "no food-truck scenario 'nothing-here.trucks'"),
     (["12", "--domain", "no-such-domain"], "no domain 'no-such-domain'"),
@@ -153,7 +153,10 @@ def test_experiment_scenarios_by_id_equal_the_authors_predictions(capsys):
     (["{trucks}", "--max-memory", "1K"], "refused before any work"),
 ])
 def test_bad_food_truck_runs_are_one_error(capsys, tmp_path, trucks, argv, message):
-    argv = [a.format(tmp=tmp_path, trucks=trucks) for a in argv]
+    data = baker_path()
+    if "{data}" in argv and data is None:
+        pytest.skip("the food-truck data are not at ../shared/baker2017 (or $ELOT_BAKER2017_DATA)")
+    argv = [a.format(tmp=tmp_path, trucks=trucks, data=data) for a in argv]
     code, out, err = elot(capsys, "run", *argv)
     assert code == 2 and message in err and "Traceback" not in err
 
