@@ -45,14 +45,15 @@ def run_domain(args, check_outputs, inputs) -> int:
     times = source.judgments
     statements, scores = score_statements(source, statements, times)
     outputs = front.outputs(source.result())
+    at = {t: front.outputs(source.result(t)) for t in times}     # the outputs at each judgment point
     failures = [(st.locate(st.error) if st.given else st.error).located(source=st.formula, path=f"<statement {n + 1}>")
                 for n, st in enumerate(statements) if st.error is not None]
 
     if args.csv:
-        write_output(args.csv, _csv(statements, times, scores, outputs), force=args.force, option="--csv",
+        write_output(args.csv, _csv(statements, times, scores, at), force=args.force, option="--csv",
                      inputs=inputs(args))
     if args.json:
-        write_output(args.json, _json(source, statements, times, scores, outputs), force=args.force,
+        write_output(args.json, _json(source, statements, times, scores, outputs, at), force=args.force,
                      option="--json", inputs=inputs(args))
     _print(source, statements, times, scores, outputs, stderr=STDOUT in (args.csv, args.json))
     for error in failures:
@@ -126,9 +127,10 @@ def _print(source, statements, times, scores, outputs, *, stderr: bool) -> None:
     out.print(scored)
 
 
-def _rows(statements, times, scores, outputs):
-    extra = {f"{judgment}_{option}": value for judgment, option, value in outputs}
+def _rows(statements, times, scores, at):
+    """One row per (judgment point, statement), with the domain's outputs at that point."""
     for t, got in zip(times, scores):
+        extra = {f"{judgment}_{option}": value for judgment, option, value in at[t]}
         if not got:
             yield {"t": t, "statement": "", "formula": "", "mode": "", "posterior": "",
                    "normalized_likelihood": "", "prior_fraction": "", **extra}
@@ -139,11 +141,11 @@ def _rows(statements, times, scores, outputs):
                    "prior_fraction": s.prior_fraction, **extra}
 
 
-def _csv(statements, times, scores, outputs) -> str:
-    return csv_text(list(_rows(statements, times, scores, outputs)), lineterminator="\r\n")
+def _csv(statements, times, scores, at) -> str:
+    return csv_text(list(_rows(statements, times, scores, at)), lineterminator="\r\n")
 
 
-def _json(source, statements, times, scores, outputs) -> str:
+def _json(source, statements, times, scores, outputs, at) -> str:
     result = source.result()
     data = {
         "domain": source.front.name,
@@ -152,7 +154,7 @@ def _json(source, statements, times, scores, outputs) -> str:
         "ran": result.describe(),     # what ran: the config with the planner resolved
         "outputs": [{"judgment": j, "option": o, "value": v} for j, o, v in outputs],
         "judgments": [
-            {"t": t, "statements": [
+            {"t": t, "outputs": [{"judgment": j, "option": o, "value": v} for j, o, v in at[t]], "statements": [
                 {"statement": statements[n].text, "formula": statements[n].formula, "mode": str(statements[n].mode),
                  "posterior": s.posterior, "normalized_likelihood": s.normalized_likelihood,
                  "prior_fraction": s.prior_fraction}

@@ -57,7 +57,7 @@ def register(subparsers) -> None:
         "ffmpeg is on the PATH), showing the agent's trail, the inventory, doors, keys and gems, and numbered "
         "boxes; plus stimuli.json in the schema of the paper's survey (name, goal, images, times, statements, "
         "relevant_colors, relevant_boxes, length). The folder is written whole or not at all. Food-truck scenarios "
-        "(.trucks files) are drawn as the food-truck experiment showed them, judged once at the end of each path.")
+        "(.trucks files) are drawn as the food-truck experiment showed them, judged at the end of each path or at the points of its judge line.")
     _add_scenario_list(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR", type=options.output_file,
                    help="the folder to write (created; replaced only if it is a stimulus set elot wrote, "
