@@ -11,7 +11,8 @@ import sys
 
 from elot.cli import options
 from elot.draw.palette import FRAME_SIZE, MIN_CELL
-from elot.settings import check_variant
+from elot.errors import ElotError
+from elot.settings import INITIAL, check_variant
 
 
 def _default_jobs() -> int:
@@ -115,10 +116,12 @@ def register(subparsers) -> None:
     _add_scenario_list(p)
     options.add_statements_file_option(p, required=True)
     options.add_mode_option(p)
-    p.add_argument("--ablations", default="true-belief,non-planning",
-                   help="models compared with the full one (default: %(default)s; '' for none)")
-    options.add_beta_option(p, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
+    p.add_argument("--ablations", default=None,
+                   help="models compared with the full one (default: true-belief,non-planning; with a domain, "
+                        "its other models: food trucks' true-belief,no-cost; '' for none)")
+    options.add_beta_option(p, shown="the --thresholds file's, else 2^1.5 ≈ 2.83; with a domain, its model's")
     options.add_formula_options(p)
+    options.add_domain_options(p)
     p.add_argument("--csv", metavar="OUT.csv", type=options.output_file, help="write the table as CSV")
     p.add_argument("--figure", metavar="OUT", type=options.output_file, help="write the chart (.png, .svg or .pdf)")
     options.add_force_option(p)
@@ -308,27 +311,41 @@ def design_command(args) -> int:
         check_target(args.csv, force=args.force, option="--csv", inputs=inputs)
     if args.figure:
         check_figure_target(args.figure, force=args.force, option="--figure", inputs=inputs)
-    ablations = list(dict.fromkeys(check_variant(m.strip()) for m in args.ablations.split(",") if m.strip()))
-    if "full" in ablations:
+    study = _domain_study(args, args.scenarios)
+    given = None if args.ablations is None else [m.strip() for m in args.ablations.split(",") if m.strip()]
+    if study is None:
+        options.refuse_domain_options(args, model=False)
+        ablations = list(dict.fromkeys(check_variant(m) for m in (("true-belief", "non-planning") if given is None else given)))
+    else:
+        ablations = list(dict.fromkeys(study.ablations() if given is None else given))
+    if {"full", *([study.front.model_name(None)] if study else [])} & set(ablations):
         raise StudyError("--ablations: full is the model the ablations are compared with, not an ablation",
-                         hint="give the ablations only, e.g. --ablations true-belief,non-planning")
+                         hint="give the ablations only, e.g. --ablations "
+                              + (",".join(study.ablations()) if study else "true-belief,non-planning"))
     thresholds, beta = options.thresholds_and_beta(args)
-    candidates = [Candidate(s.text, s.mode) for s in read_statements(args.statements, args.mode)]
+    mode = args.mode if study is None or options.mode_given(args) else INITIAL
+    candidates = [Candidate(s.text, s.mode) for s in read_statements(args.statements, mode)]
     if not candidates:
         raise StudyError(f"{args.statements} holds no statements", path=args.statements,
                          hint="one statement per line (English or ELoT)")
-    refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[e for e in args.exp.split(",") if e])
-    scenarios = [(ref.name if ref.plan_id else ref.load().name, ref.load()) for ref in refs]
+    if study is None:
+        refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[e for e in args.exp.split(",") if e])
+        scenarios = [(ref.name if ref.plan_id else ref.load().name, ref.load()) for ref in refs]
+    else:
+        study.check_models(ablations, "--ablations")
+        beta = _domain_beta(args, study)
+        scenarios = [(case.ref, case) for case in study.cases(args.scenarios)]
     with _exact_only("a map with fewer closed boxes, or fewer colours of hidden keys"):
         rows = design_rows(scenarios, candidates, ablations=ablations, beta=beta, thresholds=thresholds,
                            bind_free=args.bind_free)
+    shown_beta = beta if beta is not None else study.beta()     # a domain's model's own
     _print_design(rows, ablations)
     if args.csv:
         write_output(args.csv, design_csv(rows), force=args.force, option="--csv", inputs=inputs)
     if args.figure:
         where = scenarios[0][0] if len(scenarios) == 1 else f"{len(scenarios)} scenarios"
         fig = design_figure(rows, title=f"How informative each candidate statement is at the judgment points "
-                                        f"of {where} (β = {beta:.3g})", order=[c.text for c in candidates])
+                                        f"of {where} (β = {shown_beta:.3g})", order=[c.text for c in candidates])
         try:
             save_figure(fig, args.figure, force=args.force, option="--figure", inputs=inputs)
         except ElotError as error:   # the table is written already: say so, it is not lost
@@ -337,6 +354,42 @@ def design_command(args) -> int:
             raise
     _say_written(args.csv, args.figure, len(rows))
     return 0
+
+
+#: ``--exp``'s default in stimuli, storyboard and design.
+_EXP_DEFAULT = "exp2_current"
+
+
+def _domain_study(args, scenarios):
+    """The domain ``--domain`` or the scenarios name (food trucks for a ``.trucks`` file or
+    ``foodtrucks:ID``) as a :class:`elot.study.domain_cases.DomainStudy`, after refusing
+    the Doors-Keys-Gems settings given with it; None for the gridworld."""
+    spec = options.domain_spec(args, scenarios=[s for s in scenarios if s])
+    if not spec:
+        return None
+    from elot.study.domain_cases import DomainStudy
+
+    study = DomainStudy.named(spec, planner=args.planner, data=options.data_dir(args))
+    options.refuse_gridworld_options(args, study.name)
+    labtom = args.labtom is not None and getattr(args.labtom, "origin", None) is None   # given, not $ELOT_LABTOM_DATA
+    for option, given in (("--exp", args.exp != _EXP_DEFAULT), ("--labtom", labtom)):
+        if given:
+            raise ElotError(f"{option} is a setting of the Doors-Keys-Gems dataset; the {study.name} domain "
+                            "does not take it", hint="leave it out; a domain takes --model, --beta, --planner "
+                                                     "and --data")
+    return study
+
+
+def _domain_beta(args, study) -> float | None:
+    """β on a domain: ``--beta``, else the ``--thresholds`` file's, else None (each
+    model's own: food trucks' 2.5)."""
+    if args.beta is not None:
+        return args.beta
+    if args.thresholds:
+        from elot.study.params import thresholds_option
+
+        return thresholds_option(args.thresholds).beta
+    return None
 
 
 @contextlib.contextmanager
