@@ -1,0 +1,147 @@
+"""``elot design``, ``elot storyboard`` and ``elot baseline`` on a domain of the engine
+(issue 35 item 3: the same commands wherever they make sense, no parallel set): food-truck
+scenarios (.trucks files, ``--domain foodtrucks``) and a domain from a Python file, through
+the command line in-process; what they compute is held against ``elot run``'s scores of
+the same scenarios, and every Doors-Keys-Gems option given with a domain is refused by
+name."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from helpers import run_elot
+
+REPO = Path(__file__).resolve().parent.parent
+SHOP = REPO / "examples" / "domains" / "coffee_shop.py"
+
+#: The student walks up the left gap, looks behind the wall, finds it empty, goes back to eat Korean.
+LOOKED = """\
+scenario left-check-empty
+map 1
+spot2 empty
+start 1 1
+moves W N N stay S S S eat
+"""
+#: Straight to the Korean truck, never looking.
+STRAIGHT = """\
+scenario straight-korean
+map 2
+spot2 lebanese
+start 1 1
+moves W S eat
+"""
+
+CANDIDATES = """\
+believes(student, formula(empty(spot2)))
+believes(student, likely(empty(spot2)))
+likes_best(student, korean)
+prefers(student, mexican, korean)
+knows_that(student, empty(spot2))
+"""
+
+
+@pytest.fixture
+def trucks(tmp_path) -> Path:
+    path = tmp_path / "two.trucks"
+    path.write_text(LOOKED + "\n" + STRAIGHT)
+    (tmp_path / "candidates.txt").write_text(CANDIDATES)
+    return path
+
+
+def run_scores(trucks: Path, pick: str, statements: str, *extra: str) -> dict[str, float]:
+    """``elot run``'s L of each statement of ``statements`` on one scenario of the file."""
+    done = run_elot("run", f"{trucks}:{pick}", "--statements", statements, "--csv", "-", *extra)
+    assert done.returncode in (0, 2), done.stderr
+    return {row["formula"]: float(row["normalized_likelihood"]) for row in csv.DictReader(io.StringIO(done.stdout))
+            if row["normalized_likelihood"]}
+
+
+def test_design_on_food_trucks_scores_what_run_scores(trucks, tmp_path):
+    """Every L design shows is run's L of the same statement on the same scenario, under
+    the full model and under each ablation (the domain's own: true-belief, no-cost);
+    statements are about the initial belief by default, as run judges them."""
+    out = tmp_path / "design.csv"
+    done = run_elot("design", str(trucks), "--statements", "candidates.txt", "--csv", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(out.open()))
+    assert {r["scenario"] for r in rows} == {f"{trucks}:left-check-empty", f"{trucks}:straight-korean"}
+    assert "disagree_true-belief" in rows[0] and "disagree_no-cost" in rows[0]
+    assert all(r["mode"] == "initial" for r in rows)
+    statements = str(tmp_path / "candidates.txt")
+    for pick in ("left-check-empty", "straight-korean"):
+        full = run_scores(trucks, pick, statements)
+        ablated = {m: run_scores(trucks, pick, statements, "--model", m) for m in ("true-belief", "no-cost")}
+        mine = [r for r in rows if r["scenario"].endswith(pick)]
+        scored = [r for r in mine if r["L"]]
+        assert len(scored) == 4                     # knows_that(student, empty(spot2)) is ill-typed
+        for row in scored:
+            assert float(row["L"]) == pytest.approx(full[row["formula"]], abs=1e-4)
+            for model, scores in ablated.items():
+                assert float(row[f"disagree_{model}"]) == pytest.approx(
+                    abs(full[row["formula"]] - scores[row["formula"]]), abs=2e-4)
+        flags = {r["statement"]: r["flag"] for r in mine}
+        assert flags["knows_that(student, empty(spot2))"] == "ill-typed"
+    # the desire statements are told apart from the belief ones: the student that looked did not like Korean best
+    looked = {r["statement"]: float(r["L"]) for r in rows if r["scenario"].endswith("left-check-empty") and r["L"]}
+    straight = {r["statement"]: float(r["L"]) for r in rows if r["scenario"].endswith("straight-korean") and r["L"]}
+    assert straight["likes_best(student, korean)"] > looked["likes_best(student, korean)"]
+
+
+def test_design_on_one_judgment_point_has_no_range_and_flags_twins(trucks, tmp_path):
+    """A food-truck scenario is judged once, at the end of its path: its range and change
+    are empty (not 0, and nothing is "constant"); two statements no model tells apart are
+    still flagged, and the run says which files it wrote."""
+    out, figure = tmp_path / "d.csv", tmp_path / "d.png"
+    done = run_elot("design", "--domain", "foodtrucks", f"{trucks}:1", "--statements", "candidates.txt",
+                    "--csv", str(out), "--figure", str(figure), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f"wrote the table (5 rows) to {out} and the chart to {figure}" in done.stderr
+    assert figure.read_bytes().startswith(b"\x89PNG")
+    rows = {r["statement"]: r for r in csv.DictReader(out.open())}
+    believed = rows["believes(student, formula(empty(spot2)))"]
+    assert believed["range"] == "" and believed["change"] == "" and believed["points"] == "8"
+    assert not any(r["flag"].startswith("constant") for r in rows.values())
+    twin = rows["believes(student, likely(empty(spot2)))"]
+    assert twin["flag"] == f"same L as #{believed['rank']}" and twin["L"] == believed["L"]
+
+
+def test_design_on_a_case_file_with_several_points_has_a_range(tmp_path):
+    """A domain from a file, its case judged at three points: L moves between them and
+    design says by how much (range, signed change), as for the gridworld."""
+    case = tmp_path / "peek.json"
+    case.write_text(json.dumps({"name": "peek", "layout": "corridor", "world": "shop-closed", "judgments": [1, 2, 6],
+                                "path": ["cell2", "cell3", "cell3", "cell2", "cell1", "cell0", "done"]}))
+    (tmp_path / "c.txt").write_text("believes(visitor, formula(open(shop)))\n")
+    out = tmp_path / "d.csv"
+    done = run_elot("design", "--domain", str(SHOP), str(case), "--statements", "c.txt", "--csv", str(out),
+                    "--ablations", "true-belief", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    (row,) = csv.DictReader(out.open())
+    values = [float(v) for v in row["L"].split(";")]
+    assert row["points"] == "1;2;6" and len(values) == 3 and "disagree_no-cost" not in row
+    assert float(row["range"]) == pytest.approx(max(values) - min(values), abs=2e-4)
+    assert float(row["change"]) == pytest.approx(values[-1] - values[0], abs=2e-4)
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--bind-free"], "--bind-free is a setting of the Doors-Keys-Gems inference"),
+    (["--exp", "exp1"], "--exp is a setting of the Doors-Keys-Gems dataset"),
+    (["--ablations", "non-planning"], "--ablations: the foodtrucks domain has no model 'non-planning'"),
+    (["--ablations", "btom"], "--ablations: full is the model the ablations are compared with"),
+])
+def test_design_refuses_gridworld_options_on_a_domain(trucks, tmp_path, argv, said):
+    out = tmp_path / "d.csv"
+    done = run_elot("design", str(trucks), "--statements", "candidates.txt", "--csv", str(out), *argv, cwd=tmp_path)
+    assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not out.exists()
+
+
+def test_design_refuses_domain_options_on_the_gridworld(tmp_path):
+    (tmp_path / "c.txt").write_text("believes(player, formula(empty(box1)))\n")
+    for option in (["--planner", "qmdp"], ["--data", str(tmp_path)]):
+        done = run_elot("design", "two-doors", "--statements", "c.txt", *option, cwd=tmp_path)
+        assert done.returncode == 2 and f"{option[0]} is a setting of a domain" in done.stderr, done.stderr
