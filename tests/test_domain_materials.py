@@ -145,3 +145,89 @@ def test_design_refuses_domain_options_on_the_gridworld(tmp_path):
     for option in (["--planner", "qmdp"], ["--data", str(tmp_path)]):
         done = run_elot("design", "two-doors", "--statements", "c.txt", *option, cwd=tmp_path)
         assert done.returncode == 2 and f"{option[0]} is a setting of a domain" in done.stderr, done.stderr
+
+
+# -- elot baseline ---------------------------------------------------------------------------
+
+
+def test_a_food_truck_scene_tells_spot_2_only_once_it_is_seen():
+    """The observer learns what spot 2 holds when the student stands where at least half
+    of it is in view (as the stimuli draw it), never before; the building's gaps, the
+    Korean truck at spot 1 and the student's start are told in both conditions."""
+    from elot.baseline.trucks import narrative_text, plan_text
+    from elot.domains.foodtrucks.trucksfile import parse_trucks
+
+    looked, straight = parse_trucks(LOOKED + "\n" + STRAIGHT)
+    for describe in (plan_text, narrative_text):
+        before, after = describe(looked, 2), describe(looked, 3)
+        assert "it is empty" not in before and "from here it sees spot 2: it is empty" in after
+        assert "(0,0) holds the Korean truck" in before and "starts at (1,1)" in before
+        assert "passed at its west (left) and east (right) ends" in before
+        assert "Lebanese truck is there" not in describe(straight, 3)     # map 2, spot 2 never in view
+        assert "passed at its east (right) end." in describe(straight, 3)
+    assert plan_text(looked, 8).splitlines()[-1] == "8. eats at the Korean truck"
+    assert narrative_text(looked, 8).endswith("It waited a step at (0,3). It went south 3 times, to (0,0). "
+                                              "Then it ate at the Korean truck.")
+
+
+def test_baseline_rates_food_truck_scenarios_through_the_endpoint(trucks, tmp_path):
+    """Through the stand-in endpoint: one prompt per (scenario, statement) at the path's
+    end, in the food-truck template, ELoT shown in the domain's English; a rating read from
+    each answer and none made up (an answer without one leaves L empty with its reason); the
+    table keyed as elot batch keys the same scenarios' rows (scenario, mode, t, formula), so
+    report, fit and storyboard --table meet them; the manifest beside it."""
+    from test_baseline import Stub, completion
+
+    plays = ['{"rating": 7}', "no idea", '{"rating": 1}', '{"rating": 4}']
+    out = tmp_path / "llm.csv"
+    statements = ["likes_best(student, korean)", "At first the student thought the Lebanese truck was behind the "
+                  "building."]
+    with Stub(lambda b, n: completion(plays[n % len(plays)])) as stub:
+        done = run_elot("baseline", str(trucks), *(a for s in statements for a in ("-s", s)), "--endpoint", stub.url,
+                        "--llm", "stub-model", "-o", str(out), env={"OPENAI_API_KEY": "sk-x"})
+    assert done.returncode == 0, done.stderr
+    assert "4 prompts, 4 answers (4 asked, 0 from the cache)" in done.stderr and "3 rated, 1 without" in done.stderr
+    sent = [b["messages"][-1]["content"] for b in stub.requests]
+    assert all("The student's steps so far" in text for text in sent)
+    assert sum('Statement: "The student initially liked the Korean truck best."' in text for text in sent) == 2
+    assert "hungry student on a campus" in stub.requests[0]["messages"][0]["content"]
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 4 and {r["model"] for r in rows} == {"stub-model/plan"}
+    rated = sorted(float(r["llm_rating"]) for r in rows if r["L"])
+    assert rated == [1.0, 4.0, 7.0] and [r for r in rows if not r["L"]][0]["error"].startswith("no rating")
+    assert all(float(r["L"]) == pytest.approx((float(r["llm_rating"]) - 1) / 6) for r in rows if r["L"])
+    assert (tmp_path / "llm.csv.manifest.json").is_file()
+    table = tmp_path / "batch.csv"
+    done = run_elot("batch", str(trucks), *(a for s in statements for a in ("-s", s)), "-o", str(table))
+    assert done.returncode == 0, done.stderr
+    key = lambda r: (r["scenario"], r["mode"], r["t"], r["formula"])     # noqa: E731
+    assert sorted(map(key, rows)) == sorted(map(key, csv.DictReader(table.open())))
+
+
+def test_baseline_asks_the_experiments_questions_by_default_and_refuses_bad_statements(trucks, tmp_path):
+    done = run_elot("baseline", f"{trucks}:straight-korean", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("### ") == 3 and "t=3 initial #q1 (plan)" in done.stdout
+    assert "The student initially believed that the Mexican truck was behind the building." in done.stdout
+    from test_baseline import Stub, completion
+
+    bad = tmp_path / "bad.txt"
+    bad.write_text("knows_that(student, empty(spot2))\ncurrent: believes(student, formula(empty(spot2)))\n")
+    with Stub(lambda b, n: completion('{"rating": 4}')) as stub:
+        done = run_elot("baseline", str(trucks), "--statements", str(bad), "--endpoint", stub.url, "--llm", "m",
+                        "-o", str(tmp_path / "x.csv"))
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "2 of 2 statement(s) could not be scored, so nothing was asked" in done.stderr
+    assert "knows_that needs formula(...)" in done.stderr and "current belief" in done.stderr
+    assert stub.requests == [] and not (tmp_path / "x.csv").exists()
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--in-vs-out"], "--in-vs-out rates the LaBToM dataset's statements"),
+    (["--exp", "exp1"], "--exp is a setting of the Doors-Keys-Gems dataset"),
+    (["--planner", "qmdp", "--domain", str(SHOP), str(REPO / "examples" / "domains" / "coffee_peek.json"),
+      "-s", "believes(visitor, formula(open(shop)))"], "cannot describe a scenario of the coffee-shop domain"),
+])
+def test_baseline_refusals_on_a_domain(trucks, argv, said):
+    done = run_elot("baseline", *([] if "--domain" in argv else [str(trucks)]), *argv, "--dry-run")
+    assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr

@@ -311,7 +311,7 @@ def design_command(args) -> int:
         check_target(args.csv, force=args.force, option="--csv", inputs=inputs)
     if args.figure:
         check_figure_target(args.figure, force=args.force, option="--figure", inputs=inputs)
-    study = _domain_study(args, args.scenarios)
+    study = options.domain_study(args, args.scenarios)
     given = None if args.ablations is None else [m.strip() for m in args.ablations.split(",") if m.strip()]
     if study is None:
         options.refuse_domain_options(args, model=False)
@@ -354,30 +354,6 @@ def design_command(args) -> int:
             raise
     _say_written(args.csv, args.figure, len(rows))
     return 0
-
-
-#: ``--exp``'s default in stimuli, storyboard and design.
-_EXP_DEFAULT = "exp2_current"
-
-
-def _domain_study(args, scenarios):
-    """The domain ``--domain`` or the scenarios name (food trucks for a ``.trucks`` file or
-    ``foodtrucks:ID``) as a :class:`elot.study.domain_cases.DomainStudy`, after refusing
-    the Doors-Keys-Gems settings given with it; None for the gridworld."""
-    spec = options.domain_spec(args, scenarios=[s for s in scenarios if s])
-    if not spec:
-        return None
-    from elot.study.domain_cases import DomainStudy
-
-    study = DomainStudy.named(spec, planner=args.planner, data=options.data_dir(args))
-    options.refuse_gridworld_options(args, study.name)
-    labtom = args.labtom is not None and getattr(args.labtom, "origin", None) is None   # given, not $ELOT_LABTOM_DATA
-    for option, given in (("--exp", args.exp != _EXP_DEFAULT), ("--labtom", labtom)):
-        if given:
-            raise ElotError(f"{option} is a setting of the Doors-Keys-Gems dataset; the {study.name} domain "
-                            "does not take it", hint="leave it out; a domain takes --model, --beta, --planner "
-                                                     "and --data")
-    return study
 
 
 def _domain_beta(args, study) -> float | None:
