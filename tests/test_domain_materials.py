@@ -231,3 +231,64 @@ def test_baseline_asks_the_experiments_questions_by_default_and_refuses_bad_stat
 def test_baseline_refusals_on_a_domain(trucks, argv, said):
     done = run_elot("baseline", *([] if "--domain" in argv else [str(trucks)]), *argv, "--dry-run")
     assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+# -- elot storyboard -------------------------------------------------------------------------
+
+
+def test_storyboard_of_a_food_truck_scenario_draws_its_frame_and_runs_l(trucks):
+    """The frame at the judgment point is the one the stimuli draw (elot/draw/foodtrucks),
+    captioned with what the student saw of spot 2; each model's L in the panels is elot
+    run's for the same statement."""
+    import numpy as np
+
+    from elot.draw.foodtrucks import frames
+    from elot.study.domain_cases import DomainStudy
+    from elot.study.storyboard import Candidate, score_candidates, storyboard
+
+    (case,) = DomainStudy.named("foodtrucks").cases([f"{trucks}:left-check-empty"])
+    candidates = [Candidate("likes_best(student, korean)", "initial"),
+                  Candidate("believes(student, formula(empty(spot2)))", "initial")]
+    statements = score_candidates(case, candidates, ["btom", "no-cost"], beta=None)
+    fig = storyboard(case, statements, ["btom", "no-cost"])
+    (frame,) = [ax for ax in fig.axes if ax.get_title().startswith("Judgment point")]
+    assert frame.get_title() == "Judgment point 1 (t = 8)" and frame.get_xlabel() == "spot 2 seen: empty"
+    (picture,) = frame.get_images()
+    assert np.array_equal(picture.get_array(), frames(case.detail, [8], cell_px=40)[0])
+    with open(trucks.parent / "statements.txt", "w") as handle:
+        handle.write("".join(f"{c.text}\n" for c in candidates))
+    for model in ("btom", "no-cost"):
+        run = run_scores(trucks, "left-check-empty", str(trucks.parent / "statements.txt"), "--model", model)
+        for st in statements:
+            assert st.model[model] == [pytest.approx(run[st.text], abs=1e-9)]
+    panel_lines = [line for ax in fig.axes for line in ax.get_lines() if line.get_gid() == "model:btom"]
+    assert sorted(float(line.get_ydata()[0]) for line in panel_lines) == pytest.approx(
+        sorted(st.model["btom"][0] for st in statements))
+
+
+def test_storyboard_cli_on_food_trucks_with_a_table(trucks, tmp_path):
+    """The experiment's questions by default; a batch table of the same scenario adds its
+    model as one more series; the figure is written."""
+    table, out = tmp_path / "t.csv", tmp_path / "sb.png"
+    done = run_elot("batch", f"{trucks}:straight-korean", "--model", "true-belief", "-s",
+                    "believes(student, formula(empty(spot2)))", "-o", str(table))
+    assert done.returncode == 0, done.stderr
+    done = run_elot("storyboard", f"{trucks}:straight-korean", "--table", str(table), "-o", str(out))
+    assert done.returncode == 0 and f"wrote {out}" in done.stderr, done.stderr
+    assert out.read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["TRUCKS:1", "--k", "4"], "--k is a setting of the Doors-Keys-Gems inference"),
+    (["TRUCKS"], "names 2 scenarios; a storyboard draws one"),
+    (["TRUCKS:1", "--model", "non-planning"], "--model: the foodtrucks domain has no model 'non-planning'"),
+    (["--domain", str(SHOP), str(REPO / "examples" / "domains" / "coffee_peek.json"), "-s",
+      "believes(visitor, formula(open(shop)))"], "elot cannot draw a scenario of the coffee-shop domain"),
+    (["two-doors", "--planner", "qmdp"], "--planner is a setting of a domain"),
+])
+def test_storyboard_refusals(trucks, tmp_path, argv, said):
+    out = tmp_path / "sb.png"
+    argv = [a.replace("TRUCKS", str(trucks)) for a in argv]
+    done = run_elot("storyboard", *argv, "-o", str(out))
+    assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not out.exists()

@@ -102,6 +102,7 @@ def register(subparsers) -> None:
     options.add_beta_option(p, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
     options.add_k_option(p)
     options.add_formula_options(p)
+    options.add_domain_options(p)
     p.add_argument("-o", "--output", required=True, metavar="FILE", type=options.output_file,
                    help="a .png, .svg or .pdf file")
     options.add_force_option(p)
@@ -191,14 +192,16 @@ def stimuli_command(args) -> int:
     return 0
 
 
-def _statement_candidates(args, scenario, items=None):
-    """The statements the options give (``given``), else the scenario's own."""
+def _statement_candidates(args, scenario, items=None, *, mode=None):
+    """The statements the options give (``given``, in ``mode``, default ``--mode``), else
+    the scenario's own."""
     from elot.btom.dataset import read_statements
     from elot.study.storyboard import Candidate
 
-    given = [Candidate(text, args.mode) for text in args.statement]
+    mode = mode or args.mode
+    given = [Candidate(text, mode) for text in args.statement]
     if args.statements:
-        given += [Candidate(s.text, s.mode) for s in read_statements(args.statements, args.mode)]
+        given += [Candidate(s.text, s.mode) for s in read_statements(args.statements, mode)]
     if given:
         return given
     if items is not None:
@@ -219,7 +222,6 @@ def _refuse_failures(statements, candidates) -> None:
 
 def storyboard_command(args) -> int:
     from elot.draw.storyboard import check_figure_target, save_figure
-    from elot.study.references import expand_scenarios, scenario_items
     from elot.study.params import StudyError
     from elot.study.storyboard import (attach_ratings, judgment_points, require_actions, score_candidates,
                                        storyboard)
@@ -227,26 +229,37 @@ def storyboard_command(args) -> int:
 
     inputs = [p for p in (args.ratings, args.statements, *args.table) if p]
     check_figure_target(args.output, force=args.force, inputs=inputs)     # before the inference
-    models = [check_variant(m.strip()) for m in args.model.split(",") if m.strip()]
+    study = options.domain_study(args, [args.scenario or ""])
+    given = [m.strip() for m in args.model.split(",") if m.strip()]
+    if study is None:
+        options.refuse_domain_options(args, model=False)
+        models = [check_variant(m) for m in given]
+    else:
+        models = list(dict.fromkeys(study.front.model_name(m) for m in given))
+        study.check_models(models)
     if not models:
         raise StudyError("--model needs at least one model", hint="e.g. --model full,non-planning")
     thresholds, beta = options.thresholds_and_beta(args)
-    spec = "default" if args.scenario is None else args.scenario
-    refs = expand_scenarios([spec], root=args.labtom, exps=[args.exp])
-    if len(refs) != 1:
-        raise StudyError(f"{spec!r} names {len(refs)} scenarios; a storyboard draws one",
-                         hint="give one .scn file, example or plan id (elot report draws one per scenario)")
-    (ref,) = refs
-    scenario = ref.load()
+    if study is None:
+        ref, scenario = _one_scenario(args)
+        name, mode = ref.name, args.mode
+    else:
+        scenario = _one_case(args, study)
+        name, mode, beta = scenario.ref, args.mode if options.mode_given(args) else INITIAL, _domain_beta(args, study)
     tables = read_study_tables(args.table)          # before the inference: a bad table fails fast
     for note in filter(None, (t.repeats_note() for t in tables)):
         print(f"note: {note}", file=sys.stderr)
-    if args.statement or args.statements:   # each at its place (file:line), as run reports them
-        from elot.study.references import check_given, given_items
+    if study is None:
+        from elot.study.references import scenario_items
 
-        check_given([ref], given_items(args.statement, [args.statements] if args.statements else [], args.mode),
-                    use="drawn", kept="no storyboard was written")
-    candidates = _statement_candidates(args, scenario, scenario_items(ref))
+        if args.statement or args.statements:   # each at its place (file:line), as run reports them
+            from elot.study.references import check_given, given_items
+
+            check_given([ref], given_items(args.statement, [args.statements] if args.statements else [], args.mode),
+                        use="drawn", kept="no storyboard was written")
+        candidates = _statement_candidates(args, scenario, scenario_items(ref), mode=mode)
+    else:
+        candidates = _statement_candidates(args, scenario, _domain_questions(scenario), mode=mode)
     if not candidates:
         raise StudyError(f"{scenario.name} has no statements", hint="give some with -s or --statements")
     require_actions(scenario.name, scenario)
@@ -258,17 +271,64 @@ def storyboard_command(args) -> int:
     if args.ratings:
         from elot.study.fit import UNIT_SCALE, read_ratings
 
-        ratings = read_ratings(args.ratings, root=args.labtom, scale=UNIT_SCALE)
-        if not attach_ratings(statements, ratings, ref.name, points):
+        refs_from = None
+        if study is not None:
+            from elot.study.domain_fit import refs_for
+
+            refs_from = refs_for(study.front, study.data)
+        ratings = read_ratings(args.ratings, root=args.labtom, scale=UNIT_SCALE, refs_from=refs_from)
+        if not attach_ratings(statements, ratings, name, points):
             names = sorted({k.scenario for k in ratings.keys})
-            raise StudyError(f"{args.ratings} rates no statement of {ref.name} at its judgment points",
+            raise StudyError(f"{args.ratings} rates no statement of {name} at its judgment points",
                              path=args.ratings, hint="its scenarios: " + ", ".join(names[:10]))
-    series = _attach_tables(tables, statements, ref.name, points, models)
-    fig = storyboard(scenario, statements, models, points=points, beta=beta,
-                     name=ref.name if ref.plan_id else scenario.name, tables=series)
+    series = _attach_tables(tables, statements, name, points, models)
+    fig = storyboard(scenario, statements, models, points=points, beta=beta if beta is not None else study.beta(),
+                     name=name if study is not None or ref.plan_id else scenario.name, tables=series)
     out = save_figure(fig, args.output, force=args.force, inputs=inputs)
     print(f"wrote {out}", file=sys.stderr)
     return 0
+
+
+def _one_scenario(args):
+    """The gridworld scenario a storyboard draws: ``(ref, scenario)``."""
+    from elot.study.params import StudyError
+    from elot.study.references import expand_scenarios
+
+    spec = "default" if args.scenario is None else args.scenario
+    refs = expand_scenarios([spec], root=args.labtom, exps=[args.exp])
+    if len(refs) != 1:
+        raise StudyError(f"{spec!r} names {len(refs)} scenarios; a storyboard draws one",
+                         hint="give one .scn file, example or plan id (elot report draws one per scenario)")
+    return refs[0], refs[0].load()
+
+
+def _one_case(args, study):
+    """The domain scenario a storyboard draws, refused before any work if elot cannot draw it."""
+    from elot.study.params import StudyError
+    from elot.study.storyboard import check_drawable
+
+    if args.scenario is None:
+        raise StudyError(f"which scenario of the {study.name} domain?",
+                         hint="give one: a .trucks file (FILE:NAME for one of several), foodtrucks:ID, or a case file")
+    cases = study.cases([args.scenario])
+    if len(cases) != 1:
+        raise StudyError(f"{args.scenario!r} names {len(cases)} scenarios; a storyboard draws one",
+                         hint="pick one: FILE:NAME or FILE:N")
+    check_drawable(cases[0])
+    return cases[0]
+
+
+def _domain_questions(case):
+    """A domain scenario's own questions, where its domain has some (food trucks: the
+    experiment's three belief questions)."""
+    from elot.domains.foodtrucks.scenarios import FoodTruckScenario
+    from elot.study.trucks_stimuli import DEFAULT_STATEMENTS
+
+    if not isinstance(case.detail, FoodTruckScenario):
+        return []
+    from elot.study.storyboard import Candidate
+
+    return [Candidate(text, mode, given=False) for text, mode, _ in DEFAULT_STATEMENTS]
 
 
 def _attach_tables(tables, statements, scenario_name: str, points, models) -> list[str]:

@@ -146,5 +146,26 @@ def storyboard(scenario, statements: Sequence[StoryStatement], models: Sequence[
     shown = [labels.get(m, m) for m in models if m not in tables]
     settings = (", ".join(shown) + (f"; β = {beta:.3g}" if beta is not None else "")
                 + (f"; beside them {', '.join(labels.get(m, m) for m in tables)}" if tables else ""))
-    return storyboard_figure(scenario.states(), points, statements, models, model_labels=model_labels,
+    return storyboard_figure(_maps(scenario), points, statements, models, model_labels=model_labels,
                              tables=tables, title=f"{name or scenario.name}: {what} — {settings}")
+
+
+def check_drawable(scenario) -> None:
+    """Refuse a domain scenario elot cannot draw (it draws the gridworld and food trucks)."""
+    from elot.domains.foodtrucks.scenarios import FoodTruckScenario
+
+    if not isinstance(scenario, Scenario) and not isinstance(scenario.detail, FoodTruckScenario):
+        raise StudyError(f"elot cannot draw a scenario of the {scenario.study.name} domain",
+                         hint="a storyboard draws Doors-Keys-Gems and food-truck scenarios; elot design and elot "
+                              "run score this domain's statements")
+
+
+def _maps(scenario):
+    """What the storyboard draws atop: a gridworld scenario's true states, or a food-truck
+    scenario's frames (:class:`elot.draw.foodtrucks.TruckFrames`)."""
+    if isinstance(scenario, Scenario):
+        return scenario.states()
+    check_drawable(scenario)
+    from elot.draw.foodtrucks import TruckFrames
+
+    return TruckFrames(scenario.detail)
