@@ -14,18 +14,11 @@ from pathlib import Path
 
 import pytest
 from helpers import run_elot
+from test_domain_cli import LOOKED     # the student looks behind the wall, finds it empty, eats Korean
 
 REPO = Path(__file__).resolve().parent.parent
 SHOP = REPO / "examples" / "domains" / "coffee_shop.py"
 
-#: The student walks up the left gap, looks behind the wall, finds it empty, goes back to eat Korean.
-LOOKED = """\
-scenario left-check-empty
-map 1
-spot2 empty
-start 1 1
-moves W N N stay S S S eat
-"""
 #: Straight to the Korean truck, never looking.
 STRAIGHT = """\
 scenario straight-korean

@@ -189,7 +189,10 @@ def domain_items(cases: Sequence, given: Sequence[Statement] = ()) -> tuple[list
     scenarios: dict = {}
     for case in cases:
         check_described(case, case.ref)
-        statements = list(given) or _domain_questions(case)
+        statements = list(given) or case.questions()
+        if not statements:
+            raise BaselineError(f"{case.ref}: the {case.study.name} domain has no questions of its own",
+                                hint="give statements with -s or --statements")
         source = case.source()
         resolved = resolve_statements(statements, lambda text, mode: resolve_statement(
             text, mode=mode, scenario=source)[:2])
@@ -206,13 +209,3 @@ def domain_items(cases: Sequence, given: Sequence[Statement] = ()) -> tuple[list
                            st.factors) for t in case.judgments]
     return items, scenarios
 
-
-def _domain_questions(case) -> list[Statement]:
-    """The questions a domain's scenarios are asked when none are given."""
-    from elot.domains.foodtrucks.scenarios import FoodTruckScenario
-    from elot.study.trucks_stimuli import DEFAULT_STATEMENTS
-
-    if not isinstance(case.detail, FoodTruckScenario):
-        raise BaselineError(f"{case.ref}: the {case.study.name} domain has no questions of its own",
-                            hint="give statements with -s or --statements")
-    return [Statement(text, mode, id=f"q{n}") for n, (text, mode, _) in enumerate(DEFAULT_STATEMENTS, 1)]

@@ -106,15 +106,21 @@ def _scene(scenario: FoodTruckScenario) -> list[str]:
             f"The student starts at {cell(start)}, hungry."]
 
 
-def plan_text(scenario: FoodTruckScenario, t: int) -> str:
-    """The *plan* condition: the campus as a map, then the student's first ``t`` steps,
-    one a line, with what each let it see of spot 2."""
+def _opening(scenario: FoodTruckScenario) -> tuple[list[str], _Sight]:
+    """The scene's lines up to the first step (with what the start shows of spot 2), and
+    what the student has seen so far."""
     lines = _scene(scenario)
     sight = _Sight(scenario)
     seen = sight.at(scenario.cells[0])
     if seen:
         lines.append(f"At the start, {seen}.")
-    lines.append("")
+    return lines + [""], sight
+
+
+def plan_text(scenario: FoodTruckScenario, t: int) -> str:
+    """The *plan* condition: the campus as a map, then the student's first ``t`` steps,
+    one a line, with what each let it see of spot 2."""
+    lines, sight = _opening(scenario)
     if not t:
         lines.append("The student has not moved yet.")
         return "\n".join(lines)
@@ -129,12 +135,7 @@ def plan_text(scenario: FoodTruckScenario, t: int) -> str:
 def narrative_text(scenario: FoodTruckScenario, t: int) -> str:
     """The *narrative* condition: the campus told, and the student's first ``t`` steps told
     as runs of moves, each ending where it stopped, saw spot 2 or ate."""
-    lines = _scene(scenario)
-    sight = _Sight(scenario)
-    seen = sight.at(scenario.cells[0])
-    if seen:
-        lines.append(f"At the start, {seen}.")
-    lines.append("")
+    lines, sight = _opening(scenario)
     if not t:
         lines.append("The student has not moved yet.")
         return "\n".join(lines)

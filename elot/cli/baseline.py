@@ -143,7 +143,9 @@ def baseline_command(args) -> int:
         from elot.baseline.prompts import check_condition
 
         check_condition(args.show_template)
-        study = options.domain_study(args, args.scenarios, exp_default=EXP_DEFAULT, own=("--seed",))
+        from elot.cli.domain import domain_study
+
+        study = domain_study(args, args.scenarios, exp_default=EXP_DEFAULT, own=("--seed",))
         sys.stdout.write(packaged_template(args.show_template, study and study.name))
         return EXIT_OK
     conditions = _conditions(args.condition)
@@ -152,7 +154,9 @@ def baseline_command(args) -> int:
                             hint="add --in-vs-out, or leave out --maps (plan ids such as 1_1 choose plans)")
     if not args.dry_run and not args.output:
         raise BaselineError("elot baseline needs -o OUT for its table (or --dry-run to see the prompts)")
-    study = options.domain_study(args, args.scenarios, exp_default=EXP_DEFAULT, own=("--seed",))
+    from elot.cli.domain import domain_study
+
+    study = domain_study(args, args.scenarios, exp_default=EXP_DEFAULT, own=("--seed",))
     if study is None:
         options.refuse_domain_options(args, model=False)
     items, scenarios, inputs = _items(args) if study is None else _domain_items(args, study)

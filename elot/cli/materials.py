@@ -229,7 +229,9 @@ def storyboard_command(args) -> int:
 
     inputs = [p for p in (args.ratings, args.statements, *args.table) if p]
     check_figure_target(args.output, force=args.force, inputs=inputs)     # before the inference
-    study = options.domain_study(args, [args.scenario or ""])
+    from elot.cli.domain import domain_study
+
+    study = domain_study(args, [args.scenario or ""])
     given = [m.strip() for m in args.model.split(",") if m.strip()]
     if study is None:
         options.refuse_domain_options(args, model=False)
@@ -259,7 +261,7 @@ def storyboard_command(args) -> int:
                         use="drawn", kept="no storyboard was written")
         candidates = _statement_candidates(args, scenario, scenario_items(ref), mode=mode)
     else:
-        candidates = _statement_candidates(args, scenario, _domain_questions(scenario), mode=mode)
+        candidates = _statement_candidates(args, scenario, scenario.questions(), mode=mode)
     if not candidates:
         raise StudyError(f"{scenario.name} has no statements", hint="give some with -s or --statements")
     require_actions(scenario.name, scenario)
@@ -318,19 +320,6 @@ def _one_case(args, study):
     return cases[0]
 
 
-def _domain_questions(case):
-    """A domain scenario's own questions, where its domain has some (food trucks: the
-    experiment's three belief questions)."""
-    from elot.domains.foodtrucks.scenarios import FoodTruckScenario
-    from elot.study.trucks_stimuli import DEFAULT_STATEMENTS
-
-    if not isinstance(case.detail, FoodTruckScenario):
-        return []
-    from elot.study.storyboard import Candidate
-
-    return [Candidate(text, mode, given=False) for text, mode, _ in DEFAULT_STATEMENTS]
-
-
 def _attach_tables(tables, statements, scenario_name: str, points, models) -> list[str]:
     """The series each ``--table`` adds (see :func:`elot.study.storyboard.attach_table`),
     or a StudyError for a table with nothing of this scenario's statements. The tables
@@ -371,7 +360,9 @@ def design_command(args) -> int:
         check_target(args.csv, force=args.force, option="--csv", inputs=inputs)
     if args.figure:
         check_figure_target(args.figure, force=args.force, option="--figure", inputs=inputs)
-    study = options.domain_study(args, args.scenarios)
+    from elot.cli.domain import domain_study
+
+    study = domain_study(args, args.scenarios)
     given = None if args.ablations is None else [m.strip() for m in args.ablations.split(",") if m.strip()]
     if study is None:
         options.refuse_domain_options(args, model=False)

@@ -581,25 +581,3 @@ def domain_session_parts(args):
                           backend=getattr(args, "backend", None))
     return front, scenario, config, front.model_name(args.model)
 
-
-def domain_study(args, scenarios, *, exp_default: str = "exp2_current", own: tuple[str, ...] = ()):
-    """The domain ``--domain`` or the scenarios name (food trucks for a ``.trucks`` file or
-    ``foodtrucks:ID``) as an :class:`elot.study.domain_cases.DomainStudy`, for the commands
-    that take a gridworld scenario's place with a domain's (design, storyboard, baseline),
-    after refusing the Doors-Keys-Gems settings given with it (``--exp`` other than
-    ``exp_default``, the command's; ``own`` are options the command has of its own, such
-    as baseline's ``--seed`` of the endpoint's sampling); None for the gridworld."""
-    spec = domain_spec(args, scenarios=[s for s in scenarios if s])
-    if not spec:
-        return None
-    from elot.study.domain_cases import DomainStudy
-
-    study = DomainStudy.named(spec, planner=getattr(args, "planner", None), data=data_dir(args))
-    refuse_gridworld_options(args, study.name, own=own)
-    labtom = args.labtom is not None and not isinstance(args.labtom, _FromEnvironment)    # given, not the env's
-    for option, given in (("--exp", args.exp != exp_default), ("--labtom", labtom)):
-        if given:
-            raise ElotError(f"{option} is a setting of the Doors-Keys-Gems dataset; the {study.name} domain "
-                            "does not take it", hint="leave it out; a domain takes --model, --beta, --planner "
-                                                     "and --data")
-    return study

@@ -116,3 +116,16 @@ class DomainCase:
         engine = self.study.engine(model, beta)
         return DomainSource(self.study.front, self.scenario, engine.config, self.study.front.model_name(model),
                             engine=engine)
+
+    def questions(self) -> list:
+        """The statements the scenario is asked when none are given: its domain's own
+        (food trucks: the experiment's three belief questions, as ``elot stimuli`` asks
+        them), else none."""
+        from elot.domains.foodtrucks.scenarios import FoodTruckScenario
+        from elot.judging import Statement
+        from elot.study.trucks_stimuli import DEFAULT_STATEMENTS
+
+        if not isinstance(self.detail, FoodTruckScenario):
+            return []
+        return [Statement(text, mode, given=False, id=f"q{n}") for n, (text, mode, _) in
+                enumerate(DEFAULT_STATEMENTS, 1)]
