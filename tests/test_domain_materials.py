@@ -285,3 +285,21 @@ def test_storyboard_refusals(trucks, tmp_path, argv, said):
     done = run_elot("storyboard", *argv, "-o", str(out))
     assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert not out.exists()
+
+
+def test_baseline_on_food_trucks_keeps_its_own_seed_and_shows_the_frame(trucks):
+    """``--seed`` is the endpoint's sampling seed here, not the gridworld's inference seed
+    (it was refused as one); ``--image`` sends the food-truck frame at the judgment point,
+    the one the stimuli draw."""
+    from PIL import Image
+
+    from elot.baseline.prompts import frame_png
+    from elot.draw.foodtrucks import frames
+    from elot.study.domain_cases import DomainStudy
+
+    done = run_elot("baseline", f"{trucks}:1", "--seed", "3", "--image", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("[image: the stimulus frame at t=8, PNG") == 3
+    (case,) = DomainStudy.named("foodtrucks").cases([f"{trucks}:1"])
+    picture = Image.open(io.BytesIO(frame_png(case, 8)))
+    assert (picture.size[1], picture.size[0]) == frames(case.detail, [8], cell_px=44)[0].shape[:2]
