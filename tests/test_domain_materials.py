@@ -151,14 +151,20 @@ def test_a_food_truck_scene_tells_spot_2_only_once_it_is_seen():
     from elot.domains.foodtrucks.trucksfile import parse_trucks
 
     looked, straight = parse_trucks(LOOKED + "\n" + STRAIGHT)
-    for describe in (plan_text, narrative_text):
+    for describe, seen in ((plan_text, "from here it sees spot 2: it is empty"),
+                           (narrative_text, "from there it saw spot 2: it was empty")):
         before, after = describe(looked, 2), describe(looked, 3)
-        assert "it is empty" not in before and "from here it sees spot 2: it is empty" in after
+        assert "empty" not in before.split("hungry.")[1] and seen in after
         assert "(0,0) holds the Korean truck" in before and "starts at (1,1)" in before
         assert "passed at its west (left) and east (right) ends" in before
         assert "Lebanese truck is there" not in describe(straight, 3)     # map 2, spot 2 never in view
         assert "passed at its east (right) end." in describe(straight, 3)
     assert plan_text(looked, 8).splitlines()[-1] == "8. eats at the Korean truck"
+    # map 2's corner (13, 0) shows a sixth of spot 2: told as a glimpse, the truck only from (14, 0)
+    (corner,) = parse_trucks("scenario c\nmap 2\nspot2 mexican\nstart 12 0\nmoves E E N N N N eat\n")
+    told = plan_text(corner, 2).splitlines()[-2:]
+    assert told == ["1. goes east to (13,0) (from here about 17% of spot 2 is in view, too little to tell what is "
+                    "there)", "2. goes east to (14,0) (from here it sees spot 2: the Mexican truck is there)"]
     assert narrative_text(looked, 8).endswith("It waited a step at (0,3). It went south 3 times, to (0,0). "
                                               "Then it ate at the Korean truck.")
 
@@ -303,3 +309,25 @@ def test_baseline_on_food_trucks_keeps_its_own_seed_and_shows_the_frame(trucks):
     (case,) = DomainStudy.named("foodtrucks").cases([f"{trucks}:1"])
     picture = Image.open(io.BytesIO(frame_png(case, 8)))
     assert (picture.size[1], picture.size[0]) == frames(case.detail, [8], cell_px=44)[0].shape[:2]
+
+
+def test_storyboard_on_food_trucks_draws_ratings_keyed_by_the_scenario(trucks, tmp_path):
+    """People's ratings of the scenario (keyed as a batch table names it, FILE:NAME) are
+    drawn beside the model; ratings of another scenario only are refused, naming it."""
+    statements = ["believes(student, formula(empty(spot2)))", "likes_best(student, korean)",
+                  "prefers(student, mexican, korean)"]
+    argv = [a for s in statements for a in ("-s", s)]
+
+    def ratings(name: str, t: int) -> Path:
+        path = tmp_path / f"{name}.csv"
+        rows = "".join(f'{trucks}:{name},initial,{t},"{s}",{v}\n' for s, v in zip(statements, (0.3, 0.1, 0.8)))
+        path.write_text("scenario,mode,t,statement,rating\n" + rows)
+        return path
+
+    out = tmp_path / "sb.png"
+    done = run_elot("storyboard", f"{trucks}:left-check-empty", *argv, "--ratings", str(ratings("left-check-empty", 8)),
+                    "-o", str(out))
+    assert done.returncode == 0 and out.read_bytes().startswith(b"\x89PNG"), done.stderr
+    done = run_elot("storyboard", f"{trucks}:left-check-empty", *argv, "--ratings", str(ratings("straight-korean", 3)),
+                    "-o", str(tmp_path / "other.png"))
+    assert done.returncode == 2 and f"rates no statement of {trucks}:left-check-empty" in done.stderr, done.stderr

@@ -33,9 +33,10 @@ def cell(pos: tuple[int, int]) -> str:
     return f"({pos[0]},{pos[1]})"
 
 
-def seen_words(truck: int | None) -> str:
+def seen_words(truck: int | None, past: bool = False) -> str:
     """What the student sees at spot 2."""
-    return "it is empty" if truck is None else f"the {TRUCKS[truck].capitalize()} truck is there"
+    be = "was" if past else "is"
+    return f"it {be} empty" if truck is None else f"the {TRUCKS[truck].capitalize()} truck {be} there"
 
 
 def campus_map(scenario: FoodTruckScenario, where: tuple[int, int]) -> str:
@@ -70,22 +71,26 @@ def _step(scenario: FoodTruckScenario, t: int) -> tuple[str, tuple[int, int]]:
 
 
 class _Sight:
-    """What the student has seen of spot 2 so far: told once as a glimpse, once in full."""
+    """What the student has seen of spot 2 so far: told once as a glimpse, once in full,
+    in the present (*plan*) or the past (*narrative*)."""
 
-    def __init__(self, scenario: FoodTruckScenario):
+    def __init__(self, scenario: FoodTruckScenario, past: bool = False):
         self.table = visibility(scenario.map)
         self.content = SPOT2_CONTENT[scenario.world]
+        self.past = past
         self.glimpsed = self.seen = False
 
-    def at(self, pos: tuple[int, int]) -> str:
+    def at(self, pos: tuple[int, int], where: str = "") -> str:
         """What standing at ``pos`` shows that was not told before ('' when nothing new)."""
+        where = where or ("from there" if self.past else "from here")
+        sees, be = ("saw", "was") if self.past else ("sees", "is")
         v = float(self.table[pos[1], pos[0]])
         if v >= SEEN_FROM and not self.seen:
             self.seen = self.glimpsed = True
-            return f"from here it sees spot 2: {seen_words(self.content)}"
+            return f"{where} it {sees} spot 2: {seen_words(self.content, self.past)}"
         if 0 < v < SEEN_FROM and not self.glimpsed and not self.seen:
             self.glimpsed = True
-            return f"from here about {v:.0%} of spot 2 is in view, too little to tell what is there"
+            return f"{where} about {v:.0%} of spot 2 {be} in view, too little to tell what {be} there"
         return ""
 
 
@@ -106,14 +111,14 @@ def _scene(scenario: FoodTruckScenario) -> list[str]:
             f"The student starts at {cell(start)}, hungry."]
 
 
-def _opening(scenario: FoodTruckScenario) -> tuple[list[str], _Sight]:
+def _opening(scenario: FoodTruckScenario, past: bool = False) -> tuple[list[str], _Sight]:
     """The scene's lines up to the first step (with what the start shows of spot 2), and
     what the student has seen so far."""
     lines = _scene(scenario)
-    sight = _Sight(scenario)
-    seen = sight.at(scenario.cells[0])
+    sight = _Sight(scenario, past)
+    seen = sight.at(scenario.cells[0], "from the start")
     if seen:
-        lines.append(f"At the start, {seen}.")
+        lines.append(seen[0].upper() + seen[1:] + ".")
     return lines + [""], sight
 
 
@@ -135,7 +140,7 @@ def plan_text(scenario: FoodTruckScenario, t: int) -> str:
 def narrative_text(scenario: FoodTruckScenario, t: int) -> str:
     """The *narrative* condition: the campus told, and the student's first ``t`` steps told
     as runs of moves, each ending where it stopped, saw spot 2 or ate."""
-    lines, sight = _opening(scenario)
+    lines, sight = _opening(scenario, past=True)
     if not t:
         lines.append("The student has not moved yet.")
         return "\n".join(lines)
