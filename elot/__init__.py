@@ -36,6 +36,11 @@ _LAZY = {
     "Hypotheses": "elot.embedding",
     "BeliefModel": "elot.embedding",
     "Desires": "elot.judging",
+    # Doors-Keys-Gems: a scenario (a built-in name, a file or a dataset plan id), its
+    # inference and a statement's scores on it
+    "load_scenario": "elot.btom.load",
+    "infer": "elot.btom.inference",
+    "score": "elot.btom.scoring",
 }
 
 

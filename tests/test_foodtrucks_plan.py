@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from elot.domains.foodtrucks import FoodTrucks
 from elot.domains.foodtrucks.scenarios import FoodTruckScenario
-from elot.domains.foodtrucks.simulate import Student, parse_belief, parse_utilities, simulate
+from elot.domains.foodtrucks.simulate import parse_belief, parse_utilities, simulate, student as simulated_student
 from elot.domains.foodtrucks.trucksfile import read_trucks
 from elot.domains.foodtrucks.world import SPOT1, SPOT2, cell_index
 from elot.engine import Case, Engine, EngineConfig
@@ -85,7 +85,7 @@ def test_the_model_explains_its_own_student():
 
 
 def test_the_student_acts_by_the_inversions_softmax():
-    student = Student(1, parse_utilities(LIKES_LEBANESE), EngineConfig(beta=2.5))
+    student = simulated_student(1, parse_utilities(LIKES_LEBANESE), EngineConfig(beta=2.5))
     belief = np.array([0.5, 0.25, 0.25])
     pi = student.policy(belief, cell_index(7, 1))
     q = student.q(belief, cell_index(7, 1))

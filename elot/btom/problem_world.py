@@ -10,14 +10,9 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import TYPE_CHECKING
-
 from elot.btom.sexpr import line_span
 from elot.btom.world import KeyState, Layout, Pos, WorldState, fmt_pos
 from elot.errors import LineIndex, ScenarioError
-
-if TYPE_CHECKING:
-    from elot.btom.pddl import Problem
 
 #: The object types of the Doors, Keys & Gems domain.
 OBJECT_TYPES = ("agent", "gem", "door", "box", "key", "color")
@@ -28,7 +23,7 @@ _INIT_EXAMPLE = {"inside": "(inside key1 box1)", "iscolor": "(iscolor key1 red)"
 _INIT_ARITY = {name: example.count(" ") for name, example in _INIT_EXAMPLE.items()}
 
 
-def world_from_problem(problem: Problem) -> tuple[Layout, WorldState]:
+def world_from_problem(problem) -> tuple[Layout, WorldState]:
     """The layout and initial state described by a :class:`Problem`.
 
     Keys inside a box (``inside``) are placed there, keys with ``offgrid`` off the grid

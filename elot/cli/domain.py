@@ -188,3 +188,56 @@ def domain_study(args, scenarios, *, exp_default: str = "exp2_current", own: tup
                             "does not take it", hint="leave it out; a domain takes --model, --beta, --planner "
                                                      "and --data")
     return study
+
+
+def plan_domain(args) -> int:
+    """``elot plan --domain D CASE --utilities ... [--belief ...] -o OUT.json``: the case's
+    path completed by the domain's simulated agent (:mod:`elot.engine.simulate`), written
+    as a JSON case that ``elot run --domain D`` reads back."""
+    from elot.domains.agent import belief_of, utilities_of
+    from elot.engine import Engine
+    from elot.engine.simulate import SimulatedAgent, simulate
+    from elot.output import check_target, count
+
+    if args.goal is not None:
+        raise ElotError("--goal is for Doors-Keys-Gems maps; a domain's agent wants the objects it has "
+                        "--utilities for", hint="give --utilities NAME=U,... over the domain's objects")
+    inputs = [spec for spec in (args.scenario,) if spec]
+    check_target(args.output, force=args.force, option="--output", inputs=inputs)   # before simulating
+    from elot.domains.front import front_of
+    from elot.domains.load import load_domain
+
+    spec = options.domain_spec(args)
+    front = front_of(load_domain(spec), spec)
+    scenario = front.scenario(args.scenario, options.data_dir(args))
+    config = front.config(None, beta=args.beta, planner=args.planner)
+    case = scenario.case
+    engine = Engine(front.domain, config)
+    tables = engine.tables(case.layout)
+    if case.world is None:
+        raise ElotError(f"{scenario.name}: the case does not say its true world; the simulated agent acts in one",
+                        hint="give the case a world (docs/domains.md)")
+    objects = tables.objects
+    hint = f"e.g. --utilities {','.join(f'{o}=1' for o in objects[:3])}"
+    if args.utilities is None:
+        raise ElotError(f"elot plan on the {front.name} domain needs the agent's --utilities", hint=hint)
+    utilities = utilities_of(args.utilities, objects, hint)
+    belief = belief_of(args.belief, tables.worlds, case.world,
+                       f"uniform, true, or weights over the worlds ({', '.join(tables.worlds)}) summing to 1")
+    agent = SimulatedAgent(tables, objects, utilities, config, getattr(front.domain, "default_planner", "qmdp"))
+    run = simulate(agent, case.world, case.path, belief, policy=args.policy, seed=args.seed,
+                   max_steps=args.max_steps)
+    layout = list(case.layout) if isinstance(case.layout, tuple) else case.layout
+    data = {"name": scenario.name, "layout": layout, "world": tables.worlds[case.world],
+            "path": [tables.states[s] for s in run.path]}
+    where = write_output(args.output, json.dumps(data, indent=2) + "\n", force=args.force, option="--output",
+                         inputs=inputs)
+    moves = len(run.path) - len(case.path)
+    if run.finished:
+        print(f"{scenario.name}: {count(moves, 'action')} simulated; the agent reached "
+              f"{tables.states[run.path[-1]]}", file=sys.stderr)
+    else:
+        print(f"warning: {scenario.name}: the agent did not finish within {args.max_steps} actions; its path is "
+              "written unfinished", file=sys.stderr)
+    print(f"wrote {where}", file=sys.stderr)
+    return 0

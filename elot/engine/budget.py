@@ -10,8 +10,8 @@ the limit it is over and what to do. :func:`over` answers the same question with
 raising, for a caller that chooses something else instead (``--inference auto``).
 
 Nothing here knows a world: the engine's planning estimate (:func:`planning`) is
-below; each domain writes its own cost models against this module (``elot.btom.costs``
-for the gridworld). It is the one budget of elot.
+below; each domain writes its own cost models against this module (the gridworld's
+``costs`` module, say). It is the one budget of elot.
 """
 
 from __future__ import annotations

@@ -40,6 +40,7 @@ from elot.errors import ElotError, load_json, read_text
 from elot.output import OwnedFolder, same_file
 from elot.survey import SurveyError
 from elot.survey.design import Settings, duration_minutes, make_orders, settings_dict
+from elot.survey.gifs import gif_timing, play_once
 
 #: The description of a survey, in the survey folder.
 CONFIG = "survey.json"
@@ -194,7 +195,7 @@ def describe(entries: list[dict], refs: dict, folder: Path) -> list[dict]:
         segments = []
         for k, (image, time) in enumerate(zip(entry["images"], entry["times"])):
             t = time - 1
-            frames, duration = _timing(folder / image)
+            frames, duration = gif_timing(folder / image)
             segments.append({"image": f"stimuli/{image}", "t": t, "judged": t in judged, "frames": frames,
                              "duration_ms": duration})
         if not any(s["judged"] for s in segments):
@@ -215,29 +216,6 @@ def _statement(text: str, mode: str) -> dict:
     if said != text:
         out["shown"] = said
     return out
-
-
-def _timing(path: Path) -> tuple[int, int]:
-    """The frames of an animated GIF and how long one play takes (ms)."""
-    from PIL import Image
-
-    with Image.open(path) as image:
-        frames = getattr(image, "n_frames", 1)
-        total = 0
-        for n in range(frames):
-            image.seek(n)
-            total += int(image.info.get("duration", 0) or 0)
-    return frames, total
-
-
-def play_once(data: bytes) -> bytes:
-    """A GIF that plays once and stays on its last frame: the same bytes without the
-    NETSCAPE2.0 loop block (the stimulus set's animations loop forever)."""
-    marker = b"\x21\xff\x0bNETSCAPE2.0\x03\x01"
-    at = data.find(marker)
-    if at < 0:
-        return data
-    return data[:at] + data[at + len(marker) + 3:]
 
 
 def gem_icon(index: int, path: Path, size_px: int = 64) -> None:

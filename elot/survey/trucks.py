@@ -28,7 +28,7 @@ def domain_of(entries: list[dict]) -> str | None:
 def describe_trucks(entries: list[dict], folder: Path) -> list[dict]:
     """The survey's scenario objects of a food-truck set: segments (the last one judged),
     statements with their mode and the English shown."""
-    from elot.survey.build import _timing
+    from elot.survey.gifs import gif_timing
 
     out = []
     for entry in entries:
@@ -45,7 +45,7 @@ def describe_trucks(entries: list[dict], folder: Path) -> list[dict]:
         segments = []
         last = len(entry["images"]) - 1
         for k, (image, time) in enumerate(zip(entry["images"], entry["times"])):
-            frames, duration = _timing(folder / image)
+            frames, duration = gif_timing(folder / image)
             segments.append({"image": f"stimuli/{image}", "t": time - 1, "judged": k == last, "frames": frames,
                              "duration_ms": duration})
         statements = []

@@ -1,0 +1,66 @@
+"""What a user tells ``elot plan`` about a domain's simulated agent, read from the command
+line's text: its utility for each object (``--utilities name=U,...``) and its initial
+belief over the worlds (``--belief uniform``, ``true`` or ``name=P,...``), by the names in
+the domain's tables."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Sequence
+
+import numpy as np
+
+from elot.errors import ArgumentError
+
+
+def named_numbers(text: str, option: str, names: Sequence[str], hint: str) -> dict[str, float]:
+    """``a=1,b=-2.5`` as ``{name: value}`` for names among ``names`` (matched without
+    regard to case, returned as ``names`` spells them); each at most once, each finite."""
+    spelled = {str(n).lower(): str(n) for n in names}
+    out: dict[str, float] = {}
+    for part in (p.strip() for p in text.split(",")):
+        found = re.fullmatch(r"([A-Za-z_][\w.-]*)\s*[=:]\s*(\S+)", part)
+        if not found:
+            raise ArgumentError(f"{option}: {part!r} is not NAME=NUMBER", hint=hint)
+        name = spelled.get(found.group(1).lower())
+        if name is None:
+            raise ArgumentError(f"{option}: unknown name {found.group(1)!r}",
+                                hint=f"the names are {', '.join(map(str, names))}; {hint}")
+        if name in out:
+            raise ArgumentError(f"{option} gives {name} twice", hint=hint)
+        try:
+            value = float(found.group(2))
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            raise ArgumentError(f"{option}: {name}={found.group(2)} is not a finite number", hint=hint)
+        out[name] = value
+    return out
+
+
+def utilities_of(text: str, objects: Sequence[str], hint: str) -> np.ndarray:
+    """``--utilities``: a number for every object, ``float64[len(objects)]`` in their order."""
+    values = named_numbers(text, "--utilities", objects, hint)
+    missing = [str(o) for o in objects if str(o) not in values]
+    if missing:
+        raise ArgumentError(f"--utilities gives no utility for {', '.join(missing)}", hint=hint)
+    return np.array([values[str(o)] for o in objects])
+
+
+def belief_of(text: str, worlds: Sequence[str], world: int, hint: str) -> np.ndarray:
+    """``--belief``: ``uniform``, ``true`` (the agent knows the true ``world``) or weights
+    over the named worlds (left out: 0) summing to 1."""
+    word = text.strip().lower()
+    if word == "uniform":
+        return np.full(len(worlds), 1.0 / len(worlds))
+    if word == "true":
+        return np.eye(len(worlds))[world]
+    values = named_numbers(text, "--belief", worlds, hint)
+    negative = [f"{n}={v:g}" for n, v in values.items() if v < 0]
+    if negative:
+        raise ArgumentError(f"--belief: {negative[0]} is negative", hint=hint)
+    belief = np.array([values.get(str(w), 0.0) for w in worlds])
+    if abs(belief.sum() - 1.0) > 1e-6:
+        raise ArgumentError(f"--belief sums to {belief.sum():g}, not 1", hint=hint)
+    return belief / belief.sum()
