@@ -6,6 +6,10 @@ scored at the judgment points (the path's end) through elot's one score loop.
 The engine infers the agent's initial belief and its desires: statements are judged about
 the initial belief unless ``--mode current`` is given; a statement about the current
 belief after the first step is refused with a hint, the others are still scored.
+
+:func:`domain_study` is where ``elot design``, ``elot storyboard`` and ``elot baseline``
+tell a domain's scenarios from the gridworld's (the same ``--domain``, ``.trucks`` and
+``foodtrucks:ID`` rules as ``run``) and refuse the gridworld's settings given with them.
 """
 
 from __future__ import annotations
@@ -163,6 +167,29 @@ def _json(source, statements, times, scores, outputs, at) -> str:
         "skipped": [{"statement": st.text, "note": st.note} for st in statements if st.note],
     }
     return json.dumps(data, indent=2, default=str) + "\n"
+
+
+def domain_study(args, scenarios, *, exp_default: str = "exp2_current", own: tuple[str, ...] = ()):
+    """The domain ``--domain`` or the scenarios name (food trucks for a ``.trucks`` file or
+    ``foodtrucks:ID``) as an :class:`elot.study.domain_cases.DomainStudy`, for the commands
+    that take a gridworld scenario's place with a domain's (design, storyboard, baseline),
+    after refusing the Doors-Keys-Gems settings given with it (``--exp`` other than
+    ``exp_default``, the command's; ``own`` are options the command has of its own, such
+    as baseline's ``--seed`` of the endpoint's sampling); None for the gridworld."""
+    spec = options.domain_spec(args, scenarios=[s for s in scenarios if s])
+    if not spec:
+        return None
+    from elot.study.domain_cases import DomainStudy
+
+    study = DomainStudy.named(spec, planner=getattr(args, "planner", None), data=options.data_dir(args))
+    options.refuse_gridworld_options(args, study.name, own=own)
+    labtom = args.labtom is not None and not isinstance(args.labtom, options._FromEnvironment)    # given, not the env's
+    for option, given in (("--exp", args.exp != exp_default), ("--labtom", labtom)):
+        if given:
+            raise ElotError(f"{option} is a setting of the Doors-Keys-Gems dataset; the {study.name} domain "
+                            "does not take it", hint="leave it out; a domain takes --model, --beta, --planner "
+                                                     "and --data")
+    return study
 
 
 def plan_domain(args) -> int:

@@ -538,10 +538,11 @@ GRIDWORLD_ONLY = (("--k", "k", DEFAULT_K), ("--conventions", "conventions", "elo
                   ("--max-hypotheses", "max_hypotheses", None), ("--bind-free", "bind_free", False))
 
 
-def refuse_gridworld_options(args, domain: str) -> None:
-    """A domain run given a setting of the gridworld's inference: an error naming it."""
+def refuse_gridworld_options(args, domain: str, *, own: tuple[str, ...] = ()) -> None:
+    """A domain run given a setting of the gridworld's inference: an error naming it
+    (``own``: options of the same name that mean something else in this command)."""
     for option, attr, unset in GRIDWORLD_ONLY:
-        if getattr(args, attr, unset) != unset:
+        if option not in own and getattr(args, attr, unset) != unset:
             raise ElotError(f"{option} is a setting of the Doors-Keys-Gems inference; the {domain} domain "
                             "does not take it",
                             hint="leave it out; a domain takes --model, --beta, --planner and --max-memory")
@@ -579,3 +580,4 @@ def domain_session_parts(args):
                           memory_limit=getattr(args, "max_memory", None),
                           backend=getattr(args, "backend", None))
     return front, scenario, config, front.model_name(args.model)
+
