@@ -1,0 +1,47 @@
+"""The inference methods a run may ask for, and the errors of particle inference.
+
+:data:`METHODS` names them (``exact`` enumeration, ``smc`` particles, or ``auto``: exact
+when the space fits the budget, particles otherwise); :func:`check_method` and
+:func:`check_particles` check a setting; :class:`ParticleError` is what particle inference
+raises when it cannot go on or was asked wrongly.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from elot.errors import ElotError
+from elot.settings import DEFAULT_PARTICLES
+
+#: The inference methods of :func:`elot.engine.filters.infer`: exact enumeration,
+#: particles, or exact when the space fits ``max_hypotheses`` and particles otherwise.
+METHODS = ("exact", "smc", "auto")
+
+#: ``progress(t, T)``, called after each observed action.
+Progress = Callable[[int, int], None]
+
+
+class InferenceMethodError(ElotError, ValueError):
+    """An unknown inference method name."""
+
+
+def check_method(name: str) -> str:
+    """Return ``name`` if it is one of :data:`METHODS`, else raise :class:`InferenceMethodError`."""
+    if name not in METHODS:
+        raise InferenceMethodError(f"unknown inference method {name!r}",
+                                   hint=f"use one of: {', '.join(METHODS)}")
+    return name
+
+
+class ParticleError(ElotError):
+    """Particle inference cannot go on (every particle ruled out), or was asked wrongly."""
+
+
+def check_particles(n: Any) -> int:
+    """``n`` as a number of particles (an integer of at least 1), else :class:`ParticleError`."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ParticleError(f"the number of particles must be a whole number of at least 1, not {n!r}",
+                            hint=f"use e.g. --particles {DEFAULT_PARTICLES} (particles={DEFAULT_PARTICLES})")
+    return int(n)
