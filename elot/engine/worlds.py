@@ -72,9 +72,7 @@ class WorldModel(Protocol):
     actions: tuple[tuple[str, ...], ...]
     core: Any
     goal_sort: str
-    worlds: Sequence[Any]
-    real: list
-    goal_columns: np.ndarray
+    # and, once set (so not checked by ``isinstance``): worlds, real, goal_columns
 
     def hypotheses(self) -> tuple[tuple[str, ...], tuple[Any, ...], Any]: ...
 
