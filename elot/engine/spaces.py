@@ -80,8 +80,32 @@ def initial_beliefs(variant: str, n_states: int, k: int) -> np.ndarray:
     return np.broadcast_to(weights, (n_states, *weights.shape))
 
 
+class Sizes:
+    """How large a space of ``goals × states × n_beliefs`` hypotheses is."""
+
+    goals: tuple[str, ...]
+    states: tuple[Any, ...]
+    n_beliefs: int
+
+    @property
+    def n_goals(self) -> int:
+        return len(self.goals)
+
+    @property
+    def n_states(self) -> int:
+        return len(self.states)
+
+    @property
+    def size(self) -> int:
+        """The number of hypotheses (``len`` too, up to ``sys.maxsize``; this has no limit)."""
+        return self.n_goals * self.n_states * self.n_beliefs
+
+    def __len__(self) -> int:
+        return self.size
+
+
 @dataclass(frozen=True, eq=False)
-class HypothesisSpace:
+class HypothesisSpace(Sizes):
     """``goals × states × beliefs`` for one scenario and model.
 
     ``initial_beliefs[s, b, j]`` is the initial weight of state j in belief b of a
@@ -103,24 +127,8 @@ class HypothesisSpace:
     goal_sort: str = "goal"
 
     @property
-    def n_goals(self) -> int:
-        return len(self.goals)
-
-    @property
-    def n_states(self) -> int:
-        return len(self.states)
-
-    @property
     def n_beliefs(self) -> int:
         return self.initial_beliefs.shape[1]
-
-    @property
-    def size(self) -> int:
-        """The number of hypotheses (``len`` too, up to ``sys.maxsize``; this has no limit)."""
-        return self.n_goals * self.n_states * self.n_beliefs
-
-    def __len__(self) -> int:
-        return self.size
 
     @cached_property
     def index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -132,7 +140,7 @@ class HypothesisSpace:
 
 
 @dataclass(frozen=True, eq=False)
-class ParticleSpace:
+class ParticleSpace(Sizes):
     """The hypothesis space particles are drawn from: goals, enumerated initial states and
     k belief particles (beliefs are not enumerated; :attr:`n_beliefs` is how many there are)."""
 
@@ -146,24 +154,8 @@ class ParticleSpace:
     goal_sort: str = "goal"
 
     @property
-    def n_goals(self) -> int:
-        return len(self.goals)
-
-    @property
-    def n_states(self) -> int:
-        return len(self.states)
-
-    @property
     def n_beliefs(self) -> int:
         return n_beliefs(self.model, self.n_states, self.k)
-
-    @property
-    def size(self) -> int:
-        """The number of hypotheses (``len`` too, up to ``sys.maxsize``; this has no limit)."""
-        return self.n_goals * self.n_states * self.n_beliefs
-
-    def __len__(self) -> int:
-        return self.size
 
 
 # -- what exact inference costs --------------------------------------------------------------
