@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from elot.engine.budget import memory_budget
+from elot.engine.methods import InferenceSettings
 from elot.engine.spaces import HypothesisSpace
 from elot.engine.trajectory import Trajectory
 from elot.engine.worlds import WorldModel
@@ -143,7 +144,7 @@ class ExactFilter:
     states still agree with which); beliefs are filtered once per distinct ``alive`` table.
     """
 
-    def __init__(self, world_model: WorldModel, config: Any) -> None:
+    def __init__(self, world_model: WorldModel, config: InferenceSettings) -> None:
         self.world_model = world = world_model
         self.core = world.core   # the backend, its limits checked
         self.model, self.beta, self.backend = config.variant, config.beta, config.backend

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from elot.engine.budget import Limits, format_bytes, over
 from elot.engine.exact import ExactFilter, revealing
-from elot.engine.methods import Progress
+from elot.engine.methods import InferenceSettings, Progress
 from elot.engine.particles import ParticleFilter
 from elot.engine.spaces import SAMPLED_VARIANTS
 from elot.engine.worlds import WorldModel
@@ -56,7 +56,7 @@ def run_filter(filt: Filter, progress: Progress | None = None):
     return filt.result()
 
 
-def choose_method(world_model: WorldModel, config: Any) -> tuple[str, str]:
+def choose_method(world_model: WorldModel, config: InferenceSettings) -> tuple[str, str]:
     """The method a run of ``config`` uses on ``world_model``, and why (``note``, under
     ``auto`` only): exact when the space fits ``max_hypotheses`` and its estimated
     inference fits ``max_bytes`` (what exact would refuse on), particles otherwise."""
@@ -80,7 +80,7 @@ def choose_method(world_model: WorldModel, config: Any) -> tuple[str, str]:
     return method, note
 
 
-def infer(world_model: WorldModel, config: Any, progress: Progress | None = None):
+def infer(world_model: WorldModel, config: InferenceSettings, progress: Progress | None = None):
     """Inference of goals, initial states and beliefs on ``world_model`` under ``config``:
     the method :func:`choose_method` picks, run by :func:`run_filter`; the result's
     ``note`` says why ``auto`` chose it."""

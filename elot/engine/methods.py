@@ -8,7 +8,7 @@ raises when it cannot go on or was asked wrongly.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
@@ -45,3 +45,28 @@ def check_particles(n: Any) -> int:
         raise ParticleError(f"the number of particles must be a whole number of at least 1, not {n!r}",
                             hint=f"use e.g. --particles {DEFAULT_PARTICLES} (particles={DEFAULT_PARTICLES})")
     return int(n)
+
+
+class InferenceSettings(Protocol):
+    """What the engine's filters read of a domain's inference configuration (a frozen
+    value the domain makes; Doors-Keys-Gems' is :class:`elot.btom.config.InferenceConfig`).
+    The result keeps ``ran(method, **resolved)``: the configuration that ran, its open
+    choices resolved (the method ``auto`` chose, the seed drawn), whose ``described()`` a
+    JSON report prints."""
+
+    variant: str
+    beta: float
+    k: int
+    conventions: str
+    method: str
+    particles: int
+    seed: int | None
+    backend: str
+    max_hypotheses: int
+    max_bytes: int | None
+
+    def ran(self, method: str, **resolved: Any) -> "InferenceSettings": ...
+
+    def runs_particles(self, fits: bool) -> bool: ...
+
+    def described(self) -> dict: ...

@@ -64,7 +64,7 @@ import numpy as np
 
 from btom_ext import CoreMissingError, particle_kernels as _particle_kernels
 from btom_ext.reference import Q_FLOOR
-from elot.engine.methods import ParticleError, check_particles
+from elot.engine.methods import InferenceSettings, ParticleError, check_particles
 from elot.engine.particle_result import (DEGENERATE_RATIO, FEW_DISTINCT, FEW_ISLANDS, ParticleInference,  # noqa: F401
                                          Particles, dense_beliefs, effective_size)
 from elot.engine.spaces import SAMPLED_VARIANTS, ParticleSpace
@@ -167,7 +167,7 @@ class ParticleFilter:
     ``particles`` N, ``seed`` for the generator (None: fresh entropy), ``ess_threshold`` and
     ``moves`` as in the module."""
 
-    def __init__(self, world_model: WorldModel, config: Any, *, ess_threshold: float = ESS_THRESHOLD,
+    def __init__(self, world_model: WorldModel, config: InferenceSettings, *, ess_threshold: float = ESS_THRESHOLD,
                  moves: int = DEFAULT_MOVES, prior_draws: int | None = None, goal_drift: float = GOAL_DRIFT,
                  islands: int | None = None) -> None:
         model, k, conventions = config.variant, config.k, config.conventions
