@@ -49,7 +49,7 @@ def check_particles(n: Any) -> int:
 
 class InferenceSettings(Protocol):
     """What the engine's filters read of a domain's inference configuration (a frozen
-    value the domain makes; Doors-Keys-Gems' is :class:`elot.btom.config.InferenceConfig`).
+    value the domain makes; the gridworld's is :class:`elot.btom.config.InferenceConfig`).
     The result keeps ``ran(method, **resolved)``: the configuration that ran, its open
     choices resolved (the method ``auto`` chose, the seed drawn), whose ``described()`` a
     JSON report prints."""
