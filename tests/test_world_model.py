@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from btom_ext import backend
+from elot.engine.acting import act
 from elot.engine.exact import ExactFilter
 from elot.engine.filters import choose_method, infer, run_filter
 from elot.engine.particles import ParticleFilter
@@ -120,7 +121,7 @@ class Corridor:
                 raise ScenarioError(f"{action} leaves the corridor")
 
     def plan(self, goals, max_bytes=None):
-        self.goal_columns = np.arange(len(goals), dtype=np.intp)
+        self.goal_columns = np.array([list(GOALS).index(g) for g in goals], dtype=np.intp)
 
     def start(self, states):
         self.worlds = tuple(states)
@@ -130,9 +131,12 @@ class Corridor:
     def _labels(self):
         return np.array([view(w) for w in (*self.worlds, self.real[-1])], dtype=np.int64)
 
-    def options(self, action):
+    def offered(self):
         cell = self.real[-1].cell
-        options = tuple((a,) for a, d in MOVES.items() if 0 <= cell + d < CELLS)
+        return tuple((a,) for a, d in MOVES.items() if 0 <= cell + d < CELLS)
+
+    def options(self, action):
+        options = self.offered()
         return options, options.index(action)
 
     def path_costs(self, states, options):
@@ -257,3 +261,47 @@ def test_an_impossible_action_fails_before_inference():
     config = Config()
     with pytest.raises(ScenarioError, match="leaves the corridor"):
         run_filter(ExactFilter(Corridor(config, actions=("left", "left", "left")), config))
+
+
+def qmdp_logp(belief, cell, goal, beta):
+    """log π(a) of every option at ``cell`` by hand (SPEC §5), for a belief over WORLDS."""
+    options = [a for a, d in MOVES.items() if 0 <= cell + d < CELLS]
+    values = [beta * sum(b * max(-1.0 - cost(w, cell + MOVES[o], goal), -100.0)
+                         for b, w in zip(belief, WORLDS) if b > 0) for o in options]
+    top = max(values)
+    log_z = top + math.log(sum(math.exp(v - top) for v in values))
+    return {o: v - log_z for o, v in zip(options, values)}
+
+
+@pytest.mark.parametrize("policy", ["optimal", "boltzmann"])
+def test_the_agent_run_forward_on_a_world_model(policy):
+    """The engine's agent loop: an agent sure the wall is there still goes east by the
+    corridor (the detour west is longer), sees at cell 3 that there is none, and each
+    action's log probability is the QMDP policy's by hand under the belief it held."""
+    config = Config(beta=2.0)
+    model = Corridor(config)
+    model.plan(("east",))
+    eps = 5e-324
+    actions, logps = act(model, model.hypotheses()[1], np.array([eps, 1.0]), "east", beta=2.0, policy=policy,
+                         rng=np.random.default_rng(0), max_steps=50, too_long=lambda done: AssertionError(done))
+    assert model.real[-1].cell == GOALS["east"]
+    cell, belief = START, [eps, 1.0]
+    for action, logp in zip(actions, logps):
+        assert logp == pytest.approx(qmdp_logp(belief, cell, "east", 2.0)[action[0]], rel=1e-12)
+        cell += MOVES[action[0]]
+        if cell >= 3:
+            belief = [1.0, 0.0]   # it sees the corridor is clear: only eps was left there
+    if policy == "optimal":
+        assert actions == [("right",), ("right",)]
+
+
+def test_an_agent_that_never_arrives_is_stopped():
+    model = Corridor(Config())
+    model.plan(("east",))
+
+    class Stop(Exception):
+        pass
+
+    with pytest.raises(Stop):
+        act(model, model.hypotheses()[1], np.array([0.5, 0.5]), "east", beta=0.01, policy="optimal",
+            rng=np.random.default_rng(0), max_steps=1, too_long=lambda done: Stop(len(done)))

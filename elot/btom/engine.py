@@ -20,6 +20,7 @@ from elot.btom.encoding import Encoding
 from elot.btom.world import MOVES, Action, ImpossibleActionError, WorldState
 from elot.errors import ExtensionMissingError, ScenarioError
 # What moved to the engine (written once for any domain), importable from here as before.
+from elot.engine.acting import action_log_probabilities  # noqa: F401
 from elot.engine.trajectory import TimeError, Trajectory, goal_rows  # noqa: F401
 from elot.engine.worlds import LazyWorlds, as_worlds  # noqa: F401
 
@@ -246,13 +247,3 @@ def named_action_codes(enc: Encoding, codes: np.ndarray, local: Callable, option
     return np.array([[enc.action_code(local(worlds[s], o, before)) if s < len(worlds) else code
                       for o, code in zip(options, codes[0].tolist())] for s in states],
                     dtype=np.int32).reshape(len(states), len(options), 3)
-
-
-def action_log_probabilities(core, belief: np.ndarray, costs: np.ndarray, beta: float) -> np.ndarray:
-    """``log π(a)`` of the Boltzmann QMDP policy for every action of ``costs`` (``(1, n_s,
-    n_a)``, one goal) under the filtered ``belief`` (``(n_s,)``), computed by the same
-    ``qmdp_loglik`` that scores observed actions in :func:`infer`."""
-    beliefs = np.ascontiguousarray(belief, dtype=np.float64).reshape(1, 1, -1)
-    zero, one = np.zeros(1, dtype=np.int32), np.ones(1, dtype=np.uint8)
-    return np.array([core.qmdp_loglik(beliefs, costs, a, beta, zero, zero, zero, one)[0]
-                     for a in range(costs.shape[2])])

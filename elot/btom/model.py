@@ -64,7 +64,9 @@ class GridWorldModel:
     #: The signature's sort of the goal objects.
     goal_sort = "gem"
 
-    def __init__(self, scenario, config: InferenceConfig) -> None:
+    def __init__(self, scenario, config: InferenceConfig, core=None) -> None:
+        if core is not None:   # a backend already loaded and checked (the simulated agent's)
+            self.core = core
         self.scenario = scenario
         self.layout = scenario.layout
         self.config = config
@@ -149,16 +151,18 @@ class GridWorldModel:
         self._offered: dict = {}   # the real world's actions per agent cell, until a non-move
         return self.core.view_labels(self.rows)
 
-    def options(self, action: Action) -> tuple[tuple[Action, ...], int]:
-        """The actions the real world offers (the same at a cell until an action other than
-        a move changes the world), and the index of ``action`` among them."""
+    def offered(self) -> tuple[Action, ...]:
+        """The actions the real world offers now (the same at a cell until an action other
+        than a move changes the world: kept per cell until then)."""
         before = self.real[-1]
-        if action[0] not in MOVES:
-            options = before.available_actions()
-        else:
-            options = self._offered.get(before.agent_pos)
-            if options is None:
-                options = self._offered[before.agent_pos] = before.available_actions()
+        options = self._offered.get(before.agent_pos)
+        if options is None:
+            options = self._offered[before.agent_pos] = before.available_actions()
+        return options
+
+    def options(self, action: Action) -> tuple[tuple[Action, ...], int]:
+        """:meth:`offered`, and the index of the observed ``action`` among them."""
+        options = self.offered()
         return options, options.index(action)
 
     def _action_codes(self, options: tuple[Action, ...], before: WorldState, states: np.ndarray) -> np.ndarray:

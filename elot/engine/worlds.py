@@ -56,8 +56,8 @@ class WorldModel(Protocol):
     * :meth:`plan` — the agent's planner for the goals;
     * :meth:`start` — from the initial states: the view label of every state's world and
       of the real one (last); equal labels: the agent cannot tell the worlds apart;
-    * :meth:`options` — the actions the real world offers now, and the index of the
-      observed one among them;
+    * :meth:`offered` — the actions the real world offers now; :meth:`options` — those,
+      and the index of the observed one among them;
     * :meth:`path_costs` — the worlds of the live states after each option, and their path
       costs to every goal (QMDP's ``h``; -1: never);
     * :meth:`advance` — every world after the observed action: the new labels, or None
@@ -87,6 +87,8 @@ class WorldModel(Protocol):
     def plan(self, goals: Sequence[str], max_bytes: int | None = None) -> None: ...
 
     def start(self, states: Sequence[Any]) -> np.ndarray: ...
+
+    def offered(self) -> tuple[tuple[str, ...], ...]: ...
 
     def options(self, action: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], ...], int]: ...
 
