@@ -78,7 +78,7 @@ MOVED = [
     ("elot.btom.inference", "elot.btom.model", ["true_trajectory"]),
     ("elot.btom.filtering", "elot.btom.model", ["after"]),
     ("elot.btom.config", "elot.engine.methods", ["METHODS", "InferenceMethodError", "check_method", "ParticleError",
-                                                 "check_particles"]),
+                                                 "check_particles", "ConfiguredBy"]),
     ("elot.btom.engine", "elot.engine.trajectory", ["Trajectory", "TimeError", "goal_rows"]),
     ("elot.btom.engine", "elot.engine.worlds", ["LazyWorlds", "as_worlds"]),
     ("elot.btom.engine", "elot.engine.acting", ["action_log_probabilities"]),

@@ -25,8 +25,8 @@ from elot.settings import (DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_V
                            check_number, check_variant)
 
 # The methods and the errors of particle inference are the engine's, importable from here.
-from elot.engine.methods import (METHODS, InferenceMethodError, ParticleError, check_method,  # noqa: E402,F401
-                                 check_particles)
+from elot.engine.methods import (METHODS, ConfiguredBy, InferenceMethodError, ParticleError,  # noqa: E402,F401
+                                 check_method, check_particles)
 
 
 class SettingError(ArgumentError, ParticleError, ValueError):
@@ -126,39 +126,6 @@ class InferenceConfig:
         if self.method == "smc":
             out.update(particles=self.particles, seed=self.seed)
         return out
-
-
-class ConfiguredBy:
-    """Read-only views of the settings of an object's :class:`InferenceConfig` (its
-    ``config``), under the names a table row and the command line use: what a batch task,
-    the REPL's session and an inference result share."""
-
-    config: InferenceConfig
-
-    @property
-    def model(self) -> str:
-        """The BToM variant (``--model``)."""
-        return self.config.variant
-
-    @property
-    def beta(self) -> float:
-        return self.config.beta
-
-    @property
-    def k(self) -> int:
-        return self.config.k
-
-    @property
-    def conventions(self) -> str:
-        return self.config.conventions
-
-    @property
-    def particles(self) -> int:
-        return self.config.particles
-
-    @property
-    def seed(self) -> int | None:
-        return self.config.seed
 
 
 #: ``infer``'s keyword arguments that name a field of :class:`InferenceConfig` otherwise.

@@ -12,6 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
+from elot.engine.methods import ConfiguredBy
 from elot.engine.worlds import as_worlds
 from elot.errors import ArgumentError
 from elot.judging import Desires, Hypotheses
@@ -45,28 +46,19 @@ def goal_rows(result, t: int, at: int) -> Hypotheses:
                       per_agent=False, desires=desires)
 
 
-class Trajectory:
+class Trajectory(ConfiguredBy):
     """What every inference result answers the same way, exact or particles: the steps,
     the world of each initial state at every step (and as ELoT states), the signature.
     A result holds ``scenario``, ``space``, ``config`` (the
     inference configuration that ran), ``actions``, ``worlds_by_step``
     and a ``_states`` cache."""
 
-    # -- the settings that ran, read from ``config`` ------------------------------------------
+    # -- the settings that ran, read from ``config`` (the model, beta, k: ConfiguredBy's) ------
 
     @property
     def method(self) -> str:
         """``exact`` or ``smc``: how this result was computed (what ``auto`` chose)."""
         return self.config.method
-
-    @property
-    def model(self) -> str:
-        """The BToM variant that ran (``--model``)."""
-        return self.config.variant
-
-    @property
-    def beta(self) -> float:
-        return self.config.beta
 
     @property
     def backend(self) -> str:
