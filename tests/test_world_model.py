@@ -1,5 +1,5 @@
-"""The engine's second protocol (issue 35): a world model written here against the engine
-alone runs through the engine's exact and particle filters, and their answers are Bayes'
+"""The engine's second protocol (issue 35): a world model written against the engine alone
+(examples/domains/corridor_world.py) runs through the engine's exact and particle filters, and their answers are Bayes'
 rule computed by hand.
 
 The world: a corridor of five cells, the agent at cell 2, two goals (``west`` at cell 0,
@@ -13,150 +13,35 @@ after what was seen.
 
 from __future__ import annotations
 
+import importlib.util
 import math
-from dataclasses import dataclass, replace
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from btom_ext import backend
 from elot.engine.acting import act
 from elot.engine.exact import ExactFilter
 from elot.engine.filters import choose_method, infer, run_filter
 from elot.engine.particles import ParticleFilter
-from elot.engine.spaces import HypothesisSpace, ParticleSpace, exact_estimate, initial_beliefs
+from elot.engine.spaces import ParticleSpace
 from elot.engine.worlds import WorldModel
 from elot.errors import ScenarioError
 
-CELLS, START, DETOUR = 5, 2, 6
-GOALS = {"west": 0, "east": 4}
-WORLDS = ("clear", "walled")
-MOVES = {"left": -1, "right": 1}
+
+def _load_example():
+    path = Path(__file__).resolve().parent.parent / "examples" / "domains" / "corridor_world.py"
+    spec = importlib.util.spec_from_file_location("corridor_world", path)
+    module = sys.modules["corridor_world"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-@dataclass(frozen=True)
-class Config:
-    """What the engine's filters read of a configuration (a domain brings its own)."""
-
-    variant: str = "full"
-    beta: float = 1.5
-    k: int = 2
-    conventions: str = "elot"
-    method: str = "exact"
-    particles: int = 4000
-    seed: int | None = 11
-    backend: str = "core"
-    max_hypotheses: int = 10_000
-    max_bytes: int | None = None
-
-    def ran(self, method: str, **resolved) -> "Config":
-        return replace(self, method=method, **resolved)
-
-    def runs_particles(self, fits: bool) -> bool:
-        return self.method == "smc" or (self.method == "auto" and not fits)
-
-    def described(self) -> dict:
-        return {"method": self.method, "model": self.variant}
-
-
-@dataclass(frozen=True)
-class Cell:
-    """A world: the agent's cell and the hidden world's name."""
-
-    cell: int
-    world: str
-
-    def atoms(self) -> frozenset:
-        return frozenset()
-
-
-class Scenario:
-    def signature(self):   # not read by these tests
-        raise NotImplementedError
-
-
-def cost(world: str, cell: int, goal: str) -> int:
-    """Steps from ``cell`` to ``goal``'s cell in ``world``."""
-    target = GOALS[goal]
-    steps = abs(cell - target)
-    return steps + DETOUR if goal == "east" and world == "walled" and cell < target else steps
-
-
-def view(world: Cell) -> int:
-    """What the agent sees: its cell, and the wall from cell 3 on."""
-    return world.cell * 2 + (world.cell >= 3 and world.world == "walled")
-
-
-class Corridor:
-    """The corridor as a :class:`~elot.engine.worlds.WorldModel`."""
-
-    goal_sort = "goal"
-
-    def __init__(self, config: Config, actions=("right", "right"), real: str = "clear") -> None:
-        self.config, self.scenario = config, Scenario()
-        self.actions = tuple((a,) for a in actions)
-        self.truth = real
-        self.core = backend(config.backend)
-
-    def hypotheses(self):
-        return tuple(GOALS), tuple(Cell(START, w) for w in WORLDS), None
-
-    def exact_space(self, *, steps, belief_tables, max_bytes):
-        goals, states, _ = self.hypotheses()
-        return HypothesisSpace(self.config.variant, goals, states,
-                               initial_beliefs(self.config.variant, len(states), self.config.k), goal_sort="goal")
-
-    def exact_estimate(self, *, steps, belief_tables):
-        return exact_estimate(self.config.variant, len(GOALS), len(WORLDS), self.config.k, steps=steps,
-                              belief_tables=belief_tables)
-
-    def check_particle_cost(self, *, particles, prior_draws):
-        pass
-
-    def check_actions(self):
-        cell = START
-        for (action,) in self.actions:
-            cell += MOVES[action]
-            if not 0 <= cell < CELLS:
-                raise ScenarioError(f"{action} leaves the corridor")
-
-    def plan(self, goals, max_bytes=None):
-        self.goal_columns = np.array([list(GOALS).index(g) for g in goals], dtype=np.intp)
-
-    def start(self, states):
-        self.worlds = tuple(states)
-        self.real = [Cell(START, self.truth)]
-        return self._labels()
-
-    def _labels(self):
-        return np.array([view(w) for w in (*self.worlds, self.real[-1])], dtype=np.int64)
-
-    def offered(self):
-        cell = self.real[-1].cell
-        return tuple((a,) for a, d in MOVES.items() if 0 <= cell + d < CELLS)
-
-    def options(self, action):
-        options = self.offered()
-        return options, options.index(action)
-
-    def path_costs(self, states, options):
-        return np.array([[cost(self.worlds[s].world, self.worlds[s].cell + MOVES[o[0]], g) for g in GOALS]
-                         for s in states for o in options], dtype=np.int32)
-
-    def advance(self, action):
-        shift = MOVES[action[0]]
-        self.worlds = tuple(Cell(w.cell + shift, w.world) for w in self.worlds)
-        self.real.append(Cell(self.real[-1].cell + shift, self.truth))
-        return self._labels()
-
-    def open_goals(self, goals):
-        return np.array([GOALS[g] != self.real[-1].cell for g in goals], dtype=np.uint8)
-
-    def reveals(self, action):
-        return True
-
-    def hint(self, case, family=None):
-        return "the corridor has no other worlds"
+corridor = _load_example()
+CELLS, START, DETOUR, GOALS, WORLDS, MOVES = (corridor.CELLS, corridor.START, corridor.DETOUR, corridor.GOALS,
+                                              corridor.WORLDS, corridor.MOVES)
+Config, Cell, Corridor, cost, view = corridor.Config, corridor.Cell, corridor.Corridor, corridor.cost, corridor.view
 
 
 def by_hand(config: Config, actions=("right", "right"), real: str = "clear") -> dict:
