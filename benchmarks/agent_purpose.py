@@ -8,7 +8,7 @@ included), for the agents `elot plan` can simulate:
 
 * the model's own agent (SPEC §8: Boltzmann QMDP at β = 2^1.5, or its argmax), as
   `elot plan --no-purposeful` runs it;
-* the purposeful agent, `elot plan`'s default (elot.btom.agent: no return to a cell
+* the purposeful agent, `elot plan`'s default (elot.domains.doors_keys_gems.agent: no return to a cell
   without having learnt something; it follows the likeliest world's plan instead).
 
 Maps: `elot generate` maps of 2 to 4 boxes, 2 to 4 gems, 1 or 2 colours (seeds 0..N-1),
@@ -28,9 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from elot.btom.agent import SimulationError, run_agent
-from elot.btom.generate import Spec, generate
-from elot.btom.scn import parse_scn_text
+from elot.domains.doors_keys_gems.agent import SimulationError, run_agent
+from elot.domains.doors_keys_gems.generate import Spec, generate
+from elot.domains.doors_keys_gems.scn import parse_scn_text
 from elot.settings import DEFAULT_BETA
 
 

@@ -25,12 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
-import elot.btom.model
+import elot.domains.doors_keys_gems.model
 from btom_ext import backend as load_backend
-from elot.btom.hypotheses import build
-from elot.btom.inference import infer
-from elot.btom.dataset import dataset_root, load_dataset_plan
-from elot.btom.scoring import compile_statement, score
+from elot.domains.doors_keys_gems.hypotheses import build
+from elot.domains.doors_keys_gems.inference import infer
+from elot.domains.doors_keys_gems.dataset import dataset_root, load_dataset_plan
+from elot.domains.doors_keys_gems.scoring import compile_statement, score
 from elot.cli import run_command
 
 PLANS = ["1_1", "1_2", "1_3", "2_1", "2_2", "2_3", "3_1", "3_2", "3_3", "4_1", "4_2", "4_3",
@@ -96,12 +96,12 @@ class _Timed:
 def kernel_seconds(scenario, name: str) -> float:
     """Seconds spent inside backend ``name``'s functions during one inference run."""
     timed = TimedBackend(name)
-    original = elot.btom.model.load_backend
-    elot.btom.model.load_backend = lambda _name: timed
+    original = elot.domains.doors_keys_gems.model.load_backend
+    elot.domains.doors_keys_gems.model.load_backend = lambda _name: timed
     try:
         infer(scenario, backend=name)
     finally:
-        elot.btom.model.load_backend = original
+        elot.domains.doors_keys_gems.model.load_backend = original
     return timed.seconds
 
 

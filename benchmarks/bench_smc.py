@@ -38,11 +38,11 @@ from pathlib import Path
 
 import numpy as np
 
-from elot.btom.inference import infer, run_filter
-from elot.btom.particles import ParticleFilter
-from elot.btom.dataset import dataset_root, load_dataset_plan
-from elot.btom.scn import parse_scn_text
-from elot.btom.scoring import compile_statement, score
+from elot.domains.doors_keys_gems.inference import infer, run_filter
+from elot.domains.doors_keys_gems.particles import ParticleFilter
+from elot.domains.doors_keys_gems.dataset import dataset_root, load_dataset_plan
+from elot.domains.doors_keys_gems.scn import parse_scn_text
+from elot.domains.doors_keys_gems.scoring import compile_statement, score
 from elot.cli import run_command
 
 PLANS = ["1_1", "1_2", "1_3", "2_1", "2_2", "2_3", "3_1", "3_2", "3_3", "4_1", "4_2", "4_3",

@@ -24,12 +24,12 @@ import sys
 import time
 import tracemalloc
 
-from elot.btom.agent import run_agent
-from elot.btom.dataset import load_dataset_plan
-from elot.btom.generate import Spec, generate
-from elot.btom.inference import infer
-from elot.btom.scn import parse_scn_text
-from elot.btom.scoring import score
+from elot.domains.doors_keys_gems.agent import run_agent
+from elot.domains.doors_keys_gems.dataset import load_dataset_plan
+from elot.domains.doors_keys_gems.generate import Spec, generate
+from elot.domains.doors_keys_gems.inference import infer
+from elot.domains.doors_keys_gems.scn import parse_scn_text
+from elot.domains.doors_keys_gems.scoring import score
 from elot.cli import run_command
 
 SIZE = 20
@@ -85,7 +85,7 @@ def main() -> None:
                         help="the dataset directory (default: $ELOT_LABTOM_DATA, else a shared/labtom folder in or above the working directory)")
     args = parser.parse_args()
     seed, scenario = long_plan(args.seed, args.min_actions)
-    from elot.btom.particles import ParticleFilter
+    from elot.domains.doors_keys_gems.particles import ParticleFilter
 
     space = ParticleFilter(scenario, k=args.k, particles=1).space
     print(f"map: generate --boxes 12 --colours 4 --doors 4 --gems 4 --seed {seed}, widened to {SIZE}x{SIZE}; "

@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from elot.btom.scoring import scores_of
+from elot.domains.doors_keys_gems.scoring import scores_of
 from elot.lang.semantics import State, compile_formula
 from elot.lang.signature import Signature
 

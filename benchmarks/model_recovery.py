@@ -1,7 +1,7 @@
 """Model recovery: simulate the model's agent on every dataset map, infer it back (SPEC §8).
 
 For every problem of the dataset (``problems/*.pddl``: a map with its true hidden state),
-simulate agents with ``elot.btom.agent.run_agent`` — each goal the agent can reach in the
+simulate agents with ``elot.domains.doors_keys_gems.agent.run_agent`` — each goal the agent can reach in the
 true map × beliefs drawn from the model's own belief space (k = 3 particles over the
 initial states), at least ``--agents`` per map, Boltzmann QMDP policy at β (default
 2^1.5, the paper's fit) — then run exact inference on each agent's actions alone, and
@@ -40,13 +40,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from elot.btom.agent import SimulationError, run_agent
-from elot.btom.hypotheses import build
-from elot.btom.engine import AgentPlanner, load_backend
-from elot.btom.inference import infer
+from elot.domains.doors_keys_gems.agent import SimulationError, run_agent
+from elot.domains.doors_keys_gems.hypotheses import build
+from elot.domains.doors_keys_gems.engine import AgentPlanner, load_backend
+from elot.domains.doors_keys_gems.inference import infer
 from elot.settings import DEFAULT_BETA
-from elot.btom.dataset import dataset_root, load_dataset_scenario
-from elot.btom.scn import parse_scn_text
+from elot.domains.doors_keys_gems.dataset import dataset_root, load_dataset_scenario
+from elot.domains.doors_keys_gems.scn import parse_scn_text
 from elot.study.plan import DEFAULT_POINTS, choose_points, movement
 from elot.cli import run_command
 

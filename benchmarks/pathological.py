@@ -38,7 +38,7 @@ def _nested(n):
 
 
 def _scn(text):
-    from elot.btom.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn import parse_scn_text
 
     return lambda: parse_scn_text(text, "case.scn")
 
@@ -57,8 +57,8 @@ def _boxes_map(n):
 
 def _infer(text, **kw):
     def run():
-        from elot.btom.inference import infer
-        from elot.btom.scn import parse_scn_text
+        from elot.domains.doors_keys_gems.inference import infer
+        from elot.domains.doors_keys_gems.scn import parse_scn_text
 
         return infer(parse_scn_text(text, "case.scn"), **kw)
 
@@ -67,8 +67,8 @@ def _infer(text, **kw):
 
 def _colour_limits(text):
     def run():
-        from elot.btom.hypotheses import colour_limits
-        from elot.btom.scn import parse_scn_text
+        from elot.domains.doors_keys_gems.hypotheses import colour_limits
+        from elot.domains.doors_keys_gems.scn import parse_scn_text
 
         return colour_limits(parse_scn_text(text, "case.scn").initial)
 
@@ -81,13 +81,13 @@ def _keys_map(n):
 
 
 def _pddl_problem(body):
-    from elot.btom.pddl import parse_problem_text as parse_problem
+    from elot.domains.doors_keys_gems.pddl import parse_problem_text as parse_problem
 
     return lambda: parse_problem(body, "p.pddl")
 
 
 def _pddl_plan(n):
-    from elot.btom.pddl import parse_plan_text as parse_plan
+    from elot.domains.doors_keys_gems.pddl import parse_plan_text as parse_plan
 
     text = "".join("(right human)\n" for _ in range(n))
     return lambda: parse_plan(text, "plan.pddl")

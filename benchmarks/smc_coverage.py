@@ -25,11 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from elot.btom.agent import run_agent
-from elot.btom.generate import COLOURS, Spec, generate
-from elot.btom.inference import infer
-from elot.btom.scn import parse_scn_text
-from elot.btom.scoring import compile_statement, score
+from elot.domains.doors_keys_gems.agent import run_agent
+from elot.domains.doors_keys_gems.generate import COLOURS, Spec, generate
+from elot.domains.doors_keys_gems.inference import infer
+from elot.domains.doors_keys_gems.scn import parse_scn_text
+from elot.domains.doors_keys_gems.scoring import compile_statement, score
 
 #: (name, spec, seed): generated maps from about a thousand to about 500,000 hypotheses (k = 3).
 MAPS = [

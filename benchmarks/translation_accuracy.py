@@ -41,7 +41,7 @@ from elot.lang.equivalence import equivalent
 from elot.errors import ElotError
 from elot.lang.parser import parse
 from elot.lang.printer import pretty
-from elot.btom.pddl import signature_of
+from elot.domains.doors_keys_gems.pddl import signature_of
 from elot.cli import options
 from elot.lang.signature import Signature
 from elot.translate import llm, translate

@@ -592,7 +592,7 @@ cdef inline int _near(int a, int b, int width) noexcept nogil:
 
 cdef class Rules:
     """The domain's actions on world rows: each action's precondition and effect (as
-    :class:`btom_ext.reference.Rules`, and ``elot.btom.world.WorldState``'s rules)."""
+    :class:`btom_ext.reference.Rules`, and ``elot.domains.doors_keys_gems.world.WorldState``'s rules)."""
 
     cdef int width, height
     cdef object _walls, _door_cells, _door_colours, _box_cells, _gem_cells

@@ -15,7 +15,7 @@ state space (agent cell x door locks x box lids x key statuses).
 
 where a key's status is :data:`FLOOR` (``where`` = its cell), :data:`BOX` (``where`` = the
 box index; reachable once the box is open), :data:`HELD` or :data:`GONE` (used or never on
-the map; ``where`` = -1). ``elot.btom.hypotheses`` builds these arrays from world states.
+the map; ``where`` = -1). ``elot.domains.doors_keys_gems.hypotheses`` builds these arrays from world states.
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ class Planner(_Layout):
 
 class Rules(_Layout):
     """The domain's actions on world rows: each action's precondition and effect (SPEC §5;
-    the same rules as :class:`elot.btom.world.WorldState`'s ``why_not`` and ``step``, on the
+    the same rules as :class:`elot.domains.doors_keys_gems.world.WorldState`'s ``why_not`` and ``step``, on the
     numeric encoding)."""
 
     def _near(self, a: int, b: int) -> int:
@@ -250,7 +250,7 @@ class Rules(_Layout):
 
 def view_labels(worlds) -> np.ndarray:
     """One integer per world row, equal where the worlds look alike to the agent (what
-    :meth:`elot.btom.world.WorldState.view` compares), numbered in order of first
+    :meth:`elot.domains.doors_keys_gems.world.WorldState.view` compares), numbered in order of first
     appearance: the agent's cell, the held gems, the locked doors and closed boxes, and
     the multiset of visible keys as (status, where, colour): on the floor, held, or in an
     opened box (key objects are interchangeable)."""

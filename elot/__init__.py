@@ -38,9 +38,9 @@ _LAZY = {
     "Desires": "elot.judging",
     # Doors-Keys-Gems: a scenario (a built-in name, a file or a dataset plan id), its
     # inference and a statement's scores on it
-    "load_scenario": "elot.btom.load",
-    "infer": "elot.btom.inference",
-    "score": "elot.btom.scoring",
+    "load_scenario": "elot.domains.doors_keys_gems.load",
+    "infer": "elot.domains.doors_keys_gems.inference",
+    "score": "elot.domains.doors_keys_gems.scoring",
 }
 
 

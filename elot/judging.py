@@ -19,7 +19,7 @@ one vectorized call and returns a :class:`Score` (SPEC §4, "the observer's judg
 once against the source's signature, then scored at every judgment point.
 
 This module sits below the gridworld (it imports only the language, the settings and the
-errors), so :mod:`elot.btom`, :mod:`elot.embedding`, the session and the studies all hand
+errors), so :mod:`elot.domains.doors_keys_gems`, :mod:`elot.embedding`, the session and the studies all hand
 their hypotheses to the same code.
 """
 

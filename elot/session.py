@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from elot.btom.conventions import check_conventions
-from elot.btom.inference import ConfiguredBy, InferenceConfig, infer
-from elot.btom.world import describe_placement, fmt_action
+from elot.domains.doors_keys_gems.conventions import check_conventions
+from elot.domains.doors_keys_gems.inference import ConfiguredBy, InferenceConfig, infer
+from elot.domains.doors_keys_gems.world import describe_placement, fmt_action
 from elot import judging
 from elot.embedding.judge import translation_note
 from elot.embedding.model import (BeliefModelError, average_belief, check_belief_model, hypotheses_of,
@@ -125,7 +125,7 @@ class Session(ConfiguredBy):
     @staticmethod
     def examples() -> list[tuple[str, str]]:
         """The built-in example scenarios: (name, one-line description)."""
-        from elot.btom.examples import list_examples, load_example
+        from elot.domains.doors_keys_gems.examples import list_examples, load_example
 
         out = []
         for name in list_examples():
@@ -193,7 +193,7 @@ class Session(ConfiguredBy):
         return self.config.method
 
     def configure(self, **changes) -> None:
-        """Change the inference settings (:class:`~elot.btom.inference.InferenceConfig`'s
+        """Change the inference settings (:class:`~elot.domains.doors_keys_gems.inference.InferenceConfig`'s
         fields, checked there); inference reruns on the next query if they changed."""
         config = self.config.replace(**changes)
         if config != self.config:
@@ -369,7 +369,7 @@ class Session(ConfiguredBy):
     def hypotheses(self, t: int | None = None, mode: str | None = None) -> judging.Hypotheses:
         """The hypotheses judged at t (default now) about the ``mode`` belief: one row per
         (true state, initial belief) pair, since the goal does not change beliefs (the
-        inference's :meth:`~elot.btom.engine.Trajectory.judged`)."""
+        inference's :meth:`~elot.domains.doors_keys_gems.engine.Trajectory.judged`)."""
         t = self.t if t is None else t
         return self.inference.judged(t, 0 if (mode or self.mode) == INITIAL else t)
 
@@ -638,8 +638,8 @@ def open_scenario(spec: str | None, root: str | None = None):
     """A scenario from a path (``.scn``, dataset problem or plan), a built-in example name
     or a dataset plan id (under ``root``, default the dataset's usual place); the default
     example when ``spec`` is None."""
-    from elot.btom.load import load_scenario
-    from elot.btom.examples import default_example
+    from elot.domains.doors_keys_gems.load import load_scenario
+    from elot.domains.doors_keys_gems.examples import default_example
 
     if spec is None:
         return default_example()

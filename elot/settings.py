@@ -33,7 +33,7 @@ DEFAULT_PARTICLES = 1000
 MAX_HYPOTHESES = 2_000_000
 
 # -- the simulated agent (elot plan) ------------------------------------------------------
-# Here, not in elot/btom/agent.py and elot/study/plan.py (which use them), so that
+# Here, not in elot/domains/doors_keys_gems/agent.py and elot/study/plan.py (which use them), so that
 # ``elot plan --help`` and every parser build show them without importing numpy.
 
 #: How the simulated agent picks its action from the QMDP values.
@@ -61,7 +61,7 @@ MODES: tuple[Mode, ...] = (CURRENT, INITIAL)
 VARIANTS = ("full", "true-belief", "non-planning")
 #: Variants that reproduce artifacts of the reference pipeline (SPEC §7), not for real use.
 REPRODUCTION_VARIANTS = ("true-belief-paper",)
-#: Every variant :func:`elot.btom.hypotheses.build` and :func:`elot.btom.inference.infer` accept.
+#: Every variant :func:`elot.domains.doors_keys_gems.hypotheses.build` and :func:`elot.domains.doors_keys_gems.inference.infer` accept.
 ALL_VARIANTS = VARIANTS + REPRODUCTION_VARIANTS
 #: The variant used unless one is chosen.
 DEFAULT_VARIANT = "full"

@@ -143,15 +143,15 @@ def test_errors_name_the_argument(kwargs, argument):
 
 @pytest.fixture(scope="module")
 def inference():
-    from elot.btom.inference import infer
-    from elot.btom.scn import load_example
+    from elot.domains.doors_keys_gems.inference import infer
+    from elot.domains.doors_keys_gems.scn import load_example
 
     return infer(load_example("default"))
 
 
 @pytest.mark.parametrize("t", [-1, True, 1.5, None, 10**6])
 def test_score_names_a_bad_time(inference, t):
-    from elot.btom.scoring import score
+    from elot.domains.doors_keys_gems.scoring import score
 
     with pytest.raises(elot.ArgumentError, match="time"):
         score(inference, "believes(player, formula(empty(box1)))", t)
@@ -162,15 +162,15 @@ def test_score_names_a_bad_time(inference, t):
     ({"backend": "x"}, "backend"), ({"prior": "x"}, "prior"), ({"k": 2**31}, "k"),
 ])
 def test_infer_names_a_bad_setting(settings, name):
-    from elot.btom.inference import infer
-    from elot.btom.scn import load_example
+    from elot.domains.doors_keys_gems.inference import infer
+    from elot.domains.doors_keys_gems.scn import load_example
 
     with pytest.raises(elot.ArgumentError, match=name):
         infer(load_example("default"), **settings)
 
 
 def test_infer_names_a_scenario_that_is_not_one():
-    from elot.btom.inference import infer
+    from elot.domains.doors_keys_gems.inference import infer
 
     with pytest.raises(elot.ArgumentError, match="scenario"):
         infer(None)

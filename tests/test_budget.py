@@ -1,20 +1,20 @@
 """One budget (issue 35): every caller that asks "does it fit?" (exact inference, auto,
 particle inference, the simulated agent, a batch's tasks) counts its work as an
-:class:`~elot.engine.budget.Estimate` of :mod:`elot.btom.costs` and is refused by
+:class:`~elot.engine.budget.Estimate` of :mod:`elot.domains.doors_keys_gems.costs` and is refused by
 :func:`elot.engine.budget.check`, with one kind of error carrying the estimate."""
 
 from __future__ import annotations
 
 import pytest
 
-from elot.btom import costs
+from elot.domains.doors_keys_gems import costs
 from elot.engine import budget
-from elot.btom.agent import SimulationError, check_simulation_size, count_model_states, run_agent
+from elot.domains.doors_keys_gems.agent import SimulationError, check_simulation_size, count_model_states, run_agent
 from elot.engine.budget import Estimate, Limits, OverBudget, check, footprint, format_bytes, memory_budget, over
-from elot.btom.config import InferenceConfig, ParticleError
-from elot.btom.inference import ExactFilter, infer, revealing_actions
-from elot.btom.load import load_scenario
-from elot.btom.particles import ParticleFilter
+from elot.domains.doors_keys_gems.config import InferenceConfig, ParticleError
+from elot.domains.doors_keys_gems.inference import ExactFilter, infer, revealing_actions
+from elot.domains.doors_keys_gems.load import load_scenario
+from elot.domains.doors_keys_gems.particles import ParticleFilter
 from elot.errors import ScenarioError
 from elot.settings import ALL_VARIANTS
 from elot.study.references import ScenarioRef

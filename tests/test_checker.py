@@ -10,7 +10,7 @@ import pytest
 from elot.lang.checker import check
 from elot.errors import ElotError, ElotTypeError
 from elot.lang.parser import parse
-from elot.btom.pddl import signature_of
+from elot.domains.doors_keys_gems.pddl import signature_of
 from elot.lang.signature import Signature
 from elot.lang.typesystem import ADJECTIVE, BASE, EPISTEMIC, MODAL, NUMERIC, PROP, Obj, is_subtype
 
@@ -246,7 +246,7 @@ def test_every_non_atom_of_a_state_gets_the_example_hint_computed_once(monkeypat
     """check_atoms names an example atom in the hint of each atom that is not one, and
     looks for that example once per call, not once per bad atom."""
     from elot.lang import checker
-    from elot.btom.load import load_scenario
+    from elot.domains.doors_keys_gems.load import load_scenario
 
     signature = load_scenario("default").signature()
     calls = []

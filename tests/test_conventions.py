@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 from helpers import run_elot
 
-from elot.btom.conventions import ConventionsError
+from elot.domains.doors_keys_gems.conventions import ConventionsError
 from elot.errors import ElotError
 from elot.lang.semantics import Belief, State, evaluate
-from elot.btom.hypotheses import build, initial_states, reference_first
-from elot.btom.inference import infer
-from elot.btom.scenario import Scenario
-from elot.btom.scoring import score
+from elot.domains.doors_keys_gems.hypotheses import build, initial_states, reference_first
+from elot.domains.doors_keys_gems.inference import infer
+from elot.domains.doors_keys_gems.scenario import Scenario
+from elot.domains.doors_keys_gems.scoring import score
 from elot.settings import ALL_VARIANTS, VARIANTS, VariantError
-from elot.btom.world import KeyState, Layout, WorldState
+from elot.domains.doors_keys_gems.world import KeyState, Layout, WorldState
 from elot.repl.commands import execute
 from elot.session import Session
 from test_inference import scenario as corridor_scenario
@@ -291,7 +291,7 @@ def test_reference_names_give_the_reference_posterior(labtom):
     reference's P is 0.8296 with its names, 0.8575 with names that keep the true key's."""
     import csv
 
-    from elot.btom.dataset import load_dataset_plan
+    from elot.domains.doors_keys_gems.dataset import load_dataset_plan
 
     with open(labtom / "statements" / "exp2_current_translations.csv", encoding="utf-8") as handle:
         (row,) = [r for r in csv.DictReader(handle) if (r["plan_id"], r["statement_id"]) == ("3_3", "3")]

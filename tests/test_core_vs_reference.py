@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from btom_ext import backend, core
 from btom_ext import reference as ref
 from elot.errors import ExtensionMissingError
-from elot.btom.inference import infer
-from elot.btom.dataset import load_dataset_plan
+from elot.domains.doors_keys_gems.inference import infer
+from elot.domains.doors_keys_gems.dataset import load_dataset_plan
 
 TOL = 1e-12
 
@@ -72,7 +72,7 @@ def test_manhattan_costs_agree(case):
 @st.composite
 def belief_problems(draw):
     n_s, k = draw(st.integers(1, 5)), draw(st.integers(1, 4))
-    from elot.btom.hypotheses import belief_weights, particle_counts
+    from elot.domains.doors_keys_gems.hypotheses import belief_weights, particle_counts
 
     counts = particle_counts(n_s, k)
     weights = belief_weights(counts, k)
@@ -153,7 +153,7 @@ def test_missing_extension_is_explained(monkeypatch):
     import sys
 
     from btom_ext import CoreMissingError
-    from elot.btom.engine import load_backend
+    from elot.domains.doors_keys_gems.engine import load_backend
 
     monkeypatch.setitem(sys.modules, "btom_ext.core", None)  # makes the import fail
     with pytest.raises(CoreMissingError):  # the engine's own error, an ImportError
@@ -235,7 +235,7 @@ def test_planner_layout_limits():
 @pytest.mark.slow
 def test_a_map_with_nine_hidden_keys_runs_on_both_backends():
     """The compiled core used to refuse it ("9 keys (at most 8)")."""
-    from elot.btom.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn import parse_scn_text
 
     scenario = parse_scn_text("colours: red\nmap:\n  gWWWWWWWWW\n  RWWWWWWWWW\n  ..........\n"
                               "  FFFFFFFFFh\nactions:\n  up, left x2, down, open box7\n")

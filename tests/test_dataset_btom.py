@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from elot.btom.inference import infer
-from elot.btom.dataset import load_dataset_plan
+from elot.domains.doors_keys_gems.inference import infer
+from elot.domains.doors_keys_gems.dataset import load_dataset_plan
 from test_hypotheses import PLANS
 
 pytestmark = [pytest.mark.dataset, pytest.mark.slow]

@@ -17,7 +17,7 @@ from elot.errors import ElotError
 from elot.lang.lowering import is_lowered, lower
 from elot.lang.parser import parse
 from elot.lang.printer import pretty
-from elot.btom.pddl import signature_of
+from elot.domains.doors_keys_gems.pddl import signature_of
 from elot.lang.signature import Signature
 
 pytestmark = [pytest.mark.dataset, pytest.mark.slow]

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from elot.btom.config import InferenceConfig
-from elot.btom.inference import infer
-from elot.btom.scn import load_example
+from elot.domains.doors_keys_gems.config import InferenceConfig
+from elot.domains.doors_keys_gems.inference import infer
+from elot.domains.doors_keys_gems.scn import load_example
 from elot.cli import main
 from elot.embedding import parse_domain
 from elot.errors import ScenarioError

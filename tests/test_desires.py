@@ -289,8 +289,8 @@ def test_a_statement_about_desires_needs_hypotheses_with_desires():
 def test_btom_hypotheses_carry_each_goal_as_a_desire():
     """Doors-Keys-Gems: P(wants gem g) is the goal posterior of g, and belief statements
     are judged on the same (goal-marginal) rows as before."""
-    from elot.btom.inference import infer
-    from elot.btom.scn import load_example
+    from elot.domains.doors_keys_gems.inference import infer
+    from elot.domains.doors_keys_gems.scn import load_example
 
     inference = infer(load_example("default"))
     for t in (0, 6, inference.steps):

@@ -82,8 +82,8 @@ def test_in_vs_out_figures_are_the_same_on_every_machine(labtom):
 def big_scenario(tmp_path_factory) -> Path:
     """A generated map whose statements are judged over 13 056 (true state, belief) pairs
     (39 168 hypotheses): above BLAS's 10 000-entry threshold for splitting a dot product."""
-    from elot.btom.inference import infer
-    from elot.btom.load import load_scenario
+    from elot.domains.doors_keys_gems.inference import infer
+    from elot.domains.doors_keys_gems.load import load_scenario
 
     path = tmp_path_factory.mktemp("big") / "big.scn"
     made = run_elot("generate", "--boxes", "4", "--colours", "3", "--doors", "2", "--gems", "3",

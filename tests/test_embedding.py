@@ -27,7 +27,7 @@ from elot.embedding import (
 )
 from elot.errors import ElotError, ElotTypeError, EvaluationError, ScenarioError
 from elot.lang.semantics import Belief, State, compile_formula
-from elot.btom.scoring import ConventionsError, score
+from elot.domains.doors_keys_gems.scoring import ConventionsError, score
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples" / "embedding"
@@ -247,8 +247,8 @@ def test_judge_series_over_a_model():
 
 @pytest.mark.parametrize("conventions", ["elot", "paper"])
 def test_btom_as_a_belief_model_reproduces_scoring(conventions):
-    from elot.btom.inference import infer
-    from elot.btom.scn import default_example
+    from elot.domains.doors_keys_gems.inference import infer
+    from elot.domains.doors_keys_gems.scn import default_example
 
     inference = infer(default_example())
     model = BToMModel(inference)

@@ -1,10 +1,10 @@
 """Exact inference on world rows (issue 27 item 3) against the path it replaced.
 
-:class:`~elot.btom.inference.ExactFilter` steps the hypothesized worlds as rows in the core
+:class:`~elot.domains.doors_keys_gems.inference.ExactFilter` steps the hypothesized worlds as rows in the core
 (``Rules.apply``), compares their views there (``view_labels``) and scores each (goal,
 belief row) once (``qmdp_update``). Here each kernel is held to its NumPy reference and to
 the world states' own rules, and whole runs to the textbook filter below, which steps
-:class:`~elot.btom.world.WorldState` objects, compares their ``view()`` and scores every
+:class:`~elot.domains.doors_keys_gems.world.WorldState` objects, compares their ``view()`` and scores every
 hypothesis by itself (``qmdp_loglik``, ``update_weights``): the log weights must be the
 same doubles, bit for bit.
 """
@@ -20,13 +20,13 @@ from hypothesis import strategies as st
 
 from btom_ext import core
 from btom_ext import reference as ref
-from elot.btom.dataset import load_dataset_plan
-from elot.btom.engine import (AgentPlanner, LazyWorlds, as_in, as_worlds, same_action, step_or_stay,
+from elot.domains.doors_keys_gems.dataset import load_dataset_plan
+from elot.domains.doors_keys_gems.engine import (AgentPlanner, LazyWorlds, as_in, as_worlds, same_action, step_or_stay,
                               step_worlds)
-from elot.btom.hypotheses import Encoding, belief_weights, build, particle_counts
-from elot.btom.inference import infer
-from elot.btom.load import load_scenario
-from elot.btom.world import ARITY
+from elot.domains.doors_keys_gems.hypotheses import Encoding, belief_weights, build, particle_counts
+from elot.domains.doors_keys_gems.inference import infer
+from elot.domains.doors_keys_gems.load import load_scenario
+from elot.domains.doors_keys_gems.world import ARITY
 from test_core_vs_reference import TOL, maps_and_worlds
 
 

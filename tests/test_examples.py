@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from elot.btom.inference import infer
-from elot.btom.scn import list_examples, load_example
+from elot.domains.doors_keys_gems.inference import infer
+from elot.domains.doors_keys_gems.scn import list_examples, load_example
 
 
 @pytest.mark.parametrize("name", list_examples())
@@ -16,7 +16,7 @@ def test_example_has_a_hidden_state_to_infer(name):
     space = inference.space
     assert space.n_states >= 2 and space.n_beliefs >= 2 and space.n_goals >= 2
     # some statement of its own changes its score between the first and the last judgment
-    from elot.btom.scoring import score
+    from elot.domains.doors_keys_gems.scoring import score
 
     first, last = scenario.judgments[0], scenario.judgments[-1]
     moved = [s.text for s in scenario.statements if s.text.startswith(("believes", "knows", "uncertain"))

@@ -213,21 +213,21 @@ def only_elot_errors(fn, text: str) -> None:
 
 
 def scn_pipeline(text: str) -> None:
-    from elot.btom.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn import parse_scn_text
 
     scenario = parse_scn_text(text, "fuzz.scn")
     scenario.signature()
 
 
 def problem_pipeline(text: str) -> None:
-    from elot.btom.pddl import parse_problem_text
-    from elot.btom.pddl import world_from_problem
+    from elot.domains.doors_keys_gems.pddl import parse_problem_text
+    from elot.domains.doors_keys_gems.pddl import world_from_problem
 
     world_from_problem(parse_problem_text(text, "fuzz.pddl"))
 
 
 def plan_pipeline(text: str) -> None:
-    from elot.btom.pddl import parse_plan_text
+    from elot.domains.doors_keys_gems.pddl import parse_plan_text
 
     parse_plan_text(text, "fuzz.pddl")
 

@@ -10,12 +10,12 @@ from hypothesis import assume, given, settings, strategies as st
 from helpers import examples
 
 from btom_ext.reference import EPSILON
-from elot.btom.hypotheses import (
+from elot.domains.doors_keys_gems.hypotheses import (
     Encoding, belief_weights, build, colour_limits, initial_states, key_pickups, particle_counts,
 )
-from elot.btom.dataset import load_dataset_plan
+from elot.domains.doors_keys_gems.dataset import load_dataset_plan
 from elot.errors import ScenarioError
-from elot.btom.world import KeyState, Layout, WorldState
+from elot.domains.doors_keys_gems.world import KeyState, Layout, WorldState
 
 # Initial states per dataset map: 3, 6, 7 or 9, hence 120/1344/2352/5940 hypotheses.
 EXPECTED = {"1": (3, 120), "2": (9, 5940), "3": (6, 1344), "4": (6, 1344), "5": (9, 5940),
@@ -105,8 +105,8 @@ actions:
 
 
 def test_a_map_that_needs_more_hidden_keys_gets_a_family_that_fits():
-    from elot.btom.hypotheses import DEFAULT_MAX_HIDDEN, Prior, build
-    from elot.btom.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.hypotheses import DEFAULT_MAX_HIDDEN, Prior, build
+    from elot.domains.doors_keys_gems.scn import parse_scn_text
 
     true = parse_scn_text(THREE_DOORS).initial
     family = Prior().resolve(true)
@@ -119,7 +119,7 @@ def test_a_map_that_needs_more_hidden_keys_gets_a_family_that_fits():
 
 
 def test_prior_colours_and_counts_are_parameters():
-    from elot.btom.hypotheses import Prior, build
+    from elot.domains.doors_keys_gems.hypotheses import Prior, build
 
     true = corridor(hidden=True)
     assert build(true).family.is_default
@@ -154,8 +154,8 @@ def _three_doors(n_boxes):
 @pytest.mark.parametrize("boxes, k", [(8, 3), (16, 3), (4, 20)])
 def test_hypothesis_space_is_estimated_and_refused(boxes, k):
     from elot.errors import ScenarioError
-    from elot.btom.inference import infer
-    from elot.btom.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.inference import infer
+    from elot.domains.doors_keys_gems.scn import parse_scn_text
 
     scenario = parse_scn_text(_three_doors(boxes))
     with pytest.raises(ScenarioError, match="hypothesis space is too large") as info:
@@ -166,8 +166,8 @@ def test_hypothesis_space_is_estimated_and_refused(boxes, k):
 def test_max_hypotheses_is_a_library_keyword_and_a_cli_option(tmp_path, capsys):
     from elot.cli import main
     from elot.errors import ScenarioError
-    from elot.btom.hypotheses import build
-    from elot.btom.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.hypotheses import build
+    from elot.domains.doors_keys_gems.scn import parse_scn_text
 
     scenario = parse_scn_text(_three_doors(4))
     assert len(build(scenario.initial, k=3)) == 13104
@@ -183,8 +183,8 @@ def test_max_hypotheses_is_a_library_keyword_and_a_cli_option(tmp_path, capsys):
 
 @pytest.mark.parametrize("keys", [12, 20, 40])
 def test_colour_limits_are_polynomial_in_keys(keys):
-    from elot.btom.hypotheses import colour_limits
-    from elot.btom.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.hypotheses import colour_limits
+    from elot.domains.doors_keys_gems.scn import parse_scn_text
 
     scenario = parse_scn_text("colours: red\nmap:\n  h" + "r" * keys + ".Rg\n")
     assert colour_limits(scenario.initial) == {"red": (0, 1)}
@@ -192,8 +192,8 @@ def test_colour_limits_are_polynomial_in_keys(keys):
 
 def test_compiled_planner_limits_are_an_error_naming_the_backend():
     from elot.errors import ScenarioError
-    from elot.btom.inference import infer
-    from elot.btom.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.inference import infer
+    from elot.domains.doors_keys_gems.scn import parse_scn_text
 
     # Past the old 1024-cell wall: a 33 x 32 grid runs.
     rows = ["h" + "." * 32] + ["." * 33] * 30 + ["g" * 2 + "." * 31]
@@ -211,9 +211,9 @@ def test_size_estimate_counts_the_belief_tables_and_refuses_for_smc():
     """Issue 18 item 13: a space under the hypothesis cap whose belief tables (states ×
     beliefs × states floats) do not fit is refused by bytes, pointing at particle inference."""
     from elot.errors import ScenarioError
-    from elot.btom.hypotheses import space_size
-    from elot.btom.inference import infer
-    from elot.btom.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.hypotheses import space_size
+    from elot.domains.doors_keys_gems.inference import infer
+    from elot.domains.doors_keys_gems.scn import parse_scn_text
 
     # 870 states, k = 1: under 2 M hypotheses, but one 870^3 table is 4.9 GiB
     hypotheses, peak = space_size("full", 1, 870, 1, steps=10, belief_tables=1)
@@ -227,8 +227,8 @@ def test_size_estimate_counts_the_belief_tables_and_refuses_for_smc():
 
 def test_no_goals_names_the_file_and_a_useful_hint():
     from elot.errors import ScenarioError
-    from elot.btom.inference import infer
-    from elot.btom.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.inference import infer
+    from elot.domains.doors_keys_gems.scn import parse_scn_text
 
     with pytest.raises(ScenarioError, match="no goals to infer") as info:
         infer(parse_scn_text("map:\n  h.C\n", "nogems.scn"))
@@ -248,7 +248,7 @@ def _pickup_costs_agree(state: WorldState) -> None:
 
 @pytest.mark.dataset
 def test_key_pickups_cost_is_the_planners_on_the_dataset(labtom):
-    from elot.btom.dataset import load_dataset_scenario
+    from elot.domains.doors_keys_gems.dataset import load_dataset_scenario
 
     for problem in sorted((labtom / "problems").glob("*.pddl")):
         _pickup_costs_agree(load_dataset_scenario(problem).initial)
@@ -257,7 +257,7 @@ def test_key_pickups_cost_is_the_planners_on_the_dataset(labtom):
 @settings(max_examples=examples(150))
 @given(st.lists(st.sampled_from("....WWRRBFFOOrbCg"), min_size=6, max_size=30), st.integers(2, 6), st.integers(0, 29))
 def test_key_pickups_cost_is_the_planners(glyphs, width, agent):
-    from elot.btom.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn import parse_scn_text
     from elot.errors import ScenarioError
 
     glyphs[agent % len(glyphs)] = "h"
@@ -280,7 +280,7 @@ def test_key_pickups_cost_is_the_planners(glyphs, width, agent):
     ({"prior": 3}, "prior must be a Prior"),
 ])
 def test_bad_arguments_to_build_are_argument_errors_naming_the_argument(kwargs, message):
-    from elot.btom.scn import default_example
+    from elot.domains.doors_keys_gems.scn import default_example
     from elot.errors import ArgumentError
 
     with pytest.raises(ArgumentError, match=message):
@@ -293,7 +293,7 @@ def test_bad_arguments_to_build_are_argument_errors_naming_the_argument(kwargs, 
     ({"colours": "red"}, "Prior.colours must be a tuple of colour names"),
 ])
 def test_a_bad_prior_is_refused_when_it_is_made(kwargs, message):
-    from elot.btom.hypotheses import Prior
+    from elot.domains.doors_keys_gems.hypotheses import Prior
     from elot.errors import ArgumentError
 
     with pytest.raises(ArgumentError, match=message):

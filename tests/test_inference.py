@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from elot.errors import ScenarioError
-from elot.btom.inference import infer
+from elot.domains.doors_keys_gems.inference import infer
 from elot.settings import DEFAULT_BETA
-from elot.btom.scenario import Scenario
+from elot.domains.doors_keys_gems.scenario import Scenario
 from test_hypotheses import corridor
 
 BETA = DEFAULT_BETA
@@ -121,7 +121,7 @@ def test_non_planning_ignores_walls_and_keys():
 def test_live_states_share_available_actions(labtom):
     """The QMDP assumption: every state a live hypothesis keeps looks like the real one, so
     the same actions are available in it."""
-    from elot.btom.dataset import load_dataset_plan
+    from elot.domains.doors_keys_gems.dataset import load_dataset_plan
 
     scenario_ = load_dataset_plan(labtom, "3_1")
     inference = infer(scenario_)

@@ -10,11 +10,11 @@ import json
 
 import pytest
 
-from elot.btom.config import InferenceConfig, infer_config
-from elot.btom.hypotheses import Prior
-from elot.btom.inference import ExactFilter, infer, run_filter
-from elot.btom.load import load_scenario
-from elot.btom.particles import ParticleFilter
+from elot.domains.doors_keys_gems.config import InferenceConfig, infer_config
+from elot.domains.doors_keys_gems.hypotheses import Prior
+from elot.domains.doors_keys_gems.inference import ExactFilter, infer, run_filter
+from elot.domains.doors_keys_gems.load import load_scenario
+from elot.domains.doors_keys_gems.particles import ParticleFilter
 from helpers import run_elot
 
 
@@ -100,9 +100,9 @@ def test_both_filters_step_the_worlds_through_one_shared_setup(name, conventions
     """Issue 35: the filters no longer mirror their setup and world stepping; both are the
     engine's filters on one Doors-Keys-Gems world model (a WorldFilter shows its names),
     step the same worlds and name the planner alike."""
-    from elot.btom.filtering import WorldFilter
-    from elot.btom.inference import true_trajectory
-    from elot.btom.model import GridWorldModel
+    from elot.domains.doors_keys_gems.filtering import WorldFilter
+    from elot.domains.doors_keys_gems.inference import true_trajectory
+    from elot.domains.doors_keys_gems.model import GridWorldModel
     from elot.engine import exact, particles
     from elot.engine.worlds import WorldModel
 

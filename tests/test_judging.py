@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from elot import judging
-from elot.btom.dataset import read_statements
-from elot.btom.inference import InferenceConfig, infer
-from elot.btom.particles import ParticleError
-from elot.btom.scn import load_example
-from elot.btom.scoring import score
+from elot.domains.doors_keys_gems.dataset import read_statements
+from elot.domains.doors_keys_gems.inference import InferenceConfig, infer
+from elot.domains.doors_keys_gems.particles import ParticleError
+from elot.domains.doors_keys_gems.scn import load_example
+from elot.domains.doors_keys_gems.scoring import score
 from elot.embedding import BToMModel, Hypotheses, judge
 from elot.errors import ArgumentError, ElotError, ElotTypeError
 from elot.judging import Statement, compile_statements, resolve_statements, score_statements
@@ -109,10 +109,10 @@ def test_results_say_how_they_ran(exact, particles):
 
 
 def test_no_caller_asks_which_method_ran():
-    """Outside where the method is chosen and a result says which ran (elot/btom/{config,
+    """Outside where the method is chosen and a result says which ran (elot/domains/doors_keys_gems/{config,
     inference,particles,engine}.py; the engine's filters and trajectory, issue 35), nothing
     tests a method name."""
-    allowed = {REPO / "elot" / "btom" / name for name in ("config.py", "inference.py", "particles.py", "engine.py")}
+    allowed = {REPO / "elot" / "domains" / "doors_keys_gems" / name for name in ("config.py", "inference.py", "particles.py", "engine.py")}
     allowed |= {REPO / "elot" / "engine" / name for name in ("filters.py", "trajectory.py")}
     found = []
     for path in (REPO / "elot").rglob("*.py"):

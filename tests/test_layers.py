@@ -24,7 +24,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("elot.lang", "elot.api"),                        # the language: parse, check, lower, evaluate
     ("elot.judging",),                                # where the halves meet: hypotheses, scores, the score loop
     ("elot.engine",),                                 # inverse planning over any domain: protocol, planners, inversion
-    ("elot.btom", "elot.domains"),                    # the gridworld; the built-in domains (food trucks)
+    ("elot.domains", "elot.btom"),                     # the built-in domains (Doors-Keys-Gems, food trucks); btom: its old name
     ("elot.translate",),                              # English to ELoT
     ("elot.embedding",),                              # your own domain and belief model; the session model
     ("elot.draw", "elot.plots"),                      # figures, maps and animations
@@ -190,7 +190,7 @@ def test_the_domain_word_check_finds_what_it_should():
 
 @pytest.mark.parametrize("line, expected", [
     ("from elot.lang.parser import parse", "elot.lang"),
-    ("from elot.btom import pddl", "elot.btom"),
+    ("from elot.domains.doors_keys_gems import pddl", "elot.domains"),
     ("from ..btom.scoring import score", "elot.btom"),
     ("import btom_ext.core", "btom_ext"),
 ])

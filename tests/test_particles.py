@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from elot.btom.inference import InferenceMethodError, infer, run_filter
+from elot.domains.doors_keys_gems.inference import InferenceMethodError, infer, run_filter
 from elot.errors import ElotError, ScenarioError
-from elot.btom.particles import ParticleError, ParticleFilter, _kernels, sample_multisets
-from elot.btom.dataset import load_dataset_plan
-from elot.btom.load import load_scenario
-from elot.btom.scoring import score
+from elot.domains.doors_keys_gems.particles import ParticleError, ParticleFilter, _kernels, sample_multisets
+from elot.domains.doors_keys_gems.dataset import load_dataset_plan
+from elot.domains.doors_keys_gems.load import load_scenario
+from elot.domains.doors_keys_gems.scoring import score
 from helpers import run_elot
 
 # (through elot: btom_ext.particles is also a function, which importing the submodule replaces)
@@ -121,7 +121,7 @@ def test_dense_beliefs_equal_filter_beliefs(n_states, k, m, seed):
     and the uniform fallback when no particle is kept)."""
     from btom_ext.core import filter_beliefs
     from btom_ext.reference import EPSILON
-    from elot.btom.particles import dense_beliefs
+    from elot.domains.doors_keys_gems.particles import dense_beliefs
 
     rng = np.random.default_rng(seed)
     beliefs = rng.integers(0, n_states, (m, k))
@@ -171,7 +171,7 @@ def _pair_posterior_smc(result, t):
 
 
 def _pair_posterior_exact(inference, t, k):
-    from elot.btom.hypotheses import particle_counts
+    from elot.domains.doors_keys_gems.hypotheses import particle_counts
 
     counts = particle_counts(inference.space.n_states, k)
     rows = [tuple(int(j) for j in np.repeat(np.arange(len(c)), c)) for c in counts]
@@ -312,7 +312,7 @@ actions:
 
 
 def test_losing_every_particle_is_explained():
-    from elot.btom.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn import parse_scn_text
 
     with pytest.raises(ParticleError) as error:
         infer(parse_scn_text(SURPRISE, "surprise.scn"), inference="smc", particles=100, seed=1)
@@ -439,7 +439,7 @@ def test_true_belief_states_follow_the_evidence_of_every_goal(labtom):
     equally, a state move judged under that goal alone left them 0.51 / 0.49 where exact
     gives 0.97 / 0.03 (another goal tells them apart). The state is drawn with the goal
     summed out."""
-    from elot.btom.dataset import load_dataset_plan as load
+    from elot.domains.doors_keys_gems.dataset import load_dataset_plan as load
 
     scenario = load(labtom, "3_2", exp="exp1")
     exact = infer(scenario, model="true-belief")
@@ -454,7 +454,7 @@ def test_incremental_history_equals_the_history_from_scratch(model):
     rejuvenation leaves as they were) equal history_loglik over the whole history, bit for
     bit, for every particle and goal: what lets the Gibbs pass re-score only the particles
     a move changed."""
-    from elot.btom.particles import ParticleFilter
+    from elot.domains.doors_keys_gems.particles import ParticleFilter
 
     scenario = load_scenario("two-doors")
     filt = ParticleFilter(scenario, model=model, particles=300, seed=4)
@@ -471,8 +471,8 @@ def test_incremental_history_after_changed_factor_moves(labtom):
     """On a plan whose states die early, belief moves read only the steps where the old and
     new beliefs differ (history_change): the histories kept then equal the histories from
     scratch up to rounding (the terms are added in another order)."""
-    from elot.btom.dataset import load_dataset_plan
-    from elot.btom.particles import ParticleFilter
+    from elot.domains.doors_keys_gems.dataset import load_dataset_plan
+    from elot.domains.doors_keys_gems.particles import ParticleFilter
 
     scenario = load_dataset_plan(labtom, "2_1")
     filt = ParticleFilter(scenario, particles=500, seed=3)
@@ -492,8 +492,8 @@ def test_pooled_ess_counts_copies_once_and_warns_when_the_ess_looks_too_good(lab
     N while the particles may hold a handful of hypotheses; ess_distinct pools them, and a
     run whose pooled ESS is low while the ESS looks fine says the filter may have
     degenerated (no moves and resampling at every step: nothing spreads the copies out)."""
-    from elot.btom.dataset import load_dataset_plan
-    from elot.btom.particles import ParticleFilter
+    from elot.domains.doors_keys_gems.dataset import load_dataset_plan
+    from elot.domains.doors_keys_gems.particles import ParticleFilter
 
     scenario = load_dataset_plan(labtom, "2_1")   # 5,940 hypotheses for 400 particles
     healthy = infer(scenario, inference="smc", particles=400, seed=2)
@@ -513,7 +513,7 @@ def test_a_handful_of_particles_is_never_reported_without_a_warning(labtom):
     """5 particles over 5,940 hypotheses: all distinct, so the pooled ESS equals the ESS
     and the copy rule says nothing; the small ESS itself is the warning (an outside
     check found L = 0.00 ± 0.09 where 10^6 particles give 0.43, with no warning)."""
-    from elot.btom.dataset import load_dataset_plan
+    from elot.domains.doors_keys_gems.dataset import load_dataset_plan
 
     scenario = load_dataset_plan(labtom, "2_1")
     few = infer(scenario, inference="smc", particles=5, seed=4)

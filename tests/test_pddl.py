@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from elot.btom import pddl
+from elot.domains.doors_keys_gems import pddl
 from elot.errors import ScenarioError
 
 DOMAIN = """\
@@ -197,7 +197,7 @@ def repo_fixtures():
 ])
 def test_pddl_grid_sizes_are_bounded(init, message):
     from elot.errors import ScenarioError
-    from elot.btom.pddl import parse_problem_text
+    from elot.domains.doors_keys_gems.pddl import parse_problem_text
 
     text = f"(define (problem p) (:domain d) (:objects human - agent)\n (:init {init}))"
     with pytest.raises(ScenarioError, match=message) as info:
@@ -207,7 +207,7 @@ def test_pddl_grid_sizes_are_bounded(init, message):
 
 def test_deeply_nested_pddl_is_an_error():
     from elot.errors import ScenarioError
-    from elot.btom.pddl import parse_problem_text
+    from elot.domains.doors_keys_gems.pddl import parse_problem_text
 
     with pytest.raises(ScenarioError, match="nesting too deep"):
         parse_problem_text("(define " + "(" * 100_000 + ")" * 100_000 + ")", "p.pddl")
@@ -231,8 +231,8 @@ def _problem(objects="red - color key1 - key human - agent gem1 - gem box1 box2 
 
 
 def _world(text):
-    from elot.btom.pddl import parse_problem_text
-    from elot.btom.pddl import world_from_problem
+    from elot.domains.doors_keys_gems.pddl import parse_problem_text
+    from elot.domains.doors_keys_gems.pddl import world_from_problem
 
     return world_from_problem(parse_problem_text(text, "p.pddl"))
 
@@ -282,7 +282,7 @@ def test_init_atoms_of_the_wrong_arity_are_errors(atom):
 
 
 def test_a_plan_is_bounded_in_length():
-    from elot.btom.pddl import MAX_ACTIONS, parse_plan_text
+    from elot.domains.doors_keys_gems.pddl import MAX_ACTIONS, parse_plan_text
 
     with pytest.raises(ScenarioError, match="too many actions") as info:
         parse_plan_text("(right human)\n" * (MAX_ACTIONS + 1), "long.pddl")

@@ -1,4 +1,4 @@
-"""``elot plan``: the simulated agent (elot.btom.agent), judgment points and the written
+"""``elot plan``: the simulated agent (elot.domains.doors_keys_gems.agent), judgment points and the written
 scenario (elot.study.plan), and the command through its entry point."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from helpers import run_elot
 from hypothesis import given
 from hypothesis import strategies as st
 
-from elot.btom.agent import SimulationError, initial_belief, model_states, run_agent
-from elot.btom.hypotheses import key_pickups
-from elot.btom.inference import infer
-from elot.btom.load import load_scenario
-from elot.btom.scn import load_example, parse_scn_text
+from elot.domains.doors_keys_gems.agent import SimulationError, initial_belief, model_states, run_agent
+from elot.domains.doors_keys_gems.hypotheses import key_pickups
+from elot.domains.doors_keys_gems.inference import infer
+from elot.domains.doors_keys_gems.load import load_scenario
+from elot.domains.doors_keys_gems.scn import load_example, parse_scn_text
 from elot.study.plan import HEADER, STILL, back_steps, choose_points, event_points, movement, plan, subgoals
 
 #: The key for gem1 is in box2 (reachable); box1 lies behind the red door, beside gem1.
@@ -127,7 +127,7 @@ def test_optimal_agent_takes_a_shortest_path_on_an_open_map():
 
 
 def test_optimal_agent_that_knows_the_map_matches_the_independent_planner():
-    """key_pickups (plain Python, in elot.btom.hypotheses) and the compiled planner the
+    """key_pickups (plain Python, in elot.domains.doors_keys_gems.hypotheses) and the compiled planner the
     agent acts on agree on the optimal cost with keys, boxes and doors."""
     for scenario in (parse_scn_text(BEHIND), load_example("default"), load_example("two-doors")):
         sim = run_agent(scenario, belief="true", policy="optimal", seed=1)
@@ -333,7 +333,7 @@ def test_the_issue_map_never_steps_straight_back_and_no_point_follows_a_step_bac
     agent seeds 0, 1, 5, 6 and 7 opened a box, then went `down, up` with a judgment point
     right after the `up`. A purposeful agent never takes a move back with nothing learnt
     in between, and no automatic judgment point follows a step back."""
-    from elot.btom.generate import Spec, generate
+    from elot.domains.doors_keys_gems.generate import Spec, generate
 
     scenario = parse_scn_text(generate(Spec(boxes=3, colours=2, doors=2, gems=3), 3))
     p = plan(scenario, seed=seed)

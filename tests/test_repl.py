@@ -17,7 +17,7 @@ from prompt_toolkit.document import Document
 from elot.errors import ElotError
 from elot.repl.commands import COMMANDS, execute, suggest
 from elot.repl.complete import ElotCompleter
-from elot.btom.world import describe_placement
+from elot.domains.doors_keys_gems.world import describe_placement
 from elot.session import Session
 from elot.repl.render import plain_text, prompt
 

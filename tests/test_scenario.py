@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from elot.errors import ScenarioError
-from elot.btom.dataset import load_dataset_plan, load_dataset_scenario
-from elot.btom.load import load_scenario
-from elot.btom.scenario import Scenario, Statement
-from elot.btom.scn import default_example, format_scn, list_examples, load_example, parse_scn_text
+from elot.domains.doors_keys_gems.dataset import load_dataset_plan, load_dataset_scenario
+from elot.domains.doors_keys_gems.load import load_scenario
+from elot.domains.doors_keys_gems.scenario import Scenario, Statement
+from elot.domains.doors_keys_gems.scn import default_example, format_scn, list_examples, load_example, parse_scn_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "scenarios"
 PLAN_IDS = [f"{m}_{p}" for m, n in ((1, 3), (2, 3), (3, 3), (4, 3), (5, 2), (6, 3), (7, 3)) for p in range(1, n + 1)]
@@ -276,7 +276,7 @@ def test_a_map_larger_than_a_pddl_grid_is_refused_at_its_line(tmp_path, capsys, 
     """A .scn map has the PDDL grid's size limit (pddl.MAX_GRID_SIDE cells on a side),
     refused at the row that passes it, before any cell is read."""
     from elot.cli import main
-    from elot.btom.pddl import MAX_GRID_SIDE as side
+    from elot.domains.doors_keys_gems.pddl import MAX_GRID_SIDE as side
 
     rows = ["h" + "." * side] if shape == "wide" else ["h."] + [".."] * side
     path = tmp_path / "big.scn"
@@ -297,7 +297,7 @@ def test_a_map_larger_than_a_pddl_grid_is_refused_at_its_line(tmp_path, capsys, 
 
 def test_repeat_count_is_bounded():
     from elot.errors import ScenarioError
-    from elot.btom.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn import parse_scn_text
 
     with pytest.raises(ScenarioError, match="too many actions") as info:
         parse_scn_text("map:\n  h..\nactions:\n  right x99999999999\n", "big.scn")
@@ -305,8 +305,8 @@ def test_repeat_count_is_bounded():
 
 
 def test_long_plans_load_in_linear_time():
-    from elot.btom.pddl import parse_plan_text
-    from elot.btom.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.pddl import parse_plan_text
+    from elot.domains.doors_keys_gems.scn import parse_scn_text
 
     plan = parse_plan_text("(right human)\n" * 16_000, "plan.pddl")
     scenario = parse_scn_text("map:\n  h...\nactions:\n" + "  right, left\n" * 16_000)
@@ -334,8 +334,8 @@ def test_non_utf8_files_name_the_path(command, tmp_path, capsys):
 
 def test_utf8_bom_is_accepted(tmp_path, capsys):
     from elot.cli import main
-    from elot.btom.dataset import read_statements
-    from elot.btom.scn import load_scn
+    from elot.domains.doors_keys_gems.dataset import read_statements
+    from elot.domains.doors_keys_gems.scn import load_scn
 
     elot_file = tmp_path / "f.elot"
     elot_file.write_text("\ufeffbelieves(player, formula(empty(box1)))\n", encoding="utf-8")
@@ -356,7 +356,7 @@ def test_utf8_bom_is_accepted(tmp_path, capsys):
 ])
 def test_bad_agent_names_are_rejected(header, message):
     from elot.errors import ScenarioError
-    from elot.btom.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn import parse_scn_text
 
     with pytest.raises(ScenarioError, match=message) as info:
         parse_scn_text(f"{header}\nmap:\n  h.C.g\n", "a.scn")
@@ -365,7 +365,7 @@ def test_bad_agent_names_are_rejected(header, message):
 
 def test_a_pddl_file_without_define_must_be_a_plan(tmp_path):
     from elot.errors import ScenarioError
-    from elot.btom.load import load_scenario
+    from elot.domains.doors_keys_gems.load import load_scenario
 
     path = tmp_path / "notes.pddl"
     path.write_text("just some notes\n", encoding="utf-8")
@@ -378,7 +378,7 @@ def test_a_pddl_file_without_define_must_be_a_plan(tmp_path):
 
 
 def test_a_missing_dataset_names_every_place_searched_and_how_to_point_at_it(tmp_path, monkeypatch):
-    from elot.btom.dataset import dataset_root
+    from elot.domains.doors_keys_gems.dataset import dataset_root
 
     monkeypatch.delenv("ELOT_LABTOM_DATA", raising=False)
     monkeypatch.chdir(tmp_path)
@@ -392,7 +392,7 @@ def test_a_missing_dataset_names_every_place_searched_and_how_to_point_at_it(tmp
 
 
 def test_the_library_reads_no_elot_labtom_data_the_command_line_does(labtom, tmp_path, monkeypatch, capsys):
-    from elot.btom.dataset import dataset_root
+    from elot.domains.doors_keys_gems.dataset import dataset_root
     from elot.cli import main
 
     monkeypatch.chdir(tmp_path)

@@ -7,10 +7,10 @@ import pytest
 
 from elot.errors import ElotSyntaxError, ElotTypeError
 from elot.lang.semantics import Belief, State, evaluate
-from elot.btom.inference import infer
-from elot.btom.dataset import load_dataset_plan
-from elot.btom.scenario import Scenario
-from elot.btom.scoring import normalized_likelihood, score
+from elot.domains.doors_keys_gems.inference import infer
+from elot.domains.doors_keys_gems.dataset import load_dataset_plan
+from elot.domains.doors_keys_gems.scenario import Scenario
+from elot.domains.doors_keys_gems.scoring import normalized_likelihood, score
 from test_hypotheses import corridor
 
 FORMULAS = [

@@ -11,15 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from helpers import examples
 
-from elot.btom.agent import run_agent
-from elot.btom.generate import Spec, generate
-from elot.btom.inference import infer, run_filter
-from elot.btom.particles import ISLANDS, MIN_ISLAND, ParticleError, ParticleFilter, check_islands
-from elot.btom.scn import parse_scn_text
-from elot.btom.scoring import score
+from elot.domains.doors_keys_gems.agent import run_agent
+from elot.domains.doors_keys_gems.generate import Spec, generate
+from elot.domains.doors_keys_gems.inference import infer, run_filter
+from elot.domains.doors_keys_gems.particles import ISLANDS, MIN_ISLAND, ParticleError, ParticleFilter, check_islands
+from elot.domains.doors_keys_gems.scn import parse_scn_text
+from elot.domains.doors_keys_gems.scoring import score
 from elot.judging import between_runs_variance, likelihood_stderr
 
-from elot.btom.particles import _kernels
+from elot.domains.doors_keys_gems.particles import _kernels
 
 core, ref = _kernels("core"), _kernels("reference")
 

@@ -1,7 +1,7 @@
 """Particle inference on world rows (issue 27 item 1): the filter steps its hypothesized
 worlds as encoded rows in the core (``Rules.apply``), compares their views there
 (``view_labels``) and scores the options on rows, making worlds only when they are read.
-Here every step is held to the path it replaced — :class:`~elot.btom.world.WorldState`
+Here every step is held to the path it replaced — :class:`~elot.domains.doors_keys_gems.world.WorldState`
 objects stepped one by one (``step_worlds``), compared by ``view()``, the options' path
 costs from ``AgentPlanner.action_costs`` — and whole runs on the compiled core to runs on
 the NumPy reference backend."""
@@ -11,13 +11,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from elot.btom.agent import run_agent
-from elot.btom.dataset import load_dataset_plan
-from elot.btom.engine import LazyWorlds, as_in, as_worlds, same_action, step_worlds
-from elot.btom.generate import Spec, generate
-from elot.btom.inference import infer
-from elot.btom.particles import ParticleFilter, _classes
-from elot.btom.scn import parse_scn_text
+from elot.domains.doors_keys_gems.agent import run_agent
+from elot.domains.doors_keys_gems.dataset import load_dataset_plan
+from elot.domains.doors_keys_gems.engine import LazyWorlds, as_in, as_worlds, same_action, step_worlds
+from elot.domains.doors_keys_gems.generate import Spec, generate
+from elot.domains.doors_keys_gems.inference import infer
+from elot.domains.doors_keys_gems.particles import ParticleFilter, _classes
+from elot.domains.doors_keys_gems.scn import parse_scn_text
 
 
 def generated(seed: int = 0):
@@ -109,7 +109,7 @@ def test_scores_from_rows_made_in_chunks_equal_the_dense_table(labtom, monkeypat
     import elot.judging as judging
     from dataclasses import replace
 
-    from elot.btom.scoring import compile_statement
+    from elot.domains.doors_keys_gems.scoring import compile_statement
 
     for name, scenario in scenarios(labtom):
         result = infer(scenario, inference="smc", particles=300, seed=5, conventions=conventions)
@@ -145,7 +145,7 @@ def test_a_paper_conventions_result_with_lazy_worlds_pickles(labtom):
     processes (batch --jobs) reads the same worlds and gives the same scores."""
     import pickle
 
-    from elot.btom.scoring import score
+    from elot.domains.doors_keys_gems.scoring import score
 
     result = infer(load_dataset_plan(labtom, "3_2"), inference="smc", particles=200, seed=1, conventions="paper")
     copy = pickle.loads(pickle.dumps(result))

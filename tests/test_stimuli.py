@@ -13,7 +13,7 @@ from conftest import labtom_path
 from helpers import run_elot
 from PIL import Image
 
-from elot.btom.scn import load_example, parse_scn_text
+from elot.domains.doors_keys_gems.scn import load_example, parse_scn_text
 from elot.draw.animation import Renderer
 from elot.study import stimuli
 from elot.study.references import ScenarioRef, expand_scenarios
@@ -518,7 +518,7 @@ def test_every_colour_has_its_own_letters_and_a_distinct_hue():
     ΔE 20 from every other; pink and purple are far apart."""
     import itertools
 
-    from elot.btom.generate import COLOURS as GENERATED
+    from elot.domains.doors_keys_gems.generate import COLOURS as GENERATED
     from elot.draw import palette
 
     assert set(GENERATED) <= set(palette.COLOURS)

@@ -32,9 +32,9 @@ def _tasks(betas=(1.0, 2 ** 1.5), models=("full", "non-planning")):
 
 
 def test_batch_table_is_tidy_and_matches_scoring(tmp_path):
-    from elot.btom.inference import infer
-    from elot.btom.scn import load_scn
-    from elot.btom.scoring import score
+    from elot.domains.doors_keys_gems.inference import infer
+    from elot.domains.doors_keys_gems.scn import load_scn
+    from elot.domains.doors_keys_gems.scoring import score
 
     out = tmp_path / "table.csv"
     result = batch(_tasks(), out)

@@ -214,7 +214,7 @@ def test_fit_takes_a_participant_column_as_repeated_measures_not_a_factor(tmp_pa
 
 
 def test_report_sets_the_goal_answers_beside_the_models_goal_posterior(survey, tmp_path):
-    from elot.btom.inference import infer
+    from elot.domains.doors_keys_gems.inference import infer
 
     config = load_config(survey)
     trials = session(config, 0, "A") + session(config, 1, "B", goal_right=False)

@@ -9,7 +9,7 @@ import pytest
 
 from elot.lang.parser import parse
 from elot.lang.printer import pretty
-from elot.btom.pddl import signature_of
+from elot.domains.doors_keys_gems.pddl import signature_of
 from elot.lang.signature import Signature
 from elot.translate.grammar import accepts, decoding_grammar, vocabulary
 

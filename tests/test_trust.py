@@ -276,8 +276,8 @@ def test_plan_refuses_auto_judgment_points_whose_inference_is_too_large(tmp_path
 
 @pytest.mark.parametrize("boxes", [4, 8, 12])
 def test_the_estimate_counts_the_states_without_enumerating_them(tmp_path, boxes):
-    from elot.btom.agent import count_model_states, model_states
-    from elot.btom.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.agent import count_model_states, model_states
+    from elot.domains.doors_keys_gems.scn import parse_scn_text
 
     scenario = parse_scn_text(_generate(tmp_path, boxes).read_text())
     assert count_model_states(scenario.initial) == len(model_states(scenario.initial)[0])
@@ -285,9 +285,9 @@ def test_the_estimate_counts_the_states_without_enumerating_them(tmp_path, boxes
 
 _OOM = """
 import resource, sys
-from elot.btom.agent import model_states
-from elot.btom.hypotheses import Encoding
-from elot.btom.scn import parse_scn_text
+from elot.domains.doors_keys_gems.agent import model_states
+from elot.domains.doors_keys_gems.hypotheses import Encoding
+from elot.domains.doors_keys_gems.scn import parse_scn_text
 from btom_ext import core
 scenario = parse_scn_text(open(sys.argv[1]).read())
 states, _ = model_states(scenario.initial)
@@ -319,7 +319,7 @@ def test_the_compiled_planner_raises_memory_error_instead_of_crashing(tmp_path):
 
 
 def test_the_memory_budget_respects_the_address_space_limit():
-    code = ("import resource;from elot.btom.hypotheses import memory_budget;"
+    code = ("import resource;from elot.domains.doors_keys_gems.hypotheses import memory_budget;"
             "resource.setrlimit(resource.RLIMIT_AS, (3_000_000 * 1024, resource.RLIM_INFINITY));"
             "print(memory_budget())")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -367,7 +367,7 @@ def test_a_ratings_header_the_csv_module_cannot_read_is_an_error(tmp_path):
 
 _PLAN_PAST_ITS_ESTIMATE = """
 import resource, sys
-import elot.btom.costs as costs
+import elot.domains.doors_keys_gems.costs as costs
 from elot.cli import main
 costs.BYTES_PER_STATE_CELL = costs.BASE_BYTES = 0       # an estimate that lets it start
 used = next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmSize:"))

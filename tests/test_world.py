@@ -6,15 +6,15 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from elot.btom import pddl
-from elot.btom.scn import list_examples, load_example, parse_scn_text
-from elot.btom.world import (
+from elot.domains.doors_keys_gems import pddl
+from elot.domains.doors_keys_gems.scn import list_examples, load_example, parse_scn_text
+from elot.domains.doors_keys_gems.world import (
     OFFGRID,
     ImpossibleActionError,
     KeyState,
     WorldState,
 )
-from elot.btom.pddl import world_from_problem
+from elot.domains.doors_keys_gems.pddl import world_from_problem
 
 # A small map of our own: agent at (3,3); red key at (2,3); box1 at (4,3) hides a blue
 # key; box2 at (3,4) is empty; red door1 at (3,2) guards gem1 at (3,1); blue door2 at
@@ -278,7 +278,7 @@ def test_distances_are_shortest_paths(width, height, data):
     """Layout.distances, the one grid search: every reached cell is one move further than
     its nearest reached neighbour, no reached cell is a wall or blocked, and every open
     neighbour of a reached cell is reached too."""
-    from elot.btom.world import Layout
+    from elot.domains.doors_keys_gems.world import Layout
 
     cells = [(x, y) for x in range(1, width + 1) for y in range(1, height + 1)]
     walls = frozenset(data.draw(st.lists(st.sampled_from(cells), unique=True)))

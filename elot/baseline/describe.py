@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
-from elot.btom.scenario import Scenario
-from elot.btom.world import MOVES, Layout, Pos, WorldState, draw
+from elot.domains.doors_keys_gems.scenario import Scenario
+from elot.domains.doors_keys_gems.world import MOVES, Layout, Pos, WorldState, draw
 
 #: The legend of :func:`observer_map`.
 LEGEND = ("W wall, . floor, h the player, g gem, C closed box, o opened box, "

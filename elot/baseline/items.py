@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from elot.baseline.prompts import HIGH, LOW, BaselineError, Item
-from elot.btom.dataset import dataset_root, load_dataset_plan
-from elot.btom.scenario import Scenario
+from elot.domains.doors_keys_gems.dataset import dataset_root, load_dataset_plan
+from elot.domains.doors_keys_gems.scenario import Scenario
 from elot.errors import ElotError, csv_rows, read_text
 from elot.judging import Statement
 from elot.settings import MODES

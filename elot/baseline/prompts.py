@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from elot.baseline.describe import CONDITIONS
-from elot.btom.scenario import Scenario
+from elot.domains.doors_keys_gems.scenario import Scenario
 from elot.errors import ElotError, read_text
 from elot.lang.english import shown
 

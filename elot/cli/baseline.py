@@ -279,7 +279,7 @@ def _items(args):
             maps = list(dict.fromkeys(m.strip() for m in args.maps.split(",") if m.strip()))
             if not maps:
                 raise BaselineError("--maps names no map", hint="give map numbers, e.g. --maps 1,2")
-        from elot.btom.dataset import dataset_root
+        from elot.domains.doors_keys_gems.dataset import dataset_root
         from elot.settings import MODES
         from elot.study.experiments import in_vs_out_file
 

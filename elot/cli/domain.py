@@ -36,7 +36,7 @@ def run_domain(args, check_outputs, inputs) -> int:
     mode = args.mode if options.mode_given(args) else INITIAL
     given = [Statement(text, mode) for text in args.statement]
     if args.statements:
-        from elot.btom.dataset import read_statements
+        from elot.domains.doors_keys_gems.dataset import read_statements
 
         given += read_statements(args.statements, mode)
     language_model = options.language_model()

@@ -1,4 +1,4 @@
-"""``elot generate``: a random solvable map as a ``.scn`` scenario (see :mod:`elot.btom.generate`)."""
+"""``elot generate``: a random solvable map as a ``.scn`` scenario (see :mod:`elot.domains.doors_keys_gems.generate`)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def _count(text: str) -> int:
 
 
 def generate_command(args) -> int:
-    from elot.btom.generate import Spec, generate
+    from elot.domains.doors_keys_gems.generate import Spec, generate
 
     spec = Spec(boxes=args.boxes, colours=args.colours, doors=args.doors, gems=args.gems,
                 hidden=args.hidden, wall_density=args.walls)

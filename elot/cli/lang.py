@@ -127,7 +127,7 @@ def _run(args, compute: Callable[..., str]) -> int:
 
 
 def _signature(args):
-    from elot.btom.pddl import signature_of
+    from elot.domains.doors_keys_gems.pddl import signature_of
 
     if not getattr(args, "signature", None):
         return None

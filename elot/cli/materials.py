@@ -195,7 +195,7 @@ def stimuli_command(args) -> int:
 def _statement_candidates(args, scenario, items=None, *, mode=None):
     """The statements the options give (``given``, in ``mode``, default ``--mode``), else
     the scenario's own."""
-    from elot.btom.dataset import read_statements
+    from elot.domains.doors_keys_gems.dataset import read_statements
     from elot.study.storyboard import Candidate
 
     mode = mode or args.mode
@@ -343,7 +343,7 @@ def _attach_tables(tables, statements, scenario_name: str, points, models) -> li
 
 
 def design_command(args) -> int:
-    from elot.btom.dataset import read_statements
+    from elot.domains.doors_keys_gems.dataset import read_statements
     from elot.draw.storyboard import check_figure_target, design_figure, save_figure
     from elot.errors import ElotError
     from elot.output import check_target, same_file, write_output
@@ -423,7 +423,7 @@ def _domain_beta(args, study) -> float | None:
 def _exact_only(instead: str):
     """A space too large for exact enumeration, said for a command that has no particle
     inference to fall back on (the library's advice names ``--inference smc``)."""
-    from elot.btom.hypotheses import SpaceTooLarge
+    from elot.domains.doors_keys_gems.hypotheses import SpaceTooLarge
     from elot.study.params import StudyError
 
     try:

@@ -49,7 +49,7 @@ def number(name: str):
 
 
 def _conventions_type(text: str) -> str:
-    from elot.btom.conventions import check_conventions
+    from elot.domains.doors_keys_gems.conventions import check_conventions
 
     try:
         return check_conventions(text)
@@ -138,7 +138,7 @@ def add_labtom_option(p: argparse.ArgumentParser) -> None:
 
 def scenario_from_args(args):
     """The scenario the options of :func:`add_scenario_options` name."""
-    from elot.btom import examples, load
+    from elot.domains.doors_keys_gems import examples, load
     from elot.errors import ScenarioError
 
     plan = getattr(args, "plan", None)
@@ -290,10 +290,10 @@ def add_seed_option(p, *, of: str, default: int | None = None) -> None:
 
 
 def inference_config(args):
-    """The :class:`~elot.btom.inference.InferenceConfig` that :func:`add_model_options` and
+    """The :class:`~elot.domains.doors_keys_gems.inference.InferenceConfig` that :func:`add_model_options` and
     :func:`add_prior_options` (where the command has them) ask for, built once and passed
     whole. Give it the arguments :func:`with_beta` returns, which settle ``--beta``."""
-    from elot.btom.inference import InferenceConfig
+    from elot.domains.doors_keys_gems.inference import InferenceConfig
 
     config = InferenceConfig(variant=args.model, beta=args.beta, k=args.k, conventions=args.conventions,
                              method=args.inference, particles=args.particles, seed=args.seed,
@@ -307,7 +307,7 @@ def inference_config(args):
 
 def add_prior_options(p: argparse.ArgumentParser) -> None:
     """``--hidden-keys N`` and ``--hidden-colours C,...``: the family of initial states
-    (:class:`elot.btom.hypotheses.Prior`); read back with :func:`prior_of`."""
+    (:class:`elot.domains.doors_keys_gems.hypotheses.Prior`); read back with :func:`prior_of`."""
     p.add_argument("--hidden-keys", type=number("hidden-keys"), default=None, metavar="N",
                    help="at most N hidden keys per initial state (default: the dataset's 2, or "
                         "as many as the doors on the way to the goals need)")
@@ -317,8 +317,8 @@ def add_prior_options(p: argparse.ArgumentParser) -> None:
 
 
 def prior_of(args):
-    """The :class:`~elot.btom.hypotheses.Prior` that :func:`add_prior_options` asked for."""
-    from elot.btom.hypotheses import Prior
+    """The :class:`~elot.domains.doors_keys_gems.hypotheses.Prior` that :func:`add_prior_options` asked for."""
+    from elot.domains.doors_keys_gems.hypotheses import Prior
 
     colours = getattr(args, "hidden_colours", None)
     return Prior(getattr(args, "hidden_keys", None),

@@ -116,8 +116,8 @@ MAX_PLOTTED = 40
 
 def _plot_command(args) -> int:
     from elot import plots
-    from elot.btom.dataset import read_statements
-    from elot.btom.scenario import Statement
+    from elot.domains.doors_keys_gems.dataset import read_statements
+    from elot.domains.doors_keys_gems.scenario import Statement
 
     plots.check_png_target(args.output, force=args.force)   # before the inference
     session = _session(args)

@@ -47,7 +47,7 @@ def _given_statements(args, scenario) -> list[Statement]:
     scenario's own (``given=False``: one the translator cannot read is only noted)."""
     from dataclasses import replace
 
-    from elot.btom.dataset import read_statements
+    from elot.domains.doors_keys_gems.dataset import read_statements
     from elot.judging import Statement
 
     given = [Statement(text, args.mode) for text in args.statement]
@@ -67,7 +67,7 @@ def _locate(st: Statement, n: int) -> ElotError:
 def run_command(args) -> int:
     from rich.console import Console
 
-    from elot.btom.inference import infer
+    from elot.domains.doors_keys_gems.inference import infer
     from elot.judging import compile_statements, resolve_statements, score_statements
     from elot.translate import resolve_statement
 

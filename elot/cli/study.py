@@ -292,7 +292,7 @@ def fit_command(args) -> int:
     betas = parse_betas(args.beta) if args.beta is not None else list(BETA_GRID)
     start = read_params(args.start).thresholds if args.start else None
     from elot.errors import ElotError
-    from elot.btom.scoring import check_conventions
+    from elot.domains.doors_keys_gems.scoring import check_conventions
 
     conventions = args.conventions
     try:

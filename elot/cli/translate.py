@@ -79,17 +79,17 @@ def models_command(args) -> int:
 
 def resolve_scenario_signature(spec: str | None, labtom: str | None = None):
     """The signature a ``--scenario`` names: a ``.scn``/``.pddl`` file (a PDDL problem
-    needs no plan), else whatever :func:`elot.btom.load.load_scenario` accepts (example
+    needs no plan), else whatever :func:`elot.domains.doors_keys_gems.load.load_scenario` accepts (example
     names, dataset plan ids), as every other command reads it."""
     from elot.translate import resolve_signature
 
     if spec is None:
         return resolve_signature(None)
     if Path(spec).suffix == ".pddl" and Path(spec).is_file():
-        from elot.btom.pddl import signature_of
+        from elot.domains.doors_keys_gems.pddl import signature_of
 
         return signature_of(None, spec)
-    from elot.btom.load import load_scenario
+    from elot.domains.doors_keys_gems.load import load_scenario
 
     return resolve_signature(load_scenario(spec, root=labtom))
 

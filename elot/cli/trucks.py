@@ -70,7 +70,7 @@ def stimuli_trucks(args, progress=None) -> int:
                             hint="render food-truck scenarios and Doors-Keys-Gems scenarios into separate sets")
     statements = None
     if args.statements:
-        from elot.btom.dataset import read_statements
+        from elot.domains.doors_keys_gems.dataset import read_statements
 
         statements = [(s.text, s.mode) for s in read_statements(args.statements, args.mode)]
         if not statements:

@@ -1,11 +1,11 @@
 """elot's own BToM inference as a belief model (one implementation of the protocol).
 
-:class:`BToMModel` wraps an :class:`~elot.btom.inference.Inference`: its hypotheses at time t
+:class:`BToMModel` wraps an :class:`~elot.domains.doors_keys_gems.inference.Inference`: its hypotheses at time t
 are the (true state, initial belief) pairs with their beliefs at t and their posterior
 summed over goals, as the inference hands them to scoring
-(:meth:`~elot.btom.engine.Trajectory.judged`): each pair stands for ``n_goals`` hypotheses
+(:meth:`~elot.domains.doors_keys_gems.engine.Trajectory.judged`): each pair stands for ``n_goals`` hypotheses
 (its ``prior`` mass) of which ``live`` are still possible, so :func:`elot.judge` gives
-exactly what :func:`elot.btom.scoring.score` gives, under both conventions.
+exactly what :func:`elot.domains.doors_keys_gems.scoring.score` gives, under both conventions.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ class BToMModel:
 
     @staticmethod
     def from_scenario(scenario: Any, **options: Any) -> "BToMModel":
-        """Run :func:`elot.btom.inference.infer` on a scenario (``options``: model, beta, k, ...)."""
-        from elot.btom.inference import infer
+        """Run :func:`elot.domains.doors_keys_gems.inference.infer` on a scenario (``options``: model, beta, k, ...)."""
+        from elot.domains.doors_keys_gems.inference import infer
 
         return BToMModel(infer(scenario, **options))
 
@@ -46,7 +46,7 @@ class BToMModel:
 
     def label(self, t: int) -> str:
         """The action that led to step t."""
-        from elot.btom.world import fmt_action
+        from elot.domains.doors_keys_gems.world import fmt_action
 
         return "start" if t <= 0 else fmt_action(self.inference.actions[t - 1])
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple
 
 from elot import judging
-from elot.btom.conventions import check_conventions
+from elot.domains.doors_keys_gems.conventions import check_conventions
 from elot.errors import ElotError, EvaluationError, TranslationError
 from elot.judging import Score, Scored, truth
 from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
@@ -70,7 +70,7 @@ def judge(
     or an iterable of ``(world, belief, weight)`` triples (then give ``signature``).
     ``mode="initial"`` judges a statement about the initial belief (the model's
     ``initial_hypotheses(t)``). ``conventions`` is ``"elot"`` or ``"paper"`` (how π counts
-    ruled-out hypotheses, as in :func:`elot.btom.scoring.score`).
+    ruled-out hypotheses, as in :func:`elot.domains.doors_keys_gems.scoring.score`).
     """
     check_conventions(conventions)
     _check_mode(mode)

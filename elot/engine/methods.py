@@ -52,7 +52,7 @@ def check_particles(n: Any) -> int:
 
 class InferenceSettings(Protocol):
     """What the engine's filters read of a domain's inference configuration (a frozen
-    value the domain makes; the gridworld's is :class:`elot.btom.config.InferenceConfig`).
+    value the domain makes; the gridworld's is its ``config.InferenceConfig``).
     The result keeps ``ran(method, **resolved)``: the configuration that ran, its open
     choices resolved (the method ``auto`` chose, the seed drawn), whose ``described()`` a
     JSON report prints."""

@@ -3,7 +3,7 @@ tabulate.
 
 A tabular domain (:class:`elot.engine.protocol.Domain`) hands the engine every state,
 world and percept as tables. A domain whose hidden worlds are combinatorial instead
-(the gridworld of elot.btom: every placement of hidden objects, each a whole world state) builds,
+(the gridworld: every placement of hidden objects, each a whole world state) builds,
 for one scenario and one inference configuration, an object with the methods of
 :class:`WorldModel`; the engine's filters (:mod:`elot.engine.exact`,
 :mod:`elot.engine.particles`) run the inference on it, written once: the weights, the

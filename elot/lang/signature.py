@@ -3,7 +3,7 @@
 The typechecker asks the signature which names are objects and predicates and what
 their types are; the evaluator asks it which objects a quantifier ranges over. The
 default is Doors, Keys & Gems (the predicates of the dataset's ``domain.pddl``) with a
-generous set of objects; :func:`elot.btom.pddl.signature_of` takes the objects of a problem file
+generous set of objects; :func:`elot.domains.doors_keys_gems.pddl.signature_of` takes the objects of a problem file
 and :meth:`Signature.from_objects` builds one by hand.
 """
 
@@ -61,7 +61,7 @@ class Signature:
     """Objects with their domain types, predicates with argument types, the type
     hierarchy and agent aliases. Immutable and hashable (compiled formulas are cached
     per signature); build one with :meth:`default`, :meth:`from_objects` or
-    :func:`elot.btom.pddl.signature_of`."""
+    :func:`elot.domains.doors_keys_gems.pddl.signature_of`."""
 
     objects: tuple[tuple[str, str], ...]
     predicates: tuple[tuple[str, tuple[str, ...]], ...]

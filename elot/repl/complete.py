@@ -10,8 +10,8 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion, Path
 from prompt_toolkit.document import Document
 
 from elot.lang.operators import OPERATORS, THRESHOLD_NAMES
-from elot.btom.conventions import CONVENTIONS
-from elot.btom.examples import list_examples
+from elot.domains.doors_keys_gems.conventions import CONVENTIONS
+from elot.domains.doors_keys_gems.examples import list_examples
 from elot.repl.commands import SETTINGS, COMMANDS
 from elot.session import Session
 from elot.settings import VARIANTS

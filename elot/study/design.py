@@ -19,7 +19,7 @@ informative is kept, the others flagged ``same L as #n`` (``same_as`` holds n;
 :func:`indistinguishable_groups` lists the groups). A scenario without actions has
 nothing to judge and is refused, as ``elot stimuli`` refuses it.
 
-A scenario is a gridworld :class:`~elot.btom.scenario.Scenario` or a domain's
+A scenario is a gridworld :class:`~elot.domains.doors_keys_gems.scenario.Scenario` or a domain's
 (:class:`elot.study.domain_cases.DomainCase`): the same rows, scored through the same loop
 (:func:`elot.study.storyboard.score_candidates`), the ablations being the domain's models.
 """

@@ -68,7 +68,7 @@ def _serial(tasks: Sequence[Task], as_text: AsText) -> Iterator[list[Result]]:
 def _local(tasks: Sequence[Task], jobs: int, as_text: AsText) -> Iterator[list[Result]]:
     # The pool runs submissions in order: largest chunks first (chunk_tasks).
     calls = [(chunk, as_text) for chunk in chunk_tasks(tasks, jobs)]
-    for _, done in in_workers(run_tasks, calls, jobs, preload=("elot.btom.scoring", "elot.btom.inference")):
+    for _, done in in_workers(run_tasks, calls, jobs, preload=("elot.domains.doors_keys_gems.scoring", "elot.domains.doors_keys_gems.inference")):
         yield done
 
 
@@ -192,7 +192,7 @@ def _end_with_parent(lifeline) -> None:
 
 def _warm_worker() -> None:
     """Import what tasks need (and build the grammar) once per Dask worker, before any task."""
-    from elot.btom import inference, scoring  # noqa: F401
+    from elot.domains.doors_keys_gems import inference, scoring  # noqa: F401
     from elot.lang.parser import parse
 
     parse("empty(box1)")

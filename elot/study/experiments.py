@@ -35,12 +35,12 @@ import numpy as np
 
 from elot.errors import ElotError, ScenarioError, read_text
 from elot.numeric import fsum
-from elot.btom.conventions import Conventions, check_conventions
-from elot.btom.inference import InferenceConfig, infer, infer_config
+from elot.domains.doors_keys_gems.conventions import Conventions, check_conventions
+from elot.domains.doors_keys_gems.inference import InferenceConfig, infer, infer_config
 from elot.engine.exact import Inference
-from elot.btom.dataset import dataset_root, load_dataset_plan
-from elot.btom.scenario import Scenario
-from elot.btom.scoring import score
+from elot.domains.doors_keys_gems.dataset import dataset_root, load_dataset_plan
+from elot.domains.doors_keys_gems.scenario import Scenario
+from elot.domains.doors_keys_gems.scoring import score
 from elot.settings import MODES, VARIANTS, check_variant
 
 #: A statement's score: (inference, formula, judgment point t, condition) -> a number in [0, 1].
@@ -113,8 +113,8 @@ def in_vs_out(
     ``maps`` keeps only the statements of those maps (``{"1", "3"}``); ``judge(inference,
     formula, t, condition)`` replaces the statement's score (default: its normalized
     likelihood, free variables bound), e.g. to try another reading of the reference;
-    ``inference``: how to infer, an :class:`~elot.btom.inference.InferenceConfig` or its
-    settings as keyword arguments of :func:`~elot.btom.inference.infer`, e.g.
+    ``inference``: how to infer, an :class:`~elot.domains.doors_keys_gems.inference.InferenceConfig` or its
+    settings as keyword arguments of :func:`~elot.domains.doors_keys_gems.inference.infer`, e.g.
     ``{"inference": "smc", "particles": 10_000, "seed": 1}`` (the model and conventions
     are the comparison's own).
     """

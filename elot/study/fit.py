@@ -16,7 +16,7 @@ evaluates each statement's truth table once per combination of grid values of *i
 thresholds (9 values each), takes P (for every β) and π from it, and stores them in an
 array indexed by those grid positions. Every step of the ascent is then array lookups and
 a vectorized L and Pearson r over all statements and all β at once. Nothing is
-approximated: the stored P and π are exactly what :func:`elot.btom.scoring.score` returns for
+approximated: the stored P and π are exactly what :func:`elot.domains.doors_keys_gems.scoring.score` returns for
 the same Θ and β.
 """
 
@@ -123,7 +123,7 @@ def ref_for(name: str, root: str | None = None, base: Path | None = None,
     that names it) and each folder above, so a table can be fitted from anywhere. A file
     found there whose map is not the table's ``map_name`` is another scenario that
     happens to have the same name, and the search goes on."""
-    from elot.btom.dataset import PLAN_ID, dataset_root
+    from elot.domains.doors_keys_gems.dataset import PLAN_ID, dataset_root
 
     match = PLAN_ID.match(name)
     if match and match["exp"]:
@@ -411,7 +411,7 @@ class Problem:
 
 
 def likelihood(P: np.ndarray, pi: np.ndarray) -> np.ndarray:
-    """Vectorized :func:`elot.btom.scoring.normalized_likelihood`."""
+    """Vectorized :func:`elot.domains.doors_keys_gems.scoring.normalized_likelihood`."""
     P, pi = np.broadcast_arrays(P, pi)
     yes, no = P * (1 - pi), (1 - P) * pi
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -441,8 +441,8 @@ def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequenc
                conventions: str = "elot", start: Thresholds | None = None,
                progress: Callable[[int, int], None] | None = None) -> Problem:
     """Run the inferences and tabulate P and π of every key over its thresholds' grid."""
-    from elot.btom.inference import InferenceConfig, infer
-    from elot.btom.scoring import compile_statement
+    from elot.domains.doors_keys_gems.inference import InferenceConfig, infer
+    from elot.domains.doors_keys_gems.scoring import compile_statement
     from elot.judging import holds, posterior_probability, prior_probability, rows_for
 
     check_variant(model)

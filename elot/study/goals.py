@@ -56,7 +56,7 @@ def compare_goals(answers: Sequence[dict], *, model: str = "full", beta: float |
                   base: Path | None = None) -> list[dict]:
     """One row per (scenario, t, gem): the human shares and the model's goal posterior
     (see the module's docstring), under ``model`` at ``beta``."""
-    from elot.btom.inference import infer
+    from elot.domains.doors_keys_gems.inference import infer
     from elot.study.fit import ref_for
 
     by_point: dict[str, dict[int, list[list[int]]]] = defaultdict(lambda: defaultdict(list))

@@ -1,6 +1,6 @@
 """New scenarios from a map: simulate the agent and suggest judgment points (``elot plan``).
 
-:func:`plan` runs the model's own agent (:func:`elot.btom.agent.run_agent`) in a map and
+:func:`plan` runs the model's own agent (:func:`elot.domains.doors_keys_gems.agent.run_agent`) in a map and
 returns a complete ``.scn`` text — map, hidden state, goal, a description, the actions
 one line per subgoal, judgment points — that ``elot run``, ``repl`` and ``batch`` read
 back unchanged. Judgment points come
@@ -21,13 +21,13 @@ from typing import Sequence
 
 import numpy as np
 
-from elot.btom.agent import (DEFAULT_MAX_STEPS, Simulation, SimulationError, check_simulation_size,
+from elot.domains.doors_keys_gems.agent import (DEFAULT_MAX_STEPS, Simulation, SimulationError, check_simulation_size,
                              describe_belief, describe_hidden, run_agent)
-from elot.btom.inference import infer
-from elot.btom.scenario import Scenario
-from elot.btom.scn_read import parse_scn_text
-from elot.btom.scn_write import format_scn
-from elot.btom.world import MOVES, Action, WorldState
+from elot.domains.doors_keys_gems.inference import infer
+from elot.domains.doors_keys_gems.scenario import Scenario
+from elot.domains.doors_keys_gems.scn_read import parse_scn_text
+from elot.domains.doors_keys_gems.scn_write import format_scn
+from elot.domains.doors_keys_gems.world import MOVES, Action, WorldState
 from elot.errors import ElotError
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_POINTS, DEFAULT_VARIANT, JUDGE_MODES
 #: Least movement a suggested judgment point needs: the observer's posteriors change by at
@@ -202,14 +202,14 @@ def _scn_form(scenario: Scenario) -> tuple[Scenario, dict[str, str]]:
 def _renamed_belief(belief, scenario: Scenario, names: dict[str, str]):
     """A belief given as text, read against ``scenario``'s objects and renamed as the
     ``.scn`` names them (keywords and weights are left as they are)."""
-    from elot.btom.agent import read_belief
+    from elot.domains.doors_keys_gems.agent import read_belief
     from elot.lang.semantics import Belief, State
 
     if isinstance(belief, str):
         belief = read_belief(belief, scenario.signature())
     if not isinstance(belief, Belief):
         return belief
-    # key names stand for any key (elot.btom.agent.initial_belief): only the others move
+    # key names stand for any key (elot.domains.doors_keys_gems.agent.initial_belief): only the others move
     keys = set(scenario.layout.keys)
     return Belief.of((State(frozenset((a[0], *(x if x in keys else names.get(x, x) for x in a[1:]))
                                       for a in state.atoms)), w)
@@ -227,10 +227,10 @@ def _explicit_points(points: Sequence[int], T: int) -> tuple[int, ...]:
 
 def check_inference_size(scenario: Scenario, n_states: int) -> None:
     """Refuse ``judge="auto"`` where the observer's exact inference it runs would be
-    refused for its size (:func:`elot.btom.hypotheses.check_size`: the same limit and
+    refused for its size (:func:`elot.domains.doors_keys_gems.hypotheses.check_size`: the same limit and
     memory budget), before anything is simulated; the simulated plan's length is not
     known yet and is counted as none, a lower bound."""
-    from elot.btom.hypotheses import MAX_HYPOTHESES, check_size, space_size
+    from elot.domains.doors_keys_gems.hypotheses import MAX_HYPOTHESES, check_size, space_size
 
     n_goals = len(scenario.layout.gems)
     try:
@@ -260,14 +260,14 @@ def plan(
     backend: str = "core",
     purposeful: bool = True,
 ) -> Plan:
-    """Simulate the agent in ``scenario``'s map (see :func:`elot.btom.agent.run_agent` for
+    """Simulate the agent in ``scenario``'s map (see :func:`elot.domains.doors_keys_gems.agent.run_agent` for
     ``goal``, ``belief``, ``beta``, ``policy``, ``seed`` and ``max_steps``) and write the
     result as a ``.scn`` text with judgment points (``judge``: ``"auto"`` with at most
     ``points`` points, ``"events"``, or the times). The agent is purposeful by default
     (it never returns to a cell without having learnt something, so that it looks like
     the paper's agents and reaches its goal on large maps); ``purposeful=False`` simulates
     the model's own agent exactly (SPEC §8). The scenario's statements are kept;
-    its actions are replaced. Raises :class:`~elot.btom.agent.SimulationError` for what
+    its actions are replaced. Raises :class:`~elot.domains.doors_keys_gems.agent.SimulationError` for what
     the simulation refuses and for judgment points past the end."""
     if isinstance(judge, str) and judge not in JUDGE_MODES:
         raise SimulationError(f"unknown judgment mode {judge!r}",

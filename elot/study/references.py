@@ -62,9 +62,9 @@ class ScenarioRef:
 
 @lru_cache(maxsize=128)
 def _load_ref(ref: ScenarioRef):
-    from elot.btom.dataset import load_dataset_plan
-    from elot.btom.load import load_scenario
-    from elot.btom.scn_read import parse_scn_text
+    from elot.domains.doors_keys_gems.dataset import load_dataset_plan
+    from elot.domains.doors_keys_gems.load import load_scenario
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     if ref.text is not None:
         return parse_scn_text(ref.text, ref.name)
@@ -77,7 +77,7 @@ def _load_ref(ref: ScenarioRef):
 def dataset_items(ref: ScenarioRef) -> tuple[Statement, ...]:
     """A dataset plan's statements in its experiment, with their annotated factors (an
     exp2 plan's: its statements file read as every statements file is, ids by line)."""
-    from elot.btom.dataset import dataset_root, read_statements
+    from elot.domains.doors_keys_gems.dataset import dataset_root, read_statements
 
     root = dataset_root(ref.root)
     items: list[Statement] = []
@@ -109,7 +109,7 @@ def _exp2_statements(root: Path, mode: str, plan_id: str) -> tuple[Path, Path]:
 def input_files(refs: Iterable[ScenarioRef]) -> list[str]:
     """The files a batch over ``refs`` reads: scenario files, and each dataset plan's
     statements and annotations (never to be written over by the batch's output)."""
-    from elot.btom.dataset import dataset_root
+    from elot.domains.doors_keys_gems.dataset import dataset_root
 
     out: list[str] = []
     for ref in refs:
@@ -138,8 +138,8 @@ def expand_scenarios(specs: Sequence[str], *, root: str | None = None,
     """Scenario arguments → references: ``all`` (every plan of each experiment in
     ``exps``), dataset plan ids (``1_1``, ``exp1/1_1``), ``.scn`` files or globs, and
     example names."""
-    from elot.btom.dataset import PLAN_ID, dataset_root
-    from elot.btom.examples import list_examples
+    from elot.domains.doors_keys_gems.dataset import PLAN_ID, dataset_root
+    from elot.domains.doors_keys_gems.examples import list_examples
 
     experiments = [e for name in exps for e in EXPERIMENT_ALIASES.get(name, (name,))]
     for exp in experiments:
@@ -178,7 +178,7 @@ def expand_scenarios(specs: Sequence[str], *, root: str | None = None,
 def given_items(statements: Sequence[str] = (), files: Sequence[str] = (), mode: str = "current") -> tuple[Statement, ...]:
     """Statements given on the command line (``s1``, ``s2``, ...) and in statements files
     (``FILE:LINE``, each keeping where it was written, so that an error points there)."""
-    from elot.btom.dataset import read_statements
+    from elot.domains.doors_keys_gems.dataset import read_statements
 
     items = [item(f"s{n}", text, mode) for n, text in enumerate(statements, 1)]
     for path in files:

@@ -17,8 +17,8 @@ from elot.study.tasks import Task
 def _scenario_counts(ref: ScenarioRef) -> tuple[int, int, int, int, int]:
     """``(goals, initial states, actions, belief tables, judgment points)`` of a scenario:
     what the size and cost of its tasks depend on (computed once per scenario)."""
-    from elot.btom.agent import count_model_states
-    from elot.btom.world import MOVES
+    from elot.domains.doors_keys_gems.agent import count_model_states
+    from elot.domains.doors_keys_gems.world import MOVES
 
     scenario = ref.load()
     n_states = count_model_states(scenario.initial)   # counted, not listed: b30 has 657,720
@@ -40,8 +40,8 @@ def _exact(task: Task):
 
 
 def _particle_bytes(task: Task, n_goals: int, n_states: int, steps: int) -> int:
-    """Peak memory of a task's particle inference (:func:`elot.btom.costs.particle_estimate`)."""
-    from elot.btom.costs import particle_estimate
+    """Peak memory of a task's particle inference (:func:`elot.domains.doors_keys_gems.costs.particle_estimate`)."""
+    from elot.domains.doors_keys_gems.costs import particle_estimate
     from elot.engine.particles import PRIOR_DRAWS
 
     particles = task.config.particles
@@ -50,11 +50,11 @@ def _particle_bytes(task: Task, n_goals: int, n_states: int, steps: int) -> int:
 
 def estimate_task_bytes(task: Task) -> int:
     """Peak memory of one task: what its exact inference allocates
-    (:func:`elot.btom.costs.exact_estimate`), or its particles per step (particle
+    (:func:`elot.domains.doors_keys_gems.costs.exact_estimate`), or its particles per step (particle
     inference), plus a fixed overhead. A space too large for exact enumeration is refused
     here, before any work starts (``auto`` runs particles on it instead), by the budget
-    inference itself checks (:func:`elot.btom.costs.check_exact`)."""
-    from elot.btom.costs import check_exact
+    inference itself checks (:func:`elot.domains.doors_keys_gems.costs.check_exact`)."""
+    from elot.domains.doors_keys_gems.costs import check_exact
 
     n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario)
     smc = _particle_bytes(task, n_goals, n_states, steps)
@@ -97,7 +97,7 @@ def available_memory() -> int | None:
 
 def check_resources(tasks: Sequence[Task], workers: int) -> None:
     """Refuse a batch whose concurrent tasks would not fit in memory, with the estimate."""
-    from elot.btom.costs import SpaceTooLarge
+    from elot.domains.doors_keys_gems.costs import SpaceTooLarge
 
     seen: dict[tuple, int] = {}
     for task in tasks:

@@ -185,7 +185,7 @@ def relevant(scenario) -> tuple[list[str], list[int]]:
     boxes that held them give the boxes. A plan that ends before the true goal is held is
     first completed by an optimal plan in the true world (:func:`optimal_completion`, the
     first shortest plan in the order of
-    :meth:`~elot.btom.world.WorldState.available_actions`), as the shown segments are.
+    :meth:`~elot.domains.doors_keys_gems.world.WorldState.available_actions`), as the shown segments are.
     Both are empty when no hidden key is picked up.
 
     Planning a fresh completion from the last judgment point instead (the rule this

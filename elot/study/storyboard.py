@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from elot.btom.scenario import Scenario
+from elot.domains.doors_keys_gems.scenario import Scenario
 from elot.draw.storyboard import StoryStatement, storyboard_figure
 from elot.judging import Statement, compile_statements, resolve_statements, score_statements
 from elot.settings import DEFAULT_K
@@ -75,7 +75,7 @@ def _sources(scenario, models: Sequence[str], *, beta: float | None, k: int, con
     if not isinstance(scenario, Scenario):
         made: dict = {}
         return lambda model: made.setdefault(model, scenario.source(model, beta))
-    from elot.btom.inference import InferenceConfig, infer
+    from elot.domains.doors_keys_gems.inference import InferenceConfig, infer
 
     config = InferenceConfig(beta=beta, k=k, conventions=conventions)
     return lambda model: infer(scenario, config.replace(variant=model))

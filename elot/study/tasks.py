@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from elot.btom.inference import ConfiguredBy, InferenceConfig
+from elot.domains.doors_keys_gems.inference import ConfiguredBy, InferenceConfig
 from elot.errors import ElotError
 from elot.lang.semantics import Thresholds
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_number, check_variant
@@ -21,7 +21,7 @@ from elot.study.tables import ALL_COLUMNS, PARTICLE_COLUMNS
 
 @dataclass(frozen=True)
 class Task(ConfiguredBy):
-    """One inference (its :class:`~elot.btom.inference.InferenceConfig`) and everything
+    """One inference (its :class:`~elot.domains.doors_keys_gems.inference.InferenceConfig`) and everything
     scored on it."""
 
     index: int
@@ -40,9 +40,9 @@ class Task(ConfiguredBy):
 def run_task(task: Task) -> tuple[int, list[dict]]:
     """Run one task: ``(task.index, rows)``. Statement errors become rows with ``error``.
     Columns that say how inference ran, and its diagnostics at each t, come from the
-    inference result itself (:meth:`~elot.btom.engine.Trajectory.columns`,
-    :meth:`~elot.btom.engine.Trajectory.diagnostics`)."""
-    from elot.btom.inference import infer
+    inference result itself (:meth:`~elot.domains.doors_keys_gems.engine.Trajectory.columns`,
+    :meth:`~elot.domains.doors_keys_gems.engine.Trajectory.diagnostics`)."""
+    from elot.domains.doors_keys_gems.inference import infer
     from elot.judging import compile_statements, resolve_statements, score_statements
 
     if not isinstance(task, Task):   # a domain of the engine's task (elot.study.domain_tasks)
@@ -87,7 +87,7 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Statement] | None
     in a list (``--model full,full``, ``--beta 1,1.0``) counts once: the same task twice
     would only duplicate its rows in the table."""
     from elot.engine.methods import check_method
-    from elot.btom.scoring import check_conventions
+    from elot.domains.doors_keys_gems.scoring import check_conventions
 
     for model in models:
         check_variant(model)
@@ -127,7 +127,7 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Statement] | None
 def check_option(name: str, value: float) -> float:
     """``value`` checked as the CLI checks ``--NAME`` (:func:`elot.settings.check_number`:
     the same limits and words everywhere), or a :class:`StudyError` naming the option. A
-    large ``k`` is limited by the size of its hypothesis space (``elot.btom.hypotheses.build``)."""
+    large ``k`` is limited by the size of its hypothesis space (``elot.domains.doors_keys_gems.hypotheses.build``)."""
     return as_option(name, check_number, name, value)
 
 

@@ -55,7 +55,7 @@ def resolve_signature(scenario=None, signature: "Signature | None" = None) -> "S
         return sig() if callable(sig) else sig
     raise TranslationError(
         f"cannot read objects from {scenario!r}",
-        hint="give a loaded scenario (elot.btom.load.load_scenario(path)) or a signature",
+        hint="give a loaded scenario (elot.domains.doors_keys_gems.load.load_scenario(path)) or a signature",
     )
 
 

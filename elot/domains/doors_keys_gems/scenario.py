@@ -1,9 +1,9 @@
 """Scenarios: a map, the true initial state, the agent's actions, judgment points and
 statements to judge.
 
-A :class:`Scenario` is read from elot's ``.scn`` format by :mod:`elot.btom.scn` (which
-also holds the built-in examples) or from the LaBToM dataset by :mod:`elot.btom.dataset`;
-:func:`elot.btom.load.load_scenario` tells the sources apart. This module holds the values
+A :class:`Scenario` is read from elot's ``.scn`` format by :mod:`elot.domains.doors_keys_gems.scn` (which
+also holds the built-in examples) or from the LaBToM dataset by :mod:`elot.domains.doors_keys_gems.dataset`;
+:func:`elot.domains.doors_keys_gems.load.load_scenario` tells the sources apart. This module holds the values
 and the checks both readers make: every gem reachable when all doors are open
 (:func:`check_gems_reachable`), every action possible when it is taken (:func:`replay`),
 every judgment point within the plan (:func:`check_judgments`). Each raises a
@@ -20,7 +20,7 @@ from typing import Iterable, Sequence
 from elot.errors import ScenarioError, Span
 from elot.judging import Statement  # the one statement record, from a file to its scores
 from elot.settings import Mode
-from elot.btom.world import ARITY, Action, Layout, Pos, WorldState, fmt_pos
+from elot.domains.doors_keys_gems.world import ARITY, Action, Layout, Pos, WorldState, fmt_pos
 
 
 

@@ -1,4 +1,4 @@
-"""What Doors-Keys-Gems' world model (:mod:`elot.btom.model`) and its simulated agent
+"""What Doors-Keys-Gems' world model (:mod:`elot.domains.doors_keys_gems.model`) and its simulated agent
 share with the numeric core (SPEC §5): loading a backend and its limits, stepping and
 encoding hypothesized worlds (made when read: :class:`MovedWorlds`, :class:`SteppedWorlds`),
 naming an observed action in each world, the agent's path costs and policy (inference
@@ -16,8 +16,8 @@ import numpy as np
 
 from btom_ext import CoreMissingError, backend as _backend
 from btom_ext.reference import AGENT, CLOSED, GEMS
-from elot.btom.encoding import Encoding
-from elot.btom.world import MOVES, Action, ImpossibleActionError, WorldState
+from elot.domains.doors_keys_gems.encoding import Encoding
+from elot.domains.doors_keys_gems.world import MOVES, Action, ImpossibleActionError, WorldState
 from elot.errors import ExtensionMissingError, ScenarioError
 # What moved to the engine (written once for any domain), importable from here as before.
 from elot.engine.acting import action_log_probabilities  # noqa: F401
@@ -103,7 +103,7 @@ def as_in(world: WorldState, action: Action, real: WorldState) -> Action:
 class AgentPlanner:
     """The agent's path costs ``h_g`` (SPEC §5) for one layout and model: what its QMDP
     policy reads. Inference scores observed actions with it and the simulated agent
-    (:mod:`elot.btom.agent`) chooses actions with it, so the two are one model run in
+    (:mod:`elot.domains.doors_keys_gems.agent`) chooses actions with it, so the two are one model run in
     opposite directions. The non-planning ablation's costs are Manhattan distances. The
     planner holds at most ``max_bytes`` (default: :func:`~elot.engine.budget.memory_budget`)."""
 

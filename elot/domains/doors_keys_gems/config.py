@@ -1,7 +1,7 @@
 """How to infer, as one value (:class:`InferenceConfig`), and the checks of its settings.
 
 The command line builds one (:func:`elot.cli.options.inference_config`), the REPL's
-session holds one, a batch task carries one; :func:`elot.btom.inference.infer` passes it
+session holds one, a batch task carries one; :func:`elot.domains.doors_keys_gems.inference.infer` passes it
 whole to the filter it runs, and the filter keeps on its result the configuration that
 actually ran, its open choices resolved (the method ``auto`` chose, the seed drawn when
 none was given): a result's ``config``, which ``elot run --json`` and batch's columns
@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from btom_ext import BACKENDS
-from elot.btom.conventions import check_conventions
-from elot.btom.hypotheses import Prior
+from elot.domains.doors_keys_gems.conventions import check_conventions
+from elot.domains.doors_keys_gems.hypotheses import Prior
 from elot.errors import ArgumentError, ElotError
 from elot.settings import (DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, MAX_HYPOTHESES,
                            check_number, check_variant)
@@ -39,7 +39,7 @@ class SettingError(ArgumentError, ParticleError, ValueError):
 class InferenceConfig:
     """How to infer, as one value: built once (by the command line's
     :func:`elot.cli.options.inference_config`, by the REPL's session, by a batch task) and
-    passed whole to :func:`~elot.btom.inference.infer` and on to its filter. Every field
+    passed whole to :func:`~elot.domains.doors_keys_gems.inference.infer` and on to its filter. Every field
     is checked when the value is made.
 
     ``variant``: the BToM model (``full``, ``true-belief``, ``non-planning`` or

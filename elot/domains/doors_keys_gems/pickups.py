@@ -5,7 +5,7 @@ a search over the useful events of a plan (:class:`_PickupSearch`).
 
 from __future__ import annotations
 
-from elot.btom.world import Pos, WorldState
+from elot.domains.doors_keys_gems.world import Pos, WorldState
 from elot.errors import ScenarioError
 
 
@@ -33,7 +33,7 @@ def key_pickups(state: WorldState, gem: str) -> tuple[int, frozenset[tuple[int, 
 
 class _PickupSearch:
     """Optimal plans to one gem as sequences of useful events with the shortest grid travel
-    (:meth:`~elot.btom.world.Layout.distances`) in between, as in the compiled planner:
+    (:meth:`~elot.domains.doors_keys_gems.world.Layout.distances`) in between, as in the compiled planner:
     pick up a key (opening its box first when closed), unlock a door from a cell next to it,
     pick up the gem. :meth:`best` memoizes every (cell, locked doors, closed boxes, key
     statuses) it meets, up to :data:`MAX_PLAN_STATES`.

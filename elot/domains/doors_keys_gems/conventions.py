@@ -3,11 +3,11 @@ the reference pipeline behind the paper's Table does (``paper``, SPEC §7).
 
 ``paper`` changes three things, each documented where it is implemented:
 
-1. π counts hypotheses ruled out by time t as false (:func:`elot.btom.scoring.score`);
+1. π counts hypotheses ruled out by time t as false (:func:`elot.domains.doors_keys_gems.scoring.score`);
 2. accuracy in the in-vs-out comparison is the literal float comparison
    (:func:`elot.study.experiments.in_vs_out` reports it as ``strict``, beside the tie-tolerant one);
 3. initial states come in the reference's order, with its key names
-   (:func:`elot.btom.hypotheses.initial_states`).
+   (:func:`elot.domains.doors_keys_gems.hypotheses.initial_states`).
 
 The reference's True Belief artifact (§7.4) is a model of its own, ``true-belief-paper``
 (:data:`elot.settings.REPRODUCTION_VARIANTS`), not part of the conventions.

@@ -5,7 +5,7 @@ with its :class:`~elot.errors.Span`, skipping ``;`` comments; an unbalanced pare
 :class:`~elot.errors.ScenarioError` at its place, with the line where a ``)`` is likely
 missing. :func:`to_data` turns an expression into plain strings and tuples;
 :func:`line_span` gives the span of one line of a source (for errors about a whole line).
-The readers of PDDL domain, problem and plan files are in :mod:`elot.btom.pddl`.
+The readers of PDDL domain, problem and plan files are in :mod:`elot.domains.doors_keys_gems.pddl`.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import numpy as np
 from btom_ext.reference import (BOX, DOWN, FLOOR, GONE, HELD, KEYS, LEFT, NO_ACTION, OPEN, PICKUP_GEM, PICKUP_KEY,
                                 RIGHT, UNLOCK, UP)
 from elot.engine.budget import memory_budget
-from elot.btom.world import KeyState, Layout, Pos, WorldState
+from elot.domains.doors_keys_gems.world import KeyState, Layout, Pos, WorldState
 
 #: The backends' codes of the moves.
 _MOVE_CODES = {"up": UP, "down": DOWN, "left": LEFT, "right": RIGHT}

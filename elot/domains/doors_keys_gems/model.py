@@ -2,32 +2,35 @@
 
 :class:`GridWorldModel` is what the engine's filters (:mod:`elot.engine.exact`,
 :mod:`elot.engine.particles`) run on for one scenario and one
-:class:`~elot.btom.config.InferenceConfig`: the hypothesis space of SPEC §5 (goals: the
-gems; initial states: the placements of hidden keys the :class:`~elot.btom.hypotheses.Prior`
-allows; :func:`~elot.btom.hypotheses.build`), and the worlds of every initial state as
+:class:`~elot.domains.doors_keys_gems.config.InferenceConfig`: the hypothesis space of SPEC §5 (goals: the
+gems; initial states: the placements of hidden keys the :class:`~elot.domains.doors_keys_gems.hypotheses.Prior`
+allows; :func:`~elot.domains.doors_keys_gems.hypotheses.build`), and the worlds of every initial state as
 rows, the real world's last, stepped by the core (``Rules.apply``), compared by what the
 agent sees in them (``view_labels``) and costed by the agent's planner
-(:class:`~elot.btom.engine.AgentPlanner`). An observed action is named in each world as
-the conventions say (:func:`~elot.btom.engine.as_in` under the paper's). These are the
+(:class:`~elot.domains.doors_keys_gems.engine.AgentPlanner`). An observed action is named in each world as
+the conventions say (:func:`~elot.domains.doors_keys_gems.engine.as_in` under the paper's). These are the
 kernels Doors-Keys-Gems registers; the engine calls the generic ones.
 """
 
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from functools import cached_property
 from typing import Sequence
 
 import numpy as np
 
 from btom_ext.reference import AGENT
-from elot.btom.config import InferenceConfig
-from elot.btom.costs import exact_estimate
-from elot.btom.engine import (AgentPlanner, MovedWorlds, SteppedWorlds, as_in, check_backend_limits, load_backend,
+from elot.domains.doors_keys_gems.config import InferenceConfig
+from elot.domains.doors_keys_gems.costs import MAX_SECONDS, PARTICLE_HINTS, exact_estimate, particle_estimate
+from elot.domains.doors_keys_gems.engine import (AgentPlanner, MovedWorlds, SteppedWorlds, as_in, check_backend_limits, load_backend,
                               named_action_codes, same_action)
-from elot.btom.hypotheses import HypothesisSpace, build, initial_states, resolve_goals
-from elot.btom.world import MOVES, Action, WorldState
-from elot.engine.budget import Estimate
+from elot.domains.doors_keys_gems.hypotheses import (HypothesisSpace, Prior, build, count_model_states, initial_states,
+                                                    resolve_goals)
+from elot.domains.doors_keys_gems.world import MOVES, Action, WorldState
+from elot.engine.budget import Estimate, Limits, OverBudget, check
+from elot.engine.methods import ParticleError
 from elot.errors import ScenarioError
 
 #: What to do when no hypothesis explains the observations, by case (:meth:`GridWorldModel.hint`).
@@ -54,6 +57,26 @@ def true_trajectory(scenario) -> tuple[WorldState, ...]:
                                 hint="check the plan against the map")
         real.append(after(real[-1], action))
     return tuple(real)
+
+
+class ParticlesTooMany(OverBudget, ParticleError):
+    """Particle inference refused before any work for its estimated memory or time."""
+
+
+
+def check_particle_cost(scenario, *, k: int, particles: int, prior_draws: int, prior: Prior = Prior(),
+                        goals: int | None = None, max_bytes: int | None = None) -> None:
+    """Refuse, before any work, particle inference whose memory
+    (:func:`elot.domains.doors_keys_gems.costs.particle_estimate`) would not fit ``max_bytes`` (default: half
+    the memory available now) or that would run past :data:`~elot.domains.doors_keys_gems.costs.MAX_SECONDS`,
+    with the figures and what to change."""
+    n_states = count_model_states(scenario.initial, prior)
+    n_goals = goals if goals is not None else len(scenario.layout.gems)
+    estimate = particle_estimate(n_states, n_goals, k, particles, prior_draws, len(scenario.actions))
+    if estimate.seconds > MAX_SECONDS:   # say why it grows
+        grows = ": the belief moves grow as particles x k²"
+        estimate = replace(estimate, detail=estimate.detail.split(";")[0] + grows)
+    check(estimate, Limits(max_bytes=max_bytes, max_seconds=MAX_SECONDS), error=ParticlesTooMany, hint=PARTICLE_HINTS)
 
 
 class GridWorldModel:
@@ -101,7 +124,7 @@ class GridWorldModel:
         return self._hypotheses
 
     def exact_space(self, *, steps: int, belief_tables: int, max_bytes: int | None) -> HypothesisSpace:
-        """The space of exact inference (:func:`~elot.btom.hypotheses.build`), refused with
+        """The space of exact inference (:func:`~elot.domains.doors_keys_gems.hypotheses.build`), refused with
         its size before it is allocated when it is over the configuration's limits."""
         config = self.config
         try:
@@ -117,8 +140,6 @@ class GridWorldModel:
                               belief_tables=belief_tables)
 
     def check_particle_cost(self, *, particles: int, prior_draws: int) -> None:
-        from elot.btom.particles import check_particle_cost
-
         config = self.config
         check_particle_cost(self.scenario, k=config.k, particles=particles, prior_draws=prior_draws,
                             prior=config.prior, goals=None if config.goals is None else len(config.goals))

@@ -1,5 +1,5 @@
 """The LaBToM dataset: problems, plans and statements files, read into a
-:class:`~elot.btom.scenario.Scenario`.
+:class:`~elot.domains.doors_keys_gems.scenario.Scenario`.
 
 * :func:`dataset_root` finds the dataset directory;
 * :func:`load_dataset_plan` loads a plan by id (``"1_1"``) with its problem and statements;
@@ -7,8 +7,8 @@
 * :func:`load_dataset_scenario` takes a problem file, a plan file and statements files;
 * :func:`read_statements` reads a statements file (one statement a line).
 
-The problem and plan files are parsed by :mod:`elot.btom.pddl`; the scenario is checked
-as a ``.scn`` one is (:mod:`elot.btom.scenario`).
+The problem and plan files are parsed by :mod:`elot.domains.doors_keys_gems.pddl`; the scenario is checked
+as a ``.scn`` one is (:mod:`elot.domains.doors_keys_gems.scenario`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import re
 from pathlib import Path
 from typing import Sequence
 
-from elot.btom import pddl
-from elot.btom.problem_world import world_from_problem
-from elot.btom.scenario import Scenario, Statement, check_gems_reachable, check_judgments, replay
-from elot.btom.sexpr import line_span
-from elot.btom.world import Action
+from elot.domains.doors_keys_gems import pddl
+from elot.domains.doors_keys_gems.problem_world import world_from_problem
+from elot.domains.doors_keys_gems.scenario import Scenario, Statement, check_gems_reachable, check_judgments, replay
+from elot.domains.doors_keys_gems.sexpr import line_span
+from elot.domains.doors_keys_gems.world import Action
 from elot.settings import MODES, Mode
 from elot.errors import ScenarioError, read_text
 

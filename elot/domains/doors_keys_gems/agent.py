@@ -1,7 +1,7 @@
 """The agent of SPEC §5 run forward: simulate what it does in a map (SPEC §8).
 
 Given its goal gem, the true hidden state of the map and its initial belief (weights over
-the initial states the model considers, :func:`elot.btom.hypotheses.initial_states`), the
+the initial states the model considers, :func:`elot.domains.doors_keys_gems.hypotheses.initial_states`), the
 agent repeats until it holds its goal:
 
 1. it perceives: belief states that disagree with what it sees in the true world are
@@ -29,8 +29,8 @@ in circles, and it ends by opening the box the world puts the key in,
 which either succeeds or rules the world out: the agent always gets closer to its goal
 and reaches it if it can.
 
-Each step reads the path costs of :class:`~elot.btom.engine.AgentPlanner` (through the
-scenario's :class:`~elot.btom.model.GridWorldModel`) and the action probabilities of
+Each step reads the path costs of :class:`~elot.domains.doors_keys_gems.engine.AgentPlanner` (through the
+scenario's :class:`~elot.domains.doors_keys_gems.model.GridWorldModel`) and the action probabilities of
 :func:`~elot.engine.acting.action_log_probabilities` (the loop is the engine's,
 :func:`elot.engine.acting.act`): the code that
 scores an observed action during inference, so that simulating and inverting are one
@@ -42,22 +42,20 @@ still possible.
 from __future__ import annotations
 
 import difflib
-import itertools
-import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import numpy as np
 
 from btom_ext.reference import AGENT, EPSILON
-from elot.btom import costs
+from elot.domains.doors_keys_gems import costs
 from elot.engine.budget import Limits, OverBudget, check, format_bytes
-from elot.btom.hypotheses import Prior, initial_states
-from elot.btom.config import InferenceConfig
-from elot.btom.engine import check_backend_limits, load_backend, step_or_stay
-from elot.btom.model import GridWorldModel
+from elot.domains.doors_keys_gems.hypotheses import Prior, count_model_states, initial_states  # noqa: F401 (count_model_states: where callers found it)
+from elot.domains.doors_keys_gems.config import InferenceConfig
+from elot.domains.doors_keys_gems.engine import check_backend_limits, load_backend, step_or_stay
+from elot.domains.doors_keys_gems.model import GridWorldModel
 from elot.engine.acting import Step, act, action_log_probabilities
-from elot.btom.world import MOVES, Action, WorldState
+from elot.domains.doors_keys_gems.world import MOVES, Action, WorldState
 from elot.errors import ElotError
 from elot.settings import DEFAULT_BETA, DEFAULT_MAX_STEPS, POLICIES
 
@@ -129,28 +127,9 @@ def model_states(true_state: WorldState, prior: Prior = Prior()) -> tuple[tuple[
     )
 
 
-def count_model_states(true_state: WorldState, prior: Prior = Prior()) -> int:
-    """How many initial states :func:`model_states` would enumerate, counted without
-    enumerating them: for each number of hidden keys of each colour the family allows,
-    the ways to put them in distinct closed boxes (the placements of
-    :func:`elot.btom.hypotheses.initial_states`)."""
-    family = prior.resolve(true_state)
-    layout = true_state.layout
-    closed = sum(1 for b, _ in layout.boxes if b in true_state.closed)
-    spare = sum(1 for k in layout.keys if true_state.hidden(k) or true_state.key(k).where == ("offgrid",))
-    ranges = [range(family.limits[c][0], family.limits[c][1] + 1) for c in layout.colours]
-    total = 0
-    for counts in itertools.product(*ranges):
-        hidden = sum(counts)
-        if hidden > family.max_hidden or hidden > closed or hidden > spare:
-            continue
-        total += math.perm(closed, hidden) // math.prod(math.factorial(n) for n in counts)
-    return total
-
-
 def estimate_simulation_bytes(layout, n_states: int) -> int:
     """Peak memory of :func:`simulate` in ``layout`` with ``n_states`` initial states
-    (:func:`elot.btom.costs.simulation_estimate`)."""
+    (:func:`elot.domains.doors_keys_gems.costs.simulation_estimate`)."""
     return costs.simulation_estimate(layout.width * layout.height, n_states).bytes
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from importlib import resources
 
-from elot.btom.scenario import Scenario
-from elot.btom.scn_read import parse_scn_text
+from elot.domains.doors_keys_gems.scenario import Scenario
+from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 from elot.errors import ScenarioError
 
 DEFAULT_EXAMPLE = "default"

@@ -1,7 +1,7 @@
 """What a filter of the engine shows of Doors-Keys-Gems: :class:`WorldFilter`, the
 gridworld's names on an engine filter (:class:`elot.engine.exact.ExactFilter`,
 :class:`elot.engine.particles.ParticleFilter`) built on a
-:class:`~elot.btom.model.GridWorldModel` — its scenario, map, the agent's ``planner``, the
+:class:`~elot.domains.doors_keys_gems.model.GridWorldModel` — its scenario, map, the agent's ``planner``, the
 encoding and rules, the worlds as rows (the real world's last), the goals' gems. The
 setup and world stepping both filters share are the world model's; the inference is the
 engine's.
@@ -9,7 +9,7 @@ engine's.
 
 from __future__ import annotations
 
-from elot.btom.model import GridWorldModel, after  # noqa: F401  (after: where callers found it)
+from elot.domains.doors_keys_gems.model import GridWorldModel, after  # noqa: F401  (after: where callers found it)
 
 
 def _of_model(name: str, doc: str) -> property:
@@ -23,7 +23,7 @@ class WorldFilter:
 
     scenario = _of_model("scenario", "The scenario inferred over.")
     layout = _of_model("layout", "Its map.")
-    planner = _of_model("planner", "The agent's planner (:class:`~elot.btom.engine.AgentPlanner`).")
+    planner = _of_model("planner", "The agent's planner (:class:`~elot.domains.doors_keys_gems.engine.AgentPlanner`).")
     enc = _of_model("enc", "The map's encoding.")
     rules = _of_model("rules", "The core's rules of the map.")
     rows = _of_model("rows", "Every initial state's world as a row, the real world's last.")

@@ -2,15 +2,15 @@
 
 * :func:`read_domain` — a domain file: its name, type hierarchy, predicates, derived
   predicates, functions and action names (the action bodies are not interpreted: the
-  Doors-Keys-Gems rules live in :mod:`elot.btom.world`).
+  Doors-Keys-Gems rules live in :mod:`elot.domains.doors_keys_gems.world`).
 * :func:`read_problem` — a problem file: objects with their types (in file order), the
   initial atoms, the numeric fluents (``xloc``/``yloc``), the walls bit-matrix and the goal.
 * :func:`read_plan` — a plan file of the LaBToM dataset: one action per line, and lines
   starting with ``;`` marking judgment points.
 * :func:`signature_of` — the ELoT signature of a problem and its domain.
 
-The s-expression syntax underneath is :mod:`elot.btom.sexpr`; the gridworld a problem
-describes is built by :func:`elot.btom.problem_world.world_from_problem`. Both are
+The s-expression syntax underneath is :mod:`elot.domains.doors_keys_gems.sexpr`; the gridworld a problem
+describes is built by :func:`elot.domains.doors_keys_gems.problem_world.world_from_problem`. Both are
 re-exported here, where callers have always found them.
 
 Every error is a :class:`~elot.errors.ScenarioError` located at ``file:line:col``. Each
@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from elot.btom.problem_world import OBJECT_TYPES, world_from_problem
-from elot.btom.sexpr import MAX_NESTING, SExpr, SList, Sym, _Reader, line_span, parse_sexprs, to_data
+from elot.domains.doors_keys_gems.problem_world import OBJECT_TYPES, world_from_problem
+from elot.domains.doors_keys_gems.sexpr import MAX_NESTING, SExpr, SList, Sym, _Reader, line_span, parse_sexprs, to_data
 from elot.errors import ScenarioError, Span, read_text
 from elot.lang.signature import Signature
 

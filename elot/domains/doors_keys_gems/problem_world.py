@@ -1,7 +1,7 @@
 """The gridworld a PDDL problem describes: :func:`world_from_problem` checks a
-:class:`~elot.btom.pddl.Problem` against the Doors, Keys & Gems domain (object types,
+:class:`~elot.domains.doors_keys_gems.pddl.Problem` against the Doors, Keys & Gems domain (object types,
 predicates and their arities, positions inside the grid, colours of doors and keys) and
-builds its :class:`~elot.btom.world.Layout` and initial :class:`~elot.btom.world.WorldState`.
+builds its :class:`~elot.domains.doors_keys_gems.world.Layout` and initial :class:`~elot.domains.doors_keys_gems.world.WorldState`.
 
 Every error is a :class:`~elot.errors.ScenarioError` located at the problem file's line.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from elot.btom.sexpr import line_span
-from elot.btom.world import KeyState, Layout, Pos, WorldState, fmt_pos
+from elot.domains.doors_keys_gems.sexpr import line_span
+from elot.domains.doors_keys_gems.world import KeyState, Layout, Pos, WorldState, fmt_pos
 from elot.errors import LineIndex, ScenarioError
 
 #: The object types of the Doors, Keys & Gems domain.

@@ -1,5 +1,5 @@
 """Writing elot's ``.scn`` scenario format: :func:`format_scn` gives the text of a
-:class:`~elot.btom.scenario.Scenario` that :func:`elot.btom.scn_read.parse_scn_text` reads
+:class:`~elot.domains.doors_keys_gems.scenario.Scenario` that :func:`elot.domains.doors_keys_gems.scn_read.parse_scn_text` reads
 back to an equal one.
 """
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from elot.btom.scenario import Scenario
-from elot.btom.scn_read import DEFAULT_LEGEND
-from elot.btom.world import Action, draw, fmt_action
+from elot.domains.doors_keys_gems.scenario import Scenario
+from elot.domains.doors_keys_gems.scn_read import DEFAULT_LEGEND
+from elot.domains.doors_keys_gems.world import Action, draw, fmt_action
 from elot.settings import MODES
 
 

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from elot.btom.conventions import CONVENTIONS, Conventions, ConventionsError, check_conventions
+from elot.domains.doors_keys_gems.conventions import CONVENTIONS, Conventions, ConventionsError, check_conventions
 from elot.judging import (Score, check_mode, likelihood_stderr, normalized_likelihood, score_truth, scores_of,
                           compile_statement as _compile_statement, holds)
 from elot.lang.semantics import CompiledFormula, Thresholds
-from elot.btom.inference import Inference
+from elot.domains.doors_keys_gems.inference import Inference
 from elot.settings import CURRENT, Mode
 from elot.lang.syntax import Term
 
@@ -69,7 +69,7 @@ def score(
     (default: those the inference was run with, :attr:`Inference.conventions`).
 
     ``inference`` is an exact :class:`Inference` or a particle one
-    (:class:`elot.btom.particles.ParticleInference`): both give the hypotheses to judge
+    (:class:`elot.domains.doors_keys_gems.particles.ParticleInference`): both give the hypotheses to judge
     (``judged(t, at)``, :class:`elot.judging.Hypotheses`). For particles, π is estimated
     from draws of the prior and L carries a standard error (:func:`likelihood_stderr`)."""
     check_mode(mode)

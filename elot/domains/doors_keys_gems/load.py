@@ -1,15 +1,15 @@
 """One entry point for scenarios: :func:`load_scenario` tells apart a ``.scn`` file, a
 dataset ``.pddl`` file, a built-in example name and a dataset plan id, and hands each to
-its reader (:mod:`elot.btom.scn`, :mod:`elot.btom.dataset`)."""
+its reader (:mod:`elot.domains.doors_keys_gems.scn`, :mod:`elot.domains.doors_keys_gems.dataset`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from elot.btom.dataset import PLAN_ID, load_dataset_file, load_dataset_plan
-from elot.btom.examples import list_examples, load_example
-from elot.btom.scenario import Scenario
-from elot.btom.scn_read import load_scn
+from elot.domains.doors_keys_gems.dataset import PLAN_ID, load_dataset_file, load_dataset_plan
+from elot.domains.doors_keys_gems.examples import list_examples, load_example
+from elot.domains.doors_keys_gems.scenario import Scenario
+from elot.domains.doors_keys_gems.scn_read import load_scn
 from elot.errors import ScenarioError
 
 
@@ -27,7 +27,7 @@ def load_scenario(
     * a dataset plan ``.pddl`` (its problem is found in ``../../problems``);
     * a built-in example name (``default``, ...);
     * a dataset plan id (``1_1``, ``exp2_initial/1_1``), found under
-      :func:`~elot.btom.dataset.dataset_root`.
+      :func:`~elot.domains.doors_keys_gems.dataset.dataset_root`.
     """
     text = str(spec)
     path = Path(spec)

@@ -2,7 +2,7 @@
 
 The inference is the engine's, written once for any world model
 (:mod:`elot.engine.exact`, :mod:`elot.engine.particles`, :mod:`elot.engine.filters`);
-this module builds Doors-Keys-Gems' world model (:class:`~elot.btom.model.GridWorldModel`)
+this module builds Doors-Keys-Gems' world model (:class:`~elot.domains.doors_keys_gems.model.GridWorldModel`)
 for a scenario and an :class:`InferenceConfig` and hands it over: :func:`infer`, and
 :class:`ExactFilter` built from a scenario as before. The names that moved to the engine
 (:class:`Inference`, :class:`Filter`, ...) import from here as they always did.
@@ -12,18 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from elot.btom.config import (METHODS, ConfiguredBy, InferenceConfig, InferenceMethodError, SettingError,
+from elot.domains.doors_keys_gems.config import (METHODS, ConfiguredBy, InferenceConfig, InferenceMethodError, SettingError,
                               check_method, infer_config)
-from elot.btom.filtering import WorldFilter
-from elot.btom.model import GridWorldModel, true_trajectory
-from elot.btom.world import MOVES
+from elot.domains.doors_keys_gems.filtering import WorldFilter
+from elot.domains.doors_keys_gems.model import GridWorldModel, true_trajectory
+from elot.domains.doors_keys_gems.world import MOVES
 from elot.engine import exact as _exact, filters as _filters
 from elot.engine.exact import Inference
 from elot.engine.filters import Filter
 from elot.engine.methods import Progress
 from elot.errors import ArgumentError
 
-#: What this module gives; the configuration's names live in :mod:`elot.btom.config` and
+#: What this module gives; the configuration's names live in :mod:`elot.domains.doors_keys_gems.config` and
 #: import from here as before.
 __all__ = ["METHODS", "ConfiguredBy", "Inference", "InferenceConfig", "InferenceMethodError", "SettingError",
            "ExactFilter", "Filter", "check_method", "infer", "infer_config", "revealing_actions", "run_filter",
@@ -32,7 +32,7 @@ __all__ = ["METHODS", "ConfiguredBy", "Inference", "InferenceConfig", "Inference
 
 class ExactFilter(WorldFilter, _exact.ExactFilter):
     """The engine's exact filter (:class:`elot.engine.exact.ExactFilter`) on a scenario's
-    :class:`~elot.btom.model.GridWorldModel`, built from the scenario and an
+    :class:`~elot.domains.doors_keys_gems.model.GridWorldModel`, built from the scenario and an
     :class:`InferenceConfig` (or :func:`infer`'s keyword arguments, which build one)."""
 
     def __init__(self, scenario, config: InferenceConfig | None = None, **settings: Any) -> None:
@@ -49,14 +49,14 @@ def revealing_actions(actions) -> int:
 def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress | None = None, **settings: Any):
     """Inference of goals, initial states and beliefs from a scenario's actions.
 
-    ``scenario`` is an :class:`elot.btom.scenario.Scenario`: its ``layout``, ``initial`` (the
+    ``scenario`` is an :class:`elot.domains.doors_keys_gems.scenario.Scenario`: its ``layout``, ``initial`` (the
     true initial :class:`WorldState`), ``actions`` and ``signature()`` are used. ``config``
     (:class:`InferenceConfig`) says how to infer; the same settings may be given as keyword
     arguments instead (``model=``, ``beta=``, ``k=``, ``prior=``, ``goals=``, ``backend=``,
     ``conventions=``, ``max_hypotheses=``, ``max_bytes=``, ``inference=``, ``particles=``,
     ``seed=``; None leaves a default), or on top of a config to change it.
     ``progress(t, T)`` is called after each step. Unknown names raise
-    :class:`~elot.settings.VariantError` / :class:`~elot.btom.conventions.ConventionsError`
+    :class:`~elot.settings.VariantError` / :class:`~elot.domains.doors_keys_gems.conventions.ConventionsError`
     / :class:`InferenceMethodError`.
 
     ``method="exact"`` enumerates every hypothesis (:class:`ExactFilter`; a space of more

@@ -23,15 +23,16 @@ belief its statements are judged against is certainty in initial state #1 of the
 reference's order, whatever the hypothesis (SPEC §7.4: an artifact of the reference's
 evaluation code, kept only to reproduce the paper's Table).
 
-The colour limits come from optimal plans in the true map (:mod:`elot.btom.pickups`); the
-space's size and cost are counted by :mod:`elot.btom.costs` and checked against the one
+The colour limits come from optimal plans in the true map (:mod:`elot.domains.doors_keys_gems.pickups`); the
+space's size and cost are counted by :mod:`elot.domains.doors_keys_gems.costs` and checked against the one
 budget (:mod:`elot.engine.budget`) before anything is allocated; the numeric encoding of
-worlds is :mod:`elot.btom.encoding`'s.
+worlds is :mod:`elot.domains.doors_keys_gems.encoding`'s.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -39,18 +40,18 @@ import numpy as np
 
 from elot.engine.budget import Limits
 from elot.engine.spaces import HypothesisSpace, belief_weights, initial_beliefs, particle_counts  # noqa: F401
-from elot.btom.conventions import check_conventions
-from elot.btom.costs import check_exact, exact_estimate
-from elot.btom.pickups import colour_limits
+from elot.domains.doors_keys_gems.conventions import check_conventions
+from elot.domains.doors_keys_gems.costs import check_exact, exact_estimate
+from elot.domains.doors_keys_gems.pickups import colour_limits
 from elot.errors import ArgumentError, ScenarioError, expect, expect_int
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MAX_HYPOTHESES, check_variant
-from elot.btom.world import OFFGRID, KeyState, Layout, WorldState
+from elot.domains.doors_keys_gems.world import OFFGRID, KeyState, Layout, WorldState
 # What moved out of this module (the numeric encoding, the key pickups of optimal plans,
 # the memory probe, the cost model of a space), importable from here as before.
 from elot.engine.budget import format_bytes, memory_available, memory_budget  # noqa: F401,E402
-from elot.btom.costs import BYTES_PER_HYPOTHESIS, SMC_ADVICE, SpaceTooLarge, space_size  # noqa: F401,E402
-from elot.btom.encoding import Encoding  # noqa: F401,E402
-from elot.btom.pickups import MAX_PLAN_STATES, key_pickups  # noqa: F401,E402
+from elot.domains.doors_keys_gems.costs import BYTES_PER_HYPOTHESIS, SMC_ADVICE, SpaceTooLarge, space_size  # noqa: F401,E402
+from elot.domains.doors_keys_gems.encoding import Encoding  # noqa: F401,E402
+from elot.domains.doors_keys_gems.pickups import MAX_PLAN_STATES, key_pickups  # noqa: F401,E402
 
 # -- initial states ----------------------------------------------------------------------
 
@@ -242,7 +243,7 @@ def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: 
                steps: int = 0, belief_tables: int = 1, max_bytes: int | None = None) -> None:
     """Refuse a space of more than ``max_hypotheses`` hypotheses, or whose inference would
     allocate more than ``max_bytes`` (default: half the memory available now), with its
-    size (:func:`elot.btom.costs.check_exact`)."""
+    size (:func:`elot.domains.doors_keys_gems.costs.check_exact`)."""
     check_exact(exact_estimate(model, n_goals, n_states, k, steps=steps, belief_tables=belief_tables),
                 Limits(max_size=max_hypotheses, max_bytes=max_bytes))
 
@@ -285,18 +286,18 @@ def build(
     """The hypothesis space of a scenario whose true initial state is ``true_state``, its
     initial states drawn from the ``prior``'s family (:class:`Prior`).
 
-    Raises :class:`~elot.settings.VariantError` / :class:`~elot.btom.conventions.ConventionsError` for unknown
+    Raises :class:`~elot.settings.VariantError` / :class:`~elot.domains.doors_keys_gems.conventions.ConventionsError` for unknown
     names, and :class:`ScenarioError` (with the estimated size) instead of allocating a space
     of more than ``max_hypotheses`` hypotheses (see :data:`MAX_HYPOTHESES`), or one whose
     inference over ``steps`` actions (``belief_tables``: see
-    :func:`elot.btom.costs.exact_estimate`) would allocate more than ``max_bytes``
+    :func:`elot.domains.doors_keys_gems.costs.exact_estimate`) would allocate more than ``max_bytes``
     (default: half the memory available now, :func:`elot.engine.budget.memory_budget`).
     """
     check_variant(model)
     check_conventions(conventions)
     _whole(k, "k (the belief size)", 1)
     _whole(max_hypotheses, "max_hypotheses", 1)
-    expect(prior, Prior, "prior", hint="elot.btom.hypotheses.Prior(max_hidden=2)")
+    expect(prior, Prior, "prior", hint="elot.domains.doors_keys_gems.hypotheses.Prior(max_hidden=2)")
     goals = resolve_goals(true_state.layout, goals)
     family = prior.resolve(true_state)
     states = initial_states(true_state, family, conventions)
@@ -322,3 +323,23 @@ def reference_first(true_state: WorldState, states: tuple[WorldState, ...]) -> i
         return reference_rank(placement, closed, layout.colours)
 
     return min(range(len(states)), key=lambda s: rank(states[s]))
+
+
+def count_model_states(true_state: WorldState, prior: Prior = Prior()) -> int:
+    """How many initial states :func:`initial_states` enumerates (what the simulated agent's
+    :func:`~elot.domains.doors_keys_gems.agent.model_states` and particle inference hold), counted without
+    enumerating them: for each number of hidden keys of each colour the family allows,
+    the ways to put them in distinct closed boxes (the placements of
+    :func:`elot.domains.doors_keys_gems.hypotheses.initial_states`)."""
+    family = prior.resolve(true_state)
+    layout = true_state.layout
+    closed = sum(1 for b, _ in layout.boxes if b in true_state.closed)
+    spare = sum(1 for k in layout.keys if true_state.hidden(k) or true_state.key(k).where == ("offgrid",))
+    ranges = [range(family.limits[c][0], family.limits[c][1] + 1) for c in layout.colours]
+    total = 0
+    for counts in itertools.product(*ranges):
+        hidden = sum(counts)
+        if hidden > family.max_hidden or hidden > closed or hidden > spare:
+            continue
+        total += math.perm(closed, hidden) // math.prod(math.factorial(n) for n in counts)
+    return total

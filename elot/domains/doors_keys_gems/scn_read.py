@@ -3,7 +3,7 @@
 :func:`parse_scn_text` and :func:`load_scn` read and check a scenario, one step of
 :class:`_ScnReader` per part of the file (sections, legend, map, colours, objects, agent,
 world, goal, actions, judgment points, statements). :data:`DEFAULT_LEGEND` is the map
-characters both the reader and :func:`elot.btom.scn_write.format_scn` know.
+characters both the reader and :func:`elot.domains.doors_keys_gems.scn_write.format_scn` know.
 
 Every error is a :class:`~elot.errors.ScenarioError` naming the file, the line and column
 and a hint: the map must be rectangular with one agent and only known characters, every
@@ -17,9 +17,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from elot.btom import pddl
-from elot.btom.scenario import Scenario, Statement, check_gems_reachable, check_judgments, replay
-from elot.btom.world import (
+from elot.domains.doors_keys_gems import pddl
+from elot.domains.doors_keys_gems.scenario import Scenario, Statement, check_gems_reachable, check_judgments, replay
+from elot.domains.doors_keys_gems.world import (
     ARITY,
     BOX_GLYPHS,
     DOOR_GLYPHS,
