@@ -121,3 +121,14 @@ def test_moved_functions_and_classes_say_where_they_live(old, new, names):
                or hasattr(vars(new_module)[name], "cache_info")]   # functions behind lru_cache
     for name in defined:
         assert vars(new_module)[name].__module__ == new, f"{new}.{name} is defined in {vars(new_module)[name].__module__}"
+
+
+def test_the_gridworlds_old_package_name_gives_the_same_modules():
+    """elot.btom is the old name of elot.domains.doors_keys_gems: a script importing it gets
+    the very modules (one class, one isinstance), not copies."""
+    import elot.btom.inference as old
+    import elot.domains.doors_keys_gems.inference as new
+    from elot.btom.scenario import Scenario
+    from elot.domains.doors_keys_gems.scenario import Scenario as Same
+
+    assert old is new and Scenario is Same
