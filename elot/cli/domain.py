@@ -94,6 +94,13 @@ def _print(source, statements, times, scores, outputs, *, stderr: bool) -> None:
               f"true world {world}): {len(result.belief_space.beliefs)} initial beliefs × "
               f"{len(result.desire_space.utilities)} desires, {source.scenario.horizon} steps, model "
               f"{source.model} (planner {config.planner}, β={config.beta:g})")
+    ran = result.config
+    if ran.method == "smc":
+        out.print(f"particle inference: {result.particles:,} particles (seed {ran.seed}), "
+                  f"{result.planned:,} distinct utility vectors planned, effective sample size {result.ess:,.1f}; "
+                  "figures are estimates, L ± its standard error")
+    if result.note:
+        out.print(f"[dim]{result.note}[/dim]")
     if not result.possible:
         out.print("[yellow]no hypothesis gives this path a positive probability: the posterior is empty[/yellow]")
     table = Table(title=f"Outputs at t={source.scenario.horizon}", title_justify="left")
@@ -116,7 +123,8 @@ def _print(source, statements, times, scores, outputs, *, stderr: bool) -> None:
         cells = []
         for got in scores:
             s = got.get(n)
-            cells.append("—" if s is None else f"{s.normalized_likelihood:.2f} ({s.posterior:.2f})")
+            cells.append("—" if s is None else f"{s.normalized_likelihood:.2f}"
+                         + ("" if s.stderr is None else f" ± {s.stderr:.2f}") + f" ({s.posterior:.2f})")
         text = excerpt(st.text, 300)
         if st.formula not in (None, st.text):
             text += f"\n→ {excerpt(st.formula, 300)}"
@@ -155,7 +163,7 @@ def _json(source, statements, times, scores, outputs) -> str:
             {"t": t, "statements": [
                 {"statement": statements[n].text, "formula": statements[n].formula, "mode": str(statements[n].mode),
                  "posterior": s.posterior, "normalized_likelihood": s.normalized_likelihood,
-                 "prior_fraction": s.prior_fraction}
+                 "prior_fraction": s.prior_fraction, **({} if s.stderr is None else {"L_se": s.stderr})}
                 for n, s in got.items()]}
             for t, got in zip(times, scores)],
         "skipped": [{"statement": st.text, "note": st.note} for st in statements if st.note],
