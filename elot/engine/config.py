@@ -69,6 +69,11 @@ class EngineConfig:
         if not 0 <= self.belief_quantum < 1:
             raise ArgumentError(f"belief_quantum must be in [0, 1), not {self.belief_quantum}")
 
+    @property
+    def may_sample(self) -> bool:
+        """Whether a run may draw particles (method smc or auto)."""
+        return self.method != "exact"
+
     def resolved(self, default_planner: str) -> "EngineConfig":
         """This config with the planner filled in (what actually runs)."""
         return self if self.planner else replace(self, planner=default_planner)

@@ -51,7 +51,8 @@ class Engine:
         config = config or EngineConfig()
         if config.true_belief and not config.planner:
             config = replace(config, planner="qmdp")  # a known world needs no belief planning
-        if config.method != "exact" and config.seed is None:
+        self._seed_drawn = config.method != "exact" and config.seed is None
+        if self._seed_drawn:
             config = replace(config, seed=sampling.fresh_seed())   # drawn now, reported with the results
         self.config = config.resolved(default)
         self.timings = Timings()
@@ -205,7 +206,10 @@ class Engine:
         built = [build(inverters[case.layout], case) for case in cases]
         self.timings.building += time.perf_counter() - start
         self.timings.cpu_building += time.process_time() - cpu
-        return replace(self.config, method=method), note, inverters, built, len(layouts), total
+        ran = replace(self.config, method=method)
+        if method == "exact" and self._seed_drawn:
+            ran = replace(ran, seed=None)                 # auto ran exact: no draw was used
+        return ran, note, inverters, built, len(layouts), total
 
     def _each_beta(self, cases, betas, progress, prepared):
         ran, note, inverters, built, n_layouts, total = prepared
