@@ -10,7 +10,6 @@ are fixed, so each assertion is deterministic, and none sits at a rounding-noise
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
