@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-import elot.btom.filtering
+import elot.btom.model
 from btom_ext import backend as load_backend
 from elot.btom.hypotheses import build
 from elot.btom.inference import infer
@@ -96,12 +96,12 @@ class _Timed:
 def kernel_seconds(scenario, name: str) -> float:
     """Seconds spent inside backend ``name``'s functions during one inference run."""
     timed = TimedBackend(name)
-    original = elot.btom.filtering.load_backend
-    elot.btom.filtering.load_backend = lambda _name: timed
+    original = elot.btom.model.load_backend
+    elot.btom.model.load_backend = lambda _name: timed
     try:
         infer(scenario, backend=name)
     finally:
-        elot.btom.filtering.load_backend = original
+        elot.btom.model.load_backend = original
     return timed.seconds
 
 

@@ -524,3 +524,44 @@ def test_a_case_files_judgment_points_are_each_judged_on_the_path_so_far(capsys,
         [[result]] = Engine(shop).run([Case("corridor", path, world=1)])
         [got] = judged["statements"]
         assert got["posterior"] == pytest.approx(float(result.posterior()[0][0].sum()), abs=1e-12)
+
+
+# -- judgment points along a food-truck path --------------------------------------------------
+
+def test_a_judge_line_scores_each_point_with_the_outputs_there(capsys, tmp_path):
+    """Before the first move nothing is known (the outputs are the prior's: every truck
+    alike); once the student has checked the empty spot and gone back to Korean, it is
+    judged to like the missing trucks more, and not to like Korean best."""
+    path = tmp_path / "judged.trucks"
+    path.write_text(LOOKED + "judge 0 3 8\n")
+    code, out, err = elot(capsys, "run", path, "--csv", "-", "-s", "The student likes the Korean truck best.")
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["t"] for r in rows] == ["0", "3", "8"]
+    start, end = rows[0], rows[-1]
+    assert float(start["desire_K"]) == pytest.approx(float(start["desire_L"]), abs=1e-9)
+    assert float(end["desire_L"]) > float(end["desire_K"]) + 0.5
+    assert float(end["posterior"]) < 0.01 < float(start["posterior"])
+
+
+def test_judgment_points_round_trip_through_the_file(tmp_path):
+    from elot.domains.foodtrucks.trucksfile import format_trucks, parse_trucks
+
+    [scenario] = parse_trucks(LOOKED + "judge 2 8\n")
+    assert scenario.judgments == (2, 8)
+    assert parse_trucks(format_trucks([scenario])) == [scenario]
+    [plain] = parse_trucks(LOOKED)
+    assert plain.judgments == () and "judge" not in format_trucks([plain])
+
+
+@pytest.mark.parametrize("line, message", [
+    ("judge 9", "not a time 0..8"),
+    ("judge 3 3", "does not come after 3"),
+    ("judge 4 two", "'two' is not a time"),
+    ("judge", "a judge line with no time"),
+])
+def test_a_bad_judge_line_is_pointed_at(capsys, tmp_path, line, message):
+    bad = tmp_path / "bad.trucks"
+    bad.write_text(LOOKED + line + "\n")
+    code, _, err = elot(capsys, "run", bad)
+    assert code == 2 and message in err and f"{bad}:7:" in err and "Traceback" not in err

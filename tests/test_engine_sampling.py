@@ -286,13 +286,20 @@ def test_sampling_options_on_an_exact_run_are_refused_by_name(capsys, argv, opti
     assert code != 0 and f"{option} is a setting of particle inference" in err and "Traceback" not in err
 
 
-def test_a_domain_too_large_for_exact_is_refused_on_the_command_line_and_runs_with_smc(capsys, tmp_path):
+@pytest.fixture
+def connoisseur_file(tmp_path) -> Path:
+    """:class:`Connoisseur` as a domain file the command line loads."""
     path = tmp_path / "connoisseur.py"
     path.write_text(SHOP.read_text() + "\n\nclass Connoisseur(CoffeeShop):\n    def desires(self):\n"
                     "        levels = np.linspace(0.0, 30.0, 300)\n"
                     "        u = np.array(list(itertools.product(levels, levels)))\n"
                     "        return DesireSpace(('coffee', 'soda'), u, np.full(len(u), 1 / len(u)))\n\n"
                     "domain = Connoisseur()\n")
+    return path
+
+
+def test_a_domain_too_large_for_exact_is_refused_on_the_command_line_and_runs_with_smc(capsys, connoisseur_file):
+    path = connoisseur_file
     code, _, err = elot(capsys, "run", "--domain", path, PEEK, "--max-memory", "64M")
     assert code != 0 and "90,000 utility vectors" in err and "refused before any work" in err
     assert "Traceback" not in err
@@ -352,3 +359,29 @@ def test_a_food_truck_scenario_runs_with_particles_from_the_command_line(capsys,
     data = json.loads(out)
     assert data["ran"]["config"]["method"] == "smc" and data["ran"]["particles"] == 300
     assert {o["judgment"] for o in data["outputs"]} == {"desire", "belief"}
+
+
+def test_repl_on_particles_shows_standard_errors_and_the_ess(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("believes(visitor, likely(open(shop)))\n"))
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = elot(capsys, "repl", "--domain", SHOP, PEEK, "--inference", "smc", "--particles", "300",
+                          "--seed", "2")
+    assert code == 0, out + err
+    assert "normalized L = " in out and " ± " in out and "effective sample size" in out
+
+
+def test_repl_refuses_a_space_too_large_before_the_prompt_and_opens_it_with_auto(capsys, monkeypatch,
+                                                                                  connoisseur_file):
+    import io
+
+    path = connoisseur_file
+    monkeypatch.setattr("sys.stdin", io.StringIO("open(shop)\n"))
+    code, out, err = elot(capsys, "repl", "--domain", path, PEEK, "--max-memory", "64M")
+    assert code != 0 and "refused before any work" in err and "Traceback" not in err
+    monkeypatch.setattr("sys.stdin", io.StringIO("open(shop)\n"))
+    code, out, err = elot(capsys, "repl", "--domain", path, PEEK, "--max-memory", "64M", "--inference", "auto",
+                          "--particles", "200", "--seed", "1")
+    assert code == 0, out + err
+    assert "P = 0.000" in out            # the true world: closed

@@ -197,12 +197,10 @@ def test_answers_to_a_food_truck_survey_import_without_goal_scores(made, tmp_pat
         assert list(csv.DictReader(handle)) == []
 
 
-@pytest.mark.slow
-def test_a_participant_takes_the_food_truck_survey_in_a_browser(made, tmp_path):
-    """Through the served page in Chromium: the food-truck instructions, no goal boxes at
-    a judgment (the answer button waits for the sliders only), and the answers import."""
+def _take_survey(made, tmp_path):
+    """A participant takes the survey built from the set ``made`` through the served page in
+    Chromium, moving every slider; what was seen, and the built survey's folder."""
     import asyncio
-    import csv
     import os
 
     from test_survey_browser import CHROMIUM, Server, _browser_or_skip, drag, free_port
@@ -253,6 +251,16 @@ def test_a_participant_takes_the_food_truck_survey_in_a_browser(made, tmp_path):
         asyncio.run(take())
     finally:
         server.stop()
+    return seen, survey
+
+
+@pytest.mark.slow
+def test_a_participant_takes_the_food_truck_survey_in_a_browser(made, tmp_path):
+    """Through the served page in Chromium: the food-truck instructions, no goal boxes at
+    a judgment (the answer button waits for the sliders only), and the answers import."""
+    import csv
+
+    seen, survey = _take_survey(made, tmp_path)
     assert "answers are saved" in seen["texts"] and "behind a building" in seen["texts"]
     assert seen["judged"] == 2 and seen["goal_boxes"] == 0
     done = run_elot("survey", "import", str(tmp_path / "answers.sqlite"), "--survey", str(survey),
@@ -261,6 +269,38 @@ def test_a_participant_takes_the_food_truck_survey_in_a_browser(made, tmp_path):
     with open(tmp_path / "r.csv", newline="") as handle:
         ratings = list(csv.DictReader(handle))
     assert len(ratings) == 6 and {r["rating"] for r in ratings} == {f"{1 / 6:.6g}"}
+
+
+@pytest.mark.slow
+def test_a_path_judged_at_two_points_is_asked_twice_in_a_browser(tmp_path):
+    source = tmp_path / "judged.trucks"
+    source.write_text(LOOK + "judge 5 11\n", encoding="utf-8")
+    done = run_elot("stimuli", str(source), "-o", str(tmp_path / "set"), "--cell", str(CELL))
+    assert done.returncode == 0, done.stderr
+    seen, _ = _take_survey(tmp_path / "set", tmp_path)
+    assert "answers are saved" in seen["texts"] and seen["judged"] == 2
+
+
+def test_a_judge_line_cuts_the_path_into_judged_segments(tmp_path):
+    source = tmp_path / "judged.trucks"
+    source.write_text(LOOK + "judge 5 11\n", encoding="utf-8")
+    done = run_elot("stimuli", str(source), "-o", str(tmp_path / "set"), "--cell", str(CELL))
+    assert done.returncode == 0, done.stderr
+    [entry] = json.loads((tmp_path / "set" / "stimuli.json").read_text())
+    assert entry["times"] == [1, 6, 12] and entry["length"] == 2
+    assert [len(frames_of(tmp_path / "set" / image)) for image in entry["images"]] == [1, 5, 6]
+    assert stimuli.check_stimuli([entry], tmp_path / "set") == []
+    done = run_elot("survey", "build", str(tmp_path / "set"), "-o", str(tmp_path / "survey"), "--cdn")
+    assert done.returncode == 0, done.stderr
+    [scenario] = json.loads((tmp_path / "survey" / "survey.json").read_text())["scenarios"]
+    assert [(g["t"], g["judged"]) for g in scenario["segments"]] == [(0, False), (5, True), (11, True)]
+
+
+def test_a_scenario_judged_at_its_start_is_refused(tmp_path):
+    source = tmp_path / "early.trucks"
+    source.write_text(STRAIGHT + "judge 0 3\n", encoding="utf-8")
+    done = run_elot("stimuli", str(source), "-o", str(tmp_path / "set"))
+    assert done.returncode == 2 and "judged at t = 0" in done.stderr and not (tmp_path / "set").exists()
 
 
 def test_from_start_replays_the_path_from_its_first_cell(tmp_path):

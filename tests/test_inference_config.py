@@ -97,10 +97,14 @@ def test_batch_columns_say_what_ran(tmp_path):
 
 @pytest.mark.parametrize("name, conventions", [("two-doors", "elot"), ("two-doors", "paper"), ("default", "elot")])
 def test_both_filters_step_the_worlds_through_one_shared_setup(name, conventions):
-    """Issue 35: the filters no longer mirror their setup and world stepping; both are a
-    WorldFilter, step the same worlds and name the planner alike."""
+    """Issue 35: the filters no longer mirror their setup and world stepping; both are the
+    engine's filters on one Doors-Keys-Gems world model (a WorldFilter shows its names),
+    step the same worlds and name the planner alike."""
     from elot.btom.filtering import WorldFilter
     from elot.btom.inference import true_trajectory
+    from elot.btom.model import GridWorldModel
+    from elot.engine import exact, particles
+    from elot.engine.worlds import WorldModel
 
     for cls in (ExactFilter, ParticleFilter):
         assert issubclass(cls, WorldFilter)
@@ -109,6 +113,9 @@ def test_both_filters_step_the_worlds_through_one_shared_setup(name, conventions
     exact_filter = ExactFilter(scenario, conventions=conventions)
     particle_filter = ParticleFilter(scenario, conventions=conventions, particles=40, seed=2)
     assert type(exact_filter.planner) is type(particle_filter.planner)
+    assert isinstance(exact_filter, exact.ExactFilter) and isinstance(particle_filter, particles.ParticleFilter)
+    for filt in (exact_filter, particle_filter):
+        assert type(filt.world_model) is GridWorldModel and isinstance(filt.world_model, WorldModel)
     exact, particles = run_filter(exact_filter, scenario), run_filter(particle_filter, scenario)
     assert exact.real == particles.real == true_trajectory(scenario)
     for t in range(exact.steps + 1):

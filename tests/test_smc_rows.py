@@ -50,7 +50,7 @@ def test_each_step_equals_worlds_stepped_in_python(labtom, model, conventions):
                                             rename)
             values = np.full(costs.shape, -100.0)
             values[:, live] = np.where(costs[:, live] < 0, -100.0, np.maximum(-1.0 - costs[:, live], -100.0))
-            np.testing.assert_array_equal(filt._values(before, options), values, err_msg=f"{name} t={t}")
+            np.testing.assert_array_equal(filt._values(options), values, err_msg=f"{name} t={t}")
             filt.step(action)
             worlds = as_worlds(step_worlds(worlds, action, rename)[0])
             views = [w.view() for w in worlds]

@@ -169,3 +169,43 @@ def read_shots(path: str | Path) -> dict[tuple[str, str], list[tuple[str, float]
     for (scenario, mode, text), values in sums.items():
         out[(scenario, mode)].append((text, sum(values) / len(values)))
     return dict(out)
+
+
+def domain_items(cases: Sequence, given: Sequence[Statement] = ()) -> tuple[list[Item], dict]:
+    """Items for scenarios of a domain of the engine (:class:`elot.study.domain_cases.DomainCase`):
+    the ``given`` statements, else the domain's own questions (food trucks: the experiment's
+    three belief questions, as ``elot stimuli`` asks them), at each scenario's judgment
+    points (the path's end unless the scenario says), and the scenarios by table name.
+    Every statement is checked as ``elot run`` checks it, against the domain's signature:
+    one that does not parse, typecheck or translate, or asks about the current belief after
+    the start (a domain's engine infers the initial one), is an error naming the scenario,
+    before anything is asked."""
+    from elot.baseline.prompts import check_described
+    from elot.domains.source import refuse_current_beliefs
+    from elot.judging import compile_statements, resolve_statements
+    from elot.translate import resolve_statement
+
+    items: list[Item] = []
+    scenarios: dict = {}
+    for case in cases:
+        check_described(case, case.ref)
+        statements = list(given) or case.questions()
+        if not statements:
+            raise BaselineError(f"{case.ref}: the {case.study.name} domain has no questions of its own",
+                                hint="give statements with -s or --statements")
+        source = case.source()
+        resolved = resolve_statements(statements, lambda text, mode: resolve_statement(
+            text, mode=mode, scenario=source)[:2])
+        checked = refuse_current_beliefs(compile_statements(resolved, source.signature), source)
+        bad = [st for st in checked if st.error is not None]
+        if bad:
+            raise BaselineError(f"{case.ref}: {len(bad)} of {len(checked)} statement(s) could not be scored, so "
+                                "nothing was asked",
+                                notes=tuple(f"{st.origin or st.text}: {st.error.message}" for st in bad),
+                                hint="fix the statements above (elot run shows what it scores)")
+        scenarios[case.ref] = case
+        for st in checked:
+            items += [Item(case.ref, str(case.scenario.case.layout), t, st.id, st.text, st.mode, st.formula or "",
+                           st.factors) for t in case.judgments]
+    return items, scenarios
+

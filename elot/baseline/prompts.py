@@ -37,6 +37,15 @@ QUESTIONS = {
     "initial": "The statement below is about what the player believed at the start, before it acted "
                "(judge it from everything it did so far).",
 }
+#: The questions on a domain's scenarios, by domain name (a domain infers the initial belief and
+#: the desires: a statement about the current belief is not asked after the start).
+DOMAIN_QUESTIONS = {
+    "foodtrucks": {
+        "current": "The statement below is about the student now, at this point of its walk.",
+        "initial": "The statement below is about what the student believed at the start, before it moved, or "
+                   "about what it wants (judge it from everything it did so far).",
+    },
+}
 
 
 class BaselineError(ElotError):
@@ -114,17 +123,41 @@ class Template:
         return (string.Template(self.system).substitute(values), string.Template(self.user).substitute(values))
 
 
-def packaged_template(condition: str) -> str:
-    """The text of the template elot ships for a prompt condition."""
-    return resources.files("elot.baseline").joinpath("templates", f"{condition}.txt").read_text(encoding="utf-8")
+def _template_file(condition: str, domain: str | None) -> str:
+    """The packaged template's file: one per condition for the gridworld, one per domain
+    (both conditions) for a domain of the engine."""
+    return f"{domain}.txt" if domain else f"{condition}.txt"
 
 
-def load_template(condition: str, path: str | Path | None = None) -> Template:
-    """The template of ``condition`` (``plan``/``narrative``), or the one in ``path``."""
+def packaged_template(condition: str, domain: str | None = None) -> str:
+    """The text of the template elot ships for a prompt condition (on ``domain``'s scenarios)."""
+    return resources.files("elot.baseline").joinpath("templates", _template_file(condition, domain)).read_text(
+        encoding="utf-8")
+
+
+def load_template(condition: str, path: str | Path | None = None, domain: str | None = None) -> Template:
+    """The template of ``condition`` (``plan``/``narrative``) on ``domain``'s scenarios
+    (None: the gridworld's), or the one in ``path``."""
     check_condition(condition)
     if path is None:
-        return Template.parse(packaged_template(condition), f"templates/{condition}.txt")
+        return Template.parse(packaged_template(condition, domain), f"templates/{_template_file(condition, domain)}")
     return Template.parse(read_input(path, "prompt template"), str(path))
+
+
+def domain_of(scenario) -> str | None:
+    """The domain a scenario is of: None for a gridworld :class:`Scenario`, else its
+    domain's name (an :class:`elot.study.domain_cases.DomainCase`)."""
+    return None if isinstance(scenario, Scenario) else scenario.study.name
+
+
+def check_described(scenario, name: str) -> None:
+    """Refuse a domain scenario elot cannot tell in words (only food trucks' are told)."""
+    from elot.domains.foodtrucks.scenarios import FoodTruckScenario
+
+    if domain_of(scenario) is not None and not isinstance(scenario.detail, FoodTruckScenario):
+        raise BaselineError(f"{name}: elot cannot describe a scenario of the {domain_of(scenario)} domain in words",
+                            hint="a baseline describes Doors-Keys-Gems and food-truck scenarios; rate this domain "
+                                 "with a --template of your own over food-truck-like scenes, or with elot run")
 
 
 def check_condition(condition: str) -> None:
@@ -181,24 +214,31 @@ class Prompt:
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-def examples_block(item: Item, ratings: Mapping[tuple[str, str], Sequence[tuple[str, float]]]) -> str:
+def examples_block(item: Item, ratings: Mapping[tuple[str, str], Sequence[tuple[str, float]]],
+                   signature=None) -> str:
     """People's mean ratings of the scenario's other statements of the same mode (never
     the one asked), as the prompt shows them; '' when there are none."""
     shots = [(text, r) for text, r in ratings.get((item.scenario, item.mode), ()) if text.strip() != item.statement.strip()]
     if not shots:
         return ""
-    lines = [f'- "{shown(text, item.mode)}": {r:.1f}' for text, r in shots]
+    lines = [f'- "{shown(text, item.mode, signature=signature)}": {r:.1f}' for text, r in shots]
     return ("\nFor comparison, people who watched the same scene rated these other statements "
             f"({LOW} to {HIGH}):\n" + "\n".join(lines) + "\n")
 
 
-def frame_png(scenario: Scenario, t: int, cell_px: int = 44) -> bytes:
-    """The stimulus frame at ``t`` (what participants saw at the judgment), as PNG bytes."""
+def frame_png(scenario, t: int, cell_px: int = 44) -> bytes:
+    """The stimulus frame at ``t`` (what participants saw at the judgment), as PNG bytes:
+    the gridworld's, or a food-truck scenario's as ``elot stimuli`` draws it."""
     from PIL import Image
 
-    from elot.draw.animation import Renderer
+    if domain_of(scenario) is None:
+        from elot.draw.animation import Renderer
 
-    renderer = Renderer(scenario.states(), cell_px=cell_px)
+        renderer = Renderer(scenario.states(), cell_px=cell_px)
+    else:
+        from elot.draw.foodtrucks import TruckRenderer
+
+        renderer = TruckRenderer(scenario.detail, cell_px=cell_px)
     try:
         pixels = renderer.frame(t)
     finally:
@@ -208,19 +248,35 @@ def frame_png(scenario: Scenario, t: int, cell_px: int = 44) -> bytes:
     return buffer.getvalue()
 
 
-def render(item: Item, scenario: Scenario, condition: str, template: Template, *,
+def render(item: Item, scenario, condition: str, template: Template, *,
            ratings: Mapping[tuple[str, str], Sequence[tuple[str, float]]] | None = None,
            image: bool = False, _scenes: dict | None = None) -> Prompt:
-    """The prompt for ``item`` on ``scenario`` in ``condition``."""
+    """The prompt for ``item`` on ``scenario`` (a gridworld :class:`Scenario`, or a
+    domain's :class:`elot.study.domain_cases.DomainCase`) in ``condition``."""
     check_condition(condition)
     if not 0 <= item.t <= scenario.T:
         raise BaselineError(f"{item.scenario}: judgment point t={item.t} is outside the plan (0..{scenario.T})",
                             hint="rate statements at the scenario's judgment points")
     key = (item.scenario, item.t, condition)
     scenes = {} if _scenes is None else _scenes
+    domain = domain_of(scenario)
     if key not in scenes:
-        scenes[key] = (CONDITIONS[condition](scenario, item.t), frame_png(scenario, item.t) if image else None)
+        if domain is None:
+            scene = CONDITIONS[condition](scenario, item.t)
+        else:
+            from elot.baseline.trucks import CONDITIONS as TRUCK_CONDITIONS
+
+            check_described(scenario, item.scenario)
+            scene = TRUCK_CONDITIONS[condition](scenario.detail, item.t)
+        scenes[key] = (scene, frame_png(scenario, item.t) if image else None)
     scene, png = scenes[key]
-    system, user = template.fill(scene=scene, question=QUESTIONS[item.mode],
-                                 examples=examples_block(item, ratings or {}), statement=shown(item.statement, item.mode))
+    question = (QUESTIONS if domain is None else DOMAIN_QUESTIONS[domain])[item.mode]
+    signature = None
+    if domain is not None:      # the domain's words for its objects ("the Korean truck")
+        if ("signature", domain) not in scenes:
+            scenes[("signature", domain)] = scenario.study.front.signature()
+        signature = scenes[("signature", domain)]
+    system, user = template.fill(scene=scene, question=question,
+                                 examples=examples_block(item, ratings or {}, signature),
+                                 statement=shown(item.statement, item.mode, signature=signature))
     return Prompt(item, condition, system, user, png)

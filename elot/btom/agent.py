@@ -29,8 +29,10 @@ in circles, and it ends by opening the box the world puts the key in,
 which either succeeds or rules the world out: the agent always gets closer to its goal
 and reaches it if it can.
 
-Each step reads the path costs of :class:`~elot.btom.inference.AgentPlanner` and the action
-probabilities of :func:`~elot.btom.inference.action_log_probabilities`: the code that
+Each step reads the path costs of :class:`~elot.btom.engine.AgentPlanner` (through the
+scenario's :class:`~elot.btom.model.GridWorldModel`) and the action probabilities of
+:func:`~elot.engine.acting.action_log_probabilities` (the loop is the engine's,
+:func:`elot.engine.acting.act`): the code that
 scores an observed action during inference, so that simulating and inverting are one
 model. A state the belief leaves out keeps weight ε (as in the model's particle beliefs),
 so an agent that sees every state it believed in ruled out falls back to the states
@@ -51,22 +53,16 @@ from btom_ext.reference import AGENT, EPSILON
 from elot.btom import costs
 from elot.engine.budget import Limits, OverBudget, check, format_bytes
 from elot.btom.hypotheses import Prior, initial_states
-from elot.btom.engine import (
-    AgentPlanner,
-    check_backend_limits,
-    step_or_stay,
-    action_log_probabilities,
-    load_backend,
-)
+from elot.btom.config import InferenceConfig
+from elot.btom.engine import check_backend_limits, load_backend, step_or_stay
+from elot.btom.model import GridWorldModel
+from elot.engine.acting import Step, act, action_log_probabilities
 from elot.btom.world import MOVES, Action, WorldState
 from elot.errors import ElotError
 from elot.settings import DEFAULT_BETA, DEFAULT_MAX_STEPS, POLICIES
 
 #: Belief keywords: uniform over the initial states, or certainty in the true one.
 BELIEF_WORDS = ("uniform", "true")
-
-#: Action log probabilities closer than this are a tie for the optimal policy.
-_TIE = 1e-12
 
 class SimulationError(ElotError):
     """A simulation that cannot be run: no reachable goal, a belief that matches no initial
@@ -349,8 +345,10 @@ def run_agent(
 def _simulate(scenario, core, goal, belief, beta, policy, seed, max_steps, prior, purposeful) -> Simulation:
     layout = scenario.layout
     real = scenario.initial
-    planner = AgentPlanner(layout, "full", core)
-    enc = planner.encoding
+    # The agent's own world model: the full model's planner, the map's own naming.
+    model = GridWorldModel(scenario, InferenceConfig(), core=core)
+    model.plan((goal,))
+    planner, enc = model.planner, model.enc
     gems = [g for g, _ in layout.gems]
     g = enc.gem_index(goal)
     reachable = planner.path_costs(enc.encode(real)[None, :])[0]
@@ -371,64 +369,55 @@ def _simulate(scenario, core, goal, belief, beta, policy, seed, max_steps, prior
             f"({describe_belief(states, weights)}) no key opens the way",
             hint="give the agent a belief in which its goal can be reached (e.g. --belief uniform)")
 
-    rng = np.random.default_rng(seed)
-    goal_gems = np.array([g], dtype=np.intp)
-    initial = weights.reshape(1, 1, -1)
-    worlds = states
-    alive = np.array([w.view() == real.view() for w in worlds], dtype=np.uint8)
-    actions: list[Action] = []
-    logps: list[float] = []
-    aimless: list[bool] = []
-    visited = {real.agent_pos}     # cells stood on since the agent last learnt something
-    committed: int | None = None   # the world it follows (purposeful, after a would-be return)
-    opened = 0
-    while not real.goal_reached(goal):
-        if len(actions) >= max_steps:
-            raise _too_long(goal, max_steps, real, opened, policy, beta, purposeful)
-        filtered = core.filter_beliefs(initial, alive.reshape(1, -1))[0, 0]
-        options = real.available_actions()
-        costs = planner.action_costs(worlds, rows, np.flatnonzero(filtered > 0), options, goal_gems)
-        logp = action_log_probabilities(core, filtered, costs, beta)
-        if policy == "optimal":
-            best = np.flatnonzero(logp >= logp.max() - _TIE)
-            chosen = int(best[0] if len(best) == 1 else rng.choice(best))
-        else:
-            p = np.exp(logp - logp.max())
-            chosen = int(rng.choice(len(options), p=p / p.sum()))
-        returns = np.array([_destination(real, o) in visited for o in options])
-        following = purposeful and (committed is not None or returns[chosen])
-        if purposeful and not following and options[chosen][0] in MOVES and _undone(
-                planner, core, real, worlds, rows, filtered, options[chosen], visited, goal_gems, beta):
-            following = True      # a move it would take back: it commits here instead
-        if following:
-            if committed is None or filtered[committed] <= 0:
-                committed = _most_likely(filtered, costs[0])
-            chosen = _follow(costs[0, committed], logp, returns)
-        action = options[chosen]
-        # regret in cost units (the QMDP policy is a softmax of -β × expected cost); a move
-        # on the committed world's shortest plan gains something in that world
-        regret = (logp.max() - logp[chosen]) / beta
-        aimless.append(action[0] in MOVES and not following and (returns[chosen] or regret > 1e-9))
-        actions.append(action)
-        logps.append(float(logp[chosen]))
-        real = real.step(action)
-        worlds = tuple(step_or_stay(w, action) for w in worlds)
-        if action[0] in MOVES:
-            dx, dy = MOVES[action[0]]
-            rows = rows.copy()
-            rows[:, AGENT] += dy * layout.width + dx
-        else:
-            rows = enc.encode_many(worlds)
-            opened += action[0] == "open"
-        seen = real.view()
-        before = alive.copy()
-        alive &= np.array([w.view() == seen for w in worlds], dtype=np.uint8)
-        if action[0] not in MOVES or not np.array_equal(alive, before):    # it learnt something
-            visited, committed = set(), None
-        visited.add(real.agent_pos)
+    walk = _Walk(model, beta, purposeful)
+
+    def too_long(done: list) -> SimulationError:
+        opened = sum(1 for a in done if a[0] == "open")
+        return _too_long(goal, max_steps, model.real[-1], opened, policy, beta, purposeful)
+
+    actions, logps = act(model, states, weights, goal, beta=beta, policy=policy, rng=np.random.default_rng(seed),
+                         max_steps=max_steps, too_long=too_long, steering=walk)
     simulated = replace(scenario, actions=tuple(actions), judgments=(), markers=(), action_lines=(), true_goal=goal)
     return Simulation(simulated, goal, states, weights, truth, tuple(actions), tuple(logps), beta, policy, seed,
-                      tuple(aimless), purposeful)
+                      tuple(walk.aimless), purposeful)
+
+
+class _Walk:
+    """How the agent walks (the engine's :class:`~elot.engine.acting.Steering`): the cells
+    it has stood on since it last learnt something, whether each move was aimless (one
+    back onto such a cell, or one the policy does not like best, when not following a
+    plan), and, when ``purposeful``, the plan it commits to instead of stepping back (see
+    the module)."""
+
+    def __init__(self, model: GridWorldModel, beta: float, purposeful: bool) -> None:
+        self.model, self.beta, self.purposeful = model, beta, purposeful
+        self.visited = {model.scenario.initial.agent_pos}
+        self.committed: int | None = None   # the world it follows (purposeful, after a would-be return)
+        self.aimless: list[bool] = []
+
+    def choose(self, step: Step, chosen: int) -> int:
+        model, options = self.model, step.options
+        real = model.real[-1]
+        returns = np.array([_destination(real, o) in self.visited for o in options])
+        following = self.purposeful and (self.committed is not None or returns[chosen])
+        if self.purposeful and not following and options[chosen][0] in MOVES and _undone(
+                model.planner, model.core, real, model.worlds, model.rows[:-1], step.belief, options[chosen],
+                self.visited, model.goal_columns, self.beta):
+            following = True      # a move it would take back: it commits here instead
+        if following:
+            if self.committed is None or step.belief[self.committed] <= 0:
+                self.committed = _most_likely(step.belief, step.costs[0])
+            chosen = _follow(step.costs[0, self.committed], step.logp, returns)
+        # regret in cost units (the QMDP policy is a softmax of -β × expected cost); a move
+        # on the committed world's shortest plan gains something in that world
+        regret = (step.logp.max() - step.logp[chosen]) / self.beta
+        self.aimless.append(options[chosen][0] in MOVES and not following and (returns[chosen] or regret > 1e-9))
+        return chosen
+
+    def after(self, action: Action, learnt: bool) -> None:
+        if learnt:
+            self.visited, self.committed = set(), None
+        self.visited.add(self.model.real[-1].agent_pos)
 
 
 def _destination(state: WorldState, action: Action):

@@ -24,33 +24,9 @@ from elot.errors import ArgumentError, ElotError
 from elot.settings import (DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, MAX_HYPOTHESES,
                            check_number, check_variant)
 
-#: The inference methods of :func:`~elot.btom.inference.infer`: exact enumeration,
-#: particles, or exact when the space fits ``max_hypotheses`` and particles otherwise.
-METHODS = ("exact", "smc", "auto")
-
-
-class InferenceMethodError(ElotError, ValueError):
-    """An unknown inference method name."""
-
-
-def check_method(name: str) -> str:
-    """Return ``name`` if it is one of :data:`METHODS`, else raise :class:`InferenceMethodError`."""
-    if name not in METHODS:
-        raise InferenceMethodError(f"unknown inference method {name!r}",
-                                   hint=f"use one of: {', '.join(METHODS)}")
-    return name
-
-
-class ParticleError(ElotError):
-    """Particle inference cannot go on (every particle ruled out), or was asked wrongly."""
-
-
-def check_particles(n: Any) -> int:
-    """``n`` as a number of particles (an integer of at least 1), else :class:`ParticleError`."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ParticleError(f"the number of particles must be a whole number of at least 1, not {n!r}",
-                            hint=f"use e.g. --particles {DEFAULT_PARTICLES} (particles={DEFAULT_PARTICLES})")
-    return int(n)
+# The methods and the errors of particle inference are the engine's, importable from here.
+from elot.engine.methods import (METHODS, ConfiguredBy, InferenceMethodError, ParticleError,  # noqa: E402,F401
+                                 check_method, check_particles)
 
 
 class SettingError(ArgumentError, ParticleError, ValueError):
@@ -150,39 +126,6 @@ class InferenceConfig:
         if self.method == "smc":
             out.update(particles=self.particles, seed=self.seed)
         return out
-
-
-class ConfiguredBy:
-    """Read-only views of the settings of an object's :class:`InferenceConfig` (its
-    ``config``), under the names a table row and the command line use: what a batch task,
-    the REPL's session and an inference result share."""
-
-    config: InferenceConfig
-
-    @property
-    def model(self) -> str:
-        """The BToM variant (``--model``)."""
-        return self.config.variant
-
-    @property
-    def beta(self) -> float:
-        return self.config.beta
-
-    @property
-    def k(self) -> int:
-        return self.config.k
-
-    @property
-    def conventions(self) -> str:
-        return self.config.conventions
-
-    @property
-    def particles(self) -> int:
-        return self.config.particles
-
-    @property
-    def seed(self) -> int | None:
-        return self.config.seed
 
 
 #: ``infer``'s keyword arguments that name a field of :class:`InferenceConfig` otherwise.

@@ -9,59 +9,14 @@ space asks that table, not which variant it is.
 
 from __future__ import annotations
 
-from math import comb
-
 from elot.engine.budget import Estimate, Limits, OverBudget, check, footprint
 from elot.errors import ScenarioError
 from elot.judging import CHUNK_CELLS
 
-# -- how each variant holds its initial belief ----------------------------------------------
-
-#: Each BToM variant's initial beliefs (SPEC §5, §7.4): ``multiset``, every multiset of k
-#: particles over the initial states; ``true``, one belief per true state, certain of it.
-INITIAL_BELIEFS = {"full": "multiset", "non-planning": "multiset", "true-belief": "true", "true-belief-paper": "true"}
-#: The variants particle inference runs (true-belief-paper reproduces an artifact of the
-#: reference's exact enumeration, which sampling does not have).
-SAMPLED_VARIANTS = ("full", "non-planning", "true-belief")
-
-
-def certain(variant: str) -> bool:
-    """Whether the variant's agent starts certain of the true state (one belief per state)."""
-    return INITIAL_BELIEFS[variant] == "true"
-
-
-def n_beliefs(variant: str, n_states: int, k: int) -> int:
-    """How many initial beliefs a hypothesis of the variant may hold: 1 per true state if
-    :func:`certain`, else ``C(n_states + k - 1, k)`` multisets of k states."""
-    return 1 if certain(variant) else comb(n_states + k - 1, k)
-
-
-# -- exact inference -----------------------------------------------------------------------
-
-#: Bytes per hypothesis inference keeps or holds at once besides its log weights: the
-#: (goal, state, belief) index arrays (3 x int32), and per step the likelihoods, the
-#: active mask and the new weights (8 + 1 + 8) plus NumPy temporaries of the update.
-BYTES_PER_HYPOTHESIS = 12 + 8 + 1 + 8 + 16
-
-
-def exact_estimate(variant: str, n_goals: int, n_states: int, k: int, *, steps: int = 0,
-                   belief_tables: int = 1) -> Estimate:
-    """Exact inference over ``steps`` actions on a space of ``n_goals`` goals, ``n_states``
-    initial states and the variant's beliefs, counted array by array: per hypothesis, the
-    index arrays, one float64 log weight per step kept, and the step's temporaries; the
-    initial beliefs (``n_beliefs x n_states``, shared by every true state); one filtered
-    belief table ``n_states x n_beliefs x n_states`` per distinct ``alive`` table, of which
-    there are at most ``belief_tables`` (1 + the actions that can reveal something); and
-    the ``alive`` tables (``n_states^2`` bytes per step). Its size is the hypotheses."""
-    beliefs = n_beliefs(variant, n_states, k)
-    hypotheses = n_goals * n_states * beliefs
-    initial = (n_states if beliefs == 1 else 1) * beliefs * n_states * 8
-    peak = footprint([(hypotheses, BYTES_PER_HYPOTHESIS + 8 * (steps + 1)),
-                      (belief_tables * n_states * beliefs, n_states * 8),
-                      (steps + 1, n_states * n_states)], fixed=initial)
-    said = "1 belief" if certain(variant) else f"{beliefs:,} beliefs (k={k})"
-    return Estimate("the hypothesis space", peak, size=hypotheses, unit="hypotheses",
-                    detail=f"{n_goals} goal(s) x {n_states:,} initial states x {said} = {hypotheses:,} hypotheses")
+# How each variant holds its initial belief, and what exact inference costs, are the
+# engine's (written once for any world model), importable from here as before.
+from elot.engine.spaces import (BYTES_PER_HYPOTHESIS, INITIAL_BELIEFS, SAMPLED_VARIANTS,  # noqa: E402,F401
+                                certain, exact_estimate, n_beliefs)
 
 
 #: What to run instead when exact enumeration is refused for its size.

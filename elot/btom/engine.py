@@ -1,17 +1,15 @@
-"""What every BToM filter shares with the numeric core (SPEC §5): loading a backend and
-its limits, stepping and encoding hypothesized worlds, naming an observed action in each
-world, the agent's path costs and policy (inference scores actions with them, the
-simulated agent chooses with them), and what every result hands to scoring
-(:meth:`Trajectory.judged`, an :class:`elot.judging.Hypotheses`).
+"""What Doors-Keys-Gems' world model (:mod:`elot.btom.model`) and its simulated agent
+share with the numeric core (SPEC §5): loading a backend and its limits, stepping and
+encoding hypothesized worlds (made when read: :class:`MovedWorlds`, :class:`SteppedWorlds`),
+naming an observed action in each world, the agent's path costs and policy (inference
+scores actions with them, the simulated agent chooses with them).
 
-:mod:`elot.btom.inference` (exact enumeration) and :mod:`elot.btom.particles` (sequential
-Monte Carlo) both build on this module; neither imports the other's internals.
+What every result hands to scoring (:class:`~elot.engine.trajectory.Trajectory`) is the
+engine's now, and imports from here as before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence as SequenceABC
-from functools import cache, cached_property
 from typing import Callable, Sequence
 
 import numpy as np
@@ -20,8 +18,11 @@ from btom_ext import CoreMissingError, backend as _backend
 from btom_ext.reference import AGENT, CLOSED, GEMS
 from elot.btom.encoding import Encoding
 from elot.btom.world import MOVES, Action, ImpossibleActionError, WorldState
-from elot.errors import ArgumentError, ExtensionMissingError, ScenarioError
-from elot.judging import Desires, Hypotheses
+from elot.errors import ExtensionMissingError, ScenarioError
+# What moved to the engine (written once for any domain), importable from here as before.
+from elot.engine.acting import action_log_probabilities  # noqa: F401
+from elot.engine.trajectory import TimeError, Trajectory, goal_rows  # noqa: F401
+from elot.engine.worlds import LazyWorlds, as_worlds  # noqa: F401
 
 
 def load_backend(name: str):
@@ -172,27 +173,6 @@ class AgentPlanner:
         return costs
 
 
-class LazyWorlds(SequenceABC):
-    """Worlds made when first read (:meth:`worlds`): a filter steps every hypothesized
-    world at each action but reads the worlds themselves at few steps."""
-
-    __slots__ = ("_worlds",)
-
-    def worlds(self) -> tuple[WorldState, ...]:
-        if self._worlds is None:
-            self._worlds = self._make()
-        return self._worlds
-
-    def _make(self) -> tuple[WorldState, ...]:
-        raise NotImplementedError
-
-    def __getitem__(self, index):
-        return self.worlds()[index]
-
-    def __iter__(self):
-        return iter(self.worlds())
-
-
 class MovedWorlds(LazyWorlds):
     """Worlds after moves made alike in every one of them: ``base`` (worlds that all had
     the agent on one cell) with the agent at ``pos``."""
@@ -226,11 +206,6 @@ class SteppedWorlds(LazyWorlds):
 
     def __len__(self) -> int:
         return len(self.previous)
-
-
-def as_worlds(worlds: Sequence[WorldState]) -> tuple[WorldState, ...]:
-    """``worlds`` as a tuple (a :class:`LazyWorlds` made)."""
-    return worlds.worlds() if isinstance(worlds, LazyWorlds) else tuple(worlds)
 
 
 def step_worlds(worlds: Sequence[WorldState], action: Action,
@@ -272,153 +247,3 @@ def named_action_codes(enc: Encoding, codes: np.ndarray, local: Callable, option
     return np.array([[enc.action_code(local(worlds[s], o, before)) if s < len(worlds) else code
                       for o, code in zip(options, codes[0].tolist())] for s in states],
                     dtype=np.int32).reshape(len(states), len(options), 3)
-
-
-def action_log_probabilities(core, belief: np.ndarray, costs: np.ndarray, beta: float) -> np.ndarray:
-    """``log π(a)`` of the Boltzmann QMDP policy for every action of ``costs`` (``(1, n_s,
-    n_a)``, one goal) under the filtered ``belief`` (``(n_s,)``), computed by the same
-    ``qmdp_loglik`` that scores observed actions in :func:`infer`."""
-    beliefs = np.ascontiguousarray(belief, dtype=np.float64).reshape(1, 1, -1)
-    zero, one = np.zeros(1, dtype=np.int32), np.ones(1, dtype=np.uint8)
-    return np.array([core.qmdp_loglik(beliefs, costs, a, beta, zero, zero, zero, one)[0]
-                     for a in range(costs.shape[2])])
-
-
-class TimeError(ArgumentError, IndexError):
-    """A time step outside 0..T (also an ``IndexError``, what it used to be)."""
-
-
-def goal_rows(result, t: int, at: int) -> Hypotheses:
-    """Desires for statements about what the agent wants (``wants(player, gem1)``): the
-    hypotheses of exact inference one per (goal, true state, belief), not one per (true
-    state, belief) pair as :meth:`Trajectory.judged` gives them, each with its goal as its
-    desire, 1 on that gem and 0 on the scenario's other gems (:class:`elot.judging.Desires`).
-    Made only when such a statement is scored."""
-    space = result.space
-    beliefs, true_index = result.pairs(at)
-    gems = tuple(dict.fromkeys(result.signature.objects_of("gem") + tuple(space.goals)))
-    column = np.array([gems.index(g) for g in space.goals], dtype=np.intp)
-    desires = Desires.goals(gems, column[space.index[0]])
-    return Hypotheses(result.signature, result.states(at), np.tile(true_index, space.n_goals),
-                      {result.signature.agent: np.tile(beliefs, (space.n_goals, 1))}, result.posterior(t),
-                      np.ones(space.size), np.isfinite(result.log_weights[t]).astype(float),
-                      per_agent=False, desires=desires)
-
-
-class Trajectory:
-    """What every inference result answers the same way, exact or particles: the steps,
-    the world of each initial state at every step (and as ELoT states), the signature.
-    A result holds ``scenario``, ``space``, ``config`` (the
-    :class:`~elot.btom.config.InferenceConfig` that ran), ``actions``, ``worlds_by_step``
-    and a ``_states`` cache."""
-
-    # -- the settings that ran, read from ``config`` ------------------------------------------
-
-    @property
-    def method(self) -> str:
-        """``exact`` or ``smc``: how this result was computed (what ``auto`` chose)."""
-        return self.config.method
-
-    @property
-    def model(self) -> str:
-        """The BToM variant that ran (``--model``)."""
-        return self.config.variant
-
-    @property
-    def beta(self) -> float:
-        return self.config.beta
-
-    @property
-    def backend(self) -> str:
-        return self.config.backend
-
-    @property
-    def seed(self) -> int | None:
-        """The seed particle inference ran with (drawn when none was given); None if exact."""
-        return self.config.seed if self.config.method == "smc" else None
-
-    @property
-    def conventions(self) -> str:
-        """``elot`` or ``paper``: how the space was built; scores follow it by default."""
-        return self.space.conventions
-
-    @property
-    def steps(self) -> int:
-        """T, the number of observed actions."""
-        return len(self.actions)
-
-    @property
-    def size(self) -> int:
-        """The number of hypotheses (with no limit, unlike ``len``)."""
-        return self.space.size
-
-    def __len__(self) -> int:
-        return self.space.size
-
-    # -- what the result says about itself: the one hook through which commands show how
-    # inference ran, so that none of them asks which method it was --------------------------
-
-    #: Whether scores carry a standard error (estimated hypotheses, e.g. particles).
-    estimated = False
-
-    def describe(self, times: Sequence[int]) -> str:
-        """A line saying how inference ran, for a run's header ('' when there is nothing
-        to say beyond the hypothesis count)."""
-        return f"inference: {self.method} ({self.note})" if self.note else ""
-
-    def summary(self) -> str:
-        """How inference ran in a few words, for a figure's title ('' for exact inference)."""
-        return ""
-
-    def report(self, times: Sequence[int]) -> dict:
-        """How inference ran as data for a JSON report: the settings that ran
-        (:meth:`~elot.btom.config.InferenceConfig.described`), the number of hypotheses,
-        and why ``auto`` chose the method (``note``)."""
-        out = {**self.config.described(), "hypotheses": self.size}
-        if self.note:
-            out["note"] = self.note
-        return out
-
-    def columns(self) -> dict:
-        """The table columns that say how inference ran (``inference``, ``particles``,
-        ``seed``; written only in tables where some task ran particles)."""
-        return {"inference": self.method, "particles": "", "seed": ""}
-
-    def diagnostics(self, t: int) -> dict:
-        """Per-time diagnostics as table columns (particles: ``ess`` and ``warning``)."""
-        return {}
-
-    def _check(self, t: int) -> int:
-        if isinstance(t, bool) or not isinstance(t, (int, np.integer)):
-            raise TimeError(f"time t must be a whole number, not {type(t).__name__} {t!r}",
-                            hint=f"times run from 0 to {self.steps}")
-        if not 0 <= t <= self.steps:
-            raise TimeError(f"time {t} is outside 0..{self.steps}", hint=f"times run from 0 to {self.steps}")
-        return t
-
-    def worlds(self, t: int) -> tuple[WorldState, ...]:
-        """The world at time t of each initial state (one per state index)."""
-        return as_worlds(self.worlds_by_step[self._check(t)])
-
-    def states(self, t: int):
-        """:meth:`worlds` as ``elot.lang.semantics.State`` values, for ELoT evaluation."""
-        if t not in self._states:
-            from elot.lang.semantics import State
-
-            self._states[t] = tuple(State(w.atoms()) for w in self.worlds(t))
-        return self._states[t]
-
-    def judged(self, t: int, at: int | None = None) -> Hypotheses:
-        """The hypotheses a statement is judged on at time t (:mod:`elot.judging`): their
-        worlds and beliefs at time ``at`` (t, or 0 for a statement about the initial
-        belief) weighted by the posterior at t, with their prior masses."""
-        at = t if at is None else at
-        beliefs, true_index, weights, prior, live, ess, draws = self._judged_rows(self._check(t), self._check(at))
-        return Hypotheses(self.signature, self.states(at), true_index, {self.signature.agent: beliefs}, weights,
-                          prior, live, ess=ess, prior_draws=draws, per_agent=False,
-                          desire_rows=cache(lambda: goal_rows(self, t, at)))
-
-    @cached_property
-    def signature(self):
-        """The ELoT signature of the scenario's objects (its agent aliased as ``player``)."""
-        return self.scenario.signature()

@@ -33,15 +33,14 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
-from math import comb
+from functools import lru_cache
 
 import numpy as np
 
-from btom_ext.reference import EPSILON
 from elot.engine.budget import Limits
+from elot.engine.spaces import HypothesisSpace, belief_weights, initial_beliefs, particle_counts  # noqa: F401
 from elot.btom.conventions import check_conventions
-from elot.btom.costs import INITIAL_BELIEFS, check_exact, exact_estimate
+from elot.btom.costs import check_exact, exact_estimate
 from elot.btom.pickups import colour_limits
 from elot.errors import ArgumentError, ScenarioError, expect, expect_int
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MAX_HYPOTHESES, check_variant
@@ -239,71 +238,6 @@ def _assign(boxes: list[str], colours: list[str]) -> list[dict[str, str]]:
 # -- beliefs and the space ---------------------------------------------------------------
 
 
-def particle_counts(n_states: int, k: int) -> np.ndarray:
-    """Every multiset of ``k`` particles over ``n_states`` states as counts, ``(C(n+k-1, k), n)``."""
-    size = comb(n_states + k - 1, k)
-    combos = np.fromiter(itertools.chain.from_iterable(itertools.combinations_with_replacement(range(n_states), k)),
-                         dtype=np.intp, count=size * k).reshape(size, k)
-    counts = np.zeros((size, n_states), dtype=np.int32)
-    rows = np.arange(size)
-    for particle in range(k):   # one particle per row each time: no index repeats within a column
-        counts[rows, combos[:, particle]] += 1
-    return counts
-
-
-def belief_weights(counts: np.ndarray, k: int) -> np.ndarray:
-    """Initial belief weights: count / k, or :data:`EPSILON` for states with no particle."""
-    return np.where(counts > 0, counts / k, EPSILON)
-
-
-@dataclass(frozen=True, eq=False)
-class HypothesisSpace:
-    """``goals × states × beliefs`` for one scenario and model.
-
-    ``initial_beliefs[s, b, j]`` is the initial weight of state j in belief b of a
-    hypothesis whose true state is s (independent of s except under ``true-belief``).
-    ``judged_beliefs``, when set, replaces the agent's belief at every step when statements
-    are judged (only ``true-belief-paper``: certainty in the reference's state #1).
-    """
-
-    model: str
-    goals: tuple[str, ...]
-    states: tuple[WorldState, ...]
-    initial_beliefs: np.ndarray
-    conventions: str = "elot"
-    judged_beliefs: np.ndarray | None = None
-    family: Family | None = None
-
-    @property
-    def n_goals(self) -> int:
-        return len(self.goals)
-
-    @property
-    def n_states(self) -> int:
-        return len(self.states)
-
-    @property
-    def n_beliefs(self) -> int:
-        return self.initial_beliefs.shape[1]
-
-    @property
-    def size(self) -> int:
-        """The number of hypotheses (``len`` too, up to ``sys.maxsize``; this has no limit)."""
-        return self.n_goals * self.n_states * self.n_beliefs
-
-    def __len__(self) -> int:
-        return self.size
-
-    @cached_property
-    def index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(goal, state, belief)`` index arrays (``int32``) of every hypothesis."""
-        g, s, b = np.meshgrid(
-            np.arange(self.n_goals), np.arange(self.n_states), np.arange(self.n_beliefs), indexing="ij"
-        )
-        return tuple(np.ascontiguousarray(a.ravel(), dtype=np.int32) for a in (g, s, b))
-
-
-
 def check_size(model: str, n_goals: int, n_states: int, k: int, max_hypotheses: int, *,
                steps: int = 0, belief_tables: int = 1, max_bytes: int | None = None) -> None:
     """Refuse a space of more than ``max_hypotheses`` hypotheses, or whose inference would
@@ -369,21 +303,12 @@ def build(
     n = len(states)
     check_size(model, len(goals), n, k, max_hypotheses, steps=steps, belief_tables=belief_tables,
                max_bytes=max_bytes)
-    if INITIAL_BELIEFS[model] == "true":
-        # The full model's belief with all k particles on the true state (ε elsewhere).
-        certain = belief_weights(k * np.eye(n, dtype=np.int32), k)
-        judged = None
-        if model == "true-belief-paper":
-            judged = np.zeros((n, 1, n))
-            judged[:, 0, reference_first(true_state, states)] = 1.0
-        return HypothesisSpace(model, goals, states, np.ascontiguousarray(certain.reshape(n, 1, n)),
-                               conventions, judged, family)
-    counts = particle_counts(n, k)
-    assert len(counts) == comb(n + k - 1, k)
-    weights = belief_weights(counts, k)
-    # The same beliefs for every true state: a read-only view, not n copies (n^2 n_b floats).
-    initial = np.broadcast_to(weights, (n, *weights.shape))
-    return HypothesisSpace(model, goals, states, initial, conventions, family=family)
+    initial = initial_beliefs(model, n, k)
+    judged = None
+    if model == "true-belief-paper":
+        judged = np.zeros((n, 1, n))
+        judged[:, 0, reference_first(true_state, states)] = 1.0
+    return HypothesisSpace(model, goals, states, initial, conventions, judged, family, goal_sort="gem")
 
 
 def reference_first(true_state: WorldState, states: tuple[WorldState, ...]) -> int:

@@ -21,7 +21,9 @@ def register(subparsers) -> None:
         "manifest (model, settings, token usage, answers without a rating) beside it, and every answer in a "
         "cache: a rerun costs nothing and a killed run resumes.")
     p.add_argument("scenarios", nargs="*", metavar="SCENARIO",
-                   help=".scn files or globs, example names, dataset plan ids (1_1, exp1/1_1), or 'all'")
+                   help=".scn files or globs, example names, dataset plan ids (1_1, exp1/1_1), or 'all'; or "
+                        "food-truck scenarios (.trucks files, foodtrucks:ID, or with --domain foodtrucks ids and "
+                        "'all')")
     p.add_argument("--in-vs-out", action="store_true",
                    help="rate the dataset's in- vs out-of-context statements (statements/exp1/*_in_vs_out.csv)")
     p.add_argument("--maps", metavar="M,...", help="with --in-vs-out: only these maps (e.g. 1,2)")
@@ -39,6 +41,7 @@ def register(subparsers) -> None:
     p.add_argument("--show-template", metavar="CONDITION", help="print the packaged template of a condition and exit")
     p.add_argument("--image", action="store_true",
                    help="add the stimulus frame at the judgment point (PNG) to each prompt, for multimodal endpoints")
+    options.add_domain_options(p)
     p.add_argument("--few-shot", metavar="RATINGS.csv",
                    help="show people's ratings of the scenario's other statements (columns scenario, mode, "
                         "statement, rating on 1 to 7)")
@@ -140,7 +143,10 @@ def baseline_command(args) -> int:
         from elot.baseline.prompts import check_condition
 
         check_condition(args.show_template)
-        sys.stdout.write(packaged_template(args.show_template))
+        from elot.cli.domain import domain_study
+
+        study = domain_study(args, args.scenarios, exp_default=EXP_DEFAULT, own=("--seed",))
+        sys.stdout.write(packaged_template(args.show_template, study and study.name))
         return EXIT_OK
     conditions = _conditions(args.condition)
     if args.maps is not None and not args.in_vs_out:
@@ -148,10 +154,15 @@ def baseline_command(args) -> int:
                             hint="add --in-vs-out, or leave out --maps (plan ids such as 1_1 choose plans)")
     if not args.dry_run and not args.output:
         raise BaselineError("elot baseline needs -o OUT for its table (or --dry-run to see the prompts)")
-    items, scenarios, inputs = _items(args)
+    from elot.cli.domain import domain_study
+
+    study = domain_study(args, args.scenarios, exp_default=EXP_DEFAULT, own=("--seed",))
+    if study is None:
+        options.refuse_domain_options(args, model=False)
+    items, scenarios, inputs = _items(args) if study is None else _domain_items(args, study)
     if not args.dry_run:
         fmt, cache = _check_outputs(args, inputs)   # before anything is asked: a refused path fails fast
-    prompts = _prompts(args, conditions, items, scenarios)
+    prompts = _prompts(args, conditions, items, scenarios, study and study.name)
     if args.dry_run:
         text = "".join(f"### {p.item.scenario} t={p.item.t} {p.item.mode} #{p.item.statement_id} ({p.condition})\n"
                        f"{p.text()}\n" for p in prompts)
@@ -284,6 +295,40 @@ def _items(args):
         refs = expand_scenarios(args.scenarios, root=args.labtom, exps=_list(args.exp, "--exp"))
         items, scenarios = scenario_items(refs, _given(args))
         inputs += list(args.statements) + input_files(refs)
+    return _at(args, items), scenarios, inputs
+
+
+#: ``--exp``'s default here.
+EXP_DEFAULT = "exp1,exp2"
+
+
+def _domain_items(args, study):
+    """What is rated on a domain's scenarios (statements about the initial belief unless
+    written ``current:``), the scenarios by table name, and the files read."""
+    from elot.baseline import BaselineError
+    from elot.baseline.items import domain_items
+    from elot.errors import ElotError
+    from elot.study.references import given_items
+
+    if args.in_vs_out or args.maps is not None:
+        raise BaselineError(f"--{'in-vs-out' if args.in_vs_out else 'maps'} rates the LaBToM dataset's statements; "
+                            f"the {study.name} domain has none", hint="give the domain's scenarios and statements")
+    if not args.scenarios:
+        raise BaselineError("no scenarios to rate", hint=f"give scenarios of the {study.name} domain")
+    try:
+        given = given_items(args.statement, args.statements, "initial")
+    except ElotError as error:
+        raise BaselineError.of(error) from None
+    items, scenarios = domain_items(study.cases(args.scenarios), given)
+    inputs = [p for p in (args.template, args.few_shot) if p] + list(args.statements)
+    inputs += [s.partition(":")[0] if not os.path.isfile(s) else s for s in args.scenarios]
+    return _at(args, items), scenarios, [p for p in inputs if os.path.isfile(p)]
+
+
+def _at(args, items):
+    """Only the items at ``--at``'s judgment points (each must be one)."""
+    from elot.baseline import BaselineError
+
     if args.at:
         there = sorted({item.t for item in items})
         absent = [t for t in args.at if t not in there]
@@ -291,7 +336,7 @@ def _items(args):
             raise BaselineError(f"--at: no statement is judged at t = {', '.join(map(str, absent))}",
                                 hint="the judgment points here are t = " + ", ".join(map(str, there)))
         items = [item for item in items if item.t in args.at]
-    return items, scenarios, inputs
+    return items
 
 
 def _given(args):
@@ -307,7 +352,7 @@ def _given(args):
         raise BaselineError.of(error) from None
 
 
-def _prompts(args, conditions, items, scenarios):
+def _prompts(args, conditions, items, scenarios, domain=None):
     from elot.baseline import BaselineError
     from elot.baseline.items import read_shots
     from elot.baseline.prompts import load_template, render
@@ -335,7 +380,7 @@ def _prompts(args, conditions, items, scenarios):
     scenes: dict = {}
     prompts = []
     for condition in conditions:
-        template = load_template(condition, args.template)
+        template = load_template(condition, args.template, domain)
         prompts += [render(item, scenarios[item.scenario], condition, template, ratings=shots, image=args.image,
                            _scenes=scenes) for item in items]
     return prompts

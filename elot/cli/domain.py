@@ -6,6 +6,10 @@ scored at the judgment points (the path's end) through elot's one score loop.
 The engine infers the agent's initial belief and its desires: statements are judged about
 the initial belief unless ``--mode current`` is given; a statement about the current
 belief after the first step is refused with a hint, the others are still scored.
+
+:func:`domain_study` is where ``elot design``, ``elot storyboard`` and ``elot baseline``
+tell a domain's scenarios from the gridworld's (the same ``--domain``, ``.trucks`` and
+``foodtrucks:ID`` rules as ``run``) and refuse the gridworld's settings given with them.
 """
 
 from __future__ import annotations
@@ -45,14 +49,15 @@ def run_domain(args, check_outputs, inputs) -> int:
     times = source.judgments
     statements, scores = score_statements(source, statements, times)
     outputs = front.outputs(source.result())
+    at = {t: front.outputs(source.result(t)) for t in times}     # the outputs at each judgment point
     failures = [(st.locate(st.error) if st.given else st.error).located(source=st.formula, path=f"<statement {n + 1}>")
                 for n, st in enumerate(statements) if st.error is not None]
 
     if args.csv:
-        write_output(args.csv, _csv(statements, times, scores, outputs), force=args.force, option="--csv",
+        write_output(args.csv, _csv(statements, times, scores, at), force=args.force, option="--csv",
                      inputs=inputs(args))
     if args.json:
-        write_output(args.json, _json(source, statements, times, scores, outputs), force=args.force,
+        write_output(args.json, _json(source, statements, times, scores, outputs, at), force=args.force,
                      option="--json", inputs=inputs(args))
     _print(source, statements, times, scores, outputs, stderr=STDOUT in (args.csv, args.json))
     for error in failures:
@@ -95,7 +100,7 @@ def _print(source, statements, times, scores, outputs, *, stderr: bool) -> None:
               f"{len(result.desire_space.utilities)} desires, {source.scenario.horizon} steps, model "
               f"{source.model} (planner {config.planner}, β={config.beta:g})")
     ran = result.config
-    if ran.method == "smc":
+    if result.estimated:
         out.print(f"particle inference: {result.particles:,} particles (seed {ran.seed}), "
                   f"{result.planned:,} distinct utility vectors planned, effective sample size {result.ess:,.1f}; "
                   "figures are estimates, L ± its standard error")
@@ -134,9 +139,10 @@ def _print(source, statements, times, scores, outputs, *, stderr: bool) -> None:
     out.print(scored)
 
 
-def _rows(statements, times, scores, outputs):
-    extra = {f"{judgment}_{option}": value for judgment, option, value in outputs}
+def _rows(statements, times, scores, at):
+    """One row per (judgment point, statement), with the domain's outputs at that point."""
     for t, got in zip(times, scores):
+        extra = {f"{judgment}_{option}": value for judgment, option, value in at[t]}
         if not got:
             yield {"t": t, "statement": "", "formula": "", "mode": "", "posterior": "",
                    "normalized_likelihood": "", "prior_fraction": "", **extra}
@@ -147,11 +153,11 @@ def _rows(statements, times, scores, outputs):
                    "prior_fraction": s.prior_fraction, **extra}
 
 
-def _csv(statements, times, scores, outputs) -> str:
-    return csv_text(list(_rows(statements, times, scores, outputs)), lineterminator="\r\n")
+def _csv(statements, times, scores, at) -> str:
+    return csv_text(list(_rows(statements, times, scores, at)), lineterminator="\r\n")
 
 
-def _json(source, statements, times, scores, outputs) -> str:
+def _json(source, statements, times, scores, outputs, at) -> str:
     result = source.result()
     data = {
         "domain": source.front.name,
@@ -160,7 +166,7 @@ def _json(source, statements, times, scores, outputs) -> str:
         "ran": result.describe(),     # what ran: the config with the planner resolved
         "outputs": [{"judgment": j, "option": o, "value": v} for j, o, v in outputs],
         "judgments": [
-            {"t": t, "statements": [
+            {"t": t, "outputs": [{"judgment": j, "option": o, "value": v} for j, o, v in at[t]], "statements": [
                 {"statement": statements[n].text, "formula": statements[n].formula, "mode": str(statements[n].mode),
                  "posterior": s.posterior, "normalized_likelihood": s.normalized_likelihood,
                  "prior_fraction": s.prior_fraction, **({} if s.stderr is None else {"L_se": s.stderr})}
@@ -169,6 +175,29 @@ def _json(source, statements, times, scores, outputs) -> str:
         "skipped": [{"statement": st.text, "note": st.note} for st in statements if st.note],
     }
     return json.dumps(data, indent=2, default=str) + "\n"
+
+
+def domain_study(args, scenarios, *, exp_default: str = "exp2_current", own: tuple[str, ...] = ()):
+    """The domain ``--domain`` or the scenarios name (food trucks for a ``.trucks`` file or
+    ``foodtrucks:ID``) as an :class:`elot.study.domain_cases.DomainStudy`, for the commands
+    that take a gridworld scenario's place with a domain's (design, storyboard, baseline),
+    after refusing the Doors-Keys-Gems settings given with it (``--exp`` other than
+    ``exp_default``, the command's; ``own`` are options the command has of its own, such
+    as baseline's ``--seed`` of the endpoint's sampling); None for the gridworld."""
+    spec = options.domain_spec(args, scenarios=[s for s in scenarios if s])
+    if not spec:
+        return None
+    from elot.study.domain_cases import DomainStudy
+
+    study = DomainStudy.named(spec, planner=getattr(args, "planner", None), data=options.data_dir(args))
+    options.refuse_gridworld_options(args, study.name, own=own)
+    labtom = args.labtom is not None and not isinstance(args.labtom, options._FromEnvironment)    # given, not the env's
+    for option, given in (("--exp", args.exp != exp_default), ("--labtom", labtom)):
+        if given:
+            raise ElotError(f"{option} is a setting of the Doors-Keys-Gems dataset; the {study.name} domain "
+                            "does not take it", hint="leave it out; a domain takes --model, --beta, --planner "
+                                                     "and --data")
+    return study
 
 
 def plan_domain(args) -> int:

@@ -11,7 +11,8 @@ import sys
 
 from elot.cli import options
 from elot.draw.palette import FRAME_SIZE, MIN_CELL
-from elot.settings import check_variant
+from elot.errors import ElotError
+from elot.settings import INITIAL, check_variant
 
 
 def _default_jobs() -> int:
@@ -57,7 +58,7 @@ def register(subparsers) -> None:
         "ffmpeg is on the PATH), showing the agent's trail, the inventory, doors, keys and gems, and numbered "
         "boxes; plus stimuli.json in the schema of the paper's survey (name, goal, images, times, statements, "
         "relevant_colors, relevant_boxes, length). The folder is written whole or not at all. Food-truck scenarios "
-        "(.trucks files) are drawn as the food-truck experiment showed them, judged once at the end of each path.")
+        "(.trucks files) are drawn as the food-truck experiment showed them, judged at the end of each path or at the points of its judge line.")
     _add_scenario_list(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR", type=options.output_file,
                    help="the folder to write (created; replaced only if it is a stimulus set elot wrote, "
@@ -101,6 +102,7 @@ def register(subparsers) -> None:
     options.add_beta_option(p, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
     options.add_k_option(p)
     options.add_formula_options(p)
+    options.add_domain_options(p)
     p.add_argument("-o", "--output", required=True, metavar="FILE", type=options.output_file,
                    help="a .png, .svg or .pdf file")
     options.add_force_option(p)
@@ -115,10 +117,12 @@ def register(subparsers) -> None:
     _add_scenario_list(p)
     options.add_statements_file_option(p, required=True)
     options.add_mode_option(p)
-    p.add_argument("--ablations", default="true-belief,non-planning",
-                   help="models compared with the full one (default: %(default)s; '' for none)")
-    options.add_beta_option(p, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
+    p.add_argument("--ablations", default=None,
+                   help="models compared with the full one (default: true-belief,non-planning; with a domain, "
+                        "its other models: food trucks' true-belief,no-cost; '' for none)")
+    options.add_beta_option(p, shown="the --thresholds file's, else 2^1.5 ≈ 2.83; with a domain, its model's")
     options.add_formula_options(p)
+    options.add_domain_options(p)
     p.add_argument("--csv", metavar="OUT.csv", type=options.output_file, help="write the table as CSV")
     p.add_argument("--figure", metavar="OUT", type=options.output_file, help="write the chart (.png, .svg or .pdf)")
     options.add_force_option(p)
@@ -188,14 +192,16 @@ def stimuli_command(args) -> int:
     return 0
 
 
-def _statement_candidates(args, scenario, items=None):
-    """The statements the options give (``given``), else the scenario's own."""
+def _statement_candidates(args, scenario, items=None, *, mode=None):
+    """The statements the options give (``given``, in ``mode``, default ``--mode``), else
+    the scenario's own."""
     from elot.btom.dataset import read_statements
     from elot.study.storyboard import Candidate
 
-    given = [Candidate(text, args.mode) for text in args.statement]
+    mode = mode or args.mode
+    given = [Candidate(text, mode) for text in args.statement]
     if args.statements:
-        given += [Candidate(s.text, s.mode) for s in read_statements(args.statements, args.mode)]
+        given += [Candidate(s.text, s.mode) for s in read_statements(args.statements, mode)]
     if given:
         return given
     if items is not None:
@@ -216,7 +222,6 @@ def _refuse_failures(statements, candidates) -> None:
 
 def storyboard_command(args) -> int:
     from elot.draw.storyboard import check_figure_target, save_figure
-    from elot.study.references import expand_scenarios, scenario_items
     from elot.study.params import StudyError
     from elot.study.storyboard import (attach_ratings, judgment_points, require_actions, score_candidates,
                                        storyboard)
@@ -224,26 +229,39 @@ def storyboard_command(args) -> int:
 
     inputs = [p for p in (args.ratings, args.statements, *args.table) if p]
     check_figure_target(args.output, force=args.force, inputs=inputs)     # before the inference
-    models = [check_variant(m.strip()) for m in args.model.split(",") if m.strip()]
+    from elot.cli.domain import domain_study
+
+    study = domain_study(args, [args.scenario or ""])
+    given = [m.strip() for m in args.model.split(",") if m.strip()]
+    if study is None:
+        options.refuse_domain_options(args, model=False)
+        models = [check_variant(m) for m in given]
+    else:
+        models = list(dict.fromkeys(study.front.model_name(m) for m in given))
+        study.check_models(models)
     if not models:
         raise StudyError("--model needs at least one model", hint="e.g. --model full,non-planning")
     thresholds, beta = options.thresholds_and_beta(args)
-    spec = "default" if args.scenario is None else args.scenario
-    refs = expand_scenarios([spec], root=args.labtom, exps=[args.exp])
-    if len(refs) != 1:
-        raise StudyError(f"{spec!r} names {len(refs)} scenarios; a storyboard draws one",
-                         hint="give one .scn file, example or plan id (elot report draws one per scenario)")
-    (ref,) = refs
-    scenario = ref.load()
+    if study is None:
+        ref, scenario = _one_scenario(args)
+        name, mode = ref.name, args.mode
+    else:
+        scenario = _one_case(args, study)
+        name, mode, beta = scenario.ref, args.mode if options.mode_given(args) else INITIAL, _domain_beta(args, study)
     tables = read_study_tables(args.table)          # before the inference: a bad table fails fast
     for note in filter(None, (t.repeats_note() for t in tables)):
         print(f"note: {note}", file=sys.stderr)
-    if args.statement or args.statements:   # each at its place (file:line), as run reports them
-        from elot.study.references import check_given, given_items
+    if study is None:
+        from elot.study.references import scenario_items
 
-        check_given([ref], given_items(args.statement, [args.statements] if args.statements else [], args.mode),
-                    use="drawn", kept="no storyboard was written")
-    candidates = _statement_candidates(args, scenario, scenario_items(ref))
+        if args.statement or args.statements:   # each at its place (file:line), as run reports them
+            from elot.study.references import check_given, given_items
+
+            check_given([ref], given_items(args.statement, [args.statements] if args.statements else [], args.mode),
+                        use="drawn", kept="no storyboard was written")
+        candidates = _statement_candidates(args, scenario, scenario_items(ref), mode=mode)
+    else:
+        candidates = _statement_candidates(args, scenario, scenario.questions(), mode=mode)
     if not candidates:
         raise StudyError(f"{scenario.name} has no statements", hint="give some with -s or --statements")
     require_actions(scenario.name, scenario)
@@ -255,17 +273,51 @@ def storyboard_command(args) -> int:
     if args.ratings:
         from elot.study.fit import UNIT_SCALE, read_ratings
 
-        ratings = read_ratings(args.ratings, root=args.labtom, scale=UNIT_SCALE)
-        if not attach_ratings(statements, ratings, ref.name, points):
+        refs_from = None
+        if study is not None:
+            from elot.study.domain_fit import refs_for
+
+            refs_from = refs_for(study.front, study.data)
+        ratings = read_ratings(args.ratings, root=args.labtom, scale=UNIT_SCALE, refs_from=refs_from)
+        if not attach_ratings(statements, ratings, name, points):
             names = sorted({k.scenario for k in ratings.keys})
-            raise StudyError(f"{args.ratings} rates no statement of {ref.name} at its judgment points",
+            raise StudyError(f"{args.ratings} rates no statement of {name} at its judgment points",
                              path=args.ratings, hint="its scenarios: " + ", ".join(names[:10]))
-    series = _attach_tables(tables, statements, ref.name, points, models)
-    fig = storyboard(scenario, statements, models, points=points, beta=beta,
-                     name=ref.name if ref.plan_id else scenario.name, tables=series)
+    series = _attach_tables(tables, statements, name, points, models)
+    fig = storyboard(scenario, statements, models, points=points, beta=beta if beta is not None else study.beta(),
+                     name=name if study is not None or ref.plan_id else scenario.name, tables=series)
     out = save_figure(fig, args.output, force=args.force, inputs=inputs)
     print(f"wrote {out}", file=sys.stderr)
     return 0
+
+
+def _one_scenario(args):
+    """The gridworld scenario a storyboard draws: ``(ref, scenario)``."""
+    from elot.study.params import StudyError
+    from elot.study.references import expand_scenarios
+
+    spec = "default" if args.scenario is None else args.scenario
+    refs = expand_scenarios([spec], root=args.labtom, exps=[args.exp])
+    if len(refs) != 1:
+        raise StudyError(f"{spec!r} names {len(refs)} scenarios; a storyboard draws one",
+                         hint="give one .scn file, example or plan id (elot report draws one per scenario)")
+    return refs[0], refs[0].load()
+
+
+def _one_case(args, study):
+    """The domain scenario a storyboard draws, refused before any work if elot cannot draw it."""
+    from elot.study.params import StudyError
+    from elot.study.storyboard import check_drawable
+
+    if args.scenario is None:
+        raise StudyError(f"which scenario of the {study.name} domain?",
+                         hint="give one: a .trucks file (FILE:NAME for one of several), foodtrucks:ID, or a case file")
+    cases = study.cases([args.scenario])
+    if len(cases) != 1:
+        raise StudyError(f"{args.scenario!r} names {len(cases)} scenarios; a storyboard draws one",
+                         hint="pick one: FILE:NAME or FILE:N")
+    check_drawable(cases[0])
+    return cases[0]
 
 
 def _attach_tables(tables, statements, scenario_name: str, points, models) -> list[str]:
@@ -308,27 +360,43 @@ def design_command(args) -> int:
         check_target(args.csv, force=args.force, option="--csv", inputs=inputs)
     if args.figure:
         check_figure_target(args.figure, force=args.force, option="--figure", inputs=inputs)
-    ablations = list(dict.fromkeys(check_variant(m.strip()) for m in args.ablations.split(",") if m.strip()))
-    if "full" in ablations:
+    from elot.cli.domain import domain_study
+
+    study = domain_study(args, args.scenarios)
+    given = None if args.ablations is None else [m.strip() for m in args.ablations.split(",") if m.strip()]
+    if study is None:
+        options.refuse_domain_options(args, model=False)
+        ablations = list(dict.fromkeys(check_variant(m) for m in (("true-belief", "non-planning") if given is None else given)))
+    else:
+        ablations = list(dict.fromkeys(study.ablations() if given is None else given))
+    if {"full", *([study.front.model_name(None)] if study else [])} & set(ablations):
         raise StudyError("--ablations: full is the model the ablations are compared with, not an ablation",
-                         hint="give the ablations only, e.g. --ablations true-belief,non-planning")
+                         hint="give the ablations only, e.g. --ablations "
+                              + (",".join(study.ablations()) if study else "true-belief,non-planning"))
     thresholds, beta = options.thresholds_and_beta(args)
-    candidates = [Candidate(s.text, s.mode) for s in read_statements(args.statements, args.mode)]
+    mode = args.mode if study is None or options.mode_given(args) else INITIAL
+    candidates = [Candidate(s.text, s.mode) for s in read_statements(args.statements, mode)]
     if not candidates:
         raise StudyError(f"{args.statements} holds no statements", path=args.statements,
                          hint="one statement per line (English or ELoT)")
-    refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[e for e in args.exp.split(",") if e])
-    scenarios = [(ref.name if ref.plan_id else ref.load().name, ref.load()) for ref in refs]
+    if study is None:
+        refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[e for e in args.exp.split(",") if e])
+        scenarios = [(ref.name if ref.plan_id else ref.load().name, ref.load()) for ref in refs]
+    else:
+        study.check_models(ablations, "--ablations")
+        beta = _domain_beta(args, study)
+        scenarios = [(case.ref, case) for case in study.cases(args.scenarios)]
     with _exact_only("a map with fewer closed boxes, or fewer colours of hidden keys"):
         rows = design_rows(scenarios, candidates, ablations=ablations, beta=beta, thresholds=thresholds,
                            bind_free=args.bind_free)
+    shown_beta = beta if beta is not None else study.beta()     # a domain's model's own
     _print_design(rows, ablations)
     if args.csv:
         write_output(args.csv, design_csv(rows), force=args.force, option="--csv", inputs=inputs)
     if args.figure:
         where = scenarios[0][0] if len(scenarios) == 1 else f"{len(scenarios)} scenarios"
         fig = design_figure(rows, title=f"How informative each candidate statement is at the judgment points "
-                                        f"of {where} (β = {beta:.3g})", order=[c.text for c in candidates])
+                                        f"of {where} (β = {shown_beta:.3g})", order=[c.text for c in candidates])
         try:
             save_figure(fig, args.figure, force=args.force, option="--figure", inputs=inputs)
         except ElotError as error:   # the table is written already: say so, it is not lost
@@ -337,6 +405,18 @@ def design_command(args) -> int:
             raise
     _say_written(args.csv, args.figure, len(rows))
     return 0
+
+
+def _domain_beta(args, study) -> float | None:
+    """β on a domain: ``--beta``, else the ``--thresholds`` file's, else None (each
+    model's own: food trucks' 2.5)."""
+    if args.beta is not None:
+        return args.beta
+    if args.thresholds:
+        from elot.study.params import thresholds_option
+
+        return thresholds_option(args.thresholds).beta
+    return None
 
 
 @contextlib.contextmanager

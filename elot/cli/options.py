@@ -58,7 +58,7 @@ def _conventions_type(text: str) -> str:
 
 
 def _inference_type(text: str) -> str:
-    from elot.btom.inference import check_method
+    from elot.engine.methods import check_method
 
     try:
         return check_method(text)
@@ -537,10 +537,11 @@ GRIDWORLD_ONLY = (("--k", "k", DEFAULT_K), ("--conventions", "conventions", "elo
                   ("--max-hypotheses", "max_hypotheses", None), ("--bind-free", "bind_free", False))
 
 
-def refuse_gridworld_options(args, domain: str) -> None:
-    """A domain run given a setting of the gridworld's inference: an error naming it."""
+def refuse_gridworld_options(args, domain: str, *, own: tuple[str, ...] = ()) -> None:
+    """A domain run given a setting of the gridworld's inference: an error naming it
+    (``own``: options of the same name that mean something else in this command)."""
     for option, attr, unset in GRIDWORLD_ONLY:
-        if getattr(args, attr, unset) != unset:
+        if option not in own and getattr(args, attr, unset) != unset:
             raise ElotError(f"{option} is a setting of the Doors-Keys-Gems inference; the {domain} domain "
                             "does not take it",
                             hint="leave it out; a domain takes --model, --beta, --planner, --max-memory, "
@@ -550,7 +551,9 @@ def refuse_gridworld_options(args, domain: str) -> None:
 def refuse_unused_sampling(args, methods) -> None:
     """``--particles`` or ``--seed`` given to a domain run whose ``methods`` are all exact:
     an error naming the option (they would change nothing)."""
-    if any(method != "exact" for method in methods):
+    from elot.engine.config import may_sample
+
+    if any(may_sample(method) for method in methods):
         return
     for option, attr, unset in (("--particles", "particles", DEFAULT_PARTICLES), ("--seed", "seed", None)):
         if getattr(args, attr, unset) != unset:
@@ -593,3 +596,4 @@ def domain_session_parts(args):
                           backend=getattr(args, "backend", None), method=method,
                           particles=getattr(args, "particles", None), seed=getattr(args, "seed", None))
     return front, scenario, config, front.model_name(args.model)
+

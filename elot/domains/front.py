@@ -325,7 +325,7 @@ class FoodTrucksFront(Front):
     def _one(self, found: list, pick: str | None, path: str, by_name: bool = False) -> DomainScenario:
         def made(s) -> DomainScenario:
             name = s.name or f"scenario {s.id}"
-            return DomainScenario(name, Case(s.map, s.states, s.world, name), (), s)
+            return DomainScenario(name, Case(s.map, s.states, s.world, name), s.judgments, s)
 
         if pick is None:
             if len(found) == 1:

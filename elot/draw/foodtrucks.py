@@ -30,6 +30,7 @@ from elot.domains.foodtrucks.scenarios import FoodTruckScenario
 from elot.domains.foodtrucks.world import (HEIGHT, SPOT1, SPOT2, SPOT2_CONTENT, TRUCKS, WIDTH, FoodTruckMap,
                                            visibility)
 from elot.draw import palette
+from elot.draw.storyboard import MapFrames
 
 #: The drawing colour and letter of each truck (K, L, M), Okabe–Ito hues.
 TRUCK_COLOURS = {"korean": "#0072B2", "lebanese": "#009E73", "mexican": "#E69F00"}
@@ -261,3 +262,30 @@ def frames(scenario: FoodTruckScenario, times: Sequence[int], *, cell_px: int = 
         return [renderer.frame(t) for t in times]
     finally:
         renderer.close()
+
+
+class TruckFrames(MapFrames):
+    """A food-truck scenario's frames atop a storyboard (:class:`elot.draw.storyboard.MapFrames`):
+    each judgment point's frame as :class:`TruckRenderer` draws it for the stimuli (the
+    trail, spot 2 until seen, the unseen part shaded), and under it what the student has
+    seen of spot 2 by then."""
+
+    def __init__(self, scenario: FoodTruckScenario, *, cell_px: int = 40) -> None:
+        self.scenario = scenario
+        self.width, self.height = frame_cells()
+        self._renderer = TruckRenderer(scenario, cell_px=cell_px)
+
+    def captions(self, points: Sequence[int]) -> list[str]:
+        content = SPOT2_CONTENT[self.scenario.world]
+        seen = "spot 2 seen: " + ("empty" if content is None else f"the {TRUCKS[content].capitalize()} truck")
+        return [seen if seen_spot2(self.scenario, t) else "spot 2 not seen yet" for t in points]
+
+    def draw(self, ax, points: Sequence[int], j: int) -> None:
+        ax.imshow(self._renderer.frame(points[j]), interpolation="lanczos")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for spine in ax.spines.values():     # the frame has its own margin; the caption stays
+            spine.set_visible(False)
+
+    def close(self) -> None:
+        self._renderer.close()

@@ -93,26 +93,22 @@ def rating_limits(statements: Sequence[StoryStatement]) -> tuple[float, float]:
 def storyboard_figure(states: Sequence, points: Sequence[int], statements: Sequence[StoryStatement],
                       models: Sequence[str], *, title: str, model_labels: Mapping[str, str] | None = None,
                       tables: Sequence[str] = ()) -> Figure:
-    """The storyboard of a scenario's true states ``s_0..s_T`` at judgment points
-    ``points`` (steps t). ``models`` orders the models of each statement's ``model``;
+    """The storyboard of a scenario's true states ``s_0..s_T`` (or its :class:`MapFrames`,
+    a food-truck scenario's, say) at judgment points ``points`` (steps t). ``models`` orders the models of each statement's ``model``;
     ``model_labels`` names them in the legend (default: their names). The series named in
     ``tables`` (also keys of a statement's ``model``, after ``models``) are drawn in the
     table style (:data:`TABLE_MARKERS`)."""
-    layout = states[0].layout
+    maps = states if isinstance(states, MapFrames) else GridFrames(states)
     n = max(1, len(points))
     humans = any(st.human for st in statements)
     width = WIDTH
     # the maps: at most MAP_COLUMNS a row, each at most 3.3 inches wide and high
     map_rows, map_columns = map_grid(n)
     slot = (width - 0.4) / map_columns          # inches a frame's slot takes, with its title
-    panel_w = min(slot - 0.1, 3.3, 3.3 * layout.width / max(layout.height, 1))
-    holds = []
-    for t in points:
-        held = [ks.colour or key for key, ks in states[t].keys if ks.where[0] == "held"]
-        holds.append(textwrap.fill("holds: " + ", ".join(f"{c} key" for c in held), int(slot * 72 / (7.5 * 0.62)))
-                     if held else "")
+    panel_w = min(slot - 0.1, 3.3, 3.3 * maps.width / max(maps.height, 1))
+    holds = [textwrap.fill(text, int(slot * 72 / (7.5 * 0.62))) if text else "" for text in maps.captions(points)]
     holds_h = 0.14 * max([h.count("\n") + 1 for h in holds if h] or [0])
-    map_h = panel_w * layout.height / max(layout.width, 1) + 0.3 + holds_h
+    map_h = panel_w * maps.height / max(maps.width, 1) + 0.3 + holds_h
     heading = textwrap.fill(title, int(width * 72 / (11 * 0.62)), break_on_hyphens=True)
     heading_h = 0.2 * (heading.count("\n") + 1)
     # the statements: current ones first, then initial ones, each group starting a row
@@ -148,21 +144,13 @@ def storyboard_figure(states: Sequence, points: Sequence[int], statements: Seque
     frames = top.subplots(map_rows, map_columns, squeeze=False).ravel()
     for ax in frames[len(points):]:           # the last row's empty slots
         ax.remove()
-    previous = 0
     for j, (ax, t) in enumerate(zip(frames, points)):
-        board = Board(ax, layout, inventory_ax=None, trail=max(t - previous, 0))
-        board.draw_static()
-        board.draw_state(states, t)
-        board.draw_picked_keys(states[0], states[t])
-        # points where the agent stood in one cell go side by side, in order from the left
-        cells = [states[u].agent_pos for u in points[: j + 1]]
-        for i, pos in enumerate(cells):
-            _judgment_badge(ax, board, pos, i + 1, current=i == j, place=cells[i + 1:].count(pos))
+        maps.draw(ax, points, j)
         name = f"Judgment point {j + 1} (t = {t})"    # within its slot, never into the next one's
         ax.set_title(name, fontsize=_fit_line(name, 9, (slot - 0.15) * 72, 5))
         if holds[j]:
             ax.set_xlabel(holds[j], fontsize=7.5, color="0.25", labelpad=2)
-        previous = t
+    maps.close()
     low, high = rating_limits(statements)
     grid = bottom.add_gridspec(len(rows) + 1, columns, height_ratios=[legend_h, *row_heights])
     xs = list(range(1, len(points) + 1))
@@ -184,6 +172,54 @@ def storyboard_figure(states: Sequence, points: Sequence[int], statements: Seque
                   title="each statement has its own colour; at each judgment point:", title_fontsize=8,
                   alignment="left")
     return fig
+
+
+class MapFrames:
+    """The map frames atop a storyboard, one a judgment point: ``width`` and ``height`` in
+    cells (the frame's aspect), a caption under each (or ''), and :meth:`draw` of the
+    ``j``-th point's frame into an axes. :class:`GridFrames` draws the gridworld's;
+    ``elot.draw.foodtrucks.TruckFrames`` a food-truck scenario's."""
+
+    width: int
+    height: int
+
+    def captions(self, points: Sequence[int]) -> list[str]:
+        return [""] * len(points)
+
+    def draw(self, ax, points: Sequence[int], j: int) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Free what drawing held (a renderer's figure)."""
+
+
+class GridFrames(MapFrames):
+    """The gridworld's frames of true states ``s_0..s_T``: the trail walked since the
+    previous point, every judgment point reached so far numbered where the agent stood,
+    the keys picked up drawn pale where they lay, what it holds as the caption."""
+
+    def __init__(self, states: Sequence):
+        self.states = states
+        self.layout = states[0].layout
+        self.width, self.height = self.layout.width, self.layout.height
+
+    def captions(self, points: Sequence[int]) -> list[str]:
+        out = []
+        for t in points:
+            held = [ks.colour or key for key, ks in self.states[t].keys if ks.where[0] == "held"]
+            out.append("holds: " + ", ".join(f"{c} key" for c in held) if held else "")
+        return out
+
+    def draw(self, ax, points: Sequence[int], j: int) -> None:
+        states, t = self.states, points[j]
+        board = Board(ax, self.layout, inventory_ax=None, trail=max(t - (points[j - 1] if j else 0), 0))
+        board.draw_static()
+        board.draw_state(states, t)
+        board.draw_picked_keys(states[0], states[t])
+        # points where the agent stood in one cell go side by side, in order from the left
+        cells = [states[u].agent_pos for u in points[: j + 1]]
+        for i, pos in enumerate(cells):
+            _judgment_badge(ax, board, pos, i + 1, current=i == j, place=cells[i + 1:].count(pos))
 
 
 def _judgment_badge(ax, board: Board, pos, number: int, *, current: bool, place: int = 0) -> None:

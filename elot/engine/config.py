@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
+from elot.engine.methods import METHODS
 from elot.errors import ArgumentError
 from elot.settings import DEFAULT_PARTICLES
 
 #: The planners a config may name (``elot.engine.planners.PLANNERS`` implements them).
 PLANNER_NAMES = ("qmdp", "belief-vi")
 BACKENDS = ("core", "reference")
-#: How a run infers: every hypothesis (``exact``), ``particles`` hypotheses drawn from the
-#: priors and weighted by the path's likelihood (``smc``), or exact when the budget allows
-#: it and particles otherwise (``auto``; the result's config says which ran).
-METHODS = ("exact", "smc", "auto")
 
 
 @dataclass(frozen=True)
@@ -28,7 +25,8 @@ class EngineConfig:
     agent's beliefs in the inversion are rounded to multiples of it; 0: not rounded),
     ``backend`` (``core``: the compiled kernels; ``reference``: their NumPy twins) and
     ``memory_limit`` (bytes a run may use; None: the engine's default), ``method``
-    (:data:`METHODS`), ``particles`` (hypotheses drawn by ``smc``) and ``seed`` (of the
+    (:data:`elot.engine.methods.METHODS`: every hypothesis, ``exact``; ``particles``
+    hypotheses drawn from the priors, ``smc``; exact when the budget allows it, ``auto``), ``particles`` (hypotheses drawn by ``smc``) and ``seed`` (of the
     draws; None: a fresh one, which the engine fills in, so a result's config can be rerun).
     """
 
@@ -72,7 +70,7 @@ class EngineConfig:
     @property
     def may_sample(self) -> bool:
         """Whether a run may draw particles (method smc or auto)."""
-        return self.method != "exact"
+        return may_sample(self.method)
 
     def resolved(self, default_planner: str) -> "EngineConfig":
         """This config with the planner filled in (what actually runs)."""
@@ -83,3 +81,8 @@ class EngineConfig:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+def may_sample(method: str) -> bool:
+    """Whether a run under ``method`` may draw particles (smc or auto)."""
+    return method != "exact"

@@ -38,6 +38,9 @@ class Posterior:
     fields ``worlds``, ``beliefs``, ``desire_space``, ``belief_space``, ``path``,
     ``config``, ``domain``, ``layout``)."""
 
+    #: Whether the figures are estimates (particles), which carry standard errors.
+    estimated = False
+
     @property
     def world(self) -> int | None:
         """The true world, when the observer knew it."""
@@ -147,6 +150,8 @@ class SampledResult(Posterior):
     beliefs: np.ndarray
     planned: int
     note: str = ""
+
+    estimated = True
 
     @property
     def particles(self) -> int:

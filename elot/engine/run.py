@@ -127,6 +127,15 @@ class Engine:
                                    total.size + one.size, n_desires, what)
         return total
 
+    def check(self, layouts: Iterable[Any]) -> budget.Estimate:
+        """Refuse, before any work, planning ``layouts`` over the budget under the config's
+        method (``auto``: the one it would run); the estimate when it fits."""
+        layouts = list(layouts)
+        method = self.config.method
+        if method == "auto":
+            method = "exact" if self._fits(self.estimate(layouts, "exact")) else "smc"
+        return budget.check_run(self.estimate(layouts, method), self.config.memory_limit, method)
+
     def plan(self, layout: Any, method: str = "exact") -> Plan:
         """The layout solved for the utility vectors ``method`` plans (see :meth:`planned_desires`)."""
         solved = (layout, "exact" if method == "exact" else "smc")

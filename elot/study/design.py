@@ -8,13 +8,20 @@ is constant over the points, or cannot be typed or translated, is useless to ask
 For each (scenario, candidate): L at every judgment point under the full model, its
 range (max − min), its change from the first point to the last (signed: the direction the
 model's answer moves), each ablation's largest |L_full − L_ablation| over the points, and
-a flag. ``informativeness`` = range + mean disagreement over the ablations; rows are
+a flag. ``informativeness`` = range + mean disagreement over the ablations (a scenario
+judged at one point, as the food-truck experiment judged each at the end of its path, has
+no range nor change, left empty: it is ranked by the disagreement alone and never flagged
+constant); rows are
 sorted by it, useless ones last. Two candidates that score the same at every point under
 every model (with k = 3 a belief's probabilities are 0, ⅓, ⅔ and 1, so ``believes``,
 ``likely`` and ``certain`` often coincide) cannot be told apart by any rating: the more
 informative is kept, the others flagged ``same L as #n`` (``same_as`` holds n;
 :func:`indistinguishable_groups` lists the groups). A scenario without actions has
 nothing to judge and is refused, as ``elot stimuli`` refuses it.
+
+A scenario is a gridworld :class:`~elot.btom.scenario.Scenario` or a domain's
+(:class:`elot.study.domain_cases.DomainCase`): the same rows, scored through the same loop
+(:func:`elot.study.storyboard.score_candidates`), the ablations being the domain's models.
 """
 
 from __future__ import annotations
@@ -32,7 +39,8 @@ CONSTANT = 1e-6
 
 
 def design_rows(scenarios: Sequence[tuple[str, object]], candidates: Sequence[Statement], *,
-                ablations: Sequence[str] = ("true-belief", "non-planning"), beta: float, k: int = DEFAULT_K,
+                ablations: Sequence[str] = ("true-belief", "non-planning"), beta: float | None,
+                k: int = DEFAULT_K,
                 thresholds=None, bind_free: bool = False) -> list[dict]:
     """One row per (scenario, candidate), sorted by informativeness (see the module's
     docstring); ``scenarios`` holds (name, Scenario) pairs."""
@@ -55,7 +63,9 @@ def design_rows(scenarios: Sequence[tuple[str, object]], candidates: Sequence[St
                 rows.append(row)
                 continue
             low, high = min(full), max(full)
-            row.update({"min": low, "max": high, "range": high - low, "change": full[-1] - full[0]})
+            row.update({"min": low, "max": high})
+            if len(points) > 1:      # one point has no range nor change: "—", not 0
+                row.update({"range": high - low, "change": full[-1] - full[0]})
             gaps = []
             for a in models[1:]:
                 gap = max(abs(x - y) for x, y in zip(full, st.model[a]))
@@ -63,7 +73,7 @@ def design_rows(scenarios: Sequence[tuple[str, object]], candidates: Sequence[St
                 gaps.append(gap)
             row["informativeness"] = (high - low) + (sum(gaps) / len(gaps) if gaps else 0.0)
             row["_scores"] = [st.model[m] for m in models]
-            if high - low < CONSTANT:
+            if high - low < CONSTANT and len(points) > 1:   # one point has no range to speak of
                 row["flag"] = f"constant (L = {low:.2f})"
             rows.append(row)
     same = _indistinguishable(rows)

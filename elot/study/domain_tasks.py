@@ -117,7 +117,7 @@ class DomainTask:
 def particle_columns(result) -> dict:
     """The particle columns of a result's rows (written only in tables that have them, as
     the gridworld's): how it ran (``inference``, ``particles``, ``seed``)."""
-    sampled = result.config.method == "smc"
+    sampled = result.estimated
     return {"inference": result.config.method, "particles": result.particles if sampled else "",
             "seed": result.config.seed if sampled else ""}
 

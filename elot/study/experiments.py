@@ -36,7 +36,8 @@ import numpy as np
 from elot.errors import ElotError, ScenarioError, read_text
 from elot.numeric import fsum
 from elot.btom.conventions import Conventions, check_conventions
-from elot.btom.inference import Inference, InferenceConfig, infer, infer_config
+from elot.btom.inference import InferenceConfig, infer, infer_config
+from elot.engine.exact import Inference
 from elot.btom.dataset import dataset_root, load_dataset_plan
 from elot.btom.scenario import Scenario
 from elot.btom.scoring import score

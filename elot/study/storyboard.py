@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from elot.btom.scenario import Scenario
 from elot.draw.storyboard import StoryStatement, storyboard_figure
 from elot.judging import Statement, compile_statements, resolve_statements, score_statements
 from elot.settings import DEFAULT_K
@@ -38,19 +39,22 @@ def score_candidates(scenario, candidates: Sequence[Statement], models: Sequence
     through the score loop every command runs (:func:`elot.judging.score_statements`).
     A candidate that cannot be translated, typechecked or evaluated keeps its error as
     its ``note`` (and its ``error``), with no values."""
-    from elot.btom.inference import InferenceConfig, infer
     from elot.translate import resolve_statement
 
     points = tuple(points if points is not None else judgment_points(scenario))
-    statements = resolve_statements(candidates, lambda text, mode: resolve_statement(text, mode=mode,
-                                                                                      scenario=scenario)[:2])
+    sources = _sources(scenario, models, beta=beta, k=k, conventions=conventions)
+    statements = resolve_statements(candidates, lambda text, mode: resolve_statement(
+        text, mode=mode, scenario=scenario if isinstance(scenario, Scenario) else sources(models[0]))[:2])
     out = [StoryStatement(st.text, st.mode, formula=st.formula, error=st.error,
                           note="" if st.error is None else f"not scored: {st.error.message}")
            for st in statements]
-    config = InferenceConfig(beta=beta, k=k, conventions=conventions)
     for model in models:
-        inference = infer(scenario, config.replace(variant=model))
+        inference = sources(model)
         compiled = compile_statements(statements, inference.signature, thresholds=thresholds, bind_free=bind_free)
+        if not isinstance(scenario, Scenario):   # a domain's engine infers the initial belief only
+            from elot.domains.source import refuse_current_beliefs
+
+            compiled = refuse_current_beliefs(compiled, inference)
         compiled, scores = score_statements(inference, compiled, points, conventions=conventions)
         for n, (st, board) in enumerate(zip(compiled, out)):
             if statements[n].error is not None:
@@ -62,6 +66,19 @@ def score_candidates(scenario, candidates: Sequence[Statement], models: Sequence
             else:
                 board.model[model] = [got[n].normalized_likelihood for got in scores]
     return out
+
+
+def _sources(scenario, models: Sequence[str], *, beta: float | None, k: int, conventions: str):
+    """``model -> source of hypotheses`` for ``scenario``: the gridworld's inference, or a
+    domain scenario's engine (:class:`elot.study.domain_cases.DomainCase`; β None is each
+    model's own, and the gridworld's k and conventions do not apply)."""
+    if not isinstance(scenario, Scenario):
+        made: dict = {}
+        return lambda model: made.setdefault(model, scenario.source(model, beta))
+    from elot.btom.inference import InferenceConfig, infer
+
+    config = InferenceConfig(beta=beta, k=k, conventions=conventions)
+    return lambda model: infer(scenario, config.replace(variant=model))
 
 
 def attach_ratings(statements: Sequence[StoryStatement], ratings, scenario_name: str, points: Sequence[int]) -> int:
@@ -129,5 +146,26 @@ def storyboard(scenario, statements: Sequence[StoryStatement], models: Sequence[
     shown = [labels.get(m, m) for m in models if m not in tables]
     settings = (", ".join(shown) + (f"; β = {beta:.3g}" if beta is not None else "")
                 + (f"; beside them {', '.join(labels.get(m, m) for m in tables)}" if tables else ""))
-    return storyboard_figure(scenario.states(), points, statements, models, model_labels=model_labels,
+    return storyboard_figure(_maps(scenario), points, statements, models, model_labels=model_labels,
                              tables=tables, title=f"{name or scenario.name}: {what} — {settings}")
+
+
+def check_drawable(scenario) -> None:
+    """Refuse a domain scenario elot cannot draw (it draws the gridworld and food trucks)."""
+    from elot.domains.foodtrucks.scenarios import FoodTruckScenario
+
+    if not isinstance(scenario, Scenario) and not isinstance(scenario.detail, FoodTruckScenario):
+        raise StudyError(f"elot cannot draw a scenario of the {scenario.study.name} domain",
+                         hint="a storyboard draws Doors-Keys-Gems and food-truck scenarios; elot design and elot "
+                              "run score this domain's statements")
+
+
+def _maps(scenario):
+    """What the storyboard draws atop: a gridworld scenario's true states, or a food-truck
+    scenario's frames (:class:`elot.draw.foodtrucks.TruckFrames`)."""
+    if isinstance(scenario, Scenario):
+        return scenario.states()
+    check_drawable(scenario)
+    from elot.draw.foodtrucks import TruckFrames
+
+    return TruckFrames(scenario.detail)

@@ -86,7 +86,7 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Statement] | None
     ``particles`` and ``seed`` are those of every particle inference. A value repeated
     in a list (``--model full,full``, ``--beta 1,1.0``) counts once: the same task twice
     would only duplicate its rows in the table."""
-    from elot.btom.inference import check_method
+    from elot.engine.methods import check_method
     from elot.btom.scoring import check_conventions
 
     for model in models:
@@ -143,6 +143,5 @@ def as_option(option: str, check: Callable, *args):
 def table_columns(tasks: Sequence[Task]) -> tuple[str, ...]:
     """The table's columns: :data:`ALL_COLUMNS`, and :data:`PARTICLE_COLUMNS` when a task
     may run particle inference (so tables of exact inference stay as they were)."""
-    sampled = any(t.config.may_sample if isinstance(t, Task) else getattr(t, "method", "exact") != "exact"
-                  for t in tasks)
+    sampled = any(getattr(t.config, "may_sample", False) for t in tasks)
     return ALL_COLUMNS + PARTICLE_COLUMNS if sampled else ALL_COLUMNS

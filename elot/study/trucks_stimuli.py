@@ -2,9 +2,11 @@
 of Baker et al. (2017)'s kind shows its participants, with a ``stimuli.json`` that
 ``elot survey build`` reads.
 
-A food-truck scenario is judged once, at the end of its path (as in the experiment): its
-segments are the start (one frame, t = 0) and the path (t = 1 .. T, one frame a move and
-one more for eating), so ``times`` is ``[1, T + 1]`` and ``length`` 1. Each entry is in
+A food-truck scenario is judged at the end of its path (as in the experiment), or at the
+times its ``judge`` line names: its segments are the start (one frame, t = 0) and the path
+up to each judgment point (one frame a move and one more for eating), so ``times`` is
+``[1, T + 1]`` and ``length`` 1 for a path judged at its end T, and ``[1, t1 + 1, t2 + 1,
+...]`` for judgment points t1 < t2 < .... Each entry is in
 the schema of :data:`elot.study.stimuli.SCHEMA`, read as follows:
 
 * ``goal`` — the truck the student eats at (1 Korean, 2 Lebanese, 3 Mexican), or 1 when
@@ -72,16 +74,22 @@ def entry(name: str, scenario, images: Sequence[str], statements) -> dict:
     from elot.domains.foodtrucks.simulate import eaten
     from elot.domains.foodtrucks.trucksfile import SPOT2_WORDS, format_trucks
     from elot.domains.foodtrucks.world import TRUCKS
-    from elot.draw.foodtrucks import steps
 
     truck = eaten(scenario)
-    times = [1, steps(scenario) + 1]
+    times = [1] + [t + 1 for t in judged(scenario)]
     moves = format_trucks([scenario]).split("moves", 1)[1].strip()
     return {"name": name, "goal": TRUCKS.index(truck) + 1 if truck else 1, "images": list(images),
             "times": times, "statements": [s[0] for s in statements], "modes": [s[1] for s in statements],
             "scenario": name, "relevant_colors": [], "relevant_boxes": [],
             "length": len(times) - 1, "domain": DOMAIN, "shown": [s[2] for s in statements],
             "map": scenario.map, "spot2": SPOT2_WORDS[scenario.world], "moves": moves}
+
+
+def judged(scenario) -> tuple[int, ...]:
+    """The times a scenario is judged at: its ``judge`` line's, else its last step."""
+    from elot.draw.foodtrucks import steps
+
+    return scenario.judgments or (steps(scenario),)
 
 
 def statements_of(given: Sequence[tuple[str, str]] | None):
@@ -107,8 +115,8 @@ def make_truck_stimuli(paths: Sequence[str], folder: str | Path, *, statements=N
                        from_start: bool = False, force: bool = False,
                        progress: Callable[[int, int], None] | None = None) -> TruckSet:
     """Render the scenarios of the ``.trucks`` files ``paths`` into ``folder``: per
-    scenario ``NAME_0.gif`` (the start) and ``NAME_1.gif`` (the path; with
-    ``from_start`` it shows the start too), and ``stimuli.json``. The folder is written
+    scenario ``NAME_0.gif`` (the start) and ``NAME_1.gif``, ... (the path up to each judgment
+    point; with ``from_start`` the first shows the start too), and ``stimuli.json``. The folder is written
     whole or not at all (:func:`elot.study.stimuli.owned_folder`)."""
     from elot.draw.animation import palette_of, write_gif
     from elot.draw.foodtrucks import TruckRenderer, cell_for_size, frame_size, steps
@@ -123,6 +131,9 @@ def make_truck_stimuli(paths: Sequence[str], folder: str | Path, *, statements=N
         if steps(scenario) == 0:
             raise StudyError(f"scenario {name} has no moves: there is nothing to watch before the judgment",
                              hint="give it moves (elot plan SCENARIO.trucks --utilities ... writes them)")
+        if judged(scenario)[0] == 0:
+            raise StudyError(f"scenario {name} is judged at t = 0, before participants have seen a move",
+                             hint="judge it after its first move (judge 1 ...) or leave the judge line out")
     if cell_px is None:
         cell_px = cell_for_size(size_px or FRAME_SIZE)
         if cell_px < MIN_CELL:
@@ -136,7 +147,9 @@ def make_truck_stimuli(paths: Sequence[str], folder: str | Path, *, statements=N
             renderer = TruckRenderer(scenario, cell_px=cell_px)
             try:
                 last = steps(scenario)
-                parts = [[0], list(range(0 if from_start else 1, last + 1))]
+                ends = judged(scenario)
+                parts = [[0]] + [list(range(0 if from_start and k == 0 else start + 1, end + 1))
+                                 for k, (start, end) in enumerate(zip((0,) + ends, ends))]
                 palette = palette_of(renderer, sorted({0, last, *range(0, last, max(1, last // 8))}))
                 images = []
                 for k, part in enumerate(parts):

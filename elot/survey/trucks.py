@@ -26,7 +26,8 @@ def domain_of(entries: list[dict]) -> str | None:
 
 
 def describe_trucks(entries: list[dict], folder: Path) -> list[dict]:
-    """The survey's scenario objects of a food-truck set: segments (the last one judged),
+    """The survey's scenario objects of a food-truck set: segments (each after the start
+    judged: the path's end, or every judgment point of its ``judge`` line),
     statements with their mode and the English shown."""
     from elot.survey.gifs import gif_timing
 
@@ -43,10 +44,9 @@ def describe_trucks(entries: list[dict], folder: Path) -> list[dict]:
                               hint="render the set again with --statements FILE, or without it for the "
                                    "experiment's questions")
         segments = []
-        last = len(entry["images"]) - 1
         for k, (image, time) in enumerate(zip(entry["images"], entry["times"])):
             frames, duration = gif_timing(folder / image)
-            segments.append({"image": f"stimuli/{image}", "t": time - 1, "judged": k == last, "frames": frames,
+            segments.append({"image": f"stimuli/{image}", "t": time - 1, "judged": k > 0, "frames": frames,
                              "duration_ms": duration})
         statements = []
         for text, mode, said in zip(texts, modes, shown):

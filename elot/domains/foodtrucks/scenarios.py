@@ -19,7 +19,7 @@ SCENARIOS_FILE = "scenarios.json"
 class FoodTruckScenario:
     """One scenario: the map (1..3), the true world (0-based: 0 L at spot 2, 1 M, 2 empty),
     the cells walked, and whether the path ends by eating (then the engine's path ends in
-    the absorbing ``finished`` state)."""
+    the absorbing ``finished`` state), and the times it is judged at (``()``: its end)."""
 
     id: int
     map: int
@@ -30,6 +30,7 @@ class FoodTruckScenario:
     split: str = ""
     group: int = 0
     name: str = ""
+    judgments: tuple[int, ...] = ()
 
     @property
     def states(self) -> tuple[int, ...]:

@@ -8,9 +8,11 @@
     spot2 empty           # what is really at spot 2: lebanese, mexican or empty
     start 1 1             # the start cell (x y)
     moves W N N stay S S S eat
+    judge 3 7             # optional: judgment points, moves made (default: the path's end)
 
 Moves are ``N``, ``S``, ``E``, ``W`` (or north, south, east, west), ``stay`` and a final
-``eat`` at a truck. A file holds any number of scenarios, each from its ``scenario`` line;
+``eat`` at a truck. A ``judge`` line names the times statements are judged at, increasing,
+from 0 (the start) to the number of moves (eating counts as one). A file holds any number of scenarios, each from its ``scenario`` line;
 an error names the file, line and column, and says how to fix it.
 """
 
@@ -27,6 +29,8 @@ MOVE_NAMES = {"N": "north", "S": "south", "E": "east", "W": "west", "north": "no
               "east": "east", "west": "west", "stay": "stay", "eat": "eat"}
 SPOT2_NAMES = {"lebanese": 0, "mexican": 1, "empty": 2}
 FIELDS = ("map", "spot2", "start", "moves")
+OPTIONAL = ("judge",)
+JUDGE_HINT = "write increasing times from 0 (the start) to the number of moves, e.g. judge 3 7"
 
 
 def read_trucks(path: str | os.PathLike) -> list[FoodTruckScenario]:
@@ -42,7 +46,7 @@ def parse_trucks(text: str, path: str = "<trucks>") -> list[FoodTruckScenario]:
         where = (match.start(1), match.start(1) + len(line))
         if word == "scenario":
             blocks.append((rest.strip() or str(len(blocks) + 1), {"@": where}))
-        elif word in FIELDS:
+        elif word in FIELDS + OPTIONAL:
             if not blocks:
                 raise _error(text, path, where, f"'{word}' before any 'scenario' line",
                              "start each scenario with: scenario NAME")
@@ -51,7 +55,7 @@ def parse_trucks(text: str, path: str = "<trucks>") -> list[FoodTruckScenario]:
             blocks[-1][1][word] = (rest.strip(), (match.start(1) + len(word) + 1, where[1]))
         else:
             raise _error(text, path, where, f"unknown line '{word}'",
-                         f"lines are: scenario, {', '.join(FIELDS)} (and # comments)")
+                         f"lines are: scenario, {', '.join(FIELDS + OPTIONAL)} (and # comments)")
     if not blocks:
         raise _error(text, path, (0, 0), "no scenario in the file", "start with: scenario NAME")
     return [_scenario(text, path, i + 1, name, fields) for i, (name, fields) in enumerate(blocks)]
@@ -99,7 +103,29 @@ def _scenario(text: str, path: str, number: int, name: str, fields: dict) -> Foo
             raise _error(text, path, at, f"{token.group()} from ({x}, {y}) walks into a wall or off the map",
                          "a path only takes moves that can be made")
         cells.append((x + dx, y + dy))
-    return FoodTruckScenario(number, world_map.number, world, tuple(cells), finished, name=name)
+    judgments = _judgments(text, path, fields, len(cells) - 1 + finished)
+    return FoodTruckScenario(number, world_map.number, world, tuple(cells), finished, name=name,
+                             judgments=judgments)
+
+
+def _judgments(text: str, path: str, fields: dict, horizon: int) -> tuple[int, ...]:
+    """The ``judge`` line's times, each 0..``horizon`` and increasing (none: ``()``)."""
+    if "judge" not in fields:
+        return ()
+    value, where = fields["judge"]
+    times: list[int] = []
+    for token in re.finditer(r"\S+", value):
+        at = (where[0] + token.start(), where[0] + token.end())
+        if not token.group().isdigit() or int(token.group()) > horizon:
+            raise _error(text, path, at, f"judgment point {token.group()!r} is not a time 0..{horizon} of "
+                         "this path", JUDGE_HINT)
+        if times and int(token.group()) <= times[-1]:
+            raise _error(text, path, at, f"judgment point {token.group()} does not come after {times[-1]}",
+                         JUDGE_HINT)
+        times.append(int(token.group()))
+    if not times:     # point at the word: the value's span starts past the line's end
+        raise _error(text, path, (where[0] - len("judge "), where[0] - 1), "a judge line with no time", JUDGE_HINT)
+    return tuple(times)
 
 
 MOVE_LETTERS = {(0, 1): "N", (0, -1): "S", (1, 0): "E", (-1, 0): "W", (0, 0): "stay"}
@@ -113,7 +139,8 @@ def format_trucks(scenarios) -> str:
         steps = [MOVE_LETTERS[(b[0] - a[0], b[1] - a[1])] for a, b in zip(s.cells, s.cells[1:])]
         moves = " ".join(steps + (["eat"] if s.finished else []))
         blocks.append(f"scenario {s.name or s.id}\nmap {s.map}\nspot2 {SPOT2_WORDS[s.world]}\n"
-                      f"start {s.cells[0][0]} {s.cells[0][1]}\n" + (f"moves {moves}\n" if moves else "moves\n"))
+                      f"start {s.cells[0][0]} {s.cells[0][1]}\n" + (f"moves {moves}\n" if moves else "moves\n")
+                      + (f"judge {' '.join(map(str, s.judgments))}\n" if s.judgments else ""))
     return "\n".join(blocks)
 
 

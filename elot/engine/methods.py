@@ -1,0 +1,108 @@
+"""The inference methods a run may ask for, what the filters read of a configuration, and
+the errors of particle inference.
+
+:data:`METHODS` names them (``exact`` enumeration, ``smc`` particles, or ``auto``: exact
+when the space fits the budget, particles otherwise); :func:`check_method` and
+:func:`check_particles` check a setting; :class:`ParticleError` is what particle inference
+raises when it cannot go on or was asked wrongly. :class:`InferenceSettings` is what the
+filters read of a domain's configuration, and :class:`ConfiguredBy` its settings under the
+names a table row uses (a batch task, a session and a result share them).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Protocol
+
+import numpy as np
+
+from elot.errors import ElotError
+from elot.settings import DEFAULT_PARTICLES
+
+#: The inference methods of :func:`elot.engine.filters.infer`: exact enumeration,
+#: particles, or exact when the space fits ``max_hypotheses`` and particles otherwise.
+METHODS = ("exact", "smc", "auto")
+
+#: ``progress(t, T)``, called after each observed action.
+Progress = Callable[[int, int], None]
+
+
+class InferenceMethodError(ElotError, ValueError):
+    """An unknown inference method name."""
+
+
+def check_method(name: str) -> str:
+    """Return ``name`` if it is one of :data:`METHODS`, else raise :class:`InferenceMethodError`."""
+    if name not in METHODS:
+        raise InferenceMethodError(f"unknown inference method {name!r}",
+                                   hint=f"use one of: {', '.join(METHODS)}")
+    return name
+
+
+class ParticleError(ElotError):
+    """Particle inference cannot go on (every particle ruled out), or was asked wrongly."""
+
+
+def check_particles(n: Any) -> int:
+    """``n`` as a number of particles (an integer of at least 1), else :class:`ParticleError`."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ParticleError(f"the number of particles must be a whole number of at least 1, not {n!r}",
+                            hint=f"use e.g. --particles {DEFAULT_PARTICLES} (particles={DEFAULT_PARTICLES})")
+    return int(n)
+
+
+class InferenceSettings(Protocol):
+    """What the engine's filters read of a domain's inference configuration (a frozen
+    value the domain makes; the gridworld's is :class:`elot.btom.config.InferenceConfig`).
+    The result keeps ``ran(method, **resolved)``: the configuration that ran, its open
+    choices resolved (the method ``auto`` chose, the seed drawn), whose ``described()`` a
+    JSON report prints."""
+
+    variant: str
+    beta: float
+    k: int
+    conventions: str
+    method: str
+    particles: int
+    seed: int | None
+    backend: str
+    max_hypotheses: int
+    max_bytes: int | None
+
+    def ran(self, method: str, **resolved: Any) -> "InferenceSettings": ...
+
+    def runs_particles(self, fits: bool) -> bool: ...
+
+    def described(self) -> dict: ...
+
+
+class ConfiguredBy:
+    """Read-only views of the settings of an object's inference configuration (its
+    ``config``, an :class:`InferenceSettings`), under the names a table row and the command
+    line use: what a batch task, the REPL's session and an inference result share."""
+
+    config: InferenceSettings
+
+    @property
+    def model(self) -> str:
+        """The BToM variant (``--model``)."""
+        return self.config.variant
+
+    @property
+    def beta(self) -> float:
+        return self.config.beta
+
+    @property
+    def k(self) -> int:
+        return self.config.k
+
+    @property
+    def conventions(self) -> str:
+        return self.config.conventions
+
+    @property
+    def particles(self) -> int:
+        return self.config.particles
+
+    @property
+    def seed(self) -> int | None:
+        return self.config.seed
