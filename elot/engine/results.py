@@ -32,11 +32,20 @@ class Rows:
     draws: int | None = None
 
 
+@dataclass(frozen=True, eq=False)
 class Posterior:
-    """What both result types answer from their marginals (each defines
-    ``world_posterior``, ``belief_posterior``, ``desire_posterior``, ``rows`` and the
-    fields ``worlds``, ``beliefs``, ``desire_space``, ``belief_space``, ``path``,
-    ``config``, ``domain``, ``layout``)."""
+    """What both result types hold of one path (the domain, the layout, the hidden worlds
+    considered and their prior, the path, the config that ran) and answer from their
+    marginals (each defines ``world_posterior``, ``belief_posterior``,
+    ``desire_posterior``, ``rows``, ``possible`` and the fields ``beliefs``,
+    ``belief_space``, ``desire_space`` and ``note``)."""
+
+    domain: str
+    layout: object
+    worlds: tuple[int, ...]
+    world_prior: np.ndarray
+    path: tuple[int, ...]
+    config: EngineConfig
 
     #: Whether the figures are estimates (particles), which carry standard errors.
     estimated = False
@@ -73,12 +82,6 @@ class PathResult(Posterior):
     :func:`elot.engine.inversion.stored_beliefs`); ``config`` is what ran.
     """
 
-    domain: str
-    layout: object
-    worlds: tuple[int, ...]
-    world_prior: np.ndarray
-    path: tuple[int, ...]
-    config: EngineConfig
     likelihood: np.ndarray
     belief_space: BeliefSpace
     desire_space: DesireSpace
@@ -135,12 +138,6 @@ class SampledResult(Posterior):
     weighted mean over the particles (self-normalised), an estimate whose precision the
     effective sample size :attr:`ess` measures. ``config`` is what ran (seed included)."""
 
-    domain: str
-    layout: object
-    worlds: tuple[int, ...]
-    world_prior: np.ndarray
-    path: tuple[int, ...]
-    config: EngineConfig
     world_of: np.ndarray
     belief_of: np.ndarray
     desire_of: np.ndarray
