@@ -537,6 +537,11 @@ GRIDWORLD_ONLY = (("--k", "k", DEFAULT_K), ("--conventions", "conventions", "elo
                   ("--max-hypotheses", "max_hypotheses", None), ("--bind-free", "bind_free", False))
 
 
+#: Settings of particle inference (a domain's run, repl and batch take them).
+SAMPLING = (("--inference", "inference", "exact"), ("--particles", "particles", DEFAULT_PARTICLES),
+            ("--seed", "seed", None))
+
+
 def refuse_gridworld_options(args, domain: str, *, own: tuple[str, ...] = ()) -> None:
     """A domain run given a setting of the gridworld's inference: an error naming it
     (``own``: options of the same name that mean something else in this command)."""
@@ -555,7 +560,7 @@ def refuse_unused_sampling(args, methods) -> None:
 
     if any(may_sample(method) for method in methods):
         return
-    for option, attr, unset in (("--particles", "particles", DEFAULT_PARTICLES), ("--seed", "seed", None)):
+    for option, attr, unset in SAMPLING[1:]:
         if getattr(args, attr, unset) != unset:
             raise ElotError(f"{option} is a setting of particle inference, and this run is exact",
                             hint="add --inference smc (or auto), or leave it out")
