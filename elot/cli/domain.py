@@ -68,6 +68,24 @@ def run_domain(args, check_outputs, inputs) -> int:
     return 0
 
 
+#: Settings of particle inference (a domain's run, repl and batch take them).
+SAMPLING = (("--inference", "inference", "exact"), ("--particles", "particles", options.DEFAULT_PARTICLES),
+            ("--seed", "seed", None))
+
+
+def refuse_unused_sampling(args, methods) -> None:
+    """``--particles`` or ``--seed`` given to a domain run whose ``methods`` are all exact:
+    an error naming the option (they would change nothing)."""
+    from elot.engine.config import may_sample
+
+    if any(may_sample(method) for method in methods):
+        return
+    for option, attr, unset in SAMPLING[1:]:
+        if getattr(args, attr, unset) != unset:
+            raise ElotError(f"{option} is a setting of particle inference, and this run is exact",
+                            hint="add --inference smc (or auto), or leave it out")
+
+
 def _thresholds(args):
     thresholds, _ = options.thresholds_and_beta(args)
     return thresholds

@@ -532,14 +532,9 @@ def data_dir(args) -> str | None:
 #: Settings of the gridworld's inference that a domain run does not take: option, its
 #: attribute, and the value that means "not given".
 GRIDWORLD_ONLY = (("--k", "k", DEFAULT_K), ("--conventions", "conventions", "elot"),
-                  ("--hidden-keys", "hidden_keys", None),
-                  ("--hidden-colours", "hidden_colours", None), ("--plan", "plan", None),
+                  ("--hidden-keys", "hidden_keys", None), ("--hidden-colours", "hidden_colours", None),
+                  ("--plan", "plan", None),
                   ("--max-hypotheses", "max_hypotheses", None), ("--bind-free", "bind_free", False))
-
-
-#: Settings of particle inference (a domain's run, repl and batch take them).
-SAMPLING = (("--inference", "inference", "exact"), ("--particles", "particles", DEFAULT_PARTICLES),
-            ("--seed", "seed", None))
 
 
 def refuse_gridworld_options(args, domain: str, *, own: tuple[str, ...] = ()) -> None:
@@ -551,19 +546,6 @@ def refuse_gridworld_options(args, domain: str, *, own: tuple[str, ...] = ()) ->
                             "does not take it",
                             hint="leave it out; a domain takes --model, --beta, --planner, --max-memory, "
                                  "--inference, --particles and --seed")
-
-
-def refuse_unused_sampling(args, methods) -> None:
-    """``--particles`` or ``--seed`` given to a domain run whose ``methods`` are all exact:
-    an error naming the option (they would change nothing)."""
-    from elot.engine.config import may_sample
-
-    if any(may_sample(method) for method in methods):
-        return
-    for option, attr, unset in SAMPLING[1:]:
-        if getattr(args, attr, unset) != unset:
-            raise ElotError(f"{option} is a setting of particle inference, and this run is exact",
-                            hint="add --inference smc (or auto), or leave it out")
 
 
 def refuse_domain_options(args, *, model: bool = True) -> None:
@@ -587,6 +569,8 @@ def domain_session_parts(args):
 
     spec = domain_spec(args)
     front = front_of(load_domain(spec), spec)
+    from elot.cli.domain import refuse_unused_sampling
+
     refuse_gridworld_options(args, front.name)
     method = getattr(args, "inference", "exact")
     refuse_unused_sampling(args, [method])

@@ -247,7 +247,9 @@ def batch_command(args) -> int:
 
 
 def _domain_batch(args, domain: str, params, betas) -> int:
-    """``elot batch`` over a domain's scenarios: one task per (model, layout), into the same table."""
+    """``elot batch`` over a domain's scenarios: one task per (model, inference method,
+    layout), into the same table."""
+    from elot.cli.domain import refuse_unused_sampling
     from elot.study.batch import batch
     from elot.study.domain_tasks import plan_domain_tasks
     from elot.study.references import given_items
@@ -261,7 +263,7 @@ def _domain_batch(args, domain: str, params, betas) -> int:
                              hint="leave it out; a domain's batch takes --model, --beta, --planner, --inference, "
                                   "--particles and --seed")
     methods = _list(args.inference, "--inference")
-    options.refuse_unused_sampling(args, methods)
+    refuse_unused_sampling(args, methods)
     if betas is None:   # the domain's model's own β, not the gridworld's default
         betas = list(dict.fromkeys(p.beta for p in params if p.beta is not None)) or [2.5]
     models = [m if m != DEFAULT_VARIANT else "btom" for m in _list(args.model, "--model")]   # full: btom
