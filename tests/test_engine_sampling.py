@@ -385,3 +385,17 @@ def test_repl_refuses_a_space_too_large_before_the_prompt_and_opens_it_with_auto
                           "--particles", "200", "--seed", "1")
     assert code == 0, out + err
     assert "P = 0.000" in out            # the true world: closed
+
+
+def test_repl_keeps_particle_inference_when_the_model_changes(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(":model no-cost\nbelieves(visitor, likely(open(shop)))\n:load "
+                                                 f"{PEEK}\n"))
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = elot(capsys, "repl", "--domain", SHOP, PEEK, "--inference", "smc", "--particles", "300",
+                          "--seed", "2")
+    assert code == 0, out + err
+    after = out[out.index("no-cost"):]
+    assert " ± " in after and "effective sample size" in after
+    assert "inference smc (300 particles, seed 2)" in out
