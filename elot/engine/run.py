@@ -168,13 +168,15 @@ class Engine:
     def _need(self, cases, method: str, kept: int) -> budget.Estimate:
         """The run's estimate under ``method``: planning, and the results of ``kept`` betas
         held at once (exact: every hypothesis's likelihood; particles: a few numbers per
-        particle, and the largest table of drawn rows x distinct desires being evaluated)."""
+        particle, and the largest table being evaluated, drawn initial beliefs x distinct
+        desires)."""
         need = self.estimate((case.layout for case in cases), method)
         if method == "exact":
             held = 8 * kept * len(self.desires().utilities) * sum(self._rows(case) for case in cases)
         else:
             n, distinct = self.config.particles, len(self.draws().distinct)
-            held = 8 * 4 * n * kept * len(cases) + 8 * n * distinct
+            rows = max((len(self.initial_beliefs(case.layout, case.world).beliefs) for case in cases), default=0)
+            held = 8 * 4 * n * kept * len(cases) + 8 * min(n, rows) * distinct
         return replace(need, bytes=need.bytes + held)
 
     def _choose(self, cases, kept: int) -> tuple[str, str]:
