@@ -189,7 +189,7 @@ class Engine:
         exact = self._need(cases, "exact", kept)
         limit = budget.Limits(max_bytes=self.config.memory_limit).budget()
         n_desires = len(self.desires().utilities)
-        if exact.bytes <= limit:
+        if self._fits(exact):
             return "exact", (f"auto: exact ({n_desires:,} utility vectors need about "
                              f"{budget.format_bytes(exact.bytes)}, within the memory budget of "
                              f"{budget.format_bytes(limit)})")
