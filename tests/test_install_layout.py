@@ -34,7 +34,7 @@ def test_readme_quick_start_runs_from_the_repository_root():
     new interpreter there: it parses, lowers and runs inference with the compiled core."""
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     block = next(b for b in re.findall(r"^```python\n(.*?)^```", readme, flags=re.S | re.M)
-                 if "default_example()" in b)
+                 if "elot.infer(" in b)
     result = _python(block + "\nimport btom_ext\nprint(btom_ext.backend('core').__name__)", REPO)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().endswith("btom_ext.core")
