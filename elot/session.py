@@ -697,8 +697,10 @@ class DomainSession(ModelSession):
     def describe(self) -> str:
         config = self.scenario.config
         return (f"loaded {self.name}: {count(self.horizon, 'step')}, judgment points "
-                f"{', '.join(map(str, self.judgments()))}; planner {config.planner}, β={config.beta:g} "
-                f"(the engine infers the {self.signature.agent}'s initial belief and desires)")
+                f"{', '.join(map(str, self.judgments()))}; planner {config.planner}, β={config.beta:g}"
+                + (f", inference {config.method} ({config.particles:,} particles, seed {config.seed})"
+                   if config.may_sample else "")
+                + f" (the engine infers the {self.signature.agent}'s initial belief and desires)")
 
     def _not_btom(self, what: str) -> ElotError:
         return ElotError(f"{what} is a setting of the Doors-Keys-Gems inference; the {self.scenario.front.name} "
@@ -711,7 +713,9 @@ class DomainSession(ModelSession):
         source = self.scenario
         from elot.domains.source import DomainSource
 
-        config = source.front.config(model, beta=source.config.beta)
+        ran = source.config   # how to infer and the budget stay as the session opened them
+        config = source.front.config(model, beta=ran.beta, method=ran.method, particles=ran.particles, seed=ran.seed,
+                                     memory_limit=ran.memory_limit, backend=ran.backend)
         self.scenario = DomainSource(source.front, source.scenario, config, source.front.model_name(model))
 
     def states(self) -> tuple:

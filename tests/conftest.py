@@ -49,3 +49,21 @@ def labtom() -> Path:
     if path is None:
         pytest.skip("LaBToM dataset not found (set ELOT_LABTOM_DATA or put it at ../shared/labtom)")
     return path
+
+
+def baker2017_path() -> Path | None:
+    """The food-truck experiment: $ELOT_BAKER2017_DATA, else ../shared/baker2017 beside the repo."""
+    env = os.environ.get("ELOT_BAKER2017_DATA")
+    for path in ([Path(env)] if env else []) + [REPO.parent / "shared" / "baker2017"]:
+        if (path / "scenarios.json").is_file():
+            return path
+    return None
+
+
+@pytest.fixture(scope="session")
+def baker2017() -> Path:
+    """Path of the food-truck experiment's data; tests using it are skipped when it is absent."""
+    path = baker2017_path()
+    if path is None:
+        pytest.skip("the food-truck data are not at ../shared/baker2017 (or $ELOT_BAKER2017_DATA)")
+    return path

@@ -9,10 +9,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 from pathlib import Path
 
 import pytest
+from conftest import baker2017_path as baker_path   # where the food-truck data are
 
 from elot.cli import main
 from elot.domains.foodtrucks.hypotheses import hypotheses, result_at
@@ -37,12 +37,6 @@ moves W N N stay S S S eat
 """
 
 
-def baker_path() -> Path | None:
-    env = os.environ.get("ELOT_BAKER2017_DATA")
-    for path in ([Path(env)] if env else []) + [REPO.parent / "shared" / "baker2017"]:
-        if (path / "scenarios.json").is_file():
-            return path
-    return None
 
 
 def elot(capsys, *argv: str) -> tuple[int, str, str]:

@@ -6,7 +6,6 @@ command."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -29,20 +28,10 @@ from elot.errors import ScenarioError
 REPO = Path(__file__).resolve().parent.parent
 
 
-def baker_path() -> Path | None:
-    env = os.environ.get("ELOT_BAKER2017_DATA")
-    for path in ([Path(env)] if env else []) + [REPO.parent / "shared" / "baker2017"]:
-        if (path / "scenarios.json").is_file():
-            return path
-    return None
-
-
 @pytest.fixture(scope="module")
-def baker() -> Path:
-    path = baker_path()
-    if path is None:
-        pytest.skip("the food-truck data are not at ../shared/baker2017 (or $ELOT_BAKER2017_DATA)")
-    return path
+def baker(baker2017) -> Path:
+    """The food-truck data (conftest's ``baker2017``: skipped when absent)."""
+    return baker2017
 
 
 # -- line of sight ---------------------------------------------------------------------------

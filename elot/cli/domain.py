@@ -68,6 +68,24 @@ def run_domain(args, check_outputs, inputs) -> int:
     return 0
 
 
+#: Settings of particle inference (a domain's run, repl and batch take them).
+SAMPLING = (("--inference", "inference", "exact"), ("--particles", "particles", options.DEFAULT_PARTICLES),
+            ("--seed", "seed", None))
+
+
+def refuse_unused_sampling(args, methods) -> None:
+    """``--particles`` or ``--seed`` given to a domain run whose ``methods`` are all exact:
+    an error naming the option (they would change nothing)."""
+    from elot.engine.config import may_sample
+
+    if any(may_sample(method) for method in methods):
+        return
+    for option, attr, unset in SAMPLING[1:]:
+        if getattr(args, attr, unset) != unset:
+            raise ElotError(f"{option} is a setting of particle inference, and this run is exact",
+                            hint="add --inference smc (or auto), or leave it out")
+
+
 def _thresholds(args):
     thresholds, _ = options.thresholds_and_beta(args)
     return thresholds
@@ -99,6 +117,13 @@ def _print(source, statements, times, scores, outputs, *, stderr: bool) -> None:
               f"true world {world}): {len(result.belief_space.beliefs)} initial beliefs × "
               f"{len(result.desire_space.utilities)} desires, {source.scenario.horizon} steps, model "
               f"{source.model} (planner {config.planner}, β={config.beta:g})")
+    ran = result.config
+    if result.estimated:
+        out.print(f"particle inference: {result.particles:,} particles (seed {ran.seed}), "
+                  f"{result.planned:,} distinct utility vectors planned, effective sample size {result.ess:,.1f}; "
+                  "figures are estimates, L ± its standard error")
+    if result.note:
+        out.print(f"[dim]{result.note}[/dim]")
     if not result.possible:
         out.print("[yellow]no hypothesis gives this path a positive probability: the posterior is empty[/yellow]")
     table = Table(title=f"Outputs at t={source.scenario.horizon}", title_justify="left")
@@ -121,7 +146,8 @@ def _print(source, statements, times, scores, outputs, *, stderr: bool) -> None:
         cells = []
         for got in scores:
             s = got.get(n)
-            cells.append("—" if s is None else f"{s.normalized_likelihood:.2f} ({s.posterior:.2f})")
+            cells.append("—" if s is None else f"{s.normalized_likelihood:.2f}"
+                         + ("" if s.stderr is None else f" ± {s.stderr:.2f}") + f" ({s.posterior:.2f})")
         text = excerpt(st.text, 300)
         if st.formula not in (None, st.text):
             text += f"\n→ {excerpt(st.formula, 300)}"
@@ -161,7 +187,7 @@ def _json(source, statements, times, scores, outputs, at) -> str:
             {"t": t, "outputs": [{"judgment": j, "option": o, "value": v} for j, o, v in at[t]], "statements": [
                 {"statement": statements[n].text, "formula": statements[n].formula, "mode": str(statements[n].mode),
                  "posterior": s.posterior, "normalized_likelihood": s.normalized_likelihood,
-                 "prior_fraction": s.prior_fraction}
+                 "prior_fraction": s.prior_fraction, **({} if s.stderr is None else {"L_se": s.stderr})}
                 for n, s in got.items()]}
             for t, got in zip(times, scores)],
         "skipped": [{"statement": st.text, "note": st.note} for st in statements if st.note],

@@ -532,9 +532,8 @@ def data_dir(args) -> str | None:
 #: Settings of the gridworld's inference that a domain run does not take: option, its
 #: attribute, and the value that means "not given".
 GRIDWORLD_ONLY = (("--k", "k", DEFAULT_K), ("--conventions", "conventions", "elot"),
-                  ("--inference", "inference", "exact"), ("--particles", "particles", DEFAULT_PARTICLES),
-                  ("--seed", "seed", None), ("--hidden-keys", "hidden_keys", None),
-                  ("--hidden-colours", "hidden_colours", None), ("--plan", "plan", None),
+                  ("--hidden-keys", "hidden_keys", None), ("--hidden-colours", "hidden_colours", None),
+                  ("--plan", "plan", None),
                   ("--max-hypotheses", "max_hypotheses", None), ("--bind-free", "bind_free", False))
 
 
@@ -545,7 +544,8 @@ def refuse_gridworld_options(args, domain: str, *, own: tuple[str, ...] = ()) ->
         if option not in own and getattr(args, attr, unset) != unset:
             raise ElotError(f"{option} is a setting of the Doors-Keys-Gems inference; the {domain} domain "
                             "does not take it",
-                            hint="leave it out; a domain takes --model, --beta, --planner and --max-memory")
+                            hint="leave it out; a domain takes --model, --beta, --planner, --max-memory, "
+                                 "--inference, --particles and --seed")
 
 
 def refuse_domain_options(args, *, model: bool = True) -> None:
@@ -563,13 +563,17 @@ def refuse_domain_options(args, *, model: bool = True) -> None:
 def domain_session_parts(args):
     """``(front, scenario, config, model)`` of a domain run from the arguments (loads the
     domain, reads the scenario, builds the engine config; --beta, --planner,
-    --max-memory and --backend go into it)."""
+    --max-memory, --backend, --inference, --particles and --seed go into it)."""
     from elot.domains.front import front_of
     from elot.domains.load import load_domain
 
     spec = domain_spec(args)
     front = front_of(load_domain(spec), spec)
+    from elot.cli.domain import refuse_unused_sampling
+
     refuse_gridworld_options(args, front.name)
+    method = getattr(args, "inference", "exact")
+    refuse_unused_sampling(args, [method])
     scenario = front.scenario(args.scenario, data_dir(args))
     beta = getattr(args, "beta", None)
     if beta is None and getattr(args, "thresholds", None):
@@ -578,6 +582,7 @@ def domain_session_parts(args):
         beta = thresholds_option(args.thresholds).beta
     config = front.config(args.model, beta=beta, planner=getattr(args, "planner", None),
                           memory_limit=getattr(args, "max_memory", None),
-                          backend=getattr(args, "backend", None))
+                          backend=getattr(args, "backend", None), method=method,
+                          particles=getattr(args, "particles", None), seed=getattr(args, "seed", None))
     return front, scenario, config, front.model_name(args.model)
 

@@ -93,10 +93,9 @@ def _domain_session(args):
     front, scenario, config, model = options.domain_session_parts(args)
     thresholds, _ = options.thresholds_and_beta(args)
     source = DomainSource(front, scenario, config, model)
-    from elot.engine import budget
 
     # the domain's tables and spaces checked, and a space too large refused, before the prompt
-    budget.check_run(source.estimate(), config.memory_limit)
+    source.engine.check([scenario.case.layout])
     session = DomainSession.open_source(source, thresholds=thresholds, language_model=options.language_model(),
                                         data=options.data_dir(args))
     session.set_mode(args.mode if options.mode_given(args) else INITIAL)

@@ -247,7 +247,9 @@ def batch_command(args) -> int:
 
 
 def _domain_batch(args, domain: str, params, betas) -> int:
-    """``elot batch`` over a domain's scenarios: one task per (model, layout), into the same table."""
+    """``elot batch`` over a domain's scenarios: one task per (model, inference method,
+    layout), into the same table."""
+    from elot.cli.domain import refuse_unused_sampling
     from elot.study.batch import batch
     from elot.study.domain_tasks import plan_domain_tasks
     from elot.study.references import given_items
@@ -255,17 +257,20 @@ def _domain_batch(args, domain: str, params, betas) -> int:
     from elot.settings import DEFAULT_VARIANT
 
     for option, attr, unset in (("--k", "k", str(options.DEFAULT_K)), ("--conventions", "conventions", "elot"),
-                                ("--inference", "inference", "exact"), ("--seed", "seed", None),
                                 ("--exp", "exp", "exp1,exp2")):
         if getattr(args, attr, unset) != unset:
             raise StudyError(f"{option} is a setting of the Doors-Keys-Gems inference; a domain does not take it",
-                             hint="leave it out; a domain's batch takes --model, --beta and --planner")
+                             hint="leave it out; a domain's batch takes --model, --beta, --planner, --inference, "
+                                  "--particles and --seed")
+    methods = _list(args.inference, "--inference")
+    refuse_unused_sampling(args, methods)
     if betas is None:   # the domain's model's own β, not the gridworld's default
         betas = list(dict.fromkeys(p.beta for p in params if p.beta is not None)) or [2.5]
     models = [m if m != DEFAULT_VARIANT else "btom" for m in _list(args.model, "--model")]   # full: btom
     items = given_items(args.statement, args.statements, "current" if args.mode_current else "initial")
     tasks = plan_domain_tasks(domain, args.scenarios, data=options.data_dir(args), models=models, betas=betas,
-                              planner=args.planner, items=items, thresholds=params)
+                              planner=args.planner, items=items, thresholds=params, methods=methods,
+                              particles=args.particles, seed=args.seed)
     fmt = args.format or ("parquet" if args.output.endswith(".parquet") else "csv")
     inputs = [s for s in args.scenarios if os.path.isfile(s)] + list(args.statements) + list(args.thresholds)
     with _progress_bar(f"batch ({count(len(tasks), 'task')})") as progress:

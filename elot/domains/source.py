@@ -4,7 +4,9 @@ queries (a belief model: ``times``, ``signature``, ``hypotheses(t)``,
 ``initial_hypotheses(t)``, ``label(t)``).
 
 The engine infers the agent's **initial** belief and its desires from the path up to t.
-Rows are (hidden world, initial belief, desire) triples weighted by their posterior; each
+Rows are (hidden world, initial belief, desire) triples weighted by their posterior (every
+one under exact inference; the particles drawn under ``smc``, whose scores then carry
+standard errors from their effective sample size); each
 row's belief is the initial belief, each row carries its utilities (for the desire
 operators). A statement about the agent's *current* belief after t > 0 steps cannot be
 judged from that: it is refused with a hint (statements about desires or the world are
@@ -18,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from elot.domains.front import DomainScenario, Front
-from elot.engine import Engine, EngineConfig, PathResult
+from elot.engine import Engine, EngineConfig
+from elot.engine.run import Result
 from elot.engine.protocol import ask, check_tables
 from elot.errors import ArgumentError, EvaluationError
 from elot.judging import Desires, Hypotheses
@@ -37,7 +40,7 @@ class DomainSource:
 
     def __init__(self, front: Front, scenario: DomainScenario, config: EngineConfig | None = None,
                  model: str | None = None, *, engine: Engine | None = None,
-                 results: dict[int, PathResult] | None = None):
+                 results: dict[int, Result] | None = None):
         """``engine`` (one of the same domain, whose plans are shared: planning does not
         depend on beta) and ``results`` (already run, by time) save work in a batch."""
         self.front = front
@@ -45,7 +48,7 @@ class DomainSource:
         self.engine = engine or Engine(front.domain, config)
         self.beta = self.engine.config.beta if config is None else float(config.beta)
         self.model = model or front.model_name(None)
-        self._results: dict[int, PathResult] = dict(results or {})
+        self._results: dict[int, Result] = dict(results or {})
         self._signature = None
         self._worlds: tuple[State, ...] | None = None
 
@@ -77,7 +80,7 @@ class DomainSource:
     def label(self, t: int) -> str:
         return self.front.step_labels(self.scenario)[t - 1]
 
-    def result(self, t: int | None = None) -> PathResult:
+    def result(self, t: int | None = None) -> Result:
         """The inversion of the path's first ``t`` steps (default: all of it)."""
         t = self.scenario.horizon if t is None else int(t)
         if not 0 <= t <= self.scenario.horizon:
@@ -124,17 +127,25 @@ class DomainSource:
                                  for w in range(len(tables.worlds)))
         return self._worlds
 
-    def _hypotheses(self, result: PathResult, *, with_beliefs: bool) -> Hypotheses:
-        n_w, n_b, n_u = result.likelihood.shape
-        true_index = np.repeat(np.asarray(result.worlds, dtype=np.intp), n_b * n_u)
-        beliefs: dict[str, np.ndarray] = {}
-        if with_beliefs:
-            rows = np.asarray(result.belief_space.beliefs, dtype=np.float64)
-            rows = rows / rows.sum(axis=1, keepdims=True)
-            beliefs = {self.signature.agent: np.tile(np.repeat(rows, n_u, axis=0), (n_w, 1))}
-        objects, utilities = result.desires_at()
-        return Hypotheses(self.signature, self.worlds(), true_index, beliefs, result.posterior().reshape(-1),
-                          prior=result.prior().reshape(-1), desires=Desires(tuple(objects), utilities))
+    def _hypotheses(self, result: Result, *, with_beliefs: bool) -> Hypotheses:
+        return result_hypotheses(result, self.signature, self.worlds(), with_beliefs=with_beliefs)
+
+
+def result_hypotheses(result: Result, signature, worlds: tuple[State, ...], *, with_beliefs: bool = True,
+                      per_agent: bool = True) -> Hypotheses:
+    """A result's rows (every hypothesis, or the particles with their effective sample size
+    and prior draws, so that scores carry standard errors) as ELoT hypotheses over
+    ``worlds`` (the states of the layout's worlds); with ``with_beliefs``, each row's
+    belief is its initial belief, the signature's agent's."""
+    rows = result.rows()
+    beliefs: dict[str, np.ndarray] = {}
+    if with_beliefs:
+        table = np.asarray(result.belief_space.beliefs, dtype=np.float64)
+        beliefs = {signature.agent: (table / table.sum(axis=1, keepdims=True))[rows.belief]}
+    utilities = np.asarray(result.desire_space.utilities, dtype=np.float64)[rows.desire]
+    return Hypotheses(signature, worlds, np.asarray(result.worlds, dtype=np.intp)[rows.world], beliefs,
+                      rows.weights, prior=rows.prior, ess=rows.ess, prior_draws=rows.draws, per_agent=per_agent,
+                      desires=Desires(tuple(result.desire_space.objects), utilities))
 
 
 def refuse_current_beliefs(statements, source: Any):

@@ -216,16 +216,26 @@ def planning(planner: str, shape: tuple[int, int, int], n_desires: int, grid: in
     return planned(held, seconds, rows * layouts, n_desires)
 
 
-def planned(bytes_: int, seconds: float, rows: int, n_desires: int) -> Estimate:
-    """An estimate of the engine's work: ``rows`` planning rows x ``n_desires`` utility vectors."""
+def planned(bytes_: int, seconds: float, rows: int, n_desires: int, desires: str = "utility vectors") -> Estimate:
+    """An estimate of the engine's work: ``rows`` planning rows x ``n_desires`` utility
+    vectors (``desires`` says which: particle inference plans only the distinct ones drawn)."""
     return Estimate(work="the run", bytes=int(bytes_), seconds=seconds, size=rows, unit="planning rows",
-                    detail=f"{rows:,} planning rows x {n_desires:,} utility vectors, "
+                    detail=f"{rows:,} planning rows x {n_desires:,} {desires}, "
                            f"~{format_seconds(seconds)} of planning")
 
 
-def check_run(need: Estimate, memory_limit: int | None = None) -> Estimate:
+#: What to do about a run over the budget, by how it infers.
+RUN_HINTS = {
+    "exact": "use particle inference (method smc or auto, --inference smc), fewer utility vectors or a "
+             "coarser belief grid (grid=), the qmdp planner, or raise memory_limit",
+    "smc": "use fewer particles (each distinct utility vector drawn is planned), a coarser belief grid "
+           "(grid=), the qmdp planner, or raise memory_limit",
+}
+
+
+def check_run(need: Estimate, memory_limit: int | None = None, method: str = "exact") -> Estimate:
     """``need`` if it fits ``memory_limit`` (None: half the memory available now), else a
-    :class:`BudgetError` with the estimate, raised before any work."""
+    :class:`BudgetError` with the estimate, raised before any work (its hint says what to
+    do under ``method``, exact or smc)."""
     return check(need, Limits(max_bytes=memory_limit), error=BudgetError, advice="refused before any work",
-                 hint="use fewer utility vectors or a coarser belief grid (grid=), the qmdp planner, "
-                      "or raise memory_limit")
+                 hint=RUN_HINTS[method])

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
+from elot.engine.methods import METHODS
 from elot.errors import ArgumentError
+from elot.settings import DEFAULT_PARTICLES
 
 #: The planners a config may name (``elot.engine.planners.PLANNERS`` implements them).
 PLANNER_NAMES = ("qmdp", "belief-vi")
@@ -22,7 +24,10 @@ class EngineConfig:
     knows the true world: its initial belief is that world), ``belief_quantum`` (the
     agent's beliefs in the inversion are rounded to multiples of it; 0: not rounded),
     ``backend`` (``core``: the compiled kernels; ``reference``: their NumPy twins) and
-    ``memory_limit`` (bytes a run may use; None: the engine's default).
+    ``memory_limit`` (bytes a run may use; None: the engine's default), ``method``
+    (:data:`elot.engine.methods.METHODS`: every hypothesis, ``exact``; ``particles``
+    hypotheses drawn from the priors, ``smc``; exact when the budget allows it, ``auto``), ``particles`` (hypotheses drawn by ``smc``) and ``seed`` (of the
+    draws; None: a fresh one, which the engine fills in, so a result's config can be rerun).
     """
 
     planner: str | None = None
@@ -35,6 +40,9 @@ class EngineConfig:
     belief_quantum: float = 2.0 ** -16
     backend: str = "core"
     memory_limit: int | None = None
+    method: str = "exact"
+    particles: int = DEFAULT_PARTICLES
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         if self.planner is not None and self.planner not in PLANNER_NAMES:
@@ -50,8 +58,19 @@ class EngineConfig:
             raise ArgumentError(f"sweeps must be a whole number >= 1, not {self.sweeps}")
         if not (isinstance(self.grid, int) and self.grid >= 1):
             raise ArgumentError(f"grid must be a whole number >= 1, not {self.grid}")
+        if self.method not in METHODS:
+            raise ArgumentError(f"unknown inference method {self.method!r}", hint=f"choose one of {', '.join(METHODS)}")
+        if isinstance(self.particles, bool) or not isinstance(self.particles, int) or self.particles < 1:
+            raise ArgumentError(f"particles must be a whole number >= 1, not {self.particles}")
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0):
+            raise ArgumentError(f"seed must be a whole number >= 0, not {self.seed}")
         if not 0 <= self.belief_quantum < 1:
             raise ArgumentError(f"belief_quantum must be in [0, 1), not {self.belief_quantum}")
+
+    @property
+    def may_sample(self) -> bool:
+        """Whether a run may draw particles (method smc or auto)."""
+        return may_sample(self.method)
 
     def resolved(self, default_planner: str) -> "EngineConfig":
         """This config with the planner filled in (what actually runs)."""
@@ -62,3 +81,8 @@ class EngineConfig:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+def may_sample(method: str) -> bool:
+    """Whether a run under ``method`` may draw particles (smc or auto)."""
+    return method != "exact"

@@ -1,9 +1,12 @@
-"""The engine: a domain and a config in, one :class:`PathResult` per observed path out.
+"""The engine: a domain and a config in, one result per observed path out.
 
 :class:`Engine` asks the domain for its tables and hypothesis spaces (checked, see
-:mod:`elot.engine.protocol`), checks the budget before any work, plans each layout once
-(planning does not depend on beta), builds each path's inversion once, and then evaluates
-every path for each beta asked. Nothing here names a domain's objects.
+:mod:`elot.engine.protocol`), chooses how to infer (``exact``: every hypothesis, a
+:class:`PathResult`; ``smc``: particles drawn from the priors, a :class:`SampledResult`,
+see :mod:`elot.engine.sampling`; ``auto``: exact when the budget allows it), checks the
+budget before any work, plans each layout once (planning does not depend on beta), builds
+each path's inversion once, and then evaluates every path for each beta asked. Nothing
+here names a domain's objects.
 """
 
 from __future__ import annotations
@@ -14,13 +17,16 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from elot.engine import budget
+from elot.engine import budget, sampling
 from elot.engine.config import EngineConfig
 from elot.engine.inversion import Inverter, stored_beliefs
 from elot.engine.planners import Plan, plan
 from elot.engine.protocol import (BeliefSpace, DesireSpace, DomainError, Tables, ask,
                                   check_space, check_tables)
-from elot.engine.results import PathResult, Timings
+from elot.engine.results import PathResult, SampledResult, Timings
+
+#: A result of either method (what :meth:`Engine.run` returns per case).
+Result = PathResult | SampledResult
 
 
 @dataclass(frozen=True)
@@ -45,11 +51,15 @@ class Engine:
         config = config or EngineConfig()
         if config.true_belief and not config.planner:
             config = replace(config, planner="qmdp")  # a known world needs no belief planning
+        self._seed_drawn = config.method != "exact" and config.seed is None
+        if self._seed_drawn:
+            config = replace(config, seed=sampling.fresh_seed())   # drawn now, reported with the results
         self.config = config.resolved(default)
         self.timings = Timings()
         self._tables: dict[Any, Tables] = {}
-        self._plans: dict[Any, Plan] = {}
+        self._plans: dict[tuple[Any, str], Plan] = {}
         self._desires: DesireSpace | None = None
+        self._draws: sampling.Draws | None = None
 
     # -- what the domain says -----------------------------------------------------------
 
@@ -83,30 +93,61 @@ class Engine:
         check_space(self.domain, "initial_beliefs", space.beliefs, space.prior, n_w)
         return space
 
+    def draws(self) -> sampling.Draws:
+        """The particles' draws (``config.particles`` from ``config.seed``), made once."""
+        if self._draws is None:
+            self._draws = sampling.Draws.of(self.config.seed, self.config.particles, self.desires())
+        return self._draws
+
+    def planned_desires(self, method: str) -> DesireSpace:
+        """The utility vectors planned under ``method``: all (exact), or the distinct ones drawn."""
+        return self.desires() if method == "exact" else self.draws().planned(self.desires())
+
     # -- the work -----------------------------------------------------------------------
 
-    def estimate(self, layouts: Iterable[Any]) -> budget.Estimate:
-        """What planning ``layouts`` needs (asks the domain for tables, plans nothing)."""
-        layouts = [layout for layout in dict.fromkeys(layouts) if layout not in self._plans]
-        n_desires = len(self.desires().utilities)
-        total = budget.planned(0, 0.0, 0, n_desires)
+    def estimate(self, layouts: Iterable[Any], method: str | None = None) -> budget.Estimate:
+        """What planning ``layouts`` needs under ``method`` (default: the config's; ``auto``:
+        exact if that fits the budget, else particles). Asks the domain for tables and
+        draws the particles' desires; plans nothing."""
+        layouts = list(dict.fromkeys(layouts))
+        method = method or self.config.method
+        if method == "auto":
+            exact = self.estimate(layouts, "exact")
+            return exact if self._fits(exact) else self.estimate(layouts, "smc")
+        n_desires = len(self.planned_desires(method).utilities)
+        what = "utility vectors" if method == "exact" else \
+            f"distinct utility vectors drawn by {self.config.particles:,} particles"
+        total = budget.planned(0, 0.0, 0, n_desires, what)
         for layout in layouts:
+            if (layout, method) in self._plans:
+                continue
             one = budget.planning(self.config.planner, self.tables(layout).shape, n_desires,
                                   self.config.grid, self.config.sweeps)
             total = budget.planned(total.bytes + one.bytes, total.seconds + one.seconds,
-                                   total.size + one.size, n_desires)
+                                   total.size + one.size, n_desires, what)
         return total
 
-    def plan(self, layout: Any) -> Plan:
-        if layout not in self._plans:
+    def check(self, layouts: Iterable[Any]) -> budget.Estimate:
+        """Refuse, before any work, planning ``layouts`` over the budget under the config's
+        method (``auto``: the one it would run); the estimate when it fits."""
+        layouts = list(layouts)
+        method = self.config.method
+        if method == "auto":
+            method = "exact" if self._fits(self.estimate(layouts, "exact")) else "smc"
+        return budget.check_run(self.estimate(layouts, method), self.config.memory_limit, method)
+
+    def plan(self, layout: Any, method: str = "exact") -> Plan:
+        """The layout solved for the utility vectors ``method`` plans (see :meth:`planned_desires`)."""
+        solved = (layout, "exact" if method == "exact" else "smc")
+        if solved not in self._plans:
             start, cpu = time.perf_counter(), time.process_time()
-            self._plans[layout] = plan(self.tables(layout), self.desires(), self.config)
+            self._plans[solved] = plan(self.tables(layout), self.planned_desires(solved[1]), self.config)
             self.timings.planning += time.perf_counter() - start
             self.timings.cpu_planning += time.process_time() - cpu
-        return self._plans[layout]
+        return self._plans[solved]
 
     def run(self, cases: Sequence[Case], betas: Sequence[float] | None = None,
-            progress: Callable[[int, int], None] | None = None) -> list[list[PathResult]]:
+            progress: Callable[[int, int], None] | None = None) -> list[list[Result]]:
         """For each beta (default: the config's), one result per case, in order.
         ``progress(done, total)`` is called as layouts are planned and betas evaluated."""
         betas = [self.config.beta] if betas is None else [float(b) for b in betas]
@@ -114,51 +155,99 @@ class Engine:
         return list(self._each_beta(cases, betas, progress, prepared))
 
     def each_beta(self, cases: Sequence[Case], betas: Sequence[float] | None = None,
-                  progress: Callable[[int, int], None] | None = None) -> Iterator[list[PathResult]]:
+                  progress: Callable[[int, int], None] | None = None) -> Iterator[list[Result]]:
         """:meth:`run`, one beta's results at a time (a caller that keeps only what it needs
         of each holds one beta's likelihood tables, not all of them). The checks, the
         budget and the planning happen before the first beta is handed out."""
         betas = [self.config.beta] if betas is None else [float(b) for b in betas]
         return self._each_beta(cases, betas, progress, self._prepare(cases, len(betas), progress, 1))
 
+    def _fits(self, need: budget.Estimate) -> bool:
+        return budget.over(need, budget.Limits(max_bytes=self.config.memory_limit)) is None
+
+    def _need(self, cases, method: str, kept: int) -> budget.Estimate:
+        """The run's estimate under ``method``: planning, and the results of ``kept`` betas
+        held at once (exact: every hypothesis's likelihood; particles: a few numbers per
+        particle, and the largest table being evaluated, drawn initial beliefs x distinct
+        desires)."""
+        need = self.estimate((case.layout for case in cases), method)
+        if method == "exact":
+            held = 8 * kept * len(self.desires().utilities) * sum(self._rows(case) for case in cases)
+        else:
+            n, distinct = self.config.particles, len(self.draws().distinct)
+            rows = max((len(self.initial_beliefs(case.layout, case.world).beliefs) for case in cases), default=0)
+            held = 8 * 4 * n * kept * len(cases) + 8 * min(n, rows) * distinct
+        return replace(need, bytes=need.bytes + held)
+
+    def _choose(self, cases, kept: int) -> tuple[str, str]:
+        """How to infer (exact or smc) and why (a note under ``auto``); the budget is checked
+        on the method chosen, and a run over it refused before any work."""
+        method = self.config.method
+        if method != "auto":
+            budget.check_run(self._need(cases, method, kept), self.config.memory_limit, method)
+            return method, ""
+        exact = self._need(cases, "exact", kept)
+        limit = budget.Limits(max_bytes=self.config.memory_limit).budget()
+        n_desires = len(self.desires().utilities)
+        if self._fits(exact):
+            return "exact", (f"auto: exact ({n_desires:,} utility vectors need about "
+                             f"{budget.format_bytes(exact.bytes)}, within the memory budget of "
+                             f"{budget.format_bytes(limit)})")
+        budget.check_run(self._need(cases, "smc", kept), self.config.memory_limit, "smc")
+        return "smc", (f"auto: smc (exact inference over {n_desires:,} utility vectors would need about "
+                       f"{budget.format_bytes(exact.bytes)}, over the memory budget of "
+                       f"{budget.format_bytes(limit)}; {self.config.particles:,} particles plan "
+                       f"{len(self.draws().distinct):,} of them)")
+
     def _prepare(self, cases, n_betas: int, progress, kept: int):
-        """Check the cases and the budget (``kept`` betas' results held at once), plan
-        every layout, build every inversion."""
+        """Check the cases, choose the method and check the budget (``kept`` betas' results
+        held at once), plan every layout, build every inversion."""
         for case in cases:
             self._check_case(case)
-        need = self.estimate(case.layout for case in cases)
-        held = 8 * kept * len(self.desires().utilities) * sum(
-            self._rows(case) for case in cases)                  # the likelihood tables returned
-        budget.check_run(replace(need, bytes=need.bytes + held), self.config.memory_limit)
+        method, note = self._choose(cases, kept)
         layouts = list(dict.fromkeys(case.layout for case in cases))
         total = len(layouts) + n_betas
         inverters: dict[Any, Inverter] = {}
         for i, layout in enumerate(layouts):
-            inverters[layout] = Inverter(self.tables(layout), self.plan(layout), self.config.belief_quantum)
+            inverters[layout] = Inverter(self.tables(layout), self.plan(layout, method), self.config.belief_quantum)
             if progress:
                 progress(i + 1, total)
         start, cpu = time.perf_counter(), time.process_time()
-        built = [self._build(inverters[case.layout], case) for case in cases]
+        build = self._build if method == "exact" else self._build_sampled
+        built = [build(inverters[case.layout], case) for case in cases]
         self.timings.building += time.perf_counter() - start
         self.timings.cpu_building += time.process_time() - cpu
-        return inverters, built, len(layouts), total
+        ran = replace(self.config, method=method)
+        if method == "exact" and self._seed_drawn:
+            ran = replace(ran, seed=None)                 # auto ran exact: no draw was used
+        return ran, note, inverters, built, len(layouts), total
 
     def _each_beta(self, cases, betas, progress, prepared):
-        inverters, built, n_layouts, total = prepared
+        ran, note, inverters, built, n_layouts, total = prepared
+        name = getattr(self.domain, "name", "?")
         for j, beta in enumerate(betas):
             start, cpu = time.perf_counter(), time.process_time()
-            config = self.config.with_beta(beta)
+            config = ran.with_beta(beta)
             policies = {layout: inv.policies(beta, config.backend) for layout, inv in inverters.items()}
             results = []
-            for case, (worlds, world_prior, space, programs) in zip(cases, built):
+            for case, one in zip(cases, built):
                 inverter = inverters[case.layout]
-                likelihood = np.zeros((len(worlds), len(space.beliefs), len(self.desires().utilities)))
-                for i, (rows, program) in enumerate(programs):
-                    likelihood[i, rows] = inverter.likelihood(program, policies[case.layout], config.backend)
-                results.append(PathResult(
-                    getattr(self.domain, "name", "?"), case.layout, worlds, world_prior, tuple(case.path),
-                    config, likelihood, space, self.desires(),
-                    stored_beliefs(space.beliefs, config.belief_quantum)))
+                if config.method == "exact":
+                    worlds, world_prior, space, programs = one
+                    likelihood = np.zeros((len(worlds), len(space.beliefs), len(self.desires().utilities)))
+                    for i, (rows, program) in enumerate(programs):
+                        likelihood[i, rows] = inverter.likelihood(program, policies[case.layout], config.backend)
+                    results.append(PathResult(
+                        name, case.layout, worlds, world_prior, tuple(case.path), config, likelihood, space,
+                        self.desires(), stored_beliefs(space.beliefs, config.belief_quantum), note))
+                    continue
+                draws = self.draws()
+                results.append(SampledResult(
+                    name, case.layout, one.worlds, one.world_prior, tuple(case.path), config, one.world_of,
+                    one.belief_of, draws.desire_of,
+                    sampling.likelihood(inverter, one, policies[case.layout], draws, config.backend),
+                    one.space, self.desires(), stored_beliefs(one.space.beliefs, config.belief_quantum),
+                    len(draws.distinct), note))
             self.timings.evaluating.append(time.perf_counter() - start)
             self.timings.cpu_evaluating.append(time.process_time() - cpu)
             if progress:
@@ -175,15 +264,18 @@ class Engine:
         check_space(self.domain, "world_prior", np.eye(n_w), prior, n_w)
         return prior
 
+    def _hidden(self, case: Case) -> tuple[tuple[int, ...], np.ndarray]:
+        """The hidden worlds a case considers and their prior (the true one, if known)."""
+        if case.world is not None:
+            return (case.world,), np.ones(1)
+        full = self.world_prior(case.layout)
+        worlds = tuple(int(w) for w in np.flatnonzero(full > 0))
+        return worlds, full[list(worlds)]
+
     def _build(self, inverter: Inverter, case: Case):
         """The hidden worlds a case considers, their prior, its initial beliefs, and for each
         world the rows of those beliefs it covers with their program."""
-        if case.world is not None:
-            worlds, prior = (case.world,), np.ones(1)
-        else:
-            full = self.world_prior(case.layout)
-            worlds = tuple(int(w) for w in np.flatnonzero(full > 0))
-            prior = full[list(worlds)]
+        worlds, prior = self._hidden(case)
         space = self.initial_beliefs(case.layout, case.world)
         beliefs = np.asarray(space.beliefs, dtype=np.float64)
         programs = []
@@ -192,6 +284,13 @@ class Engine:
             rows = [world] if self.config.true_belief and case.world is None else list(range(len(beliefs)))
             programs.append((rows, inverter.build(beliefs[rows], list(case.path), world)))
         return worlds, prior, space, programs
+
+    def _build_sampled(self, inverter: Inverter, case: Case) -> sampling.SampledCase:
+        """The case's particles and the programs of their drawn (world, initial belief) rows."""
+        worlds, prior = self._hidden(case)
+        return sampling.build(inverter, list(case.path), worlds, prior,
+                              self.initial_beliefs(case.layout, case.world), self.draws(),
+                              case.world is not None, self.config.true_belief)
 
     def _rows(self, case: Case) -> int:
         """(hidden world, initial belief) rows of a case's result."""

@@ -6,6 +6,9 @@ One :class:`DomainTask` per (model, layout): the engine plans each layout once f
 β (planning does not depend on β), inverts each scenario's path once, then scores every
 statement at each scenario's judgment points for every β and set of thresholds. The
 table's ``k`` is empty (a domain has no belief size) and ``conventions`` is ``elot``.
+A task of particle inference (``method`` smc or auto) fills the particle columns the
+gridworld's batch has (:data:`elot.study.tables.PARTICLE_COLUMNS`): the method and seed
+that ran, the particles, the effective sample size at each t and L's standard error.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Sequence
 from elot.errors import ElotError
 from elot.judging import Statement
 from elot.lang.semantics import Thresholds
+from elot.settings import DEFAULT_PARTICLES
 from elot.study.params import StudyError
 
 
@@ -35,11 +39,15 @@ class DomainTask:
     planner: str | None
     items: tuple[Statement, ...]
     thresholds: tuple[tuple[str, Thresholds], ...]
+    method: str = "exact"
+    particles: int = DEFAULT_PARTICLES
+    seed: int | None = None
 
     @property
     def config(self):
-        """The engine's config of the task (its first β); a domain never samples."""
-        return self._front().config(self.model, planner=self.planner, beta=self.betas[0])
+        """The engine's config of the task (its first β, its inference method)."""
+        return self._front().config(self.model, planner=self.planner, beta=self.betas[0], method=self.method,
+                                    particles=self.particles, seed=self.seed)
 
     def _front(self):
         from elot.domains.front import front_of
@@ -67,7 +75,7 @@ class DomainTask:
                 statements = resolve_statements(self.items, lambda text, mode: resolve_statement(
                     text, mode=mode, scenario=source)[:2])
                 base = {"scenario": scenario.ref or scenario.name, "map": str(scenario.case.layout), "model": self.model,
-                        "beta": beta, "k": "", "conventions": "elot"}
+                        "beta": beta, "k": "", "conventions": "elot", **particle_columns(result)}
                 for label, thresholds in self.thresholds:
                     compiled = refuse_current_beliefs(compile_statements(statements, signature, thresholds=thresholds),
                                                       source)
@@ -78,9 +86,12 @@ class DomainTask:
                             row = {**base, "thresholds": label, "statement_id": st.id, "statement": st.text,
                                    "formula": st.formula or "", "mode": str(st.mode), **dict(st.factors),
                                    "t": t, "P": "", "L": "", "pi": "", "error": error}
+                            row.update(ess=getattr(source.result(t), "ess", ""), warning="")
                             s = got.get(n)
                             if s is not None:
                                 row.update(P=s.posterior, L=s.normalized_likelihood, pi=s.prior_fraction)
+                                if s.stderr is not None:
+                                    row["L_se"] = s.stderr
                             rows.append(row)
         return self.index, rows
 
@@ -103,11 +114,21 @@ class DomainTask:
         return Engine(front.domain, self.config).estimate([found.case.layout]).bytes
 
 
+def particle_columns(result) -> dict:
+    """The particle columns of a result's rows (written only in tables that have them, as
+    the gridworld's): how it ran (``inference``, ``particles``, ``seed``)."""
+    sampled = result.estimated
+    return {"inference": result.config.method, "particles": result.particles if sampled else "",
+            "seed": result.config.seed if sampled else ""}
+
+
 def plan_domain_tasks(domain: str, specs: Sequence[str], *, data: str | None, models: Sequence[str],
                       betas: Sequence[float], planner: str | None, items: Sequence[Statement],
-                      thresholds: Sequence) -> list[DomainTask]:
-    """One task per (model, layout), scenarios in the order given; everything checked now
-    (the domain loads, every scenario reads, every model is the domain's), not in a worker."""
+                      thresholds: Sequence, methods: Sequence[str] = ("exact",),
+                      particles: int = DEFAULT_PARTICLES, seed: int | None = None) -> list[DomainTask]:
+    """One task per (model, inference method, layout), scenarios in the order given;
+    everything checked now (the domain loads, every scenario reads, every model is the
+    domain's, every method is one), not in a worker."""
     from elot.domains.front import front_of
     from elot.domains.load import load_domain
 
@@ -129,9 +150,16 @@ def plan_domain_tasks(domain: str, specs: Sequence[str], *, data: str | None, mo
         raise StudyError("no scenarios to run", hint="give the domain's scenarios")
     labels = tuple(dict.fromkeys((p.label, p.thresholds) for p in thresholds))
     betas = tuple(dict.fromkeys(float(b) for b in betas))
+    from elot.engine import METHODS
+
+    for method in methods:
+        if method not in METHODS:
+            raise StudyError(f"--inference: unknown inference method {method!r}", hint=f"use one of: {', '.join(METHODS)}")
     tasks = []
     for model in models:
-        for layout, refs in by_layout.items():
-            tasks.append(DomainTask(len(tasks), domain, data, tuple(r for r, _ in refs), tuple(p for _, p in refs),
-                                    model, betas, planner, tuple(items), labels))
+        for method in dict.fromkeys(methods):
+            for layout, refs in by_layout.items():
+                tasks.append(DomainTask(len(tasks), domain, data, tuple(r for r, _ in refs),
+                                        tuple(p for _, p in refs), model, betas, planner, tuple(items), labels,
+                                        method, particles, seed))
     return tasks

@@ -143,5 +143,5 @@ def as_option(option: str, check: Callable, *args):
 def table_columns(tasks: Sequence[Task]) -> tuple[str, ...]:
     """The table's columns: :data:`ALL_COLUMNS`, and :data:`PARTICLE_COLUMNS` when a task
     may run particle inference (so tables of exact inference stay as they were)."""
-    sampled = any(getattr(t.config, "may_sample", False) for t in tasks if isinstance(t, Task))
+    sampled = any(getattr(t.config, "may_sample", False) for t in tasks)
     return ALL_COLUMNS + PARTICLE_COLUMNS if sampled else ALL_COLUMNS

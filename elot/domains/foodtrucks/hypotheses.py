@@ -2,7 +2,8 @@
 thought at first, and (once ``elot.judging.Desires`` exists) what it wants.
 
 The rows are the (initial belief, utility vector) pairs of a :class:`~elot.engine.PathResult`
-(initial belief major), weighted by their posterior; the worlds are the three worlds'
+(initial belief major), weighted by their posterior, or the particles of a
+:class:`~elot.engine.SampledResult`; the worlds are the three worlds'
 states (``at(truck, spot)``, ``empty(spot)``); each row's belief is the student's initial
 belief over them.
 """
@@ -11,17 +12,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from elot.domains.foodtrucks.language import AGENT, signature
+from elot.domains.foodtrucks.language import signature
 from elot.domains.foodtrucks.scenarios import FoodTruckScenario
 from elot.domains.foodtrucks.world import WORLD_NAMES, world_atoms
-from elot.engine import Case, Engine, EngineConfig, PathResult
+from elot.engine import Case, Engine, EngineConfig, PathResult, Result
 from elot.errors import ArgumentError
-from elot.judging import Desires, Hypotheses
+from elot.judging import Hypotheses
 from elot.lang.semantics import State
 
 
 def result_at(scenario: FoodTruckScenario, t: int, config: EngineConfig | None = None,
-              engine: Engine | None = None) -> PathResult:
+              engine: Engine | None = None) -> Result:
     """The inversion of ``scenario``'s first ``t`` steps (its last step, eating included, at
     ``t = steps``)."""
     from elot.domains.foodtrucks.domain import FoodTrucks
@@ -34,20 +35,17 @@ def result_at(scenario: FoodTruckScenario, t: int, config: EngineConfig | None =
     return result
 
 
-def hypotheses(result: PathResult) -> Hypotheses:
-    """The result's posterior rows as :class:`elot.judging.Hypotheses` (initial beliefs)."""
+def hypotheses(result: Result) -> Hypotheses:
+    """The result's posterior rows as :class:`elot.judging.Hypotheses` (initial beliefs):
+    every hypothesis of an exact result, the particles of a sampled one."""
+    from elot.domains.source import result_hypotheses
+
     worlds = tuple(State.of(world_atoms(w)) for w in range(len(WORLD_NAMES)))
-    n_w, n_b, n_u = result.likelihood.shape
-    beliefs = np.asarray(result.belief_space.beliefs, dtype=np.float64)
-    beliefs = np.tile(np.repeat(beliefs / beliefs.sum(axis=1, keepdims=True), n_u, axis=0), (n_w, 1))
-    true_index = np.repeat(np.asarray(result.worlds), n_b * n_u)
-    return Hypotheses(signature(), worlds, true_index, {AGENT: beliefs},
-                      result.posterior().reshape(-1), prior=result.prior().reshape(-1), per_agent=False,
-                      desires=Desires(*desires(result)))
+    return result_hypotheses(result, signature(), worlds, per_agent=False)
 
 
 def desires(result: PathResult) -> tuple[tuple[str, ...], np.ndarray]:
-    """``(objects, utilities)`` of the rows of :func:`hypotheses`: the truck constants
-    (korean, lebanese, mexican) and each row's utility for each: what
+    """``(objects, utilities)`` of the rows of :func:`hypotheses` of an exact result: the
+    truck constants (korean, lebanese, mexican) and each row's utility for each: what
     ``elot.judging.Desires(objects, utilities)`` takes."""
     return result.desires_at()
