@@ -498,10 +498,10 @@ def test_batch_of_a_domain_in_worker_processes_equals_the_serial_one(capsys, tmp
 
 
 def test_the_command_lines_planners_are_the_engines():
-    from elot.cli import options
+    from elot.cli import domain_options
     from elot.engine import PLANNER_NAMES
 
-    assert options.PLANNERS == PLANNER_NAMES
+    assert domain_options.PLANNERS == PLANNER_NAMES
 
 
 def test_a_case_files_judgment_points_are_each_judged_on_the_path_so_far(capsys, tmp_path):

@@ -7,8 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from elot.cli import options
-from elot.settings import EXIT_OK, EXIT_USAGE
+from elot.cli import domain_options, options
+from elot.settings import EXIT_OK
 
 
 def register(subparsers) -> None:
@@ -41,7 +41,7 @@ def register(subparsers) -> None:
     p.add_argument("--show-template", metavar="CONDITION", help="print the packaged template of a condition and exit")
     p.add_argument("--image", action="store_true",
                    help="add the stimulus frame at the judgment point (PNG) to each prompt, for multimodal endpoints")
-    options.add_domain_options(p)
+    domain_options.add_domain_options(p)
     p.add_argument("--few-shot", metavar="RATINGS.csv",
                    help="show people's ratings of the scenario's other statements (columns scenario, mode, "
                         "statement, rating on 1 to 7)")
@@ -158,7 +158,7 @@ def baseline_command(args) -> int:
 
     study = domain_study(args, args.scenarios, exp_default=EXP_DEFAULT, own=("--seed",))
     if study is None:
-        options.refuse_domain_options(args, model=False)
+        domain_options.refuse_domain_options(args, model=False)
     items, scenarios, inputs = _items(args) if study is None else _domain_items(args, study)
     if not args.dry_run:
         fmt, cache = _check_outputs(args, inputs)   # before anything is asked: a refused path fails fast

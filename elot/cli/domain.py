@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import sys
 
-from elot.cli import options
+from elot.cli import domain_options, options
 from elot.errors import ElotError
 from elot.output import STDOUT, csv_text, excerpt, write_output
 from elot.settings import INITIAL
@@ -31,7 +31,7 @@ def run_domain(args, check_outputs, inputs) -> int:
     from elot.translate import resolve_statement
 
     check_outputs(args)    # before any work: a refused output path fails fast
-    front, scenario, config, model = options.domain_session_parts(args)
+    front, scenario, config, model = domain_options.domain_session_parts(args)
     source = DomainSource(front, scenario, config, model)
     mode = args.mode if options.mode_given(args) else INITIAL
     given = [Statement(text, mode) for text in args.statement]
@@ -66,24 +66,6 @@ def run_domain(args, check_outputs, inputs) -> int:
         raise ElotError(f"{len(failures)} of {len(statements)} statement(s) could not be scored",
                         hint="fix the statements above; the other statements were scored")
     return 0
-
-
-#: Settings of particle inference (a domain's run, repl and batch take them).
-SAMPLING = (("--inference", "inference", "exact"), ("--particles", "particles", options.DEFAULT_PARTICLES),
-            ("--seed", "seed", None))
-
-
-def refuse_unused_sampling(args, methods) -> None:
-    """``--particles`` or ``--seed`` given to a domain run whose ``methods`` are all exact:
-    an error naming the option (they would change nothing)."""
-    from elot.engine.config import may_sample
-
-    if any(may_sample(method) for method in methods):
-        return
-    for option, attr, unset in SAMPLING[1:]:
-        if getattr(args, attr, unset) != unset:
-            raise ElotError(f"{option} is a setting of particle inference, and this run is exact",
-                            hint="add --inference smc (or auto), or leave it out")
 
 
 def _thresholds(args):
@@ -202,13 +184,13 @@ def domain_study(args, scenarios, *, exp_default: str = "exp2_current", own: tup
     after refusing the Doors-Keys-Gems settings given with it (``--exp`` other than
     ``exp_default``, the command's; ``own`` are options the command has of its own, such
     as baseline's ``--seed`` of the endpoint's sampling); None for the gridworld."""
-    spec = options.domain_spec(args, scenarios=[s for s in scenarios if s])
+    spec = domain_options.domain_spec(args, scenarios=[s for s in scenarios if s])
     if not spec:
         return None
     from elot.study.domain_cases import DomainStudy
 
-    study = DomainStudy.named(spec, planner=getattr(args, "planner", None), data=options.data_dir(args))
-    options.refuse_gridworld_options(args, study.name, own=own)
+    study = DomainStudy.named(spec, planner=getattr(args, "planner", None), data=domain_options.data_dir(args))
+    domain_options.refuse_gridworld_options(args, study.name, own=own)
     labtom = args.labtom is not None and not isinstance(args.labtom, options._FromEnvironment)    # given, not the env's
     for option, given in (("--exp", args.exp != exp_default), ("--labtom", labtom)):
         if given:
@@ -235,9 +217,9 @@ def plan_domain(args) -> int:
     from elot.domains.front import front_of
     from elot.domains.load import load_domain
 
-    spec = options.domain_spec(args)
+    spec = domain_options.domain_spec(args)
     front = front_of(load_domain(spec), spec)
-    scenario = front.scenario(args.scenario, options.data_dir(args))
+    scenario = front.scenario(args.scenario, domain_options.data_dir(args))
     config = front.config(None, beta=args.beta, planner=args.planner)
     case = scenario.case
     engine = Engine(front.domain, config)

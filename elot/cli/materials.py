@@ -9,7 +9,7 @@ import contextlib
 import os
 import sys
 
-from elot.cli import options
+from elot.cli import domain_options, options
 from elot.draw.palette import FRAME_SIZE, MIN_CELL
 from elot.errors import ElotError
 from elot.settings import INITIAL, check_variant
@@ -102,7 +102,7 @@ def register(subparsers) -> None:
     options.add_beta_option(p, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
     options.add_k_option(p)
     options.add_formula_options(p)
-    options.add_domain_options(p)
+    domain_options.add_domain_options(p)
     p.add_argument("-o", "--output", required=True, metavar="FILE", type=options.output_file,
                    help="a .png, .svg or .pdf file")
     options.add_force_option(p)
@@ -122,7 +122,7 @@ def register(subparsers) -> None:
                         "its other models: food trucks' true-belief,no-cost; '' for none)")
     options.add_beta_option(p, shown="the --thresholds file's, else 2^1.5 ≈ 2.83; with a domain, its model's")
     options.add_formula_options(p)
-    options.add_domain_options(p)
+    domain_options.add_domain_options(p)
     p.add_argument("--csv", metavar="OUT.csv", type=options.output_file, help="write the table as CSV")
     p.add_argument("--figure", metavar="OUT", type=options.output_file, help="write the chart (.png, .svg or .pdf)")
     options.add_force_option(p)
@@ -234,7 +234,7 @@ def storyboard_command(args) -> int:
     study = domain_study(args, [args.scenario or ""])
     given = [m.strip() for m in args.model.split(",") if m.strip()]
     if study is None:
-        options.refuse_domain_options(args, model=False)
+        domain_options.refuse_domain_options(args, model=False)
         models = [check_variant(m) for m in given]
     else:
         models = list(dict.fromkeys(study.front.model_name(m) for m in given))
@@ -345,7 +345,6 @@ def _attach_tables(tables, statements, scenario_name: str, points, models) -> li
 def design_command(args) -> int:
     from elot.domains.doors_keys_gems.dataset import read_statements
     from elot.draw.storyboard import check_figure_target, design_figure, save_figure
-    from elot.errors import ElotError
     from elot.output import check_target, same_file, write_output
     from elot.study.references import expand_scenarios
     from elot.study.design import design_csv, design_rows
@@ -365,7 +364,7 @@ def design_command(args) -> int:
     study = domain_study(args, args.scenarios)
     given = None if args.ablations is None else [m.strip() for m in args.ablations.split(",") if m.strip()]
     if study is None:
-        options.refuse_domain_options(args, model=False)
+        domain_options.refuse_domain_options(args, model=False)
         ablations = list(dict.fromkeys(check_variant(m) for m in (("true-belief", "non-planning") if given is None else given)))
     else:
         ablations = list(dict.fromkeys(study.ablations() if given is None else given))

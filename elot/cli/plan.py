@@ -8,7 +8,7 @@ import re
 import sys
 from pathlib import Path
 
-from elot.cli import options
+from elot.cli import domain_options, options
 from elot.errors import ElotError
 from elot.settings import DEFAULT_BETA, DEFAULT_MAX_STEPS, DEFAULT_POINTS, JUDGE_MODES, POLICIES
 
@@ -52,7 +52,7 @@ def register(subparsers) -> None:
                         "korean=100,lebanese=40,mexican=-20; its --belief is then over what spot 2 holds, e.g. "
                         "lebanese=0.5,mexican=0.25,none=0.25 (or uniform, or true)")
     options.add_beta_option(p, shown="2^1.5 ≈ 2.83, the paper's fit; 2.5 on food trucks")
-    options.add_domain_options(p)
+    domain_options.add_domain_options(p)
     p.add_argument("--policy", choices=POLICIES, default="boltzmann",
                    help="boltzmann: sample from the QMDP policy at β; optimal: its best action, ties "
                         "broken by the seed (default: %(default)s)")
@@ -94,11 +94,11 @@ def plan_command(args) -> int:
 
     if is_trucks(args.scenario):
         return plan_trucks(args)
-    if options.domain_spec(args):
+    if domain_options.domain_spec(args):
         from elot.cli.domain import plan_domain
 
         return plan_domain(args)
-    options.refuse_domain_options(args, model=False)
+    domain_options.refuse_domain_options(args, model=False)
     if args.utilities is not None:
         raise ElotError("--utilities is for food-truck scenarios (.trucks files)",
                         hint="a Doors-Keys-Gems agent wants its --goal gem")

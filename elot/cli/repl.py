@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from elot.cli import options
+from elot.cli import domain_options, options
 from elot.settings import EXIT_OK, EXIT_USAGE
 from elot.errors import ElotError
 from elot.output import count
@@ -55,16 +55,16 @@ def _inference_args(p: argparse.ArgumentParser, *, domains: bool = False) -> Non
     options.add_scenario_options(p)
     options.add_model_options(p, domains=domains)
     if domains:
-        options.add_domain_options(p)
+        domain_options.add_domain_options(p)
     options.add_formula_options(p)
 
 
 def _session(args):
     from elot.session import ModelSession, Session
 
-    if hasattr(args, "domain") and options.domain_spec(args):   # repl on a domain: food trucks, or the user's own
+    if hasattr(args, "domain") and domain_options.domain_spec(args):   # repl on a domain: food trucks, or the user's own
         return _domain_session(args)
-    options.refuse_domain_options(args)
+    domain_options.refuse_domain_options(args)
     if getattr(args, "belief_model", None):
         if args.scenario:
             raise ElotError("give a scenario or --belief-model, not both",
@@ -90,14 +90,14 @@ def _domain_session(args):
     if getattr(args, "belief_model", None):
         raise ElotError("give a domain scenario or --belief-model, not both",
                         hint=f"elot repl --belief-model {args.belief_model}")
-    front, scenario, config, model = options.domain_session_parts(args)
+    front, scenario, config, model = domain_options.domain_session_parts(args)
     thresholds, _ = options.thresholds_and_beta(args)
     source = DomainSource(front, scenario, config, model)
 
     # the domain's tables and spaces checked, and a space too large refused, before the prompt
     source.engine.check([scenario.case.layout])
     session = DomainSession.open_source(source, thresholds=thresholds, language_model=options.language_model(),
-                                        data=options.data_dir(args))
+                                        data=domain_options.data_dir(args))
     session.set_mode(args.mode if options.mode_given(args) else INITIAL)
     session.goto(scenario.judged[-1])   # at the judgment point: the path's end
     return session

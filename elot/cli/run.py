@@ -16,7 +16,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from elot.cli import options
+from elot.cli import domain_options, options
 from elot.errors import ElotError
 from elot.output import STDOUT, check_target, count, csv_text, excerpt, write_output
 
@@ -35,7 +35,7 @@ def register(subparsers) -> None:
     options.add_scenario_options(p)
     options.add_statement_options(p)
     options.add_model_options(p, domains=True)
-    options.add_domain_options(p)
+    domain_options.add_domain_options(p)
     options.add_prior_options(p)
     options.add_formula_options(p)
     options.add_table_output_options(p)
@@ -71,11 +71,11 @@ def run_command(args) -> int:
     from elot.judging import compile_statements, resolve_statements, score_statements
     from elot.translate import resolve_statement
 
-    if options.domain_spec(args):   # a domain of the engine: food trucks, or the user's own
+    if domain_options.domain_spec(args):   # a domain of the engine: food trucks, or the user's own
         from elot.cli.domain import run_domain
 
         return run_domain(args, _check_outputs, _inputs)
-    options.refuse_domain_options(args)
+    domain_options.refuse_domain_options(args)
     _check_outputs(args)    # before the inference: a refused output path fails fast
     thresholds, beta = options.thresholds_and_beta(args)
     args = options.with_beta(args, beta)    # the β the run uses, in its header and table

@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from elot.cli import options
+from elot.cli import domain_options, options
 from elot.settings import DEFAULT_BETA, check_number, check_variant
 from elot.output import count
 
@@ -100,7 +100,7 @@ def register(subparsers) -> None:
                         "what a domain's engine infers)")
     options.add_variant_option(p, how=options.MANY,
                                note="; with --domain, the domain's models (food trucks: btom, true-belief, no-cost)")
-    options.add_domain_options(p)
+    domain_options.add_domain_options(p)
     options.add_beta_option(p, how=options.MANY, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
     options.add_k_option(p, how=options.MANY)
     options.add_thresholds_option(p, how=options.MANY)
@@ -131,7 +131,7 @@ def register(subparsers) -> None:
     options.add_variant_option(p, how=options.MANY, default="full,true-belief,non-planning",
                                note="; the first primary, the others ablations; with --domain, the domain's "
                                     "(default there: btom,true-belief,no-cost)")
-    options.add_domain_options(p)
+    domain_options.add_domain_options(p)
     options.add_beta_option(p, how=options.MANY, shown="0.5 to 4 in ×√2 steps")
     options.add_k_option(p)
     options.add_conventions_option(p)
@@ -214,10 +214,10 @@ def batch_command(args) -> int:
         betas = parse_betas(args.beta)
     else:
         betas = list(dict.fromkeys(p.beta for p in params if p.beta is not None)) or [DEFAULT_BETA]
-    domain = options.domain_spec(args, scenarios=args.scenarios)
+    domain = domain_options.domain_spec(args, scenarios=args.scenarios)
     if domain:
         return _domain_batch(args, domain, params, betas if args.beta is not None else None)
-    options.refuse_domain_options(args, model=False)
+    domain_options.refuse_domain_options(args, model=False)
     refs = expand_scenarios(args.scenarios, root=args.labtom, exps=_list(args.exp, "--exp"))
     items = given_items(args.statement, args.statements, "initial" if args.initial else "current")
     tasks = plan_tasks(refs, items=items or None, models=_list(args.model, "--model"), betas=betas,
@@ -249,7 +249,7 @@ def batch_command(args) -> int:
 def _domain_batch(args, domain: str, params, betas) -> int:
     """``elot batch`` over a domain's scenarios: one task per (model, inference method,
     layout), into the same table."""
-    from elot.cli.domain import refuse_unused_sampling
+    from elot.cli.domain_options import refuse_unused_sampling
     from elot.study.batch import batch
     from elot.study.domain_tasks import plan_domain_tasks
     from elot.study.references import given_items
@@ -268,7 +268,7 @@ def _domain_batch(args, domain: str, params, betas) -> int:
         betas = list(dict.fromkeys(p.beta for p in params if p.beta is not None)) or [2.5]
     models = [m if m != DEFAULT_VARIANT else "btom" for m in _list(args.model, "--model")]   # full: btom
     items = given_items(args.statement, args.statements, "current" if args.mode_current else "initial")
-    tasks = plan_domain_tasks(domain, args.scenarios, data=options.data_dir(args), models=models, betas=betas,
+    tasks = plan_domain_tasks(domain, args.scenarios, data=domain_options.data_dir(args), models=models, betas=betas,
                               planner=args.planner, items=items, thresholds=params, methods=methods,
                               particles=args.particles, seed=args.seed)
     fmt = args.format or ("parquet" if args.output.endswith(".parquet") else "csv")
@@ -289,10 +289,10 @@ def fit_command(args) -> int:
     from elot.output import same_file
     from elot.study.params import StudyError, check_replace, read_params
 
-    domain = options.domain_spec(args, scenarios=[])
+    domain = domain_options.domain_spec(args, scenarios=[])
     if domain:
         return _domain_fit(args, domain)
-    options.refuse_domain_options(args, model=False)
+    domain_options.refuse_domain_options(args, model=False)
     models = [check_variant(m) for m in _list(args.model, "--model")]
     betas = parse_betas(args.beta) if args.beta is not None else list(BETA_GRID)
     start = read_params(args.start).thresholds if args.start else None
@@ -369,7 +369,7 @@ def _domain_fit(args, domain: str) -> int:
     for target, option in ((args.output, "-o"), (args.evaluations, "--evaluations")):
         if target:
             check_replace(target, force=args.force, inputs=inputs, option=option)
-    ratings = read_ratings(args.ratings, refs_from=refs_for(front, options.data_dir(args)))
+    ratings = read_ratings(args.ratings, refs_from=refs_for(front, domain_options.data_dir(args)))
     with _progress_bar("fitting") as bar:
         progress = (lambda model, done, total: bar(done, total)) if bar else None
         result = fit(ratings, models=models, betas=betas, minimize=args.minimize, start=start,
