@@ -10,6 +10,8 @@ are fixed, so each assertion is deterministic, and none sits at a rounding-noise
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -252,7 +254,7 @@ def test_json_reports_the_method_particles_and_seed_that_ran(capsys):
     seed = ran["config"]["seed"]
     assert isinstance(seed, int) and 0 < ran["ess"] <= 700
     [statement] = data["judgments"][0]["statements"]
-    assert statement["L_se"] > 0
+    assert statement["L_stderr"] > 0
     # the seed reported reruns the same particles
     code, again, err = elot(capsys, "run", "--domain", SHOP, PEEK, "--mode", "initial", "--json", "-",
                             "-s", "believes(visitor, likely(open(shop)))", "--inference", "smc", "--particles", "700",
@@ -399,3 +401,15 @@ def test_repl_keeps_particle_inference_when_the_model_changes(capsys, monkeypatc
     after = out[out.index("no-cost"):]
     assert " ± " in after and "effective sample size" in after
     assert "inference smc (300 particles, seed 2)" in out
+
+
+def test_csv_of_a_sampled_run_has_ls_standard_error_as_elot_run_names_it(capsys):
+    code, out, err = elot(capsys, "run", "--domain", SHOP, PEEK, "--mode", "initial", "--csv", "-",
+                          "-s", "believes(visitor, likely(open(shop)))", "--inference", "smc", "--particles", "700",
+                          "--seed", "4")
+    assert code == 0, err
+    [row] = list(csv.DictReader(io.StringIO(out)))
+    assert float(row["L_stderr"]) > 0
+    code, out, err = elot(capsys, "run", "--domain", SHOP, PEEK, "--mode", "initial", "--csv", "-",
+                          "-s", "believes(visitor, likely(open(shop)))")
+    assert code == 0 and "L_stderr" not in out.splitlines()[0]       # exact: nothing estimated

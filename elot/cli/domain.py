@@ -150,7 +150,8 @@ def _rows(statements, times, scores, at):
             st = statements[n]
             yield {"t": t, "statement": st.text, "formula": st.formula, "mode": str(st.mode),
                    "posterior": s.posterior, "normalized_likelihood": s.normalized_likelihood,
-                   "prior_fraction": s.prior_fraction, **extra}
+                   "prior_fraction": s.prior_fraction,
+                   **({} if s.stderr is None else {"L_stderr": s.stderr}), **extra}   # as elot run names it
 
 
 def _csv(statements, times, scores, at) -> str:
@@ -169,7 +170,7 @@ def _json(source, statements, times, scores, outputs, at) -> str:
             {"t": t, "outputs": [{"judgment": j, "option": o, "value": v} for j, o, v in at[t]], "statements": [
                 {"statement": statements[n].text, "formula": statements[n].formula, "mode": str(statements[n].mode),
                  "posterior": s.posterior, "normalized_likelihood": s.normalized_likelihood,
-                 "prior_fraction": s.prior_fraction, **({} if s.stderr is None else {"L_se": s.stderr})}
+                 "prior_fraction": s.prior_fraction, **({} if s.stderr is None else {"L_stderr": s.stderr})}
                 for n, s in got.items()]}
             for t, got in zip(times, scores)],
         "skipped": [{"statement": st.text, "note": st.note} for st in statements if st.note],
