@@ -42,15 +42,18 @@ def _found(parent, seen: list) -> int:
 
 
 def _workers(parent) -> list:
-    """The pool's worker processes: under the command, neither the resource tracker nor
-    the forkserver (whose children the workers are)."""
+    """The pool's worker processes: the forkserver's children (elot forks every worker from
+    it). The command's own children are the forkserver and the resource tracker, never a
+    worker; a child just forked still bears the command's name until it execs, so it is
+    told by its parent, not its name (the resource tracker was once taken for a worker in
+    that instant and killed)."""
     import psutil
 
     found = []
     for child in parent.children(recursive=True):
         try:
             command = " ".join(child.cmdline())
-            if "resource_tracker" not in command and not (child.ppid() == parent.pid and "forkserver" in command):
+            if child.ppid() != parent.pid and "resource_tracker" not in command:
                 found.append(child)
         except psutil.NoSuchProcess:
             pass
