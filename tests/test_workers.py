@@ -152,3 +152,26 @@ def test_ctrl_c_while_workers_start_is_a_plain_interruption(tmp_path, moment):
                 os.killpg(batch.pid, signal.SIGKILL)
         assert "Traceback" not in err, err
         assert batch.returncode == 130 and err.startswith("interrupted"), err
+
+
+def test_a_worker_lost_while_calls_are_handed_out_is_workers_lost(monkeypatch):
+    """The pool can break before every call is submitted (a worker killed as it starts):
+    that is the same WorkersLost as a break while results come in, never a traceback."""
+    import concurrent.futures
+    from concurrent.futures.process import BrokenProcessPool
+
+    from elot.study.executors import WorkersLost, in_workers
+
+    class Breaks:
+        def __init__(self, *args, **kwargs):
+            self.shut = False
+
+        def submit(self, *args):
+            raise BrokenProcessPool("a child process terminated abruptly")
+
+        def shutdown(self, **kwargs):
+            self.shut = True
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Breaks)
+    with pytest.raises(WorkersLost, match="ended abruptly"):
+        list(in_workers(abs, [(-1,), (-2,)], 2))

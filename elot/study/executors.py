@@ -99,14 +99,19 @@ def in_workers(function, calls: Sequence[tuple], workers: int, *,
 
     context = _forkserver(["elot.study.executors", *preload])
     lifeline, held = context.Pipe(duplex=False)
+    pool = None
     try:
         with _interrupts_held():    # a pool half-started by an interrupt cannot be shut down cleanly
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_end_with_parent,
                                        initargs=(lifeline,))
             futures = {pool.submit(function, *args): n for n, args in enumerate(calls)}
-    except BaseException:
+    except BaseException as error:
         held.close()
         lifeline.close()
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        if isinstance(error, BrokenProcessPool):     # a worker killed while the calls were handed out
+            raise _lost() from None
         raise
     try:
         for future in as_completed(futures):
@@ -120,15 +125,18 @@ def in_workers(function, calls: Sequence[tuple], workers: int, *,
         except Exception:       # a pool broken mid-way: its workers are ending anyway
             pass
         if isinstance(error, BrokenProcessPool):
-            raise WorkersLost("a worker process ended abruptly: it was killed (the system does that when memory "
-                              "runs out) or crashed",
-                              hint="rerun with fewer --jobs, or free memory") from None
+            raise _lost() from None
         raise
     else:
         pool.shutdown(wait=True)
     finally:
         held.close()
         lifeline.close()
+
+
+def _lost() -> "WorkersLost":
+    return WorkersLost("a worker process ended abruptly: it was killed (the system does that when memory runs "
+                       "out) or crashed", hint="rerun with fewer --jobs, or free memory")
 
 
 def _forkserver(preload: Sequence[str]):
