@@ -25,6 +25,9 @@ from elot.errors import ElotError
 DEFAULT_BETA = 2 ** 1.5
 #: The belief size k (the paper's k): an initial belief puts k equal shares on initial states.
 DEFAULT_K = 3
+#: The inference methods (``--inference``): exact enumeration, particles (sequential Monte
+#: Carlo), or exact when it fits the budget and particles otherwise.
+METHODS = ("exact", "smc", "auto")
 #: Particles of particle inference (``--inference smc``).
 DEFAULT_PARTICLES = 1000
 #: Exact inference's limit on hypotheses (``--max-hypotheses``, ``build(max_hypotheses=)``):

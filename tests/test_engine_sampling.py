@@ -1,4 +1,4 @@
-"""Particle inference in the engine for tabular domains (elot.engine.sampling): importance
+"""Particle inference in the engine for tabular domains (elot.engine.tables.sampling): importance
 sampling from the prior, checked against exact inversion on the coffee-shop example domain
 and on the food-truck experiment's scenarios (skipped without ../shared/baker2017); the
 budget's choice under auto; a desire space too large for exact; the command line.
@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from elot.cli import main
 from elot.engine import (BudgetError, Case, DesireSpace, Engine, EngineConfig, PathResult, SampledResult,
                          load_domain)
-from elot.engine.sampling import Draws, inverse_cdf
+from elot.engine.tables.sampling import Draws, inverse_cdf
 from elot.errors import ArgumentError
 
 REPO = Path(__file__).resolve().parent.parent

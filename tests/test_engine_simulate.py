@@ -1,4 +1,4 @@
-"""The engine's simulated agent (elot.engine.simulate) on a domain it was not written for,
+"""The engine's simulated agent (elot.engine.tables.simulate) on a domain it was not written for,
 the coffee shop of examples/domains, and ``elot plan --domain``: the agent acts as the
 model that inverts its paths expects, and what ``plan`` writes ``run`` reads back."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from elot.cli import main
 from elot.engine import Case, Engine, EngineConfig
-from elot.engine.simulate import SimulatedAgent, simulate
+from elot.engine.tables.simulate import SimulatedAgent, simulate
 from elot.errors import ArgumentError
 from test_domain_cli import SHOP
 from test_engine import coffee

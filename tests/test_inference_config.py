@@ -103,8 +103,8 @@ def test_both_filters_step_the_worlds_through_one_shared_setup(name, conventions
     from elot.domains.doors_keys_gems.filtering import WorldFilter
     from elot.domains.doors_keys_gems.inference import true_trajectory
     from elot.domains.doors_keys_gems.model import GridWorldModel
-    from elot.engine import exact, particles
-    from elot.engine.worlds import WorldModel
+    from elot.engine.worlds import exact, particles
+    from elot.engine.worlds.protocol import WorldModel
 
     for cls in (ExactFilter, ParticleFilter):
         assert issubclass(cls, WorldFilter)

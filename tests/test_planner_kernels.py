@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from btom_ext import planner_kernels
-from elot.engine.grid import BeliefGrid
+from elot.engine.tables.grid import BeliefGrid
 
 core = planner_kernels("core")
 reference = planner_kernels("reference")

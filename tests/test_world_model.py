@@ -21,12 +21,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from elot.engine.acting import act
-from elot.engine.exact import ExactFilter
-from elot.engine.filters import choose_method, infer, run_filter
-from elot.engine.particles import ParticleFilter
-from elot.engine.spaces import ParticleSpace
-from elot.engine.worlds import WorldModel
+from elot.engine.worlds.acting import act
+from elot.engine.worlds.exact import ExactFilter
+from elot.engine.worlds.filters import choose_method, infer, run_filter
+from elot.engine.worlds.particles import ParticleFilter
+from elot.engine.worlds.spaces import ParticleSpace
+from elot.engine.worlds.protocol import WorldModel
 from elot.errors import ScenarioError
 
 

@@ -203,11 +203,11 @@ def domain_study(args, scenarios, *, exp_default: str = "exp2_current", own: tup
 
 def plan_domain(args) -> int:
     """``elot plan --domain D CASE --utilities ... [--belief ...] -o OUT.json``: the case's
-    path completed by the domain's simulated agent (:mod:`elot.engine.simulate`), written
+    path completed by the domain's simulated agent (:mod:`elot.engine.tables.simulate`), written
     as a JSON case that ``elot run --domain D`` reads back."""
     from elot.domains.agent import belief_of, utilities_of
     from elot.engine import Engine
-    from elot.engine.simulate import SimulatedAgent, simulate
+    from elot.engine.tables.simulate import SimulatedAgent, simulate
     from elot.output import check_target, count
 
     if args.goal is not None:

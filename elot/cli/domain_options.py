@@ -115,7 +115,7 @@ SAMPLING = (("--inference", "inference", "exact"), ("--particles", "particles", 
 def refuse_unused_sampling(args, methods) -> None:
     """``--particles`` or ``--seed`` given to a domain run whose ``methods`` are all exact:
     an error naming the option (they would change nothing)."""
-    from elot.engine.config import may_sample
+    from elot.engine.tables.config import may_sample
 
     if any(may_sample(method) for method in methods):
         return

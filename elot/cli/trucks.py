@@ -22,7 +22,7 @@ def plan_trucks(args) -> int:
     file completed by the simulated student, written as ``.trucks``."""
     from elot.domains.foodtrucks.simulate import eaten, parse_belief, parse_utilities, simulate
     from elot.domains.foodtrucks.trucksfile import format_trucks, read_trucks
-    from elot.engine.config import EngineConfig
+    from elot.engine.tables.config import EngineConfig
     from elot.output import check_target, count, write_output
 
     if args.goal is not None:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from elot.engine import Case, EngineConfig
-from elot.engine.protocol import DomainError, ask, check_tables
+from elot.engine.tables.protocol import DomainError, ask, check_tables
 from elot.errors import ElotError, ScenarioError, load_json, read_text
 
 #: The models every domain offers (``--model``), as engine settings; ``full`` is the first.

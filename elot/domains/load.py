@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from elot.engine import load_domain as load_domain_file
-from elot.engine.protocol import DomainError
+from elot.engine.loading import METHODS
+from elot.engine.tables.protocol import DomainError
 
 #: Built-in domains: name -> ``module:Class`` (made with no arguments).
 BUILTIN = {"foodtrucks": "elot.domains.foodtrucks.domain:FoodTrucks"}
@@ -23,8 +24,6 @@ BUILTIN = {"foodtrucks": "elot.domains.foodtrucks.domain:FoodTrucks"}
 ALIASES = {"food-trucks": "foodtrucks", "baker2017": "foodtrucks"}
 #: The entry point group a package registers its domains under (``name = "pkg.mod:Domain"``).
 ENTRY_POINT_GROUP = "elot.domains"
-#: What the protocol asks of a domain (docs/domains.md).
-METHODS = ("tables", "desires", "initial_beliefs", "signature", "world_atoms")
 
 
 def builtin_name(spec: str) -> str | None:

@@ -21,8 +21,8 @@ import numpy as np
 
 from elot.domains.front import DomainScenario, Front
 from elot.engine import Engine, EngineConfig
-from elot.engine.run import Result
-from elot.engine.protocol import ask, check_tables
+from elot.engine.tables.run import Result
+from elot.engine.tables.protocol import ask, check_tables
 from elot.errors import ArgumentError, EvaluationError
 from elot.judging import Desires, Hypotheses
 from elot.lang.semantics import State

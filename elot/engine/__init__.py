@@ -3,21 +3,21 @@ particle inversion, budget.
 
 A domain (see :class:`Domain` and docs/domains.md) describes its tables and hypothesis
 spaces; :class:`Engine` plans and inverts observed paths for it (exactly, or by particles
-drawn from the priors: :mod:`elot.engine.sampling`). A domain whose worlds are
+drawn from the priors: :mod:`elot.engine.tables.sampling`). A domain whose worlds are
 too many to tabulate is a :class:`WorldModel` instead, on which the filters of
-:mod:`elot.engine.exact` and :mod:`elot.engine.particles` run (:func:`elot.engine.filters.infer`).
+:mod:`elot.engine.worlds.exact` and :mod:`elot.engine.worlds.particles` run (:func:`elot.engine.worlds.filters.infer`).
 The engine names no object of any domain.
 """
 
 from elot.engine.budget import BudgetError, Estimate
-from elot.engine.methods import METHODS, InferenceSettings
-from elot.engine.spaces import HypothesisSpace, ParticleSpace
-from elot.engine.worlds import WorldModel
-from elot.engine.config import PLANNER_NAMES, EngineConfig
+from elot.engine.worlds.methods import METHODS, InferenceSettings
+from elot.engine.worlds.spaces import HypothesisSpace, ParticleSpace
+from elot.engine.worlds.protocol import WorldModel
+from elot.engine.tables.config import PLANNER_NAMES, EngineConfig
 from elot.engine.loading import load_domain
-from elot.engine.protocol import BeliefSpace, DesireSpace, Domain, DomainError, Tables
-from elot.engine.results import PathResult, SampledResult
-from elot.engine.run import Case, Engine, Result
+from elot.engine.tables.protocol import BeliefSpace, DesireSpace, Domain, DomainError, Tables
+from elot.engine.tables.results import PathResult, SampledResult
+from elot.engine.tables.run import Case, Engine, Result
 
 __all__ = ["BeliefSpace", "BudgetError", "Case", "DesireSpace", "Domain", "DomainError",
            "Engine", "EngineConfig", "Estimate", "HypothesisSpace", "InferenceSettings", "METHODS",

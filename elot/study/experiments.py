@@ -37,7 +37,7 @@ from elot.errors import ElotError, ScenarioError, read_text
 from elot.numeric import fsum
 from elot.domains.doors_keys_gems.conventions import Conventions, check_conventions
 from elot.domains.doors_keys_gems.inference import InferenceConfig, infer, infer_config
-from elot.engine.exact import Inference
+from elot.engine.worlds.exact import Inference
 from elot.domains.doors_keys_gems.dataset import dataset_root, load_dataset_plan
 from elot.domains.doors_keys_gems.scenario import Scenario
 from elot.domains.doors_keys_gems.scoring import score

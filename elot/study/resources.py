@@ -29,9 +29,9 @@ def _scenario_counts(ref: ScenarioRef) -> tuple[int, int, int, int, int]:
 
 def _exact(task: Task):
     """The :class:`~elot.engine.budget.Estimate` of a task's exact inference
-    (:func:`elot.engine.spaces.exact_estimate`), and the limits its configuration sets."""
+    (:func:`elot.engine.worlds.spaces.exact_estimate`), and the limits its configuration sets."""
     from elot.engine.budget import Limits
-    from elot.engine.spaces import exact_estimate
+    from elot.engine.worlds.spaces import exact_estimate
 
     n_goals, n_states, steps, tables, _ = _scenario_counts(task.scenario)
     config = task.config
@@ -42,7 +42,7 @@ def _exact(task: Task):
 def _particle_bytes(task: Task, n_goals: int, n_states: int, steps: int) -> int:
     """Peak memory of a task's particle inference (:func:`elot.domains.doors_keys_gems.costs.particle_estimate`)."""
     from elot.domains.doors_keys_gems.costs import particle_estimate
-    from elot.engine.particles import PRIOR_DRAWS
+    from elot.engine.worlds.particles import PRIOR_DRAWS
 
     particles = task.config.particles
     return particle_estimate(n_states, n_goals, task.k, particles, max(particles, PRIOR_DRAWS), steps).bytes

@@ -86,7 +86,7 @@ def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Statement] | None
     ``particles`` and ``seed`` are those of every particle inference. A value repeated
     in a list (``--model full,full``, ``--beta 1,1.0``) counts once: the same task twice
     would only duplicate its rows in the table."""
-    from elot.engine.methods import check_method
+    from elot.engine.worlds.methods import check_method
     from elot.domains.doors_keys_gems.scoring import check_conventions
 
     for model in models:

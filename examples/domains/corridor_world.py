@@ -8,8 +8,8 @@ the way there ``DETOUR`` steps longer). The agent sees which world it is in once
 on cell 3 or beyond. ``Corridor(Config())`` is the scenario where the real world is
 ``clear`` and the agent goes right twice::
 
-    from elot.engine.exact import ExactFilter
-    from elot.engine.filters import run_filter
+    from elot.engine.worlds.exact import ExactFilter
+    from elot.engine.worlds.filters import run_filter
     result = run_filter(ExactFilter(Corridor(Config()), Config()))
     result.goal_posterior(2)
 """
@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from btom_ext import backend
-from elot.engine.spaces import HypothesisSpace, exact_estimate, initial_beliefs
+from elot.engine.worlds.spaces import HypothesisSpace, exact_estimate, initial_beliefs
 from elot.errors import ScenarioError
 
 CELLS, START, DETOUR = 5, 2, 6
@@ -84,7 +84,7 @@ def view(world: Cell) -> int:
 
 
 class Corridor:
-    """The corridor as a :class:`~elot.engine.worlds.WorldModel`."""
+    """The corridor as a :class:`~elot.engine.worlds.protocol.WorldModel`."""
 
     goal_sort = "goal"
 

@@ -31,8 +31,8 @@ and reaches it if it can.
 
 Each step reads the path costs of :class:`~elot.domains.doors_keys_gems.engine.AgentPlanner` (through the
 scenario's :class:`~elot.domains.doors_keys_gems.model.GridWorldModel`) and the action probabilities of
-:func:`~elot.engine.acting.action_log_probabilities` (the loop is the engine's,
-:func:`elot.engine.acting.act`): the code that
+:func:`~elot.engine.worlds.acting.action_log_probabilities` (the loop is the engine's,
+:func:`elot.engine.worlds.acting.act`): the code that
 scores an observed action during inference, so that simulating and inverting are one
 model. A state the belief leaves out keeps weight ε (as in the model's particle beliefs),
 so an agent that sees every state it believed in ruled out falls back to the states
@@ -54,7 +54,7 @@ from elot.domains.doors_keys_gems.hypotheses import Prior, count_model_states, i
 from elot.domains.doors_keys_gems.config import InferenceConfig
 from elot.domains.doors_keys_gems.engine import check_backend_limits, load_backend, step_or_stay
 from elot.domains.doors_keys_gems.model import GridWorldModel
-from elot.engine.acting import Step, act, action_log_probabilities
+from elot.engine.worlds.acting import Step, act, action_log_probabilities
 from elot.domains.doors_keys_gems.world import MOVES, Action, WorldState
 from elot.errors import ElotError
 from elot.settings import DEFAULT_BETA, DEFAULT_MAX_STEPS, POLICIES
@@ -362,7 +362,7 @@ def _simulate(scenario, core, goal, belief, beta, policy, seed, max_steps, prior
 
 
 class _Walk:
-    """How the agent walks (the engine's :class:`~elot.engine.acting.Steering`): the cells
+    """How the agent walks (the engine's :class:`~elot.engine.worlds.acting.Steering`): the cells
     it has stood on since it last learnt something, whether each move was aimless (one
     back onto such a cell, or one the policy does not like best, when not following a
     plan), and, when ``purposeful``, the plan it commits to instead of stepping back (see

@@ -25,7 +25,7 @@ from elot.settings import (DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_V
                            check_number, check_variant)
 
 # The methods and the errors of particle inference are the engine's, importable from here.
-from elot.engine.methods import (METHODS, ConfiguredBy, InferenceMethodError, ParticleError,  # noqa: E402,F401
+from elot.engine.worlds.methods import (METHODS, ConfiguredBy, InferenceMethodError, ParticleError,  # noqa: E402,F401
                                  check_method, check_particles)
 
 

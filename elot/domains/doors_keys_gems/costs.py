@@ -15,7 +15,7 @@ from elot.judging import CHUNK_CELLS
 
 # How each variant holds its initial belief, and what exact inference costs, are the
 # engine's (written once for any world model), importable from here as before.
-from elot.engine.spaces import (BYTES_PER_HYPOTHESIS, INITIAL_BELIEFS, SAMPLED_VARIANTS,  # noqa: E402,F401
+from elot.engine.worlds.spaces import (BYTES_PER_HYPOTHESIS, INITIAL_BELIEFS, SAMPLED_VARIANTS,  # noqa: E402,F401
                                 certain, exact_estimate, n_beliefs)
 
 

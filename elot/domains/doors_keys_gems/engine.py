@@ -4,7 +4,7 @@ encoding hypothesized worlds (made when read: :class:`MovedWorlds`, :class:`Step
 naming an observed action in each world, the agent's path costs and policy (inference
 scores actions with them, the simulated agent chooses with them).
 
-What every result hands to scoring (:class:`~elot.engine.trajectory.Trajectory`) is the
+What every result hands to scoring (:class:`~elot.engine.worlds.trajectory.Trajectory`) is the
 engine's now, and imports from here as before.
 """
 
@@ -20,9 +20,9 @@ from elot.domains.doors_keys_gems.encoding import Encoding
 from elot.domains.doors_keys_gems.world import MOVES, Action, ImpossibleActionError, WorldState
 from elot.errors import ExtensionMissingError, ScenarioError
 # What moved to the engine (written once for any domain), importable from here as before.
-from elot.engine.acting import action_log_probabilities  # noqa: F401
-from elot.engine.trajectory import TimeError, Trajectory, goal_rows  # noqa: F401
-from elot.engine.worlds import LazyWorlds, as_worlds  # noqa: F401
+from elot.engine.worlds.acting import action_log_probabilities  # noqa: F401
+from elot.engine.worlds.trajectory import TimeError, Trajectory, goal_rows  # noqa: F401
+from elot.engine.worlds.protocol import LazyWorlds, as_worlds  # noqa: F401
 
 
 def load_backend(name: str):

@@ -1,6 +1,6 @@
 """What a filter of the engine shows of Doors-Keys-Gems: :class:`WorldFilter`, the
-gridworld's names on an engine filter (:class:`elot.engine.exact.ExactFilter`,
-:class:`elot.engine.particles.ParticleFilter`) built on a
+gridworld's names on an engine filter (:class:`elot.engine.worlds.exact.ExactFilter`,
+:class:`elot.engine.worlds.particles.ParticleFilter`) built on a
 :class:`~elot.domains.doors_keys_gems.model.GridWorldModel` — its scenario, map, the agent's ``planner``, the
 encoding and rules, the worlds as rows (the real world's last), the goals' gems. The
 setup and world stepping both filters share are the world model's; the inference is the

@@ -39,7 +39,7 @@ from functools import lru_cache
 import numpy as np
 
 from elot.engine.budget import Limits
-from elot.engine.spaces import HypothesisSpace, belief_weights, initial_beliefs, particle_counts  # noqa: F401
+from elot.engine.worlds.spaces import HypothesisSpace, belief_weights, initial_beliefs, particle_counts  # noqa: F401
 from elot.domains.doors_keys_gems.conventions import check_conventions
 from elot.domains.doors_keys_gems.costs import check_exact, exact_estimate
 from elot.domains.doors_keys_gems.pickups import colour_limits

@@ -1,7 +1,7 @@
 """Exact BToM inference over a Doors-Keys-Gems scenario (SPEC §5), on the engine.
 
 The inference is the engine's, written once for any world model
-(:mod:`elot.engine.exact`, :mod:`elot.engine.particles`, :mod:`elot.engine.filters`);
+(:mod:`elot.engine.worlds.exact`, :mod:`elot.engine.worlds.particles`, :mod:`elot.engine.worlds.filters`);
 this module builds Doors-Keys-Gems' world model (:class:`~elot.domains.doors_keys_gems.model.GridWorldModel`)
 for a scenario and an :class:`InferenceConfig` and hands it over: :func:`infer`, and
 :class:`ExactFilter` built from a scenario as before. The names that moved to the engine
@@ -17,10 +17,10 @@ from elot.domains.doors_keys_gems.config import (METHODS, ConfiguredBy, Inferenc
 from elot.domains.doors_keys_gems.filtering import WorldFilter
 from elot.domains.doors_keys_gems.model import GridWorldModel, true_trajectory
 from elot.domains.doors_keys_gems.world import MOVES
-from elot.engine import exact as _exact, filters as _filters
-from elot.engine.exact import Inference
-from elot.engine.filters import Filter
-from elot.engine.methods import Progress
+from elot.engine.worlds import exact as _exact, filters as _filters
+from elot.engine.worlds.exact import Inference
+from elot.engine.worlds.filters import Filter
+from elot.engine.worlds.methods import Progress
 from elot.errors import ArgumentError
 
 #: What this module gives; the configuration's names live in :mod:`elot.domains.doors_keys_gems.config` and
@@ -31,7 +31,7 @@ __all__ = ["METHODS", "ConfiguredBy", "Inference", "InferenceConfig", "Inference
 
 
 class ExactFilter(WorldFilter, _exact.ExactFilter):
-    """The engine's exact filter (:class:`elot.engine.exact.ExactFilter`) on a scenario's
+    """The engine's exact filter (:class:`elot.engine.worlds.exact.ExactFilter`) on a scenario's
     :class:`~elot.domains.doors_keys_gems.model.GridWorldModel`, built from the scenario and an
     :class:`InferenceConfig` (or :func:`infer`'s keyword arguments, which build one)."""
 
@@ -64,11 +64,11 @@ def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress
     ``max_bytes`` (default: half the available memory), is refused with its estimated
     size) and returns an
     :class:`Inference`; ``"smc"`` runs ``particles`` particles seeded with ``seed``
-    (:class:`elot.engine.particles.ParticleFilter`) and returns a
-    :class:`~elot.engine.particle_result.ParticleInference`, which scoring reads the same way;
+    (:class:`elot.engine.worlds.particles.ParticleFilter`) and returns a
+    :class:`~elot.engine.worlds.particle_result.ParticleInference`, which scoring reads the same way;
     ``"auto"`` is exact when the space fits ``max_hypotheses`` and its estimated inference
     fits ``max_bytes`` (what exact would refuse on), and particles otherwise (the result's
-    ``note`` says which and why; :func:`elot.engine.filters.choose_method`).
+    ``note`` says which and why; :func:`elot.engine.worlds.filters.choose_method`).
     """
     config = infer_config(config, **settings)
     if not all(hasattr(scenario, name) for name in ("layout", "initial", "actions")):
@@ -79,6 +79,6 @@ def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress
 
 def run_filter(filt: Filter, scenario=None, progress: Progress | None = None):
     """Run a :class:`Filter` over its scenario's actions (checked against the map first)
-    and return its :meth:`Filter.result` (:func:`elot.engine.filters.run_filter`; the
+    and return its :meth:`Filter.result` (:func:`elot.engine.worlds.filters.run_filter`; the
     scenario is the filter's own, ``scenario`` is kept for the callers that pass it)."""
     return _filters.run_filter(filt, progress)

@@ -1,7 +1,7 @@
-"""Doors-Keys-Gems as a world model of the engine (:class:`elot.engine.worlds.WorldModel`).
+"""Doors-Keys-Gems as a world model of the engine (:class:`elot.engine.worlds.protocol.WorldModel`).
 
-:class:`GridWorldModel` is what the engine's filters (:mod:`elot.engine.exact`,
-:mod:`elot.engine.particles`) run on for one scenario and one
+:class:`GridWorldModel` is what the engine's filters (:mod:`elot.engine.worlds.exact`,
+:mod:`elot.engine.worlds.particles`) run on for one scenario and one
 :class:`~elot.domains.doors_keys_gems.config.InferenceConfig`: the hypothesis space of SPEC §5 (goals: the
 gems; initial states: the placements of hidden keys the :class:`~elot.domains.doors_keys_gems.hypotheses.Prior`
 allows; :func:`~elot.domains.doors_keys_gems.hypotheses.build`), and the worlds of every initial state as
@@ -30,7 +30,7 @@ from elot.domains.doors_keys_gems.hypotheses import (HypothesisSpace, Prior, bui
                                                     resolve_goals)
 from elot.domains.doors_keys_gems.world import MOVES, Action, WorldState
 from elot.engine.budget import Estimate, Limits, OverBudget, check
-from elot.engine.methods import ParticleError
+from elot.engine.worlds.methods import ParticleError
 from elot.errors import ScenarioError
 
 #: What to do when no hypothesis explains the observations, by case (:meth:`GridWorldModel.hint`).
@@ -81,7 +81,7 @@ def check_particle_cost(scenario, *, k: int, particles: int, prior_draws: int, p
 
 class GridWorldModel:
     """One Doors-Keys-Gems scenario under one configuration, as the engine's filters read
-    it (see the module and :class:`elot.engine.worlds.WorldModel`). The backend is loaded,
+    it (see the module and :class:`elot.engine.worlds.protocol.WorldModel`). The backend is loaded,
     and the map checked against its limits, when ``core`` is first read."""
 
     #: The signature's sort of the goal objects.

@@ -1,7 +1,7 @@
 """Particle inference (sequential Monte Carlo) over a Doors-Keys-Gems scenario (SPEC §8),
 on the engine.
 
-The filter is the engine's (:class:`elot.engine.particles.ParticleFilter`, described
+The filter is the engine's (:class:`elot.engine.worlds.particles.ParticleFilter`, described
 there), written once for any world model; :class:`ParticleFilter` here builds it from a
 scenario and an :class:`~elot.domains.doors_keys_gems.config.InferenceConfig` on the scenario's
 :class:`~elot.domains.doors_keys_gems.model.GridWorldModel`, as before. What particle inference costs on a
@@ -17,15 +17,15 @@ from elot.domains.doors_keys_gems.config import InferenceConfig, infer_config
 from elot.domains.doors_keys_gems.costs import particle_estimate
 from elot.domains.doors_keys_gems.filtering import WorldFilter
 from elot.domains.doors_keys_gems.model import GridWorldModel, ParticlesTooMany, check_particle_cost  # noqa: F401
-from elot.engine import particles as _particles
-from elot.engine.methods import ParticleError  # noqa: F401  (where callers found it)
+from elot.engine.worlds import particles as _particles
+from elot.engine.worlds.methods import ParticleError  # noqa: F401  (where callers found it)
 # The engine's names, where callers have always found them.
-from elot.engine.particle_result import (DEGENERATE_RATIO, FEW_DISTINCT, FEW_ISLANDS, ParticleInference,  # noqa: F401
+from elot.engine.worlds.particle_result import (DEGENERATE_RATIO, FEW_DISTINCT, FEW_ISLANDS, ParticleInference,  # noqa: F401
                                          Particles, dense_beliefs, effective_size)
-from elot.engine.particles import (BELIEF_MOVE_SPACING, BELIEF_MOVES, DEFAULT_MOVES, ESS_THRESHOLD,  # noqa: F401
+from elot.engine.worlds.particles import (BELIEF_MOVE_SPACING, BELIEF_MOVES, DEFAULT_MOVES, ESS_THRESHOLD,  # noqa: F401
                                    GOAL_DRIFT, ISLANDS, LINEAGE_LAG, MIN_ISLAND, PRIOR_DRAWS, _classes, _kernels,
                                    _logsumexp, check_islands, sample_multisets)
-from elot.engine.spaces import ParticleSpace  # noqa: F401
+from elot.engine.worlds.spaces import ParticleSpace  # noqa: F401
 
 
 def particle_cost(n_states: int, n_goals: int, k: int, particles: int, prior_draws: int, steps: int,
@@ -36,7 +36,7 @@ def particle_cost(n_states: int, n_goals: int, k: int, particles: int, prior_dra
 
 
 class ParticleFilter(WorldFilter, _particles.ParticleFilter):
-    """The engine's particle filter (:class:`elot.engine.particles.ParticleFilter`) on a
+    """The engine's particle filter (:class:`elot.engine.worlds.particles.ParticleFilter`) on a
     scenario's :class:`~elot.domains.doors_keys_gems.model.GridWorldModel`, built from the scenario and an
     :class:`InferenceConfig` (or :func:`~elot.domains.doors_keys_gems.inference.infer`'s keyword arguments);
     ``ess_threshold``, ``moves``, ``prior_draws``, ``goal_drift`` and ``islands`` as there."""

@@ -7,8 +7,8 @@ from functools import lru_cache
 import numpy as np
 
 from elot.domains.foodtrucks.world import SPOT2_CONTENT, TRUCKS, tables_of, world_atoms
-from elot.engine.grid import BeliefGrid
-from elot.engine.protocol import BeliefSpace, DesireSpace, Tables
+from elot.engine.tables.grid import BeliefGrid
+from elot.engine.tables.protocol import BeliefSpace, DesireSpace, Tables
 
 #: Utility levels of each truck: -20, 0, ..., 100 (rated 1..7 by people).
 UTILITY_LEVELS = np.arange(-20.0, 101.0, 20.0)

@@ -2,10 +2,10 @@
 ``.trucks`` scenario).
 
 The student has utilities for the three trucks and an initial belief about what spot 2
-holds. Its Q comes from the engine's planner (:func:`elot.engine.planners.plan`, the
+holds. Its Q comes from the engine's planner (:func:`elot.engine.tables.planners.plan`, the
 domain's ``belief-vi`` by default) solved for that one utility vector, and it acts by the
 same softmax at beta that the inversion scores paths with
-(``btom_ext``'s ``mixed_policies`` on :meth:`~elot.engine.planners.Plan.corners`), so the
+(``btom_ext``'s ``mixed_policies`` on :meth:`~elot.engine.tables.planners.Plan.corners`), so the
 model explains its own agent. ``policy="optimal"`` takes the best action instead (ties
 broken by the seed).
 
@@ -27,8 +27,8 @@ from elot.domains.agent import named_numbers, utilities_of
 from elot.domains.foodtrucks.domain import FoodTrucks
 from elot.domains.foodtrucks.scenarios import FoodTruckScenario
 from elot.domains.foodtrucks.world import FINISHED, SPOT2_CONTENT, TRUCKS, cell_of
-from elot.engine.config import EngineConfig
-from elot.engine.simulate import SimulatedAgent, check_belief, simulate as run_agent
+from elot.engine.tables.config import EngineConfig
+from elot.engine.tables.simulate import SimulatedAgent, check_belief, simulate as run_agent
 from elot.errors import ArgumentError, ScenarioError
 #: Actions the student takes at most before it gives up (the experiment's paths: 1 to 27).
 DEFAULT_MAX_STEPS = 60

@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from elot.domains.foodtrucks.geometry import rectangle, visible_fraction
-from elot.engine.protocol import Tables
+from elot.engine.tables.protocol import Tables
 
 WIDTH, HEIGHT = 15, 5
 WALL_ROW = 2

@@ -1,10 +1,10 @@
 """What particle inference gives (SPEC §8), over any world model: the particles
-(:class:`Particles`; their space is :class:`~elot.engine.spaces.ParticleSpace`), their
+(:class:`Particles`; their space is :class:`~elot.engine.worlds.spaces.ParticleSpace`), their
 beliefs made dense as exact inference filters them (:func:`dense_beliefs`), and the
 result :class:`ParticleInference`, which scoring reads as it reads an exact
-:class:`~elot.engine.exact.Inference`: the rows a statement is judged on, its diagnostics
+:class:`~elot.engine.worlds.exact.Inference`: the rows a statement is judged on, its diagnostics
 (effective sample sizes, degeneracy warnings) and how it ran.
-:class:`~elot.engine.particles.ParticleFilter` makes them.
+:class:`~elot.engine.worlds.particles.ParticleFilter` makes them.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from btom_ext.reference import EPSILON
-from elot.engine.spaces import ParticleSpace
-from elot.engine.trajectory import Trajectory, goal_objects
+from elot.engine.worlds.spaces import ParticleSpace
+from elot.engine.worlds.trajectory import Trajectory, goal_objects
 from elot.judging import Desires, Hypotheses
 from elot.numeric import dot_columns
 from elot.output import count
@@ -110,7 +110,7 @@ def dense_beliefs(beliefs: np.ndarray, k: int, alive: np.ndarray) -> np.ndarray:
 
 @dataclass(eq=False)
 class ParticleInference(Trajectory):
-    """The result of particle inference, read as an exact :class:`~elot.engine.exact.Inference`
+    """The result of particle inference, read as an exact :class:`~elot.engine.worlds.exact.Inference`
     is (goal and state posteriors, worlds, the rows scoring judges): particles are weighted
     hypotheses. ``ess[t]`` is the effective sample size after step t (before any
     resampling), ``resampled[t]`` whether the particles were resampled then,
@@ -276,7 +276,7 @@ class ParticleInference(Trajectory):
         0 for statements about the initial belief): the distinct particles of time t with
         their posterior weight (prior mass 0), then the distinct prior draws with their
         prior mass (posterior weight 0); ``live``: prior mass still consistent at t (see
-        :meth:`~elot.engine.trajectory.Trajectory.judged`). Each row as its true state and its k
+        :meth:`~elot.engine.worlds.trajectory.Trajectory.judged`). Each row as its true state and its k
         belief particles, ``(state, beliefs (rows, k), weights, prior, live, ess, draws,
         goal)``: O(particles + prior draws) memory; the dense beliefs over the worlds are
         made a chunk of rows at a time (:meth:`_dense`) when a statement is evaluated.
@@ -318,7 +318,7 @@ class ParticleInference(Trajectory):
         return rows
 
     def judged(self, t: int, at: int | None = None) -> Hypotheses:
-        """:meth:`~elot.engine.trajectory.Trajectory.judged`, with each particle's row, group (its
+        """:meth:`~elot.engine.worlds.trajectory.Trajectory.judged`, with each particle's row, group (its
         island, or its lineage) and weight (``runs``), from whose spread between groups L's
         standard error is taken. The rows' dense beliefs are made on demand
         (:attr:`~elot.judging.Hypotheses.belief_rows`, a chunk of rows at a time when a
@@ -331,7 +331,7 @@ class ParticleInference(Trajectory):
         """The :class:`~elot.judging.Hypotheses` of :meth:`_judged_rows`: with ``by_goal``,
         one row per (goal, true state, belief), each with its goal as its desire (1 on that
         goal, 0 on the scenario's other goal objects, as exact inference's
-        :func:`~elot.engine.trajectory.goal_rows`); else the rows beliefs are judged on, whose
+        :func:`~elot.engine.worlds.trajectory.goal_rows`); else the rows beliefs are judged on, whose
         ``desire_rows`` are those."""
         state, beliefs, weights, prior, live, ess, draws, goal = self._judged_rows(t, at, by_goal)
 

@@ -1,12 +1,12 @@
 """The second domain protocol: a world model, for domains whose worlds are too many to
 tabulate.
 
-A tabular domain (:class:`elot.engine.protocol.Domain`) hands the engine every state,
+A tabular domain (:class:`elot.engine.tables.protocol.Domain`) hands the engine every state,
 world and percept as tables. A domain whose hidden worlds are combinatorial instead
 (the gridworld: every placement of hidden objects, each a whole world state) builds,
 for one scenario and one inference configuration, an object with the methods of
-:class:`WorldModel`; the engine's filters (:mod:`elot.engine.exact`,
-:mod:`elot.engine.particles`) run the inference on it, written once: the weights, the
+:class:`WorldModel`; the engine's filters (:mod:`elot.engine.worlds.exact`,
+:mod:`elot.engine.worlds.particles`) run the inference on it, written once: the weights, the
 agreement tables, the belief filtering, the QMDP likelihood, the particles' resampling and
 moves, the method choice. The domain keeps its worlds, how an action changes them, what
 the agent sees and its planner's path costs; it may step and compare its worlds with
@@ -44,7 +44,7 @@ class WorldModel(Protocol):
     * :meth:`hypotheses` — ``(goals, initial states, family)`` of the configuration: the
       goals, the hidden initial states the prior allows (each a world), and the prior
       family they come from (with ``describe()``);
-    * :meth:`exact_space` — the :class:`~elot.engine.spaces.HypothesisSpace` of exact
+    * :meth:`exact_space` — the :class:`~elot.engine.worlds.spaces.HypothesisSpace` of exact
       inference, refused before it is allocated when it does not fit the limits;
     * :meth:`exact_estimate` — what exact inference would allocate (for ``auto``);
     * :meth:`check_particle_cost` — refuse particle inference that would not fit;

@@ -2,7 +2,7 @@
 
 * ``qmdp`` — one fully observed MDP per world; the agent's Q at belief ``b`` is
   ``sum_w b(w) Q_w`` (as in the LaBToM paper). Cheap; the agent never plans to look.
-* ``belief-vi`` — value iteration on a discretised belief simplex (:mod:`elot.engine.grid`):
+* ``belief-vi`` — value iteration on a discretised belief simplex (:mod:`elot.engine.tables.grid`):
   the belief MDP's successor beliefs are spread over the corners of their Freudenthal
   simplex (Lovejoy's interpolation), as in Baker et al. (2017). The agent values looking.
 
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from btom_ext import CoreMissingError, planner_kernels
-from elot.engine.config import EngineConfig
-from elot.engine.grid import BeliefGrid
-from elot.engine.protocol import DesireSpace, Tables
+from elot.engine.tables.config import EngineConfig
+from elot.engine.tables.grid import BeliefGrid
+from elot.engine.tables.protocol import DesireSpace, Tables
 from elot.errors import ExtensionMissingError
 
 

@@ -1,7 +1,7 @@
 """The hypothesis spaces the filters run over, written once for any world model.
 
 A hypothesis is ``(goal g, true initial state s, initial belief b)``. The world model
-(:class:`elot.engine.worlds.WorldModel`) says which goals and initial states there are;
+(:class:`elot.engine.worlds.protocol.WorldModel`) says which goals and initial states there are;
 what is generic lives here:
 
 * **Initial beliefs** (SPEC §5): every multiset of ``k`` particles over the states

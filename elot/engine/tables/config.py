@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
-from elot.engine.methods import METHODS
 from elot.errors import ArgumentError
-from elot.settings import DEFAULT_PARTICLES
+from elot.settings import DEFAULT_PARTICLES, METHODS
 
-#: The planners a config may name (``elot.engine.planners.PLANNERS`` implements them).
+#: The planners a config may name (``elot.engine.tables.planners.PLANNERS`` implements them).
 PLANNER_NAMES = ("qmdp", "belief-vi")
 BACKENDS = ("core", "reference")
 
@@ -25,7 +24,7 @@ class EngineConfig:
     agent's beliefs in the inversion are rounded to multiples of it; 0: not rounded),
     ``backend`` (``core``: the compiled kernels; ``reference``: their NumPy twins) and
     ``memory_limit`` (bytes a run may use; None: the engine's default), ``method``
-    (:data:`elot.engine.methods.METHODS`: every hypothesis, ``exact``; ``particles``
+    (:data:`elot.settings.METHODS`: every hypothesis, ``exact``; ``particles``
     hypotheses drawn from the priors, ``smc``; exact when the budget allows it, ``auto``), ``particles`` (hypotheses drawn by ``smc``) and ``seed`` (of the
     draws; None: a fresh one, which the engine fills in, so a result's config can be rerun).
     """

@@ -2,7 +2,7 @@
 the inference method (``auto`` asks the one budget), for any world model.
 
 :func:`infer` is what a domain's own ``infer`` calls once it has built its
-:class:`~elot.engine.worlds.WorldModel` for a scenario and configuration: it chooses exact
+:class:`~elot.engine.worlds.protocol.WorldModel` for a scenario and configuration: it chooses exact
 enumeration or particles, runs the filter (:func:`run_filter`) and returns its result,
 which keeps the configuration that ran and, under ``auto``, why (``note``).
 """
@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from elot.engine.budget import Limits, format_bytes, over
-from elot.engine.exact import ExactFilter, revealing
-from elot.engine.methods import InferenceSettings, Progress
-from elot.engine.particles import ParticleFilter
-from elot.engine.spaces import SAMPLED_VARIANTS
-from elot.engine.worlds import WorldModel
+from elot.engine.worlds.exact import ExactFilter, revealing
+from elot.engine.worlds.methods import InferenceSettings, Progress
+from elot.engine.worlds.particles import ParticleFilter
+from elot.engine.worlds.spaces import SAMPLED_VARIANTS
+from elot.engine.worlds.protocol import WorldModel
 
 
 class Filter(Protocol):
@@ -27,9 +27,9 @@ class Filter(Protocol):
     * ``init()`` — weights of the prior at t = 0 (after the initial observation);
     * ``step(action)`` — condition on the next observed action and what is seen after it;
     * ``result()`` — everything kept so far, as an object scoring reads (an
-      :class:`~elot.engine.exact.Inference` or a
-      :class:`~elot.engine.particle_result.ParticleInference`: the posterior at every step,
-      and :meth:`~elot.engine.trajectory.Trajectory.judged`, the hypotheses scoring reads).
+      :class:`~elot.engine.worlds.exact.Inference` or a
+      :class:`~elot.engine.worlds.particle_result.ParticleInference`: the posterior at every step,
+      and :meth:`~elot.engine.worlds.trajectory.Trajectory.judged`, the hypotheses scoring reads).
     """
 
     world_model: WorldModel

@@ -1,15 +1,15 @@
 """Particle inference (sequential Monte Carlo) over the BToM hypotheses of SPEC §5 and §8,
-for any world model (:class:`elot.engine.worlds.WorldModel`).
+for any world model (:class:`elot.engine.worlds.protocol.WorldModel`).
 
-:class:`ParticleFilter` implements the filter protocol of :mod:`elot.engine.filters` for the
-same target as :class:`~elot.engine.exact.ExactFilter` — the posterior over goals ×
+:class:`ParticleFilter` implements the filter protocol of :mod:`elot.engine.worlds.filters` for the
+same target as :class:`~elot.engine.worlds.exact.ExactFilter` — the posterior over goals ×
 initial states × the agent's initial beliefs, under the same uniform prior and the same
 Boltzmann QMDP action likelihoods — without enumerating beliefs: a particle is ``(goal,
 true initial state, k belief particles)``, the initial states being enumerated as for
 exact inference (the world model's ``hypotheses()``).
 
 * **Prior**: goals uniform, true state uniform, belief uniform over multisets of k states
-  (drawn by stars and bars), as exact inference enumerates them (:mod:`elot.engine.spaces`).
+  (drawn by stars and bars), as exact inference enumerates them (:mod:`elot.engine.worlds.spaces`).
 * **Step**: each particle is weighted by the probability of the observed action under its
   policy (``btom_ext.particles.step_loglik``). A true state that disagrees with what is
   seen after it is drawn again among the live states (its exact conditional: the policy
@@ -43,15 +43,15 @@ exact inference (the world model's ``hypotheses()``).
   count once, with their summed weight); where that falls below :data:`FEW_DISTINCT`
   while the ESS reads :data:`DEGENERATE_RATIO` times more, or a few islands hold all the
   weight, the run warns that the filter may have degenerated
-  (:meth:`~elot.engine.particle_result.ParticleInference.warnings`).
+  (:meth:`~elot.engine.worlds.particle_result.ParticleInference.warnings`).
 * **π**: the statement prior is estimated from ``M = max(N,`` :data:`PRIOR_DRAWS` ``)``
-  independent draws of the prior (the rows of :meth:`~elot.engine.trajectory.Trajectory.judged`
+  independent draws of the prior (the rows of :meth:`~elot.engine.worlds.trajectory.Trajectory.judged`
   that carry prior mass), never from the particles, whose prior is no longer uniform
   once they have been weighted and resampled.
 
-The particles (:class:`~elot.engine.particle_result.Particles`) and the result scoring
-reads (:class:`~elot.engine.particle_result.ParticleInference`) are
-:mod:`elot.engine.particle_result`'s; the worlds, their stepping and what the agent sees
+The particles (:class:`~elot.engine.worlds.particle_result.Particles`) and the result scoring
+reads (:class:`~elot.engine.worlds.particle_result.ParticleInference`) are
+:mod:`elot.engine.worlds.particle_result`'s; the worlds, their stepping and what the agent sees
 in them are the world model's, which also refuses, before any work, a run that would not
 fit (its ``check_particle_cost``).
 """
@@ -64,11 +64,11 @@ import numpy as np
 
 from btom_ext import CoreMissingError, particle_kernels as _particle_kernels
 from btom_ext.reference import Q_FLOOR
-from elot.engine.methods import InferenceSettings, ParticleError, check_particles
-from elot.engine.particle_result import (DEGENERATE_RATIO, FEW_DISTINCT, FEW_ISLANDS, ParticleInference,  # noqa: F401
+from elot.engine.worlds.methods import InferenceSettings, ParticleError, check_particles
+from elot.engine.worlds.particle_result import (DEGENERATE_RATIO, FEW_DISTINCT, FEW_ISLANDS, ParticleInference,  # noqa: F401
                                          Particles, dense_beliefs, effective_size)
-from elot.engine.spaces import SAMPLED_VARIANTS, ParticleSpace
-from elot.engine.worlds import WorldModel
+from elot.engine.worlds.spaces import SAMPLED_VARIANTS, ParticleSpace
+from elot.engine.worlds.protocol import WorldModel
 from elot.errors import ExtensionMissingError
 from elot.output import count
 
@@ -163,7 +163,7 @@ def _logsumexp(values: np.ndarray) -> np.ndarray:
 
 class ParticleFilter:
     """Sequential Monte Carlo over BToM hypotheses (see the module) on a
-    :class:`~elot.engine.worlds.WorldModel`; implements :class:`~elot.engine.filters.Filter`.
+    :class:`~elot.engine.worlds.protocol.WorldModel`; implements :class:`~elot.engine.worlds.filters.Filter`.
     ``particles`` N, ``seed`` for the generator (None: fresh entropy), ``ess_threshold`` and
     ``moves`` as in the module."""
 

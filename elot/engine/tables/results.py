@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from elot.engine.config import EngineConfig
-from elot.engine.protocol import BeliefSpace, DesireSpace
+from elot.engine.tables.config import EngineConfig
+from elot.engine.tables.protocol import BeliefSpace, DesireSpace
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ class PathResult(Posterior):
     initial belief b, desire u). A path whose true world the observer knows has one world.
 
     ``beliefs`` are the initial beliefs as reported (rounded, see
-    :func:`elot.engine.inversion.stored_beliefs`); ``config`` is what ran.
+    :func:`elot.engine.tables.inversion.stored_beliefs`); ``config`` is what ran.
     """
 
     likelihood: np.ndarray
@@ -131,7 +131,7 @@ class PathResult(Posterior):
 @dataclass(frozen=True, eq=False)
 class SampledResult(Posterior):
     """One path's inversion by importance sampling from the prior: ``particles``
-    hypotheses drawn from the independent priors (:mod:`elot.engine.sampling`), particle
+    hypotheses drawn from the independent priors (:mod:`elot.engine.tables.sampling`), particle
     ``n`` being hidden world ``worlds[world_of[n]]``, initial belief ``belief_of[n]`` and
     desire ``desire_of[n]`` (indices into the full spaces), weighted by
     ``likelihood[n]`` = P(path | its hypothesis). The posterior of any quantity is the

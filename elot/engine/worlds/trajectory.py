@@ -12,8 +12,8 @@ from typing import Sequence
 
 import numpy as np
 
-from elot.engine.methods import ConfiguredBy
-from elot.engine.worlds import as_worlds
+from elot.engine.worlds.methods import ConfiguredBy
+from elot.engine.worlds.protocol import as_worlds
 from elot.errors import ArgumentError
 from elot.judging import Desires, Hypotheses
 

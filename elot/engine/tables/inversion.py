@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from elot.engine.planners import Plan, kernels
-from elot.engine.protocol import Tables
+from elot.engine.tables.planners import Plan, kernels
+from elot.engine.tables.protocol import Tables
 from elot.errors import ScenarioError
 
 

@@ -18,10 +18,10 @@ from typing import Sequence
 
 import numpy as np
 
-from elot.engine.config import EngineConfig
-from elot.engine.inversion import normalise, quantise
-from elot.engine.planners import Plan, kernels, plan
-from elot.engine.protocol import DesireSpace, Tables
+from elot.engine.tables.config import EngineConfig
+from elot.engine.tables.inversion import normalise, quantise
+from elot.engine.tables.planners import Plan, kernels, plan
+from elot.engine.tables.protocol import DesireSpace, Tables
 from elot.errors import ArgumentError
 
 POLICIES = ("boltzmann", "optimal")

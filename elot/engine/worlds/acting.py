@@ -2,7 +2,7 @@
 the other direction.
 
 Given its goal, its initial belief (weights over initial states) and a
-:class:`~elot.engine.worlds.WorldModel` whose real world is the true one, the agent
+:class:`~elot.engine.worlds.protocol.WorldModel` whose real world is the true one, the agent
 repeats until it has reached its goal (:func:`act`):
 
 1. it perceives: states whose worlds look otherwise than the real one are ruled out and
@@ -25,7 +25,7 @@ from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
-from elot.engine.worlds import WorldModel
+from elot.engine.worlds.protocol import WorldModel
 
 #: The policies an agent may act by.
 POLICIES = ("boltzmann", "optimal")
@@ -92,7 +92,7 @@ def act(world_model: WorldModel, states: Sequence, weights: np.ndarray, goal: st
         steering: Steering | None = None) -> tuple[list, list[float]]:
     """Run the agent (see the module) from the initial ``states`` with initial belief
     ``weights`` over them until ``goal`` is reached in the world model's real world (its
-    :meth:`~elot.engine.worlds.WorldModel.plan` made for ``(goal,)``); raise
+    :meth:`~elot.engine.worlds.protocol.WorldModel.plan` made for ``(goal,)``); raise
     ``too_long(actions)`` after ``max_steps`` actions. The actions and each one's log
     probability under the policy."""
     core = world_model.core

@@ -16,11 +16,7 @@ from typing import Any, Callable, Protocol
 import numpy as np
 
 from elot.errors import ElotError
-from elot.settings import DEFAULT_PARTICLES
-
-#: The inference methods of :func:`elot.engine.filters.infer`: exact enumeration,
-#: particles, or exact when the space fits ``max_hypotheses`` and particles otherwise.
-METHODS = ("exact", "smc", "auto")
+from elot.settings import DEFAULT_PARTICLES, METHODS  # noqa: F401  (METHODS: the engine's names, as ever)
 
 #: ``progress(t, T)``, called after each observed action.
 Progress = Callable[[int, int], None]

@@ -2,7 +2,7 @@
 beliefs.
 
 :class:`ExactFilter` enumerates the hypothesis space the world model builds
-(:class:`~elot.engine.spaces.HypothesisSpace`), then runs the observed actions through a
+(:class:`~elot.engine.worlds.spaces.HypothesisSpace`), then runs the observed actions through a
 BToM backend (the compiled ``btom_ext.core``, or the plain ``btom_ext.reference``). Time
 t = 0 is the initial state and t the state after t actions; ``b_t`` is the belief after
 perceiving ``s_t`` and action ``a_{t+1}`` is chosen from it.
@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 
 from elot.engine.budget import memory_budget
-from elot.engine.methods import InferenceSettings
-from elot.engine.spaces import HypothesisSpace
-from elot.engine.trajectory import Trajectory
-from elot.engine.worlds import WorldModel
+from elot.engine.worlds.methods import InferenceSettings
+from elot.engine.worlds.spaces import HypothesisSpace
+from elot.engine.worlds.trajectory import Trajectory
+from elot.engine.worlds.protocol import WorldModel
 from elot.errors import ScenarioError
 
 
@@ -35,7 +35,7 @@ class Inference(Trajectory):
     """The result of exact inference: hypotheses and, for every step t = 0..T, their weights.
 
     Hypothesis i has goal ``space.goals[goal_index[i]]``, true initial state
-    ``state_index[i]`` and initial belief ``belief_index[i]`` (see :mod:`elot.engine.spaces`).
+    ``state_index[i]`` and initial belief ``belief_index[i]`` (see :mod:`elot.engine.worlds.spaces`).
     """
 
     scenario: Any
@@ -49,7 +49,7 @@ class Inference(Trajectory):
     log_weights: np.ndarray    # (T+1, N) unnormalized log posterior weights
     beliefs_by_step: tuple[np.ndarray, ...] = field(repr=False)  # (T+1) x (n_s, n_b, n_s)
     _states: dict = field(default_factory=dict, repr=False)
-    #: Why :func:`~elot.engine.filters.infer` chose this method under ``inference="auto"`` ("" otherwise).
+    #: Why :func:`~elot.engine.worlds.filters.infer` chose this method under ``inference="auto"`` ("" otherwise).
     note: str = ""
 
     @property
@@ -112,7 +112,7 @@ class Inference(Trajectory):
     def _judged_rows(self, t: int, at: int) -> tuple:
         """Every (true state, initial belief) pair with its beliefs at time ``at`` and its
         posterior at time t; each stands for one hypothesis per goal of the uniform prior
-        (see :meth:`~elot.engine.trajectory.Trajectory.judged`)."""
+        (see :meth:`~elot.engine.worlds.trajectory.Trajectory.judged`)."""
         beliefs, true_index = self.pairs(at)
         weights = self.pair_posterior(t).ravel()
         return (beliefs, true_index, weights, np.full(len(weights), float(self.space.n_goals)),
@@ -138,8 +138,8 @@ def revealing(world_model: WorldModel, actions) -> int:
 class ExactFilter:
     """Exact BToM inference (SPEC §5): every hypothesis of the space, weighted exactly.
 
-    Built from a :class:`~elot.engine.worlds.WorldModel` (one scenario's worlds) and an
-    inference configuration; implements :class:`~elot.engine.filters.Filter`. Per step it
+    Built from a :class:`~elot.engine.worlds.protocol.WorldModel` (one scenario's worlds) and an
+    inference configuration; implements :class:`~elot.engine.worlds.filters.Filter`. Per step it
     keeps the log weights, the world of each initial state and the ``alive`` table (which
     states still agree with which); beliefs are filtered once per distinct ``alive`` table.
     """

@@ -3,7 +3,7 @@
 ``N`` hypotheses (hidden world, initial belief, desire) are drawn from the domain's
 independent priors with the config's seed; each is weighted by the exact likelihood of the
 observed path under it, P(path | world, b0, u), computed by the same inversion programs as
-exact inference (:mod:`elot.engine.inversion`), evaluated only for the drawn initial
+exact inference (:mod:`elot.engine.tables.inversion`), evaluated only for the drawn initial
 beliefs (rows) and the drawn utility vectors (columns). Only the *distinct* utility vectors
 drawn are planned, which is what makes a large desire space affordable: the budget is
 counted, and work refused, on that number.
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from elot.engine.inversion import Inverter, Program
-from elot.engine.protocol import BeliefSpace, DesireSpace
+from elot.engine.tables.inversion import Inverter, Program
+from elot.engine.tables.protocol import BeliefSpace, DesireSpace
 
 
 def fresh_seed() -> int:

@@ -1,9 +1,9 @@
 """The engine: a domain and a config in, one result per observed path out.
 
 :class:`Engine` asks the domain for its tables and hypothesis spaces (checked, see
-:mod:`elot.engine.protocol`), chooses how to infer (``exact``: every hypothesis, a
+:mod:`elot.engine.tables.protocol`), chooses how to infer (``exact``: every hypothesis, a
 :class:`PathResult`; ``smc``: particles drawn from the priors, a :class:`SampledResult`,
-see :mod:`elot.engine.sampling`; ``auto``: exact when the budget allows it), checks the
+see :mod:`elot.engine.tables.sampling`; ``auto``: exact when the budget allows it), checks the
 budget before any work, plans each layout once (planning does not depend on beta), builds
 each path's inversion once, and then evaluates every path for each beta asked. Nothing
 here names a domain's objects.
@@ -17,13 +17,14 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from elot.engine import budget, sampling
-from elot.engine.config import EngineConfig
-from elot.engine.inversion import Inverter, stored_beliefs
-from elot.engine.planners import Plan, plan
-from elot.engine.protocol import (BeliefSpace, DesireSpace, DomainError, Tables, ask,
+from elot.engine import budget
+from elot.engine.tables import sampling
+from elot.engine.tables.config import EngineConfig
+from elot.engine.tables.inversion import Inverter, stored_beliefs
+from elot.engine.tables.planners import Plan, plan
+from elot.engine.tables.protocol import (BeliefSpace, DesireSpace, DomainError, Tables, ask,
                                   check_space, check_tables)
-from elot.engine.results import PathResult, SampledResult, Timings
+from elot.engine.tables.results import PathResult, SampledResult, Timings
 
 #: A result of either method (what :meth:`Engine.run` returns per case).
 Result = PathResult | SampledResult
