@@ -21,10 +21,11 @@ import numpy as np
 
 from elot.domains.front import DomainScenario, Front
 from elot.engine import Engine, EngineConfig
+from elot.engine.tables.hypotheses import result_hypotheses
 from elot.engine.tables.run import Result
 from elot.engine.tables.protocol import ask, check_tables
 from elot.errors import ArgumentError, EvaluationError
-from elot.judging import Desires, Hypotheses
+from elot.judging import Hypotheses
 from elot.lang.semantics import State
 
 
@@ -129,23 +130,6 @@ class DomainSource:
 
     def _hypotheses(self, result: Result, *, with_beliefs: bool) -> Hypotheses:
         return result_hypotheses(result, self.signature, self.worlds(), with_beliefs=with_beliefs)
-
-
-def result_hypotheses(result: Result, signature, worlds: tuple[State, ...], *, with_beliefs: bool = True,
-                      per_agent: bool = True) -> Hypotheses:
-    """A result's rows (every hypothesis, or the particles with their effective sample size
-    and prior draws, so that scores carry standard errors) as ELoT hypotheses over
-    ``worlds`` (the states of the layout's worlds); with ``with_beliefs``, each row's
-    belief is its initial belief, the signature's agent's."""
-    rows = result.rows()
-    beliefs: dict[str, np.ndarray] = {}
-    if with_beliefs:
-        table = np.asarray(result.belief_space.beliefs, dtype=np.float64)
-        beliefs = {signature.agent: (table / table.sum(axis=1, keepdims=True))[rows.belief]}
-    utilities = np.asarray(result.desire_space.utilities, dtype=np.float64)[rows.desire]
-    return Hypotheses(signature, worlds, np.asarray(result.worlds, dtype=np.intp)[rows.world], beliefs,
-                      rows.weights, prior=rows.prior, ess=rows.ess, prior_draws=rows.draws, per_agent=per_agent,
-                      desires=Desires(tuple(result.desire_space.objects), utilities))
 
 
 def refuse_current_beliefs(statements, source: Any):

@@ -16,6 +16,7 @@ from elot.domains.foodtrucks.language import signature
 from elot.domains.foodtrucks.scenarios import FoodTruckScenario
 from elot.domains.foodtrucks.world import WORLD_NAMES, world_atoms
 from elot.engine import Case, Engine, EngineConfig, PathResult, Result
+from elot.engine.tables.hypotheses import result_hypotheses
 from elot.errors import ArgumentError
 from elot.judging import Hypotheses
 from elot.lang.semantics import State
@@ -38,8 +39,6 @@ def result_at(scenario: FoodTruckScenario, t: int, config: EngineConfig | None =
 def hypotheses(result: Result) -> Hypotheses:
     """The result's posterior rows as :class:`elot.judging.Hypotheses` (initial beliefs):
     every hypothesis of an exact result, the particles of a sampled one."""
-    from elot.domains.source import result_hypotheses
-
     worlds = tuple(State.of(world_atoms(w)) for w in range(len(WORLD_NAMES)))
     return result_hypotheses(result, signature(), worlds, per_agent=False)
 
