@@ -21,6 +21,7 @@ from elot.judging import Statement
 from elot.lang.semantics import Thresholds
 from elot.settings import DEFAULT_PARTICLES
 from elot.study.params import StudyError
+from elot.study.tasks import score_cells
 
 
 @dataclass(frozen=True)
@@ -87,11 +88,7 @@ class DomainTask:
                                    "formula": st.formula or "", "mode": str(st.mode), **dict(st.factors),
                                    "t": t, "P": "", "L": "", "pi": "", "error": error}
                             row.update(ess=getattr(source.result(t), "ess", ""), warning="")
-                            s = got.get(n)
-                            if s is not None:
-                                row.update(P=s.posterior, L=s.normalized_likelihood, pi=s.prior_fraction)
-                                if s.stderr is not None:
-                                    row["L_se"] = s.stderr
+                            row.update(score_cells(got.get(n)))
                             rows.append(row)
         return self.index, rows
 

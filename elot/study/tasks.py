@@ -67,13 +67,20 @@ def run_task(task: Task) -> tuple[int, list[dict]]:
             error = "" if st.error is None else st.error.message
             for t, scores in zip(times, table):
                 out = {**row, "t": t, "P": "", "L": "", "pi": "", "error": error, **diagnostics[t]}
-                s = scores.get(n)
-                if s is not None:
-                    out.update(P=s.posterior, L=s.normalized_likelihood, pi=s.prior_fraction)
-                    if s.stderr is not None:
-                        out["L_se"] = s.stderr
+                out.update(score_cells(scores.get(n)))
                 rows.append(out)
     return task.index, rows
+
+
+def score_cells(s) -> dict:
+    """A score's cells of a study table: P, L and π, and L's standard error ``L_se`` where L
+    is estimated (particles); empty cells where the statement was not scored."""
+    if s is None:
+        return {"P": "", "L": "", "pi": ""}
+    cells = {"P": s.posterior, "L": s.normalized_likelihood, "pi": s.prior_fraction}
+    if s.stderr is not None:
+        cells["L_se"] = s.stderr
+    return cells
 
 
 def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Statement] | None = None,
