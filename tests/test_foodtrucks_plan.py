@@ -156,3 +156,19 @@ def test_simulated_paths_are_walkable_and_read_back_equal(utilities, belief, map
         assert truck_at(world, *made.cells[-1]) is not None
     [back] = parse_trucks(format_trucks([made]))
     assert back.cells == made.cells and back.finished == made.finished and back.world == world
+
+
+def test_plan_completes_an_experiment_scenario_by_id_into_a_trucks_file(tmp_path, baker2017):
+    """``elot plan foodtrucks:ID`` (and ``--domain foodtrucks ID``) writes .trucks, which
+    elot run reads back (a JSON case would be read as the experiment's own format)."""
+    out = tmp_path / "twelve.trucks"
+    done = run_elot("plan", "foodtrucks:12", "--data", str(baker2017), "--utilities",
+                    "korean=1,lebanese=2,mexican=3", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    [scenario] = read_trucks(out)
+    assert scenario.map == 1 and scenario.finished
+    again = run_elot("plan", "--domain", "foodtrucks", "12", "--data", str(baker2017), "--utilities",
+                     "korean=1,lebanese=2,mexican=3", "-o", str(tmp_path / "same.trucks"))
+    assert again.returncode == 0 and (tmp_path / "same.trucks").read_text() == out.read_text()
+    ran = run_elot("run", str(out))
+    assert ran.returncode == 0, ran.stderr

@@ -92,9 +92,10 @@ def plan_command(args) -> int:
     from elot.output import STDOUT, check_target, count, write_output
     from elot.study.plan import plan
 
-    if is_trucks(args.scenario):
+    domain = domain_options.domain_spec(args)
+    if is_trucks(args.scenario) or domain == "foodtrucks":   # food trucks: .trucks in, .trucks out
         return plan_trucks(args)
-    if domain_options.domain_spec(args):
+    if domain:
         from elot.cli.domain import plan_domain
 
         return plan_domain(args)

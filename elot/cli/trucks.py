@@ -32,9 +32,9 @@ def plan_trucks(args) -> int:
         raise ArgumentError("elot plan on food trucks needs the student's --utilities",
                             hint="e.g. --utilities korean=100,lebanese=40,mexican=-20")
     utilities = parse_utilities(args.utilities)
-    inputs = [args.scenario]
+    inputs = [args.scenario] if is_trucks(args.scenario) else []
     check_target(args.output, force=args.force, option="--output", inputs=inputs)   # before simulating
-    scenarios = read_trucks(args.scenario)
+    scenarios = read_trucks(args.scenario) if is_trucks(args.scenario) else _experiment_scenarios(args)
     config = EngineConfig(beta=TRUCKS_BETA if args.beta is None else float(args.beta))
     done, notes = [], []
     for n, scenario in enumerate(scenarios):
@@ -56,6 +56,17 @@ def plan_trucks(args) -> int:
         print(note, file=sys.stderr)
     print(f"wrote {where}: {count(len(done), 'scenario')}", file=sys.stderr)
     return 0
+
+
+def _experiment_scenarios(args) -> list:
+    """The food-truck scenarios ``foodtrucks:ID`` (or ``--domain foodtrucks ID``) names, from
+    the experiment's data: what ``elot plan`` completes and writes as ``.trucks``."""
+    from elot.cli.domain_options import data_dir
+    from elot.domains.front import front_of
+    from elot.domains.load import load_domain
+
+    front = front_of(load_domain("foodtrucks"), "foodtrucks")
+    return [scenario.detail for scenario in front.expand(args.scenario, data_dir(args))]
 
 
 def stimuli_trucks(args, progress=None) -> int:
