@@ -198,7 +198,6 @@ def register(subparsers) -> None:
 
 
 def batch_command(args) -> int:
-    from elot.study.batch import batch
     from elot.study.params import Params, thresholds_option
     from elot.study.references import expand_scenarios, given_items, input_files
     from elot.study.tasks import plan_tasks
@@ -224,8 +223,16 @@ def batch_command(args) -> int:
                        ks=_list(args.k, "--k", "k"), conventions=_list(args.conventions, "--conventions"),
                        thresholds=params, inferences=_list(args.inference, "--inference"),
                        particles=args.particles, seed=args.seed)
+    return _run_batch(args, tasks, input_files(refs) + list(args.statements) + list(args.thresholds))
+
+
+def _run_batch(args, tasks, inputs) -> int:
+    """Run a batch's tasks into ``args.output`` with a progress bar, and say what was
+    written (the gridworld's tasks and a domain's alike); an interrupt keeps the finished
+    tasks for ``--resume`` and exits 130."""
+    from elot.study.batch import batch
+
     fmt = args.format or ("parquet" if args.output.endswith(".parquet") else "csv")
-    inputs = input_files(refs) + list(args.statements) + list(args.thresholds)
     try:
         with _progress_bar(f"batch ({count(len(tasks), 'task')})") as progress:
             result = batch(tasks, args.output, fmt=fmt, jobs=args.jobs, dask=args.dask, resume=args.resume,
@@ -250,7 +257,6 @@ def _domain_batch(args, domain: str, params, betas) -> int:
     """``elot batch`` over a domain's scenarios: one task per (model, inference method,
     layout), into the same table."""
     from elot.cli.domain_options import refuse_unused_sampling
-    from elot.study.batch import batch
     from elot.study.domain_tasks import plan_domain_tasks
     from elot.study.references import given_items
     from elot.study.params import StudyError
@@ -271,17 +277,8 @@ def _domain_batch(args, domain: str, params, betas) -> int:
     tasks = plan_domain_tasks(domain, args.scenarios, data=domain_options.data_dir(args), models=models, betas=betas,
                               planner=args.planner, items=items, thresholds=params, methods=methods,
                               particles=args.particles, seed=args.seed)
-    fmt = args.format or ("parquet" if args.output.endswith(".parquet") else "csv")
     inputs = [s for s in args.scenarios if os.path.isfile(s)] + list(args.statements) + list(args.thresholds)
-    with _progress_bar(f"batch ({count(len(tasks), 'task')})") as progress:
-        result = batch(tasks, args.output, fmt=fmt, jobs=args.jobs, dask=args.dask, resume=args.resume,
-                       force=args.force, progress=progress, inputs=inputs)
-    where = "standard output" if args.output == "-" else args.output
-    resumed = f", {result.resumed} already done" if result.resumed else ""
-    print(f"wrote {count(result.rows, 'row')} ({count(len(tasks), 'task')}{resumed}) to {where}", file=sys.stderr)
-    for line in result.failures.lines():
-        print(line, file=sys.stderr)
-    return 1 if args.strict and result.failures.rows else 0
+    return _run_batch(args, tasks, inputs)
 
 
 def fit_command(args) -> int:
