@@ -12,7 +12,6 @@ truth does not depend on β, only its posterior weight does.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from functools import partial
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -20,7 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from elot.lang.semantics import Thresholds
-from elot.study.params import FITTED, StudyError
+from elot.study.params import StudyError
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,14 +75,9 @@ def domain_problem(ratings, model: str, *, betas: Sequence[float], start: Thresh
     from elot.domains.source import DomainSource
     from elot.engine import Engine
     from elot.judging import compile_statement, holds, posterior_probability, prior_probability
-    from elot.study.fit import by_formula, grid_values, problem_of, tabulate_formula
+    from elot.study.fit import by_formula, problem_of, tabulate_formula, tabulation_start
 
-    start = Thresholds.given(start, "start")
-    grids = {n: grid_values(n, start) for n in FITTED}
-    by_scenario: dict[str, list[int]] = defaultdict(list)
-    for i, key in enumerate(ratings.keys):
-        by_scenario[key.scenario].append(i)
-    tables: dict[tuple[str, ...], dict[int, tuple[np.ndarray, np.ndarray]]] = defaultdict(dict)
+    start, grids, by_scenario, tables = tabulation_start(ratings, start)
     loaded = {name: ratings.refs[name].load() for name in by_scenario}
     front = next(iter(loaded.values())).front
     config = front.config(model, planner=planner)

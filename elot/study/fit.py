@@ -35,7 +35,6 @@ import numpy as np
 
 from elot.errors import ElotError, Span, read_text
 from elot.lang.semantics import Thresholds
-from elot.numeric import dot, dot_columns
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MODES, check_variant
 from elot.study.params import FITTED, StudyError, one_newline, read_input, whole_records
 from elot.study.references import ScenarioRef, resolve
@@ -446,12 +445,7 @@ def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequenc
     from elot.judging import holds, posterior_probability, prior_probability, rows_for
 
     check_variant(model)
-    start = Thresholds.given(start, "start")
-    grids = {n: grid_values(n, start) for n in FITTED}
-    by_scenario: dict[str, list[int]] = defaultdict(list)
-    for i, key in enumerate(ratings.keys):
-        by_scenario[key.scenario].append(i)
-    tables: dict[tuple[str, ...], dict[int, tuple[np.ndarray, np.ndarray]]] = defaultdict(dict)
+    start, grids, by_scenario, tables = tabulation_start(ratings, start)
     for done, (name, rows) in enumerate(by_scenario.items()):
         scenario = ratings.refs[name].load()
         config = InferenceConfig(variant=model, k=k, conventions=conventions)
@@ -495,6 +489,19 @@ def by_formula(ratings: Ratings, rows: Sequence[int]) -> dict[str, list[int]]:
     for i in rows:
         groups[ratings.keys[i].formula].append(i)
     return groups
+
+
+def tabulation_start(ratings, start) -> tuple:
+    """What a tabulation over the thresholds' grid starts from (the gridworld's and a
+    domain's): the start Θ checked, the grid of every fitted threshold, the rated keys'
+    rows by scenario, and the empty tables ``formula -> key -> (P, π)``."""
+    start = Thresholds.given(start, "start")
+    grids = {n: grid_values(n, start) for n in FITTED}
+    by_scenario: dict[str, list[int]] = defaultdict(list)
+    for i, key in enumerate(ratings.keys):
+        by_scenario[key.scenario].append(i)
+    tables: dict[tuple[str, ...], dict[int, tuple[np.ndarray, np.ndarray]]] = defaultdict(dict)
+    return start, grids, by_scenario, tables
 
 
 def tabulate_formula(tables: dict, members: Sequence[int], grids: dict, start: Thresholds, n_betas: int,
