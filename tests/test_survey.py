@@ -145,7 +145,6 @@ def test_settings_that_cannot_make_orders_are_refused(stimulus_set, tmp_path, se
     assert not (tmp_path / "s").exists()
 
 
-@pytest.mark.xdist_group("npm-cache")   # npm installs into one cache folder: one worker at a time
 def test_cli_build_copies_jspsych_from_the_npm_cache(stimulus_set, tmp_path):
     if shutil.which("npm") is None:
         if os.environ.get("CI"):
@@ -191,6 +190,44 @@ def test_build_keeps_the_contact_shows_it_and_refuses_one_participants_cannot_us
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "the contact '<script>alert(1)</script>' is neither an e-mail address nor a web address" in done.stderr
     assert "--contact" in done.stderr and not (tmp_path / "bad").exists()
+
+
+FAKE_NPM = """#!/bin/sh
+# npm install ... --prefix ROOT SPEC...: write the packages slowly, counting the installs
+while [ "$1" != "--prefix" ]; do shift; done
+root="$2"; shift 2
+echo x >> "$NPM_LOG"
+mkdir -p "$root/node_modules/jspsych/css"
+for spec in "$@"; do
+  name="${spec%@*}"; version="${spec##*@}"
+  mkdir -p "$root/node_modules/$name/dist"
+  printf '{"version": "%s"}' "$version" > "$root/node_modules/$name/package.json"
+  sleep 0.2
+  printf 'window.x = 1;' > "$root/node_modules/$name/dist/index.browser.min.js"
+done
+printf 'body {}' > "$root/node_modules/jspsych/css/jspsych.css"
+"""
+
+_INSTALL = "import sys; from elot.survey import jspsych; print(jspsych.install(sys.argv[1]))"
+
+
+def test_builds_at_once_share_the_npm_cache_one_installs_the_others_wait(tmp_path):
+    """Two builds (two terminals, two test workers) installing jsPsych into one cache at
+    the same time: npm runs once, and neither reads the folder while npm writes it."""
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    (bin_ / "npm").write_text(FAKE_NPM)
+    (bin_ / "npm").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_}{os.pathsep}{os.environ['PATH']}", "NPM_LOG": str(tmp_path / "log")}
+    runs = [subprocess.Popen([sys.executable, "-c", _INSTALL, str(tmp_path / "cache")], env=env, cwd=NEUTRAL_CWD,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    done = [run.communicate(timeout=60) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0, 0], [err for _, err in done]
+    assert len({out for out, _ in done}) == 1
+    assert (tmp_path / "log").read_text() == "x\n"       # npm ran once
+    survey = tmp_path / "survey"
+    jspsych.copy_into(Path(done[0][0].strip()), survey)
+    assert all((survey / target).read_text() == "window.x = 1;" for target in jspsych.FILES.values())
 
 
 def test_jspsych_never_enters_the_repository():

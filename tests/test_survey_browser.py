@@ -32,9 +32,9 @@ from elot.study.references import ScenarioRef
 from elot.survey.build import DATABASE, build_survey, load_config
 from elot.survey.design import Settings
 
-# Long (a browser, whole surveys taken); one worker runs them all, with the one module
-# fixture they share and the jsPsych npm cache the survey is built from.
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("npm-cache")]
+# Long (a browser, whole surveys taken). The jsPsych npm cache the surveys are built from
+# is shared safely (elot.survey.jspsych locks it); each worker builds its own fixtures.
+pytestmark = [pytest.mark.slow]
 
 CHROMIUM = os.environ.get("ELOT_CHROMIUM", "/usr/bin/chromium")
 SCENARIOS = ("empty-box", "yellow-green")

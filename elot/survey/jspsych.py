@@ -3,11 +3,17 @@ into each built survey (never into the repository)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import shutil
 import subprocess
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:     # not on Windows: there two builds at once may both run npm
+    fcntl = None
 
 from elot.survey import SurveyError
 
@@ -46,10 +52,37 @@ def _source(root: Path, name: str) -> Path:
 
 def install(cache: str | Path | None = None) -> Path:
     """The folder holding the pinned packages under ``cache``, installed with ``npm`` the
-    first time (later calls find them there and need no network)."""
+    first time (later calls find them there and need no network). Builds that run at once
+    (two terminals, parallel tests) share the cache: one installs while the others wait
+    for it, then find the packages there."""
     root = _folder(Path(cache) if cache is not None else default_cache())
-    if _complete(root):
-        return root
+    with _locked(root):     # never read a folder another build's npm is still writing
+        if not _complete(root):
+            _npm_install(root)
+    return root
+
+
+@contextlib.contextmanager
+def _locked(root: Path):
+    """Hold ``root``'s lock file (beside it, in the cache) while the body runs. A cache
+    where no lock file can be made (read-only, installed by someone else) is only read."""
+    try:
+        root.parent.mkdir(parents=True, exist_ok=True)
+        lock = open(root.parent / f".{root.name}.lock", "a") if fcntl is not None else None
+    except OSError:
+        lock = None
+    if lock is None:
+        yield
+        return
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _npm_install(root: Path) -> None:
     npm = shutil.which("npm")
     if npm is None:
         raise SurveyError("npm is not on the PATH: it installs jsPsych (once, into a cache)",
@@ -67,7 +100,6 @@ def install(cache: str | Path | None = None) -> Path:
         tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-5:])
         raise SurveyError(f"npm could not install jsPsych into {root}" + (f": {tail}" if tail else ""),
                           hint="check the network and the npm registry, or build with --cdn")
-    return root
 
 
 def _complete(root: Path) -> bool:
