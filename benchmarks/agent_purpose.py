@@ -30,7 +30,7 @@ import numpy as np
 
 from elot.domains.doors_keys_gems.agent import SimulationError, run_agent
 from elot.domains.doors_keys_gems.generate import Spec, generate
-from elot.domains.doors_keys_gems.scn import parse_scn_text
+from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 from elot.settings import DEFAULT_BETA
 
 

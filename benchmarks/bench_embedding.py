@@ -23,7 +23,8 @@ import time
 import numpy as np
 
 from elot.embedding import Hypotheses, declare, judge
-from elot.lang.semantics import Belief, State, compile_formula
+from elot.lang.semantics import compile_formula
+from elot.lang.states import Belief, State
 from elot.lang.semantics import _compile, _compile_text  # the compile caches, cleared to time compiling
 
 DOMAIN = declare(

@@ -41,7 +41,7 @@ import numpy as np
 from elot.domains.doors_keys_gems.inference import infer, run_filter
 from elot.domains.doors_keys_gems.particles import ParticleFilter
 from elot.domains.doors_keys_gems.dataset import dataset_root, load_dataset_plan
-from elot.domains.doors_keys_gems.scn import parse_scn_text
+from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 from elot.domains.doors_keys_gems.scoring import compile_statement, score
 from elot.cli import run_command
 

@@ -28,7 +28,7 @@ from elot.domains.doors_keys_gems.agent import run_agent
 from elot.domains.doors_keys_gems.dataset import load_dataset_plan
 from elot.domains.doors_keys_gems.generate import Spec, generate
 from elot.domains.doors_keys_gems.inference import infer
-from elot.domains.doors_keys_gems.scn import parse_scn_text
+from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 from elot.domains.doors_keys_gems.scoring import score
 from elot.cli import run_command
 

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 import elot.lang.semantics
+import elot.lang.thresholds
 from elot.study import references
 from elot.study.batch import batch
 from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
@@ -79,7 +80,7 @@ def main() -> None:
             print(f"batch --jobs {args.jobs}: {parallel:.1f} s; speed-up {serial / parallel:.2f}× "
                   f"(target ≥ 1.8× for 2 jobs); tables identical: {same}")
         beta = DEFAULT_BETA
-        generator = elot.lang.semantics.Thresholds().replace(believes=0.85, might=0.35, may=0.45)
+        generator = elot.lang.thresholds.Thresholds().replace(believes=0.85, might=0.35, may=0.45)
         moved = ("believes", "might", "may")
         gen_tasks = plan_tasks(refs, models=("full",), betas=(beta,),
                                thresholds=(Params(generator, beta, "generator"),))

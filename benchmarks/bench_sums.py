@@ -16,8 +16,9 @@ import time
 
 import numpy as np
 
-from elot.domains.doors_keys_gems.scoring import scores_of
-from elot.lang.semantics import State, compile_formula
+from elot.judging import scores_of
+from elot.lang.semantics import compile_formula
+from elot.lang.states import State
 from elot.lang.signature import Signature
 
 

@@ -20,7 +20,8 @@ import numpy as np
 from elot.study.experiments import in_vs_out
 from elot.domains.doors_keys_gems.inference import infer
 from elot.domains.doors_keys_gems.dataset import dataset_root, load_dataset_plan
-from elot.domains.doors_keys_gems.scoring import compile_statement, normalized_likelihood
+from elot.domains.doors_keys_gems.scoring import compile_statement
+from elot.judging import normalized_likelihood
 from elot.numeric import dot
 from elot.cli import run_command
 

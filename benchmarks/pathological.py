@@ -19,7 +19,8 @@ LIMIT_S, LIMIT_MB = 2.0, 500
 
 
 def _formula(text, belief=False):
-    from elot.lang.semantics import Belief, State, evaluate
+    from elot.lang.semantics import evaluate
+    from elot.lang.states import Belief, State
 
     state = State.parse("inside(key1, box1), iscolor(key1, red), hidden(key1), closed(box1)")
     return lambda: evaluate(text, state, Belief.of([(state, 1.0)]) if belief else None)
@@ -38,7 +39,7 @@ def _nested(n):
 
 
 def _scn(text):
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     return lambda: parse_scn_text(text, "case.scn")
 
@@ -58,7 +59,7 @@ def _boxes_map(n):
 def _infer(text, **kw):
     def run():
         from elot.domains.doors_keys_gems.inference import infer
-        from elot.domains.doors_keys_gems.scn import parse_scn_text
+        from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
         return infer(parse_scn_text(text, "case.scn"), **kw)
 
@@ -68,7 +69,7 @@ def _infer(text, **kw):
 def _colour_limits(text):
     def run():
         from elot.domains.doors_keys_gems.hypotheses import colour_limits
-        from elot.domains.doors_keys_gems.scn import parse_scn_text
+        from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
         return colour_limits(parse_scn_text(text, "case.scn").initial)
 

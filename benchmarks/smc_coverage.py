@@ -28,7 +28,7 @@ import numpy as np
 from elot.domains.doors_keys_gems.agent import run_agent
 from elot.domains.doors_keys_gems.generate import COLOURS, Spec, generate
 from elot.domains.doors_keys_gems.inference import infer
-from elot.domains.doors_keys_gems.scn import parse_scn_text
+from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 from elot.domains.doors_keys_gems.scoring import compile_statement, score
 
 #: (name, spec, seed): generated maps from about a thousand to about 500,000 hypotheses (k = 3).

@@ -44,7 +44,7 @@ from elot.lang.printer import pretty
 from elot.domains.doors_keys_gems.pddl import signature_of
 from elot.cli import options
 from elot.lang.signature import Signature
-from elot.translate import llm, translate
+from elot.translate import llm, llama_engine, translate
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "tests" / "fixtures" / "translation_corpus.csv"
@@ -117,7 +117,7 @@ def _llm_line(results: list[dict]) -> list[str]:
     if not timed:
         return []
     total = {k: sum(r["timings"].get(k, 0) for r in timed) for k in
-             ("load", "overhead") + llm.Timings.FIELDS}
+             ("load", "overhead") + llama_engine.Timings.FIELDS}
     count = len(timed)
     lines = [f"    LLM on {count} sentences: load {total['load']:.1f} s once; per sentence: prompt "
              f"{total['prompt'] / count:.2f} s ({total['prompt_tokens'] / count:.0f} tokens evaluated in batches), "

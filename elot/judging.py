@@ -33,7 +33,10 @@ import numpy as np
 from elot.errors import ArgumentError, ElotError, ElotTypeError, EvaluationError, Span, read_text
 from elot.lang.parser import looks_like_formula
 from elot.lang.printer import pretty
-from elot.lang.semantics import CompiledFormula, State, Thresholds, compile_formula, desire_scale
+from elot.lang.semantics import CompiledFormula, compile_formula
+from elot.lang.states import State
+from elot.lang.thresholds import Thresholds
+from elot.lang.desires import desire_scale
 from elot.lang.signature import Signature
 from elot.lang.syntax import Term
 from elot.lang.typesystem import NUMERIC

@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from elot.domains.doors_keys_gems.conventions import check_conventions
-from elot.domains.doors_keys_gems.inference import ConfiguredBy, InferenceConfig, infer
+from elot.domains.doors_keys_gems.inference import InferenceConfig, infer
+from elot.engine.worlds.methods import ConfiguredBy
 from elot.domains.doors_keys_gems.world import describe_placement, fmt_action
 from elot import judging
 from elot.embedding.judge import translation_note
@@ -33,7 +34,8 @@ from elot.lang.analysis import prob_columns, thresholds_used
 from elot.lang.checker import Checked, check
 from elot.lang.lowering import lower
 from elot.lang.printer import pretty
-from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
+from elot.lang.semantics import CompiledFormula, compile_formula
+from elot.lang.thresholds import Thresholds
 from elot.judging import Score, Scored, truth
 from elot.lang.signature import Signature
 from elot.lang.syntax import Term

@@ -6,7 +6,7 @@ from __future__ import annotations
 from elot.lang.analysis import prob_terms, thresholds_used
 from elot.lang.lowering import lower
 from elot.lang.printer import pretty
-from elot.lang.semantics import Thresholds
+from elot.lang.thresholds import Thresholds
 from elot.lang.signature import Signature
 
 SIG = Signature.default()

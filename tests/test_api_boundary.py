@@ -144,7 +144,7 @@ def test_errors_name_the_argument(kwargs, argument):
 @pytest.fixture(scope="module")
 def inference():
     from elot.domains.doors_keys_gems.inference import infer
-    from elot.domains.doors_keys_gems.scn import load_example
+    from elot.domains.doors_keys_gems.examples import load_example
 
     return infer(load_example("default"))
 
@@ -163,7 +163,7 @@ def test_score_names_a_bad_time(inference, t):
 ])
 def test_infer_names_a_bad_setting(settings, name):
     from elot.domains.doors_keys_gems.inference import infer
-    from elot.domains.doors_keys_gems.scn import load_example
+    from elot.domains.doors_keys_gems.examples import load_example
 
     with pytest.raises(elot.ArgumentError, match=name):
         infer(load_example("default"), **settings)

@@ -121,7 +121,7 @@ def test_storyboard_table_adds_a_series_of_its_own(tmp_path, study):
 
 def test_a_missing_value_is_absent_and_models_keep_their_style(study):
     """Matched by scenario, mode, t and formula; a row without L gives no point (None)."""
-    from elot.domains.doors_keys_gems.scn import load_example
+    from elot.domains.doors_keys_gems.examples import load_example
     from elot.study.storyboard import Candidate, attach_table, judgment_points, score_candidates, storyboard
     from elot.study.tables import read_table
 

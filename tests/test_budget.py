@@ -8,10 +8,12 @@ from __future__ import annotations
 import pytest
 
 from elot.domains.doors_keys_gems import costs
+from elot.engine.worlds import spaces
 from elot.engine import budget
 from elot.domains.doors_keys_gems.agent import SimulationError, check_simulation_size, count_model_states, run_agent
 from elot.engine.budget import Estimate, Limits, OverBudget, check, footprint, format_bytes, memory_budget, over
-from elot.domains.doors_keys_gems.config import InferenceConfig, ParticleError
+from elot.domains.doors_keys_gems.config import InferenceConfig
+from elot.engine.worlds.methods import ParticleError
 from elot.domains.doors_keys_gems.inference import ExactFilter, infer, revealing_actions
 from elot.domains.doors_keys_gems.load import load_scenario
 from elot.domains.doors_keys_gems.particles import ParticleFilter
@@ -50,18 +52,18 @@ def test_check_says_the_estimate_the_limit_and_what_to_do(monkeypatch):
 def test_every_variant_is_sized_from_data_not_a_branch(variant):
     """How a variant holds its initial belief is a table: true-belief-paper is sized as the
     certain-belief space it is (batch once special-cased it by name)."""
-    assert variant in costs.INITIAL_BELIEFS
-    estimate = costs.exact_estimate(variant, 3, 10, 3, steps=5)
-    beliefs = 1 if costs.INITIAL_BELIEFS[variant] == "true" else 220   # C(12, 3)
+    assert variant in spaces.INITIAL_BELIEFS
+    estimate = spaces.exact_estimate(variant, 3, 10, 3, steps=5)
+    beliefs = 1 if spaces.INITIAL_BELIEFS[variant] == "true" else 220   # C(12, 3)
     assert estimate.size == 3 * 10 * beliefs and estimate.unit == "hypotheses"
     space = ExactFilter(load_scenario("two-doors"), variant=variant).space
-    assert space.n_beliefs == costs.n_beliefs(variant, space.n_states, 3)
+    assert space.n_beliefs == spaces.n_beliefs(variant, space.n_states, 3)
 
 
 def test_exact_inference_and_auto_read_one_estimate():
     scenario = load_scenario("two-doors")
     space = ExactFilter(scenario).space
-    estimate = costs.exact_estimate("full", space.n_goals, space.n_states, 3, steps=len(scenario.actions),
+    estimate = spaces.exact_estimate("full", space.n_goals, space.n_states, 3, steps=len(scenario.actions),
                                     belief_tables=1 + revealing_actions(scenario.actions))
     assert estimate.size == len(space)
     with pytest.raises(costs.SpaceTooLarge) as refused:
@@ -101,7 +103,7 @@ def test_a_batch_task_is_sized_by_its_own_limits():
     scenario = load_scenario("two-doors")
     space = ExactFilter(scenario).space
     exact = estimate_task_bytes(_task())
-    assert exact == 64 * 2**20 + costs.exact_estimate("full", space.n_goals, space.n_states, 3,
+    assert exact == 64 * 2**20 + spaces.exact_estimate("full", space.n_goals, space.n_states, 3,
                                                       steps=len(scenario.actions),
                                                       belief_tables=1 + revealing_actions(scenario.actions)).bytes
     smc = estimate_task_bytes(_task(method="auto", max_hypotheses=100, particles=50))

@@ -109,7 +109,7 @@ def test_an_inner_condition_tests_an_outer_variable_instead_of_rebinding_it():
 
 
 def test_the_binding_table_names_every_operator_with_a_condition():
-    from elot.lang.checker import ABOUT
+    from elot.lang.operators import ABOUT
     from elot.lang.syntax import CONDITION_POSITION, QUANTIFIERS
 
     assert {name for name, _ in CONDITION_POSITION} == set(QUANTIFIERS) | set(ABOUT) | {
@@ -117,7 +117,7 @@ def test_the_binding_table_names_every_operator_with_a_condition():
 
 
 def test_infer_bindings_binds_only_what_is_not_bound_outside():
-    from elot.lang.checker import infer_bindings
+    from elot.lang.bindings import infer_bindings
     from elot.lang.parser import parse
 
     sig = Signature.default()
@@ -235,7 +235,7 @@ def test_golden_errors():
 def test_predicate_domains_counts_type_predicates_only_when_asked():
     # A predicate seen first used to overwrite the `types` flag, so type predicates after
     # it were counted even when they should not be.
-    from elot.lang.checker import predicate_domains
+    from elot.lang.bindings import predicate_domains
 
     term = parse("or(inside(K, box1), key(K))")
     assert predicate_domains(term, "K", Signature.default()) == ["item"]

@@ -11,7 +11,8 @@ from helpers import run_elot
 
 from elot.domains.doors_keys_gems.conventions import ConventionsError
 from elot.errors import ElotError
-from elot.lang.semantics import Belief, State, evaluate
+from elot.lang.semantics import evaluate
+from elot.lang.states import Belief, State
 from elot.domains.doors_keys_gems.hypotheses import build, initial_states, reference_first
 from elot.domains.doors_keys_gems.inference import infer
 from elot.domains.doors_keys_gems.scenario import Scenario

@@ -72,7 +72,7 @@ def test_manhattan_costs_agree(case):
 @st.composite
 def belief_problems(draw):
     n_s, k = draw(st.integers(1, 5)), draw(st.integers(1, 4))
-    from elot.domains.doors_keys_gems.hypotheses import belief_weights, particle_counts
+    from elot.engine.worlds.spaces import belief_weights, particle_counts
 
     counts = particle_counts(n_s, k)
     weights = belief_weights(counts, k)
@@ -235,7 +235,7 @@ def test_planner_layout_limits():
 @pytest.mark.slow
 def test_a_map_with_nine_hidden_keys_runs_on_both_backends():
     """The compiled core used to refuse it ("9 keys (at most 8)")."""
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     scenario = parse_scn_text("colours: red\nmap:\n  gWWWWWWWWW\n  RWWWWWWWWW\n  ..........\n"
                               "  FFFFFFFFFh\nactions:\n  up, left x2, down, open box7\n")

@@ -11,7 +11,8 @@ import os
 import pytest
 from helpers import run_elot
 
-from elot.domains.doors_keys_gems.scn import load_example, parse_scn_text
+from elot.domains.doors_keys_gems.examples import load_example
+from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 from elot.study.design import design_rows
 from elot.study.fit import synthetic_ratings
 from elot.study.params import StudyError

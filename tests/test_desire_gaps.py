@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 
 from elot.domains.doors_keys_gems.config import InferenceConfig
 from elot.domains.doors_keys_gems.inference import infer
-from elot.domains.doors_keys_gems.scn import load_example
+from elot.domains.doors_keys_gems.examples import load_example
 from elot.cli import main
 from elot.embedding import parse_domain
 from elot.errors import ScenarioError
 from elot.judging import compile_statement, score
-from elot.lang.semantics import Thresholds
+from elot.lang.thresholds import Thresholds
 
 # -- 1. particles keep desires --------------------------------------------------------------
 

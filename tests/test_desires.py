@@ -23,7 +23,9 @@ from elot.lang.checker import check
 from elot.lang.english import english
 from elot.lang.lowering import is_lowered
 from elot.lang.parser import parse
-from elot.lang.semantics import DesireRow, State, Thresholds, desire_scale
+from elot.lang.desires import DesireRow, desire_scale
+from elot.lang.states import State
+from elot.lang.thresholds import Thresholds
 from elot.lang.signature import Signature
 from elot.lang.typesystem import EPISTEMIC
 from elot.translate import translate
@@ -290,7 +292,7 @@ def test_btom_hypotheses_carry_each_goal_as_a_desire():
     """Doors-Keys-Gems: P(wants gem g) is the goal posterior of g, and belief statements
     are judged on the same (goal-marginal) rows as before."""
     from elot.domains.doors_keys_gems.inference import infer
-    from elot.domains.doors_keys_gems.scn import load_example
+    from elot.domains.doors_keys_gems.examples import load_example
 
     inference = infer(load_example("default"))
     for t in (0, 6, inference.steps):
@@ -405,7 +407,7 @@ def test_foodtruck_sentences_score_as_their_meaning():
 
 
 def _belief(row: np.ndarray):
-    from elot.lang.semantics import Belief
+    from elot.lang.states import Belief
 
     return Belief.of([(State.parse(w), float(p)) for w, p in zip(WORLDS, row) if p > 0])
 

@@ -125,7 +125,8 @@ def test_threads_sharing_a_compiled_formula_each_have_the_whole_work_budget():
     """compile_formula's cache hands every thread the same compiled formula; each of its
     evaluations here uses 60% of MAX_WORK, so a budget kept on the formula ran out when two
     threads evaluated at once ("needs too much work")."""
-    from elot.lang.semantics import MAX_WORK, State, compile_formula
+    from elot.lang.semantics import MAX_WORK, compile_formula
+    from elot.lang.states import State
     from elot.lang.signature import Signature
 
     signature = Signature.default()

@@ -26,8 +26,10 @@ from elot.embedding import (
     parse_domain,
 )
 from elot.errors import ElotError, ElotTypeError, EvaluationError, ScenarioError
-from elot.lang.semantics import Belief, State, compile_formula
-from elot.domains.doors_keys_gems.scoring import ConventionsError, score
+from elot.lang.semantics import compile_formula
+from elot.lang.states import Belief, State
+from elot.domains.doors_keys_gems.scoring import score
+from elot.domains.doors_keys_gems.conventions import ConventionsError
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples" / "embedding"
@@ -248,7 +250,7 @@ def test_judge_series_over_a_model():
 @pytest.mark.parametrize("conventions", ["elot", "paper"])
 def test_btom_as_a_belief_model_reproduces_scoring(conventions):
     from elot.domains.doors_keys_gems.inference import infer
-    from elot.domains.doors_keys_gems.scn import default_example
+    from elot.domains.doors_keys_gems.examples import default_example
 
     inference = infer(default_example())
     model = BToMModel(inference)

@@ -15,7 +15,8 @@ from test_properties import Reference
 
 from elot.lang.checker import check
 from elot.embedding import Hypotheses, declare, judge
-from elot.lang.semantics import Belief, State, compile_formula
+from elot.lang.semantics import compile_formula
+from elot.lang.states import Belief, State
 from elot.lang.lowering import is_lowered, lower
 from elot.lang.parser import parse
 from elot.lang.printer import pretty

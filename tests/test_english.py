@@ -166,7 +166,7 @@ def test_statements_about_the_initial_belief_are_told_in_the_past(formula, sente
 
 
 def test_the_golden_sentences_cover_every_operator_and_predicate_of_the_language():
-    from elot.lang.checker import OPERATORS
+    from elot.lang.operators import OPERATORS
 
     used = {n.name for f, _ in GOLDEN + INITIAL for n in subterms(english.__globals__["parse"](f))
             if hasattr(n, "args")}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from elot.lang.equivalence import equivalent
-from elot.lang.semantics import Thresholds
+from elot.lang.thresholds import Thresholds
 from elot.lang.signature import Signature
 
 SIG = Signature.from_objects({"box1": "box", "box2": "box", "box3": "box", "key1": "key", "key2": "key",

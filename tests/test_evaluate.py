@@ -8,7 +8,9 @@ import pytest
 
 from elot.lang.equivalence import EPSILON, equivalent, random_beliefs, states_for
 from elot.errors import ElotError, ElotTypeError, EvaluationError
-from elot.lang.semantics import Belief, State, Thresholds, compile_formula, evaluate
+from elot.lang.semantics import compile_formula, evaluate
+from elot.lang.states import Belief, State
+from elot.lang.thresholds import Thresholds
 from elot.lang.signature import Signature
 
 S1 = State.parse("inside(key1, box1), iscolor(key1, blue), hidden(key1), closed(box1), closed(box2)")

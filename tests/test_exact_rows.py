@@ -21,9 +21,11 @@ from hypothesis import strategies as st
 from btom_ext import core
 from btom_ext import reference as ref
 from elot.domains.doors_keys_gems.dataset import load_dataset_plan
-from elot.domains.doors_keys_gems.engine import (AgentPlanner, LazyWorlds, as_in, as_worlds, same_action, step_or_stay,
-                              step_worlds)
-from elot.domains.doors_keys_gems.hypotheses import Encoding, belief_weights, build, particle_counts
+from elot.domains.doors_keys_gems.engine import AgentPlanner, as_in, same_action, step_or_stay, step_worlds
+from elot.engine.worlds.protocol import LazyWorlds, as_worlds
+from elot.domains.doors_keys_gems.hypotheses import build
+from elot.domains.doors_keys_gems.encoding import Encoding
+from elot.engine.worlds.spaces import belief_weights, particle_counts
 from elot.domains.doors_keys_gems.inference import infer
 from elot.domains.doors_keys_gems.load import load_scenario
 from elot.domains.doors_keys_gems.world import ARITY

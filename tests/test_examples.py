@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from elot.domains.doors_keys_gems.inference import infer
-from elot.domains.doors_keys_gems.scn import list_examples, load_example
+from elot.domains.doors_keys_gems.examples import list_examples, load_example
 
 
 @pytest.mark.parametrize("name", list_examples())

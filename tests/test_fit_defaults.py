@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from elot.cli import main
-from elot.lang.semantics import Thresholds
+from elot.lang.thresholds import Thresholds
 from elot.session import Session
 from elot.settings import DEFAULT_BETA
 from elot.study.fit import SPAN, Problem, _Group, grid_values, precompute, read_ratings, unconstrained

@@ -22,7 +22,7 @@ from elot.domains.foodtrucks.language import signature
 from elot.domains.foodtrucks.scenarios import FoodTruckScenario, read_scenarios
 from elot.domains.foodtrucks.world import (ACTIONS, FINISHED, cell_index, visibility,
                                            world_atoms)
-from elot.engine import Case, Engine, EngineConfig
+from elot.engine import Case, Engine
 from elot.errors import ScenarioError
 
 REPO = Path(__file__).resolve().parent.parent

@@ -12,7 +12,8 @@ from helpers import examples
 
 from elot.lang.checker import check
 from elot.errors import ElotError, ElotSyntaxError
-from elot.lang.semantics import Belief, State, evaluate
+from elot.lang.semantics import evaluate
+from elot.lang.states import Belief, State
 from elot.lang.lowering import lower
 from elot.lang.parser import parse
 from elot.lang.printer import pretty
@@ -213,7 +214,7 @@ def only_elot_errors(fn, text: str) -> None:
 
 
 def scn_pipeline(text: str) -> None:
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     scenario = parse_scn_text(text, "fuzz.scn")
     scenario.signature()
@@ -221,7 +222,7 @@ def scn_pipeline(text: str) -> None:
 
 def problem_pipeline(text: str) -> None:
     from elot.domains.doors_keys_gems.pddl import parse_problem_text
-    from elot.domains.doors_keys_gems.pddl import world_from_problem
+    from elot.domains.doors_keys_gems.problem_world import world_from_problem
 
     world_from_problem(parse_problem_text(text, "fuzz.pddl"))
 

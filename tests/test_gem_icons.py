@@ -9,7 +9,7 @@ import pytest
 from matplotlib.colors import to_rgb
 from PIL import Image
 
-from elot.domains.doors_keys_gems.scn import load_example
+from elot.domains.doors_keys_gems.examples import load_example
 from elot.draw import palette
 from elot.draw.animation import Renderer
 from elot.draw.board import gem_label, gem_shape

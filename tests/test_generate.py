@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from btom_ext import reference as ref
 from elot.domains.doors_keys_gems.generate import GenerateError, Spec, generate
-from elot.domains.doors_keys_gems.hypotheses import Encoding
+from elot.domains.doors_keys_gems.encoding import Encoding
 from elot.domains.doors_keys_gems.inference import infer
-from elot.domains.doors_keys_gems.scn import parse_scn_text
+from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 from helpers import examples, run_elot
 
 specs = st.builds(Spec, boxes=st.integers(0, 4), colours=st.integers(1, 6), doors=st.integers(0, 4),

@@ -10,9 +10,10 @@ from hypothesis import assume, given, settings, strategies as st
 from helpers import examples
 
 from btom_ext.reference import EPSILON
-from elot.domains.doors_keys_gems.hypotheses import (
-    Encoding, belief_weights, build, colour_limits, initial_states, key_pickups, particle_counts,
-)
+from elot.domains.doors_keys_gems.hypotheses import build, colour_limits, initial_states
+from elot.domains.doors_keys_gems.encoding import Encoding
+from elot.domains.doors_keys_gems.pickups import key_pickups
+from elot.engine.worlds.spaces import belief_weights, particle_counts
 from elot.domains.doors_keys_gems.dataset import load_dataset_plan
 from elot.errors import ScenarioError
 from elot.domains.doors_keys_gems.world import KeyState, Layout, WorldState
@@ -106,7 +107,7 @@ actions:
 
 def test_a_map_that_needs_more_hidden_keys_gets_a_family_that_fits():
     from elot.domains.doors_keys_gems.hypotheses import DEFAULT_MAX_HIDDEN, Prior, build
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     true = parse_scn_text(THREE_DOORS).initial
     family = Prior().resolve(true)
@@ -155,7 +156,7 @@ def _three_doors(n_boxes):
 def test_hypothesis_space_is_estimated_and_refused(boxes, k):
     from elot.errors import ScenarioError
     from elot.domains.doors_keys_gems.inference import infer
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     scenario = parse_scn_text(_three_doors(boxes))
     with pytest.raises(ScenarioError, match="hypothesis space is too large") as info:
@@ -167,7 +168,7 @@ def test_max_hypotheses_is_a_library_keyword_and_a_cli_option(tmp_path, capsys):
     from elot.cli import main
     from elot.errors import ScenarioError
     from elot.domains.doors_keys_gems.hypotheses import build
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     scenario = parse_scn_text(_three_doors(4))
     assert len(build(scenario.initial, k=3)) == 13104
@@ -184,7 +185,7 @@ def test_max_hypotheses_is_a_library_keyword_and_a_cli_option(tmp_path, capsys):
 @pytest.mark.parametrize("keys", [12, 20, 40])
 def test_colour_limits_are_polynomial_in_keys(keys):
     from elot.domains.doors_keys_gems.hypotheses import colour_limits
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     scenario = parse_scn_text("colours: red\nmap:\n  h" + "r" * keys + ".Rg\n")
     assert colour_limits(scenario.initial) == {"red": (0, 1)}
@@ -193,7 +194,7 @@ def test_colour_limits_are_polynomial_in_keys(keys):
 def test_compiled_planner_limits_are_an_error_naming_the_backend():
     from elot.errors import ScenarioError
     from elot.domains.doors_keys_gems.inference import infer
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     # Past the old 1024-cell wall: a 33 x 32 grid runs.
     rows = ["h" + "." * 32] + ["." * 33] * 30 + ["g" * 2 + "." * 31]
@@ -211,9 +212,9 @@ def test_size_estimate_counts_the_belief_tables_and_refuses_for_smc():
     """Issue 18 item 13: a space under the hypothesis cap whose belief tables (states ×
     beliefs × states floats) do not fit is refused by bytes, pointing at particle inference."""
     from elot.errors import ScenarioError
-    from elot.domains.doors_keys_gems.hypotheses import space_size
+    from elot.domains.doors_keys_gems.costs import space_size
     from elot.domains.doors_keys_gems.inference import infer
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     # 870 states, k = 1: under 2 M hypotheses, but one 870^3 table is 4.9 GiB
     hypotheses, peak = space_size("full", 1, 870, 1, steps=10, belief_tables=1)
@@ -228,7 +229,7 @@ def test_size_estimate_counts_the_belief_tables_and_refuses_for_smc():
 def test_no_goals_names_the_file_and_a_useful_hint():
     from elot.errors import ScenarioError
     from elot.domains.doors_keys_gems.inference import infer
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     with pytest.raises(ScenarioError, match="no goals to infer") as info:
         infer(parse_scn_text("map:\n  h.C\n", "nogems.scn"))
@@ -257,7 +258,7 @@ def test_key_pickups_cost_is_the_planners_on_the_dataset(labtom):
 @settings(max_examples=examples(150))
 @given(st.lists(st.sampled_from("....WWRRBFFOOrbCg"), min_size=6, max_size=30), st.integers(2, 6), st.integers(0, 29))
 def test_key_pickups_cost_is_the_planners(glyphs, width, agent):
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
     from elot.errors import ScenarioError
 
     glyphs[agent % len(glyphs)] = "h"
@@ -280,7 +281,7 @@ def test_key_pickups_cost_is_the_planners(glyphs, width, agent):
     ({"prior": 3}, "prior must be a Prior"),
 ])
 def test_bad_arguments_to_build_are_argument_errors_naming_the_argument(kwargs, message):
-    from elot.domains.doors_keys_gems.scn import default_example
+    from elot.domains.doors_keys_gems.examples import default_example
     from elot.errors import ArgumentError
 
     with pytest.raises(ArgumentError, match=message):

@@ -101,7 +101,7 @@ def test_both_filters_step_the_worlds_through_one_shared_setup(name, conventions
     engine's filters on one Doors-Keys-Gems world model (a WorldFilter shows its names),
     step the same worlds and name the planner alike."""
     from elot.domains.doors_keys_gems.filtering import WorldFilter
-    from elot.domains.doors_keys_gems.inference import true_trajectory
+    from elot.domains.doors_keys_gems.model import true_trajectory
     from elot.domains.doors_keys_gems.model import GridWorldModel
     from elot.engine.worlds import exact, particles
     from elot.engine.worlds.protocol import WorldModel

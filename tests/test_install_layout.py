@@ -24,7 +24,7 @@ def _python(code: str, cwd) -> subprocess.CompletedProcess:
 
 
 def test_default_example_from_the_repository_root():
-    result = _python("from elot.domains.doors_keys_gems.scn import default_example; print(default_example().name)", REPO)
+    result = _python("from elot.domains.doors_keys_gems.examples import default_example; print(default_example().name)", REPO)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "false-belief"
 

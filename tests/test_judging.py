@@ -14,8 +14,8 @@ import pytest
 from elot import judging
 from elot.domains.doors_keys_gems.dataset import read_statements
 from elot.domains.doors_keys_gems.inference import InferenceConfig, infer
-from elot.domains.doors_keys_gems.particles import ParticleError
-from elot.domains.doors_keys_gems.scn import load_example
+from elot.engine.worlds.methods import ParticleError
+from elot.domains.doors_keys_gems.examples import load_example
 from elot.domains.doors_keys_gems.scoring import score
 from elot.embedding import BToMModel, Hypotheses, judge
 from elot.errors import ArgumentError, ElotError, ElotTypeError
@@ -60,7 +60,7 @@ def test_a_belief_model_over_particles_keeps_the_standard_error(particles):
 
 def test_the_prior_is_named_once():
     sig = load_example("default").signature()
-    from elot.lang.semantics import State
+    from elot.lang.states import State
 
     world = State.of([("inside", "key1", "box1")])
     rows = Hypotheses.from_arrays(sig, [world], np.ones((1, 1)), np.ones(1), multiplicity=np.array([2.0]))

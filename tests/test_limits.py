@@ -64,7 +64,8 @@ def test_stimuli_refuses_a_set_that_would_not_fit_before_drawing(tmp_path):
 
 def test_the_palette_sample_is_unchanged_where_it_fits(tmp_path):
     """Sets of ordinary maps are drawn on the same palette as before (the same GIFs)."""
-    from elot.domains.doors_keys_gems.scn import load_example, parse_scn_text
+    from elot.domains.doors_keys_gems.examples import load_example
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     scenario = load_example("two-doors")
     parts = stimuli.segments(scenario)
@@ -80,7 +81,7 @@ def test_the_palette_sample_is_unchanged_where_it_fits(tmp_path):
 def test_the_stimuli_estimate_counts_the_figure_and_the_palette():
     """At --cell 200 a 100 x 100 map's frame is 416 million pixels: the figure alone is
     several GiB, whatever the segments."""
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
     import tempfile
     from pathlib import Path
 
@@ -185,7 +186,8 @@ def test_the_planner_stops_at_its_byte_limit_and_answers_again_without_it():
     machine has: past its limit it raises MemoryError (the search unwinds as after a failed
     allocation) and keeps giving exact answers once the limit allows them."""
     from btom_ext import backend
-    from elot.domains.doors_keys_gems.hypotheses import Encoding, memory_budget
+    from elot.domains.doors_keys_gems.encoding import Encoding
+    from elot.engine.budget import memory_budget
     from elot.domains.doors_keys_gems.load import load_scenario
 
     scenario = load_scenario("two-doors")

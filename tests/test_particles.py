@@ -10,9 +10,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from elot.domains.doors_keys_gems.inference import InferenceMethodError, infer, run_filter
+from elot.domains.doors_keys_gems.inference import infer, run_filter
+from elot.engine.worlds.methods import InferenceMethodError
 from elot.errors import ElotError, ScenarioError
-from elot.domains.doors_keys_gems.particles import ParticleError, ParticleFilter, _kernels, sample_multisets
+from elot.domains.doors_keys_gems.particles import ParticleFilter
+from elot.engine.worlds.methods import ParticleError
+from elot.engine.worlds.particles import _kernels, sample_multisets
 from elot.domains.doors_keys_gems.dataset import load_dataset_plan
 from elot.domains.doors_keys_gems.load import load_scenario
 from elot.domains.doors_keys_gems.scoring import score
@@ -121,7 +124,7 @@ def test_dense_beliefs_equal_filter_beliefs(n_states, k, m, seed):
     and the uniform fallback when no particle is kept)."""
     from btom_ext.core import filter_beliefs
     from btom_ext.reference import EPSILON
-    from elot.domains.doors_keys_gems.particles import dense_beliefs
+    from elot.engine.worlds.particle_result import dense_beliefs
 
     rng = np.random.default_rng(seed)
     beliefs = rng.integers(0, n_states, (m, k))
@@ -171,7 +174,7 @@ def _pair_posterior_smc(result, t):
 
 
 def _pair_posterior_exact(inference, t, k):
-    from elot.domains.doors_keys_gems.hypotheses import particle_counts
+    from elot.engine.worlds.spaces import particle_counts
 
     counts = particle_counts(inference.space.n_states, k)
     rows = [tuple(int(j) for j in np.repeat(np.arange(len(c)), c)) for c in counts]
@@ -312,7 +315,7 @@ actions:
 
 
 def test_losing_every_particle_is_explained():
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     with pytest.raises(ParticleError) as error:
         infer(parse_scn_text(SURPRISE, "surprise.scn"), inference="smc", particles=100, seed=1)

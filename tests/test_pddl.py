@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from elot.domains.doors_keys_gems import pddl
+from elot.domains.doors_keys_gems import pddl, sexpr
 from elot.errors import ScenarioError
 
 DOMAIN = """\
@@ -39,8 +39,8 @@ PROBLEM = """\
 
 
 def test_sexprs_keep_positions_and_skip_comments():
-    forms = pddl.parse_sexprs("; comment\n(a (b c)\n   d) ; tail\n(e)")
-    assert [pddl.to_data(f) for f in forms] == [("a", ("b", "c"), "d"), ("e",)]
+    forms = sexpr.parse_sexprs("; comment\n(a (b c)\n   d) ; tail\n(e)")
+    assert [sexpr.to_data(f) for f in forms] == [("a", ("b", "c"), "d"), ("e",)]
     inner = forms[0].items[1]
     assert (inner.span.line, inner.span.column) == (2, 4)
     assert (forms[1].span.line, forms[1].span.column) == (4, 1)
@@ -56,7 +56,7 @@ def test_sexprs_keep_positions_and_skip_comments():
 )
 def test_unbalanced_parentheses_are_located(text, line, col, words):
     with pytest.raises(ScenarioError) as info:
-        pddl.parse_sexprs(text, "x.pddl")
+        sexpr.parse_sexprs(text, "x.pddl")
     error = info.value
     assert (error.span.line, error.span.column) == (line, col)
     assert words in error.message
@@ -232,7 +232,7 @@ def _problem(objects="red - color key1 - key human - agent gem1 - gem box1 box2 
 
 def _world(text):
     from elot.domains.doors_keys_gems.pddl import parse_problem_text
-    from elot.domains.doors_keys_gems.pddl import world_from_problem
+    from elot.domains.doors_keys_gems.problem_world import world_from_problem
 
     return world_from_problem(parse_problem_text(text, "p.pddl"))
 

@@ -15,10 +15,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from elot.domains.doors_keys_gems.agent import SimulationError, initial_belief, model_states, run_agent
-from elot.domains.doors_keys_gems.hypotheses import key_pickups
+from elot.domains.doors_keys_gems.pickups import key_pickups
 from elot.domains.doors_keys_gems.inference import infer
 from elot.domains.doors_keys_gems.load import load_scenario
-from elot.domains.doors_keys_gems.scn import load_example, parse_scn_text
+from elot.domains.doors_keys_gems.examples import load_example
+from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 from elot.study.plan import HEADER, STILL, back_steps, choose_points, event_points, movement, plan, subgoals
 
 #: The key for gem1 is in box2 (reachable); box1 lies behind the red door, beside gem1.

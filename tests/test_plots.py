@@ -9,7 +9,7 @@ from PIL import Image
 
 from elot import plots
 from elot.errors import ElotError
-from elot.domains.doors_keys_gems.scn import default_example
+from elot.domains.doors_keys_gems.examples import default_example
 
 
 def test_statements_figure_counts_curves(tmp_path):
@@ -98,7 +98,7 @@ def _drawn_texts(fig):
 def _scenario(name: str, width: int, height: int, colours=()):
     """A ``width`` × ``height`` open map named ``name`` with a door and a key of each of
     ``colours`` along its top rows, a gem behind each door, and the agent in a corner."""
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     chars = "ABCDIJKLMNPST"
     legend = "".join(f"  {chars[n]} = door {c}\n  {chars[n].lower()} = key {c}\n" for n, c in enumerate(colours))
@@ -165,7 +165,7 @@ def test_a_gem_label_stays_readable_under_the_agent_and_the_path():
     assert ground is not None and ground.get_facecolor()[:3] == (1.0, 1.0, 1.0) and ground.get_alpha() >= 0.8
     # in the pixels: a path that runs on up through the gem's cell is hidden under the
     # label's ground (its letters made white here, so only the ground is seen)
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     states = parse_scn_text("name: through\nmap:\n  .\n  .\n  g\n  .\n  h\n"
                             "actions:\n  up, up, pickup gem1, up, up\n").states()

@@ -8,7 +8,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from elot.lang.equivalence import EPSILON, states_for
-from elot.lang.semantics import Belief, State, Thresholds
+from elot.lang.states import Belief, State
+from elot.lang.thresholds import Thresholds
 from elot.lang.signature import Signature
 from elot.lang.syntax import Call, Const, Term, Var
 

@@ -199,7 +199,7 @@ def test_a_bare_unknown_word_is_english_and_known_names_stay_formulas(session):
 
 def test_initial_is_refused_at_once_for_a_model_without_initial_hypotheses():
     from elot.embedding import Hypotheses, declare
-    from elot.lang.semantics import Belief, State
+    from elot.lang.states import Belief, State
     from elot.session import ModelSession
 
     class NowOnly:

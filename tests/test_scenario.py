@@ -10,7 +10,9 @@ from elot.errors import ScenarioError
 from elot.domains.doors_keys_gems.dataset import load_dataset_plan, load_dataset_scenario
 from elot.domains.doors_keys_gems.load import load_scenario
 from elot.domains.doors_keys_gems.scenario import Scenario, Statement
-from elot.domains.doors_keys_gems.scn import default_example, format_scn, list_examples, load_example, parse_scn_text
+from elot.domains.doors_keys_gems.examples import default_example, list_examples, load_example
+from elot.domains.doors_keys_gems.scn_write import format_scn
+from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "scenarios"
 PLAN_IDS = [f"{m}_{p}" for m, n in ((1, 3), (2, 3), (3, 3), (4, 3), (5, 2), (6, 3), (7, 3)) for p in range(1, n + 1)]
@@ -297,7 +299,7 @@ def test_a_map_larger_than_a_pddl_grid_is_refused_at_its_line(tmp_path, capsys, 
 
 def test_repeat_count_is_bounded():
     from elot.errors import ScenarioError
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     with pytest.raises(ScenarioError, match="too many actions") as info:
         parse_scn_text("map:\n  h..\nactions:\n  right x99999999999\n", "big.scn")
@@ -306,7 +308,7 @@ def test_repeat_count_is_bounded():
 
 def test_long_plans_load_in_linear_time():
     from elot.domains.doors_keys_gems.pddl import parse_plan_text
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     plan = parse_plan_text("(right human)\n" * 16_000, "plan.pddl")
     scenario = parse_scn_text("map:\n  h...\nactions:\n" + "  right, left\n" * 16_000)
@@ -335,7 +337,7 @@ def test_non_utf8_files_name_the_path(command, tmp_path, capsys):
 def test_utf8_bom_is_accepted(tmp_path, capsys):
     from elot.cli import main
     from elot.domains.doors_keys_gems.dataset import read_statements
-    from elot.domains.doors_keys_gems.scn import load_scn
+    from elot.domains.doors_keys_gems.scn_read import load_scn
 
     elot_file = tmp_path / "f.elot"
     elot_file.write_text("\ufeffbelieves(player, formula(empty(box1)))\n", encoding="utf-8")
@@ -356,7 +358,7 @@ def test_utf8_bom_is_accepted(tmp_path, capsys):
 ])
 def test_bad_agent_names_are_rejected(header, message):
     from elot.errors import ScenarioError
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     with pytest.raises(ScenarioError, match=message) as info:
         parse_scn_text(f"{header}\nmap:\n  h.C.g\n", "a.scn")

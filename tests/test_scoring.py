@@ -6,11 +6,13 @@ import numpy as np
 import pytest
 
 from elot.errors import ElotSyntaxError, ElotTypeError
-from elot.lang.semantics import Belief, State, evaluate
+from elot.lang.semantics import evaluate
+from elot.lang.states import Belief, State
 from elot.domains.doors_keys_gems.inference import infer
 from elot.domains.doors_keys_gems.dataset import load_dataset_plan
 from elot.domains.doors_keys_gems.scenario import Scenario
-from elot.domains.doors_keys_gems.scoring import normalized_likelihood, score
+from elot.domains.doors_keys_gems.scoring import score
+from elot.judging import normalized_likelihood
 from test_hypotheses import corridor
 
 FORMULAS = [

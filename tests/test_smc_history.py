@@ -14,12 +14,14 @@ from helpers import examples
 from elot.domains.doors_keys_gems.agent import run_agent
 from elot.domains.doors_keys_gems.generate import Spec, generate
 from elot.domains.doors_keys_gems.inference import infer, run_filter
-from elot.domains.doors_keys_gems.particles import ISLANDS, MIN_ISLAND, ParticleError, ParticleFilter, check_islands
-from elot.domains.doors_keys_gems.scn import parse_scn_text
+from elot.domains.doors_keys_gems.particles import ParticleFilter
+from elot.engine.worlds.methods import ParticleError
+from elot.engine.worlds.particles import ISLANDS, MIN_ISLAND, check_islands
+from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 from elot.domains.doors_keys_gems.scoring import score
 from elot.judging import between_runs_variance, likelihood_stderr
 
-from elot.domains.doors_keys_gems.particles import _kernels
+from elot.engine.worlds.particles import _kernels
 
 core, ref = _kernels("core"), _kernels("reference")
 

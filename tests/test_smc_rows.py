@@ -13,11 +13,13 @@ import pytest
 
 from elot.domains.doors_keys_gems.agent import run_agent
 from elot.domains.doors_keys_gems.dataset import load_dataset_plan
-from elot.domains.doors_keys_gems.engine import LazyWorlds, as_in, as_worlds, same_action, step_worlds
+from elot.domains.doors_keys_gems.engine import as_in, same_action, step_worlds
+from elot.engine.worlds.protocol import LazyWorlds, as_worlds
 from elot.domains.doors_keys_gems.generate import Spec, generate
 from elot.domains.doors_keys_gems.inference import infer
-from elot.domains.doors_keys_gems.particles import ParticleFilter, _classes
-from elot.domains.doors_keys_gems.scn import parse_scn_text
+from elot.domains.doors_keys_gems.particles import ParticleFilter
+from elot.engine.worlds.particles import _classes
+from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
 
 def generated(seed: int = 0):

@@ -13,8 +13,10 @@ from conftest import labtom_path
 from helpers import run_elot
 from PIL import Image
 
-from elot.domains.doors_keys_gems.scn import load_example, parse_scn_text
+from elot.domains.doors_keys_gems.examples import load_example
+from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 from elot.draw.animation import Renderer
+from elot import output
 from elot.study import stimuli
 from elot.study.references import ScenarioRef, expand_scenarios
 from elot.study.params import StudyError
@@ -84,7 +86,7 @@ def test_stimuli_json_matches_the_schema(made):
     # rule: over the whole plan, even though it is held by the last judgment point)
     assert two["relevant_colors"] == ["blue"] and two["relevant_boxes"] == [2]
     assert two["statements"] == [s.text for s in scenario.statements]
-    assert sorted(p.name for p in made.folder.iterdir()) == sorted([stimuli.MANIFEST, "stimuli.json",
+    assert sorted(p.name for p in made.folder.iterdir()) == sorted([output.MANIFEST, "stimuli.json",
                                                                     *[i for e in data for i in e["images"]]])
 
 

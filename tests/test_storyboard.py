@@ -14,7 +14,7 @@ import pytest
 from helpers import run_elot
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from elot.domains.doors_keys_gems.scn import load_example
+from elot.domains.doors_keys_gems.examples import load_example
 from elot.draw import palette
 from elot.study.design import design_csv, design_rows
 from elot.study.storyboard import Candidate, score_candidates, storyboard

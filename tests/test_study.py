@@ -19,7 +19,7 @@ from elot.study.references import _load_ref, expand_scenarios
 from elot.study.tables import ALL_COLUMNS, read_table
 from elot.study.tasks import plan_tasks
 from elot.errors import ElotError
-from elot.lang.semantics import Thresholds
+from elot.lang.thresholds import Thresholds
 from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
 from elot.study.params import Params, StudyError, read_params, write_params
 
@@ -33,7 +33,7 @@ def _tasks(betas=(1.0, 2 ** 1.5), models=("full", "non-planning")):
 
 def test_batch_table_is_tidy_and_matches_scoring(tmp_path):
     from elot.domains.doors_keys_gems.inference import infer
-    from elot.domains.doors_keys_gems.scn import load_scn
+    from elot.domains.doors_keys_gems.scn_read import load_scn
     from elot.domains.doors_keys_gems.scoring import score
 
     out = tmp_path / "table.csv"

@@ -11,7 +11,7 @@ import pytest
 from elot.cli import main
 from elot.errors import TranslationError
 from elot.lang.signature import Signature
-from elot.translate import llm, translate
+from elot.translate import llm, llama_engine, prompt, translate
 
 REFUSED = "The player reckons the gem is shiny."            # nothing the offline rules read
 SPLIT = "believes(player, formula(exists(key(K), or(inside(K, box1), inside(K, box2)))))"
@@ -83,8 +83,8 @@ def test_llm_settings_come_from_the_command_lines_environment(monkeypatch, fake_
     assert options.language_model("other.gguf").path == "other.gguf"
     monkeypatch.delenv("ELOT_MODEL")
     assert options.language_model() is None
-    assert llm.threads(2) == 2 and llm.threads() >= 1
-    assert llm.prefix_state_path.__defaults__ == (None,)      # the cache folder is an argument
+    assert llama_engine.threads(2) == 2 and llama_engine.threads() >= 1
+    assert llama_engine.prefix_state_path.__defaults__ == (None,)      # the cache folder is an argument
 
 
 def test_old_spellings_of_translate_options_name_the_new_ones(capsys):
@@ -126,12 +126,12 @@ def test_without_llama_cpp_the_llm_backend_is_a_clear_error(monkeypatch, tmp_pat
 
 def test_prompt_tail_repeats_the_most_similar_examples():
     sentence = "The player is certain that box 3 must contain a key."
-    tail = llm.prompt_tail(sentence, k=2)
-    examples = llm.similar_examples(sentence, 2)
+    tail = prompt.prompt_tail(sentence, k=2)
+    examples = prompt.similar_examples(sentence, 2)
     assert tail.endswith(f"Sentence: {sentence}\nELoT: ")
     assert examples[-1]["sentence"] == "The player is certain that box 2 must contain a key."
     assert all(e["sentence"] in tail for e in examples)
-    assert llm.build_prompt(sentence).startswith(llm.prompt_head())
+    assert prompt.build_prompt(sentence).startswith(prompt.prompt_head())
 
 
 @pytest.mark.parametrize("scenario", ["default", "empty-box"])
@@ -183,8 +183,8 @@ def test_how_many_similar_examples_the_prompt_repeats_is_a_setting_of_the_model(
     for setting in (llm.LanguageModel("m.gguf", similar_examples=2), "m.gguf"):
         with pytest.raises(Stop):
             llm.sample("The player thinks box 1 is empty.", Signature.default(), setting, 1)
-    assert asked == [2, llm.SIMILAR_EXAMPLES]
-    assert llm.prompt_tail("The player thinks box 1 is empty.", 2).count("Sentence:") == 3
+    assert asked == [2, prompt.SIMILAR_EXAMPLES]
+    assert prompt.prompt_tail("The player thinks box 1 is empty.", 2).count("Sentence:") == 3
 
 
 def test_the_kv_sequences_are_set_on_the_models_own_context_not_on_llama_cpps_defaults(monkeypatch):

@@ -14,13 +14,13 @@ from elot.errors import TranslationError
 from elot.lang.parser import parse
 from elot.lang.printer import pretty
 from elot.lang.signature import Signature
-from elot.translate import llm, translate
+from elot.translate import llm, llama_engine, prompt, translate
 from elot.translate.offline import statement_mode
 from helpers import small_language_model
 
 
 def test_prompt_examples_typecheck_and_agree_with_the_offline_parser():
-    data = llm.prompt_data()
+    data = prompt.prompt_data()
     assert len(data["examples"]) >= 10
     for example in data["examples"]:
         check(example["formula"])
@@ -32,20 +32,20 @@ def test_prompt_continues_a_cached_branch_and_ends_with_the_sentence():
     # The engine reuses a sequence per example (head + example): every prompt must start
     # with exactly one of those texts, the one of its first repeated example.
     sentence = "The player thinks box 2 is empty."
-    prompt = llm.build_prompt(sentence)
-    assert prompt.endswith(f"Sentence: {sentence}\nELoT: ")
-    first = llm.similar_examples(sentence)[0]
-    branches = [text for text in llm.branch_texts() if prompt.startswith(text)]
-    assert branches == [f"{llm.prompt_head()}\n\n{llm.example_block(first)}\n\n"]
-    assert len(llm.branch_texts()) == len(llm.prompt_data()["examples"])
+    text = prompt.build_prompt(sentence)
+    assert text.endswith(f"Sentence: {sentence}\nELoT: ")
+    first = prompt.similar_examples(sentence)[0]
+    branches = [branch for branch in prompt.branch_texts() if text.startswith(branch)]
+    assert branches == [f"{prompt.prompt_head()}\n\n{prompt.example_block(first)}\n\n"]
+    assert len(prompt.branch_texts()) == len(prompt.prompt_data()["examples"])
 
 
 def test_prompt_draft_lookup_copies_what_followed_the_last_tokens():
     ids = [5, 1, 2, 3, 9, 8, 7, 6, 4, 1, 2, 3]
-    assert llm.prompt_lookup(ids, match=3, tokens=3, window=400) == [9, 8, 7]
-    assert llm.prompt_lookup(ids + [9, 8], match=3, tokens=3, window=400) == [7, 6, 4]
-    assert llm.prompt_lookup([1, 2, 3, 4], match=3, tokens=3, window=400) == []
-    assert llm.prompt_lookup(ids, match=3, tokens=3, window=5) == []   # the match lies outside the window
+    assert llama_engine.prompt_lookup(ids, match=3, tokens=3, window=400) == [9, 8, 7]
+    assert llama_engine.prompt_lookup(ids + [9, 8], match=3, tokens=3, window=400) == [7, 6, 4]
+    assert llama_engine.prompt_lookup([1, 2, 3, 4], match=3, tokens=3, window=400) == []
+    assert llama_engine.prompt_lookup(ids, match=3, tokens=3, window=5) == []   # the match lies outside the window
 
 
 def test_rank_weights_typechecking_samples_only():
@@ -146,12 +146,12 @@ def test_constrained_decoder_only_returns_typechecked_formulas():
 _ENGINE = """
 import json, sys
 import llama_cpp, numpy as np
-from elot.translate import llm
+from elot.translate import llm, llama_engine, prompt
 
 path = llm.LanguageModel(sys.argv[1], cache_dir=sys.argv[2])
 engine = llm.load_language_model(path)._interpreter.engine          # builds and saves the branches
-example = llm.similar_examples("The player thinks box 2 might hold the red key.")[-1]
-ids = list(engine.tokenizer.encode((llm.build_prompt("The player thinks box 2 might hold the red key.")
+example = prompt.similar_examples("The player thinks box 2 might hold the red key.")[-1]
+ids = list(engine.tokenizer.encode((prompt.build_prompt("The player thinks box 2 might hold the red key.")
                                      + example["formula"]).encode()))
 if engine.tokenizer.bos_token_id is not None and ids[:1] != [engine.tokenizer.bos_token_id]:
     ids.insert(0, engine.tokenizer.bos_token_id)
@@ -171,7 +171,7 @@ again.draft_batch = 0
 plain = rows(again)                                        # from scratch, no branch, no draft
 def gap(a, b):
     return max(float(np.abs(x["logits"] - y["logits"]).max() / np.abs(y["logits"]).max()) for x, y in zip(a, b))
-first = llm.prompt_data()["examples"].index(llm.similar_examples("The player thinks box 2 might hold the red key.")[0])
+first = prompt.prompt_data()["examples"].index(prompt.similar_examples("The player thinks box 2 might hold the red key.")[0])
 print(json.dumps({"branch_cached": fast[0]["n_cached"], "branch_len": len(engine.branches[first][1]),
                   "drafted": timings.drafted, "accepted": timings.accepted,
                   "fast_vs_plain": gap(fast, plain), "restored_vs_fast": gap(restored, fast),

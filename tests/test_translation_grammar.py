@@ -121,10 +121,10 @@ def test_typed_grammar_accepts_every_typechecking_gold_formula(labtom):
 def test_typed_grammar_accepts_our_examples_and_corpus():
     from pathlib import Path
 
-    from elot.translate import llm
+    from elot.translate import prompt
 
     grammar = typed_grammar()
-    formulas = [e["formula"] for e in llm.prompt_data()["examples"]]
+    formulas = [e["formula"] for e in prompt.prompt_data()["examples"]]
     for name in ("translation_corpus.csv", "translation_heldout.csv"):
         with open(Path(__file__).parent / "fixtures" / name, newline="", encoding="utf-8") as handle:
             formulas += [r["gold_elot"] for r in csv.DictReader(handle)]

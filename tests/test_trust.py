@@ -20,6 +20,7 @@ from helpers import run_elot
 
 from elot.errors import ElotError
 from elot.output import HEAD_BYTES, check_target, write_output
+from elot import output
 from elot.study import stimuli
 from elot.study.references import ScenarioRef
 from elot.study.params import StudyError
@@ -226,12 +227,12 @@ def test_a_live_runs_temporary_is_left_alone(tmp_path):
     try:
         live = _temporaries(tmp_path)
         assert len(live) == 1
-        assert stimuli.clean_stale(out) == []
+        assert output.clean_stale(out) == []
         assert _temporaries(tmp_path) == live
     finally:
         run.kill()
         run.wait()
-    assert len(stimuli.clean_stale(out)) == 1 and _temporaries(tmp_path) == []
+    assert len(output.clean_stale(out)) == 1 and _temporaries(tmp_path) == []
 
 
 # -- 6. the planner's memory ---------------------------------------------------------------
@@ -277,7 +278,7 @@ def test_plan_refuses_auto_judgment_points_whose_inference_is_too_large(tmp_path
 @pytest.mark.parametrize("boxes", [4, 8, 12])
 def test_the_estimate_counts_the_states_without_enumerating_them(tmp_path, boxes):
     from elot.domains.doors_keys_gems.agent import count_model_states, model_states
-    from elot.domains.doors_keys_gems.scn import parse_scn_text
+    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
     scenario = parse_scn_text(_generate(tmp_path, boxes).read_text())
     assert count_model_states(scenario.initial) == len(model_states(scenario.initial)[0])
@@ -286,8 +287,8 @@ def test_the_estimate_counts_the_states_without_enumerating_them(tmp_path, boxes
 _OOM = """
 import resource, sys
 from elot.domains.doors_keys_gems.agent import model_states
-from elot.domains.doors_keys_gems.hypotheses import Encoding
-from elot.domains.doors_keys_gems.scn import parse_scn_text
+from elot.domains.doors_keys_gems.encoding import Encoding
+from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 from btom_ext import core
 scenario = parse_scn_text(open(sys.argv[1]).read())
 states, _ = model_states(scenario.initial)
@@ -319,7 +320,7 @@ def test_the_compiled_planner_raises_memory_error_instead_of_crashing(tmp_path):
 
 
 def test_the_memory_budget_respects_the_address_space_limit():
-    code = ("import resource;from elot.domains.doors_keys_gems.hypotheses import memory_budget;"
+    code = ("import resource;from elot.engine.budget import memory_budget;"
             "resource.setrlimit(resource.RLIMIT_AS, (3_000_000 * 1024, resource.RLIM_INFINITY));"
             "print(memory_budget())")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -7,14 +7,15 @@ import pytest
 from hypothesis import given, strategies as st
 
 from elot.domains.doors_keys_gems import pddl
-from elot.domains.doors_keys_gems.scn import list_examples, load_example, parse_scn_text
+from elot.domains.doors_keys_gems.examples import list_examples, load_example
+from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 from elot.domains.doors_keys_gems.world import (
     OFFGRID,
     ImpossibleActionError,
     KeyState,
     WorldState,
 )
-from elot.domains.doors_keys_gems.pddl import world_from_problem
+from elot.domains.doors_keys_gems.problem_world import world_from_problem
 
 # A small map of our own: agent at (3,3); red key at (2,3); box1 at (4,3) hides a blue
 # key; box2 at (3,4) is empty; red door1 at (3,2) guards gem1 at (3,1); blue door2 at

@@ -82,12 +82,6 @@ class Answer:
         return {"text": self.text, "rating": self.parsed.rating, "status": self.parsed.status, "mass": self.mass,
                 "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
 
-    @classmethod
-    def of_record(cls, record: dict) -> "Answer":
-        return cls(record["text"], Parsed(record["rating"], record["status"]), record.get("mass"),
-                   record.get("prompt_tokens", 0), record.get("completion_tokens", 0))
-
-
 @dataclass
 class Endpoint:
     """An OpenAI-compatible chat endpoint and the model asked there."""

@@ -18,7 +18,6 @@ common prefix with the previous prompt are evaluated. Rating the prompts in scen
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -159,11 +158,3 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
     return n
 
 
-def default_model_path(folder: str | os.PathLike | None) -> Path | None:
-    """The built-in model (Qwen2.5-Coder-1.5B-Instruct, ``elot models``) in ``folder``, if there."""
-    from elot.translate.models import QWEN_CODER_1_5B
-
-    if folder is None:
-        return None
-    path = Path(folder) / QWEN_CODER_1_5B.filename
-    return path if path.is_file() else None

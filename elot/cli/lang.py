@@ -188,7 +188,7 @@ def _english_command(args) -> int:
 
 def _eval_command(args) -> int:
     from elot.api import Thresholds, evaluate
-    from elot.lang.semantics import State
+    from elot.lang.states import State
 
     from elot.lang.signature import Signature
 
@@ -209,7 +209,7 @@ def _eval_command(args) -> int:
 
 def _desires(spec: str, signature):
     """``--desires gem1=1,gem2=0``: one row of utilities over objects of the signature."""
-    from elot.lang.semantics import DesireRow
+    from elot.lang.desires import DesireRow
 
     try:
         row = DesireRow.parse(spec)
@@ -225,7 +225,7 @@ def _desires(spec: str, signature):
 
 def _belief(spec: str, signature):
     """A belief from inline text, a text file, or a JSON file ``[[weight, "atoms"], ...]``."""
-    from elot.lang.semantics import Belief, State
+    from elot.lang.states import Belief, State
 
     path = Path(spec)
     if ":" in spec and not path.is_file():  # inline beliefs always have "weight:"

@@ -422,7 +422,7 @@ def _domain_beta(args, study) -> float | None:
 def _exact_only(instead: str):
     """A space too large for exact enumeration, said for a command that has no particle
     inference to fall back on (the library's advice names ``--inference smc``)."""
-    from elot.domains.doors_keys_gems.hypotheses import SpaceTooLarge
+    from elot.domains.doors_keys_gems.costs import SpaceTooLarge
     from elot.study.params import StudyError
 
     try:

@@ -330,7 +330,7 @@ def thresholds_and_beta(args):
     """For a command with ``--thresholds`` and ``--beta`` (default None): Θ from the
     option (defaults when absent), and β: ``--beta`` when given, else the file's, else
     :data:`elot.settings.DEFAULT_BETA`. ``args`` is read, not changed."""
-    from elot.lang.semantics import Thresholds
+    from elot.lang.thresholds import Thresholds
     from elot.study.params import Params, thresholds_option
 
     params = thresholds_option(args.thresholds) if getattr(args, "thresholds", None) else Params(Thresholds())

@@ -201,7 +201,7 @@ def batch_command(args) -> int:
     from elot.study.params import Params, thresholds_option
     from elot.study.references import expand_scenarios, given_items, input_files
     from elot.study.tasks import plan_tasks
-    from elot.lang.semantics import Thresholds
+    from elot.lang.thresholds import Thresholds
 
     params = [thresholds_option(t) for t in args.thresholds] or [Params(Thresholds())]
     files: dict[str, set[str]] = {}   # a/fit.json and b/fit.json: the table tells them apart by path

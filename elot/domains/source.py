@@ -26,7 +26,7 @@ from elot.engine.tables.run import Result
 from elot.engine.tables.protocol import ask, check_tables
 from elot.errors import ArgumentError, EvaluationError
 from elot.judging import Hypotheses
-from elot.lang.semantics import State
+from elot.lang.states import State
 
 
 class CurrentBeliefError(EvaluationError):

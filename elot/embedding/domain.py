@@ -45,7 +45,7 @@ _PREDICATE = re.compile(r"\s*(?P<name>[^\s(]+)\s*\((?P<args>[^)]*)\)\s*\Z")
 
 
 def _reserved() -> frozenset[str]:
-    from elot.lang.checker import ADJECTIVES, OPERATORS
+    from elot.lang.operators import ADJECTIVES, OPERATORS
 
     return OPERATORS | frozenset(ADJECTIVES) | {"player", "threshold", "formula"}
 

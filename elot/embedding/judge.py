@@ -25,7 +25,8 @@ from elot import judging
 from elot.domains.doors_keys_gems.conventions import check_conventions
 from elot.errors import ElotError, EvaluationError, TranslationError
 from elot.judging import Score, Scored, truth
-from elot.lang.semantics import CompiledFormula, Thresholds, compile_formula
+from elot.lang.semantics import CompiledFormula, compile_formula
+from elot.lang.thresholds import Thresholds
 from elot.embedding.model import Hypotheses, BeliefModelError, check_belief_model, hypotheses_of, model_name
 from elot.lang.printer import pretty
 from elot.lang.signature import Signature

@@ -32,7 +32,7 @@ import numpy as np
 
 from elot import judging
 from elot.errors import ElotError, expect
-from elot.lang.semantics import Belief, State
+from elot.lang.states import Belief, State
 from elot.lang.signature import Signature
 from elot.numeric import dot_columns
 

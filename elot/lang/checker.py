@@ -20,8 +20,7 @@ constraining it in the condition (``box(B)``), else from the argument types of t
 predicates it appears in (``inside(K, B)``: ``K`` is an item, ``B`` a box), first in the
 condition, then in the body (:mod:`elot.lang.bindings`).
 
-The operator vocabulary the rules dispatch on is :mod:`elot.lang.operators`; its names and
-those of :mod:`elot.lang.bindings` are re-exported here, where callers have always found them.
+The operator vocabulary the rules dispatch on is :mod:`elot.lang.operators`.
 """
 
 from __future__ import annotations
@@ -33,17 +32,7 @@ from typing import Iterable, Mapping
 from elot.errors import ElotTypeError, Span, expect
 from elot.lang.parser import parse
 from elot.lang.signature import PLAYER, Signature
-from elot.lang.syntax import (
-    QUANTIFIERS,
-    Call,
-    Const,
-    Num,
-    Term,
-    Var,
-    call,
-    free_variables,
-    guard_depth,
-)
+from elot.lang.syntax import Call, Const, Num, Term, Var, call, free_variables, guard_depth
 from elot.lang.typesystem import (
     ADJECTIVE,
     BASE,
@@ -55,23 +44,8 @@ from elot.lang.typesystem import (
     Type,
     describe,
 )
-from elot.lang.bindings import CONFLICT, infer_bindings, meet_all, predicate_domains, scoped, type_constraints
-from elot.lang.operators import (
-    ABOUT,
-    ADJECTIVES,
-    ATTITUDES,
-    COMPARISONS,
-    CONNECTIVES,
-    DESIRE_PRIMITIVES,
-    DESIRES,
-    EPISTEMIC_OPERATORS,
-    KNOWLEDGE,
-    LOWERED_OPERATORS,
-    MODALS,
-    OPERATORS,
-    THRESHOLD_NAMES,
-    USAGE,
-)
+from elot.lang.bindings import infer_bindings, meet_all, predicate_domains, scoped
+from elot.lang.operators import ABOUT, ADJECTIVES, ATTITUDES, CONNECTIVES, DESIRE_PRIMITIVES, DESIRES, KNOWLEDGE, MODALS, OPERATORS, THRESHOLD_NAMES, USAGE
 
 
 @dataclass(frozen=True)
@@ -760,11 +734,4 @@ def check(term: Term | str, signature: Signature | None = None, *, bind_free: bo
     return Checked(term=term, type=t, signature=signature)
 
 
-__all__ = [
-    "Checked", "check", "check_atoms", "bind_free_variables", "infer_bindings",
-    "EPISTEMIC_OPERATORS", "LOWERED_OPERATORS", "OPERATORS", "MODALS", "ADJECTIVES",
-    "THRESHOLD_NAMES", "DESIRES", "DESIRE_PRIMITIVES",
-    # re-exported from elot.lang.operators and elot.lang.bindings
-    "ABOUT", "ATTITUDES", "COMPARISONS", "CONNECTIVES", "KNOWLEDGE", "QUANTIFIERS", "USAGE",
-    "CONFLICT", "predicate_domains", "type_constraints",
-]
+__all__ = ["Checked", "check", "check_atoms", "bind_free_variables"]

@@ -23,8 +23,7 @@ variables is evaluated, and cached, per binding of exactly those variables.
 
 What a formula is evaluated in lives beside it: :class:`State` and :class:`Belief`
 (:mod:`elot.lang.states`), :class:`Thresholds` (:mod:`elot.lang.thresholds`), and
-:func:`desire_scale` and :class:`DesireRow` (:mod:`elot.lang.desires`); they are
-re-exported here, where callers have always found them.
+:func:`desire_scale` and :class:`DesireRow` (:mod:`elot.lang.desires`).
 """
 
 from __future__ import annotations
@@ -39,13 +38,13 @@ import numpy as np
 
 from elot.lang.bindings import infer_bindings
 from elot.lang.checker import check
-from elot.lang.desires import DesireRow, desire_scale
+from elot.lang.desires import DesireRow
 from elot.lang.operators import ADJECTIVES, DESIRE_PRIMITIVES
 from elot.errors import ElotError, EvaluationError
 from elot.lang.lowering import lower
 from elot.lang.parser import parse
 from elot.lang.signature import Signature
-from elot.lang.states import Atom, Belief, State
+from elot.lang.states import Belief, State
 from elot.lang.syntax import Call, Const, Num, Term, Var, call, free_variables, guard_depth, subterms
 from elot.lang.thresholds import Thresholds
 from elot.lang.typesystem import BASE, EPISTEMIC, NUMERIC
@@ -790,6 +789,5 @@ def evaluate(
         raise error.located(source=term if isinstance(term, str) else None)
 
 
-__all__ = ["State", "Belief", "Thresholds", "CompiledFormula", "DesireRow", "compile_formula", "desire_scale",
-           "evaluate"]
+__all__ = ["CompiledFormula", "compile_formula", "evaluate"]
 

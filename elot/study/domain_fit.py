@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from elot.lang.semantics import Thresholds
+from elot.lang.thresholds import Thresholds
 from elot.study.params import StudyError
 
 

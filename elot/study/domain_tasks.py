@@ -18,7 +18,7 @@ from typing import Sequence
 
 from elot.errors import ElotError
 from elot.judging import Statement
-from elot.lang.semantics import Thresholds
+from elot.lang.thresholds import Thresholds
 from elot.settings import DEFAULT_PARTICLES
 from elot.study.params import StudyError
 from elot.study.tasks import score_cells

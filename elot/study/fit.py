@@ -34,7 +34,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from elot.errors import ElotError, Span, read_text
-from elot.lang.semantics import Thresholds
+from elot.lang.thresholds import Thresholds
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MODES, check_variant
 from elot.study.params import FITTED, StudyError, one_newline, read_input, whole_records
 from elot.study.references import ScenarioRef, resolve
@@ -351,7 +351,7 @@ def _check_formula(formula: str, scenario) -> None:
 def threshold_names(lowered) -> tuple[str, ...]:
     """The fitted thresholds a lowered formula compares with (``most``/``least`` forms
     count as their adjective's threshold)."""
-    from elot.lang.checker import ADJECTIVES
+    from elot.lang.operators import ADJECTIVES
     from elot.lang.syntax import Call, Const, subterms
 
     names = set()
@@ -598,17 +598,6 @@ class FitResult:
     @property
     def best(self) -> ModelFit:
         return next(iter(self.models.values()))
-
-    def summary_rows(self) -> list[dict]:
-        rows = []
-        for fit in self.models.values():
-            groups = [("all", "", fit.overall)] + [("condition", c, f) for c, f in fit.conditions.items()]
-            groups += [(name, value, f) for name, values in fit.factors.items() for value, f in values.items()]
-            for group, value, fig in groups:
-                rows.append({"model": fit.model, "beta": fit.beta, "group": group, "value": value, "n": fig.n,
-                             "r": fig.r, "ci_low": fig.low, "ci_high": fig.high})
-        return rows
-
 
 def best_beta(values: np.ndarray) -> int:
     """The β index with the best value; of values tied within :data:`R_TOLERANCE`, the

@@ -22,7 +22,7 @@ from typing import IO, Iterable, Iterator
 
 from elot.errors import ElotError, Span, csv_records, load_json, read_text
 from elot.output import Recognizer, check_target, write_output
-from elot.lang.semantics import Thresholds
+from elot.lang.thresholds import Thresholds
 
 
 class StudyError(ElotError):

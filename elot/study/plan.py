@@ -203,7 +203,7 @@ def _renamed_belief(belief, scenario: Scenario, names: dict[str, str]):
     """A belief given as text, read against ``scenario``'s objects and renamed as the
     ``.scn`` names them (keywords and weights are left as they are)."""
     from elot.domains.doors_keys_gems.agent import read_belief
-    from elot.lang.semantics import Belief, State
+    from elot.lang.states import Belief, State
 
     if isinstance(belief, str):
         belief = read_belief(belief, scenario.signature())
@@ -230,7 +230,8 @@ def check_inference_size(scenario: Scenario, n_states: int) -> None:
     refused for its size (:func:`elot.domains.doors_keys_gems.hypotheses.check_size`: the same limit and
     memory budget), before anything is simulated; the simulated plan's length is not
     known yet and is counted as none, a lower bound."""
-    from elot.domains.doors_keys_gems.hypotheses import MAX_HYPOTHESES, check_size, space_size
+    from elot.domains.doors_keys_gems.hypotheses import MAX_HYPOTHESES, check_size
+    from elot.domains.doors_keys_gems.costs import space_size
 
     n_goals = len(scenario.layout.gems)
     try:

@@ -212,7 +212,7 @@ def read_fit(path: str | Path) -> dict:
         raise StudyError(f"{path}: no \"beta\": the report draws the fitted β", path=str(path),
                          hint="give the file elot fit -o wrote, or --beta")
     data = load_json(read_input(path, "fit"), path=str(path), error=StudyError, hint="give the file elot fit -o wrote")
-    from elot.lang.semantics import Thresholds
+    from elot.lang.thresholds import Thresholds
 
     return {**data, "beta": params.beta, "default_thresholds": params.thresholds == Thresholds()}
 

@@ -4,7 +4,6 @@ tasks would not fit) and its rough time (to schedule the largest first)."""
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from typing import Iterable, Sequence
 
 from elot.errors import ElotError

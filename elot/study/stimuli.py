@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from elot.errors import ElotError
-from elot.output import MANIFEST, RUN_MARK, OwnedFolder, clean_stale  # noqa: F401 (the set's names)
+from elot.output import OwnedFolder
 from elot.study.params import StudyError
 from elot.study.references import ScenarioRef, scenario_items
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from elot.domains.doors_keys_gems.inference import ConfiguredBy, InferenceConfig
+from elot.domains.doors_keys_gems.inference import InferenceConfig
+from elot.engine.worlds.methods import ConfiguredBy
 from elot.errors import ElotError
-from elot.lang.semantics import Thresholds
+from elot.lang.thresholds import Thresholds
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_number, check_variant
 from elot.study.params import Params, StudyError
 from elot.judging import Statement

@@ -45,44 +45,11 @@ from pathlib import Path
 
 from elot.errors import ElotError, TranslationError
 from elot.lang.signature import Signature
-from elot.translate.llama_engine import (
-    CONTEXT_TOKENS,
-    DRAFT_BATCH,
-    DRAFT_MATCH,
-    DRAFT_WINDOW,
-    Timings,
-    _engine_class,
-    _with_sequences,
-    decode,
-    no_repacking,
-    prefix_state_path,
-    prepare_prefixes,
-    prompt_lookup,
-    quiet,
-    threads,
-)
-from elot.translate.prompt import (
-    PROMPT_FILE,
-    SIMILAR_EXAMPLES,
-    branch_texts,
-    build_prompt,
-    example_block,
-    prompt_data,
-    prompt_head,
-    prompt_tail,
-    similar_examples,
-)
+from elot.translate.llama_engine import CONTEXT_TOKENS, Timings, _engine_class, _with_sequences, no_repacking, prefix_state_path, prepare_prefixes, quiet, threads
+from elot.translate.prompt import SIMILAR_EXAMPLES, branch_texts, build_prompt
 from elot.translate.result import Candidate, Translation
 
-__all__ = [
-    "MAX_TOKENS", "PACKAGED_MODELS", "SAMPLES", "TEMPERATURE", "LanguageModel", "available", "forget_trace",
-    "group_by_meaning", "language_model", "load_language_model", "packaged_model", "rank", "sample", "translate_llm",
-    # re-exported from elot.translate.prompt and elot.translate.llama_engine
-    "CONTEXT_TOKENS", "DRAFT_BATCH", "DRAFT_MATCH", "DRAFT_WINDOW", "PROMPT_FILE", "SIMILAR_EXAMPLES", "Timings",
-    "branch_texts", "build_prompt", "decode", "example_block", "no_repacking", "prefix_state_path",
-    "prepare_prefixes", "prompt_data", "prompt_head", "prompt_lookup", "prompt_tail", "quiet", "similar_examples",
-    "threads",
-]
+__all__ = ["MAX_TOKENS", "PACKAGED_MODELS", "SAMPLES", "TEMPERATURE", "LanguageModel", "available", "forget_trace", "group_by_meaning", "language_model", "load_language_model", "packaged_model", "rank", "sample", "translate_llm"]
 
 #: LLM samples per sentence by default: the greedy one. More give a distribution over
 #: meanings, at about one formula's generation each (1.3 s here); on our corpus 5 were

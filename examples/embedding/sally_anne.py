@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from elot.embedding import judge, judge_series, read_domain
-from elot.lang.semantics import State
+from elot.lang.states import State
 
 #: The domain, declared in a few lines of text (sally_anne.domain).
 DOMAIN = read_domain(Path(__file__).with_name("sally_anne.domain"))

@@ -19,7 +19,7 @@ import itertools
 import numpy as np
 
 from elot.embedding import Hypotheses, declare, judge, judge_series
-from elot.lang.semantics import State
+from elot.lang.states import State
 
 #: The domain in a few lines of Python: objects by type, predicates with argument types.
 DOMAIN = declare(

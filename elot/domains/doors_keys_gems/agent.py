@@ -50,7 +50,7 @@ import numpy as np
 from btom_ext.reference import AGENT, EPSILON
 from elot.domains.doors_keys_gems import costs
 from elot.engine.budget import Limits, OverBudget, check, format_bytes
-from elot.domains.doors_keys_gems.hypotheses import Prior, count_model_states, initial_states  # noqa: F401 (count_model_states: where callers found it)
+from elot.domains.doors_keys_gems.hypotheses import Prior, count_model_states, initial_states
 from elot.domains.doors_keys_gems.config import InferenceConfig
 from elot.domains.doors_keys_gems.engine import check_backend_limits, load_backend, step_or_stay
 from elot.domains.doors_keys_gems.model import GridWorldModel
@@ -160,7 +160,7 @@ def read_belief(spec: str, signature=None):
     """A belief option's text: ``"uniform"`` or ``"true"`` as they are, else a
     :class:`~elot.lang.semantics.Belief` read by ``Belief.parse`` (errors point into the
     text, as ``--belief``); a single word that is neither keyword is an error."""
-    from elot.lang.semantics import Belief
+    from elot.lang.states import Belief
 
     word = spec.strip().lower()
     if word in BELIEF_WORDS:
@@ -206,7 +206,8 @@ def initial_belief(spec, states: tuple[WorldState, ...], true_state: int, signat
 
 
 def _match(belief, states: tuple[WorldState, ...], signature) -> np.ndarray:
-    from elot.lang.semantics import State, evaluate
+    from elot.lang.semantics import evaluate
+    from elot.lang.states import State
 
     worlds = [State(s.atoms()) for s in states]
     layout = states[0].layout

@@ -23,10 +23,7 @@ from elot.domains.doors_keys_gems.hypotheses import Prior
 from elot.errors import ArgumentError, ElotError
 from elot.settings import (DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, MAX_HYPOTHESES,
                            check_number, check_variant)
-
-# The methods and the errors of particle inference are the engine's, importable from here.
-from elot.engine.worlds.methods import (METHODS, ConfiguredBy, InferenceMethodError, ParticleError,  # noqa: E402,F401
-                                 check_method, check_particles)
+from elot.engine.worlds.methods import ParticleError, check_method, check_particles
 
 
 class SettingError(ArgumentError, ParticleError, ValueError):

@@ -12,11 +12,7 @@ from __future__ import annotations
 from elot.engine.budget import Estimate, Limits, OverBudget, check, footprint
 from elot.errors import ScenarioError
 from elot.judging import CHUNK_CELLS
-
-# How each variant holds its initial belief, and what exact inference costs, are the
-# engine's (written once for any world model), importable from here as before.
-from elot.engine.worlds.spaces import (BYTES_PER_HYPOTHESIS, INITIAL_BELIEFS, SAMPLED_VARIANTS,  # noqa: E402,F401
-                                certain, exact_estimate, n_beliefs)
+from elot.engine.worlds.spaces import exact_estimate
 
 
 #: What to run instead when exact enumeration is refused for its size.

@@ -3,9 +3,6 @@ share with the numeric core (SPEC §5): loading a backend and its limits, steppi
 encoding hypothesized worlds (made when read: :class:`MovedWorlds`, :class:`SteppedWorlds`),
 naming an observed action in each world, the agent's path costs and policy (inference
 scores actions with them, the simulated agent chooses with them).
-
-What every result hands to scoring (:class:`~elot.engine.worlds.trajectory.Trajectory`) is the
-engine's now, and imports from here as before.
 """
 
 from __future__ import annotations
@@ -18,11 +15,8 @@ from btom_ext import CoreMissingError, backend as _backend
 from btom_ext.reference import AGENT, CLOSED, GEMS
 from elot.domains.doors_keys_gems.encoding import Encoding
 from elot.domains.doors_keys_gems.world import MOVES, Action, ImpossibleActionError, WorldState
+from elot.engine.worlds.protocol import LazyWorlds, as_worlds
 from elot.errors import ExtensionMissingError, ScenarioError
-# What moved to the engine (written once for any domain), importable from here as before.
-from elot.engine.worlds.acting import action_log_probabilities  # noqa: F401
-from elot.engine.worlds.trajectory import TimeError, Trajectory, goal_rows  # noqa: F401
-from elot.engine.worlds.protocol import LazyWorlds, as_worlds  # noqa: F401
 
 
 def load_backend(name: str):
@@ -56,19 +50,6 @@ def step_or_stay(world: WorldState, action: Action) -> WorldState:
         return world.step(action)
     except ImpossibleActionError:
         return world
-
-
-def successor_rows(enc: Encoding, world: WorldState, row: np.ndarray, options: Sequence[Action]) -> np.ndarray:
-    """The encoded ``world`` (its row ``row``) after each action; moves only shift the
-    agent's cell, so only the other actions are stepped and encoded."""
-    out = np.repeat(row[None, :], len(options), axis=0)
-    for n, option in enumerate(options):
-        if option[0] in MOVES:
-            dx, dy = MOVES[option[0]]
-            out[n, AGENT] += dy * enc.layout.width + dx
-        else:
-            out[n] = enc.encode(world.step(option))
-    return out
 
 
 def same_action(world: WorldState, action: Action, real: WorldState) -> Action:

@@ -9,7 +9,7 @@ engine's.
 
 from __future__ import annotations
 
-from elot.domains.doors_keys_gems.model import GridWorldModel, after  # noqa: F401  (after: where callers found it)
+from elot.domains.doors_keys_gems.model import GridWorldModel
 
 
 def _of_model(name: str, doc: str) -> property:

@@ -217,7 +217,7 @@ def _connected(grid, hall, width, height) -> bool:
 def _planner(scenario):
     """Path costs of fully known worlds of ``scenario``'s map (one memo for every call)."""
     from btom_ext import backend
-    from elot.domains.doors_keys_gems.hypotheses import Encoding
+    from elot.domains.doors_keys_gems.encoding import Encoding
 
     enc = Encoding(scenario.layout)
     planner = enc.planner(backend("core"))
@@ -234,7 +234,7 @@ def optimal_plan(scenario, rng: random.Random | None = None, *, limit: int | Non
                  costs=None) -> list:
     """An optimal plan to ``scenario.true_goal`` in the true (fully known) map: at each
     step an action that lowers the planner's cost by one, ties broken by ``rng``."""
-    from elot.domains.doors_keys_gems.hypotheses import Encoding
+    from elot.domains.doors_keys_gems.encoding import Encoding
 
     rng = rng or random.Random(0)
     costs = costs or _planner(scenario)

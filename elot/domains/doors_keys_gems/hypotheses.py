@@ -39,19 +39,14 @@ from functools import lru_cache
 import numpy as np
 
 from elot.engine.budget import Limits
-from elot.engine.worlds.spaces import HypothesisSpace, belief_weights, initial_beliefs, particle_counts  # noqa: F401
+from elot.engine.worlds.spaces import HypothesisSpace, initial_beliefs
 from elot.domains.doors_keys_gems.conventions import check_conventions
-from elot.domains.doors_keys_gems.costs import check_exact, exact_estimate
+from elot.domains.doors_keys_gems.costs import check_exact
+from elot.engine.worlds.spaces import exact_estimate
 from elot.domains.doors_keys_gems.pickups import colour_limits
 from elot.errors import ArgumentError, ScenarioError, expect, expect_int
 from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MAX_HYPOTHESES, check_variant
 from elot.domains.doors_keys_gems.world import OFFGRID, KeyState, Layout, WorldState
-# What moved out of this module (the numeric encoding, the key pickups of optimal plans,
-# the memory probe, the cost model of a space), importable from here as before.
-from elot.engine.budget import format_bytes, memory_available, memory_budget  # noqa: F401,E402
-from elot.domains.doors_keys_gems.costs import BYTES_PER_HYPOTHESIS, SMC_ADVICE, SpaceTooLarge, space_size  # noqa: F401,E402
-from elot.domains.doors_keys_gems.encoding import Encoding  # noqa: F401,E402
-from elot.domains.doors_keys_gems.pickups import MAX_PLAN_STATES, key_pickups  # noqa: F401,E402
 
 # -- initial states ----------------------------------------------------------------------
 

@@ -4,30 +4,23 @@ The inference is the engine's, written once for any world model
 (:mod:`elot.engine.worlds.exact`, :mod:`elot.engine.worlds.particles`, :mod:`elot.engine.worlds.filters`);
 this module builds Doors-Keys-Gems' world model (:class:`~elot.domains.doors_keys_gems.model.GridWorldModel`)
 for a scenario and an :class:`InferenceConfig` and hands it over: :func:`infer`, and
-:class:`ExactFilter` built from a scenario as before. The names that moved to the engine
-(:class:`Inference`, :class:`Filter`, ...) import from here as they always did.
+:class:`ExactFilter` built from a scenario.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from elot.domains.doors_keys_gems.config import (METHODS, ConfiguredBy, InferenceConfig, InferenceMethodError, SettingError,
-                              check_method, infer_config)
+from elot.domains.doors_keys_gems.config import InferenceConfig, infer_config
 from elot.domains.doors_keys_gems.filtering import WorldFilter
-from elot.domains.doors_keys_gems.model import GridWorldModel, true_trajectory
+from elot.domains.doors_keys_gems.model import GridWorldModel
 from elot.domains.doors_keys_gems.world import MOVES
 from elot.engine.worlds import exact as _exact, filters as _filters
-from elot.engine.worlds.exact import Inference
 from elot.engine.worlds.filters import Filter
 from elot.engine.worlds.methods import Progress
 from elot.errors import ArgumentError
 
-#: What this module gives; the configuration's names live in :mod:`elot.domains.doors_keys_gems.config` and
-#: import from here as before.
-__all__ = ["METHODS", "ConfiguredBy", "Inference", "InferenceConfig", "InferenceMethodError", "SettingError",
-           "ExactFilter", "Filter", "check_method", "infer", "infer_config", "revealing_actions", "run_filter",
-           "true_trajectory"]
+__all__ = ["InferenceConfig", "ExactFilter", "infer", "infer_config", "revealing_actions", "run_filter"]
 
 
 class ExactFilter(WorldFilter, _exact.ExactFilter):

@@ -23,11 +23,12 @@ import numpy as np
 
 from btom_ext.reference import AGENT
 from elot.domains.doors_keys_gems.config import InferenceConfig
-from elot.domains.doors_keys_gems.costs import MAX_SECONDS, PARTICLE_HINTS, exact_estimate, particle_estimate
+from elot.domains.doors_keys_gems.costs import MAX_SECONDS, PARTICLE_HINTS, particle_estimate
+from elot.engine.worlds.spaces import exact_estimate
 from elot.domains.doors_keys_gems.engine import (AgentPlanner, MovedWorlds, SteppedWorlds, as_in, check_backend_limits, load_backend,
                               named_action_codes, same_action)
-from elot.domains.doors_keys_gems.hypotheses import (HypothesisSpace, Prior, build, count_model_states, initial_states,
-                                                    resolve_goals)
+from elot.domains.doors_keys_gems.hypotheses import Prior, build, count_model_states, initial_states, resolve_goals
+from elot.engine.worlds.spaces import HypothesisSpace
 from elot.domains.doors_keys_gems.world import MOVES, Action, WorldState
 from elot.engine.budget import Estimate, Limits, OverBudget, check
 from elot.engine.worlds.methods import ParticleError

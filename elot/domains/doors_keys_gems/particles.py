@@ -4,9 +4,9 @@ on the engine.
 The filter is the engine's (:class:`elot.engine.worlds.particles.ParticleFilter`, described
 there), written once for any world model; :class:`ParticleFilter` here builds it from a
 scenario and an :class:`~elot.domains.doors_keys_gems.config.InferenceConfig` on the scenario's
-:class:`~elot.domains.doors_keys_gems.model.GridWorldModel`, as before. What particle inference costs on a
-map (:func:`~elot.domains.doors_keys_gems.model.check_particle_cost`, from :func:`elot.domains.doors_keys_gems.costs.particle_estimate`) is
-Doors-Keys-Gems'; the engine's names import from here as they always did.
+:class:`~elot.domains.doors_keys_gems.model.GridWorldModel`. What particle inference costs on a
+map (:func:`~elot.domains.doors_keys_gems.model.check_particle_cost`, from
+:func:`elot.domains.doors_keys_gems.costs.particle_estimate`) is Doors-Keys-Gems'.
 """
 
 from __future__ import annotations
@@ -14,25 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from elot.domains.doors_keys_gems.config import InferenceConfig, infer_config
-from elot.domains.doors_keys_gems.costs import particle_estimate
 from elot.domains.doors_keys_gems.filtering import WorldFilter
-from elot.domains.doors_keys_gems.model import GridWorldModel, ParticlesTooMany, check_particle_cost  # noqa: F401
+from elot.domains.doors_keys_gems.model import GridWorldModel
 from elot.engine.worlds import particles as _particles
-from elot.engine.worlds.methods import ParticleError  # noqa: F401  (where callers found it)
-# The engine's names, where callers have always found them.
-from elot.engine.worlds.particle_result import (DEGENERATE_RATIO, FEW_DISTINCT, FEW_ISLANDS, ParticleInference,  # noqa: F401
-                                         Particles, dense_beliefs, effective_size)
-from elot.engine.worlds.particles import (BELIEF_MOVE_SPACING, BELIEF_MOVES, DEFAULT_MOVES, ESS_THRESHOLD,  # noqa: F401
-                                   GOAL_DRIFT, ISLANDS, LINEAGE_LAG, MIN_ISLAND, PRIOR_DRAWS, _classes, _kernels,
-                                   _logsumexp, check_islands, sample_multisets)
-from elot.engine.worlds.spaces import ParticleSpace  # noqa: F401
-
-
-def particle_cost(n_states: int, n_goals: int, k: int, particles: int, prior_draws: int, steps: int,
-                  actions: int = 6) -> tuple[int, float]:
-    """(peak bytes, rough seconds) of :func:`elot.domains.doors_keys_gems.costs.particle_estimate`."""
-    estimate = particle_estimate(n_states, n_goals, k, particles, prior_draws, steps, actions)
-    return estimate.bytes, estimate.seconds
+from elot.engine.worlds.particles import DEFAULT_MOVES, ESS_THRESHOLD, GOAL_DRIFT
 
 
 class ParticleFilter(WorldFilter, _particles.ParticleFilter):

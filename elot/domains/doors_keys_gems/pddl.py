@@ -10,8 +10,7 @@
 * :func:`signature_of` — the ELoT signature of a problem and its domain.
 
 The s-expression syntax underneath is :mod:`elot.domains.doors_keys_gems.sexpr`; the gridworld a problem
-describes is built by :func:`elot.domains.doors_keys_gems.problem_world.world_from_problem`. Both are
-re-exported here, where callers have always found them.
+describes is built by :func:`elot.domains.doors_keys_gems.problem_world.world_from_problem`.
 
 Every error is a :class:`~elot.errors.ScenarioError` located at ``file:line:col``. Each
 ``read_*`` function has a ``parse_*_text`` twin that reads a string instead of a file.
@@ -22,16 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from elot.domains.doors_keys_gems.problem_world import OBJECT_TYPES, world_from_problem
-from elot.domains.doors_keys_gems.sexpr import MAX_NESTING, SExpr, SList, Sym, _Reader, line_span, parse_sexprs, to_data
+from elot.domains.doors_keys_gems.sexpr import SExpr, SList, Sym, _Reader, parse_sexprs, to_data
 from elot.errors import ScenarioError, Span, read_text
 from elot.lang.signature import Signature
 
-__all__ = [
-    "MAX_ACTIONS", "MAX_GRID_SIDE", "MAX_NESTING", "OBJECT_TYPES", "Domain", "Plan", "Problem", "SExpr", "SList",
-    "Sym", "line_span", "parse_domain_text", "parse_plan_text", "parse_problem_text", "parse_sexprs", "read_domain",
-    "read_plan", "read_problem", "signature_of", "to_data", "world_from_problem",
-]
+__all__ = ["MAX_ACTIONS", "MAX_GRID_SIDE", "Domain", "Plan", "Problem", "parse_domain_text", "parse_plan_text", "parse_problem_text", "read_domain", "read_plan", "read_problem", "signature_of"]
 
 #: Largest grid side accepted: the dataset's maps are at most about 20 cells wide.
 MAX_GRID_SIDE = 256

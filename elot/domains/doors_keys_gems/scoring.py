@@ -21,16 +21,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from elot.domains.doors_keys_gems.conventions import CONVENTIONS, Conventions, ConventionsError, check_conventions
-from elot.judging import (Score, check_mode, likelihood_stderr, normalized_likelihood, score_truth, scores_of,
-                          compile_statement as _compile_statement, holds)
-from elot.lang.semantics import CompiledFormula, Thresholds
-from elot.domains.doors_keys_gems.inference import Inference
+from elot.domains.doors_keys_gems.conventions import Conventions, check_conventions
+from elot.judging import Score, check_mode, score_truth, compile_statement as _compile_statement, holds
+from elot.lang.semantics import CompiledFormula
+from elot.lang.thresholds import Thresholds
+from elot.engine.worlds.exact import Inference
 from elot.settings import CURRENT, Mode
 from elot.lang.syntax import Term
 
-__all__ = ["CONVENTIONS", "Conventions", "ConventionsError", "Score", "check_conventions",
-           "compile_statement", "likelihood_stderr", "normalized_likelihood", "score", "scores_of", "truth_table"]
+__all__ = ["Conventions", "Score", "check_conventions", "compile_statement", "score", "truth_table"]
 
 
 def compile_statement(

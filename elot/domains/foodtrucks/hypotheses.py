@@ -19,7 +19,7 @@ from elot.engine import Case, Engine, EngineConfig, PathResult, Result
 from elot.engine.tables.hypotheses import result_hypotheses
 from elot.errors import ArgumentError
 from elot.judging import Hypotheses
-from elot.lang.semantics import State
+from elot.lang.states import State
 
 
 def result_at(scenario: FoodTruckScenario, t: int, config: EngineConfig | None = None,

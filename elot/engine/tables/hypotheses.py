@@ -9,7 +9,7 @@ import numpy as np
 
 from elot.engine.tables.run import Result
 from elot.judging import Desires, Hypotheses
-from elot.lang.semantics import State
+from elot.lang.states import State
 
 
 def result_hypotheses(result: Result, signature, worlds: tuple[State, ...], *, with_beliefs: bool = True,

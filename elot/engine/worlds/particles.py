@@ -65,8 +65,7 @@ import numpy as np
 from btom_ext import CoreMissingError, particle_kernels as _particle_kernels
 from btom_ext.reference import Q_FLOOR
 from elot.engine.worlds.methods import InferenceSettings, ParticleError, check_particles
-from elot.engine.worlds.particle_result import (DEGENERATE_RATIO, FEW_DISTINCT, FEW_ISLANDS, ParticleInference,  # noqa: F401
-                                         Particles, dense_beliefs, effective_size)
+from elot.engine.worlds.particle_result import ParticleInference, Particles, effective_size
 from elot.engine.worlds.spaces import SAMPLED_VARIANTS, ParticleSpace
 from elot.engine.worlds.protocol import WorldModel
 from elot.errors import ExtensionMissingError

@@ -135,7 +135,7 @@ class Trajectory(ConfiguredBy):
     def states(self, t: int):
         """:meth:`worlds` as ``elot.lang.semantics.State`` values, for ELoT evaluation."""
         if t not in self._states:
-            from elot.lang.semantics import State
+            from elot.lang.states import State
 
             self._states[t] = tuple(State(w.atoms()) for w in self.worlds(t))
         return self._states[t]
