@@ -30,10 +30,11 @@ from elot.study import executors
 from elot.study.batch import batch
 from elot.study.executors import chunk_tasks
 from elot.study.journal import Journal
-from elot.study.references import expand_scenarios
-from elot.study.resources import _scenario_counts, check_resources, task_cost
+from elot.domains.doors_keys_gems.workload import scenario_counts
+from elot.study.references import refs_of
+from elot.study.resources import check_resources, task_cost
 from elot.study.tables import format_rows
-from elot.study.tasks import plan_tasks, run_task, table_columns
+from elot.study.tasks import Grid, plan_tasks, run_task, table_columns
 
 
 def timed(fn):
@@ -46,7 +47,7 @@ def old_chunks(tasks, workers):
     """batch's scheduling before: one chunk per scenario, in table order."""
     chunks: dict = {}
     for task in tasks:
-        chunks.setdefault(task.scenario, []).append(task)
+        chunks.setdefault(task.scenarios, []).append(task)
     return list(chunks.values())
 
 
@@ -71,14 +72,15 @@ def main() -> None:
     parser.add_argument("--no-dask", action="store_true", help="skip the Dask run")
     args = parser.parse_args()
     betas = tuple(np.round(np.geomspace(0.5, 16, args.betas), 6)) if args.betas > 1 else (2 ** 1.5,)
-    refs = expand_scenarios(["all"], exps=args.exps)
-    tasks = plan_tasks(refs, models=("full", "true-belief", "non-planning"), betas=betas, ks=(3, 4))
+    refs = refs_of(["all"], exp=",".join(args.exps))
+    tasks = plan_tasks(refs, Grid(models=("full", "true-belief", "non-planning"), betas=betas,
+                                  params=(("k", (3, 4)),)))
     n = args.jobs
     print(f"{len(tasks)} tasks ({len(refs)} plans x 3 models x {len(betas)} beta x k in {{3, 4}}); "
           f"{n} workers; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
 
     # -- the parent's work before any worker starts ----------------------------------------
-    setup_counts, _ = timed(lambda: [_scenario_counts(r, "elot") for r in refs])
+    setup_counts, _ = timed(lambda: [scenario_counts(r.load().detail) for r in refs])
     setup_check, _ = timed(lambda: check_resources(tasks, n))
     setup_chunks, chunks = timed(lambda: chunk_tasks(tasks, n))
 

@@ -159,7 +159,7 @@ def past_exact(n: int, seed: int) -> None:
 def in_vs_out_deltas(labtom, n: int, seed: int) -> None:
     """The paper's in- vs out-of-context table (exp1, both conventions) with particles,
     against the exact one: the largest difference in the in, out and diff columns."""
-    from elot.study.experiments import in_vs_out
+    from elot.domains.doors_keys_gems.experiments import in_vs_out
 
     print(f"5. in vs out of context (exp1), {n:,} particles against exact: largest |delta| per column")
     print(f"{'conventions':<11} {'condition':<9} {'model':<13} {'d in':>7} {'d out':>7} {'d diff':>7} {'d acc':>7}")

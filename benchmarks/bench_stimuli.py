@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from elot.study.references import expand_scenarios
+from elot.study.references import refs_of
 from elot.study.stimuli import make_stimuli
 from elot.cli import run_command
 
@@ -26,10 +26,10 @@ def per_frame(ref, cell: int) -> tuple[float, float, int]:
     """ms per frame by blitting and by redrawing the whole figure, over one plan."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from elot.draw.animation import Renderer
-    from elot.draw.board import frame_figure
+    from elot.domains.doors_keys_gems.draw import Renderer
+    from elot.domains.doors_keys_gems.board import frame_figure
 
-    states = ref.load().states()
+    states = ref.load().detail.states()
     renderer = Renderer(states, cell_px=cell)
     start = time.perf_counter()
     for t in range(len(states)):
@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--cell", type=int, default=44)
     args = parser.parse_args()
-    refs = expand_scenarios(["all"], root=args.labtom, exps=["exp2_current"])
+    refs = refs_of(["all"], data=args.labtom, exp="exp2_current")
     print(f"{len(refs)} scenarios (exp2_current), cell {args.cell} px; load average "
           f"{', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     blit, full, frames = per_frame(refs[0], args.cell)

@@ -33,8 +33,8 @@ from elot.study import references
 from elot.study.batch import batch
 from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
 from elot.study.params import FITTED, Params
-from elot.study.references import expand_scenarios
-from elot.study.tasks import plan_tasks
+from elot.study.references import refs_of
+from elot.study.tasks import Grid, plan_tasks
 from elot.settings import DEFAULT_BETA, VARIANTS
 from elot.cli import run_command
 
@@ -44,7 +44,7 @@ BETAS = tuple(2 ** (n / 2 - 1) for n in range(8))
 def cold() -> None:
     """Forget every per-process cache, so each run starts as a fresh process would."""
     references.resolve.cache_clear()
-    references._load_ref.cache_clear()
+    references._load.cache_clear()
     elot.lang.semantics._compile.cache_clear()
     elot.lang.semantics._compile_text.cache_clear()
 
@@ -65,8 +65,8 @@ def main() -> None:
     args = parser.parse_args()
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at start")
-    refs = expand_scenarios(["all"], root=args.labtom, exps=["exp1", "exp2"])
-    tasks = plan_tasks(refs, models=VARIANTS, betas=BETAS)
+    refs = refs_of(["all"], data=args.labtom, exp="exp1,exp2")
+    tasks = plan_tasks(refs, Grid(models=VARIANTS, betas=BETAS))
     print(f"dataset: {len(refs)} scenarios (exp1, exp2_current, exp2_initial), {len(tasks)} tasks "
           f"({len(VARIANTS)} models × {len(BETAS)} β)")
     with tempfile.TemporaryDirectory() as tmp:
@@ -82,7 +82,7 @@ def main() -> None:
         beta = DEFAULT_BETA
         generator = elot.lang.thresholds.Thresholds().replace(believes=0.85, might=0.35, may=0.45)
         moved = ("believes", "might", "may")
-        gen_tasks = plan_tasks(refs, models=("full",), betas=(beta,),
+        gen_tasks = plan_tasks(refs, Grid(models=("full",), betas=(beta,)),
                                thresholds=(Params(generator, beta, "generator"),))
         rows = synthetic_ratings(batch(gen_tasks).table, noise=args.noise, seed=0)
         buffer = io.StringIO()

@@ -34,7 +34,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from elot.domains.foodtrucks import FoodTrucks  # noqa: E402
+from elot.domains.foodtrucks.domain import FoodTrucks  # noqa: E402
 from elot.domains.foodtrucks.domain import levels  # noqa: E402
 from elot.domains.foodtrucks.scenarios import read_scenarios  # noqa: E402
 from elot.engine import Case, DesireSpace, Engine, EngineConfig  # noqa: E402

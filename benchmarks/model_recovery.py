@@ -47,7 +47,7 @@ from elot.domains.doors_keys_gems.inference import infer
 from elot.settings import DEFAULT_BETA
 from elot.domains.doors_keys_gems.dataset import dataset_root, load_dataset_scenario
 from elot.domains.doors_keys_gems.scn_read import parse_scn_text
-from elot.study.plan import DEFAULT_POINTS, choose_points, movement
+from elot.domains.doors_keys_gems.plan import DEFAULT_POINTS, choose_points, movement
 from elot.cli import run_command
 
 

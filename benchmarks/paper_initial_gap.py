@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from elot.study.experiments import in_vs_out
+from elot.domains.doors_keys_gems.experiments import in_vs_out
 from elot.domains.doors_keys_gems.inference import infer
 from elot.domains.doors_keys_gems.dataset import dataset_root, load_dataset_plan
 from elot.domains.doors_keys_gems.scoring import compile_statement

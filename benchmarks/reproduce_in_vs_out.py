@@ -1,6 +1,6 @@
 """Reproduce the paper's in-context vs out-of-context comparison (its Table: maps 1-3 here).
 
-The computation is :func:`elot.study.experiments.in_vs_out` (see its docstring for the rules);
+The computation is :func:`elot.domains.doors_keys_gems.experiments.in_vs_out` (see its docstring for the rules);
 this script prints each condition and model beside the paper's numbers, once per set of
 conventions: ``elot`` (SPEC §4-5) and ``paper`` (the reference pipeline, SPEC §7). The
 paper's True Belief row is printed beside both ``true-belief`` (SPEC §5's ablation) and
@@ -10,7 +10,7 @@ paper's True Belief row is printed beside both ``true-belief`` (SPEC §5's ablat
         [--models full,non-planning,true-belief,true-belief-paper] [--llm TABLE [--llm-maps 1,2]]
 
 ``--llm TABLE`` (repeatable) adds a row per language model and condition from the table of
-``elot baseline --in-vs-out`` (:func:`elot.study.experiments.in_vs_out_of_table`), beside
+``elot baseline --in-vs-out`` (:func:`elot.domains.doors_keys_gems.experiments.in_vs_out_of_table`), beside
 the paper's GPT-4o row (image + narrative); ``--llm-only`` prints those rows alone.
 """
 
@@ -22,7 +22,7 @@ import sys
 
 from elot.domains.doors_keys_gems.conventions import CONVENTIONS
 from elot.errors import ElotError
-from elot.study.experiments import PAPER, PAPER_LLM, TIE, in_vs_out, in_vs_out_of_table
+from elot.domains.doors_keys_gems.experiments import PAPER, PAPER_LLM, TIE, in_vs_out, in_vs_out_of_table
 
 MODELS = "full,non-planning,true-belief,true-belief-paper"
 HEADER = (f"{'condition':<9} {'model':<17} {'n':>4} {'in':>5} {'out':>5} {'diff ± s.e.':>14} {'acc':>5} "

@@ -72,6 +72,14 @@ EXCERPT = 160
 MAX_INPUT_BYTES = 256 * 2**20
 
 
+def nearest(name: str, candidates, cutoff: float = 0.6) -> str:
+    """The candidate closest to ``name`` (a likely typo), or ''."""
+    import difflib
+
+    found = difflib.get_close_matches(str(name), [str(c) for c in candidates], n=1, cutoff=cutoff)
+    return found[0] if found else ""
+
+
 def read_text(path: str | Path, what: str = "input") -> str:
     """The text of a UTF-8 file (a leading byte-order mark dropped), or an
     :class:`ElotError` naming the path when it is missing, unreadable, larger than
@@ -296,6 +304,13 @@ class ScenarioError(ElotError):
     """A map, plan, scenario file or dataset file is missing, malformed or inconsistent."""
 
     kind = "scenario error"
+
+
+class DomainError(ElotError):
+    """A domain broke the protocol (a method raised, or returned a malformed table), or
+    cannot be found or loaded."""
+
+    kind = "domain error"
 
 
 class EvaluationError(ElotError):

@@ -20,7 +20,7 @@ definition rather than by an implementation detail of NumPy or BLAS:
   the worlds' order, by elementwise vector additions. Each row's value is the left-to-right
   sum of its own terms, whatever N is, so one row and many rows give the same bits; a
   row-wise ``fsum`` would cost a Python call per row. A sequential sum of S terms in [0, 1]
-  is within S·2⁻⁵³ of the exact one, far below :data:`elot.study.experiments.TIE`.
+  is within S·2⁻⁵³ of the exact one, far below :data:`elot.domains.doors_keys_gems.experiments.TIE`.
 """
 
 from __future__ import annotations

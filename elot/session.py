@@ -1,13 +1,16 @@
-"""The session model: what an interactive session over a scenario or a belief model
-knows and answers (the REPL displays it; this module never prints).
+"""The session model: what an interactive session over a scenario of any domain, or over a
+belief model of your own, knows and answers (the REPL displays it; this module never prints).
 
-A :class:`Session` holds a scenario and its BToM inference, the time, the mode, the
-thresholds, β, k, the BToM variant and the query log; :class:`ModelSession` is the same
-session over any :class:`~elot.embedding.BeliefModel` (a user's own). Both answer
-questions in data: posteriors as ``(label, probability)`` rows, scores as
-:class:`ScoreRow`, explanations as :class:`Explanation`; :mod:`elot.repl` turns those
-into renderables. Inference is the expensive part: it runs lazily, once per (scenario,
-variant, β, k), and is kept while the user moves through time or changes thresholds.
+A :class:`Session` holds a :class:`~elot.domains.front.Source`: a domain's scenario run
+under its settings (the domain's front reads the scenario, checks the settings and runs
+it; inference is the expensive part, so it runs lazily, once per scenario and settings, and
+is kept while the user moves through time or changes thresholds), or a user's
+:class:`~elot.embedding.BeliefModel` seen as one (:class:`elot.embedding.model.ModelSource`).
+Besides it: the time, the mode, the thresholds and the query log. It answers questions in
+data: posteriors as ``(label, probability)`` rows, scores as :class:`ScoreRow`,
+explanations as :class:`Explanation`; :mod:`elot.repl` turns those into renderables. A
+setting the source does not have (β of your own model, k of food trucks) is refused with
+what it does have.
 """
 
 from __future__ import annotations
@@ -21,27 +24,27 @@ from typing import Any
 
 import numpy as np
 
-from elot.domains.doors_keys_gems.conventions import check_conventions
-from elot.domains.doors_keys_gems.inference import InferenceConfig, infer
-from elot.engine.worlds.methods import ConfiguredBy
-from elot.domains.doors_keys_gems.world import describe_placement, fmt_action
 from elot import judging
+from elot.domains.front import Episode, Front
+from elot.domains.registry import front_for
 from elot.embedding.judge import translation_note
-from elot.embedding.model import (BeliefModelError, average_belief, check_belief_model, hypotheses_of,
-                                  load_belief_model, model_name)
+from elot.embedding.model import ModelSource, check_belief_model, load_belief_model
+from elot.engine.settings import Settings
 from elot.errors import ElotError, TranslationError
+from elot.judging import Score, Scored, truth
+from elot.statements import compile_statement
 from elot.lang.analysis import prob_columns, thresholds_used
 from elot.lang.checker import Checked, check
 from elot.lang.lowering import lower
+from elot.lang.english import constant
 from elot.lang.printer import pretty
 from elot.lang.semantics import CompiledFormula, compile_formula
-from elot.lang.thresholds import Thresholds
-from elot.judging import Score, Scored, truth
 from elot.lang.signature import Signature
 from elot.lang.syntax import Term
+from elot.lang.thresholds import Thresholds
 from elot.numeric import dot
 from elot.output import count, csv_text, write_output
-from elot.settings import CURRENT, INITIAL, MODES, check_number, check_variant
+from elot.settings import CURRENT, INITIAL, MODES, check_number
 
 
 @dataclass(frozen=True)
@@ -96,64 +99,94 @@ class NumericValue:
 
 
 @dataclass
-class Session(ConfiguredBy):
-    """Everything an interactive session remembers between queries, over a scenario and
-    its BToM inference."""
+class Session:
+    """Everything an interactive session remembers between queries (see the module): a
+    domain's ``front``, its ``episode`` and the ``settings`` it runs under, or (with
+    ``front`` None) a belief model as the ``source``."""
 
-    scenario: Any
-    config: InferenceConfig = field(default_factory=InferenceConfig)   # how to infer, whole
+    front: Front | None = None
+    episode: Episode | None = None
+    settings: Settings | None = None
     thresholds: Thresholds = field(default_factory=Thresholds)
     mode: str = CURRENT
     bind_free: bool = False
-    labtom: str | None = None       # the dataset directory for plan ids (elot repl --labtom)
     language_model: Any = None      # translates what the offline parser refuses (elot.translate.LanguageModel or a path)
     t: int = 0
     log: list[dict] = field(default_factory=list)
-    _inference: Any = None
+    source: Any = None
 
-    # -- scenario and time ---------------------------------------------------------------
+    # -- opening -----------------------------------------------------------------------------
 
     @staticmethod
-    def open(spec: str | None = None, **settings) -> "Session":
-        """A session on a scenario file, a built-in example name, or the default example."""
-        return Session(scenario=open_scenario(spec, root=settings.get("labtom")), **settings)
+    def open(spec: str | None = None, front: Front | None = None, settings: Settings | None = None,
+             **options: Any) -> "Session":
+        """A session on the scenario ``spec`` of ``front``'s domain (None: the domain that
+        claims ``spec``'s name, else the gridworld; its default scenario when ``spec`` is
+        None), under ``settings`` (None: the domain's defaults); a run too large for the
+        budget is refused now, before the prompt."""
+        if front is None:
+            front = front_for(scenarios=() if spec is None else (spec,))
+        episode = front.episode(spec)
+        settings = settings or front.settings()
+        front.check([episode], settings)
+        return Session(front, episode, settings, **options)
+
+    @staticmethod
+    def open_model(model: Any, **options: Any) -> "Session":
+        """A session on a belief model: an object or a spec (``file.py``, ``file.py:ATTR``,
+        ``module:ATTR``)."""
+        model = load_belief_model(model) if isinstance(model, str) else check_belief_model(model)
+        session = Session(source=ModelSource(model), **options)
+        session.source.check_times()
+        return session
 
     def load(self, spec: str) -> None:
-        """Replace the scenario (file path or example name); time goes back to 0."""
-        self.scenario = open_scenario(spec, root=self.labtom)
-        self._inference = None
-        self.t = 0
+        """Another scenario of the same domain (or, for a belief model, another model); time
+        goes back to 0, or to the last judgment point of a domain whose runs judge the end."""
+        if self.front is None:
+            source = ModelSource(load_belief_model(spec))
+            source.check_times()
+            self.source, self.t = source, 0
+            return
+        self.episode = self.front.episode(spec)
+        self.source = None
+        self.t = self.episode.judged[-1] if self.front.default_mode == INITIAL else 0
 
-    @staticmethod
-    def examples() -> list[tuple[str, str]]:
-        """The built-in example scenarios: (name, one-line description)."""
-        from elot.domains.doors_keys_gems.examples import list_examples, load_example
+    def help_for(self, command: str) -> str | None:
+        """The REPL's help of ``command`` in the domain's words (None: the command's own)."""
+        return self.front.help_words.get(command) if self.front is not None else None
 
-        out = []
-        for name in list_examples():
-            try:
-                note = load_example(name).description.strip().splitlines()[0]
-            except (ElotError, IndexError):
-                note = ""
-            out.append((name, note))
-        return out
+    def examples(self) -> list[tuple[str, str]]:
+        """Scenarios the domain opens by name: (name, one-line description)."""
+        return self.front.examples() if self.front is not None else []
+
+    # -- what is loaded ----------------------------------------------------------------------
 
     @property
     def name(self) -> str:
-        return str(getattr(self.scenario, "name", "scenario"))
+        return self.episode.name if self.episode is not None else self.source.name
+
+    @property
+    def signature(self) -> Signature:
+        """The ELoT signature formulas are read in (the scenario's objects, the domain's words)."""
+        if self.front is not None:
+            return self.front.signature(self.episode)
+        return self.source.signature
+
+    @property
+    def agent_words(self) -> str:
+        """How English names the agent ("the student", "Sally": the domain's words)."""
+        return constant(self.signature.agent, self.signature)
 
     @property
     def agent_name(self) -> str:
-        return str(getattr(self.scenario.layout, "agent", "agent"))
+        return str(self.signature.agent) if self.front is not None else \
+            f"observed agent ({self.signature.agent})"   # read as "the observed agent (sally)'s"
 
     @property
     def horizon(self) -> int:
-        """T, the number of actions: steps run from 0 to T."""
-        return len(self.scenario.actions)
-
-    def states(self) -> tuple:
-        """s_0..s_T, the true world states (the scenario computes them once)."""
-        return self.scenario.states()
+        """T: steps run from 0 to T."""
+        return self.episode.horizon if self.episode is not None else self.source.steps
 
     def goto(self, t: int) -> None:
         """Move to step ``t``; out-of-range steps are an error that names the range."""
@@ -166,71 +199,154 @@ class Session(ConfiguredBy):
         self.t = t
 
     def judgments(self) -> list[int]:
-        return [int(t) for t in getattr(self.scenario, "judgments", ())]
+        if self.episode is not None:
+            return [int(t) for t in self.episode.judged]
+        return [int(t) for t in self.source.judgments]
 
     def action_before(self, t: int) -> str | None:
-        """The action that led to step ``t`` (None at t = 0)."""
-        return None if t <= 0 else fmt_action(self.scenario.actions[t - 1])
+        """What happened just before step ``t`` (None at t = 0)."""
+        if t <= 0:
+            return None
+        label = self.front.label(self.episode, t) if self.front is not None else self.run().label(t)
+        return label or None
 
     def statements(self) -> list[tuple[str, str]]:
         """The scenario's own statements as (mode, text)."""
-        return [(s.mode, s.text) for s in self.scenario.statements]
+        if self.episode is not None:
+            return [(s.mode, s.text) for s in self.episode.statements]
+        return [tuple(s) for s in self.source.statements]
 
     def describe(self) -> str:
-        goal = getattr(self.scenario, "true_goal", None)
-        return (f"loaded {self.name}: {count(self.horizon, 'action')}, judgment points "
-                f"{', '.join(map(str, self.judgments())) or 'none'}"
-                + (f", true goal {goal}" if goal else ""))
+        if self.front is None:
+            signature = self.signature
+            agents = [o for o, d in signature.objects if signature.is_subdomain(d, "agent")]
+            return (f"loaded belief model {self.name}: times 0..{self.horizon}, agents {', '.join(agents)} "
+                    f"(player = {signature.agent}), judgment points {', '.join(map(str, self.judgments())) or 'none'}")
+        goal = getattr(self.episode.detail, "true_goal", None)
+        return (f"loaded {self.name}: {count(self.horizon, 'step' if self.front.default_mode == INITIAL else 'action')}"
+                f", judgment points {', '.join(map(str, self.judgments())) or 'none'}"
+                + (f", true goal {goal}" if goal else "") + self._how())
+
+    def _how(self) -> str:
+        """What a tabular run infers, and how, after the scenario's description."""
+        if self.front.default_mode != INITIAL:
+            return ""
+        inference = self.settings.inference
+        return ((f"; model {self._model_line(' ')}" if self.settings else "")
+                + (f", inference {inference.method} ({inference.particles:,} particles, seed {inference.seed})"
+                   if inference.may_sample else "")
+                + f" (the engine infers {self.agent_words}'s initial belief and desires)")
 
     # -- settings ------------------------------------------------------------------------
 
     def set_threshold(self, name: str, value: float) -> None:
         self.thresholds = self.thresholds.replace(**{name: value})
 
-    # -- the inference settings: one InferenceConfig, changed as a whole ---------------------
+    def _settings(self) -> Settings:
+        """The settings of the domain's run (a belief model has none)."""
+        if self.front is None:
+            raise ElotError(f"{self.name} is your own model: elot's inference settings do not apply",
+                            hint="change it in the model, or :load another model")
+        return self.settings
+
+    def configure(self, *, model: str | None = None, beta: float | None = None, **changes: Any) -> None:
+        """Change the run's settings (checked by the domain's front as the command line's
+        are: a setting its models do not take is refused); it reruns on the next query if
+        they changed. ``changes``: the inference's fields (``method``, ``particles``,
+        ``seed``) or the models' parameters (``k``, ``conventions``, ``planner``, ...)."""
+        settings = self._settings()
+        inference_fields = {f.name for f in dataclasses.fields(settings.inference)}
+        inference = dataclasses.replace(settings.inference,
+                                        **{k: v for k, v in changes.items() if k in inference_fields})
+        params = {**dict(settings.model.params), **{k: v for k, v in changes.items() if k not in inference_fields}}
+        name = settings.model.name if model is None else model
+        # a new model takes its own β, unless one is given or the user set the old model's
+        chosen = settings.model.beta != self.front.model_beta(settings.model.name)
+        same = model is None or self.front.model_name(model) == settings.model.name
+        keep = settings.model.beta if same or chosen else None
+        new = self.front.settings(name, keep if beta is None else beta, inference, settings.budget, **params)
+        if new != self.settings:
+            self.settings, self.source = new, None
+
+    @property
+    def model(self) -> str:
+        """The model's name (a belief model's own name)."""
+        return self.settings.model.name if self.front is not None else self.source.name
+
+    @property
+    def beta(self) -> float | None:
+        return self.settings.model.beta if self.front is not None else None
+
+    def param(self, name: str) -> Any:
+        return self.settings.model.get(name) if self.front is not None else None
+
+    @property
+    def k(self) -> Any:
+        return self.param("k")
+
+    @property
+    def conventions(self) -> str:
+        return self.param("conventions") or "elot"
 
     @property
     def method(self) -> str:
         """How inference runs: exact, smc or auto (``:set inference``)."""
-        return self.config.method
+        return self._settings().inference.method
 
-    def configure(self, **changes) -> None:
-        """Change the inference settings (:class:`~elot.domains.doors_keys_gems.inference.InferenceConfig`'s
-        fields, checked there); inference reruns on the next query if they changed."""
-        config = self.config.replace(**changes)
-        if config != self.config:
-            self.config, self._inference = config, None
+    @property
+    def particles(self) -> int:
+        return self._settings().inference.particles
 
-    # β, k and the model are checked as the command line checks them (elot.settings).
+    @property
+    def seed(self) -> int | None:
+        return self._settings().inference.seed
 
     def set_beta(self, beta: float | str) -> None:
-        self.configure(beta=check_number("beta", beta))
+        self.configure(beta=float(check_number("beta", beta)))
+
+    def set_param(self, name: str, value: Any) -> None:
+        """A model parameter (``k``, ``conventions``, ``planner``), checked by the front."""
+        self.configure(**{name: value})
 
     def set_k(self, k: int | str) -> None:
-        self.configure(k=check_number("k", k))
-
-    def set_model(self, model: str) -> None:
-        self.configure(variant=check_variant(model))
+        self.set_param("k", k)
 
     def set_conventions(self, conventions: str) -> None:
         """``elot`` or ``paper`` (SPEC §7): how states are named and π is counted."""
-        self.configure(conventions=check_conventions(conventions))
+        self.set_param("conventions", conventions)
 
-    def set_mode(self, mode: str) -> None:
-        """Judge statements about the agent's ``current`` or ``initial`` belief from now on."""
-        if mode not in MODES:
-            raise ElotError(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
-        self.mode = mode
+    def set_model(self, model: str) -> None:
+        self._settings()
+        self.configure(model=model)
 
     def set_method(self, method: str) -> None:
         """``exact``, ``smc`` or ``auto``: how inference runs (SPEC §5, §8)."""
         self.configure(method=method)
 
     def set_particles(self, n: int | str) -> None:
-        self.configure(particles=check_number("particles", n))
+        self.configure(particles=int(check_number("particles", n)))
 
     def set_seed(self, seed: int | str) -> None:
-        self.configure(seed=check_number("seed", seed))
+        self.configure(seed=int(check_number("seed", seed)))
+
+    def model_line(self) -> str:
+        """The model and its settings, as ``:model`` says them."""
+        return f"model: {self._model_line()}"
+
+    def _model_line(self, gap: str = "  ") -> str:
+        settings = self.front.resolved(self._settings())
+        shown = [f"beta = {settings.model.beta:g}"]
+        shown += [f"{name} = {value}" for name, value in settings.model.params if value is not None]
+        return f"{settings.model.name}{gap}({', '.join(shown)})"
+
+    def set_mode(self, mode: str) -> None:
+        """Judge statements about the agent's ``current`` or ``initial`` belief from now on;
+        a belief model without ``initial_hypotheses(t)`` cannot judge the initial belief."""
+        if mode not in MODES:
+            raise ElotError(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
+        if mode == INITIAL and self.front is None:
+            self.source.check_initial()
+        self.mode = mode
 
     @contextlib.contextmanager
     def in_mode(self, mode: str):
@@ -253,45 +369,46 @@ class Session(ConfiguredBy):
     def default_thresholds() -> dict[str, float]:
         return dataclasses.asdict(Thresholds())
 
-    # -- inference -----------------------------------------------------------------------
+    # -- the run -------------------------------------------------------------------------
 
     def needs_inference(self) -> bool:
-        """Whether the next use of :attr:`inference` will run it."""
-        return self._inference is None
+        """Whether the next question will run inference."""
+        return self.source is None
 
-    @property
-    def inference(self):
-        """The BToM inference for the current scenario and :attr:`config` (run once)."""
-        if self._inference is None:
-            self._inference = infer(self.scenario, self.config)
-        return self._inference
-
-    @property
-    def signature(self) -> Signature:
-        """The scenario's objects with the Doors, Keys & Gems predicates."""
-        return self.scenario.signature()
+    def run(self):
+        """The source of hypotheses: the domain's run of the scenario (made once per
+        scenario and settings), or the belief model."""
+        if self.source is None:
+            self.source = self.front.run(self.episode, self.settings)
+        return self.source
 
     def goal_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
-        """P(goal | actions up to t) for each gem, in the layout's order."""
-        t = self.t if t is None else t
-        return [(str(g), float(p)) for g, p in self.inference.goal_posterior(t).items()]
+        """P(goal | what was seen up to t) for each goal (a tabular domain: the object the
+        agent likes best)."""
+        found = self.run().goal_posterior(self.t if t is None else t)
+        return [(str(g), float(p)) for g, p in found.items()]
+
+    def true_goal(self) -> str | None:
+        return getattr(self.episode.detail, "true_goal", None) if self.episode is not None else None
 
     def world_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
-        """P(initial key placement | actions up to t), each described box by box."""
-        t = self.t if t is None else t
-        inf = self.inference
-        return [(self.placement(s), float(p)) for s, p in zip(inf.worlds(0), inf.state_posterior(t))]
+        """P(hidden world | what was seen up to t), each world in the domain's words."""
+        return self.run().world_posterior(self.t if t is None else t)
 
     def belief_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
-        """The agent's belief over placements at t, averaged over hypotheses by posterior."""
-        t = self.t if t is None else t
-        inf = self.inference
-        average = inf.average_belief(t)      # world j at t evolved from initial state j
-        return [(self.placement(s), float(p)) for s, p in zip(inf.worlds(0), average)]
+        """The agent's belief over the worlds at t (the initial belief where that is what
+        the run infers), averaged over hypotheses by posterior."""
+        return self.run().belief_posterior(self.t if t is None else t)
 
-    def placement(self, state) -> str:
-        """A hidden-key placement as ``box1: red, box2: –``."""
-        return describe_placement(self.scenario.layout, state)
+    def worlds_noun(self) -> str:
+        """What ``:worlds`` and ``:beliefs`` range over."""
+        return self.run().worlds_noun
+
+    def map_text(self) -> str:
+        """The scenario at t as text (the domain's ``map_text`` hook)."""
+        if self.front is None:
+            raise ElotError(f"the belief model {self.name} has no map", hint="try :worlds or :beliefs")
+        return self.front.map_text(self.episode, self.t)
 
     # -- formulas ------------------------------------------------------------------------
 
@@ -323,12 +440,17 @@ class Session(ConfiguredBy):
         return self._score(text, self.compile(text), self.t if t is None else t, mode or self.mode)
 
     def _score(self, text: str, compiled: CompiledFormula, t: int, mode: str) -> ScoreRow:
-        hypotheses = self.hypotheses(t, mode)
+        source = self.run()
         try:
-            judging.compile_statement(compiled, self.signature)   # a number has no score: say so
+            source.refuse(compiled, mode, t)
         except ElotError as error:
             raise error.located(source=text, path="<formula>")
-        got = judging.score_truth(truth(compiled, hypotheses, text), hypotheses, self.conventions)
+        hypotheses = self.hypotheses(t, mode)
+        try:
+            compile_statement(compiled, self.signature)   # a number has no score: say so
+        except ElotError as error:
+            raise error.located(source=text, path="<formula>")
+        got = judging.score_truth(truth(compiled, hypotheses, text), hypotheses, source.conventions)
         return ScoreRow(
             formula=pretty(compiled.term), type=str(compiled.type), lowered=pretty(compiled.lowered),
             mode=mode, t=t, score=got, ess=hypotheses.ess,
@@ -339,7 +461,7 @@ class Session(ConfiguredBy):
         row = dataclasses.replace(self.score(text), source=source, weight=weight)
         self.log.append({
             "scenario": self.name, "t": row.t, "mode": row.mode, "model": self.model,
-            "beta": self.beta, "english": source or "", "formula": row.formula,
+            "beta": self.beta if self.beta is not None else "", "english": source or "", "formula": row.formula,
             "lowered": row.lowered, "thresholds": self.threshold_overrides(),
             "posterior": row.posterior,
             "normalized_likelihood": row.normalized_likelihood,
@@ -350,7 +472,10 @@ class Session(ConfiguredBy):
         """English → ranked ELoT candidates (formula text, weight, the mode it is judged in)."""
         from elot.translate import judged_mode, translate
 
-        result = translate(sentence, scenario=self.scenario, language_model=self.language_model)
+        try:
+            result = translate(sentence, signature=self.signature, language_model=self.language_model)
+        except TranslationError as error:
+            raise translation_note(error, self.signature, self.language_model) if self.front is None else error
         return [(c.formula, float(c.weight), judged_mode(c.mode, self.mode)) for c in result.candidates]
 
     def trace(self, text: str, mode: str | None = None) -> list[float]:
@@ -364,26 +489,22 @@ class Session(ConfiguredBy):
         """A statement as (formula, mode): see :func:`elot.translate.resolve_statement`."""
         from elot.translate import resolve_statement
 
-        formula, mode, _ = resolve_statement(text, mode=mode or self.mode, scenario=self.scenario,
-                                             language_model=self.language_model)
+        try:
+            formula, mode, _ = resolve_statement(text, mode=mode or self.mode, signature=self.signature,
+                                                 language_model=self.language_model)
+        except TranslationError as error:
+            raise translation_note(error, self.signature, self.language_model) if self.front is None else error
         return formula, mode
 
     def hypotheses(self, t: int | None = None, mode: str | None = None) -> judging.Hypotheses:
-        """The hypotheses judged at t (default now) about the ``mode`` belief: one row per
-        (true state, initial belief) pair, since the goal does not change beliefs (the
-        inference's :meth:`~elot.domains.doors_keys_gems.engine.Trajectory.judged`)."""
-        t = self.t if t is None else t
-        return self.inference.judged(t, 0 if (mode or self.mode) == INITIAL else t)
-
-    def rows(self) -> tuple[list, Any, np.ndarray, np.ndarray]:
-        """The hypotheses judged now as ``(worlds, beliefs, true_index, posterior)`` for
-        ``compile_formula(...).truth``."""
-        rows = self.hypotheses()
-        return list(rows.worlds), dict(rows.beliefs) or None, rows.true_index, rows.weights
+        """The hypotheses judged at t (default now) about the ``mode`` belief."""
+        return self.run().at(self.t if t is None else t, mode or self.mode)
 
     def _rows_for(self, compiled: CompiledFormula) -> tuple[list, Any, np.ndarray, np.ndarray, Any]:
-        """:meth:`rows` for ``compiled``, with the rows' desires: a statement about desires
-        is judged on rows with one desire each (:func:`elot.judging.rows_for`)."""
+        """The hypotheses judged now for ``compiled`` as ``(worlds, beliefs, true_index,
+        posterior, desires)``: a statement about desires is judged on rows with one desire
+        each (:func:`elot.judging.rows_for`)."""
+        self.run().refuse(compiled, self.mode, self.t)
         rows = judging.rows_for(compiled, self.hypotheses())
         desires = judging.desire_table(rows) if compiled.needs_desires else None
         return list(rows.worlds), dict(rows.beliefs) or None, rows.true_index, rows.weights, desires
@@ -398,7 +519,10 @@ class Session(ConfiguredBy):
         """A numeric term's value now, for every (true state, belief) pair, weighted by
         the posterior: its mean and its distribution (values rounded to 3 places)."""
         compiled = self.compile(text)
-        worlds, beliefs, true_index, weights, desires = self._rows_for(compiled)
+        try:
+            worlds, beliefs, true_index, weights, desires = self._rows_for(compiled)
+        except ElotError as error:
+            raise error.located(source=text, path="<formula>")
         values = compiled.value(worlds, beliefs, true_index, desires=desires)
         groups: dict[float, list] = {}
         for v, w in zip(np.round(values, 3), weights):
@@ -462,287 +586,4 @@ LOG_FIELDS = ("scenario", "t", "mode", "model", "beta", "english", "formula", "l
               "thresholds", "posterior", "normalized_likelihood")
 
 
-
-@dataclass
-class ModelSession(Session):
-    """A session over a belief model, an adapter rather than a second session:
-    ``scenario`` holds the model (so the translator finds its signature the way it
-    finds a scenario's), and everything that works on hypotheses works unchanged
-    (formulas, English through the translator, types, lowering, explanations, traces,
-    worlds, beliefs, time); what needs the gridworld (the map, goals unless the model
-    has ``goal_posterior(t)``, β, k, the BToM variant) says so."""
-
-    #: What ``:worlds`` and ``:beliefs`` range over.
-    worlds_noun = "world"
-
-    @staticmethod
-    def open_model(model: Any, **settings: Any) -> "ModelSession":
-        """A session on a model object or a spec (``file.py``, ``file.py:ATTR``, ``module:ATTR``)."""
-        model = load_belief_model(model) if isinstance(model, str) else check_belief_model(model)
-        session = ModelSession(scenario=model, **settings)
-        session._check_times()
-        return session
-
-    def _check_times(self) -> None:
-        times = list(self.scenario.times)
-        if times != list(range(len(times))) or not times:
-            raise ElotError(f"the model {self.name} has times {times[:5]}{'...' if len(times) > 5 else ''}",
-                            hint="the REPL steps through times 0, 1, ..., T: give times = range(T + 1)")
-
-    def load(self, spec: str) -> None:
-        """Replace the model (a file or module spec); time goes back to 0."""
-        model = load_belief_model(spec)
-        previous, self.scenario = self.scenario, model
-        try:
-            self._check_times()
-        except ElotError:
-            self.scenario = previous
-            raise
-        self.t = 0
-
-    # -- what the scenario answered --------------------------------------------------------
-
-    @property
-    def name(self) -> str:
-        return model_name(self.scenario)
-
-    @property
-    def model(self) -> str:
-        """The belief model's name (where a scenario session names its BToM variant)."""
-        return model_name(self.scenario)
-
-    @property
-    def agent_name(self) -> str:
-        return f"observed agent ({self.signature.agent})"  # read as "the observed agent (sally)'s"
-
-    @property
-    def horizon(self) -> int:
-        return len(self.scenario.times) - 1
-
-    @property
-    def signature(self):
-        return self.scenario.signature
-
-    def judgments(self) -> list[int]:
-        return [int(t) for t in getattr(self.scenario, "judgments", ())]
-
-    def action_before(self, t: int) -> str | None:
-        label = getattr(self.scenario, "label", None)
-        return None if t <= 0 or label is None else str(self._model_call(label, t))
-
-    def _model_call(self, method, t: int):
-        """``method(t)`` of the user's model; its own failure is the model's error (naming
-        the method), not an internal error of elot."""
-        try:
-            return method(t)
-        except ElotError:
-            raise
-        except Exception as error:
-            raise BeliefModelError(f"{self.name}.{getattr(method, '__name__', 'method')}({t}) failed: "
-                                   f"{type(error).__name__}: {error}",
-                                   hint="this is an error in the model's code; call it directly to see the "
-                                        "traceback") from error
-
-    def statements(self) -> list[tuple[str, str]]:
-        return [tuple(s) for s in getattr(self.scenario, "statements", ())]
-
-    def describe(self) -> str:
-        agents = [o for o, d in self.signature.objects if self.signature.is_subdomain(d, "agent")]
-        return (f"loaded belief model {self.name}: times 0..{self.horizon}, agents {', '.join(agents)} "
-                f"(player = {self.signature.agent}), judgment points {', '.join(map(str, self.judgments())) or 'none'}")
-
-    def states(self) -> tuple:
-        raise ElotError(f"the belief model {self.name} has no map", hint="try :worlds or :beliefs")
-
-    # -- BToM settings do not apply ----------------------------------------------------------
-
-    def _not_btom(self, what: str) -> ElotError:
-        return ElotError(f"{what} is a setting of elot's BToM inference; {self.name} is your own model",
-                         hint="change it in the model, or :load another model")
-
-    def set_mode(self, mode: str) -> None:
-        """As :meth:`Session.set_mode`; the initial belief needs the model's
-        ``initial_hypotheses(t)``, so a model without it is refused at once rather than at
-        every query after."""
-        if mode == INITIAL and not callable(getattr(self.scenario, "initial_hypotheses", None)):
-            raise BeliefModelError(f"the model {self.name} has no initial_hypotheses(t), so it cannot judge "
-                                   f"statements about the initial belief",
-                                   hint="stay in :current, or add initial_hypotheses(t) to the model")
-        super().set_mode(mode)
-
-    def set_beta(self, beta: float) -> None:
-        raise self._not_btom("beta")
-
-    def set_k(self, k: int) -> None:
-        raise self._not_btom("k")
-
-    def set_model(self, model: str) -> None:
-        raise self._not_btom("the BToM model")
-
-    def needs_inference(self) -> bool:
-        return False
-
-    @property
-    def inference(self):
-        raise self._not_btom("inference")
-
-    # -- hypotheses -------------------------------------------------------------------------
-
-    def hypotheses(self, t: int | None = None, mode: str | None = None):
-        return hypotheses_of(self.scenario, self.t if t is None else t, initial=(mode or self.mode) == "initial")
-
-    def goal_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
-        method = getattr(self.scenario, "goal_posterior", None)
-        if method is None:
-            raise ElotError(f"the belief model {self.name} has no goals", hint="add goal_posterior(t) to the model")
-        when = self.t if t is None else t
-        found = self._model_call(method, when)
-        try:
-            rows = [(str(g), float(p)) for g, p in dict(found).items()]
-        except (TypeError, ValueError) as error:
-            raise BeliefModelError(f"{self.name}.goal_posterior({when}) did not return goal: probability pairs "
-                                   f"({type(error).__name__}: {error})",
-                                   hint="return a dict such as {'gem1': 0.7, 'gem2': 0.3}") from None
-        bad = [(g, p) for g, p in rows if not 0.0 <= p <= 1.0]       # NaN fails this too
-        if bad:
-            raise BeliefModelError(f"{self.name}.goal_posterior({when}) gave {bad[0][0]} the probability "
-                                   f"{bad[0][1]}, not a number between 0 and 1",
-                                   hint="return probabilities between 0 and 1 (no NaN)")
-        return rows
-
-    def world_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
-        rows = self.hypotheses(t, "current")
-        return [(self.placement(w), float(p)) for w, p in zip(rows.worlds, rows.world_posterior())]
-
-    def belief_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
-        rows = self.hypotheses(t, "current")
-        return [(self.placement(w), float(p)) for w, p in zip(rows.worlds, average_belief(rows))]
-
-    def placement(self, state) -> str:
-        return str(state) or "(no atoms)"
-
-    def translate(self, sentence: str):
-        try:
-            return super().translate(sentence)
-        except TranslationError as error:
-            raise translation_note(error, self.signature, self.language_model)
-
-    def resolve(self, text: str, mode: str | None = None):
-        try:
-            return super().resolve(text, mode)
-        except TranslationError as error:
-            raise translation_note(error, self.signature, self.language_model)
-
-# -- loading ------------------------------------------------------------------------------
-
-
-def open_scenario(spec: str | None, root: str | None = None):
-    """A scenario from a path (``.scn``, dataset problem or plan), a built-in example name
-    or a dataset plan id (under ``root``, default the dataset's usual place); the default
-    example when ``spec`` is None."""
-    from elot.domains.doors_keys_gems.load import load_scenario
-    from elot.domains.doors_keys_gems.examples import default_example
-
-    if spec is None:
-        return default_example()
-    return load_scenario(spec, root=root)
-
-
-@dataclass
-class DomainSession(ModelSession):
-    """A session over a scenario of a domain of the inference engine (food trucks, or a
-    researcher's own from a file): a :class:`ModelSession` over its
-    :class:`~elot.domains.source.DomainSource`, with β and the model (``:set beta``,
-    ``:model``) changed as the command line changes them. The engine infers the initial
-    belief and the desires: a statement about the current belief after the first step is
-    refused with a hint; what needs the gridworld (the map, k) says so."""
-
-    data: str | None = None        # the food-truck experiment's folder, for :load ID
-
-    @staticmethod
-    def open_source(source: Any, **settings: Any) -> "DomainSession":
-        session = DomainSession(scenario=source, **settings)
-        session._check_times()
-        return session
-
-    def _rebuild(self, **changes) -> None:
-        from elot.domains.source import DomainSource
-
-        source = self.scenario
-        self.scenario = DomainSource(source.front, source.scenario, dataclasses.replace(source.config, **changes),
-                                     source.model)
-
-    def load(self, spec: str) -> None:
-        """Another scenario of the same domain, at its (last) judgment point, as it opens."""
-        from elot.domains.source import DomainSource
-
-        source = self.scenario
-        self.scenario = DomainSource(source.front, source.front.scenario(spec, self.data), source.config, source.model)
-        self.t = self.scenario.judgments[-1]
-
-    @property
-    def name(self) -> str:
-        return self.scenario.name
-
-    @property
-    def model(self) -> str:
-        return self.scenario.model
-
-    @property
-    def beta(self) -> float:
-        return self.scenario.config.beta
-
-    @property
-    def agent_name(self) -> str:
-        return str(self.signature.agent)
-
-    def describe(self) -> str:
-        config = self.scenario.config
-        return (f"loaded {self.name}: {count(self.horizon, 'step')}, judgment points "
-                f"{', '.join(map(str, self.judgments()))}; planner {config.planner}, β={config.beta:g}"
-                + (f", inference {config.method} ({config.particles:,} particles, seed {config.seed})"
-                   if config.may_sample else "")
-                + f" (the engine infers the {self.signature.agent}'s initial belief and desires)")
-
-    def _not_btom(self, what: str) -> ElotError:
-        return ElotError(f"{what} is a setting of the Doors-Keys-Gems inference; the {self.scenario.front.name} "
-                         "domain does not have it", hint="try :set beta B or :model NAME")
-
-    def set_beta(self, beta: float | str) -> None:
-        self._rebuild(beta=float(check_number("beta", beta)))
-
-    def set_model(self, model: str) -> None:
-        source = self.scenario
-        from elot.domains.source import DomainSource
-
-        ran = source.config   # how to infer and the budget stay as the session opened them
-        config = source.front.config(model, beta=ran.beta, method=ran.method, particles=ran.particles, seed=ran.seed,
-                                     memory_limit=ran.memory_limit, backend=ran.backend)
-        self.scenario = DomainSource(source.front, source.scenario, config, source.front.model_name(model))
-
-    def states(self) -> tuple:
-        raise ElotError(f"the REPL draws no map of the {self.scenario.front.name} domain",
-                        hint=":goals shows which object the agent likes best, :beliefs its initial belief; "
-                             "elot run prints the domain's outputs")
-
-    def _refuse_current(self, text: str, compiled: CompiledFormula, t: int, mode: str) -> None:
-        from elot.domains.source import CurrentBeliefError
-
-        if mode == CURRENT and t > 0 and compiled.needs_belief:
-            raise CurrentBeliefError(
-                f"this formula is about the {self.signature.agent}'s current belief at t={t}, which the "
-                f"{self.scenario.front.name} model does not infer (it infers the initial belief and the desires)",
-                hint=":initial to ask about the initial belief, or :goto 0", source=text, path="<formula>")
-
-    def _score(self, text: str, compiled: CompiledFormula, t: int, mode: str) -> ScoreRow:
-        self._refuse_current(text, compiled, t, mode)
-        return super()._score(text, compiled, t, mode)
-
-    def value(self, text: str, *, max_rows: int = 12) -> NumericValue:
-        self._refuse_current(text, self.compile(text), self.t, self.mode)
-        return super().value(text, max_rows=max_rows)
-
-    def belief_posterior(self, t: int | None = None) -> list[tuple[str, float]]:
-        """The posterior mean of the initial belief (what the engine infers)."""
-        rows = self.hypotheses(t, INITIAL)
-        return [(self.placement(w), float(p)) for w, p in zip(rows.worlds, average_belief(rows))]
+__all__ = ["Explanation", "NumericValue", "ScoreRow", "Session", "LOG_FIELDS"]

@@ -30,13 +30,18 @@ DEFAULT_K = 3
 METHODS = ("exact", "smc", "auto")
 #: Particles of particle inference (``--inference smc``).
 DEFAULT_PARTICLES = 1000
+#: Particle inference resamples when the effective sample size falls below this fraction of
+#: the particles (``--ess-threshold``).
+DEFAULT_ESS_THRESHOLD = 0.5
+#: Rejuvenation sweeps (Metropolis-Hastings moves) after each resampling (``--moves``).
+DEFAULT_MOVES = 1
 #: Exact inference's limit on hypotheses (``--max-hypotheses``, ``build(max_hypotheses=)``):
 #: the paper's maps need at most a few hundred thousand; past 2 million, exact
 #: enumeration is slow even where it fits.
 MAX_HYPOTHESES = 2_000_000
 
 # -- the simulated agent (elot plan) ------------------------------------------------------
-# Here, not in elot/domains/doors_keys_gems/agent.py and elot/study/plan.py (which use them), so that
+# Here, not in elot/domains/doors_keys_gems/agent.py and elot/domains/doors_keys_gems/plan.py (which use them), so that
 # ``elot plan --help`` and every parser build show them without importing numpy.
 
 #: How the simulated agent picks its action from the QMDP values.
@@ -136,6 +141,9 @@ NUMBERS: dict[str, Number] = {
     "particles": Number("particles", True, low=1, example=f"{DEFAULT_PARTICLES}, the default"),
     "max-steps": Number("max-steps", True, low=1, example="500, the default"),
     "points": Number("points", True, low=1, example="3, the default"),
+    # the particle filter's knobs (--ess-threshold, --moves)
+    "ess-threshold": Number("ess-threshold", False, low=0, high=1, example="0.5, the default"),
+    "moves": Number("moves", True, low=0, high=1000, example="1, the default"),
 }
 
 

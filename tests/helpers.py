@@ -210,3 +210,20 @@ def examples(count: int) -> int:
     if settings.default.max_examples >= profile.max_examples:
         return count
     return min(count, settings.default.max_examples)
+
+
+def grid_points(scenario) -> tuple[int, ...]:
+    """A gridworld scenario's stimulus points (its judgment points inside the plan, then
+    its end), as its front cuts a stimulus set."""
+    from elot.domains.doors_keys_gems.front import GridFront
+
+    front = GridFront()
+    return front.stimulus_points(front.of(scenario))
+
+
+def grid_frames(scenario):
+    """What draws a gridworld scenario's frames (its front's :class:`~elot.draw.frames.Frames`)."""
+    from elot.domains.doors_keys_gems.front import GridFront
+
+    front = GridFront()
+    return front.frames(front.of(scenario))

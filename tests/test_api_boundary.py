@@ -194,12 +194,12 @@ def test_judge_names_model_times_it_cannot_use(times):
 
 def _session_over(**methods):
     from elot.embedding.btom import BToMModel
-    from elot.session import ModelSession, Session
+    from elot.session import Session
 
-    model = BToMModel(Session.open("default").inference)
+    model = BToMModel(Session.open("default").run().inference)
     for name, method in methods.items():
         setattr(model, name, method)
-    return ModelSession.open_model(model)
+    return Session.open_model(model)
 
 
 def test_a_models_own_failing_label_is_the_models_error_not_an_internal_one():

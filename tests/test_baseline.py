@@ -23,14 +23,14 @@ from pathlib import Path
 import pytest
 
 from elot.baseline import BaselineError, Endpoint, EndpointError, load_template, parse_rating, render
-from elot.baseline.describe import narrative_text, plan_text
+from elot.domains.doors_keys_gems.tell import narrative_text, plan_text
 from elot.baseline.items import scenario_items
 from elot.baseline.parse import AMBIGUOUS, NO_NUMBER, OUT_OF_SCALE, REFUSED, expected_rating, normalized
 from elot.baseline.prompts import Item, Template, examples_block
 from elot.baseline.run import Journal, run_baseline
 from elot.domains.doors_keys_gems.load import load_scenario
 from elot.domains.doors_keys_gems.world import KeyState
-from elot.study.experiments import in_vs_out_of_table
+from elot.domains.doors_keys_gems.experiments import in_vs_out_of_table
 from elot.study.references import ScenarioRef, given_items
 from helpers import ELOT, run_elot, small_language_model
 

@@ -121,14 +121,14 @@ def test_storyboard_table_adds_a_series_of_its_own(tmp_path, study):
 
 def test_a_missing_value_is_absent_and_models_keep_their_style(study):
     """Matched by scenario, mode, t and formula; a row without L gives no point (None)."""
-    from elot.domains.doors_keys_gems.examples import load_example
+    from elot.study.references import ScenarioRef
     from elot.study.storyboard import Candidate, attach_table, judgment_points, score_candidates, storyboard
     from elot.study.tables import read_table
 
     _, _, llm = study
-    scenario = load_example("two-doors")
-    points = judgment_points(scenario)
-    statements = score_candidates(scenario, [Candidate(s.text, s.mode) for s in scenario.statements], ["full"],
+    ref = ScenarioRef("two-doors")
+    points = judgment_points(ref.load())
+    statements = score_candidates(ref, [Candidate(s.text, s.mode) for s in ref.load().statements], ["full"],
                                   beta=2.0, points=points)
     rows = read_table(llm)
     added = attach_table(statements, rows, "two-doors", points, taken=["full"])
@@ -137,7 +137,7 @@ def test_a_missing_value_is_absent_and_models_keep_their_style(study):
     for st in statements:
         assert st.model["stub/plan"] == [float(L[(st.mode, t, st.formula)]) if L[(st.mode, t, st.formula)]
                                          else None for t in points]
-    fig = storyboard(scenario, statements, ["full"], points=points, tables=list(added))
+    fig = storyboard(ref, statements, ["full"], points=points, tables=list(added))
     for ax in fig.axes:
         for line in ax.get_lines():
             if line.get_gid() == "table:stub/plan":

@@ -16,8 +16,8 @@ import pytest
 
 from elot.study.batch import batch
 from elot.study.params import StudyError
-from elot.study.references import expand_scenarios
-from elot.study.tasks import plan_tasks
+from elot.study.references import refs_of
+from elot.study.tasks import Grid, plan_tasks
 
 from helpers import ELOT
 
@@ -26,7 +26,7 @@ EXAMPLES = [str(REPO / "elot" / "scenarios" / f"{name}.scn") for name in ("defau
 
 
 def _tasks():
-    return plan_tasks(expand_scenarios(EXAMPLES), models=("full", "non-planning"), betas=(1.0, 2.0))
+    return plan_tasks(refs_of(EXAMPLES), Grid(models=("full", "non-planning"), betas=(1.0, 2.0)))
 
 
 def _interrupted(tmp_path, after: int = 3) -> tuple[list, Path]:

@@ -19,9 +19,6 @@ from elot.domains.doors_keys_gems.load import load_scenario
 from elot.domains.doors_keys_gems.particles import ParticleFilter
 from elot.errors import ScenarioError
 from elot.settings import ALL_VARIANTS
-from elot.study.references import ScenarioRef
-from elot.study.resources import estimate_task_bytes
-from elot.study.tasks import Task
 
 
 def test_check_says_the_estimate_the_limit_and_what_to_do(monkeypatch):
@@ -93,8 +90,9 @@ def test_particle_inference_and_the_agent_are_refused_by_the_same_check():
     assert run_agent(scenario, goal="gem1", seed=0).actions   # under the budget it runs
 
 
-def _task(**settings) -> Task:
-    return Task(0, ScenarioRef("two-doors"), InferenceConfig(**settings), (), ())
+def _bytes(**settings) -> int:
+    """What a batch task of two-doors holds at once (its domain's estimate, by its config)."""
+    return costs.task_bytes(load_scenario("two-doors"), InferenceConfig(**settings))
 
 
 def test_a_batch_task_is_sized_by_its_own_limits():
@@ -102,13 +100,13 @@ def test_a_batch_task_is_sized_by_its_own_limits():
     the task said): auto under a small hypothesis limit is sized as the particles it runs."""
     scenario = load_scenario("two-doors")
     space = ExactFilter(scenario).space
-    exact = estimate_task_bytes(_task())
+    exact = _bytes()
     assert exact == 64 * 2**20 + spaces.exact_estimate("full", space.n_goals, space.n_states, 3,
                                                       steps=len(scenario.actions),
                                                       belief_tables=1 + revealing_actions(scenario.actions)).bytes
-    smc = estimate_task_bytes(_task(method="auto", max_hypotheses=100, particles=50))
-    assert smc == estimate_task_bytes(_task(method="smc", particles=50)) != exact
+    smc = _bytes(method="auto", max_hypotheses=100, particles=50)
+    assert smc == _bytes(method="smc", particles=50) != exact
     with pytest.raises(costs.SpaceTooLarge):
-        estimate_task_bytes(_task(max_hypotheses=100))
+        _bytes(max_hypotheses=100)
     # true-belief-paper is sized by the table, as true-belief is
-    assert estimate_task_bytes(_task(variant="true-belief-paper")) == estimate_task_bytes(_task(variant="true-belief"))
+    assert _bytes(variant="true-belief-paper") == _bytes(variant="true-belief")

@@ -49,7 +49,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 def test_bad_numbers_and_models_are_usage_errors(capsys, argv, option, says):
     status, _, err = run(capsys, *argv)
     assert status == 2
-    assert f"argument {option}" in err or f"/{option}" in err
+    assert f"argument {option}" in err or f"/{option}" in err or f"error: {option}:" in err
     assert says in err
 
 
@@ -75,7 +75,7 @@ def test_every_scenario_command_takes_the_same_scenario_options(command):
     extra = ["-o", "x.png"] if command in ("plot", "map") else []
     args = build_parser().parse_args([command, "1_1", "--labtom", "DIR", "--exp", "exp1",
                                       "--plan", "P", *extra])
-    assert (args.scenario, args.labtom, args.exp, args.plan) == ("1_1", "DIR", "exp1", "P")
+    assert (args.scenario, args.data, args.exp, args.plan) == ("1_1", "DIR", "exp1", "P")
 
 
 @pytest.mark.parametrize("command", ["run", "plot", "repl"])
@@ -295,10 +295,10 @@ def _helps() -> dict[str, dict[str, list[str]]]:
 
 
 @pytest.mark.parametrize("option, phrase", [
-    ("--model", "the BToM model: "), ("--k", "the belief size k: "), ("--beta", "the agent's rationality β"),
+    ("--model", "the domain's model"), ("--k", "the belief size k: "), ("--beta", "the agent's rationality β"),
     ("--conventions", "the conventions: "), ("--seed", "the random seed of "),
     ("--particles", "the particles of particle inference"), ("--inference", "exact enumeration, particle"),
-    ("--exp", "the dataset experiment of plan ids"), ("--jobs", "local worker processes"),
+    ("--exp", "the gridworld: the dataset experiment of plan ids"), ("--jobs", "local worker processes"),
     ("--thresholds", "thresholds (and β) from elot fit's JSON file"), ("--force", "replace an existing output"),
     ("--statement", "an ELoT formula (or English sentence) to score"), ("--statements", "statements to score, one per"),
 ])

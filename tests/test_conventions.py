@@ -209,7 +209,7 @@ def test_repl_conventions_setting():
     assert "conventions = elot" in shown
     elot = session.score("believes(player, formula(empty(box1)))", t=session.horizon, mode="initial")
     execute(session, ":set conventions paper")
-    assert session.conventions == "paper" and session.inference.conventions == "paper"
+    assert session.conventions == "paper" and session.run().inference.conventions == "paper"
     assert "conventions = paper" in "".join(str(x) for x in execute(session, ":model"))
     paper = session.score("believes(player, formula(empty(box1)))", t=session.horizon, mode="initial")
     assert paper.posterior == pytest.approx(elot.posterior, abs=1e-12)
@@ -217,7 +217,7 @@ def test_repl_conventions_setting():
     with pytest.raises(ElotError, match="unknown conventions 'nonsense'"):
         execute(session, ":set conventions nonsense")
     execute(session, ":model true-belief-paper")
-    assert session.inference.model == "true-belief-paper"
+    assert session.run().inference.model == "true-belief-paper"
 
 
 # -- the paper's Table on the dataset ------------------------------------------------------
@@ -240,7 +240,7 @@ PAPER_ROWS = [
 
 @pytest.fixture(scope="module")
 def paper_table(labtom):
-    from elot.study.experiments import in_vs_out
+    from elot.domains.doors_keys_gems.experiments import in_vs_out
 
     models = ("full", "non-planning", "true-belief-paper")
     return {(r.condition, r.model): r for r in in_vs_out(labtom, models=models, conventions="paper")}
@@ -249,7 +249,7 @@ def paper_table(labtom):
 @pytest.mark.dataset
 @pytest.mark.parametrize("condition, model", PAPER_ROWS)
 def test_paper_rows_within_two_standard_errors(paper_table, condition, model):
-    from elot.study.experiments import PAPER
+    from elot.domains.doors_keys_gems.experiments import PAPER
 
     row = paper_table[(condition, model)]
     _, _, diff, se, _ = PAPER[(condition, model)]
@@ -274,7 +274,7 @@ def test_paper_accuracy_follows_the_rule_not_the_noise(paper_table):
     the reference's own sums. elot's sums are correctly rounded, so no figure here depends
     on rounding: 38 statements win by more than TIE, and the strict comparison, which
     counts any float difference, can only add near-ties to them."""
-    from elot.study.experiments import PAPER
+    from elot.domains.doors_keys_gems.experiments import PAPER
 
     row = paper_table[("initial", "non-planning")]
     assert row.n == 99 and round(row.accuracy * row.n) == 38
@@ -305,7 +305,7 @@ def test_reference_names_give_the_reference_posterior(labtom):
 
 @pytest.mark.dataset
 def test_in_vs_out_maps_and_judge(labtom, paper_table):
-    from elot.study.experiments import in_vs_out
+    from elot.domains.doors_keys_gems.experiments import in_vs_out
 
     (row,) = in_vs_out(labtom, ("current",), ("full",), "paper", maps={"1"})
     assert row.n == 31 and row.diff > paper_table[("current", "full")].diff   # map 1 is the clearest

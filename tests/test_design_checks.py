@@ -11,9 +11,8 @@ import os
 import pytest
 from helpers import run_elot
 
-from elot.domains.doors_keys_gems.examples import load_example
-from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 from elot.study.design import design_rows
+from elot.study.references import ScenarioRef
 from elot.study.fit import synthetic_ratings
 from elot.study.params import StudyError
 from elot.study.storyboard import Candidate
@@ -36,12 +35,11 @@ def test_statements_no_judgment_point_tells_apart_are_flagged():
     """With k = 3 a belief's probabilities are 0, 1/3, 2/3 and 1, so `believes` (0.75) and
     `likely` (0.7) coincide at every point; an English sentence that translates to the same
     formula does too. The most informative of such a group is kept, the others flagged."""
-    scenario = load_example("two-doors")
     candidates = [Candidate("believes(player, formula(empty(box1)))"),
                   Candidate("believes(player, likely(empty(box1)))"),
                   Candidate("The player believes box 1 is empty."),
                   Candidate("believes(player, might(empty(box1)))")]
-    rows = design_rows([("two-doors", scenario)], candidates, beta=2 ** 1.5)
+    rows = design_rows([("two-doors", ScenarioRef("two-doors"))], candidates, beta=2 ** 1.5)
     by_text = {r["statement"]: r for r in rows}
     kept = by_text[candidates[0].text]
     assert not kept["flag"] and not by_text[candidates[3].text]["flag"]
@@ -54,12 +52,11 @@ def test_statements_no_judgment_point_tells_apart_are_flagged():
 
 def test_design_refuses_a_scenario_without_actions(tmp_path):
     """It used to rank every statement "constant, L = 0.50", where `elot stimuli` refuses."""
-    scenario = parse_scn_text(NO_ACTIONS)
-    with pytest.raises(StudyError, match="idle has no actions"):
-        design_rows([("two-doors", load_example("two-doors")), ("idle", scenario)],
-                    [Candidate("believes(player, formula(empty(box1)))")], beta=2 ** 1.5)
     scn, statements, out = tmp_path / "idle.scn", tmp_path / "c.txt", tmp_path / "d.csv"
     scn.write_text(NO_ACTIONS)
+    with pytest.raises(StudyError, match="idle has no actions"):
+        design_rows([("two-doors", ScenarioRef("two-doors")), ("idle", ScenarioRef(str(scn)))],
+                    [Candidate("believes(player, formula(empty(box1)))")], beta=2 ** 1.5)
     statements.write_text("believes(player, formula(empty(box1)))\n")
     result = run_elot("design", str(scn), "--statements", str(statements), "--csv", str(out))
     assert result.returncode == 2 and "has no actions" in result.stderr and "Traceback" not in result.stderr

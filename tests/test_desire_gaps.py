@@ -18,7 +18,8 @@ from elot.domains.doors_keys_gems.examples import load_example
 from elot.cli import main
 from elot.embedding import parse_domain
 from elot.errors import ScenarioError
-from elot.judging import compile_statement, score
+from elot.judging import score
+from elot.statements import compile_statement
 from elot.lang.thresholds import Thresholds
 
 # -- 1. particles keep desires --------------------------------------------------------------

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from elot import ElotError, ElotTypeError, equivalent, evaluate, lower, pretty
 from elot.embedding import Hypotheses, declare, judge
-from elot.judging import Desires, compile_statement, rows_for, score
+from elot.judging import Desires, rows_for, score
+from elot.statements import compile_statement
 from elot.lang.analysis import prob_terms, thresholds_used
 from elot.lang.checker import check
 from elot.lang.english import english

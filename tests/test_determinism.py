@@ -51,7 +51,7 @@ def _machines() -> list[dict[str, str]]:
 
 IN_VS_OUT = """
 import sys
-from elot.study.experiments import in_vs_out
+from elot.domains.doors_keys_gems.experiments import in_vs_out
 for row in in_vs_out(sys.argv[1], ("initial",), ("non-planning",), "paper", maps={"2"}):
     print(row.n, row.in_context.hex(), row.out_of_context.hex(), row.diff.hex(), row.accuracy, row.strict)
 """

@@ -20,7 +20,8 @@ from elot.domains.foodtrucks.language import signature as foodtruck_signature
 from elot.domains.foodtrucks.model import prediction_of
 from elot.domains.foodtrucks.trucksfile import read_trucks
 from elot.engine import Case, Engine, EngineConfig, load_domain
-from elot.judging import compile_statement, score
+from elot.judging import score
+from elot.statements import compile_statement
 
 REPO = Path(__file__).resolve().parent.parent
 SHOP = REPO / "examples" / "domains" / "coffee_shop.py"
@@ -141,9 +142,9 @@ def test_experiment_scenarios_by_id_equal_the_authors_predictions(capsys):
     (["nothing-here.trucks"], "no food-truck scenario 'nothing-here.trucks'"),
     (["12", "--domain", "no-such-domain"], "no domain 'no-such-domain'"),
     (["{trucks}", "--model", "non-planning"], "has no model 'non-planning'"),
-    (["{trucks}", "--k", "5"], "--k is a setting of the Doors-Keys-Gems inference"),
-    (["--planner", "qmdp"], "--planner is a setting of a domain"),
-    (["--model", "btom"], "unknown model 'btom'"),           # the gridworld's models are its own
+    (["{trucks}", "--k", "5"], "--k is not a setting of the foodtrucks domain"),
+    (["--planner", "qmdp"], "--planner is not a setting of the doors-keys-gems domain"),
+    (["--model", "no-cost"], "has no model 'no-cost'"),      # the gridworld's models are its own
     (["{trucks}", "--max-memory", "1K"], "refused before any work"),
 ])
 def test_bad_food_truck_runs_are_one_error(capsys, tmp_path, trucks, argv, message):
@@ -270,17 +271,17 @@ def test_repl_opens_a_food_truck_scenario_at_its_judgment_point(capsys, monkeypa
     assert f"P = {looked['posterior']:.3f}" in out and f"P = {mexican['posterior']:.3f}" in out
     assert "likes_best(player, mexican)" in out                    # English translated
     assert "prob_of(student, not(empty(spot2)))" in out            # :explain's column
-    assert out.rstrip().endswith("judgment points 8; planner belief-vi, β=2.5 (the engine infers the student's "
-                                 "initial belief and desires)")   # :load opens at the judgment point too
+    assert out.rstrip().endswith("judgment points 8; model btom (beta = 2.5, planner = belief-vi) (the engine infers "
+                                 "the student's initial belief and desires)")   # :load opens at the judgment point too
 
 
 def test_repl_says_plainly_what_does_not_apply(capsys, monkeypatch, trucks):
     code, out, err = repl(capsys, monkeypatch, ":map\n:current\nbelieves(student, formula(empty(spot2)))\n"
                           ":set k 4\n:goals\n", trucks)
     assert code == 2 and "Traceback" not in out + err                  # failed lines set the status
-    assert "draws no map of the foodtrucks domain" in out
+    assert "the foodtrucks domain draws no map as text" in out
     assert "current belief at t=8" in out and ":initial" in out
-    assert "k is a setting of the Doors-Keys-Gems inference" in out
+    assert "k is not a setting of the foodtrucks domain" in out
     assert "korean" in out and "mexican" in out                    # :goals still answers after the errors
 
 
@@ -333,7 +334,7 @@ def test_batch_runs_food_truck_scenarios_by_settings_into_the_tidy_table(capsys,
 
 def test_batch_of_a_domain_refuses_the_gridworlds_settings(capsys, tmp_path, trucks):
     code, _, err = elot(capsys, "batch", trucks, "--k", "2", "-s", "empty(spot2)", "-o", tmp_path / "t.csv")
-    assert code == 2 and "--k is a setting of the Doors-Keys-Gems inference" in err
+    assert code == 2 and "--k is not a setting of the foodtrucks domain" in err
     code, _, err = elot(capsys, "batch", trucks, "--model", "non-planning", "-s", "empty(spot2)", "-o", tmp_path / "t.csv")
     assert code == 2 and "has no model 'non-planning'" in err
     code, _, err = elot(capsys, "batch", trucks, "-o", tmp_path / "t.csv")
@@ -479,9 +480,12 @@ def test_repl_refuses_a_space_too_large_before_the_prompt(capsys, monkeypatch, t
 
 
 @pytest.mark.parametrize("command", [["map"], ["plot"]])
-def test_commands_of_the_gridworld_say_so_for_a_domain_scenario(capsys, tmp_path, trucks, command):
+def test_the_gridworlds_figures_draw_a_domain_scenario_too(capsys, tmp_path, trucks, command):
+    """One pipeline (#41): the map and the plot of a food-truck scenario are drawn as the
+    gridworld's are, by its front."""
     code, _, err = elot(capsys, *command, trucks, "-o", tmp_path / "out.png")
-    assert code == 2 and "works on the Doors-Keys-Gems gridworld only" in err and "Traceback" not in err
+    assert code == 0 and "Traceback" not in err, err
+    assert (tmp_path / "out.png").read_bytes().startswith(b"\x89PNG")
 
 
 def test_batch_of_a_domain_in_worker_processes_equals_the_serial_one(capsys, tmp_path):
@@ -498,10 +502,10 @@ def test_batch_of_a_domain_in_worker_processes_equals_the_serial_one(capsys, tmp
 
 
 def test_the_command_lines_planners_are_the_engines():
-    from elot.cli import domain_options
+    from elot.cli import options
     from elot.engine import PLANNER_NAMES
 
-    assert domain_options.PLANNERS == PLANNER_NAMES
+    assert options.PLANNERS == PLANNER_NAMES
 
 
 def test_a_case_files_judgment_points_are_each_judged_on_the_path_so_far(capsys, tmp_path):

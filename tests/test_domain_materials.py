@@ -42,7 +42,17 @@ def trucks(tmp_path) -> Path:
     path = tmp_path / "two.trucks"
     path.write_text(LOOKED + "\n" + STRAIGHT)
     (tmp_path / "candidates.txt").write_text(CANDIDATES)
+    (tmp_path / "bare_shop.py").write_text(BARE_SHOP.format(shop=str(SHOP)))
     return path
+
+
+#: The coffee shop without its drawing and wording hooks: what a researcher's first domain file holds.
+BARE_SHOP = """
+exec(open({shop!r}).read())
+CoffeeShop.name = "bare-shop"
+for hook in ("draw_frame", "frame_cells", "frame_caption", "tell", "scene_words"):
+    delattr(CoffeeShop, hook)
+"""
 
 
 def run_scores(trucks: Path, pick: str, statements: str, *extra: str) -> dict[str, float]:
@@ -121,10 +131,9 @@ def test_design_on_a_case_file_with_several_points_has_a_range(tmp_path):
 
 
 @pytest.mark.parametrize("argv, said", [
-    (["--bind-free"], "--bind-free is a setting of the Doors-Keys-Gems inference"),
-    (["--exp", "exp1"], "--exp is a setting of the Doors-Keys-Gems dataset"),
+    (["--exp", "exp1"], "--exp is not a setting of the foodtrucks domain"),
     (["--ablations", "non-planning"], "--ablations: the foodtrucks domain has no model 'non-planning'"),
-    (["--ablations", "btom"], "--ablations: full is the model the ablations are compared with"),
+    (["--ablations", "btom"], "--ablations: btom is the model the ablations are compared with"),
 ])
 def test_design_refuses_gridworld_options_on_a_domain(trucks, tmp_path, argv, said):
     out = tmp_path / "d.csv"
@@ -135,9 +144,8 @@ def test_design_refuses_gridworld_options_on_a_domain(trucks, tmp_path, argv, sa
 
 def test_design_refuses_domain_options_on_the_gridworld(tmp_path):
     (tmp_path / "c.txt").write_text("believes(player, formula(empty(box1)))\n")
-    for option in (["--planner", "qmdp"], ["--data", str(tmp_path)]):
-        done = run_elot("design", "two-doors", "--statements", "c.txt", *option, cwd=tmp_path)
-        assert done.returncode == 2 and f"{option[0]} is a setting of a domain" in done.stderr, done.stderr
+    done = run_elot("design", "two-doors", "--statements", "c.txt", "--planner", "qmdp", cwd=tmp_path)
+    assert done.returncode == 2 and "--planner is not a setting of the doors-keys-gems domain" in done.stderr, done.stderr
 
 
 # -- elot baseline ---------------------------------------------------------------------------
@@ -147,7 +155,7 @@ def test_a_food_truck_scene_tells_spot_2_only_once_it_is_seen():
     """The observer learns what spot 2 holds when the student stands where at least half
     of it is in view (as the stimuli draw it), never before; the building's gaps, the
     Korean truck at spot 1 and the student's start are told in both conditions."""
-    from elot.baseline.trucks import narrative_text, plan_text
+    from elot.domains.foodtrucks.tell import narrative_text, plan_text
     from elot.domains.foodtrucks.trucksfile import parse_trucks
 
     looked, straight = parse_trucks(LOOKED + "\n" + STRAIGHT)
@@ -216,18 +224,20 @@ def test_baseline_asks_the_experiments_questions_by_default_and_refuses_bad_stat
         done = run_elot("baseline", str(trucks), "--statements", str(bad), "--endpoint", stub.url, "--llm", "m",
                         "-o", str(tmp_path / "x.csv"))
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
-    assert "2 of 2 statement(s) could not be scored, so nothing was asked" in done.stderr
+    assert "2 of the 2 statements given cannot be rated; nothing was asked" in done.stderr
     assert "knows_that needs formula(...)" in done.stderr and "current belief" in done.stderr
     assert stub.requests == [] and not (tmp_path / "x.csv").exists()
 
 
 @pytest.mark.parametrize("argv, said", [
     (["--in-vs-out"], "--in-vs-out rates the LaBToM dataset's statements"),
-    (["--exp", "exp1"], "--exp is a setting of the Doors-Keys-Gems dataset"),
-    (["--planner", "qmdp", "--domain", str(SHOP), str(REPO / "examples" / "domains" / "coffee_peek.json"),
-      "-s", "believes(visitor, formula(open(shop)))"], "cannot describe a scenario of the coffee-shop domain"),
+    (["--exp", "exp1"], "--exp is not a setting of the foodtrucks domain"),
+    (["--domain", "BARE", str(REPO / "examples" / "domains" / "coffee_peek.json"),
+      "-s", "believes(visitor, formula(open(shop)))"],
+     "elot baseline needs the bare-shop domain to draw or describe its scenes, and it has no tell"),
 ])
 def test_baseline_refusals_on_a_domain(trucks, argv, said):
+    argv = [a.replace("BARE", str(trucks.parent / "bare_shop.py")) for a in argv]
     done = run_elot("baseline", *([] if "--domain" in argv else [str(trucks)]), *argv, "--dry-run")
     assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
 
@@ -241,11 +251,11 @@ def test_storyboard_of_a_food_truck_scenario_draws_its_frame_and_runs_l(trucks):
     run's for the same statement."""
     import numpy as np
 
-    from elot.draw.foodtrucks import frames
-    from elot.study.domain_cases import DomainStudy
+    from elot.domains.foodtrucks.draw import frames
+    from elot.study.references import refs_of
     from elot.study.storyboard import Candidate, score_candidates, storyboard
 
-    (case,) = DomainStudy.named("foodtrucks").cases([f"{trucks}:left-check-empty"])
+    (case,) = refs_of([f"{trucks}:left-check-empty"], "foodtrucks")
     candidates = [Candidate("likes_best(student, korean)", "initial"),
                   Candidate("believes(student, formula(empty(spot2)))", "initial")]
     statements = score_candidates(case, candidates, ["btom", "no-cost"], beta=None)
@@ -253,7 +263,7 @@ def test_storyboard_of_a_food_truck_scenario_draws_its_frame_and_runs_l(trucks):
     (frame,) = [ax for ax in fig.axes if ax.get_title().startswith("Judgment point")]
     assert frame.get_title() == "Judgment point 1 (t = 8)" and frame.get_xlabel() == "spot 2 seen: empty"
     (picture,) = frame.get_images()
-    assert np.array_equal(picture.get_array(), frames(case.detail, [8], cell_px=40)[0])
+    assert np.array_equal(picture.get_array(), frames(case.load().detail.own, [8], cell_px=40)[0])
     with open(trucks.parent / "statements.txt", "w") as handle:
         handle.write("".join(f"{c.text}\n" for c in candidates))
     for model in ("btom", "no-cost"):
@@ -278,16 +288,17 @@ def test_storyboard_cli_on_food_trucks_with_a_table(trucks, tmp_path):
 
 
 @pytest.mark.parametrize("argv, said", [
-    (["TRUCKS:1", "--k", "4"], "--k is a setting of the Doors-Keys-Gems inference"),
+    (["TRUCKS:1", "--k", "4"], "--k is not a setting of the foodtrucks domain"),
     (["TRUCKS"], "names 2 scenarios; a storyboard draws one"),
     (["TRUCKS:1", "--model", "non-planning"], "--model: the foodtrucks domain has no model 'non-planning'"),
-    (["--domain", str(SHOP), str(REPO / "examples" / "domains" / "coffee_peek.json"), "-s",
-      "believes(visitor, formula(open(shop)))"], "elot cannot draw a scenario of the coffee-shop domain"),
-    (["two-doors", "--planner", "qmdp"], "--planner is a setting of a domain"),
+    (["--domain", "BARE", str(REPO / "examples" / "domains" / "coffee_peek.json"), "-s",
+      "believes(visitor, formula(open(shop)))"],
+     "drawing needs the bare-shop domain to draw or describe its scenes, and it has no draw_frame"),
+    (["two-doors", "--planner", "qmdp"], "--planner is not a setting of the doors-keys-gems domain"),
 ])
 def test_storyboard_refusals(trucks, tmp_path, argv, said):
     out = tmp_path / "sb.png"
-    argv = [a.replace("TRUCKS", str(trucks)) for a in argv]
+    argv = [a.replace("TRUCKS", str(trucks)).replace("BARE", str(trucks.parent / "bare_shop.py")) for a in argv]
     done = run_elot("storyboard", *argv, "-o", str(out))
     assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert not out.exists()
@@ -300,15 +311,15 @@ def test_baseline_on_food_trucks_keeps_its_own_seed_and_shows_the_frame(trucks):
     from PIL import Image
 
     from elot.baseline.prompts import frame_png
-    from elot.draw.foodtrucks import frames
-    from elot.study.domain_cases import DomainStudy
+    from elot.domains.foodtrucks.draw import frames
+    from elot.study.references import refs_of
 
     done = run_elot("baseline", f"{trucks}:1", "--seed", "3", "--image", "--dry-run")
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("[image: the stimulus frame at t=8, PNG") == 3
-    (case,) = DomainStudy.named("foodtrucks").cases([f"{trucks}:1"])
+    (case,) = refs_of([f"{trucks}:1"], "foodtrucks")
     picture = Image.open(io.BytesIO(frame_png(case, 8)))
-    assert (picture.size[1], picture.size[0]) == frames(case.detail, [8], cell_px=44)[0].shape[:2]
+    assert (picture.size[1], picture.size[0]) == frames(case.load().detail.own, [8], cell_px=44)[0].shape[:2]
 
 
 def test_storyboard_on_food_trucks_draws_ratings_keyed_by_the_scenario(trucks, tmp_path):

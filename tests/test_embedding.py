@@ -322,7 +322,7 @@ def test_repl_model_errors_do_not_end_the_session():
     assert r.returncode == 2
     assert "loaded belief model sally-anne: times 0..4, agents anne, sally (player = sally)" in r.stdout
     assert "the belief model sally-anne has no map" in r.stdout
-    assert "beta is a setting of elot's BToM inference" in r.stdout
+    assert "sally-anne is your own model: elot's inference settings do not apply" in r.stdout
     assert "unknown object 'bsket'" in r.stdout and "step 9 is outside" in r.stdout
     assert r.stdout.count("normalized L = 1.000") == 1
     r = repl("--belief-model", "nowhere.py", stdin="")
@@ -407,10 +407,10 @@ def test_english_outside_the_translators_vocabulary_says_why(monkeypatch):
 
 def test_the_repl_over_btom_as_a_belief_model_scores_as_the_scenario_session():
     """The REPL's adapter over BToMModel answers as the REPL over the scenario itself."""
-    from elot.session import ModelSession, Session
+    from elot.session import Session
 
     scenario_session = Session.open("default")
-    model_session = ModelSession.open_model(BToMModel(scenario_session.inference))
+    model_session = Session.open_model(BToMModel(scenario_session.run().inference))
     assert model_session.horizon == scenario_session.horizon
     assert model_session.goal_posterior(3) == scenario_session.goal_posterior(3)
     for t in (0, 3, scenario_session.horizon):

@@ -219,15 +219,15 @@ def test_auto_follows_the_budget_it_is_given():
 # -- statements --------------------------------------------------------------------------------------
 
 def test_statements_scored_on_particles_carry_standard_errors_and_agree_with_exact():
-    from elot.domains.front import front_of
-    from elot.domains.source import DomainSource
-    from elot.judging import compile_statement, score
+    from elot.domains.registry import front_for
+    from elot.engine.settings import InferenceSettings
+    from elot.judging import score
+    from elot.statements import compile_statement
 
-    domain = shop()
-    front = front_of(domain, str(SHOP))
-    scenario = front.scenario(str(PEEK))
-    exact = DomainSource(front, scenario, front.config(None))
-    sampled = DomainSource(front, scenario, front.config(None, method="smc", particles=4000, seed=9))
+    front = front_for(str(SHOP))
+    episode = front.episode(str(PEEK))
+    exact = front.run(episode, front.settings())
+    sampled = front.run(episode, front.settings(inference=InferenceSettings("smc", particles=4000, seed=9)))
     formula = compile_statement("believes(visitor, likely(open(shop)))", exact.signature)
     want = score(formula, exact.initial_hypotheses(6))
     got = score(formula, sampled.initial_hypotheses(6))
@@ -334,7 +334,7 @@ def test_batch_refuses_a_seed_for_exact_tasks(capsys, tmp_path):
 # -- food trucks -------------------------------------------------------------------------------------
 
 def test_particles_agree_with_exact_on_food_truck_scenarios(baker2017):
-    from elot.domains.foodtrucks import FoodTrucks
+    from elot.domains.foodtrucks.domain import FoodTrucks
     from elot.domains.foodtrucks.domain import levels
     from elot.domains.foodtrucks.scenarios import read_scenarios
 

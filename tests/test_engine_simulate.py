@@ -99,7 +99,7 @@ def test_plan_on_a_domain_file_writes_a_case_run_reads_back(tmp_path, capsys):
     (["--utilities", "coffee=20,tea=5"], "unknown name 'tea'"),
     (["--utilities", "coffee=20"], "no utility for soda"),
     (["--utilities", "coffee=20,soda=5", "--belief", "shop-open=0.5"], "sums to 0.5"),
-    (["--utilities", "coffee=20,soda=5", "--goal", "gem1"], "--goal is for Doors-Keys-Gems"),
+    (["--utilities", "coffee=20,soda=5", "--goal", "gem1"], "--goal is not a setting of the coffee-shop domain's simulated agent"),
     ([], "needs the agent's --utilities"),
 ])
 def test_plan_on_a_domain_refuses_bad_options(tmp_path, capsys, extra, message):
@@ -121,4 +121,4 @@ def test_plan_needs_a_true_world(tmp_path, capsys):
 
 def test_gridworld_plan_refuses_a_domain_setting(tmp_path, capsys):
     assert main(["plan", "default", "--planner", "qmdp", "-o", str(tmp_path / "o.scn")]) == 2
-    assert "--planner is a setting of a domain" in capsys.readouterr().err
+    assert "--planner is not a setting of the doors-keys-gems domain's simulated agent" in capsys.readouterr().err

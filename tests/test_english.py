@@ -174,11 +174,16 @@ def test_the_golden_sentences_cover_every_operator_and_predicate_of_the_language
     assert not missing, f"no golden sentence uses {sorted(missing)}"
 
 
-def test_a_tree_reads_as_its_text_and_the_scenario_agent_is_the_player():
+def test_a_tree_reads_as_its_text_and_the_agent_in_the_domains_words():
     from elot.lang.parser import parse
+    from elot.domains.doors_keys_gems.examples import load_example
 
     tree = parse("believes(human, formula(has(human, key1)))")
-    assert english(tree, signature=SIG) == "The player believes that the player has key 1."
+    assert english(tree, signature=SIG) == "The human believes that the human has key 1."
+    said = SIG.with_words({"human": "the player"})        # the gridworld's words (its scenarios say so)
+    assert english(tree, signature=said) == "The player believes that the player has key 1."
+    signature = load_example("two-doors").signature()
+    assert constant(signature.agent, signature) == "the player"
     assert constant("box12") == "box 12" and constant("player") == "the player"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from elot.study.experiments import PAPER, in_vs_out
+from elot.domains.doors_keys_gems.experiments import PAPER, in_vs_out
 
 pytestmark = pytest.mark.slow
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from elot.domains.foodtrucks import FoodTrucks
+from elot.domains.foodtrucks.domain import FoodTrucks
 from elot.domains.foodtrucks.domain import levels, utility_vectors
 from elot.domains.foodtrucks.geometry import rectangle, visible_fraction
 from elot.domains.foodtrucks.language import signature
@@ -230,7 +230,8 @@ def test_benchmark_command_without_data_is_one_clear_error(tmp_path):
 
 def test_statements_score_against_a_food_truck_result():
     from elot.domains.foodtrucks.hypotheses import desires, hypotheses, result_at
-    from elot.judging import compile_statement, score
+    from elot.judging import score
+    from elot.statements import compile_statement
 
     # map 1, spot 2 empty: up through the left gap, look, back down to korean
     looked = FoodTruckScenario(1, 1, 2, walk((1, 1), [(-1, 0), (0, 1), (0, 1), (0, 0), (0, -1), (0, -1), (0, -1)]), True)

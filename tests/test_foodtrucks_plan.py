@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elot.domains.foodtrucks import FoodTrucks
+from elot.domains.foodtrucks.domain import FoodTrucks
 from elot.domains.foodtrucks.scenarios import FoodTruckScenario
 from elot.domains.foodtrucks.simulate import parse_belief, parse_utilities, simulate, student as simulated_student
 from elot.domains.foodtrucks.trucksfile import read_trucks
@@ -111,7 +111,7 @@ def test_the_student_perceives_by_line_of_sight():
     ("--belief", "lebanese=0.7", "sums to 0.7, not 1"),
     ("--belief", "lebanese=1.5,none=-0.5", "negative"),
     ("--belief", "thai=1", "unknown name 'thai'"),
-    ("--goal", "gem1", "--goal is for Doors-Keys-Gems"),
+    ("--goal", "gem1", "--goal is not a setting of the foodtrucks domain's simulated agent"),
 ])
 def test_bad_utilities_beliefs_and_objects_are_clear_errors(tmp_path, option, value, message):
     source = write(tmp_path)
@@ -125,7 +125,7 @@ def test_bad_utilities_beliefs_and_objects_are_clear_errors(tmp_path, option, va
 
 def test_utilities_are_refused_on_a_doors_keys_gems_map(tmp_path):
     result = run_elot("plan", "-o", str(tmp_path / "x.scn"), "--utilities", LIKES_KOREAN)
-    assert result.returncode == 2 and "--utilities is for food-truck scenarios" in result.stderr
+    assert result.returncode == 2 and "--utilities is not a setting of the doors-keys-gems domain's simulated agent" in result.stderr
 
 
 def test_parsers_directly():

@@ -12,7 +12,7 @@ from PIL import Image
 
 from elot.domains.foodtrucks.scenarios import FoodTruckScenario
 from elot.domains.foodtrucks.world import HEIGHT, WIDTH, FoodTruckMap, visibility
-from elot.draw.foodtrucks import TRUCK_COLOURS, TruckRenderer, seen_spot2, steps, view_from
+from elot.domains.foodtrucks.draw import TRUCK_COLOURS, TruckRenderer, seen_spot2, steps, view_from
 from elot.study import stimuli
 from helpers import run_elot
 
@@ -137,7 +137,7 @@ def test_food_trucks_and_doors_keys_gems_do_not_mix(tmp_path):
     source = tmp_path / "a.trucks"
     source.write_text(STRAIGHT, encoding="utf-8")
     done = run_elot("stimuli", str(source), "two-doors", "-o", str(tmp_path / "set"))
-    assert done.returncode == 2 and "a stimulus set is of one domain" in done.stderr
+    assert done.returncode == 2 and "the scenarios are of several domains" in done.stderr
 
 
 def test_given_statements_must_be_well_typed_for_food_trucks(tmp_path):
@@ -167,7 +167,7 @@ def test_survey_build_takes_the_set_end_to_end(made, tmp_path):
     assert look["statements"][0]["shown"].startswith("At first, the student thought the Lebanese truck")
     assert {o["condition"] for o in config["orders"]} == {"initial"}     # what the statements ask
     script = (tmp_path / "survey" / "experiment.js").read_text()
-    assert "TRUCK_TEXT" in script and '"domain": "foodtrucks"' in script
+    assert config["texts"] == "campus" and "CAMPUS_TEXT" in script and '"domain": "foodtrucks"' in script
 
 
 def test_answers_to_a_food_truck_survey_import_without_goal_scores(made, tmp_path):
@@ -192,7 +192,8 @@ def test_answers_to_a_food_truck_survey_import_without_goal_scores(made, tmp_pat
     with open(tmp_path / "r.csv", newline="") as handle:
         ratings = list(csv.DictReader(handle))
     assert ratings and {r["mode"] for r in ratings} == {"initial"} and {r["rating"] for r in ratings} == {"1"}
-    assert {r["scenario"] for r in ratings} == {"look", "straight"}
+    # keyed as a batch table names the scenarios (FILE:NAME), so fit meets them
+    assert {r["scenario"].rsplit(":", 1)[1] for r in ratings} == {"look", "straight"}
     with open(tmp_path / "r-goals.csv", newline="") as handle:
         assert list(csv.DictReader(handle)) == []
 
@@ -304,11 +305,12 @@ def test_a_scenario_judged_at_its_start_is_refused(tmp_path):
 
 
 def test_from_start_replays_the_path_from_its_first_cell(tmp_path):
-    from elot.study.trucks_stimuli import make_truck_stimuli
+    from elot.study.references import refs_of
+    from elot.study.stimuli import make_stimuli
 
     source = tmp_path / "a.trucks"
     source.write_text(STRAIGHT, encoding="utf-8")
-    made = make_truck_stimuli([str(source)], tmp_path / "set", cell_px=16, from_start=True)
+    made = make_stimuli(refs_of([str(source)]), tmp_path / "set", cell_px=16, from_start=True, mp4=False)
     assert made.entries[0]["times"] == [1, 4]
     assert len(frames_of(tmp_path / "set" / "straight_1.gif")) == 4       # the start, two moves, eating
-    assert made.frames == 5
+    assert sum(made.frames[made.entries[0]["name"]]) == 5

@@ -11,8 +11,8 @@ from PIL import Image
 
 from elot.domains.doors_keys_gems.examples import load_example
 from elot.draw import palette
-from elot.draw.animation import Renderer
-from elot.draw.board import gem_label, gem_shape
+from elot.domains.doors_keys_gems.draw import Renderer
+from elot.draw.marks import gem_label, gem_shape
 from elot.survey.build import gem_icon
 
 SIZE = 64

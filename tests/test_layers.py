@@ -22,12 +22,12 @@ LAYERS: list[tuple[str, ...]] = [
     ("btom_ext",),                                   # the numeric engine: knows nothing of elot
     ("elot.errors", "elot.settings", "elot.output", "elot.numeric", "elot.scenarios"),  # shared by every stage
     ("elot.lang", "elot.api"),                        # the language: parse, check, lower, evaluate
-    ("elot.judging",),                                # where the halves meet: hypotheses, scores, the score loop
+    ("elot.statements", "elot.judging"),                             # where the halves meet: hypotheses, scores, the score loop
     ("elot.engine",),                                 # inverse planning over any domain: protocol, planners, inversion
-    ("elot.domains", "elot.btom"),                     # the built-in domains (Doors-Keys-Gems, food trucks); btom: its old name
+    ("elot.draw", "elot.plots"),                      # figures: frames, marks, storyboards, animations (no domain)
+    ("elot.domains",),                                # the fronts: built-in domains and a researcher's own file
     ("elot.translate",),                              # English to ELoT
-    ("elot.embedding",),                              # your own domain and belief model; the session model
-    ("elot.draw", "elot.plots"),                      # figures, maps and animations
+    ("elot.embedding",),                              # your own belief model; the session model
     ("elot.study", "elot.session", "elot.baseline"),  # studies; the session model; language-model baselines
     ("elot.survey",),                                 # the survey participants take in a browser
     ("elot.repl",),                                   # the interactive UI
@@ -191,7 +191,7 @@ def test_the_domain_word_check_finds_what_it_should():
 @pytest.mark.parametrize("line, expected", [
     ("from elot.lang.parser import parse", "elot.lang"),
     ("from elot.domains.doors_keys_gems import pddl", "elot.domains"),
-    ("from ..btom.scoring import score", "elot.btom"),
+    ("from ..study.fit import precompute", "elot.study"),
     ("import btom_ext.core", "btom_ext"),
 ])
 def test_imports_are_read_at_any_depth(line, expected):

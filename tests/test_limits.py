@@ -67,15 +67,17 @@ def test_the_palette_sample_is_unchanged_where_it_fits(tmp_path):
     from elot.domains.doors_keys_gems.examples import load_example
     from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 
+    from helpers import grid_points
+
     scenario = load_example("two-doors")
-    parts = stimuli.segments(scenario)
+    parts = stimuli.segments(grid_points(scenario))
     every = sorted({0, scenario.T, *(p.steps[-1] for p in parts), *range(0, scenario.T, max(1, scenario.T // 8))})
-    assert stimuli.palette_steps(scenario, parts, 500_000) == every
+    assert stimuli.palette_steps(scenario.T, parts, 500_000) == every
     large = parse_scn_text(_open_map(tmp_path / "open.scn", 100).read_text())
-    parts = stimuli.segments(large)
+    parts = stimuli.segments(grid_points(large))
     frame = 60 * 2**20
-    assert stimuli.palette_steps(large, parts, frame, lambda t: t >= large.T) == [0, large.T]
-    assert len(stimuli.palette_steps(large, parts, 8 * 2**20)) == stimuli.PALETTE_SAMPLE_BYTES // (8 * 2**20)
+    assert stimuli.palette_steps(large.T, parts, frame, lambda t: t >= large.T) == [0, large.T]
+    assert len(stimuli.palette_steps(large.T, parts, 8 * 2**20)) == stimuli.PALETTE_SAMPLE_BYTES // (8 * 2**20)
 
 
 def test_the_stimuli_estimate_counts_the_figure_and_the_palette():
@@ -87,8 +89,11 @@ def test_the_stimuli_estimate_counts_the_figure_and_the_palette():
 
     with tempfile.TemporaryDirectory() as folder:
         large = parse_scn_text(_open_map(Path(folder) / "open.scn", 100).read_text())
-    assert stimuli.segment_bytes(large, 200) > 10 * 2**30
-    assert stimuli.segment_bytes(large, 20) < 0.6 * 2**30          # the palette sample is bounded
+    from helpers import grid_frames, grid_points
+
+    frames, points = grid_frames(large), grid_points(large)
+    assert stimuli.segment_bytes(frames, points, 200) > 10 * 2**30
+    assert stimuli.segment_bytes(frames, points, 20) < 0.6 * 2**30          # the palette sample is bounded
 
 
 # -- 9, 10. generate: counts past the core's limits are refused at once ------------------------

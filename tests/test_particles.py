@@ -391,21 +391,22 @@ def test_repl_session_runs_particles():
     session.set_particles("300")
     session.set_seed("1")
     row = session.score("believes(player, formula(empty(box1)))", t=3)
-    assert session.inference.method == "smc" and session.inference.n_particles == 300
-    assert row.stderr is not None and row.ess == pytest.approx(session.inference.ess[3])
+    assert session.run().inference.method == "smc" and session.run().inference.n_particles == 300
+    assert row.stderr is not None and row.ess == pytest.approx(session.run().inference.ess[3])
     with pytest.raises(ElotError, match="particles must be a whole number"):
         session.set_particles("0")
 
 
 def test_batch_tables_carry_particle_columns(tmp_path):
     from elot.study.batch import batch
-    from elot.study.references import expand_scenarios
+    from elot.engine.settings import InferenceSettings
+    from elot.study.references import refs_of
     from elot.study.tables import ALL_COLUMNS, PARTICLE_COLUMNS, read_table
-    from elot.study.tasks import plan_tasks
+    from elot.study.tasks import Grid, plan_tasks
 
-    refs = expand_scenarios(["two-doors"])
+    refs = refs_of(["two-doors"])
     exact_only = plan_tasks(refs)
-    mixed = plan_tasks(refs, inferences=("exact", "smc"), particles=300, seed=4)
+    mixed = plan_tasks(refs, Grid(methods=("exact", "smc"), inference=InferenceSettings(particles=300, seed=4)))
     batch(exact_only, tmp_path / "exact.csv")
     batch(mixed, tmp_path / "mixed.csv")
     assert list(read_table(tmp_path / "exact.csv")[0]) == list(ALL_COLUMNS)

@@ -1,5 +1,5 @@
 """``elot plan``: the simulated agent (elot.domains.doors_keys_gems.agent), judgment points and the written
-scenario (elot.study.plan), and the command through its entry point."""
+scenario (elot.domains.doors_keys_gems.plan), and the command through its entry point."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from elot.domains.doors_keys_gems.inference import infer
 from elot.domains.doors_keys_gems.load import load_scenario
 from elot.domains.doors_keys_gems.examples import load_example
 from elot.domains.doors_keys_gems.scn_read import parse_scn_text
-from elot.study.plan import HEADER, STILL, back_steps, choose_points, event_points, movement, plan, subgoals
+from elot.domains.doors_keys_gems.plan import HEADER, STILL, back_steps, choose_points, event_points, movement, plan, subgoals
 
 #: The key for gem1 is in box2 (reachable); box1 lies behind the red door, beside gem1.
 BEHIND = """name: behind

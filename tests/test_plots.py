@@ -10,6 +10,7 @@ from PIL import Image
 from elot import plots
 from elot.errors import ElotError
 from elot.domains.doors_keys_gems.examples import default_example
+from elot.domains.doors_keys_gems.draw import map_figure
 
 
 def test_statements_figure_counts_curves(tmp_path):
@@ -29,7 +30,7 @@ def test_statements_figure_counts_curves(tmp_path):
 
 def test_map_figure_and_path(tmp_path):
     states = default_example().states()
-    fig = plots.map_figure(states, 6)
+    fig = map_figure(states, 6)
     (path,) = [l for l in fig.axes[0].get_lines() if l.get_gid() == "path"]
     assert len(path.get_xdata()) == 7
     out = plots.save(fig, tmp_path / "m.png", {"t": 6})
@@ -60,7 +61,7 @@ def test_statement_legend_keeps_what_tells_statements_apart():
 
 def test_map_has_a_legend_and_shows_what_is_held_and_collected():
     states = default_example().states()
-    fig = plots.map_figure(states)                      # the end: gem2 collected
+    fig = map_figure(states)                      # the end: gem2 collected
     ax = fig.axes[0]
     legend = [text.get_text() for text in ax.get_legend().get_texts()]
     for entry in ("wall", "locked door (its colour)", "closed box", "opened box", "gem collected ✓",
@@ -69,17 +70,17 @@ def test_map_has_a_legend_and_shows_what_is_held_and_collected():
     assert ax.get_xlabel() == "holds: gem2"
     assert any(text.get_text() == "gem2 ✓" for text in ax.texts)
     holding_key = next(t for t, s in enumerate(states) if any(k.where[0] == "held" for _, k in s.keys))
-    assert plots.map_figure(states, holding_key).axes[0].get_xlabel() == "holds: key1 (red key)"
-    assert plots.map_figure(states, 0).axes[0].get_xlabel() == "holds: nothing"
+    assert map_figure(states, holding_key).axes[0].get_xlabel() == "holds: key1 (red key)"
+    assert map_figure(states, 0).axes[0].get_xlabel() == "holds: nothing"
 
 
 def test_map_shows_no_empty_inventory_row():
     """"holds: nothing" used to sit over an empty inventory row: the row now comes only
     with something in it."""
     states = default_example().states()
-    assert len(plots.map_figure(states, 0).axes) == 1
+    assert len(map_figure(states, 0).axes) == 1
     holding_key = next(t for t, s in enumerate(states) if any(k.where[0] == "held" for _, k in s.keys))
-    assert len(plots.map_figure(states, holding_key).axes) == 2
+    assert len(map_figure(states, holding_key).axes) == 2
 
 
 def _drawn_texts(fig):
@@ -127,7 +128,7 @@ def test_map_texts_lie_within_the_figure(name, width, height, colours):
     from the legend, the legend apart from the map."""
     scenario = _scenario(name, width, height, colours)
     states = scenario.states()
-    fig = plots.map_figure(states, title=f"{name}: the map after 1 of 1 actions")
+    fig = map_figure(states, title=f"{name}: the map after 1 of 1 actions")
     texts, (legend,) = _drawn_texts(fig)
     frame = fig.bbox
     for text, box in texts:
@@ -151,7 +152,7 @@ def test_a_gem_label_stays_readable_under_the_agent_and_the_path():
 
     states = default_example().states()
     assert states[-1].agent_pos == dict(states[-1].layout.gems)["gem2"]        # it ends on gem2
-    fig = plots.map_figure(states)
+    fig = map_figure(states)
     FigureCanvasAgg(fig).draw()
     renderer = fig.canvas.get_renderer()
     ax = fig.axes[0]
@@ -169,7 +170,7 @@ def test_a_gem_label_stays_readable_under_the_agent_and_the_path():
 
     states = parse_scn_text("name: through\nmap:\n  .\n  .\n  g\n  .\n  h\n"
                             "actions:\n  up, up, pickup gem1, up, up\n").states()
-    fig = plots.map_figure(states)
+    fig = map_figure(states)
     ax = fig.axes[0]
     (label,) = [t for t in ax.texts if t.get_text() == "gem1 ✓"]
     (path,) = [line for line in ax.get_lines() if line.get_gid() == "path"]

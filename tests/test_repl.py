@@ -180,17 +180,17 @@ def test_unknown_commands_suggest_the_closest(session):
 
 
 def test_settings_rerun_inference_only_when_needed(session):
-    first = session.inference
+    first = session.run().inference
     execute(session, ":set threshold might 0.25")
     execute(session, ":goto 3")
-    assert session.inference is first
+    assert session.run().inference is first
     assert session.thresholds.might == 0.25
     execute(session, ":set beta 2.0")
-    second = session.inference
+    second = session.run().inference
     assert second is not first and second.beta == 2.0
     execute(session, ":model non-planning")
-    assert session.inference.model == "non-planning"
-    with pytest.raises(ElotError, match="unknown model"):
+    assert session.run().inference.model == "non-planning"
+    with pytest.raises(ElotError, match=r"has no model .truebelief. \(did you mean true-belief\?\)"):
         execute(session, ":model truebelief")
     with pytest.raises(ElotError, match="unknown threshold"):
         execute(session, ":set threshold mihgt 0.3")
@@ -263,7 +263,7 @@ def test_load_and_scenarios(session, labtom):
 
 
 def test_placement_description(session):
-    assert describe_placement(session.scenario.layout, session.scenario.initial) == "box1: red, box2: –"
+    assert describe_placement(session.episode.detail.layout, session.episode.detail.initial) == "box1: red, box2: –"
 
 
 def test_completion(session):
@@ -276,6 +276,6 @@ def test_completion(session):
     assert "believes" in complete("beli")
     assert "box1" in complete("believes(player, formula(empty(bo")
     assert "inside" in complete("exists(key(K), ins")
-    assert complete(":model tr") == ["true-belief"]
+    assert complete(":model tr") == ["true-belief", "true-belief-paper"]
     assert "might" in complete(":set threshold mi")
     assert "default" in complete(":load def")

@@ -200,7 +200,7 @@ def test_a_bare_unknown_word_is_english_and_known_names_stay_formulas(session):
 def test_initial_is_refused_at_once_for_a_model_without_initial_hypotheses():
     from elot.embedding import Hypotheses, declare
     from elot.lang.states import Belief, State
-    from elot.session import ModelSession
+    from elot.session import Session
 
     class NowOnly:
         name = "now-only"
@@ -211,7 +211,7 @@ def test_initial_is_refused_at_once_for_a_model_without_initial_hypotheses():
             state = State.of([("closed", "box1")])
             return Hypotheses.of([(state, Belief.point(state), 1.0)], signature=self.signature)
 
-    session = ModelSession.open_model(NowOnly())
+    session = Session.open_model(NowOnly())
     with pytest.raises(ElotError, match="no initial_hypotheses"):
         execute(session, ":initial")
     assert session.mode == "current"

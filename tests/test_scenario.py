@@ -336,7 +336,7 @@ def test_non_utf8_files_name_the_path(command, tmp_path, capsys):
 
 def test_utf8_bom_is_accepted(tmp_path, capsys):
     from elot.cli import main
-    from elot.domains.doors_keys_gems.dataset import read_statements
+    from elot.statements import read_statements
     from elot.domains.doors_keys_gems.scn_read import load_scn
 
     elot_file = tmp_path / "f.elot"

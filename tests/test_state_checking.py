@@ -10,7 +10,6 @@ import pytest
 from helpers import examples, run_elot
 
 from elot.errors import ElotError, ElotTypeError, EvaluationError
-from elot.lang.semantics import evaluate
 from elot.lang.states import Belief, State
 from elot.lang.signature import Signature
 

@@ -15,11 +15,22 @@ from PIL import Image
 
 from elot.domains.doors_keys_gems.examples import load_example
 from elot.domains.doors_keys_gems.scn_read import parse_scn_text
-from elot.draw.animation import Renderer
+from elot.domains.doors_keys_gems.draw import Renderer
 from elot import output
+from elot.domains.doors_keys_gems.stimuli import relevant
 from elot.study import stimuli
-from elot.study.references import ScenarioRef, expand_scenarios
+from elot.study.references import ScenarioRef, refs_of
 from elot.study.params import StudyError
+from elot.domains.doors_keys_gems.front import GridFront
+from elot.domains.doors_keys_gems.stimuli import optimal_completion
+from elot.errors import DomainError
+
+FRONT = GridFront()
+
+
+def points_of(scenario) -> tuple[int, ...]:
+    """A gridworld scenario's stimulus points (its judgment points inside the plan, then its end)."""
+    return FRONT.stimulus_points(FRONT.of(scenario))
 
 GOLDEN = Path(__file__).parent / "golden" / "draw"
 EXAMPLES = Path(__file__).resolve().parent.parent / "elot" / "scenarios"
@@ -37,7 +48,7 @@ def _frames(path: Path) -> list[Image.Image]:
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
     folder = tmp_path_factory.mktemp("stim") / "set"
-    refs = [ScenarioRef.of_path(str(EXAMPLES / "two-doors.scn")), ScenarioRef("default")]
+    refs = [ScenarioRef(str(EXAMPLES / "two-doors.scn")), ScenarioRef("default")]
     return stimuli.make_stimuli(refs, folder, jobs=1, mp4=False, cell_px=24)
 
 
@@ -45,7 +56,7 @@ def test_one_animation_per_segment_with_one_frame_per_action(made):
     for name in ("two-doors", "default"):
         scenario = load_example(name) if name != "two-doors" else load_example("two-doors")
         entry = next(e for e in made.entries if e["name"] == (scenario.name if name == "default" else name))
-        parts = stimuli.segments(scenario)
+        parts = stimuli.segments(points_of(scenario))
         assert [len(p.steps) for p in parts] == [1] + [b - a for a, b in
                                                      zip([0, *scenario.judgments], [*scenario.judgments, scenario.T])]
         sizes = set()
@@ -216,7 +227,7 @@ def test_size_gives_the_frame_its_longer_side(tmp_path, size):
     """``--size``: each map's cells as large as fit, the frame's longer side exactly that
     (777 px used to give 770: ten cells of 77; the 7 pixels left over now widen the
     margins, the map centred on whole pixels)."""
-    from elot.draw.board import FRAME_SIZE, cell_for_size
+    from elot.domains.doors_keys_gems.board import FRAME_SIZE, cell_for_size
 
     made = stimuli.make_stimuli([ScenarioRef("two-doors")], tmp_path / "set", mp4=False, size_px=size)
     frames = _frames(made.folder / made.entries[0]["images"][1])
@@ -247,11 +258,11 @@ def test_a_size_whose_cells_would_be_illegible_is_refused(tmp_path):
     """A 100 × 100 map at the default --size 800 gave 7-pixel cells (the agent a speck)
     without a word, though --cell refuses under 16: now one clear error names the cell
     size and what to ask for instead, and nothing is written."""
-    from elot.draw.board import MIN_CELL
+    from elot.domains.doors_keys_gems.board import MIN_CELL
 
     scn = _wide_open(tmp_path, 100)
     with pytest.raises(StudyError, match=r"cells of 7 pixels, too small to read \(at least 16\)") as info:
-        stimuli.make_stimuli([ScenarioRef.of_path(str(scn))], tmp_path / "set", mp4=False)
+        stimuli.make_stimuli([ScenarioRef(str(scn))], tmp_path / "set", mp4=False)
     assert f"--cell {MIN_CELL}" in info.value.hint and "--size 1648" in info.value.hint     # 103 rows × 16
     result = run_elot("stimuli", str(scn), "-o", str(tmp_path / "set"))
     assert result.returncode == 2 and "Traceback" not in result.stderr
@@ -259,9 +270,9 @@ def test_a_size_whose_cells_would_be_illegible_is_refused(tmp_path):
     assert not (tmp_path / "set").exists()
     # what the hint says works: --size 1648 gives cells of 16 (the frames themselves are
     # not drawn here, a 1648-pixel GIF of 100 × 100 cells takes a while)
-    from elot.draw.board import cell_for_size, frame_size
+    from elot.domains.doors_keys_gems.board import cell_for_size, frame_size
 
-    layout = ScenarioRef.of_path(str(scn)).load().layout
+    layout = ScenarioRef(str(scn)).load().detail.layout
     assert cell_for_size(layout, 1648) == MIN_CELL and max(frame_size(layout, MIN_CELL)) == 1648
 
 
@@ -324,8 +335,8 @@ def test_a_set_elot_wrote_is_replaced_whole(tmp_path):
 
 def test_segments_need_points_inside_the_plan():
     scenario = parse_scn_text((EXAMPLES / "two-doors.scn").read_text().replace("|", ","))
-    with pytest.raises(StudyError, match="no judgment points"):
-        stimuli.segments(scenario)
+    with pytest.raises(DomainError, match="no judgment points"):
+        points_of(scenario)
 
 
 @pytest.mark.slow
@@ -342,11 +353,11 @@ def test_cli_in_processes(tmp_path):
 
 @pytest.mark.skipif(labtom_path() is None, reason="needs the LaBToM dataset")
 def test_dataset_plans_keep_the_dataset_judgment_points(tmp_path):
-    refs = expand_scenarios(["1_1", "3_2"], root=str(labtom_path()), exps=["exp2_current"])
+    refs = refs_of(["1_1", "3_2"], data=str(labtom_path()), exp=",".join(["exp2_current"]))
     made = stimuli.make_stimuli(refs, tmp_path / "set", jobs=1, mp4=False, cell_px=16)
     for ref, entry in zip(refs, made.entries):
-        scenario = ref.load()
-        assert entry["name"] == ref.plan_id
+        scenario = ref.load().detail
+        assert entry["name"] == ref.key.plan_id
         assert entry["times"] == [m + 1 for m in scenario.markers]     # the plan file's ';' markers
         assert len(entry["statements"]) == 5
         assert made.frames[entry["name"]] == [1, *np.diff(scenario.markers).tolist()]
@@ -360,9 +371,12 @@ def test_a_set_too_big_for_memory_is_refused_with_an_estimate(tmp_path, monkeypa
         stimuli.make_stimuli([ScenarioRef("two-doors")], tmp_path / "set", mp4=False, cell_px=44)
     assert list(tmp_path.iterdir()) == []
     scenario = load_example("two-doors")
-    longest = max(len(p.steps) for p in stimuli.segments(scenario))
-    pixels, sampled = 10 * 8 * 400, len(stimuli.palette_steps(scenario, stimuli.segments(scenario), 10 * 8 * 400 * 3))
-    assert stimuli.segment_bytes(scenario, 20) - 96 * 2 ** 20 == pixels * (10 + max(17 * sampled, longest * 8 + 4))
+    parts = stimuli.segments(points_of(scenario))
+    longest = max(len(p.steps) for p in parts)
+    pixels, sampled = 10 * 8 * 400, len(stimuli.palette_steps(scenario.T, parts, 10 * 8 * 400 * 3))
+    frames = FRONT.frames(FRONT.of(scenario))
+    assert (stimuli.segment_bytes(frames, points_of(scenario), 20) - 96 * 2 ** 20
+            == pixels * (10 + max(17 * sampled, longest * 8 + 4)))
 
 
 def test_mp4_needs_ffmpeg(tmp_path):
@@ -375,7 +389,7 @@ def test_mp4_needs_ffmpeg(tmp_path):
     else:
         assert result.returncode == 0, result.stderr
         videos = sorted((tmp_path / "set").glob("*.mp4"))
-        assert len(videos) == len(stimuli.segments(load_example("two-doors")))
+        assert len(videos) == len(stimuli.segments(points_of(load_example("two-doors"))))
         assert all(v.read_bytes()[4:8] == b"ftyp" for v in videos)
 
 
@@ -436,11 +450,11 @@ def test_relevant_colors_and_boxes_equal_the_published_metadata_on_all_40_scenar
     for exp in ("current", "initial"):
         published = json.loads((folder / f"stimuli_{exp}.json").read_text(encoding="utf-8"))
         names = [entry["name"] for entry in published]
-        refs = {r.plan_id: r for r in expand_scenarios(names, root=str(labtom), exps=[f"exp2_{exp}"])}
+        refs = {r.key.plan_id: r for r in refs_of(names, data=str(labtom), exp=",".join([f"exp2_{exp}"]))}
         for entry in published:
-            scenario = refs[entry["name"]].load()
-            assert stimuli.relevant(scenario) == (entry["relevant_colors"], entry["relevant_boxes"]), (exp, entry["name"])
-            assert stimuli.times(scenario) == entry["times"], (exp, entry["name"])
+            scenario = refs[entry["name"]].load().detail
+            assert relevant(scenario) == (entry["relevant_colors"], entry["relevant_boxes"]), (exp, entry["name"])
+            assert stimuli.times(points_of(scenario)) == entry["times"], (exp, entry["name"])
             compared += 1
     assert compared == 40
 
@@ -449,13 +463,13 @@ def test_relevant_colors_and_boxes_equal_the_published_metadata_on_all_40_scenar
 def test_relevant_keys_are_the_hidden_ones_an_optimal_completion_picks_up_in_order(labtom):
     """The keys hidden at the start that the plan picks up, in order, and their boxes
     (the dataset's rule); the optimal completion reaches the goal."""
-    refs = {r.plan_id: r for r in expand_scenarios(["1_2", "6_1", "6_3"], root=str(labtom), exps=["exp2_current"])}
-    assert stimuli.relevant(refs["1_2"].load()) == (["blue"], [3])
-    assert stimuli.relevant(refs["6_1"].load()) == (["red", "blue"], [1, 2])     # two keys, in pickup order
-    assert stimuli.relevant(refs["6_3"].load()) == ([], [])                       # no hidden key needed
-    scenario = refs["6_1"].load()
+    refs = {r.key.plan_id: r for r in refs_of(["1_2", "6_1", "6_3"], data=str(labtom), exp=",".join(["exp2_current"]))}
+    assert relevant(refs["1_2"].load().detail) == (["blue"], [3])
+    assert relevant(refs["6_1"].load().detail) == (["red", "blue"], [1, 2])     # two keys, in pickup order
+    assert relevant(refs["6_3"].load().detail) == ([], [])                       # no hidden key needed
+    scenario = refs["6_1"].load().detail
     start = scenario.state_at(scenario.judgments[-1])
-    plan = stimuli.optimal_completion(start, scenario.true_goal)
+    plan = optimal_completion(start, scenario.true_goal)
     end = start
     for action in plan:
         end = end.step(action)
@@ -578,5 +592,5 @@ def test_relevant_completes_a_plan_that_stops_short_of_its_goal():
 """, "")
     short = parse_scn_text(cut)
     assert not short.state_at(short.T).goal_reached(short.true_goal)
-    assert stimuli.relevant(short) == (["blue"], [2])
-    assert stimuli.relevant(parse_scn_text(text)) == (["blue"], [2])
+    assert relevant(short) == (["blue"], [2])
+    assert relevant(parse_scn_text(text)) == (["blue"], [2])

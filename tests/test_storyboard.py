@@ -17,6 +17,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from elot.domains.doors_keys_gems.examples import load_example
 from elot.draw import palette
 from elot.study.design import design_csv, design_rows
+from elot.study.references import ScenarioRef
 from elot.study.storyboard import Candidate, score_candidates, storyboard
 
 TWO_DOORS = str(Path(__file__).resolve().parent.parent / "elot" / "scenarios" / "two-doors.scn")
@@ -33,9 +34,9 @@ def _texts(fig) -> str:
 
 @pytest.fixture(scope="module")
 def scored():
-    scenario = load_example("two-doors")
-    candidates = [Candidate(s.text, s.mode) for s in scenario.statements]
-    return scenario, score_candidates(scenario, candidates, ["full", "non-planning"], beta=2 ** 1.5)
+    ref = ScenarioRef("two-doors")
+    candidates = [Candidate(s.text, s.mode) for s in ref.load().statements]
+    return ref, score_candidates(ref, candidates, ["full", "non-planning"], beta=2 ** 1.5)
 
 
 def _panels(fig):
@@ -47,8 +48,9 @@ def _panels(fig):
 def test_storyboard_layout(scored):
     """The paper's Figure 4: maps at the judgment points, then one panel per statement
     with its text as the title and each model's L at the points."""
-    scenario, statements = scored
-    fig = storyboard(scenario, statements, ["full", "non-planning"], beta=2 ** 1.5)
+    ref, statements = scored
+    scenario = ref.load().detail
+    fig = storyboard(ref, statements, ["full", "non-planning"], beta=2 ** 1.5)
     maps = [ax for ax in fig.axes if ax.get_title().startswith("Judgment point")]
     assert len(maps) == len(scenario.judgments)
     panels = _panels(fig)
@@ -82,9 +84,10 @@ def _rated(statements, points):
 def test_human_and_model_side_by_side_never_clipped(scored):
     """Every series of a statement panel has its own x offset at each judgment point,
     and no human marker or error bar is cut off at the top or bottom of its panel."""
-    scenario, statements = scored
+    ref, statements = scored
+    scenario = ref.load().detail
     statements = _rated(copy.deepcopy(statements), scenario.judgments)
-    fig = storyboard(scenario, statements, ["full", "non-planning"])
+    fig = storyboard(ref, statements, ["full", "non-planning"])
     canvas = FigureCanvasAgg(fig)
     canvas.draw()
     renderer = canvas.get_renderer()
@@ -108,8 +111,9 @@ def test_human_and_model_side_by_side_never_clipped(scored):
 
 
 def test_maps_number_the_judgment_points_and_pale_picked_keys(scored):
-    scenario, statements = scored
-    fig = storyboard(scenario, statements, ["full"])
+    ref, statements = scored
+    scenario = ref.load().detail
+    fig = storyboard(ref, statements, ["full"])
     maps = [ax for ax in fig.axes if ax.get_title().startswith("Judgment point")]
     states = scenario.states()
     for j, (ax, t) in enumerate(zip(maps, scenario.judgments)):
@@ -123,9 +127,10 @@ def test_maps_number_the_judgment_points_and_pale_picked_keys(scored):
 
 
 def test_long_statements_are_wrapped_not_cut(scored):
-    scenario, statements = scored
-    statements = score_candidates(scenario, [Candidate(LONG)], ["full"], beta=2.0)
-    fig = storyboard(scenario, statements, ["full"])
+    ref, statements = scored
+    scenario = ref.load().detail
+    statements = score_candidates(ref, [Candidate(LONG)], ["full"], beta=2.0)
+    fig = storyboard(ref, statements, ["full"])
     assert LONG.split(" and this")[0] in _texts(fig) and "on one line" in _texts(fig)
     FigureCanvasAgg(fig).draw()
     renderer = fig.canvas.get_renderer()
@@ -148,13 +153,14 @@ def test_many_judgment_points_wrap_into_rows_whose_titles_never_meet():
 
     from elot.draw.storyboard import MAP_COLUMNS, StoryStatement, storyboard_figure
 
-    scenario = load_example("two-doors")
-    states = scenario.states()
+    from elot.domains.doors_keys_gems.draw import GridFrames
+
+    states = load_example("two-doors").states()
     points = list(range(1, 14))
     statements = [StoryStatement(f"statement {n}", mode, model={"full": [0.1 * (n % 9)] * 13})
                   for n, mode in enumerate(["current"] * 3 + ["initial"], 1)]
     name = "a-very-long-scenario-name-for-the-pilot-experiment-with-many-words-in-it-v2-final-final"
-    fig = storyboard_figure(states, points, statements, ["full"],
+    fig = storyboard_figure(GridFrames(states), points, statements, ["full"],
                             title=f"{name}: L at the judgment points — full; β = 2.83")
     FigureCanvasAgg(fig).draw()
     renderer = fig.canvas.get_renderer()
@@ -202,8 +208,9 @@ def test_storyboard_with_ratings(tmp_path):
     from elot.study.fit import read_ratings
     from elot.study.storyboard import attach_ratings, judgment_points
 
-    statements = score_candidates(scn, [Candidate(s.text, s.mode) for s in scn.statements], ["full"], beta=2.0)
-    points = judgment_points(scn)
+    ref = ScenarioRef(spec)
+    statements = score_candidates(ref, [Candidate(s.text, s.mode) for s in scn.statements], ["full"], beta=2.0)
+    points = judgment_points(ref.load())
     read = read_ratings(ratings)
     assert attach_ratings(statements, read, spec, points) == len(statements) * len(points)
     # n ratings alternating 0.4, 0.6: mean 0.5, s.e. = 0.1 / √(n − 1) (two statements share a formula: n = 4)
@@ -246,7 +253,7 @@ def test_design_ranks_and_flags():
                   Candidate("believes(player, formula(empty(box1)))"),
                   Candidate("knows_that(player, empty(box1))"),
                   Candidate("exists(key(K), iscolor(K, blue))")]       # a fact: the same at every point
-    rows = design_rows([("two-doors", scenario)], candidates, beta=2 ** 1.5)
+    rows = design_rows([("two-doors", ScenarioRef("two-doors"))], candidates, beta=2 ** 1.5)
     by_text = {r["statement"]: r for r in rows}
     assert by_text[candidates[2].text]["flag"] == "ill-typed"
     assert by_text[candidates[3].text]["flag"].startswith("constant")

@@ -15,9 +15,9 @@ import pytest
 from elot.cli import main
 from elot.output import csv_text
 from elot.study.batch import batch
-from elot.study.references import _load_ref, expand_scenarios
+from elot.study.references import _load, refs_of
 from elot.study.tables import ALL_COLUMNS, read_table
-from elot.study.tasks import plan_tasks
+from elot.study.tasks import Grid, plan_tasks
 from elot.errors import ElotError
 from elot.lang.thresholds import Thresholds
 from elot.study.fit import ascend, precompute, read_ratings, synthetic_ratings
@@ -28,7 +28,7 @@ EXAMPLES = [str(REPO / "elot" / "scenarios" / f"{name}.scn") for name in ("defau
 
 
 def _tasks(betas=(1.0, 2 ** 1.5), models=("full", "non-planning")):
-    return plan_tasks(expand_scenarios(EXAMPLES), models=models, betas=betas)
+    return plan_tasks(refs_of(EXAMPLES), Grid(models=models, betas=betas))
 
 
 def test_batch_table_is_tidy_and_matches_scoring(tmp_path):
@@ -96,10 +96,10 @@ def test_scn_files_travel_with_the_tasks_so_workers_need_no_copy(tmp_path):
     distributed = pytest.importorskip("distributed")
     own = tmp_path / "mine.scn"
     own.write_text(Path(EXAMPLES[0]).read_text(encoding="utf-8"), encoding="utf-8")
-    tasks = plan_tasks(expand_scenarios([str(own)]), models=("non-planning",), betas=(1.0,))
+    tasks = plan_tasks(refs_of([str(own)]), Grid(models=("non-planning",), betas=(1.0,)))
     batch(tasks, tmp_path / "serial.csv")
     own.unlink()
-    _load_ref.cache_clear()
+    _load.cache_clear()
     with distributed.LocalCluster(n_workers=1, processes=True, threads_per_worker=1,
                                   dashboard_address=None) as cluster:
         batch(tasks, tmp_path / "dask.csv", dask=cluster.scheduler_address)
@@ -152,8 +152,8 @@ def test_parquet_holds_the_same_table(tmp_path):
 
 
 def _ratings(tmp_path, generator, beta, noise, scenarios=None):
-    tasks = plan_tasks(expand_scenarios(scenarios or [str(REPO / "elot" / "scenarios" / "*.scn")]), models=("full",),
-                       betas=(beta,), thresholds=(Params(generator, beta, "generator"),))
+    tasks = plan_tasks(refs_of(scenarios or [str(REPO / "elot" / "scenarios" / "*.scn")]),
+                       Grid(models=("full",), betas=(beta,)), thresholds=(Params(generator, beta, "generator"),))
     rows = synthetic_ratings(batch(tasks).table, noise=noise, seed=1)
     path = tmp_path / "ratings.csv"
     path.write_text(csv_text(rows), encoding="utf-8")
@@ -170,7 +170,7 @@ def test_fit_recovers_the_generator(tmp_path, request, dataset):
     scenarios = None
     if dataset:
         root = request.getfixturevalue("labtom")
-        scenarios = [r.name for r in expand_scenarios(["all"], root=str(root), exps=["exp2"])]
+        scenarios = [r.name for r in refs_of(["all"], data=str(root), exp=",".join(["exp2"]))]
     path, rows = _ratings(tmp_path, generator, beta, noise=0.02, scenarios=scenarios)
     ratings = read_ratings(path)
     problem = precompute(ratings, "full")
@@ -240,7 +240,7 @@ def test_bad_ratings_are_located_and_nothing_is_written(tmp_path, capsys, conten
 
 
 def test_ratings_may_name_statements_by_id(tmp_path, capsys):
-    read_table_rows = batch(plan_tasks(expand_scenarios(EXAMPLES[:1]))).table
+    read_table_rows = batch(plan_tasks(refs_of(EXAMPLES[:1]))).table
     lines = ["scenario,mode,t,statement_id,statement,rating"]
     lines += [f"{r['scenario']},{r['mode']},{r['t']},{r['statement_id']},,{n % 5}" for n, r in enumerate(read_table_rows)]
     path = tmp_path / "by-id.csv"
@@ -267,7 +267,7 @@ def test_bad_parameter_files(tmp_path, capsys):
 @pytest.mark.slow
 def test_report_writes_figures_and_summary(tmp_path):
     path, _ = _ratings(tmp_path, Thresholds(), 2.0, noise=0.05, scenarios=EXAMPLES)
-    batch(plan_tasks(expand_scenarios(EXAMPLES), models=("full", "non-planning"), betas=(2.0,)), tmp_path / "t.csv")
+    batch(plan_tasks(refs_of(EXAMPLES), Grid(models=("full", "non-planning"), betas=(2.0,))), tmp_path / "t.csv")
     assert main(["report", str(tmp_path / "t.csv"), "--ratings", str(path), "-o", str(tmp_path / "rep")]) == 0
     names = sorted(p.name for p in (tmp_path / "rep").iterdir())
     assert {"scatter.png", "scatter.svg", "summary.md", "summary.csv"} <= set(names)
@@ -300,7 +300,7 @@ def test_batch_cli_options(tmp_path, capsys):
     assert parse_betas("0.5:4:x1.4142135623730951") == pytest.approx([2 ** (n / 2 - 1) for n in range(7)])
     assert parse_betas("1:2:0.5") == [1.0, 1.5, 2.0]
     assert main(["batch", EXAMPLES[0], "--model", "ful", "-o", str(tmp_path / "x.csv")]) == 2
-    assert "unknown model 'ful'" in capsys.readouterr().err
+    assert "has no model 'ful' (did you mean full?)" in capsys.readouterr().err
     assert main(["batch", EXAMPLES[0], "--beta", "1,x", "-o", str(tmp_path / "x.csv")]) == 2
     assert "--beta" in capsys.readouterr().err
     assert main(["batch", EXAMPLES[0], "-s", "believes(player, formula(empty(box1)))", "-o", "-"]) == 0
@@ -312,7 +312,7 @@ def test_batch_cli_options(tmp_path, capsys):
 
 @pytest.mark.dataset
 def test_dataset_batch_covers_every_plan(labtom, tmp_path):
-    refs = expand_scenarios(["all"], root=str(labtom), exps=["exp1", "exp2"])
+    refs = refs_of(["all"], data=str(labtom), exp=",".join(["exp1", "exp2"]))
     assert len(refs) == 60
     table = batch(plan_tasks(refs[:3] + refs[20:23] + refs[40:43])).table
     assert {r["scenario"].split("/")[0] for r in table} == {"exp1", "exp2_current", "exp2_initial"}
@@ -403,17 +403,17 @@ def test_study_inputs_that_are_not_utf8_are_located_errors(tmp_path, capsys):
 
 
 def test_dataset_files_that_are_not_utf8_are_located_errors(tmp_path):
-    from elot.study.references import ScenarioRef, dataset_items
+    from elot.domains.doors_keys_gems.refs import PlanRef, dataset_items
+    from elot.errors import ScenarioError
 
     (tmp_path / "domain.pddl").write_text("(define (domain d))\n", encoding="utf-8")
     (tmp_path / "statements").mkdir()
     notes = tmp_path / "statements" / "exp2_current_annotations.csv"
     notes.write_bytes(b"plan_id,statement_id\n1_1,1\n1_1,d\xe9j\xe0\n")
-    with pytest.raises(StudyError, match="cannot read dataset statements file") as info:
-        dataset_items(ScenarioRef("exp2_current/1_1", "exp2_current", "1_1", str(tmp_path)))
+    with pytest.raises(ScenarioError, match="dataset statements file is not UTF-8") as info:
+        dataset_items(PlanRef("exp2_current/1_1", "exp2_current", "1_1", str(tmp_path)))
     assert info.value.path == f"{notes}:3"
-    from elot.errors import ScenarioError
-    from elot.study.experiments import in_vs_out
+    from elot.domains.doors_keys_gems.experiments import in_vs_out
 
     (tmp_path / "statements" / "exp1").mkdir()
     pairs = tmp_path / "statements" / "exp1" / "exp1_current_in_vs_out.csv"
@@ -449,12 +449,12 @@ def test_study_numbers_are_checked_as_every_command_checks_them(tmp_path, capsys
     assert main(["batch", EXAMPLES[0], "--k", "3,0", "-o", "-"]) == 2
     assert f"--k: {wanted}" in capsys.readouterr().err
     with pytest.raises(StudyError, match=f"--k: {wanted}"):
-        plan_tasks(expand_scenarios(EXAMPLES[:1]), ks=(0,))
+        plan_tasks(refs_of(EXAMPLES[:1]), Grid(params=(("k", (0,)),)))
     assert main(["batch", EXAMPLES[0], "--beta", "1,0", "-o", "-"]) == 2
     assert "--beta: beta must be a finite number greater than 0 and at most 1,000,000,000, not 0" in capsys.readouterr().err
     with pytest.raises(StudyError, match="--beta: beta must be a finite number greater than 0"):
-        plan_tasks(expand_scenarios(EXAMPLES[:1]), betas=(-1.0,))
-    assert [t.k for t in plan_tasks(expand_scenarios(EXAMPLES[:1]), ks=(7,))] == [7]
+        plan_tasks(refs_of(EXAMPLES[:1]), Grid(betas=(-1.0,)))
+    assert [t.settings.model.get("k") for t in plan_tasks(refs_of(EXAMPLES[:1]), Grid(params=(("k", (7,)),)))] == [7]
     assert "jobs must be a whole number at least 1, not 0" in refused(["batch", EXAMPLES[0], "-j", "0", "-o", "-"])
     with pytest.raises(StudyError, match="--jobs: jobs must be a whole number at least 1, not 0"):
         batch(_tasks(), jobs=0)
@@ -469,8 +469,8 @@ def test_chunks_cover_every_task_once_largest_first_and_split_large_scenarios():
     from elot.study.executors import chunk_tasks
     from elot.study.resources import task_cost
 
-    tasks = plan_tasks(expand_scenarios(EXAMPLES), models=("full", "true-belief", "non-planning"),
-                       betas=(0.5, 1.0, 2.0, 4.0), ks=(2, 3, 4))
+    tasks = plan_tasks(refs_of(EXAMPLES), Grid(models=("full", "true-belief", "non-planning"),
+                                               betas=(0.5, 1.0, 2.0, 4.0), params=(("k", (2, 3, 4)),)))
     for workers in (1, 2, 16):
         chunks = chunk_tasks(tasks, workers)
         assert sorted(t.index for c in chunks for t in c) == [t.index for t in tasks]
@@ -482,8 +482,9 @@ def test_chunks_cover_every_task_once_largest_first_and_split_large_scenarios():
         assert all(cost - min(task_cost(t) for t in c) <= target for cost, c in zip(costs, chunks))
     # more workers, finer chunks: scenarios are split so that no worker is left alone with one
     assert len(EXAMPLES) < len(chunk_tasks(tasks, 1)) < len(chunk_tasks(tasks, 16))
-    full = [t for t in tasks if t.model == "full" and t.beta == 1.0 and t.scenario == tasks[0].scenario]
-    assert [task_cost(t) for t in sorted(full, key=lambda t: t.k)] == sorted(task_cost(t) for t in full)
+    full = [t for t in tasks if t.model == "full" and t.betas == (1.0,) and t.scenario == tasks[0].scenario]
+    assert [task_cost(t) for t in sorted(full, key=lambda t: t.settings.model.get("k"))] == \
+        sorted(task_cost(t) for t in full)
 
 
 @pytest.mark.parametrize("wobble", [4e-16, -4e-16])
@@ -658,8 +659,8 @@ def test_parallel_results_are_written_one_sync_per_chunk(tmp_path, monkeypatch):
     from elot.study import journal
     from elot.study.executors import chunk_tasks
 
-    tasks = plan_tasks(expand_scenarios(EXAMPLES), models=("full", "non-planning"), betas=(0.5, 1.0, 2.0),
-                       ks=(2, 3))
+    tasks = plan_tasks(refs_of(EXAMPLES), Grid(models=("full", "non-planning"), betas=(0.5, 1.0, 2.0),
+                                               params=(("k", (2, 3)),)))
     batch(tasks, tmp_path / "serial.csv")
     syncs = []
     real = os.fsync

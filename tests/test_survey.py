@@ -12,7 +12,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 import zipfile
@@ -23,7 +22,7 @@ import pytest
 from helpers import ELOT, NEUTRAL_CWD, run_elot
 
 from elot.study import stimuli
-from elot.study.references import ScenarioRef
+from elot.study.references import ScenarioRef, refs_of
 from elot.survey import SurveyError, jspsych
 from elot.survey.build import DATABASE, build_survey, load_config, play_once
 from elot.survey.design import Settings, make_orders
@@ -60,7 +59,7 @@ def test_the_survey_names_scenarios_as_fit_does_and_t_as_fit_counts(survey, stim
     entries = {e["name"]: e for e in json.loads((stimulus_set / "stimuli.json").read_text())}
     for scenario in config["scenarios"]:
         ref = ScenarioRef(scenario["scenario"])
-        loaded = ref.load()
+        loaded = ref.load().detail
         entry = entries[scenario["name"]]
         # stimuli.json counts steps from 1; fit's t is the number of actions: t = times[k] - 1
         assert [s["t"] for s in scenario["segments"]] == [time - 1 for time in entry["times"]]
@@ -576,9 +575,15 @@ def test_serving_or_importing_a_folder_that_is_not_a_survey_is_refused(stimulus_
 
 @pytest.mark.dataset
 def test_a_dataset_stimulus_set_needs_no_scenarios_named(labtom, tmp_path):
-    """Plan ids are found by their names: the survey names them as batch does."""
-    stimuli.make_stimuli([ScenarioRef("exp2_current/1_1", "exp2_current", "1_1", str(labtom))], tmp_path / "set",
+    """Plan ids are found by their names (a set without its scenario field, as the paper's
+    schema has none): the survey names them as batch does."""
+    stimuli.make_stimuli(refs_of(["1_1"], data=str(labtom), exp="exp2_current"), tmp_path / "set",
                          jobs=1, mp4=False, cell_px=16)
+    listed = tmp_path / "set" / "stimuli.json"
+    entries = json.loads(listed.read_text())
+    for entry in entries:
+        del entry["scenario"]
+    listed.write_text(json.dumps(entries))
     done = run_elot("survey", "build", str(tmp_path / "set"), "-o", str(tmp_path / "survey"), "--cdn",
                     "--labtom", str(labtom), "--exp", "exp3")
     assert done.returncode == 2 and "cannot tell which scenario the stimulus '1_1' shows" in done.stderr

@@ -305,6 +305,7 @@ def test_statements_are_text_in_the_page_never_markup(study, tmp_path):
     sneaky = '<img src=x onerror="window.pwned=1">Box 1 & "2" </p><script>window.pwned=2</script>'
     for entry in entries:       # whichever scenario the order shows first
         entry["statements"] = [sneaky] * len(entry["statements"])
+        entry.pop("shown", None)    # the English elot wrote for the statements replaced
     (odd / "stimuli.json").write_text(json.dumps(entries))
     survey = build_survey(odd, tmp_path / "survey", Settings(require_watch=False, orders=1),
                           npm_cache=os.environ.get("ELOT_NPM_CACHE")).folder

@@ -19,7 +19,7 @@ from helpers import run_elot
 from elot.study import stimuli
 from elot.study.fit import read_ratings
 from elot.study.references import ScenarioRef
-from elot.survey.build import DATABASE, build_survey, load_config
+from elot.survey.build import build_survey, load_config
 from elot.survey.design import Settings
 from elot.survey.server import steps_of
 from elot.survey.store import Store
@@ -236,7 +236,7 @@ def test_report_sets_the_goal_answers_beside_the_models_goal_posterior(survey, t
     rows = list(csv.DictReader(open(tmp_path / "report" / "goals.csv")))
     assert list(rows[0]) == ["scenario", "t", "gem", "n", "ticked", "human", "model"]
     for name in SCENARIOS:
-        scenario = ScenarioRef(name).load()
+        scenario = ScenarioRef(name).load().detail
         posterior = infer(scenario, model="full", beta=2.0)
         true = scenario.true_goal
         for t in scenario.judgments:

@@ -4,8 +4,8 @@ template into chat messages.
 A template is a text file (``templates/plan.txt`` and ``templates/narrative.txt`` ship
 with elot; ``--template FILE`` replaces them) with a ``[system]`` and a ``[user]``
 section and ``$scene``, ``$question``, ``$examples`` and ``$statement`` placeholders
-(``string.Template``). The scene comes from :mod:`elot.baseline.describe`, never from
-hand-written text; few-shot examples are people's ratings of the *other* statements of
+(``string.Template``). The scene comes from the scenario's domain (its front's ``tell``
+hook: the gridworld's :mod:`elot.domains.doors_keys_gems.tell`), never from hand-written text; few-shot examples are people's ratings of the *other* statements of
 the same scenario and mode, never the one asked. A statement written in ELoT is shown
 as English (:func:`elot.lang.english.shown`), as people read it; the table keeps the
 formula.
@@ -20,32 +20,16 @@ import json
 import re
 import string
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from elot.baseline.describe import CONDITIONS
-from elot.domains.doors_keys_gems.scenario import Scenario
 from elot.errors import ElotError, read_text
 from elot.lang.english import shown
 
 #: The rating scale every prompt asks for, and the value a rating is mapped to in [0, 1].
 LOW, HIGH = 1, 7
-
-QUESTIONS = {
-    "current": "The statement below is about what the player believes now, at this point of its plan.",
-    "initial": "The statement below is about what the player believed at the start, before it acted "
-               "(judge it from everything it did so far).",
-}
-#: The questions on a domain's scenarios, by domain name (a domain infers the initial belief and
-#: the desires: a statement about the current belief is not asked after the start).
-DOMAIN_QUESTIONS = {
-    "foodtrucks": {
-        "current": "The statement below is about the student now, at this point of its walk.",
-        "initial": "The statement below is about what the student believed at the start, before it moved, or "
-                   "about what it wants (judge it from everything it did so far).",
-    },
-}
+#: The prompt conditions: the scene told as the actions (plan), or as a story (narrative).
+CONDITIONS = ("plan", "narrative")
 
 
 class BaselineError(ElotError):
@@ -123,41 +107,24 @@ class Template:
         return (string.Template(self.system).substitute(values), string.Template(self.user).substitute(values))
 
 
-def _template_file(condition: str, domain: str | None) -> str:
-    """The packaged template's file: one per condition for the gridworld, one per domain
-    (both conditions) for a domain of the engine."""
-    return f"{domain}.txt" if domain else f"{condition}.txt"
+def packaged_template(condition: str, front) -> tuple[str, str]:
+    """The text of the template elot ships for a prompt condition on ``front``'s domain,
+    and where it is."""
+    return front.prompt_template(condition)
 
 
-def packaged_template(condition: str, domain: str | None = None) -> str:
-    """The text of the template elot ships for a prompt condition (on ``domain``'s scenarios)."""
-    return resources.files("elot.baseline").joinpath("templates", _template_file(condition, domain)).read_text(
-        encoding="utf-8")
-
-
-def load_template(condition: str, path: str | Path | None = None, domain: str | None = None) -> Template:
-    """The template of ``condition`` (``plan``/``narrative``) on ``domain``'s scenarios
+def load_template(condition: str, path: str | Path | None = None, front=None) -> Template:
+    """The template of ``condition`` (``plan``/``narrative``) on ``front``'s scenarios
     (None: the gridworld's), or the one in ``path``."""
     check_condition(condition)
     if path is None:
-        return Template.parse(packaged_template(condition, domain), f"templates/{_template_file(condition, domain)}")
+        if front is None:
+            from elot.domains.registry import front_for
+
+            front = front_for()
+        text, origin = packaged_template(condition, front)
+        return Template.parse(text, origin)
     return Template.parse(read_input(path, "prompt template"), str(path))
-
-
-def domain_of(scenario) -> str | None:
-    """The domain a scenario is of: None for a gridworld :class:`Scenario`, else its
-    domain's name (an :class:`elot.study.domain_cases.DomainCase`)."""
-    return None if isinstance(scenario, Scenario) else scenario.study.name
-
-
-def check_described(scenario, name: str) -> None:
-    """Refuse a domain scenario elot cannot tell in words (only food trucks' are told)."""
-    from elot.domains.foodtrucks.scenarios import FoodTruckScenario
-
-    if domain_of(scenario) is not None and not isinstance(scenario.detail, FoodTruckScenario):
-        raise BaselineError(f"{name}: elot cannot describe a scenario of the {domain_of(scenario)} domain in words",
-                            hint="a baseline describes Doors-Keys-Gems and food-truck scenarios; rate this domain "
-                                 "with a --template of your own over food-truck-like scenes, or with elot run")
 
 
 def check_condition(condition: str) -> None:
@@ -226,19 +193,12 @@ def examples_block(item: Item, ratings: Mapping[tuple[str, str], Sequence[tuple[
             f"({LOW} to {HIGH}):\n" + "\n".join(lines) + "\n")
 
 
-def frame_png(scenario, t: int, cell_px: int = 44) -> bytes:
-    """The stimulus frame at ``t`` (what participants saw at the judgment), as PNG bytes:
-    the gridworld's, or a food-truck scenario's as ``elot stimuli`` draws it."""
+def frame_png(ref, t: int, cell_px: int = 44) -> bytes:
+    """The stimulus frame at ``t`` (what participants saw at the judgment), as PNG bytes,
+    as the scenario's domain draws it (``elot stimuli``'s frames)."""
     from PIL import Image
 
-    if domain_of(scenario) is None:
-        from elot.draw.animation import Renderer
-
-        renderer = Renderer(scenario.states(), cell_px=cell_px)
-    else:
-        from elot.draw.foodtrucks import TruckRenderer
-
-        renderer = TruckRenderer(scenario.detail, cell_px=cell_px)
+    renderer = ref.front.frames(ref.load()).renderer(cell_px)
     try:
         pixels = renderer.frame(t)
     finally:
@@ -248,35 +208,26 @@ def frame_png(scenario, t: int, cell_px: int = 44) -> bytes:
     return buffer.getvalue()
 
 
-def render(item: Item, scenario, condition: str, template: Template, *,
+def render(item: Item, ref, condition: str, template: Template, *,
            ratings: Mapping[tuple[str, str], Sequence[tuple[str, float]]] | None = None,
            image: bool = False, _scenes: dict | None = None) -> Prompt:
-    """The prompt for ``item`` on ``scenario`` (a gridworld :class:`Scenario`, or a
-    domain's :class:`elot.study.domain_cases.DomainCase`) in ``condition``."""
+    """The prompt for ``item`` on the scenario ``ref`` (a
+    :class:`~elot.study.references.ScenarioRef`) in ``condition``: the scene told by its
+    domain, the statement in its domain's English."""
     check_condition(condition)
-    if not 0 <= item.t <= scenario.T:
-        raise BaselineError(f"{item.scenario}: judgment point t={item.t} is outside the plan (0..{scenario.T})",
+    front, episode = ref.front, ref.load()
+    if not 0 <= item.t <= episode.horizon:
+        raise BaselineError(f"{item.scenario}: judgment point t={item.t} is outside the plan (0..{episode.horizon})",
                             hint="rate statements at the scenario's judgment points")
     key = (item.scenario, item.t, condition)
     scenes = {} if _scenes is None else _scenes
-    domain = domain_of(scenario)
     if key not in scenes:
-        if domain is None:
-            scene = CONDITIONS[condition](scenario, item.t)
-        else:
-            from elot.baseline.trucks import CONDITIONS as TRUCK_CONDITIONS
-
-            check_described(scenario, item.scenario)
-            scene = TRUCK_CONDITIONS[condition](scenario.detail, item.t)
-        scenes[key] = (scene, frame_png(scenario, item.t) if image else None)
+        scenes[key] = (front.tell(episode, item.t, condition), frame_png(ref, item.t) if image else None)
     scene, png = scenes[key]
-    question = (QUESTIONS if domain is None else DOMAIN_QUESTIONS[domain])[item.mode]
-    signature = None
-    if domain is not None:      # the domain's words for its objects ("the Korean truck")
-        if ("signature", domain) not in scenes:
-            scenes[("signature", domain)] = scenario.study.front.signature()
-        signature = scenes[("signature", domain)]
-    system, user = template.fill(scene=scene, question=question,
+    if ("signature", item.scenario) not in scenes:   # the domain's words for its objects ("the Korean truck")
+        scenes[("signature", item.scenario)] = front.signature(episode)
+    signature = scenes[("signature", item.scenario)]
+    system, user = template.fill(scene=scene, question=front.question(item.mode),
                                  examples=examples_block(item, ratings or {}, signature),
                                  statement=shown(item.statement, item.mode, signature=signature))
     return Prompt(item, condition, system, user, png)

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from elot.cli import domain_options, options
+from elot.cli import options
 from elot.settings import EXIT_OK
 
 
@@ -27,10 +27,10 @@ def register(subparsers) -> None:
     p.add_argument("--in-vs-out", action="store_true",
                    help="rate the dataset's in- vs out-of-context statements (statements/exp1/*_in_vs_out.csv)")
     p.add_argument("--maps", metavar="M,...", help="with --in-vs-out: only these maps (e.g. 1,2)")
-    options.add_labtom_option(p)
-    options.add_exp_option(p, how=options.MANY, default="exp1,exp2")
+    options.add_domain_options(p)
+    options.add_exp_option(p, how=options.MANY, default=EXP_DEFAULT)
     options.add_batch_statement_options(p)
-    p.add_argument("--initial", action="store_true", help="given statements are about the initial belief")
+    options.add_mode_option(p)
     p.add_argument("--at", metavar="T,...", type=_points,
                    help="only these judgment points (default: each scenario's own)")
     p.add_argument("--condition", default="plan", metavar="C,...",
@@ -41,7 +41,6 @@ def register(subparsers) -> None:
     p.add_argument("--show-template", metavar="CONDITION", help="print the packaged template of a condition and exit")
     p.add_argument("--image", action="store_true",
                    help="add the stimulus frame at the judgment point (PNG) to each prompt, for multimodal endpoints")
-    domain_options.add_domain_options(p)
     p.add_argument("--few-shot", metavar="RATINGS.csv",
                    help="show people's ratings of the scenario's other statements (columns scenario, mode, "
                         "statement, rating on 1 to 7)")
@@ -123,8 +122,7 @@ def _points(text: str) -> tuple[int, ...]:
 def _conditions(text: str) -> list[str]:
     """The prompt conditions of ``--condition``, each once."""
     from elot.baseline import BaselineError
-    from elot.baseline.describe import CONDITIONS
-    from elot.baseline.prompts import check_condition
+    from elot.baseline.prompts import CONDITIONS, check_condition
 
     conditions = list(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
     if not conditions:
@@ -139,14 +137,12 @@ def baseline_command(args) -> int:
     from elot.baseline import BaselineError
     from elot.baseline.prompts import packaged_template
 
+    front = options.front_of(args, scenarios=args.scenarios)
     if args.show_template:
         from elot.baseline.prompts import check_condition
 
         check_condition(args.show_template)
-        from elot.cli.domain import domain_study
-
-        study = domain_study(args, args.scenarios, exp_default=EXP_DEFAULT, own=("--seed",))
-        sys.stdout.write(packaged_template(args.show_template, study and study.name))
+        sys.stdout.write(packaged_template(args.show_template, front)[0])
         return EXIT_OK
     conditions = _conditions(args.condition)
     if args.maps is not None and not args.in_vs_out:
@@ -154,15 +150,10 @@ def baseline_command(args) -> int:
                             hint="add --in-vs-out, or leave out --maps (plan ids such as 1_1 choose plans)")
     if not args.dry_run and not args.output:
         raise BaselineError("elot baseline needs -o OUT for its table (or --dry-run to see the prompts)")
-    from elot.cli.domain import domain_study
-
-    study = domain_study(args, args.scenarios, exp_default=EXP_DEFAULT, own=("--seed",))
-    if study is None:
-        domain_options.refuse_domain_options(args, model=False)
-    items, scenarios, inputs = _items(args) if study is None else _domain_items(args, study)
+    items, scenarios, inputs = _items(args, front)
     if not args.dry_run:
         fmt, cache = _check_outputs(args, inputs)   # before anything is asked: a refused path fails fast
-    prompts = _prompts(args, conditions, items, scenarios, study and study.name)
+    prompts = _prompts(args, conditions, items, scenarios, front)
     if args.dry_run:
         text = "".join(f"### {p.item.scenario} t={p.item.t} {p.item.mode} #{p.item.statement_id} ({p.condition})\n"
                        f"{p.text()}\n" for p in prompts)
@@ -263,14 +254,21 @@ def _check_outputs(args, inputs):
     return fmt, cache
 
 
-def _items(args):
+def _items(args, front):
     """What is rated, the scenarios by table name, and the files the run reads (which
     it never writes over)."""
     from elot.baseline import BaselineError
-    from elot.baseline.items import in_vs_out_items, scenario_items
+    from elot.baseline.items import scenario_items
+    from elot.baseline.prompts import Item
+    from elot.errors import ElotError
+    from elot.study.references import DomainRef, ScenarioRef, expand
 
     inputs = [p for p in (args.template, args.few_shot) if p]
+    domain = DomainRef.of(front, args.domain)
     if args.in_vs_out:
+        if not hasattr(front, "in_vs_out"):
+            raise BaselineError(f"--in-vs-out rates the LaBToM dataset's statements; the {front.name} domain has none",
+                                hint="give the domain's scenarios and statements")
         if args.scenarios or args.statement or args.statements:
             raise BaselineError("--in-vs-out rates the dataset's own statements",
                                 hint="leave out the scenarios and statements, or --in-vs-out")
@@ -279,50 +277,25 @@ def _items(args):
             maps = list(dict.fromkeys(m.strip() for m in args.maps.split(",") if m.strip()))
             if not maps:
                 raise BaselineError("--maps names no map", hint="give map numbers, e.g. --maps 1,2")
-        from elot.domains.doors_keys_gems.dataset import dataset_root
-        from elot.settings import MODES
-        from elot.study.experiments import in_vs_out_file
-
-        items, scenarios = in_vs_out_items(args.labtom, maps=maps)
-        inputs += [str(in_vs_out_file(dataset_root(args.labtom), mode)) for mode in MODES]
+        try:
+            rows, keys, read = front.in_vs_out(maps)
+        except ElotError as error:
+            raise BaselineError.of(error) from None
+        items = [Item(*row) for row in rows]
+        scenarios = {name: ScenarioRef(name, key, domain) for name, key in keys.items()}
+        inputs += read
     else:
         if not args.scenarios:
-            raise BaselineError("no scenarios to rate", hint="give scenarios (or 'all'), or --in-vs-out")
-        from elot.study.references import expand_scenarios, input_files
-
-        from elot.cli.study import _list
-
-        refs = expand_scenarios(args.scenarios, root=args.labtom, exps=_list(args.exp, "--exp"))
-        items, scenarios = scenario_items(refs, _given(args))
-        inputs += list(args.statements) + input_files(refs)
-    return _at(args, items), scenarios, inputs
+            raise BaselineError("no scenarios to rate", hint=f"give scenarios of the {front.name} domain (or 'all'), "
+                                                             "or --in-vs-out")
+        refs = expand(front, args.scenarios, domain)
+        items, scenarios = scenario_items(refs, _given(args, front))
+        inputs += list(args.statements) + [f for ref in refs for f in front.episode_inputs(ref.load())]
+    return _at(args, items), scenarios, list(dict.fromkeys(inputs))
 
 
 #: ``--exp``'s default here.
 EXP_DEFAULT = "exp1,exp2"
-
-
-def _domain_items(args, study):
-    """What is rated on a domain's scenarios (statements about the initial belief unless
-    written ``current:``), the scenarios by table name, and the files read."""
-    from elot.baseline import BaselineError
-    from elot.baseline.items import domain_items
-    from elot.errors import ElotError
-    from elot.study.references import given_items
-
-    if args.in_vs_out or args.maps is not None:
-        raise BaselineError(f"--{'in-vs-out' if args.in_vs_out else 'maps'} rates the LaBToM dataset's statements; "
-                            f"the {study.name} domain has none", hint="give the domain's scenarios and statements")
-    if not args.scenarios:
-        raise BaselineError("no scenarios to rate", hint=f"give scenarios of the {study.name} domain")
-    try:
-        given = given_items(args.statement, args.statements, "initial")
-    except ElotError as error:
-        raise BaselineError.of(error) from None
-    items, scenarios = domain_items(study.cases(args.scenarios), given)
-    inputs = [p for p in (args.template, args.few_shot) if p] + list(args.statements)
-    inputs += [s.partition(":")[0] if not os.path.isfile(s) else s for s in args.scenarios]
-    return _at(args, items), scenarios, [p for p in inputs if os.path.isfile(p)]
 
 
 def _at(args, items):
@@ -339,7 +312,7 @@ def _at(args, items):
     return items
 
 
-def _given(args):
+def _given(args, front):
     """The statements given (``-s``, then each ``--statements`` file's), each with where
     it was written, so that an error points there."""
     from elot.baseline import BaselineError
@@ -347,12 +320,12 @@ def _given(args):
     from elot.study.references import given_items
 
     try:
-        return given_items(args.statement, args.statements, "initial" if args.initial else "current")
+        return given_items(args.statement, args.statements, options.mode_of(args, front))
     except ElotError as error:   # a statements file missing or unreadable: the baseline's error
         raise BaselineError.of(error) from None
 
 
-def _prompts(args, conditions, items, scenarios, domain=None):
+def _prompts(args, conditions, items, scenarios, front):
     from elot.baseline import BaselineError
     from elot.baseline.items import read_shots
     from elot.baseline.prompts import load_template, render
@@ -380,7 +353,7 @@ def _prompts(args, conditions, items, scenarios, domain=None):
     scenes: dict = {}
     prompts = []
     for condition in conditions:
-        template = load_template(condition, args.template, domain)
+        template = load_template(condition, args.template, front)
         prompts += [render(item, scenarios[item.scenario], condition, template, ratings=shots, image=args.image,
                            _scenes=scenes) for item in items]
     return prompts

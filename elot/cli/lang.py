@@ -28,12 +28,16 @@ def register(subparsers) -> None:
                        help="an ELoT formula, or - to read formulas from standard input, one per line")
         p.add_argument("--file", "-f", metavar="FILE", help="read formulas from FILE, one per line")
         if signature:
-            p.add_argument("--signature", metavar="PROBLEM.pddl",
-                           help="take objects from a PDDL problem file (default: Doors, Keys & Gems "
-                                "with box1..box5, key1..key5, ...)")
-            p.add_argument("--domain", metavar="DOMAIN.pddl",
-                           help="the PDDL domain of --signature (default: a domain.pddl beside it or one "
-                                "directory up, else Doors, Keys & Gems)")
+            p.add_argument("--domain", metavar="DOMAIN",
+                           help="the domain whose objects and predicates formulas are read in, as elot run takes "
+                                "it: doors-keys-gems (the default), foodtrucks, a Python file defining a domain "
+                                "(docs/domains.md)")
+            p.add_argument("--scenario", "--signature", dest="scenario", metavar="SCENARIO",
+                           help="take the objects from a scenario of the domain (the gridworld: a .scn file, a "
+                                "PDDL problem, an example name or a plan id; default: Doors, Keys & Gems with "
+                                "box1..box5, key1..key5, ...)")
+            p.add_argument("--data", "--labtom", dest="data", metavar="DIR", default=None,
+                           help="the domain's data folder, for scenario ids")
         if signature and bind_free:
             p.add_argument("--bind-free", action="store_true",
                            help="bind free variables existentially at the top (as the reference does)")
@@ -127,18 +131,14 @@ def _run(args, compute: Callable[..., str]) -> int:
 
 
 def _signature(args):
-    from elot.domains.doors_keys_gems.pddl import signature_of
-
-    if not getattr(args, "signature", None):
+    """The signature ``--domain`` and ``--scenario`` name (None: the gridworld's default,
+    read without loading NumPy)."""
+    if not getattr(args, "scenario", None) and not getattr(args, "domain", None):
         return None
-    problem = Path(args.signature)
-    domain = Path(args.domain) if args.domain else None
-    if domain is None:
-        for candidate in (problem.parent / "domain.pddl", problem.parent.parent / "domain.pddl"):
-            if candidate.is_file():
-                domain = candidate
-                break
-    return signature_of(domain, problem)
+    from elot.cli.options import front_of
+
+    front = front_of(args, scenarios=[args.scenario or ""])
+    return front.signature_for(args.scenario)
 
 
 # -- the commands ------------------------------------------------------------------------

@@ -9,10 +9,9 @@ import contextlib
 import os
 import sys
 
-from elot.cli import domain_options, options
+from elot.cli import options
 from elot.draw.palette import FRAME_SIZE, MIN_CELL
 from elot.errors import ElotError
-from elot.settings import INITIAL, check_variant
 
 
 def _default_jobs() -> int:
@@ -43,10 +42,12 @@ def _frame_pixels(text: str) -> int:
 
 
 def _add_scenario_list(p) -> None:
-    """Several scenarios, as stimuli and design take them, with the dataset's options."""
+    """Several scenarios of one domain, as stimuli and design take them, with the domain's
+    options (and the gridworld's dataset experiments)."""
     p.add_argument("scenarios", nargs="+", metavar="SCENARIO",
-                   help=".scn files or globs, example names, dataset plan ids (1_1, exp2_current/1_1), or 'all'")
-    options.add_labtom_option(p)
+                   help="scenarios of the domain: .scn files or globs, example names, dataset plan ids (1_1, "
+                        "exp2_current/1_1), or 'all'; .trucks files or foodtrucks:ID; a domain's case files")
+    options.add_domain_options(p)
     options.add_exp_option(p, how=options.MANY)
 
 
@@ -54,11 +55,11 @@ def register(subparsers) -> None:
     """Add ``stimuli``, ``storyboard`` and ``design``."""
     p = subparsers.add_parser(
         "stimuli", help="Render a stimulus set: one animation per judgment segment, and stimuli.json.",
-        description="For each scenario, one animated GIF per segment between judgment points (and MP4 when "
-        "ffmpeg is on the PATH), showing the agent's trail, the inventory, doors, keys and gems, and numbered "
-        "boxes; plus stimuli.json in the schema of the paper's survey (name, goal, images, times, statements, "
-        "relevant_colors, relevant_boxes, length). The folder is written whole or not at all. Food-truck scenarios "
-        "(.trucks files) are drawn as the food-truck experiment showed them, judged at the end of each path or at the points of its judge line.")
+        description="For each scenario of any domain that draws its frames, one animated GIF per segment between "
+        "judgment points (and MP4 when ffmpeg is on the PATH), drawn as the domain draws it (the gridworld: the "
+        "agent's trail, the inventory, doors, keys and gems, and numbered boxes; food trucks as the experiment "
+        "showed them); plus stimuli.json in the schema of the paper's survey (name, goal, images, times, "
+        "statements, relevant_colors, relevant_boxes, length). The folder is written whole or not at all.")
     _add_scenario_list(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR", type=options.output_file,
                    help="the folder to write (created; replaced only if it is a stimulus set elot wrote, "
@@ -98,11 +99,11 @@ def register(subparsers) -> None:
     p.add_argument("--table", action="append", default=[], metavar="TABLE",
                    help="a study table (elot baseline's or elot batch's): each of its models is one more series, "
                    "matched to the statements by scenario, mode, t and formula as ratings are (repeatable)")
-    options.add_variant_option(p, how=options.MANY, note="; drawn side by side, the first solid")
-    options.add_beta_option(p, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
-    options.add_k_option(p)
+    p.add_argument("--model", default=None, metavar="MODEL,...",
+                   help="the domain's models, drawn side by side, the first solid (default: its first)")
+    options.add_beta_option(p, shown="the --thresholds file's, else the domain's")
+    options.add_model_parameter_options(p)
     options.add_formula_options(p)
-    domain_options.add_domain_options(p)
     p.add_argument("-o", "--output", required=True, metavar="FILE", type=options.output_file,
                    help="a .png, .svg or .pdf file")
     options.add_force_option(p)
@@ -118,11 +119,11 @@ def register(subparsers) -> None:
     options.add_statements_file_option(p, required=True)
     options.add_mode_option(p)
     p.add_argument("--ablations", default=None,
-                   help="models compared with the full one (default: true-belief,non-planning; with a domain, "
-                        "its other models: food trucks' true-belief,no-cost; '' for none)")
-    options.add_beta_option(p, shown="the --thresholds file's, else 2^1.5 ≈ 2.83; with a domain, its model's")
+                   help="models compared with the full one (default: the domain's other models: the gridworld's "
+                        "true-belief,non-planning; food trucks' true-belief,no-cost; '' for none)")
+    options.add_beta_option(p, shown="the --thresholds file's, else the domain's")
+    options.add_model_parameter_options(p)
     options.add_formula_options(p)
-    domain_options.add_domain_options(p)
     p.add_argument("--csv", metavar="OUT.csv", type=options.output_file, help="write the table as CSV")
     p.add_argument("--figure", metavar="OUT", type=options.output_file, help="write the chart (.png, .svg or .pdf)")
     options.add_force_option(p)
@@ -145,27 +146,20 @@ def _progress(label: str):
 
 
 def stimuli_command(args) -> int:
-    from elot.cli.trucks import is_trucks, stimuli_trucks
     from elot.output import count
-    from elot.study.references import expand_scenarios
+    from elot.study.references import DomainRef, check_given, expand, given_items
     from elot.study.stimuli import check_folder, make_stimuli
 
-    if any(is_trucks(s) for s in args.scenarios):      # food trucks (docs/domains.md)
-        with _progress(f"stimuli ({count(len(args.scenarios), 'file')})") as progress:
-            return stimuli_trucks(args, progress)
+    front = options.front_of(args, scenarios=args.scenarios)
     check_folder(args.output, force=args.force)     # before the scenarios are read and drawn
-    refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[e for e in args.exp.split(",") if e])
+    refs = expand(front, args.scenarios, DomainRef.of(front, args.domain))
     statements = None
     if args.statements:     # the ones chosen with elot design, asked in every scenario
-        from elot.study.references import given_items
-
-        statements = given_items(files=[args.statements], mode=args.mode)
+        statements = given_items(files=[args.statements], mode=options.mode_of(args, front))
         if not statements:
             from elot.study.params import StudyError
 
             raise StudyError(f"{args.statements} holds no statements", hint="one statement a line; # comments")
-        from elot.study.references import check_given
-
         # participants are shown only statements elot run would score (checked in every scenario)
         check_given(refs, statements, use="shown", kept="no stimulus set was written")
         seen: dict[tuple[str, str], int] = {}
@@ -173,14 +167,13 @@ def stimuli_command(args) -> int:
             key = (st.mode, " ".join(st.text.split()))
             if key in seen:
                 print(f"warning: {st.origin or args.statements}: the statement repeats statement {seen[key]}, "
-                      "so it will be asked twice", file=sys.stderr)
+                      "so participants would be asked it twice", file=sys.stderr)
             seen.setdefault(key, len(seen) + 1)
     try:
         with _progress(f"stimuli ({count(len(refs), 'scenario')})") as progress:
             made = make_stimuli(refs, args.output, jobs=args.jobs, mp4=args.mp4, cell_px=args.cell,
                                 size_px=args.size, loop=args.loop, from_start=args.from_start, force=args.force,
-                                statements=statements,
-                                progress=progress)
+                                statements=statements, progress=progress)
     except KeyboardInterrupt:
         print(f"interrupted: {args.output} was not written", file=sys.stderr)
         return 130
@@ -192,21 +185,19 @@ def stimuli_command(args) -> int:
     return 0
 
 
-def _statement_candidates(args, scenario, items=None, *, mode=None):
-    """The statements the options give (``given``, in ``mode``, default ``--mode``), else
-    the scenario's own."""
-    from elot.domains.doors_keys_gems.dataset import read_statements
-    from elot.study.storyboard import Candidate
+def _statement_candidates(args, episode, front, *, mode: str):
+    """The statements the options give (in ``mode``; an ``initial:`` or ``current:``
+    before one says its own), else the scenario's own (its domain's questions)."""
+    from dataclasses import replace
 
-    mode = mode or args.mode
-    given = [Candidate(text, mode) for text in args.statement]
+    from elot.statements import given_statement, read_statements
+
+    given = [given_statement(text, mode) for text in args.statement]
     if args.statements:
-        given += [Candidate(s.text, s.mode) for s in read_statements(args.statements, mode)]
+        given += read_statements(args.statements, mode)
     if given:
         return given
-    if items is not None:
-        return [Candidate(i.text, i.mode, given=False) for i in items]
-    return [Candidate(s.text, s.mode, given=False) for s in scenario.statements]
+    return [replace(s, given=False) for s in front.questions(episode)]
 
 
 def _refuse_failures(statements, candidates) -> None:
@@ -223,101 +214,65 @@ def _refuse_failures(statements, candidates) -> None:
 def storyboard_command(args) -> int:
     from elot.draw.storyboard import check_figure_target, save_figure
     from elot.study.params import StudyError
-    from elot.study.storyboard import (attach_ratings, judgment_points, require_actions, score_candidates,
-                                       storyboard)
+    from elot.study.references import DomainRef, ScenarioRef, check_given, expand
+    from elot.study.storyboard import attach_ratings, judgment_points, require_actions, score_candidates, storyboard
     from elot.study.tables import read_study_tables
+    from elot.study.tasks import as_option
 
     inputs = [p for p in (args.ratings, args.statements, *args.table) if p]
     check_figure_target(args.output, force=args.force, inputs=inputs)     # before the inference
-    from elot.cli.domain import domain_study
-
-    study = domain_study(args, [args.scenario or ""])
-    given = [m.strip() for m in args.model.split(",") if m.strip()]
-    if study is None:
-        domain_options.refuse_domain_options(args, model=False)
-        models = [check_variant(m) for m in given]
-    else:
-        models = list(dict.fromkeys(study.front.model_name(m) for m in given))
-        study.check_models(models)
+    front = options.front_of(args)
+    models = list(dict.fromkeys(as_option("model", front.model_name, m)
+                                for m in ([m.strip() for m in args.model.split(",") if m.strip()]
+                                          if args.model is not None else [None])))
     if not models:
         raise StudyError("--model needs at least one model", hint="e.g. --model full,non-planning")
-    thresholds, beta = options.thresholds_and_beta(args)
-    if study is None:
-        ref, scenario = _one_scenario(args)
-        name, mode = ref.name, args.mode
-    else:
-        scenario = _one_case(args, study)
-        name, mode, beta = scenario.ref, args.mode if options.mode_given(args) else INITIAL, _domain_beta(args, study)
+    params = options.params_of(args, front)
+    thresholds, beta = options.thresholds_and_beta(args, front)
+    domain = DomainRef.of(front, args.domain)
+    spec = args.scenario
+    refs = expand(front, [spec], domain) if spec is not None else [ScenarioRef(front.episode(None).name, None, domain)]
+    if len(refs) != 1:
+        raise StudyError(f"{spec!r} names {len(refs)} scenarios; a storyboard draws one",
+                         hint="give one scenario (FILE:NAME or FILE:N for one of a file's; elot report draws one "
+                              "per scenario)")
+    ref = refs[0]
+    episode = ref.load()
+    front.frames(episode)    # a domain that draws nothing is refused now, naming the hook
+    mode = options.mode_of(args, front)
     tables = read_study_tables(args.table)          # before the inference: a bad table fails fast
     for note in filter(None, (t.repeats_note() for t in tables)):
         print(f"note: {note}", file=sys.stderr)
-    if study is None:
-        from elot.study.references import scenario_items
+    if args.statement or args.statements:   # each at its place (file:line), as run reports them
+        from elot.study.references import given_items
 
-        if args.statement or args.statements:   # each at its place (file:line), as run reports them
-            from elot.study.references import check_given, given_items
-
-            check_given([ref], given_items(args.statement, [args.statements] if args.statements else [], args.mode),
-                        use="drawn", kept="no storyboard was written")
-        candidates = _statement_candidates(args, scenario, scenario_items(ref), mode=mode)
-    else:
-        candidates = _statement_candidates(args, scenario, scenario.questions(), mode=mode)
+        check_given([ref], given_items(args.statement, [args.statements] if args.statements else [], mode),
+                    use="drawn", kept="no storyboard was written")
+    candidates = _statement_candidates(args, episode, front, mode=mode)
     if not candidates:
-        raise StudyError(f"{scenario.name} has no statements", hint="give some with -s or --statements")
-    require_actions(scenario.name, scenario)
-    points = judgment_points(scenario)
+        raise StudyError(f"{episode.name} has no statements", hint="give some with -s or --statements")
+    require_actions(episode.name, episode)
+    points = judgment_points(episode)
     with _exact_only("a smaller --k, or a map with fewer closed boxes"):
-        statements = score_candidates(scenario, candidates, models, beta=beta, k=args.k, thresholds=thresholds,
+        statements = score_candidates(ref, candidates, models, beta=beta, params=params, thresholds=thresholds,
                                       bind_free=args.bind_free, points=points)
     _refuse_failures(statements, candidates)
+    name = ref.name
     if args.ratings:
         from elot.study.fit import UNIT_SCALE, read_ratings
 
-        refs_from = None
-        if study is not None:
-            from elot.study.domain_fit import refs_for
-
-            refs_from = refs_for(study.front, study.data)
-        ratings = read_ratings(args.ratings, root=args.labtom, scale=UNIT_SCALE, refs_from=refs_from)
+        ratings = read_ratings(args.ratings, domain=domain, scale=UNIT_SCALE)
         if not attach_ratings(statements, ratings, name, points):
             names = sorted({k.scenario for k in ratings.keys})
             raise StudyError(f"{args.ratings} rates no statement of {name} at its judgment points",
                              path=args.ratings, hint="its scenarios: " + ", ".join(names[:10]))
     series = _attach_tables(tables, statements, name, points, models)
-    fig = storyboard(scenario, statements, models, points=points, beta=beta if beta is not None else study.beta(),
-                     name=name if study is not None or ref.plan_id else scenario.name, tables=series)
+    shown_beta = beta if beta is not None else front.model_beta(models[0])
+    fig = storyboard(ref, statements, models, points=points, beta=shown_beta,
+                     name=name if spec is not None else episode.name, tables=series)
     out = save_figure(fig, args.output, force=args.force, inputs=inputs)
     print(f"wrote {out}", file=sys.stderr)
     return 0
-
-
-def _one_scenario(args):
-    """The gridworld scenario a storyboard draws: ``(ref, scenario)``."""
-    from elot.study.params import StudyError
-    from elot.study.references import expand_scenarios
-
-    spec = "default" if args.scenario is None else args.scenario
-    refs = expand_scenarios([spec], root=args.labtom, exps=[args.exp])
-    if len(refs) != 1:
-        raise StudyError(f"{spec!r} names {len(refs)} scenarios; a storyboard draws one",
-                         hint="give one .scn file, example or plan id (elot report draws one per scenario)")
-    return refs[0], refs[0].load()
-
-
-def _one_case(args, study):
-    """The domain scenario a storyboard draws, refused before any work if elot cannot draw it."""
-    from elot.study.params import StudyError
-    from elot.study.storyboard import check_drawable
-
-    if args.scenario is None:
-        raise StudyError(f"which scenario of the {study.name} domain?",
-                         hint="give one: a .trucks file (FILE:NAME for one of several), foodtrucks:ID, or a case file")
-    cases = study.cases([args.scenario])
-    if len(cases) != 1:
-        raise StudyError(f"{args.scenario!r} names {len(cases)} scenarios; a storyboard draws one",
-                         hint="pick one: FILE:NAME or FILE:N")
-    check_drawable(cases[0])
-    return cases[0]
 
 
 def _attach_tables(tables, statements, scenario_name: str, points, models) -> list[str]:
@@ -343,13 +298,13 @@ def _attach_tables(tables, statements, scenario_name: str, points, models) -> li
 
 
 def design_command(args) -> int:
-    from elot.domains.doors_keys_gems.dataset import read_statements
     from elot.draw.storyboard import check_figure_target, design_figure, save_figure
+    from elot.statements import read_statements
     from elot.output import check_target, same_file, write_output
-    from elot.study.references import expand_scenarios
     from elot.study.design import design_csv, design_rows
     from elot.study.params import StudyError
-    from elot.study.storyboard import Candidate
+    from elot.study.references import DomainRef, expand
+    from elot.study.tasks import as_option
 
     inputs = [args.statements]
     if args.csv and args.figure and args.csv != "-" and (
@@ -359,36 +314,26 @@ def design_command(args) -> int:
         check_target(args.csv, force=args.force, option="--csv", inputs=inputs)
     if args.figure:
         check_figure_target(args.figure, force=args.force, option="--figure", inputs=inputs)
-    from elot.cli.domain import domain_study
-
-    study = domain_study(args, args.scenarios)
+    front = options.front_of(args, scenarios=args.scenarios)
+    full = front.model_name(None)
     given = None if args.ablations is None else [m.strip() for m in args.ablations.split(",") if m.strip()]
-    if study is None:
-        domain_options.refuse_domain_options(args, model=False)
-        ablations = list(dict.fromkeys(check_variant(m) for m in (("true-belief", "non-planning") if given is None else given)))
-    else:
-        ablations = list(dict.fromkeys(study.ablations() if given is None else given))
-    if {"full", *([study.front.model_name(None)] if study else [])} & set(ablations):
-        raise StudyError("--ablations: full is the model the ablations are compared with, not an ablation",
-                         hint="give the ablations only, e.g. --ablations "
-                              + (",".join(study.ablations()) if study else "true-belief,non-planning"))
-    thresholds, beta = options.thresholds_and_beta(args)
-    mode = args.mode if study is None or options.mode_given(args) else INITIAL
-    candidates = [Candidate(s.text, s.mode) for s in read_statements(args.statements, mode)]
+    if given is not None and ("full" in given or full in given):
+        raise StudyError(f"--ablations: {full} is the model the ablations are compared with, not an ablation",
+                         hint="give the ablations only, e.g. --ablations " + ",".join(front.ablations))
+    ablations = front.ablations if given is None else list(dict.fromkeys(
+        as_option("ablations", front.model_name, m) for m in given))
+    params = options.params_of(args, front)
+    thresholds, beta = options.thresholds_and_beta(args, front)
+    candidates = read_statements(args.statements, options.mode_of(args, front))
     if not candidates:
         raise StudyError(f"{args.statements} holds no statements", path=args.statements,
                          hint="one statement per line (English or ELoT)")
-    if study is None:
-        refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[e for e in args.exp.split(",") if e])
-        scenarios = [(ref.name if ref.plan_id else ref.load().name, ref.load()) for ref in refs]
-    else:
-        study.check_models(ablations, "--ablations")
-        beta = _domain_beta(args, study)
-        scenarios = [(case.ref, case) for case in study.cases(args.scenarios)]
+    refs = expand(front, args.scenarios, DomainRef.of(front, args.domain))
+    scenarios = [(front.design_name(ref.load()), ref) for ref in refs]
     with _exact_only("a map with fewer closed boxes, or fewer colours of hidden keys"):
-        rows = design_rows(scenarios, candidates, ablations=ablations, beta=beta, thresholds=thresholds,
-                           bind_free=args.bind_free)
-    shown_beta = beta if beta is not None else study.beta()     # a domain's model's own
+        rows = design_rows(scenarios, candidates, ablations=ablations, beta=beta, params=params,
+                           thresholds=thresholds, bind_free=args.bind_free)
+    shown_beta = beta if beta is not None else front.model_beta(full)
     _print_design(rows, ablations)
     if args.csv:
         write_output(args.csv, design_csv(rows), force=args.force, option="--csv", inputs=inputs)
@@ -406,28 +351,16 @@ def design_command(args) -> int:
     return 0
 
 
-def _domain_beta(args, study) -> float | None:
-    """β on a domain: ``--beta``, else the ``--thresholds`` file's, else None (each
-    model's own: food trucks' 2.5)."""
-    if args.beta is not None:
-        return args.beta
-    if args.thresholds:
-        from elot.study.params import thresholds_option
-
-        return thresholds_option(args.thresholds).beta
-    return None
-
-
 @contextlib.contextmanager
 def _exact_only(instead: str):
     """A space too large for exact enumeration, said for a command that has no particle
     inference to fall back on (the library's advice names ``--inference smc``)."""
-    from elot.domains.doors_keys_gems.costs import SpaceTooLarge
+    from elot.engine.budget import OverBudget
     from elot.study.params import StudyError
 
     try:
         yield
-    except SpaceTooLarge as error:
+    except OverBudget as error:
         raise StudyError(f"{error.size}; this command enumerates the hypotheses exactly",
                          hint=f"use {instead}; elot run and elot batch can use particle inference "
                               "(--inference smc) on this map") from None

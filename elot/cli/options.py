@@ -6,8 +6,8 @@ checked by :data:`elot.settings.NUMBERS` (finite, in range) both on the command 
 (argparse then prints ``elot run: error: argument --k: ...`` and exits 2) and in the REPL's
 ``:set`` (:func:`elot.settings.check_number`), so the two accept the same values.
 
-One word, one meaning: ``--model`` is always a BToM variant (:data:`elot.settings.ALL_VARIANTS`,
-:func:`elot.settings.check_variant`), ``--backend`` the compiled core or the plain-Python
+One word, one meaning: ``--model`` is always one of the domain's models (its front says
+which, :meth:`elot.domains.front.Front.model_name`), ``--backend`` the compiled core or the plain-Python
 reference, ``--k`` the belief size, ``--particles`` the particles of particle inference;
 a language model is ``--language-model`` and the translation method ``--translator``.
 An option several commands share is declared by one function here, with one help text;
@@ -24,8 +24,10 @@ import argparse
 import os
 
 from elot.errors import ElotError
-from elot.settings import (CURRENT, DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, MAX_HYPOTHESES, MODES,
-                           VARIANTS, check_number, check_variant)
+from typing import Sequence
+
+from elot.settings import (CURRENT, DEFAULT_BETA, DEFAULT_ESS_THRESHOLD, DEFAULT_K, DEFAULT_MOVES, DEFAULT_PARTICLES,
+                           MAX_HYPOTHESES, MODES, VARIANTS, check_number)
 
 
 def output_file(text: str) -> str:
@@ -88,71 +90,35 @@ def memory_size(text: str) -> int:
     return int(value)
 
 
-def _variant_type(text: str) -> str:
-    try:
-        return check_variant(text)
-    except ElotError as error:
-        raise argparse.ArgumentTypeError(f"{error.message} ({error.hint})") from None
-
-
 # -- option groups ----------------------------------------------------------------------------
 
 
 def add_scenario_options(p: argparse.ArgumentParser, *, plan: bool = True) -> None:
-    """SCENARIO (a .scn file, a dataset problem or plan .pddl, an example name or a plan
-    id), ``--plan`` (the plan of a problem file), ``--labtom DIR`` and ``--exp``."""
+    """SCENARIO (a scenario of the domain: in the gridworld a .scn file, a dataset problem or
+    plan .pddl, an example name or a plan id; a .trucks file or foodtrucks:ID; a case file),
+    the domain (:func:`add_domain_options`), and the gridworld's ``--plan`` (the plan of a
+    problem file) and ``--exp``."""
     p.add_argument("scenario", nargs="?", metavar="SCENARIO",
-                   help="a .scn file, a dataset PROBLEM.pddl (with --plan) or plan .pddl, a dataset "
-                        "plan id such as 1_1, or an example name (default: the built-in example)")
+                   help="a scenario: a .scn file, a dataset PROBLEM.pddl (with --plan) or plan .pddl, a dataset "
+                        "plan id such as 1_1, or an example name (default: the built-in example); a .trucks file "
+                        "or foodtrucks:ID; a domain's case file (with --domain)")
     if plan:
         p.add_argument("--plan", metavar="PLAN", help="the plan of a dataset problem: a .pddl file or a plan id")
-    add_labtom_option(p)
+    add_domain_options(p)
     add_exp_option(p)
 
 
 def add_exp_option(p, *, how: str = "one", default: str = "exp2_current") -> None:
-    """``--exp``: the dataset experiment(s) plan ids (and ``all``) are read from."""
-    text = "the dataset experiment of plan ids (exp1, exp2_current, exp2_initial"
+    """``--exp``: the gridworld dataset's experiment(s) plan ids (and ``all``) are read
+    from; ``default`` is this command's (:func:`front_of` gives it to the gridworld, and
+    refuses ``--exp`` given to another domain)."""
+    text = "the gridworld: the dataset experiment of plan ids (exp1, exp2_current, exp2_initial"
+    p.set_defaults(exp_default=default)
     if how == "one":
-        p.add_argument("--exp", default=default, metavar="EXP", help=text + ") (default: %(default)s)")
+        p.add_argument("--exp", default=None, metavar="EXP", help=text + f") (default: {default})")
     else:
-        p.add_argument("--exp", default=default, metavar="EXP,...",
-                       help=text + ", or exp2 for both) and of 'all'; several, comma-separated "
-                                   "(default: %(default)s)")
-
-
-class _FromEnvironment(str):
-    """A default read from ``$ELOT_LABTOM_DATA``: errors say where it came from."""
-
-    origin = "ELOT_LABTOM_DATA"
-
-
-def add_labtom_option(p: argparse.ArgumentParser) -> None:
-    """``--labtom DIR``: where the dataset's plan ids are looked up; its default,
-    ``$ELOT_LABTOM_DATA``, is read here (the library reads no environment variable)."""
-    env = os.environ.get("ELOT_LABTOM_DATA")
-    p.add_argument("--labtom", metavar="DIR", default=_FromEnvironment(env) if env else None,
-                   help="the LaBToM dataset directory, for plan ids (default: $ELOT_LABTOM_DATA, else a "
-                        "labtom or shared/labtom folder in or above the working directory)")
-
-
-def scenario_from_args(args):
-    """The scenario the options of :func:`add_scenario_options` name."""
-    from elot.cli.domain_options import domain_spec
-    from elot.domains.doors_keys_gems import examples, load
-    from elot.errors import ScenarioError
-
-    plan = getattr(args, "plan", None)
-    if domain_spec(args):   # a domain's scenario where only the gridworld's are drawn or simulated
-        raise ScenarioError(f"{args.scenario} is a scenario of the {domain_spec(args)} domain; this command works "
-                            "on the Doors-Keys-Gems gridworld only",
-                            hint="domains run with elot run, repl, batch and fit (docs/domains.md)")
-    if args.scenario is None:
-        if plan:
-            raise ScenarioError("--plan needs a PROBLEM.pddl",
-                                hint="elot run problems/1_1.pddl --plan plans/exp2_current/1_1.pddl")
-        return examples.default_example()
-    return load.load_scenario(args.scenario, plan, exp=args.exp, root=args.labtom)
+        p.add_argument("--exp", default=None, metavar="EXP,...",
+                       help=text + f", or exp2 for both) and of 'all'; several, comma-separated (default: {default})")
 
 
 # -- the BToM settings: one declaration each, for one value, several, or a table's pick ---------
@@ -161,7 +127,9 @@ def scenario_from_args(args):
 #: (checked by the command, which names the bad one), or one setting of a table to pick.
 ONE, MANY, PICK = "one", "many", "pick"
 
-_VARIANT_HELP = "the BToM model: " + ", ".join(VARIANTS) + " (the last two the paper's ablations)"
+_VARIANT_HELP = ("the domain's model: the gridworld's " + ", ".join(VARIANTS) + " (the last two the paper's "
+                 "ablations; and true-belief-paper, a reproduction of an artifact of the paper's evaluation code); "
+                 "a tabular domain's btom, true-belief, no-cost (full means a domain's first)")
 _CONVENTIONS_HELP = "the conventions: elot (SPEC §4-5) or paper, the paper's reference pipeline (SPEC §7)"
 _BETA_HELP = "the agent's rationality β = 1/τ, a positive number"
 _K_HELP = "the belief size k: an initial belief puts k equal shares of probability on initial states"
@@ -173,34 +141,11 @@ def _help(text: str, how: str, default: str | None = "%(default)s", many: str = 
     return text + (f"; {many}" if how == MANY else "") + (f" (default: {default})" if default else "")
 
 
-#: The models of the engine's domains (elot.domains.front.GENERIC_VARIANTS) ``--model`` also takes.
-DOMAIN_MODELS = ("btom", "true-belief", "no-cost")
-
-
-def _model_type(text: str) -> str:
-    """``--model`` of a command that also runs domains: a BToM variant, or a domain's model
-    (btom, true-belief, no-cost), checked against the one that runs once it is known."""
-    if text in DOMAIN_MODELS:
-        return text
-    return _variant_type(text)
-
-
-def add_variant_option(p, *, how: str = ONE, default: str | None = DEFAULT_VARIANT, note: str = "",
-                       domains: bool = False) -> None:
-    """``--model``: the BToM variant (never a language model: that is ``--language-model``);
-    with ``domains``, also a model of the ``--domain`` (e.g. food trucks' btom, true-belief,
-    no-cost), checked once the domain is known."""
-    if how == ONE:
-        p.add_argument("--model", type=_model_type if domains else _variant_type, default=default,
-                       metavar="MODEL",
-                       help=_VARIANT_HELP + "; or true-belief-paper, a reproduction of an artifact of the "
-                            "paper's evaluation code"
-                            + ("; with --domain, one of the domain's models (food trucks: btom, true-belief, "
-                               "no-cost; full means the domain's first)" if domains else "")
-                            + " (default: %(default)s)")
-    else:
-        p.add_argument("--model", default=default, metavar="MODEL" if how == PICK else "MODEL,...",
-                       help=_help(_VARIANT_HELP, how, many="several, comma-separated" + note))
+def add_variant_option(p, *, how: str = MANY, default: str | None = None, note: str = "") -> None:
+    """``--model``: the domain's models, several (``MANY``) or one of a table's (``PICK``);
+    never a language model (that is ``--language-model``)."""
+    p.add_argument("--model", default=default, metavar="MODEL" if how == PICK else "MODEL,...",
+                   help=_help(_VARIANT_HELP, how, many="several, comma-separated" + note))
 
 
 def add_conventions_option(p, *, how: str = ONE) -> None:
@@ -235,33 +180,209 @@ def add_k_option(p, *, how: str = ONE) -> None:
                        help=_help(_K_HELP + (", a whole number ≥ 1" if how == ONE else ""), how))
 
 
-def add_model_options(p: argparse.ArgumentParser, *, domains: bool = False) -> None:
-    """``--model``, ``--beta``, ``--k``, ``--backend``: the BToM inference to run (with
-    ``domains``, ``--model`` also names a ``--domain``'s models)."""
-    add_variant_option(p, domains=domains)
-    add_conventions_option(p)
-    add_beta_option(p, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
-    add_k_option(p)
+def add_domain_options(p: argparse.ArgumentParser) -> None:
+    """``--domain NAME|FILE`` and ``--data DIR``: the domain a command runs in and where its
+    data are (the LaBToM dataset, the food-truck experiment); ``--labtom`` is ``--data``'s
+    name in the gridworld, where it came first."""
+    p.add_argument("--domain", metavar="DOMAIN",
+                   help="the domain: doors-keys-gems (the default), foodtrucks (implied by a .trucks file or "
+                        "foodtrucks:ID), a Python file defining a domain (my_domain.py), or a name under the "
+                        "elot.domains entry points (docs/domains.md)")
+    p.add_argument("--data", "--labtom", dest="data", metavar="DIR", default=None,
+                   help="the domain's data folder, for scenario ids: the LaBToM dataset (default "
+                        "$ELOT_LABTOM_DATA, else a labtom or shared/labtom folder in or above the working "
+                        "directory) or the food-truck experiment (default $ELOT_BAKER2017_DATA, else "
+                        "shared/baker2017)")
+
+
+#: The models' settings besides β, as options: (option, attribute, what it is). A domain
+#: takes those its front declares (``Front.parameters``); any other given is refused.
+MODEL_OPTIONS = (("--k", "k"), ("--conventions", "conventions"), ("--hidden-keys", "hidden_keys"),
+                 ("--hidden-colours", "hidden_colours"), ("--planner", "planner"))
+#: The engine's planners (``elot.engine.PLANNER_NAMES``, the same tuple: a test holds that),
+#: named here so that building the parser does not import the engine and NumPy.
+PLANNERS = ("qmdp", "belief-vi")
+
+
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    """``--model``, ``--beta`` and the models' own settings (``--k``, ``--conventions``,
+    ``--hidden-keys``, ``--hidden-colours``: the gridworld's; ``--planner``: a tabular
+    domain's), the budget (``--max-hypotheses``, ``--max-memory``) and how to infer
+    (:func:`add_inference_options`): one run's settings. Each default is the domain's,
+    filled in once the domain is known (:func:`settings_of`)."""
+    p.add_argument("--model", default=None, metavar="MODEL", help=_VARIANT_HELP + " (default: the first)")
+    p.add_argument("--beta", type=number("beta"), default=None, metavar="BETA",
+                   help=_BETA_HELP + " (default: the --thresholds file's, else the domain's: 2^1.5 ≈ 2.83 in the "
+                                     "gridworld, 2.5 for food trucks)")
+    add_model_parameter_options(p)
     p.add_argument("--max-hypotheses", type=number("max-hypotheses"), default=None, metavar="N",
-                   help="refuse a hypothesis space larger than N (default: 2,000,000, about 1.2 GB)")
+                   help="refuse a hypothesis space larger than N (the gridworld; default: 2,000,000, about 1.2 GB)")
     p.add_argument("--max-memory", type=memory_size, default=None, metavar="SIZE",
                    help="refuse exact inference whose estimated memory is over SIZE (512M, 2G; default: half "
                         "the memory available); --inference auto runs particles instead")
-    p.add_argument("--backend", choices=("core", "reference"), default="core",
-                   help="the compiled core, or the slow plain-Python reference (default: %(default)s)")
     add_inference_options(p)
 
 
+def add_model_parameter_options(p: argparse.ArgumentParser, *, how: str = ONE) -> None:
+    """The models' own settings, each for the domain that takes it: ``--k``,
+    ``--conventions``, ``--hidden-keys``, ``--hidden-colours`` (the gridworld's) and
+    ``--planner`` (a tabular domain's); with ``how=MANY``, k and conventions take several
+    values, comma-separated (a batch's grid)."""
+    if how == MANY:
+        p.add_argument("--k", default=None, metavar="K,...",
+                       help=_K_HELP + f" (the gridworld); several, comma-separated (default: {DEFAULT_K})")
+        p.add_argument("--conventions", default=None, metavar="C,...",
+                       help=_CONVENTIONS_HELP + " (the gridworld); or both, comma-separated (default: elot)")
+    else:
+        p.add_argument("--k", type=number("k"), default=None, metavar="K",
+                       help=_K_HELP + f", a whole number ≥ 1 (the gridworld; default: {DEFAULT_K})")
+        p.add_argument("--conventions", type=_conventions_type, default=None, metavar="{elot,paper}",
+                       help=_CONVENTIONS_HELP + " (the gridworld; default: elot)")
+    add_prior_options(p)
+    p.add_argument("--planner", choices=PLANNERS, default=None,
+                   help="a tabular domain's planner (default: the model's, else the domain's)")
+
+
+def add_grid_options(p: argparse.ArgumentParser) -> None:
+    """A batch's grid of settings: ``--model``, ``--beta``, ``--k`` and ``--conventions``
+    take several values; the other model settings one; and the budget (``--max-memory``)."""
+    add_variant_option(p, how=MANY, note="; default: the domain's first")
+    add_beta_option(p, how=MANY, shown="the --thresholds file's, else the domain's: 2^1.5 ≈ 2.83 in the gridworld, "
+                                       "2.5 for food trucks")
+    add_model_parameter_options(p, how=MANY)
+    p.add_argument("--max-memory", type=memory_size, default=None, metavar="SIZE",
+                   help="refuse exact inference whose estimated memory is over SIZE (512M, 2G; default: half "
+                        "the memory available); --inference auto runs particles instead")
+
+
+def refuse_untaken(args, front) -> None:
+    """A model setting (``--k``, ``--planner``, ...) given that the domain's models do not
+    take: refused, whatever its value."""
+    taken = {p.name for p in front.parameters}
+    for option, attr in MODEL_OPTIONS:
+        if getattr(args, attr, None) is not None and attr not in taken:
+            raise front.refusal(option)
+
+
+def params_of(args, front, *, many: bool = False) -> dict:
+    """The models' settings the arguments give, by the domain's names (``many``: each a
+    list of the values given, comma-separated where the option takes several)."""
+    refuse_untaken(args, front)
+    out = {}
+    for parameter in front.parameters:
+        value = getattr(args, parameter.name, None)
+        if many:
+            several = isinstance(value, str) and parameter.name in ("k", "conventions")
+            out[parameter.name] = tuple(v.strip() for v in value.split(",") if v.strip()) if several else (value,)
+        else:
+            out[parameter.name] = value
+    return out
+
+
 def add_inference_options(p: argparse.ArgumentParser) -> None:
-    """``--inference exact|smc|auto``, ``--particles N``, ``--seed S``: how to infer."""
+    """``--inference exact|smc|auto``, ``--particles N``, ``--seed S``, ``--ess-threshold``,
+    ``--moves`` and ``--backend``: how to infer."""
     add_inference_method_option(p)
     add_particles_option(p)
     add_seed_option(p, of="particle inference")
+    add_filter_options(p)
+    p.add_argument("--backend", choices=("core", "reference"), default="core",
+                   help="the compiled core, or the slow plain-Python reference (default: %(default)s)")
 
 
-_INFERENCE_HELP = ("exact enumeration, particle inference (smc, sequential Monte Carlo), or auto: exact "
-                   "when the hypothesis space fits its limits ({limits}), else particles (the run says which "
-                   "and why)")
+def add_filter_options(p: argparse.ArgumentParser) -> None:
+    """``--ess-threshold F`` and ``--moves N``: the particle filter's knobs."""
+    p.add_argument("--ess-threshold", type=number("ess-threshold"), default=None, metavar="F",
+                   help="particle inference resamples when the effective sample size falls below F times the "
+                        f"particles, a number between 0 and 1 (default: {DEFAULT_ESS_THRESHOLD})")
+    p.add_argument("--moves", type=number("moves"), default=None, metavar="N",
+                   help="rejuvenation sweeps (Metropolis-Hastings moves) after each resampling of particle "
+                        f"inference (default: {DEFAULT_MOVES})")
+
+
+class FromEnvironment(str):
+    """A default read from an environment variable (``origin``): errors say where it came from."""
+
+    origin = "the environment"
+
+    @classmethod
+    def of(cls, value: str, variable: str) -> "FromEnvironment":
+        made = cls(value)
+        made.origin = variable
+        return made
+
+    def __reduce__(self):          # to a worker process as what it is, its origin kept
+        return (FromEnvironment.of, (str(self), self.origin))
+
+
+def front_of(args, scenarios: Sequence[str] | None = None):
+    """The front of the domain the arguments name (``--domain``, else the one the
+    scenarios claim, else the gridworld), reading its scenarios from ``--data`` (else the
+    domain's environment variable: the command line reads the environment, the library
+    does not), with the gridworld's ``--exp`` and ``--plan``."""
+    from elot.domains.registry import front_for
+
+    names = scenarios if scenarios is not None else [getattr(args, "scenario", None) or ""]
+    reading = {k: getattr(args, k) for k in ("exp", "plan") if getattr(args, k, None) is not None}
+    default = {"exp": args.exp_default} if getattr(args, "exp_default", None) else {}
+    front = front_for(getattr(args, "domain", None), scenarios=names, **{**default, **reading})
+    for name in reading:
+        if name not in front.reading:       # the gridworld dataset's reading, given to another domain
+            raise front.refusal(name)
+    env = os.environ.get(front.data_variable) if front.data_variable else None
+    front.data = getattr(args, "data", None) or (FromEnvironment.of(env, front.data_variable) if env else None)
+    return front
+
+
+def settings_of(args, front, *, beta: float | None = None):
+    """The run's :class:`~elot.engine.settings.Settings` from the arguments, checked by the
+    front once: a model setting (``--k``, ``--planner``, ...) the domain's models do not
+    take is refused whatever its value, as are the particle filter's settings on an exact
+    run. ``beta``: β settled by the caller (``--beta``, else the ``--thresholds`` file's)."""
+    from elot.engine.settings import Budget, InferenceSettings
+
+    refuse_untaken(args, front)
+    if getattr(args, "max_hypotheses", None) is not None and "max_hypotheses" not in front.budget_settings:
+        raise front.refusal("--max-hypotheses")
+    method = getattr(args, "inference", None) or "exact"
+    refuse_unused_sampling(args, [method])
+    inference = InferenceSettings(
+        method=method, particles=getattr(args, "particles", None) or DEFAULT_PARTICLES,
+        seed=getattr(args, "seed", None),
+        ess_threshold=DEFAULT_ESS_THRESHOLD if getattr(args, "ess_threshold", None) is None else args.ess_threshold,
+        moves=DEFAULT_MOVES if getattr(args, "moves", None) is None else args.moves,
+        backend=getattr(args, "backend", None) or "core")
+    budget = Budget(max_bytes=getattr(args, "max_memory", None), max_hypotheses=getattr(args, "max_hypotheses", None))
+    beta = getattr(args, "beta", None) if beta is None else beta
+    try:
+        front.model_name(getattr(args, "model", None))
+    except ElotError as error:
+        raise ElotError(f"--model: {error.message}", hint=error.hint) from None
+    return front.settings(getattr(args, "model", None), beta, inference, budget, **params_of(args, front))
+
+
+#: Settings of particle inference, and what each is when not given.
+SAMPLING = (("--particles", "particles", (None, DEFAULT_PARTICLES)), ("--seed", "seed", (None,)),
+            ("--ess-threshold", "ess_threshold", (None,)), ("--moves", "moves", (None,)))
+
+
+def refuse_unused_sampling(args, methods) -> None:
+    """A particle filter's setting (``--particles``, ``--seed``, ``--ess-threshold``,
+    ``--moves``) given to a run whose ``methods`` are all exact: an error naming the option
+    (it would change nothing)."""
+    from elot.engine.settings import samples
+
+    if any(samples(method) for method in methods):
+        return
+    for option, attr, unset in SAMPLING:
+        if getattr(args, attr, None) not in unset:
+            raise ElotError(f"{option} is a setting of particle inference, and this run is exact",
+                            hint="add --inference smc (or auto), or leave it out")
+
+
+_INFERENCE_HELP = ("exact enumeration, particle inference (smc: sequential Monte Carlo, with resampling and "
+                   "rejuvenation), or auto: exact when the hypothesis space fits its limits ({limits}), else "
+                   "particles (the run says which and why)")
 
 
 def add_inference_method_option(p, *, how: str = ONE) -> None:
@@ -273,14 +394,14 @@ def add_inference_method_option(p, *, how: str = ONE) -> None:
         p.add_argument("--inference", default="exact", metavar="METHOD,...",
                        help=_help(_INFERENCE_HELP.format(limits=f"{MAX_HYPOTHESES:,} hypotheses and half "
                                                          "the memory available"), how, many="several, comma-separated; particle runs add the "
-                                  "columns inference, particles, seed, ess and L_se"))
+                                  "columns inference, particles, seed, ess_threshold, moves, ess and L_se"))
 
 
 def add_particles_option(p) -> None:
     """``--particles N``: the particles of particle inference (not the belief size: that is ``--k``)."""
-    p.add_argument("--particles", type=number("particles"), default=DEFAULT_PARTICLES, metavar="N",
+    p.add_argument("--particles", type=number("particles"), default=None, metavar="N",
                    help="the particles of particle inference (--inference smc or auto), a whole number ≥ 1 "
-                        "(default: %(default)s)")
+                        f"(default: {DEFAULT_PARTICLES})")
 
 
 def add_seed_option(p, *, of: str, default: int | None = None) -> None:
@@ -290,53 +411,29 @@ def add_seed_option(p, *, of: str, default: int | None = None) -> None:
                         + ("fresh, and said with the results" if default is None else "%(default)s") + ")")
 
 
-def inference_config(args):
-    """The :class:`~elot.domains.doors_keys_gems.inference.InferenceConfig` that :func:`add_model_options` and
-    :func:`add_prior_options` (where the command has them) ask for, built once and passed
-    whole. Give it the arguments :func:`with_beta` returns, which settle ``--beta``."""
-    from elot.domains.doors_keys_gems.inference import InferenceConfig
-
-    config = InferenceConfig(variant=args.model, beta=args.beta, k=args.k, conventions=args.conventions,
-                             method=args.inference, particles=args.particles, seed=args.seed,
-                             prior=prior_of(args), backend=args.backend)
-    if args.max_hypotheses is not None:
-        config = config.replace(max_hypotheses=args.max_hypotheses)
-    if getattr(args, "max_memory", None) is not None:
-        config = config.replace(max_bytes=args.max_memory)
-    return config
-
-
 def add_prior_options(p: argparse.ArgumentParser) -> None:
-    """``--hidden-keys N`` and ``--hidden-colours C,...``: the family of initial states
-    (:class:`elot.domains.doors_keys_gems.hypotheses.Prior`); read back with :func:`prior_of`."""
+    """``--hidden-keys N`` and ``--hidden-colours C,...``: the gridworld's family of initial
+    states (:class:`elot.domains.doors_keys_gems.hypotheses.Prior`)."""
     p.add_argument("--hidden-keys", type=number("hidden-keys"), default=None, metavar="N",
-                   help="at most N hidden keys per initial state (default: the dataset's 2, or "
+                   help="at most N hidden keys per initial state (the gridworld; default: the dataset's 2, or "
                         "as many as the doors on the way to the goals need)")
     p.add_argument("--hidden-colours", "--hidden-colors", default=None, metavar="C,...",
-                   help="hidden keys may be of these colours only, 0 to N of each (default: the "
+                   help="hidden keys may be of these colours only, 0 to N of each (the gridworld; default: the "
                         "colours, and counts, optimal plans for the goals pick up; SPEC §5)")
 
 
-def prior_of(args):
-    """The :class:`~elot.domains.doors_keys_gems.hypotheses.Prior` that :func:`add_prior_options` asked for."""
-    from elot.domains.doors_keys_gems.hypotheses import Prior
-
-    colours = getattr(args, "hidden_colours", None)
-    return Prior(getattr(args, "hidden_keys", None),
-                 None if colours is None else tuple(c.strip() for c in colours.split(",") if c.strip()))
-
-
-def thresholds_and_beta(args):
+def thresholds_and_beta(args, front=None):
     """For a command with ``--thresholds`` and ``--beta`` (default None): Θ from the
-    option (defaults when absent), and β: ``--beta`` when given, else the file's, else
-    :data:`elot.settings.DEFAULT_BETA`. ``args`` is read, not changed."""
+    option (defaults when absent), and β: ``--beta`` when given, else the file's, else the
+    domain's (with ``front``: None, for :func:`settings_of` to take the model's own; without:
+    :data:`elot.settings.DEFAULT_BETA`). ``args`` is read, not changed."""
     from elot.lang.thresholds import Thresholds
     from elot.study.params import Params, thresholds_option
 
     params = thresholds_option(args.thresholds) if getattr(args, "thresholds", None) else Params(Thresholds())
     beta = getattr(args, "beta", None)
     if beta is None:
-        beta = params.beta if params.beta is not None else DEFAULT_BETA
+        beta = params.beta if params.beta is not None else (None if front is not None else DEFAULT_BETA)
     return params.thresholds, beta
 
 
@@ -435,7 +532,8 @@ def add_mode_option(p: argparse.ArgumentParser) -> None:
     group = p.add_mutually_exclusive_group()
     group.add_argument("--mode", choices=MODES, default=DefaultMode(CURRENT),
                        help="the belief statements that do not say are about: the agent's current "
-                            "or initial belief (default: %(default)s)")
+                            "or initial belief (default: the domain's: current in the gridworld, initial in a "
+                            "tabular domain, whose runs infer the initial belief)")
     group.add_argument("--initial", dest="mode", action="store_const", const="initial",
                        help="the same as --mode initial")
 
@@ -487,3 +585,8 @@ def add_figure_output_options(p: argparse.ArgumentParser) -> None:
 def add_force_option(p: argparse.ArgumentParser, what: str = "file", more: str = "") -> None:
     p.add_argument("--force", action="store_true",
                    help=f"replace an existing output {what} even if it does not look like one elot wrote{more}")
+
+
+def mode_of(args, front) -> str:
+    """The mode of statements that do not say: ``--mode`` (or ``--initial``), else the domain's."""
+    return args.mode if mode_given(args) else front.default_mode

@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from elot.cli import domain_options, options
-from elot.settings import EXIT_OK, EXIT_USAGE
+from elot.cli import options
+from elot.settings import EXIT_OK, EXIT_USAGE, INITIAL
 from elot.errors import ElotError
 from elot.output import count
 
@@ -24,7 +24,7 @@ def register(subparsers) -> None:
                     "posteriors, and score ELoT formulas or English sentences. Reads lines plainly when "
                     "stdin is not a terminal (elot repl < queries.txt); then the exit status is 2 if "
                     "any line failed.")
-    _inference_args(p, domains=True)
+    _inference_args(p)
     options.add_mode_option(p)
     p.add_argument("--belief-model", "--model-file", dest="belief_model", metavar="SPEC",
                    help="query your own belief model instead of a scenario: a .py file defining `model`, "
@@ -51,55 +51,33 @@ def register(subparsers) -> None:
     p.set_defaults(func=_map_command)
 
 
-def _inference_args(p: argparse.ArgumentParser, *, domains: bool = False) -> None:
+def _inference_args(p: argparse.ArgumentParser) -> None:
     options.add_scenario_options(p)
-    options.add_model_options(p, domains=domains)
-    if domains:
-        domain_options.add_domain_options(p)
+    options.add_model_options(p)
     options.add_formula_options(p)
 
 
 def _session(args):
-    from elot.session import ModelSession, Session
+    """The session the arguments open: a scenario of the domain (at its last judgment point
+    where the domain's runs judge the end), or a belief model of the user's own."""
+    from elot.session import Session
 
-    if hasattr(args, "domain") and domain_options.domain_spec(args):   # repl on a domain: food trucks, or the user's own
-        return _domain_session(args)
-    domain_options.refuse_domain_options(args)
     if getattr(args, "belief_model", None):
-        if args.scenario:
+        if args.scenario or args.domain:
             raise ElotError("give a scenario or --belief-model, not both",
                             hint=f"elot repl --belief-model {args.belief_model}")
-        session = ModelSession.open_model(args.belief_model, bind_free=args.bind_free,
-                                          language_model=options.language_model())
+        session = Session.open_model(args.belief_model, bind_free=args.bind_free,
+                                     language_model=options.language_model())
         session.set_mode(args.mode)  # --initial needs the model's initial_hypotheses(t)
         return session
-    thresholds, beta = options.thresholds_and_beta(args)   # β from the file unless --beta is given
-    return Session(scenario=options.scenario_from_args(args),
-                   config=options.inference_config(options.with_beta(args, beta)),
-                   bind_free=args.bind_free, mode=args.mode, labtom=args.labtom, thresholds=thresholds,
-                   language_model=options.language_model())
-
-
-def _domain_session(args):
-    """A session over a domain scenario: statements about the initial belief unless --mode
-    current is given (the engine infers the initial belief and the desires)."""
-    from elot.domains.source import DomainSource
-    from elot.session import DomainSession
-    from elot.settings import INITIAL
-
-    if getattr(args, "belief_model", None):
-        raise ElotError("give a domain scenario or --belief-model, not both",
-                        hint=f"elot repl --belief-model {args.belief_model}")
-    front, scenario, config, model = domain_options.domain_session_parts(args)
-    thresholds, _ = options.thresholds_and_beta(args)
-    source = DomainSource(front, scenario, config, model)
-
-    # the domain's tables and spaces checked, and a space too large refused, before the prompt
-    source.engine.check([scenario.case.layout])
-    session = DomainSession.open_source(source, thresholds=thresholds, language_model=options.language_model(),
-                                        data=domain_options.data_dir(args))
-    session.set_mode(args.mode if options.mode_given(args) else INITIAL)
-    session.goto(scenario.judged[-1])   # at the judgment point: the path's end
+    front = options.front_of(args)
+    thresholds, beta = options.thresholds_and_beta(args, front)   # β from the file unless --beta is given
+    settings = options.settings_of(args, front, beta=beta)
+    session = Session.open(args.scenario, front, settings, bind_free=args.bind_free, thresholds=thresholds,
+                           language_model=options.language_model())
+    session.set_mode(args.mode if options.mode_given(args) else front.default_mode)
+    if front.default_mode == INITIAL:
+        session.goto(session.episode.judged[-1])   # at the judgment point: the path's end
     return session
 
 
@@ -115,15 +93,14 @@ MAX_PLOTTED = 40
 
 def _plot_command(args) -> int:
     from elot import plots
-    from elot.domains.doors_keys_gems.dataset import read_statements
-    from elot.domains.doors_keys_gems.scenario import Statement
+    from elot.statements import Statement, given_statement, read_statements
 
+    session = _session(args)      # its settings checked; the inference runs on the first score
     plots.check_png_target(args.output, force=args.force)   # before the inference
-    session = _session(args)
     wanted: list[Statement] = []
     if args.statements:
         wanted += read_statements(args.statements, args.mode)
-    wanted += [Statement(text, args.mode) for text in args.statement]
+    wanted += [given_statement(text, args.mode) for text in args.statement]
     if not wanted:
         wanted = [Statement(text, mode) for mode, text in session.statements()]
     if len(wanted) > MAX_PLOTTED:
@@ -150,9 +127,9 @@ def _plot_command(args) -> int:
         f"{session.name}: statements' normalized likelihood and the goal posterior over time "
         f"(model {session.model}, β={session.beta:.3g}"
         + ("" if session.conventions == "elot" else f", {session.conventions} conventions")
-        + (f", {session.inference.summary()}" if session.inference.summary() else "")
+        + (f", {session.run().how()}" if session.run().how() else "")
         + ")", series, goals,
-        session.judgments(), true_goal=getattr(session.scenario, "true_goal", None))
+        session.judgments(), true_goal=session.true_goal())
     out = plots.save(fig, args.output, {"scenario": session.name, "statements": len(series),
                                         "goals": len(goals), "judgments": session.judgments(),
                                         "model": session.model, "conventions": session.conventions},
@@ -166,12 +143,14 @@ def _map_command(args) -> int:
     from elot import plots
 
     plots.check_png_target(args.output, force=args.force)
-    scenario = options.scenario_from_args(args)
-    states = scenario.states()
-    t = len(states) - 1 if args.time is None else args.time
-    if not 0 <= t < len(states):
-        raise ElotError(f"time {t} is outside this scenario", hint=f"steps run from 0 to {len(states) - 1}")
-    fig = plots.map_figure(states, t, title=f"{scenario.name}: the map after {t} of {len(states) - 1} actions")
-    out = plots.save(fig, args.output, {"scenario": scenario.name, "t": t}, force=args.force)
+    front = options.front_of(args)
+    episode = front.episode(args.scenario)
+    frames = front.frames(episode)
+    T = episode.horizon
+    t = T if args.time is None else args.time
+    if not 0 <= t <= T:
+        raise ElotError(f"time {t} is outside this scenario", hint=f"steps run from 0 to {T}")
+    fig = frames.figure(t, title=f"{episode.name}: the map after {t} of {T} actions")
+    out = plots.save(fig, args.output, {"scenario": episode.name, "t": t}, force=args.force)
     print(f"wrote {out}")
     return EXIT_OK

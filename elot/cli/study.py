@@ -10,8 +10,9 @@ import os
 import sys
 from pathlib import Path
 
-from elot.cli import domain_options, options
-from elot.settings import DEFAULT_BETA, check_number, check_variant
+from elot.cli import options
+from elot.engine.settings import Budget
+from elot.settings import check_number, check_variant
 from elot.output import count
 
 
@@ -90,24 +91,19 @@ def register(subparsers) -> None:
         "point: one row per (scenario, settings, statement, mode, t). One task per (scenario, model, β, k, "
         "conventions), run serially, in local processes (--jobs) or on a Dask cluster (--dask).")
     p.add_argument("scenarios", nargs="+", metavar="SCENARIO",
-                   help=".scn files or globs, example names, dataset plan ids (1_1, exp1/1_1), or 'all'")
-    options.add_labtom_option(p)
+                   help="scenarios of the domain: in the gridworld .scn files or globs, example names, dataset plan "
+                        "ids (1_1, exp1/1_1), or 'all'; food trucks' ids (1-78, or all) and .trucks files; a domain's "
+                        "case files")
+    options.add_domain_options(p)
     options.add_exp_option(p, how=options.MANY, default="exp1,exp2")
     options.add_batch_statement_options(p)
-    p.add_argument("--initial", action="store_true", help="given statements are about the initial belief")
-    p.add_argument("--current", dest="mode_current", action="store_true",
-                   help="with --domain, given statements are about the current belief (default there: initial, "
-                        "what a domain's engine infers)")
-    options.add_variant_option(p, how=options.MANY,
-                               note="; with --domain, the domain's models (food trucks: btom, true-belief, no-cost)")
-    domain_options.add_domain_options(p)
-    options.add_beta_option(p, how=options.MANY, shown="the --thresholds file's, else 2^1.5 ≈ 2.83")
-    options.add_k_option(p, how=options.MANY)
+    options.add_mode_option(p)
+    options.add_grid_options(p)
     options.add_thresholds_option(p, how=options.MANY)
-    options.add_conventions_option(p, how=options.MANY)
     options.add_inference_method_option(p, how=options.MANY)
     options.add_particles_option(p)
     options.add_seed_option(p, of="every particle inference")
+    options.add_filter_options(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT", type=options.output_file, help="the table: .csv, .parquet, or - for stdout")
     p.add_argument("--format", choices=("csv", "parquet"), help="table format (default: from OUT's suffix)")
     options.add_jobs_option(p)
@@ -127,14 +123,14 @@ def register(subparsers) -> None:
         "start. Ratings: CSV with scenario,mode,t,statement,rating (a batch table with a rating column is one); "
         "other columns are factors.")
     p.add_argument("ratings", metavar="RATINGS.csv")
-    options.add_labtom_option(p)
-    options.add_variant_option(p, how=options.MANY, default="full,true-belief,non-planning",
-                               note="; the first primary, the others ablations; with --domain, the domain's "
-                                    "(default there: btom,true-belief,no-cost)")
-    domain_options.add_domain_options(p)
-    options.add_beta_option(p, how=options.MANY, shown="0.5 to 4 in ×√2 steps")
-    options.add_k_option(p)
-    options.add_conventions_option(p)
+    options.add_domain_options(p)
+    p.add_argument("--model", default=None, metavar="MODEL,...",
+                   help="the domain's models, the first primary, the others ablations (default: every model of the "
+                        "domain: the gridworld's full,true-belief,non-planning; a tabular domain's btom,true-belief,"
+                        "no-cost)")
+    options.add_beta_option(p, how=options.MANY, shown="the gridworld: 0.5 to 4 in ×√2 steps; a tabular domain: 0.5 "
+                                                       "to 10 in steps of 0.5")
+    options.add_model_parameter_options(p)
     p.add_argument("--start", metavar="FILE", help="starting thresholds (default: the defaults every command "
                    "uses, the paper's fitted values)")
     p.add_argument("--minimize", action="store_true", help="minimize r instead (the adversarial check)")
@@ -187,7 +183,7 @@ def register(subparsers) -> None:
     options.add_beta_option(which, how=options.PICK, shown="see above")
     options.add_variant_option(setting, how=options.PICK, default=None,
                                note="; the model drawn first (default: the fit's, else the table's first)")
-    options.add_labtom_option(p)
+    options.add_domain_options(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR", type=options.output_file, help="the folder to write into")
     p.add_argument("--format", default="png,svg", help="figure formats (default: %(default)s)")
     p.add_argument("--no-curves", action="store_true", help="skip the per-scenario curves")
@@ -198,10 +194,10 @@ def register(subparsers) -> None:
 
 
 def batch_command(args) -> int:
-    from elot.study.params import Params, thresholds_option
-    from elot.study.references import expand_scenarios, given_items, input_files
-    from elot.study.tasks import plan_tasks
     from elot.lang.thresholds import Thresholds
+    from elot.study.params import Params, thresholds_option
+    from elot.study.references import DomainRef, expand, given_items
+    from elot.study.tasks import Grid, plan_tasks
 
     params = [thresholds_option(t) for t in args.thresholds] or [Params(Thresholds())]
     files: dict[str, set[str]] = {}   # a/fit.json and b/fit.json: the table tells them apart by path
@@ -211,19 +207,29 @@ def batch_command(args) -> int:
               for p, given in zip(params, args.thresholds)] or params
     if args.beta is not None:
         betas = parse_betas(args.beta)
-    else:
-        betas = list(dict.fromkeys(p.beta for p in params if p.beta is not None)) or [DEFAULT_BETA]
-    domain = domain_options.domain_spec(args, scenarios=args.scenarios)
-    if domain:
-        return _domain_batch(args, domain, params, betas if args.beta is not None else None)
-    domain_options.refuse_domain_options(args, model=False)
-    refs = expand_scenarios(args.scenarios, root=args.labtom, exps=_list(args.exp, "--exp"))
-    items = given_items(args.statement, args.statements, "initial" if args.initial else "current")
-    tasks = plan_tasks(refs, items=items or None, models=_list(args.model, "--model"), betas=betas,
-                       ks=_list(args.k, "--k", "k"), conventions=_list(args.conventions, "--conventions"),
-                       thresholds=params, inferences=_list(args.inference, "--inference"),
-                       particles=args.particles, seed=args.seed)
-    return _run_batch(args, tasks, input_files(refs) + list(args.statements) + list(args.thresholds))
+    else:   # the thresholds files' β, else the domain's model's own
+        betas = list(dict.fromkeys(p.beta for p in params if p.beta is not None)) or [None]
+    front = options.front_of(args, scenarios=args.scenarios)
+    methods = _list(args.inference, "--inference")
+    options.refuse_unused_sampling(args, methods)
+    grid = Grid(models=tuple(_list(args.model, "--model")) if args.model else (None,), betas=tuple(betas),
+                params=tuple(options.params_of(args, front, many=True).items()), methods=tuple(methods),
+                inference=_inference(args), budget=Budget(max_bytes=args.max_memory))
+    refs = expand(front, args.scenarios, DomainRef.of(front, args.domain))
+    items = given_items(args.statement, args.statements, options.mode_of(args, front))
+    tasks = plan_tasks(refs, grid, items=items or None, thresholds=params)
+    inputs = [f for ref in refs for f in front.episode_inputs(ref.load())]
+    return _run_batch(args, tasks, list(dict.fromkeys(inputs)) + list(args.statements) + list(args.thresholds))
+
+
+def _inference(args):
+    """The particle filter's settings a batch gives every particle inference."""
+    from elot.engine.settings import InferenceSettings
+    from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES, DEFAULT_PARTICLES
+
+    return InferenceSettings(particles=args.particles or DEFAULT_PARTICLES, seed=args.seed,
+                             ess_threshold=DEFAULT_ESS_THRESHOLD if args.ess_threshold is None else args.ess_threshold,
+                             moves=DEFAULT_MOVES if args.moves is None else args.moves)
 
 
 def _run_batch(args, tasks, inputs) -> int:
@@ -253,67 +259,35 @@ def _run_batch(args, tasks, inputs) -> int:
     return 1 if args.strict and result.failures.rows else 0
 
 
-def _domain_batch(args, domain: str, params, betas) -> int:
-    """``elot batch`` over a domain's scenarios: one task per (model, inference method,
-    layout), into the same table."""
-    from elot.cli.domain_options import refuse_unused_sampling
-    from elot.study.domain_tasks import plan_domain_tasks
-    from elot.study.references import given_items
-    from elot.study.params import StudyError
-    from elot.settings import DEFAULT_VARIANT
-
-    for option, attr, unset in (("--k", "k", str(options.DEFAULT_K)), ("--conventions", "conventions", "elot"),
-                                ("--exp", "exp", "exp1,exp2")):
-        if getattr(args, attr, unset) != unset:
-            raise StudyError(f"{option} is a setting of the Doors-Keys-Gems inference; a domain does not take it",
-                             hint="leave it out; a domain's batch takes --model, --beta, --planner, --inference, "
-                                  "--particles and --seed")
-    methods = _list(args.inference, "--inference")
-    refuse_unused_sampling(args, methods)
-    if betas is None:   # the domain's model's own β, not the gridworld's default
-        betas = list(dict.fromkeys(p.beta for p in params if p.beta is not None)) or [2.5]
-    models = [m if m != DEFAULT_VARIANT else "btom" for m in _list(args.model, "--model")]   # full: btom
-    items = given_items(args.statement, args.statements, "current" if args.mode_current else "initial")
-    tasks = plan_domain_tasks(domain, args.scenarios, data=domain_options.data_dir(args), models=models, betas=betas,
-                              planner=args.planner, items=items, thresholds=params, methods=methods,
-                              particles=args.particles, seed=args.seed)
-    inputs = [s for s in args.scenarios if os.path.isfile(s)] + list(args.statements) + list(args.thresholds)
-    return _run_batch(args, tasks, inputs)
-
-
 def fit_command(args) -> int:
-    from elot.study.fit import BETA_GRID, fit, read_ratings, simulated_outside
     from elot.output import same_file
+    from elot.study.fit import BETA_GRID, fit, read_ratings, simulated_outside
     from elot.study.params import StudyError, check_replace, read_params
+    from elot.study.references import DomainRef
+    from elot.study.tasks import as_option
 
-    domain = domain_options.domain_spec(args, scenarios=[])
-    if domain:
-        return _domain_fit(args, domain)
-    domain_options.refuse_domain_options(args, model=False)
-    models = [check_variant(m) for m in _list(args.model, "--model")]
-    betas = parse_betas(args.beta) if args.beta is not None else list(BETA_GRID)
+    front = options.front_of(args, scenarios=[])
+    params = {name: as_option(name.replace("_", "-"), lambda v, p=p: None if v is None else p.check(v), value)
+              for p in front.parameters for name, value in ((p.name, getattr(args, p.name, None)),)}
+    options.refuse_untaken(args, front)
+    models = [as_option("model", front.model_name, m) for m in _list(args.model, "--model")] if args.model else \
+        [front.model_name(None), *front.ablations]
+    betas = parse_betas(args.beta) if args.beta is not None else list(BETA_GRID if not front.sweeps_betas
+                                                                      else DOMAIN_BETAS)
     start = read_params(args.start).thresholds if args.start else None
-    from elot.errors import ElotError
-    from elot.domains.doors_keys_gems.scoring import check_conventions
-
-    conventions = args.conventions
-    try:
-        check_conventions(conventions)
-    except ElotError as error:
-        raise StudyError(f"--conventions: {error.message}", hint=error.hint) from None
     inputs = [p for p in (args.ratings, args.start) if p]
     for target, option in ((args.output, "-o"), (args.evaluations, "--evaluations")):
         if target:
             check_replace(target, force=args.force, inputs=inputs, option=option)   # before the fit
     if args.output and args.evaluations and args.output != "-" and same_file(args.output, args.evaluations):
         raise StudyError("-o and --evaluations name the same file", hint="give each its own file name")
-    ratings = read_ratings(args.ratings, root=args.labtom)
+    ratings = read_ratings(args.ratings, domain=DomainRef.of(front, args.domain))
     for warning in simulated_outside(ratings, models, betas):
         print(f"warning: {warning}", file=sys.stderr)
     with _progress_bar("fitting") as bar:
         progress = (lambda model, done, total: bar(done, total)) if bar else None
-        result = fit(ratings, models=models, betas=betas, k=args.k, conventions=conventions,
-                     minimize=args.minimize, start=start, samples=args.samples, seed=args.seed, progress=progress)
+        result = fit(ratings, models=models, betas=betas, minimize=args.minimize, start=start, samples=args.samples,
+                     seed=args.seed, progress=progress, **params)
     return _fit_outputs(args, result, inputs)
 
 
@@ -336,42 +310,6 @@ def _fit_outputs(args, result, inputs) -> int:
         with atomic_output(args.evaluations, force=args.force, inputs=inputs, option="--evaluations") as handle:
             handle.write(csv_text(rows))
     return 0
-
-
-def _domain_fit(args, domain: str) -> int:
-    """``elot fit --domain D RATINGS``: the same fit over a domain's scenarios."""
-    from elot.domains.front import front_of
-    from elot.domains.load import load_domain
-    from elot.study.domain_fit import refs_for, tabulator
-    from elot.study.fit import fit, read_ratings
-    from elot.errors import ElotError
-    from elot.study.params import StudyError, check_replace, read_params
-
-    for option, attr, unset in (("--k", "k", options.DEFAULT_K), ("--conventions", "conventions", "elot")):
-        if getattr(args, attr, unset) != unset:
-            raise StudyError(f"{option} is a setting of the Doors-Keys-Gems inference; a domain does not take it",
-                             hint="leave it out; a domain's fit takes --model, --beta and --planner")
-    front = front_of(load_domain(domain), domain)
-    given = _list(args.model, "--model")
-    models = list(front.variants()) if args.model == "full,true-belief,non-planning" else \
-        [front.model_name(m) for m in given]
-    for model in models:
-        try:
-            front.config(model, planner=args.planner)
-        except ElotError as error:
-            raise StudyError(f"--model: {error.message}", hint=error.hint) from None
-    betas = parse_betas(args.beta) if args.beta is not None else list(DOMAIN_BETAS)
-    start = read_params(args.start).thresholds if args.start else None
-    inputs = [p for p in (args.ratings, args.start) if p]
-    for target, option in ((args.output, "-o"), (args.evaluations, "--evaluations")):
-        if target:
-            check_replace(target, force=args.force, inputs=inputs, option=option)
-    ratings = read_ratings(args.ratings, refs_from=refs_for(front, domain_options.data_dir(args)))
-    with _progress_bar("fitting") as bar:
-        progress = (lambda model, done, total: bar(done, total)) if bar else None
-        result = fit(ratings, models=models, betas=betas, minimize=args.minimize, start=start,
-                     samples=args.samples, seed=args.seed, progress=progress, tabulate=tabulator(args.planner))
-    return _fit_outputs(args, result, inputs)
 
 
 def _print_fit(result) -> None:
@@ -477,7 +415,11 @@ def report_command(args) -> int:
     # a model of the table (a language model's label/condition, say), else one of elot's
     model = args.model if args.model in {r["model"] for r in table} else (check_variant(args.model) if args.model
                                                                           else None)
-    ratings = read_ratings(args.ratings, root=args.labtom, scale=UNIT_SCALE) if args.ratings else None
+    from elot.study.references import DomainRef
+
+    front = options.front_of(args, scenarios=[])
+    domain = DomainRef.of(front, args.domain)
+    ratings = read_ratings(args.ratings, domain=domain, scale=UNIT_SCALE) if args.ratings else None
     drawn = choose_drawn(table, ratings, fit=fit, fit_name=Path(args.fit).name if args.fit else "",
                          beta=args.beta, model=model)
     goals = None
@@ -489,12 +431,14 @@ def report_command(args) -> int:
             raise StudyError("--goals compares the model's goal posterior with the answers, and the tables hold "
                              "only language models", hint="give a table elot batch wrote too")
         setting = tuned[0]
-        goals = compare_goals(read_goal_answers(args.goals), model=setting.model or "full",
-                              beta=float(setting.beta) if setting.beta else None,
-                              k=int(setting.k) if setting.k else None, conventions=setting.conventions or None,
-                              root=args.labtom, base=Path(args.goals).parent)
+        params = {name: value for name, value in (("k", int(setting.k) if setting.k else None),
+                                                  ("conventions", setting.conventions or None))
+                  if any(p.name == name for p in front.parameters)}
+        goals = compare_goals(read_goal_answers(args.goals), model=setting.model or None,
+                              beta=float(setting.beta) if setting.beta else None, params=params, domain=domain,
+                              base=Path(args.goals).parent)
     written = report(table, Path(args.output), ratings, force=args.force, formats=formats,
-                     curves=not args.no_curves, storyboards=not args.no_storyboards, root=args.labtom,
+                     curves=not args.no_curves, storyboards=not args.no_storyboards, domain=domain,
                      inputs=[p for p in (*args.table, args.ratings, args.goals, args.fit) if p], goals=goals,
                      drawn=drawn)
     print(f"wrote {count(len(written), 'file')} to {args.output}", file=sys.stderr)

@@ -76,8 +76,8 @@ def register(subparsers) -> None:
     b.add_argument("--scenarios", nargs="+", metavar="SCENARIO",
                    help="the scenarios elot stimuli was given (default: each stimulus name as a dataset plan id "
                         "or a built-in scenario)")
-    options.add_labtom_option(b)
-    b.add_argument("--exp", default="exp2_current", help="dataset experiment of plan ids (default: %(default)s)")
+    options.add_domain_options(b)
+    options.add_exp_option(b)
     b.add_argument("--settings", metavar="FILE.json", help="a survey settings file (JSON); options override it")
     b.add_argument("--per-participant", type=_positive("--per-participant"), metavar="N",
                    help="scenarios each participant sees, controls not counted (default: as many as the pairs "
@@ -190,21 +190,23 @@ def _settings(args):
 
 def build_command(args) -> int:
     from elot.output import count
-    from elot.study.references import expand_scenarios
-    from elot.survey.build import build_survey, check_target, prolific_codes, read_stimulus_set
+    from elot.study.references import DomainRef, expand
+    from elot.survey.build import build_survey, check_target, default_condition, prolific_codes, read_stimulus_set
 
     entries = read_stimulus_set(args.stimuli)
     check_target(args.output, force=args.force)
     settings = _settings(args)
-    if args.condition is None and not args.settings:     # a food-truck set asks what its statements ask
-        from elot.survey.trucks import default_condition
-
+    if args.condition is None and not args.settings:     # a domain's scene asks what its statements ask
         settings.condition = default_condition(entries, settings.condition)
     prolific = prolific_codes(args.prolific_completion, args.prolific_screenout,
                               completion_url=settings.completion_url)
-    refs = expand_scenarios(args.scenarios, root=args.labtom, exps=[args.exp]) if args.scenarios else None
+    if args.domain is None and not args.scenarios and entries[0].get("domain"):
+        args.domain = entries[0]["domain"]     # the domain the stimulus set records
+    front = options.front_of(args, scenarios=args.scenarios or [])
+    domain = DomainRef.of(front, args.domain)
+    refs = expand(front, args.scenarios, domain) if args.scenarios else None
     cache = args.npm_cache or os.environ.get("ELOT_NPM_CACHE") or None
-    built = build_survey(args.stimuli, args.output, settings, refs=refs, root=args.labtom, exps=[args.exp],
+    built = build_survey(args.stimuli, args.output, settings, refs=refs, domain=domain,
                          npm_cache=cache, cdn=args.cdn, force=args.force, prolific=prolific)
     config = built.config
     conditions = sorted({o["condition"] for o in config["orders"]})

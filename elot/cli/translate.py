@@ -38,9 +38,9 @@ def register(subparsers) -> None:
     p.add_argument("--file", "-f", metavar="FILE", help="read sentences from FILE, one per line")
     options.add_translator_options(p)
     p.add_argument("--scenario", metavar="SCENARIO",
-                   help="take boxes and colours from a scenario: a .scn or PDDL problem file, an example "
-                        "name (default, ...) or a dataset plan id such as 2_1")
-    options.add_labtom_option(p)
+                   help="take the objects from a scenario of the domain: in the gridworld a .scn or PDDL problem "
+                        "file, an example name (default, ...) or a dataset plan id such as 2_1; a .trucks file")
+    options.add_domain_options(p)
     p.add_argument("-n", "--samples", type=options.number("samples"), default=llm.SAMPLES, metavar="N",
                    help="LLM samples per sentence: the first greedy, the rest sampled; candidates are "
                         "weighted by their meaning's share (default %(default)s)")
@@ -77,21 +77,16 @@ def models_command(args) -> int:
     return EXIT_OK
 
 
-def resolve_scenario_signature(spec: str | None, labtom: str | None = None):
-    """The signature a ``--scenario`` names: a ``.scn``/``.pddl`` file (a PDDL problem
-    needs no plan), else whatever :func:`elot.domains.doors_keys_gems.load.load_scenario` accepts (example
-    names, dataset plan ids), as every other command reads it."""
+def resolve_scenario_signature(args):
+    """The signature (with the domain's words) ``--domain`` and ``--scenario`` name, as
+    every other command reads them (a PDDL problem needs no plan); the gridworld's default
+    without either."""
     from elot.translate import resolve_signature
 
-    if spec is None:
+    if args.scenario is None and not args.domain:
         return resolve_signature(None)
-    if Path(spec).suffix == ".pddl" and Path(spec).is_file():
-        from elot.domains.doors_keys_gems.pddl import signature_of
-
-        return signature_of(None, spec)
-    from elot.domains.doors_keys_gems.load import load_scenario
-
-    return resolve_signature(load_scenario(spec, root=labtom))
+    front = options.front_of(args, scenarios=[args.scenario or ""])
+    return resolve_signature(signature=front.signature_for(args.scenario))
 
 
 def _sentences(args) -> Iterator[tuple[str, int | None, str]]:
@@ -129,7 +124,7 @@ def handler(args) -> int:
     from elot.translate import translate
 
     language_model = options.language_model(args.language_model, verbose=args.verbose)
-    signature = resolve_scenario_signature(args.scenario, args.labtom)
+    signature = resolve_scenario_signature(args)
     status = EXIT_OK
     console = None
     if not args.json:

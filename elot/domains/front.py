@@ -1,376 +1,464 @@
-"""What the command line needs of a domain beyond the engine's protocol: how a user names a
-scenario, the models (``--model``) it offers, the ELoT signature with its English, and the
-outputs a run prints. :class:`Front` gives every domain a generic answer; food trucks have
-their own (:class:`FoodTrucksFront`).
+"""The front of a domain: what every command asks of a domain, and nothing else.
 
-**Scenarios of a domain.** A domain read from a file may define
+Each domain implements one :class:`Front` in its own package (the gridworld in
+:mod:`elot.domains.doors_keys_gems.front`, food trucks in :mod:`elot.domains.foodtrucks.front`,
+a researcher's Python file through :class:`elot.domains.tabular.TabularFront`), found by
+:mod:`elot.domains.registry`; commands, the REPL's session, the study and the survey ask
+the front and never name a domain. A front says
 
-* ``read_case(path)`` — a :class:`elot.engine.Case` (or a list of them) from a file of its own
-  format, and/or
-* ``cases()`` — a mapping of names to cases;
-
-otherwise (and always) a JSON file works: ``{"layout": ..., "world": ..., "path": [...]}``,
-with the world and the path's states by their names in the domain's tables (or indices),
-``"world": null`` when the observer does not know the true world, and an optional
-``"name"`` and ``"judgments"`` (the times judged; default: the path's end). A list of such
-objects holds several; ``FILE:NAME`` (or ``FILE:N``, from 1) picks one.
+* how scenarios are named and read (:meth:`Front.episode`, :meth:`Front.episodes`): each
+  an :class:`Episode`, the observed path with its judgment points, its own statements and
+  the domain's own value of it;
+* the models it offers and the settings they take (:meth:`Front.settings`: one
+  :class:`~elot.engine.settings.Settings`, checked once; a setting the domain does not take
+  is refused whatever its value);
+* how a scenario is run (:meth:`Front.run`): a :class:`Source`, the judged run that elot's
+  one score loop (:mod:`elot.judging`) scores statements on (:mod:`elot.domains.source`), and
+  that reports itself to
+  every output (terminal, ``--csv``, ``--json``, batch tables);
+* and, as far as the domain goes, its hooks: drawing a frame (:meth:`Front.frames`: maps,
+  stimuli, storyboards, surveys), telling a scene in words (:meth:`Front.tell`: language
+  model baselines), running its agent forward (:meth:`Front.plan`) and its words (the
+  signature's English: translation hints, REPL labels, generated English). A hook a domain
+  does not have is one clear refusal, :class:`MissingHook`, naming the hook to write.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+import dataclasses
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
-import numpy as np
+from elot.domains.source import MissingHook, Source, TextMap
+from elot.engine.settings import Budget, InferenceSettings, ModelSettings, Settings
+from elot.errors import ElotError, ScenarioError, nearest
+from elot.settings import CURRENT
 
-from elot.engine import Case, EngineConfig
-from elot.engine.tables.protocol import DomainError, ask, check_tables
-from elot.errors import ElotError, ScenarioError, load_json, read_text
 
-#: The models every domain offers (``--model``), as engine settings; ``full`` is the first.
-GENERIC_VARIANTS = {
-    "btom": EngineConfig(),
-    "true-belief": EngineConfig(true_belief=True),
-    "no-cost": EngineConfig(costs=False),
-}
-#: The gridworld's name of its full model, read as a domain's first model.
-FULL = "full"
+class SettingRefused(ElotError):
+    """A setting the domain's models do not take, or a value they do not accept."""
 
 
 @dataclass(frozen=True)
-class DomainScenario:
-    """One observed path of a domain, ready to run: its ``case`` (layout, states, true
-    world), a ``name``, the times judged (default: the path's end) and the domain's own
-    scenario value (``detail``), if any."""
+class Episode:
+    """One observed path of a domain, ready to run: its ``name``, ``ref`` (what reads it
+    back: a batch table's ``scenario`` column), ``horizon`` (the last time step: the path
+    has ``horizon + 1`` states), the times judged (``judgments``; default: the path's end),
+    its own statements (``statements``, :class:`elot.statements.Statement`), and the domain's
+    own value of it (``detail``: a Doors-Keys-Gems ``Scenario``, a food-truck scenario, an
+    engine ``Case``)."""
 
     name: str
-    case: Case
+    horizon: int
+    detail: Any = field(compare=False)
     judgments: tuple[int, ...] = ()
-    detail: Any = field(default=None, compare=False)
-    ref: str = ""      # what reads this scenario back (a batch table's scenario column)
-
-    @property
-    def horizon(self) -> int:
-        """The last time step (the path has ``horizon + 1`` states)."""
-        return len(self.case.path) - 1
+    statements: tuple = ()
+    ref: str = ""
+    #: What the front restores it from in another process (:meth:`Front.restore`): a small
+    #: picklable value (the gridworld: a dataset plan's reference, or a file's text).
+    key: Any = field(default=None, compare=False)
 
     @property
     def judged(self) -> tuple[int, ...]:
+        """The times statements are judged at: the episode's own, else its end."""
         return self.judgments or (self.horizon,)
+
+    @property
+    def reference(self) -> str:
+        return self.ref or self.name
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A setting of a domain's models besides the model and β: its ``name`` (a key of
+    :attr:`ModelSettings.params` and the command line's attribute), its ``option``
+    (``--k``), its ``default`` and ``check`` (the value as the models take it, or an
+    :class:`~elot.errors.ElotError` saying what is accepted)."""
+
+    name: str
+    option: str
+    default: Any
+    check: Callable[[Any], Any] = lambda value: value
 
 
 class Front:
-    """The command line's view of a domain (generic: any object implementing the protocol)."""
+    """A domain as the commands see it (see the module docstring). Subclasses set
+    :attr:`name`, :attr:`models` and :attr:`default_beta` and implement :meth:`episode`,
+    :meth:`run` and :meth:`signature`; the rest has defaults."""
 
-    def __init__(self, domain: Any, origin: str = ""):
-        self.domain = domain
-        self.origin = origin or str(getattr(domain, "name", type(domain).__name__))
+    #: The domain's name, as ``--domain`` gives it.
+    name: str = "domain"
+    #: The models ``--model`` may name, each with what it is; the first is the default.
+    models: dict[str, str] = {}
+    #: Other spellings of the models (``full``: the gridworld's name of the first).
+    aliases: dict[str, str] = {}
+    #: The models a fit and a design compare by default (the first is the full model).
+    fitted_models: tuple[str, ...] = ()
+    #: The models' settings besides β (:class:`Parameter`).
+    parameters: tuple[Parameter, ...] = ()
+    #: β when none is given.
+    default_beta: float = 2 ** 1.5
+    #: What a statement that does not say is about (``current`` or ``initial``).
+    default_mode: str = CURRENT
+    #: The environment variable naming the domain's data folder (the command line reads it).
+    data_variable: str | None = None
+    #: What a run's budget may limit (:class:`~elot.engine.settings.Budget`'s fields).
+    budget_settings: tuple[str, ...] = ("max_bytes",)
+    #: The REPL's help of its commands in the domain's words (``:help``), where they differ.
+    help_words: dict[str, str] = {}
+    #: How a scenario of the domain holds statements of its own (a refusal's hint says it).
+    statements_hint: str = ""
+    #: How its scenarios may be read besides ``data`` (keyword arguments of the front: the
+    #: gridworld's ``exp`` and ``plan``).
+    reading: tuple[str, ...] = ()
 
-    @property
-    def name(self) -> str:
-        return str(getattr(self.domain, "name", type(self.domain).__name__))
-
-    # -- models ----------------------------------------------------------------------------
-
-    def variants(self) -> dict[str, EngineConfig]:
-        """The models ``--model`` may name: btom, true-belief (the agent knows the true
-        world) and no-cost (every action free)."""
-        return dict(GENERIC_VARIANTS)
-
-    def config(self, model: str | None, **changes) -> EngineConfig:
-        """The engine config of ``model`` (None or ``full``: the domain's first) with
-        ``changes`` (beta, planner, ...: None values are left as the model has them)."""
-        variants = self.variants()
-        name = next(iter(variants)) if model in (None, FULL) else model
-        if name not in variants:
-            raise ElotError(f"the {self.name} domain has no model {model!r}",
-                            hint=f"choose one of {', '.join(variants)} (full, the gridworld's name, means "
-                                 f"{next(iter(variants))})")
-        return replace(variants[name], **{k: v for k, v in changes.items() if v is not None})
-
-    def model_name(self, model: str | None) -> str:
-        variants = self.variants()
-        return next(iter(variants)) if model in (None, FULL) else str(model)
-
-    # -- language --------------------------------------------------------------------------
-
-    def signature(self):
-        return ask(self.domain, "signature")
+    def __init__(self, data: str | None = None):
+        #: The domain's data folder (scenarios by id), or None: its reader looks.
+        self.data = data
 
     # -- scenarios -------------------------------------------------------------------------
 
-    def scenario(self, spec: str | None, data: str | None = None) -> DomainScenario:
-        """The scenario ``spec`` names (see the module docstring)."""
-        if spec is None:
-            raise ScenarioError(f"which scenario of the {self.name} domain?",
-                                hint="give a scenario: a JSON case file (docs/domains.md)"
-                                     + (", or one of " + ", ".join(self._case_names()) if self._case_names() else ""))
-        path, pick = _split_pick(spec)
-        if not Path(path).is_file():
-            named = self._named_case(spec)
-            if named is not None:
-                return named
-            raise ScenarioError(f"no scenario {spec!r} for the {self.name} domain: no such file"
-                                + (" or case name" if self._case_names() else ""),
-                                hint="give a JSON case file (docs/domains.md)"
-                                     + (f" or one of {', '.join(self._case_names())}" if self._case_names() else ""))
-        if callable(getattr(self.domain, "read_case", None)) and not path.endswith(".json"):
-            found = ask(self.domain, "read_case", path)
-            cases = list(found) if isinstance(found, (list, tuple)) else [found]
-            checked = [self._checked(c, f"{self.name}.read_case({path})") for c in cases]
-            return _pick_one(self._with_refs(checked, path), pick, path)
-        return _pick_one(self._json_cases(path), pick, path)
+    def episode(self, spec: str | None) -> Episode:
+        """The scenario ``spec`` names (None: the domain's default, if it has one)."""
+        raise NotImplementedError
 
-    def _with_refs(self, scenarios: list[DomainScenario], path: str) -> list[DomainScenario]:
-        if len(scenarios) == 1:
-            return [replace(scenarios[0], ref=path)]
-        return [replace(s, ref=f"{path}:{n + 1}") for n, s in enumerate(scenarios)]
+    def episodes(self, spec: str) -> list[Episode]:
+        """Every scenario ``spec`` names, for a batch (a file of several gives them all)."""
+        return [self.episode(spec)]
 
-    def expand(self, spec: str, data: str | None = None) -> list[DomainScenario]:
-        """Every scenario ``spec`` names, for a batch: a file of several gives them all."""
-        path, pick = _split_pick(spec)
-        if pick is None and Path(path).is_file() and path.endswith(".json"):
-            return self._json_cases(path)
-        if pick is None and Path(path).is_file() and callable(getattr(self.domain, "read_case", None)):
-            found = ask(self.domain, "read_case", path)
-            cases = list(found) if isinstance(found, (list, tuple)) else [found]
-            return self._with_refs([self._checked(c, f"{self.name}.read_case({path})") for c in cases], path)
-        return [self.scenario(spec, data)]
+    def restore(self, key: Any) -> Episode:
+        """The episode whose :attr:`Episode.key` is ``key`` (made by :meth:`episodes`, read
+        again in a worker). By default a key is ``(spec, n)``: the n-th of ``episodes(spec)``."""
+        spec, n = key
+        return self.episodes(spec)[n]
 
-    def _case_names(self) -> list[str]:
-        if not callable(getattr(self.domain, "cases", None)):
+    def find(self, name: str, base: Path | None = None, map_name: str | None = None) -> Any:
+        """The key (for :meth:`restore`) of the scenario a table's ``scenario`` value
+        names, ``base`` the folder of the table (a relative file may be relative to it) and
+        ``map_name`` its ``map`` value; None: the scenario is what :meth:`episode` reads."""
+        return None
+
+    def keyed(self, spec: str, episodes: Sequence[Episode]) -> list[Episode]:
+        """``episodes`` (all that ``spec`` names) each with the default key, ``(spec, n)``."""
+        return [dataclasses.replace(e, key=(spec, n)) for n, e in enumerate(episodes)]
+
+    def inputs(self, spec: str | None) -> list[str]:
+        """The files reading ``spec`` reads (never written over by a command's output)."""
+        if not spec:
             return []
-        found = ask(self.domain, "cases")
-        if not isinstance(found, dict):
-            raise DomainError(f"{self.name}.cases: returned {type(found).__name__}, not a dict of name -> Case")
-        return [str(k) for k in found]
+        path, _ = split_pick(spec)
+        return [path] if Path(path).is_file() else []
 
-    def _named_case(self, spec: str) -> DomainScenario | None:
-        if not self._case_names():
-            return None
-        found = {str(k): v for k, v in ask(self.domain, "cases").items()}
-        if spec not in found:
-            return None
-        return replace(self._checked(found[spec], f"{self.name}.cases()[{spec!r}]", spec), ref=spec)
+    def episode_inputs(self, episode: Episode) -> list[str]:
+        """The files a study of ``episode`` reads (its scenario file, its statements files)."""
+        return self.inputs(episode.reference)
 
-    def _checked(self, case: Any, where: str, name: str | None = None) -> DomainScenario:
-        if isinstance(case, DomainScenario):
-            return case
-        if not isinstance(case, Case):
-            raise DomainError(f"{where}: returned {type(case).__name__}, not elot.engine.Case",
-                              hint="return Case(layout, path, world, name) (docs/domains.md)")
-        return DomainScenario(name or case.name or "case", case)
+    def map_name(self, episode: Episode) -> str:
+        """The map (layout) an episode runs on, as a study table's ``map`` column names it."""
+        return episode.name
 
-    def _json_cases(self, path: str) -> list[DomainScenario]:
-        data = load_json(read_text(path, "case file"), path=path, hint=CASE_HINT)
-        items = data if isinstance(data, list) else [data]
-        return self._with_refs([self._json_case(item, path, n) for n, item in enumerate(items)], path)
+    def design_name(self, episode: Episode) -> str:
+        """An episode's name in ``elot design``'s table."""
+        return episode.reference
 
-    def _json_case(self, item: Any, path: str, n: int) -> DomainScenario:
-        where = f"{path}: case {n + 1}"
-        if not isinstance(item, dict):
-            raise ScenarioError(f"{where}: not a JSON object", hint=CASE_HINT)
-        missing = [k for k in ("layout", "path") if k not in item]
-        if missing:
-            raise ScenarioError(f"{where}: no {' or '.join(missing)}", hint=CASE_HINT)
-        layout = item["layout"]
-        if isinstance(layout, list):
-            layout = tuple(layout)
-        tables = check_tables(self.domain, ask(self.domain, "tables", layout))
-        name = str(item.get("name") or f"case {n + 1}")
-        world = item.get("world")
-        if world is not None:
-            world = _index(world, tables.worlds, f"{where}: world", "world")
-        steps = item["path"]
-        if not isinstance(steps, list) or not steps:
-            raise ScenarioError(f"{where}: path must be a non-empty list of states", hint=CASE_HINT)
-        states = tuple(_index(s, tables.states, f"{where}: path step {i}", "state") for i, s in enumerate(steps))
-        judgments = item.get("judgments", [])
-        if not (isinstance(judgments, list) and all(isinstance(t, int) and 0 <= t < len(states) for t in judgments)):
-            raise ScenarioError(f"{where}: judgments must be a list of times 0..{len(states) - 1}", hint=CASE_HINT)
-        return DomainScenario(name, Case(layout, states, world, name), tuple(judgments))
+    def examples(self) -> list[tuple[str, str]]:
+        """Scenarios a session can open by name, with a line about each."""
+        return []
 
-    # -- outputs ---------------------------------------------------------------------------
+    # -- models and settings ---------------------------------------------------------------
 
-    def outputs(self, result) -> list[tuple[str, str, float]]:
-        """``(judgment, option, value)`` rows a run prints and tabulates: the posterior mean
-        utility of each object, and of the agent's initial belief in each world."""
-        tables = check_tables(self.domain, ask(self.domain, "tables", result.layout))
-        mean_u = result.mean_utility()
-        mean_b = result.mean_belief()
-        return ([("desire", o, float(v)) for o, v in zip(result.desire_space.objects, mean_u)]
-                + [("belief", w, float(v)) for w, v in zip(tables.worlds, mean_b)])
+    @property
+    def ablations(self) -> list[str]:
+        """The models a design compares with the full one (the domain's first)."""
+        models = self.fitted_models or tuple(self.models)
+        return [m for m in models if m != next(iter(self.models))]
 
-    def describe_outputs(self) -> str:
-        return "desire: the posterior mean utility of each object; belief: the agent's initial belief in each world"
+    def model_name(self, model: str | None) -> str:
+        """``model`` as the domain names it (None or an alias: resolved), or a refusal."""
+        if model is None:
+            return next(iter(self.models))
+        name = self.aliases.get(model, model)
+        if name not in self.models:
+            close = nearest(model, [*self.models, *self.aliases])
+            raise SettingRefused(f"the {self.name} domain has no model {model!r}"
+                                 + (f" (did you mean {close}?)" if close else ""),
+                                 hint=f"choose one of {', '.join(self.models)}"
+                                      + "".join(f" ({a} means {n})" for a, n in self.aliases.items()))
+        return name
 
-    def step_labels(self, scenario: DomainScenario) -> list[str]:
-        """What happened at each step t = 1..T: the actions that take the path's state at
-        t - 1 to its state at t (in the true world, or any world when it is unknown)."""
-        case = scenario.case
-        tables = check_tables(self.domain, ask(self.domain, "tables", case.layout))
-        trans = np.asarray(tables.transitions)
-        worlds = range(len(tables.worlds)) if case.world is None else [case.world]
+    def settings(self, model: str | None = None, beta: float | None = None,
+                 inference: InferenceSettings | None = None, budget: Budget | None = None,
+                 **params: Any) -> Settings:
+        """The settings of a run, checked: ``model`` (None: the first), ``beta`` (None: the
+        model's own), the models' ``params`` (None or left out: their defaults; a name the
+        domain's models do not take is refused)."""
+        name = self.model_name(model)
+        declared = {p.name: p for p in self.parameters}
+        unknown = [k for k, v in params.items() if k not in declared and v is not None]
+        if unknown:
+            raise self.refusal(unknown[0])
+        values = []
+        for p in self.parameters:
+            given = params.get(p.name)
+            try:
+                values.append((p.name, p.default if given is None else p.check(given)))
+            except ElotError as error:      # named by its option, as the command line spells it
+                raise SettingRefused(f"{p.option}: {error.message}", hint=error.hint) from None
+        return Settings(ModelSettings(name, self.model_beta(name) if beta is None else beta, tuple(values)),
+                        inference or InferenceSettings(), budget or Budget())
+
+    def refuse(self, episode: Episode, compiled, mode: str, t: int) -> None:
+        """Refuse, with the reason, a formula the domain's runs cannot judge in ``mode`` at
+        t of ``episode`` (decided before any run: a study checks its statements with it)."""
+
+    def admitted(self, episode: Episode, statements: Sequence) -> list:
+        """``statements`` (compiled) with those the domain's runs cannot judge at the
+        episode's judgment points marked failed, each with its reason."""
         out = []
-        for before, after in zip(case.path, case.path[1:]):
-            acts = [tables.actions[a] for a in range(len(tables.actions))
-                    if any(trans[w, before, a] == after for w in worlds)]
-            out.append("/".join(acts[:2]) + ("/..." if len(acts) > 2 else "") if acts else "(no action leads here)")
+        for st in statements:
+            if st.compiled is not None:
+                try:
+                    for t in episode.judged:
+                        self.refuse(episode, st.compiled, st.mode, t)
+                except ElotError as error:
+                    st = st.failed(error, error.kind)
+            out.append(st)
         return out
 
+    def label(self, episode: Episode, t: int) -> str:
+        """What happened at step t (1..T) of ``episode``, in a few words ('' where the
+        domain does not say); known before any run."""
+        return ""
 
-CASE_HINT = ('a case file is JSON: {"layout": ..., "world": NAME or null, "path": [STATE, ...]} with the '
-             "world and states named as in the domain's tables (docs/domains.md)")
+    def resolved(self, settings: Settings) -> Settings:
+        """``settings`` with what the run will take by default said (a tabular domain's
+        planner): what a user is shown before it runs."""
+        return settings
+
+    def model_beta(self, model: str) -> float:
+        """β of ``model`` when none is given."""
+        return self.default_beta
+
+    @property
+    def spec(self) -> str:
+        """What ``--domain`` names this domain by (a stimulus set records it)."""
+        return self.name
+
+    def refusal(self, setting: str) -> SettingRefused:
+        """The error for a setting the domain does not take (a model's, or the way another
+        domain's data is read)."""
+        takes = ", ".join(["--model", "--beta", *(p.option for p in self.parameters)])
+        option = setting if setting.startswith("-") else "--" + setting.replace("_", "-")
+        return SettingRefused(f"{option} is not a setting of the {self.name} domain",
+                              hint=f"leave it out; its models take {takes}")
+
+    # -- running ---------------------------------------------------------------------------
+
+    def run(self, episode: Episode, settings: Settings, progress: Callable[[int, int], None] | None = None) -> Source:
+        """``episode`` inverted under ``settings``: the judged source of its statements."""
+        raise NotImplementedError
+
+    def runs(self, episodes: Sequence[Episode], settings: Settings, betas: Sequence[float],
+             progress: Callable[[int, int], None] | None = None) -> Iterator[list[Source]]:
+        """For each β, the sources of every episode in order (a domain that plans once for
+        every β shares the work; by default each runs on its own)."""
+        for beta in betas:
+            yield [self.run(e, settings.with_beta(beta)) for e in episodes]
+
+    def check(self, episodes: Sequence[Episode], settings: Settings) -> None:
+        """Refuse, before any work, running ``episodes`` over the budget (with the estimate)."""
+
+    def group(self, episode: Episode) -> Any:
+        """Episodes of one group share work (a batch runs a group in one task)."""
+        return episode.reference
+
+    #: Whether a run plans once for every β (a batch then runs all of them in one task).
+    sweeps_betas = False
+
+    def task_cost(self, episodes: Sequence[Episode], settings: Settings, betas: int, scored: int) -> float:
+        """Rough relative seconds of running ``episodes`` under ``settings`` for ``betas``
+        β and scoring ``scored`` statements × thresholds at each judgment point (only the
+        order and the ratios matter: the largest tasks are scheduled first)."""
+        return len(episodes) * betas * (1.0 + 0.01 * scored)
+
+    def task_bytes(self, episodes: Sequence[Episode], settings: Settings) -> int:
+        """Peak memory of running ``episodes`` under ``settings``; a run over the budget is
+        refused here, with its estimate, before any work."""
+        return 64 * 2 ** 20
+
+    # -- language --------------------------------------------------------------------------
+
+    def signature(self, episode: Episode | None = None):
+        """The ELoT signature statements about ``episode`` are read in (with its words)."""
+        raise NotImplementedError
+
+    def signature_for(self, spec: str | None):
+        """The signature of the scenario ``spec`` names (None: the domain's own)."""
+        return self.signature(None if spec is None else self.episode(spec))
+
+    # -- hooks -----------------------------------------------------------------------------
+
+    def missing(self, hook: str, command: str) -> MissingHook:
+        """The refusal of ``command`` on a domain without ``hook``."""
+        return MissingHook(f"{command} needs the {self.name} domain to draw or describe its scenes, and it has no "
+                           f"{hook}", hint=f"write {hook}(...) in the domain (docs/domains.md, 'Hooks')")
+
+    def map_text(self, episode: Episode, t: int) -> TextMap:
+        """``episode`` at t as text (the REPL's ``:map``)."""
+        raise MissingHook(f"the {self.name} domain draws no map as text", hint=":goals, :worlds and :beliefs show the "
+                          "posteriors; write map_text(episode, t) in the domain for :map (docs/domains.md, 'Hooks')")
+
+    def frames(self, episode: Episode, **options: Any):
+        """What draws ``episode``'s frames (stimuli, storyboards, ``elot map``): an
+        :class:`elot.draw.frames.Frames`."""
+        raise self.missing("frames", "drawing")
+
+    def tell(self, episode: Episode, t: int, condition: str) -> str:
+        """``episode`` up to t told in words, for a language model (``condition`` ``plan``:
+        the actions; ``narrative``: a story): only what an observer could see."""
+        raise self.missing("tell", "elot baseline")
+
+    def question(self, mode: str) -> str:
+        """What a statement is about, as a language model is told it (``mode``)."""
+        agent = self.agent_words()
+        return (f"The statement below is about what {agent} believes now, at this point." if mode == CURRENT else
+                f"The statement below is about what {agent} believed at the start, before it acted (judge it from "
+                "everything it did so far).")
+
+    def prompt_template(self, condition: str) -> tuple[str, str]:
+        """The packaged prompt template of ``condition`` (its text, and where it is), for
+        a language model rating statements about this domain's scenes."""
+        from importlib import resources
+
+        return (resources.files("elot.baseline").joinpath("templates", "scene.txt").read_text(encoding="utf-8"),
+                "templates/scene.txt")
+
+    def shown(self, text: str, mode: str, signature) -> str:
+        """A statement as participants read it (ELoT in English, :func:`elot.lang.english.shown`;
+        a domain may keep its experiment's own wording)."""
+        from elot.lang.english import shown
+
+        return shown(text, mode, signature=signature)
+
+    def agent_words(self) -> str:
+        """How English names the agent watched (the signature's words: "the student")."""
+        from elot.lang.english import constant
+
+        signature = self.signature(None)
+        return constant(signature.agent, signature)
+
+    #: What ``elot plan`` may be told about this domain's simulated agent (the fields of
+    #: :class:`PlanRequest` it reads besides β, the policy, the seed and the step limit).
+    plan_settings: tuple[str, ...] = ()
+
+    def plan(self, episodes: Sequence[Episode], request: "PlanRequest") -> "Planned":
+        """``episodes`` completed by the domain's simulated agent (``elot plan``), as a file
+        of the domain's own format that reads back as the same scenarios."""
+        raise self.missing("plan", "elot plan")
+
+    def questions(self, episode: Episode) -> list:
+        """The statements a scenario is asked when none are given (its own)."""
+        return list(episode.statements)
+
+    # -- stimuli (what participants watch) ------------------------------------------------------
+
+    def stimulus_points(self, episode: Episode) -> tuple[int, ...]:
+        """Where a stimulus set cuts an episode: the end of each segment after the start
+        (the first shows t = 0), each a time participants are asked at (default: its
+        judgment points after the start, else its end); bad ones refused here."""
+        from elot.errors import ScenarioError
+
+        points = tuple(t for t in episode.judged if t > 0)
+        if not points:
+            raise ScenarioError(f"{episode.name} is judged only at t = 0, before participants have seen a move",
+                                hint="judge it after its first move, or leave its judgment points out (its end)")
+        return points
+
+    def stimulus_name(self, episode: Episode) -> str:
+        """The scenario's name in a stimulus set (what its animations' files are named by)."""
+        return episode.name
+
+    def stimulus_fields(self, episode: Episode) -> dict:
+        """The fields of a stimulus set's entry the domain says (``stimuli.json``): the
+        goal to ask about (1-based; ``gems`` how many there are to tick, 0 for none), and
+        whatever the domain's page and readers need (by default the page's ``scene``
+        texts in the domain's ``words``: :meth:`page_words`)."""
+        return {"goal": 1, "gems": 0, "texts": "scene", "words": self.page_words()}
+
+    def page_words(self) -> dict:
+        """What a survey's page calls the agent (``agent``) and says the animations show
+        (``scene``, where the domain says)."""
+        return {"agent": self.agent_words()}
 
 
-def _index(value: Any, names: tuple[str, ...], where: str, what: str) -> int:
-    if isinstance(value, bool):
-        value = str(value)
-    if isinstance(value, int):
-        if 0 <= value < len(names):
-            return value
-        raise ScenarioError(f"{where}: {what} {value} is not one of 0..{len(names) - 1}", hint=CASE_HINT)
-    if isinstance(value, str) and value in names:
-        return names.index(value)
-    shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
-    raise ScenarioError(f"{where}: no {what} {value!r} (the domain's {what}s are {shown})", hint=CASE_HINT)
+@dataclass(frozen=True)
+class PlanRequest:
+    """What ``elot plan`` asks of a domain's simulated agent: its goal or utilities, its
+    initial belief, β, the policy, the seed, the step limit, how judgment points are chosen,
+    the planner it plans with (None: its domain's) and the name of what is written."""
+
+    goal: str | None = None
+    utilities: str | None = None
+    belief: str = "uniform"
+    beta: float | None = None
+    policy: str = "boltzmann"
+    seed: int | None = 0
+    max_steps: int = 500
+    judge: Any = "auto"
+    points: int = 3
+    purposeful: bool = True
+    planner: str | None = None
+    name: str | None = None
+
+    #: The options each field is given by (what a refusal names).
+    OPTIONS = {"goal": "--goal", "utilities": "--utilities", "belief": "--belief", "judge": "--judge",
+               "points": "--points", "purposeful": "--purposeful/--no-purposeful", "planner": "--planner"}
 
 
-def _split_pick(spec: str) -> tuple[str, str | None]:
-    """``FILE:PICK`` -> (FILE, PICK) when FILE exists and PICK has no slash."""
+@dataclass(frozen=True)
+class Planned:
+    """What a simulated agent did: the ``text`` to write (the domain's own format), the
+    lines said about it before (``notes``), and what was written, said after its place
+    (``summary``: "wrote OUT: SUMMARY")."""
+
+    text: str
+    notes: tuple[str, ...] = ()
+    summary: str = ""
+
+
+# -- naming one of a file's scenarios -------------------------------------------------------
+
+
+def split_pick(spec: str) -> tuple[str, str | None]:
+    """``FILE:PICK`` -> (FILE, PICK) when FILE exists and PICK has no slash (a file whose
+    own name holds a colon is that file)."""
     head, sep, tail = spec.rpartition(":")
     if sep and head and tail and "/" not in tail and Path(head).is_file() and not Path(spec).is_file():
         return head, tail
     return spec, None
 
 
-def _pick_one(scenarios: list[DomainScenario], pick: str | None, path: str) -> DomainScenario:
+def pick_one(episodes: list[Episode], pick: str | None, path: str) -> Episode:
+    """The one of a file's ``episodes`` that ``pick`` (a name, or a number from 1) names."""
     if pick is None:
-        if len(scenarios) == 1:
-            return scenarios[0]
-        raise ScenarioError(f"{path} holds {len(scenarios)} scenarios",
-                            hint=f"pick one: {path}:NAME or {path}:N (1..{len(scenarios)}); names: "
-                                 + ", ".join(s.name for s in scenarios[:8]))
-    for s in scenarios:
-        if s.name == pick:
-            return s
-    if pick.isdigit() and 1 <= int(pick) <= len(scenarios):
-        return scenarios[int(pick) - 1]
+        if len(episodes) == 1:
+            return episodes[0]
+        raise ScenarioError(f"{path} holds {len(episodes)} scenarios",
+                            hint=f"pick one: {path}:NAME or {path}:N (1..{len(episodes)}); names: "
+                                 + ", ".join(e.name for e in episodes[:8]))
+    for e in episodes:
+        if e.name == pick:
+            return e
+    if pick.isdigit() and 1 <= int(pick) <= len(episodes):
+        return episodes[int(pick) - 1]
     raise ScenarioError(f"{path} has no scenario {pick!r}",
-                        hint=f"names: {', '.join(s.name for s in scenarios[:8])}; or a number 1..{len(scenarios)}")
+                        hint=f"names: {', '.join(e.name for e in episodes[:8])}; or a number 1..{len(episodes)}")
 
 
-# -- food trucks ---------------------------------------------------------------------------------
-
-
-class FoodTrucksFront(Front):
-    """Food trucks: scenarios by experiment id (``12``, ``foodtrucks:12``, from
-    ``scenarios.json`` under ``data``), ``.trucks`` files, or a JSON file in the
-    experiment's shape; the authors' models; desires K, L, M (1-7) and beliefs L, M, N."""
-
-    PREFIX = "foodtrucks:"
-
-    def variants(self) -> dict[str, EngineConfig]:
-        from elot.domains.foodtrucks.model import VARIANTS
-
-        return dict(VARIANTS)
-
-    def signature(self):
-        from elot.domains.foodtrucks.language import signature
-
-        return signature().with_words(WORDS)
-
-    def scenario(self, spec: str | None, data: str | None = None) -> DomainScenario:
-        from elot.domains.foodtrucks.scenarios import data_root, read_scenarios
-        from elot.domains.foodtrucks.trucksfile import read_trucks
-
-        if spec is None:
-            raise ScenarioError("which food-truck scenario?",
-                                hint="give an experiment scenario's id (elot run 12 --domain foodtrucks, or "
-                                     "foodtrucks:12) or a .trucks file")
-        ref = spec[len(self.PREFIX):] if spec.lower().startswith(self.PREFIX) else spec
-        path, pick = _split_pick(ref)
-        if Path(path).is_file():
-            if path.endswith(".json"):
-                found = read_scenarios(path)
-                return replace(self._one(found, pick, path), ref=ref)
-            return replace(self._one(read_trucks(path), pick, path, by_name=True), ref=ref)
-        if ref.isdigit():
-            file = data_root(data) / "scenarios.json"
-            return replace(self._one(read_scenarios(file), ref, str(file)), ref=ref)
-        raise ScenarioError(f"no food-truck scenario {spec!r}: not a file, nor an experiment scenario's id",
-                            hint="give a .trucks file, a scenarios.json-shaped file (FILE:ID), or an id of the "
-                                 "experiment (1-78) as 12 or foodtrucks:12")
-
-    def expand(self, spec: str, data: str | None = None) -> list[DomainScenario]:
-        """Every scenario ``spec`` names, for a batch: ``all`` (the experiment's 78), or a
-        file's scenarios (all of them, unless one is picked)."""
-        from elot.domains.foodtrucks.scenarios import data_root, read_scenarios
-        from elot.domains.foodtrucks.trucksfile import read_trucks
-
-        ref = spec[len(self.PREFIX):] if spec.lower().startswith(self.PREFIX) else spec
-        if ref == "all":
-            file = data_root(data) / "scenarios.json"
-            return [replace(self._one([s], None, str(file)), ref=str(s.id)) for s in read_scenarios(file)]
-        path, pick = _split_pick(ref)
-        if pick is None and Path(path).is_file():
-            json_file = path.endswith(".json")
-            found = read_scenarios(path) if json_file else read_trucks(path)
-            return [replace(self._one([s], None, path),
-                            ref=path if len(found) == 1 else f"{path}:{s.id if json_file else s.name}")
-                    for s in found]
-        return [self.scenario(spec, data)]
-
-    def _one(self, found: list, pick: str | None, path: str, by_name: bool = False) -> DomainScenario:
-        def made(s) -> DomainScenario:
-            name = s.name or f"scenario {s.id}"
-            return DomainScenario(name, Case(s.map, s.states, s.world, name), s.judgments, s)
-
-        if pick is None:
-            if len(found) == 1:
-                return made(found[0])
-            raise ScenarioError(f"{path} holds {len(found)} scenarios",
-                                hint=f"pick one: {path}:NAME or {path}:N; names: "
-                                     + ", ".join(s.name or str(s.id) for s in found[:8]))
-        for s in found:
-            if (by_name and s.name == pick) or (not by_name and pick.isdigit() and s.id == int(pick)):
-                return made(s)
-        if by_name and pick.isdigit() and 1 <= int(pick) <= len(found):
-            return made(found[int(pick) - 1])
-        ids = [str(s.id) for s in found]
-        raise ScenarioError(f"{path} has no scenario {pick!r}",
-                            hint=("names: " + ", ".join(s.name for s in found[:8])) if by_name
-                            else f"the ids run {ids[0]}..{ids[-1]}")
-
-    def outputs(self, result) -> list[tuple[str, str, float]]:
-        from elot.domains.foodtrucks.model import BELIEF_OPTIONS, DESIRE_OPTIONS
-        from elot.domains.foodtrucks.domain import levels
-
-        desire = result.mean_utility(levels(result.desire_space.utilities))
-        belief = result.mean_belief()
-        return ([("desire", o, float(v)) for o, v in zip(DESIRE_OPTIONS, desire)]
-                + [("belief", o, float(v)) for o, v in zip(BELIEF_OPTIONS, belief)])
-
-    def describe_outputs(self) -> str:
-        return ("desire K, L, M: how much the student likes the Korean, Lebanese and Mexican truck (1-7); "
-                "belief L, M, N: its initial belief that spot 2 held the Lebanese truck, the Mexican one, nothing")
-
-
-#: English for the food-truck signature (what the offline translator reads, and English output says).
-WORDS = {
-    "student": "the student",
-    "korean": ["the Korean truck", "the Korean food truck"],
-    "lebanese": ["the Lebanese truck", "the Lebanese food truck"],
-    "mexican": ["the Mexican truck", "the Mexican food truck"],
-    "at(_, spot1)": ["in view of the start", "near the start"],
-    "at(_, spot2)": ["behind the building", "around the corner"],
-}
-
-def front_of(domain: Any, origin: str = "") -> Front:
-    """The command line's view of ``domain``."""
-    from elot.domains.foodtrucks.domain import FoodTrucks
-
-    if isinstance(domain, FoodTrucks):
-        return FoodTrucksFront(domain, origin)
-    return Front(domain, origin)
+def with_refs(episodes: Iterable[Episode], path: str) -> list[Episode]:
+    """A file's episodes, each with the reference that reads it back."""
+    episodes = list(episodes)
+    if len(episodes) == 1:
+        return [dataclasses.replace(episodes[0], ref=path)]
+    return [dataclasses.replace(e, ref=f"{path}:{n + 1}") for n, e in enumerate(episodes)]

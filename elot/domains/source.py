@@ -1,153 +1,188 @@
-"""A domain scenario run by the engine, as a source of ELoT hypotheses: what ``elot run``
-scores statements against (``judged(t, at)``, elot's score loop) and what ``elot repl``
-queries (a belief model: ``times``, ``signature``, ``hypotheses(t)``,
-``initial_hypotheses(t)``, ``label(t)``).
-
-The engine infers the agent's **initial** belief and its desires from the path up to t.
-Rows are (hidden world, initial belief, desire) triples weighted by their posterior (every
-one under exact inference; the particles drawn under ``smc``, whose scores then carry
-standard errors from their effective sample size); each
-row's belief is the initial belief, each row carries its utilities (for the desire
-operators). A statement about the agent's *current* belief after t > 0 steps cannot be
-judged from that: it is refused with a hint (statements about desires or the world are
-judged in either mode).
-"""
+"""What a domain's run gives every command: a :class:`Source`, the judged run elot's score
+loop scores statements on and that reports itself to every output (terminal, ``--csv``,
+``--json``, batch tables), with the tables it prints (:class:`Summary`) and, for the REPL's
+``:map``, its scene as text (:class:`TextMap`). A front (:mod:`elot.domains.front`) makes
+one; the defaults here are what every domain shares."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Sequence
 
-import numpy as np
-
-from elot.domains.front import DomainScenario, Front
-from elot.engine import Engine, EngineConfig
-from elot.engine.tables.hypotheses import result_hypotheses
-from elot.engine.tables.run import Result
-from elot.engine.tables.protocol import ask, check_tables
-from elot.errors import ArgumentError, EvaluationError
-from elot.judging import Hypotheses
-from elot.lang.states import State
+from elot.engine.settings import Settings
+from elot.errors import ElotError
+from elot.settings import CURRENT, INITIAL
 
 
-class CurrentBeliefError(EvaluationError):
-    """A statement about the agent's current belief, which a domain run does not infer."""
+class MissingHook(ElotError):
+    """A command needs a hook the domain does not implement."""
+
+    kind = "missing hook"
 
 
-class DomainSource:
-    """``scenario`` of ``front``'s domain, inverted by an engine with ``config``; results are
-    made on demand for each time and kept."""
+@dataclass(frozen=True)
+class Summary:
+    """A table a run prints above its statements (the gridworld: the goal posterior at each
+    judgment point; a tabular domain: its outputs at the end): a title, column headers
+    (``justify`` ``left`` or ``right`` each), rows of cells, and a note printed under it."""
 
+    title: str
+    columns: tuple[tuple[str, str], ...]
+    rows: tuple[tuple[str, ...], ...]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class TextMap:
+    """A scene as text (the REPL's ``:map``): a ``width`` × ``height`` grid (x from 1 to the
+    right, y from 1 down), its labelled ``cells`` (position -> (label, terminal style)), the
+    cells the agent ``walked``, and the ``legend`` under it as (text, style) pieces."""
+
+    width: int
+    height: int
+    cells: dict
+    walked: frozenset
+    legend: tuple[tuple[str, str], ...] = ()
+
+
+class Source:
+    """A scenario run under settings: the judged source elot's score loop scores statements
+    on (``judged(t, at)``: the hypotheses at t, with beliefs at ``at``: t, or 0 for a
+    statement about the initial belief) and what its outputs report. A front's
+    :meth:`Front.run` makes one; the defaults here are what every domain shares."""
+
+    front: Any             # the elot.domains.front.Front that made it
+    episode: Any           # its elot.domains.front.Episode
+    settings: Settings         # what ran: auto's choice and the seed drawn, resolved
     conventions = "elot"
-
-    def __init__(self, front: Front, scenario: DomainScenario, config: EngineConfig | None = None,
-                 model: str | None = None, *, engine: Engine | None = None,
-                 results: dict[int, Result] | None = None):
-        """``engine`` (one of the same domain, whose plans are shared: planning does not
-        depend on beta) and ``results`` (already run, by time) save work in a batch."""
-        self.front = front
-        self.scenario = scenario
-        self.engine = engine or Engine(front.domain, config)
-        self.beta = self.engine.config.beta if config is None else float(config.beta)
-        self.model = model or front.model_name(None)
-        self._results: dict[int, Result] = dict(results or {})
-        self._signature = None
-        self._worlds: tuple[State, ...] | None = None
-
-    # -- the belief model's view ---------------------------------------------------------
 
     @property
     def name(self) -> str:
-        return f"{self.front.name} {self.scenario.name}"
-
-    @property
-    def times(self) -> range:
-        return range(self.scenario.horizon + 1)
+        return self.episode.name
 
     @property
     def judgments(self) -> tuple[int, ...]:
-        return self.scenario.judged
+        return self.episode.judged
+
+    @property
+    def steps(self) -> int:
+        return self.episode.horizon
+
+    @property
+    def times(self) -> range:
+        return range(self.episode.horizon + 1)
+
+    @property
+    def model(self) -> str:
+        return self.settings.model.name
+
+    @property
+    def beta(self) -> float:
+        return self.settings.model.beta
 
     @property
     def signature(self):
-        if self._signature is None:
-            self._signature = self.front.signature()
-        return self._signature
+        raise NotImplementedError
 
-    @property
-    def config(self) -> EngineConfig:
-        """What runs (the planner resolved)."""
-        return self.engine.config.with_beta(self.beta)
+    #: Whether the figures are estimates (particles), whose scores carry standard errors.
+    estimated = False
+
+    def judged(self, t: int, at: int):
+        raise NotImplementedError
+
+    def at(self, t: int, mode: str):
+        """The rows at t for a statement about the ``mode`` belief (the current one: at t;
+        the initial one: at 0, weighted by the posterior at t)."""
+        return self.judged(t, 0 if mode == INITIAL else t)
+
+    def hypotheses(self, t: int):
+        """The rows at t about the current belief (what the REPL and a belief model ask)."""
+        return self.at(t, CURRENT)
+
+    def initial_hypotheses(self, t: int):
+        return self.at(t, INITIAL)
+
+    def refuse(self, compiled, mode: str, t: int) -> None:
+        """Refuse, with the reason, a formula this run cannot judge in ``mode`` at t (its
+        domain's rule, :meth:`Front.refuse`)."""
+        if self.front is not None:
+            self.front.refuse(self.episode, compiled, mode, t)
+
+    def admit(self, statements: Sequence) -> list:
+        """The statements with those this run cannot judge marked failed (each with its
+        reason); the others as they are."""
+        return self.front.admitted(self.episode, statements) if self.front is not None else list(statements)
+
+    #: What the hidden worlds are (``:worlds``, ``:beliefs``) and how ``:worlds`` titles them.
+    worlds_noun = "world"
+    worlds_title = "world"
+
+    def world_label(self, state) -> str:
+        return str(state) or "(no atoms)"
+
+    def world_posterior(self, t: int) -> list[tuple[str, float]]:
+        """P(hidden world | what was seen up to t), each world by its label."""
+        rows = self.at(t, CURRENT)
+        return [(self.world_label(w), float(p)) for w, p in zip(rows.worlds, rows.world_posterior())]
+
+    def belief_posterior(self, t: int) -> list[tuple[str, float]]:
+        """The agent's belief over the worlds at t, averaged over hypotheses by posterior."""
+        from elot.numeric import dot_columns
+
+        rows = self.at(t, CURRENT)
+        agent = self.signature.agent
+        if agent not in rows.beliefs:
+            raise ElotError(f"no belief of {agent} is known at t={t}", hint="try :initial, or :goto 0")
+        average = dot_columns(rows.weights, rows.beliefs[agent])
+        return [(self.world_label(w), float(p)) for w, p in zip(rows.worlds, average)]
+
+    def belief_title(self, t: int, agent: str) -> str:
+        """The title of ``:beliefs`` at t; ``agent`` is how English names the agent ("the student")."""
+        return f"{agent}'s belief over {self.worlds_noun}s at t={t}"
 
     def label(self, t: int) -> str:
-        return self.front.step_labels(self.scenario)[t - 1]
+        """What happened at step t (1..T): its domain's :meth:`~elot.domains.front.Front.label`."""
+        return self.front.label(self.episode, t) if self.front is not None else ""
 
-    def result(self, t: int | None = None) -> Result:
-        """The inversion of the path's first ``t`` steps (default: all of it)."""
-        t = self.scenario.horizon if t is None else int(t)
-        if not 0 <= t <= self.scenario.horizon:
-            raise ArgumentError(f"time {t} is not one of 0..{self.scenario.horizon} ({self.name})")
-        if t not in self._results:
-            case = self.scenario.case
-            part = type(case)(case.layout, tuple(case.path[:t + 1]), case.world, case.name)
-            [[self._results[t]]] = self.engine.run([part], [self.beta])
-        return self._results[t]
-
-    def estimate(self):
-        """What planning the scenario's layout needs (checked against the budget by run)."""
-        return self.engine.estimate([self.scenario.case.layout])
-
-    def initial_hypotheses(self, t: int) -> Hypotheses:
-        return self._hypotheses(self.result(t), with_beliefs=True)
-
-    def hypotheses(self, t: int) -> Hypotheses:
-        """The rows at t for statements about the current belief: the initial belief
-        stands for it only at t = 0; later, beliefs are left out (a statement about them
-        is refused by :meth:`judged`; in the REPL the evaluator says no belief is known)."""
-        return self._hypotheses(self.result(t), with_beliefs=t == 0)
-
-    def judged(self, t: int, at: int) -> Hypotheses:
-        """elot's score loop: the rows at t, with beliefs at ``at`` (0: the initial belief)."""
-        return self._hypotheses(self.result(t), with_beliefs=at == 0)
+    def how(self) -> str:
+        """How the run inferred, in a few words (under particles: how many), or ''."""
+        return ""
 
     def goal_posterior(self, t: int) -> dict[str, float]:
-        """The posterior probability that each object is the one the agent wants most
-        (ties shared), what ``:goals`` shows."""
-        result = self.result(t)
-        utilities = np.asarray(result.desire_space.utilities, dtype=np.float64)
-        best = utilities == utilities.max(axis=1, keepdims=True)
-        share = best / best.sum(axis=1, keepdims=True)
-        return {o: float(p) for o, p in zip(result.desire_space.objects, result.desire_posterior() @ share)}
+        raise MissingHook(f"the {self.front.name} domain reports no goals", hint="ask about its outputs")
 
-    # -- rows ------------------------------------------------------------------------------
+    # -- what a run reports --------------------------------------------------------------
 
-    def worlds(self) -> tuple[State, ...]:
-        if self._worlds is None:
-            layout = self.scenario.case.layout
-            tables = check_tables(self.front.domain, ask(self.front.domain, "tables", layout))
-            self._worlds = tuple(State.of(frozenset(ask(self.front.domain, "world_atoms", layout, w)))
-                                 for w in range(len(tables.worlds)))
-        return self._worlds
+    def header(self, times: Sequence[int]) -> list[str]:
+        """Lines (rich markup) printed before the tables: what ran."""
+        return [f"[bold]{self.name}[/bold]"]
 
-    def _hypotheses(self, result: Result, *, with_beliefs: bool) -> Hypotheses:
-        return result_hypotheses(result, self.signature, self.worlds(), with_beliefs=with_beliefs)
+    def summary(self, times: Sequence[int]) -> Summary | None:
+        """The table printed above the statements."""
+        return None
 
+    def csv_columns(self, t: int) -> dict:
+        """Cells a ``--csv`` row at t adds after the statement's scores."""
+        return {}
 
-def refuse_current_beliefs(statements, source: Any):
-    """The statements with those about the agent's current belief (mode current, a
-    ``prob_of`` in their lowered form) marked failed: the engine infers the initial belief."""
-    from dataclasses import replace as _replace
+    def report_head(self) -> dict:
+        """``--json``'s fields before the judgments."""
+        return {"scenario": self.name, "model": self.model}
 
-    from elot.settings import CURRENT
+    def report_at(self, t: int) -> dict:
+        """``--json``'s fields of the judgment at t, before its statements."""
+        return {}
 
-    out = []
-    for st in statements:
-        compiled = st.compiled
-        if compiled is not None and st.mode == CURRENT and compiled.needs_belief and max(source.judgments) > 0:
-            error = CurrentBeliefError(
-                f"{st.text}: is about the {source.signature.agent}'s current belief, which the "
-                f"{source.front.name} model does not infer (it infers the initial belief and the desires)",
-                hint="ask about the initial belief: 'initial:' before the statement, --mode initial, or "
-                     "English such as 'At first the student thought ...'")
-            st = _replace(st, compiled=None, error=error, note="current belief: not inferred")
-        out.append(st)
-    return out
+    def report_tail(self, times: Sequence[int]) -> dict:
+        """``--json``'s fields after the judgments and the statements skipped."""
+        return {}
+
+    def table_columns(self) -> dict:
+        """A batch table's cells that say how the run ran (model, beta, k, conventions, and
+        under particles inference, particles, seed)."""
+        return {"model": self.model, "beta": self.beta, "k": "", "conventions": self.conventions}
+
+    def diagnostics(self, t: int) -> dict:
+        """A batch table's cells at t (under particles: the effective sample size and a
+        warning when the estimate is poor)."""
+        return {}

@@ -1,10 +1,6 @@
-"""Stimulus animations: frames of a :class:`~elot.draw.board.Board` rendered fast, written
-as GIF (Pillow, always available with matplotlib) and MP4 (only when ``ffmpeg`` is on the
-PATH).
-
-Rendering draws the static layer once per scenario, saves its pixels, and for each frame
-restores them and draws only the changing layer over them (blitting): a frame costs a few
-dozen small artists, not the whole map.
+"""Stimulus animations: frames a domain's renderer draws (:class:`elot.draw.frames.Renderer`,
+RGB arrays), written as GIF (Pillow, always available with matplotlib) and MP4 (only when
+``ffmpeg`` is on the PATH), with one palette per scenario made from a sample of its frames.
 """
 
 from __future__ import annotations
@@ -16,59 +12,12 @@ from typing import Sequence
 
 import numpy as np
 
-from elot.draw.board import TRAIL, frame_figure
 
 #: Frames per second of the paper's stimuli (about 3).
 FPS = 3
 #: How long the last frame of a segment stays up, in seconds, so that the final position
 #: registers before the judgment (a longer duration, not an extra frame).
 HOLD = 1.5
-
-
-class Renderer:
-    """Renders frames of one scenario's states: ``frame(t)`` is an RGB array, ``cell_px``
-    pixels a cell (with ``size_px``, exactly that on its longer side:
-    :func:`~elot.draw.board.frame_size`)."""
-
-    def __init__(self, states: Sequence, *, cell_px: int = 44, size_px: int | None = None,
-                 trail: int | None = TRAIL) -> None:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-        self.states = states
-        self.figure, self.board = frame_figure(states[0].layout, cell_px=cell_px, size_px=size_px, animated=True,
-                                               trail=trail)
-        self.canvas = FigureCanvasAgg(self.figure)
-        self.canvas.draw()                      # the static layer: animated artists are skipped
-        self.background = self.canvas.copy_from_bbox(self.figure.bbox)
-        self._objects_key = None
-        self._objects_background = None
-
-    @property
-    def size(self) -> tuple[int, int]:
-        """(width, height) of a frame in pixels."""
-        width, height = self.canvas.get_width_height()
-        return int(width), int(height)
-
-    def frame(self, t: int) -> np.ndarray:
-        """The picture of step ``t``: an (height, width, 3) uint8 array.
-
-        Three layers: the static one (saved once), the objects (redrawn and saved again
-        only when a door, box, key or gem changes), then the agent and its trail."""
-        state = self.states[t]
-        key = self.board.objects_key(state)
-        if key != self._objects_key:
-            self.canvas.restore_region(self.background)
-            for artist in self.board.draw_objects(state):
-                artist.axes.draw_artist(artist)
-            self._objects_background = self.canvas.copy_from_bbox(self.figure.bbox)
-            self._objects_key = key
-        self.canvas.restore_region(self._objects_background)
-        for artist in self.board.draw_agent(self.states, t):
-            artist.axes.draw_artist(artist)
-        return np.asarray(self.canvas.buffer_rgba())[..., :3].copy()
-
-    def close(self) -> None:
-        self.board.clear()
 
 
 def palette_for(frames: Sequence[np.ndarray], colors: int = 96):
@@ -78,7 +27,7 @@ def palette_for(frames: Sequence[np.ndarray], colors: int = 96):
     return _quantize(np.concatenate(list(frames), axis=0), colors)
 
 
-def palette_of(renderer: Renderer, steps: Sequence[int], colors: int = 96):
+def palette_of(renderer, steps: Sequence[int], colors: int = 96):
     """:func:`palette_for` the frames of ``steps``, drawn one at a time into one array
     (the frames are never all held besides it)."""
     width, height = renderer.size

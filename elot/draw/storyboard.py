@@ -22,7 +22,6 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from elot.draw import palette
-from elot.draw.board import Board
 
 #: Markers of the series in a statement panel: humans, then the models in order.
 HUMAN_MARKER = "o"
@@ -90,15 +89,14 @@ def rating_limits(statements: Sequence[StoryStatement]) -> tuple[float, float]:
     return low, high
 
 
-def storyboard_figure(states: Sequence, points: Sequence[int], statements: Sequence[StoryStatement],
+def storyboard_figure(maps, points: Sequence[int], statements: Sequence[StoryStatement],
                       models: Sequence[str], *, title: str, model_labels: Mapping[str, str] | None = None,
                       tables: Sequence[str] = ()) -> Figure:
-    """The storyboard of a scenario's true states ``s_0..s_T`` (or its :class:`MapFrames`,
-    a food-truck scenario's, say) at judgment points ``points`` (steps t). ``models`` orders the models of each statement's ``model``;
+    """The storyboard of a scenario, drawn by its domain's :class:`~elot.draw.frames.Frames`
+    (``maps``), at judgment points ``points`` (steps t). ``models`` orders the models of each statement's ``model``;
     ``model_labels`` names them in the legend (default: their names). The series named in
     ``tables`` (also keys of a statement's ``model``, after ``models``) are drawn in the
     table style (:data:`TABLE_MARKERS`)."""
-    maps = states if isinstance(states, MapFrames) else GridFrames(states)
     n = max(1, len(points))
     humans = any(st.human for st in statements)
     width = WIDTH
@@ -172,68 +170,6 @@ def storyboard_figure(states: Sequence, points: Sequence[int], statements: Seque
                   title="each statement has its own colour; at each judgment point:", title_fontsize=8,
                   alignment="left")
     return fig
-
-
-class MapFrames:
-    """The map frames atop a storyboard, one a judgment point: ``width`` and ``height`` in
-    cells (the frame's aspect), a caption under each (or ''), and :meth:`draw` of the
-    ``j``-th point's frame into an axes. :class:`GridFrames` draws the gridworld's;
-    ``elot.draw.foodtrucks.TruckFrames`` a food-truck scenario's."""
-
-    width: int
-    height: int
-
-    def captions(self, points: Sequence[int]) -> list[str]:
-        return [""] * len(points)
-
-    def draw(self, ax, points: Sequence[int], j: int) -> None:
-        raise NotImplementedError
-
-    def close(self) -> None:
-        """Free what drawing held (a renderer's figure)."""
-
-
-class GridFrames(MapFrames):
-    """The gridworld's frames of true states ``s_0..s_T``: the trail walked since the
-    previous point, every judgment point reached so far numbered where the agent stood,
-    the keys picked up drawn pale where they lay, what it holds as the caption."""
-
-    def __init__(self, states: Sequence):
-        self.states = states
-        self.layout = states[0].layout
-        self.width, self.height = self.layout.width, self.layout.height
-
-    def captions(self, points: Sequence[int]) -> list[str]:
-        out = []
-        for t in points:
-            held = [ks.colour or key for key, ks in self.states[t].keys if ks.where[0] == "held"]
-            out.append("holds: " + ", ".join(f"{c} key" for c in held) if held else "")
-        return out
-
-    def draw(self, ax, points: Sequence[int], j: int) -> None:
-        states, t = self.states, points[j]
-        board = Board(ax, self.layout, inventory_ax=None, trail=max(t - (points[j - 1] if j else 0), 0))
-        board.draw_static()
-        board.draw_state(states, t)
-        board.draw_picked_keys(states[0], states[t])
-        # points where the agent stood in one cell go side by side, in order from the left
-        cells = [states[u].agent_pos for u in points[: j + 1]]
-        for i, pos in enumerate(cells):
-            _judgment_badge(ax, board, pos, i + 1, current=i == j, place=cells[i + 1:].count(pos))
-
-
-def _judgment_badge(ax, board: Board, pos, number: int, *, current: bool, place: int = 0) -> None:
-    """The number of a judgment point in the upper right corner of the cell where the
-    agent stood (black for the panel's own point, grey for the earlier ones); the
-    ``place``-th badge of one cell sits left of the ones before it."""
-    from matplotlib.patches import Circle
-
-    x, y = pos[0] + 0.3 - 0.42 * place, pos[1] - 0.3
-    colour = "black" if current else "0.45"
-    ax.add_patch(Circle((x, y), 0.2, facecolor="white", edgecolor=colour, linewidth=board.lw(1.0), zorder=7,
-                        gid="judgment-point"))
-    ax.text(x, y, str(number), ha="center", va="center", fontsize=max(0.26 * board.cell_pt, 5.0),
-            fontweight="bold", color=colour, zorder=8)
 
 
 def _table_style(m: int) -> dict:

@@ -31,6 +31,7 @@ from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from elot import judging
+from elot.domains.source import Source
 from elot.errors import ElotError, expect
 from elot.lang.states import Belief, State
 from elot.lang.signature import Signature
@@ -327,6 +328,93 @@ def hypotheses_of(model: BeliefModel, t: int, *, initial: bool = False) -> Hypot
         raise BeliefModelError(f"{model_name(model)}.hypotheses({t}) returned a {type(found).__name__}",
                          hint="return Hypotheses or a list of (world, belief, weight) triples")
     return Hypotheses.of(found, model.signature)
+
+
+class ModelSource(Source):
+    """A belief model as a source of hypotheses (what a session, and elot's score loop,
+    read of any run): its rows at t are its ``hypotheses(t)``, or ``initial_hypotheses(t)``
+    for statements about the initial belief."""
+
+    front = None
+    settings = None
+
+    def __init__(self, model: BeliefModel):
+        self.belief_model = model
+
+    @property
+    def name(self) -> str:
+        return model_name(self.belief_model)
+
+    @property
+    def signature(self):
+        return self.belief_model.signature
+
+    @property
+    def steps(self) -> int:
+        return len(self.belief_model.times) - 1
+
+    @property
+    def judgments(self) -> tuple[int, ...]:
+        return tuple(int(t) for t in getattr(self.belief_model, "judgments", ()))
+
+    @property
+    def statements(self) -> tuple:
+        return tuple(getattr(self.belief_model, "statements", ()))
+
+    def at(self, t: int, mode: str) -> Hypotheses:
+        return hypotheses_of(self.belief_model, t, initial=mode == "initial")
+
+    def judged(self, t: int, at: int) -> Hypotheses:
+        return hypotheses_of(self.belief_model, t, initial=at != t)
+
+    def check_times(self) -> None:
+        """The REPL steps through times 0..T: a model with other times is refused."""
+        times = list(self.belief_model.times)
+        if times != list(range(len(times))) or not times:
+            raise ElotError(f"the model {self.name} has times {times[:5]}{'...' if len(times) > 5 else ''}",
+                            hint="the REPL steps through times 0, 1, ..., T: give times = range(T + 1)")
+
+    def check_initial(self) -> None:
+        """A model without ``initial_hypotheses(t)`` cannot judge statements about the initial belief."""
+        if not callable(getattr(self.belief_model, "initial_hypotheses", None)):
+            raise BeliefModelError(f"the model {self.name} has no initial_hypotheses(t), so it cannot judge "
+                                   f"statements about the initial belief",
+                                   hint="stay in :current, or add initial_hypotheses(t) to the model")
+
+    def _call(self, method, t: int):
+        """``method(t)`` of the user's model; its own failure is the model's error (naming
+        the method), not an internal error of elot."""
+        try:
+            return method(t)
+        except ElotError:
+            raise
+        except Exception as error:
+            raise BeliefModelError(f"{self.name}.{getattr(method, '__name__', 'method')}({t}) failed: "
+                                   f"{type(error).__name__}: {error}",
+                                   hint="this is an error in the model's code; call it directly to see the "
+                                        "traceback") from error
+
+    def label(self, t: int) -> str:
+        label = getattr(self.belief_model, "label", None)
+        return "" if label is None else str(self._call(label, t))
+
+    def goal_posterior(self, t: int) -> dict[str, float]:
+        method = getattr(self.belief_model, "goal_posterior", None)
+        if method is None:
+            raise ElotError(f"the belief model {self.name} has no goals", hint="add goal_posterior(t) to the model")
+        found = self._call(method, t)
+        try:
+            rows = {str(g): float(p) for g, p in dict(found).items()}
+        except (TypeError, ValueError) as error:
+            raise BeliefModelError(f"{self.name}.goal_posterior({t}) did not return goal: probability pairs "
+                                   f"({type(error).__name__}: {error})",
+                                   hint="return a dict such as {'gem1': 0.7, 'gem2': 0.3}") from None
+        bad = [(g, p) for g, p in rows.items() if not 0.0 <= p <= 1.0]       # NaN fails this too
+        if bad:
+            raise BeliefModelError(f"{self.name}.goal_posterior({t}) gave {bad[0][0]} the probability "
+                                   f"{bad[0][1]}, not a number between 0 and 1",
+                                   hint="return probabilities between 0 and 1 (no NaN)")
+        return rows
 
 
 def check_belief_model(model: Any) -> BeliefModel:

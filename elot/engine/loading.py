@@ -15,7 +15,8 @@ import os
 import sys
 from typing import Any
 
-from elot.engine.tables.protocol import Domain, DomainError
+from elot.engine.tables.protocol import Domain
+from elot.errors import DomainError
 from elot.errors import ElotError, Span, read_text
 
 METHODS = ("tables", "desires", "initial_beliefs", "signature", "world_atoms")

@@ -87,7 +87,7 @@ def constant(name: str, signature: Signature | None = None) -> str:
     if given:   # the domain's own words (Signature.with_words): "the Mexican truck"
         return given[0]
     if name == PLAYER or name == signature.agent or signature.object_types.get(name) == "agent":
-        return "the player" if name in (PLAYER, signature.agent) else f"the {name.replace('_', ' ')}"
+        return f"the {name.replace('_', ' ')}"   # "the player", "the visitor"; a name is the domain's words
     match = re.fullmatch(r"([a-z]+)_?(\d+)", name)
     if match:
         return f"{match[1]} {match[2]}"

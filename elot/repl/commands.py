@@ -89,13 +89,13 @@ def _help(session: Session, arg: str) -> list[RenderableType]:
     table.add_column("command", style="bold cyan", no_wrap=True)
     table.add_column("help")
     for cmd in COMMANDS.values():
-        table.add_row(Text(f":{cmd.name} {cmd.args}".rstrip()), Text(cmd.help))
+        table.add_row(Text(f":{cmd.name} {cmd.args}".rstrip()), Text(session.help_for(cmd.name) or cmd.help))
     table.add_row(Text("FORMULA"), Text("type, lowered form and score of an ELoT formula now"))
     table.add_row(Text("SENTENCE"), Text("translate an English sentence to ELoT, then score it"))
     return [table]
 
 
-@command("load", "PATH|NAME", "load a scenario: a .scn file, a dataset plan, or a built-in example", "path")
+@command("load", "PATH|NAME", "load another scenario of the domain (or another belief model)", "path")
 def _load(session: Session, arg: str) -> list[RenderableType]:
     session.load(_need(arg, ":load PATH|NAME"))
     return [render.message(session.describe(), "green")]
@@ -152,31 +152,29 @@ def _judgments(session: Session, arg: str) -> list[RenderableType]:
 # -- views ----------------------------------------------------------------------------------
 
 
-@command("map", "", "the grid now: walls, agent, gems, doors, boxes, keys seen, path walked")
+@command("map", "", "the scene now, as text (where the domain draws one)")
 def _map(session: Session, arg: str) -> list[RenderableType]:
     title = f"{session.name}  {_where(session)}"
-    return [render.map_view(session.states(), session.t, title=title)]
+    return [render.map_view(session.map_text(), title=title)]
 
 
-@command("goals", "", "posterior over the agent's goal now")
+@command("goals", "", "posterior over what the agent wants now")
 def _goals(session: Session, arg: str) -> list[RenderableType]:
-    goal = getattr(session.scenario, "true_goal", None)
+    goal = session.true_goal()
     return [render.bar_chart(f"goal posterior at t={session.t}", session.goal_posterior(),
                              highlight=goal, style="magenta",
                              caption="* true goal" if goal else None)]
 
 
-@command("worlds", "", "posterior over the hidden key placement (initial state)")
+@command("worlds", "", "posterior over the hidden world")
 def _worlds(session: Session, arg: str) -> list[RenderableType]:
-    what = getattr(session, "worlds_noun", "key placement (initial state)")
-    return [render.bar_chart(f"{what} posterior at t={session.t}",
+    return [render.bar_chart(f"{session.run().worlds_title} posterior at t={session.t}",
                              session.world_posterior(), style="yellow")]
 
 
-@command("beliefs", "", "the agent's belief over key placements now (posterior average)")
+@command("beliefs", "", "the agent's belief over the hidden worlds now (posterior average)")
 def _beliefs(session: Session, arg: str) -> list[RenderableType]:
-    what = getattr(session, "worlds_noun", "key placement") + "s"
-    return [render.bar_chart(f"the {session.agent_name}'s belief over {what} at t={session.t}",
+    return [render.bar_chart(session.run().belief_title(session.t, session.agent_words),
                              session.belief_posterior(), style="cyan",
                              caption="posterior-weighted average of the agent's belief")]
 
@@ -346,18 +344,12 @@ def _set(session: Session, arg: str) -> list[RenderableType]:
     raise ElotError(f"cannot set {arg.strip()!r}", hint=f"{hint}usage: {_SET_USAGE}")
 
 
-@command("model", "[MODEL]", "show or change the BToM model: the full model or an ablation (Tab lists them)",
+@command("model", "[MODEL]", "show or change the model: the domain's full model or an ablation (Tab lists them)",
          "model")
 def _model(session: Session, arg: str) -> list[RenderableType]:
-    from elot.session import DomainSession
-
     if arg.strip():
         session.set_model(arg.strip())
-    if isinstance(session, DomainSession):   # a domain of the engine: no k, no conventions
-        return [render.message(f"model: {session.model}  (beta = {session.beta:g}, planner = "
-                               f"{session.scenario.config.planner})")]
-    return [render.message(f"model: {session.model}  (beta = {session.beta:g}, k = {session.k}, "
-                           f"conventions = {session.conventions})")]
+    return [render.message(session.model_line())]
 
 
 @command("thresholds", "", "the thresholds in use")

@@ -10,11 +10,8 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion, Path
 from prompt_toolkit.document import Document
 
 from elot.lang.operators import OPERATORS, THRESHOLD_NAMES
-from elot.domains.doors_keys_gems.conventions import CONVENTIONS
-from elot.domains.doors_keys_gems.examples import list_examples
 from elot.repl.commands import SETTINGS, COMMANDS
 from elot.session import Session
-from elot.settings import VARIANTS
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -52,11 +49,12 @@ class ElotCompleter(Completer):
             cmd = COMMANDS.get(name)
             kind = cmd.complete if cmd else None
             if kind == "path":
-                yield from self._choices(arg, list_examples())
+                yield from self._choices(arg, [name for name, _ in self.session.examples()])
                 yield from self.paths.get_completions(Document(arg, len(arg)), event)
                 return
             if kind == "model":
-                yield from self._choices(arg, VARIANTS)
+                front = self.session.front
+                yield from self._choices(arg, list(front.models) if front is not None else [])
                 return
             if kind == "set":
                 words = arg.split(" ")
@@ -64,8 +62,6 @@ class ElotCompleter(Completer):
                     yield from self._choices(arg, SETTINGS)
                 elif len(words) == 2 and words[0] == "threshold":
                     yield from self._choices(words[1], list(self.session.thresholds_dict()))
-                elif len(words) == 2 and words[0] == "conventions":
-                    yield from self._choices(words[1], CONVENTIONS)
                 return
             if kind != "formula":
                 return

@@ -19,18 +19,6 @@ from elot.errors import ElotError, ElotTypeError
 from elot.session import ScoreRow
 from elot.settings import CURRENT
 
-#: rich styles for the colours scenarios use; anything else is shown as-is.
-COLOUR_STYLES = {
-    "red": "red",
-    "blue": "blue",
-    "yellow": "yellow",
-    "green": "green",
-    "orange": "dark_orange",
-    "purple": "magenta",
-    "pink": "hot_pink",
-    "white": "white",
-}
-
 _BAR_WIDTH = 30
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 _SPARKS = "▁▂▃▄▅▆▇█"
@@ -46,13 +34,6 @@ def plain_text(*renderables: RenderableType, width: int = 100) -> str:
     for renderable in renderables:
         console.print(renderable)
     return "\n".join(line.rstrip() for line in console.export_text().splitlines()) + "\n"
-
-
-def colour_style(colour: str | None) -> str:
-    """The rich style of a scenario colour name (``''`` for none)."""
-    if not colour:
-        return ""
-    return COLOUR_STYLES.get(colour, colour if colour.isalpha() else "")
 
 
 # -- where the session is ----------------------------------------------------------------
@@ -268,107 +249,34 @@ def message(text: str, style: str = "") -> Text:
 _CELL = 3
 
 
-def _tag(name: str) -> str:
-    """The short label of an object on the map: its number (``box2`` → ``2``)."""
-    digits = "".join(ch for ch in name if ch.isdigit())
-    return digits or name[:1]
-
-
-def _initial(colour: str | None) -> str:
-    return (colour or "?")[:1]
-
-
-def map_view(states: Sequence, t: int, *, title: str | None = None) -> Group:
-    """The grid at step ``t`` of the true states ``s_0..s_T``, with a legend.
-
-    Walls ``███``, floor ``·``, the path walked so far ``•``, the agent ``@``, gems
-    ``gN``, locked doors ``D`` + colour initial (``DR``), unlocked doors ``d`` + initial,
-    closed boxes ``[N]``, opened boxes ``[r]`` (the colour of the key seen in it) or ``[ ]``,
-    keys lying on a cell ``k`` + initial. Only what the observer has seen is drawn: keys
-    in closed boxes are not. Colours double the letters.
-    """
-    state = states[t]
-    layout = state.layout
-    path = {s.agent_pos for s in states[: t + 1]}
-    cells: dict[tuple[int, int], tuple[str, str]] = {}
-    for pos in layout.walls:
-        cells[pos] = ("█" * _CELL, "grey50")
-    for gem, pos in layout.gems:
-        if gem not in state.held_gems and layout.in_bounds(pos):
-            cells[pos] = (f"g{_tag(gem)}", "bold magenta")
-    for door, pos, colour in layout.doors:
-        if door in state.locked:
-            cells[pos] = (f"D{_initial(colour).upper()}", f"bold white on {colour_style(colour) or 'grey30'}")
-        else:
-            cells[pos] = (f"d{_initial(colour).lower()}", colour_style(colour))
-    for box, pos in layout.boxes:
-        if box in state.closed:
-            cells[pos] = (f"[{_tag(box)}]", "bold")
-        else:
-            inside = [state.key(k).colour for k in state.box_contents(box)]
-            colour = inside[0] if inside else None
-            cells[pos] = (f"[{_initial(colour).lower()}]" if inside else "[ ]", colour_style(colour))
-    for key, ks in state.keys:
-        if ks.where[0] == "cell":
-            cells[ks.where[1]] = (f"k{_initial(ks.colour).lower()}", f"bold {colour_style(ks.colour)}".strip())
-    cells[state.agent_pos] = ("@", "bold reverse")
-
+def map_view(scene, *, title: str | None = None) -> Group:
+    """A domain's scene as text (:class:`elot.domains.front.TextMap`): the grid, each
+    labelled cell in its style (colours double the letters), the cells walked marked, and
+    the legend under it."""
     grid = Text(no_wrap=True)
-    grid.append("   " + "".join(f"{x:^{_CELL}}" for x in range(1, layout.width + 1)) + "\n", style="dim")
-    for y in range(1, layout.height + 1):
+    grid.append("   " + "".join(f"{x:^{_CELL}}" for x in range(1, scene.width + 1)) + "\n", style="dim")
+    for y in range(1, scene.height + 1):
         grid.append(f"{y:>2} ", style="dim")
-        for x in range(1, layout.width + 1):
+        for x in range(1, scene.width + 1):
             pos = (x, y)
-            if pos in cells:
-                label, style = cells[pos]
+            if pos in scene.cells:
+                label, style = scene.cells[pos]
                 grid.append(f"{label:^{_CELL}}", style=style)
-            elif pos in path:
+            elif pos in scene.walked:
                 grid.append(f"{'•':^{_CELL}}", style="cyan")
             else:
                 grid.append(f"{'·':^{_CELL}}", style="grey42")
-        if y < layout.height:
+        if y < scene.height:
             grid.append("\n")
+    legend = Text()
+    for text, style in scene.legend:
+        legend.append(text, style=style)
     parts: list[RenderableType] = []
     if title:
         parts.append(Text(title, style="bold"))
     parts.append(grid)
-    parts.append(_map_legend(state))
+    parts.append(legend)
     return Group(*parts)
-
-
-def _map_legend(state) -> Text:
-    layout = state.layout
-    text = Text()
-    x, y = state.agent_pos
-    text.append("@", style="bold reverse")
-    text.append(f" {layout.agent} at ({x},{y})   ")
-    text.append("•", style="cyan")
-    text.append(" path walked   ")
-    text.append("███", style="grey50")
-    text.append(" wall\n")
-    boxes = []
-    for box, pos in layout.boxes:
-        if box in state.closed:
-            boxes.append(f"[{_tag(box)}] {box} closed")
-        else:
-            inside = [state.key(k).colour or "spare" for k in state.box_contents(box)]
-            boxes.append(f"{box} open: " + (", ".join(f"{c} key" for c in inside) if inside else "empty"))
-    if boxes:
-        text.append("boxes: " + "; ".join(boxes) + "\n")
-    doors = [f"{door} {colour} {'locked' if door in state.locked else 'unlocked'}"
-             for door, _, colour in layout.doors]
-    if doors:
-        text.append("doors: " + "; ".join(doors) + "\n")
-    gems = [f"g{_tag(g)} {g}" for g, _ in layout.gems if g not in state.held_gems]
-    if gems:
-        text.append("gems: " + ", ".join(gems) + "\n")
-    held = [f"{ks.colour} key" for _, ks in state.keys if ks.where[0] == "held"]
-    held += sorted(state.held_gems)
-    used = [f"{ks.colour}" for _, ks in state.keys if ks.where[0] == "used"]
-    text.append("holding: " + (", ".join(held) if held else "nothing"))
-    if used:
-        text.append("   used keys: " + ", ".join(used))
-    return text
 
 
 # -- explanations ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@
   Pearson r between L and the mean rating, with bootstrap intervals;
 * :mod:`elot.study.report` — scatter, score curves and a summary table;
 * :mod:`elot.study.params` — parameter files (``--thresholds FILE``) and atomic output;
-* :mod:`elot.study.experiments` — the paper's in- vs out-of-context comparison (``in_vs_out``).
+* :mod:`elot.domains.doors_keys_gems.experiments` — the paper's in- vs out-of-context comparison (``in_vs_out``).
 """
 
 from elot.study.params import FITTED, Params, StudyError, read_params, write_params

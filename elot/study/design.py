@@ -19,9 +19,9 @@ informative is kept, the others flagged ``same L as #n`` (``same_as`` holds n;
 :func:`indistinguishable_groups` lists the groups). A scenario without actions has
 nothing to judge and is refused, as ``elot stimuli`` refuses it.
 
-A scenario is a gridworld :class:`~elot.domains.doors_keys_gems.scenario.Scenario` or a domain's
-(:class:`elot.study.domain_cases.DomainCase`): the same rows, scored through the same loop
-(:func:`elot.study.storyboard.score_candidates`), the ablations being the domain's models.
+Scenarios are of any domain (:class:`~elot.study.references.ScenarioRef`): the same rows,
+scored through the same loop (:func:`elot.study.storyboard.score_candidates`), the full
+model being the domain's first and the ablations its other models.
 """
 
 from __future__ import annotations
@@ -29,9 +29,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from elot.errors import ElotSyntaxError, ElotTypeError, TranslationError
-from elot.judging import Statement
+from elot.statements import Statement
 from elot.output import csv_text
-from elot.settings import DEFAULT_K
 from elot.study.storyboard import judgment_points, require_actions, score_candidates
 
 #: A range below this is "constant" (L is a ratio of sums of floating-point weights).
@@ -39,36 +38,40 @@ CONSTANT = 1e-6
 
 
 def design_rows(scenarios: Sequence[tuple[str, object]], candidates: Sequence[Statement], *,
-                ablations: Sequence[str] = ("true-belief", "non-planning"), beta: float | None,
-                k: int = DEFAULT_K,
+                ablations: Sequence[str] | None = None, beta: float | None = None, params: dict | None = None,
                 thresholds=None, bind_free: bool = False) -> list[dict]:
     """One row per (scenario, candidate), sorted by informativeness (see the module's
-    docstring); ``scenarios`` holds (name, Scenario) pairs."""
+    docstring); ``scenarios`` holds (name, :class:`~elot.study.references.ScenarioRef`)
+    pairs, of one domain; ``ablations`` (default: the domain's other models) are compared
+    with its full model (its first), each at ``beta`` (None: its own) with ``params``."""
     rows: list[dict] = []
-    models = ["full", *[a for a in ablations if a != "full"]]
-    for name, scenario in scenarios:      # every scenario checked before any is scored
-        require_actions(name, scenario)
-    for name, scenario in scenarios:
-        points = judgment_points(scenario)
-        scored = score_candidates(scenario, candidates, models, beta=beta, k=k, thresholds=thresholds,
+    front = scenarios[0][1].front if scenarios else None
+    full = front.model_name(None) if front is not None else "full"
+    ablations = front.ablations if ablations is None else ablations
+    models = [full, *[a for a in ablations if a != full]]
+    for name, ref in scenarios:      # every scenario checked before any is scored
+        require_actions(name, ref.load())
+    for name, ref in scenarios:
+        points = judgment_points(ref.load())
+        scored = score_candidates(ref, candidates, models, beta=beta, params=params, thresholds=thresholds,
                                   bind_free=bind_free, points=points)
         for st in scored:
-            full = st.model.get("full")
+            full_values = st.model.get(full)
             row = {"rank": 0, "scenario": name, "statement": st.text, "mode": st.mode, "formula": st.formula or "",
-                   "points": list(points), "values": full or [], "min": "", "max": "", "range": "", "change": "",
+                   "points": list(points), "values": full_values or [], "min": "", "max": "", "range": "", "change": "",
                    **{f"disagree_{a}": "" for a in models[1:]}, "informativeness": "", "flag": "", "same_as": ""}
-            if st.error is not None or not full:
+            if st.error is not None or not full_values:
                 row["flag"] = flag_of(st.error)
                 row["note"] = getattr(st.error, "message", st.note)
                 rows.append(row)
                 continue
-            low, high = min(full), max(full)
+            low, high = min(full_values), max(full_values)
             row.update({"min": low, "max": high})
             if len(points) > 1:      # one point has no range nor change: "—", not 0
-                row.update({"range": high - low, "change": full[-1] - full[0]})
+                row.update({"range": high - low, "change": full_values[-1] - full_values[0]})
             gaps = []
             for a in models[1:]:
-                gap = max(abs(x - y) for x, y in zip(full, st.model[a]))
+                gap = max(abs(x - y) for x, y in zip(full_values, st.model[a]))
                 row[f"disagree_{a}"] = gap
                 gaps.append(gap)
             row["informativeness"] = (high - low) + (sum(gaps) / len(gaps) if gaps else 0.0)

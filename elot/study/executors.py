@@ -11,7 +11,6 @@ import os
 from typing import Iterator, Sequence
 
 from elot.study.params import StudyError
-from elot.study.references import ScenarioRef
 from elot.study.resources import task_cost
 from elot.study.tables import format_rows
 from elot.study.tasks import Task, run_task
@@ -39,7 +38,7 @@ def chunk_tasks(tasks: Sequence[Task], workers: int) -> list[list[Task]]:
     costs = {task.index: task_cost(task) for task in tasks}
     target = sum(costs.values()) / max(4 * workers, 1)
     chunks: list[tuple[float, list[Task]]] = []
-    by_scenario: dict[ScenarioRef, list[Task]] = {}
+    by_scenario: dict[object, list[Task]] = {}
     for task in tasks:
         by_scenario.setdefault(task.scenario, []).append(task)
     for group in by_scenario.values():

@@ -33,11 +33,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from elot.errors import ElotError, Span, read_text
+from elot.errors import ElotError, Span
 from elot.lang.thresholds import Thresholds
-from elot.settings import DEFAULT_K, DEFAULT_VARIANT, MODES, check_variant
+from elot.settings import MODES
 from elot.study.params import FITTED, StudyError, one_newline, read_input, whole_records
-from elot.study.references import ScenarioRef, resolve
+from elot.study.references import DomainRef, ScenarioRef, resolve
 from elot.study.tables import match_beta, setting_text, settings_of
 
 #: β grid: 0.5 to 4 in steps of ×√2.
@@ -114,57 +114,19 @@ def _field_starts(line: str) -> list[int]:
     return starts
 
 
-def ref_for(name: str, root: str | None = None, base: Path | None = None,
-            map_name: str | None = None) -> ScenarioRef:
-    """The scenario a table's ``scenario`` value names (a dataset ``exp/plan``, a file
-    or an example). A relative file path is as the batch was given it, from where the
-    batch ran: it is looked for from here, then from ``base`` (the folder of the file
-    that names it) and each folder above, so a table can be fitted from anywhere. A file
-    found there whose map is not the table's ``map_name`` is another scenario that
-    happens to have the same name, and the search goes on."""
-    from elot.domains.doors_keys_gems.dataset import PLAN_ID, dataset_root
-
-    match = PLAN_ID.match(name)
-    if match and match["exp"]:
-        return ScenarioRef(name, match["exp"], match["id"], str(dataset_root(root)))
-    path = Path(name)
-    if path.suffix not in (".scn", ".pddl") or path.is_absolute() or base is None:
-        return ScenarioRef(name)
-    places = list(dict.fromkeys([Path.cwd(), Path(base).resolve(), *Path(base).resolve().parents]))
-    notes = []
-    for place in places:
-        found = place / path
-        notes.append(f"looked in {place}")
-        if not found.is_file():
-            continue
-        if path.suffix == ".scn":  # keeps the table's name, so rows still match by it
-            ref = ScenarioRef(name, text=read_text(found, "scenario"))
-        else:
-            ref = ScenarioRef(name if place == places[0] else str(found))
-        if map_name and ref.map != map_name:
-            notes.append(f"{found} is another map ({ref.map}, the table's is {map_name})")
-            continue
-        return ref
-    raise StudyError(f"scenario file {name}" + (f" of map {map_name}" if map_name else "") + " not found",
-                     notes=tuple(notes),
-                     hint="run from the folder the batch ran in, or give the batch absolute paths")
-
-
 #: The scale of ratings drawn beside L (storyboards, the report's scatter): L's own, as
 #: ``elot survey import`` and ``elot simulate`` write ratings.
 UNIT_SCALE = (0.0, 1.0)
 
 
-def read_ratings(path: str | Path, *, root: str | None = None, text: str | None = None,
-                 scale: tuple[float, float] | None = None,
-                 refs_from: Callable[[str], ScenarioRef] | None = None) -> Ratings:
-    """Read and validate a ratings file (a batch table with a ``rating`` column is one).
-    Errors name the file, line and column; rows of a batch table with an ``error`` are
-    skipped. Ratings may be on any scale (Pearson r does not depend on it) unless
-    ``scale`` is given: a rating outside it is then an error at its line, not clipped
-    (clipping would change the data a figure shows). ``refs_from(name)``: the scenario a
-    ``scenario`` value names, where it is not the gridworld's (a domain's, see
-    :mod:`elot.study.domain_fit`)."""
+def read_ratings(path: str | Path, *, domain: DomainRef = DomainRef(), text: str | None = None,
+                 scale: tuple[float, float] | None = None) -> Ratings:
+    """Read and validate a ratings file (a batch table with a ``rating`` column is one) of
+    scenarios of ``domain`` (its front finds the scenario each ``scenario`` value names:
+    :meth:`elot.domains.front.Front.find`). Errors name the file, line and column; rows of
+    a batch table with an ``error`` are skipped. Ratings may be on any scale (Pearson r
+    does not depend on it) unless ``scale`` is given: a rating outside it is then an error
+    at its line, not clipped (clipping would change the data a figure shows)."""
     path = Path(path)
     text = read_input(path, "ratings") if text is None else one_newline(text)
     lines = text.splitlines()
@@ -210,9 +172,9 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
         name = (row["scenario"] or "").strip()
         if name not in refs:
             try:
-                ref = refs_from(name) if refs_from else ref_for(
-                    name, root, base=None if path is None else Path(path).parent,
-                    map_name=(row.get("map") or "").strip() or None)
+                key = domain.front().find(name, None if path is None else Path(path).parent,
+                                          (row.get("map") or "").strip() or None)
+                ref = ScenarioRef(name, key, domain)
                 ref.load()
             except ElotError as error:
                 failure = fail(f"unknown scenario {name!r}: {error.message}", line, "scenario",
@@ -229,10 +191,10 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
             t = int(row["t"])
         except (TypeError, ValueError):
             raise fail(f"judgment point t = {row['t']!r} is not a whole number", line, "t") from None
-        if not 0 <= t <= scenario.T:
-            raise fail(f"t = {t} is outside {name}'s plan (0..{scenario.T})", line, "t")
-        if t not in scenario.judgments:
-            points = ", ".join(map(str, scenario.judgments)) or "none"
+        if not 0 <= t <= scenario.horizon:
+            raise fail(f"t = {t} is outside {name}'s plan (0..{scenario.horizon})", line, "t")
+        if t not in scenario.judged:
+            points = ", ".join(map(str, scenario.judged)) or "none"
             raise fail(f"t = {t} is not a judgment point of {name} (its points: {points})", line, "t",
                        hint="t counts the actions taken, 0 at the start (stimuli.json's times are t + 1); "
                             "rate at the scenario's judgment points")
@@ -260,7 +222,7 @@ def read_ratings(path: str | Path, *, root: str | None = None, text: str | None 
         try:
             if not formula:
                 formula, _ = resolve(refs[name], statement, mode)
-            _check_formula(formula, scenario)
+            _check_formula(formula, refs[name])
         except ElotError as error:
             raise fail(f"unknown statement {statement!r}: {error.message}", line, "statement",
                        hint="give the formula in a formula column, or a sentence the translator reads") from None
@@ -339,10 +301,10 @@ def _statement_by_id(ref: ScenarioRef, statement_id: str) -> str | None:
     return next((item.text for item in scenario_items(ref) if item.id == statement_id), None)
 
 
-def _check_formula(formula: str, scenario) -> None:
+def _check_formula(formula: str, ref: ScenarioRef) -> None:
     from elot.lang.semantics import compile_formula
 
-    compile_formula(formula, scenario.signature(), None, True)
+    compile_formula(formula, ref.signature(), None, True)
 
 
 # -- precomputation -------------------------------------------------------------------
@@ -436,51 +398,70 @@ def _correlation(Lc: np.ndarray, yc: np.ndarray, undefined: float = 0.0) -> np.n
     return np.where((den > 0) & ~flat, r, undefined)
 
 
-def precompute(ratings: Ratings, model: str = DEFAULT_VARIANT, *, betas: Sequence[float] = BETA_GRID, k: int = DEFAULT_K,
-               conventions: str = "elot", start: Thresholds | None = None,
-               progress: Callable[[int, int], None] | None = None) -> Problem:
-    """Run the inferences and tabulate P and π of every key over its thresholds' grid."""
-    from elot.domains.doors_keys_gems.inference import InferenceConfig, infer
-    from elot.domains.doors_keys_gems.scoring import compile_statement
+def precompute(ratings: Ratings, model: str | None = None, *, betas: Sequence[float] = BETA_GRID,
+               start: Thresholds | None = None, progress: Callable[[int, int], None] | None = None,
+               **params) -> Problem:
+    """Run every rated scenario's inference for every β (under ``model`` with the models'
+    ``params``, e.g. the gridworld's ``k`` and ``conventions``, a tabular domain's
+    ``planner``) and tabulate P and π of every key over its thresholds' grid. The rows a
+    statement is judged on are the same for every β (only their weights change), so its
+    truth is computed once per grid point of its thresholds."""
     from elot.judging import holds, posterior_probability, prior_probability, rows_for
+    from elot.statements import compile_statement
 
-    check_variant(model)
     start, grids, by_scenario, tables = tabulation_start(ratings, start)
+    front = next(iter(ratings.refs.values())).front
+    settings = front.settings(model, betas[0], **params)
     for done, (name, rows) in enumerate(by_scenario.items()):
-        scenario = ratings.refs[name].load()
-        config = InferenceConfig(variant=model, k=k, conventions=conventions)
-        infs = [infer(scenario, config.replace(beta=b)) for b in betas]
-        first = infs[0]
-        weights = {t: np.stack([inf.pair_posterior(t).ravel() for inf in infs], axis=1)
-                   for t in {ratings.keys[i].t for i in rows}}
-        judged = lru_cache(maxsize=None)(first.judged)   # the rows of (t, at): beliefs, prior, live
-        # A statement about desires is judged on one row per hypothesis (judging.rows_for),
-        # weighted by the whole posterior rather than the (state, belief) pairs'.
-        full = lru_cache(maxsize=None)(lambda t: np.stack([inf.posterior(t) for inf in infs], axis=1))
+        episode = ratings.refs[name].load()
+        sources = [one for [one] in front.runs([episode], settings, list(betas))]
+        first = sources[0]
+
+        @lru_cache(maxsize=None)
+        def judged(t: int, at: int, desires: bool):
+            """The rows of (t, at) (one per desire for a statement about desires) and their
+            weights under each β."""
+            every = [s.judged(t, at) for s in sources]
+            if desires:
+                every = [rows_for(_DESIRES, r) for r in every]
+            return every[0], np.stack([r.weights for r in every], axis=1)
 
         def score(compiled, members):
-            truth_at: dict[int, np.ndarray] = {}
+            truth_at: dict[tuple[int, int], np.ndarray] = {}
             P, pi = [], []
             for i in members:
                 key = ratings.keys[i]
+                try:
+                    first.refuse(compiled, key.mode, key.t)
+                except ElotError as error:
+                    raise StudyError(f"{ratings.path}: {key.formula} (scenario {key.scenario}, t = {key.t}): "
+                                     f"{error.message}", hint=error.hint) from None
                 when = key.t if key.mode == "current" else 0
-                hypotheses = rows_for(compiled, judged(key.t, when))
-                if when not in truth_at:   # the truth depends on the beliefs of `when` only
-                    truth_at[when] = holds(compiled, hypotheses).astype(float)
-                truth = truth_at[when]
+                hypotheses, weights = judged(key.t, when, compiled.needs_desires)
+                if (key.t, when) not in truth_at:
+                    truth_at[key.t, when] = holds(compiled, hypotheses).astype(float)
+                truth = truth_at[key.t, when]
                 # P under every β at once; π from the rows' prior masses, as every score
-                P.append(posterior_probability(
-                    truth, weights[key.t] if len(truth) == len(weights[key.t]) else full(key.t)))
-                pi.append(prior_probability(truth, hypotheses.weights, conventions,
+                P.append(posterior_probability(truth, weights))
+                pi.append(prior_probability(truth, hypotheses.weights, first.conventions,
                                             prior=hypotheses.prior_mass(), live=hypotheses.live))
             return P, pi
 
         for formula, members in by_formula(ratings, rows).items():
-            compile_at = partial(compile_statement, first, formula, bind_free=True)
+            compile_at = partial(compile_statement, formula, first.signature, bind_free=True)
             tabulate_formula(tables, members, grids, start, len(betas), compile_at, score)
         if progress:
             progress(done + 1, len(by_scenario))
-    return problem_of(model, betas, start, grids, tables, len(ratings.keys))
+    return problem_of(settings.model.name, betas, start, grids, tables, len(ratings.keys))
+
+
+class _NeedsDesires:
+    """What :func:`elot.judging.rows_for` reads of a formula about desires."""
+
+    needs_desires = True
+
+
+_DESIRES = _NeedsDesires()
 
 
 def by_formula(ratings: Ratings, rows: Sequence[int]) -> dict[str, list[int]]:
@@ -721,14 +702,12 @@ def bootstrap(L: np.ndarray, y: np.ndarray, *, samples: int = 1000, seed: int = 
     return Figure(r, float(low), float(high), len(y))
 
 
-def fit(ratings: Ratings, *, models: Sequence[str] = ("full", "true-belief", "non-planning"),
-        betas: Sequence[float] = BETA_GRID, k: int = DEFAULT_K, conventions: str = "elot", minimize: bool = False,
-        start: Thresholds | None = None, samples: int = 1000, seed: int = 0,
-        progress: Callable[[str, int, int], None] | None = None,
-        tabulate: Callable[..., "Problem"] | None = None) -> FitResult:
-    """Fit Θ and β for each model (the first is the primary one, the rest ablations) and
-    report r with bootstrap intervals overall, per condition and per factor value.
-    ``tabulate`` replaces :func:`precompute` (a domain's, :mod:`elot.study.domain_fit`)."""
+def fit(ratings: Ratings, *, models: Sequence[str | None] = (None,), betas: Sequence[float] = BETA_GRID,
+        minimize: bool = False, start: Thresholds | None = None, samples: int = 1000, seed: int = 0,
+        progress: Callable[[str, int, int], None] | None = None, **params) -> FitResult:
+    """Fit Θ and β for each of the ratings' domain's ``models`` (the first is the primary
+    one, the rest ablations; None: the domain's first) with the models' ``params``, and
+    report r with bootstrap intervals overall, per condition and per factor value."""
     out = {}
     y = ratings.rating
     if np.ptp(y) == 0:
@@ -736,8 +715,9 @@ def fit(ratings: Ratings, *, models: Sequence[str] = ("full", "true-belief", "no
                          "there is nothing to fit", path=ratings.path,
                          hint="fit ratings that differ between statements")
     for model in models:
-        problem = (tabulate or precompute)(ratings, model, betas=betas, k=k, conventions=conventions, start=start,
-                                           progress=(lambda d, t, m=model: progress(m, d, t)) if progress else None)
+        problem = precompute(ratings, model, betas=betas, start=start,
+                             progress=(lambda d, t, m=model: progress(m, d, t)) if progress else None, **params)
+        model = problem.model
         index, b, _, evaluations = ascend(problem, y, minimize=minimize)
         free = unconstrained(problem, y, index, b, minimize=minimize)
         ties = flat_settings(problem, y, index, b, minimize=minimize, skip=free)

@@ -51,26 +51,28 @@ def read_goal_answers(path: str | Path) -> list[dict]:
     return rows
 
 
-def compare_goals(answers: Sequence[dict], *, model: str = "full", beta: float | None = None,
-                  k: int | None = None, conventions: str | None = None, root: str | None = None,
-                  base: Path | None = None) -> list[dict]:
-    """One row per (scenario, t, gem): the human shares and the model's goal posterior
-    (see the module's docstring), under ``model`` at ``beta``."""
-    from elot.domains.doors_keys_gems.inference import infer
-    from elot.study.fit import ref_for
+def compare_goals(answers: Sequence[dict], *, model: str | None = None, beta: float | None = None,
+                  params: dict | None = None, domain=None, base: Path | None = None) -> list[dict]:
+    """One row per (scenario, t, goal): the human shares and the model's goal posterior
+    (see the module's docstring), under ``model`` at ``beta`` with the models' ``params``,
+    the scenarios read by ``domain`` (a :class:`~elot.study.references.DomainRef`)."""
+    from elot.study.references import DomainRef, ScenarioRef
+
+    domain = domain or DomainRef()
+    front = domain.front()
 
     by_point: dict[str, dict[int, list[list[int]]]] = defaultdict(lambda: defaultdict(list))
     for row in answers:
         by_point[row["scenario"]][row["t"]].append(row["ticked"])
     out = []
     for name, points in by_point.items():
-        scenario = ref_for(name, root, base=base).load()
-        inference = infer(scenario, model=model, beta=beta, k=k, conventions=conventions)
-        gems = [g for g, _ in scenario.layout.gems]
+        episode = ScenarioRef(name, front.find(name, base), domain).load()
+        source = front.run(episode, front.settings(model, beta, **(params or {})))
+        gems = list(source.goal_posterior(0))
         for t in sorted(points):
-            if not 0 <= t <= scenario.T:
-                raise StudyError(f"goal answers at t = {t}, outside {name}'s plan (0..{scenario.T})")
-            posterior = inference.goal_posterior(t)
+            if not 0 <= t <= episode.horizon:
+                raise StudyError(f"goal answers at t = {t}, outside {name}'s plan (0..{episode.horizon})")
+            posterior = source.goal_posterior(t)
             ticks = points[t]
             for n, gem in enumerate(gems, start=1):
                 out.append({"scenario": name, "t": t, "gem": gem, "n": len(ticks),

@@ -1,197 +1,138 @@
-"""What a study runs on: scenarios by reference (a dataset plan, a file, an example name),
-loadable in any worker, and the statements scored on them (the dataset's statements files
-with their annotated factors, the command line's, a scenario's own)."""
+"""What a study runs on, in any domain: scenarios by reference, loadable in any worker
+(:class:`ScenarioRef`: the domain, rebuilt from :class:`DomainRef`, and its front's key for
+the scenario), the scenarios a study's arguments name (:func:`expand`), and the statements
+scored on them (the command line's, statements files', a scenario's own, each with its study
+id and factors), checked as ``elot run`` checks them."""
 
 from __future__ import annotations
 
 import dataclasses
-import glob as globmod
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Sequence
 
-from elot.errors import ElotError, Span, csv_rows, read_text
-from elot.judging import Statement, compile_statements, resolve_statements
+from elot.errors import ElotError, Span
+from elot.statements import Statement, compile_statements, resolve_statements
 from elot.output import count
 from elot.settings import CURRENT, MODES
-from elot.study.params import StudyError, read_input
-from elot.study.tables import FACTORS
-
-#: Dataset experiments: ``exp2`` is both of its conditions.
-EXPERIMENTS = ("exp1", "exp2_current", "exp2_initial")
-EXPERIMENT_ALIASES = {"exp2": ("exp2_current", "exp2_initial"), "all": EXPERIMENTS}
+from elot.study.params import StudyError
 
 
 def item(statement_id: str, text: str, mode: str = CURRENT, factors: tuple[tuple[str, str], ...] = ()) -> Statement:
-    """A statement to score in a study (the one statement record, :class:`elot.judging.Statement`):
+    """A statement to score in a study (the one statement record, :class:`elot.statements.Statement`):
     its id, text as written, mode, and known factors."""
     return Statement(text, mode, id=statement_id, factors=factors)
 
 
 @dataclass(frozen=True)
-class ScenarioRef:
-    """A scenario by reference, loadable in any worker: a dataset plan (``exp`` and plan
-    id, under ``root``), a file path, or an example name. ``name`` is the table's
-    ``scenario`` column. A ``.scn`` file travels with its ``text``, so that workers on
-    other machines need no copy of it (dataset plans and PDDL files are read where the
-    task runs)."""
+class DomainRef:
+    """A domain as a study names it, rebuilt in any worker: ``spec`` (``--domain``, None: the
+    one the scenarios claim, else the gridworld), its ``data`` folder and ``reading`` (the
+    gridworld's ``exp``: which experiment plan ids are read from)."""
 
-    name: str
-    exp: str | None = None
-    plan_id: str | None = None
-    root: str | None = None
-    text: str | None = None
+    spec: str | None = None
+    data: str | None = None
+    reading: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def of_path(cls, path: str) -> "ScenarioRef":
-        if path.endswith(".scn") and Path(path).is_file():
-            return cls(path, text=read_text(path, "scenario"))
-        return cls(path)
+    def of(cls, front, spec: str | None = None) -> "DomainRef":
+        """The reference of a front the command line made (its domain and data folder)."""
+        reading = tuple((k, v) for k, v in (("exp", getattr(front, "exp", None)),) if v)
+        return cls(spec if spec is not None else front.name, front.data, reading)
+
+    def front(self):
+        return _front(self)
+
+
+@lru_cache(maxsize=16)
+def _front(ref: DomainRef):
+    from elot.domains.registry import front_for
+
+    front = front_for(ref.spec, **dict(ref.reading))
+    front.data = ref.data
+    return front
+
+
+@dataclass(frozen=True)
+class ScenarioRef:
+    """A scenario by reference, loadable in any worker: its ``name`` (a study table's
+    ``scenario`` column), the front's ``key`` for it (None: the front reads ``name`` as a
+    command line's scenario) and its ``domain``."""
+
+    name: str
+    key: Any = None
+    domain: DomainRef = DomainRef()
 
     def load(self):
-        return _load_ref(self)
+        """The scenario, as an :class:`~elot.domains.front.Episode` (read once per process)."""
+        return _load(self)
+
+    @property
+    def front(self):
+        return self.domain.front()
 
     @property
     def map(self) -> str:
-        if self.plan_id is not None:
-            return self.plan_id.split("_")[0]
-        return self.load().name
+        """The map (layout) it runs on, as a study table's ``map`` column says it."""
+        return self.front.map_name(self.load())
+
+    def signature(self):
+        """The ELoT signature its statements are read (and translated) in."""
+        return self.front.signature(self.load())
 
 
-@lru_cache(maxsize=128)
-def _load_ref(ref: ScenarioRef):
-    from elot.domains.doors_keys_gems.dataset import load_dataset_plan
-    from elot.domains.doors_keys_gems.load import load_scenario
-    from elot.domains.doors_keys_gems.scn_read import parse_scn_text
-
-    if ref.text is not None:
-        return parse_scn_text(ref.text, ref.name)
-    if ref.plan_id is None:
-        return load_scenario(ref.name)
-    scenario = load_dataset_plan(ref.root, ref.plan_id, exp=ref.exp)
-    return dataclasses.replace(scenario, statements=())  # the study's own statements: dataset_items
+@lru_cache(maxsize=256)
+def _load(ref: ScenarioRef):
+    front = ref.front
+    return front.episode(ref.name) if ref.key is None else front.restore(ref.key)
 
 
-def dataset_items(ref: ScenarioRef) -> tuple[Statement, ...]:
-    """A dataset plan's statements in its experiment, with their annotated factors (an
-    exp2 plan's: its statements file read as every statements file is, ids by line)."""
-    from elot.domains.doors_keys_gems.dataset import dataset_root, read_statements
-
-    root = dataset_root(ref.root)
-    items: list[Statement] = []
-    if ref.exp == "exp1":
-        for mode in MODES:
-            rows = [r for r in _read_csv(_exp1_statements(root, mode)) if r.get("plan_id") == ref.plan_id]
-            for n, row in enumerate(rows, 1):
-                items.append(item(f"{mode}-{n}", row["statement"].strip(), mode, _factors(row)))
-        return tuple(items)
-    mode = "initial" if ref.exp == "exp2_initial" else "current"
-    path, annotations = _exp2_statements(root, mode, ref.plan_id)
-    notes = {(r.get("plan_id"), r.get("statement_id")): r for r in _read_csv(annotations)}
-    if path.is_file():
-        for s in read_statements(path, mode):
-            items.append(item(str(s.line), s.text, s.mode, _factors(notes.get((ref.plan_id, str(s.line)), {}))))
-    return tuple(items)
-
-
-def _exp1_statements(root: Path, mode: str) -> Path:
-    return root / "statements" / "exp1" / f"exp1_{mode}.csv"
-
-
-def _exp2_statements(root: Path, mode: str, plan_id: str) -> tuple[Path, Path]:
-    """An exp2 plan's statements file and the experiment's annotations file."""
-    return (root / "statements" / f"exp2_{mode}" / f"{plan_id}.txt",
-            root / "statements" / f"exp2_{mode}_annotations.csv")
-
-
-def input_files(refs: Iterable[ScenarioRef]) -> list[str]:
-    """The files a batch over ``refs`` reads: scenario files, and each dataset plan's
-    statements and annotations (never to be written over by the batch's output)."""
-    from elot.domains.doors_keys_gems.dataset import dataset_root
-
-    out: list[str] = []
-    for ref in refs:
-        if ref.plan_id is None:
-            out.append(ref.name)
-        elif ref.exp == "exp1":
-            out += [str(_exp1_statements(dataset_root(ref.root), mode)) for mode in MODES]
-        else:
-            mode = "initial" if ref.exp == "exp2_initial" else "current"
-            out += [str(p) for p in _exp2_statements(dataset_root(ref.root), mode, ref.plan_id)]
-    return list(dict.fromkeys(out))
-
-
-def _read_csv(path: Path) -> list[dict]:
-    if not path.is_file():
-        return []
-    return csv_rows(read_input(path, "dataset statements"), path=str(path), what="dataset statements file")
-
-
-def _factors(row: dict) -> tuple[tuple[str, str], ...]:
-    return tuple((f, row[f].strip()) for f in FACTORS if row.get(f) is not None)
-
-
-def expand_scenarios(specs: Sequence[str], *, root: str | None = None,
-                     exps: Sequence[str] = ("exp1", "exp2")) -> list[ScenarioRef]:
-    """Scenario arguments → references: ``all`` (every plan of each experiment in
-    ``exps``), dataset plan ids (``1_1``, ``exp1/1_1``), ``.scn`` files or globs, and
-    example names."""
-    from elot.domains.doors_keys_gems.dataset import PLAN_ID, dataset_root
-    from elot.domains.doors_keys_gems.examples import list_examples
-
-    experiments = [e for name in exps for e in EXPERIMENT_ALIASES.get(name, (name,))]
-    for exp in experiments:
-        if exp not in EXPERIMENTS:
-            raise StudyError(f"unknown dataset experiment {exp!r}",
-                             hint=f"use {', '.join((*EXPERIMENTS, 'exp2'))}")
+def expand(front, specs: Sequence[str], domain: DomainRef | None = None) -> list[ScenarioRef]:
+    """The scenarios a study's arguments name, each once, in order (a file of several, the
+    gridworld's ``all`` or a plan id in several experiments: each of them), every one read
+    now so that bad input is reported here, not in a worker."""
+    domain = domain or DomainRef.of(front)
     refs: list[ScenarioRef] = []
     for spec in specs:
-        if spec == "all":
-            base = dataset_root(root)
-            for exp in experiments:
-                ids = sorted(p.stem for p in (base / "plans" / exp).glob("*.pddl") if p.stem != "demo")
-                refs += [ScenarioRef(f"{exp}/{i}", exp, i, str(base)) for i in ids]
-            continue
-        match = PLAN_ID.match(spec)
-        if match and not Path(spec).exists() and spec not in list_examples():
-            base = dataset_root(root)
-            for exp in ([match["exp"]] if match["exp"] else experiments):
-                if (base / "plans" / exp / f"{match['id']}.pddl").is_file():
-                    refs.append(ScenarioRef(f"{exp}/{match['id']}", exp, match["id"], str(base)))
-            continue
-        if any(c in spec for c in "*?[") and not Path(spec).exists():
-            paths = sorted(globmod.glob(spec))
-            if not paths:
-                raise StudyError(f"no file matches {spec!r}", hint="check the pattern")
-            refs += [ScenarioRef.of_path(p) for p in paths]
-            continue
-        refs.append(ScenarioRef.of_path(spec))
+        refs += [ScenarioRef(e.reference, e.key, domain) for e in front.episodes(spec)]
     if not refs:
-        raise StudyError("no scenarios to run", hint="give .scn files, plan ids, or all (with the dataset)")
-    for ref in dict.fromkeys(refs):
-        ref.load()  # bad input is reported now, not in a worker
+        raise StudyError("no scenarios to run", hint=f"give scenarios of the {front.name} domain")
     return list(dict.fromkeys(refs))
 
 
-def given_items(statements: Sequence[str] = (), files: Sequence[str] = (), mode: str = "current") -> tuple[Statement, ...]:
-    """Statements given on the command line (``s1``, ``s2``, ...) and in statements files
-    (``FILE:LINE``, each keeping where it was written, so that an error points there)."""
-    from elot.domains.doors_keys_gems.dataset import read_statements
+def refs_of(specs: Sequence[str], domain: str | None = None, *, data: str | None = None,
+            exp: str | None = None) -> list[ScenarioRef]:
+    """The scenarios ``specs`` name, as a study reads them: in ``domain`` (None: the one
+    the scenarios claim, else the gridworld), its data in ``data``, the gridworld's plan ids
+    from the experiments ``exp`` names (comma-separated; default: every one)."""
+    from elot.domains.registry import domain_named
 
-    items = [item(f"s{n}", text, mode) for n, text in enumerate(statements, 1)]
+    reading = (("exp", exp or "exp1,exp2"),) if domain_named(domain, specs) == "doors-keys-gems" else ()
+    ref = DomainRef(domain_named(domain, specs), data, reading)
+    return expand(ref.front(), specs, ref)
+
+
+def given_items(statements: Sequence[str] = (), files: Sequence[str] = (), mode: str = "current") -> tuple[Statement, ...]:
+    """Statements given on the command line (``s1``, ``s2``, ...; an ``initial:`` or
+    ``current:`` before one says its mode) and in statements files (``FILE:LINE``, each
+    keeping where it was written, so that an error points there)."""
+    from elot.statements import given_statement, read_statements
+
+    items = [dataclasses.replace(given_statement(text, mode), id=f"s{n}") for n, text in enumerate(statements, 1)]
     for path in files:
         items += [dataclasses.replace(s, id=f"{Path(path).name}:{s.line}") for s in read_statements(path, mode)]
     return tuple(items)
 
 
-def scenario_items(ref: ScenarioRef) -> tuple[Statement, ...]:
-    """The scenario's own statements."""
-    if ref.plan_id is not None:
-        return dataset_items(ref)
-    return tuple(item(str(s.line) if s.line is not None else f"s{n}", s.text, s.mode)
-                 for n, s in enumerate(ref.load().statements, 1))
+def scenario_items(ref: ScenarioRef, *, asked: bool = False) -> tuple[Statement, ...]:
+    """The scenario's own statements, each with its study id (and factors, where known);
+    with ``asked``, what its domain asks of it when none are given (its
+    :meth:`~elot.domains.front.Front.questions`: food trucks' experiment questions)."""
+    own = ref.front.questions(ref.load()) if asked else ref.load().statements
+    return tuple(s if s.id else dataclasses.replace(s, id=str(s.line) if s.line is not None else f"s{n}")
+                 for n, s in enumerate(own, 1))
 
 
 @lru_cache(maxsize=4096)
@@ -199,15 +140,16 @@ def resolve(ref: ScenarioRef, text: str, mode: str) -> tuple[str, str]:
     """A statement's formula and mode (English is translated); raises ElotError."""
     from elot.translate import resolve_statement
 
-    formula, mode, _ = resolve_statement(text, mode=mode, scenario=ref.load())
+    formula, mode, _ = resolve_statement(text, mode=mode, signature=ref.signature())
     return formula, mode
 
 
-def checked(ref: ScenarioRef, scenario, statements: Sequence[Statement]) -> list[Statement]:
+def checked(ref: ScenarioRef, statements: Sequence[Statement]) -> list[Statement]:
     """``statements`` resolved (English translated) and compiled against the scenario, as
-    ``elot run`` does: each with its ``formula``, or its ``error``."""
+    ``elot run`` does, and refused where its domain's runs cannot judge them: each with
+    its ``formula``, or its ``error``."""
     resolved = resolve_statements(statements, lambda text, mode: (resolve(ref, text, mode)[0], mode))
-    return compile_statements(resolved, scenario.signature())
+    return ref.front.admitted(ref.load(), compile_statements(resolved, ref.signature()))
 
 
 #: A statements file's line that starts with a word and a colon: a mode, or a mistaken one.
@@ -253,7 +195,7 @@ def check_given(refs: Sequence[ScenarioRef], given: Sequence[Statement], *, use:
     out: dict[str, list[Statement]] = {}
     failed: dict[tuple[int, str], tuple[ElotError, list[str]]] = {}
     for ref in refs:
-        out[ref.name] = statements = checked(ref, ref.load(), given)
+        out[ref.name] = statements = checked(ref, given)
         for n, st in enumerate(statements):
             if st.error is not None:
                 error = located(st, n)

@@ -36,6 +36,7 @@ from elot.output import csv_text, file_stem
 from elot.settings import DEFAULT_BETA
 from elot.study.fit import Ratings, bootstrap, split_half
 from elot.study.params import FIGURE_MARK, StudyError, atomic_output, check_replace
+from elot.study.references import DomainRef
 from elot.study.tables import Setting, fixed, match_beta, setting_text, settings_of
 
 
@@ -315,11 +316,11 @@ def drawn_note(drawn: Drawn) -> str:
 
 def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = None, *, force: bool = False,
            formats: Sequence[str] = ("png", "svg"), curves: bool = True, storyboards: bool = True,
-           root: str | None = None, inputs: Sequence[str | Path] = (), goals: Sequence[dict] | None = None,
+           domain=None, inputs: Sequence[str | Path] = (), goals: Sequence[dict] | None = None,
            drawn: Drawn | None = None) -> list[Path]:
     """Write the summary table and figures into ``outdir``; returns the files written
-    (never over ``inputs``, the files the report was made from). ``root`` is the dataset
-    folder, for drawing the maps of dataset scenarios in storyboards. ``goals`` (the rows
+    (never over ``inputs``, the files the report was made from). ``domain``
+    (:class:`~elot.study.references.DomainRef`) reads the scenarios storyboards draw. ``goals`` (the rows
     of :func:`elot.study.goals.compare_goals`) adds ``goals.csv`` and a figure of the
     participants' goal answers against the model's goal posterior. ``drawn`` is the
     setting curves and storyboards draw (default :func:`choose_drawn`)."""
@@ -372,7 +373,7 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
             for fmt in formats:
                 _save_keep(fig, outdir / f"curves-{slug}.{fmt}", written, force, inputs, described)
     if ratings is not None and storyboards:
-        written += _storyboards(table, ratings, outdir, formats, force, root, inputs, drawn)
+        written += _storyboards(table, ratings, outdir, formats, force, domain or DomainRef(), inputs, drawn)
     if goals:
         written += _goals(goals, outdir, formats, force, inputs)
     return written
@@ -496,12 +497,12 @@ def _goals(rows: Sequence[dict], outdir: Path, formats: Sequence[str], force: bo
 
 
 def _storyboards(table: Sequence[dict], ratings: Ratings, outdir: Path, formats: Sequence[str], force: bool,
-                 root: str | None, inputs: Sequence[str | Path], drawn: Drawn) -> list[Path]:
+                 domain, inputs: Sequence[str | Path], drawn: Drawn) -> list[Path]:
     """One storyboard per rated scenario: its statements' L under each model of
     ``drawn`` at that model's setting, and the human mean ± s.e. (see module docstring)."""
     from elot.draw.storyboard import StoryStatement
     from elot.errors import ElotError
-    from elot.study.fit import ref_for
+    from elot.study.references import ScenarioRef
     from elot.study.storyboard import attach_ratings, attach_table, storyboard
 
     written: list[Path] = []
@@ -511,9 +512,12 @@ def _storyboards(table: Sequence[dict], ratings: Ratings, outdir: Path, formats:
         if scenario_name not in rated:
             continue
         try:
-            scenario = (ratings.refs.get(scenario_name) or ref_for(scenario_name, root)).load()
+            ref = ratings.refs.get(scenario_name) or ScenarioRef(scenario_name, domain.front().find(scenario_name),
+                                                                 domain)
+            scenario = ref.load()
+            ref.front.frames(scenario)
         except ElotError:
-            continue                     # a table from elsewhere: its scenario cannot be drawn here
+            continue                     # a table from elsewhere, or a domain that draws nothing: not drawn here
         statements: dict[tuple, StoryStatement] = {}
         values: dict[tuple, dict[int, float]] = defaultdict(dict)
         points = sorted({int(r["t"]) for r in table if r["scenario"] == scenario_name})
@@ -535,7 +539,7 @@ def _storyboards(table: Sequence[dict], ratings: Ratings, outdir: Path, formats:
         for model in drawn.fixed:        # a language model's: matched to the statements as ratings are
             attach_table(chosen, [r for r in table if _settings(r) == models[model]], scenario_name, points)
         attach_ratings(chosen, ratings, scenario_name, points)
-        fig = storyboard(scenario, chosen, list(models), points=points,
+        fig = storyboard(ref, chosen, list(models), points=points,
                          name=scenario_name if scenario_name.startswith("exp") else scenario.name,
                          model_labels={m: drawn.label(m) for m in models}, tables=drawn.fixed)
         slug = file_stem(scenario_name)

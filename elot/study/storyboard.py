@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from elot.domains.doors_keys_gems.scenario import Scenario
 from elot.draw.storyboard import StoryStatement, storyboard_figure
-from elot.judging import Statement, compile_statements, resolve_statements, score_statements
-from elot.settings import DEFAULT_K
+from elot.judging import score_statements
+from elot.statements import Statement, compile_statements, resolve_statements
 from elot.study.params import StudyError
 
 
@@ -18,44 +17,42 @@ from elot.study.params import StudyError
 Candidate = Statement
 
 
-def judgment_points(scenario) -> tuple[int, ...]:
+def judgment_points(episode) -> tuple[int, ...]:
     """The points a storyboard shows: the scenario's judgment points, else its end."""
-    return tuple(scenario.judgments) or (scenario.T,)
+    return episode.judged
 
 
-def require_actions(name: str, scenario) -> None:
+def require_actions(name: str, episode) -> None:
     """Refuse a scenario without actions: nothing to judge, every statement would score
     its prior (what design and storyboard show would say nothing)."""
-    if not scenario.actions:
+    if episode.horizon == 0:
         raise StudyError(f"{name} has no actions: there is nothing to judge, and every statement would "
-                         "score its prior", path=getattr(scenario, "path", None),
-                         hint="add the agent's actions (elot plan simulates them) and judgment points (|)")
+                         "score its prior", path=getattr(episode.detail, "path", None),
+                         hint="add the agent's actions (elot plan simulates them) and judgment points")
 
 
-def score_candidates(scenario, candidates: Sequence[Statement], models: Sequence[str], *, beta: float,
-                     k: int = DEFAULT_K, conventions: str = "elot", thresholds=None, bind_free: bool = False,
+def score_candidates(ref, candidates: Sequence[Statement], models: Sequence[str], *, beta: float | None,
+                     params: dict | None = None, thresholds=None, bind_free: bool = False,
                      points: Sequence[int] | None = None) -> list[StoryStatement]:
-    """Each candidate's L at ``points`` (default :func:`judgment_points`) under each model,
-    through the score loop every command runs (:func:`elot.judging.score_statements`).
-    A candidate that cannot be translated, typechecked or evaluated keeps its error as
-    its ``note`` (and its ``error``), with no values."""
-    from elot.translate import resolve_statement
+    """Each candidate's L at ``points`` (default :func:`judgment_points`) under each of the
+    scenario's domain's ``models`` (at ``beta``, None: each model's own; with the models'
+    ``params``), through the score loop every command runs
+    (:func:`elot.judging.score_statements`). A candidate that cannot be translated,
+    typechecked or evaluated keeps its error as its ``note`` (and its ``error``), with no
+    values. ``ref`` is a :class:`~elot.study.references.ScenarioRef`."""
+    from elot.study.references import resolve
 
-    points = tuple(points if points is not None else judgment_points(scenario))
-    sources = _sources(scenario, models, beta=beta, k=k, conventions=conventions)
-    statements = resolve_statements(candidates, lambda text, mode: resolve_statement(
-        text, mode=mode, scenario=scenario if isinstance(scenario, Scenario) else sources(models[0]))[:2])
+    front, episode = ref.front, ref.load()
+    points = tuple(points if points is not None else judgment_points(episode))
+    statements = resolve_statements(candidates, lambda text, mode: resolve(ref, text, mode))
     out = [StoryStatement(st.text, st.mode, formula=st.formula, error=st.error,
                           note="" if st.error is None else f"not scored: {st.error.message}")
            for st in statements]
     for model in models:
-        inference = sources(model)
-        compiled = compile_statements(statements, inference.signature, thresholds=thresholds, bind_free=bind_free)
-        if not isinstance(scenario, Scenario):   # a domain's engine infers the initial belief only
-            from elot.domains.source import refuse_current_beliefs
-
-            compiled = refuse_current_beliefs(compiled, inference)
-        compiled, scores = score_statements(inference, compiled, points, conventions=conventions)
+        source = front.run(episode, front.settings(model, beta, **(params or {})))
+        compiled = source.admit(compile_statements(statements, source.signature, thresholds=thresholds,
+                                                   bind_free=bind_free))
+        compiled, scores = score_statements(source, compiled, points)
         for n, (st, board) in enumerate(zip(compiled, out)):
             if statements[n].error is not None:
                 continue
@@ -66,19 +63,6 @@ def score_candidates(scenario, candidates: Sequence[Statement], models: Sequence
             else:
                 board.model[model] = [got[n].normalized_likelihood for got in scores]
     return out
-
-
-def _sources(scenario, models: Sequence[str], *, beta: float | None, k: int, conventions: str):
-    """``model -> source of hypotheses`` for ``scenario``: the gridworld's inference, or a
-    domain scenario's engine (:class:`elot.study.domain_cases.DomainCase`; β None is each
-    model's own, and the gridworld's k and conventions do not apply)."""
-    if not isinstance(scenario, Scenario):
-        made: dict = {}
-        return lambda model: made.setdefault(model, scenario.source(model, beta))
-    from elot.domains.doors_keys_gems.inference import InferenceConfig, infer
-
-    config = InferenceConfig(beta=beta, k=k, conventions=conventions)
-    return lambda model: infer(scenario, config.replace(variant=model))
 
 
 def attach_ratings(statements: Sequence[StoryStatement], ratings, scenario_name: str, points: Sequence[int]) -> int:
@@ -133,39 +117,26 @@ def attach_table(statements: Sequence[StoryStatement], table: Sequence[dict], sc
     return added
 
 
-def storyboard(scenario, statements: Sequence[StoryStatement], models: Sequence[str], *,
+def storyboard(ref, statements: Sequence[StoryStatement], models: Sequence[str], *,
                points: Sequence[int] | None = None, beta: float | None = None, name: str | None = None,
                model_labels: dict[str, str] | None = None, tables: Sequence[str] = ()):
-    """The storyboard figure of ``scenario`` with scored ``statements``: ``beta`` is the
-    one β of every model, ``model_labels`` names each model with its own; ``tables``
-    are the series read from a study table (:func:`attach_table`), drawn in their own
-    style after the models."""
-    points = tuple(points if points is not None else judgment_points(scenario))
+    """The storyboard figure of a scenario (``ref``) with scored ``statements``, its frames
+    drawn by its domain (:meth:`elot.domains.front.Front.frames`): ``beta`` is the one β
+    of every model, ``model_labels`` names each model with its own; ``tables`` are the
+    series read from a study table (:func:`attach_table`), drawn in their own style after
+    the models."""
+    episode = ref.load()
+    maps = ref.front.frames(episode)
+    points = tuple(points if points is not None else judgment_points(episode))
     what = "L at the judgment points" + (" and human ratings" if any(s.human for s in statements) else "")
     labels = model_labels or {}
     shown = [labels.get(m, m) for m in models if m not in tables]
     settings = (", ".join(shown) + (f"; β = {beta:.3g}" if beta is not None else "")
                 + (f"; beside them {', '.join(labels.get(m, m) for m in tables)}" if tables else ""))
-    return storyboard_figure(_maps(scenario), points, statements, models, model_labels=model_labels,
-                             tables=tables, title=f"{name or scenario.name}: {what} — {settings}")
-
-
-def check_drawable(scenario) -> None:
-    """Refuse a domain scenario elot cannot draw (it draws the gridworld and food trucks)."""
-    from elot.domains.foodtrucks.scenarios import FoodTruckScenario
-
-    if not isinstance(scenario, Scenario) and not isinstance(scenario.detail, FoodTruckScenario):
-        raise StudyError(f"elot cannot draw a scenario of the {scenario.study.name} domain",
-                         hint="a storyboard draws Doors-Keys-Gems and food-truck scenarios; elot design and elot "
-                              "run score this domain's statements")
-
-
-def _maps(scenario):
-    """What the storyboard draws atop: a gridworld scenario's true states, or a food-truck
-    scenario's frames (:class:`elot.draw.foodtrucks.TruckFrames`)."""
-    if isinstance(scenario, Scenario):
-        return scenario.states()
-    check_drawable(scenario)
-    from elot.draw.foodtrucks import TruckFrames
-
-    return TruckFrames(scenario.detail)
+    try:
+        return storyboard_figure(maps, points, statements, models, model_labels=model_labels,
+                                 tables=tables, title=f"{name or episode.name}: {what} — {settings}")
+    finally:
+        close = getattr(maps, "close", None)
+        if close:
+            close()

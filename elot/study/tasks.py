@@ -1,75 +1,108 @@
-"""Tasks: one per (scenario, model, β, k, conventions, inference method). A task runs the
-inference once and scores every statement, at every judgment point, under every set of
-thresholds (thresholds and statements never re-run inference). :func:`run_task` is a
-plain top-level function, so the same task runs anywhere an executor sends it
-(:mod:`elot.study.executors`)."""
+"""Tasks: the work of a batch in pieces any worker runs, in any domain.
+
+A task is one group of scenarios that share work (the gridworld: one scenario; a tabular
+domain: the scenarios of one layout, planned once) under one setting (model, its
+parameters, inference method) for one or more β (a domain whose runs plan once for every β
+takes them all in one task; the gridworld, one each). It runs the inference once per β and
+scores every statement at every judgment point under every set of thresholds (thresholds
+and statements never re-run inference). :func:`run_task` is a plain top-level function, so
+the same task runs anywhere an executor sends it (:mod:`elot.study.executors`): the task
+carries its domain and scenarios by reference (:class:`elot.study.references.ScenarioRef`),
+and the worker rebuilds them.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
-from elot.domains.doors_keys_gems.inference import InferenceConfig
-from elot.engine.worlds.methods import ConfiguredBy
+from elot.engine.settings import Budget, InferenceSettings, Settings
 from elot.errors import ElotError
+from elot.statements import Statement
 from elot.lang.thresholds import Thresholds
-from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_VARIANT, check_number, check_variant
+from elot.settings import METHODS, check_number
 from elot.study.params import Params, StudyError
-from elot.judging import Statement
 from elot.study.references import ScenarioRef, resolve, scenario_items
 from elot.study.tables import ALL_COLUMNS, PARTICLE_COLUMNS
 
 
 @dataclass(frozen=True)
-class Task(ConfiguredBy):
-    """One inference (its :class:`~elot.domains.doors_keys_gems.inference.InferenceConfig`) and everything
-    scored on it."""
+class Task:
+    """One group of scenarios (:class:`ScenarioRef`, of one domain) under ``settings`` for
+    each of ``betas``, and everything scored on it: ``items`` (None: each scenario's own
+    statements) under each of ``thresholds``, free variables bound (``bind_free``) as the
+    reference does."""
 
     index: int
-    scenario: ScenarioRef
-    config: InferenceConfig
-    items: tuple[Statement, ...]   # each with its study id and factors
+    scenarios: tuple[ScenarioRef, ...]
+    settings: Settings
+    betas: tuple[float, ...]
+    items: tuple[Statement, ...] | None
     thresholds: tuple[tuple[str, Thresholds], ...]
     bind_free: bool = True
 
     @property
+    def scenario(self) -> ScenarioRef:
+        """The task's first scenario (what the executors group tasks by)."""
+        return self.scenarios[0]
+
+    @property
+    def front(self):
+        return self.scenario.front
+
+    @property
+    def model(self) -> str:
+        return self.settings.model.name
+
+    @property
     def inference(self) -> str:
         """How inference runs (the table's ``inference`` column)."""
-        return self.config.method
+        return self.settings.inference.method
+
+    def cost(self) -> float:
+        """Rough relative seconds, for scheduling the largest first."""
+        episodes = [ref.load() for ref in self.scenarios]
+        n_items = len(self.items) if self.items is not None else max(len(e.statements) for e in episodes)
+        return self.front.task_cost(episodes, self.settings, len(self.betas), n_items * len(self.thresholds))
+
+    def estimate_bytes(self) -> int:
+        """Memory the task holds at once (its inference refused now, when over the budget)."""
+        return self.front.task_bytes([ref.load() for ref in self.scenarios], self.settings)
 
 
 def run_task(task: Task) -> tuple[int, list[dict]]:
     """Run one task: ``(task.index, rows)``. Statement errors become rows with ``error``.
-    Columns that say how inference ran, and its diagnostics at each t, come from the
-    inference result itself (:meth:`~elot.domains.doors_keys_gems.engine.Trajectory.columns`,
-    :meth:`~elot.domains.doors_keys_gems.engine.Trajectory.diagnostics`)."""
-    from elot.domains.doors_keys_gems.inference import infer
-    from elot.judging import compile_statements, resolve_statements, score_statements
+    The columns that say how inference ran, and its diagnostics at each t, come from the
+    run itself (:meth:`~elot.domains.front.Source.table_columns`,
+    :meth:`~elot.domains.front.Source.diagnostics`)."""
+    from elot.judging import score_statements
+    from elot.statements import compile_statements, resolve_statements
 
-    if not isinstance(task, Task):   # a domain of the engine's task (elot.study.domain_tasks)
-        return task.run()
-    scenario = task.scenario.load()
-    inference = infer(scenario, task.config)
-    times = tuple(scenario.judgments) or (inference.steps,)
-    ran = inference.config   # the settings that ran, as the result keeps them
-    base = {"scenario": task.scenario.name, "map": task.scenario.map, "model": ran.variant,
-            "beta": ran.beta, "k": ran.k, "conventions": ran.conventions,
-            **inference.columns()}   # (written only in tables with PARTICLE_COLUMNS, see table_columns)
-    diagnostics = {t: inference.diagnostics(t) for t in times}
-    rows = []
-    for label, thresholds in task.thresholds:
-        statements = resolve_statements(task.items, lambda text, mode: resolve(task.scenario, text, mode))
-        statements = compile_statements(statements, inference.signature, thresholds=thresholds,
-                                        bind_free=task.bind_free)
-        statements, table = score_statements(inference, statements, times)
-        for n, st in enumerate(statements):
-            row = {**base, "thresholds": label, "statement_id": st.id, "statement": st.text,
-                   "formula": st.formula or "", "mode": st.mode, **dict(st.factors)}
-            error = "" if st.error is None else st.error.message
-            for t, scores in zip(times, table):
-                out = {**row, "t": t, "P": "", "L": "", "pi": "", "error": error, **diagnostics[t]}
-                out.update(score_cells(scores.get(n)))
-                rows.append(out)
+    front = task.front
+    episodes = [ref.load() for ref in task.scenarios]
+    rows: list[dict] = []
+    # one β's runs at a time: a long β sweep holds one set of likelihood tables
+    for sources in front.runs(episodes, task.settings, task.betas):
+        for ref, episode, source in zip(task.scenarios, episodes, sources):
+            items = task.items if task.items is not None else scenario_items(ref)
+            statements = resolve_statements(items, lambda text, mode: resolve(ref, text, mode))
+            times = source.judgments
+            base = {"scenario": ref.name, "map": front.map_name(episode), **source.table_columns()}
+            diagnostics = {t: source.diagnostics(t) for t in times}
+            for label, thresholds in task.thresholds:
+                compiled = source.admit(compile_statements(statements, source.signature, thresholds=thresholds,
+                                                           bind_free=task.bind_free))
+                scored, table = score_statements(source, compiled, times)
+                for n, st in enumerate(scored):
+                    row = {**base, "thresholds": label, "statement_id": st.id, "statement": st.text,
+                           "formula": st.formula or "", "mode": str(st.mode), **dict(st.factors)}
+                    error = "" if st.error is None else st.error.message
+                    for t, scores in zip(times, table):
+                        out = {**row, "t": t, "P": "", "L": "", "pi": "", "error": error, **diagnostics[t]}
+                        out.update(score_cells(scores.get(n)))
+                        rows.append(out)
     return task.index, rows
 
 
@@ -84,72 +117,82 @@ def score_cells(s) -> dict:
     return cells
 
 
-def plan_tasks(refs: Sequence[ScenarioRef], *, items: Sequence[Statement] | None = None,
-               models: Sequence[str] = (DEFAULT_VARIANT,), betas: Sequence[float] = (DEFAULT_BETA,),
-               ks: Sequence[int] = (DEFAULT_K,), conventions: Sequence[str] = ("elot",),
-               thresholds: Sequence[Params] = (Params(Thresholds()),), bind_free: bool = True,
-               inferences: Sequence[str] = ("exact",), particles: int | None = None,
-               seed: int | None = None) -> list[Task]:
-    """Every (scenario, model, β, k, conventions, inference method) task, in table order;
-    ``particles`` and ``seed`` are those of every particle inference. A value repeated
-    in a list (``--model full,full``, ``--beta 1,1.0``) counts once: the same task twice
-    would only duplicate its rows in the table."""
-    from elot.engine.worlds.methods import check_method
-    from elot.domains.doors_keys_gems.scoring import check_conventions
+@dataclass(frozen=True)
+class Grid:
+    """The settings a batch runs every scenario under: ``models``, ``betas``, the models'
+    parameters each with its values (``params``: name -> values; the gridworld's k and
+    conventions), the inference ``methods`` and the particle filter's settings
+    (``inference``: particles, seed, ess_threshold, moves, backend), and the budget."""
 
-    for model in models:
-        check_variant(model)
-    for name in conventions:
-        as_option("conventions", check_conventions, name)
-    for beta in betas:
-        check_option("beta", beta)
-    for k in ks:
-        check_option("k", k)
-    for name in inferences:
-        as_option("inference", check_method, name)
-    if seed is not None:
-        check_option("seed", seed)
-    models, conventions = list(dict.fromkeys(models)), list(dict.fromkeys(conventions))
-    betas, ks = list(dict.fromkeys(float(b) for b in betas)), list(dict.fromkeys(int(k) for k in ks))
-    inferences = list(dict.fromkeys(inferences))
+    models: tuple[str | None, ...] = (None,)
+    betas: tuple[float | None, ...] = (None,)
+    params: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    methods: tuple[str, ...] = ("exact",)
+    inference: InferenceSettings = InferenceSettings()
+    budget: Budget = Budget()
+
+
+def plan_tasks(refs: Sequence[ScenarioRef], grid: Grid = Grid(), *, items: Sequence[Statement] | None = None,
+               thresholds: Sequence[Params] = (Params(Thresholds()),), bind_free: bool = True) -> list[Task]:
+    """Every task of a batch, in table order: for each group of scenarios (in the order
+    given), each model, β (all at once in a domain that plans once for every β), setting
+    of the models' parameters and inference method. Everything is checked now (each model
+    is the domain's, each value its setting's), not in a worker; a value repeated in a list
+    (``--model full,full``, ``--beta 1,1.0``) counts once: the same task twice would only
+    duplicate its rows in the table."""
+    if not refs:
+        raise StudyError("no scenarios to run", hint="give scenarios")
+    front = refs[0].front
+    models = list(dict.fromkeys(as_option("model", front.model_name, m) for m in grid.models))
+    betas = list(dict.fromkeys(None if b is None else float(check_option("beta", b)) for b in grid.betas))
+    for method in grid.methods:
+        if method not in METHODS:
+            raise StudyError(f"--inference: unknown inference method {method!r}", hint=f"use one of: {', '.join(METHODS)}")
+    methods = list(dict.fromkeys(grid.methods))
+    names = [name for name, _ in grid.params]
+    combos = list(itertools.product(*(list(dict.fromkeys(values)) for _, values in grid.params)))
     labels = tuple(dict.fromkeys((p.label, p.thresholds) for p in thresholds))
-    tasks = []
+    given = tuple(items) if items else None
+    groups: dict[Any, list[ScenarioRef]] = {}
     for ref in refs:
-        own = tuple(items) if items else scenario_items(ref)
-        if not own:     # refused before any work: a table of a header alone looks like a result
+        if given is None and not ref.load().statements:   # refused before any work: a header alone looks like a result
             raise StudyError(f"nothing to score: {ref.name} has no statements",
-                             hint="give statements with --statement TEXT or --statements FILE, or add a "
-                                  "'statements current:' section to the scenario")
+                             hint="give statements with --statement TEXT or --statements FILE"
+                                  + (f", or {front.statements_hint}" if front.statements_hint else ""))
+        groups.setdefault(front.group(ref.load()), []).append(ref)
+    tasks: list[Task] = []
+    for members in groups.values():
         for model in models:
-            for beta in betas:
-                for k in ks:
-                    for conv in conventions:
-                        for method in inferences:
-                            config = InferenceConfig(variant=model, beta=float(beta), k=int(k), conventions=conv,
-                                                     method=method, seed=seed,
-                                                     **({} if particles is None else {"particles": particles}))
-                            tasks.append(Task(len(tasks), ref, config, own, labels, bind_free))
+            sweeps = [tuple(betas)] if front.sweeps_betas else [(b,) for b in betas]
+            for chunk in sweeps:
+                for combo in combos:
+                    for method in methods:
+                        settings = as_option("model", front.settings, model, chunk[0],
+                                             dataclasses.replace(grid.inference, method=method), grid.budget,
+                                             **dict(zip(names, combo)))
+                        run_betas = tuple(settings.beta if b is None else b for b in chunk)
+                        tasks.append(Task(len(tasks), tuple(members), settings, run_betas, given, labels, bind_free))
     return tasks
 
 
 def check_option(name: str, value: float) -> float:
     """``value`` checked as the CLI checks ``--NAME`` (:func:`elot.settings.check_number`:
-    the same limits and words everywhere), or a :class:`StudyError` naming the option. A
-    large ``k`` is limited by the size of its hypothesis space (``elot.domains.doors_keys_gems.hypotheses.build``)."""
+    the same limits and words everywhere), or a :class:`StudyError` naming the option."""
     return as_option(name, check_number, name, value)
 
 
-def as_option(option: str, check: Callable, *args):
+def as_option(option: str, check: Callable, *args, **kwargs):
     """``check(*args)``, its :class:`ElotError` restated as a :class:`StudyError` about
     ``--OPTION`` (the same message and hint)."""
     try:
-        return check(*args)
+        return check(*args, **kwargs)
     except ElotError as error:
-        raise StudyError(f"--{option}: {error.message}", hint=error.hint) from None
+        raise StudyError(f"--{option}: {error.message}" if not error.message.startswith("--") else error.message,
+                         hint=error.hint) from None
 
 
 def table_columns(tasks: Sequence[Task]) -> tuple[str, ...]:
     """The table's columns: :data:`ALL_COLUMNS`, and :data:`PARTICLE_COLUMNS` when a task
     may run particle inference (so tables of exact inference stay as they were)."""
-    sampled = any(getattr(t.config, "may_sample", False) for t in tasks)
+    sampled = any(t.settings.inference.may_sample for t in tasks)
     return ALL_COLUMNS + PARTICLE_COLUMNS if sampled else ALL_COLUMNS

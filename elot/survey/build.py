@@ -127,59 +127,60 @@ def image_problems(data, folder: Path) -> list[str]:
     return out
 
 
-def find_scenarios(entries: list[dict], refs: Sequence | None, *, root: str | None = None,
-                   exps: Sequence[str] = ("exp2_current",)) -> dict[str, object]:
-    """The scenario each stimulus shows (a :class:`ScenarioRef` by stimulus name): among
-    ``refs`` (what ``elot stimuli`` was given) by the name it gave them; without ``refs``,
-    each name as a dataset plan id or a built-in scenario. A scenario whose judgment points
-    or goal are not the stimulus set's is another scenario: refused."""
-    from elot.study.references import expand_scenarios
-    from elot.study.stimuli import stimulus_name, times
+def complete_entries(entries: list[dict], refs: Sequence | None, *, domain=None) -> list[dict]:
+    """The entries, each with the scenario it shows found (named as fit names it), and what
+    the survey asks of each that an older or hand-made ``stimuli.json`` leaves out (the
+    paper's schema has no ``modes``, ``gems`` or ``judged``): read from the scenario each
+    stimulus shows, among ``refs`` (what ``elot stimuli`` was
+    given: :class:`~elot.study.references.ScenarioRef`) by the name it gave them, else each
+    entry's ``scenario`` or name as ``domain`` (a :class:`~elot.study.references.DomainRef`)
+    reads it. A scenario whose judgment points or goal are not the stimulus set's is
+    another scenario: refused."""
+    from elot.study.references import DomainRef, ScenarioRef
+    from elot.study.stimuli import stimulus_name
 
-    found: dict[str, object] = {}
-    if refs:
-        by_name = {}
-        for ref in refs:
-            by_name.setdefault(stimulus_name(ref, ref.load()), ref)
-            if ref.exp:
-                by_name.setdefault(f"{ref.exp}_{stimulus_name(ref, ref.load())}", ref)
+    wanted = ("modes", "gems", "judged")
+    domain = domain or DomainRef(entries[0].get("domain") if entries else None)   # the one the set records
+    by_name: dict[str, object] = {}
+    for ref in refs or ():
+        name = stimulus_name(ref)
+        by_name.setdefault(name, ref)
+        prefix = getattr(ref.key, "exp", None)
+        if prefix:
+            by_name.setdefault(f"{prefix}_{name}", ref)
+    out = []
     for entry in entries:
         name = entry["name"]
-        if refs:
-            ref = by_name.get(name)
-        else:   # the scenario as stimuli.json names it (elot stimuli writes it), else its name
-            ref, why = None, []
+        ref, why = by_name.get(name), []
+        if ref is None and not refs:   # the scenario as stimuli.json names it (elot stimuli writes it), else its name
             for candidate in ([entry["scenario"]] if isinstance(entry.get("scenario"), str) else []) + [name]:
                 try:
-                    ref = expand_scenarios([candidate], root=root, exps=list(exps))[0]
+                    found = domain.front().episodes(candidate)    # as a study reads it, named as batch names it
+                    if len(found) != 1:
+                        raise SurveyError(f"{candidate} names {len(found)} scenarios",
+                                          hint="give --exp the one experiment the stimuli came from")
+                    ref = ScenarioRef(found[0].reference, found[0].key, domain)
                     break
-                except ElotError as error:   # kept: the reason is usually the fix (--exp, --labtom)
+                except ElotError as error:   # kept: the reason is usually the fix (--exp, --data)
+                    ref = None
                     why.append(error.message + (f" ({error.hint})" if error.hint else ""))
         if ref is None:
             raise SurveyError(f"cannot tell which scenario the stimulus {name!r} shows",
                               notes=tuple(dict.fromkeys(why)) if not refs else (),
                               hint="give the scenarios elot stimuli was given with --scenarios (the .scn files, "
-                                   "plan ids or built-in names), or the --exp and --labtom they came from")
-        scenario = ref.load()
-        goal = [g for g, _ in scenario.layout.gems].index(scenario.true_goal) + 1 if scenario.true_goal else None
-        if times(scenario) != entry["times"] or goal != entry["goal"]:
+                                   "plan ids or built-in names), or the --exp and --data they came from")
+        front, episode = ref.front, ref.load()
+        from elot.study.stimuli import times
+
+        fields = front.stimulus_fields(episode)
+        if times(front.stimulus_points(episode)) != entry["times"] or fields["goal"] != entry["goal"]:
             raise SurveyError(f"the stimulus {name!r} does not show the scenario {ref.name}: its judgment points or "
                               "goal differ", hint="render the stimulus set again, or give the scenarios it was "
                                                   "made from with --scenarios")
-        found[name] = ref
-    return found
-
-
-def describe(entries: list[dict], refs: dict, folder: Path) -> list[dict]:
-    """The survey's scenario objects: id, gems, segments with their t and whether it is
-    judged, statements with their mode."""
-    from elot.study.references import scenario_items
-
-    out = []
-    for entry in entries:
-        ref = refs[entry["name"]]
-        scenario = ref.load()
-        items = scenario_items(ref)
+        if all(k in entry for k in wanted):      # elot stimuli wrote them: the scenario is found and checked
+            out.append({**entry, "scenario": ref.name})
+            continue
+        items = list(front.questions(episode))
         given = entry.get("modes")
         if isinstance(given, list) and len(given) == len(entry["statements"]):   # stimuli.json says
             modes = list(given)
@@ -190,29 +191,71 @@ def describe(entries: list[dict], refs: dict, folder: Path) -> list[dict]:
             for item in items:
                 by_text.setdefault(item.text, item.mode)
             modes = [by_text.get(text, "current") for text in entry["statements"]]
-        statements = [_statement(text, mode) for text, mode in zip(entry["statements"], modes)]
-        judged = set(scenario.judgments)
-        segments = []
-        for k, (image, time) in enumerate(zip(entry["images"], entry["times"])):
-            t = time - 1
-            frames, duration = gif_timing(folder / image)
-            segments.append({"image": f"stimuli/{image}", "t": t, "judged": t in judged, "frames": frames,
-                             "duration_ms": duration})
-        if not any(s["judged"] for s in segments):
-            raise SurveyError(f"scenario {entry['name']} has no judgment point to ask at")
-        out.append({"name": entry["name"], "scenario": ref.name, "goal": entry["goal"],
-                    "gems": len(scenario.layout.gems), "segments": segments, "statements": statements})
+        out.append({**entry, "modes": modes, "gems": fields.get("gems", 0), "scenario": ref.name,
+                    "judged": [time - 1 in episode.judged for time in entry["times"]]})
     return out
 
 
-def _statement(text: str, mode: str) -> dict:
+def describe(entries: list[dict], folder: Path) -> list[dict]:
+    """The survey's scenario objects: id, gems to tick, segments with their t and whether
+    it is judged, statements with their mode and the English shown."""
+    out = []
+    for entry in entries:
+        texts, modes = entry["statements"], entry["modes"]
+        shown = entry.get("shown")
+        if not (isinstance(shown, list) and len(shown) == len(texts)):
+            shown = [None] * len(texts)
+        if not texts:
+            raise SurveyError(f"scenario {entry['name']} has no statement to ask",
+                              hint="render the set again with --statements FILE, or without it for the "
+                                   "scenario's own questions")
+        statements = [_statement(text, mode, said) for text, mode, said in zip(texts, modes, shown)]
+        segments = []
+        for image, time, judged in zip(entry["images"], entry["times"], entry["judged"]):
+            frames, duration = gif_timing(folder / image)
+            segments.append({"image": f"stimuli/{image}", "t": time - 1, "judged": bool(judged), "frames": frames,
+                             "duration_ms": duration})
+        if not any(s["judged"] for s in segments):
+            raise SurveyError(f"scenario {entry['name']} has no judgment point to ask at")
+        out.append({"name": entry["name"], "scenario": entry.get("scenario") or entry["name"], "goal": entry["goal"],
+                    "gems": entry["gems"], "segments": segments, "statements": statements})
+    return out
+
+
+def default_condition(entries: list[dict], given: str) -> str:
+    """The condition of a survey when none is asked for: ``given``, except that a scene that
+    is not the gridworld's maze (a domain's: food trucks, a researcher's) asks what all its
+    statements ask, when they share a mode (``initial`` for the food-truck questions)."""
+    if entries[0].get("texts", "maze") == "maze":
+        return given
+    modes = {m for e in entries for m in (e.get("modes") or [])}
+    return modes.pop() if len(modes) == 1 else given
+
+
+def page_words(entries: list[dict]) -> dict:
+    """What the survey's page speaks of (``texts``: its text set, ``maze`` unless the
+    stimuli say; ``words``: the domain's words for the agent and the scene), the same
+    for every scenario: a set mixing domains is refused."""
+    domains = {e.get("domain") for e in entries}
+    if len(domains) > 1:
+        raise SurveyError("the stimulus set mixes scenarios of several domains ("
+                          + ", ".join(sorted(str(d) for d in domains)) + ")",
+                          hint="a survey is of one domain: render each into a set of its own")
+    first = entries[0]
+    out = {"texts": first.get("texts", "maze")}
+    if first.get("words"):
+        out["words"] = first["words"]
+    return out
+
+
+def _statement(text: str, mode: str, said: str | None = None) -> dict:
     """A statement of the survey: its ``text`` as written (what ``import`` gives ``fit``)
     and its ``mode``; a statement written in ELoT also has the English participants are
-    shown (``shown``)."""
+    shown (``shown``: the stimulus set's, in its domain's words, else the default words')."""
     from elot.lang.english import shown
 
     out = {"text": text, "mode": mode}
-    said = shown(text, mode)
+    said = said if said is not None else shown(text, mode)
     if said != text:
         out["shown"] = said
     return out
@@ -220,11 +263,11 @@ def _statement(text: str, mode: str) -> dict:
 
 def gem_icon(index: int, path: Path, size_px: int = 64) -> None:
     """A PNG of the ``index``-th gem (0-based) painted as the stimuli paint it, its own
-    shape and colour (:func:`elot.draw.board.write_gem_icon`, the animations' painter)."""
+    shape and colour (:func:`elot.draw.marks.write_gem_icon`, the animations' painter)."""
     import matplotlib
 
     matplotlib.use("Agg")
-    from elot.draw.board import write_gem_icon
+    from elot.draw.marks import write_gem_icon
 
     write_gem_icon(index, path, size_px)
 
@@ -335,7 +378,7 @@ def survey_id(config: dict) -> str:
 
 
 def build_survey(stimuli: str | Path, output: str | Path, settings: Settings, *, refs: Sequence | None = None,
-                 root: str | None = None, exps: Sequence[str] = ("exp2_current",), npm_cache: str | Path | None = None,
+                 domain=None, npm_cache: str | Path | None = None,
                  cdn: bool = False, force: bool = False, prolific: dict | None = None) -> Built:
     """Build the survey of the stimulus set ``stimuli`` into ``output`` (see the module's
     docstring; ``force`` replaces files changed since elot wrote them). jsPsych is
@@ -350,14 +393,8 @@ def build_survey(stimuli: str | Path, output: str | Path, settings: Settings, *,
         raise SurveyError(f"cannot write {owned.target}: it is the stimulus set the survey is built from",
                           hint="choose another folder for -o")
     target = owned.check()
-    from elot.survey.trucks import describe_trucks, domain_of
-
-    domain = domain_of(entries)
-    if domain:      # food trucks: each entry describes its scenario
-        scenarios = describe_trucks(entries, stimuli)
-    else:
-        found = find_scenarios(entries, refs, root=root, exps=exps)
-        scenarios = describe(entries, found, stimuli)
+    words = page_words(entries)
+    scenarios = describe(complete_entries(entries, refs, domain=domain), stimuli)
     orders = make_orders(scenarios, settings)
     library = None if cdn else jspsych.install(npm_cache)
     scripts, css = jspsych.urls(cdn)
@@ -365,8 +402,10 @@ def build_survey(stimuli: str | Path, output: str | Path, settings: Settings, *,
               "scale": list(SCALE), "scenarios": scenarios, "orders": orders,
               "gem_icons": [f"icons/gem-{n + 1}.png" for n in range(max(s["gems"] for s in scenarios))],
               "duration_minutes": duration_minutes(scenarios, orders)}
-    if domain:
-        config["domain"] = domain   # the page's texts (experiment.js)
+    if words["texts"] != "maze":
+        config.update(words)   # the page's texts (experiment.js)
+    if entries[0].get("domain"):
+        config["domain"] = entries[0]["domain"]
     if prolific:
         config["prolific"] = prolific
     config["id"] = survey_id(config)

@@ -30,6 +30,7 @@ SIGN_SEEN = (0.0, 0.0, 0.5, 1.0, 1.0)   # from each cell
 class CoffeeShop:
     name = "coffee-shop"
     default_planner = "belief-vi"
+    default_beta = 2.5
 
     def tables(self, layout: str) -> Tables:
         n_s = CELLS + 1
@@ -63,7 +64,75 @@ class CoffeeShop:
     def signature(self) -> Signature:
         return Signature.from_objects(
             {"visitor": "agent", "shop": "place", "machine": "place"}, agent="visitor",
-            predicates={"open": ("place",)}, types={"place": "object"}, derived=())
+            predicates={"open": ("place",)}, types={"place": "object"}, derived=()).with_words(
+            {"shop": "the coffee shop", "machine": "the vending machine"})
 
     def world_atoms(self, layout: str, world: int) -> frozenset:
         return frozenset({("open", "machine")} | ({("open", "shop")} if world == 0 else set()))
+
+    # -- hooks: how elot draws and tells a scene (docs/domains.md, "Hooks") -----------------
+
+    #: What the survey's page says the animations show.
+    scene_words = ("A visitor walks along a corridor. At its west end a vending machine always sells soda; at "
+                   "its east end a coffee shop may be open or closed. The visitor can read the shop's sign only "
+                   "from near it.")
+
+    def frame_cells(self, layout: str) -> tuple[int, int]:
+        return CELLS, 1
+
+    def draw_frame(self, ax, layout: str, path, world, t: int) -> None:
+        """The corridor at step t: the machine at the west end, the shop at the east end
+        (whether it is open is hidden, as from the observer), the visitor where it stands."""
+        from matplotlib.patches import Circle, Rectangle
+
+        ax.set_xlim(-0.5, CELLS - 0.5)
+        ax.set_ylim(-0.5, 0.5)
+        ax.set_aspect("equal")
+        ax.axis("off")
+        for cell in range(CELLS):
+            ax.add_patch(Rectangle((cell - 0.5, -0.5), 1, 1, facecolor="0.95", edgecolor="0.6"))
+        ax.text(0, 0.3, "soda", ha="center", va="center", fontsize=8, color="tab:blue")
+        ax.text(CELLS - 1, 0.3, "coffee", ha="center", va="center", fontsize=8, color="saddlebrown")
+        cell = _cell(path, t)
+        ax.add_patch(Circle((cell, -0.1), 0.25, color="black"))
+
+    def frame_caption(self, layout: str, path, world, t: int) -> str:
+        bought = _bought(path, t)
+        return f"bought {bought}" if bought else ""
+
+    def tell(self, layout: str, path, world, t: int, condition: str) -> str:
+        """What the visitor did up to step t: its moves (``plan``) or a short story."""
+        moves = [_move(path, k) for k in range(1, t + 1)]
+        start = f"The visitor starts in cell {path[0]} of the corridor (cells 0 to {CELLS - 1}, west to east)."
+        if condition == "plan":
+            return start + " Its actions so far: " + (", ".join(moves) if moves else "none") + "."
+        story = [start] + [f"Then it {'buys ' + _bought(path, k) if m == 'buy' else _WORDS[m]}."
+                           for k, m in enumerate(moves, 1)]
+        return " ".join(story)
+
+
+_WORDS = {"west": "walks one cell west", "east": "walks one cell east", "stay": "waits"}
+
+
+def _cell(path, t: int) -> int:
+    """Where the visitor stands at step t (after buying: where it bought)."""
+    t = min(t, len(path) - 1)
+    while t > 0 and path[t] == DONE:
+        t -= 1
+    return int(path[t])
+
+
+def _move(path, k: int) -> str:
+    """The action that took the visitor from step k - 1 to step k."""
+    if path[k] == DONE:
+        return "buy" if path[k - 1] != DONE else "stay"
+    step = int(path[k]) - int(path[k - 1])
+    return {-1: "west", 1: "east"}.get(step, "stay")
+
+
+def _bought(path, t: int) -> str:
+    """What the visitor bought by step t ('' before it buys)."""
+    for k in range(1, min(t, len(path) - 1) + 1):
+        if path[k] == DONE and path[k - 1] != DONE:
+            return "soda" if path[k - 1] == 0 else "coffee"
+    return ""

@@ -20,6 +20,7 @@ import numpy as np
 from btom_ext import BACKENDS
 from elot.domains.doors_keys_gems.conventions import check_conventions
 from elot.domains.doors_keys_gems.hypotheses import Prior
+from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES
 from elot.errors import ArgumentError, ElotError
 from elot.settings import (DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, MAX_HYPOTHESES,
                            check_number, check_variant)
@@ -45,7 +46,8 @@ class InferenceConfig:
     ``paper`` (§7.3); ``prior`` the family of initial states; ``goals`` the goals
     considered (default: every gem); ``method`` ``exact``, ``smc`` or ``auto`` with
     ``particles`` and ``seed`` for particle inference; ``backend`` the numeric core;
-    ``max_hypotheses`` and ``max_bytes`` the limits of exact inference.
+    ``max_hypotheses`` and ``max_bytes`` the limits of exact inference; ``ess_threshold``
+    and ``moves`` the particle filter's resampling threshold and rejuvenation sweeps.
 
     A result's ``config`` is the one that ran: ``method`` ``exact`` or ``smc`` (never
     ``auto``), and under ``smc`` the ``seed`` drawn when none was given (:meth:`ran`).
@@ -63,6 +65,8 @@ class InferenceConfig:
     backend: str = "core"
     max_hypotheses: int = MAX_HYPOTHESES
     max_bytes: int | None = None
+    ess_threshold: float = DEFAULT_ESS_THRESHOLD
+    moves: int = DEFAULT_MOVES
 
     def __post_init__(self) -> None:
         check_method(self.method)
@@ -122,6 +126,8 @@ class InferenceConfig:
                "goals": None if self.goals is None else list(self.goals)}
         if self.method == "smc":
             out.update(particles=self.particles, seed=self.seed)
+            if (self.ess_threshold, self.moves) != (DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES):
+                out.update(ess_threshold=self.ess_threshold, moves=self.moves)
         return out
 
 

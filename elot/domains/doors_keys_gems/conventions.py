@@ -5,7 +5,7 @@ the reference pipeline behind the paper's Table does (``paper``, SPEC §7).
 
 1. π counts hypotheses ruled out by time t as false (:func:`elot.domains.doors_keys_gems.scoring.score`);
 2. accuracy in the in-vs-out comparison is the literal float comparison
-   (:func:`elot.study.experiments.in_vs_out` reports it as ``strict``, beside the tie-tolerant one);
+   (:func:`elot.domains.doors_keys_gems.experiments.in_vs_out` reports it as ``strict``, beside the tie-tolerant one);
 3. initial states come in the reference's order, with its key names
    (:func:`elot.domains.doors_keys_gems.hypotheses.initial_states`).
 

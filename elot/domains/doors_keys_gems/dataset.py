@@ -5,7 +5,6 @@
 * :func:`load_dataset_plan` loads a plan by id (``"1_1"``) with its problem and statements;
 * :func:`load_dataset_file` loads a problem or a plan ``.pddl`` file;
 * :func:`load_dataset_scenario` takes a problem file, a plan file and statements files;
-* :func:`read_statements` reads a statements file (one statement a line).
 
 The problem and plan files are parsed by :mod:`elot.domains.doors_keys_gems.pddl`; the scenario is checked
 as a ``.scn`` one is (:mod:`elot.domains.doors_keys_gems.scenario`).
@@ -19,7 +18,8 @@ from typing import Sequence
 
 from elot.domains.doors_keys_gems import pddl
 from elot.domains.doors_keys_gems.problem_world import world_from_problem
-from elot.domains.doors_keys_gems.scenario import Scenario, Statement, check_gems_reachable, check_judgments, replay
+from elot.domains.doors_keys_gems.scenario import Scenario, check_gems_reachable, check_judgments, replay
+from elot.statements import Statement, read_statements
 from elot.domains.doors_keys_gems.sexpr import line_span
 from elot.domains.doors_keys_gems.world import Action
 from elot.settings import MODES, Mode
@@ -28,29 +28,6 @@ from elot.errors import ScenarioError, read_text
 #: A dataset plan id as commands take it: ``1_1``, ``demo``, or ``exp2_initial/1_1``
 #: (``exp2_initial:1_1``) naming the experiment too.
 PLAN_ID = re.compile(r"^(?:(?P<exp>exp\w+)[/:])?(?P<id>[A-Za-z0-9]+_[A-Za-z0-9]+|demo)$")
-
-
-def read_statements(path: str | Path, mode: Mode = "current") -> list[Statement]:
-    """The statements of a text file, one per line: an ELoT formula or an English sentence,
-    optionally prefixed by ``initial:`` or ``current:`` (else ``mode``). Blank lines and
-    lines starting with ``#`` are skipped; each statement keeps its line number."""
-    path = Path(path)
-    text = read_text(path, "statements")
-    out = []
-    start = 0
-    for number, raw in enumerate(text.splitlines(keepends=True), start=1):
-        line, at = raw.strip(), start + len(raw) - len(raw.lstrip())
-        start += len(raw)
-        if not line or line.startswith("#"):
-            continue
-        head, sep, rest = line.partition(":")
-        if sep and head.strip() in MODES:
-            body = rest.strip()
-            out.append(Statement(body, head.strip(), number, text.index(body, at), str(path),  # type: ignore[arg-type]
-                                 source=text))
-        else:
-            out.append(Statement(line, mode, number, at, str(path), source=text))
-    return out
 
 
 def _mode_of(path: Path) -> Mode:

@@ -17,7 +17,8 @@ from elot.domains.doors_keys_gems.config import InferenceConfig, infer_config
 from elot.domains.doors_keys_gems.filtering import WorldFilter
 from elot.domains.doors_keys_gems.model import GridWorldModel
 from elot.engine.worlds import particles as _particles
-from elot.engine.worlds.particles import DEFAULT_MOVES, ESS_THRESHOLD, GOAL_DRIFT
+from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES
+from elot.engine.worlds.particles import GOAL_DRIFT
 
 
 class ParticleFilter(WorldFilter, _particles.ParticleFilter):
@@ -26,7 +27,7 @@ class ParticleFilter(WorldFilter, _particles.ParticleFilter):
     :class:`InferenceConfig` (or :func:`~elot.domains.doors_keys_gems.inference.infer`'s keyword arguments);
     ``ess_threshold``, ``moves``, ``prior_draws``, ``goal_drift`` and ``islands`` as there."""
 
-    def __init__(self, scenario, config: InferenceConfig | None = None, *, ess_threshold: float = ESS_THRESHOLD,
+    def __init__(self, scenario, config: InferenceConfig | None = None, *, ess_threshold: float = DEFAULT_ESS_THRESHOLD,
                  moves: int = DEFAULT_MOVES, prior_draws: int | None = None, goal_drift: float = GOAL_DRIFT,
                  islands: int | None = None, **settings: Any) -> None:
         config = infer_config(config, **settings)

@@ -368,11 +368,14 @@ def signature_of(domain_path: str | Path | None, problem_path: str | Path) -> Si
     None). The problem's agent object (``human`` in the dataset) gets the alias ``player``."""
     problem = read_problem(problem_path)
     if domain_path is None:
-        return Signature.from_objects(dict(problem.objects))
-    domain = read_domain(domain_path)
-    return Signature.from_objects(
-        dict(problem.objects),
-        predicates=dict(domain.predicates),
-        types={k: v for k, v in domain.types.items() if k != v},
-        derived=domain.derived,
-    )
+        signature = Signature.from_objects(dict(problem.objects))
+    else:
+        domain = read_domain(domain_path)
+        signature = Signature.from_objects(
+            dict(problem.objects),
+            predicates=dict(domain.predicates),
+            types={k: v for k, v in domain.types.items() if k != v},
+            derived=domain.derived,
+        )
+    # the paper's statements call the agent "the player", whatever its object's name
+    return signature.with_words({signature.agent: "the player"}) if signature.agent != "player" else signature

@@ -18,7 +18,7 @@ from functools import cached_property
 from typing import Iterable, Sequence
 
 from elot.errors import ScenarioError, Span
-from elot.judging import Statement  # the one statement record, from a file to its scores
+from elot.statements import Statement  # the one statement record, from a file to its scores
 from elot.settings import Mode
 from elot.domains.doors_keys_gems.world import ARITY, Action, Layout, Pos, WorldState, fmt_pos
 
@@ -82,7 +82,8 @@ class Scenario:
     def _signature(self):
         from elot.lang.signature import Signature  # a sibling stage; imported when asked for
 
-        return Signature.from_objects(self.signature_objects(), agent=self.layout.agent)
+        signature = Signature.from_objects(self.signature_objects(), agent=self.layout.agent)
+        return signature.with_words({signature.agent: "the player"}) if signature.agent != "player" else signature
 
 
 # -- checks every reader makes ------------------------------------------------------

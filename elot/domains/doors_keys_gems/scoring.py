@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from elot.domains.doors_keys_gems.conventions import Conventions, check_conventions
-from elot.judging import Score, check_mode, score_truth, compile_statement as _compile_statement, holds
+from elot.judging import Score, check_mode, score_truth, holds
+from elot.statements import compile_statement as _compile_statement
 from elot.lang.semantics import CompiledFormula
 from elot.lang.thresholds import Thresholds
 from elot.engine.worlds.exact import Inference
@@ -40,7 +41,7 @@ def compile_statement(
     bind_free: bool = False,
 ) -> CompiledFormula:
     """Parse, typecheck (against the scenario's objects) and compile a statement
-    (:func:`elot.judging.compile_statement` with the inference's signature).
+    (:func:`elot.statements.compile_statement` with the inference's signature).
 
     Raises :class:`~elot.errors.ElotSyntaxError` / :class:`~elot.errors.ElotTypeError`.
     """

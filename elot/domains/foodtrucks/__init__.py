@@ -1,8 +1,16 @@
 """Food trucks (Baker, Jara-Ettinger, Saxe & Tenenbaum 2017, Experiment 1) as a domain of
 :mod:`elot.engine`: the world and line of sight (``world``, ``geometry``), the domain
-(``domain``), scenarios (``scenarios``), the authors' models and their outputs (``model``),
-scoring against people's ratings (``scoring``) and the ELoT signature (``language``)."""
+(``domain``), scenarios (``scenarios``, ``.trucks`` files in ``trucksfile``), the authors'
+models and their outputs (``model``), scoring against people's ratings (``scoring``), the
+ELoT signature (``language``), the front every command asks (``front``), its frames
+(``draw``) and its scenes told in words (``tell``)."""
 
-from elot.domains.foodtrucks.domain import FoodTrucks
+#: Scenario references that name this domain (``foodtrucks:12``).
+PREFIX = "foodtrucks:"
+#: The suffix of elot's food-truck scenario files.
+SUFFIX = ".trucks"
 
-__all__ = ["FoodTrucks"]
+
+def names_trucks(spec: str) -> bool:
+    """Whether a scenario reference is a food-truck one (``foodtrucks:ID``, a ``.trucks`` file)."""
+    return spec.lower().startswith(PREFIX) or spec.partition(":")[0].lower().endswith(SUFFIX)

@@ -40,6 +40,8 @@ class FoodTrucks:
 
     name = "foodtrucks"
     default_planner = "belief-vi"
+    #: The authors' β (Baker et al. 2017 report their model's predictions at 2.5).
+    default_beta = 2.5
 
     def tables(self, layout: int) -> Tables:
         return _tables(int(layout))

@@ -12,7 +12,7 @@ spot 2, as the engine reports it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -23,10 +23,17 @@ from elot.domains.foodtrucks.world import ROLES
 from elot.engine import Case, Engine, EngineConfig, PathResult
 from elot.errors import ArgumentError
 
+#: The authors' models, as changes to the engine's settings.
 VARIANTS = {
-    "btom": EngineConfig(),
-    "true-belief": EngineConfig(planner="qmdp", true_belief=True),
-    "no-cost": EngineConfig(costs=False, gamma=1.0),
+    "btom": {},
+    "true-belief": {"planner": "qmdp", "true_belief": True},
+    "no-cost": {"costs": False, "gamma": 1.0},
+}
+#: What each model is.
+MODELS = {
+    "btom": "the student plans over its beliefs (belief-space value iteration)",
+    "true-belief": "the student knows what is behind the building",
+    "no-cost": "every move is free (and the future is not discounted)",
 }
 #: Options of each judgment, in the order of the prediction files.
 DESIRE_OPTIONS = ROLES                 # K, L, M
@@ -40,7 +47,7 @@ def variant_config(variant: str, **changes) -> EngineConfig:
     if variant not in VARIANTS:
         raise ArgumentError(f"unknown food-truck model {variant!r}",
                             hint=f"choose one of {', '.join(VARIANTS)}")
-    return replace(VARIANTS[variant], **changes)
+    return EngineConfig(**{**VARIANTS[variant], **changes})
 
 
 @dataclass(frozen=True)

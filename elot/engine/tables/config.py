@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
+from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES
 from elot.errors import ArgumentError
-from elot.settings import DEFAULT_PARTICLES, METHODS
+from elot.settings import DEFAULT_BETA, DEFAULT_PARTICLES, METHODS
 
 #: The planners a config may name (``elot.engine.tables.planners.PLANNERS`` implements them).
 PLANNER_NAMES = ("qmdp", "belief-vi")
@@ -17,7 +18,8 @@ class EngineConfig:
     """Settings of one run.
 
     ``planner`` (None: the domain's default), ``beta`` (the softmax rationality of the
-    action likelihood), ``gamma`` and ``sweeps`` (value iteration: Q of the last of
+    action likelihood; None: the domain's ``default_beta``, else elot's
+    :data:`~elot.settings.DEFAULT_BETA`), ``gamma`` and ``sweeps`` (value iteration: Q of the last of
     ``sweeps`` backups from V = 0), ``grid`` (the belief grid's resolution for
     ``belief-vi``), ``costs`` (False: every action is free), ``true_belief`` (the agent
     knows the true world: its initial belief is that world), ``belief_quantum`` (the
@@ -25,12 +27,14 @@ class EngineConfig:
     ``backend`` (``core``: the compiled kernels; ``reference``: their NumPy twins) and
     ``memory_limit`` (bytes a run may use; None: the engine's default), ``method``
     (:data:`elot.settings.METHODS`: every hypothesis, ``exact``; ``particles``
-    hypotheses drawn from the priors, ``smc``; exact when the budget allows it, ``auto``), ``particles`` (hypotheses drawn by ``smc``) and ``seed`` (of the
-    draws; None: a fresh one, which the engine fills in, so a result's config can be rerun).
+    hypotheses drawn from the priors, ``smc``; exact when the budget allows it, ``auto``), ``particles`` (hypotheses drawn by ``smc``), ``seed`` (of the
+    draws; None: a fresh one, which the engine fills in, so a result's config can be rerun),
+    ``ess_threshold`` (particles are resampled when the effective sample size falls below
+    this fraction of them) and ``moves`` (rejuvenation sweeps after each resampling).
     """
 
     planner: str | None = None
-    beta: float = 2.5
+    beta: float | None = None
     gamma: float = 0.99
     sweeps: int = 50
     grid: int = 6
@@ -42,6 +46,8 @@ class EngineConfig:
     method: str = "exact"
     particles: int = DEFAULT_PARTICLES
     seed: int | None = None
+    ess_threshold: float = DEFAULT_ESS_THRESHOLD
+    moves: int = DEFAULT_MOVES
 
     def __post_init__(self) -> None:
         if self.planner is not None and self.planner not in PLANNER_NAMES:
@@ -49,7 +55,7 @@ class EngineConfig:
                                 hint=f"choose one of {', '.join(PLANNER_NAMES)}")
         if self.backend not in BACKENDS:
             raise ArgumentError(f"unknown backend {self.backend!r}", hint="choose core or reference")
-        if not (self.beta == self.beta and 0 <= self.beta < float("inf")):
+        if self.beta is not None and not (self.beta == self.beta and 0 <= self.beta < float("inf")):
             raise ArgumentError(f"beta must be a finite number >= 0, not {self.beta}")
         if not 0 <= self.gamma <= 1:
             raise ArgumentError(f"gamma must be between 0 and 1, not {self.gamma}")
@@ -71,9 +77,10 @@ class EngineConfig:
         """Whether a run may draw particles (method smc or auto)."""
         return may_sample(self.method)
 
-    def resolved(self, default_planner: str) -> "EngineConfig":
-        """This config with the planner filled in (what actually runs)."""
-        return self if self.planner else replace(self, planner=default_planner)
+    def resolved(self, default_planner: str, default_beta: float = DEFAULT_BETA) -> "EngineConfig":
+        """This config with the planner and β filled in (what actually runs)."""
+        return replace(self, planner=self.planner or default_planner,
+                       beta=default_beta if self.beta is None else self.beta)
 
     def with_beta(self, beta: float) -> "EngineConfig":
         return replace(self, beta=float(beta))

@@ -26,13 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from elot.errors import ElotError
-
-
-class DomainError(ElotError):
-    """A domain broke the protocol: a method raised, or returned a malformed table."""
-
-    kind = "domain error"
+from elot.errors import DomainError, ElotError
 
 
 @dataclass(frozen=True, eq=False)

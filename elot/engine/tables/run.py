@@ -18,11 +18,13 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from elot.engine import budget
+from elot.settings import DEFAULT_BETA
 from elot.engine.tables import sampling
 from elot.engine.tables.config import EngineConfig
 from elot.engine.tables.inversion import Inverter, stored_beliefs
 from elot.engine.tables.planners import Plan, plan
-from elot.engine.tables.protocol import (BeliefSpace, DesireSpace, DomainError, Tables, ask,
+from elot.errors import DomainError
+from elot.engine.tables.protocol import (BeliefSpace, DesireSpace, Tables, ask,
                                   check_space, check_tables)
 from elot.engine.tables.results import PathResult, SampledResult, Timings
 
@@ -55,7 +57,7 @@ class Engine:
         self._seed_drawn = config.method != "exact" and config.seed is None
         if self._seed_drawn:
             config = replace(config, seed=sampling.fresh_seed())   # drawn now, reported with the results
-        self.config = config.resolved(default)
+        self.config = config.resolved(default, float(getattr(domain, "default_beta", DEFAULT_BETA)))
         self.timings = Timings()
         self._tables: dict[Any, Tables] = {}
         self._plans: dict[tuple[Any, str], Plan] = {}

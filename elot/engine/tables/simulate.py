@@ -19,6 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from elot.engine.tables.config import EngineConfig
+from elot.settings import DEFAULT_BETA
 from elot.engine.tables.inversion import normalise, quantise
 from elot.engine.tables.planners import Plan, kernels, plan
 from elot.engine.tables.protocol import DesireSpace, Tables
@@ -41,8 +42,8 @@ class SimulatedAgent:
     """The model's agent in one layout's ``tables`` with one utility vector over ``objects``."""
 
     def __init__(self, tables: Tables, objects: Sequence[str], utilities, config: EngineConfig,
-                 default_planner: str = "qmdp"):
-        self.config = config.resolved(default_planner)
+                 default_planner: str = "qmdp", default_beta: float = DEFAULT_BETA):
+        self.config = config.resolved(default_planner, default_beta)
         self.tables = tables
         utilities = np.asarray(utilities, dtype=np.float64).reshape(1, len(objects))
         self.plan: Plan = plan(tables, DesireSpace(tuple(objects), utilities, np.ones(1)), self.config)

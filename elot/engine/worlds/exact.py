@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from elot.engine.budget import memory_budget
-from elot.engine.worlds.methods import InferenceSettings
+from elot.engine.worlds.methods import FilterConfig
 from elot.engine.worlds.spaces import HypothesisSpace
 from elot.engine.worlds.trajectory import Trajectory
 from elot.engine.worlds.protocol import WorldModel
@@ -144,7 +144,7 @@ class ExactFilter:
     states still agree with which); beliefs are filtered once per distinct ``alive`` table.
     """
 
-    def __init__(self, world_model: WorldModel, config: InferenceSettings) -> None:
+    def __init__(self, world_model: WorldModel, config: FilterConfig) -> None:
         self.world_model = world = world_model
         self.core = world.core   # the backend, its limits checked
         self.model, self.beta, self.backend = config.variant, config.beta, config.backend

@@ -13,8 +13,9 @@ from typing import Any, Protocol
 
 from elot.engine.budget import Limits, format_bytes, over
 from elot.engine.worlds.exact import ExactFilter, revealing
-from elot.engine.worlds.methods import InferenceSettings, Progress
+from elot.engine.worlds.methods import FilterConfig, Progress
 from elot.engine.worlds.particles import ParticleFilter
+from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES
 from elot.engine.worlds.spaces import SAMPLED_VARIANTS
 from elot.engine.worlds.protocol import WorldModel
 
@@ -56,7 +57,7 @@ def run_filter(filt: Filter, progress: Progress | None = None):
     return filt.result()
 
 
-def choose_method(world_model: WorldModel, config: InferenceSettings) -> tuple[str, str]:
+def choose_method(world_model: WorldModel, config: FilterConfig) -> tuple[str, str]:
     """The method a run of ``config`` uses on ``world_model``, and why (``note``, under
     ``auto`` only): exact when the space fits ``max_hypotheses`` and its estimated
     inference fits ``max_bytes`` (what exact would refuse on), particles otherwise."""
@@ -80,12 +81,17 @@ def choose_method(world_model: WorldModel, config: InferenceSettings) -> tuple[s
     return method, note
 
 
-def infer(world_model: WorldModel, config: InferenceSettings, progress: Progress | None = None):
+def infer(world_model: WorldModel, config: FilterConfig, progress: Progress | None = None):
     """Inference of goals, initial states and beliefs on ``world_model`` under ``config``:
     the method :func:`choose_method` picks, run by :func:`run_filter`; the result's
     ``note`` says why ``auto`` chose it."""
     method, note = choose_method(world_model, config)
-    filt = ExactFilter(world_model, config) if method == "exact" else ParticleFilter(world_model, config)
+    if method == "exact":
+        filt = ExactFilter(world_model, config)
+    else:
+        filt = ParticleFilter(world_model, config,   # a world model's own config may leave the filter's knobs out
+                              ess_threshold=getattr(config, "ess_threshold", DEFAULT_ESS_THRESHOLD),
+                              moves=getattr(config, "moves", DEFAULT_MOVES))
     result = run_filter(filt, progress)
     result.note = note
     return result

@@ -4,7 +4,7 @@ the errors of particle inference.
 :data:`METHODS` names them (``exact`` enumeration, ``smc`` particles, or ``auto``: exact
 when the space fits the budget, particles otherwise); :func:`check_method` and
 :func:`check_particles` check a setting; :class:`ParticleError` is what particle inference
-raises when it cannot go on or was asked wrongly. :class:`InferenceSettings` is what the
+raises when it cannot go on or was asked wrongly. :class:`FilterConfig` is what the
 filters read of a domain's configuration, and :class:`ConfiguredBy` its settings under the
 names a table row uses (a batch task, a session and a result share them).
 """
@@ -46,12 +46,13 @@ def check_particles(n: Any) -> int:
     return int(n)
 
 
-class InferenceSettings(Protocol):
+class FilterConfig(Protocol):
     """What the engine's filters read of a domain's inference configuration (a frozen
     value the domain makes; the gridworld's is its ``config.InferenceConfig``).
     The result keeps ``ran(method, **resolved)``: the configuration that ran, its open
     choices resolved (the method ``auto`` chose, the seed drawn), whose ``described()`` a
-    JSON report prints."""
+    JSON report prints. ``ess_threshold`` and ``moves`` (the particle filter's resampling
+    and rejuvenation) may be left out: the defaults of :mod:`elot.settings` then hold."""
 
     variant: str
     beta: float
@@ -63,8 +64,10 @@ class InferenceSettings(Protocol):
     backend: str
     max_hypotheses: int
     max_bytes: int | None
+    ess_threshold: float
+    moves: int
 
-    def ran(self, method: str, **resolved: Any) -> "InferenceSettings": ...
+    def ran(self, method: str, **resolved: Any) -> "FilterConfig": ...
 
     def runs_particles(self, fits: bool) -> bool: ...
 
@@ -73,10 +76,10 @@ class InferenceSettings(Protocol):
 
 class ConfiguredBy:
     """Read-only views of the settings of an object's inference configuration (its
-    ``config``, an :class:`InferenceSettings`), under the names a table row and the command
+    ``config``, an :class:`FilterConfig`), under the names a table row and the command
     line use: what a batch task, the REPL's session and an inference result share."""
 
-    config: InferenceSettings
+    config: FilterConfig
 
     @property
     def model(self) -> str:

@@ -64,15 +64,14 @@ import numpy as np
 
 from btom_ext import CoreMissingError, particle_kernels as _particle_kernels
 from btom_ext.reference import Q_FLOOR
-from elot.engine.worlds.methods import InferenceSettings, ParticleError, check_particles
+from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES
+from elot.engine.worlds.methods import FilterConfig, ParticleError, check_particles
 from elot.engine.worlds.particle_result import ParticleInference, Particles, effective_size
 from elot.engine.worlds.spaces import SAMPLED_VARIANTS, ParticleSpace
 from elot.engine.worlds.protocol import WorldModel
 from elot.errors import ExtensionMissingError
 from elot.output import count
 
-#: Resample when the effective sample size falls below this fraction of the particles.
-ESS_THRESHOLD = 0.5
 #: Resample and rejuvenate when the particles' goals disagree with their own per-goal
 #: likelihoods by more than this total variation. When every particle holds one goal the
 #: weights stay equal and the ESS at N while later actions favour a goal no particle holds
@@ -83,9 +82,6 @@ GOAL_DRIFT = 0.05
 #: standard error is then at most 0.005, and the draws cost only the statement's truth
 #: value in their distinct (state, belief) rows.
 PRIOR_DRAWS = 10_000
-#: Rejuvenation sweeps after each resampling (each sweep: a true-state move, k belief
-#: moves, each redrawing one belief particle, and a Gibbs draw of the goal).
-DEFAULT_MOVES = 1
 #: Belief particles redrawn per sweep (each a Metropolis–Hastings move; at most k).
 BELIEF_MOVES = 3
 #: Belief moves are accepted by the likelihood of the whole history, O(N t) at time t, so
@@ -166,7 +162,7 @@ class ParticleFilter:
     ``particles`` N, ``seed`` for the generator (None: fresh entropy), ``ess_threshold`` and
     ``moves`` as in the module."""
 
-    def __init__(self, world_model: WorldModel, config: InferenceSettings, *, ess_threshold: float = ESS_THRESHOLD,
+    def __init__(self, world_model: WorldModel, config: FilterConfig, *, ess_threshold: float = DEFAULT_ESS_THRESHOLD,
                  moves: int = DEFAULT_MOVES, prior_draws: int | None = None, goal_drift: float = GOAL_DRIFT,
                  islands: int | None = None) -> None:
         model, k, conventions = config.variant, config.k, config.conventions

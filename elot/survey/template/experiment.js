@@ -88,9 +88,9 @@ const TEXT = {
   picture: "maze",
 };
 
-/* A food-truck survey (elot stimuli on .trucks files): a student, trucks and a building;
-   the participants rate the statements only (no goal question). */
-const TRUCK_TEXT = {
+/* The texts of a campus of food trucks (SURVEY.texts "campus"): a student, trucks and a
+   building; the participants rate the statements only (no goal question). */
+const CAMPUS_TEXT = {
   consent: (minutes) => "<p>In this study you will watch short animations of a student looking for lunch " +
     "among food trucks, and answer questions about what the student believed. It takes about " + minutes +
     (minutes === 1 ? " minute" : " minutes") + ". Your answers " +
@@ -122,7 +122,35 @@ const TRUCK_TEXT = {
   debrief: "<p>Thank you! The study asked how people judge what others believe from what they do. " +
     "Your answers will be compared with a model of such judgments.</p>",
 };
-if (SURVEY && SURVEY.domain === "foodtrucks") Object.assign(TEXT, TRUCK_TEXT);
+/* The texts of any other scene (SURVEY.texts "scene"): the agent and the scene in the
+   domain's own words (SURVEY.words: "agent", the one watched; "scene", a paragraph saying
+   what the animations show); the participants rate the statements only. */
+const WORDS = (SURVEY && SURVEY.words) || {};
+const AGENT = esc(WORDS.agent || "the agent");
+const SCENE_TEXT = {
+  consent: (minutes) => "<p>In this study you will watch short animations of " + AGENT + " acting, and answer " +
+    "questions about what " + AGENT + " wants and believes. It takes about " + minutes +
+    (minutes === 1 ? " minute" : " minutes") + ". Your answers " +
+    "are stored without your name and used for research only. You may stop at any time.</p>" +
+    (contactLink() ? "<p>Questions about the study: " + contactLink() + ".</p>" : "") +
+    "<p>Do you agree to take part?</p>",
+  world: () => "<p>You will watch " + AGENT + ".</p>" + (WORDS.scene ? "<p>" + esc(WORDS.scene) + "</p>" : ""),
+  task: (condition) => "<p>Each scenario shows where " + AGENT + " starts, then what it does. After each part you " +
+    "rate <b>statements</b> about what " + AGENT + " " + (condition === "current" ?
+      "believes <b>now</b>" : "believed <b>at the start</b>, before it moved") +
+    ": move each slider to say how true you think the statement is, from 1 (definitely false) to 7 " +
+    "(definitely true).</p><p>You can replay each part. The answer button works once it has played and every " +
+    "slider has been moved.</p>",
+  example: "Here is the scene as you will see it:",
+  picture: "scene",
+  checks: [
+    {prompt: "What does 7 on a slider mean?", options: ["The statement is definitely true",
+      "The statement is definitely false", "I am unsure"], correct: 0},
+  ],
+  scenarioStart: (i, n) => "<p><b>Scenario " + i + " of " + n + ".</b> This is where " + AGENT + " starts.</p>",
+};
+if (SURVEY && SURVEY.texts === "campus") Object.assign(TEXT, CAMPUS_TEXT);
+if (SURVEY && SURVEY.texts === "scene") Object.assign(TEXT, SCENE_TEXT);
 
 /* -- helpers -------------------------------------------------------------------------- */
 

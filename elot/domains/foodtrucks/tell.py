@@ -1,6 +1,6 @@
 """A food-truck scenario in words (Baker et al. 2017; ``elot/domains/foodtrucks``), as an
 observer saw it up to a judgment point: the *plan* and *narrative* conditions of
-:mod:`elot.baseline.describe` for the second domain, generated from the scenario itself.
+:mod:`elot.domains.doors_keys_gems.tell` for the second domain, generated from the scenario itself.
 
 * :func:`plan_text` (*plan*): the campus as a map (the building, the two parking spots,
   the student), then the student's moves up to ``t``, one a line, each with what it could
@@ -11,18 +11,18 @@ observer saw it up to a judgment point: the *plan* and *narrative* conditions of
 
 Only what the student could see is told, as the experiment's display showed it: spot 2
 is behind the building and its truck (or its emptiness) is told once the student has
-stood where at least half of it is in view (``elot.draw.foodtrucks.SEEN_FROM``); less than
+stood where at least half of it is in view (``elot.domains.foodtrucks.draw.SEEN_FROM``); less than
 that is told as a glimpse, with the part in view. Cells are ``(x, y)``, x from the west
 (left), y from the south (bottom), as ``.trucks`` files write them.
 """
 
 from __future__ import annotations
 
-from elot.baseline.describe import _run_words
+from elot.domains.telling import run_words
 from elot.domains.foodtrucks.scenarios import FoodTruckScenario
 from elot.domains.foodtrucks.world import (HEIGHT, SPOT1, SPOT2, SPOT2_CONTENT, TRUCKS, WALL_SPANS, WIDTH,
                                            FoodTruckMap, truck_at, visibility)
-from elot.draw.foodtrucks import SEEN_FROM
+from elot.domains.foodtrucks.draw import SEEN_FROM
 
 #: The legend of :func:`campus_map`.
 LEGEND = "# building, . open ground, S the student, K the Korean truck (spot 1), ? spot 2 (not seen yet)"
@@ -151,7 +151,7 @@ def narrative_text(scenario: FoodTruckScenario, t: int) -> str:
     def flush(pos, seen: str = "") -> None:
         nonlocal moves, waits
         if moves:
-            story.append(f"It went {_run_words(moves)}, to {cell(pos)}" + (f"; {seen}." if seen else "."))
+            story.append(f"It went {run_words(moves)}, to {cell(pos)}" + (f"; {seen}." if seen else "."))
         elif waits:
             story.append(f"It waited {'a step' if waits == 1 else f'{waits} steps'} at {cell(pos)}"
                          + (f"; {seen}." if seen else "."))

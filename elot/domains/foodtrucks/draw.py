@@ -30,7 +30,7 @@ from elot.domains.foodtrucks.scenarios import FoodTruckScenario
 from elot.domains.foodtrucks.world import (HEIGHT, SPOT1, SPOT2, SPOT2_CONTENT, TRUCKS, WIDTH, FoodTruckMap,
                                            visibility)
 from elot.draw import palette
-from elot.draw.storyboard import MapFrames
+from elot.draw.frames import Frames, Renderer
 
 #: The drawing colour and letter of each truck (K, L, M), Okabe–Ito hues.
 TRUCK_COLOURS = {"korean": "#0072B2", "lebanese": "#009E73", "mexican": "#E69F00"}
@@ -87,7 +87,7 @@ def steps(scenario: FoodTruckScenario) -> int:
     return len(scenario.cells) - 1 + int(scenario.finished)
 
 
-class TruckRenderer:
+class TruckRenderer(Renderer):
     """Frames of one food-truck scenario: ``frame(t)`` for t = 0..:func:`steps` (the last
     step of a finished scenario shows the student eating), an RGB array of ``cell_px``
     pixels a cell."""
@@ -193,7 +193,7 @@ class TruckRenderer:
         from matplotlib.lines import Line2D
         from matplotlib.patches import Rectangle
 
-        from elot.draw.board import agent_patches
+        from elot.draw.marks import agent_patches
 
         self._clear()
         scenario = self.scenario
@@ -264,7 +264,7 @@ def frames(scenario: FoodTruckScenario, times: Sequence[int], *, cell_px: int = 
         renderer.close()
 
 
-class TruckFrames(MapFrames):
+class TruckFrames(Frames):
     """A food-truck scenario's frames atop a storyboard (:class:`elot.draw.storyboard.MapFrames`):
     each judgment point's frame as :class:`TruckRenderer` draws it for the stimuli (the
     trail, spot 2 until seen, the unseen part shaded), and under it what the student has
@@ -273,7 +273,27 @@ class TruckFrames(MapFrames):
     def __init__(self, scenario: FoodTruckScenario, *, cell_px: int = 40) -> None:
         self.scenario = scenario
         self.width, self.height = frame_cells()
-        self._renderer = TruckRenderer(scenario, cell_px=cell_px)
+        self.steps = steps(scenario)
+        self._cell_px = cell_px
+        self._made = None
+
+    @property
+    def _renderer(self) -> "TruckRenderer":
+        if self._made is None:
+            self._made = TruckRenderer(self.scenario, cell_px=self._cell_px)
+        return self._made
+
+    def cells(self) -> tuple[int, int]:
+        return frame_cells()
+
+    def cell_for_size(self, size_px: int) -> int:
+        return cell_for_size(size_px)
+
+    def frame_size(self, cell_px: int, size_px: int | None = None) -> tuple[int, int]:
+        return frame_size(cell_px)
+
+    def renderer(self, cell_px: int, size_px: int | None = None) -> "TruckRenderer":
+        return TruckRenderer(self.scenario, cell_px=cell_px)
 
     def captions(self, points: Sequence[int]) -> list[str]:
         content = SPOT2_CONTENT[self.scenario.world]
@@ -288,4 +308,5 @@ class TruckFrames(MapFrames):
             spine.set_visible(False)
 
     def close(self) -> None:
-        self._renderer.close()
+        if self._made is not None:
+            self._made.close()

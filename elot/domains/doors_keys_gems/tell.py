@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from elot.domains.doors_keys_gems.scenario import Scenario
+from elot.domains.telling import run_words
 from elot.domains.doors_keys_gems.world import MOVES, Layout, Pos, WorldState, draw
 
 #: The legend of :func:`observer_map`.
@@ -145,16 +146,6 @@ def _landmark(state: WorldState, pos: Pos) -> str:
     return "in the open"
 
 
-def _run_words(moves: list[str]) -> str:
-    parts: list[str] = []
-    for move in moves:
-        if parts and parts[-1][0] == move:
-            parts[-1] = (move, parts[-1][1] + 1)
-        else:
-            parts.append((move, 1))
-    return ", ".join(f"{m} {n} time{'s' if n > 1 else ''}" if n > 1 else m for m, n in parts)
-
-
 def narrative_text(scenario: Scenario, t: int) -> str:
     """The *narrative* condition: the scene told (gems behind doors, boxes closed, keys
     in sight) and the agent's first ``t`` actions told as runs of moves ending at
@@ -190,13 +181,13 @@ def narrative_text(scenario: Scenario, t: int) -> str:
             moves.append(action[0])
             continue
         if moves:
-            story.append(f"It moved {_run_words(moves)}, ending at {cell(states[step - 1].agent_pos)}, "
+            story.append(f"It moved {run_words(moves)}, ending at {cell(states[step - 1].agent_pos)}, "
                          f"{_landmark(states[step - 1], states[step - 1].agent_pos)}.")
             moves = []
         story.append(f"Then it {'opened ' + spoken(action[1]) + ': ' if action[0] == 'open' else ''}"
                      f"{_revealed(states[step - 1], action)}.")
     if moves:
-        story.append(f"It moved {_run_words(moves)}, ending at {cell(states[t].agent_pos)}, "
+        story.append(f"It moved {run_words(moves)}, ending at {cell(states[t].agent_pos)}, "
                      f"{_landmark(states[t], states[t].agent_pos)}.")
     lines.append(f"What the player did so far ({t} actions): " + " ".join(story))
     return "\n".join(lines)

@@ -25,7 +25,6 @@ same picture, larger: :data:`TEXT` holds the text sizes as fractions of a cell's
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Sequence
 
@@ -33,9 +32,10 @@ from matplotlib.axes import Axes
 from matplotlib.collections import PatchCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Circle, Polygon, Rectangle, RegularPolygon
+from matplotlib.patches import Circle, Polygon, Rectangle
 
 from elot.draw import palette
+from elot.draw.marks import BASE_CELL_PT as _BASE_CELL_PT, agent_patches, gem_label, gem_patches
 
 #: Moves in the trail of an animation frame (the paper's stimuli show about ten).
 TRAIL = 10
@@ -46,8 +46,6 @@ _ARROW = {(0, -1): "^", (0, 1): "v", (-1, 0): "<", (1, 0): ">"}
 #: letters on a key (on the map; a key in an opened box or the inventory scales it), the
 #: word "Inventory", a gem's name (figures for researchers only).
 TEXT = {"box": 0.44, "door": 0.24, "key": 0.22, "inventory": 0.36, "label": 0.17}
-#: The cell size (in points) the line widths were chosen at: lines scale by cell / this.
-_BASE_CELL_PT = 32.0
 
 
 def box_number(name: str, index: int) -> str:
@@ -55,57 +53,6 @@ def box_number(name: str, index: int) -> str:
     as statements name boxes), else its place in the layout (1-based)."""
     match = re.search(r"(\d+)$", name)
     return match.group(1) if match else str(index + 1)
-
-
-def gem_label(index: int) -> str:
-    """The name participants read for the ``index``-th gem (0-based) of a map: over it in
-    the animations, beside its icon in the survey (whose page writes ``"gem " + g``)."""
-    return f"gem {index + 1}"
-
-
-def gem_patches(centre, index: int, *, linewidth: float, collected: bool = False, scale: float = 1.0) -> list:
-    """The ``index``-th gem (0-based) at ``centre``, one cell wide: its shape
-    (:func:`gem_shape`) filled with its colour (:func:`~elot.draw.palette.gem_colours`) and
-    a paler facet inside, or a dashed outline once collected. The one painter of a gem:
-    maps, animations, the inventory and the survey's icons (:func:`write_gem_icon`)."""
-    corners, rotation = gem_shape(index)
-    fill, edge, facet = palette.gem_colours(index)
-    style = (dict(facecolor="none", edgecolor=edge, linewidth=linewidth, linestyle=(0, (2, 2)))
-             if collected else dict(facecolor=fill, edgecolor=edge, linewidth=linewidth))
-
-    def shape(radius: float, **kw):
-        radius *= scale
-        if corners == 0:
-            return Circle(centre, radius * 0.85, zorder=3, **kw)
-        return RegularPolygon(centre, corners, radius=radius, orientation=math.radians(rotation), zorder=3, **kw)
-
-    patches = [shape(0.32, **style)]
-    if not collected:      # a paler facet inside, as a cut stone has
-        patches.append(shape(0.16, facecolor=facet, edgecolor="none"))
-    return patches
-
-
-def write_gem_icon(index: int, path, size_px: int = 64) -> None:
-    """A PNG of the ``index``-th gem (0-based), ``size_px`` pixels square on transparent,
-    painted by :func:`gem_patches` as every map and animation paints it (one cell, the
-    map's y axis pointing down, so a triangle points the same way), line widths scaled
-    as a board scales them to its cells."""
-    figure = Figure(figsize=(1, 1), dpi=size_px)
-    ax = figure.add_axes((0, 0, 1, 1))
-    # a little over one cell, so that the edge's line is not cut
-    ax.set_xlim(-0.42, 0.42)
-    ax.set_ylim(0.42, -0.42)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    cell_pt = 72 / 0.84
-    for patch in gem_patches((0, 0), index, linewidth=1.2 * cell_pt / _BASE_CELL_PT):
-        ax.add_patch(patch)
-    figure.savefig(path, transparent=True)
-
-
-def gem_shape(index: int) -> tuple[int, float]:
-    """(corners, rotation) of the ``index``-th gem's shape; 0 corners is a circle."""
-    return palette.GEM_SHAPES[index % len(palette.GEM_SHAPES)]
 
 
 def colour_letters(layout, more: Sequence[str] = ()) -> dict[str, str]:
@@ -436,22 +383,6 @@ class Board:
                 self._key(inv, (n + 0.05, 1), what)
             else:
                 self._gem(inv, (n, 1), self.gem_index[what])
-
-
-def agent_patches(x: float, y: float, s: float, linewidth: float) -> list:
-    """The agent's figure (legs, body with arms, head) centred on (x, y) at scale ``s``,
-    on axes whose y axis points down: the one agent every map and stimulus draws."""
-    outline = dict(facecolor=palette.AGENT, edgecolor="white", linewidth=linewidth, zorder=6)
-    return [Polygon([(x - 0.1 * s, y + 0.22 * s), (x - 0.08 * s, y + 0.4 * s),
-                     (x - 0.01 * s, y + 0.4 * s), (x - 0.01 * s, y + 0.22 * s),
-                     (x + 0.01 * s, y + 0.22 * s), (x + 0.01 * s, y + 0.4 * s),
-                     (x + 0.08 * s, y + 0.4 * s), (x + 0.1 * s, y + 0.22 * s)], **outline),
-            Polygon([(x - 0.13 * s, y - 0.08 * s), (x + 0.13 * s, y - 0.08 * s),
-                     (x + 0.24 * s, y + 0.14 * s), (x + 0.17 * s, y + 0.2 * s),
-                     (x + 0.14 * s, y + 0.1 * s), (x + 0.17 * s, y + 0.26 * s),
-                     (x - 0.17 * s, y + 0.26 * s), (x - 0.14 * s, y + 0.1 * s),
-                     (x - 0.17 * s, y + 0.2 * s), (x - 0.24 * s, y + 0.14 * s)], **outline),
-            Circle((x, y - 0.22 * s), 0.15 * s, **outline)]
 
 
 def _fit(mark: str) -> float:

@@ -29,11 +29,11 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Collection, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from elot.errors import ElotError, ScenarioError, read_text
+from elot.errors import ElotError, ScenarioError, csv_rows, read_text
 from elot.numeric import fsum
 from elot.domains.doors_keys_gems.conventions import Conventions, check_conventions
 from elot.domains.doors_keys_gems.inference import InferenceConfig, infer, infer_config
@@ -227,3 +227,49 @@ def in_vs_out_of_table(rows: Sequence[Mapping[str, str]], root: str | Path | Non
                     outs[row["statement_id"]].append(value)
             out.append(summarize(condition, model, ins, outs, missing))
     return out
+
+
+def in_vs_out_items(root: str | Path | None = None, conditions: Sequence[str] = MODES, *,
+                    maps: Iterable[str] | None = None) -> tuple[list[tuple], dict]:
+    """The in- vs out-of-context statements of the dataset as a language-model baseline
+    rates them (both conditions by default; the maps in ``maps`` only, when given: a map
+    without in-vs-out statements is an error naming those that have some): ``(items,
+    refs)``, each item a :class:`~elot.baseline.prompts.Item`-shaped tuple of (scenario,
+    map, t, statement id, statement, mode, formula), each scenario a
+    :class:`~elot.domains.doors_keys_gems.refs.PlanRef`."""
+    from elot.domains.doors_keys_gems.dataset import dataset_root, load_dataset_plan
+    from elot.domains.doors_keys_gems.refs import PlanRef
+
+    root = dataset_root(root)
+    tables = []
+    for condition in conditions:
+        path = in_vs_out_file(root, condition)
+        rows = csv_rows(read_text(path, "in-vs-out statements"), path=str(path))
+        tables.append((condition, path, rows))
+    keep = None if maps is None else list(dict.fromkeys(maps))
+    if keep is not None:
+        known = sorted({row["map_id"] for _, _, rows in tables for row in rows},
+                       key=lambda m: (not m.isdigit(), int(m) if m.isdigit() else 0, m))
+        unknown = [m for m in keep if m not in known]
+        if unknown:
+            raise ScenarioError(f"--maps: no in-vs-out statements are about map{'s' if len(unknown) > 1 else ''} "
+                                + ", ".join(repr(m) for m in unknown),
+                                hint=f"the maps with in-vs-out statements are {', '.join(known)}")
+    items: list[tuple] = []
+    scenarios: dict[str, object] = {}
+    refs: dict[str, PlanRef] = {}
+    for condition, path, rows in tables:
+        for line, row in enumerate(rows, 2):
+            if keep is not None and row["map_id"] not in keep:
+                continue
+            name = f"exp1/{row['plan_id']}"
+            if name not in scenarios:
+                scenarios[name] = load_dataset_plan(root, row["plan_id"], exp="exp1")
+                refs[name] = PlanRef(name, "exp1", row["plan_id"], str(root))
+            (t,) = scenarios[name].judgments
+            if int(row["timestep"]) != t + 1:
+                raise ScenarioError(f"{path}:{line}: timestep {row['timestep']} is not plan {row['plan_id']}'s "
+                                    f"judgment point + 1 ({t + 1})", hint="the CSV and the plans disagree")
+            items.append((name, row["map_id"], t, row["statement_id"], row["statement"].strip(), condition,
+                          row["formula"].strip()))
+    return items, refs
