@@ -49,8 +49,11 @@ setup(
         "elot.scenarios": ["*.scn"],
         # the survey's page and experiment templates (jsPsych itself is never shipped: npm installs it)
         "elot.survey": ["template/*"],
-        # the language-model baselines' prompt templates (elot baseline --show-template)
-        "elot.baseline": ["templates/*"],
+        # the language-model baselines' prompt templates (elot baseline --show-template): any
+        # domain's scene, and each built-in domain's own
+        "elot.domains": ["templates/*"],
+        "elot.domains.doors_keys_gems": ["templates/*"],
+        "elot.domains.foodtrucks": ["templates/*"],
         "btom_ext": ["*.pxd", "*.pyx"],
     },
     ext_modules=cythonize(

@@ -1,8 +1,8 @@
 """Prompts: a statement about a scenario at a judgment point, rendered through a
 template into chat messages.
 
-A template is a text file (``templates/plan.txt`` and ``templates/narrative.txt`` ship
-with elot; ``--template FILE`` replaces them) with a ``[system]`` and a ``[user]``
+A template is a text file (each domain's front ships its own:
+:meth:`elot.domains.front.Front.prompt_template`; ``--template FILE`` replaces it) with a ``[system]`` and a ``[user]``
 section and ``$scene``, ``$question``, ``$examples`` and ``$statement`` placeholders
 (``string.Template``). The scene comes from the scenario's domain (its front's ``tell``
 hook: the gridworld's :mod:`elot.domains.doors_keys_gems.tell`), never from hand-written text; few-shot examples are people's ratings of the *other* statements of

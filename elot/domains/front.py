@@ -331,7 +331,7 @@ class Front:
         a language model rating statements about this domain's scenes."""
         from importlib import resources
 
-        return (resources.files("elot.baseline").joinpath("templates", "scene.txt").read_text(encoding="utf-8"),
+        return (resources.files("elot.domains").joinpath("templates", "scene.txt").read_text(encoding="utf-8"),
                 "templates/scene.txt")
 
     def shown(self, text: str, mode: str, signature) -> str:
