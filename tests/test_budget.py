@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from elot.domains.doors_keys_gems import costs
+from elot.domains.doors_keys_gems import costs, workload
 from elot.engine.worlds import spaces
 from elot.engine import budget
 from elot.domains.doors_keys_gems.agent import SimulationError, check_simulation_size, count_model_states, run_agent
@@ -92,7 +92,7 @@ def test_particle_inference_and_the_agent_are_refused_by_the_same_check():
 
 def _bytes(**settings) -> int:
     """What a batch task of two-doors holds at once (its domain's estimate, by its config)."""
-    return costs.task_bytes(load_scenario("two-doors"), InferenceConfig(**settings))
+    return workload.task_bytes(load_scenario("two-doors"), InferenceConfig(**settings))
 
 
 def test_a_batch_task_is_sized_by_its_own_limits():

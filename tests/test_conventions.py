@@ -21,6 +21,7 @@ from elot.settings import ALL_VARIANTS, VARIANTS, VariantError
 from elot.domains.doors_keys_gems.world import KeyState, Layout, WorldState
 from elot.repl.commands import execute
 from elot.session import Session
+from elot.domains.rows import signature as signature_of
 from test_inference import scenario as corridor_scenario
 
 
@@ -48,7 +49,7 @@ def test_ruled_out_hypotheses_change_pi_only_under_paper():
     live = np.isfinite(inference.log_weights[2])
     truth = [evaluate(formula, worlds[inference.state_index[i]],
                       Belief.of([(worlds[j], w) for j, w in enumerate(inference.hypothesis_belief(0, i)) if w > 0]),
-                      signature=inference.signature)
+                      signature=signature_of(inference))
              for i in range(len(inference))]
     assert live.sum() == 8
     assert paper.prior_fraction == sum(t and v for t, v in zip(truth, live)) / len(inference)

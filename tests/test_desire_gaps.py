@@ -21,6 +21,7 @@ from elot.errors import ScenarioError
 from elot.judging import score
 from elot.statements import compile_statement
 from elot.lang.thresholds import Thresholds
+from elot.domains.rows import judged as judged_rows
 
 # -- 1. particles keep desires --------------------------------------------------------------
 
@@ -40,7 +41,7 @@ def test_desire_statements_under_particles_agree_with_exact_within_their_standar
     uncertain = [t for t in range(exact.steps + 1) if max(exact.goal_posterior(t).values()) < 0.97]
     checked = 0
     for t in uncertain + [exact.steps]:
-        rows_exact, rows_smc = exact.judged(t), smc.judged(t)
+        rows_exact, rows_smc = judged_rows(exact, t), judged_rows(smc, t)
         for text in statements:
             want = score(compile_statement(text, rows_exact.signature), rows_exact)
             got = score(compile_statement(text, rows_smc.signature), rows_smc)
@@ -60,7 +61,7 @@ def test_particle_desire_rows_follow_the_particles_goals():
     t = 6
     particles = smc.particles_by_step[t]
     weights = particles.weights()
-    rows = smc.judged(t)
+    rows = judged_rows(smc, t)
     for i, gem in enumerate(smc.space.goals):
         got = score(compile_statement(f"wants(player, {gem})", rows.signature), rows)
         assert got.P == pytest.approx(float(weights[particles.goal == i].sum()), abs=1e-12)

@@ -30,6 +30,7 @@ from elot.lang.thresholds import Thresholds
 from elot.lang.signature import Signature
 from elot.lang.typesystem import EPISTEMIC
 from elot.translate import translate
+from elot.domains.rows import judged as judged_rows
 from test_properties import Reference, base_formulas, beliefs, c, epistemic_formulas, f, states, v
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -297,7 +298,7 @@ def test_btom_hypotheses_carry_each_goal_as_a_desire():
 
     inference = infer(load_example("default"))
     for t in (0, 6, inference.steps):
-        rows = inference.judged(t)
+        rows = judged_rows(inference, t)
         goals = inference.goal_posterior(t)
         for gem, p in goals.items():
             wants = compile_statement(f"wants(player, {gem})", rows.signature)

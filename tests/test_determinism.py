@@ -84,13 +84,14 @@ def big_scenario(tmp_path_factory) -> Path:
     (39 168 hypotheses): above BLAS's 10 000-entry threshold for splitting a dot product."""
     from elot.domains.doors_keys_gems.inference import infer
     from elot.domains.doors_keys_gems.load import load_scenario
+    from elot.domains.rows import judged as judged_rows
 
     path = tmp_path_factory.mktemp("big") / "big.scn"
     made = run_elot("generate", "--boxes", "4", "--colours", "3", "--doors", "2", "--gems", "3",
                     "--steps", "0", "--seed", "1", "-o", str(path), env=_env())
     assert made.returncode == 0, made.stderr
     inference = infer(load_scenario(str(path)))
-    assert len(inference) == 39_168 and len(inference.judged(inference.steps, 0).weights) == 13_056
+    assert len(inference) == 39_168 and len(judged_rows(inference, inference.steps, 0).weights) == 13_056
     return path
 
 

@@ -22,6 +22,7 @@ from elot.errors import ArgumentError, ElotError, ElotTypeError
 from elot.judging import score_statements
 from elot.statements import Statement, compile_statements, resolve_statements
 from elot.session import Session
+from elot.domains.rows import judged as judged_rows, signature as signature_of
 
 REPO = Path(__file__).resolve().parent.parent
 EMPTY = "believes(player, formula(empty(box1)))"
@@ -44,7 +45,7 @@ def particles(scenario):
 
 def test_every_source_hands_scoring_the_same_hypotheses(exact, particles):
     for inference in (exact, particles):
-        rows = inference.judged(6, 0)
+        rows = judged_rows(inference, 6, 0)
         assert type(rows) is judging.Hypotheses
         model = BToMModel(inference)
         assert type(model.initial_hypotheses(6)) is judging.Hypotheses
@@ -70,7 +71,7 @@ def test_the_prior_is_named_once():
 
 def test_errors_are_argument_errors_and_keep_their_old_classes(exact, scenario):
     with pytest.raises(ArgumentError) as error:
-        exact.judged(exact.steps + 1)
+        judged_rows(exact, exact.steps + 1)
     assert isinstance(error.value, IndexError) and f"0..{exact.steps}" in error.value.message
     with pytest.raises(ArgumentError) as error:
         score(exact, EMPTY, 1, "later")
@@ -147,9 +148,13 @@ def test_the_score_loop_keeps_going_past_a_bad_statement(exact):
     from elot.translate import resolve_statement
 
     resolved = resolve_statements(statements, lambda text, mode: resolve_statement(text, mode=mode,
-                                                                                   signature=exact.signature)[:2])
-    compiled = compile_statements(resolved, exact.signature)
-    scored, table = score_statements(exact, compiled, (4, 6))
+                                                                                   signature=signature_of(exact))[:2])
+    compiled = compile_statements(resolved, signature_of(exact))
+    from elot.domains.doors_keys_gems.front import GridFront
+
+    front = GridFront()
+    source = front.run(front.of(exact.scenario), front.settings())     # the gridworld's judged source
+    scored, table = score_statements(source, compiled, (4, 6))
     assert [st.error is None for st in scored] == [True, False, True]
     assert [sorted(scores) for scores in table] == [[0, 2], [0, 2]]
     assert table[1][0] == score(exact, EMPTY, 6) and table[1][2] == table[1][0]

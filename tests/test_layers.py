@@ -165,6 +165,18 @@ def test_the_engine_imports_nothing_of_elot():
         assert "import elot" not in text and "from elot" not in text, path
 
 
+def test_the_inference_engine_returns_posteriors_and_knows_no_language():
+    """elot/engine/ imports neither the language nor judging (#41 item 5): it returns
+    posteriors as arrays; ELoT rows are made above it (elot.domains.rows, a tabular
+    domain's front)."""
+    found = {}
+    for path in sorted((REPO / "elot" / "engine").rglob("*.py")):
+        wrong = sorted({unit(m) for m in imports(path)} & {"elot.lang", "elot.judging", "elot.statements"})
+        if wrong:
+            found[str(path.relative_to(REPO))] = wrong
+    assert not found
+
+
 #: Words of particular domains; the engine (elot/engine/) is written for any domain.
 DOMAIN_WORDS = re.compile(r"(?i)(?<![a-z])(keys?|doors?|gems?|box(es)?|trucks?)(?![a-z])")
 

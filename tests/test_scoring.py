@@ -13,6 +13,7 @@ from elot.domains.doors_keys_gems.dataset import load_dataset_plan
 from elot.domains.doors_keys_gems.scenario import Scenario
 from elot.domains.doors_keys_gems.scoring import score
 from elot.judging import normalized_likelihood
+from elot.domains.rows import signature as signature_of
 from test_hypotheses import corridor
 
 FORMULAS = [
@@ -34,7 +35,7 @@ def slow_score(inference, formula, t, mode):
     for i in range(len(inference)):
         weights = inference.hypothesis_belief(when, i)
         belief = Belief.of([(worlds[j], w) for j, w in enumerate(weights) if w > 0])
-        truth[i] = evaluate(formula, worlds[inference.state_index[i]], belief, signature=inference.signature)
+        truth[i] = evaluate(formula, worlds[inference.state_index[i]], belief, signature=signature_of(inference))
     p = float(post @ truth)
     return p, truth.mean()
 

@@ -20,6 +20,7 @@ from elot.domains.doors_keys_gems.inference import infer
 from elot.domains.doors_keys_gems.particles import ParticleFilter
 from elot.engine.worlds.particles import _classes
 from elot.domains.doors_keys_gems.scn_read import parse_scn_text
+from elot.domains.rows import judged as judged_rows, signature as signature_of
 
 
 def generated(seed: int = 0):
@@ -117,10 +118,10 @@ def test_scores_from_rows_made_in_chunks_equal_the_dense_table(labtom, monkeypat
         result = infer(scenario, inference="smc", particles=300, seed=5, conventions=conventions)
         for t in (0, result.steps // 2, result.steps):
             for at in (t, 0):
-                rows = result.judged(t, at)
-                dense = rows.beliefs[result.signature.agent]
+                rows = judged_rows(result, t, at)
+                dense = rows.beliefs[signature_of(result).agent]
                 assert dense.shape == (len(rows), len(rows.worlds))
-                whole = replace(rows, beliefs={result.signature.agent: dense}, belief_rows=None)
+                whole = replace(rows, beliefs={signature_of(result).agent: dense}, belief_rows=None)
                 for text in STATEMENTS:
                     compiled = compile_statement(result, text, bind_free=True)
                     monkeypatch.setattr(judging, "CHUNK_CELLS", 7 * len(rows.worlds))
@@ -137,9 +138,9 @@ def test_average_belief_reads_the_weighted_rows(labtom):
 
     result = infer(scenarios(labtom)[2][1], inference="smc", particles=300, seed=5)
     t = result.steps
-    rows = result.judged(t, t)
+    rows = judged_rows(result, t, t)
     np.testing.assert_array_equal(result.average_belief(t),
-                                  dot_columns(rows.weights, rows.beliefs[result.signature.agent]))
+                                  dot_columns(rows.weights, rows.beliefs[signature_of(result).agent]))
 
 
 def test_a_paper_conventions_result_with_lazy_worlds_pickles(labtom):

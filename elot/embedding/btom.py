@@ -3,7 +3,7 @@
 :class:`BToMModel` wraps an :class:`~elot.domains.doors_keys_gems.inference.Inference`: its hypotheses at time t
 are the (true state, initial belief) pairs with their beliefs at t and their posterior
 summed over goals, as the inference hands them to scoring
-(:meth:`~elot.domains.doors_keys_gems.engine.Trajectory.judged`): each pair stands for ``n_goals`` hypotheses
+(:func:`elot.domains.rows.judged`): each pair stands for ``n_goals`` hypotheses
 (its ``prior`` mass) of which ``live`` are still possible, so :func:`elot.judge` gives
 exactly what :func:`elot.domains.doors_keys_gems.scoring.score` gives, under both conventions.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from elot.domains import rows
 from elot.judging import Hypotheses
 
 
@@ -20,7 +21,7 @@ class BToMModel:
 
     def __init__(self, inference: Any) -> None:
         self.inference = inference
-        self.signature = inference.signature
+        self.signature = rows.signature(inference)
         self.times = range(inference.steps + 1)
         self.name = str(getattr(inference.scenario, "name", "btom"))
         self.judgments = tuple(int(t) for t in getattr(inference.scenario, "judgments", ()))
@@ -51,4 +52,4 @@ class BToMModel:
         return "start" if t <= 0 else fmt_action(self.inference.actions[t - 1])
 
     def _rows(self, t_world: int, t_weights: int) -> Hypotheses:
-        return self.inference.judged(t_weights, t_world)
+        return rows.judged(self.inference, t_weights, t_world)

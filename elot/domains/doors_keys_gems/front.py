@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from elot.domains import rows
 from elot.domains.front import Episode, Front, Parameter, Planned, PlanRequest
 from elot.domains.source import Source, Summary
 from elot.engine.settings import Settings
@@ -357,7 +358,7 @@ class GridSource(Source):
 
     @property
     def signature(self):
-        return self.inference.signature
+        return rows.signature(self.inference)
 
     @property
     def conventions(self) -> str:
@@ -368,7 +369,7 @@ class GridSource(Source):
         return bool(self.inference.estimated)
 
     def judged(self, t: int, at: int):
-        return self.inference.judged(t, at)
+        return rows.judged(self.inference, t, at)
 
     def goal_posterior(self, t: int) -> dict[str, float]:
         return self.inference.goal_posterior(t)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from elot.domains import rows
 from elot.domains.doors_keys_gems.conventions import Conventions, check_conventions
 from elot.judging import Score, check_mode, score_truth, holds
 from elot.statements import compile_statement as _compile_statement
@@ -45,13 +46,13 @@ def compile_statement(
 
     Raises :class:`~elot.errors.ElotSyntaxError` / :class:`~elot.errors.ElotTypeError`.
     """
-    return _compile_statement(formula, inference.signature, thresholds=thresholds, bind_free=bind_free)
+    return _compile_statement(formula, rows.signature(inference), thresholds=thresholds, bind_free=bind_free)
 
 
 def truth_table(inference: Inference, compiled: CompiledFormula, t: int) -> np.ndarray:
     """``⟦φ⟧`` at time t for every (true state, initial belief) pair, shape ``(n_s * n_b,)``."""
     beliefs, true_index = inference.pairs(t)
-    return compiled.truth(inference.states(t), beliefs, true_index)
+    return compiled.truth(rows.states(inference, t), beliefs, true_index)
 
 
 def score(
@@ -70,10 +71,10 @@ def score(
 
     ``inference`` is an exact :class:`Inference` or a particle one
     (:class:`elot.domains.doors_keys_gems.particles.ParticleInference`): both give the hypotheses to judge
-    (``judged(t, at)``, :class:`elot.judging.Hypotheses`). For particles, π is estimated
+    (:func:`elot.domains.rows.judged`, :class:`elot.judging.Hypotheses`). For particles, π is estimated
     from draws of the prior and L carries a standard error (:func:`likelihood_stderr`)."""
     check_mode(mode)
     conventions = check_conventions(inference.conventions if conventions is None else conventions)
     compiled = compile_statement(inference, formula, thresholds=thresholds, bind_free=bind_free)
-    hypotheses = inference.judged(t, t if mode == CURRENT else 0)
+    hypotheses = rows.judged(inference, t, t if mode == CURRENT else 0)
     return score_truth(holds(compiled, hypotheses), hypotheses, conventions)

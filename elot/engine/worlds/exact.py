@@ -48,7 +48,6 @@ class Inference(Trajectory):
     alive: np.ndarray          # (T+1, n_s, n_s) uint8: state j agrees with state s up to t
     log_weights: np.ndarray    # (T+1, N) unnormalized log posterior weights
     beliefs_by_step: tuple[np.ndarray, ...] = field(repr=False)  # (T+1) x (n_s, n_b, n_s)
-    _states: dict = field(default_factory=dict, repr=False)
     #: Why :func:`~elot.engine.worlds.filters.infer` chose this method under ``inference="auto"`` ("" otherwise).
     note: str = ""
 
@@ -67,7 +66,7 @@ class Inference(Trajectory):
 
     def posterior(self, t: int) -> np.ndarray:
         """Normalized posterior over hypotheses after the first t actions, ``(N,)``."""
-        logw = self.log_weights[self._check(t)]
+        logw = self.log_weights[self.check_time(t)]
         top = logw.max()
         w = np.exp(logw - top)
         return w / w.sum()
@@ -89,7 +88,7 @@ class Inference(Trajectory):
     def beliefs(self, t: int) -> np.ndarray:
         """``b[s, b, j]``: weight of state j at time t in the belief of every hypothesis with
         true state s and initial belief b (the hypothesis's goal does not matter)."""
-        return self.beliefs_by_step[self._check(t)]
+        return self.beliefs_by_step[self.check_time(t)]
 
     def pairs(self, t: int) -> tuple[np.ndarray, np.ndarray]:
         """Every (true state, initial belief) pair at time t as rows for
@@ -109,10 +108,10 @@ class Inference(Trajectory):
         live = np.isfinite(self.log_weights[t]).reshape(space.n_goals, space.n_states, space.n_beliefs)
         return live.sum(axis=0).ravel().astype(float)
 
-    def _judged_rows(self, t: int, at: int) -> tuple:
+    def judged_rows(self, t: int, at: int) -> tuple:
         """Every (true state, initial belief) pair with its beliefs at time ``at`` and its
         posterior at time t; each stands for one hypothesis per goal of the uniform prior
-        (see :meth:`~elot.engine.worlds.trajectory.Trajectory.judged`)."""
+        (:func:`elot.domains.rows.judged` makes them ELoT rows)."""
         beliefs, true_index = self.pairs(at)
         weights = self.pair_posterior(t).ravel()
         return (beliefs, true_index, weights, np.full(len(weights), float(self.space.n_goals)),

@@ -30,7 +30,7 @@ class Filter(Protocol):
     * ``result()`` — everything kept so far, as an object scoring reads (an
       :class:`~elot.engine.worlds.exact.Inference` or a
       :class:`~elot.engine.worlds.particle_result.ParticleInference`: the posterior at every step,
-      and :meth:`~elot.engine.worlds.trajectory.Trajectory.judged`, the hypotheses scoring reads).
+      and :func:`elot.domains.rows.judged`, the hypotheses scoring reads).
     """
 
     world_model: WorldModel

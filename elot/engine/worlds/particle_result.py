@@ -1,25 +1,22 @@
 """What particle inference gives (SPEC §8), over any world model: the particles
 (:class:`Particles`; their space is :class:`~elot.engine.worlds.spaces.ParticleSpace`), their
 beliefs made dense as exact inference filters them (:func:`dense_beliefs`), and the
-result :class:`ParticleInference`, which scoring reads as it reads an exact
-:class:`~elot.engine.worlds.exact.Inference`: the rows a statement is judged on, its diagnostics
-(effective sample sizes, degeneracy warnings) and how it ran.
+result :class:`ParticleInference`, read as an exact :class:`~elot.engine.worlds.exact.Inference`
+is: the rows a statement is judged on, as arrays (:mod:`elot.domains.rows` makes them ELoT
+rows), its diagnostics (effective sample sizes, degeneracy warnings) and how it ran.
 :class:`~elot.engine.worlds.particles.ParticleFilter` makes them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, Sequence
 
 import numpy as np
 
 from btom_ext.reference import EPSILON
 from elot.engine.worlds.spaces import ParticleSpace
-from elot.engine.worlds.trajectory import Trajectory, goal_objects
-from elot.judging import Desires, Hypotheses
+from elot.engine.worlds.trajectory import Trajectory
 from elot.numeric import dot_columns
 from elot.output import count
 
@@ -145,7 +142,6 @@ class ParticleInference(Trajectory):
     #: island its ancestor :data:`LINEAGE_LAG` resamplings back, ``(N,)``.
     groups: tuple = field(default=(), repr=False)
     note: str = ""
-    _states: dict = field(default_factory=dict, repr=False)
     _rows: dict = field(default_factory=dict, repr=False)
     _island_rows: dict = field(default_factory=dict, repr=False)
 
@@ -158,7 +154,7 @@ class ParticleInference(Trajectory):
         share it equally, 1 when one holds it all)."""
         if self.island_mass is None:
             return 1.0
-        mass = self.island_mass[self._check(t)]
+        mass = self.island_mass[self.check_time(t)]
         return float(mass.sum() ** 2 / np.square(mass).sum())
 
     def warnings(self, t: int) -> list[str]:
@@ -167,7 +163,7 @@ class ParticleInference(Trajectory):
         few distinct hypotheses (:meth:`degenerate`), or a few islands hold all the weight (the
         spread between islands, which the standard errors come from, then rests on them)."""
         out = []
-        if self.ess[self._check(t)] < FEW_DISTINCT and self.space.size > self.n_particles:
+        if self.ess[self.check_time(t)] < FEW_DISTINCT and self.space.size > self.n_particles:
             out.append(f"the estimates rest on an effective sample size of {self.ess[t]:.0f} (under "
                        f"{FEW_DISTINCT}); give more --particles")
         elif self.degenerate(t):
@@ -202,7 +198,7 @@ class ParticleInference(Trajectory):
         :data:`FEW_DISTINCT` effective distinct hypotheses while the ESS counts
         :data:`DEGENERATE_RATIO` times as many (copies of a few hypotheses), in a space
         larger than the particles."""
-        pooled = self.ess_distinct[self._check(t)]
+        pooled = self.ess_distinct[self.check_time(t)]
         # In a space no larger than the particles, copies are what covering it looks like.
         return (pooled < FEW_DISTINCT and self.ess[t] >= DEGENERATE_RATIO * pooled
                 and self.space.size > self.n_particles)
@@ -220,25 +216,25 @@ class ParticleInference(Trajectory):
 
     def diagnostics(self, t: int) -> dict:
         # the warnings run prints travel with the rows, so a batch table says which L to doubt
-        return {"ess": float(self.ess[self._check(t)]), "warning": "; ".join(self.warnings(t))}
+        return {"ess": float(self.ess[self.check_time(t)]), "warning": "; ".join(self.warnings(t))}
 
     def posterior(self, t: int) -> np.ndarray:
         """Normalized weights of the particles of time t, ``(N,)``."""
-        return self.particles_by_step[self._check(t)].weights()
+        return self.particles_by_step[self.check_time(t)].weights()
 
     def goal_posterior(self, t: int) -> dict[str, float]:
         """Posterior probability of each goal at time t: each particle's goal given its true
         state, belief and the history, averaged over the particles (Rao–Blackwellized)."""
-        return {g: float(x) for g, x in zip(self.space.goals, self.goal_probs[self._check(t)])}
+        return {g: float(x) for g, x in zip(self.space.goals, self.goal_probs[self.check_time(t)])}
 
     def state_posterior(self, t: int) -> np.ndarray:
-        p = self.particles_by_step[self._check(t)]
+        p = self.particles_by_step[self.check_time(t)]
         return np.bincount(p.state, weights=p.weights(), minlength=self.space.n_states)
 
-    def _dense(self, state: np.ndarray, beliefs: np.ndarray, at: int) -> np.ndarray:
+    def dense(self, state: np.ndarray, beliefs: np.ndarray, at: int) -> np.ndarray:
         """Beliefs at time ``at`` over :meth:`worlds` of the given (true state, k particles)
         rows: :func:`dense_beliefs` with the agreement of time ``at``."""
-        cls = self.classes[self._check(at)]
+        cls = self.classes[self.check_time(at)]
         return dense_beliefs(beliefs, self.space.k, cls[state][:, None] == cls[None, :])
 
     @staticmethod
@@ -271,15 +267,15 @@ class ParticleInference(Trajectory):
             out = out + (goal[first],)
         return out + (where,) if inverse else out
 
-    def _judged_rows(self, t: int, at: int, by_goal: bool = False) -> tuple:
+    def judged_rows(self, t: int, at: int, by_goal: bool = False) -> tuple:
         """The rows a statement is judged on at time t with the beliefs of time ``at`` (t, or
         0 for statements about the initial belief): the distinct particles of time t with
         their posterior weight (prior mass 0), then the distinct prior draws with their
         prior mass (posterior weight 0); ``live``: prior mass still consistent at t (see
-        :meth:`~elot.engine.worlds.trajectory.Trajectory.judged`). Each row as its true state and its k
+        :func:`elot.domains.rows.judged`). Each row as its true state and its k
         belief particles, ``(state, beliefs (rows, k), weights, prior, live, ess, draws,
         goal)``: O(particles + prior draws) memory; the dense beliefs over the worlds are
-        made a chunk of rows at a time (:meth:`_dense`) when a statement is evaluated.
+        made a chunk of rows at a time (:meth:`dense`) when a statement is evaluated.
         ``by_goal``: the rows are (goal, true state, belief) triples, each particle's goal
         kept (``goal``, an index into the space's goals), for statements about desires;
         else ``goal`` is None and one row stands for every goal."""
@@ -287,8 +283,8 @@ class ParticleInference(Trajectory):
         asked = (t, at, by_goal)
         if asked in self._rows:
             return self._rows[asked]
-        p = self.particles_by_step[self._check(t)]
-        cls = self.classes[self._check(at)]
+        p = self.particles_by_step[self.check_time(t)]
+        cls = self.classes[self.check_time(at)]
         prior_goal, prior_state, prior_beliefs = self.prior_sample
         m = len(prior_state)
         if by_goal:
@@ -317,62 +313,15 @@ class ParticleInference(Trajectory):
             self._island_rows[asked] = (position[inverse[weighted]], self.groups[t][weighted], weights_t[weighted])
         return rows
 
-    def judged(self, t: int, at: int | None = None) -> Hypotheses:
-        """:meth:`~elot.engine.worlds.trajectory.Trajectory.judged`, with each particle's row, group (its
-        island, or its lineage) and weight (``runs``), from whose spread between groups L's
-        standard error is taken. The rows' dense beliefs are made on demand
-        (:attr:`~elot.judging.Hypotheses.belief_rows`, a chunk of rows at a time when a
-        statement is scored; the whole table only if ``beliefs`` is read)."""
-        t = self._check(t)
-        at = t if at is None else self._check(at)
-        return self._hypotheses(t, at, by_goal=False)
-
-    def _hypotheses(self, t: int, at: int, by_goal: bool) -> Hypotheses:
-        """The :class:`~elot.judging.Hypotheses` of :meth:`_judged_rows`: with ``by_goal``,
-        one row per (goal, true state, belief), each with its goal as its desire (1 on that
-        goal, 0 on the scenario's other goal objects, as exact inference's
-        :func:`~elot.engine.worlds.trajectory.goal_rows`); else the rows beliefs are judged on, whose
-        ``desire_rows`` are those."""
-        state, beliefs, weights, prior, live, ess, draws, goal = self._judged_rows(t, at, by_goal)
-
-        def belief_rows(lo: int, hi: int) -> np.ndarray:
-            return self._dense(state[lo:hi], beliefs[lo:hi], at)
-
-        desires = desire_rows = None
-        if by_goal:
-            goals = self.space.goals
-            objects = goal_objects(self.signature, self.space)
-            column = np.array([objects.index(g) for g in goals], dtype=np.intp)
-            desires = Desires.goals(objects, column[goal])
-        else:
-            desire_rows = cache(lambda: self._hypotheses(t, at, by_goal=True))
-        return Hypotheses(self.signature, self.states(at), state,
-                          _BeliefsOnRead(self.signature.agent, belief_rows, len(state)), weights, prior, live,
-                          ess=ess, prior_draws=draws, per_agent=False, runs=self._island_rows.get((t, at, by_goal)),
-                          belief_rows=belief_rows, desires=desires, desire_rows=desire_rows)
+    def island_rows(self, t: int, at: int, by_goal: bool):
+        """For :meth:`judged_rows` ``(t, at, by_goal)`` (made first), each weighted particle's
+        row, group (its island, or its lineage) and weight, from whose spread between groups
+        L's standard error is taken; None without groups."""
+        return self._island_rows.get((t, at, by_goal))
 
     def average_belief(self, t: int) -> np.ndarray:
         """Σ_i p_i · b_i(t) over the worlds at t (the rows with posterior weight: the prior
         draws' weigh 0 and add nothing to the correctly rounded sums)."""
-        state, beliefs, weights, *_ = self._judged_rows(t, t)
+        state, beliefs, weights, *_ = self.judged_rows(t, t)
         weighted = np.flatnonzero(weights > 0)
-        return dot_columns(weights[weighted], self._dense(state[weighted], beliefs[weighted], t))
-
-
-class _BeliefsOnRead(Mapping):
-    """``{agent: (N, S) beliefs}`` whose table is made when read (and not kept): scoring
-    reads the rows in chunks instead (:attr:`~elot.judging.Hypotheses.belief_rows`)."""
-
-    def __init__(self, agent: str, rows, n: int) -> None:
-        self._agent, self._rows, self._n = agent, rows, n
-        self._names = {agent: None}
-
-    def __getitem__(self, agent: str) -> np.ndarray:
-        self._names[agent]   # another name raises as a mapping's lookup does
-        return self._rows(0, self._n)
-
-    def __iter__(self):
-        return iter((self._agent,))
-
-    def __len__(self) -> int:
-        return 1
+        return dot_columns(weights[weighted], self.dense(state[weighted], beliefs[weighted], t))

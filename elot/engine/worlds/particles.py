@@ -45,7 +45,7 @@ exact inference (the world model's ``hypotheses()``).
   weight, the run warns that the filter may have degenerated
   (:meth:`~elot.engine.worlds.particle_result.ParticleInference.warnings`).
 * **π**: the statement prior is estimated from ``M = max(N,`` :data:`PRIOR_DRAWS` ``)``
-  independent draws of the prior (the rows of :meth:`~elot.engine.worlds.trajectory.Trajectory.judged`
+  independent draws of the prior (the rows of :func:`elot.domains.rows.judged`
   that carry prior mass), never from the particles, whose prior is no longer uniform
   once they have been weighted and resampled.
 
