@@ -81,17 +81,18 @@ def read_text(path: str | Path, what: str = "input") -> str:
     import stat
 
     p = Path(path)
+    what = what if what.endswith(" file") else f"{what} file"     # "case file", "survey": said once each
     try:
         info = p.stat()
     except FileNotFoundError:
-        raise ScenarioError(f"{what} file not found: {p}", path=str(p)[:EXCERPT], hint="check the path") from None
+        raise ScenarioError(f"{what} not found: {p}", path=str(p)[:EXCERPT], hint="check the path") from None
     except OSError as exc:  # a name too long for the file system, say
-        raise ScenarioError(f"cannot read {what} file: {exc.strerror or exc}", path=str(p)[:EXCERPT],
+        raise ScenarioError(f"cannot read {what}: {exc.strerror or exc}", path=str(p)[:EXCERPT],
                             hint="check the path") from None
     if stat.S_ISDIR(info.st_mode):
-        raise ScenarioError(f"{what} file {p} is a directory", path=str(p),
+        raise ScenarioError(f"{what} {p} is a directory", path=str(p),
                             hint="give the path of a file in it, not the folder")
-    too_large = ScenarioError(f"{what} file {p} is larger than {MAX_INPUT_BYTES // 2**20} MiB"
+    too_large = ScenarioError(f"{what} {p} is larger than {MAX_INPUT_BYTES // 2**20} MiB"
                               + ("" if stat.S_ISREG(info.st_mode) else " (a device or a pipe, which may never end)"),
                               path=str(p), hint="give a file of the input's own format")
     if stat.S_ISREG(info.st_mode) and info.st_size > MAX_INPUT_BYTES:
@@ -107,7 +108,7 @@ def read_text(path: str | Path, what: str = "input") -> str:
                     size += len(piece)
                 data = b"".join(pieces)
     except OSError as exc:
-        raise ScenarioError(f"cannot read {what} file: {exc.strerror or exc}", path=str(p)) from None
+        raise ScenarioError(f"cannot read {what}: {exc.strerror or exc}", path=str(p)) from None
     if len(data) > MAX_INPUT_BYTES:
         raise too_large
     try:
@@ -115,7 +116,7 @@ def read_text(path: str | Path, what: str = "input") -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ScenarioError(
-            f"{what} file is not UTF-8 text: byte 0x{data[exc.start]:02x} at line {line} "
+            f"{what} is not UTF-8 text: byte 0x{data[exc.start]:02x} at line {line} "
             f"(offset {exc.start})",
             path=f"{p}:{line}", hint="save the file as UTF-8",
         ) from None
