@@ -39,7 +39,9 @@ def domain_spec(args, scenarios=None) -> str | None:
         return args.domain
     names = scenarios if scenarios is not None else [getattr(args, "scenario", None) or ""]
     for scenario in names:
-        if scenario.lower().startswith("foodtrucks:") or scenario.partition(":")[0].endswith(".trucks"):
+        # FILE.trucks, or FILE.trucks:PICK (the pick after the last colon: a file's name may hold one)
+        if scenario.lower().startswith("foodtrucks:") or scenario.lower().endswith(".trucks") \
+                or scenario.rpartition(":")[0].lower().endswith(".trucks"):
             return "foodtrucks"
     return None
 

@@ -289,7 +289,7 @@ class FoodTrucksFront(Front):
             raise ScenarioError("which food-truck scenario?",
                                 hint="give an experiment scenario's id (elot run 12 --domain foodtrucks, or "
                                      "foodtrucks:12) or a .trucks file")
-        ref = spec[len(self.PREFIX):] if spec.lower().startswith(self.PREFIX) else spec
+        ref = spec[len(self.PREFIX):] if spec.lower().startswith(self.PREFIX) and not Path(spec).is_file() else spec
         path, pick = _split_pick(ref)
         if Path(path).is_file():
             if path.endswith(".json"):
@@ -309,7 +309,7 @@ class FoodTrucksFront(Front):
         from elot.domains.foodtrucks.scenarios import data_root, read_scenarios
         from elot.domains.foodtrucks.trucksfile import read_trucks
 
-        ref = spec[len(self.PREFIX):] if spec.lower().startswith(self.PREFIX) else spec
+        ref = spec[len(self.PREFIX):] if spec.lower().startswith(self.PREFIX) and not Path(spec).is_file() else spec
         if ref == "all":
             file = data_root(data) / "scenarios.json"
             return [replace(self._one([s], None, str(file)), ref=str(s.id)) for s in read_scenarios(file)]
