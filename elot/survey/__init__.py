@@ -14,3 +14,42 @@ from elot.errors import ElotError
 
 class SurveyError(ElotError):
     """Bad input to a survey command: a stimulus set, a settings file, a database, an export."""
+
+
+def printable(text, limit: int | None = None) -> str:
+    """``text`` (anything that came from a participant: a ``PROLIFIC_PID``, a session, a
+    step name, a value of a trial) as it may be printed on a terminal or in a log: every
+    character that is not printable (control characters such as ESC, which can retitle
+    the window, clear the screen or hide lines; line and paragraph separators; bidi
+    overrides, which reorder what follows; lone surrogates) is written as its Python
+    escape (``\\x1b``, ``\\u202e``); at most ``limit`` characters are kept, then ``…``.
+    Every survey message that shows such text shows it through this."""
+    text = text if isinstance(text, str) else str(text)
+    cut = limit is not None and len(text) > limit
+    if cut:
+        text = text[:limit]
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else _escape(c) for c in text)
+    return text + "…" if cut else text
+
+
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(c: str) -> str:
+    if c in _SHORT:
+        return _SHORT[c]
+    code = ord(c)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def shown_value(value, limit: int = 60) -> str:
+    """A value a participant's page sent (a trial's field), as a message shows it: its
+    JSON, :func:`printable`, at most ``limit`` characters."""
+    import json
+
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=True)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return printable(text, limit)
