@@ -287,16 +287,19 @@ def import_command(args) -> int:
     from elot.survey.answers import (GOAL_COLUMNS, RATING_COLUMNS, RAW_COLUMNS, Rules, import_answers,
                                      spreadsheet_safe, survey_of, write_all)
 
+    from elot.survey import SurveyError, printable
+
     config = survey_of(args.data, args.survey)
     rules = Rules(min_goal_score=args.min_goal_score, exclude_incomplete=not args.keep_incomplete,
                   exclude_failed_check=not args.keep_failed_check, exclude_duplicates=not args.keep_duplicates)
     result = import_answers(args.data, config, rules)
+    # what participants sent (their ids, sessions) is printed through printable(): never a
+    # terminal's escape code
     if not result.ratings:
-        from elot.survey import SurveyError
-
         raise SurveyError(f"every participant was excluded ({len(result.participants)}); "
                           f"{args.output} was not written",
-                          notes=tuple(f"{p.participant}: {'; '.join(p.reasons)}" for p in result.excluded[:20]),
+                          notes=tuple(printable(f"{p.participant}: {'; '.join(p.reasons)}", 300)
+                                      for p in result.excluded[:20]),
                           hint="check the rules (--min-goal-score, --keep-incomplete, --keep-failed-check, "
                                "--keep-duplicates)")
     outputs = [(args.output, csv_text(spreadsheet_safe(result.ratings), RATING_COLUMNS), "-o"),
@@ -309,10 +312,11 @@ def import_command(args) -> int:
     print(f"{count(len(result.participants), 'participant')}: {kept} kept, {len(result.excluded)} excluded",
           file=sys.stderr)
     for person in result.excluded:
-        print(f"  excluded {person.participant}: {'; '.join(person.reasons)}", file=sys.stderr)
+        print(printable(f"  excluded {person.participant}: {'; '.join(person.reasons)}"), file=sys.stderr)
     if result.duplicates:
-        print(f"{count(len(result.duplicates), 'session')} of a participant who had started before (the same "
-              f"PROLIFIC_PID): {'kept' if args.keep_duplicates else 'excluded'}", file=sys.stderr)
+        print(f"{count(len(result.duplicates), 'session')} of a PROLIFIC_PID that has another session: "
+              f"{'kept' if args.keep_duplicates else 'excluded'} (of one PROLIFIC_PID's sessions the complete one "
+              "is kept, the first if none is, none if several are)", file=sys.stderr)
     print(f"wrote {count(len(result.ratings), 'rating')} to {written[0]}, {count(len(result.goals), 'goal answer')} "
           f"to {written[1]} and {count(len(result.raw), 'response')} to {written[2]}", file=sys.stderr)
     return 0
