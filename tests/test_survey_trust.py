@@ -136,6 +136,12 @@ def test_participant_text_is_printed_with_control_characters_escaped(survey, tmp
     done = elot_import(tmp_path / "two.json", "--survey", survey, "-o", tmp_path / "r2.csv")
     assert done.returncode == 2 and "has two orders" in done.stderr
     assert "\x1b" not in done.stderr and "\\x1b" in done.stderr
+    # and in the line an error about a broken file shows (raw control characters are not JSON)
+    (tmp_path / "broken.json").write_text('[{"participant": "A' + ESCAPES + '", "x": 1}')
+    done = elot_import(tmp_path / "broken.json", "--survey", survey, "-o", tmp_path / "r3.csv")
+    assert done.returncode == 2 and "is not valid JSON" in done.stderr, done.stderr
+    assert all(c.isprintable() for c in done.stderr.replace("\n", ""))
+    assert '"participant": "A\ufffd]0;pwned' in done.stderr
 
 
 def test_the_servers_log_lines_are_printable(survey):

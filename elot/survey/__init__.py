@@ -53,3 +53,19 @@ def shown_value(value, limit: int = 60) -> str:
     except (TypeError, ValueError, RecursionError):
         text = repr(value)
     return printable(text, limit)
+
+
+def printable_excerpt(error: ElotError) -> ElotError:
+    """``error``, pointing into text a participant sent, with the source line it shows
+    made printable: each character a terminal would act on shown as ``\ufffd``, one for
+    one, so that the caret stays under its place (the other lines are not kept)."""
+    if error.source is None or error.span is None:
+        return error
+    source, at = error.source, min(error.span.start, len(error.source))
+    start = source.rfind("\n", 0, at) + 1
+    end = source.find("\n", at)
+    line = source[start:end if end >= 0 else len(source)]
+    if not line.isprintable():
+        line = "".join(c if c.isprintable() else " " if c == "\t" else "\ufffd" for c in line)
+    error.source = "\n" * (error.span.line - 1) + line
+    return error
