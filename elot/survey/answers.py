@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Sequence
 
 from elot.errors import load_json, read_text
-from elot.survey import SurveyError, printable, printable_excerpt, shown_value
+from elot.survey import SurveyError, printable, shown_value
 from elot.survey.build import CONFIG, DATABASE, load_config
 from elot.survey.duplicates import decide_duplicates
 from elot.survey.server import check_trial, steps_of
@@ -211,11 +211,8 @@ def _json_trials(path: Path, text: str | None = None, *, label: str | None = Non
             json.loads(lines[0][1])
         except RecursionError:
             raise SurveyError(f"{label}:{lines[0][0]}: JSON nested too deeply to read", hint=hint) from None
-        except ValueError:   # one document, broken (cut off, say): say where, its line printable
-            try:
-                load_json(text, path=label, hint=hint, error=SurveyError)
-            except SurveyError as error:
-                raise printable_excerpt(error) from None
+        except ValueError:   # one document, broken (cut off, say): say where
+            load_json(text, path=label, hint=hint, error=SurveyError)
         # JATOS: one result (a list of trials) or one trial per line
         values = [_loads(line, f"{label}:{n}", hint) for n, line in lines]
     out = []
