@@ -23,7 +23,7 @@ def shown_value(value, limit: int = 60) -> str:
 
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=True)
-    except (TypeError, ValueError, RecursionError):
-        text = repr(value)
+    except (TypeError, ValueError, RecursionError):    # (past Python's digits for an int, say)
+        text = f"a {type(value).__name__}"
     return printable(text, limit)
 
