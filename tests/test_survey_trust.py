@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from helpers import ELOT, NEUTRAL_CWD, run_elot
+from helpers import ELOT, NEUTRAL_CWD, examples, run_elot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -224,7 +224,7 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers(-10, 10) | st.floats
                     max_leaves=8)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(field=st.sampled_from(["elot_goals", "elot_ratings", "elot_statements", "elot_t", "elot_scenario",
                               "elot_step", "elot_passed"]), value=JSON)
 def test_checking_a_trial_never_raises_whatever_json_it_holds(built, field, value):
