@@ -596,3 +596,9 @@ def test_the_limits_are_checked_where_they_are_set():
     assert Limits().client("127.0.0.1") is None and Limits(trusted=()).client("127.0.0.1") == "127.0.0.1"
     assert Limits().client("2001:db8::1") == Limits().client("2001:db8::ffff:2") == "2001:db8::/64"
     assert Limits().client("::ffff:203.0.113.9") == "203.0.113.9"
+    assert Limits(trusted=("10.0.0.5",)).client("10.0.0.5") is None      # serve --proxy 10.0.0.5
+
+
+def test_a_proxy_that_is_not_an_address_is_refused(survey):
+    done = run_elot("survey", "serve", str(survey), "--port", "0", "--proxy", "my-proxy")
+    assert done.returncode == 2 and "--proxy must be an IP address (as 10.0.0.5 or ::1), not 'my-proxy'" in done.stderr

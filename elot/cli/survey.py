@@ -52,6 +52,16 @@ def _port(text: str) -> int:
     return value
 
 
+def _address(text: str) -> str:
+    import ipaddress
+
+    try:
+        return str(ipaddress.ip_address(text.strip()))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--proxy must be an IP address (as 10.0.0.5 or ::1), not {text!r}") \
+            from None
+
+
 def register(subparsers) -> None:
     """Add ``survey`` with its subcommands."""
     p = subparsers.add_parser(
@@ -123,6 +133,10 @@ def register(subparsers) -> None:
                    "only; 0.0.0.0 for every network)")
     s.add_argument("--db", metavar="FILE", help="the answers database (default: SURVEY/responses.sqlite); an "
                    "existing file must be a database of this survey, and is refused untouched otherwise")
+    s.add_argument("--proxy", action="append", type=_address, metavar="ADDRESS",
+                   help="the address of a reverse proxy in front of the server (repeatable): every participant's "
+                        "connection comes from it, so the limits per client (256 connections, 60 new sessions at "
+                        "once) spare it, as they spare this machine's own addresses; set them in the proxy")
     s.set_defaults(func=serve_command)
 
     e = sub.add_parser(
@@ -254,7 +268,10 @@ def _serve(args) -> int:
     def log(line: str) -> None:
         print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}", file=sys.stderr, flush=True)
 
-    server = make_server(args.survey, host=args.host, port=args.port, db=args.db, log=log)
+    from elot.survey.server import Limits
+
+    limits = Limits(trusted=(*Limits().trusted, *(args.proxy or ())))
+    server = make_server(args.survey, host=args.host, port=args.port, db=args.db, limits=limits, log=log)
     host, port = server.server_address[:2]
     where = f"http://{host}:{port}/" if ":" not in host else f"http://[{host}]:{port}/"
     try:
