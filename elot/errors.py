@@ -74,8 +74,8 @@ def printable(text, limit: int | None = None) -> str:
     clear the screen or hide lines; line and paragraph separators; bidi overrides, which
     reorder what follows; lone surrogates) is written as its Python escape (``\\x1b``,
     ``\\n``, ``\\u202e``); spaces of every kind are kept. At most ``limit`` characters
-    are kept, then ``…``. What a survey's participants send is printed through this
-    (``elot.survey.printable``), and every error's lines are (:meth:`ElotError.render`)."""
+    are kept, then ``…``. What a survey's participants send is printed through this, and
+    every error's lines are (:meth:`ElotError.render`)."""
     text = text if isinstance(text, str) else str(text)
     cut = limit is not None and len(text) > limit
     if cut:

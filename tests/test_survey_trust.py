@@ -106,7 +106,7 @@ def elot_import(*args):
 
 
 def test_printable_escapes_every_character_a_terminal_would_act_on():
-    from elot.survey import printable
+    from elot.errors import printable
 
     for code in [*range(0x20), 0x7f, *range(0x80, 0xa0), 0x2028, 0x2029, 0x202e, 0x2066, 0xd800, 0x200b]:
         shown = printable(f"a{chr(code)}b")

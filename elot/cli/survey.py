@@ -300,11 +300,11 @@ def export_command(args) -> int:
 
 
 def import_command(args) -> int:
+    from elot.errors import printable
     from elot.output import count, csv_text
+    from elot.survey import SurveyError
     from elot.survey.answers import (GOAL_COLUMNS, RATING_COLUMNS, RAW_COLUMNS, Rules, import_answers,
                                      spreadsheet_safe, survey_of, write_all)
-
-    from elot.survey import SurveyError, printable
 
     config = survey_of(args.data, args.survey)
     rules = Rules(min_goal_score=args.min_goal_score, exclude_incomplete=not args.keep_incomplete,

@@ -9,7 +9,7 @@ jsPsych's JSON and CSV exports) into the ratings file ``elot fit`` reads, the go
 answers and the raw trial table.
 """
 
-from elot.errors import ElotError, printable  # noqa: F401  (the survey's one way to print a participant's text)
+from elot.errors import ElotError, printable
 
 
 class SurveyError(ElotError):

@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from elot.errors import load_json, read_text
-from elot.survey import SurveyError, printable, shown_value
+from elot.errors import load_json, printable, read_text
+from elot.survey import SurveyError, shown_value
 from elot.survey.build import CONFIG, DATABASE, load_config
 from elot.survey.duplicates import decide_duplicates
 from elot.survey.server import check_trial, steps_of
@@ -103,7 +103,7 @@ class Participant:
 
     @property
     def label(self) -> str:
-        """The session as messages name it (its text :func:`~elot.survey.printable`)."""
+        """The session as messages name it (its text :func:`~elot.errors.printable`)."""
         return printable(self.session or self.participant, 60)
 
 

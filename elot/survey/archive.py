@@ -23,7 +23,8 @@ import re
 import zipfile
 from pathlib import Path
 
-from elot.survey import SurveyError, printable
+from elot.errors import printable
+from elot.survey import SurveyError
 
 #: The most entries an archive may have (a study of 10,000 participants has about 30,000).
 MAX_ENTRIES = 200_000

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from elot.survey import printable
+from elot.errors import printable
 
 
 def arrival(person) -> tuple:

@@ -46,7 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from elot.survey import SurveyError, printable, shown_value
+from elot.errors import printable
+from elot.survey import SurveyError, shown_value
 from elot.survey.build import CONFIG, DATABASE, load_config
 from elot.survey.store import Store, StoreUnavailable
 
@@ -511,7 +512,7 @@ def _quiet(log: Callable[[str], None]) -> Callable[[str], None]:
     """``log``, passing each distinct line at most once a minute (a full disk or a flood of
     connections is one line, not one per request), and as one line of printable text
     (whatever of a request it holds cannot move the terminal's cursor or title:
-    :func:`~elot.survey.printable`)."""
+    :func:`~elot.errors.printable`)."""
     quiet_until: dict[str, float] = {}
     lock = threading.Lock()
 

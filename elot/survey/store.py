@@ -47,7 +47,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from elot.survey import SurveyError, printable
+from elot.errors import printable
+from elot.survey import SurveyError
 
 #: What the database says it is.
 KIND = "elot survey answers"
