@@ -14,9 +14,21 @@ It counts:
   initial states, ...);
 * ``timeouts``: cases still running at the time limit (a hang, or work never refused).
 
+With ``--survey N``, also N hostile cases against the study server and ``survey import``
+(issue 44; ``survey_attacks.py``: escape codes in participants' ids, malformed trials,
+databases whose views never end, zip bombs, a refused ``serve --db``, sessions of one
+PROLIFIC_PID), each in its own process under the same limits, counted the same way and
+also for ``raw_escapes`` (a character a terminal acts on printed raw), ``wrong`` (a
+result or a refusal other than the case's: a hostile input accepted, the wrong session of
+a PROLIFIC_PID kept, a malformed value not named) and ``slow`` (a hostile database or
+archive refused after more than 10 s, start-up included) — all must be 0; then the server itself
+attacked in this process (``server``: malformed trials answered 5xx, a participant locked
+out while one client holds hundreds of connections, new sessions past the per-client limit
+not refused, a raw control character in its log — all must be 0).
+
 Usage::
 
-    python benchmarks/adversarial.py [--cases N] [--seed S] [--jobs J] [--memory MB] [--timeout S]
+    python benchmarks/adversarial.py [--cases N] [--seed S] [--jobs J] [--memory MB] [--timeout S] [--survey N]
 
 Prints one JSON object with the counts and the first failing cases. Not a timed test:
 the numbers go in the issue's notes.
@@ -33,6 +45,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -203,6 +216,81 @@ def run(cases: int, seed: int, jobs: int, memory_mb: int, timeout: float) -> dic
     return {**counts, "failures": failures[:20]}
 
 
+def survey_run(cases: int, seed: int, jobs: int, memory_mb: int, timeout: float) -> dict:
+    """``cases`` hostile survey cases, each in its own process; then the server attacked."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("survey_attacks", Path(__file__).with_name("survey_attacks.py"))
+    attacks = sys.modules["survey_attacks"] = importlib.util.module_from_spec(spec)   # dataclasses look it up
+    spec.loader.exec_module(attacks)
+    from elot.survey.build import load_config
+
+    rng = random.Random(seed)
+    counts = {"cases": 0, "tracebacks": 0, "data_loss": 0, "raw_escapes": 0, "wrong": 0, "slow": 0, "timeouts": 0}
+    failures: list[dict] = []
+    by_kind: dict[str, int] = {}
+    with tempfile.TemporaryDirectory(prefix="elot-adversarial-survey-") as root:
+        root = Path(root)
+        survey = attacks.build(root / "built")
+        config = load_config(survey)
+        plans = []
+        for n in range(cases):
+            folder = root / f"case{n}"
+            folder.mkdir()
+            plans.append((attacks.generate(rng, survey, config, folder, endless=True), folder))
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (memory_mb * 2**20, memory_mb * 2**20))
+
+        def one(plan):
+            case, folder = plan
+            before = _snapshot(case.keep)
+            listing = sorted(p.name for p in case.listing.iterdir()) if case.listing else None
+            started = time.monotonic()
+            try:
+                result = subprocess.run([*ELOT, *case.argv], capture_output=True, text=True, timeout=timeout,
+                                        cwd=folder, preexec_fn=limit)
+                rc, out, err = result.returncode, result.stdout, result.stderr
+            except subprocess.TimeoutExpired:
+                rc, out, err = None, "", ""
+            took = time.monotonic() - started
+            changed = [p for p, digest in _snapshot(case.keep).items() if before[p] != digest]
+            if listing is not None and sorted(p.name for p in case.listing.iterdir()) != listing:
+                changed.append(f"files made beside {case.keep[0]}")
+            return case, folder, rc, out, err, changed, took
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for case, folder, rc, out, err, changed, took in pool.map(one, plans):
+                counts["cases"] += 1
+                by_kind[case.kind] = by_kind.get(case.kind, 0) + 1
+                report = {"kind": case.kind, "what": case.what, "argv": case.argv, "rc": rc}
+                if rc is None:
+                    counts["timeouts"] += 1
+                    failures.append({**report, "why": "timeout"})
+                    continue
+                if "Traceback" in err or rc not in (0, 2):
+                    counts["tracebacks"] += 1
+                    failures.append({**report, "why": "traceback", "tail": err[-1500:]})
+                if changed:
+                    counts["data_loss"] += 1
+                    failures.append({**report, "why": "data loss", "changed": changed})
+                raw = attacks.raw_in(out + err)
+                if raw:
+                    counts["raw_escapes"] += 1
+                    failures.append({**report, "why": f"printed {raw!r} raw"})
+                wrong = [] if case.refuse is None or (rc == 2) == case.refuse else [f"exit {rc}"]
+                if case.check is not None:
+                    wrong += case.check(rc, out, err, folder)
+                if case.seconds is not None and took > case.seconds:
+                    counts["slow"] += 1
+                    failures.append({**report, "why": f"took {took:.1f} s, more than {case.seconds:g} s"})
+                if wrong:
+                    counts["wrong"] += 1
+                    failures.append({**report, "why": "; ".join(wrong), "tail": err[-600:]})
+        server = attacks.server_checks(survey)
+    return {**counts, "by_kind": by_kind, "server": server, "failures": failures[:20]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=200)
@@ -210,8 +298,13 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--memory", type=int, default=3000, help="address-space limit per case, MB")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per case")
+    parser.add_argument("--survey", type=int, default=0, metavar="N",
+                        help="also N hostile cases against the study server and survey import, then the server itself")
     args = parser.parse_args()
-    print(json.dumps(run(args.cases, args.seed, args.jobs, args.memory, args.timeout), indent=1))
+    report = run(args.cases, args.seed, args.jobs, args.memory, args.timeout) if args.cases else {}
+    if args.survey:
+        report["survey"] = survey_run(args.survey, args.seed, args.jobs, args.memory, args.timeout)
+    print(json.dumps(report, indent=1))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,10 @@ The inputs: bad numbers in options, malformed and off-range tables and ratings f
 malformed URLs, a stub OpenAI-compatible endpoint on 127.0.0.1 (port 0) that answers in
 broken ways (a content that is not text, token counts and log probabilities that are not
 numbers, NaN and infinite log probabilities, ratings off the scale, a redirect to another
-host, errors that echo the key), caches edited by hand, survey exports that are not ones.
+host, errors that echo the key), caches edited by hand, survey exports that are not ones,
+and the hostile survey inputs of issue 44 (``survey_attacks.py``: escape codes in
+participants' ids, malformed trials, databases whose views never end, zip bombs, a refused
+``serve --db``, sessions of one PROLIFIC_PID).
 
 It counts, and exits non-zero unless every count but ``cases`` is 0:
 
@@ -15,7 +18,10 @@ It counts, and exits non-zero unless every count but ``cases`` is 0:
 * ``silent``: a command that exited 0 on an input that must be refused, or that wrote a
   number that is not finite (NaN, ±inf) into a table, a ratings file or a manifest;
 * ``key_leaks``: the stub's API key in anything elot printed or wrote;
-* ``cache_changed``: a refused cache that is not byte for byte what it was;
+* ``cache_changed``: a refused cache (or database, or export) that is not byte for byte
+  what it was, or a file made beside a refused ``--db``;
+* ``raw_escapes``: a character a terminal acts on (ESC, BEL, a carriage return, a bidi
+  override) printed raw: what participants send is printed escaped;
 * ``redirects_followed``: a request that reached the host a redirect pointed to;
 * ``wrong_exit``: an input that must be accepted (a valid option value, a good endpoint)
   that was refused, or an exit status other than 0 and 2.
@@ -47,6 +53,7 @@ import traceback
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Callable
 
 KEY = "sk-fuzz-5f2c9a71d03e4b88a6c1"
 STATEMENT = "The player believes box 2 holds the blue key."
@@ -178,6 +185,21 @@ class Case:
     outputs: list[Path] = field(default_factory=list)
     baseline: bool = False
     what: str = ""
+    listing: Path | None = None
+    check: Callable | None = None
+
+
+def _sibling(name: str):
+    """The module ``benchmarks/NAME.py`` (this script is loaded by its path, so its folder
+    need not be on ``sys.path``)."""
+    import importlib.util
+
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
+    module = sys.modules[name] = importlib.util.module_from_spec(spec)    # dataclasses look it up
+    spec.loader.exec_module(module)
+    return module
 
 
 @dataclass
@@ -189,12 +211,13 @@ class Counts:
     cache_changed: int = 0
     redirects_followed: int = 0
     wrong_exit: int = 0
+    raw_escapes: int = 0
     by_kind: dict = field(default_factory=dict)
     failures: list = field(default_factory=list)
 
     def bad(self) -> int:
         return (self.tracebacks + self.silent + self.key_leaks + self.cache_changed + self.redirects_followed
-                + self.wrong_exit)
+                + self.wrong_exit + self.raw_escapes)
 
 
 def run_main(argv: list[str]) -> tuple[int, str, str, str | None]:
@@ -252,6 +275,16 @@ class Inputs:
             raise SystemExit(f"could not make the cache: {crashed or err}")
         self.table_rows = list(csv.reader(io.StringIO(self.table.read_text(encoding="utf-8"))))
         self.rating_rows = list(csv.reader(io.StringIO(self.ratings.read_text(encoding="utf-8"))))
+        self._survey = None
+
+    def survey(self) -> tuple[Path, dict]:
+        """A small built survey and its description, made on first use."""
+        if self._survey is None:
+            from elot.survey.build import load_config
+
+            folder = _sibling("survey_attacks").build(self.folder / "survey-build")
+            self._survey = folder, load_config(folder)
+        return self._survey
 
     @staticmethod
     def baseline_argv(url: str, out: Path) -> list[str]:
@@ -376,8 +409,13 @@ def generate(rng: random.Random, inputs: Inputs, folder: Path) -> Case:
     """One case in ``folder`` (empty, the case's own)."""
     stub = inputs.stub
     kind = rng.choices(["baseline_answers", "baseline_options", "baseline_url", "baseline_cache", "report",
-                        "storyboard", "simulate", "fit", "survey_import"],
-                       weights=[14, 12, 8, 10, 14, 10, 12, 10, 10])[0]
+                        "storyboard", "simulate", "fit", "survey_import", "survey_hostile"],
+                       weights=[14, 12, 8, 10, 14, 10, 12, 10, 10, 10])[0]
+    if kind == "survey_hostile":
+        survey, config = inputs.survey()
+        made = _sibling("survey_attacks").generate(rng, survey, config, folder)
+        return Case(f"survey_{made.kind}", made.argv, made.refuse, keep=made.keep, what=made.what,
+                    listing=made.listing, check=made.check)
     out = folder / "out.csv"
     if kind == "baseline_answers":
         mode = rng.choice(BROKEN + FINE)
@@ -504,9 +542,21 @@ def run(cases: int, seed: int, *, progress: bool = False) -> Counts:
             folder.mkdir()
             case = generate(rng, inputs, folder)
             before = {p: p.read_bytes() for p in case.keep if p.exists()}
+            listing = sorted(p.name for p in case.listing.iterdir()) if case.listing else None
             trapped = stub.trapped
             code, out, err, crashed = run_main(case.argv)
             problems = []
+            raw = _sibling("survey_attacks").raw_in(out + err)
+            if raw:
+                counts.raw_escapes += 1
+                problems.append(f"printed {raw!r} raw")
+            if listing is not None and sorted(p.name for p in case.listing.iterdir()) != listing:
+                counts.cache_changed += 1
+                problems.append("files made or removed beside a refused input")
+            if case.check is not None and not crashed:
+                wrong = case.check(code, out, err, folder)
+                counts.silent += bool(wrong)
+                problems += wrong
             if crashed or "Traceback (most recent call last)" in err:
                 counts.tracebacks += 1
                 problems.append("traceback: " + (crashed or err)[-600:])
@@ -567,6 +617,7 @@ def main(argv=None) -> int:
     report = {"cases": counts.cases, "tracebacks": counts.tracebacks, "silent": counts.silent,
               "key_leaks": counts.key_leaks, "cache_changed": counts.cache_changed,
               "redirects_followed": counts.redirects_followed, "wrong_exit": counts.wrong_exit,
+              "raw_escapes": counts.raw_escapes,
               "seconds": round(time.perf_counter() - started, 1), "by_kind": counts.by_kind,
               "failures": counts.failures}
     print(json.dumps(report, indent=2, ensure_ascii=False))

@@ -68,6 +68,49 @@ class LineIndex:
 EXCERPT = 160
 
 
+def printable(text, limit: int | None = None) -> str:
+    """``text`` as it may be printed on a terminal or in a log: every character a terminal
+    would act on or hide (control characters such as ESC, which can retitle the window,
+    clear the screen or hide lines; line and paragraph separators; bidi overrides, which
+    reorder what follows; lone surrogates) is written as its Python escape (``\\x1b``,
+    ``\\n``, ``\\u202e``); spaces of every kind are kept. At most ``limit`` characters
+    are kept, then ``…``. What a survey's participants send is printed through this, and
+    every error's lines are (:meth:`ElotError.render`)."""
+    text = text if isinstance(text, str) else str(text)
+    cut = limit is not None and len(text) > limit
+    if cut:
+        text = text[:limit]
+    if not text.isprintable():
+        text = "".join(_escape(c) if _acts(c) else c for c in text)
+    return text + "…" if cut else text
+
+
+def _acts(c: str) -> bool:
+    """Whether a terminal acts on ``c`` or shows nothing for it (a space is shown)."""
+    import unicodedata
+
+    return not c.isprintable() and unicodedata.category(c) != "Zs"
+
+
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(c: str) -> str:
+    if c in _SHORT:
+        return _SHORT[c]
+    code = ord(c)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _one_for_one(line: str) -> str:
+    """A source line as an error shows it: a tab as a space, any other character a
+    terminal would act on as ``\ufffd``, one for one, so that the caret stays under its
+    place."""
+    if line.isprintable():
+        return line
+    return "".join(" " if c == "\t" else "\ufffd" if _acts(c) else c for c in line)
+
+
 #: The most bytes elot reads of one input file (a scenario, statements, ratings, a table).
 MAX_INPUT_BYTES = 256 * 2**20
 
@@ -89,17 +132,18 @@ def read_text(path: str | Path, what: str = "input") -> str:
     import stat
 
     p = Path(path)
+    what = what if what.endswith(" file") else f"{what} file"     # "case file", "survey": said once each
     try:
         info = p.stat()
     except FileNotFoundError:
-        raise ScenarioError(f"{what} file not found: {p}", path=str(p)[:EXCERPT], hint="check the path") from None
+        raise ScenarioError(f"{what} not found: {p}", path=str(p)[:EXCERPT], hint="check the path") from None
     except OSError as exc:  # a name too long for the file system, say
-        raise ScenarioError(f"cannot read {what} file: {exc.strerror or exc}", path=str(p)[:EXCERPT],
+        raise ScenarioError(f"cannot read {what}: {exc.strerror or exc}", path=str(p)[:EXCERPT],
                             hint="check the path") from None
     if stat.S_ISDIR(info.st_mode):
-        raise ScenarioError(f"{what} file {p} is a directory", path=str(p),
+        raise ScenarioError(f"{what} {p} is a directory", path=str(p),
                             hint="give the path of a file in it, not the folder")
-    too_large = ScenarioError(f"{what} file {p} is larger than {MAX_INPUT_BYTES // 2**20} MiB"
+    too_large = ScenarioError(f"{what} {p} is larger than {MAX_INPUT_BYTES // 2**20} MiB"
                               + ("" if stat.S_ISREG(info.st_mode) else " (a device or a pipe, which may never end)"),
                               path=str(p), hint="give a file of the input's own format")
     if stat.S_ISREG(info.st_mode) and info.st_size > MAX_INPUT_BYTES:
@@ -115,7 +159,7 @@ def read_text(path: str | Path, what: str = "input") -> str:
                     size += len(piece)
                 data = b"".join(pieces)
     except OSError as exc:
-        raise ScenarioError(f"cannot read {what} file: {exc.strerror or exc}", path=str(p)) from None
+        raise ScenarioError(f"cannot read {what}: {exc.strerror or exc}", path=str(p)) from None
     if len(data) > MAX_INPUT_BYTES:
         raise too_large
     try:
@@ -123,7 +167,7 @@ def read_text(path: str | Path, what: str = "input") -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ScenarioError(
-            f"{what} file is not UTF-8 text: byte 0x{data[exc.start]:02x} at line {line} "
+            f"{what} is not UTF-8 text: byte 0x{data[exc.start]:02x} at line {line} "
             f"(offset {exc.start})",
             path=f"{p}:{line}", hint="save the file as UTF-8",
         ) from None
@@ -250,21 +294,28 @@ class ElotError(Exception):
             width = min(width, last - (column - 1))
             head, tail = ("..." if first else ""), ("..." if last < len(text) else "")
             text, column = head + text[first:last] + tail, column - first + len(head)
-        return [text, " " * (column - 1) + "^" * width]
+        return [_one_for_one(text), " " * (column - 1) + "^" * width]
 
     def render(self) -> str:
-        """Plain multi-line rendering: location, message, source line, caret, hint."""
+        """Plain multi-line rendering: location, message, source line, caret, hint; every
+        line printable (:func:`printable`: whatever of a file or a participant's text an
+        error quotes cannot move a terminal's cursor)."""
         where = self.location()
         head = f"{where}: {self.kind}: {self.message}" if where else f"{self.kind}: {self.message}"
-        out = [head]
+        out = [_lines(head)]
         out += ["    " + line for line in self.context_lines()]
-        out += [f"note: {note}" for note in self.notes]
+        out += [_lines(f"note: {note}") for note in self.notes]
         if self.hint:
-            out.append(f"hint: {self.hint}")
+            out.append(_lines(f"hint: {self.hint}"))
         return "\n".join(out)
 
     def __str__(self) -> str:
         return self.render()
+
+
+def _lines(text: str) -> str:
+    """``text``'s lines, each :func:`printable`."""
+    return "\n".join(printable(line) for line in text.split("\n"))
 
 
 class ElotSyntaxError(ElotError):

@@ -23,8 +23,9 @@ def test_generated_broken_command_lines_are_refused_cleanly():
     counts = _fuzz().run(200, seed=36)
     assert counts.cases == 200
     assert (counts.tracebacks, counts.silent, counts.key_leaks, counts.cache_changed, counts.redirects_followed,
-            counts.wrong_exit) == (0, 0, 0, 0, 0, 0), counts.failures
+            counts.wrong_exit, counts.raw_escapes) == (0, 0, 0, 0, 0, 0, 0), counts.failures
     # the generator reaches every command, and most of its inputs are refused
     assert set(counts.by_kind) >= {"baseline_answers", "baseline_options", "baseline_url", "baseline_cache", "report",
                                    "storyboard", "simulate", "fit", "survey_import"}
+    assert sum(kind.startswith("survey_") and kind != "survey_import" for kind in counts.by_kind) >= 4
     assert sum(k["refused"] for k in counts.by_kind.values()) > 100

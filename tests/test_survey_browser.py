@@ -557,6 +557,46 @@ def test_an_answer_the_server_refuses_is_never_shown_as_saved(light_server):
     assert answers == ["consent"] * 3 and state == {"items": 0, "refused": [403]}
 
 
+@pytest.mark.slow
+def test_a_trial_the_server_fails_on_is_sent_a_few_times_then_kept_as_not_saved(light_server):
+    """Issue 44, F7: a trial the server failed on (500) was sent again for ever. Now a 500
+    is sent again for as long as the first waits last (5 tries), then kept in the browser
+    as not saved, as a 4xx is at once."""
+    server, db = light_server
+    url = f"http://127.0.0.1:{server.port}/?PROLIFIC_PID=FAILS"
+
+    async def run():
+        from playwright.async_api import async_playwright
+
+        async with async_playwright() as p:
+            browser = await _launch(p)
+            page = await browser.new_page()
+            answers = []
+
+            async def fail(route):
+                answers.append(route.request.post_data_json["step"])
+                await route.fulfill(status=500, content_type="application/json",
+                                    body='{"error": "the server failed; try again"}')
+
+            await page.route("**/api/trial", fail)
+            await page.clock.install()          # the waits between tries run on a clock the test moves
+            await page.goto(url)
+            await page.locator("button:has-text('I agree')").click()
+            for _ in range(200):
+                if await page.evaluate("outbox.refused.length") > 0:
+                    break
+                await page.clock.run_for(2000)
+                await page.wait_for_timeout(20)
+            await page.clock.run_for(120_000)    # two minutes more: nothing is sent again
+            await page.wait_for_timeout(200)
+            state = await page.evaluate("({items: outbox.items.length, refused: outbox.refused.map((i) => i.status)})")
+            await browser.close()
+            return answers, state
+
+    answers, state = asyncio.run(run())
+    assert answers == ["consent"] * 5 and state == {"items": 0, "refused": [500]}, (answers, state)
+
+
 CONTACT = "https://example.org/help?study=maze&lang=en"
 
 

@@ -412,7 +412,9 @@ def test_spreadsheet_safe_never_leaves_a_formula_and_never_changes_a_number():
 def test_duplicate_sessions_are_reported_excluded_and_flagged(survey, tmp_path):
     """The server flags a second session with the same PROLIFIC_PID (participants.
     duplicate_of); import says how many, keeps them out of the ratings unless asked, and
-    flags them in the raw table. A database without the column (older servers) still reads."""
+    flags them in the raw table. Two complete sessions of one PROLIFIC_PID are both left
+    out (issue 44: which one is the participant's cannot be told). A database without the
+    column (older servers) still reads."""
     config = load_config(survey)
     ids = _served(config, tmp_path / "a.sqlite", [("A", 6), ("A-again", 2), ("B", 6)])
     db = sqlite3.connect(tmp_path / "a.sqlite")
@@ -422,12 +424,14 @@ def test_duplicate_sessions_are_reported_excluded_and_flagged(survey, tmp_path):
     done = _import(tmp_path / "a.sqlite", "--survey", survey, "-o", tmp_path / "ratings.csv")
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
-    assert lines[0] == "3 participants: 2 kept, 1 excluded"
-    assert lines[1] == f"  excluded A-again: a second session of A-again (the first: {ids[0]})"
-    assert lines[2] == "1 session of a participant who had started before (the same PROLIFIC_PID): excluded"
-    assert {r["participant"] for r in csv.DictReader(open(tmp_path / "ratings.csv"))} == {"A", "B"}
+    assert lines[0] == "3 participants: 1 kept, 2 excluded"
+    why = (f"2 sessions of A are complete ({ids[0]}, {ids[1]}): none is kept, as nothing here tells which is the "
+           "participant's (Prolific's submissions list each SESSION_ID)")
+    assert lines[1:3] == [f"  excluded A: {why}", f"  excluded A-again: {why}"]
+    assert lines[3].startswith("2 sessions of a PROLIFIC_PID that has another session: excluded")
+    assert {r["participant"] for r in csv.DictReader(open(tmp_path / "ratings.csv"))} == {"B"}
     raw = list(csv.DictReader(open(tmp_path / "ratings-raw.csv")))
-    assert {(r["participant"], r["duplicate"]) for r in raw} == {("A", "0"), ("A-again", "1"), ("B", "0")}
+    assert {(r["participant"], r["duplicate"]) for r in raw} == {("A", "1"), ("A-again", "1"), ("B", "0")}
     done = _import(tmp_path / "a.sqlite", "--survey", survey, "-o", tmp_path / "kept.csv", "--keep-duplicates")
     assert done.returncode == 0 and done.stderr.splitlines()[0] == "3 participants: 3 kept, 0 excluded"
     # a database of the layout before duplicate_of (the store adds the column only when it serves)
@@ -508,12 +512,13 @@ def test_jatos_results_archive_and_text_export_are_read(survey, tmp_path):
         done = _import(tmp_path / name, "--survey", survey, "-o", tmp_path / f"{name}.csv")
         assert done.returncode == 0, done.stderr
         lines = done.stderr.splitlines()
-        assert lines[0] == "4 participants: 2 kept, 2 excluded", lines
-        assert "  excluded P1: a second session of P1 (the first: 11)" in lines
+        assert lines[0] == "4 participants: 1 kept, 3 excluded", lines      # P1 twice, complete both times
+        assert "  excluded P1: 2 sessions of P1 are complete (11, 13): none is kept, as nothing here tells which " \
+               "is the participant's (Prolific's submissions list each SESSION_ID)" in lines
         got[name] = (tmp_path / f"{name}.csv").read_text(), (tmp_path / f"{name}-raw.csv").read_text()
         raw = list(csv.DictReader(open(tmp_path / f"{name}-raw.csv")))
         assert {(r["participant"], r["session"], r["duplicate"]) for r in raw} == {
-            ("P1", "11", "0"), ("P2", "12", "0"), ("P1", "13", "1"), ("jatos-14", "14", "0")}
+            ("P1", "11", "1"), ("P2", "12", "0"), ("P1", "13", "1"), ("jatos-14", "14", "0")}
     assert got["results.jrzip"] == got["results.txt"]
 
 

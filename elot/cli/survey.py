@@ -52,6 +52,16 @@ def _port(text: str) -> int:
     return value
 
 
+def _address(text: str) -> str:
+    import ipaddress
+
+    try:
+        return str(ipaddress.ip_address(text.strip()))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--proxy must be an IP address (as 10.0.0.5 or ::1), not {text!r}") \
+            from None
+
+
 def register(subparsers) -> None:
     """Add ``survey`` with its subcommands."""
     p = subparsers.add_parser(
@@ -123,6 +133,10 @@ def register(subparsers) -> None:
                    "only; 0.0.0.0 for every network)")
     s.add_argument("--db", metavar="FILE", help="the answers database (default: SURVEY/responses.sqlite); an "
                    "existing file must be a database of this survey, and is refused untouched otherwise")
+    s.add_argument("--proxy", action="append", type=_address, metavar="ADDRESS",
+                   help="the address of a reverse proxy in front of the server (repeatable): every participant's "
+                        "connection comes from it, so the limits per client (256 connections, 60 new sessions at "
+                        "once) spare it, as they spare this machine's own addresses; set them in the proxy")
     s.set_defaults(func=serve_command)
 
     e = sub.add_parser(
@@ -256,7 +270,10 @@ def _serve(args) -> int:
     def log(line: str) -> None:
         print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}", file=sys.stderr, flush=True)
 
-    server = make_server(args.survey, host=args.host, port=args.port, db=args.db, log=log)
+    from elot.survey.server import Limits
+
+    limits = Limits(trusted=(*Limits().trusted, *(args.proxy or ())))
+    server = make_server(args.survey, host=args.host, port=args.port, db=args.db, limits=limits, log=log)
     host, port = server.server_address[:2]
     where = f"http://{host}:{port}/" if ":" not in host else f"http://[{host}]:{port}/"
     try:
@@ -285,7 +302,9 @@ def export_command(args) -> int:
 
 
 def import_command(args) -> int:
+    from elot.errors import printable
     from elot.output import count, csv_text
+    from elot.survey import SurveyError
     from elot.survey.answers import (GOAL_COLUMNS, RATING_COLUMNS, RAW_COLUMNS, Rules, import_answers,
                                      spreadsheet_safe, survey_of, write_all)
 
@@ -293,12 +312,13 @@ def import_command(args) -> int:
     rules = Rules(min_goal_score=args.min_goal_score, exclude_incomplete=not args.keep_incomplete,
                   exclude_failed_check=not args.keep_failed_check, exclude_duplicates=not args.keep_duplicates)
     result = import_answers(args.data, config, rules)
+    # what participants sent (their ids, sessions) is printed through printable(): never a
+    # terminal's escape code
     if not result.ratings:
-        from elot.survey import SurveyError
-
         raise SurveyError(f"every participant was excluded ({len(result.participants)}); "
                           f"{args.output} was not written",
-                          notes=tuple(f"{p.participant}: {'; '.join(p.reasons)}" for p in result.excluded[:20]),
+                          notes=tuple(printable(f"{p.participant}: {'; '.join(p.reasons)}", 300)
+                                      for p in result.excluded[:20]),
                           hint="check the rules (--min-goal-score, --keep-incomplete, --keep-failed-check, "
                                "--keep-duplicates)")
     outputs = [(args.output, csv_text(spreadsheet_safe(result.ratings), RATING_COLUMNS), "-o"),
@@ -311,10 +331,11 @@ def import_command(args) -> int:
     print(f"{count(len(result.participants), 'participant')}: {kept} kept, {len(result.excluded)} excluded",
           file=sys.stderr)
     for person in result.excluded:
-        print(f"  excluded {person.participant}: {'; '.join(person.reasons)}", file=sys.stderr)
+        print(printable(f"  excluded {person.participant}: {'; '.join(person.reasons)}"), file=sys.stderr)
     if result.duplicates:
-        print(f"{count(len(result.duplicates), 'session')} of a participant who had started before (the same "
-              f"PROLIFIC_PID): {'kept' if args.keep_duplicates else 'excluded'}", file=sys.stderr)
+        print(f"{count(len(result.duplicates), 'session')} of a PROLIFIC_PID that has another session: "
+              f"{'kept' if args.keep_duplicates else 'excluded'} (of one PROLIFIC_PID's sessions the complete one "
+              "is kept, the first if none is, none if several are)", file=sys.stderr)
     print(f"wrote {count(len(result.ratings), 'rating')} to {written[0]}, {count(len(result.goals), 'goal answer')} "
           f"to {written[1]} and {count(len(result.raw), 'response')} to {written[2]}", file=sys.stderr)
     return 0

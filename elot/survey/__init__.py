@@ -9,8 +9,21 @@ jsPsych's JSON and CSV exports) into the ratings file ``elot fit`` reads, the go
 answers and the raw trial table.
 """
 
-from elot.errors import ElotError
+from elot.errors import ElotError, printable
 
 
 class SurveyError(ElotError):
     """Bad input to a survey command: a stimulus set, a settings file, a database, an export."""
+
+
+def shown_value(value, limit: int = 60) -> str:
+    """A value a participant's page sent (a trial's field), as a message shows it: its
+    JSON, :func:`printable`, at most ``limit`` characters."""
+    import json
+
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=True)
+    except (TypeError, ValueError, RecursionError):    # (past Python's digits for an int, say)
+        text = f"a {type(value).__name__}"
+    return printable(text, limit)
+

@@ -35,17 +35,19 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from elot.errors import load_json, read_text
-from elot.survey import SurveyError
+from elot.errors import load_json, printable, read_text
+from elot.survey import SurveyError, shown_value
 from elot.survey.build import CONFIG, DATABASE, load_config
+from elot.survey.duplicates import decide_duplicates
 from elot.survey.server import check_trial, steps_of
-from elot.survey.store import open_existing
+from elot.survey.store import MAX_VALUE_BYTES, open_existing, read_problem
 
 RATING_COLUMNS = ("scenario", "mode", "t", "statement", "rating", "participant")
 GOAL_COLUMNS = ("participant", "scenario", "stimulus", "t", "goal", "ticked", "gems", "score", "control", "excluded")
@@ -56,9 +58,6 @@ RAW_COLUMNS = ("participant", "session", "order", "condition", "trial", "scenari
                "excluded")
 #: The largest export read (a study of thousands of sessions is a few hundred MB).
 MAX_EXPORT_BYTES = 1 << 30
-#: The largest ``data.txt`` read from a JATOS results archive, and the most members looked at.
-MAX_MEMBER_BYTES = 256 << 20
-MAX_MEMBERS = 200_000
 #: jsPsych CSV cells that hold JSON (lists, booleans, numbers).
 JSON_CELLS = ("elot_goals", "elot_ratings", "elot_statements", "elot_t", "elot_passed", "elot_control",
               "elot_segment", "order", "response")
@@ -93,9 +92,19 @@ class Participant:
     goal_score: float | None = None
     complete: bool = False
     session: str = ""                  # the database's row id, JATOS's study result, or the page's own
-    duplicate_of: str | None = None    # the session of the first with the same PROLIFIC_PID
+    duplicate_of: str | None = None    # set when another session has its PROLIFIC_PID: the session kept ("": none)
     where: str = ""                    # where the participant was read (for messages)
     failed_check: bool = False
+    prolific_pid: str = ""             # the PROLIFIC_PID it came with (for exports: else its name)
+    prolific_session: str = ""         # Prolific's SESSION_ID, which Prolific's list of submissions shows
+    first: str | None = None           # the server's duplicate_of: the row of the first session of its PID
+    identity: str | None = None        # whose sessions it is one of: its PROLIFIC_PID (None: nobody's but its own)
+    duplicate_why: str = ""            # why it is a duplicate, as the exclusion says
+
+    @property
+    def label(self) -> str:
+        """The session as messages name it (its text :func:`~elot.errors.printable`)."""
+        return printable(self.session or self.participant, 60)
 
 
 @dataclass
@@ -115,39 +124,56 @@ class Imported:
 
 
 def _database_participants(path: Path, config: dict) -> list[Participant]:
-    """Every session of a served survey's database, with its trials; a session the server
-    flagged as a duplicate (``participants.duplicate_of``, absent from older databases)
-    says whose."""
+    """Every session of a served survey's database, with its trials, its PROLIFIC_PID and
+    SESSION_ID and the first session of its PID as the server recorded it
+    (``participants.duplicate_of``, absent from older databases). The database is read
+    within :func:`~elot.survey.store.bounded`'s limits, and at most
+    :data:`MAX_EXPORT_BYTES` of trial data."""
     connection = open_existing(path, config["id"])
     hint = "give the responses.sqlite of a served survey"
     out = []
+    total = 0
+    where = str(path)
     try:
         columns = {row[1] for row in connection.execute("PRAGMA table_info(participants)")}
         duplicate = "duplicate_of" if "duplicate_of" in columns else "NULL"
-        rows = connection.execute(f"SELECT id, participant, order_index, {duplicate} FROM participants "
-                                  "ORDER BY id").fetchall()
-        for pid, participant, order, first in rows:
-            where = f"{path}: participant {participant!s:.60}"
+        rows = connection.execute(f"SELECT id, participant, order_index, prolific_pid, session_id, {duplicate} "
+                                  "FROM participants ORDER BY id").fetchall()
+        for pid, participant, order, prolific, prolific_session, first in rows:
+            where = f"{path}: participant {printable(participant, 60)}"
             if not isinstance(participant, str) or not participant:
-                raise SurveyError(f"{path}: participant row {pid} has no participant name", hint=hint)
+                raise SurveyError(f"{path}: participant row {printable(pid, 40)} has no participant name", hint=hint)
             if type(order) is not int:
-                raise SurveyError(f"{where}: order {order!r} is not a whole number", hint=hint)
+                raise SurveyError(f"{where}: order {printable(repr(order), 40)} is not a whole number", hint=hint)
             person = Participant(participant, order, session=str(pid), where=where,
-                                 duplicate_of=None if first is None else str(first))
+                                 prolific_pid=prolific if isinstance(prolific, str) else "",
+                                 prolific_session=prolific_session if isinstance(prolific_session, str) else "",
+                                 first=None if first is None else str(first))
             for step, text in connection.execute("SELECT step, data FROM trials WHERE participant_id = ? "
                                                  "ORDER BY received", (pid,)):
-                place = f"{where}, step {step!s:.60}"
+                place = f"{where}, step {printable(step, 60)}"
                 if not isinstance(text, (str, bytes)):
                     raise SurveyError(f"{place}: the trial's data is not text", hint=hint)
+                total += len(text)
+                if len(text) > MAX_VALUE_BYTES or total > MAX_EXPORT_BYTES:
+                    raise SurveyError(f"{place}: " + (f"the trial's data is larger than {MAX_VALUE_BYTES >> 20} MiB "
+                                                      "(the server stores at most 64 KB a trial)"
+                                                      if len(text) > MAX_VALUE_BYTES else
+                                                      f"the database holds more than {MAX_EXPORT_BYTES >> 20} MiB "
+                                                      "of trial data, more than import reads"), hint=hint)
                 data = _loads(text, place, hint)
                 if not isinstance(data, dict):
                     raise SurveyError(f"{place}: the trial's data is not a JSON object", hint=hint)
                 person.trials.setdefault(str(step), (data, place))
             out.append(person)
     except sqlite3.DatabaseError as error:
-        raise SurveyError(f"cannot read {path}: {error}", hint=hint) from None
+        raise SurveyError(f"cannot read {where}: {read_problem(error)}", hint=hint) from None
     finally:
         connection.close()
+    rows_by_id = {person.session: person for person in out}
+    for person in out:      # the server's link names the first session of the same PID
+        root = rows_by_id.get(person.first) if person.first is not None else None
+        person.identity = (root.prolific_pid or root.participant) if root is not None else (person.prolific_pid or None)
     return out
 
 
@@ -210,47 +236,14 @@ def _check_size(path: Path) -> None:
 
 
 def _jatos_archive_trials(path: Path) -> list[tuple[dict, str, str]]:
-    """The trials of JATOS's results archive (Export Results → JATOS Results Archive, a
-    ``.jrzip`` or ``.zip``): each ``study_result_N/comp-result_M/data.txt`` holds one
-    component result's data (here a trial per line); N, the study result, is the session.
-    Files beside the data (``metadata.json``, uploaded ``files/``) are not answers."""
-    import re
-    import zipfile
+    """The trials of JATOS's results archive (:func:`elot.survey.archive.results`, within
+    its limits): each ``study_result_N/comp-result_M/data.txt`` holds one component
+    result's data (here a trial per line); N, the study result, is the session."""
+    from elot.survey.archive import results
 
-    hint = "give the results archive JATOS exports (Results → Export Results → JATOS Results Archive)"
     out = []
-    try:
-        with zipfile.ZipFile(path) as archive:
-            members = archive.infolist()
-            if len(members) > MAX_MEMBERS:
-                raise SurveyError(f"{path} holds {len(members)} files, more than {MAX_MEMBERS}", hint=hint)
-            found = 0
-            for member in members:
-                match = re.fullmatch(r"(?:.*/)?study_result_(\d+)/comp-result_(\d+)/data\.txt", member.filename)
-                if not match:
-                    continue
-                found += 1
-                label = f"{path}:{member.filename}"
-                if member.file_size > MAX_MEMBER_BYTES:
-                    raise SurveyError(f"{label} is larger than {MAX_MEMBER_BYTES >> 20} MiB", hint=hint)
-                with archive.open(member) as stream:
-                    data = stream.read(MAX_MEMBER_BYTES + 1)
-                if len(data) > MAX_MEMBER_BYTES:
-                    raise SurveyError(f"{label} is larger than {MAX_MEMBER_BYTES >> 20} MiB", hint=hint)
-                try:
-                    text = data.decode("utf-8-sig")
-                except UnicodeDecodeError:
-                    raise SurveyError(f"{label} is not UTF-8 text", hint=hint) from None
-                if not text.strip():
-                    continue           # a result that never sent data (opened, then closed)
-                for trial, where in _json_trials(path, text, label=label):
-                    out.append((trial, where, match.group(1)))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as error:
-        raise SurveyError(f"{path} is not a readable zip archive: {error}", hint=hint) from None
-    except OSError as error:
-        raise SurveyError(f"cannot read {path}: {error.strerror or error}", hint=hint) from None
-    if not found:
-        raise SurveyError(f"{path} holds no JATOS results (no study_result_N/comp-result_M/data.txt)", hint=hint)
+    for text, label, result in results(path):
+        out += [(trial, where, result) for trial, where in _json_trials(path, text, label=label)]
     return out
 
 
@@ -303,24 +296,29 @@ def _export_participants(path: Path, config: dict) -> list[Participant]:
         if not step:
             continue       # preload and other screens that are not the survey's steps
         if not isinstance(step, str):
-            raise SurveyError(f"{where}: elot_step {str(step)[:40]!r} is not a step name",
+            raise SurveyError(f"{where}: elot_step {shown_value(step, 40)} is not a step name",
                               hint="the file is not an intact export of this survey")
         if data.get("survey_id") != config["id"]:
-            raise SurveyError(f"{where}: an answer to another survey ({str(data.get('survey_id'))[:40]!r}, this one "
-                              f"is {config['id']})", hint="import each survey's answers with its own --survey")
+            raise SurveyError(f"{where}: an answer to another survey ({shown_value(data.get('survey_id'), 40)}, "
+                              f"this one is {config['id']})", hint="import each survey's answers with its own --survey")
         participant, order = data.get("participant"), data.get("order")
         if not isinstance(participant, str) or not participant:
             raise SurveyError(f"{where}: no participant", hint="export the data again, whole")
         if type(order) is not int or not 0 <= order < len(config["orders"]):
-            raise SurveyError(f"{where}: order {str(order)[:40]} is not one of the survey's "
+            raise SurveyError(f"{where}: order {shown_value(order, 40)} is not one of the survey's "
                               f"(0 to {len(config['orders']) - 1})", hint="import each survey's answers with its "
                                                                           "own --survey")
         session = result if result is not None else data.get("elot_session")
         session = str(session)[:100] if isinstance(session, (str, int)) and not isinstance(session, bool) else ""
-        person = people.setdefault((participant, session),
-                                   Participant(participant, order, session=session, where=where))
+        prolific = data.get("prolific_pid")
+        prolific_session = data.get("session_id")
+        named = prolific.strip() if isinstance(prolific, str) and prolific.strip() else participant
+        person = people.setdefault((participant, session), Participant(
+            participant, order, session=session, where=where, prolific_pid=named, identity=named,
+            prolific_session=prolific_session if isinstance(prolific_session, str) else ""))
         if person.order != order:
-            raise SurveyError(f"{where}: participant {participant} has two orders")
+            raise SurveyError(f"{where}: participant {printable(participant, 60)} has two orders ({person.order} "
+                              f"and {order})", hint="the file is not an intact export of this survey")
         person.trials.setdefault(step, (data, where))
     return list(people.values())
 
@@ -328,8 +326,8 @@ def _export_participants(path: Path, config: dict) -> list[Participant]:
 def read_participants(paths: Sequence[str | Path], config: dict) -> list[Participant]:
     """Every session of the answers in ``paths`` (survey folders, databases, exports). The
     same participant's trials from several files are one session when no file tells
-    sessions apart; a later session of a participant (another JATOS study result, another
-    server session) is flagged as a duplicate of the first."""
+    sessions apart. Which of the sessions of one PROLIFIC_PID is kept is decided once
+    every session is read and checked (:func:`~elot.survey.duplicates.decide_duplicates`)."""
     merged: dict[tuple[str, str], Participant] = {}
     by_name: dict[str, list[Participant]] = {}
     for path in map(Path, paths):
@@ -357,25 +355,14 @@ def read_participants(paths: Sequence[str | Path], config: dict) -> list[Partici
                 by_name.setdefault(person.participant, []).append(person)
                 continue
             if not known.session:        # a file that does not tell sessions apart, and one that does
-                known.session, known.duplicate_of = person.session, person.duplicate_of
+                known.session, known.first = person.session, person.first
+                known.identity = known.identity or person.identity
             if known.order != person.order:
-                raise SurveyError(f"participant {person.participant} has order {known.order} in one file and "
-                                  f"{person.order} in another", hint="import each survey's answers once")
+                raise SurveyError(f"participant {printable(person.participant, 60)} has order {known.order} in one "
+                                  f"file and {person.order} in another", hint="import each survey's answers once")
             for step, value in person.trials.items():
                 known.trials.setdefault(step, value)
-    people = list(merged.values())
-
-    def arrival(person: Participant) -> tuple:
-        return (0, int(person.session)) if person.session.isdigit() else (1, 0)
-
-    first: dict[str, Participant] = {}
-    for person in sorted(people, key=arrival):
-        if person.duplicate_of is not None:
-            continue
-        earlier = first.setdefault(person.participant, person)
-        if earlier is not person:
-            person.duplicate_of = earlier.session or earlier.participant
-    return people
+    return list(merged.values())
 
 
 def _head(path: Path) -> bytes:
@@ -408,20 +395,26 @@ def import_answers(paths: Sequence[str | Path], config: dict, rules: Rules = Rul
     ratings: list[dict] = []
     goals: list[dict] = []
     raw: list[dict] = []
-    for person in people:
+    for person in people:     # every trial checked, and who completed, before any is scored
         if not 0 <= person.order < len(config["orders"]):
-            raise SurveyError(f"{person.where or person.participant}: order {person.order} is not one of the "
-                              f"survey's (0 to {len(config['orders']) - 1})",
+            raise SurveyError(f"{person.where or printable(person.participant, 60)}: order {person.order} is not one "
+                              f"of the survey's (0 to {len(config['orders']) - 1})",
                               hint="give the survey these answers belong to with --survey")
         order = config["orders"][person.order]
         steps = steps_of(config, order)
-        judged = [s for s, (kind, _, _) in steps.items() if kind == "judgment"]
         for step, (data, where) in person.trials.items():
             problem = check_trial(config, order, step, data)
             if problem:
-                raise SurveyError(f"{where}: {problem}", hint="the file is not an intact export of this survey")
+                raise SurveyError(f"{where}: {problem}", hint="the file is not an intact export of this survey "
+                                  "(nothing was written)")
+        judged = [s for s, (kind, _, _) in steps.items() if kind == "judgment"]
+        person.complete = all(s in person.trials for s in judged) and "debrief" in person.trials
+    decide_duplicates(people)
+    for person in people:
+        order = config["orders"][person.order]
+        steps = steps_of(config, order)
+        judged = [s for s, (kind, _, _) in steps.items() if kind == "judgment"]
         answered = [s for s in judged if s in person.trials]
-        person.complete = len(answered) == len(judged) and "debrief" in person.trials
         declined = "consent" in person.trials and person.trials["consent"][0].get("elot_agreed") is False
         checks = [person.trials[s][0] for s in ("check-1", "check-2") if s in person.trials]
         person.failed_check = bool(checks) and not any(c.get("elot_passed") is True for c in checks)
@@ -433,7 +426,7 @@ def import_answers(paths: Sequence[str | Path], config: dict, rules: Rules = Rul
             person.reasons.append(f"failed the comprehension check ({len(checks)} "
                                   f"attempt{'s' if len(checks) > 1 else ''})")
         if rules.exclude_duplicates and person.duplicate_of is not None:
-            person.reasons.append(f"a second session of {person.participant} (the first: {person.duplicate_of})")
+            person.reasons.append(person.duplicate_why)
         scores = []
         rows = []
         mine: list[dict] = []
@@ -452,14 +445,12 @@ def import_answers(paths: Sequence[str | Path], config: dict, rules: Rules = Rul
                              "ticked": " ".join(map(str, ticked)), "gems": scenario["gems"], "score": f"{score:.4g}",
                              "control": int(bool(trial["control"]))})
             position, k = (int(part) for part in step[1:].split("-"))     # the step s{position}-{segment}
-            rt = data.get("rt")
             common = {"participant": person.participant, "session": person.session, "order": person.order,
                       "condition": order.get("condition", ""),
                       "trial": data["trial_index"] if type(data.get("trial_index")) is int else "",
                       "scenario_position": position, "scenario": scenario["scenario"], "stimulus": scenario["name"],
                       "control": int(bool(trial["control"])), "segment": k,
-                      "t": segment["t"], "rt_ms": f"{rt:.0f}" if isinstance(rt, (int, float))
-                      and not isinstance(rt, bool) and rt == rt and abs(rt) != float("inf") else "",
+                      "t": segment["t"], "rt_ms": _milliseconds(data.get("rt")),
                       "goals_ticked": " ".join(map(str, ticked)), "goal": scenario["goal"],
                       "goal_score": f"{score:.4g}" if asked else ""}
             pairs = list(zip(trial["statements"], data["elot_ratings"]))
@@ -485,6 +476,18 @@ def import_answers(paths: Sequence[str | Path], config: dict, rules: Rules = Rul
         if not person.reasons:
             ratings += mine
     return Imported(ratings, goals, people, raw)
+
+
+def _milliseconds(rt) -> str:
+    """jsPsych's response time as the raw table has it: a whole number of ms, or empty when
+    it is not a finite number (NaN, a bool, text, a whole number past any float)."""
+    if isinstance(rt, bool) or not isinstance(rt, (int, float)):
+        return ""
+    try:
+        value = float(rt)
+    except OverflowError:
+        return ""
+    return f"{value:.0f}" if math.isfinite(value) else ""
 
 
 #: What a spreadsheet takes a cell starting with for a formula (or, for tab and carriage

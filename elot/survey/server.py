@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import ipaddress
 import json
 import logging
+import math
 import os
 import re
 import resource
@@ -44,7 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from elot.survey import SurveyError
+from elot.errors import printable
+from elot.survey import SurveyError, shown_value
 from elot.survey.build import CONFIG, DATABASE, load_config
 from elot.survey.store import Store, StoreUnavailable
 
@@ -104,42 +107,50 @@ def steps_of(config: dict, order: dict) -> dict[str, tuple]:
     return steps
 
 
-def check_trial(config: dict, order: dict, step: str, data) -> str | None:
-    """What is wrong with one trial's data (None when nothing)."""
+def check_trial(config: dict, order: dict, step, data) -> str | None:
+    """What is wrong with one trial's data (None when nothing), naming the value: never
+    an exception, whatever JSON ``data`` holds (a trial the server or ``import`` cannot
+    check is a refusal, never a 500 the page would send again for ever)."""
     steps = steps_of(config, order)
-    if step not in steps:
-        return f"step {step!r} is not one of this participant's"
+    if not isinstance(step, str) or step not in steps:
+        return f"step {shown_value(step)} is not one of this participant's"
     if not isinstance(data, dict) or not all(isinstance(k, str) and len(k) <= MAX_NAME for k in data):
         return "data must be an object"
     if data.get("elot_step") != step:
-        return "data.elot_step is not the step"
+        return f"data.elot_step {shown_value(data.get('elot_step'))} is not the step"
     kind, trial, segment = steps[step]
     if kind != "judgment":
         if kind == "comprehension" and not isinstance(data.get("elot_passed"), bool):
-            return "a comprehension check needs elot_passed (true or false)"
+            return f"a comprehension check needs elot_passed (true or false), not " \
+                   f"{shown_value(data.get('elot_passed'))}"
         return None
     scenario = next(s for s in config["scenarios"] if s["name"] == trial["scenario"])
     low, high = config["scale"]
     goals, ratings = data.get("elot_goals"), data.get("elot_ratings")
-    if data.get("elot_scenario") != scenario["name"] or data.get("elot_t") != segment["t"]:
-        return "the scenario or t is not the step's"
-    if data.get("elot_statements") != trial["statements"]:
-        return "elot_statements are not the ones asked"
+    if type(data.get("elot_scenario")) is not str or data["elot_scenario"] != scenario["name"] \
+            or type(data.get("elot_t")) is not int or data["elot_t"] != segment["t"]:
+        return (f"the scenario or t is not the step's: {shown_value(data.get('elot_scenario'))}, "
+                f"{shown_value(data.get('elot_t'))} where the step has {shown_value(scenario['name'])}, {segment['t']}")
+    asked = data.get("elot_statements")
+    if not (isinstance(asked, list) and all(type(n) is int for n in asked) and asked == trial["statements"]):
+        return f"elot_statements are not the ones asked: {shown_value(asked)} where the step asks " \
+               f"{shown_value(trial['statements'])}"
     if scenario["gems"] == 0:      # a food-truck survey asks no goal question
         if goals != []:
-            return "elot_goals must be empty: this survey asks no goal question"
-    elif not (isinstance(goals, list) and goals and len(set(goals)) == len(goals)
-              and all(type(g) is int and 1 <= g <= scenario["gems"] for g in goals)):
-        return f"elot_goals must be distinct gem numbers 1..{scenario['gems']}, at least one"
+            return f"elot_goals must be empty: this survey asks no goal question, not {shown_value(goals)}"
+    elif not (isinstance(goals, list) and goals and all(type(g) is int and 1 <= g <= scenario["gems"] for g in goals)
+              and len(set(goals)) == len(goals)):      # every goal an int before the set is made
+        return f"elot_goals must be distinct gem numbers 1..{scenario['gems']}, at least one, not {shown_value(goals)}"
     if not (isinstance(ratings, list) and len(ratings) == len(trial["statements"])
             and all(type(r) is int and low <= r <= high for r in ratings)):
-        return f"elot_ratings must be {len(trial['statements'])} whole numbers {low}..{high}"
+        return (f"elot_ratings must be {len(trial['statements'])} whole numbers {low}..{high}, "
+                f"not {shown_value(ratings)}")
     return None
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Every limit of the server, in one place.
+    """Every limit of the server, in one place (docs/experiments.md lists them).
 
     ``max_body``: the largest request body (larger: 413, not read); ``header_timeout``:
     seconds a connection may take to send a request's headers (slower, or idle between
@@ -149,7 +160,17 @@ class Limits:
     before they are accepted (a burst of arrivals from Prolific); ``concurrency``: open
     connections at most (more: 503, which the page retries; None: from the process's
     file limit); ``keep_alive``: seconds an idle connection is kept; ``graceful``: seconds
-    a shutdown waits for requests in flight."""
+    a shutdown waits for requests in flight.
+
+    Per client (an IPv4 address, or an IPv6 /64, which one household or one machine
+    holds): ``per_client``: open connections one client may hold (more: closed as they
+    open, so that one client holding thousands leaves the rest to participants; a browser
+    opens at most 6 to a server, so this is room for a lab of 40 behind one address);
+    ``new_sessions``: new sessions one client may start at once, and one more every
+    ``session_every`` seconds after (more: 429 with ``Retry-After``, which the page retries;
+    a returning participant's start, with their token, is never refused). ``trusted``:
+    client addresses these two spare, this machine's by default: behind a reverse proxy
+    every connection comes from it, so the proxy's limits are the per-client ones then."""
 
     max_body: int = MAX_BODY
     header_timeout: float = 20.0
@@ -158,6 +179,20 @@ class Limits:
     concurrency: int | None = None
     keep_alive: float = 15.0
     graceful: float = 10.0
+    per_client: int = 256
+    new_sessions: int = 60
+    session_every: float = 2.0
+    trusted: tuple[str, ...] = ("127.0.0.1", "::1")
+
+    def __post_init__(self) -> None:
+        for name in ("max_body", "backlog", "per_client", "new_sessions"):
+            value = getattr(self, name)
+            if type(value) is not int or value < 1:
+                raise SurveyError(f"the server's {name} must be a whole number of at least 1, not {value!r}")
+        for name in ("header_timeout", "body_timeout", "keep_alive", "graceful", "session_every"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < float("inf"):
+                raise SurveyError(f"the server's {name} must be a number of seconds above 0, not {value!r}")
 
     def connections(self) -> int:
         """The concurrency limit: as given, else what the file limit leaves (raised to its
@@ -176,14 +211,67 @@ class Limits:
             soft = 8192
         return max(32, min(4096, soft - 128))
 
+    def client(self, address) -> str | None:
+        """Who a connection from ``address`` (its host, as the socket gives it) counts
+        as for the per-client limits: the IPv4 address, or the IPv6 /64; None for a
+        trusted address (or one that is not an IP address, such as a Unix socket)."""
+        if not isinstance(address, str) or address in self.trusted:
+            return None
+        try:
+            ip = ipaddress.ip_address(address.split("%")[0])
+        except ValueError:
+            return None
+        if ip.version == 6 and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+            if str(ip) in self.trusted:
+                return None
+        if ip.version == 6:
+            return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+        return str(ip)
+
+
+class _Starts:
+    """How many new sessions each client may start now: a bucket of
+    :attr:`Limits.new_sessions` per client, one more every :attr:`Limits.session_every`
+    seconds. Touched only from the event loop's thread."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.burst, self.every = limits.new_sessions, limits.session_every
+        self.buckets: dict[str, tuple[float, float]] = {}
+
+    def _now(self, client: str, now: float) -> float:
+        tokens, then = self.buckets.get(client, (float(self.burst), now))
+        return min(float(self.burst), tokens + (now - then) / self.every)
+
+    def take(self, client: str) -> bool:
+        """One new session for ``client``, if it has one left."""
+        now = time.monotonic()
+        if len(self.buckets) > 10_000:      # forget the clients whose bucket is full again
+            self.buckets = {c: b for c, b in self.buckets.items() if self._now(c, now) < self.burst}
+        tokens = self._now(client, now)
+        if tokens >= 1:
+            self.buckets[client] = (tokens - 1, now)
+            return True
+        self.buckets[client] = (tokens, now)
+        return False
+
+    def give_back(self, client: str) -> None:
+        """The session taken was a returning one: it is not counted."""
+        tokens, then = self.buckets.get(client, (float(self.burst), time.monotonic()))
+        self.buckets[client] = (min(float(self.burst), tokens + 1), then)
+
+    def wait(self, client: str) -> int:
+        """Whole seconds until ``client`` may start one more."""
+        return max(1, math.ceil((1 - self._now(client, time.monotonic())) * self.every))
+
 
 class _Refused(Exception):
     """A request answered with an error (status, message); ``close``: drop the connection
-    (its body was not read)."""
+    (its body was not read); ``headers``: more headers of the answer."""
 
-    def __init__(self, status: int, message: str, *, close: bool = False) -> None:
+    def __init__(self, status: int, message: str, *, close: bool = False, headers=()) -> None:
         super().__init__(message)
-        self.status, self.message, self.close = status, message, close
+        self.status, self.message, self.close, self.headers = status, message, close, tuple(headers)
 
 
 class _Gone(Exception):
@@ -211,6 +299,7 @@ class SurveyApp:
         self._never = [Path(f"{store.path}{suffix}") for suffix in ("", "-wal", "-shm", "-journal", ".lock")]
         self._cache: dict[str, bytes] = {}
         self._cached = 0
+        self.starts = _Starts(limits)
         #: Set when the server is stopping: uploads still under way are dropped (503, which
         #: the page sends again) instead of holding the shutdown up.
         self.stopping = False
@@ -241,7 +330,8 @@ class SurveyApp:
             pass
         except _Refused as refused:
             if not started:
-                await self._json(tracked, refused.status, {"error": refused.message}, close=refused.close)
+                await self._json(tracked, refused.status, {"error": refused.message}, close=refused.close,
+                                 headers=refused.headers)
         except Exception as error:     # one line in the log, a 500 to the client, never a traceback
             self.log(f"error: {scope.get('method')} {scope.get('path')}: {type(error).__name__}: {error}")
             if not started:
@@ -251,17 +341,18 @@ class SurveyApp:
                     pass
 
     async def _send(self, send, status: int, body: bytes, content_type: str, *, head: bool = False,
-                    cache: bool = False, close: bool = False) -> None:
+                    cache: bool = False, close: bool = False, headers=()) -> None:
         headers = [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode()),
                    (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"same-origin"),
-                   (b"cache-control", b"max-age=3600" if cache else b"no-store")]
+                   (b"cache-control", b"max-age=3600" if cache else b"no-store"), *headers]
         if close:
             headers.append((b"connection", b"close"))
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": b"" if head else body})
 
-    async def _json(self, send, status: int, value, *, close: bool = False) -> None:
-        await self._send(send, status, json.dumps(value).encode(), "application/json", close=close)
+    async def _json(self, send, status: int, value, *, close: bool = False, headers=()) -> None:
+        await self._send(send, status, json.dumps(value).encode(), "application/json", close=close,
+                         headers=headers)
 
     async def _http(self, scope, receive, send) -> None:
         method = scope["method"]
@@ -275,7 +366,7 @@ class SurveyApp:
             raise _Refused(404, "not found", close=True)
         body = await self._body(scope, receive)
         if path == "/api/start":
-            await self._json(send, 200, await self._start(body))
+            await self._json(send, 200, await self._start(body, scope))
         else:
             await self._json(send, 200, await self._trial(body))
 
@@ -375,11 +466,24 @@ class SurveyApp:
             self.log(f"error: {error.message}")
             raise _Refused(503, f"{error.message}; your answers are kept in your browser and sent again") from None
 
-    async def _start(self, body: dict) -> dict:
+    async def _start(self, body: dict, scope) -> dict:
+        """The participant's session; a new one only while their client has new sessions
+        left (:class:`_Starts`): else a 429 the page sends again later, and no row."""
+        host = (scope.get("client") or (None,))[0]
+        client = self.limits.client(host)
+        allowed = client is None or self.starts.take(client)
         session = await self._store("start", token=body.get("token") or None,
                                     prolific_pid=(body.get("prolific_pid") or "").strip(),
                                     study_id=body.get("study_id") or "", session_id=body.get("session_id") or "",
-                                    orders=len(self.config["orders"]))
+                                    orders=len(self.config["orders"]), new=allowed)
+        if session is None:
+            wait = self.starts.wait(client)
+            self.log(f"warning: {host} started more than {self.limits.new_sessions} sessions at once; its new ones "
+                     f"are refused (429) until its limit refills (one every {self.limits.session_every:g} s)")
+            raise _Refused(429, f"too many new sessions from your address; try again in {wait} s",
+                           headers=[(b"retry-after", str(wait).encode())])
+        if client is not None and allowed and not session["new"]:
+            self.starts.give_back(client)
         return {"token": session["token"], "participant": session["participant"], "order": session["order"],
                 "done": session["done"], "duplicate": session["duplicate_of"] is not None}
 
@@ -406,11 +510,14 @@ def _mark(page: bytes) -> bytes:
 
 def _quiet(log: Callable[[str], None]) -> Callable[[str], None]:
     """``log``, passing each distinct line at most once a minute (a full disk or a flood of
-    connections is one line, not one per request)."""
+    connections is one line, not one per request), and as one line of printable text
+    (whatever of a request it holds cannot move the terminal's cursor or title:
+    :func:`~elot.errors.printable`)."""
     quiet_until: dict[str, float] = {}
     lock = threading.Lock()
 
     def logged(line: str) -> None:
+        line = printable(line, 2000)
         now = time.monotonic()
         with lock:
             if quiet_until.get(line, 0.0) > now:
@@ -451,15 +558,21 @@ def _uvicorn():
     return uvicorn
 
 
-def _protocol(header_timeout: float):
+def _protocol(limits: Limits, log: Callable[[str], None]):
     """uvicorn's HTTP/1.1 protocol (h11), which also closes a connection that has not sent
-    a whole request's headers within ``header_timeout`` seconds of opening or of its last
-    response (uvicorn times out only idle keep-alive connections, so a client sending its
-    headers a byte at a time would hold its connection for ever)."""
+    a whole request's headers within :attr:`Limits.header_timeout` seconds of opening or
+    of its last response (uvicorn times out only idle keep-alive connections, so a client
+    sending its headers a byte at a time would hold its connection for ever), and a
+    connection past its client's :attr:`Limits.per_client` as it opens (one client holding
+    thousands of connections would leave participants none: uvicorn's limit is for all)."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    header_timeout = limits.header_timeout
+    held: dict[str, int] = {}      # open connections per client; the event loop's thread alone
 
     class Protocol(H11Protocol):
         _deadline = None
+        _client = None
 
         def _arm(self) -> None:
             if self._deadline is not None:
@@ -473,6 +586,16 @@ def _protocol(header_timeout: float):
 
         def connection_made(self, transport) -> None:
             super().connection_made(transport)
+            peer = transport.get_extra_info("peername")
+            client = limits.client(peer[0] if isinstance(peer, tuple) and peer else None)
+            if client is not None:
+                if held.get(client, 0) >= limits.per_client:
+                    log(f"warning: {peer[0]} holds {limits.per_client} connections, the most one client may; "
+                        "its further ones are closed as they open")
+                    transport.close()
+                    return
+                held[client] = held.get(client, 0) + 1
+                self._client = client
             self._arm()
 
         def on_response_complete(self) -> None:
@@ -483,6 +606,13 @@ def _protocol(header_timeout: float):
             if self._deadline is not None:
                 self._deadline.cancel()
                 self._deadline = None
+            if self._client is not None:
+                left = held.get(self._client, 1) - 1
+                if left > 0:
+                    held[self._client] = left
+                else:
+                    held.pop(self._client, None)
+                self._client = None
             super().connection_lost(exc)
 
     return Protocol
@@ -542,7 +672,7 @@ class SurveyServer:
             logger.handlers[:] = [_LogLines(self.log)]
             logger.propagate = False
             logger.setLevel(logging.WARNING)
-        settings = uvicorn.Config(self.app, interface="asgi3", lifespan="off", http=_protocol(limits.header_timeout),
+        settings = uvicorn.Config(self.app, interface="asgi3", lifespan="off", http=_protocol(limits, self.log),
                                   loop="asyncio",
                                   log_config=None, access_log=False, proxy_headers=False, server_header=False,
                                   backlog=limits.backlog, limit_concurrency=limits.connections(),

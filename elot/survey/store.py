@@ -20,8 +20,16 @@ before it closes the database.
 
 **Opening.** An existing file is first checked read-only (without creating a lock, a
 journal or a WAL file, and without changing its journal mode): it must be a survey's
-answers database, of this survey. An empty file is refused and left as it is. Only a
-database this process created is removed at shutdown when nobody answered into it.
+answers database, of this survey, laid out as elot lays it out (:func:`check_layout`:
+its three tables are tables, with their columns; no trigger), so that nothing it holds
+can make a query run for ever or a write do more than elot's. Whatever is refused is left
+byte for byte as it was, with nothing made beside it. An empty file is refused and left
+as it is. Only a database this process created is removed at shutdown when nobody
+answered into it.
+
+**Reading one elot did not write** (:func:`bounded`): every connection that reads an
+existing database does at most :data:`READ_STEPS` steps of SQLite's engine and takes no
+value over :data:`MAX_VALUE_BYTES`, so a hostile file ends in a clear error.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ import errno
 import fcntl
 import json
 import queue
+import re
 import secrets
 import sqlite3
 import threading
@@ -38,6 +47,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from elot.errors import printable
 from elot.survey import SurveyError
 
 #: What the database says it is.
@@ -72,6 +82,22 @@ CREATE TABLE IF NOT EXISTS trials (
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
+#: The tables of an answers database and the columns each must have (``duplicate_of`` is
+#: layout 2's; a database of layout 1 is given it when served).
+TABLES = {"meta": {"key", "value"},
+          "participants": {"id", "token", "participant", "prolific_pid", "study_id", "session_id", "order_index",
+                           "started", "completed"},
+          "trials": {"participant_id", "step", "data", "received"}}
+#: The most work SQLite may do for one connection reading a database elot did not open
+#: itself, in steps of its virtual machine (about 140 million a second on one core, so
+#: about 7 s; importing 120,000 trials takes about 2 million): a view or query that never
+#: ends is stopped there.
+READ_STEPS = 1_000_000_000
+#: Steps between two checks of :data:`READ_STEPS`.
+_STEPS_PER_CHECK = 100_000
+#: The largest value read from a database (a trial's data: the server takes 64 KB).
+MAX_VALUE_BYTES = 1 << 20
+
 
 class StoreUnavailable(SurveyError):
     """The database cannot take a write now (a full disk, an I/O error): the participant's
@@ -92,9 +118,70 @@ def _refuse(path: Path, why: str) -> SurveyError:
                        hint="give --db a new file name (elot creates it) or the database of this survey")
 
 
+def bounded(connection: sqlite3.Connection, steps: int | None = None) -> sqlite3.Connection:
+    """``connection``, stopped (``sqlite3.OperationalError``: interrupted) once its queries
+    together have taken ``steps`` (default :data:`READ_STEPS`) steps of SQLite's engine,
+    and refusing values over :data:`MAX_VALUE_BYTES` where Python lets it say so."""
+    steps = READ_STEPS if steps is None else steps
+    every = min(_STEPS_PER_CHECK, max(1, steps // 10))
+    limit = steps // every
+    calls = 0
+
+    def progress() -> int:
+        nonlocal calls
+        calls += 1
+        return calls > limit
+
+    connection.set_progress_handler(progress, every)
+    if hasattr(connection, "setlimit"):         # Python 3.11
+        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+    return connection
+
+
+def read_problem(error: sqlite3.Error) -> str:
+    """What a failed read of a database elot did not write means, in words."""
+    text = str(error)
+    if text == "interrupted":
+        return (f"reading it took more than {READ_STEPS:,} steps of SQLite's engine (a view or a query that "
+                "never ends?)")
+    if "too big" in text:
+        return f"it holds a value larger than {MAX_VALUE_BYTES >> 20} MiB (a trial is at most 64 KB)"
+    return text
+
+
+def check_layout(connection: sqlite3.Connection, *, serving: bool = False) -> str | None:
+    """What makes the database of ``connection`` not laid out as elot lays out its
+    answers (None when nothing): each of :data:`TABLES` an ordinary table (not a view, not
+    a virtual table) with its columns; when ``serving``, no trigger either (it would run
+    with the server's writes). Reads only ``sqlite_master`` and the tables' column lists,
+    so a view that never ends is never run."""
+    objects = {}
+    for kind, name, sql in connection.execute("SELECT type, name, sql FROM sqlite_master"):
+        if serving and kind == "trigger":
+            return f"it holds a trigger ({printable(name, 60)}), which elot's answers never have"
+        if name in TABLES:
+            objects[name] = (kind, sql or "")
+    for table, columns in TABLES.items():
+        if table not in objects:
+            return f"it has no {table} table"
+        kind, sql = objects[table]
+        if kind != "table" or re.match(r"\s*CREATE\s+VIRTUAL\b", sql, re.IGNORECASE):
+            return f"its {table} is a {kind if kind != 'table' else 'virtual table'}, not a table"
+        have = {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+        missing = sorted(columns - have)
+        if missing:
+            return f"its {table} table lacks the column{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
+    return None
+
+
+def _meta(connection: sqlite3.Connection) -> dict:
+    return dict(connection.execute("SELECT key, value FROM meta WHERE key IN ('kind', 'survey', 'schema')"))
+
+
 def identify(path: Path, survey: str | None) -> None:
     """Check, touching nothing, that the existing file ``path`` is a survey's answers
-    database (of ``survey`` if given); raise :class:`SurveyError` if not."""
+    database (of ``survey`` if given) laid out as elot lays it out, with no trigger;
+    raise :class:`SurveyError` if not."""
     if not path.is_file():
         raise _refuse(path, "it is not a regular file")
     try:
@@ -113,13 +200,16 @@ def identify(path: Path, survey: str | None) -> None:
     wal = Path(f"{path}-wal").exists()
     uri = f"{path.resolve().as_uri()}?mode=ro" + ("" if wal else "&immutable=1")
     try:
-        connection = sqlite3.connect(uri, uri=True)
+        connection = bounded(sqlite3.connect(uri, uri=True))
         try:
-            rows = dict(connection.execute("SELECT key, value FROM meta").fetchall())
+            problem = check_layout(connection, serving=True)
+            rows = _meta(connection) if problem is None else {}
         finally:
             connection.close()
     except sqlite3.DatabaseError as error:
-        raise _refuse(path, str(error)) from None
+        raise _refuse(path, read_problem(error)) from None
+    if problem is not None:
+        raise _refuse(path, problem)
     if rows.get("kind") != KIND:
         raise _refuse(path, "it holds no survey's answers")
     _check_meta(path, rows, survey)
@@ -130,13 +220,23 @@ def open_existing(path: str | Path, survey: str | None = None) -> sqlite3.Connec
     path = Path(path)
     if not path.is_file():
         raise SurveyError(f"{path}: no such database", hint="give the responses.sqlite of a served survey")
+    hint = "give the responses.sqlite of a served survey"
+    connection = None
     try:
-        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        rows = dict(connection.execute("SELECT key, value FROM meta").fetchall())
+        connection = bounded(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True))
+        problem = check_layout(connection)
+        if problem is not None:
+            raise SurveyError(f"{path} is not a survey's database: {problem}", hint=hint)
+        rows = _meta(connection)
+        _check_meta(path, rows, survey)
     except sqlite3.DatabaseError as error:
-        raise SurveyError(f"{path} is not a survey's database: {error}",
-                          hint="give the responses.sqlite of a served survey") from None
-    _check_meta(path, rows, survey)
+        if connection is not None:
+            connection.close()
+        raise SurveyError(f"{path} is not a survey's database: {read_problem(error)}", hint=hint) from None
+    except SurveyError:
+        if connection is not None:
+            connection.close()
+        raise
     return connection
 
 
@@ -179,8 +279,10 @@ class Store:
         if existed:
             identify(self.path, survey)      # before anything is created beside it
         self.created = not existed
+        lock = Path(f"{self.path}.lock")
+        made_lock = not (lock.exists() or lock.is_symlink())
         try:
-            self._lockfile = open(str(self.path) + ".lock", "a+")
+            self._lockfile = open(lock, "a+")
             fcntl.flock(self._lockfile, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             self._lockfile.close()
@@ -188,7 +290,9 @@ class Store:
             raise SurveyError(f"another server is using {self.path}",
                               hint="stop it first (one server per database), or give this one another --db") from None
         except OSError as error:
-            self._lockfile = None
+            if self._lockfile is not None:
+                self._lockfile.close()
+                self._lockfile = None
             raise SurveyError(f"cannot open {self.path}: {error.strerror or error}",
                               hint="check the folder of the database") from None
         try:
@@ -206,13 +310,32 @@ class Store:
                 self.db.executescript(SCHEMA)
                 self.db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)",
                                     [("kind", KIND), ("survey", survey), ("schema", SCHEMA_VERSION)])
-        except sqlite3.DatabaseError as error:
-            self.close()
-            raise SurveyError(f"{self.path} is not a survey's database: {error}",
-                              hint="give another --db") from None
-        except SurveyError:
-            self.close()
-            raise
+        except (sqlite3.DatabaseError, SurveyError) as error:
+            self._give_up(remove=([] if existed else [self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"),
+                                                     Path(f"{self.path}-journal")]) + ([lock] if made_lock else []))
+            if isinstance(error, SurveyError):
+                raise
+            raise SurveyError(f"cannot write to {self.path}: {error}",
+                              hint="check the file, its folder's permissions and the free space") from None
+
+    def _give_up(self, remove: list[Path]) -> None:
+        """Close what was opened and remove ``remove``: what this process made beside a
+        database it then refused (its lock file), or a new database it could not make
+        whole; the lock is held until they are gone."""
+        if self.db is not None:
+            try:
+                self.db.close()
+            except sqlite3.Error:
+                pass
+            self.db = None
+        for name in remove:
+            try:
+                name.unlink()
+            except OSError:      # gone already, or not ours to remove: left
+                pass
+        if self._lockfile is not None:
+            self._lockfile.close()
+            self._lockfile = None
 
     # -- the writer thread -------------------------------------------------------------
 
@@ -317,11 +440,13 @@ class Store:
     # -- what the server asks ----------------------------------------------------------
 
     def start(self, *, token: str | None, prolific_pid: str, study_id: str, session_id: str,
-              orders: int) -> dict:
+              orders: int, new: bool = True) -> dict | None:
         """The session of ``token`` if there is one (and it is not another
         ``PROLIFIC_PID``'s), else a new one with the order fewest have started (ties: the
-        first). A new session with the ``PROLIFIC_PID`` of an earlier one is a duplicate
-        of it: its own token, name and progress, and ``duplicate_of`` set."""
+        first), or None when ``new`` is false (the server's limit on new sessions). A new
+        session with the ``PROLIFIC_PID`` of an earlier one is a duplicate of it: its own
+        token, name and progress, and ``duplicate_of`` set. ``new`` in the answer: whether
+        the session was made now."""
         with self._transaction():
             row = None
             if token:
@@ -329,6 +454,9 @@ class Store:
                                       "FROM participants WHERE token = ?", (token,)).fetchone()
                 if row is not None and prolific_pid and row[4] != prolific_pid:
                     row = None          # this browser's session was someone else's: a new one
+            made = row is None
+            if row is None and not new:
+                return None
             if row is None:
                 first = None
                 if prolific_pid:
@@ -354,7 +482,7 @@ class Store:
                 passed = json.loads(data).get("elot_passed")
                 done[step] = {"passed": passed} if isinstance(passed, bool) else {}
         return {"id": pid, "token": token, "participant": participant, "order": order, "done": done,
-                "duplicate_of": duplicate_of}
+                "duplicate_of": duplicate_of, "new": made}
 
     def participant(self, token: str) -> tuple[int, str, int] | None:
         with self._lock:

@@ -12,5 +12,14 @@ SUFFIX = ".trucks"
 
 
 def names_trucks(spec: str) -> bool:
-    """Whether a scenario reference is a food-truck one (``foodtrucks:ID``, a ``.trucks`` file)."""
-    return spec.lower().startswith(PREFIX) or spec.partition(":")[0].lower().endswith(SUFFIX)
+    """Whether a scenario reference is a food-truck one (``foodtrucks:ID``, a ``.trucks``
+    file, ``FILE.trucks:PICK``: the pick after the last colon, as a file's name may hold one)."""
+    spec = spec.lower()
+    return spec.startswith(PREFIX) or spec.endswith(SUFFIX) or spec.rpartition(":")[0].endswith(SUFFIX)
+
+
+def unprefixed(spec: str) -> str:
+    """``spec`` without ``foodtrucks:`` (unless the whole of it is a file's name)."""
+    from pathlib import Path
+
+    return spec[len(PREFIX):] if spec.lower().startswith(PREFIX) and not Path(spec).is_file() else spec

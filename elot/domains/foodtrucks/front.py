@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from elot.domains.foodtrucks import PREFIX
+from elot.domains.foodtrucks import unprefixed
 from elot.domains.front import Episode, Planned, PlanRequest, pick_one, split_pick
 from elot.domains.tabular import TabularFront
 from elot.engine import Case
@@ -88,9 +88,9 @@ class FoodTrucksFront(TabularFront):
             raise ScenarioError("which food-truck scenario?",
                                 hint="give an experiment scenario's id (elot run 12 --domain foodtrucks, or "
                                      "foodtrucks:12) or a .trucks file")
-        ref = spec[len(PREFIX):] if spec.lower().startswith(PREFIX) else spec
+        ref = unprefixed(spec)
         path, pick = split_pick(ref)
-        if Path(path).is_file():
+        if Path(path).exists():      # a folder by that name: reading it says so
             if path.endswith(".json"):
                 return replace(self._pick(read_scenarios(path), pick, path), ref=ref)
             return replace(self._pick(read_trucks(path), pick, path, by_name=True), ref=ref)
@@ -107,7 +107,7 @@ class FoodTrucksFront(TabularFront):
         from elot.domains.foodtrucks.scenarios import data_root, read_scenarios
         from elot.domains.foodtrucks.trucksfile import read_trucks
 
-        ref = spec[len(PREFIX):] if spec.lower().startswith(PREFIX) else spec
+        ref = unprefixed(spec)
         if ref == "all":
             file = data_root(self.data) / "scenarios.json"
             return self.keyed(spec, [replace(self._own(s), ref=str(s.id)) for s in read_scenarios(file)])
@@ -122,7 +122,7 @@ class FoodTrucksFront(TabularFront):
     def inputs(self, spec: str | None) -> list[str]:
         if not spec:
             return []
-        return super().inputs(spec[len(PREFIX):] if spec.lower().startswith(PREFIX) else spec)
+        return super().inputs(unprefixed(spec))
 
     def _pick(self, found: list, pick: str | None, path: str, by_name: bool = False) -> Episode:
         if pick is None or by_name:

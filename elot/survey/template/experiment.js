@@ -236,8 +236,11 @@ function notice(html) {
 }
 
 /* Whether a failed reply may succeed when sent again (the server is away, busy, restarting
- * or out of disk) rather than refused for good. */
-function transient(status) {
+ * or out of disk) rather than refused for good. A 500 is the server failing on this very
+ * request: sent again for as long as the first waits last (about 30 s), then refused for
+ * good, so that no request is sent for ever. */
+function transient(status, tries) {
+  if (status === 500) return tries < RETRY_MS.length;
   return status === 0 || status === 408 || status === 429 || status >= 500;
 }
 
@@ -271,7 +274,7 @@ async function startSession() {
   for (let attempt = 1; ; attempt++) {
     const reply = await askStart();
     if (reply.session) { notice(null); return reply.session; }
-    if (!transient(reply.status)) {   // refused for good: say so, never go on silently offline
+    if (!transient(reply.status, attempt)) {   // refused for good: say so, never go on silently offline
       notice(TEXT.refusedStart(reply.why));
       return new Promise(() => {});
     }
@@ -325,7 +328,7 @@ const outbox = {
         if (!reply.ok) why = await reply.text();
       } catch (e) { status = 0; }   // the server is away: try again shortly
       if (status < 200 || status >= 300) {
-        if (transient(status)) {
+        if (transient(status, this.failures + 1)) {
           this.failures++;
           if (this.failures >= 2) notice(TEXT.unsaved());
           this.sending = false;
