@@ -193,6 +193,10 @@ class _Context:
         p = sum_columns_in_order(columns, vec)
         return p[:, None] if self.grid else p
 
+    def has_belief(self, agent: str) -> bool:
+        """Whether ``agent`` has a belief here: per row, or from its table."""
+        return (self.beliefs is not None and agent in self.beliefs) or agent in self.tables
+
     def prob_in_situation(self, vec: np.ndarray, agent: str) -> np.ndarray:
         """``agent``'s probability of φ read from its table at each row's true world: the
         probability in every situation (added in world order, as :meth:`prob` adds a row's),
@@ -357,6 +361,9 @@ class CompiledFormula:
         self.needs_belief = any(isinstance(n, Call) and n.name == "prob_of" for n in subterms(lowered))
         #: Whether the formula is about what the agent wants (reads desire rows).
         self.needs_desires = any(isinstance(n, Call) and n.name in DESIRE_PRIMITIVES for n in subterms(lowered))
+        #: Whether the formula nests beliefs (reads the agents' belief-in-situation tables).
+        self.nested = any(isinstance(n, Call) and n.name == "prob_of" and len(n.args) == 2 and not _is_base(n.args[1])
+                          for n in subterms(lowered))
         self._keys = itertools.count()
         self._index_cache: dict[State, _World] = {}
         self._vector_cache: dict[tuple, dict] = {}
@@ -652,6 +659,8 @@ class CompiledFormula:
         def prob(ctx, env):
             agent = get_agent(env)
             try:
+                if not ctx.has_belief(agent):   # say whose belief is missing before looking inside
+                    ctx.prob(np.zeros(len(ctx.worlds), dtype=bool), agent)
                 return ctx.prob(ctx.in_situations(key, body, env, free, agent), agent)
             except EvaluationError as error:
                 error.span = error.span or agent_node.span

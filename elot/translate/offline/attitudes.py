@@ -86,8 +86,12 @@ def _about(op: str) -> tuple[Rule[Term], ...]:
                       r"(?P<prep>in|inside|at|on)$",
              _ABOUT + r"(?:in|at|on) (?:which|what) (?P<t>[a-z][a-z ]*?) (?P<o>.+?) (?:is|was|will be|would be)$",
              _ABOUT + r"(?:which|what) (?P<t>[a-z][a-z ]*?) (?:holds|has|contains|is holding|has got|held|had|"
-                      r"contained|is hiding|hides|hid)(?P<o> .+)$",
+                      r"contained|is hiding|hides|hid) (?P<o>.+)$",
              build=lambda parser, m: _where(op, parser, m)),
+        # "which thing is in the tube": the object is the place, the thing asked about
+        rule(_ABOUT + r"(?:which|what) (?P<t>[a-z][a-z ]*?) (?:is|was|will be|would be|might be|could be) "
+                      r"(?P<prep>in|inside|at|on) (?P<o>.+)$",
+             build=lambda parser, m: _where(op, parser, m, inverse=True)),
         # the colour of the key in each of the boxes named
         rule(_ABOUT + r"(?:the )?contents? of (?P<b>.+)$",
              _ABOUT + rf"what (?:is|was|will be|would be|might be|lies|is hidden) {IN} (?P<b>.+)$",
@@ -112,10 +116,12 @@ def _about(op: str) -> tuple[Rule[Term], ...]:
 _LOCATIONS = ("inside", "in", "at", "on", "located_at", "location", "is_at", "under", "near")
 
 
-def _where(op: str, parser: ContentParser, m: re.Match) -> Term:
+def _where(op: str, parser: ContentParser, m: re.Match, inverse: bool = False) -> Term:
     """``op(player, T(X), p(o, X))`` for a question about where the object ``o`` is: ``p`` the
     domain's two-place predicate from o's type to ``T`` (the type asked about, else the place
-    p puts o), e.g. ``knows_about(player, container(C), inside(marble, C))``."""
+    p puts o), e.g. ``knows_about(player, container(C), inside(marble, C))``; ``inverse``: a
+    question about what is at ``o``, ``op(player, T(X), p(X, o))`` ("which thing is in the
+    tube")."""
     sig = parser.vocab.signature
     if sig is None:
         raise NoParse(m.string)
@@ -124,9 +130,10 @@ def _where(op: str, parser: ContentParser, m: re.Match) -> Term:
     asked = (m.groupdict().get("t") or "").replace(" ", "_") or None
     if asked is not None and asked not in sig.domains:
         raise NoParse(m.string)
+    mine, theirs = (1, 0) if inverse else (0, 1)
     candidates = [(name, types) for name, types in sig.predicates
-                  if len(types) == 2 and name not in sig.derived and sig.meet(kind, types[0]) is not None
-                  and (asked is None or sig.meet(asked, types[1]) is not None)]
+                  if len(types) == 2 and name not in sig.derived and sig.meet(kind, types[mine]) is not None
+                  and (asked is None or sig.meet(asked, types[theirs]) is not None)]
     prep = m.groupdict().get("prep")
     if prep:
         said = [c for c in candidates if c[0] == prep or (prep in ("in", "inside") and c[0] in ("inside", "in"))]
@@ -137,9 +144,10 @@ def _where(op: str, parser: ContentParser, m: re.Match) -> Term:
     if len(candidates) != 1:
         raise NoParse(m.string)
     name, types = candidates[0]
-    domain = asked or types[1]
+    domain = asked or types[theirs]
     var = Var(name=domain[0].upper())
-    return call(op, AGENT, call(domain, var), call(name, const(obj), var))
+    args = (var, const(obj)) if inverse else (const(obj), var)
+    return call(op, AGENT, call(domain, var), call(name, *args))
 
 
 def _whether(parser: ContentParser, rest: str) -> tuple[Term | None, Term]:
@@ -169,8 +177,17 @@ def _knows_that(parser: ContentParser, m: re.Match) -> Term:
 
 
 def _formula(op: str) -> Callable[[ContentParser, re.Match], Term]:
-    """``op(player, formula(φ))`` for the clause ``c``."""
-    return lambda parser, m: call(op, AGENT, call("formula", parser.base(m.group("c"))))
+    """``op(player, formula(φ))`` for the clause ``c``: a base formula, or another agent's
+    attitude (``that mary knows where the van is``: a nested belief)."""
+    def build(parser: ContentParser, m: re.Match) -> Term:
+        try:
+            phi = parser.base(m.group("c"))
+        except NoParse:
+            if parser.nested is None:
+                raise
+            phi = parser.nested(re.sub(r"^(?:that|whether|if) ", "", m.group("c")))
+        return call(op, AGENT, call("formula", phi))
+    return build
 
 
 _WHETHER = r"^(?:whether|if) (?P<c>.+?)(?: or not)?$"
