@@ -355,3 +355,26 @@ def test_what_is_not_an_event_is_not_a_percept():
                   predicates={"inside": ("thing", "container")}, events=["move"])
     got = translate("Sally saw that the marble is in the basket.", translator="offline", signature=sig)
     assert got.formula == "knows_that(player, formula(inside(marble, basket)))"
+
+
+def test_explain_columns_show_a_nested_probability_per_hypothesis():
+    """The REPL's :explain columns (elot.lang.analysis) of a nested statement: Anne's
+    probability that Sally believes it, one number per row, read with the tables."""
+    from elot.lang.analysis import prob_columns
+    from elot.lang.thresholds import Thresholds
+
+    rows = sally_anne()
+    lowered = lower("believes(anne, formula(believes(sally, formula(inside(marble, basket)))))", TOM)
+    columns = prob_columns(lowered, TOM, Thresholds(), rows.worlds, {}, rows.true_index,
+                           belief_tables=rows.belief_tables)
+    assert [(name, values.tolist()) for name, values in columns] == [
+        ("prob_of(anne, >=(prob_of(sally, inside(marble, basket)), threshold(believes)))", [0.8, 0.8])]
+
+
+def test_equivalence_tells_a_belief_about_a_belief_from_the_belief():
+    """Sampled tables make believing that one believes φ differ from believing φ (no
+    introspection is assumed), and leave a formula equal to itself written otherwise."""
+    nested = "believes(player, formula(believes(player, formula(empty(box1)))))"
+    same, counterexample = equivalent(nested, "believes(player, formula(empty(box1)))")
+    assert not same and counterexample is not None
+    assert equivalent(nested, "believes(player, formula(not(not(believes(player, formula(empty(box1)))))))") == (True, None)
