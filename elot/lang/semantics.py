@@ -13,8 +13,10 @@ A nested formula (``prob_of(anne, >=(prob_of(sally, φ), θ))``, lowered from
 *situation* (every world of the list) with each agent's belief there read from its
 *belief-in-situation table* (``belief_tables={agent: (S, S) array}``: row s is the agent's belief
 over the situations when the situation is s); the outer agent's probability then adds its
-row's weights over the situations where it holds, as for a base formula. A formula without
-nesting never reads the tables, so its values are the same bits as without them.
+row's weights over the situations where it holds, as for a base formula. An agent given a
+table but no belief per row believes, in each row, its table's row at the row's true world;
+otherwise a formula without nesting never reads the tables: its values are the same bits as
+without them.
 
 Desire statements read ``utility_of(A, o)`` and ``prob_goal(A, o)`` from each row's
 desire (``desires=`` of :meth:`CompiledFormula.truth`: the observed agent's utilities on the
