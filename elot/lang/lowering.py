@@ -10,6 +10,12 @@ The desire operators (``wants``, ``likes``, ``dislikes``, ``prefers``, ``likes_b
 ``likes_least``; past the paper, docs/language.md) lower the same way, to comparisons of
 ``utility_of(A, o)`` and ``prob_goal(A, o)`` with thresholds.
 
+A content (what a probability is taken of: the φ of ``formula(φ)``, of a modal, of
+``knows_about``, ...) may itself be epistemic, a belief about a belief (SPEC §10); it is
+lowered in place (:meth:`_Lowerer.inner`), so every φ on the right of a rule stands for
+``lower(φ)``: ``believes(anne, formula(believes(sally, formula(ψ))))`` ⟶
+``>=(prob_of(anne, >=(prob_of(sally, ψ), threshold(believes))), threshold(believes))``.
+
 Lowering is total on well-typed formulas; its output contains no epistemic operator
 and typechecks again. Every generated node carries the span of the source node it came
 from, so errors and explanations about the lowered form point back into the original.
