@@ -25,7 +25,7 @@ their hypotheses to the same code.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Protocol, Sequence
 
 import numpy as np
@@ -135,6 +135,16 @@ class Hypotheses:
     #: every goal): a statement about desires is judged on those rows (:func:`rows_for`),
     #: the others on these. Called at most once (cache it); None: no such rows.
     desire_rows: Callable[[], "Hypotheses"] | None = field(default=None, repr=False)
+    #: For nested beliefs (SPEC §10: what one agent believes about another's belief): each
+    #: agent's *belief in each situation*, ``{agent: (S, S) array}``, row s its belief over
+    #: ``worlds`` when the situation is world s. The worlds are then *situations*: the world
+    #: and whatever the agents' beliefs depend on (what each perceived, as atoms such as
+    #: ``observed(sally, move)``), so that one table serves every row. ``prob_of(a, φ)`` of
+    #: an epistemic φ weighs a's row belief by φ's truth in each situation, every agent's
+    #: belief there read from its table; an agent given a table but no ``beliefs`` believes,
+    #: in each row, its table's row at the row's true situation. None: no nesting possible
+    #: (a nested statement is then an evaluation error naming the agent whose table is missing).
+    belief_tables: Mapping[str, np.ndarray] | None = None
 
     def __len__(self) -> int:
         return len(self.weights)
@@ -347,7 +357,10 @@ def rows_for(compiled: CompiledFormula, hypotheses: Hypotheses) -> Hypotheses:
     if not compiled.needs_desires or hypotheses.desires is not None:
         return hypotheses
     if hypotheses.desire_rows is not None:
-        return hypotheses.desire_rows()
+        rows = hypotheses.desire_rows()
+        if rows.belief_tables is None and hypotheses.belief_tables is not None and rows.worlds == hypotheses.worlds:
+            rows = replace(rows, belief_tables=hypotheses.belief_tables)   # the same situations
+        return rows
     raise EvaluationError(
         f"{pretty(compiled.term)} is about what the agent wants, but these hypotheses say nothing about its desires",
         hint="judge it against hypotheses with desires: BToM inference (exact or particles), or a belief model "
@@ -381,13 +394,14 @@ def holds(compiled: CompiledFormula, hypotheses: Hypotheses) -> np.ndarray:
             hi = min(n, lo + size)
             part = None if desires is None else Desires(desires.objects, desires.utilities[lo:hi])
             out[lo:hi] = compiled.truth(worlds, hypotheses.belief_rows(lo, hi), hypotheses.true_index[lo:hi],
-                                        desires=part)
+                                        desires=part, belief_tables=hypotheses.belief_tables)
         return out
     if hypotheses.per_agent:
         return compiled.truth(hypotheses.worlds, dict(hypotheses.beliefs) or None, hypotheses.true_index,
-                              desires=desires)
+                              desires=desires, belief_tables=hypotheses.belief_tables)
     (beliefs,) = hypotheses.beliefs.values()
-    return compiled.truth(hypotheses.worlds, beliefs, hypotheses.true_index, desires=desires)
+    return compiled.truth(hypotheses.worlds, beliefs, hypotheses.true_index, desires=desires,
+                          belief_tables=hypotheses.belief_tables)
 
 
 def truth(compiled: CompiledFormula, hypotheses: Hypotheses, source: str | None = None) -> np.ndarray:

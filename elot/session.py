@@ -500,14 +500,16 @@ class Session:
         """The hypotheses judged at t (default now) about the ``mode`` belief."""
         return self.run().at(self.t if t is None else t, mode or self.mode)
 
-    def _rows_for(self, compiled: CompiledFormula) -> tuple[list, Any, np.ndarray, np.ndarray, Any]:
+    def _rows_for(self, compiled: CompiledFormula) -> tuple[list, Any, np.ndarray, np.ndarray, Any, Any]:
         """The hypotheses judged now for ``compiled`` as ``(worlds, beliefs, true_index,
-        posterior, desires)``: a statement about desires is judged on rows with one desire
-        each (:func:`elot.judging.rows_for`)."""
+        posterior, desires, belief_tables)``: a statement about desires is judged on rows
+        with one desire each (:func:`elot.judging.rows_for`); ``belief_tables``, each
+        agent's belief in each situation, for nested beliefs."""
         self.run().refuse(compiled, self.mode, self.t)
         rows = judging.rows_for(compiled, self.hypotheses())
         desires = judging.desire_table(rows) if compiled.needs_desires else None
-        return list(rows.worlds), dict(rows.beliefs) or None, rows.true_index, rows.weights, desires
+        return (list(rows.worlds), dict(rows.beliefs) or None, rows.true_index, rows.weights, desires,
+                rows.belief_tables)
 
     def is_number(self, text: str) -> bool:
         """Whether a formula is a numeric term (type Φ_F, e.g. ``prob_of(...)``)."""
@@ -520,10 +522,10 @@ class Session:
         the posterior: its mean and its distribution (values rounded to 3 places)."""
         compiled = self.compile(text)
         try:
-            worlds, beliefs, true_index, weights, desires = self._rows_for(compiled)
+            worlds, beliefs, true_index, weights, desires, tables = self._rows_for(compiled)
         except ElotError as error:
             raise error.located(source=text, path="<formula>")
-        values = compiled.value(worlds, beliefs, true_index, desires=desires)
+        values = compiled.value(worlds, beliefs, true_index, desires=desires, belief_tables=tables)
         groups: dict[float, list] = {}
         for v, w in zip(np.round(values, 3), weights):
             entry = groups.setdefault(float(v), [0.0, 0])
@@ -541,10 +543,10 @@ class Session:
         compiled = self.compile(text)
         row = self._score(text, compiled, self.t, self.mode)
         lowered = compiled.lowered
-        worlds, beliefs, true_index, weights, desires = self._rows_for(compiled)
+        worlds, beliefs, true_index, weights, desires, tables = self._rows_for(compiled)
         columns = prob_columns(lowered, self.signature, self.thresholds, worlds, beliefs, true_index,
-                               desires)[:max_columns]
-        holds = compiled.truth(worlds, beliefs, true_index, desires=desires)
+                               desires, tables)[:max_columns]
+        holds = compiled.truth(worlds, beliefs, true_index, desires=desires, belief_tables=tables)
         groups: dict[tuple, list] = {}
         for n in range(len(weights)):
             key = (tuple(round(float(v[n]), 3) for _, v in columns), bool(holds[n]))

@@ -169,7 +169,11 @@ def test_every_error_is_collected_with_its_span():
         ("believes(player, most(likely, key1, B, box(B), empty(B)))", "B ranges over box", "most(likely, box2, B, box(B), φ)"),
         ("box1(K)", "is an object, not a predicate", "no arguments"),
         (">=(prob_of(player, empty(box1)), empty(box2))", "must be a number", "prob_of"),
-        ("believes(player, formula(believes(player, formula(empty(box1)))))", "epistemic formula (E)", "outside"),
+        ("exists(and(box(B), believes(player, formula(empty(B)))), empty(B))", "epistemic formula (E)", "outside"),
+        ("believes(player, believes(player, formula(empty(box1))))", "epistemic formula (E)",
+         "to nest a belief, quote it: formula(believes(player, formula(empty(box1))))"),
+        ("believes(player, formula(and(empty(box1), wants(player, gem1))))", "about what an agent wants",
+         "state the desire outside the belief"),
         ("uncertain_about(player, color(C), empty(box1), empty(box2))", "cannot take 4 arguments", "uncertain_about(A, C, φ)"),
     ],
 )

@@ -178,7 +178,7 @@ def test_each_operator_lowers_by_its_rule():
     ("likes_best(gem1, gem2)", 12, "must be an agent (A)", "player"),
     ("wants(player)", 1, "wants cannot take 1 argument", "wants(A, o)"),
     ("likes(player, gemm1)", 15, "unknown object 'gemm1'", "did you mean 'gem1'?"),
-    ("believes(player, formula(likes(player, gem1)))", 26, "must be a base formula (Φ)", "move it outside"),
+    ("believes(player, formula(likes(player, gem1)))", 26, "is about what an agent wants", "outside the belief"),
     (">=(utility_of(player, formula(empty(box1))), 0.5)", 23, "must be an object (O)", "not a state of affairs"),
     ("utility_of(player, gem1)", None, None, None),
 ])

@@ -398,8 +398,11 @@ def test_english_outside_the_translators_vocabulary_says_why(monkeypatch):
     from elot.errors import TranslationError
 
     with pytest.raises(TranslationError) as caught:
-        judge("The player thinks the marble is in the basket.", [(BOX, BOX, 1.0)], signature=SIG)
+        judge("The player thinks the key is in box 2.", [(BOX, BOX, 1.0)], signature=SIG)
     assert any("this domain has no boxes" in note for note in caught.value.notes)
+    # the domain's own location predicate is read ("in the basket": inside(marble, basket))
+    assert judge("The player thinks the marble is in the basket.", [(BOX, BOX, 1.0)], signature=SIG).formula == \
+        "believes(player, formula(inside(marble, basket)))"
     hunt = load_belief_model(str(EXAMPLES / "treasure_hunt.py"))
     assert judge("The player thinks the red key is in box 2.", hunt, t=1).formula == \
         "believes(player, formula(exists(and(key(K), iscolor(K, red)), inside(K, box2))))"

@@ -15,6 +15,8 @@ Two ways, one result (a :class:`~elot.lang.signature.Signature`):
       object marble : thing
       predicate inside(thing, container)
       words marble = the marble | the ball   # English for the offline translator
+      event move                       # an event: observed(agent, event), happened(event)
+      words move = the marble being moved
 
 Defaults make the minimal declaration work: every type named by an object or a predicate
 that is not declared with ``type T < parent`` sits directly under ``object``; ``agent``
@@ -33,14 +35,14 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from elot.errors import ScenarioError, Span, expect
-from elot.lang.signature import PLAYER, Signature
+from elot.lang.signature import EVENT, PERCEPT_PREDICATES, PLAYER, Signature
 
 #: Names of objects, predicates and types: what the ELoT parser reads as a constant.
 NAME = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
 AGENT = "agent"
 ROOT = "object"
 _DECLARATION = re.compile(
-    r"\s*(?:(?P<kw>type|agent|object|predicate|observed|words)\b(?P<rest>.*)|(?P<other>\S.*))\Z")
+    r"\s*(?:(?P<kw>type|agent|object|predicate|observed|event|words)\b(?P<rest>.*)|(?P<other>\S.*))\Z")
 _PREDICATE = re.compile(r"\s*(?P<name>[^\s(]+)\s*\((?P<args>[^)]*)\)\s*\Z")
 
 
@@ -69,6 +71,7 @@ def declare(
     agent: str | None = None,
     types: Mapping[str, str] | None = None,
     derived: Iterable[str] = (),
+    events: Iterable[str] = (),
 ) -> Signature:
     """A signature from a few lines of Python.
 
@@ -78,9 +81,13 @@ def declare(
     as ``"inside(thing, container)"``. ``types`` gives parents (``{"box": "container"}``)
     where the hierarchy is deeper than one level. ``agent`` names the observed agent
     (default: the first object of type ``agent``, else ``player``, which is then added).
-    ``derived`` names predicates computed from others (none by default).
+    ``derived`` names predicates computed from others (none by default). ``events`` names
+    objects of type ``event`` (SPEC §10: what happened, and who perceived it), and adds the
+    percept predicates ``observed(agent, event)`` and ``happened(event)``: ordinary atoms of a
+    situation, ``observed(sally, move)`` ("Sally saw the marble being moved").
     """
-    return _build(objects, predicates, agent=agent, types=types, derived=derived, places=_Places())
+    return _build(objects, predicates, agent=agent, types=types, derived=derived, places=_Places(),
+                  events=events)
 
 
 def _objects(objects, places: _Places) -> dict[str, str]:
@@ -123,9 +130,22 @@ def _check_name(name: str, what: str, places: _Places, *key: str) -> None:
         raise places.error(f"{what} name {name!r} is an ELoT operator", f"rename it, e.g. {name}_", *key)
 
 
-def _build(objects, predicates, *, agent, types, derived, places: _Places) -> Signature:
+def _build(objects, predicates, *, agent, types, derived, places: _Places, events: Iterable[str] = ()) -> Signature:
     objects = _objects(objects, places)
     predicates = _predicates(predicates, places)
+    events = [events] if isinstance(events, str) else list(events)
+    for name in events:
+        if name in objects and objects[name] != EVENT:
+            raise places.error(f"object {name!r} is declared twice ({objects[name]} and {EVENT})",
+                               "give each object one type", "object", name)
+        objects[name] = EVENT
+    if events:
+        for name, args in PERCEPT_PREDICATES.items():
+            if predicates.setdefault(name, args) != args:
+                usage = f"{name}({', '.join(args)})"
+                raise places.error(f"a domain with events has the percept predicate {usage}, but {name} is "
+                                   f"declared as {name}({', '.join(predicates[name])})",
+                                   f"rename your predicate, or declare it as {usage}", "predicate", name)
     parents = dict(types or {})
     for child, parent in parents.items():
         _check_name(child, "type", places, "type", child)
@@ -215,6 +235,8 @@ def parse_domain(text: str, *, path: str | None = None) -> Signature:
     * ``object NAME ... : TYPE``;
     * ``predicate NAME(TYPE, ...)``;
     * ``observed NAME``: the observed agent, if not the first one;
+    * ``event NAME ...``: events (objects of type ``event``), with the percept predicates
+      ``observed(agent, event)`` and ``happened(event)`` (see :func:`declare`);
     * ``words KEY = PHRASE | PHRASE ...``: English for an object (``words mexican = the
       Mexican truck``) or an atom about ``_`` (``words at(_, spot2) = behind the
       building | around the corner``), as :meth:`~elot.lang.signature.Signature.with_words`
@@ -225,6 +247,7 @@ def parse_domain(text: str, *, path: str | None = None) -> Signature:
     predicates: dict[str, tuple[str, ...]] = {}
     types: dict[str, str] = {}
     observed = None
+    events: list[str] = []
     words: list[tuple[str, list[str], Span]] = []
     offset = 0
     for line in text.splitlines(keepends=True):
@@ -237,11 +260,11 @@ def parse_domain(text: str, *, path: str | None = None) -> Signature:
         here = Span.of(text, start + len(body) - len(body.lstrip()), start + len(body))
         if m["other"] is not None:
             word = m["other"].split()[0]
-            guess = difflib.get_close_matches(word, ["type", "agent", "object", "predicate", "observed", "words"],
-                                              n=1)
+            guess = difflib.get_close_matches(
+                word, ["type", "agent", "object", "predicate", "observed", "event", "words"], n=1)
             raise ScenarioError(f"unknown declaration {word!r}", span=here, source=text, path=path,
                                 hint=(f"did you mean {guess[0]!r}? " if guess else "")
-                                + "lines start with type, agent, object, predicate, observed or words")
+                                + "lines start with type, agent, object, predicate, observed, event or words")
         kw, rest = m["kw"], m["rest"]
         rest_at = start + m.start("rest")
 
@@ -278,6 +301,9 @@ def parse_domain(text: str, *, path: str | None = None) -> Signature:
             kind, names = kind.strip(), names.split()
         elif kw == "agent":
             kind, names = AGENT, rest.split()
+        elif kw == "event":
+            kind, names = EVENT, rest.split()
+            events += names
         elif kw == "type":
             child, sep, parent = rest.partition("<")
             if len(child.split()) != 1 or (sep and len(parent.split()) != 1):
@@ -302,7 +328,7 @@ def parse_domain(text: str, *, path: str | None = None) -> Signature:
                                     path=path, hint="declare each object once")
             objects[name] = kind
             places.spans[("object", name)] = span_of(name)
-    signature = _build(objects, predicates, agent=observed, types=types, derived=(), places=places)
+    signature = _build(objects, predicates, agent=observed, types=types, derived=(), places=places, events=events)
     for key, phrases, span in words:   # once every object and predicate they may name is known
         try:
             signature = signature.with_words({key: phrases})

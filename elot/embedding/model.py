@@ -8,6 +8,11 @@ agent's belief (a distribution over world states) and the hypothesis's posterior
 * ``true_index``: (N,) which world each hypothesis takes to be the true one;
 * ``beliefs``: ``{agent: (N, S) array}``, each row a distribution over ``worlds``;
 * ``weights``: (N,) the posterior, summing to 1;
+* ``belief_tables`` (optional, for nested beliefs: what one agent believes another believes,
+  SPEC §10): ``{agent: (S, S) array}``, row s the agent's belief over ``worlds`` when the
+  situation is world s. The worlds are then *situations*, the world together with what the
+  agents perceived (atoms such as ``observed(sally, move)``), so that an agent's belief is a
+  function of the situation;
 * ``prior`` / ``live`` (optional; ``multiplicity`` is ``prior``'s older name): each row's prior mass (relative: how many
   equally likely hypotheses it stands for), and how much of it is still possible; they
   only matter for π, the statement's prior probability (see :func:`elot.judge`). Without
@@ -56,7 +61,8 @@ class Hypotheses(judging.Hypotheses):
 
     @staticmethod
     def of(triples: Iterable[tuple[Any, Any, float]], signature: Signature, *,
-           labels: Sequence[str] | None = None, desires: judging.Desires | None = None) -> "Hypotheses":
+           labels: Sequence[str] | None = None, desires: judging.Desires | None = None,
+           belief_tables: Mapping[str, Mapping[Any, Any]] | None = None) -> "Hypotheses":
         """Hypotheses from ``(world, belief, weight)`` triples.
 
         ``world`` is a :class:`State` or its text (``"inside(marble, basket)"``);
@@ -64,7 +70,9 @@ class Hypotheses(judging.Hypotheses):
         for the observed agent, or a mapping ``{agent: belief}`` for several agents. States
         are typechecked against ``signature``; weights must be non-negative and sum to 1.
         ``desires``: the observed agent's utilities, one row per triple (see
-        :meth:`from_arrays`).
+        :meth:`from_arrays`). ``belief_tables`` (for nested beliefs): ``{agent: {situation:
+        belief}}``, the agent's belief in each situation (a :class:`State` or its text), for
+        every state the hypotheses mention.
         """
         rows = list(triples)
         if not rows:
@@ -88,6 +96,7 @@ class Hypotheses(judging.Hypotheses):
                 entry[_agent(agent, signature)] = b
             per_agent.append(entry)
             weights.append(_weight(weight, where))
+        tables = _situation_tables(belief_tables, signature, worlds)
         agents = list(dict.fromkeys(a for entry in per_agent for a in entry))
         beliefs = {}
         for agent in agents:
@@ -103,8 +112,21 @@ class Hypotheses(judging.Hypotheses):
         _check_sum(weights_array.sum(), "the hypotheses' weights")
         if desires is not None:
             _check_desires(desires, signature, len(rows))
+        arrays = None
+        if tables is not None:
+            arrays = {}
+            for agent, table in tables.items():
+                array = np.zeros((len(worlds), len(worlds)))
+                for situation, n in worlds.items():
+                    if situation not in table:
+                        raise BeliefModelError(f"{agent}'s belief table gives no belief in the situation {situation}",
+                                               hint="give the agent's belief in every state the hypotheses mention")
+                    for state, w in table[situation].support:
+                        array[n, worlds[state]] += w
+                arrays[agent] = array
         return Hypotheses(signature, tuple(worlds), np.asarray(true_index, dtype=np.intp), beliefs,
-                          weights_array, labels=tuple(labels) if labels else None, desires=desires)
+                          weights_array, labels=tuple(labels) if labels else None, desires=desires,
+                          belief_tables=arrays)
 
     @staticmethod
     def from_arrays(
@@ -119,6 +141,7 @@ class Hypotheses(judging.Hypotheses):
         labels: Sequence[str] | None = None,
         multiplicity: np.ndarray | None = None,
         desires: judging.Desires | None = None,
+        belief_tables: Mapping[str, np.ndarray] | None = None,
     ) -> "Hypotheses":
         """Hypotheses given as arrays (the vectorized path): ``worlds`` the S world states,
         ``beliefs`` an (N, S) array for the observed agent or ``{agent: (N, S) array}``,
@@ -127,7 +150,12 @@ class Hypotheses(judging.Hypotheses):
         values, rows and weights summing to 1; states against ``signature``. ``desires``
         (optional): what the observed agent wants in each row, a
         :class:`~elot.judging.Desires` with one row of utilities per hypothesis over objects
-        of ``signature``, for statements such as ``likes_best(player, mexican)``."""
+        of ``signature``, for statements such as ``likes_best(player, mexican)``.
+        ``belief_tables`` (optional, for nested beliefs such as ``believes(anne,
+        formula(believes(sally, formula(φ))))``): ``{agent: (S, S) array}``, row s the
+        agent's belief over ``worlds`` when the situation is world s (rows summing to 1); an
+        agent with a table needs no ``beliefs`` (its belief in each row is then its table's
+        row at the row's true world)."""
         expect(signature, Signature, "signature", hint="elot.declare(...), elot.read_domain(path) or Signature.default()")
         if isinstance(worlds, (str, bytes)) or not isinstance(worlds, Sequence):
             raise BeliefModelError(f"worlds must be a sequence of States, not {type(worlds).__name__}")
@@ -149,7 +177,7 @@ class Hypotheses(judging.Hypotheses):
         if n and (true_index.min() < 0 or true_index.max() >= len(worlds)):
             raise BeliefModelError(f"true_index points outside the {len(worlds)} worlds")
         table = beliefs if isinstance(beliefs, Mapping) else {signature.agent: beliefs}
-        if not table:
+        if not table and not belief_tables:
             raise BeliefModelError("beliefs is empty: give an (N, S) array, or {agent: (N, S) array}")
         checked = {}
         for agent, rows in table.items():
@@ -175,10 +203,12 @@ class Hypotheses(judging.Hypotheses):
                 raise BeliefModelError(f"{what} must be an (N,) array of non-negative counts")
         if desires is not None:
             _check_desires(desires, signature, n)
+        tables = None if belief_tables is None else _table_arrays(belief_tables, signature, len(worlds))
         return Hypotheses(signature, worlds, true_index.astype(np.intp), checked, weights,
                           None if prior is None else np.asarray(prior, dtype=np.float64),
                           None if live is None else np.asarray(live, dtype=np.float64),
-                          tuple(labels) if labels is not None else None, desires=desires)
+                          tuple(labels) if labels is not None else None, desires=desires,
+                          belief_tables=tables)
 
     def average_belief(self, agent: str | None = None) -> np.ndarray:
         """``agent``'s belief over the worlds, averaged over hypotheses by posterior, (S,)."""
@@ -192,6 +222,55 @@ def average_belief(hypotheses: judging.Hypotheses, agent: str | None = None) -> 
     if agent not in hypotheses.beliefs:
         raise BeliefModelError(f"no belief of {agent} is given", hint="agents with beliefs: " + ", ".join(hypotheses.beliefs))
     return dot_columns(hypotheses.weights, hypotheses.beliefs[agent])
+
+
+def _table_arrays(tables, signature: Signature, size: int) -> dict[str, np.ndarray]:
+    """Belief-in-situation tables checked: ``{agent: (S, S)}``, each row a distribution."""
+    if not isinstance(tables, Mapping):
+        raise BeliefModelError(f"belief_tables must be a mapping {{agent: (S, S) array}}, not {type(tables).__name__}",
+                               hint="row s of an agent's table: its belief over the worlds when the situation is world s")
+    out = {}
+    for agent, rows in tables.items():
+        name = _agent(agent, signature)
+        rows = np.ascontiguousarray(_floats(rows, f"{name}'s belief table"))
+        if rows.shape != (size, size):
+            raise BeliefModelError(f"{name}'s belief table must be an (S, S) = ({size}, {size}) array, got {rows.shape}",
+                                   hint="one row and one column per world: row s is the agent's belief when the "
+                                        "situation is world s")
+        _check_values(rows, f"{name}'s belief table")
+        sums = rows.sum(axis=1)
+        bad = np.flatnonzero(np.abs(sums - 1.0) > TOLERANCE)
+        if len(bad):
+            raise BeliefModelError(f"row {bad[0]} of {name}'s belief table sums to {sums[bad[0]]:g}, not 1",
+                                   hint="each row is a distribution over the worlds: divide by its sum")
+        out[name] = rows
+    return out
+
+
+def _situation_tables(tables, signature: Signature, worlds: dict) -> dict[str, dict[State, Belief]] | None:
+    """``{agent: {situation: belief}}`` checked, every state it mentions added to ``worlds``."""
+    if tables is None:
+        return None
+    if not isinstance(tables, Mapping):
+        raise BeliefModelError(f"belief_tables must be a mapping {{agent: {{situation: belief}}}}, "
+                               f"not {type(tables).__name__}")
+    out = {}
+    for agent, table in tables.items():
+        name = _agent(agent, signature)
+        if not isinstance(table, Mapping):
+            raise BeliefModelError(f"{name}'s belief table must map situations to beliefs, not {type(table).__name__}",
+                                   hint="e.g. {State.parse('inside(marble, box), observed(sally, move)'): "
+                                        "'1: inside(marble, box), observed(sally, move)'}")
+        entry = {}
+        for situation, belief in table.items():
+            situation = _state(situation, signature, f"a situation of {name}'s belief table")
+            belief = _belief(belief, signature, f"{name}'s belief in the situation {situation}")
+            worlds.setdefault(situation, len(worlds))
+            for state, _ in belief.support:
+                worlds.setdefault(state, len(worlds))
+            entry[situation] = belief
+        out[name] = entry
+    return out
 
 
 def _check_desires(desires, signature: Signature, n: int) -> None:

@@ -74,12 +74,13 @@ def bindings(variables: Sequence[str], domains: dict[str, str | None],
 
 
 def prob_columns(lowered: Term, signature: Signature, thresholds: Thresholds, worlds, beliefs,
-                 true_index, desires=None) -> list[tuple[str, np.ndarray]]:
+                 true_index, desires=None, belief_tables=None) -> list[tuple[str, np.ndarray]]:
     """``(printed term, its value per row)`` for each of :func:`prob_terms`, the
     informative columns first (those whose value varies most across the rows);
-    ``desires``: the rows' desires on the desire scale, for ``utility_of``/``prob_goal``."""
-    columns = [(pretty(term), compile_formula(term, signature, thresholds).value(worlds, beliefs, true_index,
-                                                                                 desires=desires))
+    ``desires``: the rows' desires on the desire scale, for ``utility_of``/``prob_goal``;
+    ``belief_tables``: each agent's belief in each situation, for nested beliefs."""
+    columns = [(pretty(term), compile_formula(term, signature, thresholds).value(
+                    worlds, beliefs, true_index, desires=desires, belief_tables=belief_tables))
                for term in prob_terms(lowered, signature)]
     columns.sort(key=lambda c: -float(np.ptp(c[1])))
     return columns

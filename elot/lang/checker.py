@@ -7,6 +7,12 @@ ill-typed term raises :class:`~elot.errors.ElotTypeError` whose ``errors`` lists
 all. Each rule's judgment is stated in the docstring of the method implementing it;
 ``Γ`` is the environment mapping bound variables to their domain types.
 
+``Φ|E`` in a rule is what a probability is taken of (a *content*): a base formula, or an
+epistemic formula that mentions no desire. An epistemic content is a *nested* formula, judged
+in each situation the agent deems possible, with the other agents' beliefs there (SPEC §10):
+``believes(anne, formula(believes(sally, formula(inside(marble, basket)))))`` is Anne's belief
+about Sally's belief (:meth:`_Checker.content`). Conditions stay base formulas.
+
 Variables are bound by *conditions*: the first argument of ``exists``/``forall`` (and
 ``maximum``/``minimum``), the condition ``C`` of ``knows_about``-style operators and of
 ``more``/``less``/``uncertain_if``/``most``/``least``. A condition binds every variable
@@ -32,7 +38,17 @@ from typing import Iterable, Mapping
 from elot.errors import ElotTypeError, Span, expect
 from elot.lang.parser import parse
 from elot.lang.signature import PLAYER, Signature
-from elot.lang.syntax import Call, Const, Num, Term, Var, call, free_variables, guard_depth
+from elot.lang.syntax import (
+    Call,
+    Const,
+    Num,
+    Term,
+    Var,
+    call,
+    free_variables,
+    guard_depth,
+    subterms,
+)
 from elot.lang.typesystem import (
     ADJECTIVE,
     BASE,
@@ -45,7 +61,19 @@ from elot.lang.typesystem import (
     describe,
 )
 from elot.lang.bindings import infer_bindings, meet_all, predicate_domains, scoped
-from elot.lang.operators import ABOUT, ADJECTIVES, ATTITUDES, CONNECTIVES, DESIRE_PRIMITIVES, DESIRES, KNOWLEDGE, MODALS, OPERATORS, THRESHOLD_NAMES, USAGE
+from elot.lang.operators import (
+    ABOUT,
+    ADJECTIVES,
+    ATTITUDES,
+    CONNECTIVES,
+    DESIRE_PRIMITIVES,
+    DESIRES,
+    KNOWLEDGE,
+    MODALS,
+    OPERATORS,
+    THRESHOLD_NAMES,
+    USAGE,
+)
 
 
 @dataclass(frozen=True)
@@ -199,6 +227,23 @@ class _Checker:
                        "compare numbers with >=(x, y), <(x, y), ...")
         return None
 
+    def content(self, node: Term, env: Env, where: str) -> Type | None:
+        """What a probability is taken of (the argument of ``formula``, of a modal, of
+        ``prob_of``, the formula of ``knows_about``, ...): ``Γ ⊢ φ : Φ``, or ``Γ ⊢ φ : E``
+        mentioning no desire, a *nested* formula judged in each situation the agent deems
+        possible (SPEC §10): ``believes(anne, formula(believes(sally, formula(φ))))``."""
+        t = self.formula(node, env, base=False, where=where)
+        if t == EPISTEMIC:
+            wanting = next((n for n in subterms(node) if isinstance(n, Call)
+                            and (n.name in DESIRES or n.name in DESIRE_PRIMITIVES or n.name == "prefers")), None)
+            if wanting is not None:
+                self.error(wanting, f"{where} is judged in each situation the agent deems possible, but "
+                           f"{self.show(wanting)} is about what an agent wants, which is known only for the "
+                           "observed agent in each hypothesis",
+                           "state the desire outside the belief, e.g. and(wants(player, o), believes(player, ...))")
+                return None
+        return t
+
     def numeric(self, node: Term, env: Env, where: str) -> bool:
         t = self.infer(node, env)
         if t is None:
@@ -266,7 +311,7 @@ class _Checker:
             )
         elif t == EPISTEMIC:
             self.error(node, f"{op} needs {wanted}, but {self.show(node)} is an epistemic formula (E)",
-                       "nested beliefs are not part of ELoT; state the claim about the world in formula(...)")
+                       f"to nest a belief, quote it: formula({self.show(node, 50)})")
         else:
             self.error(node, f"{op} needs {wanted}, but {self.show(node)} is {describe(t)}",
                        "write formula(φ) with a base formula φ")
@@ -406,11 +451,12 @@ class _Checker:
         return NUMERIC if self.numeric(node.args[0], env, "the argument of -") else None
 
     def prob_of(self, node: Call, env: Env) -> Type | None:
-        """``Γ ⊢ A : A, Γ ⊢ φ : Φ ⟹ Γ ⊢ prob_of(A, φ) : Φ_F``."""
+        """``Γ ⊢ A : A, Γ ⊢ φ : Φ|E ⟹ Γ ⊢ prob_of(A, φ) : Φ_F`` (with ``φ : E``, A's probability
+        that φ holds in the situations it deems possible: a nested belief, SPEC §10)."""
         if not self.arity(node, [2]):
             return None
         a = self.agent(node.args[0], env, "the first argument of prob_of")
-        f = self.formula(node.args[1], env, base=True, where="the formula of prob_of")
+        f = self.content(node.args[1], env, "the formula of prob_of")
         return NUMERIC if a and f else None
 
     def threshold(self, node: Call, env: Env) -> Type | None:
@@ -441,13 +487,14 @@ class _Checker:
     # -- epistemic operators -----------------------------------------------------------
 
     def quote(self, node: Call, env: Env) -> Type | None:
-        """``Γ ⊢ φ : Φ ⟹ Γ ⊢ formula(φ) : Prop``."""
+        """``Γ ⊢ φ : Φ|E ⟹ Γ ⊢ formula(φ) : Prop``: a quoted base formula, or a quoted epistemic
+        formula (``formula(believes(sally, formula(φ)))``: a belief about a belief)."""
         if len(node.args) != 1:
             self.error(node, f"formula(...) quotes one base formula, got {len(node.args)}",
                        "combine them with and(...) inside formula(...), or give the belief operator "
                        "several arguments: believes(player, formula(φ), formula(ψ))")
             return None
-        return PROP if self.formula(node.args[0], env, base=True, where="the argument of formula") else None
+        return PROP if self.content(node.args[0], env, "the argument of formula") else None
 
     def attitude(self, node: Call, env: Env) -> Type | None:
         """``Γ ⊢ A : A, Γ ⊢ X : Prop ⟹ Γ ⊢ believes(A, X) : E``; likewise with ``X : E/A``;
@@ -470,19 +517,19 @@ class _Checker:
         return EPISTEMIC if a and x else None
 
     def about(self, node: Call, env: Env) -> Type | None:
-        """``Γ ⊢ A : A, Γ ⊢ C : Φ/O binding Δ, Γ,Δ ⊢ φ : Φ ⟹ Γ ⊢ knows_about(A, C, φ) : E``
+        """``Γ ⊢ A : A, Γ ⊢ C : Φ/O binding Δ, Γ,Δ ⊢ φ : Φ|E ⟹ Γ ⊢ knows_about(A, C, φ) : E``
         (and ``not_knows_about``, ``certain_about``, ``uncertain_about``)."""
         if not self.arity(node, [3]):
             return None
         a = self.agent(node.args[0], env, f"the first argument of {node.name}")
         inner = self.bind(node.args[1], node.args[2:], env, node.name)
-        f = inner is not None and self.formula(node.args[2], inner, base=True, where=f"the formula of {node.name}")
+        f = inner is not None and self.content(node.args[2], inner, f"the formula of {node.name}")
         return EPISTEMIC if a and f else None
 
     def uncertain_if(self, node: Call, env: Env) -> Type | None:
         """``Γ ⊢ A : A, Γ ⊢ X : Prop ⟹ Γ ⊢ uncertain_if(A, X) : E``;
         ``Γ ⊢ X, Y : Prop ⟹ Γ ⊢ uncertain_if(A, X, Y) : E``;
-        ``Γ ⊢ C binding Δ, Γ,Δ ⊢ φ, ψ : Φ ⟹ Γ ⊢ uncertain_if(A, C, φ, ψ) : E``."""
+        ``Γ ⊢ C binding Δ, Γ,Δ ⊢ φ, ψ : Φ|E ⟹ Γ ⊢ uncertain_if(A, C, φ, ψ) : E``."""
         if not self.arity(node, [2, 3, 4]):
             return None
         a = self.agent(node.args[0], env, "the first argument of uncertain_if")
@@ -491,19 +538,19 @@ class _Checker:
             return EPISTEMIC if a and all(xs) else None
         inner = self.bind(node.args[1], node.args[2:], env, "uncertain_if")
         fs = inner is not None and all(
-            [self.formula(f, inner, base=True, where="a formula of uncertain_if") for f in node.args[2:]]
+            [self.content(f, inner, "a formula of uncertain_if") for f in node.args[2:]]
         )
         return EPISTEMIC if a and fs else None
 
     def modal(self, node: Call, env: Env) -> Type | None:
-        """``Γ ⊢ φ : Φ ⟹ Γ ⊢ might(φ) : E/A`` (and every modal verb and adjective)."""
+        """``Γ ⊢ φ : Φ|E ⟹ Γ ⊢ might(φ) : E/A`` (and every modal verb and adjective)."""
         if not self.arity(node, [1]):
             return None
-        return MODAL if self.formula(node.args[0], env, base=True, where=f"the argument of {node.name}") else None
+        return MODAL if self.content(node.args[0], env, f"the argument of {node.name}") else None
 
     def comparative(self, node: Call, env: Env) -> Type | None:
-        """``P : P, Γ ⊢ φ, ψ : Φ ⟹ Γ ⊢ more(P, φ, ψ) : E/A``;
-        ``Γ ⊢ C binding Δ, Γ,Δ ⊢ φ, ψ : Φ ⟹ Γ ⊢ more(P, C, φ, ψ) : E/A`` (and ``less``)."""
+        """``P : P, Γ ⊢ φ, ψ : Φ|E ⟹ Γ ⊢ more(P, φ, ψ) : E/A``;
+        ``Γ ⊢ C binding Δ, Γ,Δ ⊢ φ, ψ : Φ|E ⟹ Γ ⊢ more(P, C, φ, ψ) : E/A`` (and ``less``)."""
         if not self.arity(node, [3, 4]):
             return None
         p = self.adjective(node.args[0], f"the first argument of {node.name}")
@@ -512,26 +559,26 @@ class _Checker:
             scope = self.bind(node.args[1], node.args[2:], env, node.name)
             if scope is None:
                 return None
-        fs = [self.formula(f, scope, base=True, where=f"a formula of {node.name}") for f in node.args[-2:]]
+        fs = [self.content(f, scope, f"a formula of {node.name}") for f in node.args[-2:]]
         return MODAL if p and all(fs) else None
 
     def equal(self, node: Call, env: Env) -> Type | None:
-        """``P : P, Γ ⊢ φ, ψ (, χ) : Φ ⟹ Γ ⊢ equal(P, φ, ψ (, χ)) : E/A``."""
+        """``P : P, Γ ⊢ φ, ψ (, χ) : Φ|E ⟹ Γ ⊢ equal(P, φ, ψ (, χ)) : E/A``."""
         if not self.arity(node, [3, 4]):
             return None
         p = self.adjective(node.args[0], "the first argument of equal")
-        fs = [self.formula(f, env, base=True, where="a formula of equal") for f in node.args[1:]]
+        fs = [self.content(f, env, "a formula of equal") for f in node.args[1:]]
         return MODAL if p and all(fs) else None
 
     def superlative(self, node: Call, env: Env) -> Type | None:
-        """``P : P, Γ ⊢ φ : Φ ⟹ Γ ⊢ most(P, φ) : E/A``;
-        ``P : P, Γ ⊢ o : O[d], C binds X : d' (d ∩ d' ≠ ∅), Γ,X ⊢ φ : Φ
+        """``P : P, Γ ⊢ φ : Φ|E ⟹ Γ ⊢ most(P, φ) : E/A``;
+        ``P : P, Γ ⊢ o : O[d], C binds X : d' (d ∩ d' ≠ ∅), Γ,X ⊢ φ : Φ|E
         ⟹ Γ ⊢ most(P, o, X, C, φ) : E/A`` (and ``least``)."""
         if not self.arity(node, [2, 5]):
             return None
         p = self.adjective(node.args[0], f"the first argument of {node.name}")
         if len(node.args) == 2:
-            f = self.formula(node.args[1], env, base=True, where=f"the formula of {node.name}")
+            f = self.content(node.args[1], env, f"the formula of {node.name}")
             return MODAL if p and f else None
         _, obj, var, cond, body = node.args
         usage = f"write {node.name}(P, o, X, C, φ), e.g. {node.name}(likely, box2, B, box(B), φ)"
@@ -556,7 +603,7 @@ class _Checker:
         if self.sig.meet(t.domain, inner[var.name]) is None:
             self.error(obj, f"{self.show(obj)} is {describe(t)}, but {var.name} ranges over {inner[var.name]}", usage)
             return None
-        f = self.formula(body, inner, base=True, where=f"the formula of {node.name}")
+        f = self.content(body, inner, f"the formula of {node.name}")
         return MODAL if p and f else None
 
 

@@ -66,6 +66,15 @@ ATTITUDES = {
 DESIRES = {"wants": ("wants", ""), "likes": ("likes", ""), "dislikes": ("dislikes", ""),
            "likes_best": ("likes", "best"), "likes_least": ("likes", "least")}
 POSSIBILITY = frozenset({"might", "may", "could", "can"})
+#: Two-place predicates named by a preposition: ``at(van, park)`` reads "the van is at the park".
+PREPOSITIONS = frozenset({"at", "in", "on", "under", "near", "behind", "above", "below", "beside"})
+#: The verbs of what happened before the judgment (percepts and events, SPEC §10), told in the
+#: past in either mode: the simple past, and the participle after a modal ("might have seen").
+EVENT_VERBS = {"see": ("saw", "seen"), "happen": ("happened", "happened")}
+PARTICIPLES = {"be": "been", "have": "had", **{v: p for v, (_, p) in EVENT_VERBS.items()}}
+#: Operators whose formula is about an agent's mind: a belief quoting one is a nested belief.
+MINDS = frozenset({"believes", "certain", "hopes", "knows_that", "knows_if", "not_knows_that", "not_knows_if",
+                   "knows_about", "not_knows_about", "certain_about", "uncertain_about", "uncertain_if", "prob_of"})
 COMPARISONS = {">=": "is at least", ">": "is greater than", "<": "is less than", "<=": "is at most",
                "==": "equals"}
 HOLE = "\x00"   # marks a variable while a clause is built around it
@@ -86,8 +95,13 @@ def constant(name: str, signature: Signature | None = None) -> str:
     given = signature.phrases(signature.resolve(name))
     if given:   # the domain's own words (Signature.with_words): "the Mexican truck"
         return given[0]
-    if name == PLAYER or name == signature.agent or signature.object_types.get(name) == "agent":
-        return f"the {name.replace('_', ' ')}"   # "the player", "the visitor"; a name is the domain's words
+    if name == PLAYER:
+        return "the player"
+    if name == signature.agent:       # the one watched: a role ("the visitor", "the student")
+        return f"the {name.replace('_', ' ')}"
+    kind = signature.object_types.get(name)
+    if kind is not None and signature.is_subdomain(kind, "agent"):   # another agent: a proper name
+        return name.replace("_", " ").title()
     match = re.fullmatch(r"([a-z]+)_?(\d+)", name)
     if match:
         return f"{match[1]} {match[2]}"
@@ -111,6 +125,9 @@ class Clause:
     negated: bool = False
     there: bool = False
     negative: "Clause | None" = None
+    #: Told as what has happened (a percept, an event: SPEC §10): in the simple past in
+    #: either mode, with "have" + participle after a modal or "to" ("might have seen").
+    perfect: bool = False
 
     def negate(self) -> "Clause":
         if self.negative is not None:
@@ -129,22 +146,31 @@ class Clause:
             return _join(subject, self._finite(plural), rest)
         if modal in MODAL_VERBS:
             word = MODAL_VERBS[modal] if self.past else modal
-            return _join(subject, word, "not" if self.negated else "", self.verb, rest)
+            return _join(subject, word, "not" if self.negated else "", self._bare(), rest)
         if modal in ("probably", "most likely"):
+            if self.verb in EVENT_VERBS:
+                return _join(subject, modal, self._finite(plural), rest)
+            if self.verb == "be" and self.perfect:   # "the marble was probably moved"
+                return _join(subject, self._be(plural, True), modal, "not" if self.negated else "", rest)
             if self.verb == "be":
                 return _join(subject, self._be(plural), modal, "not" if self.negated else "", rest)
             if self.negated:
                 return _join(subject, modal, self._do(plural), "not", self.verb, rest)
             return _join(subject, modal, self._have(plural), rest)
         # a raising adjective: "box 1 is unlikely to have a key"
-        return _join(subject, self._be(plural), modal, "to", "not" if self.negated else "", self.verb, rest)
+        return _join(subject, self._be(plural), modal, "to", "not" if self.negated else "", self._bare(), rest)
 
     def infinitive(self) -> str:
         """The verb phrase after "to": "have a red key", "not be empty"."""
-        return _join("not" if self.negated else "", self.verb, self.complement)
+        return _join("not" if self.negated else "", self._bare(), self.complement)
 
-    def _be(self, plural: bool) -> str:
-        return ("were" if plural else "was") if self.past else ("are" if plural else "is")
+    def _bare(self) -> str:
+        """The verb after a modal or "to": "be", or for what has happened "have seen"."""
+        return f"have {PARTICIPLES.get(self.verb, self.verb)}" if self.perfect else self.verb
+
+    def _be(self, plural: bool, past: bool | None = None) -> str:
+        past = self.past if past is None else past
+        return ("were" if plural else "was") if past else ("are" if plural else "is")
 
     def _have(self, plural: bool) -> str:
         return "had" if self.past else ("have" if plural else "has")
@@ -153,8 +179,10 @@ class Clause:
         return "did" if self.past else ("do" if plural else "does")
 
     def _finite(self, plural: bool) -> str:
-        if self.verb == "be":
-            return self._be(plural) + (" not" if self.negated else "")
+        if self.verb in EVENT_VERBS:
+            return f"did not {self.verb}" if self.negated else EVENT_VERBS[self.verb][0]
+        if self.verb == "be":   # what happened is told in the past in either mode
+            return self._be(plural, self.past or self.perfect) + (" not" if self.negated else "")
         if self.negated:
             return f"{self._do(plural)} not {self.verb}"
         return self._have(plural)
@@ -213,6 +241,7 @@ class _Verbalizer:
         self.signature = signature
         self.past = past
         self.attitudes = 0
+        self.quoted = 0   # how deep inside a quoted formula (a nested belief) the words are
 
     # -- terms ----------------------------------------------------------------------
 
@@ -276,6 +305,8 @@ class _Verbalizer:
             return Clause(np(args[0]), "be", np(args[1]), self.past)
         if name in self.signature.domains and len(args) == 1:
             return Clause(np(args[0]), "be", _article(NOUNS.get(name, name)), self.past)
+        if self.signature.is_percept(name) and len(args) == len(self.signature.predicate_types[name]):
+            return self.percept(term, env)
         if name in self.signature.predicate_types and len(args) == len(self.signature.predicate_types[name]):
             if args and all(isinstance(a, Const) for a in args[1:]):
                 # the domain's words for the atom about its first argument ("behind the building")
@@ -284,8 +315,22 @@ class _Verbalizer:
                     return Clause(np(args[0]), "be", phrases[0], self.past)
             if len(args) == 1:
                 return Clause(np(args[0]), "be", name.replace("_", " "), self.past)
+            if len(args) == 2 and name in PREPOSITIONS:
+                return Clause(np(args[0]), "be", f"{name} {np(args[1])}", self.past)
             return f"{name} holds of {_list([np(a) for a in args], 'and')}"
         return self.epistemic(term, env)
+
+    def percept(self, term: Call, env: dict[str, str]) -> Clause:
+        """``observed(A, e)``: "Sally saw the marble being moved"; ``happened(e)``: "the marble
+        was moved" (an event said as "X being done", from the domain's words), else "the move
+        happened". Both are told in the past: they happened before the judgment."""
+        if term.name == "observed":
+            return Clause(self.np(term.args[0], env), "see", self.np(term.args[1], env), self.past, perfect=True)
+        said = self.np(term.args[0], env)
+        passive = re.fullmatch(r"(.+?) being (\w+(?: .+)?)", said)
+        if passive:
+            return Clause(passive[1], "be", passive[2], self.past, plural=_plural_np(passive[1]), perfect=True)
+        return Clause(said, "happen", "", self.past, perfect=True)
 
     def connect(self, name: str, parts: list[Said]) -> Said:
         """``and``/``or`` of clauses, sharing what they share: "box 1 and box 2 are empty",
@@ -463,6 +508,8 @@ class _Verbalizer:
     def attitude(self, word: str, agent: Term, env: dict[str, str]) -> str:
         self.attitudes += 1
         present, past = ATTITUDES[word]
+        if self.quoted:   # a nested attitude takes its tense from the one around it
+            past = past.replace("initially ", "").replace(" initially", "")
         return f"{self.np(agent, env)} {past if self.past else present}"
 
     def epistemic(self, term: Term, env: dict[str, str]) -> Said:
@@ -473,8 +520,9 @@ class _Verbalizer:
         if name in ("believes", "certain", "hopes") and n >= 2:
             parts = [self.content(a, env) for a in args[1:]]
             word = name
-            if name == "believes" and all(isinstance(a, Call) and a.name in POSSIBILITY for a in args[1:]):
-                word = "thinks"
+            if name == "believes" and (self.quoted or any(_nests(a) for a in args[1:])
+                                       or all(isinstance(a, Call) and a.name in POSSIBILITY for a in args[1:])):
+                word = "thinks"   # "Anne thinks that Sally thinks that ...": beliefs about beliefs
             return f"{self.attitude(word, args[0], env)} {_list(['that ' + p for p in parts], 'and')}"
         if name in DESIRES and n == 2:
             word, after = DESIRES[name]
@@ -526,7 +574,11 @@ class _Verbalizer:
     def content(self, term: Term, env: dict[str, str]) -> str:
         """What follows "believes that": a quoted formula or a modal."""
         if isinstance(term, Call) and term.name == "formula" and len(term.args) == 1:
-            return _text(self.safely(term.args[0], env, self.base))
+            self.quoted += 1
+            try:
+                return _text(self.safely(term.args[0], env, self.base))
+            finally:
+                self.quoted -= 1
         return self.safely(term, env, self.modal)
 
     def which(self, term: Call, env: dict[str, str]) -> str:
@@ -540,6 +592,11 @@ class _Verbalizer:
             noun = nouns[var]
             if isinstance(said, Clause) and said.subject == hole(var) and hole(var) not in said.complement:
                 return _join("which", noun.core, said._finite(False), said.complement)
+            if isinstance(said, Clause) and not said.there and hole(var) not in said.subject \
+                    and said.complement.endswith(hole(var)) and said.complement.count(hole(var)) == 1:
+                # "which container the marble is in", "which key box 1 has"
+                rest = said.complement[:-len(hole(var))]
+                return _join("which", noun.core, said.subject, said._finite(said.plural), rest.strip())
             # "what colour the key in box 3 is"
             if isinstance(body, Call) and body.name == "exists" and len(body.args) == 2 \
                     and isinstance(body.args[1], Call) and body.args[1].name == "iscolor" \
@@ -646,6 +703,21 @@ class _Verbalizer:
             word = "largest" if name == "maximum" else "smallest"
             return f"the {word} value over every {_join(what, such)} of {self.np(args[1], inner)}"
         raise _Unsayable
+
+
+def _nests(term: Term) -> bool:
+    """Whether ``term`` (what a belief holds) is about an agent's mind: a nested belief."""
+    return isinstance(term, Call) and any(isinstance(n, Call) and n.name in MINDS for n in _calls(term.args))
+
+
+def _calls(terms) -> list[Term]:
+    out, stack = [], list(terms)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Call):
+            out.append(node)
+            stack.extend(node.args)
+    return out
 
 
 def _finish(text: str) -> str:

@@ -3,7 +3,9 @@
 :func:`equivalent` compares ``⟦f⟧`` and ``⟦g⟧`` on every state of a signature (every
 placement of up to two hidden keys in its boxes) crossed with a sample of beliefs over
 those states (and, for formulas about desires, a desire row sampled with each belief),
-using the vectorized evaluator. It is a test, not a proof: equal on the
+using the vectorized evaluator. Formulas about several agents get a sampled belief for each
+agent of the signature, and formulas that nest beliefs a sampled belief-in-situation table
+for each (SPEC §10). It is a test, not a proof: equal on the
 sample means equal on every state and on the sampled beliefs, which include point
 masses, few-particle beliefs with ε weights and threshold-sized probabilities.
 """
@@ -121,6 +123,8 @@ class Counterexample:
     f_value: bool | float
     g_value: bool | float
     desires: tuple[tuple[str, float], ...] | None = None
+    #: The other agents' beliefs, when the formulas are about several agents.
+    others: tuple[tuple[str, Belief], ...] = ()
 
     def __str__(self) -> str:
         shown = [(s, w) for s, w in self.belief.support if w > 1e-300]
@@ -129,7 +133,8 @@ class Counterexample:
         if rest:
             belief += f"  (+ {rest} states at ε)"
         wants = "" if self.desires is None else "\ndesires: " + ", ".join(f"{o}={u:.6g}" for o, u in self.desires)
-        return f"state: {self.state}\nbelief: {belief}{wants}\nfirst: {self.f_value}, second: {self.g_value}"
+        others = "".join(f"\n{agent}'s belief: {b}" for agent, b in self.others)
+        return f"state: {self.state}\nbelief: {belief}{others}{wants}\nfirst: {self.f_value}, second: {self.g_value}"
 
 
 def equivalent(
@@ -158,18 +163,34 @@ def equivalent(
     # Formulas about desires: each sampled belief row comes with a sampled desire row.
     desires = random_desires(desire_objects(sig), n_beliefs, rng) \
         if cf.needs_desires or cg.needs_desires else None
+    # Several agents: each gets a belief of its own (drawn after the observed agent's and the
+    # desires, so that formulas about one agent are compared on the same sample as ever);
+    # nested beliefs: each agent a belief in every situation.
+    agents = [name for name, kind in sig.objects if sig.is_subdomain(kind, "agent") and name != sig.agent]
+    given = beliefs
+    if agents:
+        given = {sig.agent: beliefs, **{agent: random_beliefs(worlds, n_beliefs, rng) for agent in agents}}
+    tables = None
+    if cf.nested or cg.nested:
+        tables = {agent: random_beliefs(worlds, len(worlds), rng) for agent in [sig.agent, *agents]}
     if cf.type == NUMERIC:
-        a, b = cf.value_grid(worlds, beliefs, desires=desires), cg.value_grid(worlds, beliefs, desires=desires)
+        a = cf.value_grid(worlds, given, desires=desires, belief_tables=tables)
+        b = cg.value_grid(worlds, given, desires=desires, belief_tables=tables)
     else:
-        a, b = cf.truth_grid(worlds, beliefs, desires=desires), cg.truth_grid(worlds, beliefs, desires=desires)
+        a = cf.truth_grid(worlds, given, desires=desires, belief_tables=tables)
+        b = cg.truth_grid(worlds, given, desires=desires, belief_tables=tables)
     differ = np.argwhere(a != b)
     if not len(differ):
         return True, None
     i, j = differ[0]
-    belief = Belief(tuple((worlds[k], float(beliefs[i, k])) for k in np.flatnonzero(beliefs[i])))
+
+    def row(rows: np.ndarray) -> Belief:
+        return Belief(tuple((worlds[k], float(rows[i, k])) for k in np.flatnonzero(rows[i])))
+
     cast = float if cf.type == NUMERIC else bool
     wants = None if desires is None else tuple(zip(desires.objects, map(float, desires.utilities[i])))
-    return False, Counterexample(worlds[j], belief, cast(a[i, j]), cast(b[i, j]), wants)
+    others = tuple((agent, row(given[agent])) for agent in agents)
+    return False, Counterexample(worlds[j], row(beliefs), cast(a[i, j]), cast(b[i, j]), wants, others)
 
 
 __all__ = ["states_for", "random_beliefs", "random_desires", "desire_objects", "equivalent", "Counterexample",

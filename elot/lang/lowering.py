@@ -10,6 +10,12 @@ The desire operators (``wants``, ``likes``, ``dislikes``, ``prefers``, ``likes_b
 ``likes_least``; past the paper, docs/language.md) lower the same way, to comparisons of
 ``utility_of(A, o)`` and ``prob_goal(A, o)`` with thresholds.
 
+A content (what a probability is taken of: the φ of ``formula(φ)``, of a modal, of
+``knows_about``, ...) may itself be epistemic, a belief about a belief (SPEC §10); it is
+lowered in place (:meth:`_Lowerer.inner`), so every φ on the right of a rule stands for
+``lower(φ)``: ``believes(anne, formula(believes(sally, formula(ψ))))`` ⟶
+``>=(prob_of(anne, >=(prob_of(sally, ψ), threshold(believes))), threshold(believes))``.
+
 Lowering is total on well-typed formulas; its output contains no epistemic operator
 and typechecks again. Every generated node carries the span of the source node it came
 from, so errors and explanations about the lowered form point back into the original.
@@ -110,11 +116,25 @@ class _Lowerer:
             return node
         return Call(name=node.name, args=tuple(self.lower(a) for a in node.args), span=node.span)
 
+    def inner(self, phi: Term, node: Call | None = None) -> Term:
+        """A content ``φ`` (what a probability is taken of) lowered: a base formula stays as
+        it is; a nested epistemic formula is lowered in place, in the scope of what ``node``
+        (a binding operator around it, if given) binds."""
+        if node is None:
+            return self.lower(phi)
+        outer = self.bound
+        found = binding(node, outer)
+        self.bound = outer if found is None else found.inner
+        try:
+            return self.lower(phi)
+        finally:
+            self.bound = outer
+
     def content(self, node: Call, agent: Term, x: Term, prop_rule, name: str = "believes") -> Term:
         """Lower one argument of an attitude: ``formula(φ)`` or a modal applied to ``A``."""
         if isinstance(x, Call) and x.name == "formula":
             self.note(node, prop_rule)
-            return self.bel(node, agent, x.args[0], name)
+            return self.bel(node, agent, self.inner(x.args[0]), name)
         self.note(node, _Lowerer.attitude_modal)
         return self.apply(x, agent)
 
@@ -159,14 +179,14 @@ class _Lowerer:
     def knows_that(self, node: Call) -> Term:
         """knows_that(A, formula(φ)) ⟶ and(Bel(A, φ), φ)"""
         self.note(node, _Lowerer.knows_that)
-        agent, (phi,) = node.args[0], node.args[1].args
+        agent, phi = node.args[0], self.inner(node.args[1].args[0])
         return self.at(node)("and", self.bel(node, agent, phi), phi)
 
     def knows_if(self, node: Call) -> Term:
         """knows_if(A, formula(φ)) ⟶ or(and(Bel(A, φ), φ), and(Bel(A, not(φ)), not(φ)))"""
         self.note(node, _Lowerer.knows_if)
         make = self.at(node)
-        agent, (phi,) = node.args[0], node.args[1].args
+        agent, phi = node.args[0], self.inner(node.args[1].args[0])
         neg = make("not", phi)
         return make("or", make("and", self.bel(node, agent, phi), phi), make("and", self.bel(node, agent, neg), neg))
 
@@ -174,27 +194,27 @@ class _Lowerer:
         """not_knows_that(A, formula(φ)) ⟶ and(not(Bel(A, φ)), φ)"""
         self.note(node, _Lowerer.not_knows_that)
         make = self.at(node)
-        agent, (phi,) = node.args[0], node.args[1].args
+        agent, phi = node.args[0], self.inner(node.args[1].args[0])
         return make("and", make("not", self.bel(node, agent, phi)), phi)
 
     def not_knows_if(self, node: Call) -> Term:
         """not_knows_if(A, formula(φ)) ⟶ not(knows_if(A, formula(φ)))  (deviation: the reference's rule is malformed)"""
         self.note(node, _Lowerer.not_knows_if)
-        inner = Call(name="knows_if", args=node.args, span=node.span)
-        return self.at(node)("not", self.knows_if(inner))
+        quoted = Call(name="knows_if", args=node.args, span=node.span)
+        return self.at(node)("not", self.knows_if(quoted))
 
     def knows_about(self, node: Call) -> Term:
         """knows_about(A, C, φ) ⟶ exists(C, and(Bel(A, φ), φ))"""
         self.note(node, _Lowerer.knows_about)
         make = self.at(node)
-        agent, cond, phi = node.args
+        agent, cond, phi = node.args[0], node.args[1], self.inner(node.args[2], node)
         return make("exists", cond, make("and", self.bel(node, agent, phi), phi))
 
     def not_knows_about(self, node: Call) -> Term:
         """not_knows_about(A, C, φ) ⟶ forall(C, or(not(Bel(A, φ)), not(φ)))"""
         self.note(node, _Lowerer.not_knows_about)
         make = self.at(node)
-        agent, cond, phi = node.args
+        agent, cond, phi = node.args[0], node.args[1], self.inner(node.args[2], node)
         return make("forall", cond, make("or", make("not", self.bel(node, agent, phi)), make("not", phi)))
 
     # -- certainty about, uncertainty ----------------------------------------------------
@@ -202,7 +222,7 @@ class _Lowerer:
     def certain_about(self, node: Call) -> Term:
         """certain_about(A, C, φ) ⟶ exists(C, >=(prob_of(A, φ), threshold(certain)))"""
         self.note(node, _Lowerer.certain_about)
-        agent, cond, phi = node.args
+        agent, cond, phi = node.args[0], node.args[1], self.inner(node.args[2], node)
         return self.at(node)("exists", cond, self.bel(node, agent, phi, "certain"))
 
     def uncertain(self, node: Term, agent: Term, phi: Term) -> Call:
@@ -211,13 +231,13 @@ class _Lowerer:
     def uncertain_about(self, node: Call) -> Term:
         """uncertain_about(A, C, φ) ⟶ forall(C, <(prob_of(A, φ), threshold(uncertain)))"""
         self.note(node, _Lowerer.uncertain_about)
-        agent, cond, phi = node.args
+        agent, cond, phi = node.args[0], node.args[1], self.inner(node.args[2], node)
         return self.at(node)("forall", cond, self.uncertain(node, agent, phi))
 
     def uncertain_if_both(self, node: Call) -> Term:
         """uncertain_if(A, formula(φ), formula(ψ)) ⟶ and(<(prob_of(A, φ), threshold(uncertain)), <(prob_of(A, ψ), threshold(uncertain)))"""
         self.note(node, _Lowerer.uncertain_if_both)
-        agent, (phi,), (psi,) = node.args[0], node.args[1].args, node.args[2].args
+        agent, phi, psi = node.args[0], self.inner(node.args[1].args[0]), self.inner(node.args[2].args[0])
         return self.at(node)("and", self.uncertain(node, agent, phi), self.uncertain(node, agent, psi))
 
     def uncertain_if_one(self, node: Call) -> Term:
@@ -232,7 +252,8 @@ class _Lowerer:
         """uncertain_if(A, C, φ, ψ) ⟶ exists(C, and(<(prob_of(A, φ), threshold(uncertain)), <(prob_of(A, ψ), threshold(uncertain))))"""
         self.note(node, _Lowerer.uncertain_if_about)
         make = self.at(node)
-        agent, cond, phi, psi = node.args
+        agent, cond = node.args[0], node.args[1]
+        phi, psi = self.inner(node.args[2], node), self.inner(node.args[3], node)
         return make("exists", cond, make("and", self.uncertain(node, agent, phi), self.uncertain(node, agent, psi)))
 
     # -- modals (applied to an agent) ---------------------------------------------------
@@ -240,15 +261,17 @@ class _Lowerer:
     def threshold_modal(self, modal: Call, agent: Term) -> Term:
         """M(φ)·A ⟶ >=(prob_of(A, φ), threshold(M))"""
         self.note(modal, _Lowerer.threshold_modal, modal.name)
-        return self.bel(modal, agent, modal.args[0], modal.name)
+        return self.bel(modal, agent, self.inner(modal.args[0]), modal.name)
 
     def unlikely(self, modal: Call, agent: Term) -> Term:
         """unlikely(φ)·A ⟶ <=(prob_of(A, φ), threshold(unlikely))  (deviation: the reference's rule is always true)"""
         self.note(modal, _Lowerer.unlikely)
-        return self.at(modal)("<=", self.prob(modal, agent, modal.args[0]), self.threshold(modal, "unlikely"))
+        return self.at(modal)("<=", self.prob(modal, agent, self.inner(modal.args[0])), self.threshold(modal, "unlikely"))
 
     def comparative(self, modal: Call, agent: Term, op: str, cond: Term | None) -> Term:
-        adjective, phi, psi = modal.args[0], modal.args[-2], modal.args[-1]
+        adjective = modal.args[0]
+        scope = modal if cond is not None else None
+        phi, psi = self.inner(modal.args[-2], scope), self.inner(modal.args[-1], scope)
         make = self.at(modal)
         body = make(op, self.deg(modal, adjective, agent, phi), self.deg(modal, adjective, agent, psi))
         return body if cond is None else make("exists", cond, body)
@@ -278,7 +301,7 @@ class _Lowerer:
         self.note(modal, _Lowerer.equal)
         make = self.at(modal)
         adjective, *phis = modal.args
-        degs = [self.deg(modal, adjective, agent, phi) for phi in phis]
+        degs = [self.deg(modal, adjective, agent, self.inner(phi)) for phi in phis]
         pairs = [make("==", a, b) for a, b in zip(degs, degs[1:])]
         return pairs[0] if len(pairs) == 1 else make("and", *pairs)
 
@@ -294,6 +317,14 @@ class _Lowerer:
             renamed = Var(name=fresh(var.name, self.bound | variables(modal)), span=var.span)
             cond = substitute(cond, {var.name: renamed}, inner)
             phi = substitute(phi, {var.name: renamed}, inner)
+        outer = self.bound
+        try:
+            self.bound = inner
+            chosen = self.lower(chosen)
+            self.bound = binding(make(extremum, cond, phi), outer).inner
+            phi = self.lower(phi)
+        finally:
+            self.bound = outer
         return make(op, self.deg(modal, adjective, agent, chosen),
                     make(extremum, cond, self.deg(modal, adjective, agent, phi)))
 
@@ -311,7 +342,7 @@ class _Lowerer:
         """most(P, φ)·A ⟶ >=(deg(P, A, φ), threshold(most(P))); for the downward unlikely: <=(prob_of(A, φ), threshold(most(unlikely)))"""
         self.note(modal, _Lowerer.most_strong)
         make = self.at(modal)
-        adjective, phi = modal.args
+        adjective, phi = modal.args[0], self.inner(modal.args[1])
         strong = self.threshold(modal, make("most", self.const(adjective.name, adjective)))
         if adjective.name == "unlikely":
             # threshold(most(unlikely)) = θ_unlikely/α is an upper bound on the probability

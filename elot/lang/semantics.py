@@ -8,6 +8,16 @@ weights over the worlds where its body holds (in world order, :mod:`elot.numeric
 comparisons, connectives and quantifiers are NumPy operations. :func:`evaluate` is its
 one-row case.
 
+A nested formula (``prob_of(anne, >=(prob_of(sally, φ), θ))``, lowered from
+``believes(anne, formula(believes(sally, formula(φ))))``, SPEC §10) is evaluated in every
+*situation* (every world of the list) with each agent's belief there read from its
+*belief-in-situation table* (``belief_tables={agent: (S, S) array}``: row s is the agent's belief
+over the situations when the situation is s); the outer agent's probability then adds its
+row's weights over the situations where it holds, as for a base formula. An agent given a
+table but no belief per row believes, in each row, its table's row at the row's true world;
+otherwise a formula without nesting never reads the tables: its values are the same bits as
+without them.
+
 Desire statements read ``utility_of(A, o)`` and ``prob_goal(A, o)`` from each row's
 desire (``desires=`` of :meth:`CompiledFormula.truth`: the observed agent's utilities on the
 desire scale, :func:`desire_scale`).
@@ -80,7 +90,8 @@ class _Context:
     per-world vector at each row's true world, and how to take probabilities."""
 
     def __init__(self, worlds: list[_World], cache: dict, beliefs: np.ndarray | None,
-                 true_index: np.ndarray | None, grid: bool) -> None:
+                 true_index: np.ndarray | None, grid: bool, tables: Mapping[str, np.ndarray] | None = None,
+                 nested: dict | None = None, within: str | None = None) -> None:
         self.worlds = worlds
         self.cache = cache
         self.beliefs = beliefs
@@ -91,6 +102,15 @@ class _Context:
         self.desires: Any = None  # the observed agent's desire rows on the desire scale
         self.agent = ""           # the observed agent (the one whose desires are given)
         self.goal_cache: np.ndarray | None = None
+        #: Each agent's belief-in-situation table, (S, S): row s is its belief over the
+        #: worlds when the situation is world s (for nested formulas, SPEC §10).
+        self.tables = tables or {}
+        self.table_columns: dict[str, np.ndarray] = {}
+        #: Nested formulas' truth in every situation, per binding, for this call only (it
+        #: depends on the tables, which the next call may change; the worlds' cache does not).
+        self.nested = {} if nested is None else nested
+        #: In a situation of a nested formula: the agent whose belief it is about.
+        self.within = within
 
     def desire_column(self, agent: str, obj: str) -> tuple[np.ndarray, int]:
         """The desire rows (N, K) and the column of ``obj`` in them, for ``agent``."""
@@ -145,11 +165,20 @@ class _Context:
 
     def prob(self, vec: np.ndarray, agent: str) -> np.ndarray:
         """Σ_j b_j · [φ holds in world j] per row, for ``agent``'s belief b: (N,), or (B, 1)
-        on a grid."""
+        on a grid. An agent without beliefs per row but with a belief-in-situation table
+        has, in each row, its table's belief at the row's true world."""
+        rows = None if self.beliefs is None else self.beliefs.get(agent)
+        if rows is None and agent in self.tables:
+            return self.prob_in_situation(vec, agent)
+        if rows is None and self.within is not None:
+            raise EvaluationError(
+                f"this formula asks what {self.within} believes about {agent}'s belief, but no belief "
+                f"table of {agent} was given (nesting needs {agent}'s belief in each situation)",
+                hint=f"give belief_tables={{{agent!r}: (S, S) array}}, row s {agent}'s belief over the S "
+                     "worlds when the situation is world s (Hypotheses.from_arrays(..., belief_tables=...))")
         if self.beliefs is None:
             raise EvaluationError("this formula mentions the agent's belief, but no belief was given",
                                   hint="give a belief (--belief, or belief=...)")
-        rows = self.beliefs.get(agent)
         if rows is None:
             known = ", ".join(sorted(self.beliefs))
             if not self.by_agent:
@@ -164,6 +193,36 @@ class _Context:
             columns = self.columns[agent] = np.ascontiguousarray(rows.T)
         p = sum_columns_in_order(columns, vec)
         return p[:, None] if self.grid else p
+
+    def has_belief(self, agent: str) -> bool:
+        """Whether ``agent`` has a belief here: per row, or from its table."""
+        return (self.beliefs is not None and agent in self.beliefs) or agent in self.tables
+
+    def prob_in_situation(self, vec: np.ndarray, agent: str) -> np.ndarray:
+        """``agent``'s probability of φ read from its table at each row's true world: the
+        probability in every situation (added in world order, as :meth:`prob` adds a row's),
+        then read at the truth: (N,), or (1, S) on a grid."""
+        columns = self.table_columns.get(agent)
+        if columns is None:
+            columns = self.table_columns[agent] = np.ascontiguousarray(self.tables[agent].T)
+        return self.at_truth(sum_columns_in_order(columns, vec))
+
+    def in_situations(self, key: int, body: "VecFn", env: dict, free: tuple[str, ...], agent: str) -> np.ndarray:
+        """A nested formula's truth in every situation (S,), bool: evaluated with each world
+        as the true one and each agent's belief there its table's row (cached per binding of
+        its free variables, for this call)."""
+        ck = (key, tuple(env[v] for v in free))
+        vec = self.nested.get(ck)
+        if vec is None:
+            n = len(self.worlds)
+            there = _Context(self.worlds, self.cache, self.tables, np.arange(n, dtype=np.intp), False,
+                             self.tables, self.nested, agent)
+            there.by_agent = True
+            there.agent = self.agent
+            there.columns = self.table_columns   # the tables' columns, transposed once per call
+            vec = np.array(np.broadcast_to(body(there, env), (n,)), dtype=bool)
+            vec = self.nested.setdefault(ck, vec)
+        return vec
 
 
 VecFn = Callable[[_Context, dict], Any]
@@ -303,6 +362,9 @@ class CompiledFormula:
         self.needs_belief = any(isinstance(n, Call) and n.name == "prob_of" for n in subterms(lowered))
         #: Whether the formula is about what the agent wants (reads desire rows).
         self.needs_desires = any(isinstance(n, Call) and n.name in DESIRE_PRIMITIVES for n in subterms(lowered))
+        #: Whether the formula nests beliefs (reads the agents' belief-in-situation tables).
+        self.nested = any(isinstance(n, Call) and n.name == "prob_of" and len(n.args) == 2 and not _is_base(n.args[1])
+                          for n in subterms(lowered))
         self._keys = itertools.count()
         self._index_cache: dict[State, _World] = {}
         self._vector_cache: dict[tuple, dict] = {}
@@ -311,43 +373,49 @@ class CompiledFormula:
     # -- public ------------------------------------------------------------------------
 
     def truth(self, worlds: Sequence[State], beliefs: np.ndarray | None, true_index: np.ndarray, *,
-              desires: Any = None) -> np.ndarray:
+              desires: Any = None, belief_tables: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
         """``⟦φ⟧(s_n, b_n)`` for each row: ``worlds`` are the S distinct states, ``beliefs``
         an (N, S) float64 array of each row's belief weights over them (the observed
         agent's), or a mapping ``{agent: (N, S) array}`` when several agents have beliefs,
         ``true_index`` the (N,) index of each row's true state; ``desires`` (for formulas
         about wanting) the observed agent's desire in each row: an object with ``objects``
         (K names) and ``utilities`` (N, K) already on the desire scale [0, 1]
-        (:func:`desire_scale`), such as :class:`elot.judging.Desires`. Returns an (N,) bool
-        array."""
-        return self._rows(worlds, beliefs, true_index, numeric=False, desires=desires)
+        (:func:`desire_scale`), such as :class:`elot.judging.Desires`; ``belief_tables`` (for
+        nested formulas) ``{agent: (S, S) array}``, row s the agent's belief over ``worlds``
+        when the situation is world s (an agent without a belief per row but with a table
+        believes, in each row, its table's row at the row's true world). Returns an (N,)
+        bool array."""
+        return self._rows(worlds, beliefs, true_index, numeric=False, desires=desires, tables=belief_tables)
 
     def value(self, worlds: Sequence[State], beliefs: np.ndarray | None, true_index: np.ndarray, *,
-              desires: Any = None) -> np.ndarray:
+              desires: Any = None, belief_tables: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
         """The numeric value of a ``Φ_F`` term for each row, as an (N,) float64 array."""
-        return self._rows(worlds, beliefs, true_index, numeric=True, desires=desires)
+        return self._rows(worlds, beliefs, true_index, numeric=True, desires=desires, tables=belief_tables)
 
-    def truth_grid(self, worlds: Sequence[State], beliefs: np.ndarray, *, desires: Any = None) -> np.ndarray:
+    def truth_grid(self, worlds: Sequence[State], beliefs: np.ndarray | Mapping[str, np.ndarray], *,
+                   desires: Any = None, belief_tables: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
         """``⟦φ⟧(s, b)`` for every belief row b (B, S) and every true state s among
-        ``worlds``: a (B, S) bool array (used to compare formulas by meaning). ``desires``:
-        one desire row per belief row (B, K)."""
-        out = self._run(worlds, beliefs, None, grid=True, desires=desires)
-        return np.array(np.broadcast_to(out, (len(beliefs), len(worlds))), dtype=bool)
+        ``worlds``: a (B, S) bool array (used to compare formulas by meaning). ``beliefs``:
+        the observed agent's (B, S) rows, or ``{agent: (B, S)}``; ``desires``: one desire row
+        per belief row (B, K); ``belief_tables`` as for :meth:`truth`."""
+        out = self._run(worlds, beliefs, None, grid=True, desires=desires, tables=belief_tables)
+        return np.array(np.broadcast_to(out, (_grid_rows(beliefs), len(worlds))), dtype=bool)
 
-    def value_grid(self, worlds: Sequence[State], beliefs: np.ndarray, *, desires: Any = None) -> np.ndarray:
+    def value_grid(self, worlds: Sequence[State], beliefs: np.ndarray | Mapping[str, np.ndarray], *,
+                   desires: Any = None, belief_tables: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
         """Like :meth:`truth_grid` for a numeric term: a (B, S) float64 array."""
-        out = self._run(worlds, beliefs, None, grid=True, desires=desires)
-        return np.array(np.broadcast_to(out, (len(beliefs), len(worlds))), dtype=np.float64)
+        out = self._run(worlds, beliefs, None, grid=True, desires=desires, tables=belief_tables)
+        return np.array(np.broadcast_to(out, (_grid_rows(beliefs), len(worlds))), dtype=np.float64)
 
     # -- running -----------------------------------------------------------------------
 
-    def _rows(self, worlds, beliefs, true_index, numeric: bool, desires: Any = None) -> np.ndarray:
+    def _rows(self, worlds, beliefs, true_index, numeric: bool, desires: Any = None, tables=None) -> np.ndarray:
         if numeric != (self.type == NUMERIC):
             raise EvaluationError(
                 "this is a number, not a formula: use value() instead of truth()" if self.type == NUMERIC
                 else "this is a formula, not a number: use truth() instead of value()")
         true_index = np.asarray(true_index, dtype=np.intp)
-        out = self._run(worlds, beliefs, true_index, grid=False, desires=desires)
+        out = self._run(worlds, beliefs, true_index, grid=False, desires=desires, tables=tables)
         return np.array(np.broadcast_to(out, true_index.shape), dtype=np.float64 if numeric else bool)
 
     def _desires(self, desires: Any, rows: int | None) -> tuple | None:
@@ -371,7 +439,7 @@ class CompiledFormula:
         kinds = {types.get(o) for o in names}
         return names, table, kinds, types.get
 
-    def _run(self, worlds: Sequence[State], beliefs, true_index, grid: bool, desires: Any = None):
+    def _run(self, worlds: Sequence[State], beliefs, true_index, grid: bool, desires: Any = None, tables=None):
         key = tuple(worlds)
         cache = self._vector_cache.get(key)
         if cache is None:
@@ -394,7 +462,7 @@ class CompiledFormula:
                 beliefs[self.signature.resolve(str(agent))] = rows
         if true_index is not None and len(true_index) and (true_index.min() < 0 or true_index.max() >= len(worlds)):
             raise EvaluationError("true_index points outside the list of worlds")
-        ctx = _Context(indexed, cache, beliefs, true_index, grid)
+        ctx = _Context(indexed, cache, beliefs, true_index, grid, self._tables(tables, len(worlds)))
         ctx.by_agent = by_agent
         rows = None if true_index is None else len(true_index)
         if grid and beliefs:
@@ -406,6 +474,23 @@ class CompiledFormula:
             return self._program(ctx, {})
         finally:
             _BUDGET.reset(budget)
+
+    def _tables(self, tables: Mapping[str, np.ndarray] | None, size: int) -> dict[str, np.ndarray]:
+        """The belief-in-situation tables checked: ``{agent: (S, S) float64}``, agents resolved."""
+        if tables is None:
+            return {}
+        if not isinstance(tables, Mapping):
+            raise EvaluationError(f"belief_tables must be a mapping {{agent: (S, S) array}}, not {type(tables).__name__}",
+                                  hint="row s of an agent's table is its belief over the worlds when the situation is world s")
+        out = {}
+        for agent, table in tables.items():
+            table = np.asarray(table, dtype=np.float64)
+            if table.shape != (size, size):
+                raise EvaluationError(f"{agent}'s belief table must be an (S, S) = ({size}, {size}) array over the "
+                                      f"{size} worlds, got shape {table.shape}",
+                                      hint="row s: the agent's belief over the worlds when the situation is world s")
+            out[self.signature.resolve(str(agent))] = table
+        return out
 
     def _world(self, state: State) -> _World:
         world = self._index_cache.get(state)
@@ -548,6 +633,8 @@ class CompiledFormula:
     def _prob_of(self, node: Call, bound: Bound) -> VecFn:
         agent_node, phi = node.args
         get_agent = self._object(agent_node)
+        if not _is_base(phi):
+            return self._nested_prob_of(node, bound)
         # φ's value is cached per binding of the outer variables it mentions: in
         # forall(box(B), <(prob_of(A, exists(and(key(K), inside(K, B)), φ)), θ)) it
         # depends on B, which the inner condition tests rather than rebinds.
@@ -556,6 +643,26 @@ class CompiledFormula:
         def prob(ctx, env):
             try:
                 return ctx.prob(ctx.per_world(key, fn, env, free), get_agent(env))
+            except EvaluationError as error:
+                error.span = error.span or agent_node.span
+                raise
+
+        return prob
+
+    def _nested_prob_of(self, node: Call, bound: Bound) -> VecFn:
+        """``prob_of(A, φ)`` of an epistemic φ (a nested belief, SPEC §10): φ's truth in
+        every situation (:meth:`_Context.in_situations`), weighted by A's belief as a base
+        formula's is: ``Σ_s b_A(s) · ⟦φ⟧(s, M(s))``."""
+        agent_node, phi = node.args
+        get_agent = self._object(agent_node)
+        key, body, free = next(self._keys), self._vec(phi, bound), tuple(sorted(free_variables(phi, bound)))
+
+        def prob(ctx, env):
+            agent = get_agent(env)
+            try:
+                if not ctx.has_belief(agent):   # say whose belief is missing before looking inside
+                    ctx.prob(np.zeros(len(ctx.worlds), dtype=bool), agent)
+                return ctx.prob(ctx.in_situations(key, body, env, free, agent), agent)
             except EvaluationError as error:
                 error.span = error.span or agent_node.span
                 raise
@@ -671,6 +778,13 @@ class CompiledFormula:
         return extremum
 
 
+def _grid_rows(beliefs) -> int:
+    """The number of belief rows of a grid: of the array, or of each agent's."""
+    if isinstance(beliefs, Mapping):
+        return len(next(iter(beliefs.values())))
+    return len(beliefs)
+
+
 _COMPARE = {">=": np.greater_equal, ">": np.greater, "<": np.less, "<=": np.less_equal, "==": np.equal}
 
 #: Operators whose presence makes a term more than a base formula.
@@ -740,25 +854,36 @@ def compile_formula(
 def evaluate(
     term: Term | str,
     state: State,
-    belief: Belief | None = None,
+    belief: Belief | Mapping[str, Belief] | None = None,
     *,
     signature: Signature | None = None,
     thresholds: Thresholds | None = None,
     bind_free: bool = False,
     desires: Mapping[str, float] | DesireRow | None = None,
+    belief_tables: Mapping[str, Mapping[State, Belief]] | None = None,
 ) -> bool | float:
     """``⟦φ⟧(s, b)``: the truth of a formula (or the value of a numeric term such as
     ``prob_of(player, φ)``) in state ``state`` for the agent's belief ``belief``.
     States are taken as given (an atom outside the signature is simply never asked
     about); typecheck them with :meth:`State.check` / :meth:`Belief.check`, or parse them
     with ``signature=``. ``desires``: what the agent wants, ``{object: utility}`` (on any
-    scale: it is rescaled, :func:`desire_scale`), for formulas such as ``wants(player, gem1)``."""
+    scale: it is rescaled, :func:`desire_scale`), for formulas such as ``wants(player, gem1)``.
+
+    ``belief`` may be a mapping ``{agent: Belief}`` for formulas about several agents, and
+    ``belief_tables`` ``{agent: {situation: Belief}}`` gives an agent's belief in each
+    situation (a State) for nested formulas (SPEC §10): every state met (``state``, the
+    beliefs' states, the tables' situations and theirs) must then have a row in each table."""
     if not isinstance(state, State):
         raise EvaluationError(f"the state must be a State, got {type(state).__name__}",
                               hint='build one with State.parse("inside(key1, box1), ...")')
-    if belief is not None and not isinstance(belief, Belief):
-        raise EvaluationError(f"the belief must be a Belief or None, got {type(belief).__name__}",
-                              hint='build one with Belief.parse("0.5: inside(key1, box1) | 0.5: ...")')
+    by_agent = isinstance(belief, Mapping)
+    given = dict(belief) if by_agent else ({} if belief is None else {None: belief})
+    for agent, b in given.items():
+        if not isinstance(b, Belief):
+            whose = "the belief" if agent is None else f"the belief of {agent}"
+            raise EvaluationError(f"{whose} must be a Belief or None, got {type(b).__name__}",
+                                  hint='build one with Belief.parse("0.5: inside(key1, box1) | 0.5: ...")')
+    tables = _situation_tables(belief_tables)
     compiled = compile_formula(term, signature, thresholds, bind_free)
     if desires is not None and not isinstance(desires, DesireRow):
         desires = DesireRow.of(desires)
@@ -767,26 +892,61 @@ def evaluate(
             "this formula is about what the agent wants, but no desires were given",
             hint='pass desires={"gem1": 1, "gem2": 0} (on the command line: --desires gem1=1,gem2=0)',
         )
-    if belief is None:
-        if compiled.needs_belief:
-            raise EvaluationError(
-                "this formula is about the agent's belief, but no belief was given",
-                hint="pass belief=Belief.of([(state, weight), ...]) (on the command line: --belief)",
-            )
-        worlds, row = [state], np.ones((1, 1))
-    else:
-        worlds = list(dict.fromkeys([state, *belief.states()]))
-        position = {s: i for i, s in enumerate(worlds)}
+    if not given and compiled.needs_belief and not tables:
+        raise EvaluationError(
+            "this formula is about the agent's belief, but no belief was given",
+            hint="pass belief=Belief.of([(state, weight), ...]) (on the command line: --belief)",
+        )
+    met = [state] + [s for b in given.values() for s in b.states()]
+    for table in tables.values():
+        for situation, b in table.items():
+            met += [situation, *b.states()]
+    worlds = list(dict.fromkeys(met))
+    position = {s: i for i, s in enumerate(worlds)}
+    rows: dict = {}
+    for agent, b in given.items():
         row = np.zeros((1, len(worlds)))
-        for s, w in belief.support:
+        for s, w in b.support:
             row[0, position[s]] += w
+        rows[agent] = row
+    arrays = {}
+    for agent, table in tables.items():
+        array = np.zeros((len(worlds), len(worlds)))
+        for s in worlds:
+            if s not in table:
+                raise EvaluationError(f"{agent}'s belief table gives no belief in the situation {s}",
+                                      hint="give the agent's belief in every situation met: the state, the "
+                                           "beliefs' states and the tables' own")
+            for t, w in table[s].support:
+                array[position[s], position[t]] += w
+        arrays[agent] = array
+    if rows:
+        beliefs = rows if by_agent else rows[None]
+    else:   # no belief: one world, the state (its weight read by nothing)
+        beliefs = {} if tables else np.ones((1, 1))
     index = np.zeros(1, dtype=np.intp)
     try:
         if compiled.type == NUMERIC:
-            return float(compiled.value(worlds, row, index, desires=desires)[0])
-        return bool(compiled.truth(worlds, row, index, desires=desires)[0])
+            return float(compiled.value(worlds, beliefs, index, desires=desires, belief_tables=arrays or None)[0])
+        return bool(compiled.truth(worlds, beliefs, index, desires=desires, belief_tables=arrays or None)[0])
     except ElotError as error:
         raise error.located(source=term if isinstance(term, str) else None)
+
+
+def _situation_tables(tables) -> dict[str, dict[State, Belief]]:
+    """``belief_tables`` of :func:`evaluate` checked: ``{agent: {State: Belief}}``."""
+    if tables is None:
+        return {}
+    hint = "belief_tables={agent: {situation State: Belief}}"
+    if not isinstance(tables, Mapping):
+        raise EvaluationError(f"belief_tables must be a mapping, not {type(tables).__name__}", hint=hint)
+    out = {}
+    for agent, table in tables.items():
+        if not isinstance(table, Mapping) or not all(isinstance(s, State) and isinstance(b, Belief)
+                                                     for s, b in table.items()):
+            raise EvaluationError(f"the belief table of {agent} must map States to Beliefs", hint=hint)
+        out[str(agent)] = dict(table)
+    return out
 
 
 __all__ = ["CompiledFormula", "compile_formula", "evaluate"]

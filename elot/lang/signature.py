@@ -46,6 +46,15 @@ DKG_PREDICATES: dict[str, tuple[str, ...]] = {
 #: Predicates computed from the others rather than stored in states.
 DKG_DERIVED = frozenset({"empty"})
 
+#: The type of events (SPEC §10: what happened, and who perceived it). A domain with events
+#: (``declare(..., events=["move"])``, or ``event move`` in a .domain file) has the two
+#: percept predicates below; each is an ordinary atom of a *situation* (the world with what
+#: each agent perceived), typed, lowered, evaluated and said in English like any other.
+EVENT = "event"
+#: ``observed(agent, event)``: the agent perceived the event ("Sally saw the marble being
+#: moved"); ``happened(event)``: the event took place ("the marble was moved").
+PERCEPT_PREDICATES: dict[str, tuple[str, ...]] = {"observed": ("agent", EVENT), "happened": (EVENT,)}
+
 
 def _default_objects() -> dict[str, str]:
     objects: dict[str, str] = {}
@@ -166,6 +175,11 @@ class Signature:
                 canonical = f"{term.name}({', '.join(['_'] + [a.name for a in term.args[1:]])})"
             pairs += [(canonical, " ".join(p.split())) for p in phrases]
         return replace(self, words=tuple(dict.fromkeys(pairs)))
+
+    def is_percept(self, name: str) -> bool:
+        """Whether ``name`` is a percept predicate of this domain (:data:`PERCEPT_PREDICATES`,
+        with the argument types given there)."""
+        return self.predicate_types.get(name) == PERCEPT_PREDICATES.get(name, ())
 
     def phrases(self, key: str) -> tuple[str, ...]:
         """The English given for an object or an atom about ``_`` (:meth:`with_words`)."""

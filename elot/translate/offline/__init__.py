@@ -43,20 +43,51 @@ from elot.translate.offline.content import ContentParser
 from elot.translate.offline.normalize import INITIAL, normalize
 from elot.translate.offline.phrases import Vocabulary
 from elot.translate.offline.rules import NoParse, Unknown, apply
+from elot.translate.offline.terms import about
 
 _SUBJECT = re.compile(r"^(?:the player|player|the agent|the human|the person|they|he|she)\b\s*")
 
 
 def _subject(signature: Signature | None) -> re.Pattern:
     """The words naming the observed agent: ``the player``, ``she``, ..., and the domain's
-    own (its name, ``the student``, and the phrases the signature gives it)."""
+    own (its name, ``the student``, and the phrases the signature gives it); and those naming
+    its other agents (``anne``), in the group ``other``."""
     if signature is None:
         return _SUBJECT
     agent = signature.agent
     names = {agent.replace("_", " "), f"the {agent.replace('_', ' ')}"}
     names |= {" ".join(p.lower().split()) for p in signature.phrases(agent)}
     extra = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    return re.compile(rf"^(?:{extra}|the player|player|the agent|the human|the person|they|he|she)\b\s*")
+    others = _others(signature)
+    other = "|".join(re.escape(n) for n in sorted(others, key=len, reverse=True))
+    return re.compile(rf"^(?:(?P<other>{other})|{extra}|the player|player|the agent|the human|the person|they|he|"
+                      rf"she)\b\s*" if other else
+                      rf"^(?:{extra}|the player|player|the agent|the human|the person|they|he|she)\b\s*")
+
+
+def _others(signature: Signature) -> dict[str, str]:
+    """The words naming the agents other than the observed one: phrase → agent."""
+    return {phrase: name for phrase, name in Vocabulary.of(signature).agents if name != signature.agent}
+
+
+def _named(signature: Signature) -> re.Pattern:
+    """The words naming an agent explicitly (no pronoun): the subject of a nested clause."""
+    names = {phrase for phrase, _ in Vocabulary.of(signature).agents} | {"the player", "player"}
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"^(?P<who>{alternatives})\b\s*")
+
+
+def _nested(clause: str, parser: ContentParser, signature: Signature) -> Term:
+    """A clause that is a sentence about an agent (``sally thinks that φ``, ``anne saw the
+    marble being moved``) read as one, said of that agent by name: what another attitude
+    holds (a nested belief). :class:`NoParse` if it is not one."""
+    m = _named(signature).match(clause)
+    if m is None:
+        raise NoParse(clause)
+    agent = parser.vocab.agent(m.group("who"))
+    rest, _ = _tense(_TRUTH_COMMENT.sub("", clause[m.end():]))
+    term, _ = apply(ATTITUDES, rest, parser)
+    return about(term, agent)
 
 # The speaker's comment on whether the belief was true is not part of the belief.
 _TRUTH_COMMENT = re.compile(
@@ -77,7 +108,7 @@ def read(sentence: str, signature: Signature | None = None) -> Reading:
     """Parse one English sentence; raise :class:`TranslationError` if it cannot."""
     signature = signature or Signature.default()
     vocab = Vocabulary.of(signature)
-    initial, text, rest = _split(sentence, signature)
+    initial, text, rest, agent = _split(sentence, signature)
     if not text:
         raise TranslationError("empty sentence", hint="write a sentence such as 'The player believes box 1 is empty.'")
     if rest is None:
@@ -86,6 +117,7 @@ def read(sentence: str, signature: Signature | None = None) -> Reading:
             hint="start the sentence with 'The player', e.g. 'The player thinks box 2 is empty.'",
         )
     parser = ContentParser(vocab)
+    parser.nested = lambda clause: _nested(clause, parser, signature)
     rest, tense_mode = _tense(rest)
     try:
         term, verb = apply(ATTITUDES, rest, parser)
@@ -100,7 +132,7 @@ def read(sentence: str, signature: Signature | None = None) -> Reading:
     mode = "initial" if initial or is_past(verb) else "current"
     if tense_mode is not None and not initial:
         mode = tense_mode
-    return Reading(term, mode)
+    return Reading(term if agent is None else about(term, agent), mode)
 
 
 _PARTICIPLES = {"known": "knew", "come to believe": "believed", "come to think": "thought", "been": "was"}
@@ -133,15 +165,17 @@ def _tense(rest: str) -> tuple[str, str | None]:
     return rest, ("current" if now else "initial")
 
 
-def _split(sentence: str, signature: Signature | None = None) -> tuple[bool, str, str | None]:
-    """Whether the sentence says ``initially``; its normalized text without that word; and
-    what follows its subject, without a comment on the belief's truth (``None`` when it
-    has no subject)."""
+def _split(sentence: str, signature: Signature | None = None) -> tuple[bool, str, str | None, str | None]:
+    """Whether the sentence says ``initially``; its normalized text without that word; what
+    follows its subject, without a comment on the belief's truth (``None`` when it has no
+    subject); and the subject when it is an agent other than the observed one (else None)."""
     text = normalize(sentence)
     initial = bool(INITIAL.search(text))
     text = re.sub(r"\s+", " ", INITIAL.sub("", text)).strip(" ,")
     m = _subject(signature).match(text)
-    return initial, text, (_TRUTH_COMMENT.sub("", text[m.end():]) if m else None)
+    other = m.groupdict().get("other") if m else None
+    agent = _others(signature)[other] if other else None
+    return initial, text, (_TRUTH_COMMENT.sub("", text[m.end():]) if m else None), agent
 
 
 def _explain(sentence: str, rest: str) -> str:
@@ -175,7 +209,7 @@ def parse_sentence(sentence: str, signature: Signature | None = None) -> Reading
 def statement_mode(sentence: str, signature: Signature | None = None) -> str:
     """``initial`` for a statement about the agent's initial belief (``initially``, or a
     past-tense attitude such as ``believed``), else ``current``."""
-    initial, text, rest = _split(sentence, signature)
+    initial, text, rest, _ = _split(sentence, signature)
     if initial:
         return "initial"
     if rest is not None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from elot.lang.syntax import Call, Term, call
-from elot.translate.offline.clauses import IN, contains
+from elot.lang.syntax import Call, Term, Var, call
+from elot.translate.offline.clauses import IN, NOT_SAW, SAW, contains
 from elot.translate.offline.content import ContentParser, extract_modal
 from elot.translate.offline.desires import DESIRES
 from elot.translate.offline.phrases import Boxes, Vocabulary, parse_boxes
@@ -78,6 +78,20 @@ def _about(op: str) -> tuple[Rule[Term], ...]:
         return call(op, AGENT, call("box", B), phi)
 
     return (
+        # the domain's own objects: "where the marble is", "which container the marble is in",
+        # "which container holds the marble" (any domain; keys and boxes decline, read below)
+        rule(_ABOUT + r"where (?P<o>.+?) (?:is|was|will be|would be|might be|could be|is located|was located|"
+                      r"is hidden|was hidden|ended up|is now|went)$",
+             _ABOUT + r"(?:which|what) (?P<t>[a-z][a-z ]*?) (?P<o>.+?) (?:is|was|will be|would be|might be|could be) "
+                      r"(?P<prep>in|inside|at|on)$",
+             _ABOUT + r"(?:in|at|on) (?:which|what) (?P<t>[a-z][a-z ]*?) (?P<o>.+?) (?:is|was|will be|would be)$",
+             _ABOUT + r"(?:which|what) (?P<t>[a-z][a-z ]*?) (?:holds|has|contains|is holding|has got|held|had|"
+                      r"contained|is hiding|hides|hid) (?P<o>.+)$",
+             build=lambda parser, m: _where(op, parser, m)),
+        # "which thing is in the tube": the object is the place, the thing asked about
+        rule(_ABOUT + r"(?:which|what) (?P<t>[a-z][a-z ]*?) (?:is|was|will be|would be|might be|could be) "
+                      r"(?P<prep>in|inside|at|on) (?P<o>.+)$",
+             build=lambda parser, m: _where(op, parser, m, inverse=True)),
         # the colour of the key in each of the boxes named
         rule(_ABOUT + r"(?:the )?contents? of (?P<b>.+)$",
              _ABOUT + rf"what (?:is|was|will be|would be|might be|lies|is hidden) {IN} (?P<b>.+)$",
@@ -96,6 +110,44 @@ def _about(op: str) -> tuple[Rule[Term], ...]:
              _ABOUT + r"where (?P<k>.+?) (?:is|was|will be|would be|might be|could be|is hidden|is located)$",
              build=which_box, final=True),
     )
+
+
+#: Predicates that say where a thing is, most likely first, for "where is ...?".
+_LOCATIONS = ("inside", "in", "at", "on", "located_at", "location", "is_at", "under", "near")
+
+
+def _where(op: str, parser: ContentParser, m: re.Match, inverse: bool = False) -> Term:
+    """``op(player, T(X), p(o, X))`` for a question about where the object ``o`` is: ``p`` the
+    domain's two-place predicate from o's type to ``T`` (the type asked about, else the place
+    p puts o), e.g. ``knows_about(player, container(C), inside(marble, C))``; ``inverse``: a
+    question about what is at ``o``, ``op(player, T(X), p(X, o))`` ("which thing is in the
+    tube")."""
+    sig = parser.vocab.signature
+    if sig is None:
+        raise NoParse(m.string)
+    obj = parser.vocab.object(m.group("o"))
+    kind = sig.object_types[obj]
+    asked = (m.groupdict().get("t") or "").replace(" ", "_") or None
+    if asked is not None and asked not in sig.domains:
+        raise NoParse(m.string)
+    mine, theirs = (1, 0) if inverse else (0, 1)
+    candidates = [(name, types) for name, types in sig.predicates
+                  if len(types) == 2 and name not in sig.derived and sig.meet(kind, types[mine]) is not None
+                  and (asked is None or sig.meet(asked, types[theirs]) is not None)]
+    prep = m.groupdict().get("prep")
+    if prep:
+        said = [c for c in candidates if c[0] == prep or (prep in ("in", "inside") and c[0] in ("inside", "in"))]
+        candidates = said or candidates
+    if len(candidates) > 1:
+        preferred = [c for c in candidates if c[0] in _LOCATIONS]
+        candidates = sorted(preferred, key=lambda c: _LOCATIONS.index(c[0]))[:1]
+    if len(candidates) != 1:
+        raise NoParse(m.string)
+    name, types = candidates[0]
+    domain = asked or types[theirs]
+    var = Var(name=domain[0].upper())
+    args = (var, const(obj)) if inverse else (const(obj), var)
+    return call(op, AGENT, call(domain, var), call(name, *args))
 
 
 def _whether(parser: ContentParser, rest: str) -> tuple[Term | None, Term]:
@@ -125,8 +177,17 @@ def _knows_that(parser: ContentParser, m: re.Match) -> Term:
 
 
 def _formula(op: str) -> Callable[[ContentParser, re.Match], Term]:
-    """``op(player, formula(φ))`` for the clause ``c``."""
-    return lambda parser, m: call(op, AGENT, call("formula", parser.base(m.group("c"))))
+    """``op(player, formula(φ))`` for the clause ``c``: a base formula, or another agent's
+    attitude (``that mary knows where the van is``: a nested belief)."""
+    def build(parser: ContentParser, m: re.Match) -> Term:
+        try:
+            phi = parser.base(m.group("c"))
+        except NoParse:
+            if parser.nested is None:
+                raise
+            phi = parser.nested(re.sub(r"^(?:that|whether|if) ", "", m.group("c")))
+        return call(op, AGENT, call("formula", phi))
+    return build
 
 
 _WHETHER = r"^(?:whether|if) (?P<c>.+?)(?: or not)?$"
@@ -236,5 +297,20 @@ def _reading(handler: Handler) -> Callable[[ContentParser, re.Match], tuple[Term
     return lambda parser, m: (handler(parser, m.group("rest").strip()), m.group("v"))
 
 
-#: :data:`_ATTITUDES` as rules: each answers ``(formula, verb)``.
-ATTITUDES: tuple[Rule[tuple[Term, str]], ...] = tuple(rule(p, build=_reading(h)) for p, h in _ATTITUDES)
+def _perceived(parser: ContentParser, m: re.Match) -> tuple[Term, str]:
+    """``saw the marble being moved``: ``observed(player, move)`` (SPEC §10), a statement
+    about now (what was perceived is part of the history the judgment is at), so the verb it
+    answers is not a past one; what is not an event declines (``saw that box 2 was empty``
+    is knowing)."""
+    sig = parser.vocab.signature
+    if sig is None or not sig.is_percept("observed"):
+        raise NoParse(m.string)
+    atom = call("observed", AGENT, const(parser.vocab.event(m.group("rest"))))
+    return (neg(atom) if m.group("neg") else atom), ""
+
+
+#: :data:`_ATTITUDES` as rules: each answers ``(formula, verb)``; a percept (``saw the
+#: marble being moved``) is tried first.
+ATTITUDES: tuple[Rule[tuple[Term, str]], ...] = (
+    rule(rf"^(?P<v>)(?:(?P<neg>{NOT_SAW})|{SAW}) (?P<rest>.+)$", build=_perceived),
+) + tuple(rule(p, build=_reading(h)) for p, h in _ATTITUDES)

@@ -113,6 +113,45 @@ def _otherwise(p: "ClauseParser", m: re.Match) -> Term:
     return disj(p.base(m.group("a")), p.consequent(m.group("b")))
 
 
+#: How a sentence says that an agent perceived an event (``observed(agent, event)``).
+SAW = (r"(?:saw|has seen|had seen|have seen|sees|observed|has observed|had observed|have observed|noticed|"
+       r"has noticed|have noticed|witnessed|has witnessed|have witnessed|watched|was watching)")
+NOT_SAW = (r"(?:did not see|has not seen|had not seen|not have seen|does not see|never saw|did not observe|"
+           r"has not observed|did not notice|has not noticed|did not witness|did not watch|missed)")
+
+
+def _percept(p: "ClauseParser", m: re.Match) -> Term:
+    """``sally saw the marble being moved``: ``observed(sally, move)`` (the subject an agent,
+    the object an event of the domain, SPEC §10)."""
+    sig = p.vocab.signature
+    if sig is None or not sig.is_percept("observed"):
+        raise NoParse(m.string)
+    atom = call("observed", const(p.vocab.agent(m.group("subject"))), const(p.vocab.event(m.group("event"))))
+    return neg(atom) if m.group("neg") else atom
+
+
+def _happened(p: "ClauseParser", m: re.Match) -> Term:
+    """``the marble was moved`` (an event the domain calls ``the marble being moved``), ``the
+    move happened``: ``happened(move)``."""
+    sig = p.vocab.signature
+    if sig is None or not sig.is_percept("happened"):
+        raise NoParse(m.string)
+    groups = m.groupdict()
+    if groups.get("participle"):
+        event = p.vocab.happenings.get((m.group("subject"), m.group("participle")))
+        if event is None:
+            raise NoParse(m.string)
+    else:
+        event = p.vocab.event(m.group("subject"))
+    atom = call("happened", const(event))
+    return neg(atom) if m.group("neg") else atom
+
+
+#: How a two-place predicate may be said before its second argument, besides its name:
+#: ``the marble is in the basket`` for ``inside(marble, basket)``.
+_SAID_AS = {"inside": ("in", "inside", "inside of", "within"), "in": ("in", "inside"), "at": ("at",), "on": ("on",)}
+
+
 def _domain_atom(p: "ClauseParser", m: re.Match) -> Term:
     """``<object> is [not] <complement>`` over the domain's words and predicates: ``the
     lebanese truck is behind the building`` (a phrase the domain gives ``at(_, spot2)``),
@@ -137,9 +176,10 @@ def _domain_atom(p: "ClauseParser", m: re.Match) -> Term:
             if len(types) == 1 and complement == name.replace("_", " "):
                 atom = call(name, const(subject))
                 break
-            if len(types) == 2 and complement.startswith(name.replace("_", " ") + " "):
+            said = [w for w in (name.replace("_", " "), *_SAID_AS.get(name, ())) if complement.startswith(w + " ")]
+            if len(types) == 2 and said:
                 try:
-                    other = p.vocab.object(complement[len(name) + 1:])
+                    other = p.vocab.object(complement[len(max(said, key=len)) + 1:])
                 except NoParse:
                     continue
                 if sig.meet(sig.object_types[other], types[1]) is not None:
@@ -174,6 +214,11 @@ _ATOMS: tuple[Rule[Term], ...] = (
          build=_contains),
     rule(rf"^there (?:{BE}|exists?|existed)(?P<neg> not)? (?P<keys>.+?) {IN} (?P<boxes>.+)$",
          build=_contains),
+    rule(rf"^(?P<subject>.+?) (?:(?P<neg>{NOT_SAW})|{SAW}) (?P<event>.+)$", build=_percept),
+    rule(r"^(?P<subject>.+?) (?:was|were|has been|had been|have been|be|got)(?P<neg> not)? (?P<participle>.+)$",
+         r"^(?P<subject>.+?) (?:(?P<neg>did not |has not |never )(?:happen|take place|occur)|"
+         r"happened|has happened|had happened|took place|occurred)$",
+         build=_happened),
     rule(rf"^(?P<subject>.+?) (?:{BE})(?P<neg> not)? (?:(?:parked|located|standing|sitting|found) )?(?P<complement>.+)$",
          build=_domain_atom),
 )

@@ -238,6 +238,15 @@ def _it_is(p: "ContentParser", m: re.Match) -> Content:
     return p.wrap(Modal(name), p.base(m.group("c")))
 
 
+def _nested(p: "ContentParser", m: re.Match) -> Content:
+    """``sally thinks that the marble is in the basket`` as what another attitude holds: the
+    clause read as a sentence of its own (:attr:`ContentParser.nested`), quoted: a belief
+    about a belief, ``formula(believes(sally, formula(...)))`` (SPEC §10)."""
+    if p.nested is None:
+        raise NoParse(m.string)
+    return Content((call("formula", p.nested(m.string)),))
+
+
 def _plain(p: "ContentParser", m: re.Match) -> Content:
     return Content((call("formula", p.base(m.string)),))
 
@@ -285,6 +294,7 @@ _MOST_VERBS = r"(?:contain|have|hold|house|include|be holding|hide|be)"
 #: What an attitude holds, tried in order; within a row, the first alternative that
 #: matches is the one read.
 _CONTENTS: tuple[Rule[Content], ...] = (
+    Rule((ANY_TEXT,), _nested),
     rule(r"(?s)^(?=.*?, (?:and|but) )", build=_plain_then_modal),
     rule(r"^(?P<c>.+?),? (?:but|and) (?:is )?(?:leans|leaning|favou?rs|favou?ring|more strongly suspects)"
          r"(?: more)?(?: towards?| to)? (?P<a>box \d+)$", build=_leaning),
@@ -322,7 +332,13 @@ _CONTENTS: tuple[Rule[Content], ...] = (
 
 
 class ContentParser(ClauseParser):
-    """Content: base formulas under at most one modal or comparative."""
+    """Content: base formulas under at most one modal or comparative, or another agent's
+    attitude (a nested belief) read by :attr:`nested`."""
+
+    #: Reads a clause that is a sentence of its own about an agent (``sally thinks that φ``,
+    #: ``sally saw the marble being moved``) to its formula, :class:`NoParse` if it is not
+    #: one; set by :func:`elot.translate.offline.read` (None: no nesting).
+    nested = None
 
     def content(self, s: str) -> Content:
         """The content of an attitude (:class:`NoParse` if no construction reads it)."""

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
-from elot.lang.signature import Signature
+from elot.lang.signature import EVENT, Signature
 from elot.lang.syntax import Term, call
 from elot.translate.offline.rules import NoParse, Rule, Unknown, apply, rule
 from elot.translate.offline.terms import K, conj, disj, iscolor
@@ -30,6 +30,8 @@ class Vocabulary:
     nouns: tuple[tuple[str, str], ...] = ()
     #: complement → atom about ``_`` ("behind the building" → at(_, spot2))
     complements: tuple[tuple[str, str], ...] = ()
+    #: noun phrase → agent ("anne" → anne, "the student" → student): who a clause is about
+    agents: tuple[tuple[str, str], ...] = ()
 
     @staticmethod
     @lru_cache(maxsize=32)
@@ -39,7 +41,7 @@ class Vocabulary:
         return Vocabulary(
             boxes=frozenset(signature.objects_of("box")),
             colors=tuple(sorted(signature.objects_of("color"), key=len, reverse=True)),
-            signature=signature, nouns=nouns, complements=complements,
+            signature=signature, nouns=nouns, complements=complements, agents=agent_words(signature),
         )
 
     @cached_property
@@ -54,6 +56,43 @@ class Vocabulary:
     @cached_property
     def complement_table(self) -> dict[str, str]:
         return dict(self.complements)
+
+    @cached_property
+    def agent_table(self) -> dict[str, str]:
+        return dict(self.agents)
+
+    def agent(self, text: str) -> str:
+        """The agent a noun phrase names (``anne``, ``the student``, ``the player``);
+        :class:`NoParse` if none."""
+        text = text.strip(" ,")
+        if text in ("the player", "player") and self.signature is not None:
+            return self.signature.agent
+        found = self.agent_table.get(text)
+        if found is None:
+            raise NoParse(text)
+        return found
+
+    def event(self, text: str) -> str:
+        """The event a noun phrase names (an object of type ``event``: ``the move``, ``the
+        marble being moved``); :class:`NoParse` if it names none."""
+        sig = self.signature
+        name = self.noun_table.get(text.strip(" ,"))
+        if sig is None or name is None or not sig.is_subdomain(sig.object_types[name], EVENT):
+            raise NoParse(text)
+        return name
+
+    @cached_property
+    def happenings(self) -> dict[tuple[str, str], str]:
+        """An event said as a passive clause, (subject, participle) → the event: ``the marble
+        was moved`` for an event the domain calls ``the marble being moved`` (as
+        :func:`elot.lang.english.english` says ``happened(move)``)."""
+        out = {}
+        for phrase, name in self.nouns:
+            m = re.fullmatch(r"(.+?) being (.+)", phrase)
+            sig = self.signature
+            if m and sig is not None and sig.is_subdomain(sig.object_types[name], EVENT):
+                out.setdefault((m.group(1), m.group(2)), name)
+        return out
 
     def object(self, text: str) -> str:
         """The object a noun phrase names (``the mexican truck``, ``gem 1``, ``spot 2``);
@@ -112,6 +151,20 @@ def domain_words(signature: Signature) -> tuple[tuple[tuple[str, str], ...], tup
         if "(" in key:
             complements.setdefault(_words(phrase), key)
     return tuple(nouns.items()), tuple(complements.items())
+
+
+@lru_cache(maxsize=32)
+def agent_words(signature: Signature) -> tuple[tuple[str, str], ...]:
+    """The noun phrases naming the signature's agents: each agent's name, ``the`` and its
+    name, and the phrases the domain gives it (``Sally``, ``the student``)."""
+    out: dict[str, str] = {}
+    for name, kind in signature.objects:
+        if not signature.is_subdomain(kind, "agent"):
+            continue
+        said = [name, f"the {name}"] + [_words(p) for p in signature.phrases(name)]
+        for phrase in said:
+            out.setdefault(phrase.replace("_", " "), name)
+    return tuple(out.items())
 
 
 @dataclass(frozen=True)

@@ -36,3 +36,14 @@ def iscolor(color: str) -> Term:
     """``iscolor(K, color)``."""
     return call("iscolor", K, const(color))
 
+
+
+def about(term: Term, agent: str) -> Term:
+    """``term`` (built about the observed agent, :data:`AGENT`) said of ``agent`` instead:
+    every ``player`` in it becomes ``agent`` ("Anne thinks ..." is read as "the player
+    thinks ..." first)."""
+    if isinstance(term, Const) and term.name == AGENT.name:
+        return Const(name=agent)
+    if isinstance(term, Call):
+        return Call(name=term.name, args=tuple(about(a, agent) for a in term.args))
+    return term
