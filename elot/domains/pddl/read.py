@@ -120,3 +120,16 @@ def parse_plan(text: str, path: str | None = None) -> tuple[PlanStep, ...]:
 def read_plan(path: str | Path) -> tuple[PlanStep, ...]:
     """The plan in the file ``path``."""
     return parse_plan(read_text(path, "PDDL plan"), str(path))
+
+
+def parse_goal(text: str, domain: t.Domain, path: str | None = None) -> t.Formula:
+    """A goal condition written as PDDL (``(and (on a b) (clear a))``), read against ``domain``
+    (either dialect: a condition is the same s-expression in both)."""
+    forms = read_dialect.read_sexprs(text, path)
+    if len(forms) != 1:
+        raise PddlSyntaxError("expected one condition", span=forms[1].span if len(forms) > 1 else Span.of(text, 0),
+                              source=text, path=path, hint="write the goal as one (and ...) condition")
+    reader = read_dialect._Reader(text, path, "goal")
+    reader.functions = {n for n, _ in domain.functions}
+    reader.predicates = {n for n, _ in domain.predicates} | {d.name for d in domain.derived}
+    return reader.formula(forms[0])
