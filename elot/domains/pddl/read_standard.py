@@ -3,8 +3,9 @@
 The package parses the text into its immutable logic values; this module turns them into
 elot's (:mod:`elot.domains.pddl.task`). What the package does not do, elot does here:
 
-* its parsers are built once per process (the package builds a new Lark parser on every
-  call: 0.1 s each);
+* its parsers are built once and kept while they succeed (the package builds a new Lark
+  parser on every call, 0.05 s each; its transformer keeps state from a failed parse, so
+  after a failure they are built anew);
 * its parse errors (lark's ``UnexpectedInput``) become a :class:`PddlSyntaxError` at
   ``file:line:column`` with the source line and a caret; its other errors (a type not
   declared, a missing requirement) are :class:`PddlError` naming the file;
@@ -74,6 +75,7 @@ def parse_domain(text: str, path: str | None = None) -> t.Domain:
     try:
         raw = _call(_parsers()[0], text)
     except Exception as error:  # the package's exceptions have no common base
+        _parsers.cache_clear()   # its transformer keeps state from a failed parse: build anew
         raise _error(error, text, path, "domain") from None
     conv = _Converter(text, path, functions={f.name for f in raw.functions})
     types = tuple(sorted((str(k), str(v) if v else "object") for k, v in raw.types.items()))
@@ -93,6 +95,7 @@ def parse_problem(text: str, domain: t.Domain, path: str | None = None) -> t.Pro
     try:
         raw = _call(_parsers()[1], text)
     except Exception as error:
+        _parsers.cache_clear()
         raise _error(error, text, path, "problem") from None
     conv = _Converter(text, path, functions={name for name, _ in domain.functions})
     objects = tuple(sorted((o.name, _one_type(o)) for o in raw.objects))
