@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from elot.domains.pddl.dataset import load_study  # noqa: E402
-from elot.domains.pddl.fitting import families, fit, predictions, prepare, stored_dev  # noqa: E402
+from elot.domains.pddl.fitting import BOLTZMANN, choose, families, fit, predictions, prepare, stored_dev  # noqa: E402
 
 
 def main(title: str, default_data: str, confusions: bool, targets: dict, argv=None) -> int:
@@ -39,14 +39,17 @@ def main(title: str, default_data: str, confusions: bool, targets: dict, argv=No
     for model, (r, n, cats) in stored_dev(study, human).items():
         shown = " ".join(f"{c}:{v:.2f}" for c, v in cats.items())
         print(f"authors {model:10} {r:6.3f} {'':>7}  {shown:30} (stored predictions, {n} values)")
-    best = max(fits, key=lambda f: f.r)
-    boltz = next(f for f in fits if f.family.name == "boltzmann")
-    print(f"\nchosen on dev: {best.family.name} ({best.family.what}), r = {best.r:.3f}")
+    best = choose(fits)
+    boltz = choose(fits, BOLTZMANN)
+    print(f"\nchosen on dev among every family: {best.fit.family.name} ({best.fit.family.what}), "
+          f"r = {best.r:.3f}, LOSO of the whole choice {best.loso:.3f}")
+    print(f"elot's Boltzmann agent (the better of {', '.join(BOLTZMANN)} on dev): {boltz.fit.family.name}, "
+          f"r = {boltz.r:.3f}, LOSO {boltz.loso:.3f}")
     for name, (mine, theirs) in targets.items():
-        value = boltz.r if mine == "boltzmann" else best.r
-        verdict = "reached" if value >= theirs else "NOT reached"
-        print(f"target {name}: elot {mine} {value:.3f} vs authors {theirs:.3f}: {verdict}")
-    rows = predictions(items, best.family.name, best.params)
+        chosen = boltz if mine == "boltzmann" else best
+        verdict = "REACHED" if chosen.r >= theirs else "NOT reached"
+        print(f"target {name}: elot {chosen.fit.family.name} {chosen.r:.3f} vs authors {theirs:.3f}: {verdict}")
+    rows = predictions(items, best.fit.family.name, best.fit.params)
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", newline="", encoding="utf-8") as handle:

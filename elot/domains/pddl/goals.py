@@ -20,7 +20,8 @@ from elot.domains.pddl.errors import PddlError
 from elot.domains.pddl.ground import Grounded, condition_rows, ground
 from elot.domains.pddl.read import PlanStep, parse_goal, read_domain, read_problem
 from elot.domains.pddl.space import StateSpace, state_space
-from elot.engine.agents.graph import Path, StateGraph, distances, follow, relaxed_costs
+from elot.engine.agents.graph import (Path, RelaxedPlans, StateGraph, distances, follow, relaxed_costs,
+                                      relaxed_plans)
 from elot.engine.budget import Limits
 
 
@@ -131,8 +132,9 @@ class GoalTask:
     # -- the delete relaxation -------------------------------------------------------------
 
     @cached_property
-    def _relaxed_facts(self) -> np.ndarray:
-        """``float64[n, atoms + cells]``: h_add costs of every atom and fluent valuation."""
+    def _relaxed_task(self) -> tuple:
+        """The delete relaxation over every state: ``(facts bool[n, atoms + cells], pre_ptr,
+        pre_facts, add_ptr, add_facts)``, a fluent valuation being one more fact (its cell)."""
         g = self.grounded
         states = self.space.states
         n, n_atoms = len(states), len(g.atoms)
@@ -154,7 +156,16 @@ class GoalTask:
                        + ([n_atoms + int(new_cells[r])] if new_cells[r] >= 0 else []))
         ptr = lambda lists: np.concatenate([[0], np.cumsum([len(x) for x in lists])]).astype(np.int64)
         flat = lambda lists: np.array(list(itertools.chain.from_iterable(lists)), dtype=np.int64)
-        return relaxed_costs(facts, ptr(pre), flat(pre), ptr(add), flat(add), "add")
+        return facts, ptr(pre), flat(pre), ptr(add), flat(add)
+
+    @cached_property
+    def _relaxed_facts(self) -> np.ndarray:
+        """``float64[n, atoms + cells]``: h_add costs of every atom and fluent valuation."""
+        return relaxed_costs(*self._relaxed_task, "add")
+
+    @cached_property
+    def _relaxed_plans(self) -> RelaxedPlans:
+        return relaxed_plans(*self._relaxed_task)
 
     def _cells(self, values: np.ndarray) -> np.ndarray:
         g = self.grounded
@@ -168,12 +179,17 @@ class GoalTask:
             cell = cell * g.fluent_size[f] + rel[:, f]
         return np.where(inside, cell, -1)
 
-    def relaxed(self, formulas=None) -> np.ndarray:
-        """``float64[G, n]``: each goal's h_add cost (its cheapest disjunct's positive atoms,
-        negative ones dropped as the relaxation drops them) from each state."""
+    def relaxed(self, formulas=None, kind: str = "add") -> np.ndarray:
+        """``float64[G, n]``: each goal's cost in the delete relaxation from each state, its
+        cheapest disjunct's positive atoms (negative ones dropped as the relaxation drops
+        them): ``kind="add"`` sums their h_add costs, ``kind="ff"`` counts the actions of a
+        relaxed plan reaching them all (h_FF, :func:`elot.engine.agents.graph.relaxed_plans`)."""
+        if kind not in ("add", "ff"):
+            raise PddlError(f"unknown relaxed cost {kind!r}", hint="choose add (h_add) or ff (a relaxed plan's length)")
         g = self.grounded
         formulas = [goal.formula for goal in self.goals] if formulas is None else formulas
-        facts = self._relaxed_facts
+        facts = self._relaxed_facts if kind == "add" else None
+        plans = self._relaxed_plans if kind == "ff" else None
         index = g.atom_index()
         values = dict(zip(g.fluents, (int(v) for v in g.init[g.words:])))
         from elot.domains.pddl.ground import _Ctx, dnf
@@ -184,7 +200,8 @@ class GoalTask:
             for pos, _neg in dnf(ctx.simplify(f, {}, values)):
                 if all(a in index for a in pos):
                     cols = [index[a] for a in sorted(pos)]
-                    out[i] = np.minimum(out[i], facts[:, cols].sum(axis=1) if cols else 0.0)
+                    cost = plans.costs(cols) if plans is not None else (facts[:, cols].sum(axis=1) if cols else 0.0)
+                    out[i] = np.minimum(out[i], cost)
         return out
 
 

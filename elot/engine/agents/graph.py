@@ -11,7 +11,13 @@ Costs-to-go are computed here for every state and goal at once:
   the reversed graph); ``inf`` where the goal cannot be reached any more;
 * :func:`relaxed_costs` — the delete relaxation's cost of each fact from each state (h_add
   or h_max, Bonet & Geffner 2001): actions never undo anything and negative preconditions are
-  dropped, so a goal made unreachable by a consumed resource still has a finite cost. A goal's relaxed cost is the sum (h_add) or the maximum (h_max) over its facts.
+  dropped, so a goal made unreachable by a consumed resource still has a finite cost. A
+  goal's relaxed cost is the sum (h_add) or the maximum (h_max) over its facts;
+* :func:`relaxed_plans` — the length of a relaxed plan (h_FF, Hoffmann & Nebel 2001): the
+  number of distinct actions a plan in the delete relaxation uses to reach a goal's facts,
+  each fact supported by one action at its first level. Unlike h_add it counts an action
+  once however many facts it serves, and it is what a planner guided by FF sees as close;
+* :func:`distances_from` — exact forward distances from given states to every state.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from elot.engine import budget
 from elot.errors import ArgumentError
 
 
@@ -160,3 +167,126 @@ def horizon_costs(graph: StateGraph, goal_masks: np.ndarray, leaf: np.ndarray, h
             break
         cost = new
     return cost
+
+
+def _levels(facts: np.ndarray, pre: list, add: list) -> np.ndarray:
+    """h_max levels of every fact from every state (unit costs), iterated to the fixed point."""
+    n, n_f = facts.shape
+    level = np.where(facts, 0.0, np.inf)
+    zero = np.zeros(n)
+    for _ in range(n_f + 1):
+        changed = False
+        for p, a in zip(pre, add):
+            reach = (level[:, p].max(axis=1) if len(p) else zero) + 1.0
+            for f in a:
+                better = reach < level[:, f]
+                if better.any():
+                    level[better, f] = reach[better]
+                    changed = True
+        if not changed:
+            break
+    return level
+
+
+@dataclass(frozen=True, eq=False)
+class RelaxedPlans:
+    """Relaxed plans from every state (see :func:`relaxed_plans`): ``levels[s, f]`` is fact
+    f's first level from state s (0 if true there, ``inf`` if never reached), and
+    ``plans[s, f]`` the set of relaxed actions (a bitset over the action rows, ``uint64``
+    words) that reach f from s, its supporter and its preconditions' supporters, recursively."""
+
+    levels: np.ndarray
+    plans: np.ndarray
+
+    def costs(self, goal_facts) -> np.ndarray:
+        """``float64[n]``: h_FF of the conjunction of ``goal_facts`` (fact indices) from each
+        state: the number of distinct actions in the union of its facts' relaxed plans;
+        ``inf`` where a fact is never reached, 0 where all hold."""
+        goal_facts = np.asarray(goal_facts, dtype=np.int64).reshape(-1)
+        n = self.levels.shape[0]
+        if not len(goal_facts):
+            return np.zeros(n)
+        union = np.bitwise_or.reduce(self.plans[:, goal_facts], axis=1)
+        out = np.bitwise_count(union).sum(axis=1).astype(np.float64)
+        out[~np.isfinite(self.levels[:, goal_facts]).all(axis=1)] = np.inf
+        return out
+
+
+def relaxed_plans(state_facts: np.ndarray, pre_ptr: np.ndarray, pre_facts: np.ndarray, add_ptr: np.ndarray,
+                  add_facts: np.ndarray, limits: budget.Limits | None = None) -> RelaxedPlans:
+    """The relaxed plans of every fact from every state, for h_FF (:meth:`RelaxedPlans.costs`).
+
+    The relaxed task is :func:`relaxed_costs`'s (``state_facts`` ``bool[n, F]``, action ``r``
+    needing ``pre_facts[pre_ptr[r]:pre_ptr[r + 1]]`` and adding ``add_facts[...]``). A fact
+    not true in a state is *supported* by the first action, in row order, that adds it at its
+    first level (its h_max level, one more than the action's preconditions' greatest); its
+    relaxed plan is its supporter with the relaxed plans of the supporter's preconditions.
+    This is FF's backward extraction (Hoffmann & Nebel 2001) with the first achiever chosen,
+    as Plinf.jl's FFHeuristic chooses it, done for every state at once; the choice depends on
+    the state and the fact only, so a goal's plan is the union of its facts' plans. The
+    plans are held as ``n × F`` bitsets of the actions; their size is checked against the
+    memory budget before any work."""
+    facts = np.asarray(state_facts, dtype=bool)
+    n, n_f = facts.shape
+    n_r = len(pre_ptr) - 1
+    words = max(1, (n_r + 63) // 64)
+    budget.check(budget.Estimate("the relaxed plans", n * n_f * words * 8 * 3 + n * n_r * 8,
+                                 detail=f"{n:,} states × {n_f} facts × {n_r} actions"),
+                 limits or budget.Limits(), hint="use exact costs or h_add (relaxed_costs) for a space this large")
+    pre = [np.asarray(pre_facts[pre_ptr[r]:pre_ptr[r + 1]], dtype=np.int64) for r in range(n_r)]
+    add = [np.asarray(add_facts[add_ptr[r]:add_ptr[r + 1]], dtype=np.int64) for r in range(n_r)]
+    level = _levels(facts, pre, add)
+    zero = np.zeros(n)
+    row_level = [(level[:, p].max(axis=1) if len(p) else zero) for p in pre]
+    support = np.full((n, n_f), -1, dtype=np.int64)
+    for r in range(n_r):
+        for f in add[r]:
+            first = ((support[:, f] < 0) & (level[:, f] > 0) & np.isfinite(level[:, f])
+                     & (row_level[r] + 1.0 == level[:, f]))
+            support[first, f] = r
+    bit = np.zeros((n_r, words), dtype=np.uint64)
+    for r in range(n_r):
+        bit[r, r >> 6] = np.uint64(1) << np.uint64(r & 63)
+    plans = np.zeros((n, n_f, words), dtype=np.uint64)
+    supported = support >= 0
+    rows = np.arange(n)[:, None]
+    deepest = int(level[np.isfinite(level)].max()) if np.isfinite(level).any() else 0
+    # a supporter's preconditions sit at lower levels, so level k's plans are final after k rounds
+    for _ in range(deepest):
+        through = np.broadcast_to(bit, (n, n_r, words)).copy()
+        for r in range(n_r):
+            for p in pre[r]:
+                through[:, r] |= plans[:, p]
+        new = through[rows, np.where(supported, support, 0)]
+        new[~supported] = 0
+        if np.array_equal(new, plans):
+            break
+        plans = new
+    return RelaxedPlans(level, plans)
+
+
+def distances_from(graph: StateGraph, sources) -> np.ndarray:
+    """``float64[len(sources), n]``: the fewest actions from each source state to every
+    state (breadth first on the graph; ``inf``: not reachable)."""
+    sources = np.asarray(sources, dtype=np.int64).reshape(-1)
+    n = graph.n_states
+    out = np.full((len(sources), n), np.inf)
+    ptr, succ = graph.indptr, graph.successors
+    for i, s in enumerate(sources):
+        dist = out[i]
+        dist[s] = 0
+        frontier = np.array([s], dtype=np.int64)
+        level = 0
+        while len(frontier):
+            level += 1
+            starts, ends = ptr[frontier], ptr[frontier + 1]
+            lengths = ends - starts
+            total = int(lengths.sum())
+            if not total:
+                break
+            idx = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+            nxt = np.unique(succ[idx])
+            nxt = nxt[np.isinf(dist[nxt])]
+            dist[nxt] = level
+            frontier = nxt
+    return out

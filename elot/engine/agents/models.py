@@ -9,8 +9,9 @@ Every likelihood here is exact (no sampling).
 
 What the models share: at state ``s`` the agent weighs each applicable action ``a`` (edge to
 ``s'``) by ``Q_g(s, a) = -(1 + C_g(s'))``, where ``C_g`` is a cost-to-go table the caller
-gives (:func:`cost_to_go`): the exact number of actions left, with a finite stand-in where the
-goal can no longer be reached.
+gives: the exact number of actions left, with a finite stand-in where the goal can no longer
+be reached (:func:`cost_to_go`), or an estimate such as a relaxed plan's length
+(:func:`elot.engine.agents.graph.relaxed_plans`: what a heuristic planner sees as close).
 
 * :class:`Boltzmann` — ``π(a | s, g) ∝ exp(β Q_g(s, a))`` (elot's BToM agent; ``birl``'s family).
 * :class:`Lapse` — with probability ε the agent lapses and takes an applicable action
@@ -21,6 +22,11 @@ goal can no longer be reached.
   confusions (goals it may be mistaken for: the other candidates, or the same goal with its
   objects permuted, a misspelt word), else kept; the agent acts by :class:`Lapse` toward its
   current goal. The current goal is summed out exactly (a forward filter per true goal).
+* :class:`PartialPlans` — a bounded planner that commits to partial plans: when it plans, it
+  picks a waypoint within ``horizon`` actions by a softmax of its estimated total cost (the
+  actions to the waypoint plus ``C_g`` there), follows a shortest path to it, and plans again
+  on arrival or when an action slips (probability ε: a uniform applicable action). The
+  waypoint is summed out exactly (a forward filter over the states it may be).
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from elot.engine.agents.graph import Path, StateGraph
+from elot.engine.agents.graph import Path, StateGraph, distances_from
 from elot.errors import ArgumentError
 
 
@@ -171,5 +177,108 @@ class GoalNoise:
         return out
 
 
+@dataclass(frozen=True, eq=False)
+class Reach:
+    """What :class:`PartialPlans` needs of an observed path, whatever its parameters: for
+    each step t, ``dist[t, w]`` the fewest actions from the path's state s_t to each state w,
+    ``toward[t, w]`` whether the observed action starts a shortest path from s_t to w, and
+    ``choices[t, w]`` how many of s_t's actions do. Made once per path (:meth:`of`)."""
+
+    dist: np.ndarray
+    toward: np.ndarray
+    choices: np.ndarray
+
+    @staticmethod
+    def of(graph: StateGraph, path: Path) -> "Reach":
+        states = [int(s) for s in path.states]
+        succ = [int(graph.successors[e]) for s in states for e in range(graph.indptr[s], graph.indptr[s + 1])]
+        sources = sorted(set(states) | set(succ))
+        table = distances_from(graph, sources)
+        row = {s: i for i, s in enumerate(sources)}
+        dist = table[[row[s] for s in states]]
+        toward = np.zeros((path.steps, graph.n_states), dtype=bool)
+        choices = np.zeros((path.steps, graph.n_states), dtype=np.int64)
+        for t in range(path.steps):
+            s = states[t]
+            closer = dist[t] - 1.0
+            for e in range(graph.indptr[s], graph.indptr[s + 1]):
+                on = table[row[int(graph.successors[e])]] == closer
+                choices[t] += on
+                if e == int(path.edges[t]):
+                    toward[t] = on
+        return Reach(dist, toward, choices)
+
+
+@dataclass(frozen=True)
+class PartialPlans:
+    """A planner that commits to partial plans (Alanqary et al. 2021's bounded agent, with
+    its search replaced by an exact choice of where the partial plan ends).
+
+    When it plans, at state s toward goal g, the agent picks a **waypoint** w among the
+    states 1..``horizon`` actions away, with probability ∝ ``exp(−β (d(s, w) + C_g(w)))``:
+    the total cost a best-first search would estimate for w (the actions to it plus the
+    cost-to-go table there); ``β`` is the inverse of the search noise. It then follows a
+    shortest path to w, each step chosen uniformly among the actions that start one, and
+    plans again when it arrives. Each action slips with probability ``epsilon``: a uniform
+    applicable action instead; a slip off every shortest path to w makes it plan again from
+    where it lands. Where g already holds, nothing is left to do: it takes any applicable
+    action uniformly and plans afresh once g no longer holds.
+
+    ``horizon`` 1 is :class:`Lapse` (β, ε) where every action leads to a distinct state; a
+    longer horizon makes the agent persist in a choice (building a misspelt word to its end).
+    The waypoint is summed out by a forward filter over the states it may be, per goal."""
+
+    horizon: int = 3
+    beta: float = 1.0
+    epsilon: float = 0.05
+    name = "partial-plans"
+
+    def __post_init__(self):
+        if isinstance(self.horizon, bool) or int(self.horizon) != self.horizon or self.horizon < 1:
+            raise ArgumentError(f"horizon must be a whole number of actions, at least 1, not {self.horizon}")
+        _check("beta", self.beta, 0.0)
+        _check("epsilon", self.epsilon, 0.0, 1.0)
+
+    def params(self) -> dict:
+        return asdict(self)
+
+    def step_likelihoods(self, graph: StateGraph, costs: np.ndarray, path: Path, *, goal_masks=None,
+                         reach: Reach | None = None, **_) -> np.ndarray:
+        """``goal_masks`` (``bool[G, n]``, where each goal holds) default to where ``costs`` is
+        0; ``reach`` (:meth:`Reach.of`) may be given to share it between parameter settings."""
+        costs = np.atleast_2d(np.asarray(costs, dtype=np.float64))
+        masks = costs == 0 if goal_masks is None else np.atleast_2d(np.asarray(goal_masks, dtype=bool))
+        reach = Reach.of(graph, path) if reach is None else reach
+        n_goals = costs.shape[0]
+        out = np.empty((path.steps, n_goals))
+        plan = np.zeros(costs.shape)          # mass of each current waypoint, per goal
+        for t in range(path.steps):
+            s = int(path.states[t])
+            k = int(graph.indptr[s + 1] - graph.indptr[s])
+            lands = int(graph.successors[int(path.edges[t])])
+            dist = reach.dist[t]
+            ball = (dist >= 1) & (dist <= self.horizon)
+            score = np.where(ball, -self.beta * (dist + costs), -np.inf)
+            top = score.max(axis=1, keepdims=True)
+            top = np.where(np.isfinite(top), top, 0.0)
+            with np.errstate(invalid="ignore"):
+                weight = np.where(ball, np.exp(score - top), 0.0)
+            total = weight.sum(axis=1, keepdims=True)
+            # a goal whose estimates are infinite on the whole ball: every waypoint alike
+            weight = np.where(total > 0, weight / np.where(total > 0, total, 1.0), ball / max(1, ball.sum()))
+            current = plan + (1.0 - plan.sum(axis=1, keepdims=True)) * weight
+            follow_step = np.where(reach.toward[t], (1.0 - self.epsilon) / np.maximum(reach.choices[t], 1), 0.0)
+            joint = current * (follow_step + self.epsilon / k)
+            lik = joint.sum(axis=1)
+            done = masks[:, s]
+            lik[done] = 1.0 / k
+            out[t] = lik
+            keep = reach.toward[t].copy()
+            keep[lands] = False
+            plan = np.where(keep, joint / np.where(lik > 0, lik, 1.0)[:, None], 0.0)
+            plan[done] = 0.0
+        return out
+
+
 #: The models by name, each made from its keyword parameters.
-MODELS = {"boltzmann": Boltzmann, "lapse": Lapse, "goal-noise": GoalNoise}
+MODELS = {"boltzmann": Boltzmann, "lapse": Lapse, "goal-noise": GoalNoise, "partial-plans": PartialPlans}
