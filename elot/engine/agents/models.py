@@ -238,6 +238,9 @@ class PartialPlans:
             raise ArgumentError(f"horizon must be a whole number of actions, at least 1, not {self.horizon}")
         _check("beta", self.beta, 0.0)
         _check("epsilon", self.epsilon, 0.0, 1.0)
+        if self.horizon > 1 and not self.epsilon > 0:
+            raise ArgumentError("a partial-plan agent that never slips cannot leave its plan, so a mistake "
+                                "would have likelihood zero", hint="give epsilon above 0, or horizon 1")
 
     def params(self) -> dict:
         return asdict(self)
