@@ -102,10 +102,13 @@ def distances(graph: StateGraph, goal_masks: np.ndarray) -> np.ndarray:
             if not lengths.sum():
                 break
             idx = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
-            preds = np.unique(rev_src[idx])
+            preds = rev_src[idx]
             preds = preds[np.isinf(dist[preds])]
+            if not len(preds):
+                break
             dist[preds] = level
-            frontier = preds
+            # the new level's states, each once (cheaper than sorting the predecessors)
+            frontier = np.flatnonzero(dist == level)
     return out
 
 
@@ -247,22 +250,26 @@ def relaxed_plans(state_facts: np.ndarray, pre_ptr: np.ndarray, pre_facts: np.nd
     bit = np.zeros((n_r, words), dtype=np.uint64)
     for r in range(n_r):
         bit[r, r >> 6] = np.uint64(1) << np.uint64(r & 63)
-    plans = np.zeros((n, n_f, words), dtype=np.uint64)
+    # each action's preconditions padded with a fact n_f whose plan is empty
+    width = max([len(p) for p in pre] + [1])
+    padded = np.full((n_r, width), n_f, dtype=np.int64)
+    for r, p in enumerate(pre):
+        padded[r, :len(p)] = p
+    plans = np.zeros((n, n_f + 1, words), dtype=np.uint64)
     supported = support >= 0
     rows = np.arange(n)[:, None]
     deepest = int(level[np.isfinite(level)].max()) if np.isfinite(level).any() else 0
     # a supporter's preconditions sit at lower levels, so level k's plans are final after k rounds
     for _ in range(deepest):
-        through = np.broadcast_to(bit, (n, n_r, words)).copy()
-        for r in range(n_r):
-            for p in pre[r]:
-                through[:, r] |= plans[:, p]
-        new = through[rows, np.where(supported, support, 0)]
-        new[~supported] = 0
+        through = np.broadcast_to(bit, (n, n_r, words)).copy()                  # [n, R, words]
+        for j in range(width):
+            through |= plans[:, padded[:, j]]
+        new = np.zeros_like(plans)
+        new[:, :n_f] = np.where(supported[:, :, None], through[rows, np.where(supported, support, 0)], 0)
         if np.array_equal(new, plans):
             break
         plans = new
-    return RelaxedPlans(level, plans)
+    return RelaxedPlans(level, plans[:, :n_f])
 
 
 def distances_from(graph: StateGraph, sources) -> np.ndarray:
@@ -285,8 +292,10 @@ def distances_from(graph: StateGraph, sources) -> np.ndarray:
             if not total:
                 break
             idx = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
-            nxt = np.unique(succ[idx])
+            nxt = succ[idx]
             nxt = nxt[np.isinf(dist[nxt])]
+            if not len(nxt):
+                break
             dist[nxt] = level
-            frontier = nxt
+            frontier = np.flatnonzero(dist == level)
     return out

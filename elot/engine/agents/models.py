@@ -254,31 +254,39 @@ class PartialPlans:
         reach = Reach.of(graph, path) if reach is None else reach
         n_goals = costs.shape[0]
         out = np.empty((path.steps, n_goals))
-        plan = np.zeros(costs.shape)          # mass of each current waypoint, per goal
+        # the current waypoints' mass per goal, on the states ``held`` (all within the horizon
+        # of the state reached: a waypoint followed comes one action closer at every step)
+        held, plan = np.zeros(0, dtype=np.int64), np.zeros((n_goals, 0))
+        where = np.full(graph.n_states, -1, dtype=np.int64)
         for t in range(path.steps):
             s = int(path.states[t])
             k = int(graph.indptr[s + 1] - graph.indptr[s])
             lands = int(graph.successors[int(path.edges[t])])
             dist = reach.dist[t]
-            ball = (dist >= 1) & (dist <= self.horizon)
-            score = np.where(ball, -self.beta * (dist + costs), -np.inf)
-            top = score.max(axis=1, keepdims=True)
+            ball = np.flatnonzero((dist >= 1) & (dist <= self.horizon))
+            score = -self.beta * (dist[ball] + costs[:, ball])
+            top = score.max(axis=1, keepdims=True) if len(ball) else np.zeros((n_goals, 1))
             top = np.where(np.isfinite(top), top, 0.0)
             with np.errstate(invalid="ignore"):
-                weight = np.where(ball, np.exp(score - top), 0.0)
+                weight = np.where(np.isfinite(score), np.exp(score - top), 0.0)
             total = weight.sum(axis=1, keepdims=True)
             # a goal whose estimates are infinite on the whole ball: every waypoint alike
-            weight = np.where(total > 0, weight / np.where(total > 0, total, 1.0), ball / max(1, ball.sum()))
-            current = plan + (1.0 - plan.sum(axis=1, keepdims=True)) * weight
-            follow_step = np.where(reach.toward[t], (1.0 - self.epsilon) / np.maximum(reach.choices[t], 1), 0.0)
+            weight = np.where(total > 0, weight / np.where(total > 0, total, 1.0), 1.0 / max(1, len(ball)))
+            where[ball] = np.arange(len(ball))
+            carried = np.zeros((n_goals, len(ball)))
+            carried[:, where[held]] = plan
+            where[ball] = -1
+            current = carried + (1.0 - plan.sum(axis=1, keepdims=True)) * weight
+            toward = reach.toward[t, ball]
+            follow_step = np.where(toward, (1.0 - self.epsilon) / np.maximum(reach.choices[t, ball], 1), 0.0)
             joint = current * (follow_step + self.epsilon / k)
             lik = joint.sum(axis=1)
             done = masks[:, s]
             lik[done] = 1.0 / k
             out[t] = lik
-            keep = reach.toward[t].copy()
-            keep[lands] = False
-            plan = np.where(keep, joint / np.where(lik > 0, lik, 1.0)[:, None], 0.0)
+            keep = toward & (ball != lands)
+            held = ball[keep]
+            plan = joint[:, keep] / np.where(lik > 0, lik, 1.0)[:, None]
             plan[done] = 0.0
         return out
 
