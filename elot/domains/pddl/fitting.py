@@ -59,6 +59,7 @@ class Prepared:
     capped: np.ndarray
     confusions: list | None = None
     confusion_costs: np.ndarray | None = None
+    confusion_relaxed: np.ndarray | None = None
     cache: dict = field(default_factory=dict)
 
     def horizon(self, h: int) -> np.ndarray:
@@ -85,7 +86,9 @@ def prepare(study: Study, confusions: bool = False, backend: str = "core") -> li
                 groups.append(list(range(len(forms), len(forms) + len(perms))))
                 forms += perms
             item.confusions = groups
-            item.confusion_costs = cost_to_go(distances(task.graph, task.masks(forms)), task.relaxed(forms, kind="ff"))
+            relaxed = cost_to_go(task.relaxed(forms, kind="ff"))
+            item.confusion_costs = cost_to_go(distances(task.graph, task.masks(forms)), relaxed)
+            item.confusion_relaxed = relaxed
         out.append(item)
     return out
 
@@ -140,10 +143,12 @@ FAMILIES = {
         lambda it, p: PartialPlans(p["horizon"], p["beta"], p["epsilon"]).step_likelihoods(
             it.task.graph, _blended(it, p["weight"]), it.path, goal_masks=it.task.goal_masks, reach=it.reach())),
     "goal-noise": Family(
-        "goal-noise", {"beta": (0.5, 1.0, 2.0, 4.0), "epsilon": (0.0, 0.05, 0.2, 0.4), "gamma": (0.05, 0.1, 0.2, 0.4)},
-        "+ goal noise over permuted goals (misspellings)",
+        "goal-noise", {"beta": (0.5, 1.0, 2.0, 4.0), "epsilon": (0.0, 0.05, 0.2, 0.4), "gamma": (0.01, 0.05, 0.2, 0.4),
+                       "weight": (0.0, 1.0)},
+        "+ goal noise over permuted goals (misspellings), on exact costs (w 0) or the relaxed plan's (w 1)",
         lambda it, p: GoalNoise(p["beta"], p["epsilon"], p["gamma"]).step_likelihoods(
-            it.task.graph, it.fallback, it.path, confusions=it.confusions, confusion_costs=it.confusion_costs)),
+            it.task.graph, _blended(it, p["weight"]), it.path, confusions=it.confusions,
+            confusion_costs=it.confusion_costs if p["weight"] == 0 else it.confusion_relaxed)),
 }
 
 #: The families whose agent is Boltzmann-rational on some table of costs (the authors' ``birl`` family).
