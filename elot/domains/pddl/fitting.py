@@ -44,6 +44,7 @@ from elot.engine.agents import (Boltzmann, GoalNoise, Lapse, PartialPlans, Reach
                                 goal_posterior)
 from elot.engine.agents.graph import horizon_costs
 from elot.engine.agents.models import blend
+from elot.numeric import dot, fsum
 
 
 @dataclass
@@ -181,9 +182,11 @@ def _pairs(items, predictions, human, which):
 
 
 def pearson(x, y) -> float:
+    """Pearson's r, its sums correctly rounded (:mod:`elot.numeric`): the r that chooses a
+    model's parameters is the same on every machine."""
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    x, y = x - x.mean(), y - y.mean()
-    return float(np.dot(x, y) / np.sqrt(np.dot(x, x) * np.dot(y, y)))
+    x, y = x - fsum(x) / len(x), y - fsum(y) / len(y)
+    return float(dot(x, y) / np.sqrt(dot(x, x) * dot(y, y)))
 
 
 @dataclass
