@@ -4,6 +4,7 @@ every history of waypoints, follows and slips on small graphs."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -156,6 +157,7 @@ def brute_partial_plans(edges, cost, done, plan, model) -> float:
     dist = {s: bfs(edges, s) for s in edges}
     H, beta, eps = model.horizon, model.beta, model.epsilon
 
+    @functools.cache
     def waypoints(s):
         ball = [w for w, d in dist[s].items() if 1 <= d <= H]
         weights = [math.exp(-beta * (dist[s][w] + cost[w])) for w in ball]
