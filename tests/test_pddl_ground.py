@@ -15,7 +15,7 @@ from elot.domains.pddl.ground import ground
 from elot.domains.pddl.read import parse_plan, read_domain, read_problem
 from elot.domains.pddl.space import state_space
 from elot.engine.budget import Limits, StateSpaceError
-from tests.helpers import examples
+from helpers import examples
 
 compiled = pytest.importorskip("btom_ext.ground")
 
