@@ -24,6 +24,15 @@ extensions = [
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3"],
     ),
+    # The grounded PDDL state space: applicable actions, successors and the breadth-first
+    # search over bitset states (elot.domains.pddl), twin of btom_ext/ground_reference.py.
+    Extension(
+        "btom_ext.ground",
+        ["btom_ext/ground.pyx"],
+        include_dirs=[numpy.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O3"],
+    ),
     Extension(
         "btom_ext.particles",
         ["btom_ext/particles.pyx"],
@@ -54,6 +63,8 @@ setup(
         "elot.domains": ["templates/*"],
         "elot.domains.doors_keys_gems": ["templates/*"],
         "elot.domains.foodtrucks": ["templates/*"],
+        # the s-expression grammar of the PDDL.jl dialect reader
+        "elot.domains.pddl": ["*.lark"],
         "btom_ext": ["*.pxd", "*.pyx"],
     },
     ext_modules=cythonize(
@@ -75,6 +86,11 @@ setup(
         "matplotlib>=3.7",
         # elot survey serve: participants' server (ASGI); pure Python (h11), no C build
         "uvicorn>=0.30",
+        # PDDL domains and problems (elot.domains.pddl): a maintained parser (MIT, on lark,
+        # which elot already uses) with immutable values and a formatter that round-trips, so
+        # elot keeps no PDDL grammar of its own for standard PDDL; 0.4 is its first release
+        # with numeric fluents and derived predicates.
+        "pddl>=0.4,<0.6",
     ],
     extras_require={
         # guidance runs the constrained decoder in the tests with its random Mock model; the

@@ -89,3 +89,23 @@ def planner_kernels(name: str = "core") -> ModuleType:
             hint="build them with `pip install .` (or `pip install -e .` in a checkout; a C "
             "compiler is needed), or pass backend='reference' for the NumPy twin",
         ) from error
+
+
+def grounding_kernels(name: str = "core") -> ModuleType:
+    """The grounded-state kernels of backend ``name``: ``btom_ext.ground`` (compiled) for
+    ``"core"``, ``btom_ext.ground_reference`` (NumPy) for ``"reference"``."""
+    if name == "reference":
+        from btom_ext import ground_reference
+
+        return ground_reference
+    if name != "core":
+        raise ValueError(f"unknown BToM backend {name!r}; expected one of {BACKENDS}")
+    try:
+        return importlib.import_module("btom_ext.ground")
+    except ImportError as error:
+        raise CoreMissingError(
+            f"the compiled grounding kernels (btom_ext.ground) do not import: {error}",
+            hint="build them with `pip install .` (or `pip install -e .` in a checkout; a C "
+            "compiler is needed), or pass backend='reference' for the slow pure-Python "
+            "implementation",
+        ) from error

@@ -67,3 +67,21 @@ def baker2017() -> Path:
     if path is None:
         pytest.skip("the food-truck data are not at ../shared/baker2017 (or $ELOT_BAKER2017_DATA)")
     return path
+
+
+def alanqary2021_path() -> Path | None:
+    """Alanqary et al. (2021)'s data: $ELOT_ALANQARY2021_DATA, else ../shared/alanqary2021."""
+    env = os.environ.get("ELOT_ALANQARY2021_DATA")
+    for path in ([Path(env)] if env else []) + [REPO.parent / "shared" / "alanqary2021"]:
+        if (path / "doors-keys-gems" / "domain.pddl").is_file() and (path / "block-words" / "domain.pddl").is_file():
+            return path
+    return None
+
+
+@pytest.fixture(scope="session")
+def alanqary2021() -> Path:
+    """Path of Alanqary et al.'s two PDDL studies; tests using it are skipped when it is absent."""
+    path = alanqary2021_path()
+    if path is None:
+        pytest.skip("the Alanqary et al. 2021 data are not at ../shared/alanqary2021 (or $ELOT_ALANQARY2021_DATA)")
+    return path

@@ -17,7 +17,8 @@ pytestmark = pytest.mark.slow
 SCRIPTS = sorted((REPO / "benchmarks").glob("*.py"))
 
 LOAD = """
-import importlib.util, sys
+import importlib.util, os, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))   # as `python benchmarks/X.py` runs it: its folder first
 spec = importlib.util.spec_from_file_location("benchmark", sys.argv[1])
 module = sys.modules["benchmark"] = importlib.util.module_from_spec(spec)   # dataclasses look it up
 spec.loader.exec_module(module)

@@ -239,3 +239,31 @@ def check_run(need: Estimate, memory_limit: int | None = None, method: str = "ex
     do under ``method``, exact or smc)."""
     return check(need, Limits(max_bytes=memory_limit), error=BudgetError, advice="refused before any work",
                  hint=RUN_HINTS[method])
+
+
+# -- a reachable state space ------------------------------------------------------------------
+
+#: States per second of a compiled breadth-first search over bitset states (one core), for
+#: the rough time of an estimate.
+STATE_RATE = 1e6
+
+
+class StateSpaceError(OverBudget):
+    """A reachable state space refused: more states than the memory budget holds."""
+
+    kind = "budget error"
+
+
+def state_space(bound: int, bytes_per_state: int, fixed: int = 0, detail: str = "") -> Estimate:
+    """What a breadth-first search over at most ``bound`` states of ``bytes_per_state`` bytes
+    each (the state, its successors, its hash slot) needs; ``bound`` is what the structure of
+    the task allows (atoms x valuations), often far above what is reachable."""
+    return Estimate(work="the reachable state space", bytes=fixed + bound * bytes_per_state,
+                    seconds=bound / STATE_RATE, size=bound, unit="states", detail=detail)
+
+
+def states_within(limits: Limits, bytes_per_state: int, fixed: int = 0) -> int:
+    """The most states of ``bytes_per_state`` bytes that ``limits`` holds (at least 1): where a
+    search's bound does not fit, it runs with this cap and is refused when it reaches it."""
+    cap = max(1, (limits.budget() - fixed) // max(1, bytes_per_state))
+    return int(min(cap, limits.max_size)) if limits.max_size is not None else int(cap)

@@ -1,0 +1,290 @@
+"""Goal inference over a PDDL study, its models' parameters chosen on the dev split by a grid.
+
+Each **family** is an agent model of :mod:`elot.engine.agents` with the cost-to-go it weighs
+actions by and a small grid of interpretable parameters. Two tables of costs-to-go serve
+them: the **exact** number of actions left (where a goal can no longer be reached, the
+relaxed plan's length: the agent does not see that it is lost), and the **relaxed plan**'s
+length from each state (h_FF: what a planner guided by the delete relaxation sees as close,
+and the value function the authors' ``birl`` starts its RTDP from):
+
+* ``boltzmann-exact`` — Boltzmann on exact costs; a lost goal costs one more than the
+  largest finite cost (the README's "large finite cap");
+* ``boltzmann`` — Boltzmann on exact costs (relaxed where lost): elot's BToM agent;
+* ``boltzmann-ff`` — Boltzmann on the relaxed plan's length: ``birl``'s model, its values
+  taken from the heuristic without RTDP's rollouts;
+* ``lapse`` — Boltzmann on exact costs with lapses ε (a uniform applicable action);
+* ``heuristic`` — lapse-Boltzmann on ``(1 − w) C + w h_FF``: estimates leaning on the
+  relaxed plan with weight w (mistakes toward what looks close);
+* ``horizon`` — lapse-Boltzmann on an H-step exact lookahead with relaxed-plan leaves;
+* ``partial-plans`` — commits to a partial plan to a waypoint up to H actions away, chosen
+  by a softmax (β) of its estimated total cost on the blended costs (w), replans on arrival
+  or after a slip (ε): the paper's bounded planner with its search made exact;
+* ``goal-noise`` — lapse-Boltzmann toward a current goal redrawn with probability γ from the
+  true goal's confusions (its objects permuted: a misspelt word), when ``confusions`` is on.
+
+:func:`fit` evaluates every grid point on the dev split (Pearson r over every stimulus ×
+judgment point × goal), picks each family's best, and reports, for a reader to judge the
+fit, the r per category and leave-one-stimulus-out r (each dev stimulus predicted with the
+parameters chosen on the other dev stimuli); :func:`choose` picks the family the same way
+and says how the whole choice (family and parameters) does when each dev stimulus is left
+out of it. Held-out stimuli never enter a choice.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from elot.domains.pddl.dataset import Study, Stimulus
+from elot.domains.pddl.goals import GoalTask, permutations_of
+from elot.engine.agents import (Boltzmann, GoalNoise, Lapse, PartialPlans, Reach, cost_to_go, distances,
+                                goal_posterior)
+from elot.engine.agents.graph import horizon_costs
+from elot.engine.agents.models import blend
+from elot.numeric import dot, fsum
+
+
+@dataclass
+class Prepared:
+    """One stimulus's tables: its task, path, exact costs, relaxed-plan lengths (and confusions')."""
+
+    stimulus: Stimulus
+    task: GoalTask
+    path: object
+    exact: np.ndarray
+    relaxed: np.ndarray
+    fallback: np.ndarray
+    capped: np.ndarray
+    confusions: list | None = None
+    confusion_costs: np.ndarray | None = None
+    confusion_relaxed: np.ndarray | None = None
+    cache: dict = field(default_factory=dict)
+
+    def horizon(self, h: int) -> np.ndarray:
+        if ("horizon", h) not in self.cache:
+            self.cache["horizon", h] = horizon_costs(self.task.graph, self.task.goal_masks, self.relaxed, h)
+        return self.cache["horizon", h]
+
+    def reach(self) -> Reach:
+        if "reach" not in self.cache:
+            self.cache["reach"] = Reach.of(self.task.graph, self.path)
+        return self.cache["reach"]
+
+
+def prepare(study: Study, confusions: bool = False, backend: str = "core") -> list[Prepared]:
+    out = []
+    for s in study.stimuli:
+        task = GoalTask.load(study.root / "domain.pddl", s.problem, s.goals, backend=backend, domain=study.domain)
+        exact, relaxed = task.exact(), cost_to_go(task.relaxed(kind="ff"))
+        item = Prepared(s, task, task.path(s.plan), exact, relaxed, cost_to_go(exact, relaxed), cost_to_go(exact))
+        if confusions:
+            groups, forms = [], []
+            for goal in task.goals:
+                perms = permutations_of(goal.formula)
+                groups.append(list(range(len(forms), len(forms) + len(perms))))
+                forms += perms
+            item.confusions = groups
+            relaxed = cost_to_go(task.relaxed(forms, kind="ff"))
+            item.confusion_costs = cost_to_go(distances(task.graph, task.masks(forms)), relaxed)
+            item.confusion_relaxed = relaxed
+        out.append(item)
+    return out
+
+
+@dataclass(frozen=True)
+class Family:
+    """A model family: its name, parameter grid, what it assumes (in words), and how it
+    gives the step likelihoods ``[T, G]`` of a prepared stimulus at given parameters."""
+
+    name: str
+    grid: dict
+    what: str
+    likelihood: Callable[[Prepared, dict], np.ndarray] = field(compare=False, repr=False)
+
+
+def _blended(item: Prepared, w: float) -> np.ndarray:
+    return item.fallback if w == 0 else (item.relaxed if w == 1 else blend(item.fallback, item.relaxed, w))
+
+
+FAMILIES = {
+    "boltzmann-exact": Family(
+        "boltzmann-exact", {"beta": (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)}, "Boltzmann, exact costs, a lost goal capped",
+        lambda it, p: Boltzmann(p["beta"]).step_likelihoods(it.task.graph, it.capped, it.path)),
+    "boltzmann": Family(
+        "boltzmann", {"beta": (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)},
+        "Boltzmann, exact costs, the relaxed plan's length where a goal is lost (elot's BToM agent)",
+        lambda it, p: Boltzmann(p["beta"]).step_likelihoods(it.task.graph, it.fallback, it.path)),
+    "boltzmann-ff": Family(
+        "boltzmann-ff", {"beta": (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, 8.0)},
+        "Boltzmann on the relaxed plan's length (h_FF: birl's value function, without RTDP)",
+        lambda it, p: Boltzmann(p["beta"]).step_likelihoods(it.task.graph, it.relaxed, it.path)),
+    "lapse": Family(
+        "lapse", {"beta": (0.25, 0.5, 1.0, 2.0, 4.0, 8.0), "epsilon": (0.0, 0.02, 0.05, 0.1, 0.2, 0.4)},
+        "+ lapses (uniform applicable action)",
+        lambda it, p: Lapse(p["beta"], p["epsilon"]).step_likelihoods(it.task.graph, it.fallback, it.path)),
+    "heuristic": Family(
+        "heuristic", {"beta": (0.25, 0.5, 1.0, 2.0, 4.0, 8.0), "epsilon": (0.0, 0.02, 0.05, 0.1, 0.2, 0.4),
+                      "weight": (0.1, 0.2, 0.3, 0.5, 1.0)},
+        "+ estimates leaning on the relaxed plan's length",
+        lambda it, p: Lapse(p["beta"], p["epsilon"]).step_likelihoods(it.task.graph, _blended(it, p["weight"]),
+                                                                      it.path)),
+    "horizon": Family(
+        "horizon", {"beta": (0.25, 0.5, 1.0, 2.0, 4.0, 8.0), "epsilon": (0.0, 0.02, 0.05, 0.1, 0.2, 0.4),
+                    "horizon": (1, 2, 3, 4, 6, 8)},
+        "+ H-step lookahead, relaxed-plan leaves",
+        lambda it, p: Lapse(p["beta"], p["epsilon"]).step_likelihoods(it.task.graph, it.horizon(p["horizon"]),
+                                                                      it.path)),
+    "partial-plans": Family(
+        "partial-plans", {"horizon": (1, 2, 3, 4, 6), "beta": (0.5, 1.0, 2.0, 4.0),
+                          "epsilon": (0.01, 0.05, 0.2), "weight": (0.0, 0.2, 0.5, 1.0)},
+        "partial plans to a waypoint chosen by estimated cost, replanning, slips",
+        lambda it, p: PartialPlans(p["horizon"], p["beta"], p["epsilon"]).step_likelihoods(
+            it.task.graph, _blended(it, p["weight"]), it.path, goal_masks=it.task.goal_masks, reach=it.reach())),
+    "goal-noise": Family(
+        "goal-noise", {"beta": (0.5, 1.0, 2.0, 4.0), "epsilon": (0.0, 0.05, 0.2, 0.4), "gamma": (0.01, 0.05, 0.2, 0.4),
+                       "weight": (0.0, 1.0)},
+        "+ goal noise over permuted goals (misspellings), on exact costs (w 0) or the relaxed plan's (w 1)",
+        lambda it, p: GoalNoise(p["beta"], p["epsilon"], p["gamma"]).step_likelihoods(
+            it.task.graph, _blended(it, p["weight"]), it.path, confusions=it.confusions,
+            confusion_costs=it.confusion_costs if p["weight"] == 0 else it.confusion_relaxed)),
+}
+
+#: The families whose agent is Boltzmann-rational on some table of costs (the authors' ``birl`` family).
+BOLTZMANN = ("boltzmann", "boltzmann-ff")
+
+
+def families(confusions: bool) -> list[Family]:
+    return [f for name, f in FAMILIES.items() if confusions or name != "goal-noise"]
+
+
+def posterior(item: Prepared, family: str, params: dict) -> np.ndarray:
+    """``float64[T + 1, G]``: the goal posterior after each prefix of the stimulus's plan."""
+    return goal_posterior(FAMILIES[family].likelihood(item, params), item.task.prior)
+
+
+def _pairs(items, predictions, human, which):
+    xs, ys, keys = [], [], []
+    for item, post in zip(items, predictions):
+        s = item.stimulus
+        if s.id not in which:
+            continue
+        for t in s.times:
+            for g, (name, _) in enumerate(s.goals):
+                key = (s.id, t, name)
+                if key in human:
+                    xs.append(post[t, g])
+                    ys.append(human[key])
+                    keys.append(key)
+    return np.array(xs), np.array(ys), keys
+
+
+def pearson(x, y) -> float:
+    """Pearson's r, its sums correctly rounded (:mod:`elot.numeric`): the r that chooses a
+    model's parameters is the same on every machine."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    x, y = x - fsum(x) / len(x), y - fsum(y) / len(y)
+    return float(dot(x, y) / np.sqrt(dot(x, x) * dot(y, y)))
+
+
+@dataclass
+class FamilyFit:
+    family: Family
+    params: dict
+    r: float
+    per_category: dict
+    loso: float
+    table: list
+
+
+def fit(items: list[Prepared], human: dict, fams: list[Family]) -> list[FamilyFit]:
+    dev = [it for it in items if it.stimulus.dev]
+    dev_ids = [it.stimulus.id for it in dev]
+    out = []
+    for fam in fams:
+        names = sorted(fam.grid)
+        table = []
+        for combo in itertools.product(*(fam.grid[n] for n in names)):
+            params = dict(zip(names, combo))
+            preds = [posterior(it, fam.name, params) for it in dev]
+            per_stim = {it.stimulus.id: _pairs([it], [p], human, {it.stimulus.id}) for it, p in zip(dev, preds)}
+            x, y, _ = _pairs(dev, preds, human, set(dev_ids))
+            table.append((params, pearson(x, y), per_stim))
+        best = max(table, key=lambda row: row[1])   # ties: the first in grid order
+        params, r, per_stim = best
+        cats: dict = {}
+        for sid, (x, y, _) in per_stim.items():
+            c = int(sid.split("_")[0])
+            cats.setdefault(c, ([], []))
+            cats[c][0].extend(x)
+            cats[c][1].extend(y)
+        per_category = {c: pearson(a, b) for c, (a, b) in sorted(cats.items())}
+        out.append(FamilyFit(fam, params, r, per_category, _loso(table, dev_ids), table))
+    return out
+
+
+def _loso(table: list, dev_ids: list) -> float:
+    """Leave one dev stimulus out: the row of ``table`` (parameters, r, per-stimulus pairs)
+    chosen on the other dev stimuli predicts the one left out; r over all of them."""
+    lx, ly = [], []
+    for sid in dev_ids:
+        def r_without(row):
+            xs = np.concatenate([row[2][o][0] for o in dev_ids if o != sid])
+            ys = np.concatenate([row[2][o][1] for o in dev_ids if o != sid])
+            return pearson(xs, ys)
+        chosen = max(table, key=r_without)   # ties: the first
+        lx.extend(chosen[2][sid][0])
+        ly.extend(chosen[2][sid][1])
+    return pearson(lx, ly)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A family and its parameters chosen on dev among several families, the dev r, and the
+    leave-one-stimulus-out r of the whole choice (family and parameters chosen without the
+    stimulus predicted)."""
+
+    fit: FamilyFit
+    loso: float
+
+    @property
+    def r(self) -> float:
+        return self.fit.r
+
+
+def choose(fits: list[FamilyFit], names=None) -> Choice:
+    """The best of ``fits`` (or of the families named) by dev r, ties to the first."""
+    pool = [f for f in fits if names is None or f.family.name in names]
+    best = max(pool, key=lambda f: f.r)
+    dev_ids = list(pool[0].table[0][2])
+    rows = [row for f in pool for row in f.table]
+    return Choice(best, _loso(rows, dev_ids))
+
+
+def stored_dev(study: Study, human: dict) -> dict:
+    """Each stored model's dev r and per-category r."""
+    out = {}
+    for model, vals in study.stored().items():
+        keys = [k for k in human if k in vals]
+        cats: dict = {}
+        for k in keys:
+            c = int(k[0].split("_")[0])
+            cats.setdefault(c, ([], []))
+            cats[c][0].append(vals[k])
+            cats[c][1].append(human[k])
+        out[model] = (pearson([vals[k] for k in keys], [human[k] for k in keys]), len(keys),
+                      {c: pearson(a, b) for c, (a, b) in sorted(cats.items())})
+    return out
+
+
+def predictions(items: list[Prepared], family: str, params: dict) -> list[tuple[str, int, str, float]]:
+    """``(scenario, t, goal, value)`` for every stimulus (dev and held-out) at its judgment points."""
+    rows = []
+    for item in items:
+        post = posterior(item, family, params)
+        for t in item.stimulus.times:
+            for g, (name, _) in enumerate(item.stimulus.goals):
+                rows.append((item.stimulus.id, t, name, float(post[t, g])))
+    return rows
