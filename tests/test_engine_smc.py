@@ -211,6 +211,24 @@ def test_a_resampled_step_leaves_equal_weights_and_the_next_step_reweighs_them()
     assert np.all(trace.state.weight == 1.0)          # step 2 multiplies every weight by 0.5, rescaled to 1
 
 
+def test_a_belief_resampling_dropped_is_brought_back_when_the_next_step_makes_it_likely():
+    """Step 1 makes belief 2 a millionth as likely as the others, and resampling drops it;
+    step 2 makes it a million times likelier. Every particle's weight changes alike (the ESS
+    stays at N), so only the drift check sees it: the moves run without resampling."""
+    table = np.ones((3, 1, 3, 1))
+    table[1, 0, 2] = 1e-6
+    table[2, 0, :2] = 1e-12
+    table[2, 0, 2] = 1e-6
+    priors = smc.Priors(np.ones(1), np.ones((1, 3)), np.ones(1))
+    start = (np.zeros(30, dtype=np.intp), np.arange(30) % 3)
+    for moves in (0, 1):
+        trace = smc.run(table, priors, start, seed=2, ess_threshold=0.9, moves=moves, kernels=smc.kernels("core"))
+        assert list(trace.resampled) == [False, True, False] and trace.ess[2] == 30
+        assert list(trace.drifted) == [False, False, moves > 0]
+        held = np.bincount(trace.state.belief, minlength=3)
+        assert held[2] == (30 if moves else 0)
+
+
 def test_particles_all_ruled_out_are_drawn_anew_from_the_pool():
     table = np.ones((2, 1, 2, 3))
     table[1, 0, 0, :] = 0.0                   # step 1 rules out belief 0, which every particle holds

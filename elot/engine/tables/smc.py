@@ -60,8 +60,9 @@ from elot.numeric import fsum
 
 #: Moves run, without resampling, at a step where the particles have lost sight of more
 #: than this share of the posterior (:func:`drift`). In the runs of
-#: benchmarks/engine_particles.py it stays below 0.005 with 4,000 particles; with 200,
-#: its median is 0.03.
+#: benchmarks/engine_particles.py it never passes 0.012, even with 200 particles (whose
+#: worlds and beliefs the moves keep spread out), so the moves run there only after
+#: resampling; a belief that a step makes likely after resampling dropped it would pass it.
 DRIFT = 0.05
 
 
