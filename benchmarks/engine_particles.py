@@ -95,7 +95,7 @@ class Outputs:
     @classmethod
     def importance_sampling(cls, result) -> "Outputs":
         """The old sampler's estimates: the draws weighted by the likelihood of the whole path."""
-        world, belief, desire = result.drawn
+        _, belief, desire = result.drawn
         weight = result.drawn_likelihood / result.drawn_likelihood.sum()
         table = levels(result.desire_space.utilities)
         return cls(weight @ table[desire], weight @ result.beliefs[belief],
