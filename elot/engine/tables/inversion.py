@@ -13,6 +13,10 @@ once per path (a :class:`Program`: nodes, and terms ``node -> node`` each naming
 query and a factor), and a run evaluates the programs for one beta with two kernels:
 softmax policies at every distinct (belief, state) query, then the weights pushed along
 the terms, one column per utility vector.
+
+The nodes of step t hold the weights of the path's first t steps, complete once the terms
+into them are pushed; so one pass also gives the likelihood of every prefix of the path
+(:meth:`Inverter.prefix_likelihoods`, what particle inference reweighs by step by step).
 """
 
 from __future__ import annotations
@@ -58,6 +62,11 @@ class Program:
     node_group: np.ndarray
     n_groups: int
     steps: int
+    #: The step each node belongs to (0: after the initial observation) and its initial
+    #: belief (a row of ``initial``): the prefixes' groups. A path impossible from step t on
+    #: has nodes up to step t only, and no node in ``node_group``.
+    node_step: np.ndarray
+    node_owner: np.ndarray
 
 
 class Inverter:
@@ -121,6 +130,8 @@ class Inverter:
         init_nodes = np.arange(len(owner))
         n_nodes = len(owner)
         t_from, t_to, t_query, t_action, t_factor = [], [], [], [], []
+        node_step, node_owner = [np.zeros(len(owner), dtype=np.int32)], [owner]
+        possible = True
         for t in range(len(path) - 1):
             here, there = path[t], path[t + 1]
             queries = np.array([self._query(here, b) for b in belief], dtype=np.int64)
@@ -136,7 +147,8 @@ class Inverter:
                 c_action.append(np.full(len(ok), action))
                 c_factor.append(np.full(len(ok), factor))
             if not c_from or not sum(len(c) for c in c_from):
-                return self._impossible(n_b, t)
+                possible = False    # no node at step t + 1: every longer prefix has likelihood 0
+                break
             new_belief = normalise(quantise(np.concatenate(c_belief), self.quantum))
             new_owner, new_belief, inverse = self._merge(np.concatenate(c_owner), new_belief)
             t_from.append(np.concatenate(c_from) + (n_nodes - len(owner)))
@@ -146,13 +158,17 @@ class Inverter:
             t_factor.append(np.concatenate(c_factor))
             n_nodes += len(new_owner)
             owner, belief = new_owner, new_belief
+            node_step.append(np.full(len(owner), t + 1, dtype=np.int32))
+            node_owner.append(owner)
         group = np.full(n_nodes, -1, dtype=np.int32)
-        group[n_nodes - len(owner):] = owner
+        if possible:
+            group[n_nodes - len(owner):] = owner
         cat = (lambda parts, dtype: np.concatenate(parts).astype(dtype) if parts
                else np.zeros(0, dtype=dtype))
         return Program(n_nodes, init_nodes.astype(np.int32), init_weight,
                        cat(t_from, np.int32), cat(t_to, np.int32), cat(t_query, np.int64),
-                       cat(t_action, np.int64), cat(t_factor, np.float64), group, n_b, len(path) - 1)
+                       cat(t_action, np.int64), cat(t_factor, np.float64), group, n_b, len(path) - 1,
+                       cat(node_step, np.int32), cat(node_owner, np.int32))
 
     @staticmethod
     def _merge(owner: np.ndarray, belief: np.ndarray):
@@ -165,11 +181,6 @@ class Inverter:
         inverse = rank[inverse.reshape(-1)]
         keep = first[order]
         return owner[keep], belief[keep], inverse
-
-    def _impossible(self, n_b: int, t: int) -> Program:
-        empty_i, empty_f = np.zeros(0, dtype=np.int32), np.zeros(0)
-        return Program(0, empty_i, empty_f, empty_i, empty_i, np.zeros(0, dtype=np.int64),
-                       np.zeros(0, dtype=np.int64), empty_f, empty_i, n_b, t)
 
     # -- evaluating ---------------------------------------------------------------------
 
@@ -184,13 +195,24 @@ class Inverter:
 
     def likelihood(self, program: Program, policies: np.ndarray, backend: str) -> np.ndarray:
         """``float64[n_initial_beliefs, n_desires]``: P(path | b0, u)."""
+        return self._propagate(program, policies, backend, program.node_group, program.n_groups)
+
+    def prefix_likelihoods(self, program: Program, policies: np.ndarray, backend: str) -> np.ndarray:
+        """``float64[steps + 1, n_initial_beliefs, n_desires]``: P(first t steps of the path |
+        b0, u) for every t, from one pass (row ``steps`` is :meth:`likelihood`'s table)."""
+        groups = program.node_step.astype(np.int64) * program.n_groups + program.node_owner
+        table = self._propagate(program, policies, backend, groups.astype(np.int32),
+                                (program.steps + 1) * program.n_groups)
+        return table.reshape(program.steps + 1, program.n_groups, -1)
+
+    def _propagate(self, program: Program, policies: np.ndarray, backend: str, groups: np.ndarray,
+                   n_groups: int) -> np.ndarray:
         if program.n_nodes == 0:
-            return np.zeros((program.n_groups, policies.shape[1]))
+            return np.zeros((n_groups, policies.shape[1]))
         rows = program.term_query * self.plan.n_actions + program.term_action
         return kernels(backend).propagate(
             program.n_nodes, program.init_nodes, program.init_weights, program.term_from,
-            program.term_to, rows, program.term_factor, policies, program.node_group,
-            program.n_groups)
+            program.term_to, rows, program.term_factor, policies, groups, n_groups)
 
 
 def impossible(where: str, step: int) -> ScenarioError:

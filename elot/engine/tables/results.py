@@ -13,6 +13,7 @@ import numpy as np
 
 from elot.engine.tables.config import EngineConfig
 from elot.engine.tables.protocol import BeliefSpace, DesireSpace
+from elot.numeric import dot_columns, fsum
 
 
 @dataclass(frozen=True)
@@ -130,45 +131,79 @@ class PathResult(Posterior):
 
 @dataclass(frozen=True, eq=False)
 class SampledResult(Posterior):
-    """One path's inversion by importance sampling from the prior: ``particles``
-    hypotheses drawn from the independent priors (:mod:`elot.engine.tables.sampling`), particle
-    ``n`` being hidden world ``worlds[world_of[n]]``, initial belief ``belief_of[n]`` and
-    desire ``desire_of[n]`` (indices into the full spaces), weighted by
-    ``likelihood[n]`` = P(path | its hypothesis). The posterior of any quantity is the
-    weighted mean over the particles (self-normalised), an estimate whose precision the
-    effective sample size :attr:`ess` measures. ``config`` is what ran (seed included)."""
+    """One path's inversion by particles (:mod:`elot.engine.tables.smc`): ``particles``
+    (hidden world, initial belief) pairs that started as draws from the independent priors
+    (:mod:`elot.engine.tables.sampling`) and were reweighted step by step, resampled and
+    moved, the desire summed out exactly. Particle ``n`` is now hidden world
+    ``worlds[world_of[n]]`` and initial belief ``belief_of[n]`` (an index into the belief
+    space), with weight ``weight[n]`` (unnormalised); ``desire_of[n]`` is a desire drawn from
+    its posterior given the rest (the rows statements are scored on), ``likelihood[n]`` =
+    P(path | the three). The desire posterior is ``desire_mass`` over the planned desires
+    ``pooled`` (indices into the desire space). Each figure is an estimate whose precision
+    the effective sample size :attr:`ess` measures (the particles', with what the pool of
+    hypotheses they move in leaves out: ``unpooled``, see
+    :func:`elot.engine.tables.sampling.unpooled`).
+
+    ``drawn`` holds the draws the particles started from (world position, belief, desire),
+    from which the prior probability of a statement is estimated, and ``drawn_likelihood``
+    the likelihood of the whole path under each (importance sampling's weights).
+    ``steps_ess``, ``resampled``, ``drifted``, ``moved`` and ``restarted`` are the run's
+    trace, one entry per step (0: the initial observation; see
+    :class:`~elot.engine.tables.smc.Trace`). ``config`` is what ran (seed included)."""
 
     world_of: np.ndarray
     belief_of: np.ndarray
     desire_of: np.ndarray
+    weight: np.ndarray
     likelihood: np.ndarray
+    pooled: np.ndarray
+    desire_mass: np.ndarray
+    drawn: tuple[np.ndarray, np.ndarray, np.ndarray]
+    drawn_likelihood: np.ndarray
+    steps_ess: np.ndarray
+    resampled: np.ndarray
+    drifted: np.ndarray
+    moved: np.ndarray
+    restarted: np.ndarray
+    unpooled: float
     belief_space: BeliefSpace
     desire_space: DesireSpace
     beliefs: np.ndarray
-    planned: int
     note: str = ""
 
     estimated = True
 
     @property
     def particles(self) -> int:
-        return len(self.likelihood)
+        return len(self.weight)
+
+    @property
+    def planned(self) -> int:
+        """How many distinct utility vectors were drawn, and planned."""
+        return len(self.pooled)
 
     @property
     def possible(self) -> bool:
         """Whether any particle gives the path a positive probability."""
-        return bool(self.likelihood.max() > 0)
+        return bool(self.weight.max() > 0)
 
     def weights(self) -> np.ndarray:
         """The particles' normalised weights (all 0 when none explains the path)."""
-        total = self.likelihood.sum()
-        return self.likelihood / total if total > 0 else np.zeros_like(self.likelihood)
+        total = fsum(self.weight)
+        return self.weight / total if total > 0 else np.zeros_like(self.weight)
+
+    @property
+    def particles_ess(self) -> float:
+        """Kish's effective sample size of the weights, ``(Σw)² / Σw²`` (0: none has weight)."""
+        total = fsum(self.weight)
+        return total * total / fsum(np.square(self.weight)) if total > 0 else 0.0
 
     @property
     def ess(self) -> float:
-        """Kish's effective sample size of the weights, ``(Σw)² / Σw²`` (0: none has weight)."""
-        squares = float(np.square(self.likelihood).sum())
-        return float(self.likelihood.sum()) ** 2 / squares if squares > 0 else 0.0
+        """The effective sample size of the estimates: ``1 / (1 / particles_ess + unpooled)``
+        (the particles' precision, and the pool's; 0: no particle has weight)."""
+        size = self.particles_ess
+        return 1.0 / (1.0 / size + self.unpooled) if size > 0 else 0.0
 
     def world_posterior(self) -> np.ndarray:
         return np.bincount(self.world_of, self.weights(), minlength=len(self.worlds))
@@ -177,24 +212,39 @@ class SampledResult(Posterior):
         return np.bincount(self.belief_of, self.weights(), minlength=len(self.belief_space.beliefs))
 
     def desire_posterior(self) -> np.ndarray:
-        return np.bincount(self.desire_of, self.weights(), minlength=len(self.desire_space.utilities))
+        out = np.zeros(len(self.desire_space.utilities))
+        out[self.pooled] = self.desire_mass
+        return out
 
     def mean_utility(self, values: np.ndarray | None = None) -> np.ndarray:
-        """The weighted mean of ``values`` (default: the utilities) over the particles (reads
-        only the drawn rows of ``values``: a large space is never made dense)."""
+        """The posterior mean of ``values`` (default: the utilities), one per object (reads
+        only the planned rows of ``values``: a large space is never made dense)."""
         table = np.asarray(self.desire_space.utilities if values is None else values, dtype=np.float64)
-        return self.weights() @ table[self.desire_of]
+        return dot_columns(self.desire_mass, table[self.pooled])
 
     def rows(self) -> Rows:
-        """One row per particle, each one prior draw (prior mass 1: the prior probability of
-        a statement is the fraction of draws where it holds)."""
+        """One row per distinct hypothesis among the particles (each with the desire drawn
+        for it) and the draws: its posterior weight is the particles' that hold it, its
+        prior mass the number of draws of it (so the prior probability of a statement is
+        the fraction of draws where it holds, never read from particles that were weighted
+        and resampled)."""
+        n_b, n_d = len(self.belief_space.beliefs), len(self.desire_space.utilities)
+        world, belief, desire = (np.concatenate([mine, drawn]).astype(np.int64)
+                                 for mine, drawn in zip((self.world_of, self.belief_of, self.desire_of), self.drawn))
+        codes, row = np.unique((world * n_b + belief) * n_d + desire, return_inverse=True)
+        row = row.reshape(-1)
+        n = self.particles
+        weights = np.bincount(row[:n], self.weights(), minlength=len(codes))
+        prior = np.bincount(row[n:], minlength=len(codes)).astype(np.float64)
         ess = self.ess
-        return Rows(self.world_of, self.belief_of, self.desire_of, self.weights(), np.ones(self.particles),
-                    ess if ess > 0 else None, self.particles)
+        return Rows(codes // (n_b * n_d), codes // n_d % n_b, codes % n_d, weights, prior,
+                    ess if ess > 0 else None, len(self.drawn[0]))
 
     def describe(self) -> dict:
         return {**super().describe(), "particles": self.particles, "ess": self.ess,
-                "planned_desires": self.planned}
+                "particles_ess": self.particles_ess, "planned_desires": self.planned,
+                "resamplings": int(self.resampled.sum()), "drifts": int(self.drifted.sum()),
+                "restarts": int(self.restarted.sum())}
 
 
 @dataclass

@@ -19,7 +19,7 @@ import numpy as np
 
 from elot.engine import budget
 from elot.settings import DEFAULT_BETA
-from elot.engine.tables import sampling
+from elot.engine.tables import sampling, smc
 from elot.engine.tables.config import EngineConfig
 from elot.engine.tables.inversion import Inverter, stored_beliefs
 from elot.engine.tables.planners import Plan, plan
@@ -171,15 +171,18 @@ class Engine:
     def _need(self, cases, method: str, kept: int) -> budget.Estimate:
         """The run's estimate under ``method``: planning, and the results of ``kept`` betas
         held at once (exact: every hypothesis's likelihood; particles: a few numbers per
-        particle, and the largest table being evaluated, drawn initial beliefs x distinct
-        desires)."""
+        particle and per step, and the largest table being evaluated: the likelihood of
+        every prefix of its path under each pooled hypothesis, steps x hidden worlds x pooled
+        initial beliefs x distinct desires)."""
         need = self.estimate((case.layout for case in cases), method)
         if method == "exact":
             held = 8 * kept * len(self.desires().utilities) * sum(self._rows(case) for case in cases)
         else:
             n, distinct = self.config.particles, len(self.draws().distinct)
-            rows = max((len(self.initial_beliefs(case.layout, case.world).beliefs) for case in cases), default=0)
-            held = 8 * 4 * n * kept * len(cases) + 8 * min(n, rows) * distinct
+            table = max((len(case.path) * self._rows(case, min(n, len(self.initial_beliefs(case.layout,
+                                                                                              case.world).beliefs)))
+                         for case in cases), default=0)
+            held = 8 * 10 * n * kept * len(cases) + 8 * 3 * table * distinct
         return replace(need, bytes=need.bytes + held)
 
     def _choose(self, cases, kept: int) -> tuple[str, str]:
@@ -244,18 +247,31 @@ class Engine:
                         name, case.layout, worlds, world_prior, tuple(case.path), config, likelihood, space,
                         self.desires(), stored_beliefs(space.beliefs, config.belief_quantum), note))
                     continue
-                draws = self.draws()
-                results.append(SampledResult(
-                    name, case.layout, one.worlds, one.world_prior, tuple(case.path), config, one.world_of,
-                    one.belief_of, draws.desire_of,
-                    sampling.likelihood(inverter, one, policies[case.layout], draws, config.backend),
-                    one.space, self.desires(), stored_beliefs(one.space.beliefs, config.belief_quantum),
-                    len(draws.distinct), note))
+                results.append(self._particles(name, case, config, one, inverter, policies[case.layout], note))
             self.timings.evaluating.append(time.perf_counter() - start)
             self.timings.cpu_evaluating.append(time.process_time() - cpu)
             if progress:
                 progress(n_layouts + j + 1, total)
             yield results
+
+    def _particles(self, name: str, case: Case, config: EngineConfig, pool: sampling.Pool, inverter: Inverter,
+                   policies: np.ndarray, note: str) -> SampledResult:
+        """One case's particle run (:func:`elot.engine.tables.smc.run`) over the likelihoods
+        of its path's prefixes under the pool's hypotheses."""
+        table = sampling.prefix_tables(inverter, pool, policies, config.backend)
+        priors = smc.Priors(pool.world_prior, pool.belief_prior, pool.desire_prior)
+        trace = smc.run(table, priors, pool.start[:2], config.seed, config.ess_threshold, config.moves,
+                        smc.kernels(config.backend))
+        world, belief, desire = pool.hypotheses(trace.state.world, trace.state.belief, trace.desire)
+        return SampledResult(
+            name, case.layout, pool.worlds, pool.world_prior, tuple(case.path), config,
+            world_of=world, belief_of=belief, desire_of=desire, weight=trace.state.weight,
+            likelihood=table[-1][trace.state.world, trace.state.belief, trace.desire], pooled=pool.desires,
+            desire_mass=trace.desire_mass, drawn=pool.hypotheses(*pool.start),
+            drawn_likelihood=table[-1][pool.start], steps_ess=trace.ess, resampled=trace.resampled,
+            drifted=trace.drifted, moved=trace.moved, restarted=trace.restarted,
+            unpooled=sampling.unpooled(table[-1], pool), belief_space=pool.space, desire_space=self.desires(),
+            beliefs=stored_beliefs(pool.space.beliefs, config.belief_quantum), note=note)
 
     def world_prior(self, layout: Any) -> np.ndarray:
         """The observer's prior over the hidden worlds: the domain's ``world_prior(layout)``
@@ -288,17 +304,19 @@ class Engine:
             programs.append((rows, inverter.build(beliefs[rows], list(case.path), world)))
         return worlds, prior, space, programs
 
-    def _build_sampled(self, inverter: Inverter, case: Case) -> sampling.SampledCase:
-        """The case's particles and the programs of their drawn (world, initial belief) rows."""
+    def _build_sampled(self, inverter: Inverter, case: Case) -> sampling.Pool:
+        """The case's pool of hypotheses, where its particles start, and the programs of
+        its pooled (world, initial belief) rows."""
         worlds, prior = self._hidden(case)
         return sampling.build(inverter, list(case.path), worlds, prior,
-                              self.initial_beliefs(case.layout, case.world), self.draws(),
+                              self.initial_beliefs(case.layout, case.world), self.draws(), self.desires().prior,
                               case.world is not None, self.config.true_belief)
 
-    def _rows(self, case: Case) -> int:
-        """(hidden world, initial belief) rows of a case's result."""
+    def _rows(self, case: Case, beliefs: int | None = None) -> int:
+        """(hidden world, initial belief) rows of a case's result (``beliefs`` per world;
+        default: every initial belief)."""
         worlds = 1 if case.world is not None else int((self.world_prior(case.layout) > 0).sum())
-        return worlds * len(self.initial_beliefs(case.layout, case.world).beliefs)
+        return worlds * (len(self.initial_beliefs(case.layout, case.world).beliefs) if beliefs is None else beliefs)
 
     def _check_case(self, case: Case) -> None:
         tables = self.tables(case.layout)

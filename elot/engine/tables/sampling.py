@@ -1,24 +1,28 @@
-"""Particle inference for tabular domains: importance sampling from the prior.
+"""What particle inference on a tabular domain draws, and the likelihoods it reads.
 
 ``N`` hypotheses (hidden world, initial belief, desire) are drawn from the domain's
-independent priors with the config's seed; each is weighted by the exact likelihood of the
-observed path under it, P(path | world, b0, u), computed by the same inversion programs as
-exact inference (:mod:`elot.engine.tables.inversion`), evaluated only for the drawn initial
-beliefs (rows) and the drawn utility vectors (columns). Only the *distinct* utility vectors
-drawn are planned, which is what makes a large desire space affordable: the budget is
-counted, and work refused, on that number.
+independent priors with the config's seed (:class:`Draws`), by inverting each prior's
+cumulative distribution at uniforms of the seed: the same seed draws the same hypotheses
+for every case and every prefix of a path, so the plans are shared and results at
+successive times start from the same particles. Only the *distinct* utility vectors drawn
+are planned, which is what makes a large desire space affordable: the budget is counted,
+and work refused, on that number.
 
-The posterior of any quantity f is then the self-normalised importance-sampling estimate
-``Σ_n L_n f(h_n) / Σ_n L_n`` (the proposal is the prior, so a particle's weight is its
-likelihood). It is consistent as N grows, with a bias of order 1/N; its precision is
-measured by Kish's effective sample size ``(Σ L)² / Σ L²``. There is no resampling or
-rejuvenation: the whole path is weighed at once, so a long or surprising path leaves few
-particles with weight (a small ESS), which the result reports.
+The draws fix a **pool** (:class:`Pool`): the case's hidden worlds, the distinct initial
+beliefs drawn, and the distinct desires drawn. Particles (:mod:`elot.engine.tables.smc`)
+start as the draws themselves and move only inside the pool, whose prior is the domain's
+prior restricted to it; once N is large against the spaces the pool holds every
+hypothesis and its posterior is the exact one, and it converges to it as N grows. The
+likelihood of every prefix of the path under every pooled hypothesis,
+``L[t, world, belief, desire]`` = P(first t steps | hypothesis), comes from one pass of the
+same inversion programs exact inference uses (:meth:`Inverter.prefix_likelihoods`), built
+once per hidden world for the pooled beliefs and evaluated for the planned desires only.
 
-The draws are made once per engine from uniforms of the seed (:class:`Draws`), by inverting
-each prior's cumulative distribution: the same seed draws the same desires for every case
-and every prefix of a path, so the plans are shared and results at successive times agree
-on their particles.
+The pool is itself a sample: where it leaves out hypotheses of some prior mass, its
+posterior differs from the exact one by an error the particles' weights do not see.
+:func:`unpooled` estimates it (as the error of a ratio estimate over the pooled values, with
+the finite-population correction ``1 − prior mass pooled``, which makes it vanish once the
+pool holds every value), and the result's effective sample size counts it.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import numpy as np
 
 from elot.engine.tables.inversion import Inverter, Program
 from elot.engine.tables.protocol import BeliefSpace, DesireSpace
+from elot.numeric import fsum
 
 
 def fresh_seed() -> int:
@@ -69,46 +74,99 @@ class Draws:
 
 
 @dataclass(frozen=True, eq=False)
-class SampledCase:
-    """One case's particles: the hidden worlds it considers and their prior, the initial
-    belief space, each particle's world (a position in ``worlds``) and initial belief, and
-    one program per drawn world: ``(particles, belief rows, each particle's row, program)``."""
+class Pool:
+    """The hypotheses one case's particles may hold, and where they start.
+
+    ``worlds`` (the hidden worlds the case considers, with ``world_prior``); ``beliefs[w]``
+    the rows of ``space`` pooled under world position w (the distinct drawn initial beliefs,
+    the same for every world; under ``true_belief`` with the world unknown, the world's own
+    row alone), with their prior ``belief_prior[w]``; the planned desires (the columns:
+    :attr:`Draws.distinct`), with their prior ``desire_prior``. ``start`` is the draws as
+    particles: each one's world position, belief position (in ``beliefs[w]``) and desire
+    column. ``programs[w]``: the inversion of the path in world ``worlds[w]`` from
+    ``beliefs[w]``. ``left_out``: the prior mass of the initial beliefs and of the desires
+    the pool does not hold (0 when it holds every one of positive prior)."""
 
     worlds: tuple[int, ...]
     world_prior: np.ndarray
     space: BeliefSpace
-    world_of: np.ndarray
-    belief_of: np.ndarray
-    programs: tuple[tuple[np.ndarray, np.ndarray, np.ndarray, Program], ...]
+    beliefs: np.ndarray
+    belief_prior: np.ndarray
+    desires: np.ndarray
+    desire_prior: np.ndarray
+    start: tuple[np.ndarray, np.ndarray, np.ndarray]
+    programs: tuple[Program, ...]
+    left_out: tuple[float, float]
+
+    @property
+    def steps(self) -> int:
+        return self.programs[0].steps
+
+    def hypotheses(self, world: np.ndarray, belief: np.ndarray, desire: np.ndarray) -> tuple:
+        """Particles' (world position, belief row of the space, desire index of the space)."""
+        return world, self.beliefs[world, belief], self.desires[desire]
 
 
 def build(inverter: Inverter, path: list[int], worlds: tuple[int, ...], world_prior: np.ndarray,
-          space: BeliefSpace, draws: Draws, known_world: bool, true_belief: bool) -> SampledCase:
-    """Draw each particle's world (unless the observer knows it) and initial belief, and
-    build the inversion of ``path`` for the drawn beliefs of each drawn world."""
+          space: BeliefSpace, draws: Draws, desire_prior: np.ndarray, known_world: bool,
+          true_belief: bool) -> Pool:
+    """Draw each particle's world (unless the observer knows it) and initial belief, pool
+    them with the drawn desires, and build the inversion of ``path`` for the pooled beliefs
+    in each world."""
     n = len(draws.desire_of)
     world_of = (np.zeros(n, dtype=np.intp) if known_world
                 else inverse_cdf(world_prior, draws.uniforms[2]))
+    belief_prior = np.asarray(space.prior, dtype=np.float64)
     if true_belief and not known_world:
-        belief_of = np.asarray(worlds, dtype=np.intp)[world_of]   # the agent knows its world
+        # the agent knows its world: under world position w its belief is the space's row worlds[w]
+        rows = np.asarray(worlds, dtype=np.intp)[:, None]
+        belief_at = np.zeros(n, dtype=np.intp)
     else:
-        belief_of = inverse_cdf(space.prior, draws.uniforms[1])
+        drawn = inverse_cdf(space.prior, draws.uniforms[1])
+        distinct, belief_at = np.unique(drawn, return_inverse=True)
+        rows = np.tile(distinct, (len(worlds), 1))
+        belief_at = belief_at.reshape(-1)
     beliefs = np.asarray(space.beliefs, dtype=np.float64)
-    programs = []
-    for position in np.unique(world_of):
-        members = np.flatnonzero(world_of == position)
-        rows, row_of = np.unique(belief_of[members], return_inverse=True)
-        programs.append((members, rows, row_of.reshape(-1),
-                         inverter.build(beliefs[rows], path, worlds[position])))
-    return SampledCase(worlds, world_prior, space, world_of, belief_of, tuple(programs))
+    programs = tuple(inverter.build(beliefs[rows[w]], path, worlds[w]) for w in range(len(worlds)))
+    desire_prior = np.asarray(desire_prior, dtype=np.float64)
+    every_belief = true_belief and not known_world         # each world's own: nothing left out
+    left_out = (0.0 if every_belief else _outside(belief_prior, rows[0]), _outside(desire_prior, draws.distinct))
+    return Pool(tuple(worlds), np.asarray(world_prior, dtype=np.float64), space, rows,
+                np.ones(rows.shape) if every_belief else belief_prior[rows],
+                draws.distinct, desire_prior[draws.distinct],
+                (world_of, belief_at, draws.column.astype(np.intp)), programs, left_out)
 
 
-def likelihood(inverter: Inverter, case: SampledCase, policies: np.ndarray, draws: Draws,
-               backend: str) -> np.ndarray:
-    """``float64[particles]``: P(path | each particle's hypothesis), the drawn rows and
-    columns of the exact likelihood table."""
-    out = np.zeros(len(draws.desire_of))
-    for members, _, row_of, program in case.programs:
-        table = inverter.likelihood(program, policies, backend)    # [drawn beliefs, distinct desires]
-        out[members] = table[row_of, draws.column[members]]
+def _outside(prior: np.ndarray, pooled: np.ndarray) -> float:
+    """The prior mass of the entries not in ``pooled``."""
+    outside = np.ones(len(prior), dtype=bool)
+    outside[pooled] = False
+    return fsum(prior[outside])
+
+
+def prefix_tables(inverter: Inverter, pool: Pool, policies: np.ndarray, backend: str) -> np.ndarray:
+    """``float64[steps + 1, worlds, pooled beliefs, planned desires]``: the likelihood of
+    every prefix of the path under every pooled hypothesis."""
+    table = np.empty((pool.steps + 1, *pool.beliefs.shape, len(pool.desires)))
+    for w, program in enumerate(pool.programs):
+        table[:, w] = inverter.prefix_likelihoods(program, policies, backend)
+    return table
+
+
+def unpooled(layer: np.ndarray, pool: Pool) -> float:
+    """What the pool's sampling adds to ``1 / ESS``: for the beliefs and the desires, the
+    prior mass the pool leaves out times ``1 / ESS`` of the pool posterior's marginal over
+    the pooled values (Kish's, each value one draw; ``layer`` the likelihood of the whole
+    path, ``[W, B, D]``). 0 when the pool holds every value of positive prior; about
+    ``1 / ESS`` of importance sampling over the distinct values when it holds a small share."""
+    n_w, n_b, n_d = layer.shape
+    joint = layer * (pool.world_prior[:, None] * pool.belief_prior)[:, :, None] * pool.desire_prior
+    # sums over the leading axis of a C-ordered array add whole rows in order: the same everywhere
+    desire = joint.reshape(n_w * n_b, n_d).sum(axis=0)
+    belief = np.ascontiguousarray(joint.transpose(0, 2, 1)).reshape(n_w * n_d, n_b).sum(axis=0)
+    out = 0.0
+    for marginal, outside in ((belief, pool.left_out[0]), (desire, pool.left_out[1])):
+        total = fsum(marginal)
+        if total > 0 and outside > 0:
+            out += min(outside, 1.0) * fsum(np.square(marginal)) / (total * total)
     return out
