@@ -35,13 +35,13 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from elot.domains.front import Episode, Front, Parameter, Planned, pick_one, split_pick, with_refs
-from elot.domains.source import Source, Summary
+from elot.domains.tabular_source import CurrentBeliefError, TabularSource
 from elot.engine import Case, Engine, EngineConfig
 from elot.engine.settings import Settings
 from elot.engine.tables.config import PLANNER_NAMES
 from elot.engine.tables.protocol import ask, check_tables
 from elot.errors import DomainError
-from elot.errors import ArgumentError, EvaluationError, ScenarioError, load_json, read_text
+from elot.errors import ArgumentError, ScenarioError, load_json, nearest, read_text
 from elot.settings import CURRENT, DEFAULT_BETA, INITIAL
 
 #: The models every tabular domain offers, as changes to the engine's settings.
@@ -65,10 +65,6 @@ def _planner(value: Any) -> str:
     if value not in PLANNER_NAMES:
         raise ArgumentError(f"unknown planner {value!r}", hint=f"choose one of {', '.join(PLANNER_NAMES)}")
     return str(value)
-
-
-class CurrentBeliefError(EvaluationError):
-    """A statement about the agent's current belief, which a tabular domain's run does not infer."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +95,7 @@ class TabularFront(Front):
         self.aliases = {"full": next(iter(self.models))}
         self.fitted_models = tuple(self.models)
         self._engines: dict[Any, Engine] = {}
+        self._spoken: set = set()        # the layouts whose words were checked (:meth:`check_words`)
 
     @property
     def spec(self) -> str:
@@ -221,7 +218,20 @@ class TabularFront(Front):
         return replace(self._checked(found[spec], f"{self.name}.cases()[{spec!r}]", spec), ref=spec)
 
     def make_episode(self, name: str, case: Case, judgments: Sequence[int] = (), own: Any = None) -> Episode:
-        return Episode(name, len(case.path) - 1, Scene(case, own), tuple(judgments))
+        """An episode of ``case``, its path checked: a step no action of the domain takes
+        (in the true world, or in any world when it is unknown) is refused, naming it."""
+        episode = Episode(name, len(case.path) - 1, Scene(case, own), tuple(judgments))
+        self.check_words(case.layout)
+        for t, label in enumerate(self.step_labels(episode), 1):
+            if not label:
+                tables = self.tables(case.layout)
+                where = "any world" if case.world is None else f"the world {tables.worlds[case.world]}"
+                raise ScenarioError(
+                    f"{name}: step {t} of the path, {tables.states[case.path[t - 1]]} -> "
+                    f"{tables.states[case.path[t]]}, is impossible: no action of the {self.name} domain "
+                    f"takes it in {where}",
+                    hint="check the path's states (each step one action), its world and its layout")
+        return episode
 
     def _checked(self, case: Any, where: str, name: str | None = None) -> Episode:
         if not isinstance(case, Case):
@@ -389,6 +399,37 @@ class TabularFront(Front):
     def label(self, episode: Episode, t: int) -> str:
         return self.step_labels(episode)[t - 1]
 
+    def check_words(self, layout: Any) -> None:
+        """The domain's desire objects and the atoms of each world of ``layout`` checked
+        against its signature, once per layout: a name the signature lacks (a predicate
+        ``in`` where it has ``inside``, a desire object ``exitt``) would make every
+        statement about it silently false; it is refused, with the nearest name it has."""
+        if layout in self._spoken:
+            return
+        signature = self.signature(None)
+        objects = set(signature.object_types)
+
+        def unknown(what: str, name: str, known, where: str) -> DomainError:
+            close = nearest(name, known)
+            return DomainError(f"{self.name}.{where}: {what} {name!r} is not in the domain's signature"
+                               + (f" (did you mean {close}?)" if close else ""),
+                               hint=f"name it as signature() does, or add it there (its {what}s: "
+                                    f"{', '.join(sorted(known)[:12])})")
+
+        for name in ask(self.domain, "desires").objects:
+            if name not in objects:
+                raise unknown("object", str(name), objects, "desires")
+        tables = self.tables(layout)
+        for w, world in enumerate(tables.worlds):
+            for atom in ask(self.domain, "world_atoms", layout, w):
+                predicate, *args = atom
+                if predicate not in signature.predicate_types:
+                    raise unknown("predicate", str(predicate), signature.predicate_types, f"world_atoms (world {world})")
+                for arg in args:
+                    if arg not in objects:
+                        raise unknown("object", str(arg), objects, f"world_atoms (world {world})")
+        self._spoken.add(layout)
+
     def step_labels(self, episode: Episode) -> list[str]:
         """What happened at each step t = 1..T: the actions that take the path's state at
         t - 1 to its state at t (in the true world, or any world when it is unknown)."""
@@ -400,7 +441,7 @@ class TabularFront(Front):
         for before, after in zip(case.path, case.path[1:]):
             acts = [tables.actions[a] for a in range(len(tables.actions))
                     if any(trans[w, before, a] == after for w in worlds)]
-            out.append("/".join(acts[:2]) + ("/..." if len(acts) > 2 else "") if acts else "(no action leads here)")
+            out.append("/".join(acts[:2]) + ("/..." if len(acts) > 2 else ""))   # '' where none does
         return out
 
 
@@ -415,169 +456,3 @@ def _index(value: Any, names: tuple[str, ...], where: str, what: str) -> int:
         return names.index(value)
     shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
     raise ScenarioError(f"{where}: no {what} {value!r} (the domain's {what}s are {shown})", hint=CASE_HINT)
-
-
-class TabularSource(Source):
-    """An episode of a tabular domain inverted by the engine under ``settings``; results are
-    made on demand for each time and kept (``results``: already run, by time)."""
-
-    def __init__(self, front: TabularFront, episode: Episode, settings: Settings, engine: Engine,
-                 results: dict | None = None):
-        self.front = front
-        self.episode = episode
-        self._asked = settings
-        self.engine = engine
-        self._results: dict[int, Any] = dict(results or {})
-        self._signature = None
-        self._worlds = None
-
-    @property
-    def case(self) -> Case:
-        return self.episode.detail.case
-
-    @property
-    def settings(self) -> Settings:
-        """What ran: the method ``auto`` chose, the seed drawn."""
-        return self.front.ran(self._asked, self.engine, self.result())
-
-    @property
-    def config(self) -> EngineConfig:
-        """The engine's settings of the run (the planner resolved)."""
-        return self.engine.config.with_beta(self._asked.beta)
-
-    @property
-    def signature(self):
-        if self._signature is None:
-            self._signature = self.front.signature(self.episode)
-        return self._signature
-
-    @property
-    def estimated(self) -> bool:
-        return bool(self.result().estimated)
-
-    def result(self, t: int | None = None):
-        """The inversion of the path's first ``t`` steps (default: all of it)."""
-        t = self.episode.horizon if t is None else int(t)
-        if not 0 <= t <= self.episode.horizon:
-            raise ArgumentError(f"time {t} is not one of 0..{self.episode.horizon} ({self.name})")
-        if t not in self._results:
-            case = self.case
-            part = type(case)(case.layout, tuple(case.path[:t + 1]), case.world, case.name)
-            [[self._results[t]]] = self.engine.run([part], [self._asked.beta])
-        return self._results[t]
-
-    def how(self) -> str:
-        result = self.result()
-        return f"smc with {result.particles:,} particles" if result.estimated else ""
-
-    def worlds(self):
-        from elot.lang.states import State
-
-        if self._worlds is None:
-            layout = self.case.layout
-            tables = self.front.tables(layout)
-            self._worlds = tuple(State.of(frozenset(ask(self.front.domain, "world_atoms", layout, w)))
-                                 for w in range(len(tables.worlds)))
-        return self._worlds
-
-    def judged(self, t: int, at: int):
-        """The rows at t, with the initial belief for a statement about it (``at`` 0)."""
-        return result_hypotheses(self.result(t), self.signature, self.worlds(), with_beliefs=at == 0)
-
-    def admit(self, statements):
-        out = []
-        for st in super().admit(statements):
-            if isinstance(st.error, CurrentBeliefError):
-                st = dataclasses.replace(st, note="current belief: not inferred")
-            out.append(st)
-        return out
-
-    def belief_posterior(self, t: int) -> list[tuple[str, float]]:
-        """The posterior mean of the agent's initial belief (what the engine infers)."""
-        from elot.numeric import dot_columns
-
-        rows = self.at(t, INITIAL)
-        average = dot_columns(rows.weights, rows.beliefs[self.signature.agent])
-        return [(self.world_label(w), float(p)) for w, p in zip(rows.worlds, average)]
-
-    def belief_title(self, t: int, agent: str) -> str:
-        return f"{agent}'s initial belief over worlds (as inferred at t={t})"
-
-    def goal_posterior(self, t: int) -> dict[str, float]:
-        """The posterior probability that each object is the one the agent wants most
-        (ties shared), what ``:goals`` shows."""
-        result = self.result(t)
-        utilities = np.asarray(result.desire_space.utilities, dtype=np.float64)
-        best = utilities == utilities.max(axis=1, keepdims=True)
-        share = best / best.sum(axis=1, keepdims=True)
-        return {o: float(p) for o, p in zip(result.desire_space.objects, result.desire_posterior() @ share)}
-
-    # -- reporting ---------------------------------------------------------------------------
-
-    def header(self, times: Sequence[int]) -> list[str]:
-        result = self.result()
-        config = self.config
-        case = self.case
-        world = "unknown" if case.world is None else self.front.tables(case.layout).worlds[case.world]
-        lines = [f"[bold]{self.name}[/bold] ({self.front.name}, layout {case.layout}, true world {world}): "
-                 f"{len(result.belief_space.beliefs)} initial beliefs × {len(result.desire_space.utilities)} "
-                 f"desires, {self.episode.horizon} steps, model {self.model} (planner {config.planner}, "
-                 f"β={config.beta:g})"]
-        if result.estimated:
-            lines.append(f"particle inference: {result.particles:,} particles (seed {result.config.seed}), "
-                         f"{result.planned:,} distinct utility vectors planned, effective sample size "
-                         f"{result.ess:,.1f}; figures are estimates, L ± its standard error")
-        if result.note:
-            lines.append(f"[dim]{result.note}[/dim]")
-        if not result.possible:
-            lines.append("[yellow]no hypothesis gives this path a positive probability: the posterior is empty"
-                         "[/yellow]")
-        return lines
-
-    def summary(self, times: Sequence[int]) -> Summary:
-        rows = tuple((judgment, option, f"{value:.3f}") for judgment, option, value in self.front.outputs(self.result()))
-        return Summary(f"Outputs at t={self.episode.horizon}", (("judgment", "left"), ("option", "left"),
-                                                                ("value", "right")), rows,
-                       self.front.describe_outputs())
-
-    def csv_columns(self, t: int) -> dict:
-        return {f"{judgment}_{option}": value for judgment, option, value in self.front.outputs(self.result(t))}
-
-    def report_head(self) -> dict:
-        outputs = self.front.outputs(self.result())
-        return {"domain": self.front.name, "scenario": self.name, "model": self.model,
-                "settings": self.settings.described(), "ran": self.result().describe(),
-                "outputs": [{"judgment": j, "option": o, "value": v} for j, o, v in outputs]}
-
-    def report_at(self, t: int) -> dict:
-        return {"outputs": [{"judgment": j, "option": o, "value": v} for j, o, v in self.front.outputs(self.result(t))]}
-
-    def table_columns(self) -> dict:
-        result = self.result()
-        sampled = result.estimated
-        ran = self.settings.inference
-        return {"model": self.model, "beta": self.beta, "k": "", "conventions": "elot",
-                "inference": result.config.method, "particles": result.particles if sampled else "",
-                "seed": result.config.seed if sampled else "",
-                "ess_threshold": ran.ess_threshold if sampled else "", "moves": ran.moves if sampled else ""}
-
-    def diagnostics(self, t: int) -> dict:
-        return {"ess": getattr(self.result(t), "ess", ""), "warning": ""}
-
-
-def result_hypotheses(result, signature, worlds, *, with_beliefs: bool = True, per_agent: bool = True):
-    """A result's rows (every hypothesis, or the particles with their effective sample size
-    and prior draws, so that scores carry standard errors) as ELoT hypotheses over
-    ``worlds`` (the states of the layout's worlds); with ``with_beliefs``, each row's
-    belief is its initial belief, the signature's agent's."""
-    from elot.judging import Desires, Hypotheses
-
-    rows = result.rows()
-    beliefs: dict[str, np.ndarray] = {}
-    if with_beliefs:
-        table = np.asarray(result.belief_space.beliefs, dtype=np.float64)
-        beliefs = {signature.agent: (table / table.sum(axis=1, keepdims=True))[rows.belief]}
-    utilities = np.asarray(result.desire_space.utilities, dtype=np.float64)[rows.desire]
-    return Hypotheses(signature, worlds, np.asarray(result.worlds, dtype=np.intp)[rows.world], beliefs,
-                      rows.weights, prior=rows.prior, ess=rows.ess, prior_draws=rows.draws, per_agent=per_agent,
-                      desires=Desires(tuple(result.desire_space.objects), utilities))

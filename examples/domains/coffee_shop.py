@@ -63,9 +63,9 @@ class CoffeeShop:
 
     def signature(self) -> Signature:
         return Signature.from_objects(
-            {"visitor": "agent", "shop": "place", "machine": "place"}, agent="visitor",
-            predicates={"open": ("place",)}, types={"place": "object"}, derived=()).with_words(
-            {"shop": "the coffee shop", "machine": "the vending machine"})
+            {"visitor": "agent", "shop": "place", "machine": "place", "coffee": "drink", "soda": "drink"},
+            agent="visitor", predicates={"open": ("place",)}, types={"place": "object", "drink": "object"},
+            derived=()).with_words({"shop": "the coffee shop", "machine": "the vending machine"})
 
     def world_atoms(self, layout: str, world: int) -> frozenset:
         return frozenset({("open", "machine")} | ({("open", "shop")} if world == 0 else set()))

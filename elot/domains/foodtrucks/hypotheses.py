@@ -16,7 +16,7 @@ from elot.domains.foodtrucks.language import signature
 from elot.domains.foodtrucks.scenarios import FoodTruckScenario
 from elot.domains.foodtrucks.world import WORLD_NAMES, world_atoms
 from elot.engine import Case, Engine, EngineConfig, PathResult, Result
-from elot.domains.tabular import result_hypotheses
+from elot.domains.tabular_source import result_hypotheses
 from elot.errors import ArgumentError
 from elot.judging import Hypotheses
 from elot.lang.states import State
