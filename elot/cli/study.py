@@ -259,6 +259,19 @@ def _run_batch(args, tasks, inputs) -> int:
     return 1 if args.strict and result.failures.rows else 0
 
 
+def _rated_scenarios(path: str) -> list[str]:
+    """The scenario names of a ratings file, which say its domain when --domain does not
+    (a .trucks file's scenarios are food trucks'); none where the file cannot be read: the
+    fit reads it again and says why."""
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            return list(dict.fromkeys(row.get("scenario") or "" for row in csv.DictReader(handle)))
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []
+
+
 def fit_command(args) -> int:
     from elot.output import same_file
     from elot.study.fit import BETA_GRID, fit, read_ratings, simulated_outside
@@ -266,7 +279,7 @@ def fit_command(args) -> int:
     from elot.study.references import DomainRef
     from elot.study.tasks import as_option
 
-    front = options.front_of(args, scenarios=[])
+    front = options.front_of(args, scenarios=_rated_scenarios(args.ratings))
     params = {name: as_option(name.replace("_", "-"), lambda v, p=p: None if v is None else p.check(v), value)
               for p in front.parameters for name, value in ((p.name, getattr(args, p.name, None)),)}
     options.refuse_untaken(args, front)

@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from elot.domains.front import Episode, Front, Parameter, Planned, pick_one, split_pick, with_refs
+from elot.domains.source import MissingHook, TextMap
 from elot.domains.tabular_source import CurrentBeliefError, TabularSource
 from elot.engine import Case, Engine, EngineConfig
 from elot.engine.settings import Settings
@@ -371,6 +372,26 @@ class TabularFront(Front):
         animations show), if it has them."""
         scene = getattr(self.domain, "scene_words", None)
         return {**super().page_words(), **({"scene": str(scene)} if scene else {})}
+
+    def map_text(self, episode: Episode, t: int) -> TextMap:
+        """The domain's ``map_cells(layout, path, world, t)`` (``{(x, y): label or (label,
+        style)}``, x from 1 to the right, y from 1 down) on its ``frame_cells(layout)`` grid,
+        with its ``map_legend`` (a line) under it: the REPL's ``:map``."""
+        if not callable(getattr(self.domain, "map_cells", None)):
+            raise MissingHook(f"the {self.name} domain draws no map as text",
+                              hint=":goals, :worlds and :beliefs show the posteriors; write map_cells(layout, path, "
+                                   "world, t) in the domain for :map (docs/domains.md, 'Hooks')")
+        case = episode.detail.case
+        found = ask(self.domain, "map_cells", case.layout, case.path, case.world, t)
+        if not isinstance(found, dict):
+            raise DomainError(f"{self.name}.map_cells: returned {type(found).__name__}, not a dict of (x, y) -> label")
+        cells = {tuple(pos): (label, "") if isinstance(label, str) else tuple(label) for pos, label in found.items()}
+        if callable(getattr(self.domain, "frame_cells", None)):
+            width, height = ask(self.domain, "frame_cells", case.layout)
+        else:
+            width, height = max(x for x, _ in cells), max(y for _, y in cells)
+        legend = getattr(self.domain, "map_legend", "")
+        return TextMap(int(width), int(height), cells, frozenset(), ((str(legend), "dim"),) if legend else ())
 
     def tell(self, episode: Episode, t: int, condition: str) -> str:
         """The domain's ``tell(layout, path, world, t, condition)``: the path up to t in words."""

@@ -96,6 +96,15 @@ class CoffeeShop:
         cell = _cell(path, t)
         ax.add_patch(Circle((cell, -0.1), 0.25, color="black"))
 
+    #: What :map's letters are.
+    map_legend = "S the vending machine (soda)   C the coffee shop   @ the visitor"
+
+    def map_cells(self, layout: str, path, world, t: int) -> dict:
+        """The corridor as text at step t (the REPL's :map): cells 1 to 5, west to east."""
+        cells = {(1, 1): ("S", "bold blue"), (CELLS, 1): ("C", "bold yellow")}
+        cells[(_cell(path, t) + 1, 1)] = ("@", "bold reverse")
+        return cells
+
     def frame_caption(self, layout: str, path, world, t: int) -> str:
         bought = _bought(path, t)
         return f"bought {bought}" if bought else ""
