@@ -278,3 +278,25 @@ def test_rules_first_applicable_row_answers_and_final_rows_commit():
         with pytest.raises(NoParse):
             apply(table, refused, None)
 
+
+
+def test_hints_speak_the_domains_words():
+    """A translation error's hint gives an example in the domain's own words (#41 item 8):
+    not boxes and keys, nor 'The player', for a domain that has neither."""
+    from pathlib import Path
+
+    from elot.engine.loading import load_domain
+    from elot.errors import TranslationError
+    from elot.translate.offline import parse_sentence
+
+    shop = load_domain(Path(__file__).resolve().parent.parent / "examples" / "domains" / "coffee_shop.py").signature()
+    with pytest.raises(TranslationError) as caught:
+        parse_sentence("coffee is nice", shop)
+    assert "'The visitor believes that the vending machine is open.'" in caught.value.hint
+    assert "box" not in caught.value.hint and "player" not in caught.value.hint
+    with pytest.raises(TranslationError) as caught:
+        parse_sentence("the visitor frobs", shop)
+    assert "The visitor believes that" in caught.value.hint and "key" not in caught.value.hint
+    with pytest.raises(TranslationError) as caught:
+        parse_sentence("box 1 is nice")
+    assert "'The player believes that box 1 is closed.'" in caught.value.hint     # the gridworld's own

@@ -35,7 +35,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from elot.errors import TranslationError
+from elot.errors import ElotError, TranslationError
+from elot.lang.english import constant, english
 from elot.lang.signature import Signature
 from elot.lang.syntax import Term
 from elot.translate.offline.attitudes import ATTITUDES, is_past
@@ -110,11 +111,12 @@ def read(sentence: str, signature: Signature | None = None) -> Reading:
     vocab = Vocabulary.of(signature)
     initial, text, rest, agent = _split(sentence, signature)
     if not text:
-        raise TranslationError("empty sentence", hint="write a sentence such as 'The player believes box 1 is empty.'")
+        raise TranslationError("empty sentence", hint=f"write a sentence such as '{example_sentence(signature)}'")
     if rest is None:
+        agent = constant(signature.agent, signature)
         raise TranslationError(
             f"cannot tell whose belief this is: {sentence.strip()!r}",
-            hint="start the sentence with 'The player', e.g. 'The player thinks box 2 is empty.'",
+            hint=f"start the sentence with '{agent[:1].upper() + agent[1:]}', e.g. '{example_sentence(signature)}'",
         )
     parser = ContentParser(vocab)
     parser.nested = lambda clause: _nested(clause, parser, signature)
@@ -189,11 +191,23 @@ def _explain(sentence: str, rest: str) -> str:
     return f"no attitude verb understood after the subject (at {first!r}) in {sentence.strip()!r}"
 
 
-#: The hint of every error that has none of its own.
-_HINT = (
-    "say who believes what about boxes and keys, e.g. 'The player thinks box 2 might hold the "
-    "red key.' (attitudes: believes, thinks, knows, is sure, is unsure, wonders, does not know)"
-)
+#: The attitudes the hint of every error that has none of its own lists.
+_ATTITUDES = "believes, thinks, knows, is sure, is unsure, wonders, does not know"
+
+
+def example_sentence(signature: Signature) -> str:
+    """A sentence in the domain's words the translator reads: the observed agent believing
+    the first atom its signature can say ("The player believes that box 1 is empty.", "The
+    visitor believes that the coffee shop is open.")."""
+    for predicate, types in signature.predicate_types.items():
+        args = [signature.objects_of(t) for t in types]
+        if types and all(args) and not signature.is_percept(predicate):
+            atom = f"{predicate}({', '.join(a[0] for a in args)})"
+            try:
+                return english(f"believes({signature.agent}, formula({atom}))", signature=signature)
+            except ElotError:
+                continue
+    return "The player believes that box 1 is empty."
 
 
 def parse_sentence(sentence: str, signature: Signature | None = None) -> Reading:
@@ -202,7 +216,8 @@ def parse_sentence(sentence: str, signature: Signature | None = None) -> Reading
         return read(sentence, signature)
     except TranslationError as error:
         if error.hint is None:
-            error.hint = _HINT
+            error.hint = f"say who believes what, e.g. '{example_sentence(signature or Signature.default())}' " \
+                         f"(attitudes: {_ATTITUDES})"
         raise
 
 
