@@ -20,7 +20,7 @@ import argparse
 import os
 import sys
 
-from elot.domains.doors_keys_gems.conventions import CONVENTIONS
+from elot.settings import CONVENTIONS
 from elot.errors import ElotError
 from elot.domains.doors_keys_gems.experiments import PAPER, PAPER_LLM, TIE, in_vs_out, in_vs_out_of_table
 

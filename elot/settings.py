@@ -177,3 +177,26 @@ def check_number(name: str, text: str | float | int) -> float | int:
 EXIT_OK = 0
 #: Bad input: the error was printed (``elot ...`` and a piped REPL with a failed line).
 EXIT_USAGE = 2
+
+
+# -- conventions ----------------------------------------------------------------------------
+
+#: Named sets of conventions: how elot computes (``elot``, SPEC §4–§5, the default) or what
+#: the reference pipeline behind the paper's Table does (``paper``, SPEC §7: π counts
+#: hypotheses ruled out by t as false; the in-vs-out accuracy is the literal float
+#: comparison; initial states come in the reference's order). The reference's True Belief
+#: artifact (§7.4) is a model of its own, ``true-belief-paper``, not part of them.
+CONVENTIONS = ("elot", "paper")
+Conventions = Literal["elot", "paper"]
+
+
+class ConventionsError(ElotError, ValueError):
+    """An unknown conventions name."""
+
+
+def check_conventions(name: str) -> Conventions:
+    """Return ``name`` if it names a set of conventions, else raise :class:`ConventionsError`."""
+    if name not in CONVENTIONS:
+        raise ConventionsError(f"unknown conventions {name!r}",
+                               hint=f"use one of: {', '.join(CONVENTIONS)}")
+    return name  # type: ignore[return-value]

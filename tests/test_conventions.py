@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from helpers import run_elot
 
-from elot.domains.doors_keys_gems.conventions import ConventionsError
+from elot.settings import ConventionsError
 from elot.errors import ElotError
 from elot.lang.semantics import evaluate
 from elot.lang.states import Belief, State

@@ -29,7 +29,7 @@ from elot.errors import ElotError, ElotTypeError, EvaluationError, ScenarioError
 from elot.lang.semantics import compile_formula
 from elot.lang.states import Belief, State
 from elot.domains.doors_keys_gems.scoring import score
-from elot.domains.doors_keys_gems.conventions import ConventionsError
+from elot.settings import ConventionsError
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples" / "embedding"

@@ -177,6 +177,31 @@ def test_the_inference_engine_returns_posteriors_and_knows_no_language():
     assert not found
 
 
+#: Modules outside elot/domains/ that may import a domain's package, and why.
+DOMAIN_CLIENTS = {
+    "elot/embedding/btom.py": "BToMModel is the gridworld's inference offered as a belief model",
+    "elot/cli/generate.py": "elot generate draws random gridworld maps: a command of that domain",
+}
+
+
+def test_no_generic_layer_names_a_domain():
+    """One pipeline (#41 item 1): outside elot/domains/ (where each domain's package and
+    the registry live), no module imports a domain's package or tests a domain's type;
+    commands, the session, the study and the survey ask the front."""
+    found = []
+    packages = ("elot.domains.doors_keys_gems", "elot.domains.foodtrucks", "elot.domains.pddl")
+    for path in sorted((REPO / "elot").rglob("*.py")):
+        name = str(path.relative_to(REPO))
+        if name.startswith("elot/domains/") or name in DOMAIN_CLIENTS:
+            continue
+        text = path.read_text(encoding="utf-8")
+        wrong = [m for m in imports(path) if m.startswith(packages)]
+        wrong += re.findall(r"isinstance\([^)]*\b(?:FoodTrucks|GridFront|FoodTrucksFront|Scenario|Layout)\b", text)
+        if wrong:
+            found.append(f"{name}: {sorted(set(wrong))}")
+    assert not found
+
+
 #: Words of particular domains; the engine (elot/engine/) is written for any domain.
 DOMAIN_WORDS = re.compile(r"(?i)(?<![a-z])(keys?|doors?|gems?|box(es)?|trucks?)(?![a-z])")
 

@@ -51,7 +51,7 @@ def number(name: str):
 
 
 def _conventions_type(text: str) -> str:
-    from elot.domains.doors_keys_gems.conventions import check_conventions
+    from elot.settings import check_conventions
 
     try:
         return check_conventions(text)

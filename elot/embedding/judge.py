@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple
 
 from elot import judging
-from elot.domains.doors_keys_gems.conventions import check_conventions
+from elot.settings import check_conventions
 from elot.errors import ElotError, EvaluationError, TranslationError
 from elot.judging import Score, Scored, truth
 from elot.lang.semantics import CompiledFormula, compile_formula

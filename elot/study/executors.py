@@ -199,8 +199,10 @@ def _end_with_parent(lifeline) -> None:
 
 def _warm_worker() -> None:
     """Import what tasks need (and build the grammar) once per Dask worker, before any task."""
-    from elot.domains.doors_keys_gems import inference, scoring  # noqa: F401
+    from elot.domains.registry import front_for
     from elot.lang.parser import parse
+
+    front_for()     # the default domain's front, imported once
 
     parse("empty(box1)")
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from btom_ext import BACKENDS
-from elot.domains.doors_keys_gems.conventions import check_conventions
+from elot.settings import check_conventions
 from elot.domains.doors_keys_gems.hypotheses import Prior
 from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES
 from elot.errors import ArgumentError, ElotError

@@ -35,7 +35,7 @@ import numpy as np
 
 from elot.errors import ElotError, ScenarioError, csv_rows, read_text
 from elot.numeric import fsum
-from elot.domains.doors_keys_gems.conventions import Conventions, check_conventions
+from elot.settings import Conventions, check_conventions
 from elot.domains.doors_keys_gems.inference import InferenceConfig, infer, infer_config
 from elot.engine.worlds.exact import Inference
 from elot.domains.doors_keys_gems.dataset import dataset_root, load_dataset_plan

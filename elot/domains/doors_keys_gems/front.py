@@ -32,7 +32,7 @@ def _k(value: Any) -> int:
 
 
 def _conventions(value: Any) -> str:
-    from elot.domains.doors_keys_gems.conventions import check_conventions
+    from elot.settings import check_conventions
 
     return check_conventions(value)
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from elot.engine.budget import Limits
 from elot.engine.worlds.spaces import HypothesisSpace, initial_beliefs
-from elot.domains.doors_keys_gems.conventions import check_conventions
+from elot.settings import check_conventions
 from elot.domains.doors_keys_gems.costs import check_exact
 from elot.engine.worlds.spaces import exact_estimate
 from elot.domains.doors_keys_gems.pickups import colour_limits
@@ -281,7 +281,7 @@ def build(
     """The hypothesis space of a scenario whose true initial state is ``true_state``, its
     initial states drawn from the ``prior``'s family (:class:`Prior`).
 
-    Raises :class:`~elot.settings.VariantError` / :class:`~elot.domains.doors_keys_gems.conventions.ConventionsError` for unknown
+    Raises :class:`~elot.settings.VariantError` / :class:`~elot.settings.ConventionsError` for unknown
     names, and :class:`ScenarioError` (with the estimated size) instead of allocating a space
     of more than ``max_hypotheses`` hypotheses (see :data:`MAX_HYPOTHESES`), or one whose
     inference over ``steps`` actions (``belief_tables``: see

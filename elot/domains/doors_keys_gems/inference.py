@@ -49,7 +49,7 @@ def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress
     ``conventions=``, ``max_hypotheses=``, ``max_bytes=``, ``inference=``, ``particles=``,
     ``seed=``; None leaves a default), or on top of a config to change it.
     ``progress(t, T)`` is called after each step. Unknown names raise
-    :class:`~elot.settings.VariantError` / :class:`~elot.domains.doors_keys_gems.conventions.ConventionsError`
+    :class:`~elot.settings.VariantError` / :class:`~elot.settings.ConventionsError`
     / :class:`InferenceMethodError`.
 
     ``method="exact"`` enumerates every hypothesis (:class:`ExactFilter`; a space of more

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from elot.domains import rows
-from elot.domains.doors_keys_gems.conventions import Conventions, check_conventions
+from elot.settings import Conventions, check_conventions
 from elot.judging import Score, check_mode, score_truth, holds
 from elot.statements import compile_statement as _compile_statement
 from elot.lang.semantics import CompiledFormula
