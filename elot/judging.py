@@ -18,9 +18,9 @@ one vectorized call and returns a :class:`Score` (SPEC §4, "the observer's judg
 :func:`score_statements` is the loop every command runs: each :class:`Statement` compiled
 once against the source's signature, then scored at every judgment point.
 
-This module sits below the gridworld (it imports only the language, the settings and the
-errors), so :mod:`elot.domains.doors_keys_gems`, :mod:`elot.embedding`, the session and the studies all hand
-their hypotheses to the same code.
+This module sits below every domain (it imports only the language, the statements, the
+settings, the numeric sums and the errors), so each domain's front, :mod:`elot.embedding`,
+the session and the studies all hand their hypotheses to the same code.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Figures with matplotlib (bare ``Figure`` objects, never pyplot, so no backend is chosen
-and no display is needed): statement scores and the goal posterior over time, and the map
-of a scenario.
+and no display is needed): statement scores and the goal posterior over time (``elot plot``;
+``elot map`` draws a scenario with its front's frames, :mod:`elot.draw`).
 
 The functions take plain data (score series, posteriors, world states) and return a
 :class:`matplotlib.figure.Figure`; :func:`save` writes a PNG with elot's metadata (what

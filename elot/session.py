@@ -1,7 +1,7 @@
 """The session model: what an interactive session over a scenario of any domain, or over a
 belief model of your own, knows and answers (the REPL displays it; this module never prints).
 
-A :class:`Session` holds a :class:`~elot.domains.front.Source`: a domain's scenario run
+A :class:`Session` holds a :class:`~elot.domains.source.Source`: a domain's scenario run
 under its settings (the domain's front reads the scenario, checks the settings and runs
 it; inference is the expensive part, so it runs lazily, once per scenario and settings, and
 is kept while the user moves through time or changes thresholds), or a user's

@@ -1,8 +1,8 @@
 """Language-model baselines: the statements of a study rated by any language model after
 the same scenario, told in words (see docs/baselines.md).
 
-* :mod:`~elot.baseline.describe` — the scenario up to a judgment point in words: the
-  *plan* and *narrative* prompt conditions;
+* the scenario up to a judgment point in words comes from its domain's front
+  (:meth:`elot.domains.front.Front.tell`): the *plan* and *narrative* prompt conditions;
 * :mod:`~elot.baseline.prompts` — templates (package data, or your own) and rendered
   prompts, with an optional stimulus frame and few-shot human ratings;
 * :mod:`~elot.baseline.items` — what is rated: scenarios' statements, or the dataset's

@@ -578,7 +578,7 @@ def add_table_output_options(p: argparse.ArgumentParser) -> None:
 def add_figure_output_options(p: argparse.ArgumentParser) -> None:
     """``-o/--output OUT.png`` and ``--force``."""
     p.add_argument("-o", "--output", required=True, metavar="OUT.png", type=output_file,
-                   help="the PNG file to write (its directory must exist)")
+                   help="the PNG file to write (missing folders are made)")
     add_force_option(p)
 
 

@@ -42,8 +42,9 @@ def register(subparsers) -> None:
     options.add_figure_output_options(p)
     p.set_defaults(func=_plot_command)
 
-    p = subparsers.add_parser("map", help="Draw a scenario's map (PNG).",
-                              description="Walls, doors, boxes, keys seen, gems, the agent and its path.")
+    p = subparsers.add_parser("map", help="Draw a scenario's scene at one step (PNG).",
+                              description="The scene at step T as the domain draws it (the gridworld: walls, doors, "
+                                          "boxes, keys seen, gems, the agent and its path).")
     options.add_scenario_options(p)
     p.add_argument("-t", "--time", type=options.number("time"), default=None, metavar="T",
                    help="draw the state after T actions (default: the last)")

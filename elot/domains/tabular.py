@@ -378,9 +378,11 @@ class TabularFront(Front):
         style)}``, x from 1 to the right, y from 1 down) on its ``frame_cells(layout)`` grid,
         with its ``map_legend`` (a line) under it: the REPL's ``:map``."""
         if not callable(getattr(self.domain, "map_cells", None)):
+            yours = Path(self.origin).is_file()      # a file of the user's, who can add the hook
             raise MissingHook(f"the {self.name} domain draws no map as text",
-                              hint=":goals, :worlds and :beliefs show the posteriors; write map_cells(layout, path, "
-                                   "world, t) in the domain for :map (docs/domains.md, 'Hooks')")
+                              hint=":goals, :worlds and :beliefs show the posteriors"
+                                   + ("; write map_cells(layout, path, world, t) in the domain for :map "
+                                      "(docs/domains.md, 'Hooks')" if yours else ""))
         case = episode.detail.case
         found = ask(self.domain, "map_cells", case.layout, case.path, case.world, t)
         if not isinstance(found, dict):
