@@ -21,6 +21,7 @@ from test_properties import (
     states, v,
 )
 
+from elot.errors import ElotTypeError
 from elot.lang.checker import check
 from elot.lang.equivalence import EPSILON
 from elot.lang.lowering import is_lowered, lower
@@ -341,7 +342,10 @@ def test_one_agent_at_depth_one_gives_todays_bits_whatever_the_tables(phi, belie
     assert compiled.truth(worlds, rows, index).tolist() == compiled.truth(worlds, rows, index, belief_tables=nan).tolist()
     for node in _calls(compiled.lowered):
         if node.name == "prob_of" and not _has_variables(node):
-            value = compile_formula(node, SIG)
+            try:
+                value = compile_formula(node, SIG)
+            except ElotTypeError:   # a bound variable whose type only the whole formula says
+                continue
             assert value.value(worlds, rows, index).tobytes() == \
                 value.value(worlds, rows, index, belief_tables=nan).tobytes()
 
