@@ -225,9 +225,11 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 def add_model_parameter_options(p: argparse.ArgumentParser, *, how: str = ONE) -> None:
     """The models' own settings, each for the domain that takes it: ``--k``,
-    ``--conventions``, ``--hidden-keys``, ``--hidden-colours`` (the gridworld's) and
-    ``--planner`` (a tabular domain's); with ``how=MANY``, k and conventions take several
-    values, comma-separated (a batch's grid)."""
+    ``--conventions``, ``--hidden-keys``, ``--hidden-colours`` (the gridworld's),
+    ``--planner`` (a tabular domain's) and ``--param NAME=VALUE`` (any setting a domain's
+    front declares, by its name: a PDDL domain's ``epsilon``, ``weight``, ``horizon``,
+    ``gamma``); with ``how=MANY``, k, conventions and each ``--param`` take several values,
+    comma-separated (a batch's grid)."""
     if how == MANY:
         p.add_argument("--k", default=None, metavar="K,...",
                        help=_K_HELP + f" (the gridworld); several, comma-separated (default: {DEFAULT_K})")
@@ -241,6 +243,21 @@ def add_model_parameter_options(p: argparse.ArgumentParser, *, how: str = ONE) -
     add_prior_options(p)
     p.add_argument("--planner", choices=PLANNERS, default=None,
                    help="a tabular domain's planner (default: the model's, else the domain's)")
+    p.add_argument("--param", action="append", type=_param_pair, default=[], metavar="NAME=VALUE" + (
+                   ",..." if how == MANY else ""),
+                   help="a setting of the domain's models by its name (a PDDL domain's epsilon, weight, horizon, "
+                        "gamma; docs/pddl.md); repeatable" + ("; several values, comma-separated" if how == MANY
+                                                              else "") + " (default: the model's own)")
+
+
+def _param_pair(text: str) -> tuple[str, str]:
+    """``--param``'s ``NAME=VALUE`` (an argparse type): the name as the domain's settings
+    spell it (``-`` as ``_``), and the value as given."""
+    name, sep, value = text.partition("=")
+    name = name.strip().lower().replace("-", "_")
+    if not sep or not name or not value.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, such as epsilon=0.05, not {text!r}")
+    return name, value.strip()
 
 
 def add_grid_options(p: argparse.ArgumentParser) -> None:
@@ -256,23 +273,46 @@ def add_grid_options(p: argparse.ArgumentParser) -> None:
 
 
 def refuse_untaken(args, front) -> None:
-    """A model setting (``--k``, ``--planner``, ...) given that the domain's models do not
-    take: refused, whatever its value."""
+    """A model setting (``--k``, ``--planner``, ``--param NAME=...``, ...) given that the
+    domain's models do not take: refused, whatever its value."""
     taken = {p.name for p in front.parameters}
     for option, attr in MODEL_OPTIONS:
         if getattr(args, attr, None) is not None and attr not in taken:
             raise front.refusal(option)
+    for name, _ in getattr(args, "param", None) or ():
+        if name not in taken:
+            raise front.refusal(f"--param {name}")
+
+
+def given_params(args, front) -> dict[str, str]:
+    """``--param``'s settings by name (each at most once, and not also given by its own
+    option: ``--k 3 --param k=4`` is refused)."""
+    out: dict[str, str] = {}
+    own = {attr: option for option, attr in MODEL_OPTIONS}
+    for name, value in getattr(args, "param", None) or ():
+        if name in out:
+            raise ElotError(f"--param {name} is given twice", hint="give each setting once")
+        if getattr(args, name, None) is not None and name in own:
+            raise ElotError(f"{own[name]} and --param {name} both give {name}", hint="give it once")
+        out[name] = value
+    return out
 
 
 def params_of(args, front, *, many: bool = False) -> dict:
     """The models' settings the arguments give, by the domain's names (``many``: each a
-    list of the values given, comma-separated where the option takes several)."""
+    list of the values given, comma-separated where the option takes several: k,
+    conventions and any ``--param`` of a setting whose one value is no list)."""
     refuse_untaken(args, front)
+    extra = given_params(args, front)
     out = {}
     for parameter in front.parameters:
         value = getattr(args, parameter.name, None)
+        param = parameter.name in extra
+        if param:
+            value = extra[parameter.name]
         if many:
-            several = isinstance(value, str) and parameter.name in ("k", "conventions")
+            several = isinstance(value, str) and (parameter.name in ("k", "conventions")
+                                                  or (param and not parameter.listed))
             out[parameter.name] = tuple(v.strip() for v in value.split(",") if v.strip()) if several else (value,)
         else:
             out[parameter.name] = value

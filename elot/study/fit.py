@@ -411,7 +411,7 @@ def precompute(ratings: Ratings, model: str | None = None, *, betas: Sequence[fl
 
     start, grids, by_scenario, tables = tabulation_start(ratings, start)
     front = next(iter(ratings.refs.values())).front
-    settings = front.settings(model, betas[0], **params)
+    settings = front.settings(model, betas[0], **front.model_params(model, params))
     for done, (name, rows) in enumerate(by_scenario.items()):
         episode = ratings.refs[name].load()
         sources = [one for [one] in front.runs([episode], settings, list(betas))]
@@ -710,6 +710,7 @@ def fit(ratings: Ratings, *, models: Sequence[str | None] = (None,), betas: Sequ
     report r with bootstrap intervals overall, per condition and per factor value."""
     out = {}
     y = ratings.rating
+    next(iter(ratings.refs.values())).front.check_taken(models, params)
     if np.ptp(y) == 0:
         raise StudyError(f"{ratings.path}: every rating is {y[0]:g}, so Pearson r with them is undefined: "
                          "there is nothing to fit", path=ratings.path,
