@@ -16,10 +16,11 @@ from typing import Sequence
 import numpy as np
 
 from elot.domains.front import Episode
-from elot.domains.pddl.agents import MODELS, goal_posterior_of
+from elot.domains.pddl.agents import MODELS
 from elot.domains.pddl.language import goal_hypotheses
 from elot.domains.pddl.words import describe
 from elot.domains.source import Source, Summary
+from elot.engine.agents import goal_posterior
 from elot.engine.settings import Settings
 from elot.errors import ArgumentError, EvaluationError
 from elot.output import count
@@ -47,7 +48,7 @@ class PddlSource(Source):
                 f"no candidate goal explains step {step} of {episode.name}, {self.scene.steps[step - 1].text()}: "
                 f"under the {self.model} model (β = {self.beta:g}) its probability is 0 for every goal",
                 hint="a smaller --beta, or a model with lapses (--model lapse), gives every action a chance")
-        self.posterior = goal_posterior_of(settings.model.name, self.scene.tables, self.values)
+        self.posterior = goal_posterior(likelihoods, self.scene.task.prior)
         self._rows: dict = {}
 
     @property
