@@ -787,6 +787,11 @@ def one_setting(table: Sequence[dict], chosen: dict, *, source: str = "the table
                              hint=f"its values: {', '.join(values)}")
         setting[column] = keep[0]
         rows = [row for row in rows if row.get(column, "") == keep[0]]
+    params = sorted({row.get("params") or "" for row in rows})
+    if len(params) > 1:         # a PDDL model's settings besides β (batch --param epsilon=0.05,0.1)
+        raise StudyError(f"{source} holds this setting with {len(params)} values of params "
+                         f"({'; '.join(p or 'none' for p in params)}): ratings must come from one setting",
+                         hint="simulate from a table of one (elot batch with one value of each --param)")
     methods = list(dict.fromkeys(settings_of(row) for row in rows))
     if len(methods) > 1:        # exact and particle rows of one setting (batch --inference exact,smc)
         raise StudyError(f"{source} holds this setting under {len(methods)} inference methods "

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 from elot.domains.front import Episode, Front, Parameter, Planned, PlanRequest, SettingRefused
 from elot.domains.pddl.agents import MODELS, PARAMETERS
 from elot.domains.pddl.read import read_domain
-from elot.domains.pddl.scenes import Reader, Scene
+from elot.domains.pddl.scenes import STIMULUS, Reader, Scene
 from elot.domains.source import TextMap
 from elot.engine.settings import Budget, InferenceSettings, ModelSettings, Settings
 from elot.errors import ElotError, ScenarioError, nearest
@@ -101,6 +101,18 @@ class PddlFront(Front):
     def restore(self, key: Any) -> Episode:
         spec, _ = key
         return self.episode(spec)
+
+    def find(self, name: str, base: Path | None = None, map_name: str | None = None):
+        """A table's scenario that is a file named relative to where the table was made:
+        looked for from here, then from ``base`` (the table's folder) and each folder
+        above; else (a stimulus id, a file found from here) None: read as it is named."""
+        path = Path(name)
+        if base is None or path.is_absolute() or path.exists() or name in ("all", "dev") or STIMULUS.match(name):
+            return None
+        for place in (Path(base).resolve(), *Path(base).resolve().parents):
+            if (place / path).is_file():
+                return str(place / path), 0
+        return None
 
     def map_name(self, episode: Episode) -> str:
         return Path(episode.detail.problem.path or episode.detail.problem.name).stem
