@@ -8,7 +8,8 @@ How a scenario is named (the front's ``--domain DOMAIN.pddl`` gives the domain):
   LaBToM's plans mark them), else the data set's plan of that stimulus when the problem is
   one (``problems/scenario-C-S.pddl`` of a study folder), else none;
 * ``PLAN`` — a plan file whose first lines name its problem: ``; problem: FILE.pddl``
-  (relative to the plan's folder), as ``elot plan`` writes them;
+  (relative to the plan's folder), and may name the candidate goal its agent pursued
+  (``; goal: NAME``: the true goal), as ``elot plan`` writes them;
 * ``C_S`` — a stimulus of the study folder (:mod:`elot.domains.pddl.dataset`: Alanqary et
   al. 2021's layout) that ``--data`` names, else the folder of the domain file when it
   is one; with its plan, judgment points and candidate goals; ``all`` and ``dev`` name
@@ -48,8 +49,9 @@ from elot.errors import ScenarioError, load_json, read_text
 STIMULUS = re.compile(r"\d+_\d+\Z")
 #: A study's problem file of a stimulus (``scenario-1-3.pddl``).
 STIMULUS_FILE = re.compile(r"scenario-(\d+)-(\d+)\Z")
-#: How a plan file names its problem.
+#: How a plan file names its problem, and the goal its agent pursued (a candidate's name).
 PROBLEM_LINE = re.compile(r"\s*;\s*problem:\s*(\S.*?)\s*\Z")
+GOAL_LINE = re.compile(r"\s*;\s*goal:\s*(\S+)\s*\Z")
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,6 +73,8 @@ class Scene:
     plan: str | None = None
     stimulus: str | None = None
     worded: bool = False
+    #: The goal the agent pursued where its plan says (``; goal: NAME``), else None.
+    pursued: str | None = None
 
     @property
     def domain(self) -> t.Domain:
@@ -78,7 +82,10 @@ class Scene:
 
     @property
     def true_goal(self) -> str | None:
-        """The candidate the problem's own ``:goal`` is, else None."""
+        """The candidate the plan says its agent pursued, else the one the problem's own
+        ``:goal`` is, else None."""
+        if self.pursued is not None:
+            return self.pursued
         own = _canonical(self.problem.goal)
         return next((g.name for g in self.goals if _canonical(g.formula) == own), None)
 
@@ -208,7 +215,14 @@ class Reader:
         problem = parse_problem(problem_text, self.domain, str(problem_path))
         goals, worded = self._goals_of(problem_path, problem, self.stimulus_of(problem_path))
         steps = parse_plan(text, str(path))
-        return self._scene(path.stem, problem, steps, goals, plan_marks(text, steps), str(path), None, worded=worded)
+        scene = self._scene(path.stem, problem, steps, goals, plan_marks(text, steps), str(path), None, worded=worded)
+        said = next((GOAL_LINE.match(line) for line in text.splitlines()[:20] if GOAL_LINE.match(line)), None)
+        if said is None:
+            return scene
+        if said[1] not in [g.name for g in goals]:
+            raise ScenarioError(f"{path}: its goal {said[1]!r} is no candidate goal of its problem", path=str(path),
+                                hint="candidates: " + ", ".join(g.name for g in goals))
+        return replace(scene, pursued=said[1])
 
     def _stimulus_goals(self, study: Study, s: Stimulus) -> tuple[Goal, ...]:
         where = str(study.root / "goals.json") if _worded(study) else str(s.problem)

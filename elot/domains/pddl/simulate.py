@@ -114,10 +114,10 @@ def plan(front, episode: Episode, request: PlanRequest) -> Planned:
         if bad:
             raise ArgumentError(f"--judge {bad[0]} is past the plan's {count(len(steps), 'action')}",
                                 hint=f"judgment points are numbers of actions, 0 to {len(steps)}")
-    problem = Path(scene.problem.path).resolve()
-    where = Path(request.output).resolve().parent if request.output else Path.cwd()
-    named = os.path.relpath(problem, where)
-    lines = [f"; problem: {named}",
+    # as the paths were given (links kept): a plan written beside its problem names it beside
+    where = os.path.dirname(os.path.abspath(request.output)) if request.output else os.getcwd()
+    named = Path(os.path.relpath(os.path.abspath(scene.problem.path), where)).as_posix()
+    lines = [f"; problem: {named}", *([f"; goal: {goal.name}"] if goal in scene.goals else []),
              f"; {count(len(steps), 'action')}: {count(len(scene.steps), 'action')} of {scene.name}, then "
              f"{count(len(taken), 'action')} of the boltzmann agent (β {beta:g}, policy {request.policy}, seed "
              f"{request.seed}) toward {goal.name}"]

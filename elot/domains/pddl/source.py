@@ -93,7 +93,7 @@ class PddlSource(Source):
         said = ", ".join(f"{k} {v:g}" for k, v in self.settings.model.params)
         problem = Path(scene.problem.path).name if scene.problem.path else scene.problem.name
         return [f"[bold]{self.name}[/bold] ({self.front.name}, problem {problem}): "
-                f"{count(len(scene.goals), 'candidate goal')} × {count(len(scene.task.space), 'reachable state')}, "
+                f"{count(len(scene.goals), 'candidate goal')} × {len(scene.task.space):,} reachable states, "
                 f"{count(self.episode.horizon, 'action')}, model {self.model} (β {self.beta:g}"
                 + (f", {said}" if said else "") + ")"]
 
