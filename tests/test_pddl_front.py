@@ -348,6 +348,11 @@ def test_a_batch_records_each_models_settings_and_fit_reads_it_back(tmp_path):
     assert "lapse" in result.stdout and (tmp_path / "fit.json").is_file()
     result = elot("simulate", str(table), "--model", "lapse", "--beta", "1", "-o", str(tmp_path / "sim.csv"))
     assert result.returncode == 2 and "2 values of params" in result.stderr
+    result = elot("report", str(table), "--ratings", str(ratings), "--domain", DOMAIN, "-o", str(tmp_path / "report"),
+                  "--format", "png", "--no-curves")
+    assert result.returncode == 0, result.stderr
+    summary = (tmp_path / "report" / "summary.md").read_text()
+    assert "| params |" in summary and "| lapse | 2 |  | elot | default | epsilon=0.2 |" in summary
 
 
 def test_the_front_gives_the_dev_r_the_benchmark_reports(alanqary2021):
