@@ -101,9 +101,11 @@ def add_scenario_options(p: argparse.ArgumentParser, *, plan: bool = True) -> No
     p.add_argument("scenario", nargs="?", metavar="SCENARIO",
                    help="a scenario: a .scn file, a dataset PROBLEM.pddl (with --plan) or plan .pddl, a dataset "
                         "plan id such as 1_1, or an example name (default: the built-in example); a .trucks file "
-                        "or foodtrucks:ID; a domain's case file (with --domain)")
+                        "or foodtrucks:ID; a domain's case file (with --domain); with --domain DOMAIN.pddl, a "
+                        "problem (with --plan), a plan naming its problem, or a study's stimulus id (C_S)")
     if plan:
-        p.add_argument("--plan", metavar="PLAN", help="the plan of a dataset problem: a .pddl file or a plan id")
+        p.add_argument("--plan", metavar="PLAN", help="the plan of a dataset problem: a .pddl file or a plan id; "
+                                                      "of a PDDL domain's problem: its plan file")
     add_domain_options(p)
     add_exp_option(p)
 
@@ -129,7 +131,8 @@ ONE, MANY, PICK = "one", "many", "pick"
 
 _VARIANT_HELP = ("the domain's model: the gridworld's " + ", ".join(VARIANTS) + " (the last two the paper's "
                  "ablations; and true-belief-paper, a reproduction of an artifact of the paper's evaluation code); "
-                 "a tabular domain's btom, true-belief, no-cost (full means a domain's first)")
+                 "a tabular domain's btom, true-belief, no-cost; a PDDL domain's boltzmann, boltzmann-exact, "
+                 "boltzmann-ff, lapse, heuristic, horizon, partial-plans, goal-noise (full means a domain's first)")
 _CONVENTIONS_HELP = "the conventions: elot (SPEC §4-5) or paper, the paper's reference pipeline (SPEC §7)"
 _BETA_HELP = "the agent's rationality β = 1/τ, a positive number"
 _K_HELP = "the belief size k: an initial belief puts k equal shares of probability on initial states"
@@ -186,13 +189,14 @@ def add_domain_options(p: argparse.ArgumentParser) -> None:
     name in the gridworld, where it came first."""
     p.add_argument("--domain", metavar="DOMAIN",
                    help="the domain: doors-keys-gems (the default), foodtrucks (implied by a .trucks file or "
-                        "foodtrucks:ID), a Python file defining a domain (my_domain.py), or a name under the "
-                        "elot.domains entry points (docs/domains.md)")
+                        "foodtrucks:ID), a PDDL domain file (domain.pddl, or a folder holding one; docs/pddl.md), "
+                        "a Python file defining a domain (my_domain.py), or a name under the elot.domains entry "
+                        "points (docs/domains.md)")
     p.add_argument("--data", "--labtom", dest="data", metavar="DIR", default=None,
                    help="the domain's data folder, for scenario ids: the LaBToM dataset (default "
                         "$ELOT_LABTOM_DATA, else a labtom or shared/labtom folder in or above the working "
-                        "directory) or the food-truck experiment (default $ELOT_BAKER2017_DATA, else "
-                        "shared/baker2017)")
+                        "directory), the food-truck experiment (default $ELOT_BAKER2017_DATA, else "
+                        "shared/baker2017) or a PDDL study folder (default: the domain file's, when it is one)")
 
 
 #: The models' settings besides β, as options: (option, attribute, what it is). A domain

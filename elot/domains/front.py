@@ -2,7 +2,8 @@
 
 Each domain implements one :class:`Front` in its own package (the gridworld in
 :mod:`elot.domains.doors_keys_gems.front`, food trucks in :mod:`elot.domains.foodtrucks.front`,
-a researcher's Python file through :class:`elot.domains.tabular.TabularFront`), found by
+a researcher's Python file through :class:`elot.domains.tabular.TabularFront`, a PDDL domain
+file through :class:`elot.domains.pddl.front.PddlFront`), found by
 :mod:`elot.domains.registry`; commands, the REPL's session, the study and the survey ask
 the front and never name a domain. A front says
 
