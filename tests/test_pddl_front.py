@@ -374,3 +374,11 @@ def test_the_front_gives_the_dev_r_the_benchmark_reports(alanqary2021):
     assert len(xs) == 102 and round(pearson(xs, ys), 3) == 0.938
     with pytest.raises(ElotError, match="has no stimulus 9_9"):
         front.episode("9_9")
+
+
+def test_a_batch_in_worker_processes_writes_the_table_a_serial_one_does(tmp_path):
+    argv = ["batch", "--domain", DOMAIN, PLAN, "--model", "heuristic,partial-plans", "--param", "weight=0.2,0.5",
+            "--beta", "1,2"]
+    assert elot(*argv, "-o", str(tmp_path / "serial.csv")).returncode == 0
+    assert elot(*argv, "-j", "2", "-o", str(tmp_path / "jobs.csv")).returncode == 0
+    assert (tmp_path / "serial.csv").read_bytes() == (tmp_path / "jobs.csv").read_bytes()
