@@ -144,6 +144,11 @@ NUMBERS: dict[str, Number] = {
     # the particle filter's knobs (--ess-threshold, --moves)
     "ess-threshold": Number("ess-threshold", False, low=0, high=1, example="0.5, the default"),
     "moves": Number("moves", True, low=0, high=1000, example="1, the default"),
+    # the PDDL agent models' parameters (--param NAME=VALUE: elot/domains/pddl/agents.py)
+    "epsilon": Number("epsilon", False, low=0, high=1, example="0.05, a lapse in twenty actions"),
+    "weight": Number("weight", False, low=0, high=1, example="0.2, leaning a little on the relaxed plan"),
+    "gamma": Number("gamma", False, low=0, high=1, example="0.05"),
+    "horizon": Number("horizon", True, low=1, high=20, example="3 actions"),
 }
 
 

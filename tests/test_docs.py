@@ -2,7 +2,8 @@
 
 ``console`` blocks: a page's transcript is one test that replays its ``$ elot ...`` lines
 in order, in a checkout of the page's own (links to the repository's files, a fresh
-``out/``), through elot's entry point; each output must match the lines under it exactly,
+``out/``), through elot's entry point (a command reading a data set that is absent, the
+LaBToM dataset or Alanqary et al.'s, is skipped); each output must match the lines under it exactly,
 except that ``...`` in the expected output stands for any text (output that depends on the
 machine, such as whether ffmpeg is installed); ``$ mkdir -p DIR`` lines make their folders
 there, for the commands after them to write into; other ``$`` lines, such as installs, are
@@ -19,7 +20,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from conftest import labtom_path
+from conftest import alanqary2021_path, labtom_path
 from helpers import run_elot
 
 REPO = Path(__file__).resolve().parent.parent
@@ -98,7 +99,7 @@ def test_console_transcript(path, tmp_path):
             for folder in shlex.split(command)[2:]:
                 (workspace / folder).mkdir(parents=True, exist_ok=True)
             continue
-        if dataset and labtom_path() is None:
+        if (dataset and labtom_path() is None) or ("alanqary2021" in command and alanqary2021_path() is None):
             skipped += 1
             continue
         run_env = {**env, "ELOT_LABTOM_DATA": str(labtom_path())} if dataset else env
@@ -113,7 +114,8 @@ def test_console_transcript(path, tmp_path):
             failures.append(f"{where}\n--- expected\n{want}\n--- got (status {result.returncode})\n{got}")
     assert not failures, "\n\n".join(failures)
     if skipped:
-        pytest.skip(f"{skipped} commands of {path.name} read the LaBToM dataset, which is absent")
+        pytest.skip(f"{skipped} commands of {path.name} read the LaBToM dataset or Alanqary et al.'s data, "
+                    "which are absent")
 
 
 def _plain(text: str) -> str:

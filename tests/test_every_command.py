@@ -1,7 +1,9 @@
-"""One pipeline (#41 item 6): every command runs on a gridworld scenario, a food-truck
-scenario and the coffee shop of examples/domains/coffee_shop.py, a researcher's own file.
-Each is run through ``main(argv)`` in a folder of its own; a command may refuse only for a
-hook its domain does not have (a MissingHook), never for anything else."""
+"""One pipeline (#41 item 6, #42): every command runs on a gridworld scenario, a food-truck
+scenario, the coffee shop of examples/domains/coffee_shop.py (a researcher's own file), and
+two PDDL worlds of Alanqary et al. (2021), Block-Words and their Doors-Keys-Gems (skipped
+where those data are absent). Each is run through ``main(argv)`` in a folder of its own; a
+command may refuse only for a hook its domain does not have (a MissingHook), never for
+anything else."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import alanqary2021_path
 from elot.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
@@ -51,6 +54,20 @@ DOMAINS = {
                         plan=[str(EXAMPLES / "coffee_start.json"), "--utilities", "coffee=20,soda=5",
                               "-o", "planned.json"]),
 }
+#: The PDDL worlds: stimuli of the study folders by id, the second scenario a plan elot plan
+#: wrote (naming its problem), read back.
+ALANQARY = alanqary2021_path()
+PDDL = {
+    "block-words": dict(domain=["--domain", str(ALANQARY / "block-words" / "domain.pddl")] if ALANQARY else [],
+                        scenarios=["1_1", "planned.plan"],
+                        statements=["wants(player, core)", "on(c, o)",
+                                    "believes(player, formula(clear(c)))"],
+                        plan=["1_1", "--goal", "pore", "--policy", "optimal", "-o", "planned.plan"]),
+    "alanqary-dkg": dict(domain=["--domain", str(ALANQARY / "doors-keys-gems" / "domain.pddl")] if ALANQARY else [],
+                         scenarios=["2_1", "planned.plan"],
+                         statements=["wants(player, gem3)", "has(key1)", "believes(player, formula(has(key1)))"],
+                         plan=["2_1", "--judge", "0,5,10", "-o", "planned.plan"]),
+}
 
 #: In this order: plan first (its scenario is the coffee shop's second), survey build after stimuli.
 COMMANDS = ["plan", "run", "repl", "plot", "map", "batch", "fit", "design", "stimuli", "storyboard",
@@ -82,7 +99,7 @@ def folders(tmp_path_factory):
     """A folder per domain holding its inputs, the batch table and ratings fit reads, and
     the stimulus set survey build reads (made by the commands themselves)."""
     made = {}
-    for name, spec in DOMAINS.items():
+    for name, spec in {**DOMAINS, **PDDL}.items():
         here = tmp_path_factory.mktemp(name)
         (here / "statements.txt").write_text("\n".join(spec["statements"]) + "\n")
         (here / "lunch.trucks").write_text(TRUCKS)
@@ -112,9 +129,10 @@ def ratings_from_table(folder: Path) -> None:
                              "rating": round(0.2 + 0.6 * ((n * 7) % 5) / 4, 2)})
 
 
-@pytest.mark.parametrize("domain", list(DOMAINS))
+@pytest.mark.parametrize("domain", [*DOMAINS, *(pytest.param(name, marks=pytest.mark.skipif(
+    ALANQARY is None, reason="the Alanqary et al. 2021 data are absent")) for name in PDDL)])
 def test_every_command_runs_on_every_domain(domain, folders, monkeypatch, capsys):
-    folder, spec = folders[domain], DOMAINS[domain]
+    folder, spec = folders[domain], {**DOMAINS, **PDDL}[domain]
     refused = {}
     for command in COMMANDS:
         if command == "fit":

@@ -107,10 +107,11 @@ def test_the_study_goals_as_statements(alanqary2021):
     (item,) = prepare(study)
     post = posterior(item, "boltzmann-ff", {"beta": 1.5})
     words = [name for name, _ in item.stimulus.goals]
-    lang = signature_of(study.domain, item.task.grounded.problem, words)
+    task = item.tables.task
+    lang = signature_of(study.domain, task.grounded.problem, words)
     t = 6
-    state = lang.state(item.task.grounded.atoms_of(item.task.space.states[item.path.states[t]]))
+    state = lang.state(task.grounded.atoms_of(task.space.states[item.tables.path.states[t]]))
     assert ("on", "p", "a") in state.atoms and ("on", "a", "e") in state.atoms   # p-a-e-r
-    hyps = goal_hypotheses(lang, post[t], state, item.task.prior)
+    hyps = goal_hypotheses(lang, post[t], state, task.prior)
     got = score(compile_statement("wants(player, pear)", lang.signature), hyps).P
     assert got == pytest.approx(post[t, words.index("pear")]) and got > 0.5

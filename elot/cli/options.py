@@ -101,9 +101,11 @@ def add_scenario_options(p: argparse.ArgumentParser, *, plan: bool = True) -> No
     p.add_argument("scenario", nargs="?", metavar="SCENARIO",
                    help="a scenario: a .scn file, a dataset PROBLEM.pddl (with --plan) or plan .pddl, a dataset "
                         "plan id such as 1_1, or an example name (default: the built-in example); a .trucks file "
-                        "or foodtrucks:ID; a domain's case file (with --domain)")
+                        "or foodtrucks:ID; a domain's case file (with --domain); with --domain DOMAIN.pddl, a "
+                        "problem (with --plan), a plan naming its problem, or a study's stimulus id (C_S)")
     if plan:
-        p.add_argument("--plan", metavar="PLAN", help="the plan of a dataset problem: a .pddl file or a plan id")
+        p.add_argument("--plan", metavar="PLAN", help="the plan of a dataset problem: a .pddl file or a plan id; "
+                                                      "of a PDDL domain's problem: its plan file")
     add_domain_options(p)
     add_exp_option(p)
 
@@ -129,7 +131,8 @@ ONE, MANY, PICK = "one", "many", "pick"
 
 _VARIANT_HELP = ("the domain's model: the gridworld's " + ", ".join(VARIANTS) + " (the last two the paper's "
                  "ablations; and true-belief-paper, a reproduction of an artifact of the paper's evaluation code); "
-                 "a tabular domain's btom, true-belief, no-cost (full means a domain's first)")
+                 "a tabular domain's btom, true-belief, no-cost; a PDDL domain's boltzmann, boltzmann-exact, "
+                 "boltzmann-ff, lapse, heuristic, horizon, partial-plans, goal-noise (full means a domain's first)")
 _CONVENTIONS_HELP = "the conventions: elot (SPEC §4-5) or paper, the paper's reference pipeline (SPEC §7)"
 _BETA_HELP = "the agent's rationality β = 1/τ, a positive number"
 _K_HELP = "the belief size k: an initial belief puts k equal shares of probability on initial states"
@@ -186,13 +189,14 @@ def add_domain_options(p: argparse.ArgumentParser) -> None:
     name in the gridworld, where it came first."""
     p.add_argument("--domain", metavar="DOMAIN",
                    help="the domain: doors-keys-gems (the default), foodtrucks (implied by a .trucks file or "
-                        "foodtrucks:ID), a Python file defining a domain (my_domain.py), or a name under the "
-                        "elot.domains entry points (docs/domains.md)")
+                        "foodtrucks:ID), a PDDL domain file (domain.pddl, or a folder holding one; docs/pddl.md), "
+                        "a Python file defining a domain (my_domain.py), or a name under the elot.domains entry "
+                        "points (docs/domains.md)")
     p.add_argument("--data", "--labtom", dest="data", metavar="DIR", default=None,
                    help="the domain's data folder, for scenario ids: the LaBToM dataset (default "
                         "$ELOT_LABTOM_DATA, else a labtom or shared/labtom folder in or above the working "
-                        "directory) or the food-truck experiment (default $ELOT_BAKER2017_DATA, else "
-                        "shared/baker2017)")
+                        "directory), the food-truck experiment (default $ELOT_BAKER2017_DATA, else "
+                        "shared/baker2017) or a PDDL study folder (default: the domain file's, when it is one)")
 
 
 #: The models' settings besides β, as options: (option, attribute, what it is). A domain
@@ -225,9 +229,11 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 def add_model_parameter_options(p: argparse.ArgumentParser, *, how: str = ONE) -> None:
     """The models' own settings, each for the domain that takes it: ``--k``,
-    ``--conventions``, ``--hidden-keys``, ``--hidden-colours`` (the gridworld's) and
-    ``--planner`` (a tabular domain's); with ``how=MANY``, k and conventions take several
-    values, comma-separated (a batch's grid)."""
+    ``--conventions``, ``--hidden-keys``, ``--hidden-colours`` (the gridworld's),
+    ``--planner`` (a tabular domain's) and ``--param NAME=VALUE`` (any setting a domain's
+    front declares, by its name: a PDDL domain's ``epsilon``, ``weight``, ``horizon``,
+    ``gamma``); with ``how=MANY``, k, conventions and each ``--param`` take several values,
+    comma-separated (a batch's grid)."""
     if how == MANY:
         p.add_argument("--k", default=None, metavar="K,...",
                        help=_K_HELP + f" (the gridworld); several, comma-separated (default: {DEFAULT_K})")
@@ -241,6 +247,21 @@ def add_model_parameter_options(p: argparse.ArgumentParser, *, how: str = ONE) -
     add_prior_options(p)
     p.add_argument("--planner", choices=PLANNERS, default=None,
                    help="a tabular domain's planner (default: the model's, else the domain's)")
+    p.add_argument("--param", action="append", type=_param_pair, default=[], metavar="NAME=VALUE" + (
+                   ",..." if how == MANY else ""),
+                   help="a setting of the domain's models by its name (a PDDL domain's epsilon, weight, horizon, "
+                        "gamma; docs/pddl.md); repeatable" + ("; several values, comma-separated" if how == MANY
+                                                              else "") + " (default: the model's own)")
+
+
+def _param_pair(text: str) -> tuple[str, str]:
+    """``--param``'s ``NAME=VALUE`` (an argparse type): the name as the domain's settings
+    spell it (``-`` as ``_``), and the value as given."""
+    name, sep, value = text.partition("=")
+    name = name.strip().lower().replace("-", "_")
+    if not sep or not name or not value.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, such as epsilon=0.05, not {text!r}")
+    return name, value.strip()
 
 
 def add_grid_options(p: argparse.ArgumentParser) -> None:
@@ -256,23 +277,46 @@ def add_grid_options(p: argparse.ArgumentParser) -> None:
 
 
 def refuse_untaken(args, front) -> None:
-    """A model setting (``--k``, ``--planner``, ...) given that the domain's models do not
-    take: refused, whatever its value."""
+    """A model setting (``--k``, ``--planner``, ``--param NAME=...``, ...) given that the
+    domain's models do not take: refused, whatever its value."""
     taken = {p.name for p in front.parameters}
     for option, attr in MODEL_OPTIONS:
         if getattr(args, attr, None) is not None and attr not in taken:
             raise front.refusal(option)
+    for name, _ in getattr(args, "param", None) or ():
+        if name not in taken:
+            raise front.refusal(f"--param {name}")
+
+
+def given_params(args, front) -> dict[str, str]:
+    """``--param``'s settings by name (each at most once, and not also given by its own
+    option: ``--k 3 --param k=4`` is refused)."""
+    out: dict[str, str] = {}
+    own = {attr: option for option, attr in MODEL_OPTIONS}
+    for name, value in getattr(args, "param", None) or ():
+        if name in out:
+            raise ElotError(f"--param {name} is given twice", hint="give each setting once")
+        if getattr(args, name, None) is not None and name in own:
+            raise ElotError(f"{own[name]} and --param {name} both give {name}", hint="give it once")
+        out[name] = value
+    return out
 
 
 def params_of(args, front, *, many: bool = False) -> dict:
     """The models' settings the arguments give, by the domain's names (``many``: each a
-    list of the values given, comma-separated where the option takes several)."""
+    list of the values given, comma-separated where the option takes several: k,
+    conventions and any ``--param`` of a setting whose one value is no list)."""
     refuse_untaken(args, front)
+    extra = given_params(args, front)
     out = {}
     for parameter in front.parameters:
         value = getattr(args, parameter.name, None)
+        param = parameter.name in extra
+        if param:
+            value = extra[parameter.name]
         if many:
-            several = isinstance(value, str) and parameter.name in ("k", "conventions")
+            several = isinstance(value, str) and (parameter.name in ("k", "conventions")
+                                                  or (param and not parameter.listed))
             out[parameter.name] = tuple(v.strip() for v in value.split(",") if v.strip()) if several else (value,)
         else:
             out[parameter.name] = value

@@ -114,7 +114,8 @@ def plan_command(args) -> int:
                           judge="auto" if args.judge is None else args.judge,
                           points=DEFAULT_POINTS if args.points is None else args.points,
                           purposeful=True if args.purposeful is None else args.purposeful, planner=args.planner,
-                          name=Path(args.output).stem if args.output != STDOUT else None)
+                          name=Path(args.output).stem if args.output != STDOUT else None,
+                          output=args.output if args.output != STDOUT else None)
     try:
         planned = front.plan(episodes, request)
     except ElotError as error:   # a belief read from a file: its errors name the file, not the option

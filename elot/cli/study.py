@@ -280,9 +280,9 @@ def fit_command(args) -> int:
     from elot.study.tasks import as_option
 
     front = options.front_of(args, scenarios=_rated_scenarios(args.ratings))
-    params = {name: as_option(name.replace("_", "-"), lambda v, p=p: None if v is None else p.check(v), value)
-              for p in front.parameters for name, value in ((p.name, getattr(args, p.name, None)),)}
-    options.refuse_untaken(args, front)
+    given = options.params_of(args, front)
+    params = {p.name: as_option(p.name.replace("_", "-"), lambda v, p=p: None if v is None else p.check(v),
+                                given[p.name]) for p in front.parameters}
     models = [as_option("model", front.model_name, m) for m in _list(args.model, "--model")] if args.model else \
         [front.model_name(None), *front.ablations]
     betas = parse_betas(args.beta) if args.beta is not None else list(BETA_GRID if not front.sweeps_betas

@@ -2,7 +2,8 @@
 
 Each domain implements one :class:`Front` in its own package (the gridworld in
 :mod:`elot.domains.doors_keys_gems.front`, food trucks in :mod:`elot.domains.foodtrucks.front`,
-a researcher's Python file through :class:`elot.domains.tabular.TabularFront`), found by
+a researcher's Python file through :class:`elot.domains.tabular.TabularFront`, a PDDL domain
+file through :class:`elot.domains.pddl.front.PddlFront`), found by
 :mod:`elot.domains.registry`; commands, the REPL's session, the study and the survey ask
 the front and never name a domain. A front says
 
@@ -80,6 +81,9 @@ class Parameter:
     option: str
     default: Any
     check: Callable[[Any], Any] = lambda value: value
+    #: Whether its one value is a list, comma-separated (``--hidden-colours red,blue``): a
+    #: batch's ``--param`` then takes one value of it, not several.
+    listed: bool = False
 
 
 class Front:
@@ -187,6 +191,28 @@ class Front:
                                       + "".join(f" ({a} means {n})" for a, n in self.aliases.items()))
         return name
 
+    def takes(self, model: str) -> tuple[str, ...]:
+        """The parameters ``model`` takes (by default every one the domain declares)."""
+        return tuple(p.name for p in self.parameters)
+
+    def model_params(self, model: str | None, params: dict) -> dict:
+        """``params`` less those ``model`` does not take: what a command running several
+        models (a batch's grid, a fit's ablations, a design) gives each of them."""
+        taken = self.takes(self.model_name(model))
+        return {k: v for k, v in params.items() if k in taken}
+
+    def check_taken(self, models: Sequence[str | None], params: dict) -> None:
+        """Refuse a parameter given (a value other than None, or values some of which are
+        not) that none of ``models`` takes: it would change nothing."""
+        for name, value in params.items():
+            given = any(v is not None for v in value) if isinstance(value, tuple) else value is not None
+            if given and not any(name in self.takes(self.model_name(m)) for m in models):
+                shown = ", ".join(self.model_name(m) for m in models)
+                takers = [m for m in self.models if name in self.takes(m)]
+                raise SettingRefused(f"--param {name}: none of the models run ({shown}) takes {name}",
+                                     hint=f"add a model that does ({', '.join(takers)}), or leave it out"
+                                     if takers else "leave it out")
+
     def settings(self, model: str | None = None, beta: float | None = None,
                  inference: InferenceSettings | None = None, budget: Budget | None = None,
                  **params: Any) -> Settings:
@@ -275,6 +301,9 @@ class Front:
 
     #: Whether a run plans once for every β (a batch then runs all of them in one task).
     sweeps_betas = False
+    #: Whether its models have settings a batch table's other columns do not hold: the
+    #: table then has a ``params`` column (:meth:`Source.table_columns` fills it).
+    table_params = False
 
     def task_cost(self, episodes: Sequence[Episode], settings: Settings, betas: int, scored: int) -> float:
         """Rough relative seconds of running ``episodes`` under ``settings`` for ``betas``
@@ -410,6 +439,9 @@ class PlanRequest:
     purposeful: bool = True
     planner: str | None = None
     name: str | None = None
+    #: The file written (None: standard output), for a scenario that names another file
+    #: relative to itself (a PDDL plan names its problem).
+    output: str | None = None
 
     #: The options each field is given by (what a refusal names).
     OPTIONS = {"goal": "--goal", "utilities": "--utilities", "belief": "--belief", "judge": "--judge",

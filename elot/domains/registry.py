@@ -1,7 +1,8 @@
 """Which domain a command runs in: the one place that names the built-in domains.
 
 ``--domain`` names one: a built-in name (``doors-keys-gems``, the default; ``foodtrucks``),
-a Python file defining a tabular domain (``my_domain.py``, loaded by
+a PDDL domain file (``domain.pddl``, or a folder holding one: its front is
+:class:`elot.domains.pddl.front.PddlFront`), a Python file defining a tabular domain (``my_domain.py``, loaded by
 :func:`elot.engine.load_domain`: its object ``domain``, else its one protocol class), or a
 name a package registers under the entry point group ``elot.domains``. Without it, the
 scenarios say: a built-in domain claims the references it reads (food trucks: ``.trucks``
@@ -78,6 +79,15 @@ def front_for(spec: str | None = None, *, scenarios: Iterable[str] = (), data: s
     if name is not None:
         front = _load(BUILTIN[name])
         return front(data=data, **{k: v for k, v in reading.items() if k in front.reading})
+    from elot.domains.pddl.front import PddlFront, domain_file, is_domain_file
+
+    if is_domain_file(spec):
+        return PddlFront(domain_file(spec), data, plan=reading.get("plan"))
+    if spec.lower().endswith(".pddl"):
+        raise DomainError(f"{spec} is no PDDL domain file" + (": it does not exist" if not Path(spec).exists() else
+                                                              " (it does not start with (define (domain ...)"),
+                          hint="give --domain the domain file, and the problem as the scenario (with --plan "
+                               "for the agent's actions)")
     from elot.domains.tabular import TabularFront
 
     if spec.endswith(".py") or "/" in spec or Path(spec).is_file():
@@ -89,7 +99,8 @@ def front_for(spec: str | None = None, *, scenarios: Iterable[str] = (), data: s
         return TabularFront(found, spec, data)
     raise DomainError(
         f"no domain {spec!r}",
-        hint=f"give a built-in domain ({', '.join(BUILTIN)}), a Python file defining a domain "
+        hint=f"give a built-in domain ({', '.join(BUILTIN)}), a PDDL domain file (domain.pddl), a Python file "
+             f"defining a domain "
              f"(my_domain.py, docs/domains.md), or a name a package registers under the "
              f"{ENTRY_POINT_GROUP!r} entry points")
 

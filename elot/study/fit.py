@@ -411,7 +411,7 @@ def precompute(ratings: Ratings, model: str | None = None, *, betas: Sequence[fl
 
     start, grids, by_scenario, tables = tabulation_start(ratings, start)
     front = next(iter(ratings.refs.values())).front
-    settings = front.settings(model, betas[0], **params)
+    settings = front.settings(model, betas[0], **front.model_params(model, params))
     for done, (name, rows) in enumerate(by_scenario.items()):
         episode = ratings.refs[name].load()
         sources = [one for [one] in front.runs([episode], settings, list(betas))]
@@ -710,6 +710,7 @@ def fit(ratings: Ratings, *, models: Sequence[str | None] = (None,), betas: Sequ
     report r with bootstrap intervals overall, per condition and per factor value."""
     out = {}
     y = ratings.rating
+    next(iter(ratings.refs.values())).front.check_taken(models, params)
     if np.ptp(y) == 0:
         raise StudyError(f"{ratings.path}: every rating is {y[0]:g}, so Pearson r with them is undefined: "
                          "there is nothing to fit", path=ratings.path,
@@ -786,6 +787,11 @@ def one_setting(table: Sequence[dict], chosen: dict, *, source: str = "the table
                              hint=f"its values: {', '.join(values)}")
         setting[column] = keep[0]
         rows = [row for row in rows if row.get(column, "") == keep[0]]
+    params = sorted({row.get("params") or "" for row in rows})
+    if len(params) > 1:         # a PDDL model's settings besides β (batch --param epsilon=0.05,0.1)
+        raise StudyError(f"{source} holds this setting with {len(params)} values of params "
+                         f"({'; '.join(p or 'none' for p in params)}): ratings must come from one setting",
+                         hint="simulate from a table of one (elot batch with one value of each --param)")
     methods = list(dict.fromkeys(settings_of(row) for row in rows))
     if len(methods) > 1:        # exact and particle rows of one setting (batch --inference exact,smc)
         raise StudyError(f"{source} holds this setting under {len(methods)} inference methods "

@@ -83,9 +83,9 @@ class Drawn:
         rest = "" if fixed(primary) else f" (k {primary.k}, conventions {primary.conventions}, " \
                                          f"thresholds {primary.thresholds}{'; ' + primary.method() if primary.sampled else ''})"
         by_beta: dict[tuple[str, str], list[str]] = {}
-        for setting in self.settings.values():
+        for setting in self.settings.values():     # a model's other settings said with it (a PDDL model's)
             by_beta.setdefault((setting.beta and f"{float(setting.beta):.3g}", setting.method()), []).append(
-                setting.model)
+                setting.model + (f" ({setting.params})" if setting.params else ""))
         return "; ".join(f"{', '.join(models)}" + (f" at β {beta}" if beta else " (no β: its one setting)")
                          + (rest if n == 0 else f" ({method})" if method else "")
                          for n, ((beta, method), models) in enumerate(by_beta.items()))
@@ -228,6 +228,7 @@ def summary(table: Sequence[dict], ratings: Ratings | None = None, *, seed: int 
     for row in table:
         groups[_settings(row)].append(row)
     sampled = any(s.sampled for s in groups)
+    params = any("params" in row for row in table)
     rated = {} if ratings is None else ratings.by_key
     out = []
     for setting, rows in groups.items():
@@ -236,6 +237,8 @@ def summary(table: Sequence[dict], ratings: Ratings | None = None, *, seed: int 
                  "thresholds": setting.thresholds}
         if sampled:         # a table of exact inference keeps the summary it had
             entry.update(inference=setting.inference, particles=setting.particles, seed=setting.seed)
+        if params:          # a table whose models have other settings (a PDDL domain's)
+            entry.update(params=setting.params)
         entry.update({"rows": len(rows), "errors": len(rows) - len(scored),
                       "mean_L": float(np.mean([float(r["L"]) for r in scored])) if scored else float("nan"),
                       "n": "", "r": "", "ci_low": "", "ci_high": "",
@@ -273,6 +276,7 @@ def humans_note(ratings: Ratings | None) -> str:
 
 def summary_markdown(rows: Sequence[dict]) -> str:
     method = ["inference", "particles", "seed"] if rows and "inference" in rows[0] else []
+    method += ["params"] if rows and "params" in rows[0] else []
     columns = ["model", "beta", "k", "conventions", "thresholds", *method, "rows", "errors", "mean_L", "n", "r",
                "95% CI", "drawn"]
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
@@ -386,8 +390,8 @@ SCATTER_COLUMNS = 4
 
 
 #: How a scatter panel's title names a setting's k, conventions, thresholds, inference
-#: method, particles and seed (those that vary among the panels).
-_SCATTER_NAMES = ("k {}", "conv. {}", "Θ {}", "{}", "{} particles", "seed {}")
+#: method, particles, seed and the model's other settings (those that vary among the panels).
+_SCATTER_NAMES = ("k {}", "conv. {}", "Θ {}", "{}", "{} particles", "seed {}", "{}")
 
 #: The scatter's ink: not a statement colour (a point is a statement at a point, of any).
 MODE_INK = "#3b3b3b"

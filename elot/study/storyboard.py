@@ -48,8 +48,9 @@ def score_candidates(ref, candidates: Sequence[Statement], models: Sequence[str]
     out = [StoryStatement(st.text, st.mode, formula=st.formula, error=st.error,
                           note="" if st.error is None else f"not scored: {st.error.message}")
            for st in statements]
+    front.check_taken(models, params or {})
     for model in models:
-        source = front.run(episode, front.settings(model, beta, **(params or {})))
+        source = front.run(episode, front.settings(model, beta, **front.model_params(model, params or {})))
         compiled = source.admit(compile_statements(statements, source.signature, thresholds=thresholds,
                                                    bind_free=bind_free))
         compiled, scores = score_statements(source, compiled, points)

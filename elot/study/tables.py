@@ -27,6 +27,9 @@ ALL_COLUMNS = COLUMNS + FACTORS
 #: Columns a table gets when a task runs particle inference: the method that ran, the
 #: particles and seed, the effective sample size at t and L's standard error (SPEC §8).
 PARTICLE_COLUMNS = ("inference", "particles", "seed", "ess", "L_se", "warning")
+#: The column a table gets when its domain's models have settings no other column holds
+#: (a PDDL domain's ``epsilon=0.05 weight=0.2``): part of a row's setting.
+PARAM_COLUMNS = ("params",)
 
 
 def value_of(row: dict, column: str = "L") -> float | None:
@@ -51,6 +54,7 @@ class Setting(NamedTuple):
     inference: str = ""
     particles: str = ""
     seed: str = ""
+    params: str = ""
 
     @property
     def sampled(self) -> bool:
@@ -71,7 +75,8 @@ def settings_of(row: dict) -> Setting:
     method = [str(row.get(c) or "") for c in ("inference", "particles", "seed")]
     if row["beta"] and not method[0]:
         method[0] = "exact"      # a table of exact inference has no inference column
-    return Setting(row["model"], row["beta"], row["k"], row["conventions"], row["thresholds"], *method)
+    return Setting(row["model"], row["beta"], row["k"], row["conventions"], row["thresholds"], *method,
+                   str(row.get("params") or ""))
 
 
 def fixed(setting: Sequence[str]) -> bool:
@@ -85,7 +90,8 @@ def setting_text(setting: Setting) -> str:
     if fixed(setting):
         return setting.model
     method = setting.method()
-    return f"{setting.model} (β = {float(setting.beta):.3g}{'; ' + method if method else ''})"
+    params = f", {setting.params}" if setting.params else ""
+    return f"{setting.model} (β = {float(setting.beta):.3g}{params}{'; ' + method if method else ''})"
 
 
 def match_beta(values: Iterable[str], wanted: float, *, what: str = "β") -> str | None:
@@ -168,7 +174,7 @@ def pyarrow_modules(what: str):
 
 def arrow_table(text: str):
     pa, pacsv, _ = pyarrow_modules("Parquet output")
-    types = {c: pa.string() for c in ALL_COLUMNS + PARTICLE_COLUMNS}
+    types = {c: pa.string() for c in ALL_COLUMNS + PARTICLE_COLUMNS + PARAM_COLUMNS}
     types.update(beta=pa.float64(), k=pa.int64(), t=pa.int64(), P=pa.float64(), L=pa.float64(), pi=pa.float64(),
                  ess=pa.float64(), L_se=pa.float64())
     return pacsv.read_csv(pa.py_buffer(text.encode("utf-8")),

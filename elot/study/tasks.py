@@ -25,7 +25,7 @@ from elot.lang.thresholds import Thresholds
 from elot.settings import METHODS, check_number
 from elot.study.params import Params, StudyError
 from elot.study.references import ScenarioRef, resolve, scenario_items
-from elot.study.tables import ALL_COLUMNS, PARTICLE_COLUMNS
+from elot.study.tables import ALL_COLUMNS, PARAM_COLUMNS, PARTICLE_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -149,8 +149,10 @@ def plan_tasks(refs: Sequence[ScenarioRef], grid: Grid = Grid(), *, items: Seque
         if method not in METHODS:
             raise StudyError(f"--inference: unknown inference method {method!r}", hint=f"use one of: {', '.join(METHODS)}")
     methods = list(dict.fromkeys(grid.methods))
-    names = [name for name, _ in grid.params]
-    combos = list(itertools.product(*(list(dict.fromkeys(values)) for _, values in grid.params)))
+    as_option("param", front.check_taken, models, dict(grid.params))
+    # each model's own parameters: a value of one it does not take is no setting of it
+    own = {model: [(name, list(dict.fromkeys(values))) for name, values in grid.params
+                   if name in front.takes(front.model_name(model))] for model in models}
     labels = tuple(dict.fromkeys((p.label, p.thresholds) for p in thresholds))
     given = tuple(items) if items else None
     groups: dict[Any, list[ScenarioRef]] = {}
@@ -164,8 +166,9 @@ def plan_tasks(refs: Sequence[ScenarioRef], grid: Grid = Grid(), *, items: Seque
     for members in groups.values():
         for model in models:
             sweeps = [tuple(betas)] if front.sweeps_betas else [(b,) for b in betas]
+            names = [name for name, _ in own[model]]
             for chunk in sweeps:
-                for combo in combos:
+                for combo in itertools.product(*(values for _, values in own[model])):
                     for method in methods:
                         settings = as_option("model", front.settings, model, chunk[0],
                                              dataclasses.replace(grid.inference, method=method), grid.budget,
@@ -192,7 +195,10 @@ def as_option(option: str, check: Callable, *args, **kwargs):
 
 
 def table_columns(tasks: Sequence[Task]) -> tuple[str, ...]:
-    """The table's columns: :data:`ALL_COLUMNS`, and :data:`PARTICLE_COLUMNS` when a task
-    may run particle inference (so tables of exact inference stay as they were)."""
+    """The table's columns: :data:`ALL_COLUMNS`, :data:`PARAM_COLUMNS` when the domain's
+    models have settings no other column holds (its front's ``table_params``), and
+    :data:`PARTICLE_COLUMNS` when a task may run particle inference (so tables of exact
+    inference stay as they were)."""
     sampled = any(t.settings.inference.may_sample for t in tasks)
-    return ALL_COLUMNS + PARTICLE_COLUMNS if sampled else ALL_COLUMNS
+    params = any(t.front.table_params for t in tasks)
+    return ALL_COLUMNS + (PARAM_COLUMNS if params else ()) + (PARTICLE_COLUMNS if sampled else ())

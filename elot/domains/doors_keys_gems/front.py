@@ -67,7 +67,7 @@ class GridFront(Front):
         Parameter("k", "--k", DEFAULT_K, _k),
         Parameter("conventions", "--conventions", "elot", _conventions),
         Parameter("hidden_keys", "--hidden-keys", None, _hidden_keys),
-        Parameter("hidden_colours", "--hidden-colours", None, _colours),
+        Parameter("hidden_colours", "--hidden-colours", None, _colours, listed=True),
     )
     default_beta = DEFAULT_BETA
     data_variable = "ELOT_LABTOM_DATA"

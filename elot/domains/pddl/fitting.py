@@ -1,11 +1,10 @@
 """Goal inference over a PDDL study, its models' parameters chosen on the dev split by a grid.
 
-Each **family** is an agent model of :mod:`elot.engine.agents` with the cost-to-go it weighs
-actions by and a small grid of interpretable parameters. Two tables of costs-to-go serve
-them: the **exact** number of actions left (where a goal can no longer be reached, the
-relaxed plan's length: the agent does not see that it is lost), and the **relaxed plan**'s
-length from each state (h_FF: what a planner guided by the delete relaxation sees as close,
-and the value function the authors' ``birl`` starts its RTDP from):
+Each **family** is one of the PDDL front's agent models (:mod:`elot.domains.pddl.agents`:
+what it assumes, its parameters, the tables it weighs actions by) with a small grid of its
+parameters; every prediction is the front's own run of the stimulus under the model
+(:meth:`elot.domains.pddl.front.PddlFront.run`: its goal posterior), so ``elot run``,
+``elot batch`` and ``elot fit`` give what the benchmarks fit. The families:
 
 * ``boltzmann-exact`` — Boltzmann on exact costs; a lost goal costs one more than the
   largest finite cost (the README's "large finite cap");
@@ -33,124 +32,77 @@ out of it. Held-out stimuli never enter a choice.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
+from elot.domains.front import Episode
+from elot.domains.pddl.agents import MODELS, Tables
 from elot.domains.pddl.dataset import Study, Stimulus
-from elot.domains.pddl.goals import GoalTask, permutations_of
-from elot.engine.agents import (Boltzmann, GoalNoise, Lapse, PartialPlans, Reach, cost_to_go, distances,
-                                goal_posterior)
-from elot.engine.agents.graph import horizon_costs
-from elot.engine.agents.models import blend
+from elot.domains.pddl.front import PddlFront
 from elot.numeric import dot, fsum
 
 
 @dataclass
 class Prepared:
-    """One stimulus's tables: its task, path, exact costs, relaxed-plan lengths (and confusions')."""
+    """One stimulus as the front reads it: the stimulus, its episode and the front."""
 
     stimulus: Stimulus
-    task: GoalTask
-    path: object
-    exact: np.ndarray
-    relaxed: np.ndarray
-    fallback: np.ndarray
-    capped: np.ndarray
-    confusions: list | None = None
-    confusion_costs: np.ndarray | None = None
-    confusion_relaxed: np.ndarray | None = None
-    cache: dict = field(default_factory=dict)
+    episode: Episode
+    front: PddlFront
 
-    def horizon(self, h: int) -> np.ndarray:
-        if ("horizon", h) not in self.cache:
-            self.cache["horizon", h] = horizon_costs(self.task.graph, self.task.goal_masks, self.relaxed, h)
-        return self.cache["horizon", h]
-
-    def reach(self) -> Reach:
-        if "reach" not in self.cache:
-            self.cache["reach"] = Reach.of(self.task.graph, self.path)
-        return self.cache["reach"]
+    @property
+    def tables(self) -> Tables:
+        return self.episode.detail.tables
 
 
 def prepare(study: Study, confusions: bool = False, backend: str = "core") -> list[Prepared]:
+    """Every stimulus of ``study`` read by a PDDL front of its domain, its tables of exact
+    and relaxed costs made now (and the goals' confusions, with ``confusions``)."""
+    if backend != "core":
+        from elot.domains.pddl.errors import PddlError
+
+        raise PddlError(f"the study is read with the compiled grounding kernels, not {backend!r}",
+                        hint="leave backend out")
+    front = PddlFront(study.root / "domain.pddl", data=str(study.root))
     out = []
     for s in study.stimuli:
-        task = GoalTask.load(study.root / "domain.pddl", s.problem, s.goals, backend=backend, domain=study.domain)
-        exact, relaxed = task.exact(), cost_to_go(task.relaxed(kind="ff"))
-        item = Prepared(s, task, task.path(s.plan), exact, relaxed, cost_to_go(exact, relaxed), cost_to_go(exact))
+        item = Prepared(s, front.episode(s.id), front)
+        tables = item.tables
+        tables.fallback, tables.capped     # the tables every family reads, made before the search
         if confusions:
-            groups, forms = [], []
-            for goal in task.goals:
-                perms = permutations_of(goal.formula)
-                groups.append(list(range(len(forms), len(forms) + len(perms))))
-                forms += perms
-            item.confusions = groups
-            relaxed = cost_to_go(task.relaxed(forms, kind="ff"))
-            item.confusion_costs = cost_to_go(distances(task.graph, task.masks(forms)), relaxed)
-            item.confusion_relaxed = relaxed
+            tables.confusions
         out.append(item)
     return out
 
 
 @dataclass(frozen=True)
 class Family:
-    """A model family: its name, parameter grid, what it assumes (in words), and how it
-    gives the step likelihoods ``[T, G]`` of a prepared stimulus at given parameters."""
+    """A model family: a model of the front (``name``), its parameter grid and what it
+    assumes (in words)."""
 
     name: str
     grid: dict
     what: str
-    likelihood: Callable[[Prepared, dict], np.ndarray] = field(compare=False, repr=False)
 
 
-def _blended(item: Prepared, w: float) -> np.ndarray:
-    return item.fallback if w == 0 else (item.relaxed if w == 1 else blend(item.fallback, item.relaxed, w))
-
-
-FAMILIES = {
-    "boltzmann-exact": Family(
-        "boltzmann-exact", {"beta": (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)}, "Boltzmann, exact costs, a lost goal capped",
-        lambda it, p: Boltzmann(p["beta"]).step_likelihoods(it.task.graph, it.capped, it.path)),
-    "boltzmann": Family(
-        "boltzmann", {"beta": (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)},
-        "Boltzmann, exact costs, the relaxed plan's length where a goal is lost (elot's BToM agent)",
-        lambda it, p: Boltzmann(p["beta"]).step_likelihoods(it.task.graph, it.fallback, it.path)),
-    "boltzmann-ff": Family(
-        "boltzmann-ff", {"beta": (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, 8.0)},
-        "Boltzmann on the relaxed plan's length (h_FF: birl's value function, without RTDP)",
-        lambda it, p: Boltzmann(p["beta"]).step_likelihoods(it.task.graph, it.relaxed, it.path)),
-    "lapse": Family(
-        "lapse", {"beta": (0.25, 0.5, 1.0, 2.0, 4.0, 8.0), "epsilon": (0.0, 0.02, 0.05, 0.1, 0.2, 0.4)},
-        "+ lapses (uniform applicable action)",
-        lambda it, p: Lapse(p["beta"], p["epsilon"]).step_likelihoods(it.task.graph, it.fallback, it.path)),
-    "heuristic": Family(
-        "heuristic", {"beta": (0.25, 0.5, 1.0, 2.0, 4.0, 8.0), "epsilon": (0.0, 0.02, 0.05, 0.1, 0.2, 0.4),
-                      "weight": (0.1, 0.2, 0.3, 0.5, 1.0)},
-        "+ estimates leaning on the relaxed plan's length",
-        lambda it, p: Lapse(p["beta"], p["epsilon"]).step_likelihoods(it.task.graph, _blended(it, p["weight"]),
-                                                                      it.path)),
-    "horizon": Family(
-        "horizon", {"beta": (0.25, 0.5, 1.0, 2.0, 4.0, 8.0), "epsilon": (0.0, 0.02, 0.05, 0.1, 0.2, 0.4),
-                    "horizon": (1, 2, 3, 4, 6, 8)},
-        "+ H-step lookahead, relaxed-plan leaves",
-        lambda it, p: Lapse(p["beta"], p["epsilon"]).step_likelihoods(it.task.graph, it.horizon(p["horizon"]),
-                                                                      it.path)),
-    "partial-plans": Family(
-        "partial-plans", {"horizon": (1, 2, 3, 4, 6), "beta": (0.5, 1.0, 2.0, 4.0),
-                          "epsilon": (0.01, 0.05, 0.2), "weight": (0.0, 0.2, 0.5, 1.0)},
-        "partial plans to a waypoint chosen by estimated cost, replanning, slips",
-        lambda it, p: PartialPlans(p["horizon"], p["beta"], p["epsilon"]).step_likelihoods(
-            it.task.graph, _blended(it, p["weight"]), it.path, goal_masks=it.task.goal_masks, reach=it.reach())),
-    "goal-noise": Family(
-        "goal-noise", {"beta": (0.5, 1.0, 2.0, 4.0), "epsilon": (0.0, 0.05, 0.2, 0.4), "gamma": (0.01, 0.05, 0.2, 0.4),
-                       "weight": (0.0, 1.0)},
-        "+ goal noise over permuted goals (misspellings), on exact costs (w 0) or the relaxed plan's (w 1)",
-        lambda it, p: GoalNoise(p["beta"], p["epsilon"], p["gamma"]).step_likelihoods(
-            it.task.graph, _blended(it, p["weight"]), it.path, confusions=it.confusions,
-            confusion_costs=it.confusion_costs if p["weight"] == 0 else it.confusion_relaxed)),
+#: The grids searched, by model (the models are the front's: :data:`elot.domains.pddl.agents.MODELS`).
+GRIDS = {
+    "boltzmann-exact": {"beta": (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)},
+    "boltzmann": {"beta": (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)},
+    "boltzmann-ff": {"beta": (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, 8.0)},
+    "lapse": {"beta": (0.25, 0.5, 1.0, 2.0, 4.0, 8.0), "epsilon": (0.0, 0.02, 0.05, 0.1, 0.2, 0.4)},
+    "heuristic": {"beta": (0.25, 0.5, 1.0, 2.0, 4.0, 8.0), "epsilon": (0.0, 0.02, 0.05, 0.1, 0.2, 0.4),
+                  "weight": (0.1, 0.2, 0.3, 0.5, 1.0)},
+    "horizon": {"beta": (0.25, 0.5, 1.0, 2.0, 4.0, 8.0), "epsilon": (0.0, 0.02, 0.05, 0.1, 0.2, 0.4),
+                "horizon": (1, 2, 3, 4, 6, 8)},
+    "partial-plans": {"horizon": (1, 2, 3, 4, 6), "beta": (0.5, 1.0, 2.0, 4.0), "epsilon": (0.01, 0.05, 0.2),
+                      "weight": (0.0, 0.2, 0.5, 1.0)},
+    "goal-noise": {"beta": (0.5, 1.0, 2.0, 4.0), "epsilon": (0.0, 0.05, 0.2, 0.4), "gamma": (0.01, 0.05, 0.2, 0.4),
+                   "weight": (0.0, 1.0)},
 }
+
+FAMILIES = {name: Family(name, grid, MODELS[name].what) for name, grid in GRIDS.items()}
 
 #: The families whose agent is Boltzmann-rational on some table of costs (the authors' ``birl`` family).
 BOLTZMANN = ("boltzmann", "boltzmann-ff")
@@ -161,8 +113,11 @@ def families(confusions: bool) -> list[Family]:
 
 
 def posterior(item: Prepared, family: str, params: dict) -> np.ndarray:
-    """``float64[T + 1, G]``: the goal posterior after each prefix of the stimulus's plan."""
-    return goal_posterior(FAMILIES[family].likelihood(item, params), item.task.prior)
+    """``float64[T + 1, G]``: the goal posterior after each prefix of the stimulus's plan,
+    the front's run of it under the model ``family`` with ``params`` (β and the rest)."""
+    rest = {k: v for k, v in params.items() if k != "beta"}
+    front = item.front
+    return front.run(item.episode, front.settings(family, params["beta"], **rest)).posterior
 
 
 def _pairs(items, predictions, human, which):

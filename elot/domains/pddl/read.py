@@ -117,6 +117,15 @@ def parse_plan(text: str, path: str | None = None) -> tuple[PlanStep, ...]:
     return tuple(steps)
 
 
+def plan_marks(text: str, steps: tuple[PlanStep, ...]) -> tuple[int, ...]:
+    """The judgment points a plan's text marks, as LaBToM's plans mark them: a line that
+    holds only ``;`` is a judgment point after the actions above it (``steps``, as
+    :func:`parse_plan` read them from ``text``); a ``;`` followed by words is a comment."""
+    lines = [n for n, line in enumerate(text.splitlines(), start=1) if line.strip() == ";"]
+    starts = [step.span.line if step.span is not None else 0 for step in steps]
+    return tuple(dict.fromkeys(sum(1 for at in starts if at < line) for line in lines))
+
+
 def read_plan(path: str | Path) -> tuple[PlanStep, ...]:
     """The plan in the file ``path``."""
     return parse_plan(read_text(path, "PDDL plan"), str(path))
