@@ -143,6 +143,11 @@ class TabularFront(Front):
                 hint="ask about one agent's belief at a time; a domain judges nested beliefs when it declares "
                      "events(layout) (docs/domains.md, 'Percepts, events and other agents')")
 
+    @property
+    def reports_percepts(self) -> bool:
+        """Whether its runs report percepts and events (a batch table's ``percepts`` column)."""
+        return self.has_events(None)
+
     def has_events(self, layout: Any) -> bool:
         """Whether the domain declares events (and so situations with what each agent perceived)."""
         return callable(getattr(self.domain, "events", None))

@@ -218,9 +218,10 @@ class TabularSource(Source):
         events = self.events
         if events is None:
             return []
-        from elot.numeric import dot
+        from elot.numeric import dot, fsum
 
         rows = self.judged(t, t)
+        total = fsum(rows.weights)      # so that what every row says has probability 1, not 1 - 2⁻⁵³
         found = self.minds(t, t)
         state = int(self.case.path[t])
         happened = np.asarray(events.happened, dtype=bool)
@@ -228,11 +229,17 @@ class TabularSource(Source):
         for a, name in enumerate(self.agents(found)):
             for i, e in enumerate(events.names):
                 saw = (found.seen[rows.true_index, a] >> i & 1).astype(bool)
-                out.append(("percept", f"observed({name}, {e})", float(min(1.0, dot(rows.weights, saw)))))
+                out.append(("percept", f"observed({name}, {e})", min(1.0, dot(rows.weights, saw) / total)))
         for i, e in enumerate(events.names):
             done = happened[found.world[rows.true_index], state, i]
-            out.append(("event", f"happened({e})", float(min(1.0, dot(rows.weights, done)))))
+            out.append(("event", f"happened({e})", min(1.0, dot(rows.weights, done) / total)))
         return out
+
+    def percept_cells(self, t: int) -> dict:
+        """The ``percepts`` cell of a batch row at t: ``observed(sally, move)=0.1; happened(move)=1.0``."""
+        if self.events is None:
+            return {}
+        return {"percepts": "; ".join(f"{option}={value!r}" for _, option, value in self.percepts(t))}
 
     def outputs(self, t: int | None = None) -> list[tuple[str, str, float]]:
         """The front's outputs of the result at t (default: the end), then the percepts' (:meth:`percepts`)."""
