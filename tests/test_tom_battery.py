@@ -143,3 +143,16 @@ def test_a_witness_the_signature_lacks_is_refused_by_name(capsys, tmp_path):
     code, out, err = elot(capsys, "run", "--domain", broken, "false-belief", "-s", "observed(sally, move)")
     assert code == 2 and "Traceback" not in err
     assert "events: agent 'annie' is not in the domain's signature (did you mean anne?)" in err
+
+
+def test_the_repl_judges_nested_beliefs_and_shows_beliefs_by_world(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", __import__("io").StringIO(
+        ":current\n:goto 2\nbelieves(anne, formula(believes(sally, formula(inside(marble, basket)))))\n"
+        ":beliefs\n:worlds\n"))
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = elot(capsys, "repl", "--domain", SALLY, f"{CASES}:1")
+    assert code == 0, out + err
+    assert "P = 1.000" in out and "(current belief, t=2)" in out
+    assert "stays" in out and "moved" in out                  # :beliefs over the worlds by name
+    lines = [line for line in out.splitlines() if line.startswith("happened(move), inside(marble, box), observed(anne")]
+    assert len(lines) == 2                                    # :worlds: situations that read alike added up

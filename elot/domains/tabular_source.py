@@ -247,12 +247,31 @@ class TabularSource(Source):
         return self.front.outputs(self.result(t)) + self.percepts(t)
 
     def belief_posterior(self, t: int) -> list[tuple[str, float]]:
-        """The posterior mean of the agent's initial belief (what the engine infers)."""
+        """The posterior mean of the agent's initial belief (what the engine infers); over
+        the worlds by their names where the domain has events (its situations are many)."""
         from elot.numeric import dot_columns
 
+        if self.events is not None:
+            rows = result_hypotheses(self.result(t), self.signature, self.worlds())
+            names = self.front.tables(self.case.layout).worlds
+            return [(str(name), float(p)) for name, p in zip(names, dot_columns(rows.weights,
+                                                                                rows.beliefs[self.signature.agent]))]
         rows = self.at(t, INITIAL)
         average = dot_columns(rows.weights, rows.beliefs[self.signature.agent])
         return [(self.world_label(w), float(p)) for w, p in zip(rows.worlds, average)]
+
+    def world_posterior(self, t: int) -> list[tuple[str, float]]:
+        """P(situation | the path up to t), situations that read alike added up (where the
+        domain has events, several agents' states make situations with the same atoms)."""
+        found = super().world_posterior(t)
+        if self.events is None:
+            return found
+        from elot.numeric import fsum
+
+        shares: dict[str, list[float]] = {}
+        for label, p in found:
+            shares.setdefault(label, []).append(p)
+        return [(label, fsum(ps)) for label, ps in shares.items()]
 
     def belief_title(self, t: int, agent: str) -> str:
         return f"{agent}'s initial belief over worlds (as inferred at t={t})"
