@@ -128,19 +128,19 @@ def test_run_prints_the_percepts_at_the_terminal(capsys, monkeypatch):
 
 def test_batch_has_the_percepts_column(capsys, tmp_path):
     table = tmp_path / "battery.csv"
-    code, out, err = elot(capsys, "batch", "--domain", SALLY, CASES, "-s", "current: observed(sally, move)",
+    code, _, err = elot(capsys, "batch", "--domain", SALLY, CASES, "-s", "current: observed(sally, move)",
                           "-o", table)
     assert code == 0, err
     rows = list(csv.DictReader(table.open()))
     assert len(rows) == 7 and all(r["percepts"].startswith("observed(sally, move)=") for r in rows)
-    peek = [r for r in rows if r["scenario"].endswith(":2") and r["t"] == "3"][0]
+    peek = next(r for r in rows if r["scenario"].endswith(":2") and r["t"] == "3")
     assert float(peek["P"]) == pytest.approx(float(peek["percepts"].split(";")[0].split("=")[1]))
 
 
 def test_a_witness_the_signature_lacks_is_refused_by_name(capsys, tmp_path):
     broken = tmp_path / "sally_anne_broken.py"
     broken.write_text(SALLY.read_text().replace('Witness("anne"', 'Witness("annie"'))
-    code, out, err = elot(capsys, "run", "--domain", broken, "false-belief", "-s", "observed(sally, move)")
+    code, _, err = elot(capsys, "run", "--domain", broken, "false-belief", "-s", "observed(sally, move)")
     assert code == 2 and "Traceback" not in err
     assert "events: agent 'annie' is not in the domain's signature (did you mean anne?)" in err
 

@@ -14,7 +14,6 @@ initial belief, about what each saw, and at depth 2 both ways.
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import replace
 
 import numpy as np
@@ -26,7 +25,16 @@ from hypothesis import strategies as st
 from elot.domains.tabular import TabularFront
 from elot.domains.tabular_source import TabularSource
 from elot.embedding import declare
-from elot.engine import BeliefSpace, Case, DesireSpace, Engine, EngineConfig, Events, Tables, Witness
+from elot.engine import (
+    BeliefSpace,
+    Case,
+    DesireSpace,
+    Engine,
+    EngineConfig,
+    Events,
+    Tables,
+    Witness,
+)
 from elot.engine.tables import minds
 from elot.errors import DomainError
 from elot.judging import score
@@ -253,11 +261,12 @@ def enumerate_scores(d: Tiny, path, world, q, beta, t, initial=False):
                         if d.with_witness:
                             truth["bob"] = p_lit(bob) >= THETA
                             truth["seen_bob"] = bob_seen
-                            truth["bob_ann"] = nested(bob, lambda w2: agent_states(w2, b0, d.thinks_agent),
+                            truth["bob_ann"] = nested(bob, lambda w2, b0=b0: agent_states(w2, b0, d.thinks_agent),
                                                       lambda state: p_lit(state[0]) >= THETA)
                             truth["ann_bob"] = nested(b_now, lambda w2: witness_states(w2, d.thinks_witness),
                                                       lambda state: p_lit(state[0]) >= THETA)
-                            truth["bob_seen_ann"] = nested(bob, lambda w2: agent_states(w2, b0, d.thinks_agent),
+                            truth["bob_seen_ann"] = nested(bob, lambda w2, b0=b0: agent_states(w2, b0,
+                                                                                               d.thinks_agent),
                                                            lambda state: state[1])
                         truths.append(truth)
                         weights.append(prior * lik * bob_chance)
@@ -419,7 +428,7 @@ def test_bad_events_are_refused_naming_the_domain_and_what_is_wrong():
         good = d.events
 
         class Broken(WithEvents):
-            def events(self, layout, change=change):
+            def events(self, layout, change=change, good=good):
                 return change(good(layout))
 
         broken = Broken(np.random.default_rng(1))

@@ -33,7 +33,7 @@ observed agent's choices (they do not invert its planning).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import product
+from itertools import pairwise, product
 from typing import Any
 
 import numpy as np
@@ -69,7 +69,7 @@ class WitnessStates:
 def reachable(tables: Tables, path: list[int]) -> np.ndarray:
     """``bool[steps, n_worlds]``: whether some action takes step t of the path in each world."""
     trans = np.asarray(tables.transitions)
-    return np.array([(trans[:, here, :] == there).any(axis=1) for here, there in zip(path, path[1:])],
+    return np.array([(trans[:, here, :] == there).any(axis=1) for here, there in pairwise(path)],
                     dtype=bool).reshape(len(path) - 1, len(tables.worlds))
 
 

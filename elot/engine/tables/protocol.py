@@ -36,7 +36,8 @@ Whatever comes back is checked (:func:`check_tables`, :func:`check_space`,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 from typing import Any, Mapping, Protocol, runtime_checkable
 
 import numpy as np
@@ -121,7 +122,7 @@ class Witness:
     observations: np.ndarray
     seen: Mapping[str, Any]
     belief: np.ndarray
-    thinks: Mapping[str, np.ndarray] = field(default_factory=dict)
+    thinks: Mapping[str, np.ndarray] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,10 +140,10 @@ class Events:
 
     names: tuple[str, ...]
     happened: np.ndarray
-    seen: Mapping[str, Any] = field(default_factory=dict)
+    seen: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     witnesses: tuple[Witness, ...] = ()
     agent: str = ""
-    thinks: Mapping[str, np.ndarray] = field(default_factory=dict)
+    thinks: Mapping[str, np.ndarray] = dataclasses.field(default_factory=dict)
 
 
 @runtime_checkable
