@@ -57,7 +57,8 @@ class Tiny:
         self.obs = self._observations(rng)
         self.happened = rng.random((W, S, 1)) < 0.5
         self.witness_obs = self._observations(rng)
-        self.witness_belief = rng.dirichlet(np.ones(W))
+        # the witness's initial belief: one for every world, or one per true world
+        self.witness_belief = rng.dirichlet(np.ones(W), size=W if rng.random() < 0.5 else None)
         # each one's model of the other's percepts: the same percepts possible, other weights
         self.thinks_agent = self._reweighed(self.obs, rng)
         self.thinks_witness = self._reweighed(self.witness_obs, rng)
@@ -187,8 +188,8 @@ def likelihood(d: Tiny, path, world, q, u, beta, steps, o0) -> float:
 
 def witness_histories(d: Tiny, path, world, obs, perceived=True):
     """Every history of the witness in ``world``: ``(belief at the end, events seen, chance under obs)``."""
-    start = d.witness_belief / d.witness_belief.sum()
-    out = [(start, False, 1.0)]
+    start = d.witness_belief[world] if d.witness_belief.ndim == 2 else d.witness_belief
+    out = [(start / start.sum(), False, 1.0)]
     if not perceived:
         return out
     for t, there in enumerate(path):
@@ -446,7 +447,7 @@ def test_too_many_situations_are_refused_by_name():
     result = source.result(2)
     used = minds.models(source.events, source.engine.tables("l"))["ann"]
     now = result.now(True, tuple(used[0][1:]))
-    with pytest.raises(minds.TooManySituations, match="over the limit of 1 situations"):
+    with pytest.raises(minds.TooManySituations, match="there are more than 1 of them here"):
         minds.build(now, source.events, source.engine.tables("l"), list(path), 0.0, limit=1, where="case")
 
 

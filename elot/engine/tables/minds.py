@@ -34,7 +34,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import pairwise, product
-from typing import Any
 
 import numpy as np
 
@@ -191,110 +190,114 @@ def build(now: Now, events: Events, tables: Tables, path: list[int], quantum: fl
     """The situations of ``now`` (the observed agent's states in every world, with their
     chance under each model of its percepts in ``now.chance_by``, as :func:`models` orders
     the observed agent's), the witnesses' states after the path's percepts (before any,
-    unless ``perceived``), and each agent's table. ``where`` names the run in errors."""
+    unless ``perceived``), and each agent's table. ``where`` names the run in errors.
+
+    The situations are those the observer's rows may be in (every state possible in its
+    world), closed under what each agent believes: an agent keeps its own state and gives
+    weight to every world its belief allows, with the others' states by its model of them,
+    so a situation may hold an agent in a state its world would not have led it to (a
+    witness whose first belief depended on the world, believing another world)."""
     n_w = len(tables.worlds)
     witnesses = tuple(events.witnesses)
     agents = (events.agent,) + tuple(w.name for w in witnesses)
     used = models(events, tables)
     states = [witness_states(w, events, tables, path, quantum, used[w.name][0], perceived) for w in witnesses]
     agent_chance = (now.chance,) + tuple(now.chance_by)
-
-    def possible_combos(w: int) -> tuple:
-        options = [tuple(np.flatnonzero(ws.chance[:, w, :].max(axis=0) > 0).tolist()) for ws in states]
-        out = []
-        for combo in product(*options):
-            p = 1.0
-            for k, c in enumerate(combo):
-                p *= float(states[k].chance[0, w, c])
-            out.append((tuple(int(c) for c in combo), p))
-        return tuple(out)
-
-    combos = tuple(possible_combos(w) for w in range(n_w))
     entry_of: dict[tuple[int, int], int] = {}
     for m, (w, n) in enumerate(zip(now.world.tolist(), now.state.tolist())):
         if max(chance[m] for chance in agent_chance) > 0:
             entry_of[(w, n)] = m
-    world, state, witness, index = [], [], [], {}
-    for n in range(len(now.belief)):                  # the observed agent's state first, then the world
-        for w in range(n_w):
-            if (w, n) not in entry_of:
-                continue
-            for combo, _ in combos[w]:
-                index[(w, n, combo)] = len(world)
-                world.append(w)
-                state.append(n)
-                witness.append(combo)
-    size = len(world)
-    if size > limit:
-        raise TooManySituations(
-            f"{where or 'this run'}: a belief about another agent's belief is judged over situations (a world with "
-            f"every agent's state), and there are {size:,} of them here: each agent's table would hold "
-            f"{size * size:,} numbers, over the limit of {limit:,} situations",
-            hint="ask about one agent's belief at a time (depth 1), or give the domain fewer initial beliefs, "
-                 "percepts or witnesses")
-    world_a = np.asarray(world, dtype=np.intp)
-    state_a = np.asarray(state, dtype=np.intp)
-    witness_a = np.asarray(witness, dtype=np.intp).reshape(size, len(witnesses))
-    entry_a = np.array([entry_of[(w, n)] for w, n in zip(world, state)], dtype=np.intp)
+
+    def options(k: int, model: int, w: int) -> list[tuple[int, float]]:
+        """Witness k's states in world w with their chance under ``model``, those above 0."""
+        row = states[k].chance[model, w]
+        return [(int(c), float(row[c])) for c in np.flatnonzero(row > 0)]
+
+    def combos_of(w: int, model_of: list[int], keep: dict[int, int]) -> list[tuple[tuple[int, ...], float]]:
+        """The witnesses' states in world w by the models ``model_of[k]`` (those in ``keep``
+        fixed, with weight 1), each combination with the product of its chances."""
+        choices = [[(keep[k], 1.0)] if k in keep else options(k, model_of[k], w) for k in range(len(states))]
+        out = []
+        for picked in product(*choices):
+            p = 1.0
+            for _, chance in picked:
+                p *= chance
+            out.append((tuple(c for c, _ in picked), p))
+        return out
+
+    # what each agent believes in a situation: {situation: weight}, unnormalised
+    def beliefs_in(situation: tuple) -> list[dict]:
+        _, n, combo = situation
+        mine = [used[ws.name][1][events.agent] for ws in states]
+        out = [{}]
+        for w2 in range(n_w):
+            p = float(now.belief[n][w2])
+            if p > 0:
+                for combo2, q in combos_of(w2, mine, {}):
+                    if q > 0:
+                        out[0][(w2, n, combo2)] = p * q
+        owner = int(now.state_owner[n])
+        for k, ws in enumerate(states):
+            theirs = [used[other.name][1][ws.name] for other in states]
+            model0 = used[events.agent][1][ws.name]
+            row = {}
+            for w2 in range(n_w):
+                post = float(ws.belief[combo[k]][w2])
+                if post <= 0:
+                    continue
+                for m in (entry_of.get((w2, n2)) for n2 in range(len(now.belief))):
+                    if m is None or int(now.owner[m]) != owner or agent_chance[model0][m] <= 0:
+                        continue
+                    for combo2, q in combos_of(w2, theirs, {k: combo[k]}):
+                        if q > 0:
+                            row[(w2, int(now.state[m]), combo2)] = post * float(agent_chance[model0][m]) * q
+            out.append(row)
+        return out
+
+    combos = tuple(tuple(c for c in combos_of(w, [0] * len(states), {}) if c[1] > 0) for w in range(n_w))
+    found: dict[tuple, list[dict]] = {}
+    todo = [(w, n, combo) for (w, n) in entry_of for combo, _ in combos[w]]
+    while todo:
+        situation = todo.pop()
+        if situation in found:
+            continue
+        if len(found) >= limit:
+            raise TooManySituations(
+                f"{where or 'this run'}: statements are judged over situations (a world with every agent's state), "
+                f"and there are more than {limit:,} of them here: each agent's belief table would hold over "
+                f"{limit * limit:,} numbers",
+                hint="give the domain fewer initial beliefs, percepts or witnesses, or judge it without "
+                     "events(layout) (one agent's belief at a time)")
+        found[situation] = beliefs_in(situation)
+        for row in found[situation]:
+            todo.extend(s for s in row if s not in found)
+    # the observed agent's state first, then the world: its belief's entries in world order
+    order = sorted(found, key=lambda s: (s[1], s[0], s[2]))
+    index = {situation: i for i, situation in enumerate(order)}
+    size = len(order)
+    world_a = np.array([s[0] for s in order], dtype=np.intp)
+    state_a = np.array([s[1] for s in order], dtype=np.intp)
+    witness_a = np.array([s[2] for s in order], dtype=np.intp).reshape(size, len(witnesses))
     seen = np.zeros((size, len(agents)), dtype=np.int64)
     seen[:, 0] = now.seen[state_a] if size else 0
     for k, ws in enumerate(states):
         seen[:, k + 1] = ws.seen[witness_a[:, k]] if size else 0
-
-    def others(modeller: str, skip: int) -> np.ndarray:
-        """Per situation, the modeller's chance of the witnesses' states in it (all but witness ``skip``)."""
-        out = np.ones(size)
-        for k, ws in enumerate(states):
-            if k == skip:
-                continue
-            model = used[ws.name][1][modeller]
-            out = out * ws.chance[model, world_a, witness_a[:, k]]
-        return out
-
-    tables_out = []
-    # the observed agent: its belief over the worlds, its own state kept, the witnesses by its model of them
-    mine = others(events.agent, -1)
-    table = np.zeros((size, size))
-    for n in np.unique(state_a):
-        row = np.where(state_a == n, now.belief[n][world_a] * mine, 0.0)
-        table[state_a == n] = _normalised(row, now.belief[n], world_a[state_a == n], where, events.agent)
-    tables_out.append(table)
-    # each witness: its belief over the worlds, its own state kept, the others by its model of them
-    for k, ws in enumerate(states):
-        name = ws.name
-        model0 = used[events.agent][1][name]
-        agent = agent_chance[model0][entry_a]
-        theirs = others(name, k) * agent
-        table = np.zeros((size, size))
-        owner = now.state_owner[state_a]
-        for c in np.unique(witness_a[:, k]) if size else ():
-            for b in np.unique(owner):
-                rows = (witness_a[:, k] == c) & (owner == b)
-                if not rows.any():
-                    continue
-                row = np.where((witness_a[:, k] == c) & (owner == b), ws.belief[c][world_a] * theirs, 0.0)
-                total = fsum(row)
-                if total <= 0:
-                    raise DomainError(
-                        f"{where or 'this run'}: {name}'s belief rules out every situation the path allows (it "
-                        "gives no weight to a world where the observed agent, with its initial belief, can have "
-                        "taken the path's steps and perceived as it may have)",
-                        hint=f"give {name} an initial belief that allows the worlds where the path can happen")
-                table[rows] = row / total
-        tables_out.append(table)
+    tables_out = [np.zeros((size, size)) for _ in agents]
+    for situation, rows in found.items():
+        i = index[situation]
+        for a, row in enumerate(rows):
+            columns = np.array([index[s] for s in row], dtype=np.intp)
+            values = np.array(list(row.values()), dtype=np.float64)
+            order_in = np.argsort(columns, kind="stable")
+            columns, values = columns[order_in], values[order_in]
+            total = fsum(values)
+            if total <= 0:
+                name = agents[a] or "the agent"
+                raise DomainError(
+                    f"{where or 'this run'}: {name}'s belief rules out every situation the path allows (it gives no "
+                    "weight to a world where the others can have perceived what the path allows)",
+                    hint=f"give {name} an initial belief that allows the worlds where the path can happen")
+            if a > 0 or abs(total - fsum(now.belief[situation[1]])) > 1e-12:
+                values = values / total       # the observed agent keeps its belief's own floats where it can
+            tables_out[a][i, columns] = values
     return Minds(agents, now, world_a, state_a, witness_a, seen, tuple(tables_out), combos, index)
-
-
-def _normalised(row: np.ndarray, belief: np.ndarray, worlds_there: np.ndarray, where: str, agent: Any) -> np.ndarray:
-    """The observed agent's row as it is when it keeps all of its belief (the same floats as
-    its belief over the worlds, where no witness splits them), else renormalised."""
-    kept = np.zeros(len(belief), dtype=bool)
-    kept[worlds_there] = True
-    total = fsum(row)
-    if not np.any(belief[~kept] > 0) and abs(total - fsum(belief)) <= 1e-12:
-        return row
-
-    if total <= 0:
-        raise DomainError(f"{where or 'this run'}: {agent}'s belief gives no weight to any situation the path allows",
-                          hint="check the domain's observation model")
-    return row / total
