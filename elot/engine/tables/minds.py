@@ -272,7 +272,7 @@ def build(now: Now, events: Events, tables: Tables, path: list[int], quantum: fl
         for row in found[situation]:
             todo.extend(s for s in row if s not in found)
     # the observed agent's state first, then the world: its belief's entries in world order
-    order = sorted(found, key=lambda s: (s[1], s[0], s[2]))
+    order = sorted(found, key=_state_first)
     index = {situation: i for i, situation in enumerate(order)}
     size = len(order)
     world_a = np.array([s[0] for s in order], dtype=np.intp)
@@ -301,3 +301,9 @@ def build(now: Now, events: Events, tables: Tables, path: list[int], quantum: fl
                 values = values / total       # the observed agent keeps its belief's own floats where it can
             tables_out[a][i, columns] = values
     return Minds(agents, now, world_a, state_a, witness_a, seen, tuple(tables_out), combos, index)
+
+
+def _state_first(situation: tuple) -> tuple:
+    """A situation's place in the tables: the observed agent's state, then the world, then the witnesses'."""
+    world, state, combo = situation
+    return state, world, combo
