@@ -272,7 +272,7 @@ def build(now: Now, events: Events, tables: Tables, path: list[int], quantum: fl
         for row in found[situation]:
             todo.extend(s for s in row if s not in found)
     # the observed agent's state first, then the world: its belief's entries in world order
-    order = sorted(found, key=_state_first)
+    order = [situation for _, situation in sorted((_state_first(s), s) for s in found)]
     index = {situation: i for i, situation in enumerate(order)}
     size = len(order)
     world_a = np.array([s[0] for s in order], dtype=np.intp)
