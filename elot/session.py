@@ -235,7 +235,8 @@ class Session:
         return ((f"; model {self._model_line(' ')}" if self.settings else "")
                 + (f", inference {inference.method} ({inference.particles:,} particles, seed {inference.seed})"
                    if inference.may_sample else "")
-                + f" (the engine infers {self.agent_words}'s initial belief and desires)")
+                + f" (the engine infers {self.agent_words}'s initial belief, its belief along the path and its "
+                  "desires)")
 
     # -- settings ------------------------------------------------------------------------
 

@@ -109,12 +109,29 @@ def test_csv_has_a_row_per_statement_with_the_outputs(capsys, trucks):
     assert {"desire_K", "desire_L", "desire_M", "belief_L", "belief_M", "belief_N"} <= set(rows[0])
 
 
-def test_a_statement_about_the_current_belief_is_refused_the_others_scored(capsys, trucks, tmp_path):
+def test_a_statement_about_the_current_belief_is_judged_on_the_belief_at_that_point(capsys, trucks, tmp_path):
+    """The student looked behind the building and saw spot 2 empty: now it believes so, though
+    at first it did not (issue 43: beliefs along the path in every tabular domain)."""
+    statement = "believes(student, formula(empty(spot2)))"
+    scored = {}
+    for mode in ("current", "initial"):
+        code, out, err = elot(capsys, "run", trucks, "--mode", mode, "--json", "-", "-s", statement,
+                              "-s", "wants(student, korean)")
+        assert code == 0, err
+        scored[mode] = {s["formula"]: s for s in json.loads(out)["judgments"][0]["statements"]}
+    assert scored["current"][statement]["posterior"] > 0.99 > 0.5 > scored["initial"][statement]["posterior"]
+    # a statement about desires does not depend on the mode (its rows are the agent's states at t, or its
+    # initial beliefs: the same posterior over desires, summed otherwise)
+    assert scored["current"]["wants(student, korean)"]["posterior"] == pytest.approx(
+        scored["initial"]["wants(student, korean)"]["posterior"], rel=1e-12)
+
+
+def test_a_belief_about_a_belief_is_refused_on_a_domain_without_events(capsys, trucks, tmp_path):
     out_file = tmp_path / "scores.json"
-    code, out, err = elot(capsys, "run", trucks, "--mode", "current", "--json", out_file,
-                          "-s", "believes(student, formula(empty(spot2)))", "-s", "wants(student, korean)")
-    assert code == 2
-    assert "current belief" in err and "initial" in err and "Traceback" not in err
+    code, out, err = elot(capsys, "run", trucks, "--json", out_file, "-s", "wants(student, korean)",
+                          "-s", "believes(student, formula(believes(student, formula(empty(spot2)))))")
+    assert code == 2 and "Traceback" not in err
+    assert "a belief about a belief" in err and "declares no events" in err
     data = json.loads(out_file.read_text())    # what was scored is written
     assert [s["formula"] for s in data["judgments"][0]["statements"]] == ["wants(student, korean)"]
 
@@ -272,15 +289,18 @@ def test_repl_opens_a_food_truck_scenario_at_its_judgment_point(capsys, monkeypa
     assert "likes_best(player, mexican)" in out                    # English translated
     assert "prob_of(student, not(empty(spot2)))" in out            # :explain's column
     assert out.rstrip().endswith("judgment points 8; model btom (beta = 2.5, planner = belief-vi) (the engine infers "
-                                 "the student's initial belief and desires)")   # :load opens at the judgment point too
+                                 "the student's initial belief, its belief along the path and its desires)")
+    # :load opens at the judgment point too
 
 
 def test_repl_says_plainly_what_does_not_apply(capsys, monkeypatch, trucks):
     code, out, err = repl(capsys, monkeypatch, ":map\n:current\nbelieves(student, formula(empty(spot2)))\n"
+                          "believes(student, formula(believes(student, formula(empty(spot2)))))\n"
                           ":set k 4\n:goals\n", trucks)
     assert code == 2 and "Traceback" not in out + err                  # failed lines set the status
     assert "the foodtrucks domain draws no map as text" in out
-    assert "current belief at t=8" in out and ":initial" in out
+    assert "(current belief, t=8)" in out                              # the current belief is judged
+    assert "a belief about a belief" in out and "declares no events" in out
     assert "k is not a setting of the foodtrucks domain" in out
     assert "korean" in out and "mexican" in out                    # :goals still answers after the errors
 

@@ -219,13 +219,14 @@ def test_baseline_asks_the_experiments_questions_by_default_and_refuses_bad_stat
     from test_baseline import Stub, completion
 
     bad = tmp_path / "bad.txt"
-    bad.write_text("knows_that(student, empty(spot2))\ncurrent: believes(student, formula(empty(spot2)))\n")
+    bad.write_text("knows_that(student, empty(spot2))\n"
+                   "believes(student, formula(believes(student, formula(empty(spot2)))))\n")
     with Stub(lambda b, n: completion('{"rating": 4}')) as stub:
         done = run_elot("baseline", str(trucks), "--statements", str(bad), "--endpoint", stub.url, "--llm", "m",
                         "-o", str(tmp_path / "x.csv"))
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "2 of the 2 statements given cannot be rated; nothing was asked" in done.stderr
-    assert "knows_that needs formula(...)" in done.stderr and "current belief" in done.stderr
+    assert "knows_that needs formula(...)" in done.stderr and "a belief about a belief" in done.stderr
     assert stub.requests == [] and not (tmp_path / "x.csv").exists()
 
 

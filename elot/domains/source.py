@@ -186,3 +186,8 @@ class Source:
         """A batch table's cells at t (under particles: the effective sample size and a
         warning when the estimate is poor)."""
         return {}
+
+    def percept_cells(self, t: int) -> dict:
+        """A batch table's ``percepts`` cell at t, where the domain has events (the posterior
+        that each agent saw each event and that each event happened); else none."""
+        return {}

@@ -20,9 +20,11 @@ QMDP: the domain's ``default_planner``), ``true-belief`` (it knows the true worl
 
 **Runs.** :class:`TabularSource` is a scenario inverted by the engine: rows are (hidden
 world, initial belief, desire) triples weighted by their posterior (every one exactly; the
-particles drawn under ``smc``, whose scores then carry standard errors). The engine infers
-the agent's initial belief and its desires: a statement about the agent's current belief
-after t > 0 steps is refused with a hint.
+particles drawn under ``smc``, whose scores then carry standard errors), and for a
+statement about the agent's current belief at t, its states at t (its belief after its
+percepts so far). A domain with ``events(layout)`` is judged in situations that carry
+what each agent perceived, with every agent's belief table, so beliefs about beliefs are
+judged; a domain without them refuses such a statement by name (:meth:`TabularFront.refuse`).
 """
 
 from __future__ import annotations
@@ -36,14 +38,14 @@ import numpy as np
 
 from elot.domains.front import Episode, Front, Parameter, Planned, pick_one, split_pick, with_refs
 from elot.domains.source import MissingHook, TextMap
-from elot.domains.tabular_source import CurrentBeliefError, TabularSource
+from elot.domains.tabular_source import NestedBeliefError, TabularSource
 from elot.engine import Case, Engine, EngineConfig
 from elot.engine.settings import Settings
 from elot.engine.tables.config import PLANNER_NAMES
 from elot.engine.tables.protocol import ask, check_tables
 from elot.errors import DomainError
 from elot.errors import ArgumentError, ScenarioError, load_json, nearest, read_text
-from elot.settings import CURRENT, DEFAULT_BETA, INITIAL
+from elot.settings import DEFAULT_BETA, INITIAL
 
 #: The models every tabular domain offers, as changes to the engine's settings.
 GENERIC_VARIANTS = {
@@ -131,14 +133,34 @@ class TabularFront(Front):
         return self._engines[key]
 
     def refuse(self, episode: Episode, compiled, mode: str, t: int) -> None:
-        """A statement about the agent's current belief after the first step is refused:
-        the engine infers the initial belief."""
-        if mode == CURRENT and t > 0 and compiled.needs_belief:
-            raise CurrentBeliefError(
-                f"this statement is about the {self.signature(episode).agent}'s current belief at t={t}, which the "
-                f"{self.name} model does not infer (it infers the initial belief and the desires)",
-                hint="ask about the initial belief: 'initial:' before the statement, --mode initial (:initial in "
-                     "the REPL), or English such as 'At first the student thought ...'")
+        """A belief about a belief is refused where the domain has no events: its situations
+        are its worlds, and one agent's belief in each world is not a function of the world
+        (it is of what the agent perceived, which only a domain with events carries)."""
+        if compiled.nested and not self.has_events(episode.detail.case.layout):
+            raise NestedBeliefError(
+                f"this statement is about a belief about a belief, which the {self.name} domain cannot judge: it "
+                "declares no events, so its situations are its worlds and no agent's belief is known in each",
+                hint="ask about one agent's belief at a time; a domain judges nested beliefs when it declares "
+                     "events(layout) (docs/domains.md, 'Percepts, events and other agents')")
+
+    @property
+    def reports_percepts(self) -> bool:
+        """Whether its runs report percepts and events (a batch table's ``percepts`` column)."""
+        return self.has_events(None)
+
+    def has_events(self, layout: Any) -> bool:
+        """Whether the domain declares events (and so situations with what each agent perceived)."""
+        return callable(getattr(self.domain, "events", None))
+
+    def changes(self, layout: Any) -> bool:
+        """Whether the domain's worlds change along the path (it has ``world_atoms_at``)."""
+        return callable(getattr(self.domain, "world_atoms_at", None))
+
+    def state_of(self, layout: Any, world: int, state: int):
+        """World ``world`` as an ELoT state when the path is in ``state`` (``world_atoms_at``)."""
+        from elot.lang.states import State
+
+        return State.of(frozenset(ask(self.domain, "world_atoms_at", layout, world, state)))
 
     def resolved(self, settings: Settings) -> Settings:
         """``settings`` with the planner the run will use: the one given, else its model's,
@@ -417,7 +439,9 @@ class TabularFront(Front):
                 + [("belief", w, float(v)) for w, v in zip(tables.worlds, mean_b)])
 
     def describe_outputs(self) -> str:
-        return "desire: the posterior mean utility of each object; belief: the agent's initial belief in each world"
+        return ("desire: the posterior mean utility of each object; belief: the agent's initial belief in each world"
+                + ("; percept: the posterior that an agent saw an event; event: that it happened"
+                   if self.has_events(None) else ""))
 
     def label(self, episode: Episode, t: int) -> str:
         return self.step_labels(episode)[t - 1]
@@ -443,14 +467,32 @@ class TabularFront(Front):
             if name not in objects:
                 raise unknown("object", str(name), objects, "desires")
         tables = self.tables(layout)
-        for w, world in enumerate(tables.worlds):
-            for atom in ask(self.domain, "world_atoms", layout, w):
+        said = [(f"world_atoms (world {world})", ask(self.domain, "world_atoms", layout, w))
+                for w, world in enumerate(tables.worlds)]
+        if self.changes(layout):
+            said += [(f"world_atoms_at (world {world}, state {name})", ask(self.domain, "world_atoms_at", layout, w, s))
+                     for w, world in enumerate(tables.worlds) for s, name in enumerate(tables.states)]
+        for where, atoms in said:
+            for atom in atoms:
                 predicate, *args = atom
                 if predicate not in signature.predicate_types:
-                    raise unknown("predicate", str(predicate), signature.predicate_types, f"world_atoms (world {world})")
+                    raise unknown("predicate", str(predicate), signature.predicate_types, where)
                 for arg in args:
                     if arg not in objects:
-                        raise unknown("object", str(arg), objects, f"world_atoms (world {world})")
+                        raise unknown("object", str(arg), objects, where)
+        if self.has_events(layout):
+            from elot.engine.tables.protocol import check_events
+
+            events = check_events(self.domain, ask(self.domain, "events", layout), tables)
+            for name in events.names:
+                if signature.object_types.get(name) != "event":
+                    raise unknown("event", str(name), signature.objects_of("event") or objects, "events")
+            for name in [events.agent] * bool(events.agent) + [w.name for w in events.witnesses]:
+                if name not in objects or name not in signature.objects_of("agent") + (signature.agent,):
+                    raise unknown("agent", str(name), signature.objects_of("agent") or objects, "events")
+            if events.agent and signature.resolve(events.agent) != signature.agent:
+                raise DomainError(f"{self.name}.events: its agent {events.agent!r} is not the signature's observed "
+                                  f"agent {signature.agent!r}", hint="name the agent whose path is observed")
         self._spoken.add(layout)
 
     def step_labels(self, episode: Episode) -> list[str]:

@@ -23,6 +23,7 @@ _LAZY = {
     "load_domain": "elot.engine.loading",
     "BeliefSpace": "elot.engine.tables.protocol", "DesireSpace": "elot.engine.tables.protocol",
     "Domain": "elot.engine.tables.protocol", "DomainError": "elot.errors",
+    "Events": "elot.engine.tables.protocol", "Witness": "elot.engine.tables.protocol",
     "Tables": "elot.engine.tables.protocol",
     "PathResult": "elot.engine.tables.results", "SampledResult": "elot.engine.tables.results",
     "Case": "elot.engine.tables.run", "Engine": "elot.engine.tables.run", "Result": "elot.engine.tables.run",

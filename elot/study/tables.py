@@ -30,6 +30,10 @@ PARTICLE_COLUMNS = ("inference", "particles", "seed", "ess", "L_se", "warning")
 #: The column a table gets when its domain's models have settings no other column holds
 #: (a PDDL domain's ``epsilon=0.05 weight=0.2``): part of a row's setting.
 PARAM_COLUMNS = ("params",)
+#: The column a table gets when a task's domain has events: at t, the posterior that each
+#: agent saw each event and that each event happened, as ``observed(sally, move)=0.1;
+#: happened(move)=1.0`` (the run's percept and event outputs, docs/domains.md).
+PERCEPT_COLUMNS = ("percepts",)
 
 
 def value_of(row: dict, column: str = "L") -> float | None:
@@ -174,7 +178,7 @@ def pyarrow_modules(what: str):
 
 def arrow_table(text: str):
     pa, pacsv, _ = pyarrow_modules("Parquet output")
-    types = {c: pa.string() for c in ALL_COLUMNS + PARTICLE_COLUMNS + PARAM_COLUMNS}
+    types = {c: pa.string() for c in ALL_COLUMNS + PARTICLE_COLUMNS + PARAM_COLUMNS + PERCEPT_COLUMNS}
     types.update(beta=pa.float64(), k=pa.int64(), t=pa.int64(), P=pa.float64(), L=pa.float64(), pi=pa.float64(),
                  ess=pa.float64(), L_se=pa.float64())
     return pacsv.read_csv(pa.py_buffer(text.encode("utf-8")),

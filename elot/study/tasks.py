@@ -25,7 +25,7 @@ from elot.lang.thresholds import Thresholds
 from elot.settings import METHODS, check_number
 from elot.study.params import Params, StudyError
 from elot.study.references import ScenarioRef, resolve, scenario_items
-from elot.study.tables import ALL_COLUMNS, PARAM_COLUMNS, PARTICLE_COLUMNS
+from elot.study.tables import ALL_COLUMNS, PARAM_COLUMNS, PARTICLE_COLUMNS, PERCEPT_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def run_task(task: Task) -> tuple[int, list[dict]]:
             statements = resolve_statements(items, lambda text, mode: resolve(ref, text, mode))
             times = source.judgments
             base = {"scenario": ref.name, "map": front.map_name(episode), **source.table_columns()}
-            diagnostics = {t: source.diagnostics(t) for t in times}
+            diagnostics = {t: {**source.diagnostics(t), **source.percept_cells(t)} for t in times}
             for label, thresholds in task.thresholds:
                 compiled = source.admit(compile_statements(statements, source.signature, thresholds=thresholds,
                                                            bind_free=task.bind_free))
@@ -197,8 +197,11 @@ def as_option(option: str, check: Callable, *args, **kwargs):
 def table_columns(tasks: Sequence[Task]) -> tuple[str, ...]:
     """The table's columns: :data:`ALL_COLUMNS`, :data:`PARAM_COLUMNS` when the domain's
     models have settings no other column holds (its front's ``table_params``), and
-    :data:`PARTICLE_COLUMNS` when a task may run particle inference (so tables of exact
-    inference stay as they were)."""
+    :data:`PARTICLE_COLUMNS` when a task may run particle inference, and
+    :data:`PERCEPT_COLUMNS` when a task's domain reports percepts (so the other tables stay
+    as they were)."""
     sampled = any(t.settings.inference.may_sample for t in tasks)
     params = any(t.front.table_params for t in tasks)
-    return ALL_COLUMNS + (PARAM_COLUMNS if params else ()) + (PARTICLE_COLUMNS if sampled else ())
+    percepts = any(getattr(t.front, "reports_percepts", False) for t in tasks)
+    return (ALL_COLUMNS + (PARAM_COLUMNS if params else ()) + (PARTICLE_COLUMNS if sampled else ())
+            + (PERCEPT_COLUMNS if percepts else ()))

@@ -28,8 +28,7 @@ WORDED = {
     QUESTIONS[2]: "At first, the student thought spot 2, behind the building, was empty.",
 }
 
-#: What a statement is about, as a language model is told it (a food-truck run infers the
-#: initial belief and the desires: a statement about the current belief is not asked after the start).
+#: What a statement is about, as a language model is told it (the student now, or at the start).
 QUESTION = {
     "current": "The statement below is about the student now, at this point of its walk.",
     "initial": "The statement below is about what the student believed at the start, before it moved, or "

@@ -17,6 +17,14 @@ the terms, one column per utility vector.
 The nodes of step t hold the weights of the path's first t steps, complete once the terms
 into them are pushed; so one pass also gives the likelihood of every prefix of the path
 (:meth:`Inverter.prefix_likelihoods`, what particle inference reweighs by step by step).
+
+The nodes of the last step are the agent's possible states at the path's end: its belief
+there (:attr:`Program.final_belief`), and the events it has seen (:attr:`Program.final_seen`,
+when the domain says which percepts see events: equal beliefs are then merged only when
+they have seen the same events). :meth:`Inverter.node_likelihoods` gives the likelihood of
+the path through each, and :meth:`Inverter.chances` the probability of each from the
+percepts alone (the action taken at a step, where several take it, counted as equally
+likely): what the agent's *current* belief is judged on.
 """
 
 from __future__ import annotations
@@ -67,15 +75,29 @@ class Program:
     #: has nodes up to step t only, and no node in ``node_group``.
     node_step: np.ndarray
     node_owner: np.ndarray
+    #: The nodes of the last step (the last ``len(final_belief)`` nodes; none when the path
+    #: is impossible): each one's belief over the worlds and the events it has seen (bits).
+    final_belief: np.ndarray | None = None
+    final_seen: np.ndarray | None = None
+    #: The percept of each initial branch (``init_branch`` its node) and of each term, and
+    #: how many actions take that term's step in the program's world: what
+    #: :meth:`Inverter.chances` reweighs by another observation model.
+    init_branch: np.ndarray | None = None
+    init_percept: np.ndarray | None = None
+    term_percept: np.ndarray | None = None
+    term_actions: np.ndarray | None = None
+    world: int = -1
 
 
 class Inverter:
     """Builds the programs of one layout's paths, sharing their policy queries."""
 
-    def __init__(self, tables: Tables, plan: Plan, quantum: float):
+    def __init__(self, tables: Tables, plan: Plan, quantum: float, seen: np.ndarray | None = None):
         self.tables = tables
         self.plan = plan
         self.quantum = quantum
+        #: each percept's events (bits), or None: no percept sees an event
+        self.seen = None if seen is None or not np.any(seen) else np.asarray(seen, dtype=np.int64)
         self._queries: dict[tuple[int, bytes], int] = {}
         self._beliefs: list[np.ndarray] = []
         self._states: list[int] = []
@@ -93,7 +115,7 @@ class Inverter:
         return index
 
     def _step_events(self, here: int, there: int, world: int) -> list:
-        """(action, agent's likelihood per world, observer's factor) for ``here -> there``."""
+        """(action, agent's likelihood per world, observer's factor, percept) for ``here -> there``."""
         entry = (here, there, world)
         if entry not in self._events:
             trans = self.tables.transitions
@@ -106,15 +128,16 @@ class Inverter:
                 for o in range(len(self.tables.percepts)):
                     factor = obs[world, there, o]
                     if factor > 0:
-                        events.append((a, reach * obs[:, there, o], factor))
+                        events.append((a, reach * obs[:, there, o], factor, o))
             self._events[entry] = events
         return self._events[entry]
 
     def build(self, initial: np.ndarray, path: list[int], world: int) -> Program:
         """The program of ``path`` (state indices) in ``world`` from initial beliefs ``initial``."""
         obs = np.asarray(self.tables.observations, dtype=np.float64)
+        bits = self.seen
         n_b = len(initial)
-        owners, beliefs, weights = [], [], []
+        owners, beliefs, weights, percepts = [], [], [], []
         for o in np.flatnonzero(obs[world, path[0]] > 0):
             seen = initial * obs[:, path[0], o]
             mass = seen.sum(axis=1)
@@ -122,21 +145,26 @@ class Inverter:
             owners.append(np.flatnonzero(ok))
             beliefs.append(seen[ok] / mass[ok, None])
             weights.append(np.full(ok.sum(), obs[world, path[0], o]))
+            percepts.append(np.full(ok.sum(), o))
         owner = np.concatenate(owners)
+        init_percept = np.concatenate(percepts)
+        mask = None if bits is None else bits[init_percept]
         belief = normalise(quantise(np.concatenate(beliefs), self.quantum))
-        owner, belief, inverse = self._merge(owner, belief)
+        owner, belief, inverse, mask = self._merge(owner, belief, mask)
         init_weight = np.zeros(len(owner))
         np.add.at(init_weight, inverse, np.concatenate(weights))
+        init_branch = inverse
         init_nodes = np.arange(len(owner))
         n_nodes = len(owner)
-        t_from, t_to, t_query, t_action, t_factor = [], [], [], [], []
+        t_from, t_to, t_query, t_action, t_factor, t_percept, t_actions = [], [], [], [], [], [], []
         node_step, node_owner = [np.zeros(len(owner), dtype=np.int32)], [owner]
         possible = True
         for t in range(len(path) - 1):
             here, there = path[t], path[t + 1]
             queries = np.array([self._query(here, b) for b in belief], dtype=np.int64)
-            c_from, c_owner, c_belief, c_query, c_action, c_factor = [], [], [], [], [], []
-            for action, agent, factor in self._step_events(here, there, world):
+            c_from, c_owner, c_belief, c_query, c_action, c_factor, c_percept = [], [], [], [], [], [], []
+            steps = self._step_events(here, there, world)
+            for action, agent, factor, percept in steps:
                 joint = belief * agent
                 mass = joint.sum(axis=1)
                 ok = np.flatnonzero(mass > 0)
@@ -146,41 +174,53 @@ class Inverter:
                 c_query.append(queries[ok])
                 c_action.append(np.full(len(ok), action))
                 c_factor.append(np.full(len(ok), factor))
+                c_percept.append(np.full(len(ok), percept))
             if not c_from or not sum(len(c) for c in c_from):
                 possible = False    # no node at step t + 1: every longer prefix has likelihood 0
                 break
+            froms, percepts = np.concatenate(c_from), np.concatenate(c_percept)
+            new_mask = None if mask is None else mask[froms] | bits[percepts]
             new_belief = normalise(quantise(np.concatenate(c_belief), self.quantum))
-            new_owner, new_belief, inverse = self._merge(np.concatenate(c_owner), new_belief)
-            t_from.append(np.concatenate(c_from) + (n_nodes - len(owner)))
+            new_owner, new_belief, inverse, new_mask = self._merge(np.concatenate(c_owner), new_belief, new_mask)
+            t_from.append(froms + (n_nodes - len(owner)))
             t_to.append(inverse + n_nodes)
             t_query.append(np.concatenate(c_query))
             t_action.append(np.concatenate(c_action))
             t_factor.append(np.concatenate(c_factor))
+            t_percept.append(percepts)
+            t_actions.append(np.full(len(froms), len({a for a, *_ in steps})))
             n_nodes += len(new_owner)
-            owner, belief = new_owner, new_belief
+            owner, belief, mask = new_owner, new_belief, new_mask
             node_step.append(np.full(len(owner), t + 1, dtype=np.int32))
             node_owner.append(owner)
         group = np.full(n_nodes, -1, dtype=np.int32)
         if possible:
             group[n_nodes - len(owner):] = owner
+        else:
+            belief, mask = belief[:0], None if mask is None else mask[:0]
         cat = (lambda parts, dtype: np.concatenate(parts).astype(dtype) if parts
                else np.zeros(0, dtype=dtype))
         return Program(n_nodes, init_nodes.astype(np.int32), init_weight,
                        cat(t_from, np.int32), cat(t_to, np.int32), cat(t_query, np.int64),
                        cat(t_action, np.int64), cat(t_factor, np.float64), group, n_b, len(path) - 1,
-                       cat(node_step, np.int32), cat(node_owner, np.int32))
+                       cat(node_step, np.int32), cat(node_owner, np.int32),
+                       belief, np.zeros(len(belief), dtype=np.int64) if mask is None else mask,
+                       init_branch.astype(np.int32), init_percept.astype(np.int64), cat(t_percept, np.int64),
+                       cat(t_actions, np.float64), int(world))
 
     @staticmethod
-    def _merge(owner: np.ndarray, belief: np.ndarray):
-        """Equal beliefs of the same owner as one node, in order of first appearance."""
-        rows = np.concatenate([owner[:, None].astype(np.float64), belief], axis=1)
+    def _merge(owner: np.ndarray, belief: np.ndarray, mask: np.ndarray | None = None):
+        """Equal beliefs of the same owner (that have seen the same events, with ``mask``) as
+        one node, in order of first appearance."""
+        parts = [owner[:, None].astype(np.float64)] + ([] if mask is None else [mask[:, None].astype(np.float64)])
+        rows = np.concatenate(parts + [belief], axis=1)
         _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
         order = np.argsort(first, kind="stable")
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order))
         inverse = rank[inverse.reshape(-1)]
         keep = first[order]
-        return owner[keep], belief[keep], inverse
+        return owner[keep], belief[keep], inverse, None if mask is None else mask[keep]
 
     # -- evaluating ---------------------------------------------------------------------
 
@@ -204,6 +244,38 @@ class Inverter:
         table = self._propagate(program, policies, backend, groups.astype(np.int32),
                                 (program.steps + 1) * program.n_groups)
         return table.reshape(program.steps + 1, program.n_groups, -1)
+
+    def node_likelihoods(self, program: Program, policies: np.ndarray, backend: str) -> np.ndarray:
+        """``float64[n_final, n_desires]``: P(path, through final node n | b0 of its owner, u)
+        for each node of the last step (:attr:`Program.final_belief`); the sum over the nodes
+        of an owner is :meth:`likelihood`'s row of it."""
+        n_final = len(program.final_belief)
+        groups = np.full(program.n_nodes, -1, dtype=np.int32)
+        groups[program.n_nodes - n_final:] = np.arange(n_final, dtype=np.int32)
+        return self._propagate(program, policies, backend, groups, n_final)
+
+    def chances(self, program: Program, path: list[int], backend: str,
+                observations: np.ndarray | None = None) -> np.ndarray:
+        """``float64[n_final]``: the probability of each final node given its owner's initial
+        belief and the program's world, from the agent's percepts alone (under
+        ``observations``, default the domain's: a model of them with the same percepts
+        possible), the action taken at each step, where several take it, counted as equally
+        likely. Where the path is possible in the program's world, an owner's nodes add up to 1."""
+        n_final = len(program.final_belief)
+        if n_final == 0:
+            return np.zeros(0)
+        obs = np.asarray(self.tables.observations if observations is None else observations, dtype=np.float64)
+        here = np.asarray(path, dtype=np.intp)
+        init = np.zeros(len(program.init_nodes))
+        np.add.at(init, program.init_branch, obs[program.world, here[0], program.init_percept])
+        entered = here[program.node_step[program.term_to]]
+        factor = obs[program.world, entered, program.term_percept] / program.term_actions
+        groups = np.full(program.n_nodes, -1, dtype=np.int32)
+        groups[program.n_nodes - n_final:] = np.arange(n_final, dtype=np.int32)
+        ones = np.ones((1, 1))
+        return kernels(backend).propagate(
+            program.n_nodes, program.init_nodes, init, program.term_from, program.term_to,
+            np.zeros(len(program.term_from), dtype=np.int64), factor, ones, groups, n_final)[:, 0]
 
     def _propagate(self, program: Program, policies: np.ndarray, backend: str, groups: np.ndarray,
                    n_groups: int) -> np.ndarray:

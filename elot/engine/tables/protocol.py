@@ -15,14 +15,30 @@ A domain is any object with the attributes and methods of :class:`Domain` (a
 * :meth:`Domain.signature` and :meth:`Domain.world_atoms` — the ELoT signature and the
   ground atoms true in each world, so statements about the domain can be scored.
 
-Whatever comes back is checked (:func:`check_tables`, :func:`check_space`); a domain that
-breaks the protocol gets a :class:`DomainError` naming the domain and the method.
+A domain may also give (each optional, and without them everything is as before)
+
+* ``initial_beliefs(layout)`` with a prior per world (:class:`BeliefSpace` with a
+  ``prior`` of shape ``(n_worlds, n)``: row w is the prior over the initial beliefs when
+  the true world is w);
+* ``world_atoms_at(layout, world, state)`` — the atoms true in a world when the path is in
+  a state: worlds that change along the path (what another agent did while the observed one
+  was away), where ``world_atoms`` says what is true at the start;
+* ``events(layout)`` — :class:`Events`: what happens besides the agent's moves (in which
+  worlds and states each event has happened), which of the agent's percepts are seeing
+  an event, and the other agents of the scene (:class:`Witness`), who act on nothing but
+  perceive, each with its own observation model, initial belief, and model of what the
+  others perceive.
+
+Whatever comes back is checked (:func:`check_tables`, :func:`check_space`,
+:func:`check_beliefs`, :func:`check_events`); a domain that breaks the protocol gets a
+:class:`DomainError` naming the domain and the method.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Mapping, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -67,10 +83,67 @@ class DesireSpace:
 
 @dataclass(frozen=True, eq=False)
 class BeliefSpace:
-    """Initial beliefs over the worlds (``float64[n, n_worlds]``) and their prior."""
+    """Initial beliefs over the worlds (``float64[n, n_worlds]``) and their prior: one for
+    every world (``(n,)``), or one per true world (``(n_worlds, n)``, row w the prior over
+    the initial beliefs when the world is w: an agent whose first belief depends on what is
+    so, as a child who was shown the tube's contents before)."""
 
     beliefs: np.ndarray
     prior: np.ndarray
+
+    @property
+    def per_world(self) -> bool:
+        """Whether the prior depends on the true world."""
+        return np.ndim(self.prior) == 2
+
+    def prior_in(self, worlds) -> np.ndarray:
+        """``float64[len(worlds), n]``: the prior over the initial beliefs in each of ``worlds``."""
+        prior = np.asarray(self.prior, dtype=np.float64)
+        if prior.ndim == 2:
+            return prior[np.asarray(worlds, dtype=np.intp)]
+        return np.tile(prior, (len(worlds), 1))
+
+
+@dataclass(frozen=True, eq=False)
+class Witness:
+    """Another agent of the scene: it does not act (the path is the observed agent's), it
+    perceives. ``observations[w, s, o]`` is the probability of its percept ``o`` when the
+    path enters state ``s`` in world ``w`` (each row sums to 1); ``seen`` names, for each of
+    its percepts that is seeing an event, the event (or events); ``belief`` is its initial
+    belief over the worlds (``(n_worlds,)``, or ``(n_worlds, n_worlds)``: row w when the true
+    world is w). It believes by Bayes' rule on its percepts and on the path's states (a step
+    no action takes in a world rules that world out). ``thinks`` gives, for another agent
+    (by name: the observed agent or another witness), that agent's observation table as
+    this one models it (default: the true one), e.g. Anne thinking that Sally peeks more
+    often than she does."""
+
+    name: str
+    percepts: tuple[str, ...]
+    observations: np.ndarray
+    seen: Mapping[str, Any]
+    belief: np.ndarray
+    thinks: Mapping[str, np.ndarray] = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True, eq=False)
+class Events:
+    """What happens in a layout besides the agent's moves, and who sees it.
+
+    ``names``: the events (ELoT objects of type ``event``); ``happened[w, s, e]``: whether
+    event e has happened when the path is in state s of world w (the atom
+    ``happened(e)``); ``seen``: for each of the observed agent's percepts (by name, as the
+    tables name them) that is seeing an event, the event or events (its percept history
+    then carries ``observed(agent, e)``); ``witnesses``: the scene's other agents;
+    ``agent``: the observed agent's name (as the signature names it; needed when a
+    witness's ``thinks`` names it); ``thinks``: the observed agent's model of a witness's
+    observation table, by the witness's name (default: the true one)."""
+
+    names: tuple[str, ...]
+    happened: np.ndarray
+    seen: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    witnesses: tuple[Witness, ...] = ()
+    agent: str = ""
+    thinks: Mapping[str, np.ndarray] = dataclasses.field(default_factory=dict)
 
 
 @runtime_checkable
@@ -160,3 +233,92 @@ def check_space(domain: Any, method: str, rows: np.ndarray, prior: np.ndarray, w
         raise _fail(domain, method, "it holds a value that is not finite")
     if prior.min() < 0 or abs(prior.sum() - 1) > 1e-9:
         raise _fail(domain, method, "its prior must be probabilities summing to 1")
+
+
+def check_beliefs(domain: Any, space: Any, n_worlds: int) -> BeliefSpace:
+    """``space`` if it is a well-formed :class:`BeliefSpace` over ``n_worlds`` worlds (its prior
+    one for every world, or one per world), else a :class:`DomainError`."""
+    if not isinstance(space, BeliefSpace):
+        raise DomainError(f"{_name(domain)}.initial_beliefs: returned {type(space).__name__}, not "
+                          "elot.engine.BeliefSpace")
+    prior = np.asarray(space.prior)
+    if prior.ndim != 2:
+        check_space(domain, "initial_beliefs", space.beliefs, space.prior, n_worlds)
+        return space
+    if prior.shape[0] != n_worlds:
+        raise _fail(domain, "initial_beliefs", f"its prior per world has shape {prior.shape}, expected "
+                    f"({n_worlds}, {len(np.asarray(space.beliefs))}): one row per world")
+    for row in prior:
+        check_space(domain, "initial_beliefs", space.beliefs, row, n_worlds)
+    return space
+
+
+def seen_bits(domain: Any, where: str, seen: Any, percepts: tuple[str, ...], events: tuple[str, ...]) -> np.ndarray:
+    """``int64[len(percepts)]``: each percept's events as bits (bit e: events[e])."""
+    if not isinstance(seen, Mapping):
+        raise _fail(domain, "events", f"{where}: seen must map percept names to events, not {type(seen).__name__}")
+    bits = np.zeros(len(percepts), dtype=np.int64)
+    for percept, named in seen.items():
+        if percept not in percepts:
+            raise _fail(domain, "events", f"{where}: seen names the percept {percept!r}, which is not one of "
+                        f"{', '.join(percepts)}")
+        for event in ((named,) if isinstance(named, str) else tuple(named)):
+            if event not in events:
+                raise _fail(domain, "events", f"{where}: the percept {percept!r} sees {event!r}, which is not one "
+                            f"of the events ({', '.join(events) or 'none'})")
+            bits[percepts.index(percept)] |= 1 << events.index(event)
+    return bits
+
+
+def _observations(domain: Any, where: str, table: Any, shape: tuple[int, ...]) -> np.ndarray:
+    obs = np.asarray(table, dtype=np.float64)
+    if obs.shape != shape:
+        raise _fail(domain, "events", f"{where} has shape {obs.shape}, expected {shape}")
+    if not np.all(np.isfinite(obs)) or obs.min() < -1e-9 or np.abs(obs.sum(axis=2) - 1).max() > 1e-9:
+        raise _fail(domain, "events", f"{where}: each row [w, s, :] must be probabilities summing to 1")
+    return obs
+
+
+def check_events(domain: Any, events: Any, tables: Tables) -> Events:
+    """``events`` if it is a well-formed :class:`Events` for ``tables``, else a
+    :class:`DomainError` naming what is wrong. At most 62 events (their sets are bits)."""
+    if not isinstance(events, Events):
+        raise _fail(domain, "events", f"returned {type(events).__name__}, not elot.engine.Events")
+    n_w, n_s, _ = tables.shape
+    names = tuple(events.names)
+    if len(set(names)) != len(names) or not all(isinstance(n, str) and n for n in names) or len(names) > 62:
+        raise _fail(domain, "events", f"names must be distinct non-empty strings, at most 62: {names!r}")
+    happened = np.asarray(events.happened)
+    if happened.shape != (n_w, n_s, len(names)):
+        raise _fail(domain, "events", f"happened has shape {happened.shape}, expected {(n_w, n_s, len(names))}")
+    seen_bits(domain, "the agent", events.seen, tables.percepts, names)
+    witnesses = tuple(events.witnesses)
+    agents = [events.agent] + [w.name for w in witnesses if isinstance(w, Witness)]
+    for k, witness in enumerate(witnesses):
+        if not isinstance(witness, Witness):
+            raise _fail(domain, "events", f"witness {k + 1} is a {type(witness).__name__}, not elot.engine.Witness")
+        where = f"witness {witness.name!r}"
+        if not isinstance(witness.name, str) or not witness.name or agents.count(witness.name) > 1:
+            raise _fail(domain, "events", f"{where}: each witness needs a name of its own, not the agent's")
+        _observations(domain, f"{where}: observations", witness.observations, (n_w, n_s, len(witness.percepts)))
+        seen_bits(domain, where, witness.seen, tuple(witness.percepts), names)
+        belief = np.asarray(witness.belief, dtype=np.float64)
+        if belief.shape not in ((n_w,), (n_w, n_w)) or not np.all(np.isfinite(belief)) or belief.min() < 0 \
+                or np.abs(np.atleast_2d(belief).sum(axis=1) - 1).max() > 1e-9:
+            raise _fail(domain, "events", f"{where}: belief must be a distribution over the {n_w} worlds, or one "
+                        "per world (rows summing to 1)")
+    for owner, thinks in [(events.agent or "the agent", events.thinks)] + [(w.name, w.thinks) for w in witnesses]:
+        for other, table in dict(thinks).items():
+            if other == owner or other not in agents or not other:
+                raise _fail(domain, "events", f"{owner}'s thinks names {other!r}, which is not another agent of the "
+                            f"scene ({', '.join(a for a in agents if a and a != owner)})")
+            if other == events.agent:
+                shape, true = (n_w, n_s, len(tables.percepts)), np.asarray(tables.observations, dtype=np.float64)
+            else:
+                seen = next(w for w in witnesses if w.name == other)
+                shape, true = (n_w, n_s, len(seen.percepts)), np.asarray(seen.observations, dtype=np.float64)
+            model = _observations(domain, f"{owner}'s model of {other}'s observations", table, shape)
+            if other == events.agent and not np.array_equal(model > 0, true > 0):
+                raise _fail(domain, "events", f"{owner}'s model of {other}'s observations must give a positive "
+                            "probability to the same percepts as the true one (it may weigh them otherwise)")
+    return events

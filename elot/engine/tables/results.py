@@ -3,14 +3,17 @@ path, with the config that ran (the planner and the method resolved) and how lon
 part took. Exact inference returns a :class:`PathResult` (every hypothesis); particle
 inference a :class:`SampledResult` (the hypotheses drawn). Both answer the same questions
 (:class:`Posterior`): the marginals, the posterior means, and the rows a statement is
-scored on (:meth:`Posterior.rows`)."""
+scored on (:meth:`Posterior.rows`; about the agent's belief at the path's end,
+:meth:`Posterior.current_rows` over its possible states there, :meth:`Posterior.now`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
+from elot.engine.tables import current
 from elot.engine.tables.config import EngineConfig
 from elot.engine.tables.protocol import BeliefSpace, DesireSpace
 from elot.numeric import dot_columns, fsum
@@ -31,6 +34,9 @@ class Rows:
     prior: np.ndarray
     ess: float | None = None
     draws: int | None = None
+    #: For rows about the agent's current belief: each row's entry of :meth:`Posterior.now`
+    #: (its world, initial belief and state at the path's end); None for the other rows.
+    entry: np.ndarray | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,6 +71,22 @@ class Posterior:
         table = self.desire_space.utilities if values is None else values
         return self.desire_posterior() @ np.asarray(table, dtype=np.float64)
 
+    def now(self, every_world: bool = False, models: tuple = ()) -> current.Now:
+        """The agent's possible states at the path's end (:class:`~elot.engine.tables.current.Now`),
+        in the hidden worlds considered, or with ``every_world`` in every world of the
+        tables (where the likelihood is not asked, only the chance: what another agent
+        modelling this one needs), with each entry's chance under ``models`` too (other
+        observation tables of the agent's percepts, ``chance_by``). Made on first use."""
+        slot = (every_world, tuple(id(m) for m in models))
+        made = self._now_made.get(slot)
+        if made is None:      # the models are kept with it, so their ids stay theirs
+            made = self._now_made[slot] = (self.nodes(every_world, tuple(models)), tuple(models))
+        return made[0]
+
+    def belief_prior(self) -> np.ndarray:
+        """``float64[n_worlds, n_beliefs]``: the prior over the initial beliefs in each hidden world."""
+        return self.belief_space.prior_in(self.worlds)
+
     def describe(self) -> dict:
         """What ran, for ``--json`` and reports."""
         return {"domain": self.domain, "layout": self.layout, "worlds": list(self.worlds),
@@ -89,6 +111,10 @@ class PathResult(Posterior):
     beliefs: np.ndarray
     #: Why this method ran (``auto``'s choice; "" otherwise).
     note: str = ""
+    #: ``nodes(every_world)``: the :class:`~elot.engine.tables.current.Now` of the path's
+    #: end (see :meth:`Posterior.now`), made when first asked.
+    nodes: Callable[[bool, tuple], current.Now] | None = field(default=None, repr=False)
+    _now_made: dict = field(default_factory=dict, repr=False)
 
     @property
     def possible(self) -> bool:
@@ -96,9 +122,20 @@ class PathResult(Posterior):
         return bool(self.likelihood.max() > 0)
 
     def prior(self) -> np.ndarray:
-        """``float64[n_worlds, n_beliefs, n_desires]``: the independent priors' product."""
-        return (self.world_prior[:, None, None] * self.belief_space.prior[None, :, None]
+        """``float64[n_worlds, n_beliefs, n_desires]``: the priors' product (the initial
+        belief's prior may depend on the world)."""
+        return (self.world_prior[:, None, None] * self.belief_prior()[:, :, None]
                 * self.desire_space.prior[None, None, :])
+
+    def current_rows(self) -> Rows:
+        """Every (state of the agent at the path's end, desire) of the hidden worlds: the rows
+        a statement about its current belief is judged on (``entry`` into :meth:`now`), with
+        their posterior weights and prior masses (:func:`~elot.engine.tables.current.exact_rows`)."""
+        now = self.now()
+        entry, desire, weights, prior = current.exact_rows(now, self.worlds, self.world_prior, self.belief_prior(),
+                                                           np.asarray(self.desire_space.prior, dtype=np.float64))
+        position = np.array([self.worlds.index(int(w)) for w in now.world[entry]], dtype=np.intp)
+        return Rows(position, now.owner[entry], desire, weights, prior, entry=entry)
 
     def posterior(self) -> np.ndarray:
         """``float64[n_worlds, n_beliefs, n_desires]``: P(world, b0, u | path)."""
@@ -170,6 +207,9 @@ class SampledResult(Posterior):
     desire_space: DesireSpace
     beliefs: np.ndarray
     note: str = ""
+    #: As :attr:`PathResult.nodes`, over the pooled initial beliefs and the planned desires.
+    nodes: Callable[[bool, tuple], current.Now] | None = field(default=None, repr=False)
+    _now_made: dict = field(default_factory=dict, repr=False)
 
     estimated = True
 
@@ -239,6 +279,32 @@ class SampledResult(Posterior):
         ess = self.ess
         return Rows(codes // (n_b * n_d), codes // n_d % n_b, codes % n_d, weights, prior,
                     ess if ess > 0 else None, len(self.drawn[0]))
+
+    def current_rows(self) -> Rows:
+        """The rows of a statement about the agent's current belief: each particle spread
+        over its states at the path's end (entries of :meth:`now`) by their posterior given
+        its world, initial belief and drawn desire, and each draw over them by their chance
+        (its prior mass), so no further randomness enters; one row per distinct (entry,
+        desire), as :meth:`rows`."""
+        now = self.now()
+        column = np.searchsorted(self.pooled, self.desire_of)
+        world = np.asarray(self.worlds, dtype=np.intp)
+        mine, entry, share = current.through(now, world[self.world_of], self.belief_of, column)
+        d_world, d_belief, d_desire = self.drawn
+        drawn, d_entry, d_share = current.through(now, world[d_world], d_belief,
+                                                  np.searchsorted(self.pooled, d_desire), by_chance=True)
+        desire = np.concatenate([self.desire_of[mine], np.asarray(d_desire)[drawn]]).astype(np.int64)
+        n_d = len(self.desire_space.utilities)
+        codes, row = np.unique(np.concatenate([entry, d_entry]).astype(np.int64) * n_d + desire,
+                               return_inverse=True)
+        row = row.reshape(-1)
+        weights = np.bincount(row[:len(entry)], self.weights()[mine] * share, minlength=len(codes))
+        prior = np.bincount(row[len(entry):], d_share, minlength=len(codes))
+        entries = codes // n_d
+        position = np.array([self.worlds.index(int(w)) for w in now.world[entries]], dtype=np.intp)
+        ess = self.ess
+        return Rows(position, now.owner[entries], codes % n_d, weights, prior, ess if ess > 0 else None,
+                    len(self.drawn[0]), entry=entries)
 
     def describe(self) -> dict:
         return {**super().describe(), "particles": self.particles, "ess": self.ess,

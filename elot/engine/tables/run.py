@@ -19,13 +19,13 @@ import numpy as np
 
 from elot.engine import budget
 from elot.settings import DEFAULT_BETA
-from elot.engine.tables import sampling, smc
+from elot.engine.tables import current, sampling, smc
 from elot.engine.tables.config import EngineConfig
 from elot.engine.tables.inversion import Inverter, stored_beliefs
 from elot.engine.tables.planners import Plan, plan
 from elot.errors import DomainError
-from elot.engine.tables.protocol import (BeliefSpace, DesireSpace, Tables, ask,
-                                  check_space, check_tables)
+from elot.engine.tables.protocol import (BeliefSpace, DesireSpace, Events, Tables, ask, check_beliefs,
+                                  check_events, check_space, check_tables, seen_bits)
 from elot.engine.tables.results import PathResult, SampledResult, Timings
 
 #: A result of either method (what :meth:`Engine.run` returns per case).
@@ -63,6 +63,7 @@ class Engine:
         self._plans: dict[tuple[Any, str], Plan] = {}
         self._desires: DesireSpace | None = None
         self._draws: sampling.Draws | None = None
+        self._events: dict[Any, Events | None] = {}
 
     # -- what the domain says -----------------------------------------------------------
 
@@ -90,11 +91,26 @@ class Engine:
                 return BeliefSpace(np.eye(n_w), np.full(n_w, 1.0 / n_w))
             return BeliefSpace(np.eye(n_w)[[world]], np.ones(1))
         space = ask(self.domain, "initial_beliefs", layout)
-        if not isinstance(space, BeliefSpace):
-            raise DomainError(f"{getattr(self.domain, 'name', '?')}.initial_beliefs: returned "
-                              f"{type(space).__name__}, not elot.engine.BeliefSpace")
-        check_space(self.domain, "initial_beliefs", space.beliefs, space.prior, n_w)
-        return space
+        return check_beliefs(self.domain, space, n_w)
+
+    def events(self, layout: Any) -> Events | None:
+        """The domain's ``events(layout)`` (checked; see :class:`Events`), or None when it has
+        none: what happens besides the agent's moves, which percepts see it, and the other
+        agents of the scene."""
+        if layout not in self._events:
+            found = None
+            if callable(getattr(self.domain, "events", None)):
+                found = check_events(self.domain, ask(self.domain, "events", layout), self.tables(layout))
+            self._events[layout] = found
+        return self._events[layout]
+
+    def seen_bits(self, layout: Any) -> np.ndarray | None:
+        """The events each of the agent's percepts sees (bit e: event e), or None."""
+        events = self.events(layout)
+        if events is None:
+            return None
+        tables = self.tables(layout)
+        return seen_bits(self.domain, "the agent", events.seen, tables.percepts, tuple(events.names))
 
     def draws(self) -> sampling.Draws:
         """The particles' draws (``config.particles`` from ``config.seed``), made once."""
@@ -215,7 +231,8 @@ class Engine:
         total = len(layouts) + n_betas
         inverters: dict[Any, Inverter] = {}
         for i, layout in enumerate(layouts):
-            inverters[layout] = Inverter(self.tables(layout), self.plan(layout, method), self.config.belief_quantum)
+            inverters[layout] = Inverter(self.tables(layout), self.plan(layout, method), self.config.belief_quantum,
+                                         self.seen_bits(layout))
             if progress:
                 progress(i + 1, total)
         start, cpu = time.perf_counter(), time.process_time()
@@ -245,7 +262,8 @@ class Engine:
                         likelihood[i, rows] = inverter.likelihood(program, policies[case.layout], config.backend)
                     results.append(PathResult(
                         name, case.layout, worlds, world_prior, tuple(case.path), config, likelihood, space,
-                        self.desires(), stored_beliefs(space.beliefs, config.belief_quantum), note))
+                        self.desires(), stored_beliefs(space.beliefs, config.belief_quantum), note,
+                        self._nodes(inverter, case, programs, policies[case.layout], config.backend)))
                     continue
                 results.append(self._particles(name, case, config, one, inverter, policies[case.layout], note))
             self.timings.evaluating.append(time.perf_counter() - start)
@@ -271,7 +289,43 @@ class Engine:
             drawn_likelihood=table[-1][pool.start], steps_ess=trace.ess, resampled=trace.resampled,
             drifted=trace.drifted, moved=trace.moved, restarted=trace.restarted,
             unpooled=sampling.unpooled(table[-1], pool), belief_space=pool.space, desire_space=self.desires(),
-            beliefs=stored_beliefs(pool.space.beliefs, config.belief_quantum), note=note)
+            beliefs=stored_beliefs(pool.space.beliefs, config.belief_quantum), note=note,
+            nodes=self._nodes(inverter, case, [(pool.beliefs[w], program) for w, program in enumerate(pool.programs)],
+                              policies, config.backend))
+
+    def _nodes(self, inverter: Inverter, case: Case, programs: list, policies: np.ndarray, backend: str):
+        """``nodes(every_world, models)``: the agent's states at the end of the case's path
+        (:class:`~elot.engine.tables.current.Now`) from the final nodes of its programs (one
+        per hidden world, over the initial belief rows ``rows``), with their likelihood under
+        ``policies`` and their chance (under the true observation model and each of
+        ``models``); with ``every_world``, the other worlds of the tables too, their programs
+        built then for the same initial beliefs (chance only), their entries after the
+        hidden worlds' (whose entry numbers are the same either way)."""
+        path = list(case.path)
+
+        def part(world: int, rows, program, lik: bool, models: tuple):
+            rows = np.asarray(rows, dtype=np.intp)
+            n_final = len(program.final_belief)
+            owner = rows[program.node_owner[program.n_nodes - n_final:]] if n_final else rows[:0]
+            chance = np.array([inverter.chances(program, path, backend, model) for model in (None, *models)])
+            likelihood = inverter.node_likelihoods(program, policies, backend) if lik else None
+            return world, owner, program.final_belief, program.final_seen, chance.reshape(1 + len(models), -1), \
+                likelihood
+
+        def nodes(every_world: bool, models: tuple = ()) -> current.Now:
+            worlds, tables = self._hidden(case)[0], self.tables(case.layout)
+            parts = [part(worlds[i], rows, program, True, models) for i, (rows, program) in enumerate(programs)]
+            if every_world:
+                beliefs = np.asarray(self.initial_beliefs(case.layout, case.world).beliefs, dtype=np.float64)
+                rows = programs[0][0]
+                for world in range(len(tables.worlds)):
+                    if world not in worlds:
+                        parts.append(part(world, rows, inverter.build(beliefs[np.asarray(rows)], path, world),
+                                          False, models))
+            # the hidden worlds' entries first, as in nodes(False): the same entry numbers
+            return current.gather(parts, len(tables.worlds), policies.shape[1])
+
+        return nodes
 
     def world_prior(self, layout: Any) -> np.ndarray:
         """The observer's prior over the hidden worlds: the domain's ``world_prior(layout)``

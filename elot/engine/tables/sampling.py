@@ -116,13 +116,19 @@ def build(inverter: Inverter, path: list[int], worlds: tuple[int, ...], world_pr
     n = len(draws.desire_of)
     world_of = (np.zeros(n, dtype=np.intp) if known_world
                 else inverse_cdf(world_prior, draws.uniforms[2]))
-    belief_prior = np.asarray(space.prior, dtype=np.float64)
+    belief_prior = space.prior_in(worlds)                 # [world position, belief]: per world when the domain says
     if true_belief and not known_world:
         # the agent knows its world: under world position w its belief is the space's row worlds[w]
         rows = np.asarray(worlds, dtype=np.intp)[:, None]
         belief_at = np.zeros(n, dtype=np.intp)
     else:
-        drawn = inverse_cdf(space.prior, draws.uniforms[1])
+        if space.per_world:   # each draw's belief from the prior of its world
+            drawn = np.zeros(n, dtype=np.intp)
+            for w in range(len(worlds)):
+                mine = world_of == w
+                drawn[mine] = inverse_cdf(belief_prior[w], draws.uniforms[1][mine])
+        else:
+            drawn = inverse_cdf(space.prior, draws.uniforms[1])
         distinct, belief_at = np.unique(drawn, return_inverse=True)
         rows = np.tile(distinct, (len(worlds), 1))
         belief_at = belief_at.reshape(-1)
@@ -130,10 +136,13 @@ def build(inverter: Inverter, path: list[int], worlds: tuple[int, ...], world_pr
     programs = tuple(inverter.build(beliefs[rows[w]], path, worlds[w]) for w in range(len(worlds)))
     desire_prior = np.asarray(desire_prior, dtype=np.float64)
     every_belief = true_belief and not known_world         # each world's own: nothing left out
-    left_out = (0.0 if every_belief else _outside(belief_prior, rows[0]), _outside(desire_prior, draws.distinct))
+    # the belief prior's mass left out, each world's weighed by its prior
+    outside = fsum([p * _outside(belief_prior[w], rows[0]) for w, p in enumerate(world_prior)]) \
+        if space.per_world else _outside(belief_prior[0], rows[0])
+    left_out = (0.0 if every_belief else outside, _outside(desire_prior, draws.distinct))
+    pooled_prior = np.take_along_axis(belief_prior, rows, axis=1) if not every_belief else np.ones(rows.shape)
     return Pool(tuple(worlds), np.asarray(world_prior, dtype=np.float64), space, rows,
-                np.ones(rows.shape) if every_belief else belief_prior[rows],
-                draws.distinct, desire_prior[draws.distinct],
+                pooled_prior, draws.distinct, desire_prior[draws.distinct],
                 (world_of, belief_at, draws.column.astype(np.intp)), programs, left_out)
 
 
