@@ -292,7 +292,7 @@ def test_json_reports_the_method_particles_and_seed_that_ran(capsys):
 
 def test_auto_on_the_command_line_follows_max_memory(capsys):
     code, out, err = elot(capsys, "run", "--domain", SHOP, PEEK, "--json", "-", "--inference", "auto",
-                          "--max-memory", "20K", "--particles", "5", "--seed", "1")
+                          "--max-memory", "30K", "--particles", "5", "--seed", "1")
     assert code == 0, err
     ran = json.loads(out)["ran"]
     assert ran["config"]["method"] == "smc" and ran["note"].startswith("auto: smc")

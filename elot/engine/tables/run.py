@@ -102,6 +102,15 @@ class Engine:
             self._draws = sampling.Draws.of(self.config.seed, self.config.particles, self.desires())
         return self._draws
 
+    def _planned_count(self, method: str) -> int:
+        """How many utility vectors ``method`` plans: all (exact); the distinct ones drawn,
+        or before the draws are made, the most the particles could draw."""
+        if method == "exact":
+            return len(self.desires().utilities)
+        if self._draws is None:
+            return sampling.distinct_bound(self.desires().prior, self.config.particles)
+        return len(self._draws.distinct)
+
     def planned_desires(self, method: str) -> DesireSpace:
         """The utility vectors planned under ``method``: all (exact), or the distinct ones drawn."""
         return self.desires() if method == "exact" else self.draws().planned(self.desires())
@@ -110,16 +119,19 @@ class Engine:
 
     def estimate(self, layouts: Iterable[Any], method: str | None = None) -> budget.Estimate:
         """What planning ``layouts`` needs under ``method`` (default: the config's; ``auto``:
-        exact if that fits the budget, else particles). Asks the domain for tables and
-        draws the particles' desires; plans nothing."""
+        exact if that fits the budget, else particles). Asks the domain for tables; draws
+        nothing (particles count as many distinct utility vectors as they could draw:
+        :func:`~elot.engine.tables.sampling.distinct_bound`) and plans nothing."""
         layouts = list(dict.fromkeys(layouts))
         method = method or self.config.method
         if method == "auto":
             exact = self.estimate(layouts, "exact")
             return exact if self._fits(exact) else self.estimate(layouts, "smc")
-        n_desires = len(self.planned_desires(method).utilities)
+        n_desires = self._planned_count(method)
         what = "utility vectors" if method == "exact" else \
             f"distinct utility vectors drawn by {self.config.particles:,} particles"
+        if method != "exact" and self._draws is None:
+            what += " (at most)"
         total = budget.planned(0, 0.0, 0, n_desires, what)
         for layout in layouts:
             if (layout, method) in self._plans:
@@ -178,11 +190,14 @@ class Engine:
         if method == "exact":
             held = 8 * kept * len(self.desires().utilities) * sum(self._rows(case) for case in cases)
         else:
-            n, distinct = self.config.particles, len(self.draws().distinct)
+            n, distinct = self.config.particles, self._planned_count(method)
             table = max((len(case.path) * self._rows(case, min(n, len(self.initial_beliefs(case.layout,
                                                                                               case.world).beliefs)))
                          for case in cases), default=0)
-            held = 8 * 10 * n * kept * len(cases) + 8 * 3 * table * distinct
+            held = 8 * 10 * n * kept * len(cases) + 8 * 3 * table * distinct + sampling.DRAW_BYTES * n
+            return replace(need, bytes=need.bytes + held,
+                           detail=f"{need.detail}; {n:,} particles over {len(cases):,} path(s) of up to "
+                                  f"{max(len(case.path) for case in cases) - 1:,} steps")
         return replace(need, bytes=need.bytes + held)
 
     def _choose(self, cases, kept: int) -> tuple[str, str]:

@@ -49,6 +49,19 @@ def inverse_cdf(prior: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     return np.minimum(np.searchsorted(cdf, uniforms, side="right"), len(cdf) - 1).astype(np.intp)
 
 
+def distinct_bound(prior: np.ndarray, particles: int) -> int:
+    """The most distinct entries ``particles`` draws from ``prior`` can hold: the particles,
+    or the entries of positive prior mass if fewer. What the budget counts the planning on
+    before anything is drawn (drawing a billion particles to count them is the work the
+    budget must refuse)."""
+    return int(min(particles, np.count_nonzero(np.asarray(prior) > 0)))
+
+
+#: Bytes per particle of the draws (:meth:`Draws.of`): three uniforms, the desire drawn, its
+#: column, and the sort behind ``np.unique`` (a copy and its order).
+DRAW_BYTES = 8 * 3 + 8 + 8 + 16
+
+
 @dataclass(frozen=True, eq=False)
 class Draws:
     """The uniforms of ``particles`` draws from ``seed`` (one row each for the desire, the
