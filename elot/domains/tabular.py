@@ -40,7 +40,7 @@ from elot.domains.tabular_source import CurrentBeliefError, TabularSource
 from elot.engine import Case, Engine, EngineConfig
 from elot.engine.settings import Settings
 from elot.engine.tables.config import PLANNER_NAMES
-from elot.engine.tables.protocol import ask, check_tables
+from elot.engine.tables.protocol import ask, check_tables, world_atoms
 from elot.errors import DomainError
 from elot.errors import ArgumentError, ScenarioError, load_json, nearest, read_text
 from elot.settings import CURRENT, DEFAULT_BETA, INITIAL
@@ -442,7 +442,7 @@ class TabularFront(Front):
                 raise unknown("object", str(name), objects, "desires")
         tables = self.tables(layout)
         for w, world in enumerate(tables.worlds):
-            for atom in ask(self.domain, "world_atoms", layout, w):
+            for atom in world_atoms(self.domain, layout, w, world):
                 predicate, *args = atom
                 if predicate not in signature.predicate_types:
                     raise unknown("predicate", str(predicate), signature.predicate_types, f"world_atoms (world {world})")

@@ -17,7 +17,7 @@ from elot.domains.front import Episode
 from elot.domains.source import Source, Summary
 from elot.engine import Case, Engine, EngineConfig
 from elot.engine.settings import Settings
-from elot.engine.tables.protocol import ask
+from elot.engine.tables.protocol import world_atoms
 from elot.errors import ArgumentError, EvaluationError
 from elot.settings import INITIAL
 
@@ -90,8 +90,8 @@ class TabularSource(Source):
         if self._worlds is None:
             layout = self.case.layout
             tables = self.front.tables(layout)
-            self._worlds = tuple(State.of(frozenset(ask(self.front.domain, "world_atoms", layout, w)))
-                                 for w in range(len(tables.worlds)))
+            self._worlds = tuple(State.of(world_atoms(self.front.domain, layout, w, name))
+                                 for w, name in enumerate(tables.worlds))
         return self._worlds
 
     def judged(self, t: int, at: int):

@@ -24,8 +24,8 @@ from elot.engine.tables.config import EngineConfig
 from elot.engine.tables.inversion import Inverter, stored_beliefs
 from elot.engine.tables.planners import Plan, plan
 from elot.errors import DomainError
-from elot.engine.tables.protocol import (BeliefSpace, DesireSpace, Tables, ask,
-                                  check_space, check_tables)
+from elot.engine.tables.protocol import (BeliefSpace, DesireSpace, Tables, ask, check_beliefs,
+                                         check_space, check_tables, check_utilities)
 from elot.engine.tables.results import PathResult, SampledResult, Timings
 
 #: A result of either method (what :meth:`Engine.run` returns per case).
@@ -78,6 +78,7 @@ class Engine:
                 raise DomainError(f"{getattr(self.domain, 'name', '?')}.desires: returned "
                                   f"{type(space).__name__}, not elot.engine.DesireSpace")
             check_space(self.domain, "desires", space.utilities, space.prior, len(space.objects))
+            check_utilities(self.domain, space.utilities)
             self._desires = space
         return self._desires
 
@@ -94,6 +95,7 @@ class Engine:
             raise DomainError(f"{getattr(self.domain, 'name', '?')}.initial_beliefs: returned "
                               f"{type(space).__name__}, not elot.engine.BeliefSpace")
         check_space(self.domain, "initial_beliefs", space.beliefs, space.prior, n_w)
+        check_beliefs(self.domain, "initial_beliefs", space.beliefs)
         return space
 
     def draws(self) -> sampling.Draws:
