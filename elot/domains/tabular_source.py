@@ -152,6 +152,7 @@ class TabularSource(Source):
             lines.append(f"particle inference: {result.particles:,} particles (seed {result.config.seed}), "
                          f"{result.planned:,} distinct utility vectors planned, effective sample size "
                          f"{result.ess:,.1f}; figures are estimates, L ± its standard error")
+            lines += [f"[yellow]warning: {warning}[/yellow]" for warning in result.warnings()]
         if result.note:
             lines.append(f"[dim]{result.note}[/dim]")
         if not result.possible:
@@ -175,7 +176,10 @@ class TabularSource(Source):
                 "outputs": [{"judgment": j, "option": o, "value": v} for j, o, v in outputs]}
 
     def report_at(self, t: int) -> dict:
-        return {"outputs": [{"judgment": j, "option": o, "value": v} for j, o, v in self.front.outputs(self.result(t))]}
+        result = self.result(t)
+        warnings = {"warnings": result.warnings()} if result.estimated else {}
+        return {"outputs": [{"judgment": j, "option": o, "value": v} for j, o, v in self.front.outputs(result)],
+                **warnings}
 
     def table_columns(self) -> dict:
         result = self.result()
@@ -187,7 +191,11 @@ class TabularSource(Source):
                 "ess_threshold": ran.ess_threshold if sampled else "", "moves": ran.moves if sampled else ""}
 
     def diagnostics(self, t: int) -> dict:
-        return {"ess": getattr(self.result(t), "ess", ""), "warning": ""}
+        # the warnings run prints travel with the rows, so a batch table says which L to doubt
+        result = self.result(t)
+        if not result.estimated:
+            return {"ess": "", "warning": ""}
+        return {"ess": result.ess, "warning": "; ".join(result.warnings())}
 
 
 def result_hypotheses(result, signature, worlds, *, with_beliefs: bool = True, per_agent: bool = True):

@@ -14,6 +14,7 @@ import numpy as np
 from elot.engine.tables.config import EngineConfig
 from elot.engine.tables.protocol import BeliefSpace, DesireSpace
 from elot.numeric import dot_columns, fsum
+from elot.settings import FEW_EFFECTIVE
 
 
 @dataclass(frozen=True)
@@ -240,8 +241,27 @@ class SampledResult(Posterior):
         return Rows(codes // (n_b * n_d), codes // n_d % n_b, codes % n_d, weights, prior,
                     ess if ess > 0 else None, len(self.drawn[0]))
 
+    @property
+    def space_size(self) -> int:
+        """Hypotheses (hidden world, initial belief, desire) the particles are drawn from."""
+        return len(self.worlds) * len(self.belief_space.beliefs) * len(self.desire_space.utilities)
+
+    def warnings(self) -> list[str]:
+        """What makes the estimates doubtful, as the gridworld's filter says it: an
+        effective sample size under :data:`~elot.settings.FEW_EFFECTIVE` in a space larger
+        than the particles (one or two particles report "1.00 ± 0.00" however wrong), or
+        no particle left with weight."""
+        if not self.possible:
+            return []       # an empty posterior is an error of its own (the path's step is named)
+        ess = self.ess
+        if ess < FEW_EFFECTIVE and self.space_size > self.particles:
+            return [f"the estimates rest on an effective sample size of {ess:.1f} (under {FEW_EFFECTIVE}) over "
+                    f"{self.space_size:,} hypotheses; their standard errors are then too small: give more "
+                    "--particles"]
+        return []
+
     def describe(self) -> dict:
-        return {**super().describe(), "particles": self.particles, "ess": self.ess,
+        return {**super().describe(), "warnings": self.warnings(), "particles": self.particles, "ess": self.ess,
                 "particles_ess": self.particles_ess, "planned_desires": self.planned,
                 "resamplings": int(self.resampled.sum()), "drifts": int(self.drifted.sum()),
                 "restarts": int(self.restarted.sum())}
