@@ -63,3 +63,77 @@ def test_the_repl_refuses_huge_particles_and_goes_on(no_draws):
 def test_a_few_particles_still_run(tmp_path):
     result = elot("run", TRUCKS, "--inference", "smc", "--particles", "300", "--seed", "1")
     assert result.returncode == 0, result.stderr
+
+
+# -- long paths: no underflow, and their cost counted ---------------------------------------------
+
+def stays(n: int, folder: Path) -> Path:
+    path = folder / "long.trucks"
+    path.write_text("scenario long\nmap 1\nspot2 empty\nstart 1 1\nmoves " + " ".join(["stay"] * n) + "\n")
+    return path
+
+
+def test_a_path_of_thousands_of_steps_keeps_its_posterior():
+    """P(path) of 8,000 steps is far below the smallest double: the inversion rescales by
+    powers of two as it goes, and the posterior is the one log-likelihoods give, each stay
+    multiplying a hypothesis's likelihood by its own probability of staying."""
+    import numpy as np
+
+    from elot.domains.foodtrucks.domain import FoodTrucks
+    from elot.engine import Case, Engine, EngineConfig
+
+    engine = Engine(FoodTrucks(), EngineConfig(planner="qmdp", true_belief=True))
+    start = (5,)
+    short = [Case(1, start * k, 2, f"{k}") for k in (2, 3)]
+    n = 8000
+    [[two, three]] = engine.run(short)
+    [[long]] = engine.run([Case(1, start * (n + 1), 2, "long")])
+    assert long.possible and long.exponent > 1074
+    stay = np.where(two.likelihood > 0, three.likelihood / np.where(two.likelihood > 0, two.likelihood, 1), 0)
+    with np.errstate(divide="ignore"):
+        log_l = np.log(two.likelihood) + (n - 1) * np.log(stay)
+    log_post = log_l + np.log(two.prior())
+    post = np.exp(log_post - log_post.max())
+    post /= post.sum()
+    assert np.allclose(long.posterior(), post, rtol=1e-6, atol=1e-12)
+    assert np.allclose(long.mean_utility(), post.sum(axis=(0, 1)) @ long.desire_space.utilities, rtol=1e-9)
+
+
+def test_a_long_path_on_the_command_line_is_no_longer_called_impossible(tmp_path):
+    import json
+
+    result = elot("run", str(stays(7000, tmp_path)), "--json", "-", "--model", "true-belief")
+    assert result.returncode == 0, result.stderr
+    outputs = {(o["judgment"], o["option"]): o["value"] for o in json.loads(result.stdout)["outputs"]}
+    assert all(value > 0 for (judgment, _), value in outputs.items() if judgment == "desire")
+
+
+def test_a_100000_step_path_is_refused_before_any_work_under_1g(tmp_path):
+    trucks = stays(100_000, tmp_path)
+    for method in ("exact", "smc"):
+        result = elot("run", str(trucks), "--max-memory", "1G", "--inference", method)
+        assert result.returncode == 2, result.stderr
+        assert "refused before any work" in result.stderr and "100,000 steps" in result.stderr
+        assert "shorter path" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_inversion_that_branches_past_its_estimate_is_refused_as_it_is_built():
+    """The estimate before work counts a node per row and step; where the agent's beliefs
+    branch (the coffee shop's sign, seen half the time from cell 2) the build spends what
+    it really makes, and is refused the moment it passes the budget."""
+    import importlib.util
+
+    from elot.engine import Case, Engine, EngineConfig
+    from elot.engine.budget import BudgetError
+
+    spec = importlib.util.spec_from_file_location("coffee_shop_costs", REPO / "examples" / "domains" / "coffee_shop.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    cases = [Case("corridor", (2,) * 400, 1, "waits")]
+    need = Engine(module.CoffeeShop(), EngineConfig())._need(cases, "exact", 1).bytes
+    engine = Engine(module.CoffeeShop(), EngineConfig(memory_limit=need + 4096))
+    with pytest.raises(BudgetError, match="refused before evaluating it") as refused:
+        engine.run(cases)
+    assert "nodes" in str(refused.value) and "of 399" in str(refused.value)
+    [[result]] = Engine(module.CoffeeShop(), EngineConfig(memory_limit=4 * need)).run(cases)
+    assert result.possible

@@ -227,9 +227,9 @@ def planned(bytes_: int, seconds: float, rows: int, n_desires: int, desires: str
 #: What to do about a run over the budget, by how it infers.
 RUN_HINTS = {
     "exact": "use particle inference (method smc or auto, --inference smc), fewer utility vectors or a "
-             "coarser belief grid (grid=), the qmdp planner, or raise memory_limit",
+             "coarser belief grid (grid=), the qmdp planner, a shorter path, or raise memory_limit (--max-memory)",
     "smc": "use fewer particles (each distinct utility vector drawn is planned), a coarser belief grid "
-           "(grid=), the qmdp planner, or raise memory_limit",
+           "(grid=), the qmdp planner, a shorter path, or raise memory_limit (--max-memory)",
 }
 
 

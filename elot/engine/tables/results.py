@@ -78,7 +78,8 @@ class Posterior:
 @dataclass(frozen=True, eq=False)
 class PathResult(Posterior):
     """One path's exact inversion: ``likelihood[w, b, u]`` = P(path | hidden world ``worlds[w]``,
-    initial belief b, desire u). A path whose true world the observer knows has one world.
+    initial belief b, desire u), times ``2 ** exponent``. A path whose true world the observer
+    knows has one world.
 
     ``beliefs`` are the initial beliefs as reported (rounded, see
     :func:`elot.engine.tables.inversion.stored_beliefs`); ``config`` is what ran.
@@ -90,6 +91,10 @@ class PathResult(Posterior):
     beliefs: np.ndarray
     #: Why this method ran (``auto``'s choice; "" otherwise).
     note: str = ""
+    #: ``likelihood`` is P(path | ...) times ``2 ** exponent``: 0 unless the path is so long
+    #: that its probabilities fall towards the smallest double (thousands of steps), where
+    #: the inversion keeps them on a scale of their own (the posterior is the same).
+    exponent: int = 0
 
     @property
     def possible(self) -> bool:
@@ -171,6 +176,9 @@ class SampledResult(Posterior):
     desire_space: DesireSpace
     beliefs: np.ndarray
     note: str = ""
+    #: ``likelihood`` and ``drawn_likelihood`` are P(path | ...) times ``2 ** exponent`` (see
+    #: :attr:`PathResult.exponent`).
+    exponent: int = 0
 
     estimated = True
 

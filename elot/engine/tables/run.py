@@ -21,7 +21,7 @@ from elot.engine import budget
 from elot.settings import DEFAULT_BETA
 from elot.engine.tables import sampling, smc
 from elot.engine.tables.config import EngineConfig
-from elot.engine.tables.inversion import Inverter, stored_beliefs
+from elot.engine.tables.inversion import Allowance, Inverter, align, inversion_bytes, stored_beliefs
 from elot.engine.tables.planners import Plan, plan
 from elot.errors import DomainError
 from elot.engine.tables.protocol import (BeliefSpace, DesireSpace, Tables, ask, check_beliefs,
@@ -189,18 +189,30 @@ class Engine:
         every prefix of its path under each pooled hypothesis, steps x hidden worlds x pooled
         initial beliefs x distinct desires)."""
         need = self.estimate((case.layout for case in cases), method)
+        held = self._inversions(cases, method)
         if method == "exact":
-            held = 8 * kept * len(self.desires().utilities) * sum(self._rows(case) for case in cases)
+            held += 8 * kept * len(self.desires().utilities) * sum(self._rows(case) for case in cases)
         else:
             n, distinct = self.config.particles, self._planned_count(method)
             table = max((len(case.path) * self._rows(case, min(n, len(self.initial_beliefs(case.layout,
                                                                                               case.world).beliefs)))
                          for case in cases), default=0)
-            held = 8 * 10 * n * kept * len(cases) + 8 * 3 * table * distinct + sampling.DRAW_BYTES * n
+            held += 8 * 10 * n * kept * len(cases) + 8 * 3 * table * distinct + sampling.DRAW_BYTES * n
             return replace(need, bytes=need.bytes + held,
                            detail=f"{need.detail}; {n:,} particles over {len(cases):,} path(s) of up to "
                                   f"{max(len(case.path) for case in cases) - 1:,} steps")
-        return replace(need, bytes=need.bytes + held)
+        return replace(need, bytes=need.bytes + held,
+                       detail=f"{need.detail}; the inversion of {len(cases):,} path(s) of up to "
+                              f"{max((len(case.path) for case in cases), default=1) - 1:,} steps")
+
+    def _inversions(self, cases, method: str) -> int:
+        """The least the cases' inversions hold (:func:`inversion_bytes`: a node per row and
+        step), counted before any work; the build spends what it really makes against the
+        budget as it goes (:class:`Allowance`)."""
+        n_desires = self._planned_count(method)
+        beliefs = (lambda case: None) if method == "exact" else \
+            (lambda case: min(self.config.particles, len(self.initial_beliefs(case.layout, case.world).beliefs)))
+        return sum(inversion_bytes(len(case.path) - 1, self._rows(case, beliefs(case)), n_desires) for case in cases)
 
     def _choose(self, cases, kept: int) -> tuple[str, str]:
         """How to infer (exact or smc) and why (a note under ``auto``); the budget is checked
@@ -230,9 +242,13 @@ class Engine:
         method, note = self._choose(cases, kept)
         layouts = list(dict.fromkeys(case.layout for case in cases))
         total = len(layouts) + n_betas
+        limit = budget.Limits(max_bytes=self.config.memory_limit).budget()
+        others = self._need(cases, method, kept).bytes - self._inversions(cases, method)
+        allowance = Allowance(max(limit - others, 0), limit)
         inverters: dict[Any, Inverter] = {}
         for i, layout in enumerate(layouts):
-            inverters[layout] = Inverter(self.tables(layout), self.plan(layout, method), self.config.belief_quantum)
+            inverters[layout] = Inverter(self.tables(layout), self.plan(layout, method), self.config.belief_quantum,
+                                         allowance)
             if progress:
                 progress(i + 1, total)
         start, cpu = time.perf_counter(), time.process_time()
@@ -258,11 +274,14 @@ class Engine:
                 if config.method == "exact":
                     worlds, world_prior, space, programs = one
                     likelihood = np.zeros((len(worlds), len(space.beliefs), len(self.desires().utilities)))
-                    for i, (rows, program) in enumerate(programs):
-                        likelihood[i, rows] = inverter.likelihood(program, policies[case.layout], config.backend)
+                    tables, exponents = zip(*(inverter.likelihood(program, policies[case.layout], config.backend)
+                                              for _, program in programs))
+                    tables, exponent = align(list(tables), list(exponents))
+                    for i, ((rows, _), table) in enumerate(zip(programs, tables)):
+                        likelihood[i, rows] = table
                     results.append(PathResult(
                         name, case.layout, worlds, world_prior, tuple(case.path), config, likelihood, space,
-                        self.desires(), stored_beliefs(space.beliefs, config.belief_quantum), note))
+                        self.desires(), stored_beliefs(space.beliefs, config.belief_quantum), note, exponent))
                     continue
                 results.append(self._particles(name, case, config, one, inverter, policies[case.layout], note))
             self.timings.evaluating.append(time.perf_counter() - start)
@@ -275,7 +294,7 @@ class Engine:
                    policies: np.ndarray, note: str) -> SampledResult:
         """One case's particle run (:func:`elot.engine.tables.smc.run`) over the likelihoods
         of its path's prefixes under the pool's hypotheses."""
-        table = sampling.prefix_tables(inverter, pool, policies, config.backend)
+        table, exponent = sampling.prefix_tables(inverter, pool, policies, config.backend)
         priors = smc.Priors(pool.world_prior, pool.belief_prior, pool.desire_prior)
         trace = smc.run(table, priors, pool.start[:2], config.seed, config.ess_threshold, config.moves,
                         smc.kernels(config.backend))
@@ -288,7 +307,7 @@ class Engine:
             drawn_likelihood=table[-1][pool.start], steps_ess=trace.ess, resampled=trace.resampled,
             drifted=trace.drifted, moved=trace.moved, restarted=trace.restarted,
             unpooled=sampling.unpooled(table[-1], pool), belief_space=pool.space, desire_space=self.desires(),
-            beliefs=stored_beliefs(pool.space.beliefs, config.belief_quantum), note=note)
+            beliefs=stored_beliefs(pool.space.beliefs, config.belief_quantum), note=note, exponent=exponent)
 
     def world_prior(self, layout: Any) -> np.ndarray:
         """The observer's prior over the hidden worlds: the domain's ``world_prior(layout)``
