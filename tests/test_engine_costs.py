@@ -137,3 +137,54 @@ def test_an_inversion_that_branches_past_its_estimate_is_refused_as_it_is_built(
     assert "nodes" in str(refused.value) and "of 399" in str(refused.value)
     [[result]] = Engine(module.CoffeeShop(), EngineConfig(memory_limit=4 * need)).run(cases)
     assert result.possible
+
+
+# -- the tables a planner derives from a domain's ----------------------------------------------------
+
+class ManyWorlds:
+    """Ten hidden worlds, fifty cells and ten percepts, one utility vector: the reward and Q
+    tables are small, but belief-space planning's transitions (every event at every grid
+    point over the worlds) run to gigabytes."""
+
+    name = "many-worlds"
+    default_planner = "belief-vi"
+    n_w, n_s, n_a, n_o = 10, 50, 4, 10
+
+    def tables(self, layout):
+        import numpy as np
+
+        from elot.engine import Tables
+
+        trans = np.zeros((self.n_w, self.n_s, self.n_a), dtype=np.int32)
+        for a in range(self.n_a):
+            trans[:, :, a] = (np.arange(self.n_s)[None, :] + a + np.arange(self.n_w)[:, None]) % self.n_s
+        obs = np.full((self.n_w, self.n_s, self.n_o), 1.0 / self.n_o)
+        outcomes = np.full((self.n_w, self.n_s, self.n_a), -1, dtype=np.int32)
+        outcomes[:, 0, 0] = 0
+        return Tables(tuple(f"s{i}" for i in range(self.n_s)), tuple(f"w{i}" for i in range(self.n_w)),
+                      tuple(f"a{i}" for i in range(self.n_a)), tuple(f"o{i}" for i in range(self.n_o)), ("gem",),
+                      np.ones(self.n_a), trans, obs, outcomes)
+
+    def desires(self):
+        import numpy as np
+
+        from elot.engine import DesireSpace
+
+        return DesireSpace(("gem",), np.array([[10.0]]), np.ones(1))
+
+    def initial_beliefs(self, layout):
+        import numpy as np
+
+        from elot.engine import BeliefSpace
+
+        return BeliefSpace(np.full((1, self.n_w), 1.0 / self.n_w), np.ones(1))
+
+
+def test_the_planners_derived_tables_are_in_the_estimate():
+    from elot.engine import Case, Engine, EngineConfig
+    from elot.engine.budget import BudgetError
+
+    engine = Engine(ManyWorlds(), EngineConfig(memory_limit=2**30))
+    with pytest.raises(BudgetError, match="refused before any work") as refused:
+        engine.run([Case("x", (0, 1), 0, "two steps")])
+    assert "GiB" in str(refused.value) and not engine._plans

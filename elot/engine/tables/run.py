@@ -138,8 +138,9 @@ class Engine:
         for layout in layouts:
             if (layout, method) in self._plans:
                 continue
-            one = budget.planning(self.config.planner, self.tables(layout).shape, n_desires,
-                                  self.config.grid, self.config.sweeps)
+            tables = self.tables(layout)
+            one = budget.planning(self.config.planner, tables.shape, n_desires, self.config.grid, self.config.sweeps,
+                                  objects=len(tables.objects), percepts=len(tables.percepts))
             total = budget.planned(total.bytes + one.bytes, total.seconds + one.seconds,
                                    total.size + one.size, n_desires, what)
         return total
