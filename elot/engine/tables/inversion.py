@@ -54,13 +54,13 @@ def stored_beliefs(beliefs: np.ndarray, quantum: float) -> np.ndarray:
 #: Bytes a program holds per node (its step, initial belief and group, in the lists the build
 #: gathers them in and once joined), per term (its five fields, likewise, and the checks the
 #: evaluation makes on them), and per step whatever its size (the small arrays of each
-#: list), while it is built and evaluated. Measured (tracemalloc) on food-truck paths of
-#: 6,000 and 20,000 steps: at most about 290 bytes per node, three terms to a node, and
+#: list), while it is built and evaluated. Measured (tracemalloc) on paths of 6,000 and
+#: 20,000 steps in a domain of 76 states: at most about 290 bytes per node, three terms to a node, and
 #: rounded up so that the figures bound the peaks measured.
 NODE_BYTES = 64
 TERM_BYTES = 160
-STEP_BYTES = 4096
-#: Bytes of one policy query besides its row of the policy table (its belief, its key).
+STEP_BYTES = 512
+#: Bytes of one policy query besides its row of the policy table (its belief, its entry).
 QUERY_BYTES = 256
 
 
