@@ -79,3 +79,14 @@ def test_plan_takes_large_utilities_that_fit(tmp_path):
                   "-o", str(out))
     assert result.returncode == 0, result.stderr
     assert "korean" in result.stdout + result.stderr and out.exists()
+
+
+def test_belief_space_planning_runs_on_a_domain_of_one_world():
+    """Found by fuzz_commands.py --domains: a belief grid over one world (a single point)
+    was a NumPy traceback."""
+    import numpy as np
+
+    from elot.engine.tables.grid import BeliefGrid
+
+    corners, weights = BeliefGrid(1, 6).interpolate(np.array([[1.0], [1.0]]))
+    assert corners.tolist() == [[0], [0]] and weights.tolist() == [[1.0], [1.0]]
