@@ -91,6 +91,10 @@ setup(
         # elot keeps no PDDL grammar of its own for standard PDDL; 0.4 is its first release
         # with numeric fluents and derived predicates.
         "pddl>=0.4,<0.6",
+        # BLAS and OpenMP thread pools capped at run time (a batch's worker processes, the
+        # planners' products): threadpoolctl knows how to ask OpenBLAS, MKL and BLIS alike,
+        # after NumPy is imported, where an environment variable is read only before
+        "threadpoolctl>=3.1",
     ],
     extras_require={
         # guidance runs the constrained decoder in the tests with its random Mock model; the

@@ -73,6 +73,17 @@ def _files(folder: Path) -> dict[str, Path]:
         path = folder / name
         path.write_bytes(content if isinstance(content, bytes) else content.encode())
         paths[name] = path
+    # issue 44's engine cases: a food-truck path of 100,000 steps, and domain files whose
+    # belief rows, utilities or world atoms are wrong
+    (folder / "long.trucks").write_text("scenario long\nmap 1\nspot2 empty\nstart 1 1\nmoves "
+                                        + " ".join(["stay"] * 100_000) + "\n")
+    paths["long.trucks"] = folder / "long.trucks"
+    shop = (REPO / "examples" / "domains" / "coffee_shop.py").read_text()
+    for name, old, new in (("beliefs", "[0.5, 0.5]", "[0.5, 0.4]"),
+                           ("utilities", "levels = (0.0, 10.0, 20.0)", "levels = (0.0, 10.0, 1e308)"),
+                           ("atoms", 'return frozenset({("open", "machine")}', 'return 5 or frozenset({("open", "machine")}')):
+        (folder / f"shop_{name}.py").write_text(shop.replace(old, new))
+        paths[f"shop_{name}.py"] = folder / f"shop_{name}.py"
     (folder / "dir").mkdir(exist_ok=True)
     paths["dir"] = folder / "dir"
     paths["missing"] = folder / "missing"
@@ -124,7 +135,22 @@ def _case(rng: random.Random, files: dict[str, Path], targets: dict[str, Path]) 
                                fresh + ".txt"]))
     out_dir = str(rng.choice([targets["folder"], targets["link"], targets["file"], fresh, fresh, fresh]))
     any_file = lambda: str(rng.choice(list(files.values())))                   # noqa: E731
-    kind = rng.choice(["generate", "plan", "stimuli", "storyboard", "design", "batch", "fit", "run", "repl"])
+    kind = rng.choice(["generate", "plan", "stimuli", "storyboard", "design", "batch", "fit", "run", "repl",
+                       "trucks", "domain"])
+    trucks = str(REPO / "examples" / "domains" / "check-empty.trucks")
+    if kind == "trucks":      # issue 44: particles counted from N, long paths, utilities past the float range
+        argv = rng.choice([["run", trucks, "--inference", "smc", "--particles", num(), "--seed", "1"],
+                           ["batch", trucks, "--statement", "initial: The student believes that spot 2 is empty.",
+                            "--inference", "smc", "--particles", num(), "-o", out_file],
+                           ["run", str(files["long.trucks"]), "--max-memory", "1G",
+                            *rng.choice([[], ["--inference", "smc"]])],
+                           ["plan", str(REPO / "examples" / "domains" / "lunch.trucks"), "--utilities",
+                            f"korean={num()},lebanese=1,mexican=1", "--belief", "uniform", "-o", fresh + ".trucks"]])
+        return argv, None
+    if kind == "domain":      # issue 44: a domain's mistakes named
+        domain = str(files[rng.choice(["shop_beliefs.py", "shop_utilities.py", "shop_atoms.py"])])
+        peek = str(REPO / "examples" / "domains" / "coffee_peek.json")
+        return ["run", "--domain", domain, peek, *rng.choice([[], ["--inference", "smc", "--particles", num()]])], None
     if kind == "generate":
         argv = ["generate", *rng.choice([["--boxes", num()], ["--doors", num()], ["--gems", num()],
                                          ["--colours", num()], ["--hidden", num()], ["--seed", num()],

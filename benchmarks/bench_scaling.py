@@ -12,6 +12,11 @@ chunking), what is shipped to workers and back per chunk (pickled bytes), and th
 
     python benchmarks/bench_scaling.py [--jobs N] [--betas B] [--exps exp1 exp2] [--old] [--no-dask]
 
+Last, the parent's serial work (reading the scenarios, planning the tasks, the memory check,
+chunking, writing the table) as a fraction of the whole serial sweep, and the speed-up it
+predicts on ``--predict`` cores (16 by default) by Amdahl's law: the figure to quote where a
+machine of that many cores is not at hand.
+
 Speed-ups depend on free cores: say how many the machine had, and how loaded it was.
 """
 
@@ -70,19 +75,23 @@ def main() -> None:
     parser.add_argument("--exps", nargs="+", default=["exp1", "exp2"])
     parser.add_argument("--old", action="store_true", help="also run --jobs N with the old scheduling")
     parser.add_argument("--no-dask", action="store_true", help="skip the Dask run")
+    parser.add_argument("--k", type=int, nargs="+", default=[3, 4], help="values of k (issue 44's sweep: 3 4 5)")
+    parser.add_argument("--predict", type=int, default=16, help="cores to predict the speed-up on (default 16)")
     args = parser.parse_args()
     betas = tuple(np.round(np.geomspace(0.5, 16, args.betas), 6)) if args.betas > 1 else (2 ** 1.5,)
-    refs = refs_of(["all"], exp=",".join(args.exps))
-    tasks = plan_tasks(refs, Grid(models=("full", "true-belief", "non-planning"), betas=betas,
-                                  params=(("k", (3, 4)),)))
+    parent: dict[str, float] = {}
+    parent["reading the scenarios"], refs = timed(lambda: refs_of(["all"], exp=",".join(args.exps)))
+    parent["planning the tasks"], tasks = timed(lambda: plan_tasks(
+        refs, Grid(models=("full", "true-belief", "non-planning"), betas=betas, params=(("k", tuple(args.k)),))))
     n = args.jobs
-    print(f"{len(tasks)} tasks ({len(refs)} plans x 3 models x {len(betas)} beta x k in {{3, 4}}); "
+    print(f"{len(tasks)} tasks ({len(refs)} plans x 3 models x {len(betas)} beta x k in {set(args.k)}); "
           f"{n} workers; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
 
     # -- the parent's work before any worker starts ----------------------------------------
     setup_counts, _ = timed(lambda: [scenario_counts(r.load().detail) for r in refs])
     setup_check, _ = timed(lambda: check_resources(tasks, n))
     setup_chunks, chunks = timed(lambda: chunk_tasks(tasks, n))
+    parent["the memory check"], parent["chunking"] = setup_check, setup_chunks
 
     out = Path(tempfile.mkdtemp(prefix="elot-scaling-"))
     runs: dict[str, float] = {}
@@ -160,6 +169,16 @@ def main() -> None:
     print("writer (append + fsync + manifest): " + "; ".join(
         f"{name} {1e3 * s / len(texts):.2f} ms per task, {s / len(texts) * len(tasks):.2f} s for the sweep"
         for name, s in seconds.items()) + f" (chunks of {per_chunk:.0f} tasks)")
+
+    # -- the serial fraction, and what it predicts (Amdahl) -----------------------------------
+    parent["writing the table"] = seconds["one sync per chunk"] / len(texts) * len(tasks)
+    serial = sum(parent.values())
+    fraction = serial / (serial + total)
+    print("\nthe parent's serial work: " + ", ".join(f"{k} {v:.2f} s" for k, v in parent.items())
+          + f"; {serial:.2f} s of {serial + total:.2f} s in all")
+    for cores in sorted({n, args.predict}):
+        print(f"serial fraction {100 * fraction:.2f}%: predicted speed-up on {cores} cores "
+              f"{1 / (fraction + (1 - fraction) / cores):.1f}x (Amdahl), ideal {cores}x")
 
 
 if __name__ == "__main__":

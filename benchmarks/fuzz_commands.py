@@ -26,9 +26,20 @@ It counts, and exits non-zero unless every count but ``cases`` is 0:
 * ``wrong_exit``: an input that must be accepted (a valid option value, a good endpoint)
   that was refused, or an exit status other than 0 and 2.
 
+With ``--domains``, N commands (``run``, ``batch``, the REPL) over random tabular domain files
+(random sizes and tables, with at most one fault each: belief rows that do not sum to 1 or
+are negative, utilities that are text or past the float range, world atoms that are not
+atoms, transitions out of range, observations not summing to 1, a NaN cost, a prior not
+summing to 1, a method that raises, a table of the wrong shape or ragged, twelve worlds)
+and random case files (walks of up to 3,000 steps, a world or state that is not the
+domain's, an empty path, a judgment past the end), under particles of every size and
+``--max-memory`` 64M or 256M. It counts ``tracebacks``, ``silent`` (a faulty domain or case
+accepted, a number that is not finite written), ``over_budget`` (more memory traced, NumPy's
+arrays included, than ``--max-memory``) and ``wrong_exit``: all must be 0.
+
 Usage::
 
-    python benchmarks/fuzz_commands.py [--cases N] [--seed S]
+    python benchmarks/fuzz_commands.py [--cases N] [--seed S] [--domains]
 
 Prints the counts, the run time and the first failing cases as JSON. Not a timed test: the
 figures go in the issue's notes.
@@ -605,14 +616,258 @@ def run(cases: int, seed: int, *, progress: bool = False) -> Counts:
     return counts
 
 
+# -- random domain files and case files (--domains) ------------------------------------------
+
+DOMAIN_TEMPLATE = """
+import numpy as np
+from elot.engine import BeliefSpace, DesireSpace, Tables
+from elot.lang.signature import Signature
+
+
+class Random:
+    name = "random"
+    default_planner = {planner!r}
+    default_beta = 2.0
+
+    def tables(self, layout):
+        {tables_body}
+        return Tables({states!r}, {worlds!r}, {actions!r}, {percepts!r}, {objects!r},
+                      np.array({costs}), np.array({trans}, dtype={trans_dtype}), np.array({obs}),
+                      np.array({outcomes}, dtype=np.int64))
+
+    def desires(self):
+        return DesireSpace({objects!r}, np.array({utilities}, dtype={utility_dtype}), np.array({desire_prior}))
+
+    def initial_beliefs(self, layout):
+        return BeliefSpace(np.array({beliefs}), np.array({belief_prior}))
+
+    def signature(self):
+        return Signature.from_objects(dict({{"agent": "agent"}}, **{{o: "thing" for o in {objects!r}}}),
+                                      agent="agent", predicates={{"open": ("thing",)}}, types={{"thing": "object"}},
+                                      derived=())
+
+    def world_atoms(self, layout, world):
+        {atoms_body}
+"""
+
+#: What a domain file gets wrong (each refused, naming it), or nothing.
+DOMAIN_FAULTS = ["none"] * 10 + ["belief_sum", "belief_negative", "utility_text", "utility_huge",
+                 "atoms_number", "atoms_bad", "trans_range", "obs_sum", "cost_nan", "prior_sum", "raises",
+                 "shape", "ragged", "many_worlds"]
+
+
+def _random_domain(rng: random.Random, folder: Path) -> tuple[Path, dict, bool | None]:
+    """A domain file of random sizes and tables, with at most one fault; its tables (for the
+    case files) and whether the run must be refused (None: either, a large domain the
+    budget may refuse)."""
+    fault = rng.choice(DOMAIN_FAULTS)
+    n_w = 12 if fault == "many_worlds" else rng.randint(1, 3)
+    n_s, n_a, n_o, n_obj = rng.randint(2, 7), rng.randint(1, 4), rng.randint(1, 3), rng.randint(1, 3)
+    trans = [[[rng.randrange(n_s) for _ in range(n_a)] for _ in range(n_s)] for _ in range(n_w)]
+    obs = []
+    for _ in range(n_w):
+        rows = []
+        for _ in range(n_s):
+            weights = [rng.choice([0.0, 0.5, 1.0, 2.0]) for _ in range(n_o)]
+            weights[rng.randrange(n_o)] += 1.0
+            rows.append([w / sum(weights) for w in weights])
+        obs.append(rows)
+    outcomes = [[[rng.choice([-1, -1, *range(n_obj)]) for _ in range(n_a)] for _ in range(n_s)] for _ in range(n_w)]
+    levels = [rng.choice([-5.0, 0.0, 5.0, 10.0]) for _ in range(4)]
+    n_d = rng.randint(1, 12)
+    utilities = [[rng.choice(levels) for _ in range(n_obj)] for _ in range(n_d)]
+    n_b = rng.randint(1, 4)
+    beliefs = []
+    for _ in range(n_b):
+        weights = [rng.random() + 0.01 for _ in range(n_w)]
+        beliefs.append([w / sum(weights) for w in weights])
+    costs = [rng.choice([0.0, 1.0, 2.0]) for _ in range(n_a)]
+    names = {"states": tuple(f"s{i}" for i in range(n_s)), "worlds": tuple(f"w{i}" for i in range(n_w)),
+             "actions": tuple(f"a{i}" for i in range(n_a)), "percepts": tuple(f"p{i}" for i in range(n_o)),
+             "objects": tuple(f"o{i}" for i in range(n_obj))}
+    fields = dict(planner=rng.choice(["qmdp", "belief-vi"]), tables_body="pass", trans=trans, trans_dtype="np.int64",
+                  obs=obs, outcomes=outcomes, costs=costs, utilities=utilities, utility_dtype="np.float64",
+                  desire_prior=[1.0 / n_d] * n_d, beliefs=beliefs, belief_prior=[1.0 / n_b] * n_b,
+                  atoms_body="return frozenset({('open', 'o' + str(world %% %d))})" % n_obj, **names)
+    if fault == "belief_sum":
+        beliefs[0] = [b * 0.9 for b in beliefs[0]]
+    elif fault == "belief_negative":
+        beliefs[0] = [1.5] + [-0.5 / max(n_w - 1, 1)] * (n_w - 1) if n_w > 1 else [-1.0]
+    elif fault == "utility_text":
+        fields["utilities"] = [[str(u) for u in row] for row in utilities]
+        fields["utility_dtype"] = "object"
+    elif fault == "utility_huge":
+        utilities[0][0] = 1e308
+    elif fault == "atoms_number":
+        fields["atoms_body"] = "return 5"
+    elif fault == "atoms_bad":
+        fields["atoms_body"] = "return [5]"
+    elif fault == "trans_range":
+        trans[0][0][0] = n_s + 3
+    elif fault == "obs_sum":
+        obs[0][0] = [0.9 / n_o] * n_o
+    elif fault == "cost_nan":
+        fields["costs"] = "[" + ", ".join(["float('nan')"] * n_a) + "]"
+    elif fault == "prior_sum":
+        fields["desire_prior"] = [0.9 / n_d] * n_d
+    elif fault == "raises":
+        fields["tables_body"] = "raise RuntimeError('the map file is missing')"
+    elif fault == "shape":
+        fields["outcomes"] = [row[:-1] or [[-1]] for row in outcomes]
+    elif fault == "ragged":
+        fields["costs"] = [costs[0], [1.0], *costs[1:]] if n_a > 1 else [[1.0, 2.0]]
+    path = folder / "domain.py"
+    path.write_text(DOMAIN_TEMPLATE.format(**fields), encoding="utf-8")
+    refuse = None if fault in ("none", "many_worlds") else True
+    return path, {"trans": trans, "n_w": n_w, **names}, refuse
+
+
+def _random_case(rng: random.Random, tables: dict, folder: Path) -> tuple[Path, bool | None, int]:
+    """A case file: a walk the true world's transitions allow (any length, up to thousands
+    of steps), or a malformed one; whether it must be refused, and its length."""
+    world = rng.randrange(tables["n_w"])
+    state = rng.randrange(len(tables["states"]))
+    steps = rng.choice([1, 3, 8, 20, 200, 3000])
+    path = [state]
+    for _ in range(steps):
+        state = tables["trans"][world][state][rng.randrange(len(tables["actions"]))] % len(tables["states"])
+        path.append(state)
+    case = {"layout": "x", "world": tables["worlds"][world], "path": [tables["states"][s] for s in path]}
+    refuse: bool | None = None
+    pick = rng.randrange(20)
+    if pick == 0:
+        case["world"], refuse = "nowhere", True
+    elif pick == 1:
+        case["path"], refuse = [], True
+    elif pick == 2:
+        case["path"][-1], refuse = "s999", True
+    elif pick == 3:
+        case["world"] = None
+    elif pick == 4:
+        case["judgments"], refuse = [len(path) + 5], True
+    file = folder / "case.json"
+    file.write_text(json.dumps(case), encoding="utf-8")
+    return file, refuse, len(path)
+
+
+def domain_case(rng: random.Random, folder: Path, memory: str) -> tuple[Case, int]:
+    """One command over a random domain file and case file, under ``--max-memory memory``;
+    the case and the budget in bytes."""
+    domain, tables, refuse_domain = _random_domain(rng, folder)
+    case, refuse_case, _ = _random_case(rng, tables, folder)
+    refuse = True if (refuse_domain or refuse_case) else None
+    budget = {"64M": 64 * 2**20, "256M": 256 * 2**20}[memory]
+    inference = rng.choice([[], ["--inference", "smc", "--particles", rng.choice(["1", "2", "50", "1000",
+                                                                                 "1000000000", "99999999999999999999"]),
+                                 "--seed", "1"], ["--inference", "auto"]])
+    statement = "initial: believes(agent, formula(open(o0)))"
+    kind = rng.choice(["run", "run", "batch", "repl"])
+    out = folder / "out.csv"
+    if kind == "run":
+        argv = ["run", "--domain", str(domain), str(case), "--json", str(folder / "r.json"), "--max-memory", memory,
+                *inference]
+        outputs = [folder / "r.json"]
+    elif kind == "batch":
+        argv = ["batch", "--domain", str(domain), str(case), "--statement", statement, "--max-memory", memory,
+                "-o", str(out), *inference]
+        outputs = [out]
+    else:
+        argv = ["repl", "--domain", str(domain), str(case), "--max-memory", memory, *inference]
+        outputs = []
+    what = f"{kind}: {', '.join(inference) or 'exact'}"
+    return Case(f"domain_{kind}", argv, refuse, outputs=outputs, what=what), budget
+
+
+def run_domains(cases: int, seed: int, *, progress: bool = False) -> dict:
+    """``cases`` commands over random domain files and case files, each measured for the
+    memory it traced (``tracemalloc``, which counts NumPy's arrays) against its
+    ``--max-memory``: counts of tracebacks, silent results (a must-refuse input accepted, a
+    number that is not finite written), runs past their budget, and refusals."""
+    import tracemalloc
+
+    rng = random.Random(seed)
+    counts = {"cases": 0, "tracebacks": 0, "silent": 0, "over_budget": 0, "wrong_exit": 0, "refused": 0,
+              "refused_with_estimate": 0}
+    failures: list[dict] = []
+    by_kind: dict[str, dict] = {}
+    peak_share = 0.0
+    with tempfile.TemporaryDirectory(prefix="elot-fuzz-domains-") as top:
+        top = Path(top)
+        for i in range(cases):
+            folder = top / f"case{i}"
+            folder.mkdir()
+            memory = rng.choice(["64M", "256M"])
+            case, budget = domain_case(rng, folder, memory)
+            stdin = ":set particles 99999999999999999999\n:goals\n:set particles 20\n:goals\n" \
+                if case.kind == "domain_repl" else None
+            for name in list(sys.modules):     # each domain file is its own module
+                if name.startswith("elot_domain_") or name == "domain":
+                    del sys.modules[name]
+            tracemalloc.start()
+            if stdin is not None:
+                old_stdin, sys.stdin = sys.stdin, io.StringIO(stdin)
+            try:
+                code, out, err, crashed = run_main(case.argv)
+            finally:
+                if stdin is not None:
+                    sys.stdin = old_stdin
+                _, peak = tracemalloc.get_traced_memory()
+                tracemalloc.stop()
+            problems = []
+            if crashed or "Traceback (most recent call last)" in err + out or "internal error" in err + out:
+                counts["tracebacks"] += 1
+                problems.append("traceback: " + (crashed or err or out)[-600:])
+            if code not in (0, 2):
+                counts["wrong_exit"] += 1
+                problems.append(f"exit {code}")
+            elif case.refuse is True and code == 0 and case.kind != "domain_repl":
+                counts["silent"] += 1
+                problems.append("accepted an input that must be refused")
+            if code == 0:
+                for path in case.outputs:
+                    where = non_finite(path)
+                    if where:
+                        counts["silent"] += 1
+                        problems.append(f"a number that is not finite: {where}")
+            if peak > budget:
+                counts["over_budget"] += 1
+                problems.append(f"traced {peak / 2**20:.0f} MiB under --max-memory {budget // 2**20}M")
+            peak_share = max(peak_share, peak / budget)
+            counts["refused"] += code == 2
+            counts["refused_with_estimate"] += code == 2 and "budget error" in err
+            counts["cases"] += 1
+            tally = by_kind.setdefault(case.kind, {"cases": 0, "refused": 0, "failures": 0})
+            tally["cases"] += 1
+            tally["refused"] += code == 2
+            if problems:
+                tally["failures"] += 1
+                if len(failures) < 10:
+                    failures.append({"case": i, "argv": case.argv, "what": case.what, "exit": code,
+                                     "problems": problems, "stderr": err[-400:],
+                                     "domain": (folder / "domain.py").read_text()[-1500:]})
+            shutil.rmtree(folder, ignore_errors=True)
+            if progress and (i + 1) % 50 == 0:
+                print(f"{i + 1}/{cases} domain cases", file=sys.stderr, flush=True)
+    return {**counts, "largest_share_of_budget": round(peak_share, 3), "by_kind": by_kind, "failures": failures}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--domains", action="store_true",
+                        help="commands over random domain files and case files instead (run, batch, the REPL), "
+                             "each checked against its --max-memory")
     args = parser.parse_args(argv)
     if args.cases < 1:
         parser.error("--cases must be at least 1")
     started = time.perf_counter()
+    if args.domains:
+        report = run_domains(args.cases, args.seed, progress=True)
+        report["seconds"] = round(time.perf_counter() - started, 1)
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        bad = report["tracebacks"] + report["silent"] + report["over_budget"] + report["wrong_exit"]
+        return 1 if bad else 0
     counts = run(args.cases, args.seed, progress=True)
     report = {"cases": counts.cases, "tracebacks": counts.tracebacks, "silent": counts.silent,
               "key_leaks": counts.key_leaks, "cache_changed": counts.cache_changed,

@@ -10,9 +10,9 @@ utility vector), which are contiguous, so one pass plans or scores all of them.
 
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport exp
+from libc.math cimport exp, frexp, ldexp
 
-from btom_ext.planners_reference import check_program, check_queries, check_rows
+from btom_ext.planners_reference import RESCALE_BELOW, check_program, check_queries, check_rows, step_bounds
 
 cnp.import_array()
 
@@ -166,3 +166,77 @@ def propagate(Py_ssize_t n_nodes, init_nodes, init_weights, term_from, term_to, 
                 for c in range(n_cols):
                     res[group[node], c] += wt[node, c]
     return out
+
+
+def propagate_steps(Py_ssize_t n_nodes, init_nodes, init_weights, term_from, term_to, term_row,
+                    term_factor, policy, node_step, node_group, Py_ssize_t n_groups):
+    """Weights pushed along a path that comes in steps, two steps held at a time and each
+    brought back up by a power of two before it underflows (see the reference)."""
+    check_program(n_nodes, init_nodes, init_weights, term_from, term_to, term_row, term_factor,
+                  policy, node_group, n_groups)
+    bounds, term_bounds = step_bounds(n_nodes, init_nodes, term_from, term_to, node_step, node_group)
+    cdef const long long[::1] nstart = np.ascontiguousarray(bounds, dtype=np.int64)
+    cdef const long long[::1] tstart = np.ascontiguousarray(term_bounds, dtype=np.int64)
+    cdef const int[::1] starts = np.ascontiguousarray(init_nodes, dtype=np.int32)
+    cdef const double[::1] start_weight = np.ascontiguousarray(init_weights, dtype=np.float64)
+    cdef const int[::1] src = np.ascontiguousarray(term_from, dtype=np.int32)
+    cdef const int[::1] dst = np.ascontiguousarray(term_to, dtype=np.int32)
+    cdef const long long[::1] prow = np.ascontiguousarray(term_row, dtype=np.int64)
+    cdef const double[::1] factor = np.ascontiguousarray(term_factor, dtype=np.float64)
+    cdef const double[:, ::1] pol = np.ascontiguousarray(policy, dtype=np.float64)
+    cdef const int[::1] group = np.ascontiguousarray(node_group, dtype=np.int32)
+    cdef Py_ssize_t n_cols = pol.shape[1], n_steps = nstart.shape[0] - 1
+    out = np.zeros((n_groups, n_cols), dtype=np.float64)
+    exponent_array = np.zeros(n_steps, dtype=np.int64)
+    if n_steps <= 0:
+        return out, exponent_array
+    widest = int(np.max(np.diff(bounds)))
+    first_array = np.zeros((widest, n_cols), dtype=np.float64)
+    second_array = np.zeros((widest, n_cols), dtype=np.float64)
+    cdef double[:, ::1] res = out
+    cdef long long[::1] exponent = exponent_array
+    cdef double[:, ::1] cur = first_array
+    cdef double[:, ::1] nxt = second_array
+    cdef double[:, ::1] swap
+    cdef Py_ssize_t i, j, c, node, s, here, there, width
+    cdef double f, top, lift
+    cdef int power
+    cdef long long scale = 0
+    cdef double floor = ldexp(1.0, -RESCALE_BELOW)
+    with nogil:
+        for i in range(starts.shape[0]):
+            for c in range(n_cols):
+                cur[starts[i], c] = start_weight[i]
+        for s in range(n_steps):
+            here = nstart[s]
+            width = nstart[s + 1] - here
+            top = 0.0
+            for node in range(width):
+                for c in range(n_cols):
+                    if cur[node, c] > top:
+                        top = cur[node, c]
+            if 0.0 < top < floor:
+                frexp(top, &power)
+                lift = ldexp(1.0, -power)
+                for node in range(width):
+                    for c in range(n_cols):
+                        cur[node, c] = cur[node, c] * lift
+                scale -= power
+            exponent[s] = scale
+            for node in range(width):
+                if group[here + node] >= 0:
+                    for c in range(n_cols):
+                        res[group[here + node], c] += cur[node, c]
+            if s + 1 < n_steps:
+                there = nstart[s + 1]
+                for node in range(nstart[s + 2] - there):
+                    for c in range(n_cols):
+                        nxt[node, c] = 0.0
+                for j in range(tstart[s], tstart[s + 1]):
+                    f = factor[j]
+                    for c in range(n_cols):
+                        nxt[dst[j] - there, c] += cur[src[j] - here, c] * pol[prow[j], c] * f
+                swap = cur
+                cur = nxt
+                nxt = swap
+    return out, exponent_array

@@ -126,3 +126,84 @@ def propagate(n_nodes, init_nodes, init_weights, term_from, term_to, term_row, t
         if node_group[node] >= 0:
             out[node_group[node]] += weight[node]
     return out
+
+
+#: A step whose largest weight falls below ``2 ** -RESCALE_BELOW`` is brought back up by a
+#: power of two (:func:`propagate_steps`): far above the smallest double (2^-1074), so no
+#: weight that matters underflows, and never reached by a path of a few dozen steps.
+RESCALE_BELOW = 256
+
+
+def step_bounds(n_nodes, init_nodes, term_from, term_to, node_step, node_group):
+    """Where each step's nodes and terms start (``int64[n_steps + 1]`` each), checking that
+    the program comes in steps: ``node_step`` rising from 0 by at most 1, the initial nodes
+    of step 0, each term from a node of step s to one of step s + 1 and the terms in order
+    of their step, each group's nodes of one step (``ValueError`` naming the fault)."""
+    step = np.asarray(node_step, dtype=np.int64)
+    _require(step.shape == (n_nodes,), "node_step must give each node its step")
+    _require(not n_nodes or (step[0] == 0 and np.all(np.diff(step) >= 0) and np.all(np.diff(step) <= 1)),
+             "node_step must rise from 0 by at most 1")
+    n_steps = int(step[-1]) + 1 if n_nodes else 0
+    starts = np.searchsorted(step, np.arange(n_steps + 1))
+    init = np.asarray(init_nodes, dtype=np.int64)
+    _require(not len(init) or (init.min() >= 0 and init.max() < (starts[1] if n_steps else 0)),
+             "the initial nodes must be nodes of step 0")
+    src, dst = np.asarray(term_from, dtype=np.int64), np.asarray(term_to, dtype=np.int64)
+    _require(not len(src) or (src.min() >= 0 and max(src.max(), dst.max()) < n_nodes and dst.min() >= 0),
+             f"nodes must be 0..{n_nodes - 1}")
+    src_step = step[src] if len(src) else src
+    _require(not len(src) or (np.all(step[dst] == src_step + 1) and np.all(np.diff(src_step) >= 0)),
+             "each term must go from a node of step s to one of step s + 1, in order of s")
+    terms = np.searchsorted(src_step, np.arange(n_steps + 1))
+    groups = np.asarray(node_group, dtype=np.int64)
+    held = groups >= 0
+    if held.any():
+        first = np.full(int(groups.max()) + 1, -1)
+        last = np.full(int(groups.max()) + 1, -1)
+        np.maximum.at(last, groups[held], step[held])
+        first[:] = n_steps
+        np.minimum.at(first, groups[held], step[held])
+        _require(np.all((first == n_steps) | (first == last)), "each group's nodes must be of one step")
+    return starts.astype(np.int64), terms.astype(np.int64)
+
+
+def propagate_steps(n_nodes, init_nodes, init_weights, term_from, term_to, term_row, term_factor,
+                    policy, node_step, node_group, n_groups):
+    """:func:`propagate` over a program that comes in steps (see :func:`step_bounds`),
+    holding two steps' weights at a time, with every step's weights brought back up by a
+    power of two whenever the largest of them falls below ``2 ** -RESCALE_BELOW`` (a long
+    path's weights would otherwise underflow to 0). Returns ``(out, exponent)``:
+    ``out[g]`` is the sum of the weights of group g's nodes times ``2 ** exponent[s]``,
+    ``s`` their step (``exponent``: ``int64[n_steps]``, 0 until a step needed it, and
+    never falling). Multiplying by a power of two is exact, so the weights' ratios, and
+    every posterior, are as without it."""
+    check_program(n_nodes, init_nodes, init_weights, term_from, term_to, term_row, term_factor,
+                  policy, node_group, n_groups)
+    starts, terms = step_bounds(n_nodes, init_nodes, term_from, term_to, node_step, node_group)
+    policy = np.asarray(policy, dtype=np.float64)
+    n_cols = policy.shape[1]
+    n_steps = len(starts) - 1
+    out = np.zeros((n_groups, n_cols))
+    exponent = np.zeros(n_steps, dtype=np.int64)
+    if not n_steps:
+        return out, exponent
+    current = np.zeros((starts[1] - starts[0], n_cols))
+    current[np.asarray(init_nodes)] = np.asarray(init_weights)[:, None]
+    scale = 0
+    for s in range(n_steps):
+        top = current.max() if current.size else 0.0
+        if 0.0 < top < 2.0 ** -RESCALE_BELOW:
+            k = -int(np.frexp(top)[1])
+            current = np.ldexp(current, k)
+            scale += k
+        exponent[s] = scale
+        for node in range(starts[s], starts[s + 1]):
+            if node_group[node] >= 0:
+                out[node_group[node]] += current[node - starts[s]]
+        if s + 1 < n_steps:
+            following = np.zeros((starts[s + 2] - starts[s + 1], n_cols))
+            for j in range(terms[s], terms[s + 1]):
+                following[term_to[j] - starts[s + 1]] += (current[term_from[j] - starts[s]] * policy[term_row[j]]
+                                                          * term_factor[j])
+            current = following
+    return out, exponent

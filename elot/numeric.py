@@ -84,3 +84,33 @@ def sum_columns_in_order(columns: np.ndarray, mask: np.ndarray) -> np.ndarray:
     for j in picked[1:]:
         total += columns[j]
     return total
+
+
+# -- threads ---------------------------------------------------------------------------------
+
+
+def cap_blas_threads(threads: int = 1) -> None:
+    """Cap this process's BLAS and OpenMP thread pools at ``threads`` each, for good: what a
+    worker process does first, since its siblings already hold the other cores (a BLAS call
+    that spreads over every core, and whose idle threads then spin, only takes CPU from
+    them). threadpoolctl does it for whichever BLAS NumPy was built with (OpenBLAS, MKL,
+    BLIS), at run time, which setting ``OPENBLAS_NUM_THREADS`` after NumPy is imported cannot."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=threads)
+
+
+def one_blas_thread():
+    """A context in which BLAS runs on one thread (the planners' products: a few milliseconds
+    of work that threads would split, then spin idle for a tenth of a second on every core)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def blas_threads() -> int | None:
+    """The most threads a BLAS pool of this process may use now (None: no BLAS found)."""
+    from threadpoolctl import threadpool_info
+
+    found = [pool["num_threads"] for pool in threadpool_info() if pool.get("user_api") == "blas"]
+    return max(found) if found else None

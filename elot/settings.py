@@ -35,6 +35,10 @@ DEFAULT_PARTICLES = 1000
 DEFAULT_ESS_THRESHOLD = 0.5
 #: Rejuvenation sweeps (Metropolis-Hastings moves) after each resampling (``--moves``).
 DEFAULT_MOVES = 1
+#: An effective sample size below which a particle run warns that its estimates (and their
+#: standard errors, which rest on a normal approximation) are not to be trusted, in every
+#: domain: the gridworld's filter and the tabular engine's.
+FEW_EFFECTIVE = 30
 #: Exact inference's limit on hypotheses (``--max-hypotheses``, ``build(max_hypotheses=)``):
 #: the paper's maps need at most a few hundred thousand; past 2 million, exact
 #: enumeration is slow even where it fits.

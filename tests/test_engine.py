@@ -217,10 +217,11 @@ def test_true_belief_with_an_unknown_world_pairs_each_world_with_itself():
 
 
 def test_the_budget_counts_the_results_of_every_beta():
-    engine = Engine(coffee.CoffeeShop())
-    plan_only = engine.estimate(["corridor"]).bytes
-    # enough for planning, not for 10^4 betas' likelihood tables (3 beliefs x 9 desires each)
-    engine = Engine(coffee.CoffeeShop(), EngineConfig(memory_limit=plan_only + 8 * 27 * 100))
+    case = Case("corridor", STRAIGHT_TO_SODA, 1)
+    hundred = Engine(coffee.CoffeeShop())._need([case], "exact", 100).bytes
+    # enough for planning, the inversion and 100 betas, not for 10^4 betas' likelihood tables
+    # (3 beliefs x 9 desires each)
+    engine = Engine(coffee.CoffeeShop(), EngineConfig(memory_limit=hundred + 64 * 2**10))
     engine.run([Case("corridor", STRAIGHT_TO_SODA, 1)], betas=[1.0] * 100)
     with pytest.raises(BudgetError):
         engine.run([Case("corridor", STRAIGHT_TO_SODA, 1)], betas=[1.0] * 10_000)

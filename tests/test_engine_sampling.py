@@ -237,8 +237,8 @@ def test_auto_runs_exact_where_it_fits_and_gives_the_exact_result():
 
 
 def test_auto_follows_the_budget_it_is_given():
-    need = Engine(shop()).estimate(["corridor"]).bytes
-    small = run(method="auto", memory_limit=need, particles=5, seed=1)   # plans fit, results do not
+    need = Engine(shop(), EngineConfig(method="smc", particles=5, seed=1))._need([UNKNOWN], "smc", 1).bytes
+    small = run(method="auto", memory_limit=need + 8 * 2**10, particles=5, seed=1)   # particles fit, exact does not
     assert small.config.method == "smc"
     assert run(method="auto", memory_limit=100 * need).config.method == "exact"
 
@@ -292,7 +292,7 @@ def test_json_reports_the_method_particles_and_seed_that_ran(capsys):
 
 def test_auto_on_the_command_line_follows_max_memory(capsys):
     code, out, err = elot(capsys, "run", "--domain", SHOP, PEEK, "--json", "-", "--inference", "auto",
-                          "--max-memory", "20K", "--particles", "5", "--seed", "1")
+                          "--max-memory", "100K", "--particles", "5", "--seed", "1")
     assert code == 0, err
     ran = json.loads(out)["ran"]
     assert ran["config"]["method"] == "smc" and ran["note"].startswith("auto: smc")

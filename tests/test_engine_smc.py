@@ -65,11 +65,12 @@ def test_the_prefix_table_holds_each_prefixs_own_likelihood(drawn):
     whole = inverter.build(domain.beliefs, list(case.path), case.world)
     prefixes = [inverter.build(domain.beliefs, list(case.path[:t + 1]), case.world) for t in range(len(case.path))]
     policies = inverter.policies(beta, "core")
-    table = inverter.prefix_likelihoods(whole, policies, "core")
+    table, exponent = inverter.prefix_likelihoods(whole, policies, "core")
     assert table.shape == (len(case.path), len(domain.beliefs), len(domain.utilities))
     for t, program in enumerate(prefixes):
-        assert np.array_equal(table[t], inverter.likelihood(program, policies, "core"))
-    assert np.array_equal(table[-1], inverter.likelihood(whole, policies, "core"))
+        assert np.array_equal(table[t], inverter.likelihood(program, policies, "core")[0])
+        assert exponent[t] == inverter.likelihood(program, policies, "core")[1]
+    assert np.array_equal(table[-1], inverter.likelihood(whole, policies, "core")[0])
 
 
 def test_an_impossible_step_leaves_the_prefixes_before_it():
@@ -78,9 +79,9 @@ def test_an_impossible_step_leaves_the_prefixes_before_it():
     beliefs = shop().initial_beliefs("corridor").beliefs
     path = [2, 3, 4, 5]                      # buys coffee at the shop, which is closed in world 1
     program = inverter.build(beliefs, path, 1)
-    table = inverter.prefix_likelihoods(program, inverter.policies(2.5, "core"), "core")
+    table, _ = inverter.prefix_likelihoods(program, inverter.policies(2.5, "core"), "core")
     assert np.all(table[:3].max(axis=(1, 2)) > 0) and not table[3].any()
-    assert not inverter.likelihood(program, inverter.policies(2.5, "core"), "core").any()
+    assert not inverter.likelihood(program, inverter.policies(2.5, "core"), "core")[0].any()
 
 
 # -- the rejuvenation kernel ----------------------------------------------------------------------

@@ -128,3 +128,51 @@ def test_an_index_out_of_range_is_refused_not_read(kernels):
         kernels.propagate(2, np.array([0], dtype=np.int32), [1.0], np.array([0], dtype=np.int32),
                           np.array([9], dtype=np.int32), np.array([0]), [1.0], reward,
                           np.array([-1, 0], dtype=np.int32), 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 7), st.integers(1, 9), st.sampled_from([1.0, 1e-90, 1e-200]))
+def test_propagate_in_steps_equals_its_twin_and_keeps_tiny_weights(seed, levels, n_cols, scale):
+    """The stepwise pass (two steps held, each brought back up by a power of two before it
+    underflows) gives its twin's sums, and :func:`propagate`'s once the exponent is undone."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 4, size=levels)
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    t_from, t_to = [], []
+    for lvl in range(levels - 1):
+        for _ in range(rng.integers(1, 5)):
+            t_from.append(rng.integers(starts[lvl], starts[lvl + 1]))
+            t_to.append(rng.integers(starts[lvl + 1], starts[lvl + 2]))
+    n_nodes = int(starts[-1])
+    policy = rng.random((5, n_cols)) * scale           # each step multiplies the weights by about `scale`
+    rows = rng.integers(0, 5, size=len(t_from))
+    factor = rng.random(len(t_from))
+    step = np.repeat(np.arange(levels), sizes).astype(np.int32)
+    group = (step * 2 + rng.integers(0, 2, size=n_nodes)).astype(np.int32)   # two groups per step
+    args = (n_nodes, np.arange(sizes[0], dtype=np.int32), rng.random(sizes[0]),
+            np.array(t_from, dtype=np.int32), np.array(t_to, dtype=np.int32),
+            np.array(rows, dtype=np.int64), factor, policy)
+    got, got_exp = core.propagate_steps(*args, step, group, 2 * levels)
+    want, want_exp = reference.propagate_steps(*args, step, group, 2 * levels)
+    assert np.array_equal(got_exp, want_exp) and np.all(np.diff(got_exp) >= 0)
+    assert np.allclose(got, want, rtol=1e-12, atol=0)
+    if scale == 1.0:
+        assert not got_exp.any()
+        assert np.array_equal(got, core.propagate(*args, group, 2 * levels))
+    else:
+        # undone in logs: the plain pass, where it does not underflow, agrees
+        plain = reference.propagate(*args, group, 2 * levels)
+        lifted = np.ldexp(plain, np.repeat(got_exp, 2)[:, None])
+        fine = plain > 1e-290
+        assert np.allclose(got[fine], lifted[fine], rtol=1e-9)
+
+
+@pytest.mark.parametrize("kernels", [core, reference], ids=["core", "reference"])
+def test_a_program_not_in_steps_is_refused(kernels):
+    args = (3, np.array([0], dtype=np.int32), [1.0], np.array([0], dtype=np.int32), np.array([2], dtype=np.int32),
+            np.array([0]), [1.0], np.ones((1, 2)))
+    with pytest.raises(ValueError, match="step s to one of step s \\+ 1"):
+        kernels.propagate_steps(*args, np.array([0, 1, 2], dtype=np.int32), np.full(3, -1, dtype=np.int32), 1)
+    with pytest.raises(ValueError, match="one step"):
+        kernels.propagate_steps(*args[:3], np.array([0], dtype=np.int32), np.array([1], dtype=np.int32),
+                                *args[5:], np.array([0, 1, 1], dtype=np.int32), np.array([0, 0, -1], dtype=np.int32), 1)

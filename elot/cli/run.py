@@ -194,8 +194,18 @@ def json_report(source, statements, times, scores) -> str:
             for t, got in zip(times, scores)],
         "skipped": [{"statement": st.text, "note": st.note} for st in statements if st.note],
         **source.report_tail(times),
+        "threads": threads_used(),
     }
     return json.dumps(data, indent=2, default=str) + "\n"
+
+
+def threads_used() -> dict:
+    """The threads the run's numeric work could use: BLAS's pool, and the planners' (see
+    :func:`elot.engine.tables.planners.threads`)."""
+    from elot.engine.tables.planners import threads
+    from elot.numeric import blas_threads
+
+    return {"blas": blas_threads(), "planning": threads(), "planning_blas": 1}
 
 
 def _inputs(args, front) -> list[str]:

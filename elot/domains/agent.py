@@ -11,6 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
+from elot.engine.tables.protocol import MAX_UTILITY
 from elot.errors import ArgumentError
 
 
@@ -45,6 +46,11 @@ def utilities_of(text: str, objects: Sequence[str], hint: str) -> np.ndarray:
     missing = [str(o) for o in objects if str(o) not in values]
     if missing:
         raise ArgumentError(f"--utilities gives no utility for {', '.join(missing)}", hint=hint)
+    big = [f"{n}={v:g}" for n, v in values.items() if abs(v) > MAX_UTILITY]
+    if big:
+        raise ArgumentError(f"--utilities: {big[0]} is too large: a utility must be between {-MAX_UTILITY:g} and "
+                            f"{MAX_UTILITY:g} (the planner adds them over many steps, and they would overflow)",
+                            hint=hint)
     return np.array([values[str(o)] for o in objects])
 
 

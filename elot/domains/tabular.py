@@ -42,7 +42,7 @@ from elot.domains.tabular_source import NestedBeliefError, TabularSource
 from elot.engine import Case, Engine, EngineConfig
 from elot.engine.settings import Settings
 from elot.engine.tables.config import PLANNER_NAMES
-from elot.engine.tables.protocol import ask, check_tables
+from elot.engine.tables.protocol import ask, check_tables, world_atoms
 from elot.errors import DomainError
 from elot.errors import ArgumentError, ScenarioError, load_json, nearest, read_text
 from elot.settings import DEFAULT_BETA, INITIAL
@@ -160,7 +160,7 @@ class TabularFront(Front):
         """World ``world`` as an ELoT state when the path is in ``state`` (``world_atoms_at``)."""
         from elot.lang.states import State
 
-        return State.of(frozenset(ask(self.domain, "world_atoms_at", layout, world, state)))
+        return State.of(world_atoms(self.domain, layout, world, state=state))
 
     def resolved(self, settings: Settings) -> Settings:
         """``settings`` with the planner the run will use: the one given, else its model's,
@@ -467,10 +467,10 @@ class TabularFront(Front):
             if name not in objects:
                 raise unknown("object", str(name), objects, "desires")
         tables = self.tables(layout)
-        said = [(f"world_atoms (world {world})", ask(self.domain, "world_atoms", layout, w))
+        said = [(f"world_atoms (world {world})", world_atoms(self.domain, layout, w, world))
                 for w, world in enumerate(tables.worlds)]
         if self.changes(layout):
-            said += [(f"world_atoms_at (world {world}, state {name})", ask(self.domain, "world_atoms_at", layout, w, s))
+            said += [(f"world_atoms_at (world {world}, state {name})", world_atoms(self.domain, layout, w, world, s, name))
                      for w, world in enumerate(tables.worlds) for s, name in enumerate(tables.states)]
         for where, atoms in said:
             for atom in atoms:

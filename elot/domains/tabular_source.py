@@ -28,7 +28,7 @@ from elot.domains.source import Source, Summary
 from elot.engine import Case, Engine, EngineConfig
 from elot.engine.settings import Settings
 from elot.engine.tables import current, minds
-from elot.engine.tables.protocol import ask
+from elot.engine.tables.protocol import world_atoms
 from elot.errors import ArgumentError, EvaluationError
 from elot.settings import INITIAL
 
@@ -103,8 +103,8 @@ class TabularSource(Source):
         if self._worlds is None:
             layout = self.case.layout
             tables = self.front.tables(layout)
-            self._worlds = tuple(State.of(frozenset(ask(self.front.domain, "world_atoms", layout, w)))
-                                 for w in range(len(tables.worlds)))
+            self._worlds = tuple(State.of(world_atoms(self.front.domain, layout, w, name))
+                                 for w, name in enumerate(tables.worlds))
         return self._worlds
 
     def worlds_at(self, t: int):
@@ -300,6 +300,7 @@ class TabularSource(Source):
             lines.append(f"particle inference: {result.particles:,} particles (seed {result.config.seed}), "
                          f"{result.planned:,} distinct utility vectors planned, effective sample size "
                          f"{result.ess:,.1f}; figures are estimates, L ± its standard error")
+            lines += [f"[yellow]warning: {warning}[/yellow]" for warning in result.warnings()]
         if result.note:
             lines.append(f"[dim]{result.note}[/dim]")
         if not result.possible:
@@ -323,7 +324,9 @@ class TabularSource(Source):
                 "outputs": [{"judgment": j, "option": o, "value": v} for j, o, v in outputs]}
 
     def report_at(self, t: int) -> dict:
-        return {"outputs": [{"judgment": j, "option": o, "value": v} for j, o, v in self.outputs(t)]}
+        result = self.result(t)
+        warnings = {"warnings": result.warnings()} if result.estimated else {}
+        return {"outputs": [{"judgment": j, "option": o, "value": v} for j, o, v in self.outputs(t)], **warnings}
 
     def table_columns(self) -> dict:
         result = self.result()
@@ -335,7 +338,11 @@ class TabularSource(Source):
                 "ess_threshold": ran.ess_threshold if sampled else "", "moves": ran.moves if sampled else ""}
 
     def diagnostics(self, t: int) -> dict:
-        return {"ess": getattr(self.result(t), "ess", ""), "warning": ""}
+        # the warnings run prints travel with the rows, so a batch table says which L to doubt
+        result = self.result(t)
+        if not result.estimated:
+            return {"ess": "", "warning": ""}
+        return {"ess": result.ess, "warning": "; ".join(result.warnings())}
 
 
 def current_hypotheses(result, signature, worlds):

@@ -205,13 +205,22 @@ def planning_states(planner: str, n_worlds: int, n_states: int, grid: int) -> in
 
 
 def planning(planner: str, shape: tuple[int, int, int], n_desires: int, grid: int,
-             sweeps: int, layouts: int = 1) -> Estimate:
+             sweeps: int, layouts: int = 1, objects: int = 0, percepts: int = 1) -> Estimate:
     """What planning ``layouts`` layouts of ``shape`` (worlds, states, actions) needs: the
-    reward and Q tables (rows x utility vectors doubles) and one value table per layout."""
+    reward and Q tables (rows x utility vectors doubles) and one value table per layout,
+    and the tables the planner derives from the domain's whatever the utility vectors: the
+    outcomes one-hot over ``objects`` and their mix at each planning belief, and (belief-vi)
+    the belief transitions, every (state, action, next state, percept) event at every grid
+    point over the worlds."""
     n_worlds, n_states, n_actions = shape
     rows = planning_states(planner, n_worlds, n_states, grid) * n_actions
     successors = n_worlds if planner == "belief-vi" else 1
-    held = 8 * n_desires * (3 * rows + rows // n_actions) * layouts
+    points = rows // max(n_states * n_actions, 1)
+    derived = 8 * n_worlds * n_states * n_actions * (objects + 1) + 8 * rows * max(objects, 1)
+    if planner == "belief-vi":
+        events = n_states * n_actions * n_worlds * max(percepts, 1)
+        derived += 3 * 8 * points * events * n_worlds + 4 * 8 * rows * successors
+    held = (8 * n_desires * (3 * rows + rows // n_actions) + derived) * layouts
     seconds = layouts * sweeps * rows * (successors + 1) * n_desires / RATE
     return planned(held, seconds, rows * layouts, n_desires)
 
@@ -227,9 +236,9 @@ def planned(bytes_: int, seconds: float, rows: int, n_desires: int, desires: str
 #: What to do about a run over the budget, by how it infers.
 RUN_HINTS = {
     "exact": "use particle inference (method smc or auto, --inference smc), fewer utility vectors or a "
-             "coarser belief grid (grid=), the qmdp planner, or raise memory_limit",
+             "coarser belief grid (grid=), the qmdp planner, a shorter path, or raise memory_limit (--max-memory)",
     "smc": "use fewer particles (each distinct utility vector drawn is planned), a coarser belief grid "
-           "(grid=), the qmdp planner, or raise memory_limit",
+           "(grid=), the qmdp planner, a shorter path, or raise memory_limit (--max-memory)",
 }
 
 

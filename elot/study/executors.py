@@ -35,7 +35,13 @@ def chunk_tasks(tasks: Sequence[Task], workers: int) -> list[list[Task]]:
     scenario and translates its statements once for many settings, while a large
     scenario is still spread over several workers), largest chunks first (the largest
     tasks would otherwise finish last, alone)."""
-    costs = {task.index: task_cost(task) for task in tasks}
+    sized: dict[tuple, float] = {}
+    costs: dict[int, float] = {}
+    for task in tasks:      # tasks of one sizing key (a β sweep) cost the same: reckoned once
+        key = task.sizing_key()
+        if key not in sized:
+            sized[key] = task_cost(task)
+        costs[task.index] = sized[key]
     target = sum(costs.values()) / max(4 * workers, 1)
     chunks: list[tuple[float, list[Task]]] = []
     by_scenario: dict[object, list[Task]] = {}
@@ -186,6 +192,7 @@ def _end_with_parent(lifeline) -> None:
     import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    one_thread_each()
 
     def watch() -> None:
         try:
@@ -197,12 +204,25 @@ def _end_with_parent(lifeline) -> None:
     threading.Thread(target=watch, name="elot-lifeline", daemon=True).start()
 
 
+def one_thread_each() -> None:
+    """What a worker process does first: its BLAS and its planners on one thread each (its
+    siblings hold the other cores: threads would only take CPU from them, and OpenBLAS's
+    idle ones spin)."""
+    from elot.engine.tables.planners import set_threads
+    from elot.numeric import cap_blas_threads
+
+    cap_blas_threads(1)
+    set_threads(1)
+
+
 def _warm_worker() -> None:
-    """Import what tasks need (and build the grammar) once per Dask worker, before any task."""
+    """Import what tasks need (and build the grammar) once per Dask worker, before any task;
+    one thread for its BLAS and its planners (:func:`one_thread_each`)."""
     from elot.domains.registry import front_for
     from elot.lang.parser import parse
 
     front_for()     # the default domain's front, imported once
+    one_thread_each()
 
     parse("empty(box1)")
 

@@ -28,7 +28,7 @@ def check_resources(tasks: Sequence[Task], workers: int) -> None:
     task over its own budget is refused by its domain, naming the scenario)."""
     seen: dict[tuple, int] = {}
     for task in tasks:
-        key = (task.scenarios, task.settings.model, task.settings.inference.method)
+        key = task.sizing_key()     # β changes no task's memory: one estimate for a β sweep
         if key not in seen:
             try:
                 seen[key] = task.estimate_bytes()

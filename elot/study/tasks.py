@@ -67,6 +67,15 @@ class Task:
         n_items = len(self.items) if self.items is not None else max(len(e.statements) for e in episodes)
         return self.front.task_cost(episodes, self.settings, len(self.betas), n_items * len(self.thresholds))
 
+    def sizing_key(self) -> tuple:
+        """What the task's memory and cost depend on: its scenarios, its settings at any β (β
+        weighs the agent's choices; no domain's tables, spaces or particles depend on it),
+        how many β, statements and thresholds. Tasks with one key are sized once."""
+        items = None if self.items is None else len(self.items)
+        model, settings = self.settings.model, self.settings
+        return (self.scenarios, model.name, model.params, settings.inference, settings.budget, len(self.betas),
+                items, len(self.thresholds))
+
     def estimate_bytes(self) -> int:
         """Memory the task holds at once (its inference refused now, when over the budget)."""
         return self.front.task_bytes([ref.load() for ref in self.scenarios], self.settings)

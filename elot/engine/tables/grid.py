@@ -48,6 +48,9 @@ class BeliefGrid:
         """Grid index of each coordinate vector ``(g_2, ..., g_W)`` (-1 where none)."""
         shape = (self.resolution + 1,) * (self.n_worlds - 1)
         table = np.full(shape, -1, dtype=np.int32)
+        if self.n_worlds == 1:     # one world: one point, indexed by no coordinate
+            table[()] = 0
+            return table
         coords = self._coordinates(self.counts)
         table[tuple(coords.T)] = np.arange(len(self.counts), dtype=np.int32)
         return table

@@ -25,6 +25,10 @@ they have seen the same events). :meth:`Inverter.node_likelihoods` gives the lik
 the path through each, and :meth:`Inverter.chances` the probability of each from the
 percepts alone (the action taken at a step, where several take it, counted as equally
 likely): what the agent's *current* belief is judged on.
+The pass holds two steps' weights at a time, and brings a step's weights back up by a
+power of two before they fall towards the smallest double: a path of thousands of steps,
+whose probability is far below 1e-308, keeps its posterior (likelihoods come with the
+exponent of that power, :func:`align`).
 """
 
 from __future__ import annotations
@@ -53,6 +57,51 @@ def stored_beliefs(beliefs: np.ndarray, quantum: float) -> np.ndarray:
     """The form an initial belief is reported in: rounded, renormalised, rounded again
     (not renormalised, so a row may sum to 1 only within a few quanta)."""
     return quantise(normalise(quantise(np.asarray(beliefs, dtype=np.float64), quantum)), quantum)
+
+
+#: Bytes a program holds per node (its step, initial belief and group, in the lists the build
+#: gathers them in and once joined), per term (its five fields, likewise, and the checks the
+#: evaluation makes on them), and per step whatever its size (the small arrays of each
+#: list), while it is built and evaluated. Measured (tracemalloc) on paths of 6,000 and
+#: 20,000 steps in a domain of 76 states: at most about 290 bytes per node, three terms to a node, and
+#: rounded up so that the figures bound the peaks measured.
+NODE_BYTES = 64
+TERM_BYTES = 192     # 160 measured, and the percept and action count each term now keeps
+STEP_BYTES = 512
+#: Bytes of one policy query besides its row of the policy table (its belief, its entry).
+QUERY_BYTES = 256
+
+
+def inversion_bytes(steps: int, rows: int, n_desires: int) -> int:
+    """The least an inversion of a path of ``steps`` steps from ``rows`` (hidden world,
+    initial belief) rows holds: a node and a term per row and step, and the two steps'
+    weights the evaluation holds per utility vector. A path whose beliefs branch needs
+    more; the build counts what it makes against the budget (:class:`Allowance`)."""
+    return (steps + 1) * (rows * (NODE_BYTES + TERM_BYTES) + STEP_BYTES) + 2 * rows * n_desires * 8
+
+
+@dataclass
+class Allowance:
+    """What the inversions of one run may still hold, in bytes (None: no limit): each build
+    spends its nodes, steps and new policy queries (each a row of ``n_actions`` x
+    ``n_desires`` doubles per β evaluated) as it makes them, and is refused with its
+    estimate the moment it passes the memory budget, rather than after it."""
+
+    left: int | None
+    budget: int = 0
+    spent: int = 0
+
+    def spend(self, bytes_: int, what: str) -> None:
+        self.spent += bytes_
+        if self.left is not None and self.spent > self.left:
+            from elot.engine.budget import BudgetError, format_bytes
+
+            raise BudgetError(
+                f"the inversion would need more than {format_bytes(self.spent)} ({what}), past the "
+                f"{format_bytes(self.left)} the memory budget of {format_bytes(self.budget)} leaves it: "
+                "refused before evaluating it",
+                hint="judge a shorter path (or a prefix of it), use fewer utility vectors (--inference smc "
+                     "with fewer particles), or raise --max-memory")
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,12 +141,14 @@ class Program:
 class Inverter:
     """Builds the programs of one layout's paths, sharing their policy queries."""
 
-    def __init__(self, tables: Tables, plan: Plan, quantum: float, seen: np.ndarray | None = None):
+    def __init__(self, tables: Tables, plan: Plan, quantum: float, seen: np.ndarray | None = None,
+                 allowance: Allowance | None = None):
         self.tables = tables
         self.plan = plan
         self.quantum = quantum
         #: each percept's events (bits), or None: no percept sees an event
         self.seen = None if seen is None or not np.any(seen) else np.asarray(seen, dtype=np.int64)
+        self.allowance = allowance or Allowance(None)
         self._queries: dict[tuple[int, bytes], int] = {}
         self._beliefs: list[np.ndarray] = []
         self._states: list[int] = []
@@ -158,6 +209,9 @@ class Inverter:
         n_nodes = len(owner)
         t_from, t_to, t_query, t_action, t_factor, t_percept, t_actions = [], [], [], [], [], [], []
         node_step, node_owner = [np.zeros(len(owner), dtype=np.int32)], [owner]
+        query_row = len(self.tables.actions) * self.plan.q.shape[1]
+        queried_before = len(self._beliefs)
+        self.allowance.spend(n_nodes * NODE_BYTES + STEP_BYTES, f"{n_nodes:,} nodes at the start")
         possible = True
         for t in range(len(path) - 1):
             here, there = path[t], path[t + 1]
@@ -191,6 +245,13 @@ class Inverter:
             t_actions.append(np.full(len(froms), len({a for a, *_ in steps})))
             n_nodes += len(new_owner)
             owner, belief, mask = new_owner, new_belief, new_mask
+            queried, counted = len(self._beliefs), queried_before
+            queried_before = queried
+            self.allowance.spend(len(new_owner) * NODE_BYTES + len(inverse) * TERM_BYTES + STEP_BYTES
+                                 + (queried - counted) * (QUERY_BYTES + 8 * query_row),
+                                 f"{n_nodes:,} nodes and {queried:,} policy queries of {len(self.tables.actions)} "
+                                 f"actions x {query_row // max(len(self.tables.actions), 1):,} utility vectors by "
+                                 f"step {t + 1} of {len(path) - 1:,}")
             node_step.append(np.full(len(owner), t + 1, dtype=np.int32))
             node_owner.append(owner)
         group = np.full(n_nodes, -1, dtype=np.int32)
@@ -233,26 +294,36 @@ class Inverter:
         pi = kernels(backend).mixed_policies(self.plan.q, corners, weights, n_a, beta)
         return pi.reshape(len(self._beliefs) * n_a, -1)
 
-    def likelihood(self, program: Program, policies: np.ndarray, backend: str) -> np.ndarray:
-        """``float64[n_initial_beliefs, n_desires]``: P(path | b0, u)."""
-        return self._propagate(program, policies, backend, program.node_group, program.n_groups)
+    def likelihood(self, program: Program, policies: np.ndarray, backend: str) -> tuple[np.ndarray, int]:
+        """``(table, exponent)``: ``table`` is ``float64[n_initial_beliefs, n_desires]``,
+        P(path | b0, u) times ``2 ** exponent`` (0 unless the path is long enough for its
+        probabilities to fall towards the smallest double: see :func:`align`)."""
+        table, exponent = self._propagate(program, policies, backend, program.node_group, program.n_groups)
+        return table, int(exponent[-1]) if len(exponent) else 0
 
-    def prefix_likelihoods(self, program: Program, policies: np.ndarray, backend: str) -> np.ndarray:
-        """``float64[steps + 1, n_initial_beliefs, n_desires]``: P(first t steps of the path |
-        b0, u) for every t, from one pass (row ``steps`` is :meth:`likelihood`'s table)."""
+    def prefix_likelihoods(self, program: Program, policies: np.ndarray,
+                           backend: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(table, exponent)``: ``table`` is ``float64[steps + 1, n_initial_beliefs,
+        n_desires]``, P(first t steps of the path | b0, u) times ``2 ** exponent[t]`` for
+        every t, from one pass (row ``steps`` is :meth:`likelihood`'s table)."""
         groups = program.node_step.astype(np.int64) * program.n_groups + program.node_owner
-        table = self._propagate(program, policies, backend, groups.astype(np.int32),
-                                (program.steps + 1) * program.n_groups)
-        return table.reshape(program.steps + 1, program.n_groups, -1)
+        table, exponent = self._propagate(program, policies, backend, groups.astype(np.int32),
+                                          (program.steps + 1) * program.n_groups)
+        # steps past an impossible one hold no node: their rows are 0, on the last scale
+        padded = np.full(program.steps + 1, exponent[-1] if len(exponent) else 0, dtype=np.int64)
+        padded[:len(exponent)] = exponent
+        return table.reshape(program.steps + 1, program.n_groups, -1), padded
 
-    def node_likelihoods(self, program: Program, policies: np.ndarray, backend: str) -> np.ndarray:
-        """``float64[n_final, n_desires]``: P(path, through final node n | b0 of its owner, u)
-        for each node of the last step (:attr:`Program.final_belief`); the sum over the nodes
-        of an owner is :meth:`likelihood`'s row of it."""
+    def node_likelihoods(self, program: Program, policies: np.ndarray, backend: str) -> tuple[np.ndarray, int]:
+        """``(table, exponent)``: ``table`` is ``float64[n_final, n_desires]``, P(path, through
+        final node n | b0 of its owner, u) times ``2 ** exponent`` for each node of the last
+        step (:attr:`Program.final_belief`); the sum over the nodes of an owner is
+        :meth:`likelihood`'s row of it, on the same scale."""
         n_final = len(program.final_belief)
         groups = np.full(program.n_nodes, -1, dtype=np.int32)
         groups[program.n_nodes - n_final:] = np.arange(n_final, dtype=np.int32)
-        return self._propagate(program, policies, backend, groups, n_final)
+        table, exponent = self._propagate(program, policies, backend, groups, n_final)
+        return table, int(exponent[-1]) if len(exponent) else 0
 
     def chances(self, program: Program, path: list[int], backend: str,
                 observations: np.ndarray | None = None) -> np.ndarray:
@@ -278,13 +349,24 @@ class Inverter:
             np.zeros(len(program.term_from), dtype=np.int64), factor, ones, groups, n_final)[:, 0]
 
     def _propagate(self, program: Program, policies: np.ndarray, backend: str, groups: np.ndarray,
-                   n_groups: int) -> np.ndarray:
+                   n_groups: int) -> tuple[np.ndarray, np.ndarray]:
         if program.n_nodes == 0:
-            return np.zeros((n_groups, policies.shape[1]))
+            return np.zeros((n_groups, policies.shape[1])), np.zeros(0, dtype=np.int64)
         rows = program.term_query * self.plan.n_actions + program.term_action
-        return kernels(backend).propagate(
+        return kernels(backend).propagate_steps(
             program.n_nodes, program.init_nodes, program.init_weights, program.term_from,
-            program.term_to, rows, program.term_factor, policies, groups, n_groups)
+            program.term_to, rows, program.term_factor, policies, program.node_step, groups, n_groups)
+
+
+def align(tables: list[np.ndarray], exponents: list[int]) -> tuple[list[np.ndarray], int]:
+    """Likelihood tables each scaled by its own power of two (``table * 2 ** exponent``, as
+    :meth:`Inverter.likelihood` gives them) brought onto one scale, that of the largest
+    probability among them: ``(tables, exponent)``, each table now ``P * 2 ** exponent``.
+    A table of zeros (a path impossible there) does not choose the scale. Powers of two
+    multiply exactly: where no table was scaled, nothing changes."""
+    live = [e for table, e in zip(tables, exponents) if table.size and table.max() > 0]
+    common = min(live) if live else 0
+    return [table if e == common else np.ldexp(table, common - e) for table, e in zip(tables, exponents)], common
 
 
 def impossible(where: str, step: int) -> ScenarioError:

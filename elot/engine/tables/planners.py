@@ -23,6 +23,7 @@ from elot.engine.tables.config import EngineConfig
 from elot.engine.tables.grid import BeliefGrid
 from elot.engine.tables.protocol import DesireSpace, Tables
 from elot.errors import ExtensionMissingError
+from elot.numeric import one_blas_thread
 
 
 def kernels(backend: str):
@@ -70,10 +71,66 @@ def reward_table(tables: Tables, beliefs: np.ndarray, desires: DesireSpace, cost
     onehot[np.arange(n_w)[:, None, None], np.arange(n_s)[None, :, None],
            np.arange(n_a)[None, None, :], idx] = 1.0
     mix = np.einsum("bw,wsao->bsao", beliefs, onehot[..., :n_obj]).reshape(-1, n_obj)
-    reward = mix @ np.asarray(desires.utilities, dtype=np.float64).T
+    with one_blas_thread():
+        reward = mix @ np.asarray(desires.utilities, dtype=np.float64).T
     if costs:
         reward -= np.tile(np.asarray(tables.costs, dtype=np.float64), len(beliefs) * n_s)[:, None]
     return reward
+
+
+#: Threads planning may use (None: the cores this process may run on that the machine's load
+#: leaves free; :func:`set_threads`). A worker process of a batch plans on one: its siblings
+#: hold the other cores.
+_THREADS: int | None = None
+#: Columns (utility vectors) per thread at least: below that a thread's start costs more
+#: than its share of the work.
+MIN_COLUMNS = 32
+
+
+def set_threads(threads: int | None) -> None:
+    """Plan on at most ``threads`` threads from now on in this process (None: as many as
+    are free)."""
+    global _THREADS
+    _THREADS = None if threads is None else max(1, int(threads))
+
+
+def threads() -> int:
+    """The threads planning uses: :func:`set_threads`'s, else the cores this process may
+    run on less the machine's load (at least 1)."""
+    if _THREADS is not None:
+        return _THREADS
+    import os
+
+    allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        busy = int(os.getloadavg()[0])
+    except OSError:
+        busy = 0
+    return max(1, min(allowed, allowed - busy + 1))
+
+
+def value_iteration(backend: str, indptr, indices, probs, reward: np.ndarray, n_actions: int, gamma: float,
+                    sweeps: int) -> np.ndarray:
+    """The value-iteration kernel of ``backend`` over every column of ``reward``: the columns
+    are independent problems, so the compiled kernel (which releases the GIL) solves chunks
+    of them on :func:`threads` threads at once, each chunk's Q the same bits as one call's."""
+    solve = kernels(backend).value_iteration
+    n_cols = reward.shape[1]
+    parts = min(threads(), n_cols // MIN_COLUMNS) if backend == "core" else 1
+    if parts <= 1:
+        return solve(indptr, indices, probs, reward, n_actions, gamma, sweeps)
+    from concurrent.futures import ThreadPoolExecutor
+
+    edges = [round(n_cols * k / parts / 8) * 8 for k in range(parts)] + [n_cols]
+    out = np.empty(reward.shape, dtype=np.float64)
+
+    def chunk(k: int) -> None:
+        a, b = edges[k], edges[k + 1]
+        out[:, a:b] = solve(indptr, indices, probs, np.ascontiguousarray(reward[:, a:b]), n_actions, gamma, sweeps)
+
+    with ThreadPoolExecutor(max_workers=parts, thread_name_prefix="elot-plan") as pool:
+        list(pool.map(chunk, range(parts)))
+    return out
 
 
 def _csr(rows: np.ndarray, succ: np.ndarray, probs: np.ndarray, n_rows: int):
@@ -91,8 +148,7 @@ def plan_qmdp(tables: Tables, desires: DesireSpace, config: EngineConfig) -> Pla
     succ = (np.arange(n_w)[:, None, None] * n_s + trans).reshape(-1)
     indptr, indices, probs = _csr(rows, succ, np.ones(len(rows)), len(rows))
     reward = reward_table(tables, np.eye(n_w), desires, config.costs)
-    q = kernels(config.backend).value_iteration(indptr, indices, probs, reward, n_a,
-                                                config.gamma, config.sweeps)
+    q = value_iteration(config.backend, indptr, indices, probs, reward, n_a, config.gamma, config.sweeps)
     return Plan("qmdp", tables, q, None)
 
 
@@ -135,8 +191,8 @@ def plan_belief_vi(tables: Tables, desires: DesireSpace, config: EngineConfig) -
     grid = BeliefGrid(len(tables.worlds), config.grid)
     indptr, indices, probs = belief_transitions(tables, grid)
     reward = reward_table(tables, grid.points, desires, config.costs)
-    q = kernels(config.backend).value_iteration(indptr, indices, probs, reward,
-                                                len(tables.actions), config.gamma, config.sweeps)
+    q = value_iteration(config.backend, indptr, indices, probs, reward, len(tables.actions), config.gamma,
+                        config.sweeps)
     return Plan("belief-vi", tables, q, grid)
 
 

@@ -204,27 +204,56 @@ def check_tables(domain: Any, tables: Any) -> Tables:
         "costs": (n_a,), "transitions": (n_w, n_s, n_a),
         "observations": (n_w, n_s, n_o), "outcomes": (n_w, n_s, n_a),
     }
+    held = {}
     for field, shape in expected.items():
-        value = np.asarray(getattr(tables, field))
+        value = held[field] = numbers(domain, "tables", field, getattr(tables, field))
         if value.shape != shape:
             raise _fail(domain, "tables", f"{field} has shape {value.shape}, expected {shape}")
         if not np.all(np.isfinite(value)):
             raise _fail(domain, "tables", f"{field} holds a value that is not finite")
-    trans = np.asarray(tables.transitions)
+    trans = held["transitions"]
     if trans.min() < 0 or trans.max() >= n_s or not np.array_equal(trans, np.round(trans)):
         raise _fail(domain, "tables", f"transitions must hold state indices 0..{n_s - 1}")
-    outcomes = np.asarray(tables.outcomes)
-    if outcomes.min() < -1 or outcomes.max() >= n_obj:
+    outcomes = held["outcomes"]
+    if outcomes.min() < -1 or outcomes.max() >= n_obj or not np.array_equal(outcomes, np.round(outcomes)):
         raise _fail(domain, "tables", f"outcomes must hold object indices 0..{n_obj - 1} or -1")
-    obs = np.asarray(tables.observations, dtype=np.float64)
+    obs = held["observations"]
     if obs.min() < -1e-9 or np.abs(obs.sum(axis=2) - 1).max() > 1e-9:
         raise _fail(domain, "tables", "each observations[w, s, :] must be probabilities summing to 1")
+    if np.abs(held["costs"]).max() > MAX_UTILITY:
+        raise _fail(domain, "tables", f"costs must be at most {MAX_UTILITY:g} in size (the planner adds them up)")
     return tables
+
+
+#: The largest utility a desire may give an object: the planner adds utilities over as many
+#: steps as it sweeps, and past about 1e306 the sums overflow a float64 (and their
+#: differences become NaN); 1e15 leaves every planner room and is far past any scale in use.
+MAX_UTILITY = 1e15
+
+
+def numbers(domain: Any, method: str, what: str, value: Any) -> np.ndarray:
+    """``value`` as a float64 array, or a :class:`DomainError` naming the first entry that is
+    not a number (an object array holding text, say) and where it is."""
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as error:     # a ragged list, say
+        raise _fail(domain, method, f"{what} is not a table of numbers ({error})") from None
+    if array.dtype.kind in "biuf":
+        return array.astype(np.float64, copy=False)
+    flat = array.reshape(-1) if array.ndim else array.reshape(1)
+    for n, item in enumerate(flat):
+        if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, float, np.integer, np.floating)):
+            at = np.unravel_index(n, array.shape) if array.ndim else ()
+            place = (f" at row {at[0]}, column {at[1]}" if len(at) == 2 else
+                     f" at [{', '.join(map(str, at))}]" if at else "")
+            raise _fail(domain, method, f"{what} holds {item!r} ({type(item).__name__}){place}, not a number "
+                                        f"(its dtype is {array.dtype})")
+    return array.astype(np.float64)
 
 
 def check_space(domain: Any, method: str, rows: np.ndarray, prior: np.ndarray, width: int) -> None:
     """A hypothesis table ``rows`` (``[n, width]``) with a prior of ``n`` probabilities."""
-    rows, prior = np.asarray(rows), np.asarray(prior)
+    rows, prior = numbers(domain, method, "its table", rows), numbers(domain, method, "its prior", prior)
     if rows.ndim != 2 or rows.shape[1] != width or not len(rows):
         raise _fail(domain, method, f"its table has shape {rows.shape}, expected (n >= 1, {width})")
     if prior.shape != (len(rows),):
@@ -237,19 +266,21 @@ def check_space(domain: Any, method: str, rows: np.ndarray, prior: np.ndarray, w
 
 def check_beliefs(domain: Any, space: Any, n_worlds: int) -> BeliefSpace:
     """``space`` if it is a well-formed :class:`BeliefSpace` over ``n_worlds`` worlds (its prior
-    one for every world, or one per world), else a :class:`DomainError`."""
+    one for every world, or one per world; each belief a distribution), else a
+    :class:`DomainError`."""
     if not isinstance(space, BeliefSpace):
         raise DomainError(f"{_name(domain)}.initial_beliefs: returned {type(space).__name__}, not "
                           "elot.engine.BeliefSpace")
     prior = np.asarray(space.prior)
     if prior.ndim != 2:
         check_space(domain, "initial_beliefs", space.beliefs, space.prior, n_worlds)
-        return space
-    if prior.shape[0] != n_worlds:
+    elif prior.shape[0] != n_worlds:
         raise _fail(domain, "initial_beliefs", f"its prior per world has shape {prior.shape}, expected "
                     f"({n_worlds}, {len(np.asarray(space.beliefs))}): one row per world")
-    for row in prior:
-        check_space(domain, "initial_beliefs", space.beliefs, row, n_worlds)
+    else:
+        for row in prior:
+            check_space(domain, "initial_beliefs", space.beliefs, row, n_worlds)
+    check_belief_rows(domain, "initial_beliefs", space.beliefs)
     return space
 
 
@@ -322,3 +353,59 @@ def check_events(domain: Any, events: Any, tables: Tables) -> Events:
                 raise _fail(domain, "events", f"{owner}'s model of {other}'s observations must give a positive "
                             "probability to the same percepts as the true one (it may weigh them otherwise)")
     return events
+def check_belief_rows(domain: Any, method: str, beliefs: np.ndarray) -> None:
+    """Each row of ``beliefs`` a probability distribution over the worlds: no entry
+    negative, the row summing to 1 within 1e-9; else a :class:`DomainError` naming the
+    first row that is not (a row ``[0.5, 0.4]`` would silently move the posterior)."""
+    beliefs = np.asarray(beliefs, dtype=np.float64)
+    for n, row in enumerate(beliefs):
+        total = float(row.sum())
+        if row.min() < 0 or abs(total - 1.0) > 1e-9:
+            shown = "[" + ", ".join(f"{v:g}" for v in row[:8]) + (", ..." if len(row) > 8 else "") + "]"
+            why = f"holds {row.min():g}, a negative probability" if row.min() < 0 else f"sums to {total:.12g}, not 1"
+            raise DomainError(f"{_name(domain)}.{method}: row {n} of its beliefs, {shown}, {why}",
+                              hint="each initial belief is a probability distribution over the worlds: entries "
+                                   ">= 0 summing to 1 (within 1e-9)")
+
+
+def check_utilities(domain: Any, utilities: np.ndarray) -> None:
+    """No utility larger in size than :data:`MAX_UTILITY`, else a :class:`DomainError`
+    naming the row."""
+    utilities = np.asarray(utilities, dtype=np.float64)
+    if not utilities.size:
+        return
+    big = np.flatnonzero(np.abs(utilities).max(axis=1) > MAX_UTILITY)
+    if len(big):
+        row = utilities[big[0]]
+        raise DomainError(f"{_name(domain)}.desires: row {big[0]} of its utilities holds "
+                          f"{row[np.argmax(np.abs(row))]:g}, larger than {MAX_UTILITY:g} in size",
+                          hint="the planner adds utilities over many steps and they would overflow: scale the "
+                               f"utilities down (they need only their ratios; at most {MAX_UTILITY:g})")
+
+
+def world_atoms(domain: Any, layout: Any, world: int, label: str = "", state: int | None = None,
+                state_label: str = "") -> frozenset:
+    """``domain.world_atoms(layout, world)`` checked (with ``state``,
+    ``domain.world_atoms_at(layout, world, state)``): an iterable of atoms, each a tuple of a
+    predicate's name and its arguments' names (strings); else a :class:`DomainError` naming
+    what came back."""
+    if state is None:
+        where = f"world_atoms (world {label or world})"
+        found = ask(domain, "world_atoms", layout, world)
+    else:
+        where = f"world_atoms_at (world {label or world}, state {state_label or state})"
+        found = ask(domain, "world_atoms_at", layout, world, state)
+    if isinstance(found, (str, bytes)) or not hasattr(found, "__iter__"):
+        raise _atoms(domain, where, f"returned {found!r} ({type(found).__name__}), not a set of atoms")
+    atoms = []
+    for atom in found:
+        if isinstance(atom, (str, bytes)) or not isinstance(atom, (tuple, list)) or not atom \
+                or not all(isinstance(part, str) for part in atom):
+            raise _atoms(domain, where, f"holds {atom!r}, not an atom (a tuple of names: (predicate, *arguments))")
+        atoms.append(tuple(atom))
+    return frozenset(atoms)
+
+
+def _atoms(domain: Any, where: str, message: str) -> DomainError:
+    return DomainError(f"{_name(domain)}.{where}: {message}",
+                       hint='return a frozenset of tuples such as ("open", "shop") (docs/domains.md)')

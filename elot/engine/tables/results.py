@@ -17,6 +17,7 @@ from elot.engine.tables import current
 from elot.engine.tables.config import EngineConfig
 from elot.engine.tables.protocol import BeliefSpace, DesireSpace
 from elot.numeric import dot_columns, fsum
+from elot.settings import FEW_EFFECTIVE
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,8 @@ class Posterior:
 @dataclass(frozen=True, eq=False)
 class PathResult(Posterior):
     """One path's exact inversion: ``likelihood[w, b, u]`` = P(path | hidden world ``worlds[w]``,
-    initial belief b, desire u). A path whose true world the observer knows has one world.
+    initial belief b, desire u), times ``2 ** exponent``. A path whose true world the observer
+    knows has one world.
 
     ``beliefs`` are the initial beliefs as reported (rounded, see
     :func:`elot.engine.tables.inversion.stored_beliefs`); ``config`` is what ran.
@@ -111,6 +113,10 @@ class PathResult(Posterior):
     beliefs: np.ndarray
     #: Why this method ran (``auto``'s choice; "" otherwise).
     note: str = ""
+    #: ``likelihood`` is P(path | ...) times ``2 ** exponent``: 0 unless the path is so long
+    #: that its probabilities fall towards the smallest double (thousands of steps), where
+    #: the inversion keeps them on a scale of their own (the posterior is the same).
+    exponent: int = 0
     #: ``nodes(every_world)``: the :class:`~elot.engine.tables.current.Now` of the path's
     #: end (see :meth:`Posterior.now`), made when first asked.
     nodes: Callable[[bool, tuple], current.Now] | None = field(default=None, repr=False)
@@ -207,6 +213,9 @@ class SampledResult(Posterior):
     desire_space: DesireSpace
     beliefs: np.ndarray
     note: str = ""
+    #: ``likelihood`` and ``drawn_likelihood`` are P(path | ...) times ``2 ** exponent`` (see
+    #: :attr:`PathResult.exponent`).
+    exponent: int = 0
     #: As :attr:`PathResult.nodes`, over the pooled initial beliefs and the planned desires.
     nodes: Callable[[bool, tuple], current.Now] | None = field(default=None, repr=False)
     _now_made: dict = field(default_factory=dict, repr=False)
@@ -305,9 +314,27 @@ class SampledResult(Posterior):
         ess = self.ess
         return Rows(position, now.owner[entries], codes % n_d, weights, prior, ess if ess > 0 else None,
                     len(self.drawn[0]), entry=entries)
+    @property
+    def space_size(self) -> int:
+        """Hypotheses (hidden world, initial belief, desire) the particles are drawn from."""
+        return len(self.worlds) * len(self.belief_space.beliefs) * len(self.desire_space.utilities)
+
+    def warnings(self) -> list[str]:
+        """What makes the estimates doubtful, as the gridworld's filter says it: an
+        effective sample size under :data:`~elot.settings.FEW_EFFECTIVE` in a space larger
+        than the particles (one or two particles report "1.00 ± 0.00" however wrong), or
+        no particle left with weight."""
+        if not self.possible:
+            return []       # an empty posterior is an error of its own (the path's step is named)
+        ess = self.ess
+        if ess < FEW_EFFECTIVE and self.space_size > self.particles:
+            return [f"the estimates rest on an effective sample size of {ess:.1f} (under {FEW_EFFECTIVE}) over "
+                    f"{self.space_size:,} hypotheses; their standard errors are then too small: give more "
+                    "--particles"]
+        return []
 
     def describe(self) -> dict:
-        return {**super().describe(), "particles": self.particles, "ess": self.ess,
+        return {**super().describe(), "warnings": self.warnings(), "particles": self.particles, "ess": self.ess,
                 "particles_ess": self.particles_ess, "planned_desires": self.planned,
                 "resamplings": int(self.resampled.sum()), "drifts": int(self.drifted.sum()),
                 "restarts": int(self.restarted.sum())}

@@ -21,11 +21,11 @@ from elot.engine import budget
 from elot.settings import DEFAULT_BETA
 from elot.engine.tables import current, sampling, smc
 from elot.engine.tables.config import EngineConfig
-from elot.engine.tables.inversion import Inverter, stored_beliefs
+from elot.engine.tables.inversion import Allowance, Inverter, align, inversion_bytes, stored_beliefs
 from elot.engine.tables.planners import Plan, plan
 from elot.errors import DomainError
 from elot.engine.tables.protocol import (BeliefSpace, DesireSpace, Events, Tables, ask, check_beliefs,
-                                  check_events, check_space, check_tables, seen_bits)
+                                         check_events, check_space, check_tables, check_utilities, seen_bits)
 from elot.engine.tables.results import PathResult, SampledResult, Timings
 
 #: A result of either method (what :meth:`Engine.run` returns per case).
@@ -79,6 +79,7 @@ class Engine:
                 raise DomainError(f"{getattr(self.domain, 'name', '?')}.desires: returned "
                                   f"{type(space).__name__}, not elot.engine.DesireSpace")
             check_space(self.domain, "desires", space.utilities, space.prior, len(space.objects))
+            check_utilities(self.domain, space.utilities)
             self._desires = space
         return self._desires
 
@@ -118,6 +119,15 @@ class Engine:
             self._draws = sampling.Draws.of(self.config.seed, self.config.particles, self.desires())
         return self._draws
 
+    def _planned_count(self, method: str) -> int:
+        """How many utility vectors ``method`` plans: all (exact); the distinct ones drawn,
+        or before the draws are made, the most the particles could draw."""
+        if method == "exact":
+            return len(self.desires().utilities)
+        if self._draws is None:
+            return sampling.distinct_bound(self.desires().prior, self.config.particles)
+        return len(self._draws.distinct)
+
     def planned_desires(self, method: str) -> DesireSpace:
         """The utility vectors planned under ``method``: all (exact), or the distinct ones drawn."""
         return self.desires() if method == "exact" else self.draws().planned(self.desires())
@@ -126,22 +136,26 @@ class Engine:
 
     def estimate(self, layouts: Iterable[Any], method: str | None = None) -> budget.Estimate:
         """What planning ``layouts`` needs under ``method`` (default: the config's; ``auto``:
-        exact if that fits the budget, else particles). Asks the domain for tables and
-        draws the particles' desires; plans nothing."""
+        exact if that fits the budget, else particles). Asks the domain for tables; draws
+        nothing (particles count as many distinct utility vectors as they could draw:
+        :func:`~elot.engine.tables.sampling.distinct_bound`) and plans nothing."""
         layouts = list(dict.fromkeys(layouts))
         method = method or self.config.method
         if method == "auto":
             exact = self.estimate(layouts, "exact")
             return exact if self._fits(exact) else self.estimate(layouts, "smc")
-        n_desires = len(self.planned_desires(method).utilities)
+        n_desires = self._planned_count(method)
         what = "utility vectors" if method == "exact" else \
             f"distinct utility vectors drawn by {self.config.particles:,} particles"
+        if method != "exact" and self._draws is None:
+            what += " (at most)"
         total = budget.planned(0, 0.0, 0, n_desires, what)
         for layout in layouts:
             if (layout, method) in self._plans:
                 continue
-            one = budget.planning(self.config.planner, self.tables(layout).shape, n_desires,
-                                  self.config.grid, self.config.sweeps)
+            tables = self.tables(layout)
+            one = budget.planning(self.config.planner, tables.shape, n_desires, self.config.grid, self.config.sweeps,
+                                  objects=len(tables.objects), percepts=len(tables.percepts))
             total = budget.planned(total.bytes + one.bytes, total.seconds + one.seconds,
                                    total.size + one.size, n_desires, what)
         return total
@@ -191,15 +205,30 @@ class Engine:
         every prefix of its path under each pooled hypothesis, steps x hidden worlds x pooled
         initial beliefs x distinct desires)."""
         need = self.estimate((case.layout for case in cases), method)
+        held = self._inversions(cases, method)
         if method == "exact":
-            held = 8 * kept * len(self.desires().utilities) * sum(self._rows(case) for case in cases)
+            held += 8 * kept * len(self.desires().utilities) * sum(self._rows(case) for case in cases)
         else:
-            n, distinct = self.config.particles, len(self.draws().distinct)
+            n, distinct = self.config.particles, self._planned_count(method)
             table = max((len(case.path) * self._rows(case, min(n, len(self.initial_beliefs(case.layout,
                                                                                               case.world).beliefs)))
                          for case in cases), default=0)
-            held = 8 * 10 * n * kept * len(cases) + 8 * 3 * table * distinct
-        return replace(need, bytes=need.bytes + held)
+            held += 8 * 10 * n * kept * len(cases) + 8 * 3 * table * distinct + sampling.DRAW_BYTES * n
+            return replace(need, bytes=need.bytes + held,
+                           detail=f"{need.detail}; {n:,} particles over {len(cases):,} path(s) of up to "
+                                  f"{max(len(case.path) for case in cases) - 1:,} steps")
+        return replace(need, bytes=need.bytes + held,
+                       detail=f"{need.detail}; the inversion of {len(cases):,} path(s) of up to "
+                              f"{max((len(case.path) for case in cases), default=1) - 1:,} steps")
+
+    def _inversions(self, cases, method: str) -> int:
+        """The least the cases' inversions hold (:func:`inversion_bytes`: a node per row and
+        step), counted before any work; the build spends what it really makes against the
+        budget as it goes (:class:`Allowance`)."""
+        n_desires = self._planned_count(method)
+        beliefs = (lambda case: None) if method == "exact" else \
+            (lambda case: min(self.config.particles, len(self.initial_beliefs(case.layout, case.world).beliefs)))
+        return sum(inversion_bytes(len(case.path) - 1, self._rows(case, beliefs(case)), n_desires) for case in cases)
 
     def _choose(self, cases, kept: int) -> tuple[str, str]:
         """How to infer (exact or smc) and why (a note under ``auto``); the budget is checked
@@ -229,10 +258,13 @@ class Engine:
         method, note = self._choose(cases, kept)
         layouts = list(dict.fromkeys(case.layout for case in cases))
         total = len(layouts) + n_betas
+        limit = budget.Limits(max_bytes=self.config.memory_limit).budget()
+        others = self._need(cases, method, kept).bytes - self._inversions(cases, method)
+        allowance = Allowance(max(limit - others, 0), limit)
         inverters: dict[Any, Inverter] = {}
         for i, layout in enumerate(layouts):
             inverters[layout] = Inverter(self.tables(layout), self.plan(layout, method), self.config.belief_quantum,
-                                         self.seen_bits(layout))
+                                         seen=self.seen_bits(layout), allowance=allowance)
             if progress:
                 progress(i + 1, total)
         start, cpu = time.perf_counter(), time.process_time()
@@ -258,11 +290,14 @@ class Engine:
                 if config.method == "exact":
                     worlds, world_prior, space, programs = one
                     likelihood = np.zeros((len(worlds), len(space.beliefs), len(self.desires().utilities)))
-                    for i, (rows, program) in enumerate(programs):
-                        likelihood[i, rows] = inverter.likelihood(program, policies[case.layout], config.backend)
+                    tables, exponents = zip(*(inverter.likelihood(program, policies[case.layout], config.backend)
+                                              for _, program in programs))
+                    tables, exponent = align(list(tables), list(exponents))
+                    for i, ((rows, _), table) in enumerate(zip(programs, tables)):
+                        likelihood[i, rows] = table
                     results.append(PathResult(
                         name, case.layout, worlds, world_prior, tuple(case.path), config, likelihood, space,
-                        self.desires(), stored_beliefs(space.beliefs, config.belief_quantum), note,
+                        self.desires(), stored_beliefs(space.beliefs, config.belief_quantum), note, exponent,
                         self._nodes(inverter, case, programs, policies[case.layout], config.backend)))
                     continue
                 results.append(self._particles(name, case, config, one, inverter, policies[case.layout], note))
@@ -276,7 +311,7 @@ class Engine:
                    policies: np.ndarray, note: str) -> SampledResult:
         """One case's particle run (:func:`elot.engine.tables.smc.run`) over the likelihoods
         of its path's prefixes under the pool's hypotheses."""
-        table = sampling.prefix_tables(inverter, pool, policies, config.backend)
+        table, exponent = sampling.prefix_tables(inverter, pool, policies, config.backend)
         priors = smc.Priors(pool.world_prior, pool.belief_prior, pool.desire_prior)
         trace = smc.run(table, priors, pool.start[:2], config.seed, config.ess_threshold, config.moves,
                         smc.kernels(config.backend))
@@ -289,7 +324,7 @@ class Engine:
             drawn_likelihood=table[-1][pool.start], steps_ess=trace.ess, resampled=trace.resampled,
             drifted=trace.drifted, moved=trace.moved, restarted=trace.restarted,
             unpooled=sampling.unpooled(table[-1], pool), belief_space=pool.space, desire_space=self.desires(),
-            beliefs=stored_beliefs(pool.space.beliefs, config.belief_quantum), note=note,
+            beliefs=stored_beliefs(pool.space.beliefs, config.belief_quantum), note=note, exponent=exponent,
             nodes=self._nodes(inverter, case, [(pool.beliefs[w], program) for w, program in enumerate(pool.programs)],
                               policies, config.backend))
 
@@ -308,20 +343,23 @@ class Engine:
             n_final = len(program.final_belief)
             owner = rows[program.node_owner[program.n_nodes - n_final:]] if n_final else rows[:0]
             chance = np.array([inverter.chances(program, path, backend, model) for model in (None, *models)])
-            likelihood = inverter.node_likelihoods(program, policies, backend) if lik else None
+            likelihood, exponent = inverter.node_likelihoods(program, policies, backend) if lik else (None, 0)
             return world, owner, program.final_belief, program.final_seen, chance.reshape(1 + len(models), -1), \
-                likelihood
+                likelihood, exponent
 
         def nodes(every_world: bool, models: tuple = ()) -> current.Now:
             worlds, tables = self._hidden(case)[0], self.tables(case.layout)
             parts = [part(worlds[i], rows, program, True, models) for i, (rows, program) in enumerate(programs)]
+            # each world's likelihoods on one scale (a long path's are scaled: Inverter.likelihood)
+            scaled, _ = align([p[-2] for p in parts], [p[-1] for p in parts])
+            parts = [p[:-2] + (table,) for p, table in zip(parts, scaled)]
             if every_world:
                 beliefs = np.asarray(self.initial_beliefs(case.layout, case.world).beliefs, dtype=np.float64)
                 rows = programs[0][0]
                 for world in range(len(tables.worlds)):
                     if world not in worlds:
                         parts.append(part(world, rows, inverter.build(beliefs[np.asarray(rows)], path, world),
-                                          False, models))
+                                          False, models)[:-1])
             # the hidden worlds' entries first, as in nodes(False): the same entry numbers
             return current.gather(parts, len(tables.worlds), policies.shape[1])
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from elot.engine.tables.inversion import Inverter, Program
+from elot.engine.tables.inversion import Inverter, Program, align
 from elot.engine.tables.protocol import BeliefSpace, DesireSpace
 from elot.numeric import fsum
 
@@ -47,6 +47,19 @@ def inverse_cdf(prior: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     cdf = np.cumsum(np.asarray(prior, dtype=np.float64))
     cdf /= cdf[-1]
     return np.minimum(np.searchsorted(cdf, uniforms, side="right"), len(cdf) - 1).astype(np.intp)
+
+
+def distinct_bound(prior: np.ndarray, particles: int) -> int:
+    """The most distinct entries ``particles`` draws from ``prior`` can hold: the particles,
+    or the entries of positive prior mass if fewer. What the budget counts the planning on
+    before anything is drawn (drawing a billion particles to count them is the work the
+    budget must refuse)."""
+    return int(min(particles, np.count_nonzero(np.asarray(prior) > 0)))
+
+
+#: Bytes per particle of the draws (:meth:`Draws.of`): three uniforms, the desire drawn, its
+#: column, and the sort behind ``np.unique`` (a copy and its order).
+DRAW_BYTES = 8 * 3 + 8 + 8 + 16
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,13 +166,24 @@ def _outside(prior: np.ndarray, pooled: np.ndarray) -> float:
     return fsum(prior[outside])
 
 
-def prefix_tables(inverter: Inverter, pool: Pool, policies: np.ndarray, backend: str) -> np.ndarray:
-    """``float64[steps + 1, worlds, pooled beliefs, planned desires]``: the likelihood of
-    every prefix of the path under every pooled hypothesis."""
+def prefix_tables(inverter: Inverter, pool: Pool, policies: np.ndarray, backend: str) -> tuple[np.ndarray, int]:
+    """``(table, exponent)``: ``table`` is ``float64[steps + 1, worlds, pooled beliefs,
+    planned desires]``, the likelihood of every prefix of the path under every pooled
+    hypothesis, each step's layer times a power of two common to its worlds (1 unless the
+    path is long enough to fall towards the smallest double; see
+    :func:`~elot.engine.tables.inversion.align`); ``exponent`` is the last layer's. A
+    factor common to a layer changes no ratio particles are reweighed by, drawn or moved
+    with."""
     table = np.empty((pool.steps + 1, *pool.beliefs.shape, len(pool.desires)))
+    exponents = np.zeros((pool.steps + 1, len(pool.programs)), dtype=np.int64)
     for w, program in enumerate(pool.programs):
-        table[:, w] = inverter.prefix_likelihoods(program, policies, backend)
-    return table
+        table[:, w], exponents[:, w] = inverter.prefix_likelihoods(program, policies, backend)
+    exponent = 0
+    for t in range(len(table)):
+        if exponents[t].any():
+            layers, exponent = align(list(table[t]), list(exponents[t]))
+            table[t] = layers
+    return table, int(exponent)
 
 
 def unpooled(layer: np.ndarray, pool: Pool) -> float:

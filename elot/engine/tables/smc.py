@@ -285,6 +285,12 @@ def step_rng(seed: int, t: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(seed).spawn(t + 1)[t])
 
 
+def step_rngs(seed: int, steps: int) -> list[np.random.Generator]:
+    """:func:`step_rng` of every step 0..steps - 1, the seed's children spawned once (spawning
+    t + 1 of them at each step t made a long path's run quadratic in its length)."""
+    return [np.random.default_rng(child) for child in np.random.SeedSequence(seed).spawn(steps)]
+
+
 def run(table: np.ndarray, priors: Priors, start: tuple[np.ndarray, np.ndarray], seed: int,
         ess_threshold: float, moves: int, kernels) -> Trace:
     """The particles along the path, from ``start`` (the world and belief positions of the
@@ -294,8 +300,7 @@ def run(table: np.ndarray, priors: Priors, start: tuple[np.ndarray, np.ndarray],
     state = State(*start, np.zeros(n))
     state = replace(state, weight=_rescaled(state.at(weights[0])))
     ess, resampled, drifted, moved, restarted = [], [], [], [], []
-    for t, layer in enumerate(weights):
-        rng = step_rng(seed, t)
+    for t, (layer, rng) in enumerate(zip(weights, step_rngs(seed, len(weights)))):
         if t > 0:
             state = reweight(state, weights[t - 1], layer)
         restart = not state.weight.any() and bool(layer.any())

@@ -19,10 +19,11 @@ from elot.engine.worlds.spaces import ParticleSpace
 from elot.engine.worlds.trajectory import Trajectory
 from elot.numeric import dot_columns
 from elot.output import count
+from elot.settings import FEW_EFFECTIVE
 
 #: An effective sample size (copies of one hypothesis pooled) below which a run says the
 #: filter degenerated: the normal approximation behind the standard errors needs more.
-FEW_DISTINCT = 30
+FEW_DISTINCT = FEW_EFFECTIVE
 #: ... while the ESS over particles counts this many times as many: copies look like
 #: independent draws.
 DEGENERATE_RATIO = 4
