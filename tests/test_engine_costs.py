@@ -99,6 +99,25 @@ def test_a_path_of_thousands_of_steps_keeps_its_posterior():
     assert np.allclose(long.mean_utility(), post.sum(axis=(0, 1)) @ long.desire_space.utilities, rtol=1e-9)
 
 
+def test_the_current_belief_of_a_long_path_is_on_the_posterior_s_scale():
+    """The states at a long path's end carry likelihoods scaled as the path's (a power of two
+    per world, aligned): their rows give the same desire posterior as the initial rows."""
+    import numpy as np
+
+    from elot.domains.foodtrucks.domain import FoodTrucks
+    from elot.engine import Case, Engine, EngineConfig
+
+    for method in ("exact", "smc"):
+        engine = Engine(FoodTrucks(), EngineConfig(planner="qmdp", method=method, particles=400, seed=3))
+        [[long]] = engine.run([Case(1, (5,) * 2001, None, "long")])
+        assert long.possible and long.exponent > 0
+        rows, now = long.current_rows(), long.rows()
+        n_d = len(long.desire_space.utilities)
+        assert np.isclose(rows.weights.sum(), 1.0)
+        assert np.allclose(np.bincount(rows.desire, rows.weights, n_d), np.bincount(now.desire, now.weights, n_d),
+                           atol=1e-9)
+
+
 def test_a_long_path_on_the_command_line_is_no_longer_called_impossible(tmp_path):
     import json
 

@@ -16,6 +16,7 @@ import csv
 import http.server
 import json
 import threading
+import time
 import zipfile
 from urllib.parse import parse_qs, urlsplit
 
@@ -151,8 +152,11 @@ def study(tmp_path_factory):
 
 async def _participant(page, person, *, wrong_checks=False, quit_after=None, pause_after=None):
     """Answer screens until Prolific takes the participant back (or until ``quit_after``
-    judgments: then the tab is closed; or until ``pause_after``: then the page is left as it is)."""
-    for _ in range(400):
+    judgments: then the tab is closed; or until ``pause_after``: then the page is left as it is).
+    Bounded by time, not by polls: on a loaded machine (CI's two cores, a parallel suite) a
+    screen's animation may keep its button disabled for many polls."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
         await page.wait_for_timeout(100)
         if page.url.startswith(PROLIFIC_RETURN):
             return page.url
@@ -203,7 +207,7 @@ def _stand_in(folder, *, arrivals: int):
     thread; its onLoad waits until ``arrivals`` participants have arrived."""
     state = {"lock": threading.Lock(), "batch": {}, "version": 0, "conflicts": 0, "study": {},
              "results": collections.defaultdict(str), "ended": {},
-             "arrivals": threading.Barrier(arrivals, timeout=20)}
+             "arrivals": threading.Barrier(arrivals, timeout=120)}
     handler = type("Handler", (StandIn,), {"state": state})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), lambda *a: handler(*a, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
