@@ -555,7 +555,9 @@ cdef class Planner:
                 # of memory is better off with the memory); the next call starts afresh
                 self.configs.clear()
                 self._layout_memo(n_keys)
-                limit = (f" (its limit is {self.max_bytes / 2**30:.1f} GiB)" if self.max_bytes > 0 else "")
+                size = <double> self.max_bytes     # a C integer: divided as one, it would floor
+                shown = f"{size / 2**30:.1f} GiB" if size >= 2**27 else f"{size / 2**20:.1f} MiB"
+                limit = f" (its limit is {shown})" if self.max_bytes > 0 else ""
                 raise MemoryError(f"the path planner ran out of memory{limit} after {n} of {n_worlds} "
                                   f"worlds ({entries:,} subgoal values memoized)")
         return out
