@@ -382,3 +382,97 @@ def test_a_batch_in_worker_processes_writes_the_table_a_serial_one_does(tmp_path
     assert elot(*argv, "-o", str(tmp_path / "serial.csv")).returncode == 0
     assert elot(*argv, "-j", "2", "-o", str(tmp_path / "jobs.csv")).returncode == 0
     assert (tmp_path / "serial.csv").read_bytes() == (tmp_path / "jobs.csv").read_bytes()
+
+
+# -- fitting the models' settings ---------------------------------------------------------------
+
+#: Two stimuli of a small study of our own in Alanqary et al.'s layout (both of its dev split):
+#: the speller of examples/pddl building tea, and one building set.
+TINY = {"1_1": ["(pick-up e)", "(stack e a)", "(pick-up t)", "(stack t e)"],
+        "1_3": ["(pick-up e)", "(stack e t)", "(pick-up s)", "(stack s e)"]}
+TINY_POINTS = {"1_1": [1, 3, 4, 5], "1_3": [1, 3, 5]}
+
+
+def tiny_study(root: Path) -> Path:
+    """The study folder: the towers domain, the spell problem for each stimulus, the words,
+    and made-up ratings of each word's probability (a model's posterior, nudged)."""
+    import json
+    import math
+
+    (root / "problems").mkdir(parents=True)
+    (root / "actions").mkdir()
+    (root / "domain.pddl").write_text((EXAMPLE / "towers.pddl").read_text())
+    words = json.loads((EXAMPLE / "goals.json").read_text())["spell"]
+    for sid, actions in TINY.items():
+        (root / "problems" / f"scenario-{sid.replace('_', '-')}.pddl").write_text(Path(PROBLEM).read_text())
+        (root / "actions" / f"{sid}.dat").write_text("\n".join(actions) + "\n")
+    (root / "judgment_points.json").write_text(json.dumps(TINY_POINTS))
+    (root / "goals.json").write_text(json.dumps({sid: words for sid in TINY}))
+    front = PddlFront(root / "domain.pddl")
+    rows, n = [], 0
+    for sid in TINY:
+        episode = front.episode(sid)
+        source = front.run(episode, front.settings("heuristic", 2.0, epsilon=0.2, weight=0.5))
+        for t in episode.judged:
+            for goal, p in source.goal_posterior(t).items():
+                n += 1
+                rows.append([sid, t, t, goal, round(min(1.0, max(0.0, p + 0.04 * math.sin(n))), 3)])
+    with (root / "human_dev.csv").open("w", newline="") as handle:
+        csv.writer(handle).writerows([["scenario", "judgment", "t", "goal", "human"], *rows])
+    return root
+
+
+def test_elot_fit_chooses_the_settings_the_benchmarks_grid_search_chooses(tmp_path):
+    """``elot fit --measure P`` over a grid of β and --param values, on ratings of each goal's
+    probability, chooses the setting and reaches the r the benchmarks' grid search
+    (elot/domains/pddl/fitting.py) does on the same ratings: both run the front."""
+    import json
+
+    from elot.domains.pddl.dataset import load_study
+    from elot.domains.pddl.fitting import Family, fit as grid_search, prepare
+
+    root = tiny_study(tmp_path / "study")
+    study = load_study(root)
+    grid = {"beta": (0.5, 1.0, 2.0, 4.0), "epsilon": (0.05, 0.2), "weight": (0.2, 0.5)}
+    [found] = grid_search(prepare(study), study.human(), [Family("heuristic", grid, "")])
+    ratings = tmp_path / "ratings.csv"
+    with ratings.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["scenario", "mode", "t", "statement", "rating"])
+        for (sid, t, goal), value in study.human().items():
+            writer.writerow([sid, "current", t, f"wants(player, {goal})", value])
+    result = elot("fit", str(ratings), "--domain", str(root / "domain.pddl"), "--model", "heuristic,boltzmann",
+                  "--beta", "0.5,1,2,4", "--param", "epsilon=0.05,0.2", "--param", "weight=0.2,0.5",
+                  "--measure", "P", "--samples", "20", "-o", str(tmp_path / "fit.json"),
+                  "--evaluations", str(tmp_path / "evaluations.csv"))
+    assert result.returncode == 0, result.stderr
+    data = json.loads((tmp_path / "fit.json").read_text())
+    assert (data["model"], data["beta"], data["params"]) == ("heuristic", found.params["beta"],
+                                                            {"epsilon": found.params["epsilon"],
+                                                             "weight": found.params["weight"]})
+    assert data["r"] == pytest.approx(found.r, abs=1e-9) and data["measure"] == "P"
+    assert data["chosen"]["model"] == "heuristic" and data["ablations"]["boltzmann"]["params"] == {}
+    assert "Settings tried (each with every β): heuristic 4" in result.stdout
+    evaluations = list(csv.DictReader((tmp_path / "evaluations.csv").open()))
+    assert {(e["epsilon"], e["weight"]) for e in evaluations if e["model"] == "heuristic"} == {
+        ("0.05", "0.2"), ("0.05", "0.5"), ("0.2", "0.2"), ("0.2", "0.5")}
+    # the same ratings correlated with L choose by L: another r, the same kind of answer
+    result = elot("fit", str(ratings), "--domain", str(root / "domain.pddl"), "--model", "heuristic",
+                  "--beta", "0.5,1,2,4", "--param", "epsilon=0.05,0.2", "--samples", "20")
+    assert result.returncode == 0 and "maximizing Pearson r\n" in result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--model", "lapse", "--param", "epsilon=0.05,x"], "--param epsilon: epsilon must be a finite number"),
+    (["--model", "boltzmann", "--param", "epsilon=0.05,0.2"], "none of the models run (boltzmann) takes epsilon"),
+    (["--model", "lapse", "--param", "gama=0.1"], "did you mean gamma?"),
+    (["--measure", "Q"], "invalid choice: 'Q'"),
+])
+def test_a_fit_refuses_a_grid_it_cannot_run(tmp_path, argv, said):
+    root = tiny_study(tmp_path / "study")
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("scenario,mode,t,statement,rating\n" + "".join(
+        f"1_1,current,{t},\"wants(player, {w})\",{r}\n" for t, w, r in
+        ((0, "tea", 0.2), (2, "tea", 0.5), (4, "tea", 0.9), (4, "sea", 0.1))))
+    result = elot("fit", str(ratings), "--domain", str(root / "domain.pddl"), *argv)
+    assert result.returncode == 2 and said in result.stderr, result.stderr
