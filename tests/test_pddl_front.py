@@ -476,3 +476,30 @@ def test_a_fit_refuses_a_grid_it_cannot_run(tmp_path, argv, said):
         ((0, "tea", 0.2), (2, "tea", 0.5), (4, "tea", 0.9), (4, "sea", 0.1))))
     result = elot("fit", str(ratings), "--domain", str(root / "domain.pddl"), *argv)
     assert result.returncode == 2 and said in result.stderr, result.stderr
+
+
+# -- the REPL -----------------------------------------------------------------------------------
+
+
+def test_the_repl_sets_a_models_parameters_by_name_and_refuses_those_it_does_not_take():
+    lines = (":model heuristic\n:set epsilon 0.3\n:model\n:goto 3\nwants(player, sea)\n:model lapse\n:model boltzmann\n"
+             ":set epsilon 0.1\n:set gama 0.1\n:model partial-plans\n:set horizon 0\n:set horizon 3\n:model\n")
+    result = run_elot("repl", "--domain", DOMAIN, PLAN, stdin=lines, env={**__import__("os").environ,
+                                                                          "COLUMNS": "200"})
+    out, err = result.stdout, result.stderr
+    assert "Traceback" not in out + err
+    assert "epsilon = 0.3 (inference reruns on the next query)" in out
+    assert "model: heuristic  (beta = 2, epsilon = 0.3, weight = 0.2)" in out
+    # the posterior under the setting the REPL made is the front's under the same setting
+    front = PddlFront(DOMAIN)
+    episode = front.episode(PLAN)
+    sea = front.run(episode, front.settings("heuristic", 2.0, epsilon=0.3)).goal_posterior(3)["sea"]
+    default = front.run(episode, front.settings("heuristic")).goal_posterior(3)["sea"]
+    assert f"P = {sea:.3f}" in out and f"{sea:.3f}" != f"{default:.3f}"
+    # a setting the user made travels to a model that takes it; the others take their own
+    assert "model: lapse  (beta = 4, epsilon = 0.3)" in out and "model: boltzmann  (beta = 1)" in out
+    assert "error: :set epsilon: the boltzmann model has no epsilon" in out + err
+    assert "heuristic takes epsilon, weight" in out + err and ":model NAME changes the model" in out + err
+    assert "did you mean :set gamma?" in out + err
+    assert "horizon must be a whole number between 1 and 20, not 0" in out + err
+    assert "model: partial-plans  (beta = 2, epsilon = 0.05, weight = 0.2, horizon = 3)" in out
