@@ -390,18 +390,22 @@ def _print_fit(result) -> None:
                              for name, values in fit.ties.items())
         out.print(f"  {fit.model}: {settings}")
     best = result.best
-    thresholds = Table(title=f"Thresholds ({best.model})", title_justify="left")
-    thresholds.add_column("threshold")
-    thresholds.add_column("start", justify="right")
-    thresholds.add_column("fitted", justify="right")
-    thresholds.add_column("")
-    for name in FITTED:
-        thresholds.add_row(name, f"{getattr(result.start, name):.2f}", f"{getattr(best.thresholds, name):.2f}",
-                           "unconstrained" if name in best.unconstrained else "")
-    out.print(thresholds)
-    if best.unconstrained:
-        out.print(f"Unconstrained: {', '.join(best.unconstrained)} (no rated statement uses them, or r is the same "
-                  "at every value tried): left at their start")
+    if result.with_params and len(best.unconstrained) == len(FITTED):
+        # ratings of goals alone: wants is true in its goal's row whatever its threshold
+        out.print("Thresholds: these ratings constrain none (no rated statement depends on one): left at their start")
+    else:
+        thresholds = Table(title=f"Thresholds ({best.model})", title_justify="left")
+        thresholds.add_column("threshold")
+        thresholds.add_column("start", justify="right")
+        thresholds.add_column("fitted", justify="right")
+        thresholds.add_column("")
+        for name in FITTED:
+            thresholds.add_row(name, f"{getattr(result.start, name):.2f}", f"{getattr(best.thresholds, name):.2f}",
+                               "unconstrained" if name in best.unconstrained else "")
+        out.print(thresholds)
+        if best.unconstrained:
+            out.print(f"Unconstrained: {', '.join(best.unconstrained)} (no rated statement uses them, or r is the "
+                      "same at every value tried): left at their start")
     for name, values in best.factors.items():
         factor = Table(title=f"By {name} ({best.model})", title_justify="left")
         for column in ("value", "n", "r", "95% CI"):
@@ -436,6 +440,8 @@ def simulate_command(args) -> int:
     if args.output != "-":
         said = ", ".join(f"{name} {float(value):.3g}" if name == "beta" else f"{name} {value}"
                          for name, value in setting.items() if value != "")     # a language model has no β
+        params = next((row.get("params") for row in table if row.get("params")), "")   # a PDDL model's settings
+        said += f", {params}" if params else ""
         print(f"wrote {len(rows)} ratings to {args.output} (simulated from {said})", file=sys.stderr)
     return 0
 
