@@ -503,3 +503,73 @@ def test_the_repl_sets_a_models_parameters_by_name_and_refuses_those_it_does_not
     assert "did you mean :set gamma?" in out + err
     assert "horizon must be a whole number between 1 and 20, not 0" in out + err
     assert "model: partial-plans  (beta = 2, epsilon = 0.05, weight = 0.2, horizon = 3)" in out
+
+
+# -- the goal prior ----------------------------------------------------------------------------
+
+
+def test_a_goal_prior_weighs_the_candidates_as_bayes_rule_says(tmp_path):
+    """--goal-prior (and a goals.json "prior") gives the posterior the uniform run's
+    posterior reweighted by the prior and renormalized, at every judgment point."""
+    import json
+
+    front = PddlFront(DOMAIN)
+    uniform = front.run(front.episode(PLAN), front.settings())
+    weights = np.array([1.0, 1.0, 3.0, 0.5])        # tea, eat, sea, set
+    expected = uniform.posterior * weights
+    expected /= expected.sum(axis=1, keepdims=True)
+    given = PddlFront(DOMAIN, goal_prior="sea=3,set=0.5")
+    weighted = given.run(given.episode(PLAN), given.settings())
+    assert np.allclose(weighted.posterior, expected, atol=1e-12)
+    # the same weights in a goals.json of the problem's folder
+    folder = tmp_path / "ex"
+    folder.mkdir()
+    for name in ("towers.pddl", "spell.pddl", "spell.plan"):
+        (folder / name).write_text((EXAMPLE / name).read_text())
+    words = json.loads((EXAMPLE / "goals.json").read_text())
+    for goal, w in zip(words["spell"], weights):
+        if w != 1:
+            goal["prior"] = float(w)
+    (folder / "goals.json").write_text(json.dumps(words))
+    mine = PddlFront(folder / "towers.pddl")
+    assert np.allclose(mine.run(mine.episode(str(folder / "spell.plan")), mine.settings()).posterior, expected)
+    # through the command line, in a batch's worker processes too
+    result = elot("run", "--domain", DOMAIN, PLAN, "--goal-prior", "sea=3,set=0.5")
+    assert result.returncode == 0 and "goal prior tea 1, eat 1, sea 3, set 0.5" in result.stdout.replace("\n", " ")
+    table = tmp_path / "table.csv"
+    assert elot("batch", "--domain", DOMAIN, PLAN, str(EXAMPLE / "spell.plan"), "--goal-prior", "sea=3,set=0.5",
+                "-j", "2", "-o", str(table)).returncode == 0
+    rows = [r for r in csv.DictReader(table.open()) if r["statement_id"] == "wants_sea"]
+    assert [round(float(r["P"]), 12) for r in rows][:4] == [round(p, 12) for p in expected[list(
+        front.episode(PLAN).judged), 2]]
+
+
+@pytest.mark.parametrize("prior, said", [
+    ("sea", "'sea' is not NAME=WEIGHT"),
+    ("sea=0", "the weight of sea is '0', not a positive number"),
+    ("sea=x", "the weight of sea is 'x', not a positive number"),
+    ("sea=inf", "the weight of sea is 'inf', not a positive number"),
+    ("sea=1,sea=2", "sea is given twice"),
+    ("sae=2", "sae is no candidate goal of spell"),
+    ("sea=2,", "'sea=2,' has an empty part"),
+    ("=2", "'=2' is not NAME=WEIGHT"),
+])
+def test_a_malformed_goal_prior_is_refused_by_name(prior, said):
+    result = elot("run", "--domain", DOMAIN, PLAN, "--goal-prior", prior)
+    assert result.returncode == 2 and f"--goal-prior: {said}" in result.stderr, result.stderr
+    assert "hint:" in result.stderr
+
+
+def test_a_bad_prior_in_goals_json_is_refused_at_its_file(tmp_path):
+    import json
+
+    for name in ("towers.pddl", "spell.pddl", "spell.plan"):
+        (tmp_path / name).write_text((EXAMPLE / name).read_text())
+    words = json.loads((EXAMPLE / "goals.json").read_text())
+    words["spell"][1]["prior"] = "two"
+    (tmp_path / "goals.json").write_text(json.dumps(words))
+    result = elot("run", "--domain", str(tmp_path / "towers.pddl"), str(tmp_path / "spell.plan"))
+    assert result.returncode == 2 and "the prior of eat (spell) is 'two', not a positive number" in result.stderr
+    assert "goals.json" in result.stderr
+    result = elot("run", "--goal-prior", "gem1=2")
+    assert result.returncode == 2 and "--goal-prior is not a setting of the doors-keys-gems domain" in result.stderr

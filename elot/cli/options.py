@@ -197,6 +197,9 @@ def add_domain_options(p: argparse.ArgumentParser) -> None:
                         "$ELOT_LABTOM_DATA, else a labtom or shared/labtom folder in or above the working "
                         "directory), the food-truck experiment (default $ELOT_BAKER2017_DATA, else "
                         "shared/baker2017) or a PDDL study folder (default: the domain file's, when it is one)")
+    p.add_argument("--goal-prior", metavar="NAME=W,...", default=None,
+                   help="a PDDL domain's prior over its candidate goals: a positive weight for each named "
+                        "(gem1=2,gem2=1), the others 1 (default: uniform, or the weights of goals.json)")
 
 
 #: The models' settings besides β, as options: (option, attribute, what it is). A domain
@@ -367,7 +370,7 @@ def front_of(args, scenarios: Sequence[str] | None = None):
     from elot.domains.registry import front_for
 
     names = scenarios if scenarios is not None else [getattr(args, "scenario", None) or ""]
-    reading = {k: getattr(args, k) for k in ("exp", "plan") if getattr(args, k, None) is not None}
+    reading = {k: getattr(args, k) for k in ("exp", "plan", "goal_prior") if getattr(args, k, None) is not None}
     default = {"exp": args.exp_default} if getattr(args, "exp_default", None) else {}
     front = front_for(getattr(args, "domain", None), scenarios=names, **{**default, **reading})
     for name in reading:
