@@ -573,3 +573,63 @@ def test_a_bad_prior_in_goals_json_is_refused_at_its_file(tmp_path):
     assert "goals.json" in result.stderr
     result = elot("run", "--goal-prior", "gem1=2")
     assert result.returncode == 2 and "--goal-prior is not a setting of the doors-keys-gems domain" in result.stderr
+
+
+# -- elot plan with every model -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("model", ["boltzmann", "boltzmann-ff", "lapse", "heuristic", "horizon", "partial-plans",
+                                   "goal-noise"])
+def test_each_models_agent_acts_by_the_models_own_action_probabilities(model):
+    """Where the agent of ``elot plan`` stands after each of its actions, the model's
+    likelihoods of the path extended by each applicable action sum to 1 (the model is a
+    distribution over what the agent does next, which the simulation draws from); a model
+    marked as depending on the state alone gives the same from the state alone."""
+    from elot.domains.pddl.agents import MODELS, Tables
+    from elot.domains.pddl.simulate import _goal, next_action, walk
+    from elot.engine.agents.graph import Path as AgentPath
+
+    front = PddlFront(DOMAIN)
+    scene = front.episode(PLAN).detail
+    settings = front.settings(model, None, **({"horizon": 3} if model == "partial-plans" else {}))
+    values = {"beta": settings.model.beta, **dict(settings.model.params)}
+    goal = _goal(scene, "set")
+    taken, _ = walk(scene, goal, values["beta"], "boltzmann", 5, 6, model, dict(settings.model.params))
+    graph = scene.task.graph
+    states, edges = [int(s) for s in scene.tables.path.states], [int(e) for e in scene.tables.path.edges]
+    row = scene.goals.index(goal)
+    for action in taken:
+        s = states[-1]
+        raw = [MODELS[model].likelihoods(Tables(scene.task, AgentPath(np.array([*states, int(graph.successors[e])]),
+                                                                          np.array([*edges, e]))), values)[-1, row]
+               for e in range(graph.indptr[s], graph.indptr[s + 1])]
+        assert sum(raw) == pytest.approx(1.0, abs=1e-9)
+        full = np.array(raw) / sum(raw)
+        assert np.allclose(next_action(MODELS[model], values, scene.task, row, states, edges), full, atol=1e-12)
+        e = graph.edge(s, action)
+        states.append(int(graph.successors[e]))
+        edges.append(int(e))
+
+
+def test_elot_plan_runs_the_agent_of_the_model_it_is_given(tmp_path):
+    out = tmp_path / "partial.plan"
+    result = elot("plan", "--domain", DOMAIN, PLAN, "--goal", "set", "--model", "partial-plans", "--param",
+                  "horizon=3", "--seed", "2", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    assert "of the partial-plans agent (β 2, epsilon 0.05, weight 0.2, horizon 3, policy boltzmann, seed 2)" in text
+    episode = PddlFront(DOMAIN).episode(str(out))
+    assert episode.detail.pursued == "set" and episode.horizon > 4
+    # the same seed, the same plan; another model, its own
+    again = tmp_path / "again.plan"
+    elot("plan", "--domain", DOMAIN, PLAN, "--goal", "set", "--model", "partial-plans", "--param", "horizon=3",
+         "--seed", "2", "-o", str(again))
+    assert again.read_text() == text
+    result = elot("plan", "--domain", DOMAIN, PLAN, "--goal", "set", "--model", "boltzmann", "--param",
+                  "epsilon=0.1", "-o", str(tmp_path / "no.plan"))
+    assert result.returncode == 2 and "the boltzmann model has no epsilon" in result.stderr
+    result = elot("plan", "--domain", DOMAIN, PLAN, "--model", "lapce", "-o", str(tmp_path / "no.plan"))
+    assert result.returncode == 2 and "no model 'lapce' (did you mean lapse?)" in result.stderr
+    result = elot("plan", "--model", "lapse", "-o", str(tmp_path / "no.scn"))
+    assert result.returncode == 2 and "--model is not a setting of the doors-keys-gems domain's simulated agent" \
+        in result.stderr

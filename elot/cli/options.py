@@ -250,14 +250,14 @@ def add_model_parameter_options(p: argparse.ArgumentParser, *, how: str = ONE) -
     add_prior_options(p)
     p.add_argument("--planner", choices=PLANNERS, default=None,
                    help="a tabular domain's planner (default: the model's, else the domain's)")
-    p.add_argument("--param", action="append", type=_param_pair, default=[], metavar="NAME=VALUE" + (
+    p.add_argument("--param", action="append", type=param_pair, default=[], metavar="NAME=VALUE" + (
                    ",..." if how == MANY else ""),
                    help="a setting of the domain's models by its name (a PDDL domain's epsilon, weight, horizon, "
                         "gamma; docs/pddl.md); repeatable" + ("; several values, comma-separated" if how == MANY
                                                               else "") + " (default: the model's own)")
 
 
-def _param_pair(text: str) -> tuple[str, str]:
+def param_pair(text: str) -> tuple[str, str]:
     """``--param``'s ``NAME=VALUE`` (an argparse type): the name as the domain's settings
     spell it (``-`` as ``_``), and the value as given."""
     name, sep, value = text.partition("=")

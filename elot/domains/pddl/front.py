@@ -253,12 +253,13 @@ class PddlFront(Front):
                 "scene": f"The animations show {self.agent_words()} acting in a {self.name.replace('-', ' ')} "
                          "world, step by step."}
 
-    plan_settings = ("goal", "judge", "points")
+    plan_settings = ("goal", "judge", "points", "model", "params")
 
     def plan(self, episodes: Sequence[Episode], request: PlanRequest) -> Planned:
-        """A scenario's actions continued by the agent (the Boltzmann agent on exact costs,
-        at β) toward ``--goal`` (a candidate; default the problem's own goal) until it
-        holds, written as a plan naming its problem, its judgment points marked."""
+        """A scenario's actions continued by the agent of ``--model`` (default the Boltzmann
+        agent on exact costs) at β with its ``--param`` settings, toward ``--goal`` (a
+        candidate; default the problem's own goal) until it holds, written as a plan naming
+        its problem, its judgment points marked (:mod:`elot.domains.pddl.simulate`)."""
         from elot.domains.pddl.simulate import plan
 
         if len(episodes) != 1:
