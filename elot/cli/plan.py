@@ -53,7 +53,9 @@ def register(subparsers) -> None:
                         "(default: %(default)s)")
     options.add_beta_option(p, shown="the domain's: 2^1.5 ≈ 2.83 in the gridworld, 2.5 for food trucks")
     p.add_argument("--model", default=None, metavar="MODEL",
-                   help="a PDDL domain: the model whose agent acts (docs/pddl.md; default: boltzmann)")
+                   help="the domain's model whose agent acts: a PDDL domain's boltzmann, boltzmann-exact, boltzmann-ff, "
+                        "lapse, heuristic, horizon, partial-plans, goal-noise (docs/pddl.md; default: boltzmann); the "
+                        "gridworld and tabular domains simulate their own model's agent")
     p.add_argument("--param", action="append", type=options.param_pair, default=[], metavar="NAME=VALUE",
                    help="a PDDL domain: a setting of that model besides β (epsilon, weight, horizon, gamma); "
                         "repeatable (default: the model's own)")
