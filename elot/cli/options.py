@@ -230,13 +230,14 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     add_inference_options(p)
 
 
-def add_model_parameter_options(p: argparse.ArgumentParser, *, how: str = ONE) -> None:
+def add_model_parameter_options(p: argparse.ArgumentParser, *, how: str = ONE, param_grid: bool = False) -> None:
     """The models' own settings, each for the domain that takes it: ``--k``,
     ``--conventions``, ``--hidden-keys``, ``--hidden-colours`` (the gridworld's),
     ``--planner`` (a tabular domain's) and ``--param NAME=VALUE`` (any setting a domain's
     front declares, by its name: a PDDL domain's ``epsilon``, ``weight``, ``horizon``,
     ``gamma``); with ``how=MANY``, k, conventions and each ``--param`` take several values,
-    comma-separated (a batch's grid)."""
+    comma-separated (a batch's grid); with ``param_grid``, ``--param`` alone (a fit's grid)."""
+    several = how == MANY or param_grid
     if how == MANY:
         p.add_argument("--k", default=None, metavar="K,...",
                        help=_K_HELP + f" (the gridworld); several, comma-separated (default: {DEFAULT_K})")
@@ -251,9 +252,9 @@ def add_model_parameter_options(p: argparse.ArgumentParser, *, how: str = ONE) -
     p.add_argument("--planner", choices=PLANNERS, default=None,
                    help="a tabular domain's planner (default: the model's, else the domain's)")
     p.add_argument("--param", action="append", type=param_pair, default=[], metavar="NAME=VALUE" + (
-                   ",..." if how == MANY else ""),
+                   ",..." if several else ""),
                    help="a setting of the domain's models by its name (a PDDL domain's epsilon, weight, horizon, "
-                        "gamma; docs/pddl.md); repeatable" + ("; several values, comma-separated" if how == MANY
+                        "gamma; docs/pddl.md); repeatable" + ("; several values, comma-separated" if several
                                                               else "") + " (default: the model's own)")
 
 

@@ -130,7 +130,7 @@ def register(subparsers) -> None:
                         "no-cost)")
     options.add_beta_option(p, how=options.MANY, shown="the gridworld: 0.5 to 4 in ×√2 steps; a tabular domain: 0.5 "
                                                        "to 10 in steps of 0.5")
-    options.add_model_parameter_options(p)
+    options.add_model_parameter_options(p, param_grid=True)     # each model fitted at each setting given
     p.add_argument("--start", metavar="FILE", help="starting thresholds (default: the defaults every command "
                    "uses, the paper's fitted values)")
     p.add_argument("--minimize", action="store_true", help="minimize r instead (the adversarial check)")
