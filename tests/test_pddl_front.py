@@ -633,3 +633,14 @@ def test_elot_plan_runs_the_agent_of_the_model_it_is_given(tmp_path):
     result = elot("plan", "--model", "lapse", "-o", str(tmp_path / "no.scn"))
     assert result.returncode == 2 and "--model is not a setting of the doors-keys-gems domain's simulated agent" \
         in result.stderr
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.dictionaries(st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True),
+                       st.floats(min_value=1e-6, max_value=1e6), min_size=1, max_size=5))
+def test_a_goal_prior_reads_back_as_written(weights):
+    from elot.domains.pddl.goals import parse_goal_prior
+
+    text = ",".join(f"{name}={w!r}" for name, w in weights.items())
+    assert dict(parse_goal_prior(text)) == weights
+    assert dict(parse_goal_prior(text.replace(",", " , ").replace("=", " = "))) == weights
