@@ -6,6 +6,7 @@ bad files refused at file:line:column, and the commands run through ``main(argv)
 from __future__ import annotations
 
 import csv
+import os
 import tempfile
 from collections import deque
 from pathlib import Path
@@ -484,8 +485,7 @@ def test_a_fit_refuses_a_grid_it_cannot_run(tmp_path, argv, said):
 def test_the_repl_sets_a_models_parameters_by_name_and_refuses_those_it_does_not_take():
     lines = (":model heuristic\n:set epsilon 0.3\n:model\n:goto 3\nwants(player, sea)\n:model lapse\n:model boltzmann\n"
              ":set epsilon 0.1\n:set gama 0.1\n:model partial-plans\n:set horizon 0\n:set horizon 3\n:model\n")
-    result = run_elot("repl", "--domain", DOMAIN, PLAN, stdin=lines, env={**__import__("os").environ,
-                                                                          "COLUMNS": "200"})
+    result = run_elot("repl", "--domain", DOMAIN, PLAN, stdin=lines, env={**os.environ, "COLUMNS": "200"})
     out, err = result.stdout, result.stderr
     assert "Traceback" not in out + err
     assert "epsilon = 0.3 (inference reruns on the next query)" in out
