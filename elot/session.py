@@ -265,6 +265,13 @@ class Session:
         chosen = settings.model.beta != self.front.model_beta(settings.model.name)
         same = model is None or self.front.model_name(model) == settings.model.name
         keep = settings.model.beta if same or chosen else None
+        if not same:
+            # likewise its own parameters: the old model's kept where the user set them
+            # (they differ from its defaults) and the new model takes them
+            defaults = dict(self.front.settings(settings.model.name).model.params)
+            taken = self.front.takes(self.front.model_name(name))
+            params = {k: v for k, v in params.items()
+                      if k in taken and (k in changes or k not in defaults or v != defaults[k])}
         new = self.front.settings(name, keep if beta is None else beta, inference, settings.budget, **params)
         if new != self.settings:
             self.settings, self.source = new, None

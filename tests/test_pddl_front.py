@@ -6,6 +6,7 @@ bad files refused at file:line:column, and the commands run through ``main(argv)
 from __future__ import annotations
 
 import csv
+import os
 import tempfile
 from collections import deque
 from pathlib import Path
@@ -382,3 +383,264 @@ def test_a_batch_in_worker_processes_writes_the_table_a_serial_one_does(tmp_path
     assert elot(*argv, "-o", str(tmp_path / "serial.csv")).returncode == 0
     assert elot(*argv, "-j", "2", "-o", str(tmp_path / "jobs.csv")).returncode == 0
     assert (tmp_path / "serial.csv").read_bytes() == (tmp_path / "jobs.csv").read_bytes()
+
+
+# -- fitting the models' settings ---------------------------------------------------------------
+
+#: Two stimuli of a small study of our own in Alanqary et al.'s layout (both of its dev split):
+#: the speller of examples/pddl building tea, and one building set.
+TINY = {"1_1": ["(pick-up e)", "(stack e a)", "(pick-up t)", "(stack t e)"],
+        "1_3": ["(pick-up e)", "(stack e t)", "(pick-up s)", "(stack s e)"]}
+TINY_POINTS = {"1_1": [1, 3, 4, 5], "1_3": [1, 3, 5]}
+
+
+def tiny_study(root: Path) -> Path:
+    """The study folder: the towers domain, the spell problem for each stimulus, the words,
+    and made-up ratings of each word's probability (a model's posterior, nudged)."""
+    import json
+    import math
+
+    (root / "problems").mkdir(parents=True)
+    (root / "actions").mkdir()
+    (root / "domain.pddl").write_text((EXAMPLE / "towers.pddl").read_text())
+    words = json.loads((EXAMPLE / "goals.json").read_text())["spell"]
+    for sid, actions in TINY.items():
+        (root / "problems" / f"scenario-{sid.replace('_', '-')}.pddl").write_text(Path(PROBLEM).read_text())
+        (root / "actions" / f"{sid}.dat").write_text("\n".join(actions) + "\n")
+    (root / "judgment_points.json").write_text(json.dumps(TINY_POINTS))
+    (root / "goals.json").write_text(json.dumps({sid: words for sid in TINY}))
+    front = PddlFront(root / "domain.pddl")
+    rows, n = [], 0
+    for sid in TINY:
+        episode = front.episode(sid)
+        source = front.run(episode, front.settings("heuristic", 2.0, epsilon=0.2, weight=0.5))
+        for t in episode.judged:
+            for goal, p in source.goal_posterior(t).items():
+                n += 1
+                rows.append([sid, t, t, goal, round(min(1.0, max(0.0, p + 0.04 * math.sin(n))), 3)])
+    with (root / "human_dev.csv").open("w", newline="") as handle:
+        csv.writer(handle).writerows([["scenario", "judgment", "t", "goal", "human"], *rows])
+    return root
+
+
+def test_elot_fit_chooses_the_settings_the_benchmarks_grid_search_chooses(tmp_path):
+    """``elot fit --measure P`` over a grid of β and --param values, on ratings of each goal's
+    probability, chooses the setting and reaches the r the benchmarks' grid search
+    (elot/domains/pddl/fitting.py) does on the same ratings: both run the front."""
+    import json
+
+    from elot.domains.pddl.dataset import load_study
+    from elot.domains.pddl.fitting import Family, fit as grid_search, prepare
+
+    root = tiny_study(tmp_path / "study")
+    study = load_study(root)
+    grid = {"beta": (0.5, 1.0, 2.0, 4.0), "epsilon": (0.05, 0.2), "weight": (0.2, 0.5)}
+    [found] = grid_search(prepare(study), study.human(), [Family("heuristic", grid, "")])
+    ratings = tmp_path / "ratings.csv"
+    with ratings.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["scenario", "mode", "t", "statement", "rating"])
+        for (sid, t, goal), value in study.human().items():
+            writer.writerow([sid, "current", t, f"wants(player, {goal})", value])
+    result = elot("fit", str(ratings), "--domain", str(root / "domain.pddl"), "--model", "heuristic,boltzmann",
+                  "--beta", "0.5,1,2,4", "--param", "epsilon=0.05,0.2", "--param", "weight=0.2,0.5",
+                  "--measure", "P", "--samples", "20", "-o", str(tmp_path / "fit.json"),
+                  "--evaluations", str(tmp_path / "evaluations.csv"))
+    assert result.returncode == 0, result.stderr
+    data = json.loads((tmp_path / "fit.json").read_text())
+    assert (data["model"], data["beta"], data["params"]) == ("heuristic", found.params["beta"],
+                                                            {"epsilon": found.params["epsilon"],
+                                                             "weight": found.params["weight"]})
+    assert data["r"] == pytest.approx(found.r, abs=1e-9) and data["measure"] == "P"
+    assert data["chosen"]["model"] == "heuristic" and data["ablations"]["boltzmann"]["params"] == {}
+    assert "Settings tried (each with every β): heuristic 4" in result.stdout
+    evaluations = list(csv.DictReader((tmp_path / "evaluations.csv").open()))
+    assert {(e["epsilon"], e["weight"]) for e in evaluations if e["model"] == "heuristic"} == {
+        ("0.05", "0.2"), ("0.05", "0.5"), ("0.2", "0.2"), ("0.2", "0.5")}
+    # the same ratings correlated with L choose by L: another r, the same kind of answer
+    result = elot("fit", str(ratings), "--domain", str(root / "domain.pddl"), "--model", "heuristic",
+                  "--beta", "0.5,1,2,4", "--param", "epsilon=0.05,0.2", "--samples", "20")
+    assert result.returncode == 0 and "maximizing Pearson r\n" in result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--model", "lapse", "--param", "epsilon=0.05,x"], "--param epsilon: epsilon must be a finite number"),
+    (["--model", "boltzmann", "--param", "epsilon=0.05,0.2"], "none of the models run (boltzmann) takes epsilon"),
+    (["--model", "lapse", "--param", "gama=0.1"], "did you mean gamma?"),
+    (["--measure", "Q"], "invalid choice: 'Q'"),
+])
+def test_a_fit_refuses_a_grid_it_cannot_run(tmp_path, argv, said):
+    root = tiny_study(tmp_path / "study")
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("scenario,mode,t,statement,rating\n" + "".join(
+        f"1_1,current,{t},\"wants(player, {w})\",{r}\n" for t, w, r in
+        ((0, "tea", 0.2), (2, "tea", 0.5), (4, "tea", 0.9), (4, "sea", 0.1))))
+    result = elot("fit", str(ratings), "--domain", str(root / "domain.pddl"), *argv)
+    assert result.returncode == 2 and said in result.stderr, result.stderr
+
+
+# -- the REPL -----------------------------------------------------------------------------------
+
+
+def test_the_repl_sets_a_models_parameters_by_name_and_refuses_those_it_does_not_take():
+    lines = (":model heuristic\n:set epsilon 0.3\n:model\n:goto 3\nwants(player, sea)\n:model lapse\n:model boltzmann\n"
+             ":set epsilon 0.1\n:set gama 0.1\n:model partial-plans\n:set horizon 0\n:set horizon 3\n:model\n")
+    result = run_elot("repl", "--domain", DOMAIN, PLAN, stdin=lines, env={**os.environ, "COLUMNS": "200"})
+    out, err = result.stdout, result.stderr
+    assert "Traceback" not in out + err
+    assert "epsilon = 0.3 (inference reruns on the next query)" in out
+    assert "model: heuristic  (beta = 2, epsilon = 0.3, weight = 0.2)" in out
+    # the posterior under the setting the REPL made is the front's under the same setting
+    front = PddlFront(DOMAIN)
+    episode = front.episode(PLAN)
+    sea = front.run(episode, front.settings("heuristic", 2.0, epsilon=0.3)).goal_posterior(3)["sea"]
+    default = front.run(episode, front.settings("heuristic")).goal_posterior(3)["sea"]
+    assert f"P = {sea:.3f}" in out and f"{sea:.3f}" != f"{default:.3f}"
+    # a setting the user made travels to a model that takes it; the others take their own
+    assert "model: lapse  (beta = 4, epsilon = 0.3)" in out and "model: boltzmann  (beta = 1)" in out
+    assert "error: :set epsilon: the boltzmann model has no epsilon" in out + err
+    assert "heuristic takes epsilon, weight" in out + err and ":model NAME changes the model" in out + err
+    assert "did you mean :set gamma?" in out + err
+    assert "horizon must be a whole number between 1 and 20, not 0" in out + err
+    assert "model: partial-plans  (beta = 2, epsilon = 0.05, weight = 0.2, horizon = 3)" in out
+
+
+# -- the goal prior ----------------------------------------------------------------------------
+
+
+def test_a_goal_prior_weighs_the_candidates_as_bayes_rule_says(tmp_path):
+    """--goal-prior (and a goals.json "prior") gives the posterior the uniform run's
+    posterior reweighted by the prior and renormalized, at every judgment point."""
+    import json
+
+    front = PddlFront(DOMAIN)
+    uniform = front.run(front.episode(PLAN), front.settings())
+    weights = np.array([1.0, 1.0, 3.0, 0.5])        # tea, eat, sea, set
+    expected = uniform.posterior * weights
+    expected /= expected.sum(axis=1, keepdims=True)
+    given = PddlFront(DOMAIN, goal_prior="sea=3,set=0.5")
+    weighted = given.run(given.episode(PLAN), given.settings())
+    assert np.allclose(weighted.posterior, expected, atol=1e-12)
+    # the same weights in a goals.json of the problem's folder
+    folder = tmp_path / "ex"
+    folder.mkdir()
+    for name in ("towers.pddl", "spell.pddl", "spell.plan"):
+        (folder / name).write_text((EXAMPLE / name).read_text())
+    words = json.loads((EXAMPLE / "goals.json").read_text())
+    for goal, w in zip(words["spell"], weights):
+        if w != 1:
+            goal["prior"] = float(w)
+    (folder / "goals.json").write_text(json.dumps(words))
+    mine = PddlFront(folder / "towers.pddl")
+    assert np.allclose(mine.run(mine.episode(str(folder / "spell.plan")), mine.settings()).posterior, expected)
+    # through the command line, in a batch's worker processes too
+    result = elot("run", "--domain", DOMAIN, PLAN, "--goal-prior", "sea=3,set=0.5")
+    assert result.returncode == 0 and "goal prior tea 1, eat 1, sea 3, set 0.5" in result.stdout.replace("\n", " ")
+    table = tmp_path / "table.csv"
+    assert elot("batch", "--domain", DOMAIN, PLAN, str(EXAMPLE / "spell.plan"), "--goal-prior", "sea=3,set=0.5",
+                "-j", "2", "-o", str(table)).returncode == 0
+    rows = [r for r in csv.DictReader(table.open()) if r["statement_id"] == "wants_sea"]
+    assert [round(float(r["P"]), 12) for r in rows][:4] == [round(p, 12) for p in expected[list(
+        front.episode(PLAN).judged), 2]]
+
+
+@pytest.mark.parametrize("prior, said", [
+    ("sea", "'sea' is not NAME=WEIGHT"),
+    ("sea=0", "the weight of sea is '0', not a positive number"),
+    ("sea=x", "the weight of sea is 'x', not a positive number"),
+    ("sea=inf", "the weight of sea is 'inf', not a positive number"),
+    ("sea=1,sea=2", "sea is given twice"),
+    ("sae=2", "sae is no candidate goal of spell"),
+    ("sea=2,", "'sea=2,' has an empty part"),
+    ("=2", "'=2' is not NAME=WEIGHT"),
+])
+def test_a_malformed_goal_prior_is_refused_by_name(prior, said):
+    result = elot("run", "--domain", DOMAIN, PLAN, "--goal-prior", prior)
+    assert result.returncode == 2 and f"--goal-prior: {said}" in result.stderr, result.stderr
+    assert "hint:" in result.stderr
+
+
+def test_a_bad_prior_in_goals_json_is_refused_at_its_file(tmp_path):
+    import json
+
+    for name in ("towers.pddl", "spell.pddl", "spell.plan"):
+        (tmp_path / name).write_text((EXAMPLE / name).read_text())
+    words = json.loads((EXAMPLE / "goals.json").read_text())
+    words["spell"][1]["prior"] = "two"
+    (tmp_path / "goals.json").write_text(json.dumps(words))
+    result = elot("run", "--domain", str(tmp_path / "towers.pddl"), str(tmp_path / "spell.plan"))
+    assert result.returncode == 2 and "the prior of eat (spell) is 'two', not a positive number" in result.stderr
+    assert "goals.json" in result.stderr
+    result = elot("run", "--goal-prior", "gem1=2")
+    assert result.returncode == 2 and "--goal-prior is not a setting of the doors-keys-gems domain" in result.stderr
+
+
+# -- elot plan with every model -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("model", ["boltzmann", "boltzmann-ff", "lapse", "heuristic", "horizon", "partial-plans",
+                                   "goal-noise"])
+def test_each_models_agent_acts_by_the_models_own_action_probabilities(model):
+    """Where the agent of ``elot plan`` stands after each of its actions, the model's
+    likelihoods of the path extended by each applicable action sum to 1 (the model is a
+    distribution over what the agent does next, which the simulation draws from); a model
+    marked as depending on the state alone gives the same from the state alone."""
+    from elot.domains.pddl.agents import MODELS, Tables
+    from elot.domains.pddl.simulate import _goal, next_action, walk
+    from elot.engine.agents.graph import Path as AgentPath
+
+    front = PddlFront(DOMAIN)
+    scene = front.episode(PLAN).detail
+    settings = front.settings(model, None, **({"horizon": 3} if model == "partial-plans" else {}))
+    values = {"beta": settings.model.beta, **dict(settings.model.params)}
+    goal = _goal(scene, "set")
+    taken, _ = walk(scene, goal, values["beta"], "boltzmann", 5, 6, model, dict(settings.model.params))
+    graph = scene.task.graph
+    states, edges = [int(s) for s in scene.tables.path.states], [int(e) for e in scene.tables.path.edges]
+    row = scene.goals.index(goal)
+    for action in taken:
+        s = states[-1]
+        raw = [MODELS[model].likelihoods(Tables(scene.task, AgentPath(np.array([*states, int(graph.successors[e])]),
+                                                                          np.array([*edges, e]))), values)[-1, row]
+               for e in range(graph.indptr[s], graph.indptr[s + 1])]
+        assert sum(raw) == pytest.approx(1.0, abs=1e-9)
+        full = np.array(raw) / sum(raw)
+        assert np.allclose(next_action(MODELS[model], values, scene.task, row, states, edges), full, atol=1e-12)
+        e = graph.edge(s, action)
+        states.append(int(graph.successors[e]))
+        edges.append(int(e))
+
+
+def test_elot_plan_runs_the_agent_of_the_model_it_is_given(tmp_path):
+    out = tmp_path / "partial.plan"
+    result = elot("plan", "--domain", DOMAIN, PLAN, "--goal", "set", "--model", "partial-plans", "--param",
+                  "horizon=3", "--seed", "2", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    assert "of the partial-plans agent (β 2, epsilon 0.05, weight 0.2, horizon 3, policy boltzmann, seed 2)" in text
+    episode = PddlFront(DOMAIN).episode(str(out))
+    assert episode.detail.pursued == "set" and episode.horizon > 4
+    # the same seed, the same plan; another model, its own
+    again = tmp_path / "again.plan"
+    elot("plan", "--domain", DOMAIN, PLAN, "--goal", "set", "--model", "partial-plans", "--param", "horizon=3",
+         "--seed", "2", "-o", str(again))
+    assert again.read_text() == text
+    result = elot("plan", "--domain", DOMAIN, PLAN, "--goal", "set", "--model", "boltzmann", "--param",
+                  "epsilon=0.1", "-o", str(tmp_path / "no.plan"))
+    assert result.returncode == 2 and "the boltzmann model has no epsilon" in result.stderr
+    result = elot("plan", "--domain", DOMAIN, PLAN, "--model", "lapce", "-o", str(tmp_path / "no.plan"))
+    assert result.returncode == 2 and "no model 'lapce' (did you mean lapse?)" in result.stderr
+    result = elot("plan", "--model", "lapse", "-o", str(tmp_path / "no.scn"))
+    assert result.returncode == 2 and "--model is not a setting of the doors-keys-gems domain's simulated agent" \
+        in result.stderr
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.dictionaries(st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True),
+                       st.floats(min_value=1e-6, max_value=1e6), min_size=1, max_size=5))
+def test_a_goal_prior_reads_back_as_written(weights):
+    from elot.domains.pddl.goals import parse_goal_prior
+
+    text = ",".join(f"{name}={w!r}" for name, w in weights.items())
+    assert dict(parse_goal_prior(text)) == weights
+    assert dict(parse_goal_prior(text.replace(",", " , ").replace("=", " = "))) == weights

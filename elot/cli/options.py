@@ -197,6 +197,9 @@ def add_domain_options(p: argparse.ArgumentParser) -> None:
                         "$ELOT_LABTOM_DATA, else a labtom or shared/labtom folder in or above the working "
                         "directory), the food-truck experiment (default $ELOT_BAKER2017_DATA, else "
                         "shared/baker2017) or a PDDL study folder (default: the domain file's, when it is one)")
+    p.add_argument("--goal-prior", metavar="NAME=W,...", default=None,
+                   help="a PDDL domain's prior over its candidate goals: a positive weight for each named "
+                        "(gem1=2,gem2=1), the others 1 (default: uniform, or the weights of goals.json)")
 
 
 #: The models' settings besides β, as options: (option, attribute, what it is). A domain
@@ -227,13 +230,14 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     add_inference_options(p)
 
 
-def add_model_parameter_options(p: argparse.ArgumentParser, *, how: str = ONE) -> None:
+def add_model_parameter_options(p: argparse.ArgumentParser, *, how: str = ONE, param_grid: bool = False) -> None:
     """The models' own settings, each for the domain that takes it: ``--k``,
     ``--conventions``, ``--hidden-keys``, ``--hidden-colours`` (the gridworld's),
     ``--planner`` (a tabular domain's) and ``--param NAME=VALUE`` (any setting a domain's
     front declares, by its name: a PDDL domain's ``epsilon``, ``weight``, ``horizon``,
     ``gamma``); with ``how=MANY``, k, conventions and each ``--param`` take several values,
-    comma-separated (a batch's grid)."""
+    comma-separated (a batch's grid); with ``param_grid``, ``--param`` alone (a fit's grid)."""
+    several = how == MANY or param_grid
     if how == MANY:
         p.add_argument("--k", default=None, metavar="K,...",
                        help=_K_HELP + f" (the gridworld); several, comma-separated (default: {DEFAULT_K})")
@@ -247,14 +251,14 @@ def add_model_parameter_options(p: argparse.ArgumentParser, *, how: str = ONE) -
     add_prior_options(p)
     p.add_argument("--planner", choices=PLANNERS, default=None,
                    help="a tabular domain's planner (default: the model's, else the domain's)")
-    p.add_argument("--param", action="append", type=_param_pair, default=[], metavar="NAME=VALUE" + (
-                   ",..." if how == MANY else ""),
+    p.add_argument("--param", action="append", type=param_pair, default=[], metavar="NAME=VALUE" + (
+                   ",..." if several else ""),
                    help="a setting of the domain's models by its name (a PDDL domain's epsilon, weight, horizon, "
-                        "gamma; docs/pddl.md); repeatable" + ("; several values, comma-separated" if how == MANY
+                        "gamma; docs/pddl.md); repeatable" + ("; several values, comma-separated" if several
                                                               else "") + " (default: the model's own)")
 
 
-def _param_pair(text: str) -> tuple[str, str]:
+def param_pair(text: str) -> tuple[str, str]:
     """``--param``'s ``NAME=VALUE`` (an argparse type): the name as the domain's settings
     spell it (``-`` as ``_``), and the value as given."""
     name, sep, value = text.partition("=")
@@ -367,7 +371,7 @@ def front_of(args, scenarios: Sequence[str] | None = None):
     from elot.domains.registry import front_for
 
     names = scenarios if scenarios is not None else [getattr(args, "scenario", None) or ""]
-    reading = {k: getattr(args, k) for k in ("exp", "plan") if getattr(args, k, None) is not None}
+    reading = {k: getattr(args, k) for k in ("exp", "plan", "goal_prior") if getattr(args, k, None) is not None}
     default = {"exp": args.exp_default} if getattr(args, "exp_default", None) else {}
     front = front_for(getattr(args, "domain", None), scenarios=names, **{**default, **reading})
     for name in reading:

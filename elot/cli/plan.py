@@ -52,6 +52,13 @@ def register(subparsers) -> None:
                         "domain over its worlds, e.g. food trucks' lebanese=0.5,mexican=0.25,none=0.25 "
                         "(default: %(default)s)")
     options.add_beta_option(p, shown="the domain's: 2^1.5 ≈ 2.83 in the gridworld, 2.5 for food trucks")
+    p.add_argument("--model", default=None, metavar="MODEL",
+                   help="the domain's model whose agent acts: a PDDL domain's boltzmann, boltzmann-exact, boltzmann-ff, "
+                        "lapse, heuristic, horizon, partial-plans, goal-noise (docs/pddl.md; default: boltzmann); the "
+                        "gridworld and tabular domains simulate their own model's agent")
+    p.add_argument("--param", action="append", type=options.param_pair, default=[], metavar="NAME=VALUE",
+                   help="a PDDL domain: a setting of that model besides β (epsilon, weight, horizon, gamma); "
+                        "repeatable (default: the model's own)")
     p.add_argument("--policy", choices=POLICIES, default="boltzmann",
                    help="boltzmann: sample from the agent's policy at β; optimal: its best action, ties "
                         "broken by the seed (default: %(default)s)")
@@ -98,7 +105,8 @@ def plan_command(args) -> int:
 
     front = options.front_of(args)
     given = {"goal": args.goal, "utilities": args.utilities, "judge": args.judge, "points": args.points,
-             "purposeful": args.purposeful, "planner": args.planner}
+             "purposeful": args.purposeful, "planner": args.planner, "model": args.model,
+             "params": tuple(args.param) or None}
     for name, value in given.items():
         if value is not None and name not in front.plan_settings:
             raise ElotError(f"{PlanRequest.OPTIONS[name]} is not a setting of the {front.name} domain's simulated "
@@ -115,7 +123,8 @@ def plan_command(args) -> int:
                           points=DEFAULT_POINTS if args.points is None else args.points,
                           purposeful=True if args.purposeful is None else args.purposeful, planner=args.planner,
                           name=Path(args.output).stem if args.output != STDOUT else None,
-                          output=args.output if args.output != STDOUT else None)
+                          output=args.output if args.output != STDOUT else None, model=args.model,
+                          params=tuple(args.param))
     try:
         planned = front.plan(episodes, request)
     except ElotError as error:   # a belief read from a file: its errors name the file, not the option

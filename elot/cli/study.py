@@ -130,10 +130,14 @@ def register(subparsers) -> None:
                         "no-cost)")
     options.add_beta_option(p, how=options.MANY, shown="the gridworld: 0.5 to 4 in ×√2 steps; a tabular domain: 0.5 "
                                                        "to 10 in steps of 0.5")
-    options.add_model_parameter_options(p)
+    options.add_model_parameter_options(p, param_grid=True)     # each model fitted at each setting given
     p.add_argument("--start", metavar="FILE", help="starting thresholds (default: the defaults every command "
                    "uses, the paper's fitted values)")
     p.add_argument("--minimize", action="store_true", help="minimize r instead (the adversarial check)")
+    p.add_argument("--measure", choices=("L", "P"), default="L",
+                   help="what is correlated with the ratings: L, the normalized likelihood, or P, the posterior "
+                        "probability (ratings of how probable each statement is, such as ratings of each goal's "
+                        "probability) (default: %(default)s)")
     p.add_argument("--samples", type=options.number("samples"), default=1000,
                    help="bootstrap samples (default: %(default)s)")
     options.add_seed_option(p, of="the bootstrap", default=0)
@@ -280,9 +284,15 @@ def fit_command(args) -> int:
     from elot.study.tasks import as_option
 
     front = options.front_of(args, scenarios=_rated_scenarios(args.ratings))
-    given = options.params_of(args, front)
-    params = {p.name: as_option(p.name.replace("_", "-"), lambda v, p=p: None if v is None else p.check(v),
-                                given[p.name]) for p in front.parameters}
+    given = options.params_of(args, front, many=True)     # --param epsilon=0.05,0.1: a grid to fit over
+
+    def checked(p, value):
+        check = lambda v: None if v is None else p.check(v)      # noqa: E731
+        if isinstance(value, tuple):
+            return tuple(as_option(p.option.lstrip("-"), check, v) for v in value)
+        return as_option(p.option.lstrip("-"), check, value)
+
+    params = {p.name: checked(p, given[p.name]) for p in front.parameters}
     models = [as_option("model", front.model_name, m) for m in _list(args.model, "--model")] if args.model else \
         [front.model_name(None), *front.ablations]
     betas = parse_betas(args.beta) if args.beta is not None else list(BETA_GRID if not front.sweeps_betas
@@ -300,7 +310,7 @@ def fit_command(args) -> int:
     with _progress_bar("fitting") as bar:
         progress = (lambda model, done, total: bar(done, total)) if bar else None
         result = fit(ratings, models=models, betas=betas, minimize=args.minimize, start=start, samples=args.samples,
-                     seed=args.seed, progress=progress, **params)
+                     seed=args.seed, progress=progress, measure=args.measure, **params)
     return _fit_outputs(args, result, inputs)
 
 
@@ -336,7 +346,8 @@ def _print_fit(result) -> None:
     ratings = result.ratings
     skipped = f", {ratings.skipped} rows with errors skipped" if ratings.skipped else ""
     out.print(f"{len(ratings.keys)} rated statements ({int(ratings.count.sum())} ratings{skipped}); "
-              f"{'minimizing' if result.minimize else 'maximizing'} Pearson r")
+              f"{'minimizing' if result.minimize else 'maximizing'} Pearson r"
+              + (f" with {result.measure}" if result.measure != "L" else ""))
     if ratings.participants:
         from elot.study.fit import split_half
 
@@ -345,19 +356,31 @@ def _print_fit(result) -> None:
         out.print(f"{len(ratings.participants)} participants; split-half reliability of the human means {said} "
                   f"(Spearman–Brown, 200 splits)")
     table = Table(title="Fit: Pearson r (bootstrap 95% CI)", title_justify="left")
-    for column in ("model", "β", "all", "current", "initial"):
-        table.add_column(column, justify="left" if column == "model" else "right")
+    conditions = ("current", "initial")
+    if result.with_params:      # a settings column, and only the conditions rated, so that the table fits
+        conditions = tuple(c for c in conditions if any(c in fit.conditions for fit in result.models.values()))
+    columns = ("model", "β", *(("settings",) if result.with_params else ()), "all", *conditions)
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("model", "settings") else "right")
     undefined = []
     for fit in result.models.values():
-        cells = {"all": fit.overall, "current": fit.conditions.get("current"), "initial": fit.conditions.get("initial")}
+        cells = {"all": fit.overall, **{c: fit.conditions.get(c) for c in conditions}}
         for column, f in cells.items():
             if f is not None and math.isnan(f.r):
                 undefined.append(f"{fit.model}, {column} ({f.undefined})")
-        table.add_row(fit.model, f"{fit.beta:.3g}", *("—" if f is None else f"undefined n={f.n}" if math.isnan(f.r)
+        shown = (_settings_text(fit),) if result.with_params else ()
+        table.add_row(fit.model, f"{fit.beta:.3g}", *shown, *("—" if f is None else f"undefined n={f.n}" if math.isnan(f.r)
                                                       else f"{f} n={f.n}" for f in cells.values()))
     out.print(table)
     if undefined:       # the reason beside the table, which stays narrow
         out.print("r is undefined (L or the ratings are the same for every statement) for " + "; ".join(undefined))
+    if result.with_params and len(result.models) > 1:
+        chosen = result.chosen
+        out.print(f"Chosen by these ratings: {chosen.model} (β {chosen.beta:.3g}"
+                  + "".join(f", {k} {v:g}" for k, v in chosen.params.items()) + f"), r = {chosen.overall.r:.3f}")
+    tried = [f"{fit.model} {fit.settings_tried}" for fit in result.models.values() if fit.settings_tried > 1]
+    if tried:
+        out.print(f"Settings tried (each with every β): {', '.join(tried)}")
     flat = [fit for fit in result.models.values() if fit.ties]
     if flat:
         out.print(f"Flat optima (r within {R_TOLERANCE:g} of the best; reported: the smallest β, "
@@ -367,18 +390,22 @@ def _print_fit(result) -> None:
                              for name, values in fit.ties.items())
         out.print(f"  {fit.model}: {settings}")
     best = result.best
-    thresholds = Table(title=f"Thresholds ({best.model})", title_justify="left")
-    thresholds.add_column("threshold")
-    thresholds.add_column("start", justify="right")
-    thresholds.add_column("fitted", justify="right")
-    thresholds.add_column("")
-    for name in FITTED:
-        thresholds.add_row(name, f"{getattr(result.start, name):.2f}", f"{getattr(best.thresholds, name):.2f}",
-                           "unconstrained" if name in best.unconstrained else "")
-    out.print(thresholds)
-    if best.unconstrained:
-        out.print(f"Unconstrained: {', '.join(best.unconstrained)} (no rated statement uses them, or r is the same "
-                  "at every value tried): left at their start")
+    if result.with_params and len(best.unconstrained) == len(FITTED):
+        # ratings of goals alone: wants is true in its goal's row whatever its threshold
+        out.print("Thresholds: these ratings constrain none (no rated statement depends on one): left at their start")
+    else:
+        thresholds = Table(title=f"Thresholds ({best.model})", title_justify="left")
+        thresholds.add_column("threshold")
+        thresholds.add_column("start", justify="right")
+        thresholds.add_column("fitted", justify="right")
+        thresholds.add_column("")
+        for name in FITTED:
+            thresholds.add_row(name, f"{getattr(result.start, name):.2f}", f"{getattr(best.thresholds, name):.2f}",
+                               "unconstrained" if name in best.unconstrained else "")
+        out.print(thresholds)
+        if best.unconstrained:
+            out.print(f"Unconstrained: {', '.join(best.unconstrained)} (no rated statement uses them, or r is the "
+                      "same at every value tried): left at their start")
     for name, values in best.factors.items():
         factor = Table(title=f"By {name} ({best.model})", title_justify="left")
         for column in ("value", "n", "r", "95% CI"):
@@ -387,6 +414,11 @@ def _print_fit(result) -> None:
             factor.add_row(value, str(f.n), *((str(f), "") if math.isnan(f.r) else
                                               (f"{f.r:.2f}", f"[{f.low:.2f}, {f.high:.2f}]")))
         out.print(factor)
+
+
+def _settings_text(fit) -> str:
+    """A model's settings besides β, as the fit's table shows them."""
+    return " ".join(f"{name}={value:g}" for name, value in fit.params.items()) or "—"
 
 
 def simulate_command(args) -> int:
@@ -408,6 +440,8 @@ def simulate_command(args) -> int:
     if args.output != "-":
         said = ", ".join(f"{name} {float(value):.3g}" if name == "beta" else f"{name} {value}"
                          for name, value in setting.items() if value != "")     # a language model has no β
+        params = next((row.get("params") for row in table if row.get("params")), "")   # a PDDL model's settings
+        said += f", {params}" if params else ""
         print(f"wrote {len(rows)} ratings to {args.output} (simulated from {said})", file=sys.stderr)
     return 0
 

@@ -442,10 +442,15 @@ class PlanRequest:
     #: The file written (None: standard output), for a scenario that names another file
     #: relative to itself (a PDDL plan names its problem).
     output: str | None = None
+    #: The model whose agent acts (None: the domain's simulated agent) and its settings
+    #: besides β (``--param NAME=VALUE``: ``(name, value)`` pairs).
+    model: str | None = None
+    params: tuple = ()
 
     #: The options each field is given by (what a refusal names).
     OPTIONS = {"goal": "--goal", "utilities": "--utilities", "belief": "--belief", "judge": "--judge",
-               "points": "--points", "purposeful": "--purposeful/--no-purposeful", "planner": "--planner"}
+               "points": "--points", "purposeful": "--purposeful/--no-purposeful", "planner": "--planner",
+               "model": "--model", "params": "--param"}
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,7 @@ def front_for(spec: str | None = None, *, scenarios: Iterable[str] = (), data: s
     from elot.domains.pddl.front import PddlFront, domain_file, is_domain_file
 
     if is_domain_file(spec):
-        return PddlFront(domain_file(spec), data, plan=reading.get("plan"))
+        return PddlFront(domain_file(spec), data, plan=reading.get("plan"), goal_prior=reading.get("goal_prior"))
     if spec.lower().endswith(".pddl"):
         raise DomainError(f"{spec} is no PDDL domain file" + (": it does not exist" if not Path(spec).exists() else
                                                               " (it does not start with (define (domain ...)"),

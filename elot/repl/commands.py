@@ -300,7 +300,8 @@ SETTINGS = ["threshold", "thresholds", "beta", "k", "conventions", "inference", 
 
 @command("set", "SETTING VALUE",
          "change a setting: threshold NAME V, thresholds FILE (elot fit's), beta V (rationality), "
-         "k N (belief size), conventions elot|paper, inference exact|smc|auto, particles N, seed S",
+         "k N (belief size), conventions elot|paper, inference exact|smc|auto, particles N, seed S, or a "
+         "parameter of the domain's models (a PDDL model's epsilon V, weight V, horizon N, gamma V)",
          "set")
 def _set(session: Session, arg: str) -> list[RenderableType]:
     words = _need(arg, _SET_USAGE).split()
@@ -336,12 +337,46 @@ def _set(session: Session, arg: str) -> list[RenderableType]:
     if what == "seed" and len(words) == 2:
         session.set_seed(words[1])
         return [render.message(f"seed = {session.seed} (inference reruns on the next query)")]
-    if what in SETTINGS:  # a known setting with the wrong number of values
+    params = model_parameters(session)
+    if what in params and len(words) == 2:
+        return _set_param(session, what, words[1])
+    if what in SETTINGS or what in params:  # a known setting with the wrong number of values
         raise ElotError(f":set {what} needs {'a name and a value' if what == 'threshold' else 'one value'}, "
-                        f"not {len(words) - 1}", hint=f"usage: {_SET_USAGE}")
-    suggestion = difflib.get_close_matches(what, SETTINGS, n=1)
+                        f"not {len(words) - 1}", hint=f"usage: {_set_usage(session)}")
+    suggestion = difflib.get_close_matches(what, SETTINGS + params, n=1)
     hint = f"did you mean :set {suggestion[0]}? " if suggestion else ""
-    raise ElotError(f"cannot set {arg.strip()!r}", hint=f"{hint}usage: {_SET_USAGE}")
+    raise ElotError(f"cannot set {arg.strip()!r}", hint=f"{hint}usage: {_set_usage(session)}")
+
+
+def model_parameters(session: Session) -> list[str]:
+    """The settings of the domain's models ``:set NAME VALUE`` changes besides those
+    :data:`SETTINGS` names (a PDDL domain's epsilon, weight, horizon, gamma; the
+    gridworld's hidden_keys, ...); none for a belief model of your own."""
+    if session.front is None:
+        return []
+    return [p.name for p in session.front.parameters if p.name not in SETTINGS]
+
+
+def _set_usage(session: Session) -> str:
+    params = model_parameters(session)
+    return _SET_USAGE + "".join(f" | :set {name} VALUE" for name in params)
+
+
+def _set_param(session: Session, name: str, value: str) -> list[RenderableType]:
+    """``:set NAME VALUE`` for a parameter of the domain's models, checked by its front as
+    ``--param NAME=VALUE`` is; a model that does not take it is refused with the
+    parameters it does take."""
+    try:
+        session.set_param(name, value)
+    except ElotError as error:
+        said = re.sub(r"^--param \S+: ", "", error.message)
+        hint = error.hint
+        if said.startswith(f"the {session.model} model has no"):
+            hint = f"{hint}; :model NAME changes the model"
+        raise ElotError(f":set {name}: {said}", hint=hint) from None
+    shown = session.param(name)
+    shown = f"{shown:g}" if isinstance(shown, (int, float)) else shown
+    return [render.message(f"{name} = {shown} (inference reruns on the next query)")]
 
 
 @command("model", "[MODEL]", "show or change the model: the domain's full model or an ablation (Tab lists them)",

@@ -10,7 +10,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion, Path
 from prompt_toolkit.document import Document
 
 from elot.lang.operators import OPERATORS, THRESHOLD_NAMES
-from elot.repl.commands import SETTINGS, COMMANDS
+from elot.repl.commands import SETTINGS, COMMANDS, model_parameters
 from elot.session import Session
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
@@ -59,7 +59,7 @@ class ElotCompleter(Completer):
             if kind == "set":
                 words = arg.split(" ")
                 if len(words) == 1:
-                    yield from self._choices(arg, SETTINGS)
+                    yield from self._choices(arg, SETTINGS + model_parameters(self.session))
                 elif len(words) == 2 and words[0] == "threshold":
                     yield from self._choices(words[1], list(self.session.thresholds_dict()))
                 return

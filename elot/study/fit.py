@@ -54,7 +54,11 @@ BOOTSTRAP_CHUNK = 1 << 21
 REQUIRED = ("scenario", "mode", "t", "statement", "rating")
 #: Columns of a ratings or batch file that are not factors.
 KNOWN = frozenset(REQUIRED) | {"participant"} | {"map", "model", "beta", "k", "conventions", "thresholds", "statement_id",
-                               "formula", "P", "L", "pi", "error", "plan_id"}
+                               "formula", "P", "L", "pi", "error", "plan_id", "params"}
+#: What a fit correlates with the ratings: L, the normalized likelihood (elot's judgment of a
+#: statement), or P, its posterior probability (ratings of how probable a statement is, such
+#: as Alanqary et al.'s ratings of each goal's probability).
+MEASURES = ("L", "P")
 
 
 # -- ratings --------------------------------------------------------------------------
@@ -358,6 +362,16 @@ class Problem:
     grids: dict[str, np.ndarray]
     groups: list[_Group]
     n: int
+    #: The model's settings besides β the scenarios were run under (``(name, value)``, the
+    #: model's defaults for those not given).
+    params: tuple = ()
+    #: What is correlated with the ratings (:data:`MEASURES`).
+    measure: str = "L"
+
+    def values(self, index: dict[str, int]) -> np.ndarray:
+        """What the fit correlates with the ratings, (n, β): L or P (:attr:`measure`)."""
+        P, _, L = self.scores(index)
+        return P if self.measure == "P" else L
 
     def scores(self, index: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """P (n, β), π (n,) and L (n, β) for grid positions ``index``."""
@@ -452,7 +466,9 @@ def precompute(ratings: Ratings, model: str | None = None, *, betas: Sequence[fl
             tabulate_formula(tables, members, grids, start, len(betas), compile_at, score)
         if progress:
             progress(done + 1, len(by_scenario))
-    return problem_of(settings.model.name, betas, start, grids, tables, len(ratings.keys))
+    problem = problem_of(settings.model.name, betas, start, grids, tables, len(ratings.keys))
+    problem.params = settings.model.params
+    return problem
 
 
 class _NeedsDesires:
@@ -564,6 +580,11 @@ class ModelFit:
     #: The fitted thresholds the ratings do not constrain, left where the fit started: no
     #: rated statement compares with them, or r is the same over their whole grid.
     unconstrained: list[str] = field(default_factory=list)
+    #: The model's settings besides β at the fit (those it takes: given, chosen from a grid,
+    #: or its defaults), e.g. ``{"epsilon": 0.05}``; empty where the domain has none.
+    params: dict = field(default_factory=dict)
+    #: How many settings of those parameters were fitted (a grid: ``--param epsilon=0.05,0.1``).
+    settings_tried: int = 1
 
 
 @dataclass
@@ -575,10 +596,26 @@ class FitResult:
     minimize: bool
     #: where every model's thresholds started
     start: Thresholds = field(default_factory=Thresholds)
+    #: what was correlated with the ratings: L or P
+    measure: str = "L"
+    #: whether the domain's models have settings besides β that the fit reports (a PDDL
+    #: domain's epsilon, weight, ...: its front's ``table_params``)
+    with_params: bool = False
 
     @property
     def best(self) -> ModelFit:
+        """The primary model's fit (the first named)."""
         return next(iter(self.models.values()))
+
+    @property
+    def chosen(self) -> ModelFit:
+        """The model whose fit is best (highest r; lowest with ``minimize``; ties: the
+        first named): the choice of model, β and parameters the ratings make."""
+        sign = -1.0 if self.minimize else 1.0
+        fits = list(self.models.values())
+        scored = [f for f in fits if not math.isnan(f.overall.r)] or fits
+        top = max(sign * (f.overall.r if not math.isnan(f.overall.r) else -math.inf) for f in scored)
+        return next(f for f in scored if sign * f.overall.r >= top - R_TOLERANCE)
 
 def best_beta(values: np.ndarray) -> int:
     """The β index with the best value; of values tied within :data:`R_TOLERANCE`, the
@@ -600,7 +637,7 @@ def ascend(problem: Problem, y: np.ndarray, *, minimize: bool = False,
     evaluations = []
 
     def objective() -> np.ndarray:
-        return sign * pearson(problem.scores(index)[2], y)
+        return sign * pearson(problem.values(index), y)
 
     values = objective()
     best_b = best_beta(values)
@@ -639,7 +676,7 @@ def _tied_values(problem: Problem, y: np.ndarray, index: dict[str, int], b: int,
     tied = []
     for j in range(len(problem.grids[name])):
         here[name] = j
-        if sign * pearson(problem.scores(here)[2][:, b:b + 1], y)[0] >= best - R_TOLERANCE:
+        if sign * pearson(problem.values(here)[:, b:b + 1], y)[0] >= best - R_TOLERANCE:
             tied.append(j)
     return tied
 
@@ -653,7 +690,7 @@ def unconstrained(problem: Problem, y: np.ndarray, index: dict[str, int], b: int
     sign = -1.0 if minimize else 1.0
     out = [name for name in FITTED if name not in index]
     for name in sorted(index):
-        best = sign * float(pearson(problem.scores(index)[2][:, b:b + 1], y)[0])
+        best = sign * float(pearson(problem.values(index)[:, b:b + 1], y)[0])
         if len(_tied_values(problem, y, index, b, name, best, sign)) == len(problem.grids[name]):
             index[name] = SPAN
             out.append(name)
@@ -665,7 +702,7 @@ def flat_settings(problem: Problem, y: np.ndarray, index: dict[str, int], b: int
     """The settings along which the fit's optimum is flat (see :attr:`ModelFit.ties`),
     but for the thresholds in ``skip`` (the unconstrained ones)."""
     sign = -1.0 if minimize else 1.0
-    values = sign * pearson(problem.scores(index)[2], y)
+    values = sign * pearson(problem.values(index), y)
     best = values[b]
     ties = {}
     betas = [problem.betas[i] for i in np.flatnonzero(values >= best - R_TOLERANCE)]
@@ -702,27 +739,58 @@ def bootstrap(L: np.ndarray, y: np.ndarray, *, samples: int = 1000, seed: int = 
     return Figure(r, float(low), float(high), len(y))
 
 
+def settings_grid(front, model: str | None, params: dict) -> list[dict]:
+    """Every setting of ``model``'s parameters a fit tries: the product of the values given
+    of each parameter it takes (a tuple is several values, as ``--param epsilon=0.05,0.1``
+    gives; one value or None is one), in the order given."""
+    import itertools
+
+    own = front.model_params(model, params)
+    names = list(own)
+    values = [list(dict.fromkeys(v)) if isinstance(v, tuple) else [v] for v in own.values()]
+    return [dict(zip(names, combo)) for combo in itertools.product(*values)]
+
+
 def fit(ratings: Ratings, *, models: Sequence[str | None] = (None,), betas: Sequence[float] = BETA_GRID,
         minimize: bool = False, start: Thresholds | None = None, samples: int = 1000, seed: int = 0,
-        progress: Callable[[str, int, int], None] | None = None, **params) -> FitResult:
+        progress: Callable[[str, int, int], None] | None = None, measure: str = "L", **params) -> FitResult:
     """Fit Θ and β for each of the ratings' domain's ``models`` (the first is the primary
     one, the rest ablations; None: the domain's first) with the models' ``params``, and
-    report r with bootstrap intervals overall, per condition and per factor value."""
+    report r with bootstrap intervals overall, per condition and per factor value.
+
+    A parameter given several values (a tuple) is a grid: each model is fitted under every
+    setting of the parameters it takes (:func:`settings_grid`), and keeps the setting whose
+    fit has the best r (of settings tied within :data:`R_TOLERANCE`, the first). ``measure``
+    is what is correlated with the ratings: ``L`` or ``P`` (:data:`MEASURES`)."""
+    if measure not in MEASURES:
+        raise StudyError(f"--measure: unknown measure {measure!r}", hint=f"use one of: {', '.join(MEASURES)}")
     out = {}
     y = ratings.rating
-    next(iter(ratings.refs.values())).front.check_taken(models, params)
+    front = next(iter(ratings.refs.values())).front
+    front.check_taken(models, params)
     if np.ptp(y) == 0:
         raise StudyError(f"{ratings.path}: every rating is {y[0]:g}, so Pearson r with them is undefined: "
                          "there is nothing to fit", path=ratings.path,
                          hint="fit ratings that differ between statements")
+    sign = -1.0 if minimize else 1.0
     for model in models:
-        problem = precompute(ratings, model, betas=betas, start=start,
-                             progress=(lambda d, t, m=model: progress(m, d, t)) if progress else None, **params)
+        found = None
+        evaluations = []
+        grid = settings_grid(front, model, params)
+        for n, setting in enumerate(grid):
+            tell = (lambda d, t, m=model, n=n: progress(m, n * t + d, len(grid) * t)) if progress else None
+            problem = precompute(ratings, model, betas=betas, start=start, progress=tell, **setting)
+            problem.measure = measure
+            index, b, r, tried = ascend(problem, y, minimize=minimize)
+            shown = dict(problem.params) if len(grid) > 1 else {}
+            evaluations += [{"model": problem.model, **shown, **e} for e in tried]
+            if found is None or sign * r > sign * found[3] + R_TOLERANCE:
+                found = (problem, index, b, r)
+        problem, index, b, _ = found
         model = problem.model
-        index, b, _, evaluations = ascend(problem, y, minimize=minimize)
         free = unconstrained(problem, y, index, b, minimize=minimize)
         ties = flat_settings(problem, y, index, b, minimize=minimize, skip=free)
-        L = problem.scores(index)[2][:, b]
+        L = problem.values(index)[:, b]
         modes = np.array([key.mode for key in ratings.keys])
         conditions = {m: bootstrap(L[modes == m], y[modes == m], samples=samples, seed=seed)
                       for m in MODES if (modes == m).sum() >= 3}
@@ -735,8 +803,8 @@ def fit(ratings: Ratings, *, models: Sequence[str | None] = (None,), betas: Sequ
                 factors[name] = groups
         out[model] = ModelFit(model, problem.thresholds(index), problem.betas[b],
                               bootstrap(L, y, samples=samples, seed=seed), conditions, factors, L,
-                              [{"model": model, **e} for e in evaluations], ties, free)
-    return FitResult(ratings, out, minimize, Thresholds.given(start, "start"))
+                              evaluations, ties, free, dict(problem.params) if front.table_params else {}, len(grid))
+    return FitResult(ratings, out, minimize, Thresholds.given(start, "start"), measure, front.table_params)
 
 
 def fit_json(result: FitResult) -> dict:
@@ -750,9 +818,27 @@ def fit_json(result: FitResult) -> dict:
         "ties": best.ties, "unconstrained": best.unconstrained,
         **({"participants": len(result.ratings.participants), "split_half": split_half(result.ratings)}
            if result.ratings.participants else {}),
-        "ablations": {m: {"beta": f.beta, **f.overall.as_dict(), "ties": f.ties, "unconstrained": f.unconstrained}
+        "ablations": {m: {"beta": f.beta, **({"params": f.params} if result.with_params else {}),
+                          **f.overall.as_dict(), "ties": f.ties, "unconstrained": f.unconstrained}
                       for m, f in list(result.models.items())[1:]},
+        **_settings_json(result),
     }
+
+
+def _settings_json(result: FitResult) -> dict:
+    """The keys a fit adds where the domain's models take settings besides β, or where it
+    correlated P: the primary model's settings, the measure, and the model the ratings
+    choose among those fitted, with its β, settings and r."""
+    out = {}
+    if result.with_params:
+        out["params"] = result.best.params
+    if result.measure != "L":
+        out["measure"] = result.measure
+    if result.with_params and len(result.models) > 1:
+        chosen = result.chosen
+        out["chosen"] = {"model": chosen.model, "beta": chosen.beta, "params": chosen.params,
+                         "r": _number(chosen.overall.r)}
+    return out
 
 
 #: The columns of a batch table that name its settings, with the option that picks one.

@@ -30,7 +30,8 @@ def item(statement_id: str, text: str, mode: str = CURRENT, factors: tuple[tuple
 class DomainRef:
     """A domain as a study names it, rebuilt in any worker: ``spec`` (``--domain``, None: the
     one the scenarios claim, else the gridworld), its ``data`` folder and ``reading`` (the
-    gridworld's ``exp``: which experiment plan ids are read from)."""
+    gridworld's ``exp``: which experiment plan ids are read from; a PDDL domain's
+    ``goal_prior``)."""
 
     spec: str | None = None
     data: str | None = None
@@ -39,7 +40,7 @@ class DomainRef:
     @classmethod
     def of(cls, front, spec: str | None = None) -> "DomainRef":
         """The reference of a front the command line made (its domain and data folder)."""
-        reading = tuple((k, v) for k, v in (("exp", getattr(front, "exp", None)),) if v)
+        reading = tuple((k, v) for k in ("exp", "goal_prior") if (v := getattr(front, k, None)))
         return cls(spec if spec is not None else front.name, front.data, reading)
 
     def front(self):

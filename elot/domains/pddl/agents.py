@@ -136,7 +136,9 @@ def _confused(tables: Tables, p: dict) -> np.ndarray:
 class AgentModel:
     """A model of the agent: its ``name`` (``--model``), what it assumes (``what``), the
     parameters it takes besides β (``params``), its defaults (``defaults``: β first) and
-    ``likelihoods(tables, values)``: ``P(a_t | a_<t, g)`` as ``float64[T, G]``."""
+    ``likelihoods(tables, values)``: ``P(a_t | a_<t, g)`` as ``float64[T, G]``, which is also
+    how its agent acts (``elot plan``: :mod:`elot.domains.pddl.simulate` draws each action
+    from it)."""
 
     name: str
     what: str
@@ -144,6 +146,9 @@ class AgentModel:
     defaults: tuple[tuple[str, float], ...]
     likelihoods: Callable[[Tables, dict], np.ndarray] = field(compare=False, repr=False)
     agent: Callable[[dict], object] = field(compare=False, repr=False, default=lambda p: Boltzmann(p["beta"]))
+    #: Whether its choice at a state depends on nothing before it (the Boltzmann and lapse
+    #: agents); a partial plan or a current goal carries over from step to step.
+    markov: bool = True
 
     def check(self, values: dict) -> dict:
         """``values`` (β and this model's parameters) as the agent takes them, or the
@@ -181,12 +186,12 @@ MODELS: dict[str, AgentModel] = {m.name: m for m in (
                (("beta", 2.0), ("epsilon", 0.05), ("weight", 0.2), ("horizon", 2)),
                lambda tab, p: PartialPlans(p["horizon"], p["beta"], p["epsilon"]).step_likelihoods(
                    tab.graph, tab.blended(p["weight"]), tab.path, goal_masks=tab.task.goal_masks, reach=tab.reach),
-               lambda p: PartialPlans(p["horizon"], p["beta"], p["epsilon"])),
+               lambda p: PartialPlans(p["horizon"], p["beta"], p["epsilon"]), markov=False),
     AgentModel("goal-noise", "lapse-Boltzmann toward a current goal redrawn (gamma) among the true goal's "
                "confusions (its objects permuted: a misspelt word), on exact costs (weight 0) or the relaxed "
                "plan's (weight 1)", ("epsilon", "gamma", "weight"),
                (("beta", 1.0), ("epsilon", 0.05), ("gamma", 0.05), ("weight", 1.0)),
-               _confused, lambda p: GoalNoise(p["beta"], p["epsilon"], p["gamma"])),
+               _confused, lambda p: GoalNoise(p["beta"], p["epsilon"], p["gamma"]), markov=False),
 )}
 
 

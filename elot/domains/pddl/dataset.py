@@ -32,6 +32,8 @@ class Stimulus:
     plan: tuple[PlanStep, ...]
     goals: tuple[tuple[str, str], ...]
     times: tuple[int, ...]
+    #: each goal's prior weight, where ``goals.json`` gives one (``"prior"``); empty: uniform
+    priors: tuple[float, ...] = ()
 
     @property
     def category(self) -> int:
@@ -83,13 +85,19 @@ def load_study(root: str | Path) -> Study:
     for sid in sorted(points, key=lambda s: tuple(int(x) for x in s.split("_"))):
         problem = root / "problems" / f"scenario-{sid.replace('_', '-')}.pddl"
         plan = read_plan(root / "actions" / f"{sid}.dat")
+        priors: tuple[float, ...] = ()
         if words is not None:
             goals = tuple((g["word"], g["pddl"]) for g in words[sid])
+            if any("prior" in g for g in words[sid]):
+                from elot.domains.pddl.goals import goal_weight
+
+                priors = tuple(goal_weight(g.get("prior", 1.0), f"the prior of {g['word']} ({sid})", str(goals_path))
+                               for g in words[sid])
         else:
             goals = _gem_goals(read_text(problem, "PDDL problem"))
         times = tuple(int(k) - 1 for k in points[sid])
         if any(k < 0 or k > len(plan) for k in times):
             raise PddlError(f"stimulus {sid}: a judgment point is outside its plan of {len(plan)} actions",
                             path=str(points_path), hint="judgment points are 1-based: k shows k - 1 actions")
-        stimuli.append(Stimulus(sid, problem, plan, goals, times))
+        stimuli.append(Stimulus(sid, problem, plan, goals, times, priors))
     return Study(root, domain, tuple(stimuli))

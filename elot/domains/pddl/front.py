@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 from elot.domains.front import Episode, Front, Parameter, Planned, PlanRequest, SettingRefused
 from elot.domains.pddl.agents import MODELS, PARAMETERS
+from elot.domains.pddl.goals import parse_goal_prior
 from elot.domains.pddl.read import read_domain
 from elot.domains.pddl.scenes import STIMULUS, Reader, Scene
 from elot.domains.source import TextMap
@@ -34,14 +35,16 @@ def _checker(name: str) -> Callable[[Any], Any]:
 class PddlFront(Front):
     """A PDDL domain (see the module docstring): ``domain_path`` its domain file, ``data``
     a study folder (stimuli by id; default: the domain file's folder when it is one),
-    ``plan`` the plan of a problem given as the scenario (``--plan``)."""
+    ``plan`` the plan of a problem given as the scenario (``--plan``), ``goal_prior`` the
+    weights of candidate goals by name (``--goal-prior gem1=2,gem2=1``; the others weigh 1,
+    or what their ``goals.json`` says)."""
 
     models = {name: m.what for name, m in MODELS.items()}
     aliases = {"full": "boltzmann", "btom": "boltzmann"}
     fitted_models = ("boltzmann", "boltzmann-ff", "heuristic")
     parameters = tuple(Parameter(name, f"--param {name}", None, _checker(name)) for name in PARAMETERS)
     default_beta = MODELS["boltzmann"].defaults[0][1]
-    reading = ("plan",)
+    reading = ("plan", "goal_prior")
     table_params = True
     sweeps_betas = True
     statements_hint = "each scenario is asked wants(player, G) of its candidate goals by default"
@@ -52,12 +55,15 @@ class PddlFront(Front):
                   "beliefs": "the state now, which the agent sees as it is",
                   "model": "show or change the agent model (Tab lists them)"}
 
-    def __init__(self, domain_path: str | Path, data: str | None = None, plan: str | None = None):
+    def __init__(self, domain_path: str | Path, data: str | None = None, plan: str | None = None,
+                 goal_prior: str | None = None):
         super().__init__(data)
         self.domain_path = str(domain_path)
         self.domain = read_domain(domain_path)
         self.name = self.domain.name.lower()
         self.plan_file = plan
+        self.goal_prior = goal_prior
+        self._prior = parse_goal_prior(goal_prior) if goal_prior else ()
         self._readers: dict[str | None, Reader] = {}
 
     @property
@@ -70,7 +76,7 @@ class PddlFront(Front):
         """What reads this domain's scenarios from its data folder (``data`` may be set after
         the front is made: the command line reads it from its options)."""
         if self.data not in self._readers:
-            self._readers[self.data] = Reader(self.domain_path, self.domain, self.data)
+            self._readers[self.data] = Reader(self.domain_path, self.domain, self.data, self._prior)
         return self._readers[self.data]
 
     # -- scenarios -------------------------------------------------------------------------
@@ -247,12 +253,13 @@ class PddlFront(Front):
                 "scene": f"The animations show {self.agent_words()} acting in a {self.name.replace('-', ' ')} "
                          "world, step by step."}
 
-    plan_settings = ("goal", "judge", "points")
+    plan_settings = ("goal", "judge", "points", "model", "params")
 
     def plan(self, episodes: Sequence[Episode], request: PlanRequest) -> Planned:
-        """A scenario's actions continued by the agent (the Boltzmann agent on exact costs,
-        at β) toward ``--goal`` (a candidate; default the problem's own goal) until it
-        holds, written as a plan naming its problem, its judgment points marked."""
+        """A scenario's actions continued by the agent of ``--model`` (default the Boltzmann
+        agent on exact costs) at β with its ``--param`` settings, toward ``--goal`` (a
+        candidate; default the problem's own goal) until it holds, written as a plan naming
+        its problem, its judgment points marked (:mod:`elot.domains.pddl.simulate`)."""
         from elot.domains.pddl.simulate import plan
 
         if len(episodes) != 1:

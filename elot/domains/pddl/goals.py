@@ -10,11 +10,13 @@ states; :meth:`GoalTask.costs` gives the cost-to-go tables the models weigh acti
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
 
+from elot.domains.front import SettingRefused
 from elot.domains.pddl import task as t
 from elot.domains.pddl.errors import PddlError
 from elot.domains.pddl.ground import Grounded, condition_rows, ground
@@ -23,6 +25,7 @@ from elot.domains.pddl.space import StateSpace, state_space
 from elot.engine.agents.graph import (Path, RelaxedPlans, StateGraph, distances, follow, relaxed_costs,
                                       relaxed_plans)
 from elot.engine.budget import Limits
+from elot.errors import nearest
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,61 @@ class Goal:
     name: str
     formula: t.Formula
     prior: float = 1.0
+
+
+#: How a goal prior is written on the command line (``--goal-prior``).
+GOAL_PRIOR_HINT = "write NAME=WEIGHT,... with a positive weight for each candidate named (gem1=2,gem2=1); " \
+                  "a candidate not named weighs 1"
+
+
+def goal_weight(value, what: str, path: str | None = None) -> float:
+    """A goal's prior weight: a positive finite number, else a :class:`PddlError` saying
+    ``what`` it is (``the prior of gem2``) and what is accepted."""
+    try:
+        weight = float(value) if not isinstance(value, bool) else math.nan
+    except (TypeError, ValueError):
+        weight = math.nan
+    if not (math.isfinite(weight) and weight > 0):
+        raise PddlError(f"{what} is {value!r}, not a positive number", path=path,
+                        hint="a prior weight is relative: 2 is twice as probable as 1 (a goal the agent cannot "
+                             "have is no candidate: leave it out)")
+    return weight
+
+
+def parse_goal_prior(text: str) -> tuple[tuple[str, float], ...]:
+    """``--goal-prior``'s ``NAME=WEIGHT,...`` as ``(name, weight)`` pairs, each name once."""
+    pairs: dict[str, float] = {}
+    for part in (p.strip() for p in text.split(",")):
+        name, sep, value = part.partition("=")
+        name = name.strip()
+        if not part:
+            raise SettingRefused(f"--goal-prior: {text!r} has an empty part", hint=GOAL_PRIOR_HINT)
+        if not sep or not name:
+            raise SettingRefused(f"--goal-prior: {part!r} is not NAME=WEIGHT", hint=GOAL_PRIOR_HINT)
+        if name in pairs:
+            raise SettingRefused(f"--goal-prior: {name} is given twice", hint="give each candidate goal once")
+        try:
+            pairs[name] = goal_weight(value.strip(), f"--goal-prior: the weight of {name}")
+        except PddlError as error:
+            raise SettingRefused(error.message, hint=GOAL_PRIOR_HINT) from None
+    return tuple(pairs.items())
+
+
+def weighted(goals: tuple[Goal, ...], prior: tuple[tuple[str, float], ...], scenario: str) -> tuple[Goal, ...]:
+    """``goals`` with the weights ``prior`` gives them (``--goal-prior``: by name; the
+    others keep theirs); a name that is no candidate of ``scenario`` is an error naming the
+    candidates."""
+    if not prior:
+        return goals
+    names = [g.name for g in goals]
+    for name, _ in prior:
+        if name not in names:
+            close = nearest(name, names)
+            raise SettingRefused(f"--goal-prior: {name} is no candidate goal of {scenario}"
+                                 + (f" (did you mean {close}?)" if close else ""),
+                                 hint=f"its candidates: {', '.join(names)}")
+    given = dict(prior)
+    return tuple(replace(g, prior=given[g.name]) if g.name in given else g for g in goals)
 
 
 @dataclass(eq=False)

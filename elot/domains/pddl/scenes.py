@@ -20,7 +20,9 @@ tower; else the gems ``(has gemN)`` of the problem). A problem elsewhere takes t
 ``goals.json`` in its folder or the one above (keyed by its file name without ``.pddl``),
 else from its own ``:goal``: a goal that is one atom becomes one candidate per object of
 its last object argument's type (``(has gem2)``: ``(has gem1)``, ``(has gem2)``,
-``(has gem3)``); any other goal is the one candidate. The prior is uniform.
+``(has gem3)``); any other goal is the one candidate. The prior is uniform, but where a goal
+of ``goals.json`` has a ``"prior"`` (a positive weight; 1 where left out) or the front's
+``--goal-prior NAME=WEIGHT,...`` names it.
 
 Everything is read and checked when the scenario is: a plan action that is no action of the
 domain, or that is not applicable where the plan reaches it, is an error at its line.
@@ -37,7 +39,7 @@ from elot.domains.pddl import task as t
 from elot.domains.pddl.agents import Tables
 from elot.domains.pddl.dataset import Study, Stimulus, load_study
 from elot.domains.pddl.errors import PddlError
-from elot.domains.pddl.goals import Goal, GoalTask
+from elot.domains.pddl.goals import Goal, GoalTask, goal_weight, weighted
 from elot.domains.pddl.ground import ground
 from elot.domains.pddl.language import PddlLanguage, signature_of
 from elot.domains.pddl.read import PlanStep, parse_goal, parse_plan, parse_problem, plan_marks
@@ -104,10 +106,13 @@ class Reader:
     """Reads the scenarios of one domain file (see the module docstring), each problem
     grounded once."""
 
-    def __init__(self, domain_path: str, domain: t.Domain, data: str | None = None):
+    def __init__(self, domain_path: str, domain: t.Domain, data: str | None = None,
+                 goal_prior: tuple[tuple[str, float], ...] = ()):
         self.domain_path = domain_path
         self.domain = domain
         self.data = data
+        #: ``--goal-prior``: weights of candidate goals by name, over every scenario read
+        self.goal_prior = goal_prior
         self._studies: dict[str, Study] = {}
         self._tasks: dict[tuple, GoalTask] = {}
 
@@ -226,7 +231,9 @@ class Reader:
 
     def _stimulus_goals(self, study: Study, s: Stimulus) -> tuple[Goal, ...]:
         where = str(study.root / "goals.json") if _worded(study) else str(s.problem)
-        return tuple(Goal(name, parse_goal(text, self.domain, where)) for name, text in s.goals)
+        priors = s.priors or (1.0,) * len(s.goals)
+        return tuple(Goal(name, parse_goal(text, self.domain, where), prior)
+                     for (name, text), prior in zip(s.goals, priors))
 
     def _goals_of(self, path: Path, problem: t.Problem, found) -> tuple[tuple[Goal, ...], bool]:
         """The candidate goals of a problem: its stimulus's, else its own (:meth:`_goals`)."""
@@ -250,7 +257,8 @@ class Reader:
 
     def _scene(self, name: str, problem: t.Problem, steps, goals, judgments, plan: str | None, stimulus: str | None,
                *, worded: bool) -> Scene:
-        key = (problem.path, problem.source, tuple((g.name, g.formula) for g in goals))
+        goals = weighted(tuple(goals), self.goal_prior, name)
+        key = (problem.path, problem.source, tuple((g.name, g.formula, g.prior) for g in goals))
         if key not in self._tasks:
             g = ground(self.domain, problem)
             self._tasks[key] = GoalTask(g, state_space(g), goals)
@@ -294,14 +302,16 @@ def _is_problem(text: str) -> bool:
 
 
 def _listed(items, path: str, key: str, domain: t.Domain) -> tuple[Goal, ...]:
-    hint = 'each goal is {"word": NAME, "pddl": CONDITION}'
+    hint = 'each goal is {"word": NAME, "pddl": CONDITION}, with a "prior": WEIGHT where it is not 1'
     if not isinstance(items, list) or not items:
         raise ScenarioError(f"{path}: the goals of {key} are not a list of goals", path=path, hint=hint)
     out = []
     for item in items:
         if not (isinstance(item, dict) and isinstance(item.get("word"), str) and isinstance(item.get("pddl"), str)):
             raise ScenarioError(f"{path}: a goal of {key} is not a word and a PDDL condition", path=path, hint=hint)
-        out.append(Goal(item["word"], parse_goal(item["pddl"], domain, path)))
+        prior = goal_weight(item["prior"], f"{path}: the prior of {item['word']} ({key})", path) \
+            if "prior" in item else 1.0
+        out.append(Goal(item["word"], parse_goal(item["pddl"], domain, path), prior))
     return tuple(out)
 
 

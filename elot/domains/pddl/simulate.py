@@ -1,16 +1,20 @@
 """``elot plan`` in a PDDL world: a scenario's actions continued by the agent, written as a
 plan that names its problem (a scenario elot reads back).
 
-The agent is the Boltzmann agent of :mod:`elot.domains.pddl.agents` on exact costs (the
-relaxed plan's length where its goal is lost), at β (``--beta``; default the model's): from
-where the scenario's actions end, it takes an applicable action with probability ∝
-``exp(β Q(s, a))`` (``--policy optimal``: a best one, ties broken by the seed) until its
-goal holds or ``--max-steps`` actions are taken. Its goal is ``--goal`` (a candidate goal
-by name), else the problem's own ``:goal``.
+The agent is a model of :mod:`elot.domains.pddl.agents` (``--model``, default ``boltzmann``:
+exact costs, the relaxed plan's length where its goal is lost) at β (``--beta``; default the
+model's) with its settings (``--param NAME=VALUE``). Each model's agent acts as the model
+says it does: from where the scenario's actions end, its next action is drawn from the
+model's own probability of each applicable action given every action before it and its
+goal, ``P(a_t | a_<t, g)`` (:attr:`AgentModel.likelihoods` on the path extended by that
+action), so a partial plan or a current goal carries over from step to step as the model
+sums them out; ``--policy optimal`` takes a most probable action, ties broken by the seed. It
+acts until its goal holds or ``--max-steps`` actions are taken. Its goal is ``--goal`` (a
+candidate goal by name), else the problem's own ``:goal``.
 
 Judgment points: ``--judge T,...`` (numbers of actions), or ``auto``: where the goal
-posterior of the same agent moves most as it is watched (the largest changes, never two
-adjacent, at most ``--points`` of them) and the end.
+posterior of the same model moves most as the agent is watched (the largest changes, never
+two adjacent, at most ``--points`` of them) and the end.
 """
 
 from __future__ import annotations
@@ -21,9 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from elot.domains.front import Episode, Planned, PlanRequest
-from elot.domains.pddl.agents import Tables, goal_posterior_of
-from elot.domains.pddl.goals import Goal
-from elot.engine.agents import cost_to_go, distances
+from elot.domains.pddl.agents import MODELS, AgentModel, Tables, goal_posterior_of
+from elot.domains.pddl.goals import Goal, GoalTask
+from elot.engine.agents.graph import Path as AgentPath
 from elot.errors import ArgumentError, ScenarioError
 from elot.output import count
 
@@ -41,40 +45,63 @@ def _goal(scene, wanted: str | None) -> Goal:
                         hint="its candidate goals: " + ", ".join(g.name for g in scene.goals))
 
 
-def _costs(scene, goal: Goal) -> tuple[np.ndarray, np.ndarray]:
-    """The agent's costs-to-go toward ``goal`` (``float64[n]``) and where it holds."""
+def _task(scene, goal: Goal) -> tuple[GoalTask, int]:
+    """The task the agent's model reads (the scene's, with ``goal`` added where it is no
+    candidate) and the row of ``goal`` in it."""
+    if goal in scene.goals:
+        return scene.task, scene.goals.index(goal)
     task = scene.task
-    mask = task.masks([goal.formula])
-    exact = distances(task.graph, mask)
-    return cost_to_go(exact, cost_to_go(task.relaxed([goal.formula], kind="ff")))[0], mask[0]
+    return GoalTask(task.grounded, task.space, (*scene.goals, goal)), len(scene.goals)
 
 
-def walk(scene, goal: Goal, beta: float, policy: str, seed: int | None, max_steps: int) -> tuple[list[int], bool]:
-    """The action indices the agent takes from where the scenario's actions end, and
-    whether its goal holds at the end."""
-    task = scene.task
+def next_action(model: AgentModel, values: dict, task: GoalTask, row: int, states: list[int],
+                edges: list[int]) -> np.ndarray:
+    """The model's probability of each action applicable where the path ``states`` /
+    ``edges`` ends, toward goal ``row`` of ``task``, given every action before it: its
+    likelihood of the path extended by that action, at the last step (only the last state
+    for a model whose choice depends on nothing before it)."""
     graph = task.graph
-    costs, holds = _costs(scene, goal)
-    state = int(scene.tables.path.states[-1])
-    if not np.isfinite(task.exact([goal.formula])[0, state]):
+    state = states[-1]
+    lo, hi = int(graph.indptr[state]), int(graph.indptr[state + 1])
+    before_states, before_edges = (states, edges) if not model.markov else ([state], [])
+    p = np.empty(hi - lo)
+    for j, edge in enumerate(range(lo, hi)):
+        path = AgentPath(np.array([*before_states, int(graph.successors[edge])], dtype=np.int64),
+                    np.array([*before_edges, edge], dtype=np.int64))
+        p[j] = model.likelihoods(Tables(task, path), values)[-1, row]
+    return p / p.sum()
+
+
+def walk(scene, goal: Goal, beta: float, policy: str, seed: int | None, max_steps: int,
+         model: str = "boltzmann", params: dict | None = None) -> tuple[list[int], bool]:
+    """The action indices the agent of ``model`` (at ``beta``, with ``params``) takes from
+    where the scenario's actions end, and whether its goal holds at the end."""
+    task, row = _task(scene, goal)
+    graph = task.graph
+    holds = task.masks([goal.formula])[0]
+    path = scene.tables.path
+    states, edges = [int(x) for x in path.states], [int(x) for x in path.edges]
+    if not np.isfinite(task.exact([goal.formula])[0, states[-1]]):
         raise ScenarioError(f"{scene.name}: the goal {goal.name} cannot be reached from where its actions end",
                             hint="choose another --goal, or a scenario whose actions leave it reachable")
+    agent, values = MODELS[model], {"beta": beta, **(params or {})}
     rng = np.random.default_rng(seed)
     taken: list[int] = []
-    while not holds[state] and len(taken) < max_steps:
+    while not holds[states[-1]] and len(taken) < max_steps:
+        state = states[-1]
         lo, hi = int(graph.indptr[state]), int(graph.indptr[state + 1])
         if hi == lo:
             break
-        q = -(1.0 + costs[graph.successors[lo:hi]])
+        p = next_action(agent, values, task, row, states, edges)
         if policy == "optimal":
-            best = np.flatnonzero(q == q.max())
+            best = np.flatnonzero(p == p.max())
             edge = lo + int(best[rng.integers(len(best))])
         else:
-            p = np.exp(beta * (q - q.max()))
-            edge = lo + int(rng.choice(hi - lo, p=p / p.sum()))
+            edge = lo + int(rng.choice(hi - lo, p=p))
         taken.append(int(graph.actions[edge]))
-        state = int(graph.successors[edge])
-    return taken, bool(holds[state])
+        edges.append(edge)
+        states.append(int(graph.successors[edge]))
+    return taken, bool(holds[states[-1]])
 
 
 def auto_points(posterior: np.ndarray, points: int) -> list[int]:
@@ -97,8 +124,9 @@ def plan(front, episode: Episode, request: PlanRequest) -> Planned:
     """The scenario's actions, then the agent's (see the module docstring), as a plan file."""
     scene = episode.detail
     goal = _goal(scene, request.goal)
-    beta = front.model_beta("boltzmann") if request.beta is None else float(request.beta)
-    taken, reached = walk(scene, goal, beta, request.policy, request.seed, request.max_steps)
+    settings = front.settings(request.model or "boltzmann", request.beta, **dict(request.params))
+    model, beta, params = settings.model.name, float(settings.model.beta), dict(settings.model.params)
+    taken, reached = walk(scene, goal, beta, request.policy, request.seed, request.max_steps, model, params)
     g = scene.task.grounded
     steps = [step.text() for step in scene.steps] + [g.action_text(a) for a in taken]
     if request.judge == "events":
@@ -106,7 +134,7 @@ def plan(front, episode: Episode, request: PlanRequest) -> Planned:
                             hint="give auto, or the judgment points as numbers of actions (4,9,15)")
     if request.judge == "auto":
         path = scene.task.path(tuple(_steps(scene, taken)))
-        posterior = goal_posterior_of("boltzmann", Tables(scene.task, path), {"beta": beta})
+        posterior = goal_posterior_of(model, Tables(scene.task, path), {"beta": beta, **params})
         judged = auto_points(posterior, request.points)
     else:
         judged = sorted(set(int(t) for t in request.judge))
@@ -119,8 +147,9 @@ def plan(front, episode: Episode, request: PlanRequest) -> Planned:
     named = Path(os.path.relpath(os.path.abspath(scene.problem.path), where)).as_posix()
     lines = [f"; problem: {named}", *([f"; goal: {goal.name}"] if goal in scene.goals else []),
              f"; {count(len(steps), 'action')}: {count(len(scene.steps), 'action')} of {scene.name}, then "
-             f"{count(len(taken), 'action')} of the boltzmann agent (β {beta:g}, policy {request.policy}, seed "
-             f"{request.seed}) toward {goal.name}"]
+             f"{count(len(taken), 'action')} of the {model} agent (β {beta:g}"
+             + "".join(f", {k} {v:g}" for k, v in params.items())
+             + f", policy {request.policy}, seed {request.seed}) toward {goal.name}"]
     if 0 in judged:
         lines.append(";")
     for k, text in enumerate(steps, 1):

@@ -95,7 +95,9 @@ class PddlSource(Source):
         return [f"[bold]{self.name}[/bold] ({self.front.name}, problem {problem}): "
                 f"{count(len(scene.goals), 'candidate goal')} × {len(scene.task.space):,} reachable states, "
                 f"{count(self.episode.horizon, 'action')}, model {self.model} (β {self.beta:g}"
-                + (f", {said}" if said else "") + ")"]
+                + (f", {said}" if said else "") + ")"
+                + ("; goal prior " + ", ".join(f"{g.name} {g.prior:g}" for g in scene.goals)
+                   if len({g.prior for g in scene.goals}) > 1 else "")]
 
     def summary(self, times: Sequence[int]) -> Summary:
         true = self.scene.true_goal
