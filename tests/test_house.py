@@ -25,8 +25,8 @@ ONE_JOB = {
     # one concern (never lose the user's data), two parts: single files and folders written whole;
     # those could become two modules once the branch editing output.py now is merged
     "elot/output.py": "writing output files without losing the user's data: atomic replaces, sidecars, owned folders",
-    # Session, ModelSession and DomainSession are one model over three sources (a subclass each)
-    "elot/session.py": "the session model an interactive session answers from (scenario, belief model, domain)",
+    # one Session over any source: a domain's front and episode, or a belief model
+    "elot/session.py": "the session model an interactive session answers from (a front's episode or a belief model)",
     "elot/study/fit.py": "fitting Θ and β by Pearson r (with ties and flat optima)",
     "elot/survey/server.py": "the survey's HTTP server",
 }

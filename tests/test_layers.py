@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("elot.draw", "elot.plots"),                      # figures: frames, marks, storyboards, animations (no domain)
     ("elot.domains",),                                # the fronts: built-in domains and a researcher's own file
     ("elot.translate",),                              # English to ELoT
-    ("elot.embedding",),                              # your own belief model; the session model
+    ("elot.embedding",),                              # your own belief model (declare, judge, ModelSource)
     ("elot.study", "elot.session", "elot.baseline"),  # studies; the session model; language-model baselines
     ("elot.survey",),                                 # the survey participants take in a browser
     ("elot.repl",),                                   # the interactive UI
