@@ -9,7 +9,7 @@
   starting with ``;`` marking judgment points.
 * :func:`signature_of` — the ELoT signature of a problem and its domain.
 
-The s-expression syntax underneath is :mod:`elot.domains.doors_keys_gems.sexpr`; the gridworld a problem
+The s-expression syntax underneath is :mod:`elot.domains.sexpr`; the gridworld a problem
 describes is built by :func:`elot.domains.doors_keys_gems.problem_world.world_from_problem`.
 
 Every error is a :class:`~elot.errors.ScenarioError` located at ``file:line:col``. Each
@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from elot.domains.doors_keys_gems.sexpr import SExpr, SList, Sym, _Reader, parse_sexprs, to_data
+from elot.domains.sexpr import Reader, SExpr, SList, Sym, parse_sexprs, to_data
 from elot.errors import ScenarioError, Span, read_text
 from elot.lang.signature import Signature
 
@@ -309,7 +309,7 @@ def parse_plan_text(text: str, path: str | None = None) -> Plan:
     lines: list[int] = []
     judgments: list[int] = []
     agent: str | None = None
-    reader, ctx = _Reader(text, path), _Ctx(text, path)
+    reader, ctx = Reader(text, path), _Ctx(text, path)
     offset = 0
     for number, raw in enumerate(text.splitlines(keepends=True), start=1):
         line_start = offset
