@@ -54,8 +54,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from btom_ext import CoreMissingError, particle_kernels
-from elot.errors import ExtensionMissingError
+from btom_ext import particle_kernels
+from elot.errors import compiled
 from elot.numeric import fsum
 
 #: Moves run, without resampling, at a step where the particles have lost sight of more
@@ -69,10 +69,7 @@ DRIFT = 0.05
 def kernels(backend: str):
     """The particle kernels of ``backend`` (the gridworld filter's: the resampling scheme),
     or elot's error saying how to build them."""
-    try:
-        return particle_kernels(backend)
-    except CoreMissingError as error:
-        raise ExtensionMissingError(str(error), hint=error.hint) from None
+    return compiled(particle_kernels, backend)
 
 
 @dataclass(frozen=True, eq=False)
