@@ -65,10 +65,10 @@ class Reader:
         self.text = text
         self.path = path
         self.lines = _line_index(text)
-        self.kind = error
+        self.failure = error
 
     def error(self, message: str, start: int, end: int | None = None, hint: str | None = None) -> ElotError:
-        return self.kind(message, span=self.lines.span(start, end), source=self.text, path=self.path, hint=hint)
+        return self.failure(message, span=self.lines.span(start, end), source=self.text, path=self.path, hint=hint)
 
     def read(self, begin: int = 0, end: int | None = None) -> tuple[SExpr, ...]:
         """The s-expressions of ``text[begin:end]`` (spans stay relative to the whole text)."""
@@ -116,6 +116,27 @@ class Reader:
                 error.notes = (f"line {suspect} opens more parentheses than it closes, and the next line is not nested in it",)
             raise error
         return tuple(top)
+
+
+class Forms:
+    """A file's s-expressions as a reader of one format sees them: errors at a form's place
+    (``failure``, an :class:`~elot.errors.ElotError` class) and the checks every format
+    makes of a symbol."""
+
+    failure: type[ElotError] = ScenarioError
+
+    def __init__(self, text: str, path: str | None) -> None:
+        self.text, self.path = text, path
+
+    def error(self, message: str, node: SExpr | None = None, hint: str | None = None) -> ElotError:
+        return self.failure(message, span=node.span if node is not None else None, source=self.text,
+                            path=self.path, hint=hint)
+
+    def sym(self, node: SExpr, what: str) -> str:
+        """``node``'s text, when it is a symbol (``what`` it should be, in the error)."""
+        if not isinstance(node, Sym):
+            raise self.error(f"expected {what}, found a list", node)
+        return node.text
 
 
 def _suspect_line(text: str, first: int) -> int | None:

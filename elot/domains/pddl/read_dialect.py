@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from elot.domains.pddl import task as t
 from elot.domains.pddl.errors import PddlError, PddlSyntaxError
-from elot.domains.sexpr import SExpr, SList, Sym, parse_sexprs
+from elot.domains.sexpr import Forms, SExpr, SList, Sym, parse_sexprs
 from elot.errors import Span
 
 READER = "pddl.jl"
@@ -32,17 +32,16 @@ def read_sexprs(text: str, path: str | None = None) -> tuple[SExpr, ...]:
     return parse_sexprs(text, path, PddlSyntaxError)
 
 
-class _Reader:
-    """One file's errors and its section readers."""
+class _Reader(Forms):
+    """One file's forms and its section readers (``kind``: domain, problem or goal)."""
+
+    failure = PddlError
 
     def __init__(self, text: str, path: str | None, kind: str) -> None:
-        self.text, self.path, self.kind = text, path, kind
+        super().__init__(text, path)
+        self.kind = kind
         self.functions: set[str] = set()
         self.predicates: set[str] = set()
-
-    def error(self, message: str, node: SExpr | None, hint: str | None = None) -> PddlError:
-        return PddlError(message, span=node.span if node is not None else None, source=self.text,
-                         path=self.path, hint=hint)
 
     def define(self) -> tuple[str, SList]:
         forms = read_sexprs(self.text, self.path)
@@ -65,11 +64,6 @@ class _Reader:
                 raise self.error("expected a section such as (:predicates ...)", item)
             out.append((item.head(), item))
         return out
-
-    def sym(self, node: SExpr, what: str) -> str:
-        if not isinstance(node, Sym):
-            raise self.error(f"expected {what}, found a list", node)
-        return node.text
 
     def typed(self, items: tuple[SExpr, ...], default: str = "object") -> list[tuple[str, str]]:
         """``a b - t c`` → [(a, t), (b, t), (c, default)]."""
