@@ -63,8 +63,6 @@ setup(
         "elot.domains": ["templates/*"],
         "elot.domains.doors_keys_gems": ["templates/*"],
         "elot.domains.foodtrucks": ["templates/*"],
-        # the s-expression grammar of the PDDL.jl dialect reader
-        "elot.domains.pddl": ["*.lark"],
         "btom_ext": ["*.pxd", "*.pyx"],
     },
     ext_modules=cythonize(

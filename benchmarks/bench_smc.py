@@ -30,11 +30,9 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")   # one core: the figures are per core
 
 import argparse
-import csv
 import sys
 import time
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 
@@ -44,17 +42,7 @@ from elot.domains.doors_keys_gems.dataset import dataset_root, load_dataset_plan
 from elot.domains.doors_keys_gems.scn_read import parse_scn_text
 from elot.domains.doors_keys_gems.scoring import compile_statement, score
 from elot.cli import run_command
-
-PLANS = ["1_1", "1_2", "1_3", "2_1", "2_2", "2_3", "3_1", "3_2", "3_3", "4_1", "4_2", "4_3",
-         "5_1", "5_2", "6_1", "6_2", "6_3", "7_1", "7_2", "7_3"]
-
-
-def gold_formulas(root: Path) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    with (root / "statements" / "exp2_current_translations.csv").open(encoding="utf-8") as handle:
-        for row in csv.DictReader(handle):
-            out.setdefault(row["plan_id"], []).append(row["gold_elot"].strip())
-    return out
+from bench_btom import PLANS, gold_formulas
 
 
 def accuracy(scenarios, formulas, sizes, seed: int) -> None:

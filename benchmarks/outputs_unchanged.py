@@ -148,8 +148,8 @@ def record(folder: Path, full: bool) -> int:
 
 
 def compare(before: Path, after: Path) -> int:
-    names = sorted({p.name for p in before.iterdir()} | {p.name for p in after.iterdir()}
-                   - {"recording.log"})
+    names = sorted(({p.name for p in before.iterdir()} | {p.name for p in after.iterdir()})
+                   - {"recording.log"})   # the log holds timings
     differ = 0
     for name in names:
         a, b = before / name, after / name

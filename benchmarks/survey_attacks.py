@@ -63,8 +63,9 @@ def build(folder: Path) -> Path:
 
 
 def session(config: dict, order: int, participant: str, *, rating: int = 6, stop_after: int | None = None,
-            goal_right: bool = True, **extra) -> list[dict]:
-    """The trials a participant of ``order`` sends, as the page makes them."""
+            goal_right: bool = True, passed: bool = True, **extra) -> list[dict]:
+    """The trials a participant of ``order`` sends, as the page makes them (the tests of
+    ``survey import`` and of the study server send them too)."""
     from elot.survey.server import steps_of
 
     trials = []
@@ -75,7 +76,7 @@ def session(config: dict, order: int, participant: str, *, rating: int = 6, stop
             continue
         data = {"elot_step": step, "elot_kind": kind, **common}
         if kind == "comprehension":
-            data["elot_passed"] = True
+            data["elot_passed"] = passed
         if kind in ("judgment", "watch"):
             scenario = next(s for s in config["scenarios"] if s["name"] == trial["scenario"])
             data.update(elot_scenario=scenario["name"], elot_t=segment["t"], elot_control=trial["control"])
@@ -92,14 +93,14 @@ def session(config: dict, order: int, participant: str, *, rating: int = 6, stop
 
 def served(config: dict, path: Path, people: list[tuple[str, int | None]]) -> list[int]:
     """A database as the server keeps it: each (PROLIFIC_PID, trials sent or None for
-    all) in turn; the sessions' row ids."""
+    all) in turn, answering in the order the server gives; the sessions' row ids."""
     from elot.survey.store import Store
 
     store = Store(path, config["id"])
     ids = []
     try:
         for pid, stop_after in people:
-            made = store.start(token=None, prolific_pid=pid, study_id="S", session_id=f"s{len(ids)}",
+            made = store.start(token=None, prolific_pid=pid, study_id="S", session_id=f"prolific-{len(ids)}",
                                orders=len(config["orders"]))
             for data in session(config, made["order"], pid, stop_after=stop_after):
                 store.add_trial(made["id"], data["elot_step"], data, last=data["elot_step"] == "debrief")

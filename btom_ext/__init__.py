@@ -32,80 +32,43 @@ class CoreMissingError(ImportError):
         self.hint = hint
 
 
-def backend(name: str = "core") -> ModuleType:
-    """The implementation called ``name``: ``"core"`` (compiled) or ``"reference"``."""
-    if name == "reference":
-        from btom_ext import reference
+_BUILD = ("build {it} with `pip install .` (or `pip install -e .` in a checkout; a C compiler is needed), or pass "
+          "backend='reference' for {twin}")
 
-        return reference
+
+def _load(name: str, compiled: str, reference: str, what: str, *, many: bool = True,
+          twin: str = "the slow pure-Python implementation") -> ModuleType:
+    """``btom_ext.<compiled>`` for ``"core"`` (``what`` it is, in a refusal: ``many``
+    kernels or one core), ``btom_ext.<reference>`` for ``"reference"``."""
+    if name == "reference":
+        return importlib.import_module(f"btom_ext.{reference}")
     if name != "core":
         raise ValueError(f"unknown BToM backend {name!r}; expected one of {BACKENDS}")
     try:
-        core = importlib.import_module("btom_ext.core")
+        return importlib.import_module(f"btom_ext.{compiled}")
     except ImportError as error:
-        raise CoreMissingError(
-            f"the compiled BToM core (btom_ext.core) does not import: {error}",
-            hint="build it with `pip install .` (or `pip install -e .` in a checkout; a C "
-            "compiler is needed), or pass backend='reference' for the slow pure-Python "
-            "implementation",
-        ) from error
-    return core
+        raise CoreMissingError(f"{what} (btom_ext.{compiled}) {'do' if many else 'does'} not import: {error}",
+                               hint=_BUILD.format(it="them" if many else "it", twin=twin)) from error
+
+
+def backend(name: str = "core") -> ModuleType:
+    """The implementation called ``name``: ``"core"`` (compiled) or ``"reference"``."""
+    return _load(name, "core", "reference", "the compiled BToM core", many=False)
 
 
 def particle_kernels(name: str = "core") -> ModuleType:
     """The particle-inference kernels of backend ``name``: ``btom_ext.particles`` (compiled)
     for ``"core"``, ``btom_ext.particles_reference`` (NumPy) for ``"reference"``."""
-    if name == "reference":
-        from btom_ext import particles_reference
-
-        return particles_reference
-    if name != "core":
-        raise ValueError(f"unknown BToM backend {name!r}; expected one of {BACKENDS}")
-    try:
-        return importlib.import_module("btom_ext.particles")
-    except ImportError as error:
-        raise CoreMissingError(
-            f"the compiled particle kernels (btom_ext.particles) do not import: {error}",
-            hint="build them with `pip install .` (or `pip install -e .` in a checkout; a C "
-            "compiler is needed), or pass backend='reference' for the slow pure-Python "
-            "implementation",
-        ) from error
+    return _load(name, "particles", "particles_reference", "the compiled particle kernels")
 
 
 def planner_kernels(name: str = "core") -> ModuleType:
     """The tabular planning kernels of backend ``name``: ``btom_ext.planners`` (compiled)
     for ``"core"``, ``btom_ext.planners_reference`` (NumPy) for ``"reference"``."""
-    if name == "reference":
-        from btom_ext import planners_reference
-
-        return planners_reference
-    if name != "core":
-        raise ValueError(f"unknown BToM backend {name!r}; expected one of {BACKENDS}")
-    try:
-        return importlib.import_module("btom_ext.planners")
-    except ImportError as error:
-        raise CoreMissingError(
-            f"the compiled planning kernels (btom_ext.planners) do not import: {error}",
-            hint="build them with `pip install .` (or `pip install -e .` in a checkout; a C "
-            "compiler is needed), or pass backend='reference' for the NumPy twin",
-        ) from error
+    return _load(name, "planners", "planners_reference", "the compiled planning kernels", twin="the NumPy twin")
 
 
 def grounding_kernels(name: str = "core") -> ModuleType:
     """The grounded-state kernels of backend ``name``: ``btom_ext.ground`` (compiled) for
     ``"core"``, ``btom_ext.ground_reference`` (NumPy) for ``"reference"``."""
-    if name == "reference":
-        from btom_ext import ground_reference
-
-        return ground_reference
-    if name != "core":
-        raise ValueError(f"unknown BToM backend {name!r}; expected one of {BACKENDS}")
-    try:
-        return importlib.import_module("btom_ext.ground")
-    except ImportError as error:
-        raise CoreMissingError(
-            f"the compiled grounding kernels (btom_ext.ground) do not import: {error}",
-            hint="build them with `pip install .` (or `pip install -e .` in a checkout; a C "
-            "compiler is needed), or pass backend='reference' for the slow pure-Python "
-            "implementation",
-        ) from error
+    return _load(name, "ground", "ground_reference", "the compiled grounding kernels")

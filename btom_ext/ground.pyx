@@ -56,19 +56,18 @@ cdef inline uint64_t _hash(const int64_t[::1] row) noexcept nogil:
     return h
 
 
+def _arrays(*arrays):
+    return [np.ascontiguousarray(a, dtype=np.int64) for a in arrays]
+
+
 def applicable(states, pre_pos, pre_neg, add, dele, new_fluents, row_action, cell_rows, fluent_lo, fluent_size):
     """For each of ``states`` (``int64[n, width]``), its applicable actions and successors:
     ``(indptr int64[n + 1], actions int64[m], successors int64[m, width])``."""
     cdef const int64_t[:, ::1] S = np.ascontiguousarray(states, dtype=np.int64)
-    cdef const int64_t[:, ::1] PP = np.ascontiguousarray(pre_pos, dtype=np.int64)
-    cdef const int64_t[:, ::1] PN = np.ascontiguousarray(pre_neg, dtype=np.int64)
-    cdef const int64_t[:, ::1] AD = np.ascontiguousarray(add, dtype=np.int64)
-    cdef const int64_t[:, ::1] DE = np.ascontiguousarray(dele, dtype=np.int64)
-    cdef const int64_t[:, ::1] NF = np.ascontiguousarray(new_fluents, dtype=np.int64)
-    cdef const int64_t[::1] RA = np.ascontiguousarray(row_action, dtype=np.int64)
-    cdef const int64_t[::1] CR = np.ascontiguousarray(cell_rows, dtype=np.int64)
-    cdef const int64_t[::1] LO = np.ascontiguousarray(fluent_lo, dtype=np.int64)
-    cdef const int64_t[::1] SZ = np.ascontiguousarray(fluent_size, dtype=np.int64)
+    cdef const int64_t[:, ::1] PP, PN, AD, DE, NF
+    cdef const int64_t[::1] RA, CR, LO, SZ
+    PP, PN, AD, DE, NF, RA, CR, LO, SZ = _arrays(pre_pos, pre_neg, add, dele, new_fluents, row_action,
+                                                 cell_rows, fluent_lo, fluent_size)
     cdef Py_ssize_t n = S.shape[0], width = S.shape[1], words = PP.shape[1], n_fl = LO.shape[0]
     cdef Py_ssize_t i, r, cell, m = 0
     cdef int64_t last
@@ -106,15 +105,10 @@ def reachable(init, pre_pos, pre_neg, add, dele, new_fluents, row_action, cell_r
               max_states):
     """The states reachable from ``init``, breadth first: ``(states int64[n, width], indptr
     int64[n + 1], actions int64[m], successors int64[m], complete)`` (see the reference)."""
-    cdef const int64_t[:, ::1] PP = np.ascontiguousarray(pre_pos, dtype=np.int64)
-    cdef const int64_t[:, ::1] PN = np.ascontiguousarray(pre_neg, dtype=np.int64)
-    cdef const int64_t[:, ::1] AD = np.ascontiguousarray(add, dtype=np.int64)
-    cdef const int64_t[:, ::1] DE = np.ascontiguousarray(dele, dtype=np.int64)
-    cdef const int64_t[:, ::1] NF = np.ascontiguousarray(new_fluents, dtype=np.int64)
-    cdef const int64_t[::1] RA = np.ascontiguousarray(row_action, dtype=np.int64)
-    cdef const int64_t[::1] CR = np.ascontiguousarray(cell_rows, dtype=np.int64)
-    cdef const int64_t[::1] LO = np.ascontiguousarray(fluent_lo, dtype=np.int64)
-    cdef const int64_t[::1] SZ = np.ascontiguousarray(fluent_size, dtype=np.int64)
+    cdef const int64_t[:, ::1] PP, PN, AD, DE, NF
+    cdef const int64_t[::1] RA, CR, LO, SZ
+    PP, PN, AD, DE, NF, RA, CR, LO, SZ = _arrays(pre_pos, pre_neg, add, dele, new_fluents, row_action,
+                                                 cell_rows, fluent_lo, fluent_size)
     start = np.ascontiguousarray(init, dtype=np.int64)
     cdef Py_ssize_t width = start.shape[0], words = PP.shape[1], n_fl = LO.shape[0]
     cdef Py_ssize_t limit = max_states

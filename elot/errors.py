@@ -408,3 +408,13 @@ class ExtensionMissingError(ElotError):
     """The compiled BToM core (``btom_ext``) is not built or does not import."""
 
     kind = "installation error"
+
+
+def compiled(load, backend: str):
+    """``load(backend)``, one of ``btom_ext``'s loaders (``backend``, ``particle_kernels``,
+    ...); a compiled extension that does not import (btom_ext's ``CoreMissingError``, an
+    ImportError with a hint) is an :class:`ExtensionMissingError` with its hint."""
+    try:
+        return load(backend)
+    except ImportError as error:
+        raise ExtensionMissingError(str(error), hint=getattr(error, "hint", None)) from error

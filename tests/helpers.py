@@ -227,3 +227,16 @@ def grid_frames(scenario):
 
     front = GridFront()
     return front.frames(front.of(scenario))
+
+
+def benchmark(name: str):
+    """``benchmarks/<name>.py`` as a module (it is a script, not a package): for the tests
+    that share a benchmark's cases or builders rather than keep a copy of them."""
+    import importlib.util
+
+    if name not in sys.modules:
+        path = Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = sys.modules[name] = importlib.util.module_from_spec(spec)   # dataclasses look it up
+        spec.loader.exec_module(module)
+    return sys.modules[name]

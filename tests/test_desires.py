@@ -330,18 +330,13 @@ def test_elot_run_scores_a_desire_statement_on_the_built_in_example(capsys):
 
 def foodtruck_signature() -> Signature:
     """The food-truck ELoT signature (names shared with the engine): the student, three
-    trucks, two parking spots, with English for them."""
+    trucks, two parking spots, with the front's English for them."""
+    from elot.domains.foodtrucks.front import WORDS
+
     sig = declare(objects={"agent": ["student"], "truck": ["korean", "lebanese", "mexican"],
                            "spot": ["spot1", "spot2"]},
                   predicates={"at": ("truck", "spot"), "empty": ("spot",)})
-    return sig.with_words({
-        "student": "the student",
-        "korean": ["the Korean truck", "the Korean food truck"],
-        "lebanese": ["the Lebanese truck", "the Lebanese food truck"],
-        "mexican": ["the Mexican truck", "the Mexican food truck"],
-        "at(_, spot1)": ["in view of the start", "near the start"],
-        "at(_, spot2)": ["behind the building", "around the corner"],
-    })
+    return sig.with_words(WORDS)
 
 
 def foodtruck_sentences() -> list[tuple[str, str, str]]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from elot.domains.doors_keys_gems import pddl, sexpr
+from elot.domains import sexpr
+from elot.domains.doors_keys_gems import pddl
 from elot.errors import ScenarioError
 
 DOMAIN = """\

@@ -229,7 +229,7 @@ def test_the_command_line_refuses_what_the_models_do_not_take(argv, said):
 @pytest.mark.parametrize("plan, said", [
     ("(pick-up e)\n(pick-up t)\n", "{plan}:3:1: PDDL error: step 2 of the path, (pick-up t), is not applicable"),
     ("(pick-up e)\n(fly e a)\n", "{plan}:3:1: PDDL error: the plan's action (fly e a) is no action of the domain"),
-    ("(pick-up e\n", "{plan}:2:1: PDDL syntax error: a ( is never closed"),
+    ("(pick-up e\n", "{plan}:2:1: PDDL syntax error: unbalanced '(': 1 parenthesis never closed"),
 ])
 def test_a_bad_plan_is_refused_at_its_line(tmp_path, plan, said):
     path = tmp_path / "bad.plan"

@@ -14,49 +14,26 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from helpers import run_elot
+from helpers import benchmark, run_elot
 
-from elot.study import stimuli
 from elot.study.fit import read_ratings
 from elot.study.references import ScenarioRef
-from elot.survey.build import build_survey, load_config
-from elot.survey.design import Settings
+from elot.survey.build import load_config
 from elot.survey.server import steps_of
 from elot.survey.store import Store
 
-SCENARIOS = ("empty-box", "yellow-green")
+#: The survey (two scenarios, two orders) and the trials a participant sends, as
+#: ``benchmarks/survey_attacks.py`` builds them for the hostile cases.
+ATTACKS = benchmark("survey_attacks")
+SCENARIOS = ATTACKS.SCENARIOS
 
 
 @pytest.fixture(scope="module")
 def survey(tmp_path_factory):
-    base = tmp_path_factory.mktemp("import")
-    stimuli.make_stimuli([ScenarioRef(n) for n in SCENARIOS], base / "set", jobs=1, mp4=False, cell_px=16)
-    return build_survey(base / "set", base / "survey", Settings(orders=2), cdn=True).folder
+    return ATTACKS.build(tmp_path_factory.mktemp("import"))
 
 
-def session(config, order, participant, *, goal_right=True, rating=6, stop_after=None, passed=True):
-    """The trials a participant of ``order`` sends, as the page makes them."""
-    trials = []
-    common = {"participant": participant, "survey_id": config["id"], "order": order,
-              "condition": config["orders"][order]["condition"]}
-    for step, (kind, trial, segment) in steps_of(config, config["orders"][order]).items():
-        if step in ("retry",) or step.startswith(("tutorial-2", "check-2")) or step == "debrief":
-            continue
-        data = {"elot_step": step, "elot_kind": kind, **common}
-        if kind == "comprehension":
-            data["elot_passed"] = passed
-        if kind in ("judgment", "watch"):
-            scenario = next(s for s in config["scenarios"] if s["name"] == trial["scenario"])
-            data.update(elot_scenario=scenario["name"], elot_t=segment["t"], elot_control=trial["control"])
-            if kind == "judgment":
-                goal = scenario["goal"] if goal_right else scenario["goal"] % scenario["gems"] + 1
-                data.update(elot_statements=trial["statements"], elot_goals=[goal],
-                            elot_ratings=[rating] * len(trial["statements"]))
-        trials.append(data)
-        if stop_after is not None and len(trials) >= stop_after:
-            return trials
-    trials.append({"elot_step": "debrief", "elot_kind": "debrief", **common})
-    return trials
+session = ATTACKS.session
 
 
 def to_csv(trials) -> str:

@@ -25,26 +25,24 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from helpers import ELOT, NEUTRAL_CWD, examples, run_elot
+from helpers import ELOT, NEUTRAL_CWD, benchmark, examples, run_elot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elot.study import stimuli
-from elot.study.references import ScenarioRef
-from elot.survey.build import build_survey, load_config
-from elot.survey.design import Settings
+from elot.survey.build import load_config
 from elot.survey.server import Limits, check_trial, make_server, steps_of
 from elot.survey.store import KIND, Store
 
-SCENARIOS = ("empty-box", "yellow-green")
+#: The study server's hostile inputs and the trials a participant sends, shared with
+#: ``benchmarks/adversarial.py`` and ``fuzz_commands.py``.
+ATTACKS = benchmark("survey_attacks")
+SCENARIOS = ATTACKS.SCENARIOS
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x1b[1A\r\u202e"
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    base = tmp_path_factory.mktemp("trust")
-    stimuli.make_stimuli([ScenarioRef(n) for n in SCENARIOS], base / "set", jobs=1, mp4=False, cell_px=16)
-    return build_survey(base / "set", base / "survey", Settings(orders=2), cdn=True).folder
+    return ATTACKS.build(tmp_path_factory.mktemp("trust"))
 
 
 @pytest.fixture()
@@ -54,46 +52,7 @@ def survey(built, tmp_path):
     return folder
 
 
-def session(config, order, participant, *, rating=6, stop_after=None, goal_right=True, **extra):
-    """The trials a participant of ``order`` sends, as the page makes them."""
-    trials = []
-    common = {"participant": participant, "survey_id": config["id"], "order": order,
-              "condition": config["orders"][order]["condition"], **extra}
-    for step, (kind, trial, segment) in steps_of(config, config["orders"][order]).items():
-        if step == "retry" or step.startswith(("tutorial-2", "check-2")) or step == "debrief":
-            continue
-        data = {"elot_step": step, "elot_kind": kind, **common}
-        if kind == "comprehension":
-            data["elot_passed"] = True
-        if kind in ("judgment", "watch"):
-            scenario = next(s for s in config["scenarios"] if s["name"] == trial["scenario"])
-            data.update(elot_scenario=scenario["name"], elot_t=segment["t"], elot_control=trial["control"])
-            if kind == "judgment":
-                goal = scenario["goal"] if goal_right else scenario["goal"] % scenario["gems"] + 1
-                data.update(elot_statements=trial["statements"], elot_goals=[goal],
-                            elot_ratings=[rating] * len(trial["statements"]))
-        trials.append(data)
-        if stop_after is not None and len(trials) >= stop_after:
-            return trials
-    trials.append({"elot_step": "debrief", "elot_kind": "debrief", **common})
-    return trials
-
-
-def served(config, path, people):
-    """A database as the server keeps it: ``people`` is (PROLIFIC_PID, trials to send or
-    None for all), each answering in the order the server gives; the sessions' row ids."""
-    store = Store(path, config["id"])
-    ids = []
-    try:
-        for pid, stop_after in people:
-            made = store.start(token=None, prolific_pid=pid, study_id="S", session_id=f"prolific-{len(ids)}",
-                               orders=len(config["orders"]))
-            for data in session(config, made["order"], pid, stop_after=stop_after):
-                store.add_trial(made["id"], data["elot_step"], data, last=data["elot_step"] == "debrief")
-            ids.append(made["id"])
-    finally:
-        store.close()
-    return ids
+session, served = ATTACKS.session, ATTACKS.served
 
 
 def elot_import(*args):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 
 from elot.cli import options
 from elot.output import STDOUT, check_target, write_output
@@ -17,32 +16,23 @@ def register(subparsers) -> None:
         ".scn scenario (the same arguments always give the same file). Gems sit in alcoves "
         "along the top, doors guard them, keys lie in the hall below or hide in boxes.",
     )
-    p.add_argument("--boxes", type=_count, default=2, help="boxes (default: %(default)s)")
-    p.add_argument("--colours", "--colors", type=_count, default=1, help="key and door colours (default: %(default)s)")
-    p.add_argument("--doors", type=_count, default=1, help="locked doors (default: %(default)s)")
-    p.add_argument("--gems", type=_count, default=2, help="gems (default: %(default)s)")
-    p.add_argument("--hidden", type=_count, default=None,
+    p.add_argument("--boxes", type=options.whole("--boxes", 0), default=2, help="boxes (default: %(default)s)")
+    p.add_argument("--colours", "--colors", type=options.whole("--colours", 0), default=1,
+                   help="key and door colours (default: %(default)s)")
+    p.add_argument("--doors", type=options.whole("--doors", 0), default=1, help="locked doors (default: %(default)s)")
+    p.add_argument("--gems", type=options.whole("--gems", 0), default=2, help="gems (default: %(default)s)")
+    p.add_argument("--hidden", type=options.whole("--hidden", 0), default=None,
                    help="keys hidden in boxes (default: as many as boxes and keys allow, at most 2)")
     p.add_argument("--walls", type=float, default=0.15, metavar="SHARE",
                    help="share of the hall that is inner walls, in [0, 0.5) (default: %(default)s)")
     options.add_seed_option(p, of="the map", default=0)
-    p.add_argument("--steps", type=_count, default=None, metavar="N",
+    p.add_argument("--steps", type=options.whole("--steps", 0), default=None, metavar="N",
                    help="add the agent's actions: an optimal plan to the true goal, cut after N "
                    "actions (0: the whole plan; default: no actions)")
     p.add_argument("--name", help="the scenario's name (default: from the sizes and seed)")
     p.add_argument("-o", "--output", default=STDOUT, metavar="OUT.scn", help="where to write (default: stdout)")
     options.add_force_option(p)
     p.set_defaults(func=generate_command)
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a whole number is needed, not {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
-    return value
 
 
 def generate_command(args) -> int:

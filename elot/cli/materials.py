@@ -4,7 +4,6 @@ storyboard figure, and which candidate statements are worth asking."""
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
@@ -16,29 +15,6 @@ from elot.errors import ElotError
 
 def _default_jobs() -> int:
     return max(1, min(4, os.cpu_count() or 1))
-
-
-def _cell_pixels(text: str) -> int:
-    """``--cell``: a whole number of pixels, :data:`MIN_CELL` to 200 (smaller is illegible,
-    larger a waste)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--cell must be a whole number of pixels, not {text!r}") from None
-    if not MIN_CELL <= value <= 200:
-        raise argparse.ArgumentTypeError(f"--cell must be between {MIN_CELL} and 200 pixels, not {value}")
-    return value
-
-
-def _frame_pixels(text: str) -> int:
-    """``--size``: a whole number of pixels, 160 to 4000."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--size must be a whole number of pixels, not {text!r}") from None
-    if not 160 <= value <= 4000:
-        raise argparse.ArgumentTypeError(f"--size must be between 160 and 4000 pixels, not {value}")
-    return value
 
 
 def _add_scenario_list(p) -> None:
@@ -66,10 +42,10 @@ def register(subparsers) -> None:
                         "unchanged, or with --force)")
     options.add_jobs_option(p, default=_default_jobs())
     size = p.add_mutually_exclusive_group()
-    size.add_argument("--size", type=_frame_pixels, default=None, metavar="PX",
+    size.add_argument("--size", type=options.whole("--size", 160, 4000, "pixels"), default=None, metavar="PX",
                       help=f"pixels on a frame's longer side, 160 to 4000; each map's cells are as large as fit "
                       f"(default: {FRAME_SIZE})")
-    size.add_argument("--cell", type=_cell_pixels, default=None, metavar="PX",
+    size.add_argument("--cell", type=options.whole("--cell", MIN_CELL, 200, "pixels"), default=None, metavar="PX",
                       help=f"pixels per map cell instead, {MIN_CELL} to 200 (frames of larger maps are then larger)")
     p.add_argument("--loop", action="store_true",
                    help="GIFs play forever (default: once, stopping on the last frame, as the paper's stimuli)")

@@ -50,6 +50,26 @@ def number(name: str):
     return parse
 
 
+def whole(name: str, least: int, most: int | None = None, unit: str = ""):
+    """An argparse ``type=`` for the option ``name``: a whole number from ``least`` (to
+    ``most``, when given); ``unit`` says what it counts (pixels)."""
+    of, units = (f" of {unit}", f" {unit}") if unit else ("", "")
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number{of}, not {text!r}") from None
+        if most is None and value < least:
+            raise argparse.ArgumentTypeError(f"{name} must be {least} or more, not {value}")
+        if most is not None and not least <= value <= most:
+            raise argparse.ArgumentTypeError(f"{name} must be between {least} and {most}{units}, not {value}")
+        return value
+
+    parse.__name__ = name
+    return parse
+
+
 def _conventions_type(text: str) -> str:
     from elot.settings import check_conventions
 

@@ -10,18 +10,6 @@ import sys
 from elot.cli import options
 
 
-def _positive(name: str):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number, not {text!r}") from None
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"{name} must be 1 or more, not {value}")
-        return value
-    return parse
-
-
 def _pair(text: str) -> list[str]:
     parts = [p.strip() for p in text.split(",")]
     if len(parts) != 2 or not all(parts):
@@ -39,16 +27,6 @@ def _score(text: str) -> float:
     if not math.isfinite(value) or not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"--min-goal-score must be a number from 0 to 1 (a goal score is), "
                                          f"not {text}")
-    return value
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--port must be a whole number, not {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"--port must be between 0 and 65535, not {value}")
     return value
 
 
@@ -89,10 +67,10 @@ def register(subparsers) -> None:
     options.add_domain_options(b)
     options.add_exp_option(b)
     b.add_argument("--settings", metavar="FILE.json", help="a survey settings file (JSON); options override it")
-    b.add_argument("--per-participant", type=_positive("--per-participant"), metavar="N",
+    b.add_argument("--per-participant", type=options.whole("--per-participant", 1), metavar="N",
                    help="scenarios each participant sees, controls not counted (default: as many as the pairs "
                         "allow)")
-    b.add_argument("--statements-per-point", type=_positive("--statements-per-point"), metavar="N",
+    b.add_argument("--statements-per-point", type=options.whole("--statements-per-point", 1), metavar="N",
                    help="statements rated at each judgment point (default: 2)")
     b.add_argument("--condition", choices=("current", "initial", "both"),
                    help="which statements are asked: current or initial ones, or both as separate groups "
@@ -101,7 +79,7 @@ def register(subparsers) -> None:
                    help="two scenarios no participant sees together (repeatable)")
     b.add_argument("--control", action="append", metavar="NAME",
                    help="a control scenario everyone sees, taking each place equally often (repeatable)")
-    b.add_argument("--orders", type=_positive("--orders"), metavar="N",
+    b.add_argument("--orders", type=options.whole("--orders", 1), metavar="N",
                    help="counterbalanced orders per condition, at most 10,000 (default: 12)")
     b.add_argument("--seed", type=int, help="seed of the orders (default: 0)")
     b.add_argument("--completion-url", metavar="URL", help="where participants go at the end (Prolific's "
@@ -128,7 +106,8 @@ def register(subparsers) -> None:
         "session token their browser kept) continues where they were, and a second session with the same "
         "PROLIFIC_PID is a new one flagged as a duplicate. Listens on 127.0.0.1 unless --host says otherwise.")
     s.add_argument("survey", metavar="SURVEY", help="a folder written by elot survey build")
-    s.add_argument("--port", type=_port, default=8000, help="port (default: %(default)s; 0 picks a free one)")
+    s.add_argument("--port", type=options.whole("--port", 0, 65535), default=8000,
+                   help="port (default: %(default)s; 0 picks a free one)")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s, this machine "
                    "only; 0.0.0.0 for every network)")
     s.add_argument("--db", metavar="FILE", help="the answers database (default: SURVEY/responses.sqlite); an "

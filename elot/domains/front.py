@@ -355,13 +355,19 @@ class Front:
                 f"The statement below is about what {agent} believed at the start, before it acted (judge it from "
                 "everything it did so far).")
 
+    #: Where its prompt templates are packaged: a package, and the file under its
+    #: ``templates/`` (``{condition}`` is filled in).
+    templates: tuple[str, str] = ("elot.domains", "scene.txt")
+
     def prompt_template(self, condition: str) -> tuple[str, str]:
         """The packaged prompt template of ``condition`` (its text, and where it is), for
         a language model rating statements about this domain's scenes."""
         from importlib import resources
 
-        return (resources.files("elot.domains").joinpath("templates", "scene.txt").read_text(encoding="utf-8"),
-                "templates/scene.txt")
+        package, name = self.templates
+        name = name.format(condition=condition)
+        return (resources.files(package).joinpath("templates", name).read_text(encoding="utf-8"),
+                f"templates/{name}")
 
     def shown(self, text: str, mode: str, signature) -> str:
         """A statement as participants read it (ELoT in English, :func:`elot.lang.english.shown`;

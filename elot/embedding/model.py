@@ -187,12 +187,7 @@ class Hypotheses(judging.Hypotheses):
             if rows.shape != (n, len(worlds)):
                 raise BeliefModelError(f"{name}'s beliefs must be an (N, S) = ({n}, {len(worlds)}) array, got {rows.shape}",
                                  hint="one row per hypothesis, one column per world")
-            _check_values(rows, f"{name}'s beliefs")
-            sums = rows.sum(axis=1)
-            bad = np.flatnonzero(np.abs(sums - 1.0) > TOLERANCE)
-            if len(bad):
-                raise BeliefModelError(f"row {bad[0]} of {name}'s beliefs sums to {sums[bad[0]]:g}, not 1",
-                                 hint="each row is a distribution over the worlds: divide by its sum")
+            _check_rows(rows, f"{name}'s beliefs")
             checked[name] = rows
         if multiplicity is not None:
             if prior is not None:
@@ -237,12 +232,7 @@ def _table_arrays(tables, signature: Signature, size: int) -> dict[str, np.ndarr
             raise BeliefModelError(f"{name}'s belief table must be an (S, S) = ({size}, {size}) array, got {rows.shape}",
                                    hint="one row and one column per world: row s is the agent's belief when the "
                                         "situation is world s")
-        _check_values(rows, f"{name}'s belief table")
-        sums = rows.sum(axis=1)
-        bad = np.flatnonzero(np.abs(sums - 1.0) > TOLERANCE)
-        if len(bad):
-            raise BeliefModelError(f"row {bad[0]} of {name}'s belief table sums to {sums[bad[0]]:g}, not 1",
-                                   hint="each row is a distribution over the worlds: divide by its sum")
+        _check_rows(rows, f"{name}'s belief table")
         out[name] = rows
     return out
 
@@ -350,6 +340,16 @@ def _check_values(array: np.ndarray, what: str) -> None:
         position = np.argwhere(~np.isfinite(array) | (array < 0))[0]
         raise BeliefModelError(f"{what} hold {float(array[tuple(position)])!r} at {tuple(int(i) for i in position)}",
                          hint="weights are finite, non-negative numbers")
+
+
+def _check_rows(rows: np.ndarray, what: str) -> None:
+    """Each row of ``rows`` a distribution over the worlds: non-negative, summing to 1."""
+    _check_values(rows, what)
+    sums = rows.sum(axis=1)
+    bad = np.flatnonzero(np.abs(sums - 1.0) > TOLERANCE)
+    if len(bad):
+        raise BeliefModelError(f"row {bad[0]} of {what} sums to {sums[bad[0]]:g}, not 1",
+                               hint="each row is a distribution over the worlds: divide by its sum")
 
 
 def _check_sum(total: float, what: str) -> None:

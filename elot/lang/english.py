@@ -41,7 +41,6 @@ from elot.lang.syntax import (
 #: Nouns of the domain types.
 NOUNS = {"key": "key", "box": "box", "gem": "gem", "door": "door", "color": "colour", "item": "item",
          "agent": "agent", "physical": "object", "object": "thing"}
-PLURALS = {"box": "boxes"}
 #: One-place predicates read as adjectives ("box 1 is empty", "an empty box").
 ADJECTIVES = {"empty": "empty", "closed": "closed", "locked": "locked", "hidden": "hidden",
               "offgrid": "off the grid"}

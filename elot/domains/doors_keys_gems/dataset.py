@@ -20,7 +20,7 @@ from elot.domains.doors_keys_gems import pddl
 from elot.domains.doors_keys_gems.problem_world import world_from_problem
 from elot.domains.doors_keys_gems.scenario import Scenario, check_gems_reachable, check_judgments, replay
 from elot.statements import Statement, read_statements
-from elot.domains.doors_keys_gems.sexpr import line_span
+from elot.domains.sexpr import line_span
 from elot.domains.doors_keys_gems.world import Action
 from elot.settings import MODES, Mode
 from elot.errors import ScenarioError, read_text

@@ -11,21 +11,18 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from btom_ext import CoreMissingError, backend as _backend
+from btom_ext import backend as _backend
 from btom_ext.reference import AGENT, CLOSED, GEMS
 from elot.domains.doors_keys_gems.encoding import Encoding
 from elot.domains.doors_keys_gems.world import MOVES, Action, ImpossibleActionError, WorldState
 from elot.engine.worlds.protocol import LazyWorlds, as_worlds
-from elot.errors import ExtensionMissingError, ScenarioError
+from elot.errors import ScenarioError, compiled
 
 
 def load_backend(name: str):
     """The BToM core called ``name`` (``"core"`` or ``"reference"``); a compiled core that
     does not import is an :class:`~elot.errors.ExtensionMissingError` with its hint."""
-    try:
-        return _backend(name)
-    except CoreMissingError as error:
-        raise ExtensionMissingError(str(error), hint=error.hint) from error
+    return compiled(_backend, name)
 
 
 def check_backend_limits(core, backend: str, layout) -> None:

@@ -73,6 +73,7 @@ class GridFront(Front):
     data_variable = "ELOT_LABTOM_DATA"
     budget_settings = ("max_bytes", "max_hypotheses")
     reading = ("exp", "plan")
+    templates = ("elot.domains.doors_keys_gems", "{condition}.txt")
     statements_hint = "add a 'statements current:' section to the scenario"
     help_words = {"load": "load a scenario: a .scn file, a dataset plan, or a built-in example",
                   "map": "the grid now: walls, agent, gems, doors, boxes, keys seen, path walked",
@@ -313,13 +314,6 @@ class GridFront(Front):
 
     def question(self, mode: str) -> str:
         return QUESTIONS[mode]
-
-    def prompt_template(self, condition: str) -> tuple[str, str]:
-        from importlib import resources
-
-        name = f"{condition}.txt"
-        return (resources.files("elot.domains.doors_keys_gems").joinpath("templates", name).read_text(encoding="utf-8"),
-                f"templates/{name}")
 
     def map_text(self, episode: Episode, t: int):
         from elot.domains.doors_keys_gems.textmap import text_map

@@ -9,7 +9,7 @@
   starting with ``;`` marking judgment points.
 * :func:`signature_of` — the ELoT signature of a problem and its domain.
 
-The s-expression syntax underneath is :mod:`elot.domains.doors_keys_gems.sexpr`; the gridworld a problem
+The s-expression syntax underneath is :mod:`elot.domains.sexpr`; the gridworld a problem
 describes is built by :func:`elot.domains.doors_keys_gems.problem_world.world_from_problem`.
 
 Every error is a :class:`~elot.errors.ScenarioError` located at ``file:line:col``. Each
@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from elot.domains.doors_keys_gems.sexpr import SExpr, SList, Sym, _Reader, parse_sexprs, to_data
+from elot.domains.sexpr import Forms, Reader, SExpr, SList, Sym, parse_sexprs, to_data
 from elot.errors import ScenarioError, Span, read_text
 from elot.lang.signature import Signature
 
@@ -33,16 +33,8 @@ MAX_GRID_SIDE = 256
 MAX_ACTIONS = 100_000
 
 
-class _Ctx:
-    """Error construction for one parsed text."""
-
-    def __init__(self, text: str, path: str | None) -> None:
-        self.text, self.path = text, path
-
-    def error(self, message: str, node: SExpr | None = None, hint: str | None = None) -> ScenarioError:
-        return ScenarioError(
-            message, span=node.span if node is not None else None, source=self.text, path=self.path, hint=hint
-        )
+class _Ctx(Forms):
+    """One LaBToM PDDL file's forms."""
 
     def define(self, kind: str) -> tuple[str, SList]:
         """The single ``(define (kind NAME) ...)`` form and its name."""
@@ -59,11 +51,6 @@ class _Ctx:
         if len(header.items) != 2 or not isinstance(header.items[1], Sym):
             raise self.error(f"expected ({kind} NAME)", header)
         return header.items[1].text, form
-
-    def sym(self, node: SExpr, what: str) -> str:
-        if not isinstance(node, Sym):
-            raise self.error(f"expected {what}, found a list", node)
-        return node.text
 
     def typed_list(self, items: tuple[SExpr, ...], default: str = "object") -> list[tuple[str, str, Sym]]:
         """``a b - t c - u d`` → [(a, t), (b, t), (c, u), (d, default)], in order."""
@@ -309,7 +296,7 @@ def parse_plan_text(text: str, path: str | None = None) -> Plan:
     lines: list[int] = []
     judgments: list[int] = []
     agent: str | None = None
-    reader, ctx = _Reader(text, path), _Ctx(text, path)
+    reader, ctx = Reader(text, path), _Ctx(text, path)
     offset = 0
     for number, raw in enumerate(text.splitlines(keepends=True), start=1):
         line_start = offset

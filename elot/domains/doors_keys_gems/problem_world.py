@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from elot.domains.doors_keys_gems.sexpr import line_span
+from elot.domains.sexpr import line_span
 from elot.domains.doors_keys_gems.world import KeyState, Layout, Pos, WorldState, fmt_pos
 from elot.errors import LineIndex, ScenarioError
 

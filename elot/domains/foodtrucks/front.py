@@ -49,6 +49,7 @@ class FoodTrucksFront(TabularFront):
     """Food trucks (see the module docstring)."""
 
     data_variable = "ELOT_BAKER2017_DATA"
+    templates = ("elot.domains.foodtrucks", "prompt.txt")
     help_words = {"load": "load a food-truck scenario: a .trucks file or an experiment id (foodtrucks:12)",
                   "goals": "posterior over the truck the student likes best (from its walk)",
                   "worlds": "posterior over what spot 2 holds",
@@ -183,12 +184,6 @@ class FoodTrucksFront(TabularFront):
 
     def question(self, mode: str) -> str:
         return QUESTION[mode]
-
-    def prompt_template(self, condition: str) -> tuple[str, str]:
-        from importlib import resources
-
-        return (resources.files("elot.domains.foodtrucks").joinpath("templates", "prompt.txt").read_text(
-            encoding="utf-8"), "templates/prompt.txt")
 
     # -- the simulated student ---------------------------------------------------------------
 

@@ -106,7 +106,7 @@ def parse_plan(text: str, path: str | None = None) -> tuple[PlanStep, ...]:
     forms = read_dialect.read_sexprs(text, path)
     steps = []
     for form in forms:
-        if not isinstance(form, read_dialect.Lst) or not form.items or \
+        if not isinstance(form, read_dialect.SList) or not form.items or \
                 not all(isinstance(i, read_dialect.Sym) for i in form.items):
             raise PddlSyntaxError("expected a ground action (name objects...)", span=form.span, source=text,
                                   path=path, hint="a plan holds one (action args...) per line")

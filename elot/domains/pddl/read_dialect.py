@@ -11,135 +11,61 @@ standard grammar, and so the ``pddl`` package, refuses:
 
 Extending the package's grammar would not be enough: its logic values allow only
 objects and variables as a predicate's arguments, so the dialect would need a fork of
-its classes. This reader is small instead: lark reads s-expressions with positions
-(``sexpr.lark``), and one function per section builds elot's values
-(:mod:`elot.domains.pddl.task`). Every error points at ``file:line:column``.
+its classes. This reader is small instead: the s-expressions with positions are
+:mod:`elot.domains.sexpr`'s (the gridworld's PDDL reads on them too), and one function
+per section builds elot's values (:mod:`elot.domains.pddl.task`). Every error points at
+``file:line:column``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
-from typing import Union
-
 from elot.domains.pddl import task as t
 from elot.domains.pddl.errors import PddlError, PddlSyntaxError
-from elot.errors import LineIndex, Span
+from elot.domains.sexpr import Forms, SExpr, SList, Sym, parse_sexprs
+from elot.errors import Span
 
 READER = "pddl.jl"
 
 
-@dataclass(frozen=True)
-class Sym:
-    text: str
-    span: Span
-
-
-@dataclass(frozen=True)
-class Lst:
-    items: tuple["Node", ...]
-    span: Span
-
-    def head(self) -> str | None:
-        return self.items[0].text.lower() if self.items and isinstance(self.items[0], Sym) else None
-
-
-Node = Union[Sym, Lst]
-
-
-@lru_cache(maxsize=None)
-def _parser():
-    from lark import Lark
-
-    grammar = (Path(__file__).parent / "sexpr.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", propagate_positions=True)
-
-
-def read_sexprs(text: str, path: str | None = None) -> tuple[Node, ...]:
+def read_sexprs(text: str, path: str | None = None) -> tuple[SExpr, ...]:
     """The s-expressions of ``text``; an unbalanced parenthesis is a :class:`PddlSyntaxError`."""
-    from lark import Token
-    from lark.exceptions import UnexpectedInput
-
-    lines = LineIndex(text)
-    try:
-        tree = _parser().parse(text)
-    except UnexpectedInput as error:
-        pos = getattr(error, "pos_in_stream", None)
-        token = getattr(error, "token", None)
-        if pos is None or (token is not None and token.type == "$END"):
-            opened = _unclosed(text)
-            where = lines.span(opened, opened + 1) if opened is not None else lines.span(len(text))
-            raise PddlSyntaxError("a ( is never closed", span=where, source=text, path=path,
-                                  hint="add the missing ) (the list that opens here is the first left open)") from None
-        raise PddlSyntaxError(f"unexpected {text[pos]!r}", span=lines.span(pos, pos + 1), source=text, path=path,
-                              hint="a ) closes no list here") from None
-
-    def node(item) -> Node:
-        if isinstance(item, Token):
-            return Sym(str(item), lines.span(item.start_pos, item.end_pos))
-        return Lst(tuple(node(child) for child in item.children),
-                   lines.span(item.meta.start_pos, item.meta.end_pos))
-
-    return tuple(node(child) for child in tree.children)
+    return parse_sexprs(text, path, PddlSyntaxError)
 
 
-def _unclosed(text: str) -> int | None:
-    stack, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == ";":
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        if c == "(":
-            stack.append(i)
-        elif c == ")" and stack:
-            stack.pop()
-        i += 1
-    return stack[0] if stack else None
+class _Reader(Forms):
+    """One file's forms and its section readers (``kind``: domain, problem or goal)."""
 
-
-class _Reader:
-    """One file's errors and its section readers."""
+    failure = PddlError
 
     def __init__(self, text: str, path: str | None, kind: str) -> None:
-        self.text, self.path, self.kind = text, path, kind
+        super().__init__(text, path)
+        self.kind = kind
         self.functions: set[str] = set()
         self.predicates: set[str] = set()
 
-    def error(self, message: str, node: Node | None, hint: str | None = None) -> PddlError:
-        return PddlError(message, span=node.span if node is not None else None, source=self.text,
-                         path=self.path, hint=hint)
-
-    def define(self) -> tuple[str, Lst]:
+    def define(self) -> tuple[str, SList]:
         forms = read_sexprs(self.text, self.path)
-        if len(forms) != 1 or not isinstance(forms[0], Lst) or forms[0].head() != "define":
+        if len(forms) != 1 or not isinstance(forms[0], SList) or forms[0].head() != "define":
             where = forms[1] if len(forms) > 1 else (forms[0] if forms else None)
             raise PddlSyntaxError(f"expected one (define ({self.kind} NAME) ...) form",
                                   span=where.span if where else Span.of(self.text, 0), source=self.text,
                                   path=self.path, hint=f"a PDDL {self.kind} file holds one define")
         form = forms[0]
         header = form.items[1] if len(form.items) > 1 else form
-        if not (isinstance(header, Lst) and header.head() == self.kind and len(header.items) == 2
+        if not (isinstance(header, SList) and header.head() == self.kind and len(header.items) == 2
                 and isinstance(header.items[1], Sym)):
             raise self.error(f"expected ({self.kind} NAME) after define", header)
         return header.items[1].text, form
 
-    def sections(self, form: Lst) -> list[tuple[str, Lst]]:
+    def sections(self, form: SList) -> list[tuple[str, SList]]:
         out = []
         for item in form.items[2:]:
-            if not (isinstance(item, Lst) and item.head() and item.head().startswith(":")):
+            if not (isinstance(item, SList) and item.head() and item.head().startswith(":")):
                 raise self.error("expected a section such as (:predicates ...)", item)
             out.append((item.head(), item))
         return out
 
-    def sym(self, node: Node, what: str) -> str:
-        if not isinstance(node, Sym):
-            raise self.error(f"expected {what}, found a list", node)
-        return node.text
-
-    def typed(self, items: tuple[Node, ...], default: str = "object") -> list[tuple[str, str]]:
+    def typed(self, items: tuple[SExpr, ...], default: str = "object") -> list[tuple[str, str]]:
         """``a b - t c`` → [(a, t), (b, t), (c, default)]."""
         out: list[tuple[str, str]] = []
         pending: list[str] = []
@@ -159,8 +85,8 @@ class _Reader:
             i += 1
         return out + [(name, default) for name in pending]
 
-    def params(self, node: Node) -> tuple[tuple[str, str], ...]:
-        if not isinstance(node, Lst):
+    def params(self, node: SExpr) -> tuple[tuple[str, str], ...]:
+        if not isinstance(node, SList):
             raise self.error("expected a parameter list (?x - type ...)", node)
         out = self.typed(node.items)
         for name, _ in out:
@@ -170,7 +96,7 @@ class _Reader:
 
     # -- terms, formulas, effects ------------------------------------------------------
 
-    def term(self, node: Node) -> t.Term:
+    def term(self, node: SExpr) -> t.Term:
         if isinstance(node, Sym):
             text = node.text
             if text.startswith("?"):
@@ -194,7 +120,7 @@ class _Reader:
                          f"{head or 'this list'} is no declared function", node,
                          hint="declare numeric functions in (:functions ...)")
 
-    def formula(self, node: Node) -> t.Formula:
+    def formula(self, node: SExpr) -> t.Formula:
         if isinstance(node, Sym):
             if node.text in self.predicates:
                 return t.Atom(node.text, (), span=node.span)
@@ -228,8 +154,8 @@ class _Reader:
         raise self.error(f"undeclared predicate {head or 'in this list'}", node,
                          hint="declare it in (:predicates ...) or (:derived ...)")
 
-    def effect(self, node: Node) -> t.Effect:
-        if not isinstance(node, Lst):
+    def effect(self, node: SExpr) -> t.Effect:
+        if not isinstance(node, SList):
             raise self.error("expected an effect", node)
         head = node.head()
         args = node.items[1:]
@@ -292,7 +218,7 @@ def parse_domain(text: str, path: str | None = None) -> t.Domain:
             constants += r.typed(sec.items[1:])
         elif head in (":predicates", ":functions"):
             for decl in sec.items[1:]:
-                if not isinstance(decl, Lst) or not decl.items:
+                if not isinstance(decl, SList) or not decl.items:
                     raise r.error("expected (name ?x - type ...)", decl)
                 entry = (r.sym(decl.items[0], "a name"), tuple(kind for _, kind in r.typed(decl.items[1:])))
                 (predicates if head == ":predicates" else functions).append(entry)
@@ -305,10 +231,10 @@ def parse_domain(text: str, path: str | None = None) -> t.Domain:
     derived, actions = [], []
     for head, sec in sections:
         if head == ":derived":
-            if len(sec.items) != 3 or not isinstance(sec.items[1], Lst) or not sec.items[1].items:
+            if len(sec.items) != 3 or not isinstance(sec.items[1], SList) or not sec.items[1].items:
                 raise r.error("expected (:derived (name ?x ...) condition)", sec)
             decl = sec.items[1]
-            params = r.params(Lst(decl.items[1:], decl.span))
+            params = r.params(SList(decl.items[1:], decl.span))
             derived.append(t.Derived(r.sym(decl.items[0], "a name"), params, r.formula(sec.items[2]), span=sec.span))
         elif head == ":action":
             actions.append(_action(r, sec))
@@ -317,11 +243,11 @@ def parse_domain(text: str, path: str | None = None) -> t.Domain:
                     path=path, source=text)
 
 
-def _action(r: _Reader, sec: Lst) -> t.Action:
+def _action(r: _Reader, sec: SList) -> t.Action:
     if len(sec.items) < 2:
         raise r.error("expected (:action NAME ...)", sec)
     name = r.sym(sec.items[1], "the action's name")
-    fields: dict[str, Node] = {}
+    fields: dict[str, SExpr] = {}
     items = sec.items[2:]
     if len(items) % 2:
         raise r.error("expected :keyword value pairs", items[-1])
@@ -365,8 +291,8 @@ def parse_problem(text: str, domain: t.Domain, path: str | None = None) -> t.Pro
                      reader=READER, path=path, source=text)
 
 
-def _init_fact(r: _Reader, fact: Node, init: list, fluents: list, ignored: list) -> None:
-    if not isinstance(fact, Lst) or not fact.items:
+def _init_fact(r: _Reader, fact: SExpr, init: list, fluents: list, ignored: list) -> None:
+    if not isinstance(fact, SList) or not fact.items:
         raise r.error("expected an initial fact (pred args...) or (= fluent number)", fact)
     head = fact.head()
     if head == "=":

@@ -8,18 +8,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from btom_ext import CoreMissingError, grounding_kernels
+from btom_ext import grounding_kernels
 from elot.domains.pddl.ground import Grounded
 from elot.engine import budget
-from elot.errors import ExtensionMissingError
+from elot.errors import compiled
 
 
 def kernels(backend: str):
     """The grounding kernels of ``backend`` (``core`` or ``reference``)."""
-    try:
-        return grounding_kernels(backend)
-    except CoreMissingError as error:
-        raise ExtensionMissingError(str(error), hint=error.hint) from None
+    return compiled(grounding_kernels, backend)
 
 
 @dataclass(frozen=True, eq=False)

@@ -16,49 +16,53 @@ from typing import Union
 
 from elot.errors import Span
 
+
+@dataclass(frozen=True)
+class Node:
+    """What every term, formula and effect carries: the span it was read from, where the
+    reader knows it (keyword-only, and no part of equality or of the repr)."""
+
+    span: Span | None = field(default=None, compare=False, repr=False, kw_only=True)
+
+
 # -- terms ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Var:
+class Var(Node):
     """A variable ``?name`` (stored without the ``?``)."""
 
     name: str
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
-class Obj:
+class Obj(Node):
     """An object or constant by name."""
 
     name: str
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
-class Num:
+class Num(Node):
     """An integer literal (elot grounds integer fluents only)."""
 
     value: int
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
-class Fluent:
+class Fluent(Node):
     """A numeric function applied to terms: ``(xdiff ?d)``, ``xpos``."""
 
     name: str
     args: tuple["Term", ...] = ()
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
-class Arith:
+class Arith(Node):
     """``(op left right)`` with op one of ``+ - * /`` (``-`` with one argument negates)."""
 
     op: str
     args: tuple["Term", ...]
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 Term = Union[Var, Obj, Num, Fluent, Arith]
@@ -67,66 +71,58 @@ Term = Union[Var, Obj, Num, Fluent, Arith]
 
 
 @dataclass(frozen=True)
-class Atom:
+class Atom(Node):
     """``(pred args...)``: a predicate (or a derived predicate) applied to terms."""
 
     pred: str
     args: tuple[Term, ...] = ()
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
-class Eq:
+class Eq(Node):
     """``(= a b)``: objects the same, or numbers equal."""
 
     left: Term
     right: Term
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
-class Cmp:
+class Cmp(Node):
     """``(op a b)`` with op one of ``< <= > >=``."""
 
     op: str
     left: Term
     right: Term
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
-class Not:
+class Not(Node):
     body: "Formula"
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
-class And:
+class And(Node):
     parts: tuple["Formula", ...] = ()
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
-class Or:
+class Or(Node):
     parts: tuple["Formula", ...] = ()
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
-class Imply:
+class Imply(Node):
     cond: "Formula"
     then: "Formula"
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
-class Quant:
+class Quant(Node):
     """``(exists (?x - t ...) body)`` or ``(forall ...)``."""
 
     kind: str
     params: tuple[tuple[str, str], ...]
     body: "Formula"
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 Formula = Union[Atom, Eq, Cmp, Not, And, Or, Imply, Quant]
@@ -136,42 +132,37 @@ TRUE = And(())
 
 
 @dataclass(frozen=True)
-class Lit:
+class Lit(Node):
     """An atom made true (``positive``) or false."""
 
     atom: Atom
     positive: bool = True
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
-class Update:
+class Update(Node):
     """``(op fluent value)`` with op ``assign``, ``increase``, ``decrease``, ``scale-up``, ``scale-down``."""
 
     op: str
     fluent: Fluent
     value: Term
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
-class AndE:
+class AndE(Node):
     parts: tuple["Effect", ...] = ()
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
-class ForallE:
+class ForallE(Node):
     params: tuple[tuple[str, str], ...]
     body: "Effect"
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
-class When:
+class When(Node):
     cond: Formula
     body: "Effect"
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 Effect = Union[Lit, Update, AndE, ForallE, When]

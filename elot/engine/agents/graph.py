@@ -91,25 +91,32 @@ def distances(graph: StateGraph, goal_masks: np.ndarray) -> np.ndarray:
     rev_src = src[order]
     out = np.full(goal_masks.shape, np.inf)
     for g, mask in enumerate(goal_masks):
-        dist = out[g]
         frontier = np.flatnonzero(mask)
-        dist[frontier] = 0
-        level = 0
-        while len(frontier):
-            level += 1
-            starts, ends = rev_ptr[frontier], rev_ptr[frontier + 1]
-            lengths = ends - starts
-            if not lengths.sum():
-                break
-            idx = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
-            preds = rev_src[idx]
-            preds = preds[np.isinf(dist[preds])]
-            if not len(preds):
-                break
-            dist[preds] = level
-            # the new level's states, each once (cheaper than sorting the predecessors)
-            frontier = np.flatnonzero(dist == level)
+        out[g, frontier] = 0
+        _breadth_first(rev_ptr, rev_src, out[g], frontier)
     return out
+
+
+def _breadth_first(ptr: np.ndarray, to: np.ndarray, dist: np.ndarray, frontier: np.ndarray) -> None:
+    """``dist`` filled in, breadth first from ``frontier`` (the states at distance 0), over
+    a graph in compressed-row form: the states next to s are ``to[ptr[s]:ptr[s + 1]]``;
+    ``dist`` is ``inf`` at every state not yet reached."""
+    level = 0
+    while len(frontier):
+        level += 1
+        starts, ends = ptr[frontier], ptr[frontier + 1]
+        lengths = ends - starts
+        total = int(lengths.sum())
+        if not total:
+            break
+        idx = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+        nxt = to[idx]
+        nxt = nxt[np.isinf(dist[nxt])]
+        if not len(nxt):
+            break
+        dist[nxt] = level
+        # the new level's states, each once (cheaper than sorting the states reached)
+        frontier = np.flatnonzero(dist == level)
 
 
 def relaxed_costs(state_facts: np.ndarray, pre_ptr: np.ndarray, pre_facts: np.ndarray, add_ptr: np.ndarray,
@@ -278,24 +285,7 @@ def distances_from(graph: StateGraph, sources) -> np.ndarray:
     sources = np.asarray(sources, dtype=np.int64).reshape(-1)
     n = graph.n_states
     out = np.full((len(sources), n), np.inf)
-    ptr, succ = graph.indptr, graph.successors
     for i, s in enumerate(sources):
-        dist = out[i]
-        dist[s] = 0
-        frontier = np.array([s], dtype=np.int64)
-        level = 0
-        while len(frontier):
-            level += 1
-            starts, ends = ptr[frontier], ptr[frontier + 1]
-            lengths = ends - starts
-            total = int(lengths.sum())
-            if not total:
-                break
-            idx = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
-            nxt = succ[idx]
-            nxt = nxt[np.isinf(dist[nxt])]
-            if not len(nxt):
-                break
-            dist[nxt] = level
-            frontier = np.flatnonzero(dist == level)
+        out[i, s] = 0
+        _breadth_first(graph.indptr, graph.successors, out[i], np.array([s], dtype=np.int64))
     return out

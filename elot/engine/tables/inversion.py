@@ -39,7 +39,6 @@ import numpy as np
 
 from elot.engine.tables.planners import Plan, kernels
 from elot.engine.tables.protocol import Tables
-from elot.errors import ScenarioError
 
 
 def quantise(beliefs: np.ndarray, quantum: float) -> np.ndarray:
@@ -368,7 +367,3 @@ def align(tables: list[np.ndarray], exponents: list[int]) -> tuple[list[np.ndarr
     common = min(live) if live else 0
     return [table if e == common else np.ldexp(table, common - e) for table, e in zip(tables, exponents)], common
 
-
-def impossible(where: str, step: int) -> ScenarioError:
-    return ScenarioError(f"{where}: step {step + 1} of the path is impossible in the true world",
-                         hint="check the path's cells, its world and the map")

@@ -38,7 +38,7 @@ the prior (each weight the likelihood of the whole path under its draw, the desi
 
 Randomness: the start is the draws (:class:`~elot.engine.tables.sampling.Draws`); step t
 (0 for the initial observation) draws from its own stream, the seed's child t
-(:func:`step_rng`): first the resampling's uniform, then per sweep N uniforms for each axis
+(:func:`step_rngs`): first the resampling's uniform, then per sweep N uniforms for each axis
 moved (the world, then the belief, those with more than one value), and at the last step
 N uniforms for the desires each particle holds in the result's rows (:func:`draw_desires`).
 A path's prefix thus runs the same steps with the same numbers, and its result is the
@@ -54,8 +54,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from btom_ext import CoreMissingError, particle_kernels
-from elot.errors import ExtensionMissingError
+from btom_ext import particle_kernels
+from elot.errors import compiled
 from elot.numeric import fsum
 
 #: Moves run, without resampling, at a step where the particles have lost sight of more
@@ -69,10 +69,7 @@ DRIFT = 0.05
 def kernels(backend: str):
     """The particle kernels of ``backend`` (the gridworld filter's: the resampling scheme),
     or elot's error saying how to build them."""
-    try:
-        return particle_kernels(backend)
-    except CoreMissingError as error:
-        raise ExtensionMissingError(str(error), hint=error.hint) from None
+    return compiled(particle_kernels, backend)
 
 
 @dataclass(frozen=True, eq=False)
@@ -280,14 +277,10 @@ class Trace:
     restarted: np.ndarray
 
 
-def step_rng(seed: int, t: int) -> np.random.Generator:
-    """Step t's own stream of the seed."""
-    return np.random.default_rng(np.random.SeedSequence(seed).spawn(t + 1)[t])
-
-
 def step_rngs(seed: int, steps: int) -> list[np.random.Generator]:
-    """:func:`step_rng` of every step 0..steps - 1, the seed's children spawned once (spawning
-    t + 1 of them at each step t made a long path's run quadratic in its length)."""
+    """Each step's own stream of the seed, for steps 0..steps - 1: the seed's children
+    spawned once (spawning t + 1 of them at each step t made a long path's run quadratic in
+    its length)."""
     return [np.random.default_rng(child) for child in np.random.SeedSequence(seed).spawn(steps)]
 
 

@@ -1,7 +1,7 @@
 """The inference methods a run may ask for, what the filters read of a configuration, and
 the errors of particle inference.
 
-:data:`METHODS` names them (``exact`` enumeration, ``smc`` particles, or ``auto``: exact
+:data:`elot.settings.METHODS` names them (``exact`` enumeration, ``smc`` particles, or ``auto``: exact
 when the space fits the budget, particles otherwise); :func:`check_method` and
 :func:`check_particles` check a setting; :class:`ParticleError` is what particle inference
 raises when it cannot go on or was asked wrongly. :class:`FilterConfig` is what the
@@ -16,7 +16,7 @@ from typing import Any, Callable, Protocol
 import numpy as np
 
 from elot.errors import ElotError
-from elot.settings import DEFAULT_PARTICLES, METHODS  # noqa: F401  (METHODS: the engine's names, as ever)
+from elot.settings import DEFAULT_PARTICLES, METHODS
 
 #: ``progress(t, T)``, called after each observed action.
 Progress = Callable[[int, int], None]

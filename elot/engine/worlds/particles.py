@@ -62,14 +62,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from btom_ext import CoreMissingError, particle_kernels as _particle_kernels
+from btom_ext import particle_kernels as _particle_kernels
 from btom_ext.reference import Q_FLOOR
 from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES
 from elot.engine.worlds.methods import FilterConfig, ParticleError, check_particles
 from elot.engine.worlds.particle_result import ParticleInference, Particles, effective_size
 from elot.engine.worlds.spaces import SAMPLED_VARIANTS, ParticleSpace
 from elot.engine.worlds.protocol import WorldModel
-from elot.errors import ExtensionMissingError
+from elot.errors import compiled
 from elot.output import count
 
 #: Resample and rejuvenate when the particles' goals disagree with their own per-goal
@@ -121,10 +121,7 @@ def check_islands(islands: Any, particles: int) -> int:
 
 
 def _kernels(backend: str):
-    try:
-        return _particle_kernels(backend)
-    except CoreMissingError as error:
-        raise ExtensionMissingError(str(error), hint=error.hint) from error
+    return compiled(_particle_kernels, backend)
 
 
 def sample_multisets(rng: np.random.Generator, n_states: int, k: int, size: int, kernels=None) -> np.ndarray:

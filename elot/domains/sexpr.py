@@ -1,11 +1,15 @@
-"""S-expressions with positions: the syntax of PDDL files.
+"""S-expressions with positions: the syntax under every PDDL file elot reads.
 
 :func:`parse_sexprs` reads a text into :class:`Sym` atoms and :class:`SList` lists, each
-with its :class:`~elot.errors.Span`, skipping ``;`` comments; an unbalanced parenthesis is a
-:class:`~elot.errors.ScenarioError` at its place, with the line where a ``)`` is likely
-missing. :func:`to_data` turns an expression into plain strings and tuples;
-:func:`line_span` gives the span of one line of a source (for errors about a whole line).
-The readers of PDDL domain, problem and plan files are in :mod:`elot.domains.doors_keys_gems.pddl`.
+with its :class:`~elot.errors.Span`, skipping ``;`` comments; an unbalanced parenthesis is an
+error at its place (a :class:`~elot.errors.ScenarioError`, or the class the caller names),
+with the line where a ``)`` is likely missing. :func:`to_data` turns an expression into plain
+strings and tuples; :func:`line_span` gives the span of one line of a source (for errors
+about a whole line).
+
+Two domains read PDDL on it: the gridworld's LaBToM files
+(:mod:`elot.domains.doors_keys_gems.pddl`) and any PDDL domain in PDDL.jl's dialect
+(:mod:`elot.domains.pddl.read_dialect`).
 """
 
 from __future__ import annotations
@@ -14,8 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Union
 
-from elot.errors import LineIndex, ScenarioError, Span
-
+from elot.errors import ElotError, LineIndex, ScenarioError, Span
 
 
 @dataclass(frozen=True)
@@ -54,16 +57,18 @@ def to_data(expr: SExpr) -> str | tuple:
 MAX_NESTING = 200
 
 
-class _Reader:
-    """One pass over a text: tokens with line/column, ``;`` comments skipped."""
+class Reader:
+    """One pass over a text: tokens with line/column, ``;`` comments skipped; an unbalanced
+    parenthesis is an ``error`` (an :class:`~elot.errors.ElotError` class)."""
 
-    def __init__(self, text: str, path: str | None) -> None:
+    def __init__(self, text: str, path: str | None, error: type[ElotError] = ScenarioError) -> None:
         self.text = text
         self.path = path
         self.lines = _line_index(text)
+        self.failure = error
 
-    def error(self, message: str, start: int, end: int | None = None, hint: str | None = None) -> ScenarioError:
-        return ScenarioError(message, span=self.lines.span(start, end), source=self.text, path=self.path, hint=hint)
+    def error(self, message: str, start: int, end: int | None = None, hint: str | None = None) -> ElotError:
+        return self.failure(message, span=self.lines.span(start, end), source=self.text, path=self.path, hint=hint)
 
     def read(self, begin: int = 0, end: int | None = None) -> tuple[SExpr, ...]:
         """The s-expressions of ``text[begin:end]`` (spans stay relative to the whole text)."""
@@ -82,7 +87,7 @@ class _Reader:
                 stack.append((i, []))
                 if len(stack) > MAX_NESTING:
                     raise self.error(f"nesting too deep (more than {MAX_NESTING} levels)", i, i + 1,
-                                     hint="PDDL files of the dataset nest about 6 levels; check the parentheses")
+                                     hint="PDDL files nest about 6 levels; check the parentheses")
                 i += 1
             elif c == ")":
                 if not stack:
@@ -111,6 +116,27 @@ class _Reader:
                 error.notes = (f"line {suspect} opens more parentheses than it closes, and the next line is not nested in it",)
             raise error
         return tuple(top)
+
+
+class Forms:
+    """A file's s-expressions as a reader of one format sees them: errors at a form's place
+    (``failure``, an :class:`~elot.errors.ElotError` class) and the checks every format
+    makes of a symbol."""
+
+    failure: type[ElotError] = ScenarioError
+
+    def __init__(self, text: str, path: str | None) -> None:
+        self.text, self.path = text, path
+
+    def error(self, message: str, node: SExpr | None = None, hint: str | None = None) -> ElotError:
+        return self.failure(message, span=node.span if node is not None else None, source=self.text,
+                            path=self.path, hint=hint)
+
+    def sym(self, node: SExpr, what: str) -> str:
+        """``node``'s text, when it is a symbol (``what`` it should be, in the error)."""
+        if not isinstance(node, Sym):
+            raise self.error(f"expected {what}, found a list", node)
+        return node.text
 
 
 def _suspect_line(text: str, first: int) -> int | None:
@@ -150,6 +176,8 @@ def _line_index(source: str) -> LineIndex:
     return LineIndex(source)
 
 
-def parse_sexprs(text: str, path: str | None = None) -> tuple[SExpr, ...]:
-    """All top-level s-expressions of ``text`` (``;`` starts a comment to end of line)."""
-    return _Reader(text, path).read()
+def parse_sexprs(text: str, path: str | None = None,
+                 error: type[ElotError] = ScenarioError) -> tuple[SExpr, ...]:
+    """All top-level s-expressions of ``text`` (``;`` starts a comment to end of line); an
+    unbalanced parenthesis raises ``error``."""
+    return Reader(text, path, error).read()
