@@ -240,3 +240,24 @@ def benchmark(name: str):
         module = sys.modules[name] = importlib.util.module_from_spec(spec)   # dataclasses look it up
         spec.loader.exec_module(module)
     return sys.modules[name]
+
+
+def killed_while_it_returns(size: int, delay: float = 0.15) -> bytes:
+    """A worker's call that returns ``size`` bytes and is killed (SIGKILL, from a thread of
+    its own) ``delay`` seconds after it returns, while its result goes back to the pool."""
+    import os
+    import signal
+    import threading
+    import time
+
+    returned = threading.Event()
+
+    def kill() -> None:
+        returned.wait()
+        time.sleep(delay)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=kill, daemon=True).start()
+    value = b"x" * size
+    returned.set()
+    return value

@@ -175,3 +175,21 @@ def test_a_worker_lost_while_calls_are_handed_out_is_workers_lost(monkeypatch):
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Breaks)
     with pytest.raises(WorkersLost, match="ended abruptly"):
         list(in_workers(abs, [(-1,), (-2,)], 2))
+
+
+def test_a_worker_killed_while_its_result_goes_back_is_workers_lost(tmp_path):
+    """A worker killed half-way through sending a large result once left the pool reading
+    the rest of the message for ever (a batch under load never ended): results come back
+    through files, and the loss is one WorkersLost."""
+    here = Path(__file__).parent
+    program = ("from elot.study.executors import WorkersLost, in_workers\n"
+               "from helpers import killed_while_it_returns\n"
+               "try:\n"
+               "    [(_, value)] = in_workers(killed_while_it_returns, [(300_000_000,)], 1)\n"
+               "    print('whole' if len(value) == 300_000_000 else 'cut')\n"
+               "except WorkersLost:\n"
+               "    print('lost')\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(here)})
+    # lost as a rule; whole if the kill comes after the file is written: never a wait for ever
+    assert done.stdout.strip() in ("lost", "whole"), done.stderr

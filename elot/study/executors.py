@@ -8,6 +8,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import pickle
+import shutil
+import tempfile
 from typing import Iterator, Sequence
 
 from elot.study.params import StudyError
@@ -98,19 +101,23 @@ def in_workers(function, calls: Sequence[tuple], workers: int, *,
     error, ``kill -9`` of this process) every worker ends at once, through a pipe whose
     writing end only this process holds (:func:`_end_with_parent`), rather than after its
     current call. A worker that ends abruptly (killed) is a :class:`WorkersLost`, not a
-    ``BrokenProcessPool``."""
+    ``BrokenProcessPool``. Each value comes back through a file (:func:`_returned_through`),
+    so that a worker killed while sending one cannot leave this process waiting for the
+    rest of a message."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
     context = _forkserver(["elot.study.executors", *preload])
     lifeline, held = context.Pipe(duplex=False)
+    folder = tempfile.mkdtemp(prefix="elot-results-")
     pool = None
     try:
         with _interrupts_held():    # a pool half-started by an interrupt cannot be shut down cleanly
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_end_with_parent,
                                        initargs=(lifeline,))
-            futures = {pool.submit(function, *args): n for n, args in enumerate(calls)}
+            futures = {pool.submit(_returned_through, folder, n, function, *args): n for n, args in enumerate(calls)}
     except BaseException as error:
+        shutil.rmtree(folder, ignore_errors=True)
         held.close()
         lifeline.close()
         if pool is not None:
@@ -120,7 +127,7 @@ def in_workers(function, calls: Sequence[tuple], workers: int, *,
         raise
     try:
         for future in as_completed(futures):
-            yield futures[future], future.result()
+            yield futures[future], _received(future.result())
     except BaseException as error:
         held.close()            # every worker ends now
         for future in futures:
@@ -137,6 +144,29 @@ def in_workers(function, calls: Sequence[tuple], workers: int, *,
     finally:
         held.close()
         lifeline.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _returned_through(folder: str, n: int, function, *args) -> str:
+    """In a worker: ``function(*args)`` written to a file of ``folder``, whose name is what
+    goes back through the pool's pipe. A name is a few bytes, which a pipe takes in one
+    write; a table of results is not, and a worker killed in the middle of sending one left
+    the pool's reader waiting for the rest of the message for ever (seen under load: the
+    batch never ended)."""
+    value = function(*args)
+    path = os.path.join(folder, f"{n}.pickle")
+    with open(path + ".part", "wb") as out:
+        pickle.dump(value, out, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(path + ".part", path)
+    return path
+
+
+def _received(path: str):
+    """The value a worker wrote to ``path`` (:func:`_returned_through`); the file is removed."""
+    with open(path, "rb") as source:
+        value = pickle.load(source)
+    os.unlink(path)
+    return value
 
 
 def _lost() -> "WorkersLost":
