@@ -52,6 +52,66 @@ def test_value_iteration_is_the_bellman_backup_by_hand():
     assert q[:, 0].tolist() == [2.5, 5.0, 0.0, -1.0]
 
 
+def scalar_value_iteration(indptr, indices, probs, reward, n_actions, gamma, sweeps):
+    """The compiled kernel's arithmetic one column and one float at a time: acc = r, then
+    acc += (gamma * p) * V[successor] in order; V(s) the first largest Q over the actions."""
+    n_rows, n_cols = reward.shape
+    q = np.zeros((n_rows, n_cols))
+    for c in range(n_cols):
+        value = [0.0] * (n_rows // n_actions)
+        for sweep in range(sweeps):
+            new = list(value)
+            for s in range(len(value)):
+                for a in range(n_actions):
+                    row = s * n_actions + a
+                    acc = float(reward[row, c])
+                    for k in range(indptr[row], indptr[row + 1]):
+                        acc += (gamma * float(probs[k])) * value[indices[k]]
+                    q[row, c] = acc
+                    if a == 0 or acc > new[s]:
+                        new[s] = acc
+            value = new
+    return q
+
+
+@settings(max_examples=60, deadline=None)
+@given(problems())
+def test_value_iteration_is_the_scalar_loop_bit_for_bit_on_every_vector_width(problem):
+    want = scalar_value_iteration(*problem)
+    before = core.use_lanes(2)
+    try:
+        for lanes in sorted({2, core.widest_lanes()}):
+            core.use_lanes(lanes)
+            assert core.value_iteration(*problem).tobytes() == want.tobytes(), lanes
+    finally:
+        core.use_lanes(before)
+
+
+@settings(max_examples=40, deadline=None)
+@given(problems(), st.integers(1, 5))
+def test_value_iteration_on_distinct_reward_rows_is_the_same_as_on_the_full_table(problem, n_distinct):
+    indptr, indices, probs, reward, n_actions, gamma, sweeps = problem
+    rng = np.random.default_rng(len(reward))
+    distinct = reward[:n_distinct]
+    rows = rng.integers(0, len(distinct), size=len(reward)).astype(np.int32)
+    for kernels in (core, reference):
+        full = kernels.value_iteration(indptr, indices, probs, distinct[rows], n_actions, gamma, sweeps)
+        shared = kernels.value_iteration(indptr, indices, probs, distinct, n_actions, gamma, sweeps, rows)
+        assert shared.tobytes() == full.tobytes()
+
+
+@pytest.mark.parametrize("kernels", [core, reference], ids=["core", "reference"])
+def test_a_reward_row_out_of_range_is_refused_not_read(kernels):
+    with pytest.raises(ValueError, match="reward_rows"):
+        kernels.value_iteration([0, 0, 0], np.zeros(0, dtype=np.int32), [], np.zeros((1, 3)), 2, 0.9, 3,
+                                np.array([0, 1], dtype=np.int32))
+
+
+def test_use_lanes_refuses_a_width_it_has_not():
+    with pytest.raises(ValueError, match="lanes"):
+        core.use_lanes(3)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 5), st.integers(1, 4), st.integers(1, 11),
        st.sampled_from([0.0, 0.5, 2.5, 10.0, 400.0]))
