@@ -165,6 +165,20 @@ class Inverter:
             self._states.append(state)
         return index
 
+    def _queries_of(self, state: int, beliefs: np.ndarray) -> np.ndarray:
+        """:meth:`_query` of each row of ``beliefs``, in order (the rows' bytes read at once)."""
+        beliefs = np.ascontiguousarray(beliefs, dtype=np.float64)
+        found = self._queries
+        out = np.empty(len(beliefs), dtype=np.int64)
+        for i, key in enumerate(_row_bytes(beliefs)):
+            index = found.get((state, key))
+            if index is None:
+                index = found[(state, key)] = len(self._beliefs)
+                self._beliefs.append(beliefs[i])
+                self._states.append(state)
+            out[i] = index
+        return out
+
     def _step_events(self, here: int, there: int, world: int) -> list:
         """(action, agent's likelihood per world, observer's factor, percept) for ``here -> there``."""
         entry = (here, there, world)
@@ -215,7 +229,7 @@ class Inverter:
         possible = True
         for t in range(len(path) - 1):
             here, there = path[t], path[t + 1]
-            queries = np.array([self._query(here, b) for b in belief], dtype=np.int64)
+            queries = self._queries_of(here, belief)
             c_from, c_owner, c_belief, c_query, c_action, c_factor, c_percept = [], [], [], [], [], [], []
             steps = self._step_events(here, there, world)
             for action, agent, factor, percept in steps:
@@ -275,12 +289,21 @@ class Inverter:
         one node, in order of first appearance."""
         parts = [owner[:, None].astype(np.float64)] + ([] if mask is None else [mask[:, None].astype(np.float64)])
         rows = np.concatenate(parts + [belief], axis=1)
-        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
-        order = np.argsort(first, kind="stable")
-        rank = np.empty_like(order)
-        rank[order] = np.arange(len(order))
-        inverse = rank[inverse.reshape(-1)]
-        keep = first[order]
+        if np.isnan(rows).any() or np.signbit(rows).any():
+            # rows equal as numbers that differ in bytes (-0.0), or NaN (never equal): as values
+            _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+            order = np.argsort(first, kind="stable")
+            rank = np.empty_like(order)
+            rank[order] = np.arange(len(order))
+            inverse = rank[inverse.reshape(-1)]
+            keep = first[order]
+        else:
+            # otherwise equal rows are equal bytes: numbered in order of first appearance
+            numbers: dict[bytes, int] = {}
+            inverse = np.fromiter((numbers.setdefault(key, len(numbers)) for key in _row_bytes(rows)),
+                                  dtype=np.intp, count=len(rows))
+            keep = np.flatnonzero(np.diff(np.maximum.accumulate(inverse), prepend=-1) > 0) if len(rows) \
+                else np.zeros(0, dtype=np.intp)
         return owner[keep], belief[keep], inverse, None if mask is None else mask[keep]
 
     # -- evaluating ---------------------------------------------------------------------
@@ -356,6 +379,14 @@ class Inverter:
         return kernels(backend).propagate_steps(
             program.n_nodes, program.init_nodes, program.init_weights, program.term_from,
             program.term_to, rows, program.term_factor, policies, program.node_step, groups, n_groups)
+
+
+def _row_bytes(rows: np.ndarray) -> list[bytes]:
+    """The bytes of each row of a 2-D float64 table (what ``row.tobytes()`` gives), at once."""
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    if rows.shape[1] == 0:
+        return [b""] * len(rows)
+    return rows.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel().tolist()
 
 
 def align(tables: list[np.ndarray], exponents: list[int]) -> tuple[list[np.ndarray], int]:

@@ -178,21 +178,18 @@ def belief_transitions(tables: Tables, grid: BeliefGrid):
     n_w, n_s, n_a = tables.shape
     trans = np.asarray(tables.transitions, dtype=np.int64)
     obs = np.asarray(tables.observations, dtype=np.float64)
-    # events (s, a, s', o) and the probability of each in each world; none depends on b
-    ev_s, ev_a, ev_next, ev_p = [], [], [], []
-    for s in range(n_s):
-        for a in range(n_a):
-            column = trans[:, s, a]
-            for nxt in np.unique(column):
-                reach = column == nxt
-                joint = reach[:, None] * obs[:, nxt, :]   # [w, o]
-                for o in np.flatnonzero(joint.max(axis=0) > 0):
-                    ev_s.append(s)
-                    ev_a.append(a)
-                    ev_next.append(nxt)
-                    ev_p.append(joint[:, o])
-    ev_s, ev_a, ev_next = np.array(ev_s), np.array(ev_a), np.array(ev_next)
-    ev_p = np.array(ev_p)                                   # [e, w]
+    # events (s, a, s', o) and the probability of each in each world; none depends on b.
+    # In order of s, a, s' (each successor some world reaches) and o: the order of each
+    # row's terms, which value iteration adds in
+    steps = np.unique(np.stack([np.broadcast_to(np.arange(n_s)[None, :, None], trans.shape),
+                                np.broadcast_to(np.arange(n_a)[None, None, :], trans.shape),
+                                trans], axis=-1).reshape(-1, 3), axis=0)
+    step_s, step_a, step_next = steps.T
+    reach = trans[:, step_s, step_a].T == step_next[:, None]          # [k, w]
+    joint = reach[:, :, None] * obs[:, step_next, :].transpose(1, 0, 2)  # [k, w, o]
+    k_idx, o_idx = np.nonzero(joint.max(axis=1) > 0)
+    ev_s, ev_a, ev_next = step_s[k_idx], step_a[k_idx], step_next[k_idx]
+    ev_p = joint[k_idx, :, o_idx]                                       # [e, w]
     points = grid.points                                     # [g, w]
     joint = points[:, None, :] * ev_p[None, :, :]            # [g, e, w]
     mass = joint.sum(axis=2)
