@@ -701,3 +701,21 @@ def test_a_batch_too_large_for_exact_names_the_scenario_and_what_batch_can_do(tm
     assert "big.scn (model full, k = 3): the hypothesis space is too large" in done.stderr
     hint = done.stderr.split("hint:")[1]
     assert "--inference smc" in hint and "--max-hypotheses" not in hint and "max_bytes" not in hint
+
+
+def test_a_statements_file_read_again_after_it_changes(tmp_path):
+    """Plans of one experiment share its statements file, parsed once while it is unchanged;
+    a changed file is read again, and callers never share the rows they get."""
+    import os
+
+    from elot.domains.doors_keys_gems.refs import _read_csv
+
+    path = tmp_path / "exp1_initial.csv"
+    path.write_text("plan_id,statement\n1_1,first\n", encoding="utf-8")
+    first = _read_csv(path)
+    first[0]["statement"] = "changed by a caller"
+    assert _read_csv(path) == [{"plan_id": "1_1", "statement": "first"}]
+    path.write_text("plan_id,statement\n1_1,second one\n", encoding="utf-8")
+    os.utime(path, ns=(1, 1))
+    assert _read_csv(path) == [{"plan_id": "1_1", "statement": "second one"}]
+    assert _read_csv(tmp_path / "missing.csv") == []
