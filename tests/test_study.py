@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from elot.cli import main
 from elot.output import csv_text
@@ -719,3 +721,30 @@ def test_a_statements_file_read_again_after_it_changes(tmp_path):
     os.utime(path, ns=(1, 1))
     assert _read_csv(path) == [{"plan_id": "1_1", "statement": "second one"}]
     assert _read_csv(tmp_path / "missing.csv") == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["1_1", "2_3", "x,y", 'say "hi"']), st.sampled_from(["s1", "s2"]),
+                          st.sampled_from(["", "", "no rule for 'x'", "bad\nline 3", "unknown 7"]),
+                          st.integers(-1, 1)), max_size=12))
+def test_a_finished_batch_counts_its_rows_and_failures_as_reading_them_all_would(rows):
+    """The batch's writer tallies its table from the CSV records, making dicts only of rows
+    with an error: the same count and failures as a dict per row (short and long rows, quoted
+    fields and newlines in them, blank lines)."""
+    import csv as csvmod
+    import io
+
+    from elot.study.tables import Failures, tally_table_text
+
+    out = io.StringIO()
+    writer = csvmod.writer(out, lineterminator="\n")
+    writer.writerow(["scenario", "statement_id", "statement", "error"])
+    for scenario, statement_id, error, shape in rows:
+        record = [scenario, statement_id, "believes(a, b)", error]
+        writer.writerow(record[:2] if shape < 0 else record + ["extra"] if shape > 0 else record)
+        if shape > 0:
+            out.write("\n")
+    text = out.getvalue()
+    table = list(csvmod.DictReader(io.StringIO(text)))
+    assert tally_table_text(text) == (len(table), Failures.of(table))
+    assert tally_table_text("") == (0, Failures())

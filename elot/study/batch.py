@@ -116,7 +116,7 @@ def batch(
                 "no task had finished, so nothing was kept: rerun with fewer --jobs if memory ran out") from None
         raise
     try:
-        table = partial.finish(fmt, force=force, inputs=inputs)
+        rows, failures = partial.finish(fmt, force=force, inputs=inputs)
     finally:
         partial.release()
-    return BatchResult(len(todo), resumed, len(table), str(output), failures=Failures.of(table))
+    return BatchResult(len(todo), resumed, rows, str(output), failures=failures)

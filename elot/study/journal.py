@@ -19,7 +19,7 @@ from typing import Sequence
 
 from elot.output import excerpt
 from elot.study.params import StudyError
-from elot.study.tables import ALL_COLUMNS, header, read_table_text, write_table_text
+from elot.study.tables import ALL_COLUMNS, Failures, header, tally_table_text, write_table_text
 
 
 class Journal:
@@ -164,15 +164,17 @@ class Journal:
             if path.is_file() and not path.is_symlink():
                 path.unlink()
 
-    def finish(self, fmt: str, *, force: bool = False, inputs: Sequence[str | Path] = ()) -> list[dict]:
-        """Write ``OUT`` (rows in task order) and remove the work files; the rows."""
+    def finish(self, fmt: str, *, force: bool = False,
+               inputs: Sequence[str | Path] = ()) -> tuple[int, Failures]:
+        """Write ``OUT`` (rows in task order) and remove the work files; how many rows it
+        has, and the ones that could not be scored (:func:`tally_table_text`)."""
         self.handle.seek(0)
         data = self.handle.read()
         ordered = b"".join(data[a:b] for _, (a, b) in sorted(self.done.items()))
         text = header(self.columns) + ordered.decode("utf-8")
         write_table_text(self.output, text, fmt, force=force, inputs=inputs)
         self.discard()
-        return read_table_text(text)
+        return tally_table_text(text)
 
 
 def _open_work(path: Path, flags: int):
