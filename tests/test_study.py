@@ -748,3 +748,17 @@ def test_a_finished_batch_counts_its_rows_and_failures_as_reading_them_all_would
     table = list(csvmod.DictReader(io.StringIO(text)))
     assert tally_table_text(text) == (len(table), Failures.of(table))
     assert tally_table_text("") == (0, Failures())
+
+
+def test_a_batch_fingerprint_is_the_hash_of_its_tasks_reprs(labtom):
+    """The journal's fingerprint (what --resume checks) is the SHA-256 of the tasks' reprs,
+    one a line, however it is computed; planning checks each setting once and the tasks
+    share it."""
+    import hashlib
+
+    from elot.study.batch import fingerprint
+
+    tasks = plan_tasks(refs_of(["1_1", "1_2"], data=str(labtom), exp="exp1"), Grid(models=("full", "non-planning"), betas=(1.0, 2.0),
+                                                              params=(("k", (3, 4)),)))
+    assert fingerprint(tasks) == hashlib.sha256("\n".join(repr(t) for t in tasks).encode()).hexdigest()
+    assert len({id(t.settings) for t in tasks}) == len({t.settings for t in tasks}) == 8 < len(tasks)
