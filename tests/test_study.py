@@ -762,3 +762,31 @@ def test_a_batch_fingerprint_is_the_hash_of_its_tasks_reprs(labtom):
                                                               params=(("k", (3, 4)),)))
     assert fingerprint(tasks) == hashlib.sha256("\n".join(repr(t) for t in tasks).encode()).hexdigest()
     assert len({id(t.settings) for t in tasks}) == len({t.settings for t in tasks}) == 8 < len(tasks)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_batch_counts_its_rows_and_failures_task_by_task_as_its_table_says(tmp_path, jobs):
+    """Workers send each task's rows counted, with the ones that could not be scored; the
+    writer's tally of them, in table order, is the table's own (read back as dicts), and a
+    resumed batch, whose earlier tasks came as text, reads its table back instead."""
+    from elot.statements import Statement
+    from elot.study.tables import Failures, tally_table_text
+
+    items = [Statement("believes(player, formula(empty(box2)))", "current", id="good"),
+             Statement("believes(player, formula(has(player, zebra)))", "current", id="zebra"),
+             Statement("wants(nobody, gem1)", "current", id="nobody")]
+    tasks = plan_tasks(refs_of(EXAMPLES[:2]), Grid(models=("full", "non-planning"), betas=(1.0,)), items=items)
+    done = batch(tasks, tmp_path / "t.csv", jobs=jobs)
+    table = list(csv.DictReader((tmp_path / "t.csv").open(newline="", encoding="utf-8")))
+    assert (done.rows, done.failures) == (len(table), Failures.of(table))
+    assert 0 < done.failures.rows < len(table) and len(done.failures.examples) == 3
+
+    def stop(finished, total):
+        if finished == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        batch(tasks, tmp_path / "r.csv", progress=stop)
+    resumed = batch(tasks, tmp_path / "r.csv", resume=True)
+    assert resumed.resumed == 2 and (resumed.rows, resumed.failures) == (done.rows, done.failures)
+    assert tally_table_text((tmp_path / "r.csv").read_text(encoding="utf-8")) == (done.rows, done.failures)
