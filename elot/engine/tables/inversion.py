@@ -101,11 +101,14 @@ class Allowance:
         self.spent += bytes_
         self.ahead(0, what)
 
-    def ahead(self, bytes_: int, what: str) -> None:
+    def ahead(self, bytes_: int, what) -> None:
         """Refuse now if ``bytes_`` more, held for a while (a step being built), would pass
-        what is left; nothing is spent."""
+        what is left; nothing is spent. ``what`` may be a function giving the text (called
+        only for a refusal: a long path asks at every step)."""
         if self.left is not None and self.spent + bytes_ > self.left:
             from elot.engine.budget import BudgetError, format_bytes
+
+            what = what() if callable(what) else what
 
             raise BudgetError(
                 f"the inversion would need more than {format_bytes(self.spent + bytes_)} ({what}), past the "
@@ -252,8 +255,8 @@ class Inverter:
                 # copies and the merge's keys): refused as they come, not after the step
                 branches += len(ok)
                 self.allowance.ahead(branches * per_branch + joint.nbytes,
-                                     f"{branches:,} branches at step {t + 1} of {len(path) - 1:,}, "
-                                     f"after {n_nodes:,} nodes")
+                                     lambda n=branches, step=t + 1, made=n_nodes:
+                                     f"{n:,} branches at step {step} of {len(path) - 1:,}, after {made:,} nodes")
                 c_from.append(ok)
                 c_owner.append(owner[ok])
                 c_belief.append(joint[ok] / mass[ok, None])
