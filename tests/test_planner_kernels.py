@@ -181,6 +181,18 @@ def test_a_grid_over_twelve_worlds_is_made_without_visiting_every_tuple():
     assert grid.counts[0].tolist() == [0] * 11 + [6] and grid.counts[-1].tolist() == [6] + [0] * 11
 
 
+@pytest.mark.parametrize("worlds,resolution", [(1, 3), (2, 4), (3, 6), (5, 3), (12, 6), (64, 1)])
+def test_a_coordinate_vector_is_found_at_its_point_and_off_the_grid_nowhere(worlds, resolution):
+    # (64, 1): coordinates past 63 bits as numbers, looked up by their tuples instead
+    grid = BeliefGrid(worlds, resolution)
+    coords = BeliefGrid._coordinates(grid.counts)
+    assert grid._lookup(coords).tolist() == list(range(len(grid)))
+    rng = np.random.default_rng(worlds)
+    drawn = rng.integers(-1, resolution + 2, size=(200, worlds - 1))
+    where = {tuple(c): i for i, c in enumerate(coords.tolist())}
+    assert grid._lookup(drawn).tolist() == [where.get(tuple(c), -1) for c in drawn.tolist()]
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(2, 4), st.integers(1, 7), st.lists(st.floats(0.001, 1.0), min_size=4, max_size=4))
 def test_interpolation_is_convex_and_reconstructs_the_belief(worlds, resolution, raw):

@@ -51,16 +51,21 @@ class BeliefGrid:
         return len(self.counts)
 
     @cached_property
-    def _index(self) -> np.ndarray:
-        """Grid index of each coordinate vector ``(g_2, ..., g_W)`` (-1 where none)."""
-        shape = (self.resolution + 1,) * (self.n_worlds - 1)
-        table = np.full(shape, -1, dtype=np.int32)
-        if self.n_worlds == 1:     # one world: one point, indexed by no coordinate
-            table[()] = 0
-            return table
+    def _keys(self) -> tuple[np.ndarray, np.ndarray] | dict:
+        """The points' coordinate vectors ``(g_2, ..., g_W)`` as numbers in base ``N + 1``,
+        sorted, with each one's grid index: a lookup over the grid's own points, not a table
+        over all ``(N + 1) ** (W - 1)`` coordinate vectors (7 ** 11 entries, 7.9 GB, for
+        twelve worlds). Where such numbers would not fit in 63 bits, a dict of tuples."""
         coords = self._coordinates(self.counts)
-        table[tuple(coords.T)] = np.arange(len(self.counts), dtype=np.int32)
-        return table
+        if (self.resolution + 1) ** max(self.n_worlds - 1, 0) >= 2 ** 62:
+            return {tuple(c): i for i, c in enumerate(coords.tolist())}
+        keys = self._number(coords)
+        order = np.argsort(keys, kind="stable")
+        return keys[order], order.astype(np.int32)
+
+    def _number(self, coords: np.ndarray) -> np.ndarray:
+        radix = (self.resolution + 1) ** np.arange(coords.shape[1], dtype=np.int64)
+        return coords.astype(np.int64) @ radix if coords.shape[1] else np.zeros(len(coords), dtype=np.int64)
 
     @staticmethod
     def _coordinates(counts: np.ndarray) -> np.ndarray:
@@ -99,5 +104,11 @@ class BeliefGrid:
         valid = np.all(np.diff(full, axis=1) <= 0, axis=1)
         out = np.full(len(coords), -1, dtype=np.int32)
         if valid.any():
-            out[valid] = self._index[tuple(coords[valid].T)]
+            keys = self._keys
+            if isinstance(keys, dict):
+                out[valid] = [keys[tuple(c)] for c in coords[valid].tolist()]
+            else:
+                # every valid vector is a point's: N >= g_2 >= ... >= g_W >= 0 are the points'
+                sorted_keys, index = keys
+                out[valid] = index[np.searchsorted(sorted_keys, self._number(coords[valid]))]
         return out
