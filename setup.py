@@ -17,12 +17,16 @@ extensions = [
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3"],
     ),
+    # value iteration's sweeps are C (btom_ext/value_iteration.h: vectors of columns, AVX2
+    # chosen at run time); -ffp-contract=off keeps every multiply and add apart, so the bits
+    # are the same whatever -march the build is given
     Extension(
         "btom_ext.planners",
         ["btom_ext/planners.pyx"],
-        include_dirs=[numpy.get_include()],
+        include_dirs=[numpy.get_include(), "btom_ext"],
+        depends=["btom_ext/value_iteration.h"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3"],
+        extra_compile_args=["-O3", "-ffp-contract=off"],
     ),
     # The grounded PDDL state space: applicable actions, successors and the breadth-first
     # search over bitset states (elot.domains.pddl), twin of btom_ext/ground_reference.py.
@@ -63,7 +67,7 @@ setup(
         "elot.domains": ["templates/*"],
         "elot.domains.doors_keys_gems": ["templates/*"],
         "elot.domains.foodtrucks": ["templates/*"],
-        "btom_ext": ["*.pxd", "*.pyx"],
+        "btom_ext": ["*.pxd", "*.pyx", "*.h"],
     },
     ext_modules=cythonize(
         extensions,

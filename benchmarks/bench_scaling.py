@@ -13,9 +13,13 @@ chunking), what is shipped to workers and back per chunk (pickled bytes), and th
     python benchmarks/bench_scaling.py [--jobs N] [--betas B] [--exps exp1 exp2] [--old] [--no-dask]
 
 Last, the parent's serial work (reading the scenarios, planning the tasks, the memory check,
-chunking, writing the table) as a fraction of the whole serial sweep, and the speed-up it
-predicts on ``--predict`` cores (16 by default) by Amdahl's law: the figure to quote where a
-machine of that many cores is not at hand.
+chunking, the journal's fingerprint, writing each chunk's rows, finishing the table: putting
+the rows in order, writing the output and counting its rows and failures) as a fraction of
+the whole serial sweep, and the speed-up it predicts on ``--predict`` cores (16 by default)
+by Amdahl's law: the figure to quote where a machine of that many cores is not at hand.
+Beside it, the CPU the parent process really spent in the ``--jobs`` run (everything it did
+between calling batch and getting its result, the workers' own work apart), as a check.
+Issue 44's whole-dataset sweep is ``--betas 12 --k 3 4 5``.
 
 Speed-ups depend on free cores: say how many the machine had, and how loaded it was.
 """
@@ -32,13 +36,13 @@ from pathlib import Path
 import numpy as np
 
 from elot.study import executors
-from elot.study.batch import batch
+from elot.study.batch import batch, fingerprint
 from elot.study.executors import chunk_tasks
 from elot.study.journal import Journal
 from elot.domains.doors_keys_gems.workload import scenario_counts
 from elot.study.references import refs_of
 from elot.study.resources import check_resources, task_cost
-from elot.study.tables import format_rows
+from elot.study.tables import TaskRows, format_rows
 from elot.study.tasks import Grid, plan_tasks, run_task, table_columns
 
 
@@ -68,6 +72,20 @@ def makespan(chunks, seconds: dict[int, float], workers: int) -> float:
     return max(free)
 
 
+def finishing(out: Path, chunks, columns) -> float:
+    """Seconds of :meth:`Journal.finish` on the serial run's rows, journaled as the parallel
+    run's chunks bring them (one piece per chunk): read back, put in order, written, tallied."""
+    body = (out / "serial.csv").read_text().split("\n", 1)[1].splitlines(keepends=True)
+    sizes = [len(chunk) for chunk in chunks]
+    edges = np.cumsum([0] + sizes) * len(body) // max(sum(sizes), 1)
+    journal = Journal(out / "finish.csv", "bench", False, len(chunks), columns)
+    # as workers send them: counted where they ran (TaskRows), so the writer need not read them back
+    journal.add_many([(i, TaskRows.of("".join(body[a:b]), columns)) for i, (a, b) in enumerate(zip(edges[:-1], edges[1:]))])
+    seconds, _ = timed(lambda: journal.finish("csv", force=True))
+    journal.release()
+    return seconds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="workers (default: the CPU count)")
@@ -92,6 +110,7 @@ def main() -> None:
     setup_check, _ = timed(lambda: check_resources(tasks, n))
     setup_chunks, chunks = timed(lambda: chunk_tasks(tasks, n))
     parent["the memory check"], parent["chunking"] = setup_check, setup_chunks
+    parent["the fingerprint"], _ = timed(lambda: fingerprint(tasks))
 
     out = Path(tempfile.mkdtemp(prefix="elot-scaling-"))
     runs: dict[str, float] = {}
@@ -114,7 +133,9 @@ def main() -> None:
             runs[f"--jobs {n} (old scheduling)"], _ = timed(lambda: batch(tasks, out / "old.csv", jobs=n))
         finally:
             executors.chunk_tasks = original
+    cpu = time.process_time()
     runs[f"--jobs {n}"], _ = timed(lambda: batch(tasks, out / "jobs.csv", jobs=n))
+    parent_cpu = time.process_time() - cpu   # the parent's own (its workers are other processes)
     if not args.no_dask:
         from distributed import LocalCluster
 
@@ -171,11 +192,14 @@ def main() -> None:
         for name, s in seconds.items()) + f" (chunks of {per_chunk:.0f} tasks)")
 
     # -- the serial fraction, and what it predicts (Amdahl) -----------------------------------
-    parent["writing the table"] = seconds["one sync per chunk"] / len(texts) * len(tasks)
+    parent["writing the rows"] = seconds["one sync per chunk"] / len(texts) * len(tasks)
+    parent["finishing the table"] = finishing(out, chunks, columns)
     serial = sum(parent.values())
     fraction = serial / (serial + total)
-    print("\nthe parent's serial work: " + ", ".join(f"{k} {v:.2f} s" for k, v in parent.items())
+    print("\nthe parent's serial work: " + ", ".join(f"{k} {v:.3f} s" for k, v in parent.items())
           + f"; {serial:.2f} s of {serial + total:.2f} s in all")
+    print(f"the parent's CPU in the --jobs {n} run (the memory check to the finished table, its workers apart): "
+          f"{parent_cpu:.2f} s, {100 * parent_cpu / (parent_cpu + total):.2f}% of the sweep with the tasks' time")
     for cores in sorted({n, args.predict}):
         print(f"serial fraction {100 * fraction:.2f}%: predicted speed-up on {cores} cores "
               f"{1 / (fraction + (1 - fraction) / cores):.1f}x (Amdahl), ideal {cores}x")

@@ -17,82 +17,88 @@ from btom_ext.planners_reference import RESCALE_BELOW, check_program, check_quer
 cnp.import_array()
 
 
+cdef extern from "value_iteration.h" nogil:
+    enum: ELOT_VI_CHUNK
+    int elot_vi_widest()
+    void elot_vi_sweeps(int lanes, const long long *ptr, const int *idx, const double *p, const double *rb,
+                        const int *rrows, long long n_states, int n_actions, double gamma, int sweeps,
+                        double *vold, double *vnew, double *qb)
+
+
 cdef enum:
-    CHUNK = 8   # columns planned together: a chunk's tables stay in cache for all sweeps
+    CHUNK = ELOT_VI_CHUNK   # columns planned together: a chunk's tables stay in cache for all sweeps
+
+#: The vector lanes value iteration runs on: 4 where the processor has AVX2, else 2.
+cdef int _lanes = elot_vi_widest()
 
 
-def value_iteration(indptr, indices, probs, reward, int n_actions, double gamma, int sweeps):
+def widest_lanes():
+    """The most vector lanes value iteration can run on here (4 with AVX2, else 2)."""
+    return elot_vi_widest()
+
+
+def use_lanes(int lanes):
+    """Run value iteration on ``lanes`` vector lanes (2, or 4 where :func:`widest_lanes`
+    allows) from now on; returns the lanes used before. Every width gives the same bits
+    (the tests hold them equal); it is there to compare them."""
+    global _lanes
+    if lanes not in (2, 4) or lanes > elot_vi_widest():
+        raise ValueError(f"lanes must be 2 or, on a processor with AVX2, 4; not {lanes}")
+    before, _lanes = _lanes, lanes
+    return before
+
+
+def value_iteration(indptr, indices, probs, reward, int n_actions, double gamma, int sweeps,
+                    reward_rows=None):
     """Q of the last of ``sweeps`` backups from V = 0 (see the reference).
 
     The columns (utility vectors) are independent problems: they are solved ``CHUNK`` at a
     time, each chunk's rewards and two value tables held in cache through every sweep, and
-    V(s) = max_a Q(s, a) taken as each state's rows are computed. Only the last sweep's Q
-    is written out."""
-    check_rows(indptr, indices, probs, reward, n_actions)
+    V(s) = max_a Q(s, a) taken as each state's rows are computed, a vector of columns at a
+    time (``value_iteration.h``). Only the last sweep's Q is written out. With
+    ``reward_rows``, row ``i``'s rewards are ``reward[reward_rows[i]]`` (a planner's rows
+    share a few distinct rewards: a chunk's copy of them then stays in the fastest cache
+    beside the value tables)."""
+    check_rows(indptr, indices, probs, reward, n_actions, reward_rows)
     cdef const long long[::1] ptr = np.ascontiguousarray(indptr, dtype=np.int64)
     cdef const int[::1] idx = np.ascontiguousarray(indices, dtype=np.int32)
     cdef const double[::1] p = np.ascontiguousarray(probs, dtype=np.float64)
     cdef const double[:, ::1] r = np.ascontiguousarray(reward, dtype=np.float64)
-    cdef Py_ssize_t n_rows = r.shape[0], n_cols = r.shape[1]
+    cdef Py_ssize_t n_rows = ptr.shape[0] - 1, n_cols = r.shape[1], n_rewards = r.shape[0]
+    if reward_rows is None:
+        reward_rows = np.arange(n_rows, dtype=np.int32)
+    cdef const int[::1] rrows = np.ascontiguousarray(reward_rows, dtype=np.int32)
     cdef Py_ssize_t n_states = n_rows // n_actions
     out = np.empty((n_rows, n_cols), dtype=np.float64)
     if n_rows == 0 or n_cols == 0:
         return out
     cdef double[:, ::1] q = out
-    rbuf = np.zeros((n_rows, CHUNK), dtype=np.float64)
+    rbuf = np.zeros((n_rewards, CHUNK), dtype=np.float64)
     vbuf = np.zeros((2, n_states, CHUNK), dtype=np.float64)
+    qbuf = np.zeros((n_rows, CHUNK), dtype=np.float64)
     cdef double[:, ::1] rb = rbuf
     cdef double[:, :, ::1] vb = vbuf
-    cdef double* old
-    cdef double* new
-    cdef double* tmp
-    cdef double* vrow
-    cdef const double* rrow
-    cdef double acc[CHUNK]
-    cdef double best[CHUNK]
-    cdef Py_ssize_t c0, width, row, k, c, s, a
-    cdef double scale
-    cdef int sweep
+    cdef double[:, ::1] qb = qbuf
+    cdef const long long* ptr0 = &ptr[0]
+    cdef const int* idx0 = &idx[0] if idx.shape[0] else NULL
+    cdef const double* p0 = &p[0] if p.shape[0] else NULL
+    cdef Py_ssize_t c0, width, row, c, s
+    cdef int lanes = _lanes
     with nogil:
         c0 = 0
         while c0 < n_cols:
             width = CHUNK if n_cols - c0 > CHUNK else n_cols - c0
-            for row in range(n_rows):
+            for row in range(n_rewards):
                 for c in range(CHUNK):
                     rb[row, c] = r[row, c0 + c] if c < width else 0.0
             for s in range(n_states):
                 for c in range(CHUNK):
                     vb[0, s, c] = 0.0
-            old = &vb[0, 0, 0]
-            new = &vb[1, 0, 0]
-            for sweep in range(sweeps):
-                for s in range(n_states):
-                    for a in range(n_actions):
-                        row = s * n_actions + a
-                        rrow = &rb[row, 0]
-                        for c in range(CHUNK):
-                            acc[c] = rrow[c]
-                        for k in range(ptr[row], ptr[row + 1]):
-                            scale = gamma * p[k]
-                            vrow = old + idx[k] * CHUNK
-                            for c in range(CHUNK):
-                                acc[c] += scale * vrow[c]
-                        if sweep + 1 == sweeps:
-                            for c in range(width):
-                                q[row, c0 + c] = acc[c]
-                        elif a == 0:
-                            for c in range(CHUNK):
-                                best[c] = acc[c]
-                        else:
-                            for c in range(CHUNK):
-                                if acc[c] > best[c]:
-                                    best[c] = acc[c]
-                    if sweep + 1 < sweeps:
-                        for c in range(CHUNK):
-                            new[s * CHUNK + c] = best[c]
-                tmp = old
-                old = new
-                new = tmp
+            elot_vi_sweeps(lanes, ptr0, idx0, p0, &rb[0, 0], &rrows[0], n_states, n_actions, gamma, sweeps,
+                           &vb[0, 0, 0], &vb[1, 0, 0], &qb[0, 0])
+            for row in range(n_rows):
+                for c in range(width):
+                    q[row, c0 + c] = qb[row, c]
             c0 += CHUNK
     return out
 

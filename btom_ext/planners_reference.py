@@ -8,7 +8,8 @@ sparse successors and one reward per utility vector (the columns).
 **Encoding.** ``n_rows = n_states * n_actions``; row ``s * n_actions + a``. Successors in
 compressed-row form: ``indptr`` (``int64[n_rows + 1]``), ``indices`` (``int32[nnz]``,
 successor states) and ``probs`` (``float64[nnz]``). ``reward`` is ``float64[n_rows,
-n_columns]``: one column per utility vector, so one sweep plans for all of them.
+n_columns]``: one column per utility vector, so one sweep plans for all of them (or a
+table of the distinct rewards with ``reward_rows``, ``int32[n_rows]``, naming each row's).
 """
 
 from __future__ import annotations
@@ -21,14 +22,22 @@ def _require(ok, message: str) -> None:
         raise ValueError(message)
 
 
-def check_rows(indptr, indices, probs, reward, n_actions) -> None:
+def check_rows(indptr, indices, probs, reward, n_actions, reward_rows=None) -> None:
     """The checks both backends make before value iteration (a bad index would read or
     write outside the tables in the compiled kernel): ``ValueError`` naming the fault."""
     indptr, indices, reward = np.asarray(indptr), np.asarray(indices), np.asarray(reward)
-    _require(n_actions >= 1 and reward.ndim == 2 and reward.shape[0] % n_actions == 0,
-             "reward must have n_states * n_actions rows")
-    n_states = reward.shape[0] // n_actions
-    _require(indptr.shape == (reward.shape[0] + 1,) and (not len(indptr) or indptr[0] == 0)
+    _require(reward.ndim == 2, "reward must be a table (rows x columns)")
+    if reward_rows is None:
+        n_rows = reward.shape[0]
+    else:
+        reward_rows = np.asarray(reward_rows)
+        _require(reward_rows.ndim == 1 and np.issubdtype(reward_rows.dtype, np.integer)
+                 and (not len(reward_rows) or (reward_rows.min() >= 0 and reward_rows.max() < reward.shape[0])),
+                 f"reward_rows must be rows of reward, 0..{reward.shape[0] - 1}")
+        n_rows = len(reward_rows)
+    _require(n_actions >= 1 and n_rows % n_actions == 0, "reward must have n_states * n_actions rows")
+    n_states = n_rows // n_actions
+    _require(indptr.shape == (n_rows + 1,) and (not len(indptr) or indptr[0] == 0)
              and np.all(np.diff(indptr) >= 0), "indptr must rise from 0, one entry per row and one more")
     _require(len(indices) == len(np.asarray(probs)) == (indptr[-1] if len(indptr) else 0),
              "indices and probs must hold indptr[-1] entries")
@@ -61,11 +70,14 @@ def check_program(n_nodes, init_nodes, init_weights, term_from, term_to, term_ro
              "node_group must give each node a group below n_groups, or -1")
 
 
-def value_iteration(indptr, indices, probs, reward, n_actions, gamma, sweeps):
+def value_iteration(indptr, indices, probs, reward, n_actions, gamma, sweeps, reward_rows=None):
     """Q of the last of ``sweeps`` backups from V = 0: ``Q = R + gamma * P V`` with
-    ``V(s) = max_a Q(s, a)`` of the sweep before (``sweeps - 1`` updates of V)."""
-    check_rows(indptr, indices, probs, reward, n_actions)
+    ``V(s) = max_a Q(s, a)`` of the sweep before (``sweeps - 1`` updates of V). With
+    ``reward_rows``, row ``i``'s rewards ``R[i]`` are ``reward[reward_rows[i]]``."""
+    check_rows(indptr, indices, probs, reward, n_actions, reward_rows)
     reward = np.asarray(reward, dtype=np.float64)
+    if reward_rows is not None:
+        reward = reward[np.asarray(reward_rows, dtype=np.intp)]
     n_rows, n_cols = reward.shape
     n_states = n_rows // n_actions
     counts = np.diff(np.asarray(indptr, dtype=np.int64))

@@ -281,3 +281,25 @@ def test_each_beta_hands_out_one_beta_at_a_time_and_plans_first():
     together = engine.run([Case("corridor", PEEK_THEN_SODA, 1)], betas=[0.5, 4.0])
     assert np.array_equal(first[0].likelihood, together[0][0].likelihood)
     assert np.array_equal(next(runs)[0].likelihood, together[1][0].likelihood)
+
+
+def test_a_run_asks_the_domain_for_its_beliefs_and_world_prior_once_per_layout():
+    asked = []
+
+    class Counting(coffee.CoffeeShop):
+        def initial_beliefs(self, layout):
+            asked.append(("initial_beliefs", layout))
+            return super().initial_beliefs(layout)
+
+        def world_prior(self, layout):
+            asked.append(("world_prior", layout))
+            return np.array([0.5, 0.5])
+
+    engine = Engine(Counting(), EngineConfig())
+    cases = [Case("corridor", PEEK_THEN_SODA, 1), Case("corridor", STRAIGHT_TO_SODA, None),
+             Case("corridor", STRAIGHT_TO_SODA, 0)]
+    once = [[r.mean_utility() for r in results] for results in engine.run(cases, [1.0, 2.0])]
+    assert sorted(asked) == [("initial_beliefs", "corridor"), ("world_prior", "corridor")]
+    fresh = [[run_one(case.path, case.world, beta=beta)[1].mean_utility() for case in cases[::2]]
+             for beta in (1.0, 2.0)]
+    assert all(np.array_equal(a, b) for row, want in zip(once, fresh) for a, b in zip(row[::2], want))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from elot.domains import sexpr
 from elot.domains.doors_keys_gems import pddl
@@ -303,3 +305,47 @@ def test_a_position_given_twice_is_an_error():
     with pytest.raises(ScenarioError, match=r"\(xloc gem1\) is set twice \(first at line 7\)") as info:
         _world(text)
     assert info.value.location().startswith("p.pddl:11:")
+
+
+def _read_by_characters(text: str):
+    """The s-expression reader as a loop over characters (what sexpr's regular expression
+    replaced): its atoms and lists with their spans, or the error it raises."""
+    from elot.errors import LineIndex
+
+    lines = LineIndex(text)
+    stack, top, i, n = [], [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c.isspace():
+            i += 1
+        elif c == ";":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif c == "(":
+            stack.append((i, []))
+            i += 1
+        elif c == ")":
+            if not stack:
+                return ("unbalanced ')'", lines.span(i, i + 1))
+            start, items = stack.pop()
+            (stack[-1][1] if stack else top).append(sexpr.SList(tuple(items), lines.span(start, i + 1)))
+            i += 1
+        else:
+            j = i
+            while j < n and not text[j].isspace() and text[j] not in "();":
+                j += 1
+            (stack[-1][1] if stack else top).append(sexpr.Sym(text[i:j], lines.span(i, j)))
+            i = j
+    if stack:
+        return ("unbalanced '('", lines.span(stack[-1][0], stack[-1][0] + 1))
+    return tuple(top)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="(( ));;\n\t\r ab1?-\u00a0\u2028\u3000é", max_size=80))
+def test_the_reader_gives_every_atom_list_and_span_the_character_loop_gives(text):
+    try:
+        got = sexpr.parse_sexprs(text, "x.pddl")
+    except ScenarioError as error:
+        got = (error.message.split(":")[0], error.span)
+    assert got == _read_by_characters(text)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from elot.cli import main
 from elot.output import csv_text
@@ -701,3 +703,90 @@ def test_a_batch_too_large_for_exact_names_the_scenario_and_what_batch_can_do(tm
     assert "big.scn (model full, k = 3): the hypothesis space is too large" in done.stderr
     hint = done.stderr.split("hint:")[1]
     assert "--inference smc" in hint and "--max-hypotheses" not in hint and "max_bytes" not in hint
+
+
+def test_a_statements_file_read_again_after_it_changes(tmp_path):
+    """Plans of one experiment share its statements file, parsed once while it is unchanged;
+    a changed file is read again, and callers never share the rows they get."""
+    import os
+
+    from elot.domains.doors_keys_gems.refs import _read_csv
+
+    path = tmp_path / "exp1_initial.csv"
+    path.write_text("plan_id,statement\n1_1,first\n", encoding="utf-8")
+    first = _read_csv(path)
+    first[0]["statement"] = "changed by a caller"
+    assert _read_csv(path) == [{"plan_id": "1_1", "statement": "first"}]
+    path.write_text("plan_id,statement\n1_1,second one\n", encoding="utf-8")
+    os.utime(path, ns=(1, 1))
+    assert _read_csv(path) == [{"plan_id": "1_1", "statement": "second one"}]
+    assert _read_csv(tmp_path / "missing.csv") == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["1_1", "2_3", "x,y", 'say "hi"']), st.sampled_from(["s1", "s2"]),
+                          st.sampled_from(["", "", "no rule for 'x'", "bad\nline 3", "unknown 7"]),
+                          st.integers(-1, 1)), max_size=12))
+def test_a_finished_batch_counts_its_rows_and_failures_as_reading_them_all_would(rows):
+    """The batch's writer tallies its table from the CSV records, making dicts only of rows
+    with an error: the same count and failures as a dict per row (short and long rows, quoted
+    fields and newlines in them, blank lines)."""
+    import csv as csvmod
+    import io
+
+    from elot.study.tables import Failures, tally_table_text
+
+    out = io.StringIO()
+    writer = csvmod.writer(out, lineterminator="\n")
+    writer.writerow(["scenario", "statement_id", "statement", "error"])
+    for scenario, statement_id, error, shape in rows:
+        record = [scenario, statement_id, "believes(a, b)", error]
+        writer.writerow(record[:2] if shape < 0 else record + ["extra"] if shape > 0 else record)
+        if shape > 0:
+            out.write("\n")
+    text = out.getvalue()
+    table = list(csvmod.DictReader(io.StringIO(text)))
+    assert tally_table_text(text) == (len(table), Failures.of(table))
+    assert tally_table_text("") == (0, Failures())
+
+
+def test_a_batch_fingerprint_is_the_hash_of_its_tasks_reprs(labtom):
+    """The journal's fingerprint (what --resume checks) is the SHA-256 of the tasks' reprs,
+    one a line, however it is computed; planning checks each setting once and the tasks
+    share it."""
+    import hashlib
+
+    from elot.study.batch import fingerprint
+
+    tasks = plan_tasks(refs_of(["1_1", "1_2"], data=str(labtom), exp="exp1"), Grid(models=("full", "non-planning"), betas=(1.0, 2.0),
+                                                              params=(("k", (3, 4)),)))
+    assert fingerprint(tasks) == hashlib.sha256("\n".join(repr(t) for t in tasks).encode()).hexdigest()
+    assert len({id(t.settings) for t in tasks}) == len({t.settings for t in tasks}) == 8 < len(tasks)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_batch_counts_its_rows_and_failures_task_by_task_as_its_table_says(tmp_path, jobs):
+    """Workers send each task's rows counted, with the ones that could not be scored; the
+    writer's tally of them, in table order, is the table's own (read back as dicts), and a
+    resumed batch, whose earlier tasks came as text, reads its table back instead."""
+    from elot.statements import Statement
+    from elot.study.tables import Failures, tally_table_text
+
+    items = [Statement("believes(player, formula(empty(box2)))", "current", id="good"),
+             Statement("believes(player, formula(has(player, zebra)))", "current", id="zebra"),
+             Statement("wants(nobody, gem1)", "current", id="nobody")]
+    tasks = plan_tasks(refs_of(EXAMPLES[:2]), Grid(models=("full", "non-planning"), betas=(1.0,)), items=items)
+    done = batch(tasks, tmp_path / "t.csv", jobs=jobs)
+    table = list(csv.DictReader((tmp_path / "t.csv").open(newline="", encoding="utf-8")))
+    assert (done.rows, done.failures) == (len(table), Failures.of(table))
+    assert 0 < done.failures.rows < len(table) and len(done.failures.examples) == 3
+
+    def stop(finished, total):
+        if finished == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        batch(tasks, tmp_path / "r.csv", progress=stop)
+    resumed = batch(tasks, tmp_path / "r.csv", resume=True)
+    assert resumed.resumed == 2 and (resumed.rows, resumed.failures) == (done.rows, done.failures)
+    assert tally_table_text((tmp_path / "r.csv").read_text(encoding="utf-8")) == (done.rows, done.failures)

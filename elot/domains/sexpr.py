@@ -14,6 +14,8 @@ Two domains read PDDL on it: the gridworld's LaBToM files
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Union
@@ -71,38 +73,39 @@ class Reader:
         return self.failure(message, span=self.lines.span(start, end), source=self.text, path=self.path, hint=hint)
 
     def read(self, begin: int = 0, end: int | None = None) -> tuple[SExpr, ...]:
-        """The s-expressions of ``text[begin:end]`` (spans stay relative to the whole text)."""
+        """The s-expressions of ``text[begin:end]`` (spans stay relative to the whole text).
+
+        Tokens are found by one regular expression (``\\s`` is ``str.isspace``), and each
+        token's line by walking the line starts along with them: a character loop and a
+        binary search per token were most of reading the dataset's plans in a batch's parent."""
         text = self.text
-        stack: list[tuple[int, list[SExpr]]] = []
+        stack: list[tuple[int, int, int, list[SExpr]]] = []
         top: list[SExpr] = []
-        i, n = begin, len(text) if end is None else end
-        while i < n:
+        n = len(text) if end is None else end
+        starts = self.lines.starts
+        last = len(starts) - 1
+        line = bisect_right(starts, begin) - 1       # index of the line holding the position
+        for match in _TOKEN.finditer(text, begin, n):
+            i, j = match.span()
+            while line < last and starts[line + 1] <= i:
+                line += 1
             c = text[i]
-            if c.isspace():
-                i += 1
-            elif c == ";":
-                j = text.find("\n", i)
-                i = n if j < 0 else j
-            elif c == "(":
-                stack.append((i, []))
+            if c == ";":
+                continue
+            if c == "(":
+                stack.append((i, line + 1, i - starts[line] + 1, []))
                 if len(stack) > MAX_NESTING:
                     raise self.error(f"nesting too deep (more than {MAX_NESTING} levels)", i, i + 1,
                                      hint="PDDL files nest about 6 levels; check the parentheses")
-                i += 1
             elif c == ")":
                 if not stack:
                     raise self.error("unbalanced ')': nothing to close", i, i + 1, hint="remove this parenthesis")
-                start, items = stack.pop()
-                node = SList(tuple(items), self.lines.span(start, i + 1))
-                (stack[-1][1] if stack else top).append(node)
-                i += 1
+                start, at_line, at_column, items = stack.pop()
+                node = SList(tuple(items), Span(start, j, at_line, at_column))
+                (stack[-1][3] if stack else top).append(node)
             else:
-                j = i
-                while j < n and not text[j].isspace() and text[j] not in "();":
-                    j += 1
-                node = Sym(text[i:j], self.lines.span(i, j))
-                (stack[-1][1] if stack else top).append(node)
-                i = j
+                node = Sym(text[i:j], Span(i, j, line + 1, i - starts[line] + 1))
+                (stack[-1][3] if stack else top).append(node)
         if stack:
             start = stack[-1][0]
             error = self.error(
@@ -137,6 +140,9 @@ class Forms:
         if not isinstance(node, Sym):
             raise self.error(f"expected {what}, found a list", node)
         return node.text
+#: A comment (to the end of its line), a parenthesis, or an atom (up to a space, a
+#: parenthesis or a ``;``); spaces between them are skipped by the search.
+_TOKEN = re.compile(r";[^\n]*|[()]|[^\s();]+")
 
 
 def _suspect_line(text: str, first: int) -> int | None:

@@ -36,7 +36,22 @@ class BatchResult:
 
 
 def fingerprint(tasks: Sequence[Task]) -> str:
-    return hashlib.sha256("\n".join(repr(t) for t in tasks).encode()).hexdigest()
+    """SHA-256 of the tasks' reprs, one a line (what a resumed batch's journal must match).
+
+    Each task's repr is the dataclass's, written here from its fields' reprs, each shared
+    value (the scenarios, the settings: thousands of tasks hold a few dozen) written once."""
+    names = [f.name for f in dataclasses.fields(Task) if f.repr]
+    shown: dict[int, tuple[object, str]] = {}
+
+    def text(value: object) -> str:
+        found = shown.get(id(value))
+        if found is None:
+            found = shown[id(value)] = (value, repr(value))    # the value kept: its id stays its own
+        return found[1]
+
+    lines = (f"{type(t).__qualname__}({', '.join(f'{name}={text(getattr(t, name))}' for name in names)})"
+             for t in tasks)
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
 def batch(
@@ -116,7 +131,7 @@ def batch(
                 "no task had finished, so nothing was kept: rerun with fewer --jobs if memory ran out") from None
         raise
     try:
-        table = partial.finish(fmt, force=force, inputs=inputs)
+        rows, failures = partial.finish(fmt, force=force, inputs=inputs)
     finally:
         partial.release()
-    return BatchResult(len(todo), resumed, len(table), str(output), failures=Failures.of(table))
+    return BatchResult(len(todo), resumed, rows, str(output), failures=failures)

@@ -15,7 +15,7 @@ from typing import Iterator, Sequence
 
 from elot.study.params import StudyError
 from elot.study.resources import task_cost
-from elot.study.tables import format_rows
+from elot.study.tables import TaskRows, format_rows
 from elot.study.tasks import Task, run_task
 
 
@@ -24,12 +24,13 @@ from elot.study.tasks import Task, run_task
 AsText = Sequence[str] | None
 
 
-def run_tasks(tasks: Sequence[Task], as_text: AsText = None) -> list[tuple[int, list[dict] | str]]:
+def run_tasks(tasks: Sequence[Task], as_text: AsText = None) -> list[tuple[int, "list[dict] | TaskRows"]]:
     """:func:`run_task` for several tasks in one worker; with ``as_text`` (the table's
-    columns) each task's rows come back as CSV text (:func:`format_rows`), formatted in the
-    worker rather than by the single process that writes them."""
+    columns) each task's rows come back as CSV text (:func:`format_rows`) with their count
+    and failures (:class:`TaskRows`), formatted and counted in the worker rather than by the
+    single process that writes them."""
     done = [run_task(task) for task in tasks]
-    return [(index, format_rows(rows, as_text)) for index, rows in done] if as_text else done
+    return [(index, TaskRows.of(format_rows(rows, as_text), as_text)) for index, rows in done] if as_text else done
 
 
 def chunk_tasks(tasks: Sequence[Task], workers: int) -> list[list[Task]]:
@@ -64,7 +65,7 @@ def chunk_tasks(tasks: Sequence[Task], workers: int) -> list[list[Task]]:
     return [chunk for _, chunk in chunks]
 
 
-Result = tuple[int, "list[dict] | str"]
+Result = tuple[int, "list[dict] | TaskRows"]
 
 
 def _serial(tasks: Sequence[Task], as_text: AsText) -> Iterator[list[Result]]:

@@ -19,7 +19,8 @@ from typing import Sequence
 
 from elot.output import excerpt
 from elot.study.params import StudyError
-from elot.study.tables import ALL_COLUMNS, header, read_table_text, write_table_text
+from elot.study.tables import (ALL_COLUMNS, Failures, FailureTally, TaskRows, header, tally_table_text,
+                               write_table_text)
 
 
 class Journal:
@@ -41,6 +42,8 @@ class Journal:
         self.done_path = output.with_name(output.name + ".partial.done")
         self.lock_path = output.with_name(output.name + ".partial.lock")
         self.done: dict[int, tuple[int, int]] = {}
+        #: each task's row count and rows with an error, for tasks whose rows came counted
+        self.tallied: dict[int, tuple[int, tuple[dict, ...]]] = {}
         self.lock, made_lock = _take_lock(self.lock_path, output)
         try:
             for path in (self.rows_path, self.done_path):
@@ -130,11 +133,15 @@ class Journal:
     def add(self, index: int, text: str) -> None:
         self.add_many([(index, text)])
 
-    def add_many(self, finished: Sequence[tuple[int, str]]) -> None:
+    def add_many(self, finished: Sequence[tuple[int, str | TaskRows]]) -> None:
         """Append the rows of several tasks, sync them once, then record each (one sync
-        per task made the single writer the bottleneck of a parallel batch)."""
+        per task made the single writer the bottleneck of a parallel batch). A task's rows
+        as :class:`TaskRows` come counted, and :meth:`finish` tallies the table from them."""
         records = []
         for index, text in finished:
+            if isinstance(text, TaskRows):
+                self.tallied[index] = (text.rows, text.failed)
+                text = text.text
             data = text.encode("utf-8")
             start = self.handle.tell()
             self.handle.write(data)
@@ -164,15 +171,24 @@ class Journal:
             if path.is_file() and not path.is_symlink():
                 path.unlink()
 
-    def finish(self, fmt: str, *, force: bool = False, inputs: Sequence[str | Path] = ()) -> list[dict]:
-        """Write ``OUT`` (rows in task order) and remove the work files; the rows."""
+    def finish(self, fmt: str, *, force: bool = False,
+               inputs: Sequence[str | Path] = ()) -> tuple[int, Failures]:
+        """Write ``OUT`` (rows in task order) and remove the work files; how many rows it
+        has, and the ones that could not be scored: from each task's count, in task order,
+        when every task's rows came counted (:class:`TaskRows`), else read from the table
+        (:func:`tally_table_text`; a resumed batch's earlier tasks came as text)."""
         self.handle.seek(0)
         data = self.handle.read()
-        ordered = b"".join(data[a:b] for _, (a, b) in sorted(self.done.items()))
-        text = header(self.columns) + ordered.decode("utf-8")
+        order = sorted(self.done.items())
+        text = header(self.columns) + b"".join(data[a:b] for _, (a, b) in order).decode("utf-8")
         write_table_text(self.output, text, fmt, force=force, inputs=inputs)
         self.discard()
-        return read_table_text(text)
+        if not all(index in self.tallied for index, _ in order):
+            return tally_table_text(text)
+        tally = FailureTally()
+        for index, _ in order:
+            tally.add(self.tallied[index][1])
+        return sum(self.tallied[index][0] for index, _ in order), tally.result()
 
 
 def _open_work(path: Path, flags: int):

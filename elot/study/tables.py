@@ -135,8 +135,52 @@ def header(columns: Sequence[str] = ALL_COLUMNS) -> str:
     return ",".join(columns) + "\n"
 
 
-def read_table_text(text: str) -> list[dict]:
-    return list(csv.DictReader(io.StringIO(text)))
+class TaskRows(NamedTuple):
+    """A task's rows as CSV text (no header) where the task ran, with how many records it
+    holds and those with an ``error``, as ``csv.DictReader`` reads them under the table's
+    header: what the batch's one writing process tallies the table from, task by task in
+    table order, instead of reading the whole table back (:meth:`Journal.finish`)."""
+
+    text: str
+    rows: int
+    failed: tuple[dict, ...]
+
+    @classmethod
+    def of(cls, text: str, columns: Sequence[str]) -> "TaskRows":
+        rows, failed = _records(csv.reader(io.StringIO(text)), list(columns))
+        return cls(text, rows, tuple(failed))
+
+
+def tally_table_text(text: str) -> tuple[int, "Failures"]:
+    """The rows of a table's CSV text and its :class:`Failures`, what
+    ``len(rows), Failures.of(rows)`` of ``rows = list(csv.DictReader(...))`` give, without a
+    dict per row: only the rows with an ``error`` become dicts."""
+    reader = csv.reader(io.StringIO(text))
+    names = next(reader, None)
+    if names is None:
+        return 0, Failures()
+    rows, failed = _records(reader, names)
+    tally = FailureTally()
+    tally.add(failed)
+    return rows, tally.result()
+
+
+def _records(reader, names: list[str]) -> tuple[int, list[dict]]:
+    """How many records ``reader`` gives (blank lines skipped, as DictReader does), and the
+    ones with an ``error`` as DictReader's dicts under ``names``."""
+    at = names.index("error") if "error" in names else None
+    rows, failed = 0, []
+    for record in reader:
+        if not record:
+            continue
+        rows += 1
+        if at is not None and at < len(record) and record[at]:
+            row = dict(zip(names, record))
+            if len(record) > len(names):
+                row[None] = record[len(names):]     # as DictReader keeps a long row's rest
+            row.update((name, None) for name in names[len(record):])
+            failed.append(row)
+    return rows, failed
 
 
 def write_table_text(path: Path | str, text: str, fmt: str, *, force: bool = False,

@@ -172,18 +172,23 @@ def plan_tasks(refs: Sequence[ScenarioRef], grid: Grid = Grid(), *, items: Seque
                                   + (f", or {front.statements_hint}" if front.statements_hint else ""))
         groups.setdefault(front.group(ref.load()), []).append(ref)
     tasks: list[Task] = []
-    for members in groups.values():
+    checked: dict[tuple, Settings] = {}     # one check per setting, not per group of scenarios
+    for group in groups.values():
+        members = tuple(group)                # one tuple for the group's tasks
         for model in models:
             sweeps = [tuple(betas)] if front.sweeps_betas else [(b,) for b in betas]
             names = [name for name, _ in own[model]]
             for chunk in sweeps:
                 for combo in itertools.product(*(values for _, values in own[model])):
                     for method in methods:
-                        settings = as_option("model", front.settings, model, chunk[0],
-                                             dataclasses.replace(grid.inference, method=method), grid.budget,
-                                             **dict(zip(names, combo)))
+                        key = (model, chunk[0], method, combo)
+                        if key not in checked:
+                            checked[key] = as_option("model", front.settings, model, chunk[0],
+                                                     dataclasses.replace(grid.inference, method=method),
+                                                     grid.budget, **dict(zip(names, combo)))
+                        settings = checked[key]
                         run_betas = tuple(settings.beta if b is None else b for b in chunk)
-                        tasks.append(Task(len(tasks), tuple(members), settings, run_betas, given, labels, bind_free))
+                        tasks.append(Task(len(tasks), members, settings, run_betas, given, labels, bind_free))
     return tasks
 
 

@@ -125,9 +125,21 @@ def input_files(refs: Iterable[PlanRef]) -> list[str]:
 
 
 def _read_csv(path: Path) -> list[dict]:
-    if not path.is_file():
+    """The rows of a dataset statements file (none if it is not there). Each plan of an
+    experiment reads the same file: it is parsed once while it stays the same (its size and
+    modification time), and each caller gets its own list of its own dicts."""
+    try:
+        info = path.stat()
+    except OSError:
+        info = None
+    if info is None or not path.is_file():
         return []
-    return csv_rows(read_text(path, "dataset statements"), path=str(path), what="dataset statements file")
+    return [dict(row) for row in _parsed_csv(str(path), info.st_mtime_ns, info.st_size)]
+
+
+@lru_cache(maxsize=16)
+def _parsed_csv(path: str, mtime_ns: int, size: int) -> tuple[dict, ...]:
+    return tuple(csv_rows(read_text(path, "dataset statements"), path=path, what="dataset statements file"))
 
 
 def _factors(row: dict) -> tuple[tuple[str, str], ...]:

@@ -61,9 +61,14 @@ class Plan:
         return corner.astype(np.int32), weights
 
 
-def reward_table(tables: Tables, beliefs: np.ndarray, desires: DesireSpace, costs: bool) -> np.ndarray:
-    """``float64[n_beliefs * n_states * n_actions, n_desires]``: the expected reward of each
-    action in each state at each belief row, for each utility vector."""
+def distinct_rewards(tables: Tables, beliefs: np.ndarray, desires: DesireSpace,
+                     costs: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The expected rewards of :func:`reward_table` as its distinct rows and the row of each:
+    ``(float64[n_distinct, n_desires], int32[n_beliefs * n_states * n_actions])``. A row's
+    reward depends only on what each world's outcome is worth at its belief and on the
+    action's cost, so a layout's thousands of rows share a few dozen rewards (moves that
+    reach nothing, at each cost): the value-iteration kernel then holds those in cache, not
+    a copy per row. Each distinct row is the same floats the full product gives it."""
     n_w, n_s, n_a = tables.shape
     n_obj = len(tables.objects)
     onehot = np.zeros((n_w, n_s, n_a, n_obj + 1))
@@ -71,11 +76,24 @@ def reward_table(tables: Tables, beliefs: np.ndarray, desires: DesireSpace, cost
     onehot[np.arange(n_w)[:, None, None], np.arange(n_s)[None, :, None],
            np.arange(n_a)[None, None, :], idx] = 1.0
     mix = np.einsum("bw,wsao->bsao", beliefs, onehot[..., :n_obj]).reshape(-1, n_obj)
+    cost = np.tile(np.asarray(tables.costs, dtype=np.float64), len(beliefs) * n_s) if costs \
+        else np.zeros(len(mix))
+    # rows told apart by their bytes (the mixture and the cost): equal bytes, equal products
+    keys = np.ascontiguousarray(np.column_stack([mix, cost]))
+    keys = keys.view(np.dtype((np.void, keys.dtype.itemsize * keys.shape[1]))).ravel()
+    _, first, rows = np.unique(keys, return_index=True, return_inverse=True)
     with one_blas_thread():
-        reward = mix @ np.asarray(desires.utilities, dtype=np.float64).T
+        reward = mix[first] @ np.asarray(desires.utilities, dtype=np.float64).T
     if costs:
-        reward -= np.tile(np.asarray(tables.costs, dtype=np.float64), len(beliefs) * n_s)[:, None]
-    return reward
+        reward -= cost[first][:, None]
+    return reward, rows.reshape(-1).astype(np.int32)
+
+
+def reward_table(tables: Tables, beliefs: np.ndarray, desires: DesireSpace, costs: bool) -> np.ndarray:
+    """``float64[n_beliefs * n_states * n_actions, n_desires]``: the expected reward of each
+    action in each state at each belief row, for each utility vector."""
+    reward, rows = distinct_rewards(tables, beliefs, desires, costs)
+    return reward[rows]
 
 
 #: Threads planning may use (None: the cores this process may run on that the machine's load
@@ -110,23 +128,25 @@ def threads() -> int:
 
 
 def value_iteration(backend: str, indptr, indices, probs, reward: np.ndarray, n_actions: int, gamma: float,
-                    sweeps: int) -> np.ndarray:
-    """The value-iteration kernel of ``backend`` over every column of ``reward``: the columns
+                    sweeps: int, reward_rows: np.ndarray | None = None) -> np.ndarray:
+    """The value-iteration kernel of ``backend`` over every column of ``reward`` (each row's
+    rewards ``reward[reward_rows[row]]`` when given: :func:`distinct_rewards`): the columns
     are independent problems, so the compiled kernel (which releases the GIL) solves chunks
     of them on :func:`threads` threads at once, each chunk's Q the same bits as one call's."""
     solve = kernels(backend).value_iteration
     n_cols = reward.shape[1]
     parts = min(threads(), n_cols // MIN_COLUMNS) if backend == "core" else 1
     if parts <= 1:
-        return solve(indptr, indices, probs, reward, n_actions, gamma, sweeps)
+        return solve(indptr, indices, probs, reward, n_actions, gamma, sweeps, reward_rows)
     from concurrent.futures import ThreadPoolExecutor
 
     edges = [round(n_cols * k / parts / 8) * 8 for k in range(parts)] + [n_cols]
-    out = np.empty(reward.shape, dtype=np.float64)
+    out = np.empty((len(indptr) - 1, n_cols), dtype=np.float64)
 
     def chunk(k: int) -> None:
         a, b = edges[k], edges[k + 1]
-        out[:, a:b] = solve(indptr, indices, probs, np.ascontiguousarray(reward[:, a:b]), n_actions, gamma, sweeps)
+        out[:, a:b] = solve(indptr, indices, probs, np.ascontiguousarray(reward[:, a:b]), n_actions, gamma, sweeps,
+                            reward_rows)
 
     with ThreadPoolExecutor(max_workers=parts, thread_name_prefix="elot-plan") as pool:
         list(pool.map(chunk, range(parts)))
@@ -147,8 +167,9 @@ def plan_qmdp(tables: Tables, desires: DesireSpace, config: EngineConfig) -> Pla
     rows = np.arange(n_w * n_s * n_a)
     succ = (np.arange(n_w)[:, None, None] * n_s + trans).reshape(-1)
     indptr, indices, probs = _csr(rows, succ, np.ones(len(rows)), len(rows))
-    reward = reward_table(tables, np.eye(n_w), desires, config.costs)
-    q = value_iteration(config.backend, indptr, indices, probs, reward, n_a, config.gamma, config.sweeps)
+    reward, reward_rows = distinct_rewards(tables, np.eye(n_w), desires, config.costs)
+    q = value_iteration(config.backend, indptr, indices, probs, reward, n_a, config.gamma, config.sweeps,
+                        reward_rows)
     return Plan("qmdp", tables, q, None)
 
 
@@ -157,21 +178,18 @@ def belief_transitions(tables: Tables, grid: BeliefGrid):
     n_w, n_s, n_a = tables.shape
     trans = np.asarray(tables.transitions, dtype=np.int64)
     obs = np.asarray(tables.observations, dtype=np.float64)
-    # events (s, a, s', o) and the probability of each in each world; none depends on b
-    ev_s, ev_a, ev_next, ev_p = [], [], [], []
-    for s in range(n_s):
-        for a in range(n_a):
-            column = trans[:, s, a]
-            for nxt in np.unique(column):
-                reach = column == nxt
-                joint = reach[:, None] * obs[:, nxt, :]   # [w, o]
-                for o in np.flatnonzero(joint.max(axis=0) > 0):
-                    ev_s.append(s)
-                    ev_a.append(a)
-                    ev_next.append(nxt)
-                    ev_p.append(joint[:, o])
-    ev_s, ev_a, ev_next = np.array(ev_s), np.array(ev_a), np.array(ev_next)
-    ev_p = np.array(ev_p)                                   # [e, w]
+    # events (s, a, s', o) and the probability of each in each world; none depends on b.
+    # In order of s, a, s' (each successor some world reaches) and o: the order of each
+    # row's terms, which value iteration adds in
+    steps = np.unique(np.stack([np.broadcast_to(np.arange(n_s)[None, :, None], trans.shape),
+                                np.broadcast_to(np.arange(n_a)[None, None, :], trans.shape),
+                                trans], axis=-1).reshape(-1, 3), axis=0)
+    step_s, step_a, step_next = steps.T
+    reach = trans[:, step_s, step_a].T == step_next[:, None]          # [k, w]
+    joint = reach[:, :, None] * obs[:, step_next, :].transpose(1, 0, 2)  # [k, w, o]
+    k_idx, o_idx = np.nonzero(joint.max(axis=1) > 0)
+    ev_s, ev_a, ev_next = step_s[k_idx], step_a[k_idx], step_next[k_idx]
+    ev_p = joint[k_idx, :, o_idx]                                       # [e, w]
     points = grid.points                                     # [g, w]
     joint = points[:, None, :] * ev_p[None, :, :]            # [g, e, w]
     mass = joint.sum(axis=2)
@@ -190,9 +208,9 @@ def plan_belief_vi(tables: Tables, desires: DesireSpace, config: EngineConfig) -
     """Value iteration on the belief grid of resolution ``config.grid``."""
     grid = BeliefGrid(len(tables.worlds), config.grid)
     indptr, indices, probs = belief_transitions(tables, grid)
-    reward = reward_table(tables, grid.points, desires, config.costs)
+    reward, reward_rows = distinct_rewards(tables, grid.points, desires, config.costs)
     q = value_iteration(config.backend, indptr, indices, probs, reward, len(tables.actions), config.gamma,
-                        config.sweeps)
+                        config.sweeps, reward_rows)
     return Plan("belief-vi", tables, q, grid)
 
 

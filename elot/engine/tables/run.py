@@ -64,6 +64,8 @@ class Engine:
         self._desires: DesireSpace | None = None
         self._draws: sampling.Draws | None = None
         self._events: dict[Any, Events | None] = {}
+        self._beliefs: dict[Any, BeliefSpace] = {}
+        self._world_priors: dict[Any, np.ndarray] = {}
 
     # -- what the domain says -----------------------------------------------------------
 
@@ -85,14 +87,16 @@ class Engine:
 
     def initial_beliefs(self, layout: Any, world: int | None) -> BeliefSpace:
         """The domain's initial beliefs; with ``true_belief``, the true world (each world,
-        when the observer does not know it)."""
+        when the observer does not know it). Asked and checked once per layout, as the
+        tables are (a run asks for them per case, several times)."""
         n_w = len(self.tables(layout).worlds)
         if self.config.true_belief:
             if world is None:
                 return BeliefSpace(np.eye(n_w), np.full(n_w, 1.0 / n_w))
             return BeliefSpace(np.eye(n_w)[[world]], np.ones(1))
-        space = ask(self.domain, "initial_beliefs", layout)
-        return check_beliefs(self.domain, space, n_w)
+        if layout not in self._beliefs:
+            self._beliefs[layout] = check_beliefs(self.domain, ask(self.domain, "initial_beliefs", layout), n_w)
+        return self._beliefs[layout]
 
     def events(self, layout: Any) -> Events | None:
         """The domain's ``events(layout)`` (checked; see :class:`Events`), or None when it has
@@ -368,11 +372,14 @@ class Engine:
     def world_prior(self, layout: Any) -> np.ndarray:
         """The observer's prior over the hidden worlds: the domain's ``world_prior(layout)``
         if it has one, else uniform."""
+        if layout in self._world_priors:
+            return self._world_priors[layout]
         n_w = len(self.tables(layout).worlds)
         if not callable(getattr(self.domain, "world_prior", None)):
             return np.full(n_w, 1.0 / n_w)
         prior = np.asarray(ask(self.domain, "world_prior", layout), dtype=np.float64)
         check_space(self.domain, "world_prior", np.eye(n_w), prior, n_w)
+        self._world_priors[layout] = prior
         return prior
 
     def _hidden(self, case: Case) -> tuple[tuple[int, ...], np.ndarray]:
