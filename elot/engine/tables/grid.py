@@ -51,7 +51,7 @@ class BeliefGrid:
         return len(self.counts)
 
     @cached_property
-    def _keys(self) -> tuple[np.ndarray, np.ndarray] | dict:
+    def _codes(self) -> tuple[np.ndarray, np.ndarray] | dict:
         """The points' coordinate vectors ``(g_2, ..., g_W)`` as numbers in base ``N + 1``,
         sorted, with each one's grid index: a lookup over the grid's own points, not a table
         over all ``(N + 1) ** (W - 1)`` coordinate vectors (7 ** 11 entries, 7.9 GB, for
@@ -59,9 +59,9 @@ class BeliefGrid:
         coords = self._coordinates(self.counts)
         if (self.resolution + 1) ** max(self.n_worlds - 1, 0) >= 2 ** 62:
             return {tuple(c): i for i, c in enumerate(coords.tolist())}
-        keys = self._number(coords)
-        order = np.argsort(keys, kind="stable")
-        return keys[order], order.astype(np.int32)
+        codes = self._number(coords)
+        order = np.argsort(codes, kind="stable")
+        return codes[order], order.astype(np.int32)
 
     def _number(self, coords: np.ndarray) -> np.ndarray:
         radix = (self.resolution + 1) ** np.arange(coords.shape[1], dtype=np.int64)
@@ -104,11 +104,11 @@ class BeliefGrid:
         valid = np.all(np.diff(full, axis=1) <= 0, axis=1)
         out = np.full(len(coords), -1, dtype=np.int32)
         if valid.any():
-            keys = self._keys
-            if isinstance(keys, dict):
-                out[valid] = [keys[tuple(c)] for c in coords[valid].tolist()]
+            codes = self._codes
+            if isinstance(codes, dict):
+                out[valid] = [codes[tuple(c)] for c in coords[valid].tolist()]
             else:
                 # every valid vector is a point's: N >= g_2 >= ... >= g_W >= 0 are the points'
-                sorted_keys, index = keys
-                out[valid] = index[np.searchsorted(sorted_keys, self._number(coords[valid]))]
+                sorted_codes, index = codes
+                out[valid] = index[np.searchsorted(sorted_codes, self._number(coords[valid]))]
         return out

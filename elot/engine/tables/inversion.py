@@ -71,7 +71,7 @@ STEP_BYTES = 512
 QUERY_BYTES = 256
 #: Bytes one branch of a step (an action and percept from a belief, before equal beliefs
 #: merge) holds while the step is built, besides 24 per world (its belief, its quantised
-#: and normalised copies): its index arrays, the merge's row, key and entry. Measured
+#: and normalised copies): its index arrays, the merge's row, code and entry. Measured
 #: (tracemalloc, the step's peak over what was held before it) on a domain of 12 worlds
 #: whose beliefs branch: 500-527 bytes a branch, steps of 36,000 to 560,000 branches.
 BRANCH_BYTES = 256
@@ -183,10 +183,10 @@ class Inverter:
         beliefs = np.ascontiguousarray(beliefs, dtype=np.float64)
         found = self._queries
         out = np.empty(len(beliefs), dtype=np.int64)
-        for i, key in enumerate(_row_bytes(beliefs)):
-            index = found.get((state, key))
+        for i, code in enumerate(_row_bytes(beliefs)):
+            index = found.get((state, code))
             if index is None:
-                index = found[(state, key)] = len(self._beliefs)
+                index = found[(state, code)] = len(self._beliefs)
                 self._beliefs.append(beliefs[i])
                 self._states.append(state)
             out[i] = index
@@ -251,7 +251,7 @@ class Inverter:
                 mass = joint.sum(axis=1)
                 ok = np.flatnonzero(mass > 0)
                 # a step's branches are held at once while it is built (their beliefs, the
-                # copies and the merge's keys): refused as they come, not after the step
+                # copies and the merge's codes): refused as they come, not after the step
                 branches += len(ok)
                 self.allowance.ahead(branches * per_branch + joint.nbytes,
                                      lambda n=branches, step=t + 1, made=n_nodes:
@@ -320,7 +320,7 @@ class Inverter:
         else:
             # otherwise equal rows are equal bytes: numbered in order of first appearance
             numbers: dict[bytes, int] = {}
-            inverse = np.fromiter((numbers.setdefault(key, len(numbers)) for key in _row_bytes(rows)),
+            inverse = np.fromiter((numbers.setdefault(code, len(numbers)) for code in _row_bytes(rows)),
                                   dtype=np.intp, count=len(rows))
             keep = np.flatnonzero(np.diff(np.maximum.accumulate(inverse), prepend=-1) > 0) if len(rows) \
                 else np.zeros(0, dtype=np.intp)

@@ -79,9 +79,9 @@ def distinct_rewards(tables: Tables, beliefs: np.ndarray, desires: DesireSpace,
     cost = np.tile(np.asarray(tables.costs, dtype=np.float64), len(beliefs) * n_s) if costs \
         else np.zeros(len(mix))
     # rows told apart by their bytes (the mixture and the cost): equal bytes, equal products
-    keys = np.ascontiguousarray(np.column_stack([mix, cost]))
-    keys = keys.view(np.dtype((np.void, keys.dtype.itemsize * keys.shape[1]))).ravel()
-    _, first, rows = np.unique(keys, return_index=True, return_inverse=True)
+    rows_as_bytes = np.ascontiguousarray(np.column_stack([mix, cost]))
+    rows_as_bytes = rows_as_bytes.view(np.dtype((np.void, rows_as_bytes.itemsize * rows_as_bytes.shape[1]))).ravel()
+    _, first, rows = np.unique(rows_as_bytes, return_index=True, return_inverse=True)
     with one_blas_thread():
         reward = mix[first] @ np.asarray(desires.utilities, dtype=np.float64).T
     if costs:
