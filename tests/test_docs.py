@@ -38,7 +38,7 @@ def width(path: Path) -> str | None:
 
 
 #: Pages whose transcripts run a whole study (batch, fit, report, stimuli): slow.
-SLOW_PAGES = ("study.md", "experiments.md")
+SLOW_PAGES = ("study.md", "experiments.md", "pddl.md")
 
 
 def _transcript(path: Path) -> list[tuple[int, str, str, bool]]:

@@ -99,6 +99,7 @@ def test_a_path_of_thousands_of_steps_keeps_its_posterior():
     assert np.allclose(long.mean_utility(), post.sum(axis=(0, 1)) @ long.desire_space.utilities, rtol=1e-9)
 
 
+@pytest.mark.slow
 def test_the_current_belief_of_a_long_path_is_on_the_posterior_s_scale():
     """The states at a long path's end carry likelihoods scaled as the path's (a power of two
     per world, aligned): their rows give the same desire posterior as the initial rows."""

@@ -129,8 +129,15 @@ def ratings_from_table(folder: Path) -> None:
                              "rating": round(0.2 + 0.6 * ((n * 7) % 5) / 4, 2)})
 
 
-@pytest.mark.parametrize("domain", [*DOMAINS, *(pytest.param(name, marks=pytest.mark.skipif(
-    ALANQARY is None, reason="the Alanqary et al. 2021 data are absent")) for name in PDDL)])
+#: The domains whose every command takes over 2 s on one core (the marker "slow" means that):
+#: the quick loop keeps the gridworld and a researcher's file, the whole suite runs them all.
+SLOW_DOMAINS = {"foodtrucks"}
+
+
+@pytest.mark.parametrize("domain", [
+    *(pytest.param(name, marks=[pytest.mark.slow] if name in SLOW_DOMAINS else []) for name in DOMAINS),
+    *(pytest.param(name, marks=[pytest.mark.slow, pytest.mark.skipif(
+        ALANQARY is None, reason="the Alanqary et al. 2021 data are absent")]) for name in PDDL)])
 def test_every_command_runs_on_every_domain(domain, folders, monkeypatch, capsys):
     folder, spec = folders[domain], {**DOMAINS, **PDDL}[domain]
     refused = {}

@@ -9,6 +9,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -19,6 +21,7 @@ def _fuzz():
     return module
 
 
+@pytest.mark.slow
 def test_generated_broken_command_lines_are_refused_cleanly():
     counts = _fuzz().run(200, seed=36)
     assert counts.cases == 200

@@ -304,6 +304,7 @@ def test_hostile_text_gets_a_400_and_never_a_traceback(survey):
         no_traceback(log)
 
 
+@pytest.mark.slow
 def test_stalled_uploads_hold_nothing_and_a_participant_still_gets_in(survey):
     """F7: 53 stalled uploads each held a thread forever and locked out a real participant."""
     config = load_config(survey)
