@@ -15,12 +15,10 @@ import json
 import shutil
 import socket
 import sqlite3
-import struct
 import subprocess
 import threading
 import unicodedata
 import zipfile
-import zlib
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -296,33 +294,15 @@ def test_a_trial_larger_than_the_server_stores_is_refused_naming_it(survey, tmp_
     assert done.returncode == 2 and "P1" in done.stderr and "larger than 1 MiB" in done.stderr, done.stderr
 
 
-def _bomb(path: Path, entries: int, size: int) -> None:
-    """A JATOS-looking results archive of ``entries`` data.txt, each ``size`` spaces
-    deflated once and written as it is (a few kilobytes that unpack to entries × size)."""
-    squeeze = zlib.compressobj(9, zlib.DEFLATED, -15)
-    packed = squeeze.compress(b" " * size) + squeeze.flush()
-    crc = zlib.crc32(b" " * size)
-    local, central = bytearray(), bytearray()
-    for n in range(entries):
-        name = f"study_result_{n}/comp-result_{n}/data.txt".encode()
-        offset = len(local)
-        local += struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 8, 0, 0, crc, len(packed), size, len(name), 0)
-        local += name + packed
-        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 8, 0, 0, crc, len(packed), size,
-                               len(name), 0, 0, 0, 0, 0, offset) + name
-    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, entries, entries, len(central), len(local), 0)
-    path.write_bytes(bytes(local + central + end))
-
-
 def test_a_zip_bomb_of_results_is_refused_from_its_directory_before_unpacking(survey, tmp_path):
     """F8: a 29 KB results archive took 47 s and 4.3 GB to find nothing. Its directory
     says what it would unpack to: refused with that figure and the limit."""
-    _bomb(tmp_path / "wide.jrzip", 300, 4 << 20)            # 1.2 GiB of spaces from about 1 MB
+    ATTACKS.bomb(tmp_path / "wide.jrzip", 300, 4 << 20)            # 1.2 GiB of spaces from about 1 MB
     assert (tmp_path / "wide.jrzip").stat().st_size < 2 << 20
     done = elot_import(tmp_path / "wide.jrzip", "--survey", survey, "-o", tmp_path / "r.csv")
     assert done.returncode == 2, done.stderr
     assert "would unpack to 1.2 GiB of results (300 data.txt" in done.stderr and "more than the 1.0 GiB" in done.stderr
-    _bomb(tmp_path / "deep.jrzip", 1, 64 << 20)              # one result, 64 MiB from 64 KB
+    ATTACKS.bomb(tmp_path / "deep.jrzip", 1, 64 << 20)              # one result, 64 MiB from 64 KB
     done = elot_import(tmp_path / "deep.jrzip", "--survey", survey, "-o", tmp_path / "r.csv")
     assert done.returncode == 2 and "1,029 to 1, past the 200 to 1" in done.stderr and "zip bomb" in done.stderr, done.stderr
 
