@@ -644,3 +644,34 @@ def test_a_goal_prior_reads_back_as_written(weights):
     text = ",".join(f"{name}={w!r}" for name, w in weights.items())
     assert dict(parse_goal_prior(text)) == weights
     assert dict(parse_goal_prior(text.replace(",", " , ").replace("=", " = "))) == weights
+
+
+def test_a_fit_file_runs_the_model_and_settings_it_was_fitted_for(tmp_path):
+    """``--thresholds fit.json`` gives run the file's model, β and settings where --model and
+    --param do not: the same numbers as giving them by hand; another --model runs without the
+    file's settings (they are the fitted model's); a model the domain lacks is refused naming
+    the file."""
+    import json
+
+    fit = tmp_path / "fit.json"
+    fit.write_text(json.dumps({"thresholds": {}, "beta": 2, "model": "heuristic",
+                               "params": {"epsilon": 0.2, "weight": 0.5}}))
+
+    def report(*args):
+        result = run_elot("run", "--domain", DOMAIN, PLAN, "-s", "wants(player, set)", "--json", "-", *args)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    from_file = report("--thresholds", str(fit))
+    by_hand = report("--model", "heuristic", "--beta", "2", "--param", "epsilon=0.2", "--param", "weight=0.5")
+    assert from_file["settings"]["model"] == {"name": "heuristic", "beta": 2.0, "epsilon": 0.2, "weight": 0.5}
+    assert from_file["settings"] == by_hand["settings"] and from_file["judgments"] == by_hand["judgments"]
+    assert report("--thresholds", str(fit), "--model", "boltzmann")["settings"]["model"] == {"name": "boltzmann",
+                                                                                            "beta": 2.0}
+    fit.write_text(json.dumps({"thresholds": {}, "model": "nosuch"}))
+    refused = run_elot("run", "--domain", DOMAIN, PLAN, "--thresholds", str(fit))
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert f"--thresholds {fit}: its model 'nosuch'" in refused.stderr and "give --model" in refused.stderr
+    fit.write_text(json.dumps({"thresholds": {}, "params": ["epsilon", 0.2]}))
+    refused = run_elot("run", "--domain", DOMAIN, PLAN, "--thresholds", str(fit))
+    assert refused.returncode == 2 and '"params" must map' in refused.stderr

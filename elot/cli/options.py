@@ -495,6 +495,36 @@ def thresholds_and_beta(args, front=None):
     option (defaults when absent), and β: ``--beta`` when given, else the file's, else the
     domain's (with ``front``: None, for :func:`settings_of` to take the model's own; without:
     :data:`elot.settings.DEFAULT_BETA`). ``args`` is read, not changed."""
+    _, thresholds, beta = _thresholds_and_beta(args, front)
+    return thresholds, beta
+
+
+def fitted(args, front):
+    """``(args, thresholds, beta)`` for a command that runs a domain's model: Θ and β as
+    :func:`thresholds_and_beta` gives them, and ``args`` with the model and settings of a
+    ``--thresholds`` file ``elot fit`` wrote (its "model" and "params": what its Θ and β
+    were fitted for) where ``--model`` and ``--param`` give none: a copy, ``args`` is left
+    as parsed. The settings are the file's model's: they apply when that model runs. A
+    model the domain does not have is refused naming the file."""
+    params, thresholds, beta = _thresholds_and_beta(args, front)
+    changes = {}
+    given = getattr(args, "model", None)
+    if params.model is not None and given is None:
+        try:
+            front.model_name(params.model)
+        except ElotError as error:
+            raise ElotError(f"--thresholds {args.thresholds}: its model {params.model!r} (the one elot fit fitted) "
+                            f"is not a model of this domain: {error.message}",
+                            hint="give --model, or a --thresholds file fitted in this domain") from None
+        changes["model"] = params.model
+    fitted_runs = given is None or (params.model is not None
+                                    and front.model_name(given) == front.model_name(params.model))
+    if params.settings and hasattr(args, "param") and not args.param and fitted_runs:
+        changes["param"] = [(name, str(value)) for name, value in params.settings.items()]
+    return (argparse.Namespace(**{**vars(args), **changes}) if changes else args), thresholds, beta
+
+
+def _thresholds_and_beta(args, front):
     from elot.lang.thresholds import Thresholds
     from elot.study.params import Params, thresholds_option
 
@@ -502,7 +532,7 @@ def thresholds_and_beta(args, front=None):
     beta = getattr(args, "beta", None)
     if beta is None:
         beta = params.beta if params.beta is not None else (None if front is not None else DEFAULT_BETA)
-    return params.thresholds, beta
+    return params, params.thresholds, beta
 
 
 def with_beta(args: argparse.Namespace, beta: float) -> argparse.Namespace:

@@ -39,11 +39,15 @@ FITTED = ("believes", "certain", "uncertain", "likely", "unlikely", "could", "mi
 
 @dataclass(frozen=True)
 class Params:
-    """Θ and, when the file gave one, β (``None`` otherwise)."""
+    """Θ and, when the file gave one, β (``None`` otherwise); from a file ``elot fit`` wrote,
+    also the model they were fitted for and its settings (``None`` where the file names
+    none)."""
 
     thresholds: Thresholds
     beta: float | None = None
     label: str = "default"
+    model: str | None = None
+    settings: dict | None = None
 
 
 def one_newline(text: str) -> str:
@@ -126,7 +130,16 @@ def read_params(path: str | Path) -> Params:
     if beta is not None and (isinstance(beta, bool) or not isinstance(beta, (int, float))
                              or not math.isfinite(beta) or beta <= 0):
         raise StudyError(f'{path}: "beta" must be a positive number, not {beta!r}', path=str(path))
-    return Params(thresholds, None if beta is None else float(beta), label=path.name)
+    model, settings = data.get("model"), data.get("params")
+    if model is not None and (not isinstance(model, str) or not model):
+        raise StudyError(f'{path}: "model" must be a model\'s name, not {model!r}', path=str(path))
+    if settings is not None and (not isinstance(settings, dict) or not all(
+            isinstance(name, str) and isinstance(value, (int, float, str)) and not isinstance(value, bool)
+            for name, value in settings.items())):
+        raise StudyError(f'{path}: "params" must map each setting\'s name to its value, not {settings!r}',
+                         path=str(path), hint='write e.g. "params": {"epsilon": 0.2}')
+    return Params(thresholds, None if beta is None else float(beta), label=path.name, model=model,
+                  settings=settings or None)
 
 
 def thresholds_option(text: str) -> Params:
