@@ -668,6 +668,8 @@ def test_a_fit_file_runs_the_model_and_settings_it_was_fitted_for(tmp_path):
     assert from_file["settings"] == by_hand["settings"] and from_file["judgments"] == by_hand["judgments"]
     assert report("--thresholds", str(fit), "--model", "boltzmann")["settings"]["model"] == {"name": "boltzmann",
                                                                                             "beta": 2.0}
+    refused = run_elot("run", "--domain", DOMAIN, PLAN, "--thresholds", str(fit), "--model", "nosuch")
+    assert refused.returncode == 2 and "--model: the towers domain has no model 'nosuch'" in refused.stderr
     fit.write_text(json.dumps({"thresholds": {}, "model": "nosuch"}))
     refused = run_elot("run", "--domain", DOMAIN, PLAN, "--thresholds", str(fit))
     assert refused.returncode == 2 and "Traceback" not in refused.stderr

@@ -517,11 +517,19 @@ def fitted(args, front):
                             f"is not a model of this domain: {error.message}",
                             hint="give --model, or a --thresholds file fitted in this domain") from None
         changes["model"] = params.model
-    fitted_runs = given is None or (params.model is not None
-                                    and front.model_name(given) == front.model_name(params.model))
+    fitted_runs = given is None or (params.model is not None and _same_model(front, given, params.model))
     if params.settings and hasattr(args, "param") and not args.param and fitted_runs:
         changes["param"] = [(name, str(value)) for name, value in params.settings.items()]
     return (argparse.Namespace(**{**vars(args), **changes}) if changes else args), thresholds, beta
+
+
+def _same_model(front, given: str, fitted_model: str) -> bool:
+    """Whether ``--model given`` names the fitted model (an unknown name is not: settings_of
+    refuses it, naming the option)."""
+    try:
+        return front.model_name(given) == front.model_name(fitted_model)
+    except ElotError:
+        return False
 
 
 def _thresholds_and_beta(args, front):
