@@ -241,6 +241,9 @@ async def _run_study(url, config, L, server, shots=None):
             page.on("pageerror", lambda e: errors.append(str(e)))
             await page.goto(f"{url}?PROLIFIC_PID=P1&STUDY_ID=S1&SESSION_ID=X1")
             await page.wait_for_selector(".elot-page, .jspsych-content", timeout=30000)
+            # the content is drawn once the server has said where the participant was: an
+            # empty jsPsych frame came first once (its text read '')
+            await page.wait_for_function("document.body.innerText.trim().length > 0", timeout=30000)
             people[1].resumed_at = await page.inner_text("body")
             return await people[1].take(page)
 
