@@ -124,7 +124,8 @@ class Reader:
 class Forms:
     """A file's s-expressions as a reader of one format sees them: errors at a form's place
     (``failure``, an :class:`~elot.errors.ElotError` class) and the checks every format
-    makes of a symbol."""
+    makes of a symbol; a PDDL file's one ``define``, its sections and its typed lists, the
+    same for both readers of PDDL (the gridworld's and the dialect's)."""
 
     failure: type[ElotError] = ScenarioError
     #: The class of an error in the file's syntax: a parenthesis unbalanced, no define form.

@@ -157,10 +157,7 @@ def parse_problem_text(text: str, path: str | None = None) -> Problem:
                         continue
                     if not isinstance(target, tuple) or not all(isinstance(t, str) for t in target):
                         raise ctx.error("expected a fluent (name args...)", lhs)
-                    for arg_node in lhs.items[1:]:
-                        if isinstance(arg_node, Sym) and arg_node.text not in objects:
-                            raise ctx.error(f"unknown object {arg_node.text!r} in fluent {target}", arg_node,
-                                            hint="declare it under :objects (before :init)")
+                    _declared(ctx, lhs.items[1:], objects, f"fluent {target}")
                     if target in fluents:
                         raise ctx.error(f"({' '.join(target)}) is set twice (first at line {lines[target]})", fact,
                                         hint="give each position once")
@@ -170,13 +167,7 @@ def parse_problem_text(text: str, path: str | None = None) -> Problem:
                     atom = to_data(fact)
                     if not all(isinstance(t, str) for t in atom):
                         raise ctx.error("expected a ground atom (pred arg ...)", fact)
-                    for arg_node in fact.items[1:]:
-                        if isinstance(arg_node, Sym) and arg_node.text not in objects:
-                            raise ctx.error(
-                                f"unknown object {arg_node.text!r} in atom {atom}",
-                                arg_node,
-                                hint="declare it under :objects (before :init)",
-                            )
+                    _declared(ctx, fact.items[1:], objects, f"atom {atom}")
                     init.append(atom)
                     lines[atom] = fact.span.line
         elif head == ":goal":
@@ -184,6 +175,14 @@ def parse_problem_text(text: str, path: str | None = None) -> Problem:
                 raise ctx.error("expected (:goal formula)", section)
             goal = to_data(body[0])
     return Problem(name, domain, objects, tuple(init), fluents, frozenset(walls), grid, goal, path, text, lines)
+
+
+def _declared(ctx: Forms, args: tuple[SExpr, ...], objects: dict[str, str], fact: str) -> None:
+    """Every name among the arguments of ``fact`` (an atom or a fluent under :init) is a declared object."""
+    for node in args:
+        if isinstance(node, Sym) and node.text not in objects:
+            raise ctx.error(f"unknown object {node.text!r} in {fact}", node,
+                            hint="declare it under :objects (before :init)")
 
 
 def _walls_assignment(ctx: Forms, rhs: SExpr, walls: set, grid: tuple[int, int] | None) -> tuple[int, int] | None:
@@ -240,6 +239,11 @@ def parse_plan_text(text: str, path: str | None = None) -> Plan:
     judgments: list[int] = []
     agent: str | None = None
     reader, ctx = Reader(text, path), Forms(text, path)
+
+    def fail(message: str, start: int, end: int, hint: str) -> ScenarioError:
+        """An error about the line from ``start`` to ``end``."""
+        return ScenarioError(message, span=Span.of(text, start, end), source=text, path=path, hint=hint)
+
     offset = 0
     for number, raw in enumerate(text.splitlines(keepends=True), start=1):
         line_start = offset
@@ -255,33 +259,23 @@ def parse_plan_text(text: str, path: str | None = None) -> Plan:
                 continue  # a bare marker, possibly followed by a comment
         if not body:
             continue
+        end = line_start + len(raw.rstrip())
         forms = reader.read(start, line_start + len(raw))
         if len(forms) != 1 or not isinstance(forms[0], SList) or len(forms[0].items) < 2:
-            raise ScenarioError(
-                "expected one action `(name agent args...)` on this line",
-                span=Span.of(text, start, line_start + len(raw.rstrip())),
-                source=text,
-                path=path,
-                hint="write e.g. `(right human)` or `(open human box1)`",
-            )
+            raise fail("expected one action `(name agent args...)` on this line", start, end,
+                       "write e.g. `(right human)` or `(open human box1)`")
         data = to_data(forms[0])
         if not all(isinstance(t, str) for t in data):
             raise ctx.error("action arguments must be names", forms[0], hint="write e.g. `(open human box1)`")
         name, who, *args = data
         if len(actions) >= MAX_ACTIONS:
-            raise ScenarioError(f"too many actions: more than {MAX_ACTIONS:,} (at line {number})",
-                                span=Span.of(text, start, line_start + len(raw.rstrip())), source=text, path=path,
-                                hint="a plan is at most a few hundred actions; check the file")
+            raise fail(f"too many actions: more than {MAX_ACTIONS:,} (at line {number})", start, end,
+                       "a plan is at most a few hundred actions; check the file")
         if agent is None:
             agent = who
         elif who != agent:
-            raise ScenarioError(
-                f"action by {who!r}, but earlier actions are by {agent!r}",
-                span=Span.of(text, start, line_start + len(raw.rstrip())),
-                source=text,
-                path=path,
-                hint="a plan has a single agent",
-            )
+            raise fail(f"action by {who!r}, but earlier actions are by {agent!r}", start, end,
+                       "a plan has a single agent")
         actions.append((name.lower(), *args))
         lines.append(number)
     return Plan(tuple(actions), tuple(lines), tuple(judgments), agent, path, text)
