@@ -9,8 +9,11 @@
   starting with ``;`` marking judgment points.
 * :func:`signature_of` — the ELoT signature of a problem and its domain.
 
-The s-expression syntax underneath is :mod:`elot.domains.sexpr`; the gridworld a problem
-describes is built by :func:`elot.domains.doors_keys_gems.problem_world.world_from_problem`.
+The s-expression syntax underneath is :mod:`elot.domains.sexpr`, whose ``Forms`` reads the
+``define``, the sections and the typed lists as the PDDL.jl dialect's reader does; a domain's
+names are that reader's first pass (:func:`elot.domains.pddl.read_dialect.declarations`). The
+gridworld a problem describes is built by
+:func:`elot.domains.doors_keys_gems.problem_world.world_from_problem`.
 
 Every error is a :class:`~elot.errors.ScenarioError` located at ``file:line:col``. Each
 ``read_*`` function has a ``parse_*_text`` twin that reads a string instead of a file.
