@@ -124,9 +124,12 @@ class Reader:
 class Forms:
     """A file's s-expressions as a reader of one format sees them: errors at a form's place
     (``failure``, an :class:`~elot.errors.ElotError` class) and the checks every format
-    makes of a symbol."""
+    makes of a symbol; a PDDL file's one ``define``, its sections and its typed lists, the
+    same for both readers of PDDL (the gridworld's and the dialect's)."""
 
     failure: type[ElotError] = ScenarioError
+    #: The class of an error in the file's syntax: a parenthesis unbalanced, no define form.
+    syntax: type[ElotError] = ScenarioError
 
     def __init__(self, text: str, path: str | None) -> None:
         self.text, self.path = text, path
@@ -140,6 +143,52 @@ class Forms:
         if not isinstance(node, Sym):
             raise self.error(f"expected {what}, found a list", node)
         return node.text
+
+    def define(self, kind: str) -> tuple[str, SList]:
+        """The single ``(define (kind NAME) ...)`` form of a PDDL file, and its name."""
+        forms = parse_sexprs(self.text, self.path, self.syntax)
+        if len(forms) != 1 or not isinstance(forms[0], SList) or forms[0].head() != "define":
+            where = forms[1] if len(forms) > 1 else (forms[0] if forms else None)
+            raise self.syntax(f"expected one (define ({kind} NAME) ...) form",
+                              span=where.span if where else Span.of(self.text, 0), source=self.text,
+                              path=self.path, hint=f"a PDDL {kind} file holds one define")
+        form = forms[0]
+        header = form.items[1] if len(form.items) > 1 else form
+        if not (isinstance(header, SList) and header.head() == kind and len(header.items) == 2
+                and isinstance(header.items[1], Sym)):
+            raise self.error(f"expected ({kind} NAME) after define", header)
+        return header.items[1].text, form
+
+    def sections(self, form: SList) -> list[tuple[str, SList]]:
+        """The ``(:section ...)`` forms of a define, each with its (lower-cased) head."""
+        out = []
+        for item in form.items[2:]:
+            if not (isinstance(item, SList) and item.head() and item.head().startswith(":")):
+                raise self.error("expected a section such as (:predicates ...)", item)
+            out.append((item.head(), item))
+        return out
+
+    def typed(self, items: tuple[SExpr, ...], default: str = "object") -> list[tuple[str, str, Sym]]:
+        """``a b - t c`` → [(a, t), (b, t), (c, default)], in order, each name with its node."""
+        out: list[tuple[str, str, Sym]] = []
+        pending: list[Sym] = []
+        i = 0
+        while i < len(items):
+            node = items[i]
+            if self.sym(node, "a name") == "-":
+                if i + 1 >= len(items) or not isinstance(items[i + 1], Sym):
+                    raise self.error("expected a type after -", node, hint="write `a b - type`")
+                if not pending:
+                    raise self.error("a type with no names before it", node, hint="write `a b - type`")
+                out += [(name.text, items[i + 1].text, name) for name in pending]
+                pending = []
+                i += 2
+                continue
+            pending.append(node)
+            i += 1
+        return out + [(name.text, default, name) for name in pending]
+
+
 #: A comment (to the end of its line), a parenthesis, or an atom (up to a space, a
 #: parenthesis or a ``;``); spaces between them are skipped by the search.
 _TOKEN = re.compile(r";[^\n]*|[()]|[^\s();]+")

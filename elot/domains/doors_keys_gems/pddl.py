@@ -9,8 +9,11 @@
   starting with ``;`` marking judgment points.
 * :func:`signature_of` — the ELoT signature of a problem and its domain.
 
-The s-expression syntax underneath is :mod:`elot.domains.sexpr`; the gridworld a problem
-describes is built by :func:`elot.domains.doors_keys_gems.problem_world.world_from_problem`.
+The s-expression syntax underneath is :mod:`elot.domains.sexpr`, whose ``Forms`` reads the
+``define``, the sections and the typed lists as the PDDL.jl dialect's reader does; a domain's
+names are that reader's first pass (:func:`elot.domains.pddl.read_dialect.declarations`). The
+gridworld a problem describes is built by
+:func:`elot.domains.doors_keys_gems.problem_world.world_from_problem`.
 
 Every error is a :class:`~elot.errors.ScenarioError` located at ``file:line:col``. Each
 ``read_*`` function has a ``parse_*_text`` twin that reads a string instead of a file.
@@ -21,7 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from elot.domains.sexpr import Forms, Reader, SExpr, SList, Sym, parse_sexprs, to_data
+from elot.domains.pddl.read_dialect import declarations
+from elot.domains.sexpr import Forms, Reader, SExpr, SList, Sym, to_data
 from elot.errors import ScenarioError, Span, read_text
 from elot.lang.signature import Signature
 
@@ -31,46 +35,6 @@ __all__ = ["MAX_ACTIONS", "MAX_GRID_SIDE", "Domain", "Plan", "Problem", "parse_d
 MAX_GRID_SIDE = 256
 #: The longest plan elot reads (PDDL or .scn): the dataset's are under 100 actions.
 MAX_ACTIONS = 100_000
-
-
-class _Ctx(Forms):
-    """One LaBToM PDDL file's forms."""
-
-    def define(self, kind: str) -> tuple[str, SList]:
-        """The single ``(define (kind NAME) ...)`` form and its name."""
-        forms = parse_sexprs(self.text, self.path)
-        if len(forms) != 1 or not isinstance(forms[0], SList) or forms[0].head() != "define":
-            where = forms[1] if len(forms) > 1 else (forms[0] if forms else None)
-            raise self.error(
-                f"expected one (define ({kind} NAME) ...) form", where, hint=f"a PDDL {kind} file holds one define"
-            )
-        form = forms[0]
-        if len(form.items) < 2 or not isinstance(form.items[1], SList) or form.items[1].head() != kind:
-            raise self.error(f"expected ({kind} NAME) after define", form.items[1] if len(form.items) > 1 else form)
-        header = form.items[1]
-        if len(header.items) != 2 or not isinstance(header.items[1], Sym):
-            raise self.error(f"expected ({kind} NAME)", header)
-        return header.items[1].text, form
-
-    def typed_list(self, items: tuple[SExpr, ...], default: str = "object") -> list[tuple[str, str, Sym]]:
-        """``a b - t c - u d`` → [(a, t), (b, t), (c, u), (d, default)], in order."""
-        out: list[tuple[str, str, Sym]] = []
-        pending: list[Sym] = []
-        i = 0
-        while i < len(items):
-            node = items[i]
-            if isinstance(node, Sym) and node.text == "-":
-                if i + 1 >= len(items) or not pending:
-                    raise self.error("'-' must sit between names and their type", node, hint="write `a b - type`")
-                kind = self.sym(items[i + 1], "a type name")
-                out += [(p.text, kind, p) for p in pending]
-                pending = []
-                i += 2
-                continue
-            pending.append(node if isinstance(node, Sym) else Sym(self.sym(node, "a name"), node.span))
-            i += 1
-        out += [(p.text, default, p) for p in pending]
-        return out
 
 
 # -- domain ----------------------------------------------------------------------------
@@ -92,40 +56,24 @@ class Domain:
 
 def parse_domain_text(text: str, path: str | None = None) -> Domain:
     """Parse the text of a PDDL domain file."""
-    ctx = _Ctx(text, path)
+    ctx = Forms(text, path)
     name, form = ctx.define("domain")
-    types: dict[str, str] = {}
-    predicates: dict[str, tuple[str, ...]] = {}
-    functions: dict[str, tuple[str, ...]] = {}
+    sections = ctx.sections(form)
+    _, types, _, predicates, functions = declarations(ctx, sections)
     derived: set[str] = set()
     actions: list[str] = []
-    for section in form.items[2:]:
-        if not isinstance(section, SList) or not section.head():
-            raise ctx.error("expected a (:section ...) form", section)
-        head = section.head()
+    for head, section in sections:
         body = section.items[1:]
-        if head == ":types":
-            for child, parent, _ in ctx.typed_list(body):
-                types[child] = parent
-        elif head == ":predicates":
-            for pred in body:
-                if not isinstance(pred, SList) or not pred.head():
-                    raise ctx.error("expected (name ?arg - type ...)", pred)
-                predicates[pred.items[0].text] = tuple(t for _, t, _ in ctx.typed_list(pred.items[1:]))
-        elif head == ":functions":
-            for item in body:
-                if isinstance(item, SList) and item.head():
-                    functions[item.items[0].text] = tuple(t for _, t, _ in ctx.typed_list(item.items[1:]))
-        elif head == ":derived":
+        if head == ":derived":
             if not body or not isinstance(body[0], SList) or not body[0].head():
                 raise ctx.error("expected (:derived (name ?args) formula)", section)
             derived.add(body[0].items[0].text)
         elif head == ":action":
             actions.append(ctx.sym(body[0], "an action name") if body else "")
-        # :requirements, :constants and unknown sections carry nothing elot needs.
+    predicates = dict(predicates)
     for name_ in derived:
         predicates.setdefault(name_, ())
-    return Domain(name, types, predicates, frozenset(derived), functions, tuple(actions), path)
+    return Domain(name, dict(types), predicates, frozenset(derived), dict(functions), tuple(actions), path)
 
 
 def read_domain(path: str | Path) -> Domain:
@@ -165,7 +113,7 @@ class Problem:
         return tuple(n for n, t in self.objects.items() if t == kind)
 
 
-def _int(ctx: _Ctx, node: SExpr) -> int:
+def _int(ctx: Forms, node: SExpr) -> int:
     text = ctx.sym(node, "an integer")
     try:
         value = int(text) if len(text) <= 18 else None  # int() of a huge one is slow
@@ -179,7 +127,7 @@ def _int(ctx: _Ctx, node: SExpr) -> int:
 
 def parse_problem_text(text: str, path: str | None = None) -> Problem:
     """Parse the text of a PDDL problem file."""
-    ctx = _Ctx(text, path)
+    ctx = Forms(text, path)
     name, form = ctx.define("problem")
     domain = ""
     objects: dict[str, str] = {}
@@ -189,14 +137,12 @@ def parse_problem_text(text: str, path: str | None = None) -> Problem:
     walls: set[tuple[int, int]] = set()
     grid: tuple[int, int] | None = None
     goal: str | tuple = "true"
-    for section in form.items[2:]:
-        if not isinstance(section, SList) or not section.head():
-            raise ctx.error("expected a (:section ...) form", section)
-        head, body = section.head(), section.items[1:]
+    for head, section in ctx.sections(form):
+        body = section.items[1:]
         if head == ":domain":
             domain = ctx.sym(body[0], "a domain name") if body else ""
         elif head == ":objects":
-            for obj, kind, node in ctx.typed_list(body):
+            for obj, kind, node in ctx.typed(body):
                 if obj in objects:
                     raise ctx.error(f"object {obj!r} declared twice", node, hint="object names must be unique")
                 objects[obj] = kind
@@ -214,10 +160,7 @@ def parse_problem_text(text: str, path: str | None = None) -> Problem:
                         continue
                     if not isinstance(target, tuple) or not all(isinstance(t, str) for t in target):
                         raise ctx.error("expected a fluent (name args...)", lhs)
-                    for arg_node in lhs.items[1:]:
-                        if isinstance(arg_node, Sym) and arg_node.text not in objects:
-                            raise ctx.error(f"unknown object {arg_node.text!r} in fluent {target}", arg_node,
-                                            hint="declare it under :objects (before :init)")
+                    _declared(ctx, lhs.items[1:], objects, f"fluent {target}")
                     if target in fluents:
                         raise ctx.error(f"({' '.join(target)}) is set twice (first at line {lines[target]})", fact,
                                         hint="give each position once")
@@ -227,13 +170,7 @@ def parse_problem_text(text: str, path: str | None = None) -> Problem:
                     atom = to_data(fact)
                     if not all(isinstance(t, str) for t in atom):
                         raise ctx.error("expected a ground atom (pred arg ...)", fact)
-                    for arg_node in fact.items[1:]:
-                        if isinstance(arg_node, Sym) and arg_node.text not in objects:
-                            raise ctx.error(
-                                f"unknown object {arg_node.text!r} in atom {atom}",
-                                arg_node,
-                                hint="declare it under :objects (before :init)",
-                            )
+                    _declared(ctx, fact.items[1:], objects, f"atom {atom}")
                     init.append(atom)
                     lines[atom] = fact.span.line
         elif head == ":goal":
@@ -243,7 +180,15 @@ def parse_problem_text(text: str, path: str | None = None) -> Problem:
     return Problem(name, domain, objects, tuple(init), fluents, frozenset(walls), grid, goal, path, text, lines)
 
 
-def _walls_assignment(ctx: _Ctx, rhs: SExpr, walls: set, grid: tuple[int, int] | None) -> tuple[int, int] | None:
+def _declared(ctx: Forms, args: tuple[SExpr, ...], objects: dict[str, str], fact: str) -> None:
+    """Every name among the arguments of ``fact`` (an atom or a fluent under :init) is a declared object."""
+    for node in args:
+        if isinstance(node, Sym) and node.text not in objects:
+            raise ctx.error(f"unknown object {node.text!r} in {fact}", node,
+                            hint="declare it under :objects (before :init)")
+
+
+def _walls_assignment(ctx: Forms, rhs: SExpr, walls: set, grid: tuple[int, int] | None) -> tuple[int, int] | None:
     """Apply ``(new-bit-matrix false R C)`` or ``(set-index walls true R C)``."""
     if not isinstance(rhs, SList) or not rhs.head():
         raise ctx.error("expected (new-bit-matrix false ROWS COLS) or (set-index walls BOOL ROW COL)", rhs)
@@ -296,7 +241,12 @@ def parse_plan_text(text: str, path: str | None = None) -> Plan:
     lines: list[int] = []
     judgments: list[int] = []
     agent: str | None = None
-    reader, ctx = Reader(text, path), _Ctx(text, path)
+    reader, ctx = Reader(text, path), Forms(text, path)
+
+    def fail(message: str, start: int, end: int, hint: str) -> ScenarioError:
+        """An error about the line from ``start`` to ``end``."""
+        return ScenarioError(message, span=Span.of(text, start, end), source=text, path=path, hint=hint)
+
     offset = 0
     for number, raw in enumerate(text.splitlines(keepends=True), start=1):
         line_start = offset
@@ -312,33 +262,23 @@ def parse_plan_text(text: str, path: str | None = None) -> Plan:
                 continue  # a bare marker, possibly followed by a comment
         if not body:
             continue
+        end = line_start + len(raw.rstrip())
         forms = reader.read(start, line_start + len(raw))
         if len(forms) != 1 or not isinstance(forms[0], SList) or len(forms[0].items) < 2:
-            raise ScenarioError(
-                "expected one action `(name agent args...)` on this line",
-                span=Span.of(text, start, line_start + len(raw.rstrip())),
-                source=text,
-                path=path,
-                hint="write e.g. `(right human)` or `(open human box1)`",
-            )
+            raise fail("expected one action `(name agent args...)` on this line", start, end,
+                       "write e.g. `(right human)` or `(open human box1)`")
         data = to_data(forms[0])
         if not all(isinstance(t, str) for t in data):
             raise ctx.error("action arguments must be names", forms[0], hint="write e.g. `(open human box1)`")
         name, who, *args = data
         if len(actions) >= MAX_ACTIONS:
-            raise ScenarioError(f"too many actions: more than {MAX_ACTIONS:,} (at line {number})",
-                                span=Span.of(text, start, line_start + len(raw.rstrip())), source=text, path=path,
-                                hint="a plan is at most a few hundred actions; check the file")
+            raise fail(f"too many actions: more than {MAX_ACTIONS:,} (at line {number})", start, end,
+                       "a plan is at most a few hundred actions; check the file")
         if agent is None:
             agent = who
         elif who != agent:
-            raise ScenarioError(
-                f"action by {who!r}, but earlier actions are by {agent!r}",
-                span=Span.of(text, start, line_start + len(raw.rstrip())),
-                source=text,
-                path=path,
-                hint="a plan has a single agent",
-            )
+            raise fail(f"action by {who!r}, but earlier actions are by {agent!r}", start, end,
+                       "a plan has a single agent")
         actions.append((name.lower(), *args))
         lines.append(number)
     return Plan(tuple(actions), tuple(lines), tuple(judgments), agent, path, text)

@@ -138,7 +138,7 @@ def parse_goal(text: str, domain: t.Domain, path: str | None = None) -> t.Formul
     if len(forms) != 1:
         raise PddlSyntaxError("expected one condition", span=forms[1].span if len(forms) > 1 else Span.of(text, 0),
                               source=text, path=path, hint="write the goal as one (and ...) condition")
-    reader = read_dialect._Reader(text, path, "goal")
+    reader = read_dialect._Reader(text, path)
     reader.functions = {n for n, _ in domain.functions}
     reader.predicates = {n for n, _ in domain.predicates} | {d.name for d in domain.derived}
     return reader.formula(forms[0])

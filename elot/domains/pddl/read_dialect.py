@@ -22,7 +22,6 @@ from __future__ import annotations
 from elot.domains.pddl import task as t
 from elot.domains.pddl.errors import PddlError, PddlSyntaxError
 from elot.domains.sexpr import Forms, SExpr, SList, Sym, parse_sexprs
-from elot.errors import Span
 
 READER = "pddl.jl"
 
@@ -33,66 +32,24 @@ def read_sexprs(text: str, path: str | None = None) -> tuple[SExpr, ...]:
 
 
 class _Reader(Forms):
-    """One file's forms and its section readers (``kind``: domain, problem or goal)."""
+    """One file's forms and its readers of terms, formulas and effects."""
 
     failure = PddlError
+    syntax = PddlSyntaxError
 
-    def __init__(self, text: str, path: str | None, kind: str) -> None:
+    def __init__(self, text: str, path: str | None) -> None:
         super().__init__(text, path)
-        self.kind = kind
         self.functions: set[str] = set()
         self.predicates: set[str] = set()
-
-    def define(self) -> tuple[str, SList]:
-        forms = read_sexprs(self.text, self.path)
-        if len(forms) != 1 or not isinstance(forms[0], SList) or forms[0].head() != "define":
-            where = forms[1] if len(forms) > 1 else (forms[0] if forms else None)
-            raise PddlSyntaxError(f"expected one (define ({self.kind} NAME) ...) form",
-                                  span=where.span if where else Span.of(self.text, 0), source=self.text,
-                                  path=self.path, hint=f"a PDDL {self.kind} file holds one define")
-        form = forms[0]
-        header = form.items[1] if len(form.items) > 1 else form
-        if not (isinstance(header, SList) and header.head() == self.kind and len(header.items) == 2
-                and isinstance(header.items[1], Sym)):
-            raise self.error(f"expected ({self.kind} NAME) after define", header)
-        return header.items[1].text, form
-
-    def sections(self, form: SList) -> list[tuple[str, SList]]:
-        out = []
-        for item in form.items[2:]:
-            if not (isinstance(item, SList) and item.head() and item.head().startswith(":")):
-                raise self.error("expected a section such as (:predicates ...)", item)
-            out.append((item.head(), item))
-        return out
-
-    def typed(self, items: tuple[SExpr, ...], default: str = "object") -> list[tuple[str, str]]:
-        """``a b - t c`` → [(a, t), (b, t), (c, default)]."""
-        out: list[tuple[str, str]] = []
-        pending: list[str] = []
-        i = 0
-        while i < len(items):
-            text = self.sym(items[i], "a name")
-            if text == "-":
-                if i + 1 >= len(items) or not isinstance(items[i + 1], Sym):
-                    raise self.error("expected a type after -", items[i])
-                if not pending:
-                    raise self.error("a type with no names before it", items[i])
-                out += [(name, items[i + 1].text) for name in pending]
-                pending = []
-                i += 2
-                continue
-            pending.append(text)
-            i += 1
-        return out + [(name, default) for name in pending]
 
     def params(self, node: SExpr) -> tuple[tuple[str, str], ...]:
         if not isinstance(node, SList):
             raise self.error("expected a parameter list (?x - type ...)", node)
         out = self.typed(node.items)
-        for name, _ in out:
+        for name, _, _ in out:
             if not name.startswith("?"):
                 raise self.error(f"a parameter is written ?{name}", node)
-        return tuple((name[1:], kind) for name, kind in out)
+        return tuple((name[1:], kind) for name, kind, _ in out)
 
     # -- terms, formulas, effects ------------------------------------------------------
 
@@ -202,30 +159,41 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def parse_domain(text: str, path: str | None = None) -> t.Domain:
-    """The domain of ``text`` in PDDL.jl's dialect."""
-    r = _Reader(text, path, "domain")
-    name, form = r.define()
-    sections = r.sections(form)
+def declarations(r: Forms, sections: list[tuple[str, SList]]) -> tuple[list, list, list, list, list]:
+    """A domain's names, before any body is read (a body may use a function declared in a
+    later section): its requirements, types, constants, predicates and functions, each in
+    file order. A function's value type (``(xloc ?o) - integer``) is PDDL.jl's; elot's
+    fluents are integers. This pass is the gridworld's whole reading of a domain too
+    (:mod:`elot.domains.doors_keys_gems.pddl`)."""
     requirements, types, constants, predicates, functions = [], [], [], [], []
-    # Names first, bodies after: a body may use a function declared in a later section.
     for head, sec in sections:
         if head == ":requirements":
             requirements += [r.sym(x, "a requirement").lstrip(":").lower() for x in sec.items[1:]]
-        elif head == ":types":
-            types += r.typed(sec.items[1:])
-        elif head == ":constants":
-            constants += r.typed(sec.items[1:])
+        elif head in (":types", ":constants"):
+            (types if head == ":types" else constants).extend((n, kind) for n, kind, _ in r.typed(sec.items[1:]))
         elif head in (":predicates", ":functions"):
-            for decl in sec.items[1:]:
+            decls = sec.items[1:]
+            for i, decl in enumerate(decls):
+                dash = [isinstance(d, Sym) and d.text == "-" for d in decls[max(i - 1, 0): i + 1]]
+                if head == ":functions" and isinstance(decl, Sym) and any(dash):
+                    continue  # ``- integer`` after a function: the type of its values
                 if not isinstance(decl, SList) or not decl.items:
                     raise r.error("expected (name ?x - type ...)", decl)
-                entry = (r.sym(decl.items[0], "a name"), tuple(kind for _, kind in r.typed(decl.items[1:])))
+                entry = (r.sym(decl.items[0], "a name"), tuple(kind for _, kind, _ in r.typed(decl.items[1:])))
                 (predicates if head == ":predicates" else functions).append(entry)
         elif head not in (":derived", ":action"):
             raise r.error(f"section {head} is not read by elot", sec,
                           hint="a domain has :requirements, :types, :constants, :predicates, :functions, "
                                ":derived and :action sections")
+    return requirements, types, constants, predicates, functions
+
+
+def parse_domain(text: str, path: str | None = None) -> t.Domain:
+    """The domain of ``text`` in PDDL.jl's dialect."""
+    r = _Reader(text, path)
+    name, form = r.define("domain")
+    sections = r.sections(form)
+    requirements, types, constants, predicates, functions = declarations(r, sections)
     r.functions = {n for n, _ in functions}
     r.predicates = {n for n, _ in predicates}
     derived, actions = [], []
@@ -238,7 +206,7 @@ def parse_domain(text: str, path: str | None = None) -> t.Domain:
             derived.append(t.Derived(r.sym(decl.items[0], "a name"), params, r.formula(sec.items[2]), span=sec.span))
         elif head == ":action":
             actions.append(_action(r, sec))
-    return t.Domain(name, tuple(requirements), tuple((n, p) for n, p in types), tuple(constants),
+    return t.Domain(name, tuple(requirements), tuple(types), tuple(constants),
                     tuple(predicates), tuple(functions), tuple(derived), tuple(actions), reader=READER,
                     path=path, source=text)
 
@@ -265,16 +233,16 @@ def _action(r: _Reader, sec: SList) -> t.Action:
 
 def parse_problem(text: str, domain: t.Domain, path: str | None = None) -> t.Problem:
     """The problem of ``text`` in PDDL.jl's dialect, read against ``domain``."""
-    r = _Reader(text, path, "problem")
+    r = _Reader(text, path)
     r.functions = {n for n, _ in domain.functions}
     r.predicates = {n for n, _ in domain.predicates} | {d.name for d in domain.derived}
-    name, form = r.define()
+    name, form = r.define("problem")
     domain_name, objects, init, fluents, ignored, goal = None, [], [], [], [], t.TRUE
     for head, sec in r.sections(form):
         if head == ":domain":
             domain_name = r.sym(sec.items[1], "the domain's name") if len(sec.items) == 2 else None
         elif head == ":objects":
-            objects += r.typed(sec.items[1:])
+            objects += [(n, kind) for n, kind, _ in r.typed(sec.items[1:])]
         elif head == ":init":
             for fact in sec.items[1:]:
                 _init_fact(r, fact, init, fluents, ignored)
