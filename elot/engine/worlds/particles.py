@@ -66,7 +66,7 @@ from btom_ext import particle_kernels as _particle_kernels
 from btom_ext.reference import Q_FLOOR
 from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES
 from elot.engine.worlds.methods import FilterConfig, ParticleError, check_particles
-from elot.engine.worlds.particle_result import ParticleInference, Particles, effective_size
+from elot.engine.worlds.particle_result import ParticleInference, Particles, effective_size, unique_rows
 from elot.engine.worlds.spaces import SAMPLED_VARIANTS, ParticleSpace
 from elot.engine.worlds.protocol import WorldModel
 from elot.errors import compiled
@@ -399,14 +399,7 @@ class ParticleFilter:
         if self._ids_of is not None and self._ids_of[0] is p.state and self._ids_of[1] is p.beliefs:
             return self._ids_of[2]
         table = np.concatenate([p.state[:, None], np.sort(p.beliefs, axis=1)], axis=1)
-        radix = self.space.n_states + 1
-        if radix ** table.shape[1] < 2**62:   # one integer per row: a flat sort is much faster
-            flat = np.zeros(len(table), dtype=np.int64)
-            for column in table.T:
-                flat = flat * radix + column
-            ids = np.unique(flat, return_inverse=True)[1].ravel()
-        else:
-            ids = np.unique(table, axis=0, return_inverse=True)[1].ravel()
+        ids = unique_rows(table, self.space.n_states + 1, return_inverse=True)[1].ravel()
         self._ids_of = (p.state, p.beliefs, ids)
         return ids
 
