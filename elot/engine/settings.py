@@ -15,15 +15,36 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from elot.errors import ArgumentError
+from btom_ext import BACKENDS
+from elot.errors import ArgumentError, ElotError
 from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES, DEFAULT_PARTICLES, METHODS, check_number
-
-BACKENDS = ("core", "reference")
 
 
 def samples(method: str) -> bool:
     """Whether a run under ``method`` may draw particles (``smc``, or ``auto`` on a space too large)."""
     return method != "exact"
+
+
+class InferenceMethodError(ElotError, ValueError):
+    """An unknown inference method name."""
+
+
+def check_method(name: str, error: type[ElotError] = InferenceMethodError) -> str:
+    """Return ``name`` if it is one of :data:`~elot.settings.METHODS`, else raise ``error``
+    (:class:`InferenceMethodError`, or the caller's kind of error): the one check of a
+    method, whichever value holds it (:class:`InferenceSettings`, the tabular engine's
+    config, the gridworld's)."""
+    if name not in METHODS:
+        raise error(f"unknown inference method {name!r}", hint=f"use one of: {', '.join(METHODS)}")
+    return name
+
+
+def check_backend(name: str, error: type[ElotError] = ArgumentError) -> str:
+    """Return ``name`` if it names a numeric backend (``btom_ext.BACKENDS``: the compiled
+    core or its NumPy reference), else raise ``error``."""
+    if name not in BACKENDS:
+        raise error(f"unknown backend {name!r}", hint=f"use one of: {', '.join(BACKENDS)}")
+    return name
 
 
 @dataclass(frozen=True)
@@ -65,15 +86,13 @@ class InferenceSettings:
     backend: str = "core"
 
     def __post_init__(self) -> None:
-        if self.method not in METHODS:
-            raise ArgumentError(f"unknown inference method {self.method!r}", hint=f"use one of: {', '.join(METHODS)}")
+        check_method(self.method, ArgumentError)
         object.__setattr__(self, "particles", int(check_number("particles", self.particles)))
         if self.seed is not None:
             object.__setattr__(self, "seed", int(check_number("seed", self.seed)))
         object.__setattr__(self, "ess_threshold", float(check_number("ess-threshold", self.ess_threshold)))
         object.__setattr__(self, "moves", int(check_number("moves", self.moves)))
-        if self.backend not in BACKENDS:
-            raise ArgumentError(f"unknown backend {self.backend!r}", hint=f"use one of: {', '.join(BACKENDS)}")
+        check_backend(self.backend)
 
     @property
     def may_sample(self) -> bool:
