@@ -47,6 +47,28 @@ def check_backend(name: str, error: type[ElotError] = ArgumentError) -> str:
     return name
 
 
+#: The particle filter's numeric settings: each field and the name :func:`check_number` knows it by.
+SAMPLING_NUMBERS = (("particles", "particles"), ("seed", "seed"), ("ess_threshold", "ess-threshold"),
+                    ("moves", "moves"))
+
+
+def check_inference(settings: Any, error: type[ElotError] = ArgumentError) -> None:
+    """Check the inference settings a frozen value holds (its ``method``, ``particles``,
+    ``seed``, None for one drawn later, ``ess_threshold``, ``moves`` and ``backend``), and
+    write back each number as :func:`~elot.settings.check_number` reads it: the one check of
+    each, for :class:`InferenceSettings` and the tabular engine's config alike; ``error``
+    the kind raised."""
+    check_method(settings.method, error)
+    for name, number in SAMPLING_NUMBERS:
+        value = getattr(settings, name)
+        if value is not None or name != "seed":
+            try:
+                object.__setattr__(settings, name, check_number(number, value))
+            except ElotError as refused:
+                raise error(refused.message, hint=refused.hint) from None
+    check_backend(settings.backend, error)
+
+
 @dataclass(frozen=True)
 class ModelSettings:
     """What the agent is: ``name`` (one of its domain's models), ``beta`` (its rationality:
@@ -86,13 +108,7 @@ class InferenceSettings:
     backend: str = "core"
 
     def __post_init__(self) -> None:
-        check_method(self.method, ArgumentError)
-        object.__setattr__(self, "particles", int(check_number("particles", self.particles)))
-        if self.seed is not None:
-            object.__setattr__(self, "seed", int(check_number("seed", self.seed)))
-        object.__setattr__(self, "ess_threshold", float(check_number("ess-threshold", self.ess_threshold)))
-        object.__setattr__(self, "moves", int(check_number("moves", self.moves)))
-        check_backend(self.backend)
+        check_inference(self)
 
     @property
     def may_sample(self) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
-from elot.engine.settings import check_backend, check_method, samples
+from elot.engine.settings import check_inference, samples
 from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES
 from elot.errors import ArgumentError
 from elot.settings import DEFAULT_BETA, DEFAULT_PARTICLES
@@ -53,7 +53,6 @@ class EngineConfig:
         if self.planner is not None and self.planner not in PLANNER_NAMES:
             raise ArgumentError(f"unknown planner {self.planner!r}",
                                 hint=f"choose one of {', '.join(PLANNER_NAMES)}")
-        check_backend(self.backend)
         if self.beta is not None and not (self.beta == self.beta and 0 <= self.beta < float("inf")):
             raise ArgumentError(f"beta must be a finite number >= 0, not {self.beta}")
         if not 0 <= self.gamma <= 1:
@@ -62,11 +61,7 @@ class EngineConfig:
             raise ArgumentError(f"sweeps must be a whole number >= 1, not {self.sweeps}")
         if not (isinstance(self.grid, int) and self.grid >= 1):
             raise ArgumentError(f"grid must be a whole number >= 1, not {self.grid}")
-        check_method(self.method, ArgumentError)
-        if isinstance(self.particles, bool) or not isinstance(self.particles, int) or self.particles < 1:
-            raise ArgumentError(f"particles must be a whole number >= 1, not {self.particles}")
-        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0):
-            raise ArgumentError(f"seed must be a whole number >= 0, not {self.seed}")
+        check_inference(self)   # method, particles, seed, ess_threshold, moves, backend: as every run's settings
         if not 0 <= self.belief_quantum < 1:
             raise ArgumentError(f"belief_quantum must be in [0, 1), not {self.belief_quantum}")
 
