@@ -47,11 +47,6 @@ def check_backend(name: str, error: type[ElotError] = ArgumentError) -> str:
     return name
 
 
-#: The particle filter's numeric settings: each field and the name :func:`check_number` knows it by.
-SAMPLING_NUMBERS = (("particles", "particles"), ("seed", "seed"), ("ess_threshold", "ess-threshold"),
-                    ("moves", "moves"))
-
-
 def check_inference(settings: Any, error: type[ElotError] = ArgumentError) -> None:
     """Check the inference settings a frozen value holds (its ``method``, ``particles``,
     ``seed``, None for one drawn later, ``ess_threshold``, ``moves`` and ``backend``), and
@@ -59,7 +54,8 @@ def check_inference(settings: Any, error: type[ElotError] = ArgumentError) -> No
     each, for :class:`InferenceSettings` and the tabular engine's config alike; ``error``
     the kind raised."""
     check_method(settings.method, error)
-    for name, number in SAMPLING_NUMBERS:
+    for name, number in (("particles", "particles"), ("seed", "seed"), ("ess_threshold", "ess-threshold"),
+                         ("moves", "moves")):
         value = getattr(settings, name)
         if value is not None or name != "seed":
             try:
