@@ -300,9 +300,9 @@ class Engine:
                     for i, ((rows, _), table) in enumerate(zip(programs, tables)):
                         likelihood[i, rows] = table
                     results.append(PathResult(
-                        name, case.layout, worlds, world_prior, tuple(case.path), config, likelihood, space,
-                        self.desires(), stored_beliefs(space.beliefs, config.belief_quantum), note, exponent,
-                        self._nodes(inverter, case, programs, policies[case.layout], config.backend)))
+                        name, case.layout, worlds, world_prior, tuple(case.path), config, space, self.desires(),
+                        stored_beliefs(space.beliefs, config.belief_quantum), likelihood, note=note, exponent=exponent,
+                        nodes=self._nodes(inverter, case, programs, policies[case.layout], config.backend)))
                     continue
                 results.append(self._particles(name, case, config, one, inverter, policies[case.layout], note))
             self.timings.evaluating.append(time.perf_counter() - start)
