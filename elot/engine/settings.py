@@ -25,6 +25,13 @@ def samples(method: str) -> bool:
     return method != "exact"
 
 
+def fresh_seed() -> int:
+    """A seed from the operating system's entropy (what a particle run of either engine draws
+    when given none, and reports)."""
+    import numpy as np   # here: the command line's parser reads this module without NumPy
+    return int(np.random.SeedSequence().entropy % 2**32)
+
+
 class InferenceMethodError(ElotError, ValueError):
     """An unknown inference method name."""
 

@@ -64,6 +64,7 @@ import numpy as np
 
 from btom_ext import particle_kernels as _particle_kernels
 from btom_ext.reference import Q_FLOOR
+from elot.engine.settings import fresh_seed
 from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES
 from elot.engine.worlds.methods import FilterConfig, ParticleError, check_particles
 from elot.engine.worlds.particle_result import ParticleInference, Particles, effective_size, unique_rows
@@ -179,7 +180,7 @@ class ParticleFilter:
         self.space = ParticleSpace(model, goals, states, k, conventions, family, world.goal_sort)
         # None: a fresh seed from the OS, drawn here and reported with the results, so any
         # run can be repeated (--seed N) once its numbers turn out interesting
-        self.seed = int(np.random.SeedSequence().entropy % 2**32) if config.seed is None else config.seed
+        self.seed = fresh_seed() if config.seed is None else config.seed
         self.config = config.ran("smc", seed=self.seed)
         self.ess_threshold, self.moves = ess_threshold, moves
         self.goal_drift = goal_drift
