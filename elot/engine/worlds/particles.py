@@ -62,15 +62,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from btom_ext import particle_kernels as _particle_kernels
 from btom_ext.reference import Q_FLOOR
 from elot.engine.settings import fresh_seed
+from elot.engine.tables.smc import kernels as _kernels   # one loader of the particle kernels, both engines'
 from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES
 from elot.engine.worlds.methods import FilterConfig, ParticleError, check_particles
 from elot.engine.worlds.particle_result import ParticleInference, Particles, effective_size, unique_rows
 from elot.engine.worlds.spaces import SAMPLED_VARIANTS, ParticleSpace
 from elot.engine.worlds.protocol import WorldModel
-from elot.errors import compiled
 from elot.output import count
 
 #: Resample and rejuvenate when the particles' goals disagree with their own per-goal
@@ -119,10 +118,6 @@ def check_islands(islands: Any, particles: int) -> int:
         raise ParticleError(f"the number of islands must be a whole number from 1 to the particles ({particles:,}), "
                             f"not {islands!r}", hint=f"use e.g. islands={ISLANDS}")
     return int(islands)
-
-
-def _kernels(backend: str):
-    return compiled(_particle_kernels, backend)
 
 
 def sample_multisets(rng: np.random.Generator, n_states: int, k: int, size: int, kernels=None) -> np.ndarray:
