@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from elot.domains.doors_keys_gems.inference import infer, run_filter
-from elot.engine.worlds.methods import InferenceMethodError
+from elot.engine.settings import InferenceMethodError
 from elot.errors import ElotError, ScenarioError
 from elot.domains.doors_keys_gems.particles import ParticleFilter
 from elot.engine.worlds.methods import ParticleError

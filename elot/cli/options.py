@@ -80,7 +80,7 @@ def _conventions_type(text: str) -> str:
 
 
 def _inference_type(text: str) -> str:
-    from elot.engine.worlds.methods import check_method
+    from elot.engine.settings import check_method
 
     try:
         return check_method(text)

@@ -15,15 +15,61 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from elot.errors import ArgumentError
+from btom_ext import BACKENDS
+from elot.errors import ArgumentError, ElotError
 from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES, DEFAULT_PARTICLES, METHODS, check_number
-
-BACKENDS = ("core", "reference")
 
 
 def samples(method: str) -> bool:
     """Whether a run under ``method`` may draw particles (``smc``, or ``auto`` on a space too large)."""
     return method != "exact"
+
+
+def fresh_seed() -> int:
+    """A seed from the operating system's entropy (what a particle run of either engine draws
+    when given none, and reports)."""
+    import numpy as np   # here: the command line's parser reads this module without NumPy
+    return int(np.random.SeedSequence().entropy % 2**32)
+
+
+class InferenceMethodError(ElotError, ValueError):
+    """An unknown inference method name."""
+
+
+def check_method(name: str, error: type[ElotError] = InferenceMethodError) -> str:
+    """Return ``name`` if it is one of :data:`~elot.settings.METHODS`, else raise ``error``
+    (:class:`InferenceMethodError`, or the caller's kind of error): the one check of a
+    method, whichever value holds it (:class:`InferenceSettings`, the tabular engine's
+    config, the gridworld's)."""
+    if name not in METHODS:
+        raise error(f"unknown inference method {name!r}", hint=f"use one of: {', '.join(METHODS)}")
+    return name
+
+
+def check_backend(name: str, error: type[ElotError] = ArgumentError) -> str:
+    """Return ``name`` if it names a numeric backend (``btom_ext.BACKENDS``: the compiled
+    core or its NumPy reference), else raise ``error``."""
+    if name not in BACKENDS:
+        raise error(f"unknown backend {name!r}", hint=f"use one of: {', '.join(BACKENDS)}")
+    return name
+
+
+def check_inference(settings: Any, error: type[ElotError] = ArgumentError) -> None:
+    """Check the inference settings a frozen value holds (its ``method``, ``particles``,
+    ``seed``, None for one drawn later, ``ess_threshold``, ``moves`` and ``backend``), and
+    write back each number as :func:`~elot.settings.check_number` reads it: the one check of
+    each, for :class:`InferenceSettings` and the tabular engine's config alike; ``error``
+    the kind raised."""
+    check_method(settings.method, error)
+    for name, number in (("particles", "particles"), ("seed", "seed"), ("ess_threshold", "ess-threshold"),
+                         ("moves", "moves")):
+        value = getattr(settings, name)
+        if value is not None or name != "seed":
+            try:
+                object.__setattr__(settings, name, check_number(number, value))
+            except ElotError as refused:
+                raise error(refused.message, hint=refused.hint) from None
+    check_backend(settings.backend, error)
 
 
 @dataclass(frozen=True)
@@ -65,15 +111,7 @@ class InferenceSettings:
     backend: str = "core"
 
     def __post_init__(self) -> None:
-        if self.method not in METHODS:
-            raise ArgumentError(f"unknown inference method {self.method!r}", hint=f"use one of: {', '.join(METHODS)}")
-        object.__setattr__(self, "particles", int(check_number("particles", self.particles)))
-        if self.seed is not None:
-            object.__setattr__(self, "seed", int(check_number("seed", self.seed)))
-        object.__setattr__(self, "ess_threshold", float(check_number("ess-threshold", self.ess_threshold)))
-        object.__setattr__(self, "moves", int(check_number("moves", self.moves)))
-        if self.backend not in BACKENDS:
-            raise ArgumentError(f"unknown backend {self.backend!r}", hint=f"use one of: {', '.join(BACKENDS)}")
+        check_inference(self)
 
     @property
     def may_sample(self) -> bool:

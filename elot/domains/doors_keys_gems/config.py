@@ -17,14 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from btom_ext import BACKENDS
+from elot.engine.settings import check_backend, check_method
 from elot.settings import check_conventions
 from elot.domains.doors_keys_gems.hypotheses import Prior
 from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES
 from elot.errors import ArgumentError, ElotError
 from elot.settings import (DEFAULT_BETA, DEFAULT_K, DEFAULT_PARTICLES, DEFAULT_VARIANT, MAX_HYPOTHESES,
                            check_number, check_variant)
-from elot.engine.worlds.methods import ParticleError, check_method, check_particles
+from elot.engine.worlds.methods import ParticleError, check_particles
 
 
 class SettingError(ArgumentError, ParticleError, ValueError):
@@ -83,8 +83,7 @@ class InferenceConfig:
             except ElotError as error:
                 raise SettingError(error.message, hint=error.hint) from None
         object.__setattr__(self, "particles", int(self.particles))
-        if self.backend not in BACKENDS:
-            raise SettingError(f"unknown backend {self.backend!r}", hint=f"use one of: {', '.join(BACKENDS)}")
+        check_backend(self.backend, SettingError)
         if not isinstance(self.prior, Prior):
             raise SettingError(f"prior must be a Prior, not {type(self.prior).__name__} {self.prior!r}",
                                hint="e.g. Prior(max_hidden=2)")

@@ -206,10 +206,7 @@ def step_worlds(worlds: Sequence[WorldState], action: Action,
             door = layout.door_at(target)
             if door is None or all(door not in w.locked for w in base):   # moves leave doors be
                 return MovedWorlds(base, target), True
-    worlds = as_worlds(worlds)
-    if rename is None:
-        return tuple(step_or_stay(w, action) for w in worlds), False
-    return tuple(step_or_stay(w, rename(w, action)) for w in worlds), False
+    return SteppedWorlds(as_worlds(worlds), action, rename).worlds(), False   # stepped now, not when read
 
 
 def named_action_codes(enc: Encoding, codes: np.ndarray, local: Callable, options: Sequence[Action],

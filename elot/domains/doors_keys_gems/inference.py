@@ -50,7 +50,7 @@ def infer(scenario, config: InferenceConfig | None = None, *, progress: Progress
     ``seed=``; None leaves a default), or on top of a config to change it.
     ``progress(t, T)`` is called after each step. Unknown names raise
     :class:`~elot.settings.VariantError` / :class:`~elot.settings.ConventionsError`
-    / :class:`InferenceMethodError`.
+    / :class:`~elot.engine.settings.InferenceMethodError`.
 
     ``method="exact"`` enumerates every hypothesis (:class:`ExactFilter`; a space of more
     than ``max_hypotheses`` hypotheses, or whose inference would allocate more than

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
+from elot.engine.settings import check_inference, samples
 from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES
 from elot.errors import ArgumentError
-from elot.settings import DEFAULT_BETA, DEFAULT_PARTICLES, METHODS
+from elot.settings import DEFAULT_BETA, DEFAULT_PARTICLES
 
 #: The planners a config may name (``elot.engine.tables.planners.PLANNERS`` implements them).
 PLANNER_NAMES = ("qmdp", "belief-vi")
-BACKENDS = ("core", "reference")
 
 
 @dataclass(frozen=True)
@@ -53,8 +53,6 @@ class EngineConfig:
         if self.planner is not None and self.planner not in PLANNER_NAMES:
             raise ArgumentError(f"unknown planner {self.planner!r}",
                                 hint=f"choose one of {', '.join(PLANNER_NAMES)}")
-        if self.backend not in BACKENDS:
-            raise ArgumentError(f"unknown backend {self.backend!r}", hint="choose core or reference")
         if self.beta is not None and not (self.beta == self.beta and 0 <= self.beta < float("inf")):
             raise ArgumentError(f"beta must be a finite number >= 0, not {self.beta}")
         if not 0 <= self.gamma <= 1:
@@ -63,19 +61,14 @@ class EngineConfig:
             raise ArgumentError(f"sweeps must be a whole number >= 1, not {self.sweeps}")
         if not (isinstance(self.grid, int) and self.grid >= 1):
             raise ArgumentError(f"grid must be a whole number >= 1, not {self.grid}")
-        if self.method not in METHODS:
-            raise ArgumentError(f"unknown inference method {self.method!r}", hint=f"choose one of {', '.join(METHODS)}")
-        if isinstance(self.particles, bool) or not isinstance(self.particles, int) or self.particles < 1:
-            raise ArgumentError(f"particles must be a whole number >= 1, not {self.particles}")
-        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0):
-            raise ArgumentError(f"seed must be a whole number >= 0, not {self.seed}")
+        check_inference(self)   # method, particles, seed, ess_threshold, moves, backend: as every run's settings
         if not 0 <= self.belief_quantum < 1:
             raise ArgumentError(f"belief_quantum must be in [0, 1), not {self.belief_quantum}")
 
     @property
     def may_sample(self) -> bool:
         """Whether a run may draw particles (method smc or auto)."""
-        return may_sample(self.method)
+        return samples(self.method)
 
     def resolved(self, default_planner: str, default_beta: float = DEFAULT_BETA) -> "EngineConfig":
         """This config with the planner and β filled in (what actually runs)."""
@@ -87,8 +80,3 @@ class EngineConfig:
 
     def as_dict(self) -> dict:
         return asdict(self)
-
-
-def may_sample(method: str) -> bool:
-    """Whether a run under ``method`` may draw particles (smc or auto)."""
-    return method != "exact"

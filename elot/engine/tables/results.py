@@ -16,6 +16,7 @@ import numpy as np
 from elot.engine.tables import current
 from elot.engine.tables.config import EngineConfig
 from elot.engine.tables.protocol import BeliefSpace, DesireSpace
+from elot.engine.tables.smc import effective_size
 from elot.numeric import dot_columns, fsum
 from elot.settings import FEW_EFFECTIVE
 
@@ -43,10 +44,13 @@ class Rows:
 @dataclass(frozen=True, eq=False)
 class Posterior:
     """What both result types hold of one path (the domain, the layout, the hidden worlds
-    considered and their prior, the path, the config that ran) and answer from their
-    marginals (each defines ``world_posterior``, ``belief_posterior``,
-    ``desire_posterior``, ``rows``, ``possible`` and the fields ``beliefs``,
-    ``belief_space``, ``desire_space`` and ``note``)."""
+    considered and their prior, the path, the config that ran, the initial beliefs and the
+    desires, why the method ran) and answer from their marginals (each defines
+    ``world_posterior``, ``belief_posterior``, ``desire_posterior``, ``rows`` and
+    ``possible``).
+
+    ``beliefs`` are the initial beliefs as reported (rounded, see
+    :func:`elot.engine.tables.inversion.stored_beliefs`); ``config`` is what ran."""
 
     domain: str
     layout: object
@@ -54,6 +58,20 @@ class Posterior:
     world_prior: np.ndarray
     path: tuple[int, ...]
     config: EngineConfig
+    belief_space: BeliefSpace
+    desire_space: DesireSpace
+    beliefs: np.ndarray
+    #: Why this method ran (``auto``'s choice; "" otherwise).
+    note: str = field(default="", kw_only=True)
+    #: The likelihoods are P(path | ...) times ``2 ** exponent``: 0 unless the path is so long
+    #: that its probabilities fall towards the smallest double (thousands of steps), where
+    #: the inversion keeps them on a scale of their own (the posterior is the same).
+    exponent: int = field(default=0, kw_only=True)
+    #: ``nodes(every_world)``: the :class:`~elot.engine.tables.current.Now` of the path's
+    #: end (see :meth:`now`), made when first asked (under particles, over the pooled
+    #: initial beliefs and the planned desires).
+    nodes: Callable[[bool, tuple], current.Now] | None = field(default=None, repr=False, kw_only=True)
+    _now_made: dict = field(default_factory=dict, repr=False, kw_only=True)
 
     #: Whether the figures are estimates (particles), which carry standard errors.
     estimated = False
@@ -101,26 +119,9 @@ class Posterior:
 class PathResult(Posterior):
     """One path's exact inversion: ``likelihood[w, b, u]`` = P(path | hidden world ``worlds[w]``,
     initial belief b, desire u), times ``2 ** exponent``. A path whose true world the observer
-    knows has one world.
-
-    ``beliefs`` are the initial beliefs as reported (rounded, see
-    :func:`elot.engine.tables.inversion.stored_beliefs`); ``config`` is what ran.
-    """
+    knows has one world."""
 
     likelihood: np.ndarray
-    belief_space: BeliefSpace
-    desire_space: DesireSpace
-    beliefs: np.ndarray
-    #: Why this method ran (``auto``'s choice; "" otherwise).
-    note: str = ""
-    #: ``likelihood`` is P(path | ...) times ``2 ** exponent``: 0 unless the path is so long
-    #: that its probabilities fall towards the smallest double (thousands of steps), where
-    #: the inversion keeps them on a scale of their own (the posterior is the same).
-    exponent: int = 0
-    #: ``nodes(every_world)``: the :class:`~elot.engine.tables.current.Now` of the path's
-    #: end (see :meth:`Posterior.now`), made when first asked.
-    nodes: Callable[[bool, tuple], current.Now] | None = field(default=None, repr=False)
-    _now_made: dict = field(default_factory=dict, repr=False)
 
     @property
     def possible(self) -> bool:
@@ -209,16 +210,6 @@ class SampledResult(Posterior):
     moved: np.ndarray
     restarted: np.ndarray
     unpooled: float
-    belief_space: BeliefSpace
-    desire_space: DesireSpace
-    beliefs: np.ndarray
-    note: str = ""
-    #: ``likelihood`` and ``drawn_likelihood`` are P(path | ...) times ``2 ** exponent`` (see
-    #: :attr:`PathResult.exponent`).
-    exponent: int = 0
-    #: As :attr:`PathResult.nodes`, over the pooled initial beliefs and the planned desires.
-    nodes: Callable[[bool, tuple], current.Now] | None = field(default=None, repr=False)
-    _now_made: dict = field(default_factory=dict, repr=False)
 
     estimated = True
 
@@ -243,9 +234,9 @@ class SampledResult(Posterior):
 
     @property
     def particles_ess(self) -> float:
-        """Kish's effective sample size of the weights, ``(Σw)² / Σw²`` (0: none has weight)."""
-        total = fsum(self.weight)
-        return total * total / fsum(np.square(self.weight)) if total > 0 else 0.0
+        """Kish's effective sample size of the weights, ``(Σw)² / Σw²`` (0: none has weight;
+        :func:`~elot.engine.tables.smc.effective_size`, what the run resamples by)."""
+        return effective_size(self.weight)
 
     @property
     def ess(self) -> float:

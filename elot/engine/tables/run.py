@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from elot.engine import budget
+from elot.engine.settings import fresh_seed
 from elot.settings import DEFAULT_BETA
 from elot.engine.tables import current, sampling, smc
 from elot.engine.tables.config import EngineConfig
@@ -56,7 +57,7 @@ class Engine:
             config = replace(config, planner="qmdp")  # a known world needs no belief planning
         self._seed_drawn = config.method != "exact" and config.seed is None
         if self._seed_drawn:
-            config = replace(config, seed=sampling.fresh_seed())   # drawn now, reported with the results
+            config = replace(config, seed=fresh_seed())   # drawn now, reported with the results
         self.config = config.resolved(default, float(getattr(domain, "default_beta", DEFAULT_BETA)))
         self.timings = Timings()
         self._tables: dict[Any, Tables] = {}
@@ -300,9 +301,9 @@ class Engine:
                     for i, ((rows, _), table) in enumerate(zip(programs, tables)):
                         likelihood[i, rows] = table
                     results.append(PathResult(
-                        name, case.layout, worlds, world_prior, tuple(case.path), config, likelihood, space,
-                        self.desires(), stored_beliefs(space.beliefs, config.belief_quantum), note, exponent,
-                        self._nodes(inverter, case, programs, policies[case.layout], config.backend)))
+                        name, case.layout, worlds, world_prior, tuple(case.path), config, space, self.desires(),
+                        stored_beliefs(space.beliefs, config.belief_quantum), likelihood, note=note, exponent=exponent,
+                        nodes=self._nodes(inverter, case, programs, policies[case.layout], config.backend)))
                     continue
                 results.append(self._particles(name, case, config, one, inverter, policies[case.layout], note))
             self.timings.evaluating.append(time.perf_counter() - start)

@@ -36,11 +36,6 @@ from elot.engine.tables.protocol import BeliefSpace, DesireSpace
 from elot.numeric import fsum
 
 
-def fresh_seed() -> int:
-    """A seed from the operating system's entropy (what a run without one draws, and reports)."""
-    return int(np.random.SeedSequence().entropy % 2**32)
-
-
 def inverse_cdf(prior: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """The index each uniform in [0, 1) falls on in ``prior``'s cumulative distribution
     (an entry of prior mass 0 is never drawn)."""

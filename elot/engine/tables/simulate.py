@@ -19,13 +19,11 @@ from typing import Sequence
 import numpy as np
 
 from elot.engine.tables.config import EngineConfig
-from elot.settings import DEFAULT_BETA
+from elot.settings import DEFAULT_BETA, POLICIES
 from elot.engine.tables.inversion import normalise, quantise
 from elot.engine.tables.planners import Plan, kernels, plan
 from elot.engine.tables.protocol import DesireSpace, Tables
 from elot.errors import ArgumentError
-
-POLICIES = ("boltzmann", "optimal")
 
 
 @dataclass(frozen=True)

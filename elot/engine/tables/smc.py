@@ -67,8 +67,9 @@ DRIFT = 0.05
 
 
 def kernels(backend: str):
-    """The particle kernels of ``backend`` (the gridworld filter's: the resampling scheme),
-    or elot's error saying how to build them."""
+    """The particle kernels of ``backend`` (the resampling scheme; the world models' filter,
+    :mod:`elot.engine.worlds.particles`, loads its kernels here too), or elot's error
+    saying how to build them."""
     return compiled(particle_kernels, backend)
 
 

@@ -8,8 +8,9 @@ repeats until it has reached its goal (:func:`act`):
 1. it perceives: states whose worlds look otherwise than the real one are ruled out and
    the rest renormalized (``filter_beliefs`` of the core);
 2. it acts by the Boltzmann QMDP policy at β (``boltzmann``), or takes the action the
-   policy likes best (``optimal``, ties broken by the seeded generator): the path costs
-   are the world model's and the probabilities :func:`action_log_probabilities`, the
+   policy likes best (``optimal``, ties broken by the seeded generator; both are
+   :data:`elot.settings.POLICIES`): the path costs are the world model's and the
+   probabilities :func:`action_log_probabilities`, the
    ``qmdp_loglik`` that scores an observed action during inference, so that simulating
    and inverting are one model;
 3. the world moves on.
@@ -27,8 +28,6 @@ import numpy as np
 
 from elot.engine.worlds.protocol import WorldModel
 
-#: The policies an agent may act by.
-POLICIES = ("boltzmann", "optimal")
 #: Action log probabilities closer than this are a tie for the optimal policy.
 TIE = 1e-12
 

@@ -2,11 +2,11 @@
 the errors of particle inference.
 
 :data:`elot.settings.METHODS` names them (``exact`` enumeration, ``smc`` particles, or ``auto``: exact
-when the space fits the budget, particles otherwise); :func:`check_method` and
-:func:`check_particles` check a setting; :class:`ParticleError` is what particle inference
+when the space fits the budget, particles otherwise; :func:`elot.engine.settings.check_method`
+checks one); :func:`check_particles` checks a setting; :class:`ParticleError` is what particle inference
 raises when it cannot go on or was asked wrongly. :class:`FilterConfig` is what the
-filters read of a domain's configuration, and :class:`ConfiguredBy` its settings under the
-names a table row uses (a batch task, a session and a result share them).
+filters read of a domain's configuration (a result reads its settings under the names a
+table row uses: :class:`~elot.engine.worlds.trajectory.Trajectory`).
 """
 
 from __future__ import annotations
@@ -16,22 +16,10 @@ from typing import Any, Callable, Protocol
 import numpy as np
 
 from elot.errors import ElotError
-from elot.settings import DEFAULT_PARTICLES, METHODS
+from elot.settings import DEFAULT_PARTICLES
 
 #: ``progress(t, T)``, called after each observed action.
 Progress = Callable[[int, int], None]
-
-
-class InferenceMethodError(ElotError, ValueError):
-    """An unknown inference method name."""
-
-
-def check_method(name: str) -> str:
-    """Return ``name`` if it is one of :data:`METHODS`, else raise :class:`InferenceMethodError`."""
-    if name not in METHODS:
-        raise InferenceMethodError(f"unknown inference method {name!r}",
-                                   hint=f"use one of: {', '.join(METHODS)}")
-    return name
 
 
 class ParticleError(ElotError):
@@ -72,36 +60,3 @@ class FilterConfig(Protocol):
     def runs_particles(self, fits: bool) -> bool: ...
 
     def described(self) -> dict: ...
-
-
-class ConfiguredBy:
-    """Read-only views of the settings of an object's inference configuration (its
-    ``config``, an :class:`FilterConfig`), under the names a table row and the command
-    line use: what a batch task, the REPL's session and an inference result share."""
-
-    config: FilterConfig
-
-    @property
-    def model(self) -> str:
-        """The BToM variant (``--model``)."""
-        return self.config.variant
-
-    @property
-    def beta(self) -> float:
-        return self.config.beta
-
-    @property
-    def k(self) -> int:
-        return self.config.k
-
-    @property
-    def conventions(self) -> str:
-        return self.config.conventions
-
-    @property
-    def particles(self) -> int:
-        return self.config.particles
-
-    @property
-    def seed(self) -> int | None:
-        return self.config.seed

@@ -43,14 +43,8 @@ class Particles:
 
     def distinct(self) -> int:
         """How many distinct hypotheses the particles hold (the measure of collapse)."""
-        columns = [self.goal, self.state, *np.sort(self.beliefs, axis=1).T]
-        radix = int(max(self.goal.max(), self.state.max(), self.beliefs.max())) + 1
-        if radix ** len(columns) < 2**62:   # one integer per hypothesis: a flat sort is much faster
-            code = np.zeros(len(self.goal), dtype=np.int64)
-            for column in columns:
-                code = code * radix + column
-            return len(np.unique(code))
-        return len(np.unique(np.stack(columns, axis=1), axis=0))
+        table = np.stack([self.goal, self.state, *np.sort(self.beliefs, axis=1).T], axis=1)
+        return len(unique_rows(table, int(max(self.goal.max(), self.state.max(), self.beliefs.max())) + 1))
 
     def weights(self) -> np.ndarray:
         logw = np.asarray(self.logw, dtype=np.float64)
@@ -65,6 +59,19 @@ class Particles:
         logw = self.logw
         top = logw.max() if np.isfinite(logw).any() else 0.0
         return Particles(self.goal, self.state, self.beliefs, (logw - top).astype(np.float32))
+
+
+def unique_rows(table: np.ndarray, radix: int, **asked):
+    """``np.unique(table, axis=0, **asked)`` of a table of non-negative integers below
+    ``radix`` (hypotheses as rows of goal, state and belief indices); where a row fits in
+    62 bits as one integer in base ``radix``, a flat sort of those (much faster), whose
+    unique values are then the integers rather than the rows."""
+    if radix ** table.shape[1] < 2**62:
+        flat = np.zeros(len(table), dtype=np.int64)
+        for column in table.T:
+            flat = flat * radix + column
+        return np.unique(flat, **asked)
+    return np.unique(table, axis=0, **asked)
 
 
 def effective_size(weights: np.ndarray) -> float:
@@ -254,13 +261,7 @@ class ParticleInference(Trajectory):
         table = np.concatenate(([] if goal is None else [goal[:, None]]) + [state[:, None], np.sort(masked, axis=1)],
                                axis=1)
         radix = max(n_states + 1, 0 if goal is None else int(goal.max(initial=0)) + 1)
-        if radix ** table.shape[1] < 2**62:   # one integer per row: a flat sort is much faster
-            flat = np.zeros(len(table), dtype=np.int64)
-            for column in table.T:
-                flat = flat * radix + column
-            _, first, where = np.unique(flat, return_index=True, return_inverse=True)
-        else:
-            _, first, where = np.unique(table, axis=0, return_index=True, return_inverse=True)
+        _, first, where = unique_rows(table, radix, return_index=True, return_inverse=True)
         where = where.ravel()
         out = (state[first], np.ascontiguousarray(beliefs[first]), np.bincount(where, weights=weights,
                                                                                 minlength=len(first)))

@@ -62,14 +62,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from btom_ext import particle_kernels as _particle_kernels
 from btom_ext.reference import Q_FLOOR
+from elot.engine.settings import fresh_seed
+from elot.engine.tables.smc import kernels as _kernels   # one loader of the particle kernels, both engines'
 from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES
 from elot.engine.worlds.methods import FilterConfig, ParticleError, check_particles
-from elot.engine.worlds.particle_result import ParticleInference, Particles, effective_size
+from elot.engine.worlds.particle_result import ParticleInference, Particles, effective_size, unique_rows
 from elot.engine.worlds.spaces import SAMPLED_VARIANTS, ParticleSpace
 from elot.engine.worlds.protocol import WorldModel
-from elot.errors import compiled
 from elot.output import count
 
 #: Resample and rejuvenate when the particles' goals disagree with their own per-goal
@@ -118,10 +118,6 @@ def check_islands(islands: Any, particles: int) -> int:
         raise ParticleError(f"the number of islands must be a whole number from 1 to the particles ({particles:,}), "
                             f"not {islands!r}", hint=f"use e.g. islands={ISLANDS}")
     return int(islands)
-
-
-def _kernels(backend: str):
-    return compiled(_particle_kernels, backend)
 
 
 def sample_multisets(rng: np.random.Generator, n_states: int, k: int, size: int, kernels=None) -> np.ndarray:
@@ -179,7 +175,7 @@ class ParticleFilter:
         self.space = ParticleSpace(model, goals, states, k, conventions, family, world.goal_sort)
         # None: a fresh seed from the OS, drawn here and reported with the results, so any
         # run can be repeated (--seed N) once its numbers turn out interesting
-        self.seed = int(np.random.SeedSequence().entropy % 2**32) if config.seed is None else config.seed
+        self.seed = fresh_seed() if config.seed is None else config.seed
         self.config = config.ran("smc", seed=self.seed)
         self.ess_threshold, self.moves = ess_threshold, moves
         self.goal_drift = goal_drift
@@ -399,14 +395,7 @@ class ParticleFilter:
         if self._ids_of is not None and self._ids_of[0] is p.state and self._ids_of[1] is p.beliefs:
             return self._ids_of[2]
         table = np.concatenate([p.state[:, None], np.sort(p.beliefs, axis=1)], axis=1)
-        radix = self.space.n_states + 1
-        if radix ** table.shape[1] < 2**62:   # one integer per row: a flat sort is much faster
-            flat = np.zeros(len(table), dtype=np.int64)
-            for column in table.T:
-                flat = flat * radix + column
-            ids = np.unique(flat, return_inverse=True)[1].ravel()
-        else:
-            ids = np.unique(table, axis=0, return_inverse=True)[1].ravel()
+        ids = unique_rows(table, self.space.n_states + 1, return_inverse=True)[1].ravel()
         self._ids_of = (p.state, p.beliefs, ids)
         return ids
 

@@ -11,7 +11,6 @@ from typing import Sequence
 
 import numpy as np
 
-from elot.engine.worlds.methods import ConfiguredBy
 from elot.engine.worlds.protocol import as_worlds
 from elot.errors import ArgumentError
 
@@ -20,12 +19,31 @@ class TimeError(ArgumentError, IndexError):
     """A time step outside 0..T (also an ``IndexError``, what it used to be)."""
 
 
-class Trajectory(ConfiguredBy):
+class Trajectory:
     """What every inference result answers the same way, exact or particles: the steps and
     the world of each initial state at every step. A result holds ``scenario``, ``space``,
-    ``config`` (the inference configuration that ran), ``actions`` and ``worlds_by_step``."""
+    ``config`` (the inference configuration that ran, a
+    :class:`~elot.engine.worlds.methods.FilterConfig`), ``actions`` and ``worlds_by_step``."""
 
-    # -- the settings that ran, read from ``config`` (the model, beta, k: ConfiguredBy's) ------
+    # -- the settings that ran, read from ``config`` under the names a table row and the
+    # command line use ---------------------------------------------------------------------
+
+    @property
+    def model(self) -> str:
+        """The BToM variant (``--model``)."""
+        return self.config.variant
+
+    @property
+    def beta(self) -> float:
+        return self.config.beta
+
+    @property
+    def k(self) -> int:
+        return self.config.k
+
+    @property
+    def particles(self) -> int:
+        return self.config.particles
 
     @property
     def method(self) -> str:
