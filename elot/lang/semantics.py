@@ -54,7 +54,7 @@ from elot.errors import ElotError, EvaluationError
 from elot.lang.lowering import lower
 from elot.lang.parser import parse
 from elot.lang.signature import Signature
-from elot.lang.states import Belief, State
+from elot.lang.states import Belief, State, situation_table
 from elot.lang.syntax import Call, Const, Num, Term, Var, call, free_variables, guard_depth, subterms
 from elot.lang.thresholds import Thresholds
 from elot.lang.typesystem import BASE, EPISTEMIC, NUMERIC
@@ -903,23 +903,11 @@ def evaluate(
             met += [situation, *b.states()]
     worlds = list(dict.fromkeys(met))
     position = {s: i for i, s in enumerate(worlds)}
-    rows: dict = {}
-    for agent, b in given.items():
-        row = np.zeros((1, len(worlds)))
-        for s, w in b.support:
-            row[0, position[s]] += w
-        rows[agent] = row
-    arrays = {}
-    for agent, table in tables.items():
-        array = np.zeros((len(worlds), len(worlds)))
-        for s in worlds:
-            if s not in table:
-                raise EvaluationError(f"{agent}'s belief table gives no belief in the situation {s}",
-                                      hint="give the agent's belief in every situation met: the state, the "
-                                           "beliefs' states and the tables' own")
-            for t, w in table[s].support:
-                array[position[s], position[t]] += w
-        arrays[agent] = array
+    rows = {agent: b.over(position)[None, :] for agent, b in given.items()}
+    arrays = {agent: situation_table(agent, table, position, error=EvaluationError,
+                                     hint="give the agent's belief in every situation met: the state, the "
+                                          "beliefs' states and the tables' own")
+              for agent, table in tables.items()}
     if rows:
         beliefs = rows if by_agent else rows[None]
     else:   # no belief: one world, the state (its weight read by nothing)
