@@ -190,15 +190,7 @@ def _build(objects, predicates, *, agent, types, derived, places: _Places, event
     elif agent not in agents:
         raise places.error(f"the observed agent {agent!r} is a {objects[agent]}, not an agent",
                            "give it the type agent", "observed", agent)
-    objects.setdefault(agent, AGENT)
-    return Signature(
-        objects=tuple(sorted(objects.items())),
-        predicates=tuple(sorted(predicates.items())),
-        parents=tuple(sorted(parents.items())),
-        agent=agent,
-        aliases=() if agent == PLAYER else ((PLAYER, agent),),
-        derived=frozenset(derived),
-    )
+    return Signature.from_objects(objects, agent=agent, predicates=predicates, types=parents, derived=derived)
 
 
 def _is_below(kind: str, ancestor: str, parents: Mapping[str, str]) -> bool:

@@ -298,6 +298,22 @@ _SET_USAGE = (":set threshold NAME VALUE | :set thresholds FILE | :set beta VALU
 SETTINGS = ["threshold", "thresholds", "beta", "k", "conventions", "inference", "particles", "seed"]
 
 
+#: The settings that take one value and rerun inference: the session's method that changes
+#: each, and how its value is shown.
+_RERUNS = {
+    "beta": ("set_beta", lambda session: f"{session.beta:g}"),
+    "k": ("set_k", lambda session: session.k),
+    "conventions": ("set_conventions", lambda session: session.conventions),
+    "inference": ("set_method", lambda session: session.method),
+    "particles": ("set_particles", lambda session: session.particles),
+    "seed": ("set_seed", lambda session: session.seed),
+}
+
+
+def _rerun_message(name: str, value) -> RenderableType:
+    return render.message(f"{name} = {value} (inference reruns on the next query)")
+
+
 @command("set", "SETTING VALUE",
          "change a setting: threshold NAME V, thresholds FILE (elot fit's), beta V (rationality), "
          "k N (belief size), conventions elot|paper, inference exact|smc|auto, particles N, seed S, or a "
@@ -319,24 +335,10 @@ def _set(session: Session, arg: str) -> list[RenderableType]:
         changed = session.threshold_overrides() or "the defaults"
         beta = f"; beta = {session.beta:g}" if params.beta is not None else ""
         return [render.message(f"thresholds from {words[1]}: {changed}{beta}")]
-    if what == "beta" and len(words) == 2:
-        session.set_beta(words[1])
-        return [render.message(f"beta = {session.beta:g} (inference reruns on the next query)")]
-    if what == "k" and len(words) == 2:
-        session.set_k(words[1])
-        return [render.message(f"k = {session.k} (inference reruns on the next query)")]
-    if what == "conventions" and len(words) == 2:
-        session.set_conventions(words[1])
-        return [render.message(f"conventions = {session.conventions} (inference reruns on the next query)")]
-    if what == "inference" and len(words) == 2:
-        session.set_method(words[1])
-        return [render.message(f"inference = {session.method} (inference reruns on the next query)")]
-    if what == "particles" and len(words) == 2:
-        session.set_particles(words[1])
-        return [render.message(f"particles = {session.particles} (inference reruns on the next query)")]
-    if what == "seed" and len(words) == 2:
-        session.set_seed(words[1])
-        return [render.message(f"seed = {session.seed} (inference reruns on the next query)")]
+    if what in _RERUNS and len(words) == 2:
+        change, shown = _RERUNS[what]
+        getattr(session, change)(words[1])
+        return [_rerun_message(what, shown(session))]
     params = model_parameters(session)
     if what in params and len(words) == 2:
         return _set_param(session, what, words[1])
@@ -375,8 +377,7 @@ def _set_param(session: Session, name: str, value: str) -> list[RenderableType]:
             hint = f"{hint}; :model NAME changes the model"
         raise ElotError(f":set {name}: {said}", hint=hint) from None
     shown = session.param(name)
-    shown = f"{shown:g}" if isinstance(shown, (int, float)) else shown
-    return [render.message(f"{name} = {shown} (inference reruns on the next query)")]
+    return [_rerun_message(name, f"{shown:g}" if isinstance(shown, (int, float)) else shown)]
 
 
 @command("model", "[MODEL]", "show or change the model: the domain's full model or an ablation (Tab lists them)",
