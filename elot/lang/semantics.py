@@ -639,15 +639,7 @@ class CompiledFormula:
         # forall(box(B), <(prob_of(A, exists(and(key(K), inside(K, B)), φ)), θ)) it
         # depends on B, which the inner condition tests rather than rebinds.
         key, fn, free = next(self._keys), self._base(phi, bound), tuple(sorted(free_variables(phi, bound)))
-
-        def prob(ctx, env):
-            try:
-                return ctx.prob(ctx.per_world(key, fn, env, free), get_agent(env))
-            except EvaluationError as error:
-                error.span = error.span or agent_node.span
-                raise
-
-        return prob
+        return _at(agent_node, lambda ctx, env: ctx.prob(ctx.per_world(key, fn, env, free), get_agent(env)))
 
     def _nested_prob_of(self, node: Call, bound: Bound) -> VecFn:
         """``prob_of(A, φ)`` of an epistemic φ (a nested belief, SPEC §10): φ's truth in
@@ -659,15 +651,11 @@ class CompiledFormula:
 
         def prob(ctx, env):
             agent = get_agent(env)
-            try:
-                if not ctx.has_belief(agent):   # say whose belief is missing before looking inside
-                    ctx.prob(np.zeros(len(ctx.worlds), dtype=bool), agent)
-                return ctx.prob(ctx.in_situations(key, body, env, free, agent), agent)
-            except EvaluationError as error:
-                error.span = error.span or agent_node.span
-                raise
+            if not ctx.has_belief(agent):   # say whose belief is missing before looking inside
+                ctx.prob(np.zeros(len(ctx.worlds), dtype=bool), agent)
+            return ctx.prob(ctx.in_situations(key, body, env, free, agent), agent)
 
-        return prob
+        return _at(agent_node, prob)
 
     def _desire(self, node: Call) -> VecFn:
         """``utility_of(A, o)``: each row's utility for o on the desire scale;
@@ -675,15 +663,7 @@ class CompiledFormula:
         agent_node, obj_node = node.args
         get_agent, get_obj = self._object(agent_node), self._object(obj_node)
         read = _Context.utility if node.name == "utility_of" else _Context.goal
-
-        def desire(ctx, env):
-            try:
-                return read(ctx, get_agent(env), get_obj(env))
-            except EvaluationError as error:
-                error.span = error.span or node.span
-                raise
-
-        return desire
+        return _at(node, lambda ctx, env: read(ctx, get_agent(env), get_obj(env)))
 
     def _threshold(self, arg: Term) -> float:
         if isinstance(arg, Const):
@@ -776,6 +756,19 @@ class CompiledFormula:
             return np.where(seen, best, empty)
 
         return extremum
+
+
+def _at(node: Term, run: VecFn) -> VecFn:
+    """``run``, its evaluation errors without a place of their own pointed at ``node``."""
+
+    def located(ctx, env):
+        try:
+            return run(ctx, env)
+        except EvaluationError as error:
+            error.span = error.span or node.span
+            raise
+
+    return located
 
 
 def _grid_rows(beliefs) -> int:
