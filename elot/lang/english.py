@@ -274,8 +274,7 @@ class _Verbalizer:
             # "the student does not like the Korean truck"
             inner = args[0]
             self.attitudes += 1
-            verb = {"wants": "want", "likes": "like", "dislikes": "dislike", "likes_best": "like",
-                    "likes_least": "like", "prefers": "prefer"}[inner.name]
+            verb = DESIRES.get(inner.name, ("prefers",))[0].removesuffix("s")   # the attitude's bare verb
             said = _join(self.np(inner.args[0], env), "did not initially" if self.past else "does not", verb,
                          self.np(inner.args[1], env))
             if inner.name == "prefers":

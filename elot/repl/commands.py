@@ -66,18 +66,16 @@ def _need(arg: str, usage: str) -> str:
     return arg.strip()
 
 
-def _int(text: str, what: str, usage: str) -> int:
+def _int(text: str, what: str, usage: str, kind=int, called: str = "a whole number"):
+    """``text`` as a ``kind`` (an int; :func:`_float`), else an error saying what it must be."""
     try:
-        return int(text)
+        return kind(text)
     except ValueError:
-        raise ElotError(f"{what} must be a whole number, not {text!r}", hint=f"usage: {usage}") from None
+        raise ElotError(f"{what} must be {called}, not {text!r}", hint=f"usage: {usage}") from None
 
 
 def _float(text: str, what: str, usage: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise ElotError(f"{what} must be a number, not {text!r}", hint=f"usage: {usage}") from None
+    return _int(text, what, usage, float, "a number")
 
 
 # -- help, scenarios, time ------------------------------------------------------------------
