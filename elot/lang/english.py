@@ -35,6 +35,7 @@ from elot.lang.syntax import (
     Var,
     binding,
     guard_depth,
+    subterms,
     variables,
 )
 
@@ -705,17 +706,8 @@ class _Verbalizer:
 
 def _nests(term: Term) -> bool:
     """Whether ``term`` (what a belief holds) is about an agent's mind: a nested belief."""
-    return isinstance(term, Call) and any(isinstance(n, Call) and n.name in MINDS for n in _calls(term.args))
-
-
-def _calls(terms) -> list[Term]:
-    out, stack = [], list(terms)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Call):
-            out.append(node)
-            stack.extend(node.args)
-    return out
+    return isinstance(term, Call) and any(isinstance(n, Call) and n.name in MINDS
+                                          for arg in term.args for n in subterms(arg))
 
 
 def _finish(text: str) -> str:
