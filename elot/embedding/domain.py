@@ -28,13 +28,12 @@ is an ELoT operator, an object declared twice, a predicate with no arguments) ar
 
 from __future__ import annotations
 
-import difflib
 import re
 from os import PathLike
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from elot.errors import ScenarioError, Span, expect
+from elot.errors import ScenarioError, Span, expect, nearest
 from elot.lang.signature import EVENT, PERCEPT_PREDICATES, PLAYER, Signature
 
 #: Names of objects, predicates and types: what the ELoT parser reads as a constant.
@@ -163,10 +162,10 @@ def _build(objects, predicates, *, agent, types, derived, places: _Places, event
                                "predicate", name)
         for arg in args:
             if arg not in known:
-                guess = difflib.get_close_matches(arg, sorted(known), n=1)
+                guess = nearest(arg, sorted(known))
                 raise places.error(
                     f"predicate {name} has an argument of unknown type {arg!r}",
-                    f"did you mean {guess[0]!r}?" if guess else
+                    f"did you mean {guess!r}?" if guess else
                     f"declare an object of that type, or the type itself (type {arg})", "predicate", name)
     clashes = (set(objects) & (known | set(predicates))) | (set(predicates) & known)
     if clashes:
@@ -252,10 +251,9 @@ def parse_domain(text: str, *, path: str | None = None) -> Signature:
         here = Span.of(text, start + len(body) - len(body.lstrip()), start + len(body))
         if m["other"] is not None:
             word = m["other"].split()[0]
-            guess = difflib.get_close_matches(
-                word, ["type", "agent", "object", "predicate", "observed", "event", "words"], n=1)
+            guess = nearest(word, ["type", "agent", "object", "predicate", "observed", "event", "words"])
             raise ScenarioError(f"unknown declaration {word!r}", span=here, source=text, path=path,
-                                hint=(f"did you mean {guess[0]!r}? " if guess else "")
+                                hint=(f"did you mean {guess!r}? " if guess else "")
                                 + "lines start with type, agent, object, predicate, observed, event or words")
         kw, rest = m["kw"], m["rest"]
         rest_at = start + m.start("rest")

@@ -8,7 +8,6 @@ ELoT formula, or an English sentence to translate first.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from typing import Callable
@@ -17,7 +16,7 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from elot.errors import ElotError
+from elot.errors import ElotError, nearest
 from elot.output import count
 from elot.repl import render
 from elot.lang.parser import looks_like_formula
@@ -343,8 +342,8 @@ def _set(session: Session, arg: str) -> list[RenderableType]:
     if what in SETTINGS or what in params:  # a known setting with the wrong number of values
         raise ElotError(f":set {what} needs {'a name and a value' if what == 'threshold' else 'one value'}, "
                         f"not {len(words) - 1}", hint=f"usage: {_set_usage(session)}")
-    suggestion = difflib.get_close_matches(what, SETTINGS + params, n=1)
-    hint = f"did you mean :set {suggestion[0]}? " if suggestion else ""
+    suggestion = nearest(what, SETTINGS + params)
+    hint = f"did you mean :set {suggestion}? " if suggestion else ""
     raise ElotError(f"cannot set {arg.strip()!r}", hint=f"{hint}usage: {_set_usage(session)}")
 
 
@@ -416,8 +415,7 @@ def suggest(name: str) -> str | None:
     prefixed = [n for n in names if n.startswith(name)] if name else []
     if len(prefixed) == 1:
         return prefixed[0]
-    close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
-    return close[0] if close else None
+    return nearest(name, names, cutoff=0.5) or None
 
 
 def execute(session: Session, line: str) -> list[RenderableType]:
