@@ -33,7 +33,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from elot.errors import ScenarioError, Span, expect, nearest
+from elot.errors import ScenarioError, Span, expect, nearest, read_text
 from elot.lang.signature import EVENT, PERCEPT_PREDICATES, PLAYER, Signature
 
 #: Names of objects, predicates and types: what the ELoT parser reads as a constant.
@@ -330,11 +330,4 @@ def parse_domain(text: str, *, path: str | None = None) -> Signature:
 def read_domain(path: str | Path) -> Signature:
     """A signature from a ``.domain`` file (see :func:`parse_domain`)."""
     expect(path, (str, PathLike), "path", hint="the path of a .domain file, e.g. \"my.domain\"")
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise ScenarioError(f"{path} is not UTF-8 text", path=str(path), hint="save the file as UTF-8") from None
-    except OSError as error:
-        raise ScenarioError(f"cannot read {path}: {error.strerror or error}", path=str(path),
-                            hint="check the path of the domain file") from None
-    return parse_domain(text, path=str(path))
+    return parse_domain(read_text(path, "domain"), path=str(path))
