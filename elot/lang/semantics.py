@@ -141,13 +141,10 @@ class _Context:
         objects of highest utility in the row, else 0 (ties split evenly); 0 for an object
         the desires leave out."""
         table, column = self.desire_column(agent, obj)
-        if column is None:
-            p = np.zeros(len(table))
-            return p[:, None] if self.grid else p
-        if self.goal_cache is None:
+        if column is not None and self.goal_cache is None:
             best = table == table.max(axis=1, keepdims=True)
             self.goal_cache = best / best.sum(axis=1, keepdims=True)
-        p = self.goal_cache[:, column]
+        p = np.zeros(len(table)) if column is None else self.goal_cache[:, column]
         return p[:, None] if self.grid else p
 
     def per_world(self, key: int, fn: WorldFn, env: dict, free: tuple[str, ...]) -> np.ndarray:
