@@ -179,7 +179,8 @@ def _build(objects, predicates, *, agent, types, derived, places: _Places, event
     for name in derived:
         if name not in predicates:
             raise places.error(f"derived predicate {name!r} is not declared", "declare it under predicates")
-    agents = [n for n, k in objects.items() if _is_below(k, AGENT, parents)]
+    hierarchy = Signature(objects=(), predicates=(), parents=tuple(parents.items()), agent=PLAYER)
+    agents = [n for n, k in objects.items() if hierarchy.is_subdomain(k, AGENT)]
     if agent is None:
         agent = agents[0] if agents else PLAYER
     elif agent not in objects:
@@ -190,16 +191,6 @@ def _build(objects, predicates, *, agent, types, derived, places: _Places, event
         raise places.error(f"the observed agent {agent!r} is a {objects[agent]}, not an agent",
                            "give it the type agent", "observed", agent)
     return Signature.from_objects(objects, agent=agent, predicates=predicates, types=parents, derived=derived)
-
-
-def _is_below(kind: str, ancestor: str, parents: Mapping[str, str]) -> bool:
-    seen = set()
-    while kind not in seen:
-        if kind == ancestor:
-            return True
-        seen.add(kind)
-        kind = parents.get(kind, ROOT)
-    return False
 
 
 def _check_acyclic(parents: Mapping[str, str], places: _Places) -> None:
