@@ -45,6 +45,8 @@ NOUNS = {"key": "key", "box": "box", "gem": "gem", "door": "door", "color": "col
 #: One-place predicates read as adjectives ("box 1 is empty", "an empty box").
 ADJECTIVES = {"empty": "empty", "closed": "closed", "locked": "locked", "hidden": "hidden",
               "offgrid": "off the grid"}
+#: Two-place atoms said as a clause about the first argument: the verb and its complement.
+RELATIONS = {"inside": ("be", "in {}"), "iscolor": ("be", "{}"), "has": ("have", "{}"), "==": ("be", "{}")}
 #: Modal verbs and their past forms (sequence of tenses: "initially believed it might ...").
 MODAL_VERBS = {"might": "might", "may": "might", "could": "could", "can": "could", "should": "should",
                "must": "must"}
@@ -294,14 +296,9 @@ class _Verbalizer:
             return self.quantified(term, env)
         if name in ADJECTIVES and len(args) == 1:
             return Clause(np(args[0]), "be", ADJECTIVES[name], self.past)
-        if name == "inside" and len(args) == 2:
-            return Clause(np(args[0]), "be", f"in {np(args[1])}", self.past)
-        if name == "iscolor" and len(args) == 2:
-            return Clause(np(args[0]), "be", np(args[1]), self.past)
-        if name == "has" and len(args) == 2:
-            return Clause(np(args[0]), "have", np(args[1]), self.past)
-        if name == "==" and len(args) == 2:
-            return Clause(np(args[0]), "be", np(args[1]), self.past)
+        if name in RELATIONS and len(args) == 2:
+            verb, said = RELATIONS[name]
+            return Clause(np(args[0]), verb, said.format(np(args[1])), self.past)
         if name in self.signature.domains and len(args) == 1:
             return Clause(np(args[0]), "be", _article(NOUNS.get(name, name)), self.past)
         if self.signature.is_percept(name) and len(args) == len(self.signature.predicate_types[name]):
