@@ -24,6 +24,8 @@ from typing import Callable, Union
 
 from elot.errors import ElotError
 from elot.lang.bindings import predicate_domains
+from elot.lang import operators
+from elot.lang.operators import ABOUT, KNOWLEDGE
 from elot.lang.parser import looks_like_formula, parse
 from elot.lang.printer import pretty
 from elot.lang.signature import PLAYER, Signature
@@ -75,8 +77,7 @@ PREPOSITIONS = frozenset({"at", "in", "on", "under", "near", "behind", "above", 
 EVENT_VERBS = {"see": ("saw", "seen"), "happen": ("happened", "happened")}
 PARTICIPLES = {"be": "been", "have": "had", **{v: p for v, (_, p) in EVENT_VERBS.items()}}
 #: Operators whose formula is about an agent's mind: a belief quoting one is a nested belief.
-MINDS = frozenset({"believes", "certain", "hopes", "knows_that", "knows_if", "not_knows_that", "not_knows_if",
-                   "knows_about", "not_knows_about", "certain_about", "uncertain_about", "uncertain_if", "prob_of"})
+MINDS = frozenset(operators.ATTITUDES + KNOWLEDGE + ABOUT + ("uncertain_if", "prob_of"))
 COMPARISONS = {">=": "is at least", ">": "is greater than", "<": "is less than", "<=": "is at most",
                "==": "equals"}
 HOLE = "\x00"   # marks a variable while a clause is built around it
@@ -525,13 +526,10 @@ class _Verbalizer:
             return _join(self.attitude(word, args[0], env), self.np(args[1], env), after)
         if name == "prefers" and n == 3:
             return f"{self.attitude('prefers', args[0], env)} {self.np(args[1], env)} to {self.np(args[2], env)}"
-        if name in ("knows_that", "not_knows_that") and n == 2:
-            who = self.attitude("knows" if name == "knows_that" else "not_knows", args[0], env)
-            return f"{who} that {self.content(args[1], env)}"
-        if name in ("knows_if", "not_knows_if") and n == 2:
-            who = self.attitude("knows" if name == "knows_if" else "not_knows", args[0], env)
-            return f"{who} whether {self.content(args[1], env)}"
-        if name in ("knows_about", "not_knows_about", "certain_about", "uncertain_about") and n == 3:
+        if name in KNOWLEDGE and n == 2:   # knows_that, knows_if and their negations
+            who = self.attitude("not_knows" if name.startswith("not_") else "knows", args[0], env)
+            return f"{who} {'that' if name.endswith('_that') else 'whether'} {self.content(args[1], env)}"
+        if name in ABOUT and n == 3:
             word = {"knows_about": "knows", "not_knows_about": "not_knows", "certain_about": "certain",
                     "uncertain_about": "unsure"}[name]
             who = self.attitude(word, args[0], env)
