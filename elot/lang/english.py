@@ -25,7 +25,7 @@ from typing import Callable, Union
 from elot.errors import ElotError
 from elot.lang.bindings import predicate_domains
 from elot.lang import operators
-from elot.lang.operators import ABOUT, KNOWLEDGE
+from elot.lang.operators import ABOUT, KNOWLEDGE, POSSIBILITY
 from elot.lang.parser import looks_like_formula, parse
 from elot.lang.printer import pretty
 from elot.lang.signature import PLAYER, Signature
@@ -69,7 +69,6 @@ ATTITUDES = {
 #: Desire operators ``op(A, o)``: the attitude and what follows the object.
 DESIRES = {"wants": ("wants", ""), "likes": ("likes", ""), "dislikes": ("dislikes", ""),
            "likes_best": ("likes", "best"), "likes_least": ("likes", "least")}
-POSSIBILITY = frozenset({"might", "may", "could", "can"})
 #: Two-place predicates named by a preposition: ``at(van, park)`` reads "the van is at the park".
 PREPOSITIONS = frozenset({"at", "in", "on", "under", "near", "behind", "above", "below", "beside"})
 #: The verbs of what happened before the judgment (percepts and events, SPEC §10), told in the

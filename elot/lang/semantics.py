@@ -49,7 +49,7 @@ import numpy as np
 from elot.lang.bindings import infer_bindings
 from elot.lang.checker import check
 from elot.lang.desires import DesireRow
-from elot.lang.operators import ADJECTIVES, DESIRE_PRIMITIVES
+from elot.lang.operators import ADJECTIVES, DESIRE_PRIMITIVES, LOWERED_OPERATORS
 from elot.errors import ElotError, EvaluationError
 from elot.lang.lowering import lower
 from elot.lang.parser import parse
@@ -777,9 +777,9 @@ def _grid_rows(beliefs) -> int:
 
 _COMPARE = {">=": np.greater_equal, ">": np.greater, "<": np.less, "<=": np.less_equal, "==": np.equal}
 
-#: Operators whose presence makes a term more than a base formula.
-_NOT_BASE = frozenset({"prob_of", "threshold", "maximum", "minimum", "-", ">=", ">", "<", "<=",
-                       "utility_of", "prob_goal"})
+#: Operators whose presence makes a term more than a base formula (``==`` of two names is
+#: one; :func:`_is_base` looks at its arguments).
+_NOT_BASE = LOWERED_OPERATORS - {"=="}
 
 
 def _is_base(node: Term) -> bool:
