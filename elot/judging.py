@@ -179,15 +179,13 @@ class Hypotheses:
 # -- the score ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Score:
-    """A statement's posterior probability P, normalized likelihood L and prior probability
-    π; ``stderr``: the standard error of L when it is estimated (particle inference)."""
+class _PaperNames:
+    """The paper's names of a score's figures, for :class:`Score` and every record that
+    reads a score's figures as its own (:class:`Scored`)."""
 
     posterior: float
     normalized_likelihood: float
     prior_fraction: float
-    stderr: float | None = None
 
     @property
     def P(self) -> float:  # noqa: N802 - the paper's names
@@ -202,7 +200,18 @@ class Score:
         return self.prior_fraction
 
 
-class Scored:
+@dataclass(frozen=True)
+class Score(_PaperNames):
+    """A statement's posterior probability P, normalized likelihood L and prior probability
+    π; ``stderr``: the standard error of L when it is estimated (particle inference)."""
+
+    posterior: float
+    normalized_likelihood: float
+    prior_fraction: float
+    stderr: float | None = None
+
+
+class Scored(_PaperNames):
     """A record that holds a :class:`Score` as ``score`` (the embedding API's judgment,
     the REPL's query row) reads its figures as its own: P, L, π and L's standard error."""
 
@@ -224,18 +233,6 @@ class Scored:
     def stderr(self) -> float | None:
         """L's standard error when the hypotheses are estimates (particles), else None."""
         return self.score.stderr
-
-    @property
-    def P(self) -> float:  # noqa: N802 - the paper's names
-        return self.score.posterior
-
-    @property
-    def L(self) -> float:  # noqa: N802
-        return self.score.normalized_likelihood
-
-    @property
-    def pi(self) -> float:
-        return self.score.prior_fraction
 
 
 class ModeError(ArgumentError, ValueError):

@@ -89,6 +89,16 @@ def test_declaration_errors_have_place_and_hint(text, where, message, hint):
     assert error.context_lines()  # the line and a caret
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_read_domain_reads_a_file_the_way_every_reader_does():
+    """A .domain file is read as every user's file is (errors.read_text): a device that never
+    ends is refused at the input bound, not read until memory runs out."""
+    from elot.embedding import read_domain
+
+    with pytest.raises(ScenarioError, match="larger than"):
+        read_domain("/dev/zero")
+
+
 def test_python_declaration_errors():
     with pytest.raises(ScenarioError, match="unknown type 'contaner'"):
         declare(objects={"b": "container", "s": "agent"}, predicates={"in": ("agent", "contaner")})

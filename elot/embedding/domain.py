@@ -28,13 +28,12 @@ is an ELoT operator, an object declared twice, a predicate with no arguments) ar
 
 from __future__ import annotations
 
-import difflib
 import re
 from os import PathLike
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from elot.errors import ScenarioError, Span, expect
+from elot.errors import ScenarioError, Span, expect, nearest, read_text
 from elot.lang.signature import EVENT, PERCEPT_PREDICATES, PLAYER, Signature
 
 #: Names of objects, predicates and types: what the ELoT parser reads as a constant.
@@ -163,10 +162,10 @@ def _build(objects, predicates, *, agent, types, derived, places: _Places, event
                                "predicate", name)
         for arg in args:
             if arg not in known:
-                guess = difflib.get_close_matches(arg, sorted(known), n=1)
+                guess = nearest(arg, sorted(known))
                 raise places.error(
                     f"predicate {name} has an argument of unknown type {arg!r}",
-                    f"did you mean {guess[0]!r}?" if guess else
+                    f"did you mean {guess!r}?" if guess else
                     f"declare an object of that type, or the type itself (type {arg})", "predicate", name)
     clashes = (set(objects) & (known | set(predicates))) | (set(predicates) & known)
     if clashes:
@@ -180,7 +179,8 @@ def _build(objects, predicates, *, agent, types, derived, places: _Places, event
     for name in derived:
         if name not in predicates:
             raise places.error(f"derived predicate {name!r} is not declared", "declare it under predicates")
-    agents = [n for n, k in objects.items() if _is_below(k, AGENT, parents)]
+    hierarchy = Signature(objects=(), predicates=(), parents=tuple(parents.items()), agent=PLAYER)
+    agents = [n for n, k in objects.items() if hierarchy.is_subdomain(k, AGENT)]
     if agent is None:
         agent = agents[0] if agents else PLAYER
     elif agent not in objects:
@@ -190,25 +190,7 @@ def _build(objects, predicates, *, agent, types, derived, places: _Places, event
     elif agent not in agents:
         raise places.error(f"the observed agent {agent!r} is a {objects[agent]}, not an agent",
                            "give it the type agent", "observed", agent)
-    objects.setdefault(agent, AGENT)
-    return Signature(
-        objects=tuple(sorted(objects.items())),
-        predicates=tuple(sorted(predicates.items())),
-        parents=tuple(sorted(parents.items())),
-        agent=agent,
-        aliases=() if agent == PLAYER else ((PLAYER, agent),),
-        derived=frozenset(derived),
-    )
-
-
-def _is_below(kind: str, ancestor: str, parents: Mapping[str, str]) -> bool:
-    seen = set()
-    while kind not in seen:
-        if kind == ancestor:
-            return True
-        seen.add(kind)
-        kind = parents.get(kind, ROOT)
-    return False
+    return Signature.from_objects(objects, agent=agent, predicates=predicates, types=parents, derived=derived)
 
 
 def _check_acyclic(parents: Mapping[str, str], places: _Places) -> None:
@@ -260,10 +242,9 @@ def parse_domain(text: str, *, path: str | None = None) -> Signature:
         here = Span.of(text, start + len(body) - len(body.lstrip()), start + len(body))
         if m["other"] is not None:
             word = m["other"].split()[0]
-            guess = difflib.get_close_matches(
-                word, ["type", "agent", "object", "predicate", "observed", "event", "words"], n=1)
+            guess = nearest(word, ["type", "agent", "object", "predicate", "observed", "event", "words"])
             raise ScenarioError(f"unknown declaration {word!r}", span=here, source=text, path=path,
-                                hint=(f"did you mean {guess[0]!r}? " if guess else "")
+                                hint=(f"did you mean {guess!r}? " if guess else "")
                                 + "lines start with type, agent, object, predicate, observed, event or words")
         kw, rest = m["kw"], m["rest"]
         rest_at = start + m.start("rest")
@@ -340,11 +321,4 @@ def parse_domain(text: str, *, path: str | None = None) -> Signature:
 def read_domain(path: str | Path) -> Signature:
     """A signature from a ``.domain`` file (see :func:`parse_domain`)."""
     expect(path, (str, PathLike), "path", hint="the path of a .domain file, e.g. \"my.domain\"")
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise ScenarioError(f"{path} is not UTF-8 text", path=str(path), hint="save the file as UTF-8") from None
-    except OSError as error:
-        raise ScenarioError(f"cannot read {path}: {error.strerror or error}", path=str(path),
-                            hint="check the path of the domain file") from None
-    return parse_domain(text, path=str(path))
+    return parse_domain(read_text(path, "domain"), path=str(path))

@@ -38,7 +38,7 @@ import numpy as np
 from elot import judging
 from elot.domains.source import Source
 from elot.errors import ElotError, expect
-from elot.lang.states import Belief, State
+from elot.lang.states import Belief, State, situation_table
 from elot.lang.signature import Signature
 from elot.numeric import dot_columns
 
@@ -105,25 +105,16 @@ class Hypotheses(judging.Hypotheses):
                 if agent not in entry:
                     raise BeliefModelError(f"hypothesis {n} gives no belief of {agent}",
                                      hint="give every hypothesis a belief for the same agents")
-                for state, w in entry[agent].support:
-                    array[n, worlds[state]] += w
+                array[n] = entry[agent].over(worlds)
             beliefs[agent] = np.asfortranarray(array)
         weights_array = np.asarray(weights, dtype=np.float64)
         _check_sum(weights_array.sum(), "the hypotheses' weights")
         if desires is not None:
             _check_desires(desires, signature, len(rows))
-        arrays = None
-        if tables is not None:
-            arrays = {}
-            for agent, table in tables.items():
-                array = np.zeros((len(worlds), len(worlds)))
-                for situation, n in worlds.items():
-                    if situation not in table:
-                        raise BeliefModelError(f"{agent}'s belief table gives no belief in the situation {situation}",
-                                               hint="give the agent's belief in every state the hypotheses mention")
-                    for state, w in table[situation].support:
-                        array[n, worlds[state]] += w
-                arrays[agent] = array
+        arrays = None if tables is None else {
+            agent: situation_table(agent, table, worlds, error=BeliefModelError,
+                                   hint="give the agent's belief in every state the hypotheses mention")
+            for agent, table in tables.items()}
         return Hypotheses(signature, tuple(worlds), np.asarray(true_index, dtype=np.intp), beliefs,
                           weights_array, labels=tuple(labels) if labels else None, desires=desires,
                           belief_tables=arrays)
@@ -393,20 +384,27 @@ def hypotheses_of(model: BeliefModel, t: int, *, initial: bool = False) -> Hypot
     if method is None:
         raise BeliefModelError(f"the model {model_name(model)} has no initial_hypotheses(t)",
                          hint="judge statements about the current belief, or add initial_hypotheses")
-    try:
-        found = method(t)
-    except ElotError:
-        raise
-    except Exception as error:  # the model's own code failed: say where, keep the cause
-        raise BeliefModelError(f"{model_name(model)}.{method.__name__}({t}) failed: {type(error).__name__}: {error}",
-                         hint="this is an error in the model's code; call it directly to see the traceback",
-                         ) from error
+    found = call_model(model, method, t)
     if isinstance(found, judging.Hypotheses):
         return found
     if isinstance(found, (str, bytes, Mapping)) or not isinstance(found, Iterable):
         raise BeliefModelError(f"{model_name(model)}.hypotheses({t}) returned a {type(found).__name__}",
                          hint="return Hypotheses or a list of (world, belief, weight) triples")
     return Hypotheses.of(found, model.signature)
+
+
+def call_model(model: BeliefModel, method, t: int):
+    """``method(t)`` of the user's ``model``; its own failure is the model's error (naming
+    the method, keeping the cause), not an internal error of elot."""
+    try:
+        return method(t)
+    except ElotError:
+        raise
+    except Exception as error:
+        raise BeliefModelError(f"{model_name(model)}.{getattr(method, '__name__', 'method')}({t}) failed: "
+                               f"{type(error).__name__}: {error}",
+                               hint="this is an error in the model's code; call it directly to see the "
+                                    "traceback") from error
 
 
 class ModelSource(Source):
@@ -460,28 +458,15 @@ class ModelSource(Source):
                                    f"statements about the initial belief",
                                    hint="stay in :current, or add initial_hypotheses(t) to the model")
 
-    def _call(self, method, t: int):
-        """``method(t)`` of the user's model; its own failure is the model's error (naming
-        the method), not an internal error of elot."""
-        try:
-            return method(t)
-        except ElotError:
-            raise
-        except Exception as error:
-            raise BeliefModelError(f"{self.name}.{getattr(method, '__name__', 'method')}({t}) failed: "
-                                   f"{type(error).__name__}: {error}",
-                                   hint="this is an error in the model's code; call it directly to see the "
-                                        "traceback") from error
-
     def label(self, t: int) -> str:
         label = getattr(self.belief_model, "label", None)
-        return "" if label is None else str(self._call(label, t))
+        return "" if label is None else str(call_model(self.belief_model, label, t))
 
     def goal_posterior(self, t: int) -> dict[str, float]:
         method = getattr(self.belief_model, "goal_posterior", None)
         if method is None:
             raise ElotError(f"the belief model {self.name} has no goals", hint="add goal_posterior(t) to the model")
-        found = self._call(method, t)
+        found = call_model(self.belief_model, method, t)
         try:
             rows = {str(g): float(p) for g, p in dict(found).items()}
         except (TypeError, ValueError) as error:

@@ -9,6 +9,7 @@ inference. :func:`prob_columns` evaluates each term over rows of hypotheses give
 
 from __future__ import annotations
 
+import itertools
 from typing import Iterator, Sequence
 
 import numpy as np
@@ -61,16 +62,11 @@ def prob_terms(lowered: Term, signature: Signature) -> list[Term]:
 def bindings(variables: Sequence[str], domains: dict[str, str | None],
              signature: Signature) -> Iterator[dict[str, Const]]:
     """Every assignment of objects to ``variables``, each ranging over the objects of its
-    domain type in ``domains`` (a variable of unknown domain has none, so no assignment)."""
-    if not variables:
-        yield {}
-        return
-    head, rest = variables[0], variables[1:]
-    domain = domains.get(head)
-    objects = signature.objects_of(domain) if domain else ()
-    for obj in objects:
-        for more in bindings(rest, domains, signature):
-            yield {head: Const(name=obj), **more}
+    domain type in ``domains`` (a variable of unknown domain has none, so no assignment),
+    the first variable's object changing slowest."""
+    pools = [signature.objects_of(domains[v]) if domains.get(v) else () for v in variables]
+    for objects in itertools.product(*pools):
+        yield {v: Const(name=o) for v, o in zip(variables, objects)}
 
 
 def prob_columns(lowered: Term, signature: Signature, thresholds: Thresholds, worlds, beliefs,

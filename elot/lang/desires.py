@@ -33,8 +33,9 @@ def desire_scale(utilities: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class DesireRow:
-    """One row of desires for :func:`evaluate` (``objects`` and ``utilities (1, K)`` on the
-    desire scale), made from ``{object: utility}`` by :meth:`of`."""
+    """Desires as the evaluator reads them: ``objects`` and ``utilities (rows, K)`` on the
+    desire scale; one row for :func:`evaluate`, made from ``{object: utility}`` by
+    :meth:`of`, or one per belief row of a grid (:func:`elot.lang.equivalence.random_desires`)."""
 
     objects: tuple[str, ...]
     utilities: np.ndarray

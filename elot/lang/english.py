@@ -24,6 +24,8 @@ from typing import Callable, Union
 
 from elot.errors import ElotError
 from elot.lang.bindings import predicate_domains
+from elot.lang import operators
+from elot.lang.operators import ABOUT, KNOWLEDGE, POSSIBILITY
 from elot.lang.parser import looks_like_formula, parse
 from elot.lang.printer import pretty
 from elot.lang.signature import PLAYER, Signature
@@ -35,6 +37,7 @@ from elot.lang.syntax import (
     Var,
     binding,
     guard_depth,
+    subterms,
     variables,
 )
 
@@ -44,6 +47,8 @@ NOUNS = {"key": "key", "box": "box", "gem": "gem", "door": "door", "color": "col
 #: One-place predicates read as adjectives ("box 1 is empty", "an empty box").
 ADJECTIVES = {"empty": "empty", "closed": "closed", "locked": "locked", "hidden": "hidden",
               "offgrid": "off the grid"}
+#: Two-place atoms said as a clause about the first argument: the verb and its complement.
+RELATIONS = {"inside": ("be", "in {}"), "iscolor": ("be", "{}"), "has": ("have", "{}"), "==": ("be", "{}")}
 #: Modal verbs and their past forms (sequence of tenses: "initially believed it might ...").
 MODAL_VERBS = {"might": "might", "may": "might", "could": "could", "can": "could", "should": "should",
                "must": "must"}
@@ -64,7 +69,6 @@ ATTITUDES = {
 #: Desire operators ``op(A, o)``: the attitude and what follows the object.
 DESIRES = {"wants": ("wants", ""), "likes": ("likes", ""), "dislikes": ("dislikes", ""),
            "likes_best": ("likes", "best"), "likes_least": ("likes", "least")}
-POSSIBILITY = frozenset({"might", "may", "could", "can"})
 #: Two-place predicates named by a preposition: ``at(van, park)`` reads "the van is at the park".
 PREPOSITIONS = frozenset({"at", "in", "on", "under", "near", "behind", "above", "below", "beside"})
 #: The verbs of what happened before the judgment (percepts and events, SPEC §10), told in the
@@ -72,8 +76,7 @@ PREPOSITIONS = frozenset({"at", "in", "on", "under", "near", "behind", "above", 
 EVENT_VERBS = {"see": ("saw", "seen"), "happen": ("happened", "happened")}
 PARTICIPLES = {"be": "been", "have": "had", **{v: p for v, (_, p) in EVENT_VERBS.items()}}
 #: Operators whose formula is about an agent's mind: a belief quoting one is a nested belief.
-MINDS = frozenset({"believes", "certain", "hopes", "knows_that", "knows_if", "not_knows_that", "not_knows_if",
-                   "knows_about", "not_knows_about", "certain_about", "uncertain_about", "uncertain_if", "prob_of"})
+MINDS = frozenset(operators.ATTITUDES + KNOWLEDGE + ABOUT + ("uncertain_if", "prob_of"))
 COMPARISONS = {">=": "is at least", ">": "is greater than", "<": "is less than", "<=": "is at most",
                "==": "equals"}
 HOLE = "\x00"   # marks a variable while a clause is built around it
@@ -274,8 +277,7 @@ class _Verbalizer:
             # "the student does not like the Korean truck"
             inner = args[0]
             self.attitudes += 1
-            verb = {"wants": "want", "likes": "like", "dislikes": "dislike", "likes_best": "like",
-                    "likes_least": "like", "prefers": "prefer"}[inner.name]
+            verb = DESIRES.get(inner.name, ("prefers",))[0].removesuffix("s")   # the attitude's bare verb
             said = _join(self.np(inner.args[0], env), "did not initially" if self.past else "does not", verb,
                          self.np(inner.args[1], env))
             if inner.name == "prefers":
@@ -294,14 +296,9 @@ class _Verbalizer:
             return self.quantified(term, env)
         if name in ADJECTIVES and len(args) == 1:
             return Clause(np(args[0]), "be", ADJECTIVES[name], self.past)
-        if name == "inside" and len(args) == 2:
-            return Clause(np(args[0]), "be", f"in {np(args[1])}", self.past)
-        if name == "iscolor" and len(args) == 2:
-            return Clause(np(args[0]), "be", np(args[1]), self.past)
-        if name == "has" and len(args) == 2:
-            return Clause(np(args[0]), "have", np(args[1]), self.past)
-        if name == "==" and len(args) == 2:
-            return Clause(np(args[0]), "be", np(args[1]), self.past)
+        if name in RELATIONS and len(args) == 2:
+            verb, said = RELATIONS[name]
+            return Clause(np(args[0]), verb, said.format(np(args[1])), self.past)
         if name in self.signature.domains and len(args) == 1:
             return Clause(np(args[0]), "be", _article(NOUNS.get(name, name)), self.past)
         if self.signature.is_percept(name) and len(args) == len(self.signature.predicate_types[name]):
@@ -528,13 +525,10 @@ class _Verbalizer:
             return _join(self.attitude(word, args[0], env), self.np(args[1], env), after)
         if name == "prefers" and n == 3:
             return f"{self.attitude('prefers', args[0], env)} {self.np(args[1], env)} to {self.np(args[2], env)}"
-        if name in ("knows_that", "not_knows_that") and n == 2:
-            who = self.attitude("knows" if name == "knows_that" else "not_knows", args[0], env)
-            return f"{who} that {self.content(args[1], env)}"
-        if name in ("knows_if", "not_knows_if") and n == 2:
-            who = self.attitude("knows" if name == "knows_if" else "not_knows", args[0], env)
-            return f"{who} whether {self.content(args[1], env)}"
-        if name in ("knows_about", "not_knows_about", "certain_about", "uncertain_about") and n == 3:
+        if name in KNOWLEDGE and n == 2:   # knows_that, knows_if and their negations
+            who = self.attitude("not_knows" if name.startswith("not_") else "knows", args[0], env)
+            return f"{who} {'that' if name.endswith('_that') else 'whether'} {self.content(args[1], env)}"
+        if name in ABOUT and n == 3:
             word = {"knows_about": "knows", "not_knows_about": "not_knows", "certain_about": "certain",
                     "uncertain_about": "unsure"}[name]
             who = self.attitude(word, args[0], env)
@@ -706,17 +700,8 @@ class _Verbalizer:
 
 def _nests(term: Term) -> bool:
     """Whether ``term`` (what a belief holds) is about an agent's mind: a nested belief."""
-    return isinstance(term, Call) and any(isinstance(n, Call) and n.name in MINDS for n in _calls(term.args))
-
-
-def _calls(terms) -> list[Term]:
-    out, stack = [], list(terms)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Call):
-            out.append(node)
-            stack.extend(node.args)
-    return out
+    return isinstance(term, Call) and any(isinstance(n, Call) and n.name in MINDS
+                                          for arg in term.args for n in subterms(arg))
 
 
 def _finish(text: str) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from elot.errors import EvaluationError, expect_int
+from elot.lang.desires import DesireRow
 from elot.lang.semantics import compile_formula
 from elot.lang.states import Belief, State
 from elot.lang.thresholds import Thresholds
@@ -80,21 +81,12 @@ def random_beliefs(states: list[State], n: int, rng: np.random.Generator) -> np.
     return out
 
 
-@dataclass(frozen=True)
-class DesireTable:
-    """Desire rows for :meth:`~elot.lang.semantics.CompiledFormula.truth_grid`: ``objects``
-    and ``utilities (B, K)`` on the desire scale."""
-
-    objects: tuple[str, ...]
-    utilities: np.ndarray
-
-
 def desire_objects(signature: Signature) -> tuple[str, ...]:
     """The objects sampled desires are about: every object that is not an agent."""
     return tuple(name for name, kind in signature.objects if not signature.is_subdomain(kind, "agent"))
 
 
-def random_desires(objects: tuple[str, ...], n: int, rng: np.random.Generator) -> DesireTable:
+def random_desires(objects: tuple[str, ...], n: int, rng: np.random.Generator) -> DesireRow:
     """``n`` desire rows over ``objects`` on the desire scale, a mix that exercises ties
     and thresholds: a single goal (1 on one object, 0 elsewhere), utilities on a coarse
     grid (ties between objects; values at the thresholds 0.25 and 0.5), uniform random
@@ -110,7 +102,7 @@ def random_desires(objects: tuple[str, ...], n: int, rng: np.random.Generator) -
             out[i] = rng.integers(0, 5, size=len(objects)) / 4
         else:
             out[i] = rng.random(len(objects))
-    return DesireTable(objects, out)
+    return DesireRow(objects, out)
 
 
 @dataclass(frozen=True)
@@ -194,4 +186,4 @@ def equivalent(
 
 
 __all__ = ["states_for", "random_beliefs", "random_desires", "desire_objects", "equivalent", "Counterexample",
-           "DesireTable", "EPSILON"]
+           "EPSILON"]

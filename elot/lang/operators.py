@@ -11,6 +11,8 @@ from elot.lang.syntax import QUANTIFIERS
 
 #: Modal verbs and adjectives: ``M(φ) : E/A`` with its own threshold.
 MODALS = ("could", "can", "might", "may", "should", "must", "likely", "unlikely")
+#: The modals of possibility.
+POSSIBILITY = ("might", "may", "could", "can")
 #: Gradable adjectives ``P`` and their antonyms.
 ADJECTIVES = {"likely": "unlikely", "unlikely": "likely"}
 #: Names that ``threshold(...)`` accepts (SPEC §3's table of Θ).

@@ -49,12 +49,12 @@ import numpy as np
 from elot.lang.bindings import infer_bindings
 from elot.lang.checker import check
 from elot.lang.desires import DesireRow
-from elot.lang.operators import ADJECTIVES, DESIRE_PRIMITIVES
+from elot.lang.operators import ADJECTIVES, DESIRE_PRIMITIVES, LOWERED_OPERATORS
 from elot.errors import ElotError, EvaluationError
 from elot.lang.lowering import lower
 from elot.lang.parser import parse
 from elot.lang.signature import Signature
-from elot.lang.states import Belief, State
+from elot.lang.states import Belief, State, situation_table
 from elot.lang.syntax import Call, Const, Num, Term, Var, call, free_variables, guard_depth, subterms
 from elot.lang.thresholds import Thresholds
 from elot.lang.typesystem import BASE, EPISTEMIC, NUMERIC
@@ -141,13 +141,10 @@ class _Context:
         objects of highest utility in the row, else 0 (ties split evenly); 0 for an object
         the desires leave out."""
         table, column = self.desire_column(agent, obj)
-        if column is None:
-            p = np.zeros(len(table))
-            return p[:, None] if self.grid else p
-        if self.goal_cache is None:
+        if column is not None and self.goal_cache is None:
             best = table == table.max(axis=1, keepdims=True)
             self.goal_cache = best / best.sum(axis=1, keepdims=True)
-        p = self.goal_cache[:, column]
+        p = np.zeros(len(table)) if column is None else self.goal_cache[:, column]
         return p[:, None] if self.grid else p
 
     def per_world(self, key: int, fn: WorldFn, env: dict, free: tuple[str, ...]) -> np.ndarray:
@@ -639,15 +636,7 @@ class CompiledFormula:
         # forall(box(B), <(prob_of(A, exists(and(key(K), inside(K, B)), φ)), θ)) it
         # depends on B, which the inner condition tests rather than rebinds.
         key, fn, free = next(self._keys), self._base(phi, bound), tuple(sorted(free_variables(phi, bound)))
-
-        def prob(ctx, env):
-            try:
-                return ctx.prob(ctx.per_world(key, fn, env, free), get_agent(env))
-            except EvaluationError as error:
-                error.span = error.span or agent_node.span
-                raise
-
-        return prob
+        return _at(agent_node, lambda ctx, env: ctx.prob(ctx.per_world(key, fn, env, free), get_agent(env)))
 
     def _nested_prob_of(self, node: Call, bound: Bound) -> VecFn:
         """``prob_of(A, φ)`` of an epistemic φ (a nested belief, SPEC §10): φ's truth in
@@ -659,15 +648,11 @@ class CompiledFormula:
 
         def prob(ctx, env):
             agent = get_agent(env)
-            try:
-                if not ctx.has_belief(agent):   # say whose belief is missing before looking inside
-                    ctx.prob(np.zeros(len(ctx.worlds), dtype=bool), agent)
-                return ctx.prob(ctx.in_situations(key, body, env, free, agent), agent)
-            except EvaluationError as error:
-                error.span = error.span or agent_node.span
-                raise
+            if not ctx.has_belief(agent):   # say whose belief is missing before looking inside
+                ctx.prob(np.zeros(len(ctx.worlds), dtype=bool), agent)
+            return ctx.prob(ctx.in_situations(key, body, env, free, agent), agent)
 
-        return prob
+        return _at(agent_node, prob)
 
     def _desire(self, node: Call) -> VecFn:
         """``utility_of(A, o)``: each row's utility for o on the desire scale;
@@ -675,15 +660,7 @@ class CompiledFormula:
         agent_node, obj_node = node.args
         get_agent, get_obj = self._object(agent_node), self._object(obj_node)
         read = _Context.utility if node.name == "utility_of" else _Context.goal
-
-        def desire(ctx, env):
-            try:
-                return read(ctx, get_agent(env), get_obj(env))
-            except EvaluationError as error:
-                error.span = error.span or node.span
-                raise
-
-        return desire
+        return _at(node, lambda ctx, env: read(ctx, get_agent(env), get_obj(env)))
 
     def _threshold(self, arg: Term) -> float:
         if isinstance(arg, Const):
@@ -778,6 +755,19 @@ class CompiledFormula:
         return extremum
 
 
+def _at(node: Term, run: VecFn) -> VecFn:
+    """``run``, its evaluation errors without a place of their own pointed at ``node``."""
+
+    def located(ctx, env):
+        try:
+            return run(ctx, env)
+        except EvaluationError as error:
+            error.span = error.span or node.span
+            raise
+
+    return located
+
+
 def _grid_rows(beliefs) -> int:
     """The number of belief rows of a grid: of the array, or of each agent's."""
     if isinstance(beliefs, Mapping):
@@ -787,9 +777,9 @@ def _grid_rows(beliefs) -> int:
 
 _COMPARE = {">=": np.greater_equal, ">": np.greater, "<": np.less, "<=": np.less_equal, "==": np.equal}
 
-#: Operators whose presence makes a term more than a base formula.
-_NOT_BASE = frozenset({"prob_of", "threshold", "maximum", "minimum", "-", ">=", ">", "<", "<=",
-                       "utility_of", "prob_goal"})
+#: Operators whose presence makes a term more than a base formula (``==`` of two names is
+#: one; :func:`_is_base` looks at its arguments).
+_NOT_BASE = LOWERED_OPERATORS - {"=="}
 
 
 def _is_base(node: Term) -> bool:
@@ -903,23 +893,11 @@ def evaluate(
             met += [situation, *b.states()]
     worlds = list(dict.fromkeys(met))
     position = {s: i for i, s in enumerate(worlds)}
-    rows: dict = {}
-    for agent, b in given.items():
-        row = np.zeros((1, len(worlds)))
-        for s, w in b.support:
-            row[0, position[s]] += w
-        rows[agent] = row
-    arrays = {}
-    for agent, table in tables.items():
-        array = np.zeros((len(worlds), len(worlds)))
-        for s in worlds:
-            if s not in table:
-                raise EvaluationError(f"{agent}'s belief table gives no belief in the situation {s}",
-                                      hint="give the agent's belief in every situation met: the state, the "
-                                           "beliefs' states and the tables' own")
-            for t, w in table[s].support:
-                array[position[s], position[t]] += w
-        arrays[agent] = array
+    rows = {agent: b.over(position)[None, :] for agent, b in given.items()}
+    arrays = {agent: situation_table(agent, table, position, error=EvaluationError,
+                                     hint="give the agent's belief in every situation met: the state, the "
+                                          "beliefs' states and the tables' own")
+              for agent, table in tables.items()}
     if rows:
         beliefs = rows if by_agent else rows[None]
     else:   # no belief: one world, the state (its weight read by nothing)

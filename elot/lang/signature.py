@@ -9,12 +9,11 @@ and :meth:`Signature.from_objects` builds one by hand.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Iterable, Mapping
 
-from elot.errors import ScenarioError, expect
+from elot.errors import ScenarioError, expect, nearest
 
 #: The name formulas use for the observed agent, whatever the scenario calls it.
 PLAYER = "player"
@@ -265,8 +264,7 @@ class Signature:
 
     def suggest(self, name: str, candidates: Iterable[str]) -> str | None:
         """The closest known name to a misspelt one (difflib), if any is close."""
-        match = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
-        return match[0] if match else None
+        return nearest(name, candidates) or None
 
 
 _DEFAULT = Signature.from_objects(_default_objects(), agent=PLAYER)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, Mapping
 
 import numpy as np
 
@@ -198,8 +198,29 @@ class Belief:
     def states(self) -> list[State]:
         return [s for s, _ in self.support]
 
+    def over(self, position: Mapping[State, int]) -> np.ndarray:
+        """This belief as a row of weights over the worlds ``position`` numbers (a state
+        listed twice adds its weights)."""
+        row = np.zeros(len(position))
+        for state, weight in self.support:
+            row[position[state]] += weight
+        return row
+
     def __str__(self) -> str:
         return " | ".join(f"{w:g}: {s}" for s, w in self.support)
+
+
+def situation_table(agent: str, table: Mapping[State, Belief], position: Mapping[State, int], *,
+                    error: type[ElotError], hint: str) -> np.ndarray:
+    """``agent``'s belief in each situation, ``{situation: Belief}``, as an (S, S) array over
+    the worlds ``position`` numbers (row s its belief when the situation is world s); a
+    world the table gives no belief in is an ``error`` with ``hint``."""
+    array = np.zeros((len(position), len(position)))
+    for situation, n in position.items():
+        if situation not in table:
+            raise error(f"{agent}'s belief table gives no belief in the situation {situation}", hint=hint)
+        array[n] = table[situation].over(position)
+    return array
 
 
 def _weight(text: str) -> float:

@@ -24,19 +24,19 @@ MAX_DEPTH = 200
 
 
 @dataclass(frozen=True, kw_only=True)
-class Var:
+class _Name:
+    """A leaf that is a name: a :class:`Var` or a :class:`Const` (equal only to its own kind)."""
+
+    name: str
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+class Var(_Name):
     """A variable such as ``K`` or ``B1`` (names start with an uppercase letter)."""
 
-    name: str
-    span: Span | None = field(default=None, compare=False, repr=False)
 
-
-@dataclass(frozen=True, kw_only=True)
-class Const:
+class Const(_Name):
     """A name used as a constant: an object (``box1``), an adjective (``likely``), ..."""
-
-    name: str
-    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, kw_only=True)

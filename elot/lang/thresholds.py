@@ -8,7 +8,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from elot.errors import EvaluationError, expect
+from elot.errors import EvaluationError, expect, nearest
 from elot.lang.operators import THRESHOLD_NAMES
 
 
@@ -72,12 +72,10 @@ class Thresholds:
         names = [f.name for f in dataclasses.fields(self)]
         for name in changes:
             if name not in names:
-                from difflib import get_close_matches
-
-                guess = get_close_matches(name, names, n=1)
+                guess = nearest(name, names)
                 raise EvaluationError(
                     f"unknown threshold {name!r}",
-                    hint=f"did you mean {guess[0]!r}?" if guess else "known: " + ", ".join(names),
+                    hint=f"did you mean {guess!r}?" if guess else "known: " + ", ".join(names),
                 )
         return dataclasses.replace(self, **changes)
 

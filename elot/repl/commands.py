@@ -8,7 +8,6 @@ ELoT formula, or an English sentence to translate first.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from typing import Callable
@@ -17,7 +16,7 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from elot.errors import ElotError
+from elot.errors import ElotError, nearest
 from elot.output import count
 from elot.repl import render
 from elot.lang.parser import looks_like_formula
@@ -66,18 +65,16 @@ def _need(arg: str, usage: str) -> str:
     return arg.strip()
 
 
-def _int(text: str, what: str, usage: str) -> int:
+def _int(text: str, what: str, usage: str, kind=int, called: str = "a whole number"):
+    """``text`` as a ``kind`` (an int; :func:`_float`), else an error saying what it must be."""
     try:
-        return int(text)
+        return kind(text)
     except ValueError:
-        raise ElotError(f"{what} must be a whole number, not {text!r}", hint=f"usage: {usage}") from None
+        raise ElotError(f"{what} must be {called}, not {text!r}", hint=f"usage: {usage}") from None
 
 
 def _float(text: str, what: str, usage: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise ElotError(f"{what} must be a number, not {text!r}", hint=f"usage: {usage}") from None
+    return _int(text, what, usage, float, "a number")
 
 
 # -- help, scenarios, time ------------------------------------------------------------------
@@ -298,6 +295,22 @@ _SET_USAGE = (":set threshold NAME VALUE | :set thresholds FILE | :set beta VALU
 SETTINGS = ["threshold", "thresholds", "beta", "k", "conventions", "inference", "particles", "seed"]
 
 
+#: The settings that take one value and rerun inference: the session's method that changes
+#: each, and how its value is shown.
+_RERUNS = {
+    "beta": ("set_beta", lambda session: f"{session.beta:g}"),
+    "k": ("set_k", lambda session: session.k),
+    "conventions": ("set_conventions", lambda session: session.conventions),
+    "inference": ("set_method", lambda session: session.method),
+    "particles": ("set_particles", lambda session: session.particles),
+    "seed": ("set_seed", lambda session: session.seed),
+}
+
+
+def _rerun_message(name: str, value) -> RenderableType:
+    return render.message(f"{name} = {value} (inference reruns on the next query)")
+
+
 @command("set", "SETTING VALUE",
          "change a setting: threshold NAME V, thresholds FILE (elot fit's), beta V (rationality), "
          "k N (belief size), conventions elot|paper, inference exact|smc|auto, particles N, seed S, or a "
@@ -319,32 +332,18 @@ def _set(session: Session, arg: str) -> list[RenderableType]:
         changed = session.threshold_overrides() or "the defaults"
         beta = f"; beta = {session.beta:g}" if params.beta is not None else ""
         return [render.message(f"thresholds from {words[1]}: {changed}{beta}")]
-    if what == "beta" and len(words) == 2:
-        session.set_beta(words[1])
-        return [render.message(f"beta = {session.beta:g} (inference reruns on the next query)")]
-    if what == "k" and len(words) == 2:
-        session.set_k(words[1])
-        return [render.message(f"k = {session.k} (inference reruns on the next query)")]
-    if what == "conventions" and len(words) == 2:
-        session.set_conventions(words[1])
-        return [render.message(f"conventions = {session.conventions} (inference reruns on the next query)")]
-    if what == "inference" and len(words) == 2:
-        session.set_method(words[1])
-        return [render.message(f"inference = {session.method} (inference reruns on the next query)")]
-    if what == "particles" and len(words) == 2:
-        session.set_particles(words[1])
-        return [render.message(f"particles = {session.particles} (inference reruns on the next query)")]
-    if what == "seed" and len(words) == 2:
-        session.set_seed(words[1])
-        return [render.message(f"seed = {session.seed} (inference reruns on the next query)")]
+    if what in _RERUNS and len(words) == 2:
+        change, shown = _RERUNS[what]
+        getattr(session, change)(words[1])
+        return [_rerun_message(what, shown(session))]
     params = model_parameters(session)
     if what in params and len(words) == 2:
         return _set_param(session, what, words[1])
     if what in SETTINGS or what in params:  # a known setting with the wrong number of values
         raise ElotError(f":set {what} needs {'a name and a value' if what == 'threshold' else 'one value'}, "
                         f"not {len(words) - 1}", hint=f"usage: {_set_usage(session)}")
-    suggestion = difflib.get_close_matches(what, SETTINGS + params, n=1)
-    hint = f"did you mean :set {suggestion[0]}? " if suggestion else ""
+    suggestion = nearest(what, SETTINGS + params)
+    hint = f"did you mean :set {suggestion}? " if suggestion else ""
     raise ElotError(f"cannot set {arg.strip()!r}", hint=f"{hint}usage: {_set_usage(session)}")
 
 
@@ -375,8 +374,7 @@ def _set_param(session: Session, name: str, value: str) -> list[RenderableType]:
             hint = f"{hint}; :model NAME changes the model"
         raise ElotError(f":set {name}: {said}", hint=hint) from None
     shown = session.param(name)
-    shown = f"{shown:g}" if isinstance(shown, (int, float)) else shown
-    return [render.message(f"{name} = {shown} (inference reruns on the next query)")]
+    return [_rerun_message(name, f"{shown:g}" if isinstance(shown, (int, float)) else shown)]
 
 
 @command("model", "[MODEL]", "show or change the model: the domain's full model or an ablation (Tab lists them)",
@@ -417,8 +415,7 @@ def suggest(name: str) -> str | None:
     prefixed = [n for n in names if n.startswith(name)] if name else []
     if len(prefixed) == 1:
         return prefixed[0]
-    close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
-    return close[0] if close else None
+    return nearest(name, names, cutoff=0.5) or None
 
 
 def execute(session: Session, line: str) -> list[RenderableType]:

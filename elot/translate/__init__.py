@@ -21,6 +21,7 @@ refusal is an answer about the sentence, not a gap in the parser.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from elot.errors import ElotError, TranslationError
@@ -167,6 +168,4 @@ def translate(
         except TranslationError as error:
             refusal.notes = tuple(refusal.notes) + (f"the language model did not help: {error.message}",)
             raise refusal from None
-    return Translation(sentence=answer.sentence, candidates=answer.candidates, backend=answer.backend,
-                       seconds=answer.seconds, timings=answer.timings,
-                       notes=(f"the offline parser refused: {refused}",) + answer.notes)
+    return replace(answer, notes=(f"the offline parser refused: {refused}",) + answer.notes)

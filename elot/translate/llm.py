@@ -340,11 +340,5 @@ def translate_llm(sentence: str, signature: Signature, *, model: "str | os.PathL
             hint=error.hint,
             notes=dropped[:3],
         ) from None
-    return Translation(
-        sentence=sentence,
-        candidates=answer.candidates,
-        backend="offline",
-        seconds=time.perf_counter() - start,
-        notes=tuple(dropped) + (f"no sample of {path.name} typechecked; used the offline parser",),
-        timings=breakdown,
-    )
+    return replace(answer, seconds=time.perf_counter() - start, timings=breakdown,
+                   notes=tuple(dropped) + (f"no sample of {path.name} typechecked; used the offline parser",))

@@ -46,7 +46,9 @@ from elot.translate.offline.phrases import Vocabulary
 from elot.translate.offline.rules import NoParse, Unknown, apply
 from elot.translate.offline.terms import about
 
-_SUBJECT = re.compile(r"^(?:the player|player|the agent|the human|the person|they|he|she)\b\s*")
+#: The words naming the observed agent in any domain.
+_ANYONE = "the player|player|the agent|the human|the person|they|he|she"
+_SUBJECT = re.compile(rf"^(?:{_ANYONE})\b\s*")
 
 
 def _subject(signature: Signature | None) -> re.Pattern:
@@ -61,9 +63,7 @@ def _subject(signature: Signature | None) -> re.Pattern:
     extra = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
     others = _others(signature)
     other = "|".join(re.escape(n) for n in sorted(others, key=len, reverse=True))
-    return re.compile(rf"^(?:(?P<other>{other})|{extra}|the player|player|the agent|the human|the person|they|he|"
-                      rf"she)\b\s*" if other else
-                      rf"^(?:{extra}|the player|player|the agent|the human|the person|they|he|she)\b\s*")
+    return re.compile(rf"^(?:{f'(?P<other>{other})|' if other else ''}{extra}|{_ANYONE})\b\s*")
 
 
 def _others(signature: Signature) -> dict[str, str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from elot.lang.operators import POSSIBILITY
 from elot.lang.syntax import Call, Term, call
 from elot.translate.offline.clauses import IN, ClauseParser, contains
 from elot.translate.offline.phrases import Boxes, Keys, parse_boxes
@@ -85,9 +86,6 @@ def extract_modal(s: str) -> tuple[Modal | None, str]:
     if re.search(r"\b(?:might|may|could|must|should)\b", rest):
         raise NoParse(s)
     return modal, re.sub(r"\s+", " ", rest).strip()
-
-
-_POSSIBILITY = ("might", "may", "could", "can")
 
 
 def _possibly_any(phi: Term) -> Term:
@@ -348,7 +346,7 @@ class ContentParser(ClauseParser):
 
     def wrap(self, modal: Modal, phi: Term) -> Content:
         """``modal(phi)`` as a content (``most(likely, phi)`` for the adverb)."""
-        if modal.name in _POSSIBILITY and not modal.negated:
+        if modal.name in POSSIBILITY and not modal.negated:
             phi = _possibly_any(phi)
         if modal.negated:
             phi = neg(phi)
