@@ -174,7 +174,7 @@ def test_how_many_similar_examples_the_prompt_repeats_is_a_setting_of_the_model(
     class Stop(Exception):
         pass
 
-    def build_prompt(sentence, k=None):
+    def build_prompt(sentence, k=None, signature=None):
         asked.append(k)
         raise Stop
 

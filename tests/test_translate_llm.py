@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -260,3 +261,71 @@ def test_bare_names_are_not_translations():
     with pytest.raises(TranslationError, match="not a statement"):
         checked("likely", SIG)
     assert checked("empty(box1)", SIG) == "empty(box1)"   # a plain fact (Φ) is a statement
+
+
+def _shop_signature():
+    from pathlib import Path
+
+    from elot.engine.loading import load_domain
+
+    return load_domain(Path(__file__).resolve().parent.parent / "examples" / "domains" / "coffee_shop.py").signature()
+
+
+def test_a_domains_prompt_speaks_its_own_words():
+    """Outside the gridworld the few-shot examples are the domain's own (#41 item 8): each
+    typechecks against its signature, is said in its words, and reads back through the
+    offline parser; nothing of boxes, keys or colours is left in the prompt."""
+    from elot.lang.english import english
+
+    shop = _shop_signature()
+    data = prompt.prompt_data(shop)
+    assert len(data["examples"]) >= 10
+    assert len({example["formula"] for example in data["examples"]}) == len(data["examples"])
+    for example in data["examples"]:
+        check(example["formula"], shop)
+        assert pretty(parse(example["formula"])) == example["formula"]
+        assert example["sentence"].startswith("The visitor ")
+        assert english(example["formula"], signature=shop) == example["sentence"]
+        assert translate(example["sentence"], signature=shop, translator="offline").formula == example["formula"]
+    text = prompt.build_prompt("The visitor thinks the coffee shop is closed.", signature=shop)
+    assert text.startswith(prompt.prompt_head(shop)) and text.endswith("ELoT: ")
+    for word in ("box", "key", "colour", "gem"):
+        assert word not in text.lower()
+    assert "wants(player, coffee)" in data["instructions"]            # a drink: what no fact is about
+    assert {"The visitor wants coffee.", "The visitor wants soda."} & {e["sentence"] for e in data["examples"]}
+
+
+def test_the_gridworlds_prompt_is_the_packaged_one_on_every_map():
+    """A signature with the default one's predicates (any Doors-Keys-Gems map) keeps the
+    packaged prompt, whose head and branches llama.cpp has cached."""
+    from elot.domains.registry import front_for
+
+    front = front_for(None)
+    for spec in ("examples/new-map.scn", "default"):
+        signature = front.signature(front.episode(str(Path(__file__).resolve().parent.parent / spec)
+                                                  if spec.endswith(".scn") else spec))
+        assert prompt.prompt_data(signature) == prompt.packaged_prompt()
+        assert prompt.build_prompt("The player thinks box 2 is empty.", signature=signature) == \
+            prompt.build_prompt("The player thinks box 2 is empty.")
+
+
+def test_the_sampler_is_given_the_domains_prompt(monkeypatch):
+    shop = _shop_signature()
+    given = []
+
+    class Stop(Exception):
+        pass
+
+    def decode(lm, text):
+        given.append(text)
+        raise Stop
+
+    class Model:
+        def __add__(self, text):
+            decode(self, text)
+
+    monkeypatch.setattr(llm, "load_language_model", lambda model: Model())
+    monkeypatch.setattr(llm, "_grammar", lambda signature: "start: \"x\"")
+    with pytest.raises(Stop):
+        llm.sample("The visitor thinks the coffee shop is open.", shop, "m.gguf", 1)
+    assert given and given[0] == prompt.build_prompt("The visitor thinks the coffee shop is open.", signature=shop)

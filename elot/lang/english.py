@@ -97,10 +97,11 @@ def constant(name: str, signature: Signature | None = None) -> str:
     given = signature.phrases(signature.resolve(name))
     if given:   # the domain's own words (Signature.with_words): "the Mexican truck"
         return given[0]
-    if name == PLAYER:
-        return "the player"
-    if name == signature.agent:       # the one watched: a role ("the visitor", "the student")
-        return f"the {name.replace('_', ' ')}"
+    agent = signature.resolve(name) == signature.agent   # the one watched, or its alias player
+    if name == PLAYER and (agent or signature.resolve(name) == name):
+        return "the player" if signature.agent == PLAYER else f"the {signature.agent.replace('_', ' ')}"
+    if agent:                      # the one watched: a role ("the visitor", "the student")
+        return f"the {signature.agent.replace('_', ' ')}"
     kind = signature.object_types.get(name)
     if kind is not None and signature.is_subdomain(kind, "agent"):   # another agent: a proper name
         return name.replace("_", " ").title()

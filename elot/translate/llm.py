@@ -241,7 +241,7 @@ def sample(sentence: str, signature: Signature, model: "str | LanguageModel", n:
     lm = load_language_model(model)
     loaded = time.perf_counter()
     grammar = _grammar(signature)
-    prompt = build_prompt(sentence, model.similar_examples)
+    prompt = build_prompt(sentence, model.similar_examples, signature)
     counters = _engine_timings(lm)
     before = counters.snapshot() if counters else None
     out = []
