@@ -326,7 +326,7 @@ def _cluster_lost(error: BaseException) -> bool:
 def finished(tasks: Sequence[Task], *, jobs: int = 1, dask: str | None = None,
              as_text: AsText = None) -> Iterator[list[Result]]:
     """``(task index, rows)`` of every task, in groups as they finish (a chunk from a
-    worker; one task when serial), so that a group is written with one sync; with
+    worker; one task when serial), each group written by one call; with
     ``as_text`` (the table's columns) the rows come as CSV text, formatted where the task
     ran."""
     if dask:
