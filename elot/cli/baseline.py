@@ -168,7 +168,6 @@ def baseline_command(args) -> int:
         return EXIT_OK
     backend, label = _backend(args)
     from elot.baseline.run import CacheError, manifest_text, run_baseline
-    from elot.cli.study import _progress_bar
     from elot.output import count
     from elot.study.params import atomic_output
     from elot.study.tables import write_table_text
@@ -176,7 +175,7 @@ def baseline_command(args) -> int:
     settings = {"conditions": conditions, "template": args.template or "packaged", "image": args.image,
                 "few_shot": args.few_shot, "in_vs_out": args.in_vs_out}
     try:
-        with _progress_bar("rating") as progress:
+        with options.progress_bar("rating") as progress:
             result = run_baseline(prompts, backend, cache, label=args.label or label, repeats=args.repeats,
                                   temperature=args.temperature, seed=args.seed, settings=settings, progress=progress)
     except KeyboardInterrupt:

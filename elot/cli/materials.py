@@ -106,21 +106,6 @@ def register(subparsers) -> None:
     p.set_defaults(func=design_command)
 
 
-@contextlib.contextmanager
-def _progress(label: str):
-    """A ``progress(done, total)`` callback drawing a bar on a terminal (else None)."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(label, total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
-
-
 def stimuli_command(args) -> int:
     from elot.output import count
     from elot.study.references import DomainRef, check_given, expand, given_items
@@ -146,7 +131,7 @@ def stimuli_command(args) -> int:
                       "so participants would be asked it twice", file=sys.stderr)
             seen.setdefault(key, len(seen) + 1)
     try:
-        with _progress(f"stimuli ({count(len(refs), 'scenario')})") as progress:
+        with options.progress_bar(f"stimuli ({count(len(refs), 'scenario')})") as progress:
             made = make_stimuli(refs, args.output, jobs=args.jobs, mp4=args.mp4, cell_px=args.cell,
                                 size_px=args.size, loop=args.loop, from_start=args.from_start, force=args.force,
                                 statements=statements, progress=progress)

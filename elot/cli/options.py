@@ -21,7 +21,9 @@ name: ``elot translate --backend`` and ``--model`` (see :func:`add_renamed_optio
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import sys
 
 from elot.errors import ElotError
 from typing import Sequence
@@ -546,6 +548,21 @@ def _thresholds_and_beta(args, front):
 def with_beta(args: argparse.Namespace, beta: float) -> argparse.Namespace:
     """A copy of ``args`` with ``beta`` (the caller's namespace is left as parsed)."""
     return argparse.Namespace(**{**vars(args), "beta": beta})
+
+
+@contextlib.contextmanager
+def progress_bar(label: str):
+    """A ``progress(done, total)`` callback drawing a rich bar on a terminal (else None)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 def add_jobs_option(p, *, default: int = 1) -> None:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
 import os
@@ -64,23 +63,6 @@ def parse_betas(text: str) -> list[float]:
         n += 1
         value = start * size ** n if geometric else start + size * n
     return out
-
-
-def _progress_bar(label: str):
-    """A ``progress(done, total)`` callback drawing a rich bar on a terminal (else None)."""
-    if not sys.stderr.isatty():
-        return contextlib.nullcontext(None)
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    @contextlib.contextmanager
-    def bar():
-        with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                      TimeRemainingColumn(), console=Console(stderr=True), transient=True) as progress:
-            task = progress.add_task(label, total=None)
-            yield lambda done, total: progress.update(task, completed=done, total=total)
-
-    return bar()
 
 
 def register(subparsers) -> None:
@@ -244,7 +226,7 @@ def _run_batch(args, tasks, inputs) -> int:
 
     fmt = args.format or ("parquet" if args.output.endswith(".parquet") else "csv")
     try:
-        with _progress_bar(f"batch ({count(len(tasks), 'task')})") as progress:
+        with options.progress_bar(f"batch ({count(len(tasks), 'task')})") as progress:
             result = batch(tasks, args.output, fmt=fmt, jobs=args.jobs, dask=args.dask, resume=args.resume,
                            force=args.force, progress=progress, inputs=inputs)
     except KeyboardInterrupt:
@@ -307,7 +289,7 @@ def fit_command(args) -> int:
     ratings = read_ratings(args.ratings, domain=DomainRef.of(front, args.domain))
     for warning in simulated_outside(ratings, models, betas):
         print(f"warning: {warning}", file=sys.stderr)
-    with _progress_bar("fitting") as bar:
+    with options.progress_bar("fitting") as bar:
         progress = (lambda model, done, total: bar(done, total)) if bar else None
         result = fit(ratings, models=models, betas=betas, minimize=args.minimize, start=start, samples=args.samples,
                      seed=args.seed, progress=progress, measure=args.measure, **params)
