@@ -160,16 +160,15 @@ def baseline_command(args) -> int:
         if args.output in (None, "-"):
             sys.stdout.write(text)
         else:
-            from elot.output import write_output
-            from elot.study.params import study_mark
+            from elot.study.params import write_study
 
-            write_output(args.output, text, ours=study_mark(args.output), force=args.force, inputs=inputs)
+            write_study(args.output, text, force=args.force, inputs=inputs, option="the output")
             print(f"{len(prompts)} prompts written to {args.output}", file=sys.stderr)
         return EXIT_OK
     backend, label = _backend(args)
     from elot.baseline.run import CacheError, manifest_text, run_baseline
     from elot.output import count
-    from elot.study.params import atomic_output
+    from elot.study.params import write_study
     from elot.study.tables import write_table_text
 
     settings = {"conditions": conditions, "template": args.template or "packaged", "image": args.image,
@@ -210,9 +209,8 @@ def baseline_command(args) -> int:
               f"of the {m['rated']} ratings; those were read from the answer's text", file=sys.stderr)
     write_table_text(args.output, result.table_text(), fmt, force=args.force, inputs=inputs)
     if args.output != "-":
-        with atomic_output(f"{args.output}.manifest.json", force=args.force, inputs=inputs,
-                           option="the manifest") as handle:
-            handle.write(manifest_text(result.manifest))
+        write_study(f"{args.output}.manifest.json", manifest_text(result.manifest), force=args.force,
+                    inputs=inputs, option="the manifest")
     return EXIT_OK
 
 
@@ -226,8 +224,7 @@ def _check_outputs(args, inputs):
     with the rules of the final write."""
     from elot.baseline import BaselineError
     from elot.baseline.run import check_cache
-    from elot.output import check_target
-    from elot.study.params import study_mark
+    from elot.study.params import check_replace
 
     output = args.output
     if output == "-":
@@ -245,7 +242,7 @@ def _check_outputs(args, inputs):
         pyarrow_modules("Parquet output")
     targets = [(output, "-o")] + ([(f"{output}.manifest.json", "the manifest")] if output != "-" else [])
     for path, option in targets:
-        check_target(path, ours=study_mark(path), force=args.force, option=option, inputs=inputs)
+        check_replace(path, force=args.force, inputs=inputs, option=option)
     cache = args.cache or (f"{output}.cache.jsonl" if output != "-" else None)
     if cache is None:
         raise BaselineError("with -o - give the answer cache with --cache FILE")

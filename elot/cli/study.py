@@ -304,7 +304,7 @@ def _fit_outputs(args, result, inputs) -> int:
     """What ``elot fit`` prints and writes once the fit is done (the gridworld's and a domain's)."""
     from elot.output import csv_text
     from elot.study.fit import fit_json
-    from elot.study.params import atomic_output, write_params
+    from elot.study.params import write_params, write_study
 
     _print_fit(result)
     best = result.best
@@ -312,8 +312,7 @@ def _fit_outputs(args, result, inputs) -> int:
         write_params(args.output, best.thresholds, best.beta, force=args.force, inputs=inputs, **fit_json(result))
     if args.evaluations:
         rows = [e for f in result.models.values() for e in f.evaluations]
-        with atomic_output(args.evaluations, force=args.force, inputs=inputs, option="--evaluations") as handle:
-            handle.write(csv_text(rows))
+        write_study(args.evaluations, csv_text(rows), force=args.force, inputs=inputs, option="--evaluations")
     return 0
 
 
@@ -407,7 +406,7 @@ def simulate_command(args) -> int:
     from elot.output import csv_text
     from elot.study.tables import read_table
     from elot.study.fit import synthetic_ratings
-    from elot.study.params import StudyError, atomic_output, check_replace
+    from elot.study.params import StudyError, check_replace, write_study
 
     from elot.study.fit import one_setting
 
@@ -417,8 +416,7 @@ def simulate_command(args) -> int:
     rows = synthetic_ratings(table, noise=args.noise, seed=args.seed)
     if not rows:
         raise StudyError(f"{args.table} has no scored rows", path=args.table)
-    with atomic_output(args.output, force=args.force, inputs=[args.table]) as handle:
-        handle.write(csv_text(rows))
+    write_study(args.output, csv_text(rows), force=args.force, inputs=[args.table])
     if args.output != "-":
         said = ", ".join(f"{name} {float(value):.3g}" if name == "beta" else f"{name} {value}"
                          for name, value in setting.items() if value != "")     # a language model has no β

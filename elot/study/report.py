@@ -35,7 +35,7 @@ import numpy as np
 from elot.output import csv_text, file_stem
 from elot.settings import DEFAULT_BETA
 from elot.study.fit import Ratings, bootstrap, split_half
-from elot.study.params import FIGURE_MARK, StudyError, atomic_output, check_replace
+from elot.study.params import FIGURE_MARK, StudyError, check_replace, write_study
 from elot.study.references import DomainRef
 from elot.study.tables import Setting, fixed, match_beta, setting_text, settings_of
 
@@ -345,8 +345,7 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
     for name, text in (("summary.csv", csv_text(rows)),
                        ("summary.md", summary_markdown(rows) + unscored_note(table) + drawn_note(drawn)
                         + humans_note(ratings))):
-        with atomic_output(outdir / name, force=force, inputs=inputs) as handle:
-            handle.write(text)
+        write_study(outdir / name, text, force=force, inputs=inputs)
         written.append(outdir / name)
     described = drawn.describe()
     if ratings is not None:
@@ -480,8 +479,7 @@ def _goals(rows: Sequence[dict], outdir: Path, formats: Sequence[str], force: bo
 
     written: list[Path] = []
     table = [{**r, **{c: f"{r[c]:.4g}" for c in ("ticked", "human", "model")}} for r in rows]
-    with atomic_output(outdir / "goals.csv", force=force, inputs=inputs) as handle:
-        handle.write(csv_text(table, COLUMNS))
+    write_study(outdir / "goals.csv", csv_text(table, COLUMNS), force=force, inputs=inputs)
     written.append(outdir / "goals.csv")
     model = np.array([r["model"] for r in rows])
     human = np.array([r["human"] for r in rows])
@@ -561,6 +559,6 @@ def _save_keep(fig, path: Path, written: list[Path], force: bool = False, inputs
     metadata = {"Date": None, "Creator": mark} if suffix == "svg" else {"Software": mark}
     if description:
         metadata["Description"] = description
-    with atomic_output(path, "wb", force=force, inputs=inputs) as handle:
-        fig.savefig(handle, format=suffix, dpi=120, bbox_inches="tight", metadata=metadata)
+    write_study(path, lambda handle: fig.savefig(handle, format=suffix, dpi=120, bbox_inches="tight",
+                                                 metadata=metadata), force=force, inputs=inputs)
     written.append(path)
