@@ -404,6 +404,16 @@ def front_of(args, scenarios: Sequence[str] | None = None):
     return front
 
 
+def signature_of(args):
+    """The signature (with the domain's words) ``--domain`` and ``--scenario`` name, as
+    every other command reads them (a PDDL problem needs no plan); None without either:
+    the gridworld's default, read without loading NumPy."""
+    if not getattr(args, "scenario", None) and not getattr(args, "domain", None):
+        return None
+    front = front_of(args, scenarios=[args.scenario or ""])
+    return front.signature_for(args.scenario)
+
+
 def settings_of(args, front, *, beta: float | None = None):
     """The run's :class:`~elot.engine.settings.Settings` from the arguments, checked by the
     front once: a model setting (``--k``, ``--planner``, ...) the domain's models do not
