@@ -109,10 +109,10 @@ def register(subparsers) -> None:
 def stimuli_command(args) -> int:
     from elot.output import count
     from elot.study.references import DomainRef, check_given, expand, given_items
-    from elot.study.stimuli import check_folder, make_stimuli
+    from elot.study.stimuli import make_stimuli, owned_folder
 
     front = options.front_of(args, scenarios=args.scenarios)
-    check_folder(args.output, force=args.force)     # before the scenarios are read and drawn
+    owned_folder(args.output, force=args.force).check()     # before the scenarios are read and drawn
     refs = expand(front, args.scenarios, DomainRef.of(front, args.domain))
     statements = None
     if args.statements:     # the ones chosen with elot design, asked in every scenario

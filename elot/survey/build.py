@@ -285,12 +285,6 @@ def owned_folder(folder: str | Path, *, force: bool = False) -> OwnedFolder:
     return OwnedFolder(target, KIND, what="survey", force=force, guard=no_answers, error=SurveyError)
 
 
-def check_target(folder: str | Path, *, force: bool = False) -> Path:
-    """The checks made before the build (:meth:`OwnedFolder.check`): an existing ``folder``
-    may be replaced."""
-    return owned_folder(folder, force=force).check()
-
-
 def load_config(folder: str | Path) -> dict:
     """A built survey's ``survey.json``."""
     folder = Path(folder)
