@@ -173,15 +173,10 @@ def add_variant_option(p, *, how: str = MANY, default: str | None = None, note: 
                    help=_help(_VARIANT_HELP, how, many="several, comma-separated" + note))
 
 
-def add_conventions_option(p, *, how: str = ONE) -> None:
-    """``--conventions elot|paper``."""
-    if how == ONE:
-        p.add_argument("--conventions", type=_conventions_type, default="elot", metavar="{elot,paper}",
-                       help=_help(_CONVENTIONS_HELP, how))
-    else:
-        p.add_argument("--conventions", default=None if how == PICK else "elot",
-                       metavar="{elot,paper}" if how == PICK else "C,...",
-                       help=_help(_CONVENTIONS_HELP, how, many="or both, comma-separated"))
+def add_conventions_option(p) -> None:
+    """``--conventions elot|paper``, one setting of a table to pick (a run's own is one of
+    :func:`add_model_parameter_options`, a batch's several too)."""
+    p.add_argument("--conventions", default=None, metavar="{elot,paper}", help=_help(_CONVENTIONS_HELP, PICK))
 
 
 def add_beta_option(p, *, how: str = ONE, default: float | None = None, shown: str = "2^1.5 ≈ 2.83") -> None:
@@ -196,13 +191,11 @@ def add_beta_option(p, *, how: str = ONE, default: float | None = None, shown: s
                        help=_help(_BETA_HELP, how, shown, many="several as 0.5,1,2 or a range 0.5:4:x1.41421356"))
 
 
-def add_k_option(p, *, how: str = ONE) -> None:
-    """``--k``: the belief size (not particles: those are ``--particles``)."""
-    if how == MANY:
-        p.add_argument("--k", default=str(DEFAULT_K), metavar="K,...", help=_help(_K_HELP, how))
-    else:
-        p.add_argument("--k", type=number("k"), default=DEFAULT_K if how == ONE else None, metavar="K",
-                       help=_help(_K_HELP + (", a whole number ≥ 1" if how == ONE else ""), how))
+def add_k_option(p) -> None:
+    """``--k``, the belief size (not particles: those are ``--particles``), one setting of a
+    table to pick (a run's own is one of :func:`add_model_parameter_options`, a batch's
+    several too)."""
+    p.add_argument("--k", type=number("k"), default=None, metavar="K", help=_help(_K_HELP, PICK))
 
 
 def add_domain_options(p: argparse.ArgumentParser) -> None:
