@@ -135,14 +135,13 @@ def _conditions(text: str) -> list[str]:
 
 def baseline_command(args) -> int:
     from elot.baseline import BaselineError
-    from elot.baseline.prompts import packaged_template
 
     front = options.front_of(args, scenarios=args.scenarios)
     if args.show_template:
         from elot.baseline.prompts import check_condition
 
         check_condition(args.show_template)
-        sys.stdout.write(packaged_template(args.show_template, front)[0])
+        sys.stdout.write(front.prompt_template(args.show_template)[0])
         return EXIT_OK
     conditions = _conditions(args.condition)
     if args.maps is not None and not args.in_vs_out:
