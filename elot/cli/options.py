@@ -412,19 +412,14 @@ def settings_of(args, front, *, beta: float | None = None):
     front once: a model setting (``--k``, ``--planner``, ...) the domain's models do not
     take is refused whatever its value, as are the particle filter's settings on an exact
     run. ``beta``: β settled by the caller (``--beta``, else the ``--thresholds`` file's)."""
-    from elot.engine.settings import Budget, InferenceSettings
+    from elot.engine.settings import Budget
 
     refuse_untaken(args, front)
     if getattr(args, "max_hypotheses", None) is not None and "max_hypotheses" not in front.budget_settings:
         raise front.refusal("--max-hypotheses")
     method = getattr(args, "inference", None) or "exact"
     refuse_unused_sampling(args, [method])
-    inference = InferenceSettings(
-        method=method, particles=getattr(args, "particles", None) or DEFAULT_PARTICLES,
-        seed=getattr(args, "seed", None),
-        ess_threshold=DEFAULT_ESS_THRESHOLD if getattr(args, "ess_threshold", None) is None else args.ess_threshold,
-        moves=DEFAULT_MOVES if getattr(args, "moves", None) is None else args.moves,
-        backend=getattr(args, "backend", None) or "core")
+    inference = inference_of(args, method)
     budget = Budget(max_bytes=getattr(args, "max_memory", None), max_hypotheses=getattr(args, "max_hypotheses", None))
     beta = getattr(args, "beta", None) if beta is None else beta
     try:
@@ -432,6 +427,20 @@ def settings_of(args, front, *, beta: float | None = None):
     except ElotError as error:
         raise ElotError(f"--model: {error.message}", hint=error.hint) from None
     return front.settings(getattr(args, "model", None), beta, inference, budget, **params_of(args, front))
+
+
+def inference_of(args, method: str = "exact"):
+    """How to infer, by ``method``: the particle filter's settings the arguments give
+    (``--particles``, ``--seed``, ``--ess-threshold``, ``--moves``, ``--backend``), each
+    its default where not given (a batch gives every particle inference of its grid these)."""
+    from elot.engine.settings import InferenceSettings
+
+    return InferenceSettings(
+        method=method, particles=getattr(args, "particles", None) or DEFAULT_PARTICLES,
+        seed=getattr(args, "seed", None),
+        ess_threshold=DEFAULT_ESS_THRESHOLD if getattr(args, "ess_threshold", None) is None else args.ess_threshold,
+        moves=DEFAULT_MOVES if getattr(args, "moves", None) is None else args.moves,
+        backend=getattr(args, "backend", None) or "core")
 
 
 #: Settings of particle inference, and what each is when not given.

@@ -200,22 +200,12 @@ def batch_command(args) -> int:
     options.refuse_unused_sampling(args, methods)
     grid = Grid(models=tuple(_list(args.model, "--model")) if args.model else (None,), betas=tuple(betas),
                 params=tuple(options.params_of(args, front, many=True).items()), methods=tuple(methods),
-                inference=_inference(args), budget=Budget(max_bytes=args.max_memory))
+                inference=options.inference_of(args), budget=Budget(max_bytes=args.max_memory))
     refs = expand(front, args.scenarios, DomainRef.of(front, args.domain))
     items = given_items(args.statement, args.statements, options.mode_of(args, front))
     tasks = plan_tasks(refs, grid, items=items or None, thresholds=params)
     inputs = [f for ref in refs for f in front.episode_inputs(ref.load())]
     return _run_batch(args, tasks, list(dict.fromkeys(inputs)) + list(args.statements) + list(args.thresholds))
-
-
-def _inference(args):
-    """The particle filter's settings a batch gives every particle inference."""
-    from elot.engine.settings import InferenceSettings
-    from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES, DEFAULT_PARTICLES
-
-    return InferenceSettings(particles=args.particles or DEFAULT_PARTICLES, seed=args.seed,
-                             ess_threshold=DEFAULT_ESS_THRESHOLD if args.ess_threshold is None else args.ess_threshold,
-                             moves=DEFAULT_MOVES if args.moves is None else args.moves)
 
 
 def _run_batch(args, tasks, inputs) -> int:
