@@ -29,7 +29,7 @@ from elot.errors import ElotError
 from typing import Sequence
 
 from elot.settings import (CURRENT, DEFAULT_BETA, DEFAULT_ESS_THRESHOLD, DEFAULT_K, DEFAULT_MOVES, DEFAULT_PARTICLES,
-                           MAX_HYPOTHESES, MODES, VARIANTS, check_number)
+                           MAX_HYPOTHESES, MODES, VARIANTS, check_conventions, check_number)
 
 
 def output_file(text: str) -> str:
@@ -39,17 +39,23 @@ def output_file(text: str) -> str:
     return text
 
 
-def number(name: str):
-    """An argparse ``type=`` for the number ``name`` (see :data:`elot.settings.NUMBERS`)."""
+def checked_type(name: str, check):
+    """An argparse ``type=`` for the option ``name`` that reads its text by elot's
+    ``check(text)``: the check's :class:`ElotError` is argparse's error, with its hint."""
 
     def parse(text: str):
         try:
-            return check_number(name, text)
+            return check(text)
         except ElotError as error:
             raise argparse.ArgumentTypeError(error.message + (f" ({error.hint})" if error.hint else "")) from None
 
     parse.__name__ = name   # argparse names the type in some messages
     return parse
+
+
+def number(name: str):
+    """An argparse ``type=`` for the number ``name`` (see :data:`elot.settings.NUMBERS`)."""
+    return checked_type(name, lambda text: check_number(name, text))
 
 
 def whole(name: str, least: int, most: int | None = None, unit: str = ""):
@@ -72,22 +78,14 @@ def whole(name: str, least: int, most: int | None = None, unit: str = ""):
     return parse
 
 
-def _conventions_type(text: str) -> str:
-    from elot.settings import check_conventions
+def _method(text: str) -> str:
+    from elot.engine.worlds.methods import check_method     # the engine is imported when the option is given
 
-    try:
-        return check_conventions(text)
-    except ElotError as error:
-        raise argparse.ArgumentTypeError(f"{error.message} ({error.hint})") from None
+    return check_method(text)
 
 
-def _inference_type(text: str) -> str:
-    from elot.engine.worlds.methods import check_method
-
-    try:
-        return check_method(text)
-    except ElotError as error:
-        raise argparse.ArgumentTypeError(f"{error.message} ({error.hint})") from None
+_conventions_type = checked_type("conventions", check_conventions)
+_inference_type = checked_type("inference", _method)
 
 
 #: Binary size suffixes of ``--max-memory`` (a plain number is bytes).
