@@ -179,11 +179,6 @@ class Session:
         return constant(self.signature.agent, self.signature)
 
     @property
-    def agent_name(self) -> str:
-        return str(self.signature.agent) if self.front is not None else \
-            f"observed agent ({self.signature.agent})"   # read as "the observed agent (sally)'s"
-
-    @property
     def horizon(self) -> int:
         """T: steps run from 0 to T."""
         return self.episode.horizon if self.episode is not None else self.source.steps

@@ -76,7 +76,7 @@ def _session(args):
     settings = options.settings_of(args, front, beta=beta)
     session = Session.open(args.scenario, front, settings, bind_free=args.bind_free, thresholds=thresholds,
                            language_model=options.language_model())
-    session.set_mode(args.mode if options.mode_given(args) else front.default_mode)
+    session.set_mode(options.mode_of(args, front))
     if front.default_mode == INITIAL:
         session.goto(session.episode.judged[-1])   # at the judgment point: the path's end
     return session
