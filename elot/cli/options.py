@@ -512,12 +512,13 @@ def thresholds_and_beta(args, front=None):
 
 
 def fitted(args, front):
-    """``(args, thresholds, beta)`` for a command that runs a domain's model: Θ and β as
-    :func:`thresholds_and_beta` gives them, and ``args`` with the model and settings of a
+    """``(args, thresholds, settings)`` for a command that runs a domain's model: Θ and β
+    as :func:`thresholds_and_beta` gives them, ``args`` with the model and settings of a
     ``--thresholds`` file ``elot fit`` wrote (its "model" and "params": what its Θ and β
-    were fitted for) where ``--model`` and ``--param`` give none: a copy, ``args`` is left
-    as parsed. The settings are the file's model's: they apply when that model runs. A
-    model the domain does not have is refused naming the file."""
+    were fitted for) where ``--model`` and ``--param`` give none (a copy, ``args`` is left
+    as parsed), and the run's :func:`settings_of` those, at β. The file's settings are its
+    model's: they apply when that model runs. A model the domain does not have is refused
+    naming the file."""
     params, thresholds, beta = _thresholds_and_beta(args, front)
     changes = {}
     given = getattr(args, "model", None)
@@ -532,7 +533,8 @@ def fitted(args, front):
     fitted_runs = given is None or (params.model is not None and _same_model(front, given, params.model))
     if params.settings and hasattr(args, "param") and not args.param and fitted_runs:
         changes["param"] = [(name, str(value)) for name, value in params.settings.items()]
-    return (argparse.Namespace(**{**vars(args), **changes}) if changes else args), thresholds, beta
+    args = argparse.Namespace(**{**vars(args), **changes}) if changes else args
+    return args, thresholds, settings_of(args, front, beta=beta)
 
 
 def _same_model(front, given: str, fitted_model: str) -> bool:
