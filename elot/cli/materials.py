@@ -176,7 +176,7 @@ def storyboard_command(args) -> int:
     from elot.draw.storyboard import check_figure_target, save_figure
     from elot.study.params import StudyError
     from elot.study.references import DomainRef, ScenarioRef, check_given, expand
-    from elot.study.storyboard import attach_ratings, require_actions, score_candidates, storyboard
+    from elot.study.storyboard import attach_ratings, judgment_points, require_actions, score_candidates, storyboard
     from elot.study.tables import read_study_tables
     from elot.study.tasks import as_option
 
@@ -213,7 +213,7 @@ def storyboard_command(args) -> int:
     if not candidates:
         raise StudyError(f"{episode.name} has no statements", hint="give some with -s or --statements")
     require_actions(episode.name, episode)
-    points = episode.judged
+    points = judgment_points(episode)
     with _exact_only("a smaller --k, or a map with fewer closed boxes"):
         statements = score_candidates(ref, candidates, models, beta=beta, params=params, thresholds=thresholds,
                                       bind_free=args.bind_free, points=points)

@@ -31,7 +31,7 @@ from typing import Sequence
 from elot.errors import ElotSyntaxError, ElotTypeError, TranslationError
 from elot.statements import Statement
 from elot.output import csv_text
-from elot.study.storyboard import require_actions, score_candidates
+from elot.study.storyboard import judgment_points, require_actions, score_candidates
 
 #: A range below this is "constant" (L is a ratio of sums of floating-point weights).
 CONSTANT = 1e-6
@@ -52,7 +52,7 @@ def design_rows(scenarios: Sequence[tuple[str, object]], candidates: Sequence[St
     for name, ref in scenarios:      # every scenario checked before any is scored
         require_actions(name, ref.load())
     for name, ref in scenarios:
-        points = ref.load().judged
+        points = judgment_points(ref.load())
         scored = score_candidates(ref, candidates, models, beta=beta, params=params, thresholds=thresholds,
                                   bind_free=bind_free, points=points)
         for st in scored:

@@ -12,6 +12,16 @@ from elot.statements import Statement, compile_statements, resolve_statements
 from elot.study.params import StudyError
 
 
+#: A statement to score (English or ELoT, with its mode; ``given=False`` for a scenario's
+#: own, whose errors are not bad input): the one statement record of :mod:`elot.judging`.
+Candidate = Statement
+
+
+def judgment_points(episode) -> tuple[int, ...]:
+    """The points a storyboard shows: the scenario's judgment points, else its end."""
+    return episode.judged
+
+
 def require_actions(name: str, episode) -> None:
     """Refuse a scenario without actions: nothing to judge, every statement would score
     its prior (what design and storyboard show would say nothing)."""
@@ -24,7 +34,7 @@ def require_actions(name: str, episode) -> None:
 def score_candidates(ref, candidates: Sequence[Statement], models: Sequence[str], *, beta: float | None,
                      params: dict | None = None, thresholds=None, bind_free: bool = False,
                      points: Sequence[int] | None = None) -> list[StoryStatement]:
-    """Each candidate's L at ``points`` (default: the judgment points, ``episode.judged``) under each of the
+    """Each candidate's L at ``points`` (default :func:`judgment_points`) under each of the
     scenario's domain's ``models`` (at ``beta``, None: each model's own; with the models'
     ``params``), through the score loop every command runs
     (:func:`elot.judging.score_statements`). A candidate that cannot be translated,
@@ -33,7 +43,7 @@ def score_candidates(ref, candidates: Sequence[Statement], models: Sequence[str]
     from elot.study.references import resolve
 
     front, episode = ref.front, ref.load()
-    points = tuple(points if points is not None else episode.judged)
+    points = tuple(points if points is not None else judgment_points(episode))
     statements = resolve_statements(candidates, lambda text, mode: resolve(ref, text, mode))
     out = [StoryStatement(st.text, st.mode, formula=st.formula, error=st.error,
                           note="" if st.error is None else f"not scored: {st.error.message}")
@@ -118,7 +128,7 @@ def storyboard(ref, statements: Sequence[StoryStatement], models: Sequence[str],
     the models."""
     episode = ref.load()
     maps = ref.front.frames(episode)
-    points = tuple(points if points is not None else episode.judged)
+    points = tuple(points if points is not None else judgment_points(episode))
     what = "L at the judgment points" + (" and human ratings" if any(s.human for s in statements) else "")
     labels = model_labels or {}
     shown = [labels.get(m, m) for m in models if m not in tables]
