@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from dataclasses import replace
 
 from elot.cli import options
 from elot.draw.palette import FRAME_SIZE, MIN_CELL
@@ -146,21 +147,6 @@ def stimuli_command(args) -> int:
     return 0
 
 
-def _statement_candidates(args, episode, front, *, mode: str):
-    """The statements the options give (in ``mode``; an ``initial:`` or ``current:``
-    before one says its own), else the scenario's own (its domain's questions)."""
-    from dataclasses import replace
-
-    from elot.statements import given_statement, read_statements
-
-    given = [given_statement(text, mode) for text in args.statement]
-    if args.statements:
-        given += read_statements(args.statements, mode)
-    if given:
-        return given
-    return [replace(s, given=False) for s in front.questions(episode)]
-
-
 def _refuse_failures(statements, candidates) -> None:
     from elot.study.params import StudyError
 
@@ -175,7 +161,7 @@ def _refuse_failures(statements, candidates) -> None:
 def storyboard_command(args) -> int:
     from elot.draw.storyboard import check_figure_target, save_figure
     from elot.study.params import StudyError
-    from elot.study.references import DomainRef, ScenarioRef, check_given, expand
+    from elot.study.references import DomainRef, ScenarioRef, check_given, expand, given_items
     from elot.study.storyboard import attach_ratings, judgment_points, require_actions, score_candidates, storyboard
     from elot.study.tables import read_study_tables
     from elot.study.tasks import as_option
@@ -204,12 +190,12 @@ def storyboard_command(args) -> int:
     tables = read_study_tables(args.table)          # before the inference: a bad table fails fast
     for note in filter(None, (t.repeats_note() for t in tables)):
         print(f"note: {note}", file=sys.stderr)
-    if args.statement or args.statements:   # each at its place (file:line), as run reports them
-        from elot.study.references import given_items
-
-        check_given([ref], given_items(args.statement, [args.statements] if args.statements else [], mode),
-                    use="drawn", kept="no storyboard was written")
-    candidates = _statement_candidates(args, episode, front, mode=mode)
+    # the statements given (in ``mode``; an ``initial:`` or ``current:`` before one says its
+    # own), each checked at its place (file:line) as run reports them, else the scenario's own
+    given = given_items(args.statement, [args.statements] if args.statements else [], mode)
+    if given:
+        check_given([ref], given, use="drawn", kept="no storyboard was written")
+    candidates = list(given) or [replace(s, given=False) for s in front.questions(episode)]
     if not candidates:
         raise StudyError(f"{episode.name} has no statements", hint="give some with -s or --statements")
     require_actions(episode.name, episode)
