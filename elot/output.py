@@ -356,16 +356,21 @@ def _write_sidecar(target: Path, size: int, digest) -> None:
             os.unlink(temporary)
 
 
-def _sidecar_record(target: Path) -> dict | None:
-    """What the sidecar of ``target`` records (None: there is none, or it is not one)."""
-    head = read_head(sidecar(target), 4096)
+def _read_mark(path: Path, limit: int, kind: str) -> dict | None:
+    """The JSON object of ``kind`` that elot wrote at ``path`` (a sidecar, a folder's
+    :data:`MANIFEST`), read within ``limit`` bytes; None for anything else."""
+    head = read_head(path, limit)
     try:
         mark = json.loads(head.decode("utf-8")) if head else None
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
-    if not isinstance(mark, dict) or mark.get("kind") != _SIDECAR_KIND or mark.get("file") != target.name:
-        return None
-    return mark
+    return mark if isinstance(mark, dict) and mark.get("kind") == kind else None
+
+
+def _sidecar_record(target: Path) -> dict | None:
+    """What the sidecar of ``target`` records (None: there is none, or it is not one)."""
+    mark = _read_mark(sidecar(target), 4096, _SIDECAR_KIND)
+    return mark if mark is not None and mark.get("file") == target.name else None
 
 
 def _has_sidecar(target: Path) -> bool:
@@ -616,14 +621,8 @@ def _unchanged(path: Path, record) -> bool:
 
 def _read_manifest(folder: Path, kind: str) -> dict | None:
     """The files ``folder``'s :data:`MANIFEST` lists, if it is one of ``kind``."""
-    head = read_head(folder / MANIFEST, MANIFEST_BYTES)
-    try:
-        mark = json.loads(head.decode("utf-8")) if head else None
-    except (ValueError, UnicodeDecodeError):
-        return None
-    if not isinstance(mark, dict) or mark.get("kind") != kind or not isinstance(mark.get("files"), dict):
-        return None
-    return mark["files"]
+    mark = _read_mark(folder / MANIFEST, MANIFEST_BYTES, kind)
+    return mark["files"] if mark is not None and isinstance(mark.get("files"), dict) else None
 
 
 def _write_manifest(folder: Path, kind: str) -> None:

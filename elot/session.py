@@ -179,11 +179,6 @@ class Session:
         return constant(self.signature.agent, self.signature)
 
     @property
-    def agent_name(self) -> str:
-        return str(self.signature.agent) if self.front is not None else \
-            f"observed agent ({self.signature.agent})"   # read as "the observed agent (sally)'s"
-
-    @property
     def horizon(self) -> int:
         """T: steps run from 0 to T."""
         return self.episode.horizon if self.episode is not None else self.source.steps
@@ -421,16 +416,12 @@ class Session:
     # -- formulas ------------------------------------------------------------------------
 
     def check(self, text: str) -> Checked:
-        try:
+        with _at_formula(text):
             return check(text, self.signature, bind_free=self.bind_free, source=text)
-        except ElotError as error:
-            raise error.located(source=text, path="<formula>")
 
     def lower(self, text: str):
-        try:
+        with _at_formula(text):
             return lower(text, self.signature, explain=True, bind_free=self.bind_free)
-        except ElotError as error:
-            raise error.located(source=text, path="<formula>")
 
     @staticmethod
     def show(term: Term) -> str:
@@ -438,10 +429,8 @@ class Session:
 
     def compile(self, text: str) -> CompiledFormula:
         """Typecheck, lower and compile a formula against this scenario and thresholds."""
-        try:
+        with _at_formula(text):
             return compile_formula(text, self.signature, self.thresholds, self.bind_free)
-        except ElotError as error:
-            raise error.located(source=text, path="<formula>")
 
     def score(self, text: str, t: int | None = None, mode: str | None = None) -> ScoreRow:
         """Type, lowered form and score of a formula at ``t`` (default now)."""
@@ -449,15 +438,11 @@ class Session:
 
     def _score(self, text: str, compiled: CompiledFormula, t: int, mode: str) -> ScoreRow:
         source = self.run()
-        try:
+        with _at_formula(text):
             source.refuse(compiled, mode, t)
-        except ElotError as error:
-            raise error.located(source=text, path="<formula>")
         hypotheses = self.hypotheses(t, mode)
-        try:
+        with _at_formula(text):
             compile_statement(compiled, self.signature)   # a number has no score: say so
-        except ElotError as error:
-            raise error.located(source=text, path="<formula>")
         got = judging.score_truth(truth(compiled, hypotheses, text), hypotheses, source.conventions)
         return ScoreRow(
             formula=pretty(compiled.term), type=str(compiled.type), lowered=pretty(compiled.lowered),
@@ -529,10 +514,8 @@ class Session:
         """A numeric term's value now, for every (true state, belief) pair, weighted by
         the posterior: its mean and its distribution (values rounded to 3 places)."""
         compiled = self.compile(text)
-        try:
+        with _at_formula(text):
             worlds, beliefs, true_index, weights, desires, tables = self._rows_for(compiled)
-        except ElotError as error:
-            raise error.located(source=text, path="<formula>")
         values = compiled.value(worlds, beliefs, true_index, desires=desires, belief_tables=tables)
         groups: dict[float, list] = {}
         for v, w in zip(np.round(values, 3), weights):
@@ -590,6 +573,15 @@ class Session:
             text = csv_text(self.log, lineterminator="\r\n")
         write_output(target, text, force=force, option=":save")
         return target
+
+
+@contextlib.contextmanager
+def _at_formula(text: str):
+    """An :class:`ElotError` of the block, shown at the formula ``text`` the user typed."""
+    try:
+        yield
+    except ElotError as error:
+        raise error.located(source=text, path="<formula>")
 
 
 LOG_FIELDS = ("scenario", "t", "mode", "model", "beta", "english", "formula", "lowered",

@@ -25,6 +25,7 @@ from elot.baseline.endpoint import Answer
 from elot.baseline.parse import Parsed
 from elot.baseline.prompts import HIGH, LOW, BaselineError, Prompt
 from elot.numeric import fsum
+from elot.translate.llama_engine import _common_prefix
 
 #: The start of the answer every template asks for; the next token is the rating.
 ANSWER_START = '{"rating": '
@@ -147,14 +148,3 @@ class LocalModel:
         rating = fsum([r * p for r, p in zip(range(LOW, HIGH + 1), probs)]) / mass
         shown = " ".join(f"{r}:{p / mass:.3f}" for r, p in zip(range(LOW, HIGH + 1), probs))
         return Answer(shown, Parsed(rating), mass, len(tokens), 0)
-
-
-def _common_prefix(a: list[int], b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
-
-

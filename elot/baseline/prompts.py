@@ -107,12 +107,6 @@ class Template:
         return (string.Template(self.system).substitute(values), string.Template(self.user).substitute(values))
 
 
-def packaged_template(condition: str, front) -> tuple[str, str]:
-    """The text of the template elot ships for a prompt condition on ``front``'s domain,
-    and where it is."""
-    return front.prompt_template(condition)
-
-
 def load_template(condition: str, path: str | Path | None = None, front=None) -> Template:
     """The template of ``condition`` (``plan``/``narrative``) on ``front``'s scenarios
     (None: the gridworld's), or the one in ``path``."""
@@ -122,7 +116,7 @@ def load_template(condition: str, path: str | Path | None = None, front=None) ->
             from elot.domains.registry import front_for
 
             front = front_for()
-        text, origin = packaged_template(condition, front)
+        text, origin = front.prompt_template(condition)     # the one elot ships for the domain
         return Template.parse(text, origin)
     return Template.parse(read_input(path, "prompt template"), str(path))
 

@@ -135,14 +135,13 @@ def _conditions(text: str) -> list[str]:
 
 def baseline_command(args) -> int:
     from elot.baseline import BaselineError
-    from elot.baseline.prompts import packaged_template
 
     front = options.front_of(args, scenarios=args.scenarios)
     if args.show_template:
         from elot.baseline.prompts import check_condition
 
         check_condition(args.show_template)
-        sys.stdout.write(packaged_template(args.show_template, front)[0])
+        sys.stdout.write(front.prompt_template(args.show_template)[0])
         return EXIT_OK
     conditions = _conditions(args.condition)
     if args.maps is not None and not args.in_vs_out:
@@ -160,23 +159,21 @@ def baseline_command(args) -> int:
         if args.output in (None, "-"):
             sys.stdout.write(text)
         else:
-            from elot.output import write_output
-            from elot.study.params import study_mark
+            from elot.study.params import write_study
 
-            write_output(args.output, text, ours=study_mark(args.output), force=args.force, inputs=inputs)
+            write_study(args.output, text, force=args.force, inputs=inputs, option="the output")
             print(f"{len(prompts)} prompts written to {args.output}", file=sys.stderr)
         return EXIT_OK
     backend, label = _backend(args)
     from elot.baseline.run import CacheError, manifest_text, run_baseline
-    from elot.cli.study import _progress_bar
     from elot.output import count
-    from elot.study.params import atomic_output
+    from elot.study.params import write_study
     from elot.study.tables import write_table_text
 
     settings = {"conditions": conditions, "template": args.template or "packaged", "image": args.image,
                 "few_shot": args.few_shot, "in_vs_out": args.in_vs_out}
     try:
-        with _progress_bar("rating") as progress:
+        with options.progress_bar("rating") as progress:
             result = run_baseline(prompts, backend, cache, label=args.label or label, repeats=args.repeats,
                                   temperature=args.temperature, seed=args.seed, settings=settings, progress=progress)
     except KeyboardInterrupt:
@@ -211,9 +208,8 @@ def baseline_command(args) -> int:
               f"of the {m['rated']} ratings; those were read from the answer's text", file=sys.stderr)
     write_table_text(args.output, result.table_text(), fmt, force=args.force, inputs=inputs)
     if args.output != "-":
-        with atomic_output(f"{args.output}.manifest.json", force=args.force, inputs=inputs,
-                           option="the manifest") as handle:
-            handle.write(manifest_text(result.manifest))
+        write_study(f"{args.output}.manifest.json", manifest_text(result.manifest), force=args.force,
+                    inputs=inputs, option="the manifest")
     return EXIT_OK
 
 
@@ -227,8 +223,7 @@ def _check_outputs(args, inputs):
     with the rules of the final write."""
     from elot.baseline import BaselineError
     from elot.baseline.run import check_cache
-    from elot.output import check_target
-    from elot.study.params import study_mark
+    from elot.study.params import check_replace
 
     output = args.output
     if output == "-":
@@ -246,7 +241,7 @@ def _check_outputs(args, inputs):
         pyarrow_modules("Parquet output")
     targets = [(output, "-o")] + ([(f"{output}.manifest.json", "the manifest")] if output != "-" else [])
     for path, option in targets:
-        check_target(path, ours=study_mark(path), force=args.force, option=option, inputs=inputs)
+        check_replace(path, force=args.force, inputs=inputs, option=option)
     cache = args.cache or (f"{output}.cache.jsonl" if output != "-" else None)
     if cache is None:
         raise BaselineError("with -o - give the answer cache with --cache FILE")

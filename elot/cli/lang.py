@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from elot.settings import EXIT_OK, EXIT_USAGE
+from elot.cli.options import signature_of
 from elot.errors import ElotError, ElotTypeError, EvaluationError, load_json, read_text
 
 
@@ -130,17 +131,6 @@ def _run(args, compute: Callable[..., str]) -> int:
     return EXIT_USAGE if failed else EXIT_OK
 
 
-def _signature(args):
-    """The signature ``--domain`` and ``--scenario`` name (None: the gridworld's default,
-    read without loading NumPy)."""
-    if not getattr(args, "scenario", None) and not getattr(args, "domain", None):
-        return None
-    from elot.cli.options import front_of
-
-    front = front_of(args, scenarios=[args.scenario or ""])
-    return front.signature_for(args.scenario)
-
-
 # -- the commands ------------------------------------------------------------------------
 
 
@@ -153,14 +143,14 @@ def _parse_command(args) -> int:
 def _check_command(args) -> int:
     from elot.api import check
 
-    signature = _signature(args)
+    signature = signature_of(args)
     return _run(args, lambda text, _line: str(check(text, signature, bind_free=args.bind_free).type))
 
 
 def _lower_command(args) -> int:
     from elot.api import lower, pretty
 
-    signature = _signature(args)
+    signature = signature_of(args)
 
     def compute(text: str, line: int) -> str:
         if not args.explain:
@@ -179,7 +169,7 @@ def _english_command(args) -> int:
     from elot.api import check
     from elot.lang.english import english
 
-    signature = _signature(args)
+    signature = signature_of(args)
     mode = "initial" if args.initial else "current"
     # typechecked first, as elot check would: an ill-typed formula has no meaning to tell
     return _run(args, lambda text, _line: english(check(text, signature, bind_free=args.bind_free).term, mode,
@@ -192,7 +182,7 @@ def _eval_command(args) -> int:
 
     from elot.lang.signature import Signature
 
-    signature = _signature(args)
+    signature = signature_of(args)
     thresholds = Thresholds.parse(args.thresholds) if args.thresholds else Thresholds()
     # States and beliefs are typechecked against the signature the formulas use.
     state = State.parse(args.state, path="--state", signature=signature or Signature.default())

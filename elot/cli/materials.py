@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from dataclasses import replace
 
 from elot.cli import options
 from elot.draw.palette import FRAME_SIZE, MIN_CELL
@@ -106,28 +107,13 @@ def register(subparsers) -> None:
     p.set_defaults(func=design_command)
 
 
-@contextlib.contextmanager
-def _progress(label: str):
-    """A ``progress(done, total)`` callback drawing a bar on a terminal (else None)."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(label, total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
-
-
 def stimuli_command(args) -> int:
     from elot.output import count
     from elot.study.references import DomainRef, check_given, expand, given_items
-    from elot.study.stimuli import check_folder, make_stimuli
+    from elot.study.stimuli import make_stimuli, owned_folder
 
     front = options.front_of(args, scenarios=args.scenarios)
-    check_folder(args.output, force=args.force)     # before the scenarios are read and drawn
+    owned_folder(args.output, force=args.force).check()     # before the scenarios are read and drawn
     refs = expand(front, args.scenarios, DomainRef.of(front, args.domain))
     statements = None
     if args.statements:     # the ones chosen with elot design, asked in every scenario
@@ -146,7 +132,7 @@ def stimuli_command(args) -> int:
                       "so participants would be asked it twice", file=sys.stderr)
             seen.setdefault(key, len(seen) + 1)
     try:
-        with _progress(f"stimuli ({count(len(refs), 'scenario')})") as progress:
+        with options.progress_bar(f"stimuli ({count(len(refs), 'scenario')})") as progress:
             made = make_stimuli(refs, args.output, jobs=args.jobs, mp4=args.mp4, cell_px=args.cell,
                                 size_px=args.size, loop=args.loop, from_start=args.from_start, force=args.force,
                                 statements=statements, progress=progress)
@@ -159,21 +145,6 @@ def stimuli_command(args) -> int:
     print(f"wrote {count(len(made.entries), 'scenario')} ({images} {kinds} animations, "
           f"{count(frames, 'frame')}) and stimuli.json to {made.folder}", file=sys.stderr)
     return 0
-
-
-def _statement_candidates(args, episode, front, *, mode: str):
-    """The statements the options give (in ``mode``; an ``initial:`` or ``current:``
-    before one says its own), else the scenario's own (its domain's questions)."""
-    from dataclasses import replace
-
-    from elot.statements import given_statement, read_statements
-
-    given = [given_statement(text, mode) for text in args.statement]
-    if args.statements:
-        given += read_statements(args.statements, mode)
-    if given:
-        return given
-    return [replace(s, given=False) for s in front.questions(episode)]
 
 
 def _refuse_failures(statements, candidates) -> None:
@@ -190,7 +161,7 @@ def _refuse_failures(statements, candidates) -> None:
 def storyboard_command(args) -> int:
     from elot.draw.storyboard import check_figure_target, save_figure
     from elot.study.params import StudyError
-    from elot.study.references import DomainRef, ScenarioRef, check_given, expand
+    from elot.study.references import DomainRef, ScenarioRef, check_given, expand, given_items
     from elot.study.storyboard import attach_ratings, judgment_points, require_actions, score_candidates, storyboard
     from elot.study.tables import read_study_tables
     from elot.study.tasks import as_option
@@ -219,12 +190,12 @@ def storyboard_command(args) -> int:
     tables = read_study_tables(args.table)          # before the inference: a bad table fails fast
     for note in filter(None, (t.repeats_note() for t in tables)):
         print(f"note: {note}", file=sys.stderr)
-    if args.statement or args.statements:   # each at its place (file:line), as run reports them
-        from elot.study.references import given_items
-
-        check_given([ref], given_items(args.statement, [args.statements] if args.statements else [], mode),
-                    use="drawn", kept="no storyboard was written")
-    candidates = _statement_candidates(args, episode, front, mode=mode)
+    # the statements given (in ``mode``; an ``initial:`` or ``current:`` before one says its
+    # own), each checked at its place (file:line) as run reports them, else the scenario's own
+    given = given_items(args.statement, [args.statements] if args.statements else [], mode)
+    if given:
+        check_given([ref], given, use="drawn", kept="no storyboard was written")
+    candidates = list(given) or [replace(s, given=False) for s in front.questions(episode)]
     if not candidates:
         raise StudyError(f"{episode.name} has no statements", hint="give some with -s or --statements")
     require_actions(episode.name, episode)

@@ -21,13 +21,15 @@ name: ``elot translate --backend`` and ``--model`` (see :func:`add_renamed_optio
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import sys
 
 from elot.errors import ElotError
 from typing import Sequence
 
 from elot.settings import (CURRENT, DEFAULT_BETA, DEFAULT_ESS_THRESHOLD, DEFAULT_K, DEFAULT_MOVES, DEFAULT_PARTICLES,
-                           MAX_HYPOTHESES, MODES, VARIANTS, check_number)
+                           MAX_HYPOTHESES, MODES, VARIANTS, check_conventions, check_number)
 
 
 def output_file(text: str) -> str:
@@ -37,17 +39,23 @@ def output_file(text: str) -> str:
     return text
 
 
-def number(name: str):
-    """An argparse ``type=`` for the number ``name`` (see :data:`elot.settings.NUMBERS`)."""
+def checked_type(name: str, check):
+    """An argparse ``type=`` for the option ``name`` that reads its text by elot's
+    ``check(text)``: the check's :class:`ElotError` is argparse's error, with its hint."""
 
     def parse(text: str):
         try:
-            return check_number(name, text)
+            return check(text)
         except ElotError as error:
             raise argparse.ArgumentTypeError(error.message + (f" ({error.hint})" if error.hint else "")) from None
 
     parse.__name__ = name   # argparse names the type in some messages
     return parse
+
+
+def number(name: str):
+    """An argparse ``type=`` for the number ``name`` (see :data:`elot.settings.NUMBERS`)."""
+    return checked_type(name, lambda text: check_number(name, text))
 
 
 def whole(name: str, least: int, most: int | None = None, unit: str = ""):
@@ -70,22 +78,14 @@ def whole(name: str, least: int, most: int | None = None, unit: str = ""):
     return parse
 
 
-def _conventions_type(text: str) -> str:
-    from elot.settings import check_conventions
+def _method(text: str) -> str:
+    from elot.engine.settings import check_method     # the engine is imported when the option is given
 
-    try:
-        return check_conventions(text)
-    except ElotError as error:
-        raise argparse.ArgumentTypeError(f"{error.message} ({error.hint})") from None
+    return check_method(text)
 
 
-def _inference_type(text: str) -> str:
-    from elot.engine.settings import check_method
-
-    try:
-        return check_method(text)
-    except ElotError as error:
-        raise argparse.ArgumentTypeError(f"{error.message} ({error.hint})") from None
+_conventions_type = checked_type("conventions", check_conventions)
+_inference_type = checked_type("inference", _method)
 
 
 #: Binary size suffixes of ``--max-memory`` (a plain number is bytes).
@@ -171,15 +171,10 @@ def add_variant_option(p, *, how: str = MANY, default: str | None = None, note: 
                    help=_help(_VARIANT_HELP, how, many="several, comma-separated" + note))
 
 
-def add_conventions_option(p, *, how: str = ONE) -> None:
-    """``--conventions elot|paper``."""
-    if how == ONE:
-        p.add_argument("--conventions", type=_conventions_type, default="elot", metavar="{elot,paper}",
-                       help=_help(_CONVENTIONS_HELP, how))
-    else:
-        p.add_argument("--conventions", default=None if how == PICK else "elot",
-                       metavar="{elot,paper}" if how == PICK else "C,...",
-                       help=_help(_CONVENTIONS_HELP, how, many="or both, comma-separated"))
+def add_conventions_option(p) -> None:
+    """``--conventions elot|paper``, one setting of a table to pick (a run's own is one of
+    :func:`add_model_parameter_options`, a batch's several too)."""
+    p.add_argument("--conventions", default=None, metavar="{elot,paper}", help=_help(_CONVENTIONS_HELP, PICK))
 
 
 def add_beta_option(p, *, how: str = ONE, default: float | None = None, shown: str = "2^1.5 ≈ 2.83") -> None:
@@ -194,13 +189,11 @@ def add_beta_option(p, *, how: str = ONE, default: float | None = None, shown: s
                        help=_help(_BETA_HELP, how, shown, many="several as 0.5,1,2 or a range 0.5:4:x1.41421356"))
 
 
-def add_k_option(p, *, how: str = ONE) -> None:
-    """``--k``: the belief size (not particles: those are ``--particles``)."""
-    if how == MANY:
-        p.add_argument("--k", default=str(DEFAULT_K), metavar="K,...", help=_help(_K_HELP, how))
-    else:
-        p.add_argument("--k", type=number("k"), default=DEFAULT_K if how == ONE else None, metavar="K",
-                       help=_help(_K_HELP + (", a whole number ≥ 1" if how == ONE else ""), how))
+def add_k_option(p) -> None:
+    """``--k``, the belief size (not particles: those are ``--particles``), one setting of a
+    table to pick (a run's own is one of :func:`add_model_parameter_options`, a batch's
+    several too)."""
+    p.add_argument("--k", type=number("k"), default=None, metavar="K", help=_help(_K_HELP, PICK))
 
 
 def add_domain_options(p: argparse.ArgumentParser) -> None:
@@ -402,24 +395,29 @@ def front_of(args, scenarios: Sequence[str] | None = None):
     return front
 
 
+def signature_of(args):
+    """The signature (with the domain's words) ``--domain`` and ``--scenario`` name, as
+    every other command reads them (a PDDL problem needs no plan); None without either:
+    the gridworld's default, read without loading NumPy."""
+    if not getattr(args, "scenario", None) and not getattr(args, "domain", None):
+        return None
+    front = front_of(args, scenarios=[args.scenario or ""])
+    return front.signature_for(args.scenario)
+
+
 def settings_of(args, front, *, beta: float | None = None):
     """The run's :class:`~elot.engine.settings.Settings` from the arguments, checked by the
     front once: a model setting (``--k``, ``--planner``, ...) the domain's models do not
     take is refused whatever its value, as are the particle filter's settings on an exact
     run. ``beta``: β settled by the caller (``--beta``, else the ``--thresholds`` file's)."""
-    from elot.engine.settings import Budget, InferenceSettings
+    from elot.engine.settings import Budget
 
     refuse_untaken(args, front)
     if getattr(args, "max_hypotheses", None) is not None and "max_hypotheses" not in front.budget_settings:
         raise front.refusal("--max-hypotheses")
     method = getattr(args, "inference", None) or "exact"
     refuse_unused_sampling(args, [method])
-    inference = InferenceSettings(
-        method=method, particles=getattr(args, "particles", None) or DEFAULT_PARTICLES,
-        seed=getattr(args, "seed", None),
-        ess_threshold=DEFAULT_ESS_THRESHOLD if getattr(args, "ess_threshold", None) is None else args.ess_threshold,
-        moves=DEFAULT_MOVES if getattr(args, "moves", None) is None else args.moves,
-        backend=getattr(args, "backend", None) or "core")
+    inference = inference_of(args, method)
     budget = Budget(max_bytes=getattr(args, "max_memory", None), max_hypotheses=getattr(args, "max_hypotheses", None))
     beta = getattr(args, "beta", None) if beta is None else beta
     try:
@@ -427,6 +425,20 @@ def settings_of(args, front, *, beta: float | None = None):
     except ElotError as error:
         raise ElotError(f"--model: {error.message}", hint=error.hint) from None
     return front.settings(getattr(args, "model", None), beta, inference, budget, **params_of(args, front))
+
+
+def inference_of(args, method: str = "exact"):
+    """How to infer, by ``method``: the particle filter's settings the arguments give
+    (``--particles``, ``--seed``, ``--ess-threshold``, ``--moves``, ``--backend``), each
+    its default where not given (a batch gives every particle inference of its grid these)."""
+    from elot.engine.settings import InferenceSettings
+
+    return InferenceSettings(
+        method=method, particles=getattr(args, "particles", None) or DEFAULT_PARTICLES,
+        seed=getattr(args, "seed", None),
+        ess_threshold=DEFAULT_ESS_THRESHOLD if getattr(args, "ess_threshold", None) is None else args.ess_threshold,
+        moves=DEFAULT_MOVES if getattr(args, "moves", None) is None else args.moves,
+        backend=getattr(args, "backend", None) or "core")
 
 
 #: Settings of particle inference, and what each is when not given.
@@ -500,12 +512,13 @@ def thresholds_and_beta(args, front=None):
 
 
 def fitted(args, front):
-    """``(args, thresholds, beta)`` for a command that runs a domain's model: Θ and β as
-    :func:`thresholds_and_beta` gives them, and ``args`` with the model and settings of a
+    """``(args, thresholds, settings)`` for a command that runs a domain's model: Θ and β
+    as :func:`thresholds_and_beta` gives them, ``args`` with the model and settings of a
     ``--thresholds`` file ``elot fit`` wrote (its "model" and "params": what its Θ and β
-    were fitted for) where ``--model`` and ``--param`` give none: a copy, ``args`` is left
-    as parsed. The settings are the file's model's: they apply when that model runs. A
-    model the domain does not have is refused naming the file."""
+    were fitted for) where ``--model`` and ``--param`` give none (a copy, ``args`` is left
+    as parsed), and the run's :func:`settings_of` those, at β. The file's settings are its
+    model's: they apply when that model runs. A model the domain does not have is refused
+    naming the file."""
     params, thresholds, beta = _thresholds_and_beta(args, front)
     changes = {}
     given = getattr(args, "model", None)
@@ -520,7 +533,8 @@ def fitted(args, front):
     fitted_runs = given is None or (params.model is not None and _same_model(front, given, params.model))
     if params.settings and hasattr(args, "param") and not args.param and fitted_runs:
         changes["param"] = [(name, str(value)) for name, value in params.settings.items()]
-    return (argparse.Namespace(**{**vars(args), **changes}) if changes else args), thresholds, beta
+    args = argparse.Namespace(**{**vars(args), **changes}) if changes else args
+    return args, thresholds, settings_of(args, front, beta=beta)
 
 
 def _same_model(front, given: str, fitted_model: str) -> bool:
@@ -546,6 +560,21 @@ def _thresholds_and_beta(args, front):
 def with_beta(args: argparse.Namespace, beta: float) -> argparse.Namespace:
     """A copy of ``args`` with ``beta`` (the caller's namespace is left as parsed)."""
     return argparse.Namespace(**{**vars(args), "beta": beta})
+
+
+@contextlib.contextmanager
+def progress_bar(label: str):
+    """A ``progress(done, total)`` callback drawing a rich bar on a terminal (else None)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 def add_jobs_option(p, *, default: int = 1) -> None:

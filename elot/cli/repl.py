@@ -72,11 +72,10 @@ def _session(args):
         session.set_mode(args.mode)  # --initial needs the model's initial_hypotheses(t)
         return session
     front = options.front_of(args)
-    args, thresholds, beta = options.fitted(args, front)   # β, model and settings from the file unless given
-    settings = options.settings_of(args, front, beta=beta)
+    args, thresholds, settings = options.fitted(args, front)   # β, model and settings from the file unless given
     session = Session.open(args.scenario, front, settings, bind_free=args.bind_free, thresholds=thresholds,
                            language_model=options.language_model())
-    session.set_mode(args.mode if options.mode_given(args) else front.default_mode)
+    session.set_mode(options.mode_of(args, front))
     if front.default_mode == INITIAL:
         session.goto(session.episode.judged[-1])   # at the judgment point: the path's end
     return session

@@ -74,8 +74,7 @@ def run_command(args) -> int:
     front = options.front_of(args)
     inputs = _inputs(args, front)
     _check_outputs(args, inputs)    # before the inference: a refused output path fails fast
-    args, thresholds, beta = options.fitted(args, front)    # the file's model and settings, unless given
-    settings = options.settings_of(args, front, beta=beta)
+    args, thresholds, settings = options.fitted(args, front)    # the file's model and settings, unless given
     episode = front.episode(args.scenario)
     language_model = options.language_model()   # $ELOT_MODEL for what the offline parser refuses
     signature = front.signature(episode)

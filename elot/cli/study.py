@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
 import os
@@ -64,23 +63,6 @@ def parse_betas(text: str) -> list[float]:
         n += 1
         value = start * size ** n if geometric else start + size * n
     return out
-
-
-def _progress_bar(label: str):
-    """A ``progress(done, total)`` callback drawing a rich bar on a terminal (else None)."""
-    if not sys.stderr.isatty():
-        return contextlib.nullcontext(None)
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    @contextlib.contextmanager
-    def bar():
-        with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                      TimeRemainingColumn(), console=Console(stderr=True), transient=True) as progress:
-            task = progress.add_task(label, total=None)
-            yield lambda done, total: progress.update(task, completed=done, total=total)
-
-    return bar()
 
 
 def register(subparsers) -> None:
@@ -158,8 +140,8 @@ def register(subparsers) -> None:
         "the setting to simulate", "one value each; needed where the table holds more than one")
     options.add_variant_option(setting, how=options.PICK, default=None)
     options.add_beta_option(setting, how=options.PICK)
-    options.add_k_option(setting, how=options.PICK)
-    options.add_conventions_option(setting, how=options.PICK)
+    options.add_k_option(setting)
+    options.add_conventions_option(setting)
     options.add_thresholds_option(setting, how=options.PICK)
     p.add_argument("-o", "--output", required=True, metavar="OUT.csv", type=options.output_file)
     options.add_force_option(p)
@@ -218,22 +200,12 @@ def batch_command(args) -> int:
     options.refuse_unused_sampling(args, methods)
     grid = Grid(models=tuple(_list(args.model, "--model")) if args.model else (None,), betas=tuple(betas),
                 params=tuple(options.params_of(args, front, many=True).items()), methods=tuple(methods),
-                inference=_inference(args), budget=Budget(max_bytes=args.max_memory))
+                inference=options.inference_of(args), budget=Budget(max_bytes=args.max_memory))
     refs = expand(front, args.scenarios, DomainRef.of(front, args.domain))
     items = given_items(args.statement, args.statements, options.mode_of(args, front))
     tasks = plan_tasks(refs, grid, items=items or None, thresholds=params)
     inputs = [f for ref in refs for f in front.episode_inputs(ref.load())]
     return _run_batch(args, tasks, list(dict.fromkeys(inputs)) + list(args.statements) + list(args.thresholds))
-
-
-def _inference(args):
-    """The particle filter's settings a batch gives every particle inference."""
-    from elot.engine.settings import InferenceSettings
-    from elot.settings import DEFAULT_ESS_THRESHOLD, DEFAULT_MOVES, DEFAULT_PARTICLES
-
-    return InferenceSettings(particles=args.particles or DEFAULT_PARTICLES, seed=args.seed,
-                             ess_threshold=DEFAULT_ESS_THRESHOLD if args.ess_threshold is None else args.ess_threshold,
-                             moves=DEFAULT_MOVES if args.moves is None else args.moves)
 
 
 def _run_batch(args, tasks, inputs) -> int:
@@ -244,7 +216,7 @@ def _run_batch(args, tasks, inputs) -> int:
 
     fmt = args.format or ("parquet" if args.output.endswith(".parquet") else "csv")
     try:
-        with _progress_bar(f"batch ({count(len(tasks), 'task')})") as progress:
+        with options.progress_bar(f"batch ({count(len(tasks), 'task')})") as progress:
             result = batch(tasks, args.output, fmt=fmt, jobs=args.jobs, dask=args.dask, resume=args.resume,
                            force=args.force, progress=progress, inputs=inputs)
     except KeyboardInterrupt:
@@ -307,7 +279,7 @@ def fit_command(args) -> int:
     ratings = read_ratings(args.ratings, domain=DomainRef.of(front, args.domain))
     for warning in simulated_outside(ratings, models, betas):
         print(f"warning: {warning}", file=sys.stderr)
-    with _progress_bar("fitting") as bar:
+    with options.progress_bar("fitting") as bar:
         progress = (lambda model, done, total: bar(done, total)) if bar else None
         result = fit(ratings, models=models, betas=betas, minimize=args.minimize, start=start, samples=args.samples,
                      seed=args.seed, progress=progress, measure=args.measure, **params)
@@ -322,7 +294,7 @@ def _fit_outputs(args, result, inputs) -> int:
     """What ``elot fit`` prints and writes once the fit is done (the gridworld's and a domain's)."""
     from elot.output import csv_text
     from elot.study.fit import fit_json
-    from elot.study.params import atomic_output, write_params
+    from elot.study.params import write_params, write_study
 
     _print_fit(result)
     best = result.best
@@ -330,8 +302,7 @@ def _fit_outputs(args, result, inputs) -> int:
         write_params(args.output, best.thresholds, best.beta, force=args.force, inputs=inputs, **fit_json(result))
     if args.evaluations:
         rows = [e for f in result.models.values() for e in f.evaluations]
-        with atomic_output(args.evaluations, force=args.force, inputs=inputs, option="--evaluations") as handle:
-            handle.write(csv_text(rows))
+        write_study(args.evaluations, csv_text(rows), force=args.force, inputs=inputs, option="--evaluations")
     return 0
 
 
@@ -425,7 +396,7 @@ def simulate_command(args) -> int:
     from elot.output import csv_text
     from elot.study.tables import read_table
     from elot.study.fit import synthetic_ratings
-    from elot.study.params import StudyError, atomic_output, check_replace
+    from elot.study.params import StudyError, check_replace, write_study
 
     from elot.study.fit import one_setting
 
@@ -435,8 +406,7 @@ def simulate_command(args) -> int:
     rows = synthetic_ratings(table, noise=args.noise, seed=args.seed)
     if not rows:
         raise StudyError(f"{args.table} has no scored rows", path=args.table)
-    with atomic_output(args.output, force=args.force, inputs=[args.table]) as handle:
-        handle.write(csv_text(rows))
+    write_study(args.output, csv_text(rows), force=args.force, inputs=[args.table])
     if args.output != "-":
         said = ", ".join(f"{name} {float(value):.3g}" if name == "beta" else f"{name} {value}"
                          for name, value in setting.items() if value != "")     # a language model has no β

@@ -184,10 +184,10 @@ def _settings(args):
 def build_command(args) -> int:
     from elot.output import count
     from elot.study.references import DomainRef, expand
-    from elot.survey.build import build_survey, check_target, default_condition, prolific_codes, read_stimulus_set
+    from elot.survey.build import build_survey, default_condition, owned_folder, prolific_codes, read_stimulus_set
 
     entries = read_stimulus_set(args.stimuli)
-    check_target(args.output, force=args.force)
+    owned_folder(args.output, force=args.force).check()
     settings = _settings(args)
     if args.condition is None and not args.settings:     # a domain's scene asks what its statements ask
         settings.condition = default_condition(entries, settings.condition)

@@ -77,18 +77,6 @@ def models_command(args) -> int:
     return EXIT_OK
 
 
-def resolve_scenario_signature(args):
-    """The signature (with the domain's words) ``--domain`` and ``--scenario`` name, as
-    every other command reads them (a PDDL problem needs no plan); the gridworld's default
-    without either."""
-    from elot.translate import resolve_signature
-
-    if args.scenario is None and not args.domain:
-        return resolve_signature(None)
-    front = options.front_of(args, scenarios=[args.scenario or ""])
-    return resolve_signature(signature=front.signature_for(args.scenario))
-
-
 def _sentences(args) -> Iterator[tuple[str, int | None, str]]:
     """(path, line number or None, sentence) for each sentence asked for."""
     if args.file and args.sentence is not None:
@@ -121,10 +109,10 @@ def _lowered(formula: str, signature) -> str:
 
 
 def handler(args) -> int:
-    from elot.translate import translate
+    from elot.translate import resolve_signature, translate
 
     language_model = options.language_model(args.language_model, verbose=args.verbose)
-    signature = resolve_scenario_signature(args)
+    signature = resolve_signature(signature=options.signature_of(args))   # the gridworld's default without either
     status = EXIT_OK
     console = None
     if not args.json:

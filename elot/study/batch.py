@@ -8,6 +8,7 @@ checked journal (:mod:`elot.study.journal`), to standard output, or returns it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 from dataclasses import dataclass
@@ -120,6 +121,8 @@ def batch(
             if progress:
                 progress(len(partial.done), total)
     except BaseException as error:
+        with contextlib.suppress(OSError):
+            partial.sync()      # the tasks appended so far are recorded: --resume skips them
         partial.close()
         if not partial.done:  # nothing finished (a bad option, an unreachable cluster): leave nothing
             partial.discard()

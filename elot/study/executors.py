@@ -68,19 +68,6 @@ def chunk_tasks(tasks: Sequence[Task], workers: int) -> list[list[Task]]:
 Result = tuple[int, "list[dict] | TaskRows"]
 
 
-def _serial(tasks: Sequence[Task], as_text: AsText) -> Iterator[list[Result]]:
-    # One task at a time: progress, Ctrl-C and --resume count single tasks here.
-    for task in tasks:
-        yield run_tasks([task], as_text)
-
-
-def _local(tasks: Sequence[Task], jobs: int, as_text: AsText) -> Iterator[list[Result]]:
-    # The pool runs submissions in order: largest chunks first (chunk_tasks).
-    calls = [(chunk, as_text) for chunk in chunk_tasks(tasks, jobs)]
-    for _, done in in_workers(run_tasks, calls, jobs, preload=("elot.domains.doors_keys_gems.scoring", "elot.domains.doors_keys_gems.inference")):
-        yield done
-
-
 class WorkersLost(StudyError):
     """A worker process ended abruptly: killed (as the system's out-of-memory killer does)
     or crashed. What the command keeps of its work is for the command to say
@@ -89,6 +76,15 @@ class WorkersLost(StudyError):
     def saying(self, hint: str) -> "WorkersLost":
         """The same error with ``hint``."""
         return WorkersLost(self.message, hint=hint)
+
+
+def mapped(function, calls: Sequence[tuple], workers: int, *,
+           preload: Sequence[str] = ()) -> Iterator[tuple[int, object]]:
+    """``(n, function(*calls[n]))`` for every call: in this process, in order, with one
+    worker (or one call); else as they finish in ``workers`` processes (:func:`in_workers`)."""
+    if workers > 1 and len(calls) > 1:
+        return in_workers(function, calls, min(workers, len(calls)), preload=preload)
+    return ((n, function(*args)) for n, args in enumerate(calls))
 
 
 def in_workers(function, calls: Sequence[tuple], workers: int, *,
@@ -326,14 +322,17 @@ def _cluster_lost(error: BaseException) -> bool:
 def finished(tasks: Sequence[Task], *, jobs: int = 1, dask: str | None = None,
              as_text: AsText = None) -> Iterator[list[Result]]:
     """``(task index, rows)`` of every task, in groups as they finish (a chunk from a
-    worker; one task when serial), so that a group is written with one sync; with
-    ``as_text`` (the table's columns) the rows come as CSV text, formatted where the task
-    ran."""
+    worker, largest chunks first, :func:`chunk_tasks`; one task when serial, so that
+    progress, Ctrl-C and --resume count single tasks), each group written by one call;
+    with ``as_text`` (the table's columns) the rows come as CSV text, formatted where the
+    task ran."""
     if dask:
         return _dask(tasks, dask, as_text)
-    if jobs > 1 and len(tasks) > 1:
-        return _local(tasks, jobs, as_text)
-    return _serial(tasks, as_text)
+    workers = jobs if len(tasks) > 1 else 1
+    chunks = chunk_tasks(tasks, workers) if workers > 1 else [[task] for task in tasks]
+    return (done for _, done in mapped(run_tasks, [(chunk, as_text) for chunk in chunks], workers,
+                                       preload=("elot.domains.doors_keys_gems.scoring",
+                                                "elot.domains.doors_keys_gems.inference")))
 
 
 def results(tasks: Sequence[Task], *, jobs: int = 1, dask: str | None = None,

@@ -39,6 +39,7 @@ from elot.settings import MODES
 from elot.study.params import FITTED, StudyError, one_newline, read_input, whole_records
 from elot.study.references import DomainRef, ScenarioRef, resolve
 from elot.study.tables import match_beta, setting_text, settings_of
+from elot.study.tasks import settings_grid
 
 #: β grid: 0.5 to 4 in steps of ×√2.
 BETA_GRID = tuple(2 ** (n / 2 - 1) for n in range(7))
@@ -737,18 +738,6 @@ def bootstrap(L: np.ndarray, y: np.ndarray, *, samples: int = 1000, seed: int = 
     rs = rs[~np.isnan(rs)]
     low, high = np.percentile(rs, [2.5, 97.5]) if len(rs) else (math.nan, math.nan)
     return Figure(r, float(low), float(high), len(y))
-
-
-def settings_grid(front, model: str | None, params: dict) -> list[dict]:
-    """Every setting of ``model``'s parameters a fit tries: the product of the values given
-    of each parameter it takes (a tuple is several values, as ``--param epsilon=0.05,0.1``
-    gives; one value or None is one), in the order given."""
-    import itertools
-
-    own = front.model_params(model, params)
-    names = list(own)
-    values = [list(dict.fromkeys(v)) if isinstance(v, tuple) else [v] for v in own.values()]
-    return [dict(zip(names, combo)) for combo in itertools.product(*values)]
 
 
 def fit(ratings: Ratings, *, models: Sequence[str | None] = (None,), betas: Sequence[float] = BETA_GRID,

@@ -14,6 +14,7 @@ import io
 import json
 import os
 import stat
+import time
 from pathlib import Path
 from typing import Sequence
 
@@ -21,6 +22,10 @@ from elot.output import excerpt
 from elot.study.params import StudyError
 from elot.study.tables import (ALL_COLUMNS, Failures, FailureTally, TaskRows, header, tally_table_text,
                                write_table_text)
+
+#: The longest a finished task's rows wait before they are synced and recorded: a batch
+#: of many short tasks syncs once in this time, not once per task.
+SYNC_SECONDS = 1.0
 
 
 class Journal:
@@ -44,6 +49,9 @@ class Journal:
         self.done: dict[int, tuple[int, int]] = {}
         #: each task's row count and rows with an error, for tasks whose rows came counted
         self.tallied: dict[int, tuple[int, tuple[dict, ...]]] = {}
+        #: ``(index, start, stop, sha256)`` of tasks appended and not yet recorded (:meth:`sync`)
+        self.pending: list[tuple[int, int, int, str]] = []
+        self.synced = time.monotonic()
         self.lock, made_lock = _take_lock(self.lock_path, output)
         try:
             for path in (self.rows_path, self.done_path):
@@ -134,10 +142,12 @@ class Journal:
         self.add_many([(index, text)])
 
     def add_many(self, finished: Sequence[tuple[int, str | TaskRows]]) -> None:
-        """Append the rows of several tasks, sync them once, then record each (one sync
-        per task made the single writer the bottleneck of a parallel batch). A task's rows
-        as :class:`TaskRows` come counted, and :meth:`finish` tallies the table from them."""
-        records = []
+        """Append the rows of several tasks (a worker's chunk, or one task run here), and
+        record them once at most every :data:`SYNC_SECONDS` (:meth:`sync`): one sync per
+        task made the single writer the bottleneck of a batch, serial or parallel. A
+        task's rows as :class:`TaskRows` come counted, and :meth:`finish` tallies the
+        table from them. Tasks appended and not yet recorded count as done here; a crash
+        before their record runs them again on ``--resume``."""
         for index, text in finished:
             if isinstance(text, TaskRows):
                 self.tallied[index] = (text.rows, text.failed)
@@ -145,13 +155,21 @@ class Journal:
             data = text.encode("utf-8")
             start = self.handle.tell()
             self.handle.write(data)
-            records.append((index, start, start + len(data), hashlib.sha256(data).hexdigest()))
-        self.handle.flush()
-        os.fsync(self.handle.fileno())
-        self.manifest.write("".join(f"{i} {a} {b} {digest}\n" for i, a, b, digest in records).encode())
-        self.manifest.flush()
-        for index, start, stop, _ in records:
-            self.done[index] = (start, stop)
+            self.pending.append((index, start, start + len(data), hashlib.sha256(data).hexdigest()))
+            self.done[index] = (start, start + len(data))
+        if time.monotonic() - self.synced >= SYNC_SECONDS:
+            self.sync()
+
+    def sync(self) -> None:
+        """Put the rows appended since the last sync on disk, then record each in the
+        manifest (a record is written only for rows already on disk)."""
+        records, self.pending = self.pending, []    # taken first: an interrupted sync records none twice
+        self.synced = time.monotonic()
+        if records:
+            self.handle.flush()
+            os.fsync(self.handle.fileno())
+            self.manifest.write("".join(f"{i} {a} {b} {digest}\n" for i, a, b, digest in records).encode())
+            self.manifest.flush()
 
     def close(self) -> None:
         for name in ("handle", "manifest"):
@@ -177,6 +195,7 @@ class Journal:
         has, and the ones that could not be scored: from each task's count, in task order,
         when every task's rows came counted (:class:`TaskRows`), else read from the table
         (:func:`tally_table_text`; a resumed batch's earlier tasks came as text)."""
+        self.sync()     # recorded, should OUT be refused: --resume then finds every task done
         self.handle.seek(0)
         data = self.handle.read()
         order = sorted(self.done.items())

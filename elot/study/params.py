@@ -11,17 +11,15 @@ marked as elot's so that a later run may replace it; ``-`` means standard output
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import io
 import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Iterable, Iterator
+from typing import Iterable
 
 from elot.errors import ElotError, Span, csv_records, load_json, read_text
-from elot.output import Recognizer, check_target, write_output
+from elot.output import Content, Recognizer, check_target, write_output
 from elot.lang.thresholds import Thresholds
 
 
@@ -181,23 +179,17 @@ def check_replace(path: str | Path, *, force: bool = False, inputs: Iterable[str
     check_target(path, ours=study_mark(path), force=force, option=option, inputs=inputs)
 
 
-@contextlib.contextmanager
-def atomic_output(path: str | Path, mode: str = "w", *, force: bool = False, inputs: Iterable[str | Path] = (),
-                  option: str = "-o") -> Iterator[IO]:
-    """A buffer whose content is written to ``path`` on success by
-    :func:`elot.output.write_output` (atomically; ``-`` is standard output; missing
-    folders created). An existing file is replaced only if a study wrote it, or with
-    ``force``; an input of the command never."""
-    inputs = tuple(inputs)
-    check_replace(path, force=force, inputs=inputs, option=option)
-    buffer: IO = io.BytesIO() if "b" in mode else io.StringIO(newline="")
-    yield buffer
-    write_output(path, buffer.getvalue(), ours=study_mark(path), force=force, option=option, inputs=inputs)
+def write_study(path: str | Path, content: Content, *, force: bool = False, inputs: Iterable[str | Path] = (),
+                option: str = "-o") -> str:
+    """Write ``content`` (text, bytes, or a function writing to a binary handle) to
+    ``path`` by :func:`elot.output.write_output` (atomically; ``-`` is standard output;
+    missing folders created). An existing file is replaced only if a study wrote it
+    (:func:`study_mark`), or with ``force``; an input of the command never."""
+    return write_output(path, content, ours=study_mark(path), force=force, option=option, inputs=inputs)
 
 
 def write_params(path: str | Path, thresholds: Thresholds, beta: float | None = None, *,
                  force: bool = False, inputs: Iterable[str | Path] = (), **extra) -> None:
     """Write a parameter file atomically."""
-    with atomic_output(path, force=force, inputs=inputs) as handle:
-        handle.write(params_json(thresholds, beta, **extra))
+    write_study(path, params_json(thresholds, beta, **extra), force=force, inputs=inputs)
 

@@ -35,19 +35,9 @@ import numpy as np
 from elot.output import csv_text, file_stem
 from elot.settings import DEFAULT_BETA
 from elot.study.fit import Ratings, bootstrap, split_half
-from elot.study.params import FIGURE_MARK, StudyError, atomic_output, check_replace
+from elot.study.params import FIGURE_MARK, StudyError, check_replace, write_study
 from elot.study.references import DomainRef
-from elot.study.tables import Setting, fixed, match_beta, setting_text, settings_of
-
-
-def _float(value) -> float | None:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
-_settings = settings_of
+from elot.study.tables import Setting, fixed, match_beta, setting_text, settings_of, value_of
 
 
 def _beta(setting: Setting) -> float:
@@ -114,7 +104,7 @@ def choose_drawn(table: Sequence[dict], ratings: Ratings | None = None, *, fit: 
     with a β) is drawn first. A model without the chosen β is left out, the primary one
     is an error naming the β the table has; a model without β (:func:`fixed`) is drawn at
     its one setting."""
-    settings = [s for s in dict.fromkeys(_settings(r) for r in table if _float(r["L"]) is not None)]
+    settings = [s for s in dict.fromkeys(settings_of(r) for r in table if value_of(r) is not None)]
     if not settings:
         raise StudyError("the batch table has no scored rows: nothing to draw",
                          hint="see its error column; elot batch says why rows could not be scored")
@@ -182,7 +172,7 @@ def choose_drawn(table: Sequence[dict], ratings: Ratings | None = None, *, fit: 
                 notes.append(f"{m}'s L is the table's, scored with thresholds {mine[0].thresholds!r}, not {fit_name}'s "
                              f"(elot batch --thresholds {fit_name} scores those)")
         if len(mine) > 1 and rated:
-            scored = {s: _r(*_pairs([r for r in table if _settings(r) == s and _float(r["L"]) is not None], rated))
+            scored = {s: _r(*_pairs([r for r in table if settings_of(r) == s and value_of(r) is not None], rated))
                       for s in mine}
             defined = [s for s in mine if not math.isnan(scored[s])]
             if defined:
@@ -226,13 +216,13 @@ def summary(table: Sequence[dict], ratings: Ratings | None = None, *, seed: int 
     interval."""
     groups: dict[Setting, list[dict]] = defaultdict(list)
     for row in table:
-        groups[_settings(row)].append(row)
+        groups[settings_of(row)].append(row)
     sampled = any(s.sampled for s in groups)
     params = any("params" in row for row in table)
     rated = {} if ratings is None else ratings.by_key
     out = []
     for setting, rows in groups.items():
-        scored = [r for r in rows if _float(r["L"]) is not None]
+        scored = [r for r in rows if value_of(r) is not None]
         entry = {"model": setting.model, "beta": setting.beta, "k": setting.k, "conventions": setting.conventions,
                  "thresholds": setting.thresholds}
         if sampled:         # a table of exact inference keeps the summary it had
@@ -299,9 +289,9 @@ def unscored_note(table: Sequence[dict]) -> str:
     groups: dict[tuple, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     totals: dict[tuple, int] = defaultdict(int)
     for row in table:
-        totals[_settings(row)] += 1
-        if _float(row["L"]) is None:
-            groups[_settings(row)][failure_cause(row.get("error") or "no L")] += 1
+        totals[settings_of(row)] += 1
+        if value_of(row) is None:
+            groups[settings_of(row)][failure_cause(row.get("error") or "no L")] += 1
     if not groups:
         return ""
     lines = [f"* {setting_text(s)}: {sum(causes.values())} of {totals[s]} "
@@ -345,8 +335,7 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
     for name, text in (("summary.csv", csv_text(rows)),
                        ("summary.md", summary_markdown(rows) + unscored_note(table) + drawn_note(drawn)
                         + humans_note(ratings))):
-        with atomic_output(outdir / name, force=force, inputs=inputs) as handle:
-            handle.write(text)
+        write_study(outdir / name, text, force=force, inputs=inputs)
         written.append(outdir / name)
     described = drawn.describe()
     if ratings is not None:
@@ -360,14 +349,14 @@ def report(table: Sequence[dict], outdir: str | Path, ratings: Ratings | None = 
         first = drawn.primary
         by_scenario: dict[str, list[dict]] = defaultdict(list)
         for r in table:
-            if _settings(r) == first:
+            if settings_of(r) == first:
                 by_scenario[r["scenario"]].append(r)
         for scenario, rows_ in by_scenario.items():
             points = sorted({int(r["t"]) for r in rows_})
             series: dict[tuple, dict[int, float]] = {}
             for r in rows_:
                 values = series.setdefault((r["statement_id"], r["mode"], r["statement"]), {})
-                if _float(r["L"]) is not None:
+                if value_of(r) is not None:
                     values[int(r["t"])] = float(r["L"])
             name = rows_[0]["map"] if "/" in scenario and not scenario.startswith("exp") else scenario
             fig = judgment_curves_figure(
@@ -413,7 +402,7 @@ def scatter_figure(table: Sequence[dict], ratings: Ratings, drawn: Drawn | None 
     from matplotlib.lines import Line2D
 
     rated = ratings.by_key
-    settings = [s for s in dict.fromkeys(_settings(r) for r in table)]
+    settings = [s for s in dict.fromkeys(settings_of(r) for r in table)]
     # k, conventions, Θ, inference, particles, seed: named in a title where they vary
     varying = [i for i in range(2, len(Setting._fields)) if len({s[i] for s in settings if not fixed(s)}) > 1]
     columns = min(SCATTER_COLUMNS, len(settings))
@@ -427,7 +416,7 @@ def scatter_figure(table: Sequence[dict], ratings: Ratings, drawn: Drawn | None 
     modes = []
     for n, setting in enumerate(settings):
         ax = axes[n // columns][n % columns]
-        scored = [r for r in table if _settings(r) == setting and _float(r["L"]) is not None]
+        scored = [r for r in table if settings_of(r) == setting and value_of(r) is not None]
         if unit:
             ax.plot([0, 1], [0, 1], color="black", linewidth=0.9, linestyle="--", alpha=0.6, zorder=3, gid="identity")
         for mode in dict.fromkeys(r["mode"] for r in scored):
@@ -480,12 +469,11 @@ def _goals(rows: Sequence[dict], outdir: Path, formats: Sequence[str], force: bo
 
     written: list[Path] = []
     table = [{**r, **{c: f"{r[c]:.4g}" for c in ("ticked", "human", "model")}} for r in rows]
-    with atomic_output(outdir / "goals.csv", force=force, inputs=inputs) as handle:
-        handle.write(csv_text(table, COLUMNS))
+    write_study(outdir / "goals.csv", csv_text(table, COLUMNS), force=force, inputs=inputs)
     written.append(outdir / "goals.csv")
     model = np.array([r["model"] for r in rows])
     human = np.array([r["human"] for r in rows])
-    r = np.corrcoef(model, human)[0, 1] if len(rows) >= 3 and model.std() > 0 and human.std() > 0 else float("nan")
+    r = _r(model, human)
     fig, ax = plt.subplots(figsize=(4.6, 4.2), constrained_layout=True)
     ax.plot([0, 1], [0, 1], color="grey", lw=0.6, ls=":")
     ax.scatter(model, human, s=14, alpha=0.7)
@@ -526,14 +514,14 @@ def _storyboards(table: Sequence[dict], ratings: Ratings, outdir: Path, formats:
         values: dict[tuple, dict[int, float]] = defaultdict(dict)
         points = sorted({int(r["t"]) for r in table if r["scenario"] == scenario_name})
         for r in table:
-            if r["scenario"] != scenario_name or models.get(r["model"]) != _settings(r) or (fixed(_settings(r))
+            if r["scenario"] != scenario_name or models.get(r["model"]) != settings_of(r) or (fixed(settings_of(r))
                                                                                         and len(drawn.fixed) < len(models)):
                 continue          # language models' values are matched to the models' statements below
             key = (r["statement_id"], r["mode"], r["formula"])
             st = statements.setdefault(key, StoryStatement(r["statement"], r["mode"], formula=r["formula"] or None))
-            if fixed(_settings(r)):
+            if fixed(settings_of(r)):
                 continue
-            if _float(r["L"]) is None:
+            if value_of(r) is None:
                 st.note = f"not scored: {r.get('error', '')}".strip()
             else:
                 values[(key, r["model"])][int(r["t"])] = float(r["L"])
@@ -541,7 +529,7 @@ def _storyboards(table: Sequence[dict], ratings: Ratings, outdir: Path, formats:
             statements[key].model[model] = [by_t.get(t) for t in points]
         chosen = list(statements.values())
         for model in drawn.fixed:        # a language model's: matched to the statements as ratings are
-            attach_table(chosen, [r for r in table if _settings(r) == models[model]], scenario_name, points)
+            attach_table(chosen, [r for r in table if settings_of(r) == models[model]], scenario_name, points)
         attach_ratings(chosen, ratings, scenario_name, points)
         fig = storyboard(ref, chosen, list(models), points=points,
                          name=scenario_name if scenario_name.startswith("exp") else scenario.name,
@@ -561,6 +549,6 @@ def _save_keep(fig, path: Path, written: list[Path], force: bool = False, inputs
     metadata = {"Date": None, "Creator": mark} if suffix == "svg" else {"Software": mark}
     if description:
         metadata["Description"] = description
-    with atomic_output(path, "wb", force=force, inputs=inputs) as handle:
-        fig.savefig(handle, format=suffix, dpi=120, bbox_inches="tight", metadata=metadata)
+    write_study(path, lambda handle: fig.savefig(handle, format=suffix, dpi=120, bbox_inches="tight",
+                                                 metadata=metadata), force=force, inputs=inputs)
     written.append(path)

@@ -289,12 +289,6 @@ def owned_folder(folder: str | Path, *, force: bool = False) -> OwnedFolder:
     return OwnedFolder(folder, _KIND, what="stimulus set", force=force, error=StudyError)
 
 
-def check_folder(folder: str | Path, *, force: bool = False) -> Path:
-    """The checks made before any rendering (:meth:`OwnedFolder.check`): the folder can be
-    made where it is asked for, and an existing one may be replaced."""
-    return owned_folder(folder, force=force).check()
-
-
 def segment_bytes(frames, points: Sequence[int], cell_px: int, from_start: bool = False,
                   size_px: int | None = None) -> int:
     """Memory one worker needs to render a scenario (as measured on maps of 1 to 25
@@ -413,16 +407,10 @@ def too_small(name: str, frames, size_px: int, cell_px: int) -> StudyError:
 
 def _run(work: Sequence[Job], jobs: int, progress) -> list[tuple[dict, list[int]]]:
     """Render every job, in order, serially or in ``jobs`` processes."""
-    results: list = [None] * len(work)
-    if jobs <= 1 or len(work) <= 1:
-        for n, job in enumerate(work):
-            results[n] = render(job)
-            if progress:
-                progress(n + 1, len(work))
-        return results
-    from elot.study.executors import in_workers
+    from elot.study.executors import mapped
 
-    finished = in_workers(render, [(job,) for job in work], min(jobs, len(work)), preload=("elot.draw.animation", "elot.draw.frames"))
+    results: list = [None] * len(work)
+    finished = mapped(render, [(job,) for job in work], jobs, preload=("elot.draw.animation", "elot.draw.frames"))
     for done, (n, result) in enumerate(finished, start=1):
         results[n] = result
         if progress:

@@ -16,7 +16,7 @@ from typing import Iterable, NamedTuple, Sequence
 
 from elot.errors import csv_records
 from elot.output import count, csv_text, excerpt
-from elot.study.params import StudyError, atomic_output, check_whole, line_error, read_input
+from elot.study.params import StudyError, check_whole, line_error, read_input, write_study
 
 #: The table's columns (tidy: one row per scenario, settings, statement, mode and t).
 COLUMNS = ("scenario", "map", "model", "beta", "k", "conventions", "thresholds", "statement_id",
@@ -190,11 +190,9 @@ def write_table_text(path: Path | str, text: str, fmt: str, *, force: bool = Fal
         table = arrow_table(text)
         _, _, pq = pyarrow_modules("Parquet output")
 
-        with atomic_output(path, "wb", force=force, inputs=inputs) as handle:
-            pq.write_table(table, handle)
+        write_study(path, lambda handle: pq.write_table(table, handle), force=force, inputs=inputs)
         return
-    with atomic_output(path, force=force, inputs=inputs) as handle:
-        handle.write(text)
+    write_study(path, text, force=force, inputs=inputs)
 
 
 def pyarrow_modules(what: str):

@@ -160,8 +160,7 @@ def plan_tasks(refs: Sequence[ScenarioRef], grid: Grid = Grid(), *, items: Seque
     methods = list(dict.fromkeys(grid.methods))
     as_option("param", front.check_taken, models, dict(grid.params))
     # each model's own parameters: a value of one it does not take is no setting of it
-    own = {model: [(name, list(dict.fromkeys(values))) for name, values in grid.params
-                   if name in front.takes(front.model_name(model))] for model in models}
+    own = {model: settings_grid(front, model, dict(grid.params)) for model in models}
     labels = tuple(dict.fromkeys((p.label, p.thresholds) for p in thresholds))
     given = tuple(items) if items else None
     groups: dict[Any, list[ScenarioRef]] = {}
@@ -177,19 +176,28 @@ def plan_tasks(refs: Sequence[ScenarioRef], grid: Grid = Grid(), *, items: Seque
         members = tuple(group)                # one tuple for the group's tasks
         for model in models:
             sweeps = [tuple(betas)] if front.sweeps_betas else [(b,) for b in betas]
-            names = [name for name, _ in own[model]]
             for chunk in sweeps:
-                for combo in itertools.product(*(values for _, values in own[model])):
+                for params in own[model]:
                     for method in methods:
-                        key = (model, chunk[0], method, combo)
+                        key = (model, chunk[0], method, tuple(params.values()))
                         if key not in checked:
                             checked[key] = as_option("model", front.settings, model, chunk[0],
                                                      dataclasses.replace(grid.inference, method=method),
-                                                     grid.budget, **dict(zip(names, combo)))
+                                                     grid.budget, **params)
                         settings = checked[key]
                         run_betas = tuple(settings.beta if b is None else b for b in chunk)
                         tasks.append(Task(len(tasks), members, settings, run_betas, given, labels, bind_free))
     return tasks
+
+
+def settings_grid(front, model: str | None, params: dict) -> list[dict]:
+    """Every setting of ``model``'s parameters a batch runs and a fit tries: the product of
+    the values given of each parameter it takes (a tuple is several values, as ``--param
+    epsilon=0.05,0.1`` gives; one value or None is one), each once, in the order given."""
+    own = front.model_params(model, params)
+    names = list(own)
+    values = [list(dict.fromkeys(v)) if isinstance(v, tuple) else [v] for v in own.values()]
+    return [dict(zip(names, combo)) for combo in itertools.product(*values)]
 
 
 def check_option(name: str, value: float) -> float:

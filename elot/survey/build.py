@@ -31,7 +31,7 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Sequence
@@ -39,7 +39,7 @@ from typing import Sequence
 from elot.errors import ElotError, load_json, read_text
 from elot.output import OwnedFolder, same_file
 from elot.survey import SurveyError
-from elot.survey.design import Settings, duration_minutes, make_orders, settings_dict
+from elot.survey.design import Settings, duration_minutes, make_orders
 from elot.survey.gifs import gif_timing, play_once
 
 #: The description of a survey, in the survey folder.
@@ -285,12 +285,6 @@ def owned_folder(folder: str | Path, *, force: bool = False) -> OwnedFolder:
     return OwnedFolder(target, KIND, what="survey", force=force, guard=no_answers, error=SurveyError)
 
 
-def check_target(folder: str | Path, *, force: bool = False) -> Path:
-    """The checks made before the build (:meth:`OwnedFolder.check`): an existing ``folder``
-    may be replaced."""
-    return owned_folder(folder, force=force).check()
-
-
 def load_config(folder: str | Path) -> dict:
     """A built survey's ``survey.json``."""
     folder = Path(folder)
@@ -398,7 +392,7 @@ def build_survey(stimuli: str | Path, output: str | Path, settings: Settings, *,
     orders = make_orders(scenarios, settings)
     library = None if cdn else jspsych.install(npm_cache)
     scripts, css = jspsych.urls(cdn)
-    config = {"kind": KIND, "version": 1, "title": settings.title, "settings": settings_dict(settings),
+    config = {"kind": KIND, "version": 1, "title": settings.title, "settings": asdict(settings),
               "scale": list(SCALE), "scenarios": scenarios, "orders": orders,
               "gem_icons": [f"icons/gem-{n + 1}.png" for n in range(max(s["gems"] for s in scenarios))],
               "duration_minutes": duration_minutes(scenarios, orders)}

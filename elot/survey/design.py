@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from elot.errors import load_json, read_text
@@ -189,10 +189,6 @@ def read_settings(path: str | Path) -> Settings:
         raise SurveyError(f"{path}: unknown setting {unknown[0]!r}", path=str(path),
                           hint=f"the settings are {', '.join(sorted(names))}")
     return Settings(**data)
-
-
-def settings_dict(settings: Settings) -> dict:
-    return asdict(settings)
 
 
 #: Seconds a participant spends, as :func:`duration_minutes` counts them: the consent,

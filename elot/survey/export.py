@@ -42,27 +42,11 @@ NAMESPACE = uuid.UUID("5d0b1c8e-7a44-4c5e-9a51-3f1d2b6e8c07")
 #: Who may run the study: JATOS's worker types (Prolific's participants come through a
 #: General Single link; Personal links and JATOS's own users for pilots).
 WORKER_TYPES = ["Jatos", "PersonalSingle", "PersonalMultiple", "GeneralSingle", "GeneralMultiple"]
-#: The first bytes of every SQLite database.
-SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-def is_database(path: Path) -> bool:
-    """Whether ``path`` is a SQLite database (by its header), or one of the survey's
-    database files by name (its journal, WAL, shared memory or lock)."""
-    name = path.name
-    if name.startswith(DATABASE):
-        return True
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
-    except OSError:
-        return True            # unreadable: not published either
-
-
 def exported_files(folder: Path) -> dict[str, Path]:
-    """The files an export holds, by their path in it: what the survey publishes, less any
-    database, and ``survey.json`` (which import reads)."""
-    files = {name: path for name, path in published_files(folder).items() if not is_database(path)}
+    """The files an export holds, by their path in it: what the survey publishes (never a
+    database, :func:`~elot.survey.server.published_files`), less a file named as the
+    survey's database files are, and ``survey.json`` (which import reads)."""
+    files = {name: path for name, path in published_files(folder).items() if not path.name.startswith(DATABASE)}
     files[CONFIG] = folder / CONFIG
     return files
 
