@@ -210,3 +210,21 @@ def test_a_format_given_twice_is_drawn_and_counted_once(tmp_path, table):
     assert f"wrote {len(written)} files to d" in result.stderr
     assert written == ["curves-two-doors.png", "scatter.png", "storyboard-two-doors.png", "summary.csv",
                        "summary.md"]
+
+
+def test_a_model_the_table_lacks_is_checked_against_the_tables_domain(tmp_path, baker2017):
+    """``report --model`` names a model of the table or of its domain (``--domain``): a
+    food-truck table is not told the gridworld's models (#41: no generic layer names one
+    domain's models)."""
+    made = _elot(tmp_path, "batch", "foodtrucks:12", "--data", str(baker2017), "-s",
+                 "believes(student, formula(at(korean, spot2)))", "-o", "t.csv")
+    assert made.returncode == 0, made.stderr
+    _refused(_elot(tmp_path, "report", "t.csv", "--domain", "foodtrucks", "--data", str(baker2017),
+                   "--model", "non-planning", "-o", "d"), "error: the foodtrucks domain has no model 'non-planning'")
+    refused = _elot(tmp_path, "report", "t.csv", "--model", "no-cost", "-o", "d")
+    _refused(refused, "error: the doors-keys-gems domain has no model 'no-cost'")
+    assert "the table's models: btom" in refused.stderr and "--domain" in refused.stderr
+    # a model the domain has but the table lacks gets past the check, to the table's refusal
+    _refused(_elot(tmp_path, "report", "t.csv", "--domain", "foodtrucks", "--data", str(baker2017),
+                   "--model", "no-cost", "-o", "d"), "error: the table has no scored rows of model no-cost")
+    assert not (tmp_path / "d").exists()

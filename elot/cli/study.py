@@ -11,7 +11,8 @@ from pathlib import Path
 
 from elot.cli import options
 from elot.engine.settings import Budget
-from elot.settings import check_number, check_variant
+from elot.errors import ElotError
+from elot.settings import check_number
 from elot.output import count
 
 
@@ -429,12 +430,18 @@ def report_command(args) -> int:
     fit = read_fit(args.fit) if args.fit else None
     tables = read_study_tables(args.table)
     table = [row for t in tables for row in t.rows]
-    # a model of the table (a language model's label/condition, say), else one of elot's
-    model = args.model if args.model in {r["model"] for r in table} else (check_variant(args.model) if args.model
-                                                                          else None)
     from elot.study.references import DomainRef
 
     front = options.front_of(args, scenarios=[])
+    # a model of the table (a language model's label/condition, say), else one of the domain's
+    model, theirs = args.model, sorted({r["model"] for r in table})
+    if model and model not in theirs:
+        try:
+            model = front.model_name(model)
+        except ElotError as error:
+            error.hint = (f"the table's models: {', '.join(theirs)}; {error.hint}; "
+                          "a table of another domain is read with its --domain")
+            raise
     domain = DomainRef.of(front, args.domain)
     ratings = read_ratings(args.ratings, domain=domain, scale=UNIT_SCALE) if args.ratings else None
     drawn = choose_drawn(table, ratings, fit=fit, fit_name=Path(args.fit).name if args.fit else "",
