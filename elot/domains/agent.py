@@ -1,7 +1,8 @@
 """What a user tells ``elot plan`` about a domain's simulated agent, read from the command
 line's text: its utility for each object (``--utilities name=U,...``) and its initial
 belief over the worlds (``--belief uniform``, ``true`` or ``name=P,...``), by the names in
-the domain's tables."""
+the domain's tables; and where every domain's ``elot plan`` suggests judgment points
+(:func:`choose_points`)."""
 
 from __future__ import annotations
 
@@ -70,3 +71,25 @@ def belief_of(text: str, worlds: Sequence[str], world: int, hint: str) -> np.nda
     if abs(belief.sum() - 1.0) > 1e-6:
         raise ArgumentError(f"--belief sums to {belief.sum():g}, not 1", hint=hint)
     return belief / belief.sum()
+
+
+#: Least movement a suggested judgment point needs: the observer's posteriors change by at
+#: least a percentage point there (smaller changes are nothing a participant could judge).
+STILL = 0.01
+
+
+def choose_points(move: np.ndarray, n: int, aimless: Sequence[bool] = (), still: float = STILL) -> tuple[int, ...]:
+    """At most ``n`` times in 1..T-1 where ``move`` is largest (earlier first among equals),
+    never two adjacent, none where it moves less than ``still`` (:data:`STILL`), and none right after
+    a move that gained nothing (``aimless[t - 1]``: a participant asked there would judge
+    a whim of the simulation, not the agent's mind)."""
+    T = len(move) - 1
+    chosen: list[int] = []
+    for t in sorted(range(1, T), key=lambda t: (-move[t], t)):
+        if len(chosen) >= n or move[t] < still:
+            break
+        if t <= len(aimless) and aimless[t - 1]:
+            continue
+        if all(abs(t - c) > 1 for c in chosen):
+            chosen.append(t)
+    return tuple(sorted(chosen))
