@@ -55,19 +55,25 @@ def utilities_of(text: str, objects: Sequence[str], hint: str) -> np.ndarray:
     return np.array([values[str(o)] for o in objects])
 
 
-def belief_of(text: str, worlds: Sequence[str], world: int, hint: str) -> np.ndarray:
+def belief_of(text: str, worlds: Sequence[str], world: int, hint: str,
+              names: dict[str, int] | None = None) -> np.ndarray:
     """``--belief``: ``uniform``, ``true`` (the agent knows the true ``world``) or weights
-    over the named worlds (left out: 0) summing to 1."""
+    over the named worlds (left out: 0) summing to 1. ``names`` are the names weights are
+    given by, each the index of its world (default: the worlds' own; two names of one world
+    may not both weigh it)."""
     word = text.strip().lower()
     if word == "uniform":
         return np.full(len(worlds), 1.0 / len(worlds))
     if word == "true":
         return np.eye(len(worlds))[world]
-    values = named_numbers(text, "--belief", worlds, hint)
-    negative = [f"{n}={v:g}" for n, v in values.items() if v < 0]
-    if negative:
-        raise ArgumentError(f"--belief: {negative[0]} is negative", hint=hint)
-    belief = np.array([values.get(str(w), 0.0) for w in worlds])
+    names = names or {str(w): n for n, w in enumerate(worlds)}
+    belief = np.zeros(len(worlds))
+    for name, value in named_numbers(text, "--belief", tuple(names), hint).items():
+        if value < 0:
+            raise ArgumentError(f"--belief: {name}={value:g} is negative", hint=hint)
+        if belief[names[name]]:
+            raise ArgumentError(f"--belief gives {worlds[names[name]]} twice ({name})", hint=hint)
+        belief[names[name]] = value
     if abs(belief.sum() - 1.0) > 1e-6:
         raise ArgumentError(f"--belief sums to {belief.sum():g}, not 1", hint=hint)
     return belief / belief.sum()
