@@ -217,22 +217,46 @@ class Front:
                  inference: InferenceSettings | None = None, budget: Budget | None = None,
                  **params: Any) -> Settings:
         """The settings of a run, checked: ``model`` (None: the first), ``beta`` (None: the
-        model's own), the models' ``params`` (None or left out: their defaults; a name the
-        domain's models do not take is refused)."""
+        model's own), the parameters the model takes (None or left out: their defaults,
+        :meth:`parameter_default`; a name the domain's models do not take is refused, as is
+        one this model does not take), the model's own check of them (:meth:`check_model`)
+        and the inference (:meth:`inference_of`)."""
         name = self.model_name(model)
         declared = {p.name: p for p in self.parameters}
-        unknown = [k for k, v in params.items() if k not in declared and v is not None]
+        given = {k: v for k, v in params.items() if v is not None}
+        unknown = [k for k in given if k not in declared]
         if unknown:
             raise self.refusal(unknown[0])
+        taken = self.takes(name)
+        untaken = [k for k in given if k not in taken]
+        if untaken:
+            close = nearest(untaken[0], list(taken))
+            raise SettingRefused(f"{declared[untaken[0]].option}: the {name} model has no {untaken[0]}"
+                                 + (f" (did you mean {close}?)" if close else ""),
+                                 hint=f"its settings: β{''.join(', ' + p for p in taken)}; "
+                                      + "; ".join(f"{m} takes {', '.join(self.takes(m))}"
+                                                  for m in self.models if untaken[0] in self.takes(m)))
         values = []
-        for p in self.parameters:
-            given = params.get(p.name)
+        for p in (declared[k] for k in taken):
             try:
-                values.append((p.name, p.default if given is None else p.check(given)))
+                values.append((p.name, self.parameter_default(name, p) if p.name not in given
+                               else p.check(given[p.name])))
             except ElotError as error:      # named by its option, as the command line spells it
                 raise SettingRefused(f"{p.option}: {error.message}", hint=error.hint) from None
-        return Settings(ModelSettings(name, self.model_beta(name) if beta is None else beta, tuple(values)),
-                        inference or InferenceSettings(), budget or Budget())
+        beta = self.model_beta(name) if beta is None else beta
+        self.check_model(name, beta, dict(values))
+        return Settings(ModelSettings(name, beta, tuple(values)), self.inference_of(inference), budget or Budget())
+
+    def parameter_default(self, model: str, parameter: Parameter) -> Any:
+        """The value of ``parameter`` that ``model`` takes when none is given."""
+        return parameter.default
+
+    def check_model(self, model: str, beta: float, values: dict) -> None:
+        """Refuse β and the parameters' ``values`` where ``model`` does not take them together."""
+
+    def inference_of(self, inference: InferenceSettings | None) -> InferenceSettings:
+        """The inference a run takes (None: the default), or a refusal of one the domain cannot run."""
+        return inference or InferenceSettings()
 
     def refuse(self, episode: Episode, compiled, mode: str, t: int) -> None:
         """Refuse, with the reason, a formula the domain's runs cannot judge in ``mode`` at

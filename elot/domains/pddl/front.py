@@ -22,7 +22,7 @@ from elot.domains.pddl.goals import parse_goal_prior
 from elot.domains.pddl.read import read_domain
 from elot.domains.pddl.scenes import STIMULUS, Reader, Scene
 from elot.domains.source import TextMap
-from elot.engine.settings import Budget, InferenceSettings, ModelSettings, Settings
+from elot.engine.settings import InferenceSettings, Settings
 from elot.errors import ElotError, ScenarioError, nearest
 from elot.settings import check_number
 from elot.statements import Statement
@@ -145,44 +145,23 @@ class PddlFront(Front):
     def takes(self, model: str) -> tuple[str, ...]:
         return MODELS[self.model_name(model)].params
 
-    def settings(self, model: str | None = None, beta: float | None = None,
-                 inference: InferenceSettings | None = None, budget: Budget | None = None,
-                 **params: Any) -> Settings:
-        """The settings of a run: the model, β (None: the model's own) and the parameters
-        the model takes (each left out: its default); a parameter the domain's models do
-        not take, or this model does not, is refused whatever its value, as is particle
-        inference (the candidate goals are enumerated exactly)."""
-        name = self.model_name(model)
-        agent = MODELS[name]
-        given = {k: v for k, v in params.items() if v is not None}
-        for key in given:
-            if key not in PARAMETERS:
-                raise self.refusal(key)
-        untaken = [k for k in given if k not in agent.params]
-        if untaken:
-            close = nearest(untaken[0], list(agent.params))
-            raise SettingRefused(f"--param {untaken[0]}: the {name} model has no {untaken[0]}"
-                                 + (f" (did you mean {close}?)" if close else ""),
-                                 hint=f"its settings: β{''.join(', ' + p for p in agent.params)}; "
-                                      + "; ".join(f"{m} takes {', '.join(MODELS[m].params)}"
-                                                  for m in MODELS if untaken[0] in MODELS[m].params))
-        values = {}
-        for key, default in agent.defaults[1:]:
-            try:
-                values[key] = check_number(key, given[key]) if key in given else default
-            except ElotError as error:
-                raise SettingRefused(f"--param {key}: {error.message}", hint=error.hint) from None
-        beta = self.model_beta(name) if beta is None else beta
+    def parameter_default(self, model: str, parameter: Parameter) -> Any:
+        return dict(MODELS[model].defaults)[parameter.name]
+
+    def check_model(self, model: str, beta: float, values: dict) -> None:
         try:
-            agent.check({"beta": float(beta), **values})
+            MODELS[model].check({"beta": float(beta), **values})
         except ElotError as error:
-            raise SettingRefused(f"the {name} model: {error.message}", hint=error.hint) from None
+            raise SettingRefused(f"the {model} model: {error.message}", hint=error.hint) from None
+
+    def inference_of(self, inference: InferenceSettings | None) -> InferenceSettings:
+        """Exact inference only: particle inference is refused (the candidate goals are
+        enumerated exactly)."""
         inference = inference or InferenceSettings()
         if inference.method == "smc":
             raise SettingRefused("--inference smc: goal inference over a PDDL world is exact (its hypotheses are "
                                  "the candidate goals, a handful)", hint="leave --inference out, or give exact")
-        return Settings(ModelSettings(name, beta, tuple(values.items())),
-                        dataclasses.replace(inference, method="exact"), budget or Budget())
+        return dataclasses.replace(inference, method="exact")
 
     def refusal(self, setting: str) -> SettingRefused:
         name = setting.split()[-1].lstrip("-").replace("-", "_")
