@@ -367,13 +367,30 @@ class Front:
         :class:`elot.draw.frames.Frames`."""
         raise self.missing("frames", "drawing")
 
+    #: The module that tells the domain's scenes in words: its ``CONDITIONS``, each
+    #: ``f(scene, t)`` of the scene :meth:`told` gives (None: the domain tells none).
+    telling: str | None = None
+    #: What a statement is about, as a language model is told it, by mode (where the domain
+    #: words it; else :meth:`question` says it with the agent's words).
+    question_words: dict[str, str] = {}
+
+    def told(self, episode: Episode) -> Any:
+        """What the domain's :attr:`telling` tells of ``episode``."""
+        return episode.detail
+
     def tell(self, episode: Episode, t: int, condition: str) -> str:
         """``episode`` up to t told in words, for a language model (``condition`` ``plan``:
         the actions; ``narrative``: a story): only what an observer could see."""
-        raise self.missing("tell", "elot baseline")
+        if self.telling is None:
+            raise self.missing("tell", "elot baseline")
+        from importlib import import_module
+
+        return import_module(self.telling).CONDITIONS[condition](self.told(episode), t)
 
     def question(self, mode: str) -> str:
         """What a statement is about, as a language model is told it (``mode``)."""
+        if mode in self.question_words:
+            return self.question_words[mode]
         agent = self.agent_words()
         return (f"The statement below is about what {agent} believes now, at this point." if mode == CURRENT else
                 f"The statement below is about what {agent} believed at the start, before it acted (judge it from "

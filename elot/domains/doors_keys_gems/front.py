@@ -74,6 +74,8 @@ class GridFront(Front):
     budget_settings = ("max_bytes", "max_hypotheses")
     reading = ("exp", "plan")
     templates = ("elot.domains.doors_keys_gems", "{condition}.txt")
+    telling = "elot.domains.doors_keys_gems.tell"
+    question_words = QUESTIONS
     statements_hint = "add a 'statements current:' section to the scenario"
     help_words = {"load": "load a scenario: a .scn file, a dataset plan, or a built-in example",
                   "map": "the grid now: walls, agent, gems, doors, boxes, keys seen, path walked",
@@ -306,14 +308,6 @@ class GridFront(Front):
 
         items, refs = in_vs_out_items(self.data, maps=maps)
         return items, refs, [str(in_vs_out_file(dataset_root(self.data), mode)) for mode in MODES]
-
-    def tell(self, episode: Episode, t: int, condition: str) -> str:
-        from elot.domains.doors_keys_gems.tell import CONDITIONS
-
-        return CONDITIONS[condition](episode.detail, t)
-
-    def question(self, mode: str) -> str:
-        return QUESTIONS[mode]
 
     def map_text(self, episode: Episode, t: int):
         from elot.domains.doors_keys_gems.textmap import text_map

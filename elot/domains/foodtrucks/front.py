@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from elot.domains.foodtrucks import unprefixed
-from elot.domains.front import Episode, Planned, PlanRequest, pick_one, split_pick
+from elot.domains.front import Episode, Front, Planned, PlanRequest, pick_one, split_pick
 from elot.domains.tabular import TabularFront
 from elot.engine import Case
 from elot.errors import ArgumentError, ScenarioError
@@ -50,6 +50,8 @@ class FoodTrucksFront(TabularFront):
 
     data_variable = "ELOT_BAKER2017_DATA"
     templates = ("elot.domains.foodtrucks", "prompt.txt")
+    telling = "elot.domains.foodtrucks.tell"
+    question_words = QUESTION
     help_words = {"load": "load a food-truck scenario: a .trucks file or an experiment id (foodtrucks:12)",
                   "goals": "posterior over the truck the student likes best (from its walk)",
                   "worlds": "posterior over what spot 2 holds",
@@ -177,13 +179,10 @@ class FoodTrucksFront(TabularFront):
         return {"goal": TRUCKS.index(truck) + 1 if truck else 1, "gems": 0, "map": scenario.map,
                 "spot2": SPOT2_WORDS[scenario.world], "moves": moves, "texts": "campus"}
 
-    def tell(self, episode: Episode, t: int, condition: str) -> str:
-        from elot.domains.foodtrucks.tell import CONDITIONS
+    tell = Front.tell       # its own words (:attr:`telling`), not a domain file's hook
 
-        return CONDITIONS[condition](episode.detail.own, t)
-
-    def question(self, mode: str) -> str:
-        return QUESTION[mode]
+    def told(self, episode: Episode):
+        return episode.detail.own
 
     # -- the simulated student ---------------------------------------------------------------
 

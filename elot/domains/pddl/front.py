@@ -46,6 +46,7 @@ class PddlFront(Front):
     default_beta = MODELS["boltzmann"].defaults[0][1]
     reading = ("plan", "goal_prior")
     table_params = True
+    telling = "elot.domains.pddl.tell"
     sweeps_betas = True
     statements_hint = "each scenario is asked wants(player, G) of its candidate goals by default"
     help_words = {"load": "load another scenario: a problem file, a plan naming its problem, or a stimulus id",
@@ -210,11 +211,6 @@ class PddlFront(Front):
         from elot.domains.pddl.draw import text_map
 
         return text_map(episode.detail, t)
-
-    def tell(self, episode: Episode, t: int, condition: str) -> str:
-        from elot.domains.pddl.tell import tell
-
-        return tell(episode.detail, t, condition)
 
     def stimulus_fields(self, episode: Episode) -> dict:
         """The true goal (1-based, among the candidates; 1 when the problem's goal is none
