@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from elot.domains.source import MissingHook, Source, TextMap
+from elot.domains.source import MissingHook, Source, Summary, TextMap
 from elot.engine.settings import Budget, InferenceSettings, ModelSettings, Settings
 from elot.errors import ElotError, ScenarioError, nearest
 from elot.settings import CURRENT
@@ -509,6 +509,24 @@ class Planned:
     text: str
     notes: tuple[str, ...] = ()
     summary: str = ""
+
+
+class GoalReport:
+    """What a :class:`Source` over candidate goals reports (the gridworld's, a PDDL world's):
+    its ``goal_posterior(t)`` over its ``goals`` (their names, in order) as the terminal's
+    table, the ``--csv`` columns and ``--json``'s entry at t; the true goal is its scenario's."""
+
+    def summary(self, times: Sequence[int]) -> Summary:
+        true = self.episode.detail.true_goal
+        columns = (("t", "right"), *((g + (" (true)" if g == true else ""), "right") for g in self.goals))
+        rows = tuple((str(t), *(f"{p:.3f}" for p in self.goal_posterior(t).values())) for t in times)
+        return Summary("Goal posterior", columns, rows)
+
+    def csv_columns(self, t: int) -> dict:
+        return {f"p({g})": p for g, p in self.goal_posterior(t).items()}
+
+    def report_at(self, t: int) -> dict:
+        return {"goal_posterior": self.goal_posterior(t)}
 
 
 # -- naming one of a file's scenarios -------------------------------------------------------

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from elot.domains import rows
-from elot.domains.front import Episode, Front, Parameter, Planned, PlanRequest
-from elot.domains.source import Source, Summary
+from elot.domains.front import Episode, Front, GoalReport, Parameter, Planned, PlanRequest
+from elot.domains.source import Source
 from elot.engine.settings import Settings
 from elot.errors import DomainError, ScenarioError
 from elot.output import count
@@ -329,7 +329,7 @@ class GridFront(Front):
         return self.signature(self.episode(spec))
 
 
-class GridSource(Source):
+class GridSource(GoalReport, Source):
     """A Doors-Keys-Gems scenario inferred under ``settings`` (``inference``: the engine's
     exact or particle result)."""
 
@@ -343,6 +343,10 @@ class GridSource(Source):
     @property
     def scenario(self):
         return self.episode.detail
+
+    @property
+    def goals(self) -> tuple[str, ...]:
+        return self.inference.space.goals
 
     @property
     def signature(self):
@@ -407,26 +411,10 @@ class GridSource(Source):
             lines.append(family.describe())
         return lines
 
-    def summary(self, times: Sequence[int]) -> Summary:
-        goals = self.inference.space.goals
-        true = self.scenario.true_goal
-        columns = (("t", "right"), *((g + (" (true)" if g == true else ""), "right") for g in goals))
-        rows = []
-        for t in times:
-            post = self.inference.goal_posterior(t)
-            rows.append((str(t), *(f"{post[g]:.3f}" for g in goals)))
-        return Summary("Goal posterior", columns, tuple(rows))
-
-    def csv_columns(self, t: int) -> dict:
-        return {f"p({g})": p for g, p in self.inference.goal_posterior(t).items()}
-
     def report_head(self) -> dict:
         ran = self.inference.config   # what ran (auto's choice, the seed drawn), not what was typed
         return {"scenario": self.scenario.name, "model": ran.variant, "conventions": ran.conventions,
                 "beta": ran.beta, "k": ran.k, "true_goal": self.scenario.true_goal}
-
-    def report_at(self, t: int) -> dict:
-        return {"goal_posterior": self.inference.goal_posterior(t)}
 
     def report_tail(self, times: Sequence[int]) -> dict:
         return {"settings": self.settings.described(), "inference": self.inference.report(list(times))}
