@@ -443,8 +443,6 @@ class Front:
         """Where a stimulus set cuts an episode: the end of each segment after the start
         (the first shows t = 0), each a time participants are asked at (default: its
         judgment points after the start, else its end); bad ones refused here."""
-        from elot.errors import ScenarioError
-
         points = tuple(t for t in episode.judged if t > 0)
         if not points:
             raise ScenarioError(f"{episode.name} is judged only at t = 0, before participants have seen a move",

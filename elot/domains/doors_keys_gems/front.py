@@ -216,7 +216,6 @@ class GridFront(Front):
         it instead), by the budget inference itself checks."""
         from elot.domains.doors_keys_gems.costs import SpaceTooLarge
         from elot.domains.doors_keys_gems.workload import task_bytes
-        from elot.errors import ScenarioError
 
         [episode] = episodes
         config = self.config(settings)

@@ -122,9 +122,7 @@ class FoodTrucksFront(TabularFront):
         return self.keyed(spec, [self.episode(spec)])
 
     def inputs(self, spec: str | None) -> list[str]:
-        if not spec:
-            return []
-        return super().inputs(unprefixed(spec))
+        return super().inputs(spec and unprefixed(spec))
 
     def _pick(self, found: list, pick: str | None, path: str, by_name: bool = False) -> Episode:
         if pick is None or by_name:
@@ -155,8 +153,6 @@ class FoodTrucksFront(TabularFront):
 
     def stimulus_points(self, episode: Episode) -> tuple[int, ...]:
         """Its judgment points (each after a move), else its end."""
-        from elot.errors import ScenarioError
-
         if episode.horizon == 0:
             raise ScenarioError(f"scenario {episode.name} has no moves: there is nothing to watch before the judgment",
                                 hint="give it moves (elot plan SCENARIO.trucks --utilities ... writes them)")

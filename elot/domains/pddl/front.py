@@ -131,9 +131,6 @@ class PddlFront(Front):
         scene = episode.detail
         return [p for p in (scene.problem.path, scene.plan, self.domain_path) if p and Path(p).is_file()]
 
-    def stimulus_name(self, episode: Episode) -> str:
-        return episode.name
-
     def label(self, episode: Episode, t: int) -> str:
         """The action taken at step t."""
         return episode.detail.steps[t - 1].text()
@@ -182,9 +179,6 @@ class PddlFront(Front):
         from elot.domains.pddl.source import PddlSource
 
         return PddlSource(self, episode, settings)
-
-    def group(self, episode: Episode) -> Any:
-        return episode.reference
 
     def task_cost(self, episodes, settings: Settings, betas: int, scored: int) -> float:
         return sum(0.2 + 0.002 * e.horizon * betas * (1 + 0.01 * scored) for e in episodes)
