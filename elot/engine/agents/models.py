@@ -130,22 +130,16 @@ class Boltzmann(Lapse):
 
 
 @dataclass(frozen=True)
-class GoalNoise:
+class GoalNoise(Lapse):
     """A lapse-Boltzmann agent whose current goal is redrawn, with probability ``gamma`` at the
     start and before each action, uniformly from its true goal's confusions."""
 
-    beta: float = 1.0
-    epsilon: float = 0.0
     gamma: float = 0.1
     name = "goal-noise"
 
     def __post_init__(self):
-        _check("beta", self.beta, 0.0)
-        _check("epsilon", self.epsilon, 0.0, 1.0)
+        super().__post_init__()
         _check("gamma", self.gamma, 0.0, 1.0)
-
-    def params(self) -> dict:
-        return asdict(self)
 
     def step_likelihoods(self, graph: StateGraph, costs: np.ndarray, path: Path, confusions=None,
                          confusion_costs: np.ndarray | None = None) -> np.ndarray:
