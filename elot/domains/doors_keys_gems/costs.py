@@ -12,6 +12,7 @@ from __future__ import annotations
 from elot.engine.budget import Estimate, Limits, OverBudget, check, footprint
 from elot.errors import ScenarioError
 from elot.judging import CHUNK_CELLS
+from elot.engine.worlds.spaces import exact_estimate
 
 
 #: What to run instead when exact enumeration is refused for its size.
@@ -24,12 +25,19 @@ class SpaceTooLarge(OverBudget, ScenarioError):
 
 
 def check_exact(estimate: Estimate, limits: Limits) -> Estimate:
-    """Refuse exact inference of :func:`~elot.engine.worlds.spaces.exact_estimate` over ``limits`` (the hypotheses
+    """Refuse exact inference of :func:`exact_estimate` over ``limits`` (the hypotheses
     and memory it may take) with :class:`SpaceTooLarge`, pointing at particle inference."""
     return check(estimate, limits, error=SpaceTooLarge, advice=SMC_ADVICE,
                  hint="or `--inference auto`, or use a smaller --k or a map with fewer closed boxes, or raise the "
                       "limits with --max-hypotheses N and --max-memory SIZE (max_hypotheses=, max_bytes=) if the "
                       "machine has the memory")
+
+
+def space_size(model: str, n_goals: int, n_states: int, k: int, *, steps: int = 0,
+               belief_tables: int = 1) -> tuple[int, int]:
+    """``(hypotheses, peak bytes)`` of :func:`exact_estimate`."""
+    estimate = exact_estimate(model, n_goals, n_states, k, steps=steps, belief_tables=belief_tables)
+    return estimate.size, estimate.bytes
 
 
 # -- particle inference --------------------------------------------------------------------

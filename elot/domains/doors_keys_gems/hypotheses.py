@@ -285,7 +285,7 @@ def build(
     names, and :class:`ScenarioError` (with the estimated size) instead of allocating a space
     of more than ``max_hypotheses`` hypotheses (see :data:`MAX_HYPOTHESES`), or one whose
     inference over ``steps`` actions (``belief_tables``: see
-    :func:`elot.engine.worlds.spaces.exact_estimate`) would allocate more than ``max_bytes``
+    :func:`elot.domains.doors_keys_gems.costs.exact_estimate`) would allocate more than ``max_bytes``
     (default: half the memory available now, :func:`elot.engine.budget.memory_budget`).
     """
     check_variant(model)

@@ -212,16 +212,16 @@ def check_inference_size(scenario: Scenario, n_states: int) -> None:
     memory budget), before anything is simulated; the simulated plan's length is not
     known yet and is counted as none, a lower bound."""
     from elot.domains.doors_keys_gems.hypotheses import MAX_HYPOTHESES, check_size
-    from elot.engine.worlds.spaces import exact_estimate
+    from elot.domains.doors_keys_gems.costs import space_size
 
     n_goals = len(scenario.layout.gems)
     try:
         check_size(DEFAULT_VARIANT, n_goals, n_states, DEFAULT_K, MAX_HYPOTHESES)
     except ElotError:
-        estimate = exact_estimate(DEFAULT_VARIANT, n_goals, n_states, DEFAULT_K)
+        hypotheses, peak = space_size(DEFAULT_VARIANT, n_goals, n_states, DEFAULT_K)
         raise SimulationError(
             f"--judge auto runs the observer's exact inference, and its hypothesis space is too large: "
-            f"{estimate.size:,} hypotheses for {n_states:,} initial states, at least {estimate.bytes / 2**30:,.1f} GiB "
+            f"{hypotheses:,} hypotheses for {n_states:,} initial states, at least {peak / 2**30:,.1f} GiB "
             f"(the limit is {MAX_HYPOTHESES:,} hypotheses and half the memory available now)",
             hint="give the judgment points (--judge events, or times such as --judge 4,9,15), or use a map "
                  "with fewer closed boxes or fewer hidden keys") from None
