@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from elot.domains.source import MissingHook, Source, Summary, TextMap
 from elot.engine.settings import Budget, InferenceSettings, ModelSettings, Settings
 from elot.errors import ElotError, ScenarioError, nearest
-from elot.settings import CURRENT
+from elot.settings import CURRENT, check_number
 
 
 class SettingRefused(ElotError):
@@ -84,6 +84,12 @@ class Parameter:
     #: Whether its one value is a list, comma-separated (``--hidden-colours red,blue``): a
     #: batch's ``--param`` then takes one value of it, not several.
     listed: bool = False
+
+
+def numeric(name: str, whole: bool = False) -> Callable[[Any], Any]:
+    """A :class:`Parameter`'s check: the number ``name`` takes
+    (:func:`elot.settings.check_number`), an int where ``whole``."""
+    return lambda value: int(check_number(name, value)) if whole else check_number(name, value)
 
 
 class Front:

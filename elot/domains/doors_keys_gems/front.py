@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from elot.domains import rows
-from elot.domains.front import Episode, Front, GoalReport, Parameter, Planned, PlanRequest
+from elot.domains.front import Episode, Front, GoalReport, Parameter, Planned, PlanRequest, numeric
 from elot.domains.source import Source
 from elot.engine.settings import Settings
 from elot.errors import DomainError, ScenarioError
 from elot.output import count
-from elot.settings import DEFAULT_BETA, DEFAULT_K, MAX_HYPOTHESES, check_number
+from elot.settings import DEFAULT_BETA, DEFAULT_K, MAX_HYPOTHESES, check_conventions
 
 #: The models ``--model`` names, the full model first.
 MODELS = {
@@ -25,20 +25,6 @@ MODELS = {
     "non-planning": "the paper's ablation: the agent heads for its goal, ignoring walls, doors and keys",
     "true-belief-paper": "a reproduction of an artifact of the paper's evaluation code (SPEC §7.4)",
 }
-
-
-def _k(value: Any) -> int:
-    return int(check_number("k", value))
-
-
-def _conventions(value: Any) -> str:
-    from elot.settings import check_conventions
-
-    return check_conventions(value)
-
-
-def _hidden_keys(value: Any) -> int:
-    return int(check_number("hidden-keys", value))
 
 
 def _colours(value: Any) -> tuple[str, ...]:
@@ -64,9 +50,9 @@ class GridFront(Front):
     aliases = {"btom": "full"}
     fitted_models = ("full", "true-belief", "non-planning")
     parameters = (
-        Parameter("k", "--k", DEFAULT_K, _k),
-        Parameter("conventions", "--conventions", "elot", _conventions),
-        Parameter("hidden_keys", "--hidden-keys", None, _hidden_keys),
+        Parameter("k", "--k", DEFAULT_K, numeric("k", whole=True)),
+        Parameter("conventions", "--conventions", "elot", check_conventions),
+        Parameter("hidden_keys", "--hidden-keys", None, numeric("hidden-keys", whole=True)),
         Parameter("hidden_colours", "--hidden-colours", None, _colours, listed=True),
     )
     default_beta = DEFAULT_BETA

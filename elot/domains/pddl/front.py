@@ -16,7 +16,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from elot.domains.front import Episode, Front, Parameter, Planned, PlanRequest, SettingRefused
+from elot.domains.front import Episode, Front, Parameter, Planned, PlanRequest, SettingRefused, numeric
 from elot.domains.pddl.agents import MODELS, PARAMETERS
 from elot.domains.pddl.goals import parse_goal_prior
 from elot.domains.pddl.read import read_domain
@@ -24,12 +24,7 @@ from elot.domains.pddl.scenes import STIMULUS, Reader, Scene
 from elot.domains.source import TextMap
 from elot.engine.settings import InferenceSettings, Settings
 from elot.errors import ElotError, ScenarioError, nearest
-from elot.settings import check_number
 from elot.statements import Statement
-
-
-def _checker(name: str) -> Callable[[Any], Any]:
-    return lambda value: check_number(name, value)
 
 
 class PddlFront(Front):
@@ -42,7 +37,7 @@ class PddlFront(Front):
     models = {name: m.what for name, m in MODELS.items()}
     aliases = {"full": "boltzmann", "btom": "boltzmann"}
     fitted_models = ("boltzmann", "boltzmann-ff", "heuristic")
-    parameters = tuple(Parameter(name, f"--param {name}", None, _checker(name)) for name in PARAMETERS)
+    parameters = tuple(Parameter(name, f"--param {name}", None, numeric(name)) for name in PARAMETERS)
     default_beta = MODELS["boltzmann"].defaults[0][1]
     reading = ("plan", "goal_prior")
     table_params = True
