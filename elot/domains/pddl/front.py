@@ -158,15 +158,12 @@ class PddlFront(Front):
 
     def refusal(self, setting: str) -> SettingRefused:
         name = setting.split()[-1].lstrip("-").replace("-", "_")
+        hint = "its models take --model, --beta and --param NAME=VALUE with NAME one of " + ", ".join(PARAMETERS)
         if setting.startswith("--param") or name in PARAMETERS or not setting.startswith("-"):
             close = nearest(name, list(PARAMETERS))
             return SettingRefused(f"--param {name} is not a setting of the {self.name} domain's models"
-                                  + (f" (did you mean {close}?)" if close else ""),
-                                  hint="its models take --model, --beta and --param NAME=VALUE with NAME one of "
-                                       + ", ".join(PARAMETERS))
-        return SettingRefused(f"{setting} is not a setting of the {self.name} domain",
-                              hint="its models take --model, --beta and --param NAME=VALUE with NAME one of "
-                                   + ", ".join(PARAMETERS))
+                                  + (f" (did you mean {close}?)" if close else ""), hint=hint)
+        return SettingRefused(f"{setting} is not a setting of the {self.name} domain", hint=hint)
 
     # -- running ---------------------------------------------------------------------------
 
