@@ -20,7 +20,8 @@ from elot.domains.doors_keys_gems.inference import infer
 from elot.domains.doors_keys_gems.load import load_scenario
 from elot.domains.doors_keys_gems.examples import load_example
 from elot.domains.doors_keys_gems.scn_read import parse_scn_text
-from elot.domains.doors_keys_gems.plan import HEADER, STILL, back_steps, choose_points, event_points, movement, plan, subgoals
+from elot.domains.agent import STILL, choose_points
+from elot.domains.doors_keys_gems.plan import HEADER, back_steps, event_points, movement, plan, subgoals
 
 #: The key for gem1 is in box2 (reachable); box1 lies behind the red door, beside gem1.
 BEHIND = """name: behind

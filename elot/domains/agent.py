@@ -1,7 +1,8 @@
 """What a user tells ``elot plan`` about a domain's simulated agent, read from the command
 line's text: its utility for each object (``--utilities name=U,...``) and its initial
 belief over the worlds (``--belief uniform``, ``true`` or ``name=P,...``), by the names in
-the domain's tables."""
+the domain's tables; and where every domain's ``elot plan`` suggests judgment points
+(:func:`choose_points`)."""
 
 from __future__ import annotations
 
@@ -54,19 +55,47 @@ def utilities_of(text: str, objects: Sequence[str], hint: str) -> np.ndarray:
     return np.array([values[str(o)] for o in objects])
 
 
-def belief_of(text: str, worlds: Sequence[str], world: int, hint: str) -> np.ndarray:
+def belief_of(text: str, worlds: Sequence[str], world: int, hint: str,
+              names: dict[str, int] | None = None) -> np.ndarray:
     """``--belief``: ``uniform``, ``true`` (the agent knows the true ``world``) or weights
-    over the named worlds (left out: 0) summing to 1."""
+    over the named worlds (left out: 0) summing to 1. ``names`` are the names weights are
+    given by, each the index of its world (default: the worlds' own; two names of one world
+    may not both weigh it)."""
     word = text.strip().lower()
     if word == "uniform":
         return np.full(len(worlds), 1.0 / len(worlds))
     if word == "true":
         return np.eye(len(worlds))[world]
-    values = named_numbers(text, "--belief", worlds, hint)
-    negative = [f"{n}={v:g}" for n, v in values.items() if v < 0]
-    if negative:
-        raise ArgumentError(f"--belief: {negative[0]} is negative", hint=hint)
-    belief = np.array([values.get(str(w), 0.0) for w in worlds])
+    names = names or {str(w): n for n, w in enumerate(worlds)}
+    belief = np.zeros(len(worlds))
+    for name, value in named_numbers(text, "--belief", tuple(names), hint).items():
+        if value < 0:
+            raise ArgumentError(f"--belief: {name}={value:g} is negative", hint=hint)
+        if belief[names[name]]:
+            raise ArgumentError(f"--belief gives {worlds[names[name]]} twice ({name})", hint=hint)
+        belief[names[name]] = value
     if abs(belief.sum() - 1.0) > 1e-6:
         raise ArgumentError(f"--belief sums to {belief.sum():g}, not 1", hint=hint)
     return belief / belief.sum()
+
+
+#: Least movement a suggested judgment point needs: the observer's posteriors change by at
+#: least a percentage point there (smaller changes are nothing a participant could judge).
+STILL = 0.01
+
+
+def choose_points(move: np.ndarray, n: int, aimless: Sequence[bool] = (), still: float = STILL) -> tuple[int, ...]:
+    """At most ``n`` times in 1..T-1 where ``move`` is largest (earlier first among equals),
+    never two adjacent, none where it moves less than ``still`` (:data:`STILL`), and none right after
+    a move that gained nothing (``aimless[t - 1]``: a participant asked there would judge
+    a whim of the simulation, not the agent's mind)."""
+    T = len(move) - 1
+    chosen: list[int] = []
+    for t in sorted(range(1, T), key=lambda t: (-move[t], t)):
+        if len(chosen) >= n or move[t] < still:
+            break
+        if t <= len(aimless) and aimless[t - 1]:
+            continue
+        if all(abs(t - c) > 1 for c in chosen):
+            chosen.append(t)
+    return tuple(sorted(chosen))

@@ -31,10 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from elot.domains.source import MissingHook, Source, TextMap
+from elot.domains.source import MissingHook, Source, Summary, TextMap
 from elot.engine.settings import Budget, InferenceSettings, ModelSettings, Settings
 from elot.errors import ElotError, ScenarioError, nearest
-from elot.settings import CURRENT
+from elot.settings import CURRENT, check_number
 
 
 class SettingRefused(ElotError):
@@ -84,6 +84,12 @@ class Parameter:
     #: Whether its one value is a list, comma-separated (``--hidden-colours red,blue``): a
     #: batch's ``--param`` then takes one value of it, not several.
     listed: bool = False
+
+
+def numeric(name: str, whole: bool = False) -> Callable[[Any], Any]:
+    """A :class:`Parameter`'s check: the number ``name`` takes
+    (:func:`elot.settings.check_number`), an int where ``whole``."""
+    return lambda value: int(check_number(name, value)) if whole else check_number(name, value)
 
 
 class Front:
@@ -217,22 +223,46 @@ class Front:
                  inference: InferenceSettings | None = None, budget: Budget | None = None,
                  **params: Any) -> Settings:
         """The settings of a run, checked: ``model`` (None: the first), ``beta`` (None: the
-        model's own), the models' ``params`` (None or left out: their defaults; a name the
-        domain's models do not take is refused)."""
+        model's own), the parameters the model takes (None or left out: their defaults,
+        :meth:`parameter_default`; a name the domain's models do not take is refused, as is
+        one this model does not take), the model's own check of them (:meth:`check_model`)
+        and the inference (:meth:`inference_of`)."""
         name = self.model_name(model)
         declared = {p.name: p for p in self.parameters}
-        unknown = [k for k, v in params.items() if k not in declared and v is not None]
+        given = {k: v for k, v in params.items() if v is not None}
+        unknown = [k for k in given if k not in declared]
         if unknown:
             raise self.refusal(unknown[0])
+        taken = self.takes(name)
+        untaken = [k for k in given if k not in taken]
+        if untaken:
+            close = nearest(untaken[0], list(taken))
+            raise SettingRefused(f"{declared[untaken[0]].option}: the {name} model has no {untaken[0]}"
+                                 + (f" (did you mean {close}?)" if close else ""),
+                                 hint=f"its settings: β{''.join(', ' + p for p in taken)}; "
+                                      + "; ".join(f"{m} takes {', '.join(self.takes(m))}"
+                                                  for m in self.models if untaken[0] in self.takes(m)))
         values = []
-        for p in self.parameters:
-            given = params.get(p.name)
+        for p in (declared[k] for k in taken):
             try:
-                values.append((p.name, p.default if given is None else p.check(given)))
+                values.append((p.name, self.parameter_default(name, p) if p.name not in given
+                               else p.check(given[p.name])))
             except ElotError as error:      # named by its option, as the command line spells it
                 raise SettingRefused(f"{p.option}: {error.message}", hint=error.hint) from None
-        return Settings(ModelSettings(name, self.model_beta(name) if beta is None else beta, tuple(values)),
-                        inference or InferenceSettings(), budget or Budget())
+        beta = self.model_beta(name) if beta is None else beta
+        self.check_model(name, beta, dict(values))
+        return Settings(ModelSettings(name, beta, tuple(values)), self.inference_of(inference), budget or Budget())
+
+    def parameter_default(self, model: str, parameter: Parameter) -> Any:
+        """The value of ``parameter`` that ``model`` takes when none is given."""
+        return parameter.default
+
+    def check_model(self, model: str, beta: float, values: dict) -> None:
+        """Refuse β and the parameters' ``values`` where ``model`` does not take them together."""
+
+    def inference_of(self, inference: InferenceSettings | None) -> InferenceSettings:
+        """The inference a run takes (None: the default), or a refusal of one the domain cannot run."""
+        return inference or InferenceSettings()
 
     def refuse(self, episode: Episode, compiled, mode: str, t: int) -> None:
         """Refuse, with the reason, a formula the domain's runs cannot judge in ``mode`` at
@@ -343,13 +373,30 @@ class Front:
         :class:`elot.draw.frames.Frames`."""
         raise self.missing("frames", "drawing")
 
+    #: The module that tells the domain's scenes in words: its ``CONDITIONS``, each
+    #: ``f(scene, t)`` of the scene :meth:`told` gives (None: the domain tells none).
+    telling: str | None = None
+    #: What a statement is about, as a language model is told it, by mode (where the domain
+    #: words it; else :meth:`question` says it with the agent's words).
+    question_words: dict[str, str] = {}
+
+    def told(self, episode: Episode) -> Any:
+        """What the domain's :attr:`telling` tells of ``episode``."""
+        return episode.detail
+
     def tell(self, episode: Episode, t: int, condition: str) -> str:
         """``episode`` up to t told in words, for a language model (``condition`` ``plan``:
         the actions; ``narrative``: a story): only what an observer could see."""
-        raise self.missing("tell", "elot baseline")
+        if self.telling is None:
+            raise self.missing("tell", "elot baseline")
+        from importlib import import_module
+
+        return import_module(self.telling).CONDITIONS[condition](self.told(episode), t)
 
     def question(self, mode: str) -> str:
         """What a statement is about, as a language model is told it (``mode``)."""
+        if mode in self.question_words:
+            return self.question_words[mode]
         agent = self.agent_words()
         return (f"The statement below is about what {agent} believes now, at this point." if mode == CURRENT else
                 f"The statement below is about what {agent} believed at the start, before it acted (judge it from "
@@ -402,8 +449,6 @@ class Front:
         """Where a stimulus set cuts an episode: the end of each segment after the start
         (the first shows t = 0), each a time participants are asked at (default: its
         judgment points after the start, else its end); bad ones refused here."""
-        from elot.errors import ScenarioError
-
         points = tuple(t for t in episode.judged if t > 0)
         if not points:
             raise ScenarioError(f"{episode.name} is judged only at t = 0, before participants have seen a move",
@@ -468,6 +513,24 @@ class Planned:
     text: str
     notes: tuple[str, ...] = ()
     summary: str = ""
+
+
+class GoalReport:
+    """What a :class:`Source` over candidate goals reports (the gridworld's, a PDDL world's):
+    its ``goal_posterior(t)`` over its ``goals`` (their names, in order) as the terminal's
+    table, the ``--csv`` columns and ``--json``'s entry at t; the true goal is its scenario's."""
+
+    def summary(self, times: Sequence[int]) -> Summary:
+        true = self.episode.detail.true_goal
+        columns = (("t", "right"), *((g + (" (true)" if g == true else ""), "right") for g in self.goals))
+        rows = tuple((str(t), *(f"{p:.3f}" for p in self.goal_posterior(t).values())) for t in times)
+        return Summary("Goal posterior", columns, rows)
+
+    def csv_columns(self, t: int) -> dict:
+        return {f"p({g})": p for g, p in self.goal_posterior(t).items()}
+
+    def report_at(self, t: int) -> dict:
+        return {"goal_posterior": self.goal_posterior(t)}
 
 
 # -- naming one of a file's scenarios -------------------------------------------------------

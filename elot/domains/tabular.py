@@ -207,8 +207,6 @@ class TabularFront(Front):
         return pick_one(self._read(path), pick, path)
 
     def episodes(self, spec: str) -> list[Episode]:
-        from pathlib import Path
-
         path, pick = split_pick(spec)
         if pick is None and Path(path).is_file():
             return self.keyed(spec, self._read(path))

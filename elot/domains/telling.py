@@ -4,6 +4,11 @@ language-model baselines' prompts)."""
 from __future__ import annotations
 
 
+def cell(pos: tuple[int, int]) -> str:
+    """A cell as a scene tells it: ``(x,y)``."""
+    return f"({pos[0]},{pos[1]})"
+
+
 def run_words(moves: list[str]) -> str:
     """Runs of the same move said once with their count: ``up, up, left`` as ``up 2
     times, left``."""

@@ -127,12 +127,6 @@ def model_states(true_state: WorldState, prior: Prior = Prior()) -> tuple[tuple[
     )
 
 
-def estimate_simulation_bytes(layout, n_states: int) -> int:
-    """Peak memory of :func:`simulate` in ``layout`` with ``n_states`` initial states
-    (:func:`elot.domains.doors_keys_gems.costs.simulation_estimate`)."""
-    return costs.simulation_estimate(layout.width * layout.height, n_states).bytes
-
-
 class SimulationTooLarge(OverBudget, SimulationError):
     """A simulation refused before any work for its estimated memory."""
 
@@ -315,7 +309,7 @@ def run_agent(
     try:
         return _simulate(scenario, core, goal, belief, beta, policy, seed, max_steps, prior, purposeful)
     except MemoryError as error:
-        need = estimate_simulation_bytes(layout, n_states)
+        need = costs.simulation_estimate(layout.width * layout.height, n_states).bytes
         raise SimulationError(
             f"the simulation ran out of memory ({error}); it was estimated at about {format_bytes(need)} "
             f"for {n_states:,} initial states",

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from elot.domains import rows
-from elot.domains.front import Episode, Front, Parameter, Planned, PlanRequest
-from elot.domains.source import Source, Summary
+from elot.domains.front import Episode, Front, GoalReport, Parameter, Planned, PlanRequest, numeric
+from elot.domains.source import Source
 from elot.engine.settings import Settings
 from elot.errors import DomainError, ScenarioError
 from elot.output import count
-from elot.settings import DEFAULT_BETA, DEFAULT_K, MAX_HYPOTHESES, check_number
+from elot.settings import DEFAULT_BETA, DEFAULT_K, MAX_HYPOTHESES, check_conventions
 
 #: The models ``--model`` names, the full model first.
 MODELS = {
@@ -25,20 +25,6 @@ MODELS = {
     "non-planning": "the paper's ablation: the agent heads for its goal, ignoring walls, doors and keys",
     "true-belief-paper": "a reproduction of an artifact of the paper's evaluation code (SPEC §7.4)",
 }
-
-
-def _k(value: Any) -> int:
-    return int(check_number("k", value))
-
-
-def _conventions(value: Any) -> str:
-    from elot.settings import check_conventions
-
-    return check_conventions(value)
-
-
-def _hidden_keys(value: Any) -> int:
-    return int(check_number("hidden-keys", value))
 
 
 def _colours(value: Any) -> tuple[str, ...]:
@@ -64,9 +50,9 @@ class GridFront(Front):
     aliases = {"btom": "full"}
     fitted_models = ("full", "true-belief", "non-planning")
     parameters = (
-        Parameter("k", "--k", DEFAULT_K, _k),
-        Parameter("conventions", "--conventions", "elot", _conventions),
-        Parameter("hidden_keys", "--hidden-keys", None, _hidden_keys),
+        Parameter("k", "--k", DEFAULT_K, numeric("k", whole=True)),
+        Parameter("conventions", "--conventions", "elot", check_conventions),
+        Parameter("hidden_keys", "--hidden-keys", None, numeric("hidden-keys", whole=True)),
         Parameter("hidden_colours", "--hidden-colours", None, _colours, listed=True),
     )
     default_beta = DEFAULT_BETA
@@ -74,6 +60,8 @@ class GridFront(Front):
     budget_settings = ("max_bytes", "max_hypotheses")
     reading = ("exp", "plan")
     templates = ("elot.domains.doors_keys_gems", "{condition}.txt")
+    telling = "elot.domains.doors_keys_gems.tell"
+    question_words = QUESTIONS
     statements_hint = "add a 'statements current:' section to the scenario"
     help_words = {"load": "load a scenario: a .scn file, a dataset plan, or a built-in example",
                   "map": "the grid now: walls, agent, gems, doors, boxes, keys seen, path walked",
@@ -214,7 +202,6 @@ class GridFront(Front):
         it instead), by the budget inference itself checks."""
         from elot.domains.doors_keys_gems.costs import SpaceTooLarge
         from elot.domains.doors_keys_gems.workload import task_bytes
-        from elot.errors import ScenarioError
 
         [episode] = episodes
         config = self.config(settings)
@@ -307,14 +294,6 @@ class GridFront(Front):
         items, refs = in_vs_out_items(self.data, maps=maps)
         return items, refs, [str(in_vs_out_file(dataset_root(self.data), mode)) for mode in MODES]
 
-    def tell(self, episode: Episode, t: int, condition: str) -> str:
-        from elot.domains.doors_keys_gems.tell import CONDITIONS
-
-        return CONDITIONS[condition](episode.detail, t)
-
-    def question(self, mode: str) -> str:
-        return QUESTIONS[mode]
-
     def map_text(self, episode: Episode, t: int):
         from elot.domains.doors_keys_gems.textmap import text_map
 
@@ -335,7 +314,7 @@ class GridFront(Front):
         return self.signature(self.episode(spec))
 
 
-class GridSource(Source):
+class GridSource(GoalReport, Source):
     """A Doors-Keys-Gems scenario inferred under ``settings`` (``inference``: the engine's
     exact or particle result)."""
 
@@ -349,6 +328,10 @@ class GridSource(Source):
     @property
     def scenario(self):
         return self.episode.detail
+
+    @property
+    def goals(self) -> tuple[str, ...]:
+        return self.inference.space.goals
 
     @property
     def signature(self):
@@ -413,26 +396,10 @@ class GridSource(Source):
             lines.append(family.describe())
         return lines
 
-    def summary(self, times: Sequence[int]) -> Summary:
-        goals = self.inference.space.goals
-        true = self.scenario.true_goal
-        columns = (("t", "right"), *((g + (" (true)" if g == true else ""), "right") for g in goals))
-        rows = []
-        for t in times:
-            post = self.inference.goal_posterior(t)
-            rows.append((str(t), *(f"{post[g]:.3f}" for g in goals)))
-        return Summary("Goal posterior", columns, tuple(rows))
-
-    def csv_columns(self, t: int) -> dict:
-        return {f"p({g})": p for g, p in self.inference.goal_posterior(t).items()}
-
     def report_head(self) -> dict:
         ran = self.inference.config   # what ran (auto's choice, the seed drawn), not what was typed
         return {"scenario": self.scenario.name, "model": ran.variant, "conventions": ran.conventions,
                 "beta": ran.beta, "k": ran.k, "true_goal": self.scenario.true_goal}
-
-    def report_at(self, t: int) -> dict:
-        return {"goal_posterior": self.inference.goal_posterior(t)}
 
     def report_tail(self, times: Sequence[int]) -> dict:
         return {"settings": self.settings.described(), "inference": self.inference.report(list(times))}

@@ -21,6 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
+from elot.domains.agent import choose_points
 from elot.domains.doors_keys_gems.agent import (DEFAULT_MAX_STEPS, Simulation, SimulationError, check_simulation_size,
                              describe_belief, describe_hidden, run_agent)
 from elot.domains.doors_keys_gems.inference import infer
@@ -30,9 +31,6 @@ from elot.domains.doors_keys_gems.scn_write import format_scn
 from elot.domains.doors_keys_gems.world import MOVES, Action, WorldState
 from elot.errors import ElotError
 from elot.settings import DEFAULT_BETA, DEFAULT_K, DEFAULT_POINTS, DEFAULT_VARIANT, JUDGE_MODES
-#: Least movement a suggested judgment point needs: the observer's posteriors change by at
-#: least a percentage point there (smaller changes are nothing a participant could judge).
-STILL = 0.01
 #: The first line of every file ``elot plan`` writes (how one is recognized to replace it).
 HEADER = "# elot plan:"
 
@@ -149,23 +147,6 @@ def back_steps(initial: WorldState, actions: Sequence[Action]) -> tuple[bool, ..
             out.append(False)
         since.add(state.agent_pos)
     return tuple(out)
-
-
-def choose_points(move: np.ndarray, n: int, aimless: Sequence[bool] = ()) -> tuple[int, ...]:
-    """At most ``n`` times in 1..T-1 where ``move`` is largest (earlier first among equals),
-    never two adjacent, none where it moves less than :data:`STILL`, and none right after
-    a move that gained nothing (``aimless[t - 1]``: a participant asked there would judge
-    a whim of the simulation, not the agent's mind)."""
-    T = len(move) - 1
-    chosen: list[int] = []
-    for t in sorted(range(1, T), key=lambda t: (-move[t], t)):
-        if len(chosen) == n or move[t] < STILL:
-            break
-        if t <= len(aimless) and aimless[t - 1]:
-            continue
-        if all(abs(t - c) > 1 for c in chosen):
-            chosen.append(t)
-    return tuple(sorted(chosen))
 
 
 # -- the scenario ---------------------------------------------------------------------

@@ -19,8 +19,6 @@ per distinct (true state, initial belief) pair — one call of ``compile_formula
 
 from __future__ import annotations
 
-import numpy as np
-
 from elot.domains import rows
 from elot.settings import Conventions, check_conventions
 from elot.judging import Score, check_mode, score_truth, holds
@@ -31,7 +29,7 @@ from elot.engine.worlds.exact import Inference
 from elot.settings import CURRENT, Mode
 from elot.lang.syntax import Term
 
-__all__ = ["Conventions", "Score", "check_conventions", "compile_statement", "score", "truth_table"]
+__all__ = ["Conventions", "Score", "check_conventions", "compile_statement", "score"]
 
 
 def compile_statement(
@@ -47,12 +45,6 @@ def compile_statement(
     Raises :class:`~elot.errors.ElotSyntaxError` / :class:`~elot.errors.ElotTypeError`.
     """
     return _compile_statement(formula, rows.signature(inference), thresholds=thresholds, bind_free=bind_free)
-
-
-def truth_table(inference: Inference, compiled: CompiledFormula, t: int) -> np.ndarray:
-    """``⟦φ⟧`` at time t for every (true state, initial belief) pair, shape ``(n_s * n_b,)``."""
-    beliefs, true_index = inference.pairs(t)
-    return compiled.truth(rows.states(inference, t), beliefs, true_index)
 
 
 def score(

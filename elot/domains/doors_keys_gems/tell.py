@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from elot.domains.doors_keys_gems.scenario import Scenario
-from elot.domains.telling import run_words
+from elot.domains.telling import cell, run_words
 from elot.domains.doors_keys_gems.world import MOVES, Layout, Pos, WorldState, draw
 
 #: The legend of :func:`observer_map`.
@@ -30,10 +30,6 @@ _KEY = {"red": "r", "blue": "b", "yellow": "y", "green": "e"}
 def spoken(name: str) -> str:
     """``box3`` → ``box 3`` (the name as statements write it)."""
     return re.sub(r"^([a-z]+)(\d+)$", r"\1 \2", name)
-
-
-def cell(pos: Pos) -> str:
-    return f"({pos[0]},{pos[1]})"
 
 
 def observer_map(state: WorldState) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from elot.domains.foodtrucks import unprefixed
-from elot.domains.front import Episode, Planned, PlanRequest, pick_one, split_pick
+from elot.domains.front import Episode, Front, Planned, PlanRequest, pick_one, split_pick
 from elot.domains.tabular import TabularFront
 from elot.engine import Case
 from elot.errors import ArgumentError, ScenarioError
@@ -50,6 +50,8 @@ class FoodTrucksFront(TabularFront):
 
     data_variable = "ELOT_BAKER2017_DATA"
     templates = ("elot.domains.foodtrucks", "prompt.txt")
+    telling = "elot.domains.foodtrucks.tell"
+    question_words = QUESTION
     help_words = {"load": "load a food-truck scenario: a .trucks file or an experiment id (foodtrucks:12)",
                   "goals": "posterior over the truck the student likes best (from its walk)",
                   "worlds": "posterior over what spot 2 holds",
@@ -120,9 +122,7 @@ class FoodTrucksFront(TabularFront):
         return self.keyed(spec, [self.episode(spec)])
 
     def inputs(self, spec: str | None) -> list[str]:
-        if not spec:
-            return []
-        return super().inputs(unprefixed(spec))
+        return super().inputs(spec and unprefixed(spec))
 
     def _pick(self, found: list, pick: str | None, path: str, by_name: bool = False) -> Episode:
         if pick is None or by_name:
@@ -153,8 +153,6 @@ class FoodTrucksFront(TabularFront):
 
     def stimulus_points(self, episode: Episode) -> tuple[int, ...]:
         """Its judgment points (each after a move), else its end."""
-        from elot.errors import ScenarioError
-
         if episode.horizon == 0:
             raise ScenarioError(f"scenario {episode.name} has no moves: there is nothing to watch before the judgment",
                                 hint="give it moves (elot plan SCENARIO.trucks --utilities ... writes them)")
@@ -177,13 +175,10 @@ class FoodTrucksFront(TabularFront):
         return {"goal": TRUCKS.index(truck) + 1 if truck else 1, "gems": 0, "map": scenario.map,
                 "spot2": SPOT2_WORDS[scenario.world], "moves": moves, "texts": "campus"}
 
-    def tell(self, episode: Episode, t: int, condition: str) -> str:
-        from elot.domains.foodtrucks.tell import CONDITIONS
+    tell = Front.tell       # its own words (:attr:`telling`), not a domain file's hook
 
-        return CONDITIONS[condition](episode.detail.own, t)
-
-    def question(self, mode: str) -> str:
-        return QUESTION[mode]
+    def told(self, episode: Episode):
+        return episode.detail.own
 
     # -- the simulated student ---------------------------------------------------------------
 

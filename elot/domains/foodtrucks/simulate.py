@@ -23,13 +23,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from elot.domains.agent import named_numbers, utilities_of
+from elot.domains.agent import belief_of, utilities_of
 from elot.domains.foodtrucks.domain import FoodTrucks
 from elot.domains.foodtrucks.scenarios import FoodTruckScenario
 from elot.domains.foodtrucks.world import FINISHED, SPOT2_CONTENT, TRUCKS, cell_of
 from elot.engine.tables.config import EngineConfig
 from elot.engine.tables.simulate import SimulatedAgent, check_belief, simulate as run_agent
-from elot.errors import ArgumentError, ScenarioError
+from elot.errors import ScenarioError
 #: Actions the student takes at most before it gives up (the experiment's paths: 1 to 27).
 DEFAULT_MAX_STEPS = 60
 #: Names of the worlds in a ``--belief``: what spot 2 holds.
@@ -48,22 +48,7 @@ def parse_utilities(text: str) -> np.ndarray:
 def parse_belief(text: str, world: int) -> np.ndarray:
     """The student's initial belief over spot 2's content (``float64[3]``: lebanese,
     mexican, none): ``uniform``, ``true`` (it knows ``world``) or weights summing to 1."""
-    word = text.strip().lower()
-    if word == "uniform":
-        return np.full(3, 1.0 / 3.0)
-    if word == "true":
-        return np.eye(3)[world]
-    values = named_numbers(text, "--belief", tuple(BELIEF_NAMES), BELIEF_HINT)
-    belief = np.zeros(3)
-    for name, value in values.items():
-        if value < 0:
-            raise ArgumentError(f"--belief: {name}={value:g} is negative", hint=BELIEF_HINT)
-        if belief[BELIEF_NAMES[name]]:
-            raise ArgumentError(f"--belief gives spot 2 being empty twice ({name})", hint=BELIEF_HINT)
-        belief[BELIEF_NAMES[name]] = value
-    if abs(belief.sum() - 1.0) > 1e-6:
-        raise ArgumentError(f"--belief sums to {belief.sum():g}, not 1", hint=BELIEF_HINT)
-    return belief / belief.sum()
+    return belief_of(text, ("lebanese", "mexican", "spot 2 being empty"), world, BELIEF_HINT, BELIEF_NAMES)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ that is told as a glimpse, with the part in view. Cells are ``(x, y)``, x from t
 
 from __future__ import annotations
 
-from elot.domains.telling import run_words
+from elot.domains.telling import cell, run_words
 from elot.domains.foodtrucks.scenarios import FoodTruckScenario
 from elot.domains.foodtrucks.world import (HEIGHT, SPOT1, SPOT2, SPOT2_CONTENT, TRUCKS, WALL_SPANS, WIDTH,
                                            FoodTruckMap, truck_at, visibility)
@@ -27,10 +27,6 @@ from elot.domains.foodtrucks.draw import SEEN_FROM
 #: The legend of :func:`campus_map`.
 LEGEND = "# building, . open ground, S the student, K the Korean truck (spot 1), ? spot 2 (not seen yet)"
 _DIRECTIONS = {(0, 1): "north", (0, -1): "south", (1, 0): "east", (-1, 0): "west"}
-
-
-def cell(pos: tuple[int, int]) -> str:
-    return f"({pos[0]},{pos[1]})"
 
 
 def seen_words(truck: int | None, past: bool = False) -> str:

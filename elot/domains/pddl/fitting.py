@@ -169,13 +169,7 @@ def fit(items: list[Prepared], human: dict, fams: list[Family]) -> list[FamilyFi
             table.append((params, pearson(x, y), per_stim))
         best = max(table, key=lambda row: row[1])   # ties: the first in grid order
         params, r, per_stim = best
-        cats: dict = {}
-        for sid, (x, y, _) in per_stim.items():
-            c = int(sid.split("_")[0])
-            cats.setdefault(c, ([], []))
-            cats[c][0].extend(x)
-            cats[c][1].extend(y)
-        per_category = {c: pearson(a, b) for c, (a, b) in sorted(cats.items())}
+        per_category = _per_category((sid, a, b) for sid, (x, y, _) in per_stim.items() for a, b in zip(x, y))
         out.append(FamilyFit(fam, params, r, per_category, _loso(table, dev_ids), table))
     return out
 
@@ -223,15 +217,19 @@ def stored_dev(study: Study, human: dict) -> dict:
     out = {}
     for model, vals in study.stored().items():
         keys = [k for k in human if k in vals]
-        cats: dict = {}
-        for k in keys:
-            c = int(k[0].split("_")[0])
-            cats.setdefault(c, ([], []))
-            cats[c][0].append(vals[k])
-            cats[c][1].append(human[k])
         out[model] = (pearson([vals[k] for k in keys], [human[k] for k in keys]), len(keys),
-                      {c: pearson(a, b) for c, (a, b) in sorted(cats.items())})
+                      _per_category((k[0], vals[k], human[k]) for k in keys))
     return out
+
+
+def _per_category(pairs) -> dict:
+    """Pearson's r per category (C of a stimulus C_S) of ``(stimulus, x, y)`` triples."""
+    cats: dict = {}
+    for sid, x, y in pairs:
+        xs, ys = cats.setdefault(int(sid.split("_")[0]), ([], []))
+        xs.append(x)
+        ys.append(y)
+    return {c: pearson(a, b) for c, (a, b) in sorted(cats.items())}
 
 
 def predictions(items: list[Prepared], family: str, params: dict) -> list[tuple[str, int, str, float]]:

@@ -16,20 +16,15 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from elot.domains.front import Episode, Front, Parameter, Planned, PlanRequest, SettingRefused
+from elot.domains.front import Episode, Front, Parameter, Planned, PlanRequest, SettingRefused, numeric
 from elot.domains.pddl.agents import MODELS, PARAMETERS
 from elot.domains.pddl.goals import parse_goal_prior
 from elot.domains.pddl.read import read_domain
 from elot.domains.pddl.scenes import STIMULUS, Reader, Scene
 from elot.domains.source import TextMap
-from elot.engine.settings import Budget, InferenceSettings, ModelSettings, Settings
+from elot.engine.settings import InferenceSettings, Settings
 from elot.errors import ElotError, ScenarioError, nearest
-from elot.settings import check_number
 from elot.statements import Statement
-
-
-def _checker(name: str) -> Callable[[Any], Any]:
-    return lambda value: check_number(name, value)
 
 
 class PddlFront(Front):
@@ -42,10 +37,11 @@ class PddlFront(Front):
     models = {name: m.what for name, m in MODELS.items()}
     aliases = {"full": "boltzmann", "btom": "boltzmann"}
     fitted_models = ("boltzmann", "boltzmann-ff", "heuristic")
-    parameters = tuple(Parameter(name, f"--param {name}", None, _checker(name)) for name in PARAMETERS)
+    parameters = tuple(Parameter(name, f"--param {name}", None, numeric(name)) for name in PARAMETERS)
     default_beta = MODELS["boltzmann"].defaults[0][1]
     reading = ("plan", "goal_prior")
     table_params = True
+    telling = "elot.domains.pddl.tell"
     sweeps_betas = True
     statements_hint = "each scenario is asked wants(player, G) of its candidate goals by default"
     help_words = {"load": "load another scenario: a problem file, a plan naming its problem, or a stimulus id",
@@ -130,9 +126,6 @@ class PddlFront(Front):
         scene = episode.detail
         return [p for p in (scene.problem.path, scene.plan, self.domain_path) if p and Path(p).is_file()]
 
-    def stimulus_name(self, episode: Episode) -> str:
-        return episode.name
-
     def label(self, episode: Episode, t: int) -> str:
         """The action taken at step t."""
         return episode.detail.steps[t - 1].text()
@@ -145,56 +138,32 @@ class PddlFront(Front):
     def takes(self, model: str) -> tuple[str, ...]:
         return MODELS[self.model_name(model)].params
 
-    def settings(self, model: str | None = None, beta: float | None = None,
-                 inference: InferenceSettings | None = None, budget: Budget | None = None,
-                 **params: Any) -> Settings:
-        """The settings of a run: the model, β (None: the model's own) and the parameters
-        the model takes (each left out: its default); a parameter the domain's models do
-        not take, or this model does not, is refused whatever its value, as is particle
-        inference (the candidate goals are enumerated exactly)."""
-        name = self.model_name(model)
-        agent = MODELS[name]
-        given = {k: v for k, v in params.items() if v is not None}
-        for key in given:
-            if key not in PARAMETERS:
-                raise self.refusal(key)
-        untaken = [k for k in given if k not in agent.params]
-        if untaken:
-            close = nearest(untaken[0], list(agent.params))
-            raise SettingRefused(f"--param {untaken[0]}: the {name} model has no {untaken[0]}"
-                                 + (f" (did you mean {close}?)" if close else ""),
-                                 hint=f"its settings: β{''.join(', ' + p for p in agent.params)}; "
-                                      + "; ".join(f"{m} takes {', '.join(MODELS[m].params)}"
-                                                  for m in MODELS if untaken[0] in MODELS[m].params))
-        values = {}
-        for key, default in agent.defaults[1:]:
-            try:
-                values[key] = check_number(key, given[key]) if key in given else default
-            except ElotError as error:
-                raise SettingRefused(f"--param {key}: {error.message}", hint=error.hint) from None
-        beta = self.model_beta(name) if beta is None else beta
+    def parameter_default(self, model: str, parameter: Parameter) -> Any:
+        return dict(MODELS[model].defaults)[parameter.name]
+
+    def check_model(self, model: str, beta: float, values: dict) -> None:
         try:
-            agent.check({"beta": float(beta), **values})
+            MODELS[model].check({"beta": float(beta), **values})
         except ElotError as error:
-            raise SettingRefused(f"the {name} model: {error.message}", hint=error.hint) from None
+            raise SettingRefused(f"the {model} model: {error.message}", hint=error.hint) from None
+
+    def inference_of(self, inference: InferenceSettings | None) -> InferenceSettings:
+        """Exact inference only: particle inference is refused (the candidate goals are
+        enumerated exactly)."""
         inference = inference or InferenceSettings()
         if inference.method == "smc":
             raise SettingRefused("--inference smc: goal inference over a PDDL world is exact (its hypotheses are "
                                  "the candidate goals, a handful)", hint="leave --inference out, or give exact")
-        return Settings(ModelSettings(name, beta, tuple(values.items())),
-                        dataclasses.replace(inference, method="exact"), budget or Budget())
+        return dataclasses.replace(inference, method="exact")
 
     def refusal(self, setting: str) -> SettingRefused:
         name = setting.split()[-1].lstrip("-").replace("-", "_")
+        hint = "its models take --model, --beta and --param NAME=VALUE with NAME one of " + ", ".join(PARAMETERS)
         if setting.startswith("--param") or name in PARAMETERS or not setting.startswith("-"):
             close = nearest(name, list(PARAMETERS))
             return SettingRefused(f"--param {name} is not a setting of the {self.name} domain's models"
-                                  + (f" (did you mean {close}?)" if close else ""),
-                                  hint="its models take --model, --beta and --param NAME=VALUE with NAME one of "
-                                       + ", ".join(PARAMETERS))
-        return SettingRefused(f"{setting} is not a setting of the {self.name} domain",
-                              hint="its models take --model, --beta and --param NAME=VALUE with NAME one of "
-                                   + ", ".join(PARAMETERS))
+                                  + (f" (did you mean {close}?)" if close else ""), hint=hint)
+        return SettingRefused(f"{setting} is not a setting of the {self.name} domain", hint=hint)
 
     # -- running ---------------------------------------------------------------------------
 
@@ -202,9 +171,6 @@ class PddlFront(Front):
         from elot.domains.pddl.source import PddlSource
 
         return PddlSource(self, episode, settings)
-
-    def group(self, episode: Episode) -> Any:
-        return episode.reference
 
     def task_cost(self, episodes, settings: Settings, betas: int, scored: int) -> float:
         return sum(0.2 + 0.002 * e.horizon * betas * (1 + 0.01 * scored) for e in episodes)
@@ -231,11 +197,6 @@ class PddlFront(Front):
         from elot.domains.pddl.draw import text_map
 
         return text_map(episode.detail, t)
-
-    def tell(self, episode: Episode, t: int, condition: str) -> str:
-        from elot.domains.pddl.tell import tell
-
-        return tell(episode.detail, t, condition)
 
     def stimulus_fields(self, episode: Episode) -> dict:
         """The true goal (1-based, among the candidates; 1 when the problem's goal is none

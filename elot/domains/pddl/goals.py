@@ -25,7 +25,7 @@ from elot.domains.pddl.space import StateSpace, state_space
 from elot.engine.agents.graph import (Path, RelaxedPlans, StateGraph, distances, follow, relaxed_costs,
                                       relaxed_plans)
 from elot.engine.budget import Limits
-from elot.errors import nearest
+from elot.errors import ArgumentError, nearest
 
 
 @dataclass(frozen=True)
@@ -137,25 +137,16 @@ class GoalTask:
                 raise PddlError(f"the plan's action {step.text()} is no action of the domain",
                                 span=step.span, hint="name a domain action and objects of the problem")
             ids.append(found)
+        failed: list[int] = []
+
+        def described(i: int) -> str:      # follow names the step it cannot take
+            failed.append(i)
+            return steps[i].text()
+
         try:
-            return follow(self.graph, ids, describe=lambda i: steps[i].text())
-        except Exception as error:  # ArgumentError: re-raised at the step's line
-            from elot.errors import ArgumentError
-
-            if not isinstance(error, ArgumentError):
-                raise
-            bad = len(self._prefix_ok(ids))
-            raise PddlError(error.message, span=steps[bad].span, hint=error.hint) from None
-
-    def _prefix_ok(self, ids):
-        s, ok = 0, []
-        for a in ids:
-            e = self.graph.edge(s, a)
-            if e is None:
-                break
-            ok.append(e)
-            s = int(self.graph.successors[e])
-        return ok
+            return follow(self.graph, ids, describe=described)
+        except ArgumentError as error:      # re-raised at the step's line
+            raise PddlError(error.message, span=steps[failed[-1]].span, hint=error.hint) from None
 
     # -- goals over the states -------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from elot.domains.agent import choose_points
 from elot.domains.front import Episode, Planned, PlanRequest
 from elot.domains.pddl.agents import MODELS, AgentModel, Tables, goal_posterior_of
 from elot.domains.pddl.goals import Goal, GoalTask
@@ -106,18 +107,12 @@ def walk(scene, goal: Goal, beta: float, policy: str, seed: int | None, max_step
 
 def auto_points(posterior: np.ndarray, points: int) -> list[int]:
     """Where a goal posterior (``[T + 1, G]``) moves most: the times t whose step changes
-    it most (total variation), the largest first, never two adjacent, at most ``points``;
-    and the end."""
-    steps = len(posterior) - 1
+    it most (total variation), the largest first, never two adjacent, at most ``points``
+    (:func:`~elot.domains.agent.choose_points`, any change above 1e-9); and the end."""
     change = 0.5 * np.abs(np.diff(posterior, axis=0)).sum(axis=1)
-    chosen: list[int] = []
-    for t in (np.argsort(-change, kind="stable") + 1):
-        t = int(t)
-        if len(chosen) >= points or change[t - 1] <= 1e-9:
-            break
-        if t < steps and all(abs(t - c) > 1 for c in chosen):
-            chosen.append(t)
-    return sorted(set(chosen) | {steps})
+    # a change of at most 1e-9 is none: ``still`` is the next float above it
+    return [*choose_points(np.concatenate([[0.0], change]), points, still=np.nextafter(1e-9, 1.0)),
+            len(posterior) - 1]
 
 
 def plan(front, episode: Episode, request: PlanRequest) -> Planned:

@@ -15,11 +15,11 @@ from typing import Sequence
 
 import numpy as np
 
-from elot.domains.front import Episode
+from elot.domains.front import Episode, GoalReport
 from elot.domains.pddl.agents import MODELS
 from elot.domains.pddl.language import goal_hypotheses
 from elot.domains.pddl.words import describe
-from elot.domains.source import Source, Summary
+from elot.domains.source import Source
 from elot.engine.agents import goal_posterior
 from elot.engine.settings import Settings
 from elot.errors import ArgumentError, EvaluationError
@@ -30,7 +30,7 @@ class UnexplainedStep(EvaluationError):
     """An action that every candidate goal gives probability 0 (its likelihood underflows)."""
 
 
-class PddlSource(Source):
+class PddlSource(GoalReport, Source):
     """``episode`` (a :class:`~elot.domains.pddl.scenes.Scene` as its detail) inverted under
     ``settings``: its goal posterior at every time (``posterior``, ``float64[T + 1, G]``)."""
 
@@ -99,21 +99,9 @@ class PddlSource(Source):
                 + ("; goal prior " + ", ".join(f"{g.name} {g.prior:g}" for g in scene.goals)
                    if len({g.prior for g in scene.goals}) > 1 else "")]
 
-    def summary(self, times: Sequence[int]) -> Summary:
-        true = self.scene.true_goal
-        columns = (("t", "right"), *((g + (" (true)" if g == true else ""), "right") for g in self.goals))
-        rows = tuple((str(t), *(f"{p:.3f}" for p in self.posterior[t])) for t in times)
-        return Summary("Goal posterior", columns, rows)
-
-    def csv_columns(self, t: int) -> dict:
-        return {f"p({g})": p for g, p in self.goal_posterior(t).items()}
-
     def report_head(self) -> dict:
         return {"domain": self.front.name, "scenario": self.name, "model": self.model, "beta": self.beta,
                 "params": dict(self.settings.model.params), "goals": self.goals, "true_goal": self.scene.true_goal}
-
-    def report_at(self, t: int) -> dict:
-        return {"goal_posterior": self.goal_posterior(t)}
 
     def report_tail(self, times: Sequence[int]) -> dict:
         return {"settings": self.settings.described()}

@@ -34,16 +34,6 @@ class StateSpace:
     def __len__(self) -> int:
         return len(self.states)
 
-    def index(self) -> dict:
-        """Each state's row (as bytes) to its index."""
-        return {row.tobytes(): i for i, row in enumerate(self.states)}
-
-    def step(self, state: int, action: int) -> int | None:
-        """The successor of ``state`` by ``action``, or None when it is not applicable."""
-        lo, hi = self.indptr[state], self.indptr[state + 1]
-        hits = np.flatnonzero(self.actions[lo:hi] == action)
-        return int(self.successors[lo + hits[0]]) if len(hits) else None
-
 
 def estimate(g: Grounded) -> budget.Estimate:
     """The structural bound of ``g``'s reachable space (2^atoms x valuations) as an estimate."""

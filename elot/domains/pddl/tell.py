@@ -52,8 +52,3 @@ def narrative_text(scene, t: int) -> str:
 
 #: The conditions a baseline tells a scene in.
 CONDITIONS = {"plan": plan_text, "narrative": narrative_text}
-
-
-def tell(scene, t: int, condition: str) -> str:
-    """The scene up to t in the words of ``condition`` (``plan`` or ``narrative``)."""
-    return CONDITIONS[condition](scene, t)

@@ -179,25 +179,6 @@ def horizon_costs(graph: StateGraph, goal_masks: np.ndarray, leaf: np.ndarray, h
     return cost
 
 
-def _levels(facts: np.ndarray, pre: list, add: list) -> np.ndarray:
-    """h_max levels of every fact from every state (unit costs), iterated to the fixed point."""
-    n, n_f = facts.shape
-    level = np.where(facts, 0.0, np.inf)
-    zero = np.zeros(n)
-    for _ in range(n_f + 1):
-        changed = False
-        for p, a in zip(pre, add):
-            reach = (level[:, p].max(axis=1) if len(p) else zero) + 1.0
-            for f in a:
-                better = reach < level[:, f]
-                if better.any():
-                    level[better, f] = reach[better]
-                    changed = True
-        if not changed:
-            break
-    return level
-
-
 @dataclass(frozen=True, eq=False)
 class RelaxedPlans:
     """Relaxed plans from every state (see :func:`relaxed_plans`): ``levels[s, f]`` is fact
@@ -245,7 +226,7 @@ def relaxed_plans(state_facts: np.ndarray, pre_ptr: np.ndarray, pre_facts: np.nd
                  limits or budget.Limits(), hint="use exact costs or h_add (relaxed_costs) for a space this large")
     pre = [np.asarray(pre_facts[pre_ptr[r]:pre_ptr[r + 1]], dtype=np.int64) for r in range(n_r)]
     add = [np.asarray(add_facts[add_ptr[r]:add_ptr[r + 1]], dtype=np.int64) for r in range(n_r)]
-    level = _levels(facts, pre, add)
+    level = relaxed_costs(facts, pre_ptr, pre_facts, add_ptr, add_facts, kind="max")   # h_max levels, unit costs
     zero = np.zeros(n)
     row_level = [(level[:, p].max(axis=1) if len(p) else zero) for p in pre]
     support = np.full((n, n_f), -1, dtype=np.int64)

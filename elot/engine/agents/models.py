@@ -84,6 +84,15 @@ def _edge_policies(graph: StateGraph, costs: np.ndarray, state: int, beta: float
     return (1.0 - epsilon) * p + epsilon / k
 
 
+def _observed(graph: StateGraph, costs: np.ndarray, path: Path, beta: float, epsilon: float) -> np.ndarray:
+    """``float64[T, G]``: the lapse-Boltzmann probability of each observed action, per goal row of ``costs``."""
+    out = np.empty((path.steps, costs.shape[0]))
+    for t in range(path.steps):
+        s = int(path.states[t])
+        out[t] = _edge_policies(graph, costs, s, beta, epsilon)[:, int(path.edges[t]) - int(graph.indptr[s])]
+    return out
+
+
 @dataclass(frozen=True)
 class Lapse:
     """Boltzmann-rational with rate ``beta``, lapsing to a uniform applicable action with probability ``epsilon``."""
@@ -100,13 +109,7 @@ class Lapse:
         return asdict(self)
 
     def step_likelihoods(self, graph: StateGraph, costs: np.ndarray, path: Path, **_) -> np.ndarray:
-        costs = np.atleast_2d(costs)
-        out = np.empty((path.steps, costs.shape[0]))
-        for t in range(path.steps):
-            s = int(path.states[t])
-            p = _edge_policies(graph, costs, s, self.beta, self.epsilon)
-            out[t] = p[:, int(path.edges[t]) - int(graph.indptr[s])]
-        return out
+        return _observed(graph, np.atleast_2d(costs), path, self.beta, self.epsilon)
 
 
 @dataclass(frozen=True)
@@ -127,22 +130,16 @@ class Boltzmann(Lapse):
 
 
 @dataclass(frozen=True)
-class GoalNoise:
+class GoalNoise(Lapse):
     """A lapse-Boltzmann agent whose current goal is redrawn, with probability ``gamma`` at the
     start and before each action, uniformly from its true goal's confusions."""
 
-    beta: float = 1.0
-    epsilon: float = 0.0
     gamma: float = 0.1
     name = "goal-noise"
 
     def __post_init__(self):
-        _check("beta", self.beta, 0.0)
-        _check("epsilon", self.epsilon, 0.0, 1.0)
+        super().__post_init__()
         _check("gamma", self.gamma, 0.0, 1.0)
-
-    def params(self) -> dict:
-        return asdict(self)
 
     def step_likelihoods(self, graph: StateGraph, costs: np.ndarray, path: Path, confusions=None,
                          confusion_costs: np.ndarray | None = None) -> np.ndarray:
@@ -156,12 +153,7 @@ class GoalNoise:
         elif confusions is None:
             raise ArgumentError("confusion_costs need the confusions of each goal")
         # the current goal's prior under true goal g: g itself (row g of costs) or a confusion
-        rows = np.concatenate([costs, confusion_costs])              # [G + K, n]
-        lik = np.empty((path.steps, rows.shape[0]))
-        for t in range(path.steps):
-            s = int(path.states[t])
-            p = _edge_policies(graph, rows, s, self.beta, self.epsilon)
-            lik[t] = p[:, int(path.edges[t]) - int(graph.indptr[s])]
+        lik = _observed(graph, np.concatenate([costs, confusion_costs]), path, self.beta, self.epsilon)  # [T, G + K]
         out = np.empty((path.steps, n_goals))
         for g in range(n_goals):
             members = np.array([g] + [n_goals + k for k in confusions[g]], dtype=np.int64)
