@@ -505,3 +505,17 @@ def test_plan_never_writes_over_its_input(tmp_path):
         done = elot(str(source), "-o", str(source), *force)
         assert done.returncode == 2 and "reads it" in done.stderr, done.stderr
         assert source.read_text(encoding="utf-8") == before
+
+
+def test_plan_refuses_several_scenarios_with_one_error(tmp_path):
+    """A glob naming several maps is one located refusal (exit 2, nothing written), as a
+    PDDL domain's is: the gridworld's plan took ``[episode] = episodes`` and raised a bare
+    ValueError with a traceback."""
+    source = Path(__file__).resolve().parent.parent / "examples" / "new-map.scn"
+    for name in ("a.scn", "b.scn"):
+        (tmp_path / name).write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    result = run_elot("plan", str(tmp_path / "*.scn"), "-o", str(tmp_path / "out.scn"), cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("scenario error: elot plan continues one scenario, and 2 are named")
+    assert "hint: name one: a .scn file" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "out.scn").exists()

@@ -439,6 +439,14 @@ class Front:
         of the domain's own format that reads back as the same scenarios."""
         raise self.missing("plan", "elot plan")
 
+    @staticmethod
+    def continued(episodes: Sequence[Episode], hint: str) -> Episode:
+        """The one scenario ``elot plan`` continues, for a domain whose plan continues one:
+        several (a glob, a folder) are refused, ``hint`` saying what names one."""
+        if len(episodes) != 1:
+            raise ScenarioError(f"elot plan continues one scenario, and {len(episodes)} are named", hint=hint)
+        return episodes[0]
+
     def questions(self, episode: Episode) -> list:
         """The statements a scenario is asked when none are given (its own)."""
         return list(episode.statements)

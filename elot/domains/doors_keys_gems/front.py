@@ -231,7 +231,7 @@ class GridFront(Front):
         goal, description, the actions a line per subgoal, judgment points)."""
         from elot.domains.doors_keys_gems.plan import plan
 
-        [episode] = episodes
+        episode = self.continued(episodes, "name one: a .scn file, an example or a plan id such as 1_1")
         result = plan(episode.detail, goal=request.goal, belief=request.belief,
                       beta=DEFAULT_BETA if request.beta is None else request.beta, policy=request.policy,
                       seed=request.seed, max_steps=request.max_steps, judge=request.judge, points=request.points,

@@ -223,10 +223,7 @@ class PddlFront(Front):
         its problem, its judgment points marked (:mod:`elot.domains.pddl.simulate`)."""
         from elot.domains.pddl.simulate import plan
 
-        if len(episodes) != 1:
-            raise ScenarioError(f"elot plan continues one scenario, and {len(episodes)} are named",
-                                hint="name one: a problem file, a plan file or a stimulus id")
-        return plan(self, episodes[0], request)
+        return plan(self, self.continued(episodes, "name one: a problem file, a plan file or a stimulus id"), request)
 
 
 def is_domain_file(spec: str) -> bool:
